@@ -1,0 +1,134 @@
+"""Reading YAML/JSON input files safely, keeping line numbers for error messages.
+
+PyYAML gives us nodes with positions; pydantic gives us error locations as key paths. Mapping one onto
+the other is what no library does for us, hence this small module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from .errors import InputFileError
+
+#: Input files (manifests, registries, rubrics) are small documents; anything bigger is refused
+#: before parsing rather than fed to the parser.
+MAX_INPUT_FILE_BYTES = 5 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class LocatedDocument:
+    """A parsed document plus its node tree, to turn a key path into a line number."""
+
+    data: Any
+    root: yaml.Node | None
+    path: str
+
+    def line_of(self, loc: Sequence[str | int]) -> int | None:
+        """1-based line of the deepest node reachable along `loc` (a pydantic error location)."""
+        node = self.root
+        line = node.start_mark.line + 1 if node is not None else None
+        for part in loc:
+            if isinstance(node, yaml.MappingNode):
+                for key_node, value_node in node.value:
+                    if isinstance(key_node, yaml.ScalarNode) and key_node.value == str(part):
+                        line = key_node.start_mark.line + 1
+                        node = value_node
+                        break
+                else:
+                    return line
+            elif isinstance(node, yaml.SequenceNode) and isinstance(part, int):
+                if 0 <= part < len(node.value):
+                    node = node.value[part]
+                    line = node.start_mark.line + 1
+                else:
+                    return line
+            else:
+                return line
+        return line
+
+    def sub(self, loc: Sequence[str | int]) -> "LocatedDocument":
+        """The document rooted at `loc` (used to validate each claim of a manifest on its own)."""
+        node = self.root
+        data = self.data
+        for part in loc:
+            data = data[part]
+            if isinstance(node, yaml.MappingNode):
+                node = next((v for k, v in node.value
+                             if isinstance(k, yaml.ScalarNode) and k.value == str(part)), None)
+            elif isinstance(node, yaml.SequenceNode) and isinstance(part, int):
+                node = node.value[part]
+            else:
+                node = None
+        return LocatedDocument(data=data, root=node, path=self.path)
+
+
+def read_document(path: Path, *, error_class: type[InputFileError] = InputFileError,
+                  max_bytes: int = MAX_INPUT_FILE_BYTES) -> LocatedDocument:
+    """Parse a YAML or JSON file; refuse oversized files, invalid UTF-8, anchors and aliases."""
+    shown = str(path)
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise error_class(f"cannot read file: {exc.strerror or exc}", path=shown) from exc
+    if size > max_bytes:
+        raise error_class(f"file is {size} bytes, over the {max_bytes}-byte limit for input files",
+                          path=shown)
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise error_class(f"not valid UTF-8 (byte {exc.start})", path=shown) from exc
+    except OSError as exc:
+        raise error_class(f"cannot read file: {exc.strerror or exc}", path=shown) from exc
+    return parse_document(text, path=shown, error_class=error_class)
+
+
+def parse_document(text: str, *, path: str, error_class: type[InputFileError] = InputFileError
+                   ) -> LocatedDocument:
+    # Anchors and aliases have no use in these files and make "billion laughs" bombs possible:
+    # refuse them outright, before anything is constructed.
+    try:
+        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+                raise error_class("YAML anchors and aliases (&name / *name) are not allowed",
+                                  path=path, line=event.start_mark.line + 1)
+        loader = yaml.SafeLoader(text)
+        try:
+            root = loader.get_single_node()
+            data = loader.construct_document(root) if root is not None else None
+        finally:
+            loader.dispose()
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark is not None else None
+        raise error_class(f"not valid YAML/JSON: {exc.problem or exc}", path=path, line=line) from exc
+    except yaml.YAMLError as exc:
+        raise error_class(f"not valid YAML/JSON: {exc}", path=path) from exc
+    return LocatedDocument(data=data, root=root, path=path)
+
+
+def describe_validation_error(exc: ValidationError, doc: LocatedDocument, *,
+                              prefix: Sequence[str | int] = ()) -> tuple[str, int | None, str]:
+    """(message, line, field) for the first error of a pydantic ValidationError."""
+    first = exc.errors()[0]
+    loc = tuple(first["loc"])
+    field = ".".join(str(p) for p in (*prefix, *loc)) or None
+    line = doc.line_of(loc)
+    message = first["msg"]
+    if first["type"] == "extra_forbidden":
+        message = "unknown field"
+    more = len(exc.errors()) - 1
+    if more:
+        message += f" (and {more} more error{'s' if more > 1 else ''})"
+    return message, line, field
+
+
+def raise_validation_error(exc: ValidationError, doc: LocatedDocument, *,
+                           error_class: type[InputFileError]) -> None:
+    message, line, field = describe_validation_error(exc, doc)
+    raise error_class(message, path=doc.path, line=line, field=field) from exc

@@ -1,0 +1,323 @@
+"""The `judging` command line: thin commands, one per stage, each re-runnable from stored artifacts."""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+from rich.console import Console
+from rich.logging import RichHandler
+from rich.markup import escape
+from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                           TimeElapsedColumn, TimeRemainingColumn)
+from rich.table import Table
+
+from .errors import JudgingError
+from .measure import MeasureOptions
+from .signals import DEFAULT_MAX_PIXELS, DEFAULT_SIZE
+
+console = Console()
+err_console = Console(stderr=True)
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def friendly_errors(func: F) -> F:
+    """Turn the package's own errors into one clear line and exit code 1 (no traceback)."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except JudgingError as exc:
+            err_console.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True)
+            sys.exit(1)
+
+    return wrapper  # type: ignore[return-value]
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.option("-v", "--verbose", is_flag=True, help="Log more (warnings are always shown).")
+@click.version_option(package_name="judging")
+def main(verbose: bool) -> None:
+    """Rubric-based, AI-then-human judging of claims reproduced from ML papers."""
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(message)s",
+                        handlers=[RichHandler(console=err_console, show_path=False,
+                                              show_time=False)])
+
+
+def _rubrics_dir_option(func: F) -> F:
+    return click.option("--rubrics-dir", type=click.Path(path_type=Path, file_okay=False),
+                        envvar="JUDGING_RUBRICS_DIR", default=None,
+                        help="Folder of versioned rubrics [env JUDGING_RUBRICS_DIR; default: the "
+                             "checkout's rubrics/].")(func)
+
+
+# --- run -------------------------------------------------------------------------------------
+
+
+@main.command()
+@click.argument("sources", nargs=-1, required=True)
+@click.option("--out", "out", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="Run directory (default runs/<run-id>); an existing one is resumed.")
+@click.option("--claims", "registry", type=click.Path(path_type=Path, dir_okay=False, exists=True),
+              default=None, help="The organizers' claim registry (YAML, JSON or JSONL).")
+@click.option("--rubric", "rubrics", multiple=True,
+              help="ID@VERSION, ID (newest published) or a YAML file; repeatable. Default: the "
+                   "newest published version of every rubric.")
+@click.option("--judge", "judges", multiple=True,
+              help="Judge spec, repeatable: 'offline' [env JUDGING_JUDGE; default offline].")
+@click.option("--samples", type=click.IntRange(1, 50), default=1, show_default=True,
+              help="Answers per judge and claim (LLM judges).")
+@click.option("--concurrency", type=click.IntRange(1, 512), default=8, show_default=True,
+              help="Judge calls in flight at once.")
+@click.option("--image-size", type=click.IntRange(64, 4096), default=DEFAULT_SIZE,
+              show_default=True, help="Long side, in pixels, figures are compared at.")
+@click.option("--max-pixels", type=click.IntRange(1), default=DEFAULT_MAX_PIXELS,
+              show_default=True, help="Larger images are refused before decoding.")
+@_rubrics_dir_option
+@friendly_errors
+def run(sources: tuple[str, ...], out: Path | None, registry: Path | None,
+        rubrics: tuple[str, ...], judges: tuple[str, ...], samples: int, concurrency: int,
+        image_size: int, max_pixels: int, rubrics_dir: Path | None) -> None:
+    """Judge the claims of one or more submissions.
+
+    SOURCE is a submission folder (with submission.yaml), a folder of such folders, or a Hugging
+    Face repo: hf://spaces/OWNER/NAME or hf://datasets/OWNER/NAME[@REV][/SUBFOLDER].
+    """
+    import os
+
+    from .pipeline import RunRequest, Runner
+    from .store import new_run_id
+
+    judge_specs = list(judges) or [os.environ.get("JUDGING_JUDGE") or "offline"]
+    out = out or Path("runs") / new_run_id()
+    request = RunRequest(sources=list(sources), out=out, registry=registry, rubrics=list(rubrics),
+                         judges=judge_specs, samples=samples, concurrency=concurrency,
+                         measure=MeasureOptions(image_size=image_size, max_pixels=max_pixels),
+                         rubrics_dir=rubrics_dir)
+    import asyncio
+
+    with Progress(TextColumn("[bold]judging"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), TimeRemainingColumn(), console=err_console,
+                  transient=False) as progress:
+        task = progress.add_task("judging", total=None)
+
+        def on_progress(done: int, total: int) -> None:
+            progress.update(task, completed=done, total=total)
+
+        runner = Runner(request, on_progress=on_progress)
+        result = asyncio.run(runner.run())
+    from .report import summary_rows
+
+    _print_summary(summary_rows(runner.store.latest()))
+    console.print(f"run [bold]{result.run_id}[/] in {result.root}: {result.written} new "
+                  f"judgment line(s), {result.skipped} already done (resumed)")
+    for error in result.source_errors:
+        err_console.print(f"[bold red]source error:[/] {error}", highlight=False)
+    if result.failed:
+        sys.exit(1)
+
+
+def _print_summary(rows: list[dict[str, str]]) -> None:
+    if not rows:
+        console.print("no judgments")
+        return
+    table = Table(title="judgments (outcome score (coverage) per rubric)", show_lines=False)
+    for column in rows[0]:
+        table.add_column(column, overflow="fold")
+    colours = {"pass": "green", "fail": "red", "incomplete": "yellow", "error": "bold red"}
+    for row in rows:
+        cells = []
+        for value in row.values():
+            colour = colours.get(value.split(" ")[0])
+            cells.append(f"[{colour}]{escape(value)}[/]" if colour else escape(value))
+        table.add_row(*cells)
+    console.print(table)
+
+
+# --- report ----------------------------------------------------------------------------------
+
+
+@main.command()
+@click.argument("run_dir", type=click.Path(path_type=Path, file_okay=False, exists=True))
+@click.option("--out", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="Where to write the HTML (default RUN_DIR/report.html).")
+@_rubrics_dir_option
+@friendly_errors
+def report(run_dir: Path, out: Path | None, rubrics_dir: Path | None) -> None:
+    """Write report.html: per claim the figures side by side, the signals and every answer."""
+    from .report import write_report
+
+    path = write_report(run_dir, out=out, rubrics_dir=rubrics_dir)
+    console.print(f"report: {path}")
+
+
+# --- similarity ------------------------------------------------------------------------------
+
+
+@main.command()
+@click.argument("published", type=click.Path(path_type=Path, dir_okay=False, exists=True))
+@click.argument("reproduced", type=click.Path(path_type=Path, dir_okay=False, exists=True))
+@click.option("--json", "as_json", is_flag=True, help="Print the signals as JSON.")
+@click.option("--size", type=click.IntRange(64, 4096), default=DEFAULT_SIZE, show_default=True)
+@click.option("--diff", "diff_path", type=click.Path(path_type=Path, dir_okay=False),
+              default=None, help="Also write the diff image here (PNG).")
+@click.option("--max-pixels", type=click.IntRange(1), default=DEFAULT_MAX_PIXELS, show_default=True)
+@friendly_errors
+def similarity(published: Path, reproduced: Path, as_json: bool, size: int,
+               diff_path: Path | None, max_pixels: int) -> None:
+    """Pixel signals of a published vs a reproduced figure."""
+    from dataclasses import asdict
+
+    from .hashing import file_sha256
+    from .signals import CATALOGUE, compare_figures, load_image
+
+    comparison = compare_figures(load_image(published, max_pixels=max_pixels),
+                                 load_image(reproduced, max_pixels=max_pixels), size=size,
+                                 same_bytes=file_sha256(published) == file_sha256(reproduced))
+    values = asdict(comparison.signals)
+    if diff_path is not None:
+        comparison.diff.save(diff_path, format="PNG")
+    if as_json:
+        click.echo(json.dumps({f"pixel.{k}": v for k, v in values.items()}, indent=2))
+        return
+    table = Table(title=f"{published.name} vs {reproduced.name}")
+    table.add_column("signal")
+    table.add_column("value", justify="right")
+    table.add_column("meaning")
+    for name, value in values.items():
+        shown = "absent" if value is None else (str(value) if isinstance(value, bool)
+                                               else f"{value:.4f}")
+        table.add_row(f"pixel.{name}", shown, CATALOGUE[f"pixel.{name}"].description)
+    console.print(table)
+    if diff_path is not None:
+        console.print(f"diff image: {diff_path}")
+
+
+# --- rubrics ---------------------------------------------------------------------------------
+
+
+@main.group()
+def rubric() -> None:
+    """List, validate, show, diff and lock versioned rubrics."""
+
+
+def _library(rubrics_dir: Path | None):
+    from .rubrics import RubricLibrary
+    return RubricLibrary(rubrics_dir)
+
+
+@rubric.command("list")
+@_rubrics_dir_option
+@friendly_errors
+def rubric_list(rubrics_dir: Path | None) -> None:
+    """Every rubric version, published or draft, with its hash."""
+    from .rubrics import RubricError
+
+    library = _library(rubrics_dir)
+    table = Table(title=f"rubrics in {library.root}")
+    for column in ("rubric", "status", "applies to", "criteria", "hash"):
+        table.add_column(column)
+    for entry in library.entries():
+        try:
+            loaded = library.load(entry.ref_name)
+            table.add_row(entry.ref_name, entry.status.value, loaded.applies_to,
+                          str(len(loaded.criteria)), loaded.content_hash()[:19])
+        except RubricError as exc:
+            table.add_row(entry.ref_name, "[red]invalid[/]", "", "", str(exc))
+    console.print(table)
+
+
+@rubric.command("validate")
+@click.argument("paths", nargs=-1, required=True,
+                type=click.Path(path_type=Path, dir_okay=False, exists=True))
+@friendly_errors
+def rubric_validate(paths: tuple[Path, ...]) -> None:
+    """Check rubric files against the schema; errors name the file, the line and the field."""
+    from .rubrics import RubricError, load_rubric_file
+
+    failed = False
+    for path in paths:
+        try:
+            loaded = load_rubric_file(path)
+        except RubricError as exc:
+            err_console.print(f"[red]invalid[/] {exc}", highlight=False)
+            failed = True
+            continue
+        console.print(f"[green]valid[/] {path}: {loaded.ref_name}, {len(loaded.criteria)} "
+                      f"criteria, {loaded.content_hash()[:19]}", highlight=False)
+    if failed:
+        sys.exit(1)
+
+
+@rubric.command("show")
+@click.argument("ref")
+@click.option("--json", "as_json", is_flag=True, help="Print the validated rubric as JSON.")
+@_rubrics_dir_option
+@friendly_errors
+def rubric_show(ref: str, as_json: bool, rubrics_dir: Path | None) -> None:
+    """Show ID@VERSION (or the newest published ID)."""
+    from .rubrics import resolve_rubric
+
+    loaded = resolve_rubric(ref, _library(rubrics_dir))
+    if as_json:
+        click.echo(json.dumps(loaded.model_dump(mode="json"), indent=2))
+        return
+    console.print(f"[bold]{loaded.ref_name}[/] — {loaded.title}  ({loaded.content_hash()[:19]})")
+    console.print(f"applies to: {loaded.applies_to} claims; pass at {loaded.pass_threshold:g} "
+                  f"(weighted mean)\n")
+    console.print(loaded.instructions.strip() + "\n", highlight=False)
+    for criterion in loaded.criteria:
+        tags = [criterion.scale.value, f"weight {criterion.weight:g}"]
+        if criterion.gate:
+            tags.append("gate")
+        if criterion.applies_if:
+            tags.append(f"only {criterion.applies_if.describe()}")
+        if criterion.offline is not None:
+            tags.append("offline: " + json.dumps(criterion.offline.model_dump(exclude_none=True)))
+        console.print(f"[bold]{criterion.id}[/] ({', '.join(tags)})", highlight=False)
+        console.print(f"  {criterion.question}", highlight=False)
+        for level, text in (criterion.levels or {}).items():
+            mark = " (pass)" if criterion.pass_at and level >= criterion.pass_at else ""
+            console.print(f"    {level}{mark}: {text}", highlight=False)
+
+
+@rubric.command("diff")
+@click.argument("old")
+@click.argument("new")
+@_rubrics_dir_option
+@friendly_errors
+def rubric_diff(old: str, new: str, rubrics_dir: Path | None) -> None:
+    """What changed between two rubric versions."""
+    from .rubrics import diff_rubrics, resolve_rubric
+
+    library = _library(rubrics_dir)
+    for line in diff_rubrics(resolve_rubric(old, library), resolve_rubric(new, library)):
+        click.echo(line)
+
+
+@rubric.command("lock")
+@click.argument("refs", nargs=-1)
+@_rubrics_dir_option
+@friendly_errors
+def rubric_lock(refs: tuple[str, ...], rubrics_dir: Path | None) -> None:
+    """Publish draft versions (all, or the ID@VERSION given): record their hashes in rubrics/LOCK.
+
+    A published version can never be re-locked with other content.
+    """
+    library = _library(rubrics_dir)
+    added = library.lock_drafts(list(refs) or None)
+    if not added:
+        console.print("nothing to lock: every rubric version is already published")
+    for ref in added:
+        console.print(f"published {ref}")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

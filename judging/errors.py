@@ -1,0 +1,58 @@
+"""Typed errors: one class per failure a user can meet, each with a message that says what to do."""
+
+from __future__ import annotations
+
+
+class JudgingError(Exception):
+    """Base class for every error this package raises on purpose."""
+
+
+class InputFileError(JudgingError):
+    """A YAML/JSON file (manifest, registry, rubric) could not be read or validated.
+
+    `location` is "file:line" when the line is known.
+    """
+
+    def __init__(self, message: str, *, path: str | None = None, line: int | None = None,
+                 field: str | None = None):
+        self.path = path
+        self.line = line
+        self.field = field
+        where = path or ""
+        if line is not None:
+            where += f":{line}"
+        prefix = f"{where}: " if where else ""
+        suffix = f" (field: {field})" if field else ""
+        super().__init__(f"{prefix}{message}{suffix}")
+
+
+class ManifestError(InputFileError):
+    """A submission manifest is unreadable as a whole (not one bad claim: that is a ClaimProblem)."""
+
+
+class RegistryError(InputFileError):
+    """The organizers' claim registry is unreadable or invalid."""
+
+
+class RubricError(InputFileError):
+    """A rubric file is invalid, or a published rubric was edited in place."""
+
+
+class RubricNotFound(JudgingError):
+    """No rubric with that id or version exists."""
+
+
+class UnsafePathError(JudgingError):
+    """A path in a submission escapes its folder (.., absolute path, or a symlink pointing outside)."""
+
+
+class ImageLoadError(JudgingError):
+    """An image could not be read: missing, corrupt, an unsupported format, or too large."""
+
+
+class SourceError(JudgingError):
+    """A submission source (folder or Hugging Face repo) could not be fetched or opened."""
+
+
+class RunStoreError(JudgingError):
+    """The run directory is unusable (e.g. it belongs to another tool or is not writable)."""

@@ -1,0 +1,51 @@
+"""The judge protocol: a judge is a small factory's product, an async callable over one task."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+from ..models import ClaimInput, CriterionAnswer, SettingValue, Signal, TokenUsage
+from ..rubrics import Rubric
+
+
+@dataclass(frozen=True)
+class JudgeTask:
+    """Everything a judge may look at for one (claim, rubric, sample)."""
+
+    claim: ClaimInput
+    rubric: Rubric
+    signals: dict[str, Signal]
+    images: dict[str, Path] = field(default_factory=dict)
+    """Normalised images written by the run: "published", "reproduced", "diff"."""
+    sample: int = 0
+
+
+@dataclass
+class JudgeResult:
+    """A judge's answers for one task, with what is needed to audit them."""
+
+    answers: list[CriterionAnswer]
+    request_hash: str | None = None
+    raw_answer: str | None = None
+    usage: TokenUsage | None = None
+    latency_s: float | None = None
+    cost_usd: float | None = None
+    error: str | None = None
+    """Set when the judge could not answer at all (every criterion then stays unscored)."""
+
+
+@runtime_checkable
+class Judge(Protocol):
+    spec: str
+    """How the user names this judge, e.g. "offline" or "openai:gpt-4.1-mini"."""
+    model: str | None
+    settings: dict[str, SettingValue]
+
+    def template_hash(self, rubric: Rubric) -> str:
+        """Rubric content hash + the version of the code that turns it into questions."""
+        ...
+
+    async def __call__(self, task: JudgeTask) -> JudgeResult:
+        ...

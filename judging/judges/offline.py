@@ -1,0 +1,114 @@
+"""The offline judge: answers the criteria that declare an offline rule, from signals and rule checks.
+
+It is honest about its reach: a criterion without an offline rule, or whose rule cannot decide, is
+left unscored with the reason (a human or an LLM is needed), never given a default answer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from ..models import AnswerStatus, ConfidenceSource, CriterionAnswer, SettingValue, SignalStatus
+from ..rubrics import Criterion, NamedRule, Rubric, Scale, SignalRule
+from ..rules import RULES
+from .base import JudgeResult, JudgeTask
+
+#: Bump when the way rules are applied changes: it is part of the template hash, so calibrations
+#: made with an older offline judge go stale.
+OFFLINE_JUDGE_VERSION = "offline-judge/1"
+NEEDS_JUDGEMENT = "needs an LLM or a human: the rubric gives no offline rule for this criterion"
+
+
+def _confidence(distance: float, margin: float) -> float:
+    """0.5 on the threshold, rising linearly to 1 at `margin` away from it."""
+    return round(0.5 + 0.5 * min(1.0, abs(distance) / margin), 4)
+
+
+def answer_with_signal(criterion: Criterion, rule: SignalRule, task: JudgeTask) -> CriterionAnswer:
+    signal = task.signals.get(rule.signal)
+    if signal is None or signal.status is SignalStatus.absent or isinstance(signal.value, bool):
+        reason = signal.reason if signal is not None and signal.reason else "not measured"
+        return CriterionAnswer(criterion_id=criterion.id, status=AnswerStatus.unscored,
+                               reason=f"signal {rule.signal} is absent: {reason}",
+                               evidence=[rule.signal])
+    value = float(signal.value)
+    sign = 1.0 if rule.better == "higher" else -1.0
+    comparison = "≥" if rule.better == "higher" else "≤"
+    if criterion.scale is Scale.binary:
+        assert rule.pass_at is not None
+        distance = sign * (value - rule.pass_at)
+        answer: bool | int = distance >= 0
+        rationale = (f"{rule.signal} = {value:.3f} {comparison if answer else 'fails'} "
+                     f"{rule.pass_at:g} (pass threshold)")
+    else:
+        assert rule.levels_at is not None
+        level = 1
+        for candidate, threshold in sorted(rule.levels_at.items()):
+            if sign * (value - threshold) >= 0:
+                level = candidate
+        thresholds = list(rule.levels_at.values())
+        distance = min(abs(value - t) for t in thresholds)
+        answer = level
+        rationale = f"{rule.signal} = {value:.3f} → level {level} (thresholds {rule.levels_at})"
+    return CriterionAnswer(
+        criterion_id=criterion.id, status=AnswerStatus.scored, value=answer,
+        passed=criterion.passes(answer), rationale=rationale,
+        confidence=_confidence(distance, rule.margin), confidence_source=ConfidenceSource.signal,
+        evidence=[rule.signal])
+
+
+def answer_with_rule(criterion: Criterion, rule: NamedRule, task: JudgeTask) -> CriterionAnswer:
+    result = RULES[rule.rule](task.claim, task.signals)
+    if result.value is None:
+        return CriterionAnswer(criterion_id=criterion.id, status=AnswerStatus.unscored,
+                               reason=result.rationale, evidence=[rule.rule])
+    if criterion.scale is not Scale.binary:
+        # A yes/no rule on an ordinal scale would need a made-up level: refuse to guess.
+        return CriterionAnswer(criterion_id=criterion.id, status=AnswerStatus.unscored,
+                               reason=f"rule {rule.rule} answers yes/no, the criterion is ordinal",
+                               evidence=[rule.rule])
+    return CriterionAnswer(
+        criterion_id=criterion.id, status=AnswerStatus.scored, value=result.value,
+        passed=criterion.passes(result.value), rationale=result.rationale,
+        confidence=result.confidence, confidence_source=ConfidenceSource.rule,
+        evidence=[rule.rule])
+
+
+def not_applicable(criterion: Criterion) -> CriterionAnswer:
+    assert criterion.applies_if is not None
+    return CriterionAnswer(criterion_id=criterion.id, status=AnswerStatus.not_applicable,
+                           reason=f"applies only to claims with {criterion.applies_if.describe()}")
+
+
+class OfflineJudge:
+    """Signals and rule checks only; no model, no network."""
+
+    spec = "offline"
+    model: str | None = None
+
+    def __init__(self) -> None:
+        self.settings: dict[str, SettingValue] = {"version": OFFLINE_JUDGE_VERSION}
+
+    def template_hash(self, rubric: Rubric) -> str:
+        digest = hashlib.sha256(f"{rubric.content_hash()}|{OFFLINE_JUDGE_VERSION}".encode())
+        return "sha256:" + digest.hexdigest()
+
+    async def __call__(self, task: JudgeTask) -> JudgeResult:
+        answers = []
+        claim = task.claim.claim
+        for criterion in task.rubric.criteria:
+            if not criterion.applies(verdict=claim.verdict, kind=claim.kind):
+                answers.append(not_applicable(criterion))
+            elif criterion.offline is None:
+                answers.append(CriterionAnswer(criterion_id=criterion.id,
+                                               status=AnswerStatus.unscored,
+                                               reason=NEEDS_JUDGEMENT))
+            elif isinstance(criterion.offline, SignalRule):
+                answers.append(answer_with_signal(criterion, criterion.offline, task))
+            else:
+                answers.append(answer_with_rule(criterion, criterion.offline, task))
+        return JudgeResult(answers=answers)
+
+
+def offline_judge() -> OfflineJudge:
+    return OfflineJudge()

@@ -1,0 +1,179 @@
+"""The measure stage: compute a claim's signals and write its reviewer images to the run directory."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from PIL import Image
+
+from .errors import ImageLoadError
+from .hashing import file_sha256
+from .models import Artifacts, ClaimInput, ClaimKind, Flag, Signal
+from .signals import (DEFAULT_MAX_PIXELS, DEFAULT_SIZE, agreement, compare_figures, load_image,
+                      normalize_pair, table_agreement)
+from .signals.pixel import is_copy, mean_abs_difference, ssim, to_gray
+
+#: Bump when signal definitions change: part of every judgment's input hash.
+SIGNALS_VERSION = "signals/1"
+
+
+@dataclass(frozen=True)
+class MeasureOptions:
+    image_size: int = DEFAULT_SIZE
+    max_pixels: int = DEFAULT_MAX_PIXELS
+
+    def as_settings(self) -> dict[str, int | str]:
+        return {"signals": SIGNALS_VERSION, "image_size": self.image_size,
+                "max_pixels": self.max_pixels}
+
+
+@dataclass
+class Measurement:
+    signals: dict[str, Signal] = field(default_factory=dict)
+    flags: list[Flag] = field(default_factory=list)
+    artifacts: Artifacts = field(default_factory=Artifacts)
+    images: dict[str, Path] = field(default_factory=dict)
+    figure_error: str | None = None
+    """Why a figure claim's figures could not be compared (the figure rubric cannot be judged)."""
+
+
+FIGURE_SIGNALS = ("pixel.ssim", "pixel.edge_f1", "pixel.palette_distance", "pixel.phash_distance",
+                  "pixel.mean_abs_diff", "pixel.copy")
+
+
+def _save_png(image: Image.Image, path: Path) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    image.save(tmp, format="PNG", optimize=False, compress_level=1)
+    tmp.replace(path)
+
+
+def measure_figures(claim: ClaimInput, *, options: MeasureOptions, out_dir: Path | None,
+                    run_root: Path | None) -> Measurement:
+    result = Measurement()
+    if claim.published_path is None:
+        result.figure_error = "no published figure (neither in the submission nor the registry)"
+    elif claim.reproduced_path is None:
+        result.figure_error = "no reproduced figure"
+    if result.figure_error:
+        result.signals = {name: Signal.absent(result.figure_error) for name in FIGURE_SIGNALS}
+        return result
+    assert claim.published_path is not None and claim.reproduced_path is not None
+    try:
+        published = load_image(claim.published_path, max_pixels=options.max_pixels)
+    except ImageLoadError as exc:
+        result.figure_error = f"published figure: {exc}"
+    else:
+        try:
+            reproduced = load_image(claim.reproduced_path, max_pixels=options.max_pixels)
+        except ImageLoadError as exc:
+            result.figure_error = f"reproduced figure: {exc}"
+    if result.figure_error:
+        result.signals = {name: Signal.absent(result.figure_error) for name in FIGURE_SIGNALS}
+        return result
+
+    same_bytes = file_sha256(claim.published_path) == file_sha256(claim.reproduced_path)
+    comparison = compare_figures(published, reproduced, size=options.image_size,
+                                 same_bytes=same_bytes)
+    pixel = comparison.signals
+    result.signals = {
+        "pixel.ssim": Signal(value=round(pixel.ssim, 6)),
+        "pixel.edge_f1": (Signal(value=round(pixel.edge_f1, 6)) if pixel.edge_f1 is not None
+                          else Signal.absent("neither figure has any visible stroke")),
+        "pixel.palette_distance": Signal(value=round(pixel.palette_distance, 6)),
+        "pixel.phash_distance": Signal(value=round(pixel.phash_distance, 6)),
+        "pixel.mean_abs_diff": Signal(value=round(pixel.mean_abs_diff, 6)),
+        "pixel.copy": Signal(value=pixel.copy),
+    }
+    if pixel.copy:
+        result.flags.append(Flag(name="copy", detail="the reproduced figure is (nearly) "
+                                 "pixel-identical to the published figure"))
+    if claim.participant_reference_path is not None:
+        result.flags.extend(check_participant_reference(claim, published, options=options))
+    if out_dir is not None and run_root is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        paths = {"published": out_dir / "published.png", "reproduced": out_dir / "reproduced.png",
+                 "diff": out_dir / "diff.png"}
+        _save_png(comparison.published, paths["published"])
+        _save_png(comparison.reproduced, paths["reproduced"])
+        _save_png(comparison.diff, paths["diff"])
+        result.images = paths
+        result.artifacts = Artifacts(**{k: p.relative_to(run_root).as_posix()
+                                        for k, p in paths.items()})
+    return result
+
+
+def check_participant_reference(claim: ClaimInput, registry_figure: Image.Image, *,
+                                options: MeasureOptions) -> list[Flag]:
+    """Flag a submission whose own copy of a registry figure differs from the registry's."""
+    assert claim.participant_reference_path is not None
+    if claim.published_path is not None and \
+            file_sha256(claim.participant_reference_path) == file_sha256(claim.published_path):
+        return []
+    try:
+        own = load_image(claim.participant_reference_path, max_pixels=options.max_pixels)
+    except ImageLoadError as exc:
+        return [Flag(name="reference_mismatch",
+                     detail=f"the submission's copy of the published figure is unreadable ({exc});"
+                            f" the registry's figure was used")]
+    a, b = normalize_pair(registry_figure, own, size=options.image_size)
+    gray_a, gray_b = to_gray(a), to_gray(b)
+    score = ssim(gray_a, gray_b)
+    mad = mean_abs_difference(gray_a, gray_b)
+    if is_copy(ssim_score=score, mean_abs_diff=mad):
+        return []
+    return [Flag(name="reference_mismatch",
+                 detail=f"the submission's copy of the published figure differs from the "
+                        f"registry's (SSIM {score:.3f}, mean difference {mad:.3f}); the registry's "
+                        f"figure was used")]
+
+
+def measure_numbers(claim: ClaimInput) -> dict[str, Signal]:
+    c = claim.claim
+    if c.kind is ClaimKind.number:
+        if c.reported_value is None:
+            reason = "no reported value (neither in the submission nor the registry)"
+        elif c.reproduced_value is None:
+            reason = "no reproduced value"
+        else:
+            found = agreement(reported=c.reported_value, reproduced=c.reproduced_value,
+                              tolerance=c.tolerance)
+            return {
+                "numeric.abs_diff": Signal(value=found.abs_diff),
+                "numeric.rel_diff": (Signal(value=found.rel_diff) if found.rel_diff is not None
+                                     else Signal.absent("the reported value is 0")),
+                "numeric.within_tolerance": (Signal(value=found.within) if found.within is not None
+                                             else Signal.absent("the claim gives no tolerance")),
+            }
+        return {name: Signal.absent(reason) for name in
+                ("numeric.abs_diff", "numeric.rel_diff", "numeric.within_tolerance")}
+    if c.kind is ClaimKind.table:
+        if not c.values:
+            reason = "no table values"
+            return {name: Signal.absent(reason) for name in
+                    ("numeric.within_tolerance", "numeric.cells_within", "numeric.rel_diff")}
+        table = table_agreement(c.values, tolerance=c.tolerance)
+        within = table.all_within
+        fraction = table.within_fraction
+        max_rel = table.max_rel_diff
+        return {
+            "numeric.within_tolerance": (
+                Signal(value=within) if within is not None else
+                Signal.absent("some cells lack a value or a tolerance")),
+            "numeric.cells_within": (Signal(value=fraction) if fraction is not None else
+                                     Signal.absent("no cell could be compared")),
+            "numeric.rel_diff": (Signal(value=max_rel) if max_rel is not None else
+                                 Signal.absent("no cell has a non-zero reported value")),
+        }
+    return {}
+
+
+def measure_claim(claim: ClaimInput, *, options: MeasureOptions, run_root: Path | None = None,
+                  out_dir: Path | None = None) -> Measurement:
+    """All signals of one claim; figure images are written under `out_dir` when given."""
+    if claim.claim.kind is ClaimKind.figure:
+        result = measure_figures(claim, options=options, out_dir=out_dir, run_root=run_root)
+    else:
+        result = Measurement()
+    result.signals.update(measure_numbers(claim))
+    return result

@@ -1,0 +1,419 @@
+"""Domain models: everything read from YAML/JSON or persisted is one of these (extra fields forbidden)."""
+
+from __future__ import annotations
+
+import math
+import re
+from datetime import datetime
+from enum import StrEnum
+from pathlib import Path, PurePosixPath, PureWindowsPath
+from typing import Annotated, Literal
+
+from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, StringConstraints,
+                      model_validator)
+
+
+class StrictModel(BaseModel):
+    """Base for every model read from a file or written to one: unknown fields are errors."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+
+def _finite(value: float) -> float:
+    if not math.isfinite(value):
+        raise ValueError("must be a finite number")
+    return value
+
+
+FiniteFloat = Annotated[float, AfterValidator(_finite)]
+
+#: Ids appear in file names, Argilla record ids and URLs: a conservative character set, no "::".
+Identifier = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9._/+@-]*$",
+                                              max_length=200)]
+
+#: Limits on free text from participants: large enough for any honest text, small enough that one
+#: hostile manifest cannot exhaust memory or a judge's context.
+MAX_STATEMENT_CHARS = 4_000
+MAX_JUSTIFICATION_CHARS = 20_000
+MAX_NOTE_CHARS = 4_000
+
+
+def _relative_path(value: str) -> str:
+    if not value or value.strip() != value:
+        raise ValueError("must be a non-empty path without surrounding spaces")
+    if "\x00" in value:
+        raise ValueError("must not contain NUL bytes")
+    if PurePosixPath(value).is_absolute() or PureWindowsPath(value).is_absolute() or \
+            PureWindowsPath(value).drive:
+        raise ValueError(f"{value!r} is absolute: paths must be relative to the submission folder")
+    if ".." in re.split(r"[\\/]", value):
+        raise ValueError(f"{value!r} contains '..': paths must stay inside the submission folder")
+    return value
+
+
+RelativePath = Annotated[str, StringConstraints(max_length=500), AfterValidator(_relative_path)]
+
+
+class ClaimKind(StrEnum):
+    figure = "figure"
+    number = "number"
+    table = "table"
+    theorem = "theorem"
+
+
+class Verdict(StrEnum):
+    """The participant's verdict on a claim (not ours: ours is an Outcome)."""
+
+    verified = "verified"
+    falsified = "falsified"
+    inconclusive = "inconclusive"
+
+
+class ProblemKind(StrEnum):
+    paper_error = "paper-error"
+    code_bug = "code-bug"
+    environment = "environment"
+    data = "data"
+    other = "other"
+
+
+class HumanHelp(StrEnum):
+    none = "none"
+    light = "light"
+    heavy = "heavy"
+
+
+class Tolerance(StrictModel):
+    absolute: FiniteFloat | None = Field(default=None, ge=0)
+    """Largest allowed |reproduced - reported|."""
+    relative: FiniteFloat | None = Field(default=None, ge=0)
+    """Largest allowed |reproduced - reported| / |reported|."""
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> "Tolerance":
+        if (self.absolute is None) == (self.relative is None):
+            raise ValueError("give exactly one of 'absolute' or 'relative'")
+        return self
+
+    def describe(self) -> str:
+        return f"±{self.absolute:g}" if self.absolute is not None else f"±{self.relative:.3g} relative"
+
+
+class TableValue(StrictModel):
+    name: str = Field(min_length=1, max_length=200)
+    """The table cell, e.g. "BLEU (en-de)"."""
+    reported: FiniteFloat | None = None
+    """The paper's value (may come from the registry)."""
+    reproduced: FiniteFloat | None = None
+    """The reproduction's value; absent when it could not be measured."""
+    tolerance: Tolerance | None = None
+    """Overrides the claim's tolerance for this cell."""
+
+
+class Evidence(StrictModel):
+    script: RelativePath | None = None
+    """The script that produced the reproduction."""
+    logs: list[RelativePath] = Field(default_factory=list, max_length=50)
+    """Log files that show the reproduced numbers."""
+    proof_script: RelativePath | None = None
+    """For a falsified claim: a script that shows the problem."""
+    problem_kind: ProblemKind | None = None
+    """For a falsified claim: what kind of problem was found."""
+    problem_note: str | None = Field(default=None, max_length=MAX_NOTE_CHARS)
+    """Required when problem_kind is "other"."""
+
+    @model_validator(mode="after")
+    def _note_for_other(self) -> "Evidence":
+        if self.problem_kind is ProblemKind.other and not (self.problem_note or "").strip():
+            raise ValueError("problem_kind 'other' needs a problem_note")
+        return self
+
+
+class Claim(StrictModel):
+    """One claim of a submission, as written in its manifest."""
+
+    claim_id: Identifier
+    """Unique within the submission; registry claims share their registry id."""
+    kind: ClaimKind
+    source: str | None = Field(default=None, max_length=200)
+    """Where in the paper, e.g. "Figure 3"."""
+    statement: str = Field(min_length=1, max_length=MAX_STATEMENT_CHARS)
+    published_figure: RelativePath | None = None
+    reproduced_figure: RelativePath | None = None
+    reported_value: FiniteFloat | None = None
+    reproduced_value: FiniteFloat | None = None
+    values: list[TableValue] | None = Field(default=None, max_length=200)
+    """Table claims: one entry per cell compared."""
+    tolerance: Tolerance | None = None
+    verdict: Verdict
+    justification: str = Field(default="", max_length=MAX_JUSTIFICATION_CHARS)
+    scale_note: str | None = Field(default=None, max_length=MAX_NOTE_CHARS)
+    """Honesty about scale, e.g. "trained for 1/4 of the steps"."""
+    evidence: Evidence = Field(default_factory=Evidence)
+
+    @model_validator(mode="after")
+    def _fields_fit_kind(self) -> "Claim":
+        kind = self.kind
+        if kind is not ClaimKind.figure and (self.published_figure or self.reproduced_figure):
+            raise ValueError(f"published_figure/reproduced_figure are for figure claims, not {kind}")
+        if kind is not ClaimKind.table and self.values is not None:
+            raise ValueError(f"'values' is for table claims, not {kind}")
+        if kind is ClaimKind.table and self.values is not None and not self.values:
+            raise ValueError("a table claim needs at least one entry in 'values'")
+        if kind is ClaimKind.table and (self.reported_value is not None
+                                        or self.reproduced_value is not None):
+            raise ValueError("a table claim lists its numbers under 'values'")
+        if kind is ClaimKind.theorem and (self.reported_value is not None
+                                          or self.reproduced_value is not None):
+            raise ValueError("a theorem claim has no reported/reproduced value")
+        if self.verdict is not Verdict.inconclusive:
+            if kind is ClaimKind.figure and not self.reproduced_figure:
+                raise ValueError("a figure claim needs reproduced_figure (unless inconclusive)")
+            if kind is ClaimKind.number and self.reproduced_value is None:
+                raise ValueError("a number claim needs reproduced_value (unless inconclusive)")
+            if kind is ClaimKind.table and self.values is None:
+                raise ValueError("a table claim needs 'values' (unless inconclusive)")
+        return self
+
+
+class Agent(StrictModel):
+    name: str = Field(min_length=1, max_length=200)
+    model: str | None = Field(default=None, max_length=200)
+
+
+class SubmissionHeader(StrictModel):
+    """A submission manifest without its claims (claims are validated one by one)."""
+
+    submission_id: Identifier
+    """Unique; for a Hugging Face Space, its repo id."""
+    paper_id: Identifier
+    paper_title: str | None = Field(default=None, max_length=500)
+    agent: Agent | None = None
+    human_help: HumanHelp | None = None
+
+
+class Submission(SubmissionHeader):
+    claims: list[Claim]
+
+
+class ClaimKey(StrictModel):
+    """The identity of a claim everywhere: several submissions reproduce the same registry claim."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    submission_id: str
+    claim_id: str
+
+    def __str__(self) -> str:
+        return f"{self.submission_id}::{self.claim_id}"
+
+
+class ReferenceOrigin(StrEnum):
+    registry = "registry"
+    participant = "participant-supplied"
+
+
+class Flag(StrictModel):
+    """Something a reviewer should know about a claim (a doctored reference, a copied figure...)."""
+
+    name: str
+    detail: str
+
+
+class ClaimInput(StrictModel):
+    """A claim ready to judge: validated, registry applied, its files resolved inside the submission."""
+
+    key: ClaimKey
+    submission: SubmissionHeader
+    claim: Claim
+    """The effective claim: the registry's reference fields replace the participant's."""
+    root: Path
+    """The submission folder."""
+    published_path: Path | None = None
+    reproduced_path: Path | None = None
+    participant_reference_path: Path | None = None
+    """The submission's own copy of a registry figure, to check it against the registry's."""
+    evidence_paths: dict[str, Path] = Field(default_factory=dict)
+    """Resolved evidence files by role: script, proof_script, logs[0], logs[1]..."""
+    reference: ReferenceOrigin = ReferenceOrigin.participant
+    flags: list[Flag] = Field(default_factory=list)
+    manifest_line: int | None = None
+
+
+class ClaimProblem(StrictModel):
+    """A claim that could not be loaded; it is recorded as an error, the others go on."""
+
+    submission_id: str
+    claim_id: str | None
+    """None when the claim's own id is missing or invalid."""
+    index: int
+    """Position in the manifest's claims list."""
+    manifest: str
+    line: int | None
+    reason: str
+    kind: ClaimKind | None = None
+    verdict: Verdict | None = None
+
+    @property
+    def key(self) -> ClaimKey:
+        return ClaimKey(submission_id=self.submission_id,
+                        claim_id=self.claim_id or f"#claim-{self.index}")
+
+
+# --- judgments -------------------------------------------------------------------------------
+
+
+class AnswerStatus(StrEnum):
+    scored = "scored"
+    unscored = "unscored"
+    not_applicable = "not_applicable"
+
+
+class ConfidenceSource(StrEnum):
+    self_reported = "self-reported"
+    sample_agreement = "sample-agreement"
+    signal = "signal"
+    rule = "rule"
+
+
+class CriterionAnswer(StrictModel):
+    criterion_id: str
+    status: AnswerStatus
+    reason: str | None = None
+    """Why the criterion is unscored or not applicable."""
+    value: bool | int | None = None
+    """yes/no for binary criteria, the level for ordinal ones; None unless scored."""
+    passed: bool | None = None
+    """yes, or level >= the criterion's pass_at; None unless scored."""
+    rationale: str = ""
+    confidence: float | None = Field(default=None, ge=0, le=1)
+    confidence_source: ConfidenceSource | None = None
+    evidence: list[str] = Field(default_factory=list)
+    """Names of the signals or rule checks the answer rests on."""
+
+
+class Outcome(StrEnum):
+    passed = "pass"
+    failed = "fail"
+    incomplete = "incomplete"
+
+
+class Aggregate(StrictModel):
+    score: float | None
+    """Weighted mean over the scored criteria (ordinal normalised to [0, 1]); None if none scored."""
+    coverage: float
+    """Share of the applicable weight that was scored."""
+    outcome: Outcome
+    failed_gates: list[str] = Field(default_factory=list)
+    """Gate criteria answered "fail": the outcome is fail whatever the score."""
+
+
+class LineStatus(StrEnum):
+    scored = "scored"
+    unscored = "unscored"
+    error = "error"
+
+
+class RubricRef(StrictModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    id: str
+    version: str
+    hash: str
+
+    def __str__(self) -> str:
+        return f"{self.id}@{self.version}"
+
+
+class TokenUsage(StrictModel):
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    total_tokens: int = 0
+
+
+SettingValue = str | int | float | bool | None
+
+
+class Provenance(StrictModel):
+    judge: str
+    """The judge spec, e.g. "offline" or "openai:gpt-4.1-mini"."""
+    model: str | None = None
+    settings: dict[str, SettingValue] = Field(default_factory=dict)
+    template_hash: str | None = None
+    """Rubric content hash + the version of the code that assembles the prompt (or applies rules);
+    None on error lines written before any judge ran."""
+    request_hash: str | None = None
+    """Hash of the full request (the answer cache key); None when nothing was requested."""
+    raw_answer: str | None = None
+    usage: TokenUsage | None = None
+    latency_s: float | None = None
+    cost_usd: float | None = None
+    timestamp: datetime
+    code_version: str
+
+
+class SignalStatus(StrEnum):
+    ok = "ok"
+    absent = "absent"
+
+
+class Signal(StrictModel):
+    """A measured value, or its honest absence (never a made-up 0)."""
+
+    value: float | bool | None = None
+    status: SignalStatus = SignalStatus.ok
+    reason: str | None = None
+    """Why the signal is absent."""
+
+    @model_validator(mode="after")
+    def _value_xor_reason(self) -> "Signal":
+        if self.status is SignalStatus.ok and self.value is None:
+            raise ValueError("an ok signal needs a value")
+        if self.status is SignalStatus.absent and (self.value is not None or not self.reason):
+            raise ValueError("an absent signal has no value and needs a reason")
+        return self
+
+    @classmethod
+    def absent(cls, reason: str) -> "Signal":
+        return cls(status=SignalStatus.absent, reason=reason)
+
+
+class Artifacts(StrictModel):
+    """Images written to the run directory for reviewers (paths relative to the run directory)."""
+
+    published: str | None = None
+    reproduced: str | None = None
+    diff: str | None = None
+
+
+JUDGMENT_SCHEMA = "judging.judgment/1"
+
+
+class Judgment(StrictModel):
+    """One line of judgments.jsonl: one (claim key, rubric, judge, sample)."""
+
+    schema_: Literal["judging.judgment/1"] = Field(default=JUDGMENT_SCHEMA, alias="schema")
+    run_id: str
+    claim: ClaimKey
+    paper_id: str | None = None
+    kind: ClaimKind | None = None
+    verdict: Verdict | None = None
+    """The participant's verdict."""
+    reference: ReferenceOrigin | None = None
+    rubric: RubricRef | None
+    """None only for a claim that failed before any rubric applied."""
+    judge: str
+    sample: int = 0
+    input_hash: str
+    """Hash of everything the judgment depends on; a rerun skips lines with the same hash."""
+    status: LineStatus
+    reason: str | None = None
+    answers: list[CriterionAnswer] = Field(default_factory=list)
+    aggregate: Aggregate | None = None
+    signals: dict[str, Signal] = Field(default_factory=dict)
+    flags: list[Flag] = Field(default_factory=list)
+    artifacts: Artifacts = Field(default_factory=Artifacts)
+    provenance: Provenance
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, use_attribute_docstrings=True)
+
+    def answer(self, criterion_id: str) -> CriterionAnswer | None:
+        return next((a for a in self.answers if a.criterion_id == criterion_id), None)

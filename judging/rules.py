@@ -1,0 +1,203 @@
+"""Named rule checks that rubrics can attach to a criterion (`offline: {rule: NAME}`), answered by the offline judge.
+
+A rule answers yes/no from the claim's files and signals, or declines (value None) with the reason
+a human or an LLM is needed. Rules never guess: declining is always allowed, a made-up answer never.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from .models import ClaimInput, ClaimKind, Signal, SignalStatus, Verdict
+
+#: Logs are read up to this size each: enough for any training log, bounded for hostile input.
+MAX_LOG_BYTES = 20 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class RuleResult:
+    value: bool | None
+    """The answer, or None when the rule cannot decide (the criterion stays unscored)."""
+    rationale: str
+    confidence: float = 1.0
+
+
+RuleCheck = Callable[[ClaimInput, dict[str, Signal]], RuleResult]
+RULES: dict[str, RuleCheck] = {}
+RULE_DESCRIPTIONS: dict[str, str] = {}
+
+
+def rule(name: str, description: str) -> Callable[[RuleCheck], RuleCheck]:
+    def register(check: RuleCheck) -> RuleCheck:
+        RULES[name] = check
+        RULE_DESCRIPTIONS[name] = description
+        return check
+    return register
+
+
+def _signal_value(signals: dict[str, Signal], name: str) -> Signal | None:
+    signal = signals.get(name)
+    return signal if signal is not None and signal.status is SignalStatus.ok else None
+
+
+@rule("verdict_consistent_with_tolerance",
+      "verified iff the reproduced numbers are within tolerance, falsified iff they are not")
+def verdict_consistent_with_tolerance(claim: ClaimInput, signals: dict[str, Signal]) -> RuleResult:
+    verdict = claim.claim.verdict
+    if claim.claim.kind not in (ClaimKind.number, ClaimKind.table):
+        return RuleResult(None, f"a {claim.claim.kind} claim has no numbers to check the verdict "
+                                f"against: needs an LLM or a human")
+    if verdict is Verdict.inconclusive:
+        return RuleResult(None, "whether an inconclusive verdict is warranted is a judgement "
+                                "call: needs an LLM or a human")
+    within = _signal_value(signals, "numeric.within_tolerance")
+    if within is None:
+        reason = signals.get("numeric.within_tolerance")
+        return RuleResult(None, "cannot compare the numbers: "
+                                + (reason.reason if reason and reason.reason else "no signal"))
+    expected = Verdict.verified if within.value else Verdict.falsified
+    where = "within" if within.value else "outside"
+    if verdict is expected:
+        return RuleResult(True, f"the reproduced value is {where} tolerance and the verdict is "
+                                f"{verdict}")
+    return RuleResult(False, f"the reproduced value is {where} tolerance but the verdict is "
+                             f"{verdict} (expected {expected})")
+
+
+def _file_state(path: Path | None) -> str | None:
+    """None when the file is usable, else what is wrong with it."""
+    if path is None:
+        return "not found in the submission"
+    if not path.is_file():
+        return "not found in the submission"
+    if path.stat().st_size == 0:
+        return "is empty"
+    return None
+
+
+@rule("falsified_has_proof",
+      "a falsified claim names a proof script that exists and is not empty, and a problem kind")
+def falsified_has_proof(claim: ClaimInput, signals: dict[str, Signal]) -> RuleResult:
+    evidence = claim.claim.evidence
+    if claim.claim.verdict is not Verdict.falsified:
+        return RuleResult(None, "only falsified claims need a proof script")
+    missing: list[str] = []
+    if not evidence.proof_script:
+        missing.append("no proof_script is named")
+    else:
+        state = _file_state(claim.evidence_paths.get("proof_script"))
+        if state:
+            missing.append(f"proof script {evidence.proof_script} {state}")
+    if evidence.problem_kind is None:
+        missing.append("no problem_kind is given")
+    if missing:
+        return RuleResult(False, "; ".join(missing))
+    return RuleResult(True, f"proof script {evidence.proof_script} is present; problem kind: "
+                            f"{evidence.problem_kind}")
+
+
+@rule("evidence_cited", "the claim cites logs or a script, and every cited file exists")
+def evidence_cited(claim: ClaimInput, signals: dict[str, Signal]) -> RuleResult:
+    evidence = claim.claim.evidence
+    cited = [("script", evidence.script)] if evidence.script else []
+    cited += [(f"logs[{i}]", log) for i, log in enumerate(evidence.logs)]
+    if not cited:
+        return RuleResult(False, "no log or script is cited")
+    problems = []
+    for role, name in cited:
+        state = _file_state(claim.evidence_paths.get(role))
+        if state:
+            problems.append(f"{name} {state}")
+    if problems:
+        return RuleResult(False, "; ".join(problems))
+    return RuleResult(True, "cited: " + ", ".join(name for _, name in cited))
+
+
+_NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
+
+
+def _decimals(value: float) -> int:
+    text = repr(float(value))
+    if "e" in text or "E" in text:
+        return 6
+    return len(text.split(".")[1].rstrip("0")) if "." in text else 0
+
+
+def number_in_text(value: float, text: str) -> bool:
+    """Whether `value` appears in `text` at the precision it is written with.
+
+    93.8 matches "93.8", "93.80" and "93.79" rounded to one decimal, and also the same number
+    written as a fraction or a percentage ("0.938" for 93.8), a common difference between a
+    paper and a training log.
+    """
+    half_unit = 0.5 * 10 ** (-_decimals(value))
+    targets = [(value, half_unit), (value / 100, half_unit / 100), (value * 100, half_unit * 100)]
+    for match in _NUMBER.finditer(text):
+        try:
+            found = float(match.group())
+        except ValueError:
+            continue
+        if not math.isfinite(found):
+            continue
+        for target, slack in targets:
+            if abs(found - target) <= slack + 1e-12 * max(1.0, abs(target)):
+                return True
+    return False
+
+
+def _read_log(path: Path) -> str:
+    with path.open("rb") as handle:
+        return handle.read(MAX_LOG_BYTES).decode("utf-8", errors="replace")
+
+
+@rule("value_in_logs", "every reproduced value appears in at least one of the cited logs")
+def value_in_logs(claim: ClaimInput, signals: dict[str, Signal]) -> RuleResult:
+    c = claim.claim
+    if c.kind is ClaimKind.number:
+        values = [("reproduced_value", c.reproduced_value)] if c.reproduced_value is not None else []
+    elif c.kind is ClaimKind.table:
+        values = [(v.name, v.reproduced) for v in c.values or [] if v.reproduced is not None]
+    else:
+        return RuleResult(None, f"a {c.kind} claim has no reproduced number to look for")
+    if not values:
+        return RuleResult(None, "no reproduced value was reported")
+    logs = [(name, claim.evidence_paths.get(f"logs[{i}]")) for i, name in enumerate(c.evidence.logs)]
+    readable = [(name, path) for name, path in logs if _file_state(path) is None]
+    if not readable:
+        return RuleResult(False, "no readable log is cited" if not logs
+                          else "none of the cited logs exists: " + ", ".join(n for n, _ in logs))
+    texts = {name: _read_log(path) for name, path in readable}
+    missing = [f"{label} = {value:g}" for label, value in values
+               if not any(number_in_text(value, text) for text in texts.values())]
+    if missing:
+        return RuleResult(False, "not found in the cited logs (" + ", ".join(texts) + "): "
+                          + "; ".join(missing))
+    return RuleResult(True, "found in the cited logs: "
+                      + "; ".join(f"{label} = {value:g}" for label, value in values))
+
+
+@rule("scale_disclosed", "a scale_note discloses a scaled-down reproduction")
+def scale_disclosed(claim: ClaimInput, signals: dict[str, Signal]) -> RuleResult:
+    if (claim.claim.scale_note or "").strip():
+        return RuleResult(True, f"scale note: {claim.claim.scale_note.strip()[:200]}")
+    return RuleResult(None, "no scale note: whether the run was scaled down without saying so "
+                            "needs an LLM or a human to read the logs and the justification")
+
+
+@rule("not_a_copy", "the reproduced figure is not a pixel copy of the published one")
+def not_a_copy(claim: ClaimInput, signals: dict[str, Signal]) -> RuleResult:
+    copy = _signal_value(signals, "pixel.copy")
+    if copy is None:
+        reason = signals.get("pixel.copy")
+        return RuleResult(None, "copy check unavailable: "
+                          + (reason.reason if reason and reason.reason else "no figure pair"))
+    if copy.value:
+        # A bit-exact rerun of deterministic plotting code is possible, hence not full confidence.
+        return RuleResult(False, "the reproduced figure is (nearly) pixel-identical to the "
+                                 "published one: a copy, unless a bit-exact rerun (check the logs)",
+                          confidence=0.8)
+    return RuleResult(True, "the reproduced figure differs from the published one at pixel level")

@@ -1,0 +1,235 @@
+"""Pixel signals for a (published, reproduced) figure pair: pure functions on PIL images/arrays.
+
+What each measure is for, on charts:
+- `ssim`: grayscale structural similarity. Sensitive to layout and line rendering, weak on meaning
+  (a restyled faithful figure can score below a re-render with a reversed curve).
+- `edge_f1`: agreement of the two figures' strokes (edges) within a few pixels. Tolerant to line
+  width, anti-aliasing and small shifts that SSIM punishes; drops when curves take other paths.
+- `palette_distance`: how different the hues of the inked pixels are. Catches a missing or extra
+  coloured series, which grayscale SSIM cannot see.
+- `phash_distance`: perceptual-hash (DCT) distance: the coarse global shape, robust to resolution.
+- `copy`: the reproduction is (nearly) pixel-identical to the published figure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import imagehash
+import numpy as np
+from PIL import Image, ImageChops
+from scipy import ndimage
+from skimage.filters import sobel
+from skimage.metrics import structural_similarity
+
+DEFAULT_SIZE = 512
+#: Channel difference above which a pixel counts as content rather than border.
+BORDER_TOLERANCE = 12
+
+
+def trim_border(image: Image.Image, *, tolerance: int = BORDER_TOLERANCE) -> Image.Image:
+    """Crop away a uniform border (the colour of the top-left pixel); an all-border image is kept."""
+    background = Image.new(image.mode, image.size, image.getpixel((0, 0)))
+    difference = ImageChops.difference(image, background).convert("L")
+    mask = difference.point(lambda value: 255 if value > tolerance else 0)
+    box = mask.getbbox()
+    if box is None or box == (0, 0, *image.size):
+        return image
+    return image.crop(box)
+
+
+def _fit(image: Image.Image, box: tuple[int, int]) -> Image.Image:
+    """Resize to fit inside `box` keeping the aspect ratio, centred on a white canvas of that size."""
+    width, height = image.size
+    scale = min(box[0] / width, box[1] / height)
+    new_size = (max(1, round(width * scale)), max(1, round(height * scale)))
+    if new_size != image.size:
+        # BOX is anti-aliased and the fastest good filter for the usual case, downscaling.
+        method = Image.Resampling.BOX if scale < 1 else Image.Resampling.BICUBIC
+        image = image.resize(new_size, method)
+    if new_size == box:
+        return image
+    canvas = Image.new("RGB", box, (255, 255, 255))
+    canvas.paste(image, ((box[0] - new_size[0]) // 2, (box[1] - new_size[1]) // 2))
+    return canvas
+
+
+def normalize_pair(published: Image.Image, reproduced: Image.Image, *, size: int = DEFAULT_SIZE
+                   ) -> tuple[Image.Image, Image.Image]:
+    """Trim both figures' borders and bring them to one common size.
+
+    The canvas takes the trimmed published figure's aspect ratio with `size` pixels on its long
+    side; the reproduced figure is fitted inside it (aspect kept, white padding).
+    """
+    if size < 32:
+        raise ValueError(f"size must be at least 32 pixels, got {size}")
+    published = trim_border(published.convert("RGB"))
+    reproduced = trim_border(reproduced.convert("RGB"))
+    width, height = published.size
+    scale = size / max(width, height)
+    box = (max(1, round(width * scale)), max(1, round(height * scale)))
+    # Very thin figures would make SSIM's window larger than the image.
+    box = (max(box[0], 32), max(box[1], 32))
+    return _fit(published, box), _fit(reproduced, box)
+
+
+def to_gray(image: Image.Image) -> np.ndarray:
+    """Gray levels in [0, 1] as float64."""
+    return np.asarray(image.convert("L"), dtype=np.float64) / 255.0
+
+
+def ssim(published: np.ndarray, reproduced: np.ndarray, *, full: bool = False
+         ) -> float | tuple[float, np.ndarray]:
+    """Grayscale SSIM of two same-shape float images in [0, 1] (scikit-image), optionally its map."""
+    if published.shape != reproduced.shape:
+        raise ValueError(f"shapes differ: {published.shape} vs {reproduced.shape}; "
+                         f"normalize_pair first")
+    result = structural_similarity(published, reproduced, data_range=1.0, full=full)
+    if full:
+        score, ssim_map = result
+        return float(score), ssim_map
+    return float(result)
+
+
+def edge_map(gray: np.ndarray, *, threshold: float = 0.1) -> np.ndarray:
+    """Boolean map of strokes: Sobel gradient magnitude above `threshold` (gray in [0, 1])."""
+    return sobel(gray) > threshold
+
+
+def edge_f1(published_edges: np.ndarray, reproduced_edges: np.ndarray, *, radius: int = 3
+            ) -> float | None:
+    """F1 of edge pixels matched within `radius` pixels (a tolerant boundary F-measure).
+
+    Precision: share of the reproduction's edges near a published edge; recall: the converse.
+    None when neither image has any edge (nothing to compare).
+    """
+    if published_edges.shape != reproduced_edges.shape:
+        raise ValueError("edge maps must have the same shape")
+    n_published = int(published_edges.sum())
+    n_reproduced = int(reproduced_edges.sum())
+    if n_published == 0 and n_reproduced == 0:
+        return None
+    if n_published == 0 or n_reproduced == 0:
+        return 0.0
+    structure = np.ones((2 * radius + 1, 2 * radius + 1), dtype=bool)
+    near_published = ndimage.binary_dilation(published_edges, structure=structure)
+    near_reproduced = ndimage.binary_dilation(reproduced_edges, structure=structure)
+    precision = float((reproduced_edges & near_published).sum()) / n_reproduced
+    recall = float((published_edges & near_reproduced).sum()) / n_published
+    if precision + recall == 0:
+        return 0.0
+    return 2 * precision * recall / (precision + recall)
+
+
+HUE_BINS = 18
+#: A pixel is "coloured ink" when it is saturated and not too light; gray/black text, axes and grid
+#: lines are not, so the histogram describes the series colours.
+MIN_SATURATION = 64
+MAX_VALUE_FOR_INK = 250
+
+
+def hue_histogram(image: Image.Image, *, bins: int = HUE_BINS) -> tuple[np.ndarray, float]:
+    """Normalised hue histogram of the coloured pixels, and the share of pixels that are coloured."""
+    hsv = np.asarray(image.convert("HSV"))
+    hue, saturation, value = hsv[..., 0], hsv[..., 1], hsv[..., 2]
+    coloured = (saturation >= MIN_SATURATION) & (value <= MAX_VALUE_FOR_INK) & (value >= 40)
+    share = float(coloured.mean())
+    counts = np.bincount((hue[coloured].astype(np.int32) * bins) // 256, minlength=bins)
+    total = counts.sum()
+    return (counts / total if total else counts.astype(np.float64)), share
+
+
+#: Below this share of coloured pixels an image counts as having no colour at all (anti-aliasing
+#: fringes and a logo are not a palette).
+MIN_COLOURED_SHARE = 0.0005
+
+
+def palette_distance(published: Image.Image, reproduced: Image.Image, *, bins: int = HUE_BINS
+                     ) -> float:
+    """Total-variation distance in [0, 1] between the hue histograms of the coloured pixels.
+
+    0 when both have the same mix of series colours (or both are colourless), 1 when they share
+    no hue or only one of them is coloured.
+    """
+    hist_a, share_a = hue_histogram(published, bins=bins)
+    hist_b, share_b = hue_histogram(reproduced, bins=bins)
+    colourless_a, colourless_b = share_a < MIN_COLOURED_SHARE, share_b < MIN_COLOURED_SHARE
+    if colourless_a and colourless_b:
+        return 0.0
+    if colourless_a or colourless_b:
+        return 1.0
+    return float(0.5 * np.abs(hist_a - hist_b).sum())
+
+
+def phash_distance(published: Image.Image, reproduced: Image.Image, *, hash_size: int = 8
+                   ) -> float:
+    """Perceptual-hash Hamming distance as a share of the hash bits, in [0, 1] (imagehash)."""
+    hash_a = imagehash.phash(published, hash_size=hash_size)
+    hash_b = imagehash.phash(reproduced, hash_size=hash_size)
+    return (hash_a - hash_b) / float(hash_size * hash_size)
+
+
+def mean_abs_difference(published: np.ndarray, reproduced: np.ndarray) -> float:
+    """Mean absolute gray-level difference of two same-shape images in [0, 1]."""
+    return float(np.abs(published - reproduced).mean())
+
+
+#: A copy survives re-encoding and resizing; an honest re-render with other code does not come
+#: this close. Both conditions must hold.
+COPY_MIN_SSIM = 0.97
+COPY_MAX_MEAN_ABS_DIFF = 0.01
+
+
+def is_copy(*, ssim_score: float, mean_abs_diff: float, same_bytes: bool = False) -> bool:
+    """Whether the reproduction is (nearly) pixel-identical to the published figure."""
+    return same_bytes or (ssim_score >= COPY_MIN_SSIM and mean_abs_diff <= COPY_MAX_MEAN_ABS_DIFF)
+
+
+def diff_image(published: np.ndarray, reproduced: np.ndarray) -> Image.Image:
+    """An overlay for reviewers: ink only in the published figure shows red, ink only in the
+    reproduction shows cyan, ink in both shows dark. Inputs are same-shape gray images in [0, 1].
+    """
+    if published.shape != reproduced.shape:
+        raise ValueError("images must have the same shape")
+    red = (reproduced * 255).round().astype(np.uint8)
+    cyan = (published * 255).round().astype(np.uint8)
+    return Image.fromarray(np.dstack([red, cyan, cyan]), mode="RGB")
+
+
+@dataclass(frozen=True)
+class PixelSignals:
+    """The pixel measures of one normalised pair."""
+
+    ssim: float
+    edge_f1: float | None
+    palette_distance: float
+    phash_distance: float
+    mean_abs_diff: float
+    copy: bool
+
+
+@dataclass(frozen=True)
+class PairComparison:
+    signals: PixelSignals
+    published: Image.Image
+    reproduced: Image.Image
+    diff: Image.Image
+
+
+def compare_figures(published: Image.Image, reproduced: Image.Image, *,
+                    size: int = DEFAULT_SIZE, same_bytes: bool = False) -> PairComparison:
+    """All pixel signals for one figure pair, plus the normalised images and the diff image."""
+    norm_published, norm_reproduced = normalize_pair(published, reproduced, size=size)
+    gray_published, gray_reproduced = to_gray(norm_published), to_gray(norm_reproduced)
+    ssim_score = ssim(gray_published, gray_reproduced)
+    mad = mean_abs_difference(gray_published, gray_reproduced)
+    signals = PixelSignals(
+        ssim=ssim_score,
+        edge_f1=edge_f1(edge_map(gray_published), edge_map(gray_reproduced)),
+        palette_distance=palette_distance(norm_published, norm_reproduced),
+        phash_distance=phash_distance(norm_published, norm_reproduced),
+        mean_abs_diff=mad,
+        copy=is_copy(ssim_score=ssim_score, mean_abs_diff=mad, same_bytes=same_bytes),
+    )
+    return PairComparison(signals=signals, published=norm_published, reproduced=norm_reproduced,
+                          diff=diff_image(gray_published, gray_reproduced))
