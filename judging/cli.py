@@ -35,7 +35,8 @@ def friendly_errors(func: F) -> F:
         try:
             return func(*args, **kwargs)
         except JudgingError as exc:
-            err_console.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True)
+            err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False,
+                              soft_wrap=True)
             sys.exit(1)
 
     return wrapper  # type: ignore[return-value]
@@ -119,7 +120,8 @@ def run(sources: tuple[str, ...], out: Path | None, registry: Path | None,
     console.print(f"run [bold]{result.run_id}[/] in {result.root}: {result.written} new "
                   f"judgment line(s), {result.skipped} already done (resumed)")
     for error in result.source_errors:
-        err_console.print(f"[bold red]source error:[/] {error}", highlight=False)
+        err_console.print(f"[bold red]source error:[/] {escape(error)}", highlight=False,
+                          soft_wrap=True)
     if result.failed:
         sys.exit(1)
 
@@ -247,7 +249,8 @@ def rubric_validate(paths: tuple[Path, ...]) -> None:
         try:
             loaded = load_rubric_file(path)
         except RubricError as exc:
-            err_console.print(f"[red]invalid[/] {exc}", highlight=False)
+            err_console.print(f"[red]invalid[/] {escape(str(exc))}", highlight=False,
+                              soft_wrap=True)
             failed = True
             continue
         console.print(f"[green]valid[/] {path}: {loaded.ref_name}, {len(loaded.criteria)} "

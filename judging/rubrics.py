@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 import yaml
-from pydantic import Discriminator, Field, Tag, ValidationError, field_validator, model_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 
 from ._yaml import LocatedDocument, parse_document, raise_validation_error, read_document
 from .errors import RubricError, RubricNotFound
@@ -37,12 +37,16 @@ class Scale(StrEnum):
     ordinal = "ordinal"
 
 
-class SignalRule(StrictModel):
-    """Answer a criterion from one signal with a threshold and a direction."""
+class OfflineRule(StrictModel):
+    """How the offline judge answers a criterion: a named rule check the code provides
+    (`{rule: NAME}`), or one signal with a threshold and a direction
+    (`{signal: NAME, better: higher|lower, pass_at: X}`; ordinal criteria: `levels_at`)."""
 
-    signal: str
+    rule: str | None = None
+    """A rule check, e.g. falsified_has_proof."""
+    signal: str | None = None
     """A signal name from the catalogue, e.g. pixel.edge_f1."""
-    better: Literal["higher", "lower"]
+    better: Literal["higher", "lower"] | None = None
     pass_at: float | None = None
     """Binary criteria: the value at which the answer is yes (inclusive)."""
     levels_at: dict[int, float] | None = None
@@ -50,37 +54,34 @@ class SignalRule(StrictModel):
     margin: float = Field(default=0.1, gt=0)
     """Distance from the threshold at which the offline judge's confidence reaches 1."""
 
+    @field_validator("rule")
+    @classmethod
+    def _known_rule(cls, name: str | None) -> str | None:
+        if name is not None and name not in RULES:
+            raise ValueError(f"unknown rule {name!r}; known rules: {', '.join(sorted(RULES))}")
+        return name
+
     @field_validator("signal")
     @classmethod
-    def _known_signal(cls, name: str) -> str:
+    def _known_signal(cls, name: str | None) -> str | None:
+        if name is None:
+            return name
         if name not in CATALOGUE:
             raise ValueError(f"unknown signal {name!r}; known signals: {', '.join(CATALOGUE)}")
         if CATALOGUE[name].kind == "flag":
             raise ValueError(f"{name!r} is a flag, not a measure: use a named rule instead")
         return name
 
-
-class NamedRule(StrictModel):
-    """Answer a criterion with a rule check the code provides."""
-
-    rule: str
-
-    @field_validator("rule")
-    @classmethod
-    def _known_rule(cls, name: str) -> str:
-        if name not in RULES:
-            raise ValueError(f"unknown rule {name!r}; known rules: {', '.join(sorted(RULES))}")
-        return name
-
-
-def _offline_kind(value: object) -> str:
-    if isinstance(value, dict):
-        return "rule" if "rule" in value else "signal"
-    return "rule" if isinstance(value, NamedRule) else "signal"
-
-
-OfflineRule = Annotated[Annotated[SignalRule, Tag("signal")] | Annotated[NamedRule, Tag("rule")],
-                        Discriminator(_offline_kind)]
+    @model_validator(mode="after")
+    def _one_kind(self) -> "OfflineRule":
+        if (self.rule is None) == (self.signal is None):
+            raise ValueError("give either 'rule' or 'signal'")
+        if self.rule is not None and (self.better or self.pass_at is not None
+                                      or self.levels_at is not None):
+            raise ValueError("a rule takes no 'better', 'pass_at' or 'levels_at'")
+        if self.signal is not None and self.better is None:
+            raise ValueError("a signal rule needs 'better: higher' or 'better: lower'")
+        return self
 
 
 class AppliesIf(StrictModel):
@@ -135,7 +136,7 @@ class Criterion(StrictModel):
                 raise ValueError("ordinal 'levels' must be numbered 1..N with N >= 3, no gaps")
             if self.pass_at is None or not 2 <= self.pass_at <= n:
                 raise ValueError(f"an ordinal criterion needs 'pass_at' between 2 and {n}")
-        if isinstance(self.offline, SignalRule):
+        if self.offline is not None and self.offline.signal is not None:
             rule = self.offline
             if self.scale is Scale.binary:
                 if rule.pass_at is None or rule.levels_at is not None:
@@ -221,9 +222,10 @@ class Rubric(StrictModel):
         return major, minor, patch
 
     def content_hash(self) -> str:
-        """sha256 of the canonical JSON of the validated content (comments and layout excluded)."""
-        canonical = json.dumps(self.model_dump(mode="json"), sort_keys=True, ensure_ascii=False,
-                               separators=(",", ":"))
+        """sha256 of the canonical JSON of the content as written (comments, layout and defaults
+        excluded, so that a new optional schema field does not change published hashes)."""
+        canonical = json.dumps(self.model_dump(mode="json", exclude_unset=True), sort_keys=True,
+                               ensure_ascii=False, separators=(",", ":"))
         return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
     def ref(self) -> RubricRef:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 
 from ..models import AnswerStatus, ConfidenceSource, CriterionAnswer, SettingValue, SignalStatus
-from ..rubrics import Criterion, NamedRule, Rubric, Scale, SignalRule
+from ..rubrics import Criterion, OfflineRule, Rubric, Scale
 from ..rules import RULES
 from .base import JudgeResult, JudgeTask
 
@@ -24,7 +24,8 @@ def _confidence(distance: float, margin: float) -> float:
     return round(0.5 + 0.5 * min(1.0, abs(distance) / margin), 4)
 
 
-def answer_with_signal(criterion: Criterion, rule: SignalRule, task: JudgeTask) -> CriterionAnswer:
+def answer_with_signal(criterion: Criterion, rule: OfflineRule, task: JudgeTask) -> CriterionAnswer:
+    assert rule.signal is not None and rule.better is not None
     signal = task.signals.get(rule.signal)
     if signal is None or signal.status is SignalStatus.absent or isinstance(signal.value, bool):
         reason = signal.reason if signal is not None and signal.reason else "not measured"
@@ -57,7 +58,8 @@ def answer_with_signal(criterion: Criterion, rule: SignalRule, task: JudgeTask) 
         evidence=[rule.signal])
 
 
-def answer_with_rule(criterion: Criterion, rule: NamedRule, task: JudgeTask) -> CriterionAnswer:
+def answer_with_rule(criterion: Criterion, rule: OfflineRule, task: JudgeTask) -> CriterionAnswer:
+    assert rule.rule is not None
     result = RULES[rule.rule](task.claim, task.signals)
     if result.value is None:
         return CriterionAnswer(criterion_id=criterion.id, status=AnswerStatus.unscored,
@@ -103,7 +105,7 @@ class OfflineJudge:
                 answers.append(CriterionAnswer(criterion_id=criterion.id,
                                                status=AnswerStatus.unscored,
                                                reason=NEEDS_JUDGEMENT))
-            elif isinstance(criterion.offline, SignalRule):
+            elif criterion.offline.signal is not None:
                 answers.append(answer_with_signal(criterion, criterion.offline, task))
             else:
                 answers.append(answer_with_rule(criterion, criterion.offline, task))

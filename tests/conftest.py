@@ -1,0 +1,129 @@
+"""Shared fixtures: the bundled examples, tiny submissions written on the fly, rendered charts."""
+
+from __future__ import annotations
+
+import io
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+from PIL import Image
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+SUBMISSIONS = EXAMPLES / "submissions"
+REGISTRY = EXAMPLES / "registry" / "claims.yaml"
+RUBRICS = ROOT / "rubrics"
+
+
+@pytest.fixture(autouse=True)
+def _hermetic(monkeypatch: pytest.MonkeyPatch) -> None:
+    # No test may reach the network or a user's judge settings.
+    monkeypatch.delenv("JUDGING_JUDGE", raising=False)
+    monkeypatch.delenv("JUDGING_RUBRICS_DIR", raising=False)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_DISABLE_TELEMETRY", "1")
+
+
+@pytest.fixture
+def rubrics_copy(tmp_path: Path) -> Path:
+    """A private copy of rubrics/ that a test may edit."""
+    target = tmp_path / "rubrics"
+    shutil.copytree(RUBRICS, target)
+    return target
+
+
+def render_chart(*, series: dict[str, tuple[np.ndarray, np.ndarray]] | None = None,
+                 dpi: int = 100, size: tuple[float, float] = (8, 6), style: str = "default",
+                 log_y: bool = False, font: str = "DejaVu Sans", fmt: str = "png",
+                 linewidth: float = 1.8) -> bytes:
+    """A matplotlib line chart as image bytes (the test charts of the signal invariants)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    if series is None:
+        x = np.linspace(0, 10, 200)
+        series = {"train": (x, np.exp(-x / 3) + 0.1), "val": (x, np.exp(-x / 4) + 0.15)}
+    with plt.style.context(style), plt.rc_context({"font.family": font}):
+        fig, ax = plt.subplots(figsize=size, dpi=dpi)
+        for name, (x, y) in series.items():
+            ax.plot(x, y, label=name, linewidth=linewidth)
+        if log_y:
+            ax.set_yscale("log")
+        ax.set_xlabel("steps (k)")
+        ax.set_ylabel("loss")
+        ax.legend()
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format=fmt, dpi=dpi, metadata={"Software": None}
+                    if fmt == "png" else None)
+        plt.close(fig)
+    return buffer.getvalue()
+
+
+def open_png(data: bytes) -> Image.Image:
+    return Image.open(io.BytesIO(data)).convert("RGB")
+
+
+@pytest.fixture
+def chart() -> Callable[..., Image.Image]:
+    return lambda **kwargs: open_png(render_chart(**kwargs))
+
+
+class SubmissionBuilder:
+    """Writes a submission folder: a manifest plus the files its claims name."""
+
+    def __init__(self, root: Path, submission_id: str = "tester/sub-1", paper_id: str = "paper-1"):
+        self.root = root
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.header = {"submission_id": submission_id, "paper_id": paper_id,
+                       "agent": {"name": "pytest"}, "human_help": "none"}
+        self.claims: list[dict] = []
+
+    def file(self, relative: str, content: bytes | str) -> str:
+        path = self.root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content.encode() if isinstance(content, str) else content)
+        return relative
+
+    def number_claim(self, claim_id: str = "paper-1/c1", *, reported: float = 94.1,
+                     reproduced: float = 93.8, tolerance: dict | None = None,
+                     verdict: str = "verified", log: str | None = "final top1 93.80\n",
+                     **extra) -> dict:
+        claim = {"claim_id": claim_id, "kind": "number", "source": "Table 2",
+                 "statement": "Top-1 accuracy is 94.1%", "reported_value": reported,
+                 "reproduced_value": reproduced,
+                 "tolerance": tolerance if tolerance is not None else {"absolute": 0.5},
+                 "verdict": verdict, "justification": "See logs/run.txt.",
+                 "evidence": {"script": self.file("run.py", "print('run')\n"),
+                              "logs": [self.file("logs/run.txt", log)] if log is not None else []}}
+        claim.update(extra)
+        self.claims.append(claim)
+        return claim
+
+    def figure_claim(self, claim_id: str = "paper-1/f1", *, published: bytes, reproduced: bytes,
+                     verdict: str = "verified", **extra) -> dict:
+        slug = claim_id.replace("/", "_")
+        claim = {"claim_id": claim_id, "kind": "figure", "source": "Figure 1",
+                 "statement": "Loss falls below 0.2", "verdict": verdict,
+                 "published_figure": self.file(f"figures/{slug}_paper.png", published),
+                 "reproduced_figure": self.file(f"figures/{slug}_repro.png", reproduced),
+                 "justification": "The curves match.", "evidence": {"logs": []}}
+        claim.update(extra)
+        self.claims.append(claim)
+        return claim
+
+    def write(self, *, raw: str | None = None, name: str = "submission.yaml") -> Path:
+        text = raw if raw is not None else yaml.safe_dump(
+            {**self.header, "claims": self.claims}, sort_keys=False)
+        (self.root / name).write_text(text, encoding="utf-8")
+        return self.root
+
+
+@pytest.fixture
+def submission(tmp_path: Path) -> SubmissionBuilder:
+    return SubmissionBuilder(tmp_path / "sub")

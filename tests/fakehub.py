@@ -1,0 +1,521 @@
+"""A tiny, real HTTP server that impersonates the Hugging Face Hub for `snapshot_download`.
+
+It serves Spaces, datasets (and models) from folders or in-memory dicts on 127.0.0.1, so the Hub
+code paths of `judging` run against real HTTP without the internet:
+
+    with FakeHub({("space", "alice/repro"): folder}) as hub:
+        env = hub.environ(tmp_path)          # HF_ENDPOINT=hub.url, HF_HOME=tmp, no token, no xet
+        subprocess.run([..., "judging", "run", "hf://spaces/alice/repro", ...], env=env)
+        assert ("HEAD", "/spaces/alice/repro/resolve/<sha>/submission.yaml") in hub.requests
+
+or in-process with `hub.patch(monkeypatch, tmp_path)` (huggingface_hub reads HF_ENDPOINT once, at
+import, into `constants.ENDPOINT` and `constants.HUGGINGFACE_CO_URL_TEMPLATE`; `patch` rewrites both,
+plus the cache and token locations, so nothing touches the user's ~/.cache/huggingface).
+
+The endpoints `snapshot_download` (huggingface_hub 2.x) uses, and what this server answers:
+
+  GET  /api/{type}s/{owner}/{name}[/revision/{rev}]   repo info: JSON with `id`, `sha`, `siblings`
+       (skipped by the client when the revision is already a 40-hex commit hash)
+  GET  /api/{type}s/{owner}/{name}/tree/{rev}[/{path}]?recursive=True&expand=False
+       the file listing: [{"type": "file", "path", "size", "oid"}, {"type": "directory", ...}];
+       no `xetHash`/`lfs` keys, so every file is a plain HTTP download (never xet)
+  HEAD /{type}s/{owner}/{name}/resolve/{sha}/{path}    per-file metadata: X-Repo-Commit, ETag,
+       Content-Length (no X-Xet-Hash header, again so nothing goes through xet)
+  GET  /{type}s/{owner}/{name}/resolve/{sha}/{path}    the bytes (with `Range: bytes=N-` support)
+
+Models use the same paths without the `{type}s/` prefix (`/api/models/...` for the API).
+
+Errors are shaped the way `huggingface_hub.utils.hf_raise_for_status` classifies them, i.e. by the
+`X-Error-Code` header (the real Hub also sends `X-Error-Message` and a JSON `{"error": ...}`):
+
+  missing repo, or private without a valid token  401 (404 with a token) + X-Error-Code: RepoNotFound
+  gated repo without access (files only)          401 (403 with a token) + X-Error-Code: GatedRepo
+  unknown branch/tag                              404 + X-Error-Code: RevisionNotFound
+  unknown file                                    404 + X-Error-Code: EntryNotFound
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, unquote, urlsplit
+
+RepoKey = tuple[str, str]
+"""(repo_type, repo_id): repo_type is "space", "dataset" or "model"."""
+
+Files = Mapping[str, bytes | str] | Path | str
+"""A repo's content: a folder, or a mapping of relative path -> content."""
+
+REPO_TYPES = ("space", "dataset", "model")
+DEFAULT_BRANCH = "main"
+GOOD_TOKEN = "hf_fakehub_good_token"
+
+
+def _read_files(files: Files) -> dict[str, bytes]:
+    if isinstance(files, (str, Path)):
+        root = Path(files)
+        if not root.is_dir():
+            raise ValueError(f"{root} is not a folder")
+        out = {}
+        for path in sorted(root.rglob("*")):
+            rel = path.relative_to(root).as_posix()
+            if path.is_file() and ".git" not in rel.split("/"):
+                out[rel] = path.read_bytes()
+        return out
+    return {k.strip("/"): (v.encode() if isinstance(v, str) else bytes(v)) for k, v in files.items()}
+
+
+def _git_blob_oid(data: bytes) -> str:
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+@dataclass
+class Snapshot:
+    """One commit of one repo."""
+
+    sha: str
+    files: dict[str, bytes]
+
+    def folders(self) -> set[str]:
+        out = set()
+        for name in self.files:
+            parts = name.split("/")[:-1]
+            for i in range(1, len(parts) + 1):
+                out.add("/".join(parts[:i]))
+        return out
+
+
+@dataclass
+class Repo:
+    repo_type: str
+    repo_id: str
+    branches: dict[str, Snapshot] = field(default_factory=dict)
+
+    def resolve(self, revision: str) -> Snapshot | None:
+        if revision in self.branches:
+            return self.branches[revision]
+        for snap in self.branches.values():
+            if snap.sha == revision:
+                return snap
+        return None
+
+
+@dataclass(frozen=True)
+class LoggedRequest:
+    method: str
+    path: str
+    """The decoded path, without the query string."""
+    query: str
+    authorization: str | None
+
+    def __str__(self) -> str:
+        return f"{self.method} {self.path}" + (f"?{self.query}" if self.query else "")
+
+
+class FakeHub:
+    """A fake Hugging Face Hub on 127.0.0.1:<free port>, run in a background thread.
+
+    repos:   {(repo_type, repo_id): files} for the `main` branch, or
+             {(repo_type, repo_id, branch): files} for other branches/tags.
+    private: repo keys that answer like a missing repo unless `Authorization: Bearer <token>` names
+             one of `tokens`.
+    gated:   repo keys whose info and listing are public but whose files need a token.
+    """
+
+    def __init__(self, repos: Mapping[tuple, Files] | None = None, *,
+                 private: Iterable[RepoKey] = (), gated: Iterable[RepoKey] = (),
+                 tokens: Iterable[str] = (GOOD_TOKEN,)):
+        self.repos: dict[RepoKey, Repo] = {}
+        for key, files in (repos or {}).items():
+            self.add(key, files)
+        self.private = {self._check_key(k) for k in private}
+        self.gated = {self._check_key(k) for k in gated}
+        self.tokens = set(tokens)
+        self.requests: list[tuple[str, str]] = []
+        """(method, decoded path without the query), in arrival order."""
+        self.details: list[LoggedRequest] = []
+        """The same requests with their query string and Authorization header."""
+        self.unexpected: list[LoggedRequest] = []
+        """Requests to endpoints this fake does not implement (a test should expect none)."""
+        self._lock = threading.Lock()
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # --- content ---------------------------------------------------------------------------
+
+    @staticmethod
+    def _check_key(key: tuple) -> RepoKey:
+        repo_type, repo_id = key[0], key[1]
+        if repo_type not in REPO_TYPES or repo_id.count("/") != 1:
+            raise ValueError(f"bad repo key {key!r}: use (type, 'owner/name') with type in "
+                             f"{REPO_TYPES}")
+        return repo_type, repo_id
+
+    def add(self, key: tuple, files: Files) -> Snapshot:
+        """Add (or replace) a branch of a repo; returns the snapshot (its `.sha` is the commit)."""
+        repo_type, repo_id = self._check_key(key)
+        branch = key[2] if len(key) > 2 else DEFAULT_BRANCH
+        content = _read_files(files)
+        digest = hashlib.sha1(json.dumps([repo_type, repo_id, branch]).encode())
+        for name in sorted(content):
+            digest.update(name.encode() + b"\0" + content[name])
+        repo = self.repos.setdefault((repo_type, repo_id), Repo(repo_type, repo_id))
+        repo.branches[branch] = Snapshot(sha=digest.hexdigest(), files=content)
+        return repo.branches[branch]
+
+    def sha(self, repo_type: str, repo_id: str, branch: str = DEFAULT_BRANCH) -> str:
+        return self.repos[(repo_type, repo_id)].branches[branch].sha
+
+    # --- lifecycle -------------------------------------------------------------------------
+
+    def start(self) -> FakeHub:
+        handler = type("Handler", (_Handler,), {"hub": self})
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever,
+                                        kwargs={"poll_interval": 0.05}, daemon=True,
+                                        name="fakehub")
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def __enter__(self) -> FakeHub:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def url(self) -> str:
+        if self._server is None:
+            raise RuntimeError("the fake hub is not running")
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    # --- pointing huggingface_hub at it ----------------------------------------------------
+
+    def environ(self, home: Path | str, base: Mapping[str, str] | None = None,
+                token: str | None = None) -> dict[str, str]:
+        """Environment for a subprocess that talks to this hub and keeps its caches in `home`."""
+        return hub_environ(self.url, home, base=base, token=token)
+
+    def patch(self, monkeypatch: Any, home: Path | str, token: str | None = None) -> None:
+        """Point the already-imported huggingface_hub of this process at this hub (pytest
+        monkeypatch; undone at the end of the test)."""
+        patch_hub(monkeypatch, self.url, home, token=token)
+
+    # --- log helpers -----------------------------------------------------------------------
+
+    def log(self, request: LoggedRequest) -> None:
+        with self._lock:
+            self.requests.append((request.method, request.path))
+            self.details.append(request)
+
+    def log_unexpected(self, request: LoggedRequest) -> None:
+        with self._lock:
+            self.unexpected.append(request)
+
+    def downloaded(self, repo_type: str, repo_id: str) -> set[str]:
+        """Files of a repo fetched with GET .../resolve/<rev>/<file>."""
+        prefix = f"{_url_prefix(repo_type)}{repo_id}/resolve/"
+        out = set()
+        for method, path in list(self.requests):
+            if method == "GET" and path.startswith("/" + prefix):
+                out.add(path[len(prefix) + 1:].split("/", 1)[1])
+        return out
+
+    def clear(self) -> None:
+        with self._lock:
+            self.requests.clear()
+            self.details.clear()
+            self.unexpected.clear()
+
+
+def _url_prefix(repo_type: str) -> str:
+    return "" if repo_type == "model" else f"{repo_type}s/"
+
+
+def hub_environ(url: str, home: Path | str, base: Mapping[str, str] | None = None,
+                token: str | None = None) -> dict[str, str]:
+    """A hermetic environment for a subprocess: Hub at `url`, every HF cache under `home`."""
+    import os
+
+    env = dict(os.environ if base is None else base)
+    for name in [k for k in env if k.startswith(("HF_", "HUGGING_FACE_"))]:
+        del env[name]
+    home = Path(home)
+    env.update({
+        "HF_ENDPOINT": url,
+        "HF_HOME": str(home),
+        "HF_HUB_CACHE": str(home / "hub"),
+        "HF_XET_CACHE": str(home / "xet"),
+        "HF_HUB_DISABLE_TELEMETRY": "1",
+        "HF_HUB_DISABLE_XET": "1",
+        "HF_HUB_DISABLE_PROGRESS_BARS": "1",
+        "HF_HUB_DISABLE_IMPLICIT_TOKEN": "1",
+        "HF_HUB_ETAG_TIMEOUT": "5",
+        "HF_HUB_DOWNLOAD_TIMEOUT": "5",
+        "NO_PROXY": "127.0.0.1,localhost",
+        "no_proxy": "127.0.0.1,localhost",
+    })
+    for proxy in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy",
+                  "all_proxy"):
+        env.pop(proxy, None)
+    if token is not None:
+        env["HF_TOKEN"] = token
+    return env
+
+
+def patch_hub(monkeypatch: Any, url: str, home: Path | str, token: str | None = None) -> None:
+    """In-process equivalent of `hub_environ` for an already-imported huggingface_hub."""
+    from huggingface_hub import constants
+
+    home = Path(home)
+    url = url.rstrip("/")
+    for name in ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HF_OIDC_RESOURCE", "HF_HUB_OFFLINE",
+                 "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy",
+                 "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    if token is not None:
+        monkeypatch.setenv("HF_TOKEN", token)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    monkeypatch.setattr(constants, "ENDPOINT", url)
+    monkeypatch.setattr(constants, "HUGGINGFACE_CO_URL_TEMPLATE",
+                        url + "/{repo_id}/resolve/{revision}/{filename}")
+    monkeypatch.setattr(constants, "HF_HOME", str(home))
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(home / "hub"))
+    monkeypatch.setattr(constants, "HF_XET_CACHE", str(home / "xet"))
+    monkeypatch.setattr(constants, "HF_TOKEN_PATH", str(home / "token"))
+    monkeypatch.setattr(constants, "HF_STORED_TOKENS_PATH", str(home / "stored_tokens"))
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    monkeypatch.setattr(constants, "HF_HUB_DISABLE_XET", True)
+    monkeypatch.setattr(constants, "HF_HUB_DISABLE_TELEMETRY", True)
+    monkeypatch.setattr(constants, "HF_HUB_DISABLE_IMPLICIT_TOKEN", True)
+    monkeypatch.setattr(constants, "HF_HUB_DISABLE_PROGRESS_BARS", True)
+    monkeypatch.setattr(constants, "HF_HUB_ETAG_TIMEOUT", 5)
+    monkeypatch.setattr(constants, "HF_HUB_DOWNLOAD_TIMEOUT", 5)
+
+
+# --- the request handler ---------------------------------------------------------------------
+
+
+class _Handler(BaseHTTPRequestHandler):
+    hub: FakeHub
+    protocol_version = "HTTP/1.1"
+    server_version = "FakeHub/1.0"
+
+    def log_message(self, format: str, *args: Any) -> None:  # keep pytest output clean
+        pass
+
+    def do_GET(self) -> None:
+        self._dispatch(body=True)
+
+    def do_HEAD(self) -> None:
+        self._dispatch(body=False)
+
+    def do_POST(self) -> None:
+        self._dispatch(body=True, unsupported=True)
+
+    do_PUT = do_DELETE = do_PATCH = do_POST
+
+    # --- plumbing --------------------------------------------------------------------------
+
+    def _dispatch(self, *, body: bool, unsupported: bool = False) -> None:
+        parts = urlsplit(self.path)
+        path = unquote(parts.path)
+        request = LoggedRequest(self.command, path, parts.query,
+                                self.headers.get("Authorization"))
+        length = int(self.headers.get("Content-Length") or 0)
+        if length:
+            self.rfile.read(length)
+        self._send_body = body
+        # logged before answering, so the log is complete as soon as the client has its answer
+        self.hub.log(request)
+        handled = False
+        if not unsupported:
+            try:
+                handled = self._route(parts.path, parse_qs(parts.query))
+            except Exception as exc:  # a bug in the fake: make it visible as a 500
+                self._error(500, "InternalError", f"fakehub: {type(exc).__name__}: {exc}")
+                handled = True
+        if not handled:
+            self.hub.log_unexpected(request)
+            self._error(404, None, f"fakehub does not implement {self.command} {path}")
+
+    def _send(self, status: int, payload: bytes, headers: Mapping[str, str] | None = None,
+              content_type: str = "application/json") -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(payload)))
+        self.send_header("X-Request-Id", "fakehub")
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        if self._send_body:
+            self.wfile.write(payload)
+
+    def _json(self, data: Any, headers: Mapping[str, str] | None = None) -> None:
+        self._send(200, json.dumps(data).encode(), headers)
+
+    def _error(self, status: int, code: str | None, message: str,
+               headers: Mapping[str, str] | None = None) -> None:
+        extra = {"X-Error-Message": message, **(headers or {})}
+        if code:
+            extra["X-Error-Code"] = code
+        self._send(status, json.dumps({"error": message}).encode(), extra)
+
+    def _token(self) -> str | None:
+        auth = self.headers.get("Authorization") or ""
+        return auth[len("Bearer "):] if auth.startswith("Bearer ") else None
+
+    def _authorized(self) -> bool:
+        return self._token() in self.hub.tokens
+
+    def _repo(self, repo_type: str, repo_id: str) -> Repo | None:
+        """The repo if the caller may see it; otherwise answers like the Hub and returns None."""
+        key = (repo_type, repo_id)
+        repo = self.hub.repos.get(key)
+        if repo is None or (key in self.hub.private and not self._authorized()):
+            # the Hub hides private repos: same answer as for a missing one
+            status = 404 if self._token() else 401
+            self._error(status, "RepoNotFound", "Repository not found")
+            return None
+        return repo
+
+    def _snapshot(self, repo: Repo, revision: str) -> Snapshot | None:
+        snap = repo.resolve(revision)
+        if snap is None:
+            self._error(404, "RevisionNotFound", "Invalid rev id: " + revision)
+        return snap
+
+    # --- routes ----------------------------------------------------------------------------
+
+    def _route(self, raw_path: str, query: dict[str, list[str]]) -> bool:
+        # keep percent-encoding until the segments are split: revisions like refs%2Fpr%2F1
+        segments = [unquote(s) for s in raw_path.strip("/").split("/")]
+        if segments and segments[0] == "api":
+            if self.command != "GET" or len(segments) < 4:
+                return False
+            kind = segments[1]
+            if kind not in ("spaces", "datasets", "models"):
+                return False
+            repo_type, repo_id, rest = kind[:-1], "/".join(segments[2:4]), segments[4:]
+            if not rest:
+                return self._info(repo_type, repo_id, DEFAULT_BRANCH)
+            if rest[0] == "revision" and len(rest) == 2:
+                return self._info(repo_type, repo_id, rest[1])
+            if rest[0] == "tree" and len(rest) >= 2:
+                recursive = (query.get("recursive") or ["False"])[0].lower() == "true"
+                return self._tree(repo_type, repo_id, rest[1], "/".join(rest[2:]), recursive)
+            return False
+        if segments and segments[0] in ("spaces", "datasets"):
+            repo_type, segments = segments[0][:-1], segments[1:]
+        else:
+            repo_type = "model"
+        if len(segments) >= 5 and segments[2] == "resolve":
+            return self._resolve(repo_type, "/".join(segments[:2]), segments[3],
+                                 "/".join(segments[4:]))
+        return False
+
+    def _info(self, repo_type: str, repo_id: str, revision: str) -> bool:
+        repo = self._repo(repo_type, repo_id)
+        if repo is None:
+            return True
+        snap = self._snapshot(repo, revision)
+        if snap is None:
+            return True
+        key = (repo_type, repo_id)
+        data: dict[str, Any] = {
+            "_id": hashlib.md5(repo_id.encode()).hexdigest()[:24],
+            "id": repo_id,
+            "author": repo_id.split("/")[0],
+            "sha": snap.sha,
+            "lastModified": "2026-01-01T00:00:00.000Z",
+            "private": key in self.hub.private,
+            "gated": "auto" if key in self.hub.gated else False,
+            "disabled": False,
+            "likes": 0,
+            "tags": [],
+            "siblings": [{"rfilename": name} for name in sorted(snap.files)],
+        }
+        if repo_type == "space":
+            data.update({"sdk": "static", "subdomain": repo_id.replace("/", "-"),
+                         "runtime": {"stage": "RUNNING", "hardware": {"current": "cpu-basic",
+                                                                      "requested": "cpu-basic"}}})
+        if repo_type == "dataset":
+            data["downloads"] = 0
+        self._json(data)
+        return True
+
+    def _tree(self, repo_type: str, repo_id: str, revision: str, folder: str,
+              recursive: bool) -> bool:
+        repo = self._repo(repo_type, repo_id)
+        if repo is None:
+            return True
+        snap = self._snapshot(repo, revision)
+        if snap is None:
+            return True
+        folder = folder.strip("/")
+        prefix = folder + "/" if folder else ""
+        folders = snap.folders()
+        if folder and folder not in folders:
+            self._error(404, "EntryNotFound", f"{folder} does not exist on {revision}")
+            return True
+        entries = []
+        for name in sorted(folders):
+            if name.startswith(prefix) and (recursive or "/" not in name[len(prefix):]):
+                entries.append({"type": "directory", "oid": hashlib.sha1(name.encode()).hexdigest(),
+                                "size": 0, "path": name})
+        for name, data in sorted(snap.files.items()):
+            if name.startswith(prefix) and (recursive or "/" not in name[len(prefix):]):
+                entries.append({"type": "file", "oid": _git_blob_oid(data), "size": len(data),
+                                "path": name})
+        self._json(entries)
+        return True
+
+    def _resolve(self, repo_type: str, repo_id: str, revision: str, filename: str) -> bool:
+        if self.command not in ("GET", "HEAD"):
+            return False
+        repo = self._repo(repo_type, repo_id)
+        if repo is None:
+            return True
+        snap = self._snapshot(repo, revision)
+        if snap is None:
+            return True
+        commit = {"X-Repo-Commit": snap.sha}
+        if (repo_type, repo_id) in self.hub.gated and not self._authorized():
+            status = 403 if self._token() else 401
+            self._error(status, "GatedRepo",
+                        f"Access to {repo_type} {repo_id} is restricted. You must have access "
+                        f"to it and be authenticated to access it. Please log in.", commit)
+            return True
+        data = snap.files.get(filename)
+        if data is None:
+            self._error(404, "EntryNotFound", "Entry not found", commit)
+            return True
+        etag = _git_blob_oid(data)
+        headers = {**commit, "ETag": f'"{etag}"', "Accept-Ranges": "bytes"}
+        rng = self.headers.get("Range")
+        status = 200
+        if rng and rng.startswith("bytes=") and self.command == "GET":
+            start_s, _, end_s = rng[len("bytes="):].partition("-")
+            start = int(start_s or 0)
+            end = int(end_s) if end_s else len(data) - 1
+            headers["Content-Range"] = f"bytes {start}-{end}/{len(data)}"
+            data, status = data[start:end + 1], 206
+        self._send(status, data, headers, content_type="application/octet-stream")
+        return True
