@@ -117,8 +117,8 @@ def run(sources: tuple[str, ...], out: Path | None, registry: Path | None,
     from .report import summary_rows
 
     _print_summary(summary_rows(runner.store.latest()))
-    console.print(f"run [bold]{result.run_id}[/] in {result.root}: {result.written} new "
-                  f"judgment line(s), {result.skipped} already done (resumed)")
+    console.print(f"run [bold]{result.run_id}[/] in {escape(str(result.root))}: {result.written} "
+                  f"new judgment line(s), {result.skipped} already done (resumed)", soft_wrap=True)
     for error in result.source_errors:
         err_console.print(f"[bold red]source error:[/] {escape(error)}", highlight=False,
                           soft_wrap=True)

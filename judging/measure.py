@@ -12,7 +12,7 @@ from .hashing import file_sha256
 from .models import Artifacts, ClaimInput, ClaimKind, Flag, Signal
 from .signals import (DEFAULT_MAX_PIXELS, DEFAULT_SIZE, agreement, compare_figures, load_image,
                       normalize_pair, table_agreement)
-from .signals.pixel import is_copy, mean_abs_difference, ssim, to_gray
+from .signals.pixel import blurred_gray, is_copy, mean_abs_difference, ssim, to_gray
 
 #: Bump when signal definitions change: part of every judgment's input hash.
 SIGNALS_VERSION = "signals/1"
@@ -117,9 +117,8 @@ def check_participant_reference(claim: ClaimInput, registry_figure: Image.Image,
                      detail=f"the submission's copy of the published figure is unreadable ({exc});"
                             f" the registry's figure was used")]
     a, b = normalize_pair(registry_figure, own, size=options.image_size)
-    gray_a, gray_b = to_gray(a), to_gray(b)
-    score = ssim(gray_a, gray_b)
-    mad = mean_abs_difference(gray_a, gray_b)
+    score = ssim(blurred_gray(a), blurred_gray(b))
+    mad = mean_abs_difference(to_gray(a), to_gray(b))
     if is_copy(ssim_score=score, mean_abs_diff=mad):
         return []
     return [Flag(name="reference_mismatch",

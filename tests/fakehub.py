@@ -12,11 +12,12 @@ or in-process with `hub.patch(monkeypatch, tmp_path)` (huggingface_hub reads HF_
 import, into `constants.ENDPOINT` and `constants.HUGGINGFACE_CO_URL_TEMPLATE`; `patch` rewrites both,
 plus the cache and token locations, so nothing touches the user's ~/.cache/huggingface).
 
-The endpoints `snapshot_download` (huggingface_hub 2.x) uses, and what this server answers:
+The requests `snapshot_download(repo_id, repo_type=..., local_dir=...)` makes (huggingface_hub 2.4,
+seen in this server's log), and what this server answers:
 
   GET  /api/{type}s/{owner}/{name}[/revision/{rev}]   repo info: JSON with `id`, `sha`, `siblings`
        (skipped by the client when the revision is already a 40-hex commit hash)
-  GET  /api/{type}s/{owner}/{name}/tree/{rev}[/{path}]?recursive=True&expand=False
+  GET  /api/{type}s/{owner}/{name}/tree/{sha}[/{path}]?recursive=true&expand=false
        the file listing: [{"type": "file", "path", "size", "oid"}, {"type": "directory", ...}];
        no `xetHash`/`lfs` keys, so every file is a plain HTTP download (never xet)
   HEAD /{type}s/{owner}/{name}/resolve/{sha}/{path}    per-file metadata: X-Repo-Commit, ETag,
@@ -24,6 +25,13 @@ The endpoints `snapshot_download` (huggingface_hub 2.x) uses, and what this serv
   GET  /{type}s/{owner}/{name}/resolve/{sha}/{path}    the bytes (with `Range: bytes=N-` support)
 
 Models use the same paths without the `{type}s/` prefix (`/api/models/...` for the API).
+`allow_patterns` filters the tree listing client-side: only matching files get HEAD + GET. A second
+download into the same `local_dir` makes only the repo-info call (the tree is cached under
+`local_dir/.cache/huggingface/trees/`, each file's commit under `.../download/*.metadata`). Even
+with `local_dir`, the client writes `refs/<revision>` into `HF_HUB_CACHE`: point HF_HOME at a temp dir.
+
+`hub.faults.append((method, path_regex, status))` injects failures: that status without an
+X-Error-Code, or for status 0 a connection closed without an answer.
 
 Errors are shaped the way `huggingface_hub.utils.hf_raise_for_status` classifies them, i.e. by the
 `X-Error-Code` header (the real Hub also sends `X-Error-Message` and a JSON `{"error": ...}`):
@@ -38,6 +46,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
+import socket
 import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -143,6 +153,9 @@ class FakeHub:
         """The same requests with their query string and Authorization header."""
         self.unexpected: list[LoggedRequest] = []
         """Requests to endpoints this fake does not implement (a test should expect none)."""
+        self.faults: list[tuple[str, str, int]] = []
+        """(method, regex on the decoded path, status): matching requests get that status
+        (with no X-Error-Code), or, for status 0, a connection closed without an answer."""
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -345,6 +358,14 @@ class _Handler(BaseHTTPRequestHandler):
         self._send_body = body
         # logged before answering, so the log is complete as soon as the client has its answer
         self.hub.log(request)
+        for method, pattern, status in list(self.hub.faults):
+            if method == self.command and re.search(pattern, path):
+                if status == 0:
+                    self.close_connection = True
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                else:
+                    self._error(status, None, "fakehub: injected fault")
+                return
         handled = False
         if not unsupported:
             try:

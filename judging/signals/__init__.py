@@ -25,7 +25,7 @@ class SignalSpec:
 
 CATALOGUE: dict[str, SignalSpec] = {spec.name: spec for spec in [
     SignalSpec("pixel.ssim", "score", "higher",
-               "grayscale SSIM of the trimmed, resized pair (1 = identical)"),
+               "grayscale SSIM of the trimmed, resized, lightly blurred pair (1 = identical)"),
     SignalSpec("pixel.edge_f1", "score", "higher",
                "F1 of the two figures' strokes matched within 3 px (1 = same strokes)"),
     SignalSpec("pixel.palette_distance", "distance", "lower",

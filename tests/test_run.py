@@ -1,0 +1,161 @@
+"""`judging run` and `judging report` end to end through the CLI: store, resume, errors, report."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from judging.cli import main
+from judging.models import LineStatus
+from judging.store import RunStore
+
+from .conftest import REGISTRY, SUBMISSIONS, SubmissionBuilder, render_chart
+
+
+def _run(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, ["run", *args])
+    return result.exit_code, result.output
+
+
+def _lines(run_dir: Path) -> list[dict]:
+    return [json.loads(line) for line in (run_dir / "judgments.jsonl").read_text().splitlines()]
+
+
+@pytest.fixture
+def examples_copy(tmp_path: Path) -> Path:
+    target = tmp_path / "examples"
+    shutil.copytree(SUBMISSIONS.parent, target)
+    return target
+
+
+def test_run_writes_the_store_and_resumes(tmp_path: Path, examples_copy: Path) -> None:
+    out = tmp_path / "run"
+    registry = examples_copy / "registry" / "claims.yaml"
+    code, output = _run(str(examples_copy / "submissions"), "--claims", str(registry),
+                        "--out", str(out))
+    assert code == 0, output
+    lines = _lines(out)
+    assert len(lines) == 22  # 14 claims: 8 figure claims x 2 rubrics + 6 others x 1
+    assert len({(l["claim"]["submission_id"], l["claim"]["claim_id"]) for l in lines}) == 14
+    info = json.loads((out / "run.json").read_text())
+    (invocation,) = info["invocations"]
+    assert invocation["status"] == "finished" and invocation["judges"] == ["offline"]
+    assert {r.split("#")[0] for r in invocation["rubrics"]} == {
+        "figure-match@1.0.0", "verdict-justification@1.0.0"}
+    assert re.match(r"judging \S+( git:[0-9a-f]{12}(\+dirty)?)?$", invocation["code_version"])
+    for line in lines:
+        assert line["provenance"]["code_version"] == invocation["code_version"]
+        assert line["input_hash"].startswith("sha256:")
+    diffs = [l["artifacts"]["diff"] for l in lines if l["artifacts"]["diff"]]
+    assert diffs and all((out / d).is_file() for d in diffs)
+    assert "judgments" in output and "new judgment line" in output
+
+    # A second run over the same inputs adds nothing.
+    code, output = _run(str(examples_copy / "submissions"), "--claims", str(registry),
+                        "--out", str(out))
+    assert code == 0 and len(_lines(out)) == 22
+    assert "0 new judgment line(s), 22 already done" in output
+
+    # Changing one claim's file re-judges that claim only (both of its rubrics).
+    log = examples_copy / "submissions" / "alice-neurips26-4821" / "logs" / "train_vit_sparse.txt"
+    log.write_text(log.read_text() + "\n# appended note\n")
+    code, output = _run(str(examples_copy / "submissions"), "--claims", str(registry),
+                        "--out", str(out))
+    new = _lines(out)[22:]
+    assert code == 0 and new
+    assert {l["claim"]["claim_id"] for l in new} <= {"neurips26-4821/c1", "neurips26-4821/c3"}
+    assert len(RunStore.open(out, create=False).latest()) == 22
+
+
+def test_torn_last_line_is_survived(tmp_path: Path, examples_copy: Path) -> None:
+    out = tmp_path / "run"
+    source = str(examples_copy / "submissions" / "carol-iclr27-0137")
+    assert _run(source, "--out", str(out))[0] == 0
+    path = out / "judgments.jsonl"
+    lines = path.read_text().splitlines(keepends=True)
+    # Simulate a crash in the middle of writing the last line.
+    path.write_text("".join(lines[:-1]) + lines[-1][: len(lines[-1]) // 2])
+    code, output = _run(source, "--out", str(out))
+    assert code == 0, output
+    assert len(_lines(out)) == len(lines)  # the torn line is replaced, nothing duplicated
+
+
+def test_bad_claims_and_sources_are_recorded(tmp_path: Path, submission: SubmissionBuilder
+                                             ) -> None:
+    submission.number_claim("paper-1/c1")
+    submission.claims.append({"claim_id": "paper-1/c2", "kind": "number", "statement": "s",
+                              "verdict": "verified", "reproduced_value": 1.0,
+                              "evidence": {"logs": ["../../etc/passwd"]}})
+    good = submission.write()
+    out = tmp_path / "run"
+    code, output = _run(str(good), str(tmp_path / "does-not-exist"), "--out", str(out))
+    assert code == 1  # a source failed: the run reports it...
+    assert "does-not-exist: no such folder" in output
+    lines = _lines(out)
+    by_claim = {l["claim"]["claim_id"]: l for l in lines}
+    assert by_claim["paper-1/c1"]["status"] == "scored"  # ...and still judged the rest
+    error = by_claim["paper-1/c2"]
+    assert error["status"] == LineStatus.error and "'..'" in error["reason"]
+    assert "submission.yaml:" in error["reason"]
+    assert "Traceback" not in output
+    # Rerun: the error line is not written again.
+    _run(str(good), "--out", str(out))
+    assert len(_lines(out)) == len(lines)
+
+
+def test_out_must_be_a_run_directory(tmp_path: Path, submission: SubmissionBuilder) -> None:
+    submission.number_claim()
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "todo.txt").write_text("x")
+    code, output = _run(str(submission.write()), "--out", str(tmp_path / "notes"))
+    assert code == 1 and "not a run directory" in output
+
+
+def test_rubric_and_judge_options(tmp_path: Path, examples_copy: Path) -> None:
+    out = tmp_path / "run"
+    code, output = _run(str(examples_copy / "submissions" / "alice-neurips26-4821"),
+                        "--rubric", "figure-match@1.0.0", "--out", str(out))
+    assert code == 0, output
+    assert {l["rubric"]["id"] for l in _lines(out)} == {"figure-match"}
+    code, output = _run(str(examples_copy / "submissions"), "--judge", "sorcery",
+                        "--out", str(tmp_path / "other"))
+    assert code == 1 and "unknown judge 'sorcery'" in output
+
+
+def test_report_shows_figures_and_escapes_participant_text(tmp_path: Path,
+                                                           submission: SubmissionBuilder) -> None:
+    chart = render_chart()
+    submission.figure_claim("paper-1/f1", published=chart, reproduced=chart,
+                            justification="<script>alert('x')</script> trust me")
+    out = tmp_path / "run"
+    assert _run(str(submission.write()), "--out", str(out))[0] == 0
+    result = CliRunner().invoke(main, ["report", str(out)])
+    assert result.exit_code == 0, result.output
+    html = (out / "report.html").read_text()
+    assert "<script>alert" not in html and "&lt;script&gt;alert" in html
+    images = re.findall(r'<img src="([^"]+)"', html)
+    assert len(images) == 3 and all((out / src).is_file() for src in images)
+    assert "independent_reproduction" in html and "Does the reproduced figure" in html
+
+
+def test_report_of_a_missing_run(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    result = CliRunner().invoke(main, ["report", str(tmp_path / "empty")])
+    assert result.exit_code == 1 and "not a run directory" in result.output
+
+
+def test_console_script_help() -> None:
+    judging = Path(sys.executable).parent / "judging"
+    for args in (["--help"], ["run", "--help"], ["rubric", "--help"], ["similarity", "--help"],
+                 ["report", "--help"]):
+        completed = subprocess.run([str(judging), *args], capture_output=True, text=True,
+                                   timeout=60)
+        assert completed.returncode == 0, completed.stderr
+        assert "Usage: judging" in completed.stdout
