@@ -326,22 +326,45 @@ def parse_hub_source(spec: str) -> HubSource:
     if not match:
         raise SourceError(f"{spec!r} is not a Hub source: use hf://spaces/OWNER/NAME or "
                           f"hf://datasets/OWNER/NAME, optionally @REVISION and /SUBFOLDER")
+    from huggingface_hub.errors import HFValidationError
+    from huggingface_hub.utils import validate_repo_id
+
+    try:
+        validate_repo_id(match.group("repo"))
+    except HFValidationError as exc:
+        raise SourceError(f"{spec!r}: not a valid repo id: {exc}") from exc
     subdir = match.group("subdir")
-    if subdir and ".." in subdir.split("/"):
-        raise SourceError(f"{spec!r}: the subfolder must not contain '..'")
+    if subdir is not None:
+        parts = subdir.split("/")
+        if ".." in parts:
+            raise SourceError(f"{spec!r}: the subfolder must not contain '..'")
+        if "\\" in subdir or any(part in ("", ".") for part in parts[:-1]) or parts[0] == "":
+            raise SourceError(f"{spec!r}: the subfolder must be a relative path like "
+                              f"'team/alice' (no leading '/', '//' or '.')")
+        subdir = subdir.rstrip("/") or None
     return HubSource(repo_type=match.group("type")[:-1], repo_id=match.group("repo"),
                      revision=match.group("revision"), subdir=subdir)
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def fetch_hub_source(source: HubSource, *, download_root: Path, token: str | None = None
                      ) -> Path:
     """Download a Space or dataset repo into a folder of real files; return the submission folder."""
+    import httpx2
+    from huggingface_hub import constants as hub_constants
     from huggingface_hub import snapshot_download
     from huggingface_hub import errors as hub_errors
 
-    local_dir = download_root / f"{source.repo_type}s" / source.repo_id
+    # one folder per revision: revisions must not overwrite each other's files ("@" keeps a
+    # revision such as ".." from being read as a path step)
+    local_dir = (download_root / f"{source.repo_type}s" / source.repo_id
+                 / f"@{source.revision or 'main'}")
     token = token or os.environ.get("HF_TOKEN") or None
-    allow = [f"{source.subdir.strip('/')}/**"] if source.subdir else None
+    allow = [f"{source.subdir}/**"] if source.subdir else None
     try:
         snapshot_download(source.repo_id, repo_type=source.repo_type, revision=source.revision,
                           local_dir=local_dir, token=token, allow_patterns=allow)
@@ -353,18 +376,22 @@ def fetch_hub_source(source: HubSource, *, download_root: Path, token: str | Non
                           f"has no access") from exc
     except hub_errors.RevisionNotFoundError as exc:
         raise SourceError(f"{source.spec}: revision {source.revision!r} not found") from exc
-    except hub_errors.OfflineModeIsEnabled as exc:
-        raise SourceError(f"{source.spec}: HF_HUB_OFFLINE is set and the repo is not downloaded "
-                          f"yet") from exc
     except hub_errors.LocalEntryNotFoundError as exc:
-        raise SourceError(f"{source.spec}: cannot reach the Hugging Face Hub (offline or blocked "
-                          f"network) and no local copy exists; download it elsewhere and pass the "
-                          f"folder instead") from exc
+        if hub_constants.is_offline_mode():
+            raise SourceError(f"{source.spec}: HF_HUB_OFFLINE is set and the repo is not "
+                              f"downloaded yet") from exc
+        cause = exc.__cause__
+        why = f" ({_one_line(cause)})" if isinstance(cause, hub_errors.HfHubHTTPError) else ""
+        raise SourceError(f"{source.spec}: cannot reach the Hugging Face Hub{why} (offline, "
+                          f"blocked network or Hub down) and no local copy exists; download it "
+                          f"elsewhere and pass the folder instead") from exc
     except hub_errors.HfHubHTTPError as exc:
-        raise SourceError(f"{source.spec}: the Hub answered with an error: {exc}") from exc
-    except OSError as exc:
-        raise SourceError(f"{source.spec}: download failed: {exc}") from exc
-    folder = local_dir / source.subdir if source.subdir else local_dir
+        raise SourceError(f"{source.spec}: the Hub answered with an error: "
+                          f"{_one_line(exc)}") from exc
+    except (httpx2.HTTPError, OSError) as exc:
+        raise SourceError(f"{source.spec}: download failed: {type(exc).__name__}: "
+                          f"{_one_line(exc)}") from exc
+    folder = confine(local_dir, source.subdir) if source.subdir else local_dir
     if not folder.is_dir():
         raise SourceError(f"{source.spec}: the subfolder {source.subdir!r} is not in the repo")
     return folder

@@ -182,7 +182,7 @@ def test_space_downloads_to_real_files_and_loads(fake: FakeHub, tmp_path: Path,
                                                  space_folder: Path) -> None:
     root = tmp_path / "downloads"
     folders = expand_source("hf://spaces/alice/repro", download_root=root)
-    assert folders == [root / "spaces" / "alice" / "repro"]
+    assert folders == [root / "spaces" / "alice" / "repro" / "@main"]
     folder = folders[0]
     expected = {p.relative_to(space_folder).as_posix()
                 for p in space_folder.rglob("*") if p.is_file()}
@@ -224,7 +224,7 @@ def test_second_fetch_only_checks_the_revision(fake: FakeHub, tmp_path: Path) ->
 def test_dataset_subfolder_downloads_only_that_subfolder(fake: FakeHub, tmp_path: Path) -> None:
     root = tmp_path / "downloads"
     folders = expand_source("hf://datasets/org/subs/alice", download_root=root)
-    repo_dir = root / "datasets" / "org" / "subs"
+    repo_dir = root / "datasets" / "org" / "subs" / "@main"
     assert folders == [repo_dir / "alice"]
     assert {f.split("/")[0] for f in _real_files(repo_dir)} == {"alice"}
     assert {f.split("/")[0] for f in fake.downloaded("dataset", "org/subs")} == {"alice"}
@@ -236,7 +236,7 @@ def test_dataset_subfolder_downloads_only_that_subfolder(fake: FakeHub, tmp_path
 def test_dataset_root_expands_to_its_submission_subfolders(fake: FakeHub, tmp_path: Path) -> None:
     root = tmp_path / "downloads"
     folders = expand_source("hf://datasets/org/subs", download_root=root)
-    repo_dir = root / "datasets" / "org" / "subs"
+    repo_dir = root / "datasets" / "org" / "subs" / "@main"
     assert folders == [repo_dir / "alice", repo_dir / "bob"]
     assert "README.md" in _real_files(repo_dir)
 
@@ -309,12 +309,9 @@ def test_unreachable_endpoint(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -
     assert str(info.value).startswith("hf://spaces/alice/repro: ")
 
 
-# --- known rough edges of fetch_hub_source (strict xfail: they start failing once fixed) -------
+# --- rough edges of fetch_hub_source, fixed: hostile repo ids, paths, faults, revisions -------
 
 
-@pytest.mark.xfail(strict=True, raises=ValueError,
-                   reason="parse_hub_source accepts repo ids huggingface_hub refuses ('--', '..', "
-                          "leading/trailing '.'); its HFValidationError (a ValueError) escapes")
 @pytest.mark.parametrize("spec", ["hf://spaces/alice/x--y", "hf://spaces/alice/..",
                                   "hf://spaces/alice/.hidden"])
 def test_repo_id_the_hub_refuses_is_a_source_error(fake: FakeHub, tmp_path: Path,
@@ -323,8 +320,6 @@ def test_repo_id_the_hub_refuses_is_a_source_error(fake: FakeHub, tmp_path: Path
         expand_source(spec, download_root=tmp_path)
 
 
-@pytest.mark.xfail(strict=True, reason="a subfolder starting with '/' (hf://.../NAME//abs/path) "
-                                       "makes `local_dir / subdir` an absolute local path")
 def test_subfolder_cannot_name_a_local_folder(fake: FakeHub, tmp_path: Path) -> None:
     outside = make_submission(tmp_path / "outside" / "victim", submission_id="x/victim")
     spec = f"hf://datasets/org/subs/{outside}"  # .../subs//tmp/.../victim
@@ -347,8 +342,6 @@ class _TimeWithoutSleep:
         pass
 
 
-@pytest.mark.xfail(strict=True, reason="a connection lost while downloading a file raises "
-                                       "httpx2.TransportError, which is not caught")
 def test_connection_lost_during_download_is_a_source_error(
         fake: FakeHub, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     import huggingface_hub.file_download as file_download
@@ -358,8 +351,6 @@ def test_connection_lost_during_download_is_a_source_error(
         expand_source("hf://spaces/alice/repro", download_root=tmp_path)
 
 
-@pytest.mark.xfail(strict=True, reason="the Hub's error text is several lines (URL, MDN link, "
-                                       "server message); a CLI error should be one line")
 def test_hub_http_error_is_one_line(fake: FakeHub, tmp_path: Path) -> None:
     fake.faults.append(("GET", r"/resolve/.*/submission\.yaml$", 503))
     with pytest.raises(SourceError) as info:
@@ -367,8 +358,6 @@ def test_hub_http_error_is_one_line(fake: FakeHub, tmp_path: Path) -> None:
     assert "\n" not in str(info.value)
 
 
-@pytest.mark.xfail(strict=True, reason="every revision of a repo is downloaded into the same "
-                                       "folder: files of another revision linger there")
 def test_revisions_do_not_share_a_folder(fake: FakeHub, tmp_path: Path) -> None:
     main = expand_source("hf://spaces/alice/repro", download_root=tmp_path)[0]
     v1 = expand_source("hf://spaces/alice/repro@v1", download_root=tmp_path)[0]
@@ -399,7 +388,7 @@ def test_cli_run_on_a_space(hub: FakeHub, tmp_path: Path) -> None:
     # rubrics were found in the checkout: the figure claim got the figure rubric too
     assert {"verdict-justification", "figure-match"} <= {line["rubric"]["id"] for line in lines}
     assert all(line["status"] != "error" for line in lines), [line["reason"] for line in lines]
-    downloaded = out / "sources" / "spaces" / "alice" / "repro"
+    downloaded = out / "sources" / "spaces" / "alice" / "repro" / "@main"
     assert "submission.yaml" in _real_files(downloaded)
     assert hub.downloaded("space", "alice/repro") >= {"submission.yaml",
                                                       "figures/paper_fig3.png",
