@@ -90,7 +90,7 @@ def write_report(run_dir: Path, *, out: Path | None = None, rubrics_dir: Path | 
     for judgment in judgments:
         claims[str(judgment.claim)].append(judgment)
     sections = []
-    for key, lines in claims.items():
+    for key, lines in sorted(claims.items()):
         figures = next((j.artifacts for j in lines if j.artifacts.diff), None)
         signals = next((j.signals for j in lines if j.signals), {})
         flags = {(f.name, f.detail) for j in lines for f in j.flags}

@@ -47,7 +47,9 @@ def test_report_renders_the_figures(tmp_path: Path) -> None:
     # matplotlib's default blue (31, 119, 180) is in the published figures: if the images did
     # not load, the page would hold only text and tables.
     blue = (np.abs(pixels - [31, 119, 180]).sum(axis=1) < 40).sum()
-    assert blue > 500, f"only {blue} figure-blue pixels: the images did not render"
+    # (about 1,000 with the images, 0 without)
+    print("figure-blue pixels:", blue)
+    assert blue > 300, f"only {blue} figure-blue pixels: the images did not render"
     dom = _chromium(tmp_path, "--dump-dom", report.as_uri()).stdout
     assert "Sparse warmup helps most at small widths" in dom
     assert dom.count("<img") >= 3 * 7  # three images for each measurable figure claim
