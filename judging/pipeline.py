@@ -21,7 +21,7 @@ from .measure import MeasureOptions, Measurement, measure_claim
 from .models import (Aggregate, AnswerStatus, ClaimInput, ClaimKey, ClaimProblem, CriterionAnswer,
                      Judgment, LineStatus, Outcome, Provenance, ReferenceOrigin)
 from .rubrics import Rubric, RubricLibrary, aggregate, resolve_rubric
-from .store import Invocation, LineKey, RunStore, utc_now
+from .store import Invocation, LineKey, RunStore, line_key, utc_now
 from .submissions import Registry, expand_source, load_registry, load_submission
 from .version import code_version
 
@@ -168,54 +168,41 @@ class Runner:
                 future.set_result(measurement)
         return await future
 
-    async def _judge(self, item: WorkItem, judgments: asyncio.Queue[Judgment],
-                     limit: asyncio.Semaphore) -> None:
-        run_id = self.store.info.run_id
+    def _error_line(self, item: WorkItem, measurement: Measurement, reason: str) -> Judgment:
+        return build_judgment(item, run_id=self.store.info.run_id, measurement=measurement,
+                              answers=_unscored_all(item.rubric, reason),
+                              status=LineStatus.error, reason=reason)
+
+    async def _judge(self, item: WorkItem, limit: asyncio.Semaphore) -> Judgment:
+        """One judgment line; every failure becomes an error line with its reason."""
         try:
             measurement = await self._measure(item.claim)
-        except Exception as exc:
+        except Exception as exc:  # recorded on this claim's lines; the batch goes on
             log.exception("measuring %s failed", item.claim.key)
-            measurement = Measurement()
-            reason = f"signals could not be computed: {type(exc).__name__}: {exc}"
-            await judgments.put(build_judgment(
-                item, run_id=run_id, measurement=measurement,
-                answers=_unscored_all(item.rubric, reason), status=LineStatus.error,
-                reason=reason))
-            return
+            return self._error_line(item, Measurement(), f"signals could not be computed: "
+                                                         f"{type(exc).__name__}: {exc}")
         if item.rubric.applies_to == "figure" and measurement.figure_error:
-            reason = f"figure cannot be judged: {measurement.figure_error}"
-            await judgments.put(build_judgment(
-                item, run_id=run_id, measurement=measurement,
-                answers=_unscored_all(item.rubric, reason), status=LineStatus.error,
-                reason=reason))
-            return
+            return self._error_line(item, measurement,
+                                    f"figure cannot be judged: {measurement.figure_error}")
         task = JudgeTask(claim=item.claim, rubric=item.rubric, signals=measurement.signals,
                          images=measurement.images, sample=item.sample)
         async with limit:
             try:
                 result = await item.judge(task)
             except JudgingError as exc:
-                result = None
-                reason = str(exc)
+                return self._error_line(item, measurement, str(exc))
             except Exception as exc:  # a judge bug must not sink the batch; it is logged loudly
                 log.exception("judge %s failed on %s", item.judge.spec, item.claim.key)
-                result = None
-                reason = f"internal error in judge {item.judge.spec}: {type(exc).__name__}: {exc}"
-        if result is None:
-            await judgments.put(build_judgment(
-                item, run_id=run_id, measurement=measurement,
-                answers=_unscored_all(item.rubric, reason), status=LineStatus.error,
-                reason=reason))
-            return
+                return self._error_line(item, measurement, f"internal error in judge "
+                                        f"{item.judge.spec}: {type(exc).__name__}: {exc}")
         scored = any(a.status is AnswerStatus.scored for a in result.answers)
-        status = LineStatus.scored if scored else LineStatus.unscored
-        reason = result.error if not scored else None
-        if not scored and reason is None:
-            reason = "no criterion could be answered by this judge"
-        await judgments.put(build_judgment(
-            item, run_id=run_id, measurement=measurement, answers=result.answers, status=status,
+        reason = None if scored else (result.error or "no criterion could be answered by this "
+                                                      "judge")
+        return build_judgment(
+            item, run_id=self.store.info.run_id, measurement=measurement,
+            answers=result.answers, status=LineStatus.scored if scored else LineStatus.unscored,
             reason=reason, request_hash=result.request_hash, raw_answer=result.raw_answer,
-            usage=result.usage, latency_s=result.latency_s, cost_usd=result.cost_usd))
+            usage=result.usage, latency_s=result.latency_s, cost_usd=result.cost_usd)
 
     def _load(self, registry: Registry | None, result: RunResult
               ) -> tuple[list[ClaimInput], list[Judgment]]:
@@ -289,7 +276,7 @@ class Runner:
             claims, error_lines = self._load(registry, result)
             store.record_claims(claims)
             items = self.plan(claims, rubrics, judges)
-            pending_errors = [j for j in error_lines if not store.has(_key(j))]
+            pending_errors = [j for j in error_lines if not store.has(line_key(j))]
             pending = [item for item in items if not store.has(item.key)]
             result.skipped = len(items) - len(pending) + len(error_lines) - len(pending_errors)
             total = len(pending) + len(pending_errors)
@@ -299,16 +286,12 @@ class Runner:
                 result.written += 1
                 done += 1
                 self._progress(done, total)
-            queue: asyncio.Queue[Judgment] = asyncio.Queue()
             limit = asyncio.Semaphore(max(1, request.concurrency))
-            workers = [asyncio.create_task(self._judge(item, queue, limit)) for item in pending]
-            for _ in range(len(pending)):
-                judgment = await queue.get()
-                store.append(judgment)
+            for next_line in asyncio.as_completed([self._judge(item, limit) for item in pending]):
+                store.append(await next_line)
                 result.written += 1
                 done += 1
                 self._progress(done, total)
-            await asyncio.gather(*workers)
             invocation.status = "failed" if result.source_errors else "finished"
         except BaseException:
             invocation.status = "interrupted"
@@ -327,11 +310,6 @@ class Runner:
     def _progress(self, done: int, total: int) -> None:
         if self.on_progress is not None:
             self.on_progress(done, total)
-
-
-def _key(judgment: Judgment) -> LineKey:
-    from .store import line_key
-    return line_key(judgment)
 
 
 def summarize(judgments: list[Judgment]) -> Counter[str]:
