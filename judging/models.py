@@ -289,6 +289,12 @@ class CriterionAnswer(StrictModel):
     confidence_source: ConfidenceSource | None = None
     evidence: list[str] = Field(default_factory=list)
     """Names of the signals or rule checks the answer rests on."""
+    members: int | None = None
+    """Panels and sample sets: how many member answers were scored."""
+    agreement: float | None = Field(default=None, ge=0, le=1)
+    """Panels and sample sets: share of the scored members that gave the aggregate answer."""
+    spread: float | None = None
+    """Panels and sample sets: max - min level (ordinal) or the minority share (yes/no)."""
 
 
 class Outcome(StrEnum):
@@ -346,6 +352,8 @@ class Provenance(StrictModel):
     usage: TokenUsage | None = None
     latency_s: float | None = None
     cost_usd: float | None = None
+    cached: bool = False
+    """The answer was replayed from the answer cache (no call was made for this line)."""
     timestamp: datetime
     code_version: str
 
@@ -402,8 +410,13 @@ class Judgment(StrictModel):
     """None only for a claim that failed before any rubric applied."""
     judge: str
     sample: int = 0
+    swapped: bool = False
+    """The figures were shown in swapped order (reproduced first), to detect position bias."""
     input_hash: str
     """Hash of everything the judgment depends on; a rerun skips lines with the same hash."""
+    final: bool = True
+    """False when the line records a passing failure (budget spent, endpoint unreachable): a rerun
+    tries it again. Model behaviour (a refusal, a malformed answer) is final."""
     status: LineStatus
     reason: str | None = None
     answers: list[CriterionAnswer] = Field(default_factory=list)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 import yaml
-from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic import Field, PrivateAttr, ValidationError, field_validator, model_validator
 
 from ._yaml import LocatedDocument, parse_document, raise_validation_error, read_document
 from .errors import RubricError, RubricNotFound
@@ -193,6 +193,7 @@ class Rubric(StrictModel):
     pass_threshold: float = Field(gt=0, le=1)
     changelog: str | None = None
     """What changed since the previous version."""
+    _hash: str | None = PrivateAttr(default=None)
 
     @field_validator("version", mode="before")
     @classmethod
@@ -224,9 +225,11 @@ class Rubric(StrictModel):
     def content_hash(self) -> str:
         """sha256 of the canonical JSON of the content as written (comments, layout and defaults
         excluded, so that a new optional schema field does not change published hashes)."""
-        canonical = json.dumps(self.model_dump(mode="json", exclude_unset=True), sort_keys=True,
-                               ensure_ascii=False, separators=(",", ":"))
-        return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+        if self._hash is None:
+            canonical = json.dumps(self.model_dump(mode="json", exclude_unset=True),
+                                   sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+            self._hash = "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+        return self._hash
 
     def ref(self) -> RubricRef:
         return RubricRef(id=self.id, version=self.version, hash=self.content_hash())

@@ -10,6 +10,7 @@ import json
 import logging
 import os
 import secrets
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
@@ -23,6 +24,7 @@ log = logging.getLogger(__name__)
 
 RUN_SCHEMA = "judging.run/1"
 JUDGMENTS = "judgments.jsonl"
+FSYNC_INTERVAL = 1.0
 CLAIMS = "claims.jsonl"
 RUN_JSON = "run.json"
 DIFFS = "diffs"
@@ -71,13 +73,14 @@ class LineKey(NamedTuple):
     rubric: str | None
     judge: str
     sample: int
+    swapped: bool
     input_hash: str
 
 
 def line_key(judgment: Judgment) -> LineKey:
     rubric = f"{judgment.rubric}#{judgment.rubric.hash}" if judgment.rubric else None
     return LineKey(str(judgment.claim), rubric, judgment.judge, judgment.sample,
-                   judgment.input_hash)
+                   judgment.swapped, judgment.input_hash)
 
 
 M = TypeVar("M", bound=StrictModel)
@@ -116,7 +119,14 @@ class RunStore:
         self.root = root
         self.info = info
         self._handle = None
-        self.keys: set[LineKey] = {line_key(j) for j in read_judgments(self.judgments_path)}
+        self._synced_at = 0.0
+        self._claims: dict[str, ClaimInput] | None = None
+        # The file is read once: the newest line per identity is kept in memory, and lines that
+        # are not final (budget, transport failures) do not count as done.
+        self._latest: dict[tuple[Any, ...], Judgment] = {}
+        self.keys: set[LineKey] = set()
+        for judgment in read_judgments(self.judgments_path):
+            self._remember(judgment)
 
     @property
     def judgments_path(self) -> Path:
@@ -171,22 +181,38 @@ class RunStore:
         return key in self.keys
 
     def append(self, judgment: Judgment) -> None:
+        """Write one line. It is flushed at once (a killed process loses nothing written) and
+        fsynced at least every FSYNC_INTERVAL seconds and on close (a power cut loses at most
+        that much): an fsync per line would cost more than a judge call's own client work."""
         if self._handle is None:
             self._handle = self.judgments_path.open("a", encoding="utf-8")
         line = judgment.model_dump_json(by_alias=True, exclude_none=False)
         self._handle.write(line + "\n")
         self._handle.flush()
-        os.fsync(self._handle.fileno())
-        self.keys.add(line_key(judgment))
+        now = time.monotonic()
+        if now - self._synced_at >= FSYNC_INTERVAL:
+            os.fsync(self._handle.fileno())
+            self._synced_at = now
+        self._remember(judgment)
+
+    def _remember(self, judgment: Judgment) -> None:
+        rubric = str(judgment.rubric) if judgment.rubric else None
+        identity = (str(judgment.claim), rubric, judgment.judge, judgment.sample, judgment.swapped)
+        self._latest.pop(identity, None)  # keep dict order = order of the newest lines
+        self._latest[identity] = judgment
+        if judgment.final:
+            self.keys.add(line_key(judgment))
 
     def close(self) -> None:
         if self._handle is not None:
+            self._handle.flush()
+            os.fsync(self._handle.fileno())
             self._handle.close()
             self._handle = None
 
     def record_claims(self, claims: list[ClaimInput]) -> None:
         """Keep each judged claim's content (later stages read it from here, not the sources)."""
-        known = {str(c.key): c for c in self.claims().values()}
+        known = self.claims()
         changed = [c for c in claims if known.get(str(c.key)) != c]
         if not changed:
             return
@@ -195,24 +221,20 @@ class RunStore:
                 handle.write(claim.model_dump_json() + "\n")
             handle.flush()
             os.fsync(handle.fileno())
+        known.update((str(c.key), c) for c in changed)
 
     def claims(self) -> dict[str, ClaimInput]:
-        """The newest stored content of every claim, by claim key."""
-        found: dict[str, ClaimInput] = {}
-        for claim in read_jsonl(self.claims_path, ClaimInput):
-            found[str(claim.key)] = claim
-        return found
+        """The newest stored content of every claim, by claim key (read once, then kept)."""
+        if self._claims is None:
+            self._claims = {str(c.key): c for c in read_jsonl(self.claims_path, ClaimInput)}
+        return self._claims
 
     def judgments(self) -> list[Judgment]:
         return read_judgments(self.judgments_path)
 
     def latest(self) -> list[Judgment]:
-        """The newest line per (claim, rubric id@version, judge, sample), in first-seen order."""
-        latest: dict[tuple[Any, ...], Judgment] = {}
-        for judgment in self.judgments():
-            rubric = str(judgment.rubric) if judgment.rubric else None
-            latest[(str(judgment.claim), rubric, judgment.judge, judgment.sample)] = judgment
-        return list(latest.values())
+        """The newest line per (claim, rubric id@version, judge, sample, order)."""
+        return list(self._latest.values())
 
 
 def _cut_torn_tail(path: Path) -> None:

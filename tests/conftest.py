@@ -20,10 +20,12 @@ RUBRICS = ROOT / "rubrics"
 
 
 @pytest.fixture(autouse=True)
-def _hermetic(monkeypatch: pytest.MonkeyPatch) -> None:
-    # No test may reach the network or a user's judge settings.
-    monkeypatch.delenv("JUDGING_JUDGE", raising=False)
-    monkeypatch.delenv("JUDGING_RUBRICS_DIR", raising=False)
+def _hermetic(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    # No test may reach the network, a user's judge settings or a user's answer cache.
+    for name in ("JUDGING_JUDGE", "JUDGING_RUBRICS_DIR", "JUDGING_PRICES", "OPENAI_BASE_URL",
+                 "OPENAI_API_KEY", "HF_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("JUDGING_CACHE_DIR", str(tmp_path_factory.mktemp("answer-cache")))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("HF_HUB_DISABLE_TELEMETRY", "1")
 

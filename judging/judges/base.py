@@ -20,6 +20,8 @@ class JudgeTask:
     images: dict[str, Path] = field(default_factory=dict)
     """Normalised images written by the run: "published", "reproduced", "diff"."""
     sample: int = 0
+    swapped: bool = False
+    """Show the reproduced figure first (a position-bias check for LLM judges)."""
 
 
 @dataclass
@@ -34,6 +36,12 @@ class JudgeResult:
     cost_usd: float | None = None
     error: str | None = None
     """Set when the judge could not answer at all (every criterion then stays unscored)."""
+    final: bool = True
+    """False for passing failures (budget, endpoint down): a rerun tries again."""
+    cached: bool = False
+    """The answer came from the answer cache (no call was made)."""
+    settings_used: dict[str, SettingValue] = field(default_factory=dict)
+    """Per-call settings to record beside the judge's own (e.g. the response format used)."""
 
 
 @runtime_checkable

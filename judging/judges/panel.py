@@ -1,0 +1,89 @@
+"""Panels and sample sets: several judges, several samples, both figure orders → one answer per
+criterion (majority for yes/no, lower median for ordinal levels), with the agreement and spread."""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+
+from ..models import AnswerStatus, ConfidenceSource, CriterionAnswer, Flag, Judgment
+from ..rubrics import Criterion, Rubric, Scale
+
+AGGREGATION = "majority (yes/no), lower median (ordinal); ties unscored"
+
+
+def panel_name(members: Sequence[Judgment]) -> str:
+    counts = Counter(m.judge for m in members)
+    return "panel(" + ", ".join(f"{judge}×{n}" for judge, n in sorted(counts.items())) + ")"
+
+
+def _aggregate_criterion(criterion: Criterion, answers: list[CriterionAnswer]) -> CriterionAnswer:
+    if answers and all(a.status is AnswerStatus.not_applicable for a in answers):
+        return answers[0].model_copy()
+    scored = [a for a in answers if a.status is AnswerStatus.scored and a.value is not None]
+    if not scored:
+        reasons = sorted({a.reason for a in answers if a.reason})
+        return CriterionAnswer(criterion_id=criterion.id, status=AnswerStatus.unscored,
+                               reason="no member answered: " + ("; ".join(reasons)[:400] or "?"),
+                               members=0)
+    values = [a.value for a in scored]
+    n = len(values)
+    if criterion.scale is Scale.binary:
+        yes = sum(1 for v in values if v)
+        if yes * 2 == n:
+            return CriterionAnswer(criterion_id=criterion.id, status=AnswerStatus.unscored,
+                                   reason=f"the members split evenly ({yes} yes, {n - yes} no)",
+                                   members=n, agreement=0.5, spread=0.5)
+        value: bool | int = yes * 2 > n
+        agreeing = yes if value else n - yes
+        spread = (n - agreeing) / n
+    else:
+        value = int(statistics.median_low(int(v) for v in values))
+        agreeing = sum(1 for v in values if int(v) == value)
+        spread = float(max(int(v) for v in values) - min(int(v) for v in values))
+    example = next(a for a in scored if a.value == value)
+    shown = ("yes" if value else "no") if isinstance(value, bool) else f"level {value}"
+    return CriterionAnswer(
+        criterion_id=criterion.id, status=AnswerStatus.scored, value=value,
+        passed=criterion.passes(value),
+        rationale=f"{agreeing}/{n} scored members: {shown}. {example.rationale}"[:2000],
+        confidence=round(agreeing / n, 4), confidence_source=ConfidenceSource.sample_agreement,
+        members=n, agreement=round(agreeing / n, 4), spread=round(spread, 4))
+
+
+def aggregate_panel(rubric: Rubric, members: Sequence[Judgment]) -> tuple[list[CriterionAnswer],
+                                                                           list[Flag]]:
+    """One answer per criterion from the members' lines, and an order-consistency flag."""
+    by_criterion: dict[str, list[CriterionAnswer]] = defaultdict(list)
+    for member in members:
+        for answer in member.answers:
+            by_criterion[answer.criterion_id].append(answer)
+    answers = [_aggregate_criterion(c, by_criterion.get(c.id, [])) for c in rubric.criteria]
+    return answers, order_consistency(members)
+
+
+def order_consistency(members: Sequence[Judgment]) -> list[Flag]:
+    """Flag criteria whose answer changed when the same judge saw the figures in swapped order."""
+    pairs: dict[tuple[str, int], dict[bool, Judgment]] = defaultdict(dict)
+    for member in members:
+        pairs[(member.judge, member.sample)][member.swapped] = member
+    changed: list[str] = []
+    compared = 0
+    for (judge, sample), orders in sorted(pairs.items()):
+        if len(orders) != 2:
+            continue
+        compared += 1
+        straight = {a.criterion_id: a.value for a in orders[False].answers
+                    if a.status is AnswerStatus.scored}
+        swapped = {a.criterion_id: a.value for a in orders[True].answers
+                   if a.status is AnswerStatus.scored}
+        differing = sorted(c for c in straight.keys() & swapped.keys()
+                           if straight[c] != swapped[c])
+        if differing:
+            changed.append(f"{judge} sample {sample}: {', '.join(differing)}")
+    if not changed:
+        return []
+    return [Flag(name="order_inconsistent",
+                 detail="answers changed when the figures were shown in the other order ("
+                        + "; ".join(changed) + ")")]
