@@ -194,9 +194,10 @@ def run(sources: tuple[str, ...], out: Path | None, registry: Path | None,
 
 def _print_estimate(rows: list) -> None:
     table = Table(title="estimate (nothing was sent)")
-    for column in ("judge", "calls", "cached", "local", "prompt tokens", "completion tokens",
+    table.add_column("judge", no_wrap=True)
+    for column in ("calls", "cached", "local", "prompt tokens", "completion tokens",
                    "cost (USD)"):
-        table.add_column(column, justify="left" if column == "judge" else "right")
+        table.add_column(column, justify="right")
     for row in rows:
         cost = f"{row.cost_usd:.4f}" if row.priced else "unknown (no price)"
         table.add_row(row.judge, str(row.calls), str(row.cached), str(row.local),

@@ -41,8 +41,8 @@ MAX_NOTE_CHARS = 4_000
 def _relative_path(value: str) -> str:
     if not value or value.strip() != value:
         raise ValueError("must be a non-empty path without surrounding spaces")
-    if "\x00" in value:
-        raise ValueError("must not contain NUL bytes")
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in value):
+        raise ValueError("must not contain control characters (newlines, tabs, NUL)")
     if PurePosixPath(value).is_absolute() or PureWindowsPath(value).is_absolute() or \
             PureWindowsPath(value).drive:
         raise ValueError(f"{value!r} is absolute: paths must be relative to the submission folder")
@@ -99,8 +99,17 @@ class Tolerance(StrictModel):
         return f"±{self.absolute:g}" if self.absolute is not None else f"±{self.relative:.3g} relative"
 
 
+def _single_line(value: str) -> str:
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in value):
+        raise ValueError("must be one line without control characters")
+    return value
+
+
+SingleLine = Annotated[str, AfterValidator(_single_line)]
+
+
 class TableValue(StrictModel):
-    name: str = Field(min_length=1, max_length=200)
+    name: SingleLine = Field(min_length=1, max_length=200)
     """The table cell, e.g. "BLEU (en-de)"."""
     reported: FiniteFloat | None = None
     """The paper's value (may come from the registry)."""
@@ -135,7 +144,7 @@ class Claim(StrictModel):
     claim_id: Identifier
     """Unique within the submission; registry claims share their registry id."""
     kind: ClaimKind
-    source: str | None = Field(default=None, max_length=200)
+    source: SingleLine | None = Field(default=None, max_length=200)
     """Where in the paper, e.g. "Figure 3"."""
     statement: str = Field(min_length=1, max_length=MAX_STATEMENT_CHARS)
     published_figure: RelativePath | None = None

@@ -302,7 +302,7 @@ class Runner:
                         for swapped in orders:
                             input_hash = content_hash({
                                 "claim": fingerprint, "rubric": rubric.content_hash(),
-                                "judge": judge.spec, "settings": judge.settings,
+                                "judge": judge.spec, "settings": judge.answer_settings,
                                 "template": judge.template_hash(rubric), "sample": sample,
                                 "swapped": swapped, "measure": measure_settings})
                             items.append(WorkItem(claim, rubric, judge, sample, swapped,

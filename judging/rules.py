@@ -1,4 +1,4 @@
-"""Named rule checks that rubrics can attach to a criterion (`offline: {rule: NAME}`), answered by the offline judge.
+"""Named rule checks that rubrics attach to criteria (`offline: {rule: NAME}`) for the offline judge.
 
 A rule answers yes/no from the claim's files and signals, or declines (value None) with the reason
 a human or an LLM is needed. Rules never guess: declining is always allowed, a made-up answer never.
@@ -6,6 +6,7 @@ a human or an LLM is needed. Rules never guess: declining is always allowed, a m
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Callable
@@ -37,6 +38,12 @@ def rule(name: str, description: str) -> Callable[[RuleCheck], RuleCheck]:
         RULE_DESCRIPTIONS[name] = description
         return check
     return register
+
+
+def quote(name: str) -> str:
+    """A participant-chosen name (file, table cell) quoted on one line: rationales are shown to
+    LLM judges, and quoting keeps such a name from reading as our own words."""
+    return json.dumps(name[:200], ensure_ascii=False)
 
 
 def _signal_value(signals: dict[str, Signal], name: str) -> Signal | None:
@@ -91,13 +98,13 @@ def falsified_has_proof(claim: ClaimInput, signals: dict[str, Signal]) -> RuleRe
     else:
         state = _file_state(claim.evidence_paths.get("proof_script"))
         if state:
-            missing.append(f"proof script {evidence.proof_script} {state}")
+            missing.append(f"proof script {quote(evidence.proof_script)} {state}")
     if evidence.problem_kind is None:
         missing.append("no problem_kind is given")
     if missing:
         return RuleResult(False, "; ".join(missing))
-    return RuleResult(True, f"proof script {evidence.proof_script} is present; problem kind: "
-                            f"{evidence.problem_kind}")
+    return RuleResult(True, f"proof script {quote(evidence.proof_script)} is present; problem "
+                            f"kind: {evidence.problem_kind.value}")
 
 
 @rule("evidence_cited", "the claim cites logs or a script, and every cited file exists")
@@ -111,10 +118,10 @@ def evidence_cited(claim: ClaimInput, signals: dict[str, Signal]) -> RuleResult:
     for role, name in cited:
         state = _file_state(claim.evidence_paths.get(role))
         if state:
-            problems.append(f"{name} {state}")
+            problems.append(f"{quote(name)} {state}")
     if problems:
         return RuleResult(False, "; ".join(problems))
-    return RuleResult(True, "cited: " + ", ".join(name for _, name in cited))
+    return RuleResult(True, "cited: " + ", ".join(quote(name) for _, name in cited))
 
 
 _NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
@@ -169,21 +176,22 @@ def value_in_logs(claim: ClaimInput, signals: dict[str, Signal]) -> RuleResult:
     readable = [(name, path) for name, path in logs if _file_state(path) is None]
     if not readable:
         return RuleResult(False, "no readable log is cited" if not logs
-                          else "none of the cited logs exists: " + ", ".join(n for n, _ in logs))
+                          else "none of the cited logs exists: "
+                          + ", ".join(quote(n) for n, _ in logs))
     texts = {name: _read_log(path) for name, path in readable}
-    missing = [f"{label} = {value:g}" for label, value in values
+    missing = [f"{quote(label)} = {value:g}" for label, value in values
                if not any(number_in_text(value, text) for text in texts.values())]
     if missing:
-        return RuleResult(False, "not found in the cited logs (" + ", ".join(texts) + "): "
-                          + "; ".join(missing))
+        return RuleResult(False, "not found in the cited logs ("
+                          + ", ".join(quote(name) for name in texts) + "): " + "; ".join(missing))
     return RuleResult(True, "found in the cited logs: "
-                      + "; ".join(f"{label} = {value:g}" for label, value in values))
+                      + "; ".join(f"{quote(label)} = {value:g}" for label, value in values))
 
 
 @rule("scale_disclosed", "a scale_note discloses a scaled-down reproduction")
 def scale_disclosed(claim: ClaimInput, signals: dict[str, Signal]) -> RuleResult:
     if (claim.claim.scale_note or "").strip():
-        return RuleResult(True, f"scale note: {claim.claim.scale_note.strip()[:200]}")
+        return RuleResult(True, "the submission has a scale note describing the reduction")
     return RuleResult(None, "no scale note: whether the run was scaled down without saying so "
                             "needs an LLM or a human to read the logs and the justification")
 

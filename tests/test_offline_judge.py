@@ -157,4 +157,4 @@ def test_falsified_rule_checks_the_file(submission: SubmissionBuilder, tmp_path:
     from judging.store import RunStore
     (line,) = [j for j in RunStore.open(out, create=False).latest()]
     answer = line.answer("proof_for_falsified")
-    assert answer.value is False and "proof.py not found" in answer.rationale
+    assert answer.value is False and '"proof.py" not found' in answer.rationale

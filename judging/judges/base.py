@@ -50,6 +50,10 @@ class Judge(Protocol):
     """How the user names this judge, e.g. "offline" or "openai:gpt-4.1-mini"."""
     model: str | None
     settings: dict[str, SettingValue]
+    """Everything recorded in provenance."""
+    answer_settings: dict[str, SettingValue]
+    """The settings that can change an answer (part of each judgment's input hash); not, e.g.,
+    the endpoint's address or the timeout, so that a rerun after changing those resumes."""
 
     def template_hash(self, rubric: Rubric) -> str:
         """Rubric content hash + the version of the code that turns it into questions."""

@@ -226,7 +226,9 @@ def interpret_answer(body: dict[str, Any], criteria: Sequence[Criterion]
         return _unscored(criteria, reason), reason
     answers = [_criterion_answer(c, data.get(c.id)) for c in criteria]
     if not any(a.status is AnswerStatus.scored for a in answers):
-        reason = "no criterion in the answer could be used"
+        example = next(a for a in answers)
+        reason = (f"no criterion in the answer could be used ({example.criterion_id}: "
+                  f"{example.reason})")
     return answers, reason
 
 
@@ -321,12 +323,13 @@ class OpenAIJudge:
         fixed = options.response_format
         self._modes: tuple[ResponseMode, ...] = FALLBACK_CHAIN if fixed == "auto" else (fixed,)
         self._mode_index = 0
+        self.answer_settings: dict[str, SettingValue] = {
+            "temperature": options.temperature, "max_tokens": options.max_tokens,
+            "seed": options.seed, "images": options.images, "image_detail": options.image_detail,
+            "response_format": fixed}
         self.settings: dict[str, SettingValue] = {
-            "endpoint": endpoint_label(options.base_url), "temperature": options.temperature,
-            "max_tokens": options.max_tokens, "seed": options.seed, "images": options.images,
-            "image_detail": options.image_detail, "response_format": fixed,
-            "timeout": options.timeout, "max_retries": options.max_retries,
-        }
+            "endpoint": endpoint_label(options.base_url), **self.answer_settings,
+            "timeout": options.timeout, "max_retries": options.max_retries}
         self._client: openai.AsyncOpenAI | None = None
 
     @property

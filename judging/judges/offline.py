@@ -90,6 +90,7 @@ class OfflineJudge:
 
     def __init__(self) -> None:
         self.settings: dict[str, SettingValue] = {"version": OFFLINE_JUDGE_VERSION}
+        self.answer_settings = self.settings
 
     def template_hash(self, rubric: Rubric) -> str:
         digest = hashlib.sha256(f"{rubric.content_hash()}|{OFFLINE_JUDGE_VERSION}".encode())
