@@ -48,9 +48,14 @@ endef
 sysdeps-test:
 	$(call ensure_system_packages,$(TEST_SYSTEM_PACKAGES))
 
+# With an endpoint configured (OPENAI_BASE_URL or OPENAI_API_KEY), the demo asks an LLM judge
+# (JUDGING_JUDGE, default openai:gpt-4.1-mini); without one, the offline judge.
+DEMO_JUDGE := $(if $(or $(OPENAI_BASE_URL),$(OPENAI_API_KEY)),$(or $(JUDGING_JUDGE),openai:gpt-4.1-mini),offline)
+
 demo: install
 	rm -rf $(DEMO_OUT)
-	$(BIN)/judging run examples/submissions --claims examples/registry/claims.yaml --out $(DEMO_OUT)
+	@echo "judge: $(DEMO_JUDGE)"
+	$(BIN)/judging run examples/submissions --claims examples/registry/claims.yaml --out $(DEMO_OUT) --judge $(DEMO_JUDGE)
 	$(BIN)/judging report $(DEMO_OUT)
 	@echo
 	@echo "report: $(CURDIR)/$(DEMO_OUT)/report.html"
@@ -60,6 +65,7 @@ test: install sysdeps-test
 
 bench: install
 	$(BIN)/python benchmarks/signals.py
+	$(BIN)/python benchmarks/judging.py
 
 # Rebuild the example submissions from their generator (deterministic).
 examples: install
