@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import json
 import logging
 import sys
@@ -11,35 +10,17 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import click
-from rich.console import Console
 from rich.logging import RichHandler
 from rich.markup import escape
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
                            TimeElapsedColumn, TimeRemainingColumn)
 from rich.table import Table
 
-from .errors import JudgingError
+from .clitools import console, err_console, friendly_errors
 from .measure import MeasureOptions
 from .signals import DEFAULT_MAX_PIXELS, DEFAULT_SIZE
 
-console = Console()
-err_console = Console(stderr=True)
 F = TypeVar("F", bound=Callable[..., Any])
-
-
-def friendly_errors(func: F) -> F:
-    """Turn the package's own errors into one clear line and exit code 1 (no traceback)."""
-
-    @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return func(*args, **kwargs)
-        except JudgingError as exc:
-            err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False,
-                              soft_wrap=True)
-            sys.exit(1)
-
-    return wrapper  # type: ignore[return-value]
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -402,6 +383,10 @@ def rubric_lock(refs: tuple[str, ...], rubrics_dir: Path | None) -> None:
     for ref in added:
         console.print(f"published {ref}")
 
+
+from .review.cli import review  # noqa: E402
+
+main.add_command(review)
 
 if __name__ == "__main__":  # pragma: no cover
     main()

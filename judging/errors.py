@@ -56,3 +56,7 @@ class SourceError(JudgingError):
 
 class RunStoreError(JudgingError):
     """The run directory is unusable (e.g. it belongs to another tool or is not writable)."""
+
+
+class ReviewError(JudgingError):
+    """The review server is unreachable, refuses us, or holds a dataset we cannot use."""

@@ -439,3 +439,23 @@ class Judgment(StrictModel):
 
     def answer(self, criterion_id: str) -> CriterionAnswer | None:
         return next((a for a in self.answers if a.criterion_id == criterion_id), None)
+
+
+class Label(StrictModel):
+    """One human answer to one question of one record, pulled from Argilla."""
+
+    claim: ClaimKey
+    rubric: RubricRef
+    criterion: str
+    """A criterion id, or `overall_verdict` / `note`."""
+    value: bool | int | str
+    """yes/no as a bool, a level as an int, the overall verdict or the note as text."""
+    annotator: str
+    annotator_id: str
+    status: Literal["submitted"] = "submitted"
+    """Only submitted responses become labels (drafts and discards are counted, not used)."""
+    updated_at: datetime
+    blind: bool
+    """From the calibration dataset: the reviewer did not see the AI's answers."""
+    dataset: str
+    record_id: str

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+pytest_plugins = ["tests.argilla_server"]
+
 import io
 import shutil
 from collections.abc import Callable

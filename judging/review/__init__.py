@@ -1,0 +1,1 @@
+"""Human review in Argilla: a local argilla-server (SQLite, in-memory search engine) and its CLI."""

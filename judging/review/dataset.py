@@ -1,0 +1,351 @@
+"""The review dataset design: Argilla settings from a rubric version, records from judgments.
+
+One dataset per rubric version (`figure-match-1.0.0`) and a blind calibration twin
+(`figure-match-1.0.0-calibration`) with the same fields and questions, no suggestions and a higher
+overlap. A published dataset's fields cannot change, so the design is fixed per rubric version.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import argilla as rg
+
+from ..models import AnswerStatus, ClaimInput, ClaimKind, Judgment, LineStatus
+from ..rubrics import Criterion, Rubric, Scale
+
+#: Record ids are uuid5 of the claim key and the rubric version in this namespace: a re-push
+#: updates the same records (and keeps the responses people gave them).
+RECORD_NAMESPACE = uuid.UUID("6f1d7c1e-5a53-4c6e-9d3a-7b2f1c0e9a41")
+OVERALL_QUESTION = "overall_verdict"
+NOTE_QUESTION = "note"
+OVERALL_LABELS = {"pass": "pass: the claim meets the rubric",
+                  "fail": "fail: it does not",
+                  "cannot_tell": "cannot tell from the material"}
+FIGURE_FIELDS = ("published_figure", "reproduced_figure", "diff")
+CALIBRATION_SUFFIX = "-calibration"
+#: Metadata values kept as strings: Argilla gives terms back exactly as logged.
+YES, NO = "yes", "no"
+
+
+def dataset_name(rubric_id: str, version: str, *, calibration: bool = False) -> str:
+    return f"{rubric_id}-{version}" + (CALIBRATION_SUFFIX if calibration else "")
+
+
+def record_id(claim_key: str, rubric_id: str, version: str) -> str:
+    return str(uuid.uuid5(RECORD_NAMESPACE, f"{claim_key}|{rubric_id}@{version}"))
+
+
+def in_calibration(claim_key: str, *, share: float, seed: int) -> bool:
+    """A stable, seeded draw: the same claim always lands in the same dataset for a given seed."""
+    if share <= 0:
+        return False
+    digest = hashlib.sha256(f"{seed}|{claim_key}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64 < share
+
+
+def agent_name(judge: str) -> str:
+    """Argilla's suggestion agents allow letters, digits and -_:./ and spaces only."""
+    return re.sub(r"[^A-Za-z0-9\-_:./ ]", "-", judge).strip("-") or "judge"
+
+
+def guidelines(rubric: Rubric) -> str:
+    lines = [f"# {rubric.title}", f"Rubric **{rubric.ref_name}** (`{rubric.content_hash()[:19]}`)",
+             "", rubric.instructions.strip(), "", "## Criteria", ""]
+    for criterion in rubric.criteria:
+        tags = [criterion.scale.value, f"weight {criterion.weight:g}"]
+        if criterion.gate:
+            tags.append("gate: failing it fails the claim")
+        if criterion.applies_if:
+            tags.append(f"only for claims with {criterion.applies_if.describe()}: leave it empty "
+                        f"otherwise")
+        lines += [f"### {criterion.id} ({'; '.join(tags)})", "", criterion.question.strip(), ""]
+        for level, text in sorted((criterion.levels or {}).items()):
+            passing = " (pass)" if criterion.pass_at and level >= criterion.pass_at else ""
+            lines.append(f"- **{level}**{passing}: {text}")
+        if criterion.guidance.strip():
+            lines += ["", criterion.guidance.strip()]
+        lines.append("")
+    lines += ["## Overall verdict", "",
+              f"Pass when the claim meets the rubric (weighted score at least "
+              f"{rubric.pass_threshold:g}, no failed gate). Use the note for anything the "
+              f"organizers should know.", "",
+              "Calibration records (metadata `blind: yes`) show no AI assessment: answer them "
+              "without looking anything up in the review dataset."]
+    return "\n".join(lines)
+
+
+def build_settings(rubric: Rubric, *, calibration: bool, overlap: int) -> rg.Settings:
+    fields: list[Any] = [
+        rg.TextField(name="claim", title="Claim", use_markdown=True),
+        rg.TextField(name="justification", title="Participant's justification (untrusted text)",
+                     use_markdown=False, required=False),
+    ]
+    # Figures are optional even in figure datasets: a claim whose figure could not be read is
+    # still reviewed (its claim text says why there is no image).
+    figures_required = False
+    fields += [
+        rg.ImageField(name="published_figure", title="Published figure (reference)",
+                      required=figures_required),
+        rg.ImageField(name="reproduced_figure", title="Reproduced figure",
+                      required=figures_required),
+        rg.ImageField(name="diff", title="Visual diff: red only in the published, cyan only in "
+                                         "the reproduced, dark in both", required=False),
+        rg.TextField(name="ai_assessment", title="AI assessment (empty on blind records)",
+                     use_markdown=True, required=False),
+    ]
+    questions: list[Any] = []
+    for criterion in rubric.criteria:
+        description = criterion.guidance.strip() or None
+        if criterion.scale is Scale.binary:
+            questions.append(rg.LabelQuestion(
+                name=criterion.id, labels={YES: YES, NO: NO}, title=criterion.question.strip(),
+                description=description, required=False))
+        else:
+            levels = "\n".join(f"{level}: {text}" for level, text in
+                               sorted((criterion.levels or {}).items()))
+            questions.append(rg.RatingQuestion(
+                name=criterion.id, values=sorted(criterion.levels or {}),
+                title=criterion.question.strip(),
+                description=(levels + ("\n\n" + description if description else "")),
+                required=False))
+    questions += [
+        rg.LabelQuestion(name=OVERALL_QUESTION, labels=OVERALL_LABELS,
+                         title="Overall, does the claim pass this rubric?", required=True),
+        rg.TextQuestion(name=NOTE_QUESTION, title="Note for the organizers (optional)",
+                        required=False, use_markdown=False),
+    ]
+    metadata = [
+        rg.TermsMetadataProperty(name="claim_id", title="claim"),
+        rg.TermsMetadataProperty(name="submission_id", title="submission"),
+        rg.TermsMetadataProperty(name="paper_id", title="paper"),
+        rg.TermsMetadataProperty(name="kind", title="claim kind"),
+        rg.TermsMetadataProperty(name="verdict", title="participant's verdict"),
+        rg.TermsMetadataProperty(name="judge", title="AI judge"),
+        rg.TermsMetadataProperty(name="ai_outcome", title="AI outcome"),
+        rg.TermsMetadataProperty(name="rubric_hash", title="rubric hash"),
+        rg.TermsMetadataProperty(name="blind", title="blind (calibration)"),
+        rg.TermsMetadataProperty(name="flags", title="flags"),
+        rg.TermsMetadataProperty(name="priority_reasons", title="why reviewed first"),
+        rg.FloatMetadataProperty(name="priority", title="review priority (1 = first)"),
+        rg.FloatMetadataProperty(name="coverage", title="AI coverage"),
+        rg.FloatMetadataProperty(name="ssim", title="SSIM"),
+        rg.FloatMetadataProperty(name="edge_f1", title="edge F1"),
+    ]
+    return rg.Settings(fields=fields, questions=questions, metadata=metadata,
+                       guidelines=guidelines(rubric),
+                       distribution=rg.TaskDistribution(min_submitted=overlap if calibration
+                                                         else 1),
+                       allow_extra_metadata=False)
+
+
+# --- priority ---------------------------------------------------------------------------------
+
+#: What raises a claim's review priority (the highest applicable weight wins).
+PRIORITY_WEIGHTS = {
+    "reference_mismatch": 1.0,
+    "copy": 0.9,
+    "untrusted_criteria": 0.8,
+    "unreadable": 0.8,
+    "judge_disagreement": 0.75,
+    "falsified": 0.6,
+    "order_inconsistent": 0.6,
+    "low_confidence": 0.5,
+    "unscored_criteria": 0.4,
+}
+
+
+@dataclass(frozen=True)
+class Priority:
+    value: float
+    reasons: list[str]
+
+
+def review_priority(judgments: list[Judgment], *, untrusted: set[str] = frozenset()
+                    ) -> Priority:
+    """How urgently people should look at a claim under one rubric, with the reasons."""
+    reasons: set[str] = set()
+    for judgment in judgments:
+        names = {f.name for f in judgment.flags}
+        reasons |= names & {"reference_mismatch", "copy", "order_inconsistent"}
+        if judgment.status is LineStatus.error:
+            reasons.add("unreadable")
+        if judgment.verdict is not None and judgment.verdict.value == "falsified":
+            reasons.add("falsified")
+        for answer in judgment.answers:
+            if answer.status is AnswerStatus.unscored:
+                reasons.add("unscored_criteria")
+            elif answer.status is AnswerStatus.scored:
+                if answer.agreement is not None and answer.agreement < 1:
+                    reasons.add("judge_disagreement")
+                if answer.confidence is not None and answer.confidence < 0.6:
+                    reasons.add("low_confidence")
+                if answer.criterion_id in untrusted:
+                    reasons.add("untrusted_criteria")
+    ordered = sorted(reasons, key=lambda r: -PRIORITY_WEIGHTS[r])
+    value = PRIORITY_WEIGHTS[ordered[0]] if ordered else 0.1
+    # More reasons break ties between claims with the same strongest reason.
+    value = min(1.0, value + 0.01 * (len(ordered) - 1)) if ordered else value
+    return Priority(value=round(value, 3), reasons=ordered)
+
+
+# --- records -----------------------------------------------------------------------------------
+
+
+def _escape_markdown(text: str) -> str:
+    # Participant text shown inside our markdown: no HTML, no links that look like ours.
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def claim_markdown(claim: ClaimInput | None, judgment: Judgment) -> str:
+    key = judgment.claim
+    lines = [f"**{key.claim_id}** · submission `{key.submission_id}` · paper "
+             f"`{judgment.paper_id}`"]
+    if claim is None:
+        lines.append("_(the claim's content is not in the run directory)_")
+        return "\n\n".join(lines)
+    c = claim.claim
+    lines.append(f"{c.kind.value} claim ({_escape_markdown(c.source or 'no source')}) · "
+                 f"participant's verdict: **{c.verdict.value}** · reference: "
+                 f"{claim.reference.value}")
+    lines.append("> " + _escape_markdown(c.statement).replace("\n", "\n> "))
+    if c.kind is ClaimKind.number:
+        lines.append(f"reported **{c.reported_value}** · reproduced **{c.reproduced_value}**"
+                     + (f" · tolerance {c.tolerance.describe()}" if c.tolerance else ""))
+    if c.kind is ClaimKind.table and c.values:
+        rows = ["| cell | reported | reproduced |", "|---|---|---|"]
+        rows += [f"| {_escape_markdown(v.name)} | {v.reported} | {v.reproduced} |"
+                 for v in c.values]
+        lines.append("\n".join(rows))
+    evidence = c.evidence
+    files = [f"script `{evidence.script}`" if evidence.script else None,
+             f"logs {', '.join(f'`{x}`' for x in evidence.logs)}" if evidence.logs else None,
+             f"proof script `{evidence.proof_script}`" if evidence.proof_script else None,
+             f"problem kind **{evidence.problem_kind.value}**" if evidence.problem_kind else None]
+    lines.append("evidence: " + (", ".join(f for f in files if f) or "none"))
+    if judgment.status is LineStatus.error and judgment.reason:
+        lines.append(f"**Could not be judged automatically:** {_escape_markdown(judgment.reason)}")
+    flags = sorted({(f.name, f.detail) for f in judgment.flags})
+    if flags:
+        lines.append("**Flags**\n" + "\n".join(f"- {name}: {_escape_markdown(detail)}"
+                                               for name, detail in flags))
+    return "\n\n".join(lines)
+
+
+def justification_text(claim: ClaimInput | None) -> str:
+    if claim is None:
+        return ""
+    c = claim.claim
+    parts = [c.justification or "(no justification given)"]
+    if c.scale_note:
+        parts.append(f"Scale note: {c.scale_note}")
+    if c.evidence.problem_note:
+        parts.append(f"Problem note: {c.evidence.problem_note}")
+    return "\n\n".join(parts)
+
+
+def ai_assessment(judgment: Judgment) -> str:
+    agg = judgment.aggregate
+    lines = [f"**{judgment.judge}** · outcome **{agg.outcome.value if agg else '?'}**"
+             + (f" · score {agg.score:.2f}" if agg and agg.score is not None else "")
+             + (f" · coverage {agg.coverage:.0%}" if agg else "")]
+    if judgment.reason:
+        lines.append(f"_{_escape_markdown(judgment.reason)}_")
+    rows = ["| criterion | AI answer | confidence | rationale |", "|---|---|---|---|"]
+    for answer in judgment.answers:
+        if answer.status is AnswerStatus.scored:
+            shown = (YES if answer.value else NO) if isinstance(answer.value, bool) \
+                else f"level {answer.value}"
+            confidence = f"{answer.confidence:.2f}" if answer.confidence is not None else ""
+            text = answer.rationale
+        else:
+            shown, confidence = answer.status.value.replace("_", " "), ""
+            text = answer.reason or ""
+        text = _escape_markdown(text).replace("|", "\\|").replace("\n", " ")[:600]
+        rows.append(f"| {answer.criterion_id} | {shown} | {confidence} | {text} |")
+    lines.append("\n".join(rows))
+    signals = [f"- `{name}` = " + (f"{s.value:.4g}" if isinstance(s.value, float) else
+                                   str(s.value).lower() if s.value is not None else
+                                   f"absent ({_escape_markdown(s.reason or '')})")
+               for name, s in sorted(judgment.signals.items())]
+    if signals:
+        lines.append("**Signals**\n" + "\n".join(signals))
+    return "\n\n".join(lines)
+
+
+@dataclass
+class ReviewRecord:
+    """One record to log, and where it goes."""
+
+    dataset: str
+    record: rg.Record
+    claim_key: str
+    blind: bool
+    priority: Priority = field(default_factory=lambda: Priority(0.0, []))
+
+
+def _suggestion_value(criterion: Criterion, value: bool | int) -> str | int:
+    if criterion.scale is Scale.binary:
+        return YES if value else NO
+    return int(value)
+
+
+def build_record(rubric: Rubric, judgment: Judgment, claim: ClaimInput | None, *,
+                 blind: bool, priority: Priority, run_root: Path) -> rg.Record:
+    key = str(judgment.claim)
+    fields: dict[str, Any] = {"claim": claim_markdown(claim, judgment),
+                              "justification": justification_text(claim),
+                              "ai_assessment": "" if blind else ai_assessment(judgment)}
+    artifacts = judgment.artifacts
+    for name, relative in (("published_figure", artifacts.published),
+                           ("reproduced_figure", artifacts.reproduced),
+                           ("diff", artifacts.diff)):
+        path = run_root / relative if relative else None
+        if path is not None and path.is_file():
+            fields[name] = path
+    signal = judgment.signals
+    metadata: dict[str, Any] = {
+        "claim_id": judgment.claim.claim_id, "submission_id": judgment.claim.submission_id,
+        "paper_id": judgment.paper_id or "?", "kind": judgment.kind.value if judgment.kind else "?",
+        "verdict": judgment.verdict.value if judgment.verdict else "?",
+        "judge": judgment.judge if not blind else "hidden",
+        "ai_outcome": (judgment.aggregate.outcome.value if judgment.aggregate else "?")
+        if not blind else "hidden",
+        "rubric_hash": judgment.rubric.hash if judgment.rubric else "?",
+        "blind": YES if blind else NO,
+        "flags": sorted({f.name for f in judgment.flags}) or ["none"],
+        "priority_reasons": priority.reasons or ["none"],
+        "priority": priority.value,
+        "coverage": judgment.aggregate.coverage if judgment.aggregate else 0.0,
+    }
+    for name, signal_name in (("ssim", "pixel.ssim"), ("edge_f1", "pixel.edge_f1")):
+        value = signal.get(signal_name)
+        if value is not None and isinstance(value.value, float):
+            metadata[name] = value.value
+    suggestions = []
+    if not blind:
+        agent = agent_name(judgment.judge)
+        for answer in judgment.answers:
+            if answer.status is not AnswerStatus.scored or answer.value is None:
+                continue
+            criterion = rubric.criterion(answer.criterion_id)
+            suggestions.append(rg.Suggestion(
+                question_name=criterion.id, value=_suggestion_value(criterion, answer.value),
+                score=answer.confidence, agent=agent))
+        outcome = judgment.aggregate.outcome.value if judgment.aggregate else None
+        if outcome in ("pass", "fail"):
+            suggestions.append(rg.Suggestion(question_name=OVERALL_QUESTION, value=outcome,
+                                             agent=agent))
+    return rg.Record(id=record_id(key, rubric.id, rubric.version), fields=fields,
+                     metadata=metadata, suggestions=suggestions)
+
+
+def settings_signature(settings_json: dict[str, Any]) -> str:
+    """Field and question names and types: what must match between a design and a dataset."""
+    return json.dumps(settings_json, sort_keys=True)

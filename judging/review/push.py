@@ -1,0 +1,240 @@
+"""`judging review push RUN_DIR`: judgments into Argilla as records with AI suggestions.
+
+Idempotent: record ids are derived from the claim key and the rubric version, so a re-push updates
+records in place and never touches the responses people gave. Batched, and resumable: if the
+server dies, rerun the push (records already sent are simply updated).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import logging
+import os
+import warnings
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import argilla as rg
+import httpx
+from tenacity import (retry, retry_if_exception_type, stop_after_attempt,
+                      wait_exponential)
+
+from ..errors import JudgingError, ReviewError
+from ..hashing import slug
+from ..models import Judgment, LineStatus, RubricRef
+from ..rubrics import Rubric, RubricLibrary
+from ..store import RunStore
+from .dataset import (ReviewRecord, build_record, build_settings, dataset_name, in_calibration,
+                      review_priority)
+
+log = logging.getLogger(__name__)
+DEFAULT_WORKSPACE = "judging"
+
+
+def connect(api_url: str | None = None, api_key: str | None = None) -> rg.Argilla:
+    """An SDK client from the arguments or ARGILLA_API_URL / ARGILLA_API_KEY, checked at once."""
+    url = api_url or os.environ.get("ARGILLA_API_URL")
+    key = api_key or os.environ.get("ARGILLA_API_KEY")
+    if not url or not key:
+        raise ReviewError("no Argilla server: give --api-url/--api-key or set ARGILLA_API_URL and "
+                          "ARGILLA_API_KEY (`judging review serve --background` prints them)")
+    try:
+        client = rg.Argilla(api_url=url, api_key=key, timeout=120)
+        client.me  # noqa: B018 - fails fast on a dead server or a bad key
+    except Exception as exc:  # the SDK raises many types here; each becomes one clear line
+        raise ReviewError(f"cannot use the Argilla server at {url}: {type(exc).__name__}: "
+                          f"{str(exc).splitlines()[0] if str(exc) else ''}") from exc
+    return client
+
+
+def choose_judgment(lines: list[Judgment]) -> Judgment | None:
+    """The line whose answers become the suggestions: a panel, else an LLM judge, else offline."""
+    usable = [j for j in lines if j.rubric is not None]
+    if not usable:
+        return None
+
+    def rank(judgment: Judgment) -> tuple[int, int]:
+        kind = 2 if judgment.judge.startswith("panel(") else \
+            1 if judgment.provenance.model else 0
+        return kind, 1 if judgment.status is LineStatus.scored else 0
+
+    return max(usable, key=rank)
+
+
+def untrusted_criteria(rubric: RubricRef, judge: str, *, root: Path | None = None) -> set[str]:
+    """Criteria a calibration found not trusted for this judge (empty before any calibration)."""
+    root = root or Path(os.environ.get("JUDGING_CALIBRATION_DIR", "calibration"))
+    path = root / "artifacts" / f"{rubric.id}@{rubric.version}" / f"{slug(judge)}.json"
+    if not path.is_file():
+        return set()
+    try:
+        artifact = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        log.warning("ignoring unreadable calibration artifact %s (%s)", path, exc)
+        return set()
+    if artifact.get("rubric", {}).get("hash") != rubric.hash:
+        return set()  # calibrated on another rubric hash: says nothing about this one
+    return {c["criterion"] for c in artifact.get("criteria", [])
+            if c.get("decision") != "trusted"}
+
+
+@dataclass
+class PushOptions:
+    workspace: str = DEFAULT_WORKSPACE
+    blind_share: float = 0.2
+    """Share of claims (a stable, seeded draw) that go to the blind calibration dataset."""
+    overlap: int = 2
+    """Reviewers per calibration record."""
+    seed: int = 0
+    batch_size: int = 64
+    calibration_dir: Path | None = None
+
+
+@dataclass
+class PushResult:
+    records: dict[str, int] = field(default_factory=dict)
+    """Records sent per dataset."""
+    skipped: list[str] = field(default_factory=list)
+
+    @property
+    def total(self) -> int:
+        return sum(self.records.values())
+
+
+def _ensure_workspace(client: rg.Argilla, name: str) -> rg.Workspace:
+    with quiet_lookups():
+        workspace = client.workspaces(name)
+    if workspace is None:
+        workspace = rg.Workspace(name=name, client=client).create()
+    return workspace
+
+
+def _signature(settings: rg.Settings) -> dict[str, Any]:
+    return {"fields": sorted((f.name, type(f).__name__) for f in settings.fields),
+            "questions": sorted((q.name, type(q).__name__) for q in settings.questions)}
+
+
+def ensure_dataset(client: rg.Argilla, name: str, workspace: str, settings: rg.Settings
+                   ) -> rg.Dataset:
+    """The dataset, created with `settings` if missing; an existing one must have the same fields
+    and questions (a published dataset's fields cannot change)."""
+    with quiet_lookups():
+        dataset = client.datasets(name=name, workspace=workspace)
+    if dataset is None:
+        return rg.Dataset(name=name, workspace=workspace, settings=settings,
+                          client=client).create()
+    if _signature(dataset.settings) != _signature(settings):
+        raise ReviewError(f"dataset {name!r} in workspace {workspace!r} exists with other fields "
+                          f"or questions; a dataset's design cannot change: publish a new rubric "
+                          f"version or push to another workspace")
+    return dataset
+
+
+def plan_records(store: RunStore, library: RubricLibrary, options: PushOptions
+                 ) -> tuple[dict[str, tuple[Rubric, bool]], list[ReviewRecord], list[str]]:
+    """Which record goes to which dataset, built from the run's stored judgments and claims."""
+    claims = store.claims()
+    groups: dict[tuple[str, str, str], list[Judgment]] = defaultdict(list)
+    skipped: list[str] = []
+    for judgment in store.latest():
+        if judgment.rubric is None:
+            skipped.append(f"{judgment.claim}: {judgment.reason}")
+            continue
+        ref = judgment.rubric
+        groups[(str(judgment.claim), ref.id, ref.version)].append(judgment)
+    rubrics: dict[str, Rubric] = {}
+    datasets: dict[str, tuple[Rubric, bool]] = {}
+    records: list[ReviewRecord] = []
+    for (claim_key, rubric_id, version), lines in sorted(groups.items()):
+        chosen = choose_judgment(lines)
+        if chosen is None or chosen.rubric is None:
+            continue
+        ref_name = f"{rubric_id}@{version}"
+        if ref_name not in rubrics:
+            rubric = library.load(ref_name)
+            if rubric.content_hash() != chosen.rubric.hash:
+                raise ReviewError(f"{ref_name} in {library.root} has hash "
+                                  f"{rubric.content_hash()[:19]}..., the run used "
+                                  f"{chosen.rubric.hash[:19]}...: push with the rubric the run "
+                                  f"used")
+            rubrics[ref_name] = rubric
+        rubric = rubrics[ref_name]
+        blind = in_calibration(claim_key, share=options.blind_share, seed=options.seed)
+        name = dataset_name(rubric_id, version, calibration=blind)
+        datasets[name] = (rubric, blind)
+        untrusted = untrusted_criteria(chosen.rubric, chosen.judge, root=options.calibration_dir)
+        priority = review_priority(lines, untrusted=untrusted)
+        record = build_record(rubric, chosen, claims.get(claim_key), blind=blind,
+                              priority=priority, run_root=store.root)
+        records.append(ReviewRecord(dataset=name, record=record, claim_key=claim_key,
+                                    blind=blind, priority=priority))
+    return datasets, records, skipped
+
+
+_TRANSIENT = (httpx.TransportError, ConnectionError)
+
+
+@retry(retry=retry_if_exception_type(_TRANSIENT), stop=stop_after_attempt(4),
+       wait=wait_exponential(multiplier=0.5, max=8), reraise=True)
+def _log_batch(dataset: rg.Dataset, records: list[rg.Record]) -> None:
+    # The SDK draws its own progress bar per call on stderr; ours covers the whole push.
+    with contextlib.redirect_stderr(io.StringIO()):
+        dataset.records.log(records, batch_size=len(records))
+
+
+@contextlib.contextmanager
+def quiet_lookups():
+    """The SDK warns when a lookup finds nothing ("dataset not found"): here that is expected."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*not found", category=UserWarning)
+        yield
+
+
+def push_run(run_dir: Path, *, client: rg.Argilla, options: PushOptions | None = None,
+             rubrics_dir: Path | None = None,
+             on_progress: Callable[[int, int], None] | None = None) -> PushResult:
+    options = options or PushOptions()
+    if not 0 <= options.blind_share <= 1:
+        raise ReviewError("--blind-share must be between 0 and 1")
+    if options.overlap < 1:
+        raise ReviewError("--overlap must be at least 1")
+    store = RunStore.open(run_dir, create=False)
+    library = RubricLibrary(rubrics_dir)
+    datasets, records, skipped = plan_records(store, library, options)
+    result = PushResult(skipped=skipped)
+    if not records:
+        return result
+    _ensure_workspace(client, options.workspace)
+    handles = {name: ensure_dataset(client, name, options.workspace,
+                                    build_settings(rubric, calibration=blind,
+                                                   overlap=options.overlap))
+               for name, (rubric, blind) in sorted(datasets.items())}
+    by_dataset: dict[str, list[rg.Record]] = defaultdict(list)
+    for planned in records:
+        by_dataset[planned.dataset].append(planned.record)
+    done = 0
+    for name, batch_records in sorted(by_dataset.items()):
+        for start in range(0, len(batch_records), options.batch_size):
+            batch = batch_records[start:start + options.batch_size]
+            try:
+                _log_batch(handles[name], batch)
+            except _TRANSIENT as exc:
+                raise ReviewError(f"the Argilla server stopped answering after {done} of "
+                                  f"{len(records)} records ({exc}); run the push again to "
+                                  f"resume: records already sent are updated in place") from exc
+            except JudgingError:
+                raise
+            except Exception as exc:  # SDK errors carry the server's message: one clear line
+                raise ReviewError(f"pushing to {name!r} failed after {done} of {len(records)} "
+                                  f"records: {type(exc).__name__}: "
+                                  f"{str(exc).splitlines()[0] if str(exc) else ''}") from exc
+            done += len(batch)
+            result.records[name] = result.records.get(name, 0) + len(batch)
+            if on_progress is not None:
+                on_progress(done, len(records))
+    return result

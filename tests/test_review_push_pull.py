@@ -1,0 +1,255 @@
+"""Push judgments to the real local Argilla server, answer as an annotator over REST, pull labels.
+
+Uses the session's server (tests/argilla_server.py); each test works in its own workspace.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+
+import argilla as rg
+import pytest
+from click.testing import CliRunner
+
+from judging.cli import main
+from judging.errors import ReviewError
+from judging.pipeline import RunRequest, run_judging
+from judging.review.dataset import dataset_name, in_calibration, record_id
+from judging.review.pull import pull_run, read_labels
+from judging.review.push import PushOptions, connect, push_run
+from judging.store import RunStore
+
+from .conftest import REGISTRY, SUBMISSIONS
+
+FIG, VER = "figure-match-1.0.0", "verdict-justification-1.0.0"
+
+
+@pytest.fixture(scope="module")
+def example_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("review") / "run"
+    run_judging(RunRequest(sources=[str(SUBMISSIONS)], out=out, registry=REGISTRY))
+    return out
+
+
+@pytest.fixture
+def workspace() -> str:
+    return f"ws-{uuid.uuid4().hex[:8]}"
+
+
+def _client(argilla) -> rg.Argilla:
+    return connect(argilla.url, argilla.api_key)
+
+
+def _records(client: rg.Argilla, name: str, workspace: str) -> dict[str, rg.Record]:
+    dataset = client.datasets(name=name, workspace=workspace)
+    return {str(r.id): r for r in dataset.records(with_suggestions=True, with_responses=False)}
+
+
+def _expected_split(run: Path, share: float, seed: int = 0) -> dict[str, set[str]]:
+    split: dict[str, set[str]] = {}
+    for judgment in RunStore.open(run, create=False).latest():
+        if judgment.rubric is None:
+            continue
+        key = str(judgment.claim)
+        blind = in_calibration(key, share=share, seed=seed)
+        name = dataset_name(judgment.rubric.id, judgment.rubric.version, calibration=blind)
+        split.setdefault(name, set()).add(record_id(key, judgment.rubric.id,
+                                                    judgment.rubric.version))
+    return split
+
+
+def test_push_creates_one_dataset_per_rubric_version(argilla, example_run: Path,
+                                                     workspace: str) -> None:
+    client = _client(argilla)
+    result = push_run(example_run, client=client,
+                      options=PushOptions(workspace=workspace, blind_share=0.3, overlap=2))
+    expected = _expected_split(example_run, 0.3)
+    assert result.records == {name: len(ids) for name, ids in expected.items()}
+    assert result.total == 22
+    assert set(expected) == {FIG, FIG + "-calibration", VER, VER + "-calibration"}
+    for name, ids in expected.items():
+        records = _records(client, name, workspace)
+        assert set(records) == ids  # deterministic ids: claim key + rubric version
+    review = _records(client, FIG, workspace)
+    copy_record = review[record_id("bob/neurips26-4821-check::neurips26-4821/c1", "figure-match",
+                                   "1.0.0")] if record_id(
+        "bob/neurips26-4821-check::neurips26-4821/c1", "figure-match", "1.0.0") in review else None
+    for record in review.values():
+        assert record.metadata["blind"] == "no"
+        assert record.metadata["rubric_hash"].startswith("sha256:")
+        assert 0 <= record.metadata["priority"] <= 1
+        assert record.fields["ai_assessment"]
+        suggestions = {s.question_name: s for s in record.suggestions}
+        if record.metadata["claim_id"] != "iclr27-0137/c3":  # the corrupt figure has none
+            assert suggestions["independent_reproduction"].agent == "offline"
+            assert 0.5 <= suggestions["independent_reproduction"].score <= 1
+            assert record.fields["published_figure"] is not None
+    if copy_record is not None:
+        suggestions = {s.question_name: s.value for s in copy_record.suggestions}
+        assert suggestions["independent_reproduction"] == "no"
+        assert suggestions["overall_verdict"] == "fail"
+        assert "copy" in copy_record.metadata["flags"]
+        assert copy_record.metadata["priority"] >= 0.9
+    calibration = client.datasets(name=FIG + "-calibration", workspace=workspace)
+    assert calibration.settings.distribution.min_submitted == 2
+    assert client.datasets(name=FIG, workspace=workspace).settings.distribution.min_submitted == 1
+    for record in _records(client, FIG + "-calibration", workspace).values():
+        assert record.suggestions == [] or not list(record.suggestions)
+        assert record.metadata["blind"] == "yes"
+        assert record.metadata["judge"] == "hidden"
+        assert not record.fields.get("ai_assessment")
+    assert "same_trend" in calibration.settings.guidelines
+
+
+def _answer(argilla, annotator, record_server_id: str, values: dict, status: str = "submitted"
+            ) -> None:
+    with argilla.http(annotator.api_key) as http:
+        response = http.post(f"/api/v1/records/{record_server_id}/responses",
+                             json={"values": {k: {"value": v} for k, v in values.items()},
+                                   "status": status})
+        assert response.status_code in (200, 201), response.text
+
+
+def _server_ids(client: rg.Argilla, name: str, workspace: str) -> dict[str, str]:
+    dataset = client.datasets(name=name, workspace=workspace)
+    return {str(r.id): str(r._server_id) for r in dataset.records(with_suggestions=False)}
+
+
+def test_responses_are_pulled_label_by_label_and_survive_repushes(argilla, example_run: Path,
+                                                                  workspace: str,
+                                                                  tmp_path: Path) -> None:
+    client = _client(argilla)
+    options = PushOptions(workspace=workspace, blind_share=0.3, overlap=2)
+    push_run(example_run, client=client, options=options)
+    alice = argilla.create_user(workspaces=[workspace])
+    bruno = argilla.create_user(workspaces=[workspace])
+    review_ids = _server_ids(client, FIG, workspace)
+    calibration_ids = _server_ids(client, FIG + "-calibration", workspace)
+    review_keys = {str(r.id): (r.metadata["submission_id"], r.metadata["claim_id"])
+                   for r in client.datasets(name=FIG, workspace=workspace).records}
+    first, second, third = sorted(review_ids)[:3]
+    (calibration_record,) = sorted(calibration_ids)[:1]
+    _answer(argilla, alice, review_ids[first], {"same_trend": "yes", "overall_match": 4,
+                                                "overall_verdict": "pass", "note": "fine"})
+    _answer(argilla, bruno, review_ids[first], {"same_trend": "no", "overall_verdict": "fail"})
+    _answer(argilla, alice, review_ids[second], {"same_trend": "no",
+                                                 "overall_verdict": "fail"}, status="draft")
+    _answer(argilla, bruno, review_ids[third], {}, status="discarded")
+    _answer(argilla, alice, calibration_ids[calibration_record],
+            {"independent_reproduction": "yes", "overall_verdict": "pass"})
+    _answer(argilla, bruno, calibration_ids[calibration_record],
+            {"independent_reproduction": "yes", "overall_verdict": "cannot_tell"})
+
+    out = tmp_path / "labels.jsonl"
+    result = pull_run(example_run, client=client, workspace=workspace, out=out)
+    assert result.responses == {"submitted": 4, "draft": 1, "discarded": 1}
+    labels = read_labels(out)
+    got = sorted((label.annotator, label.record_id, label.criterion, label.value, label.blind)
+                 for label in labels)
+    expected = sorted([
+        (alice.username, first, "same_trend", True, False),
+        (alice.username, first, "overall_match", 4, False),
+        (alice.username, first, "overall_verdict", "pass", False),
+        (alice.username, first, "note", "fine", False),
+        (bruno.username, first, "same_trend", False, False),
+        (bruno.username, first, "overall_verdict", "fail", False),
+        (alice.username, calibration_record, "independent_reproduction", True, True),
+        (alice.username, calibration_record, "overall_verdict", "pass", True),
+        (bruno.username, calibration_record, "independent_reproduction", True, True),
+        (bruno.username, calibration_record, "overall_verdict", "cannot_tell", True),
+    ])
+    assert got == expected
+    first_labels = [label for label in labels if label.record_id == first]
+    submission_id, claim_id = review_keys[first]
+    assert {(l.claim.submission_id, l.claim.claim_id) for l in first_labels} == {
+        (submission_id, claim_id)}
+    assert all(l.rubric.id == "figure-match" and l.rubric.version == "1.0.0" and
+               l.rubric.hash.startswith("sha256:") for l in labels)
+
+    # Two more pushes: the same records, the responses intact.
+    counts = {name: len(_server_ids(client, name, workspace)) for name in (FIG, VER)}
+    push_run(example_run, client=client, options=options)
+    push_run(example_run, client=client, options=options)
+    assert {name: len(_server_ids(client, name, workspace)) for name in (FIG, VER)} == counts
+    again = pull_run(example_run, client=client, workspace=workspace, out=tmp_path / "again.jsonl")
+    assert again.responses == result.responses
+    assert sorted((l.annotator, l.record_id, l.criterion, l.value) for l in
+                  read_labels(tmp_path / "again.jsonl")) == [g[:4] for g in got]
+
+
+def test_filter_queries_through_the_sdk(argilla, example_run: Path, workspace: str) -> None:
+    client = _client(argilla)
+    push_run(example_run, client=client, options=PushOptions(workspace=workspace,
+                                                             blind_share=0.0))
+    dataset = client.datasets(name=VER, workspace=workspace)
+    falsified = dataset.records(query=rg.Query(filter=rg.Filter(("metadata.verdict", "==",
+                                                                 "falsified"))))
+    claims = {(r.metadata["submission_id"], r.metadata["claim_id"]) for r in falsified}
+    assert claims == {("bob/neurips26-4821-check", "neurips26-4821/c3"),
+                      ("carol/iclr27-0137-repro", "iclr27-0137/c1"),
+                      ("carol/iclr27-0137-repro", "iclr27-0137/c2")}
+    figures = client.datasets(name=FIG, workspace=workspace)
+    urgent = figures.records(query=rg.Query(filter=rg.Filter(("metadata.priority", ">=", 0.9))))
+    assert {r.metadata["claim_id"] for r in urgent} == {"neurips26-4821/c1", "neurips26-4821/c6"}
+    text = figures.records(query=rg.Query(query="doctored OR registry"))
+    assert all(r.metadata for r in text)
+    said_no = figures.records(query=rg.Query(filter=rg.Filter(
+        ("independent_reproduction.suggestion", "==", "no"))))
+    assert {r.metadata["submission_id"] for r in said_no} == {"bob/neurips26-4821-check"}
+
+
+def test_a_dataset_with_another_design_is_refused(argilla, example_run: Path,
+                                                  workspace: str) -> None:
+    client = _client(argilla)
+    rg.Workspace(name=workspace, client=client).create()
+    settings = rg.Settings(fields=[rg.TextField(name="text")],
+                           questions=[rg.LabelQuestion(name="ok", labels=["yes", "no"])])
+    rg.Dataset(name=FIG, workspace=workspace, settings=settings, client=client).create()
+    with pytest.raises(ReviewError, match="design cannot change"):
+        push_run(example_run, client=client, options=PushOptions(workspace=workspace,
+                                                                 blind_share=0.0))
+
+
+def test_cli_push_pull_and_users(argilla, example_run: Path, workspace: str,
+                                 tmp_path: Path) -> None:
+    runner = CliRunner()
+    server = ["--api-url", argilla.url, "--api-key", argilla.api_key]
+    result = runner.invoke(main, ["review", "push", str(example_run), "--workspace", workspace,
+                                  "--blind-share", "0", *server])
+    assert result.exit_code == 0, result.output
+    assert f"{FIG}: 8 record(s)" in result.output and "pushed 22 record(s)" in result.output
+    result = runner.invoke(main, ["review", "users", "add", "reviewer-x", "--workspace",
+                                  workspace, "--password", "reviewer-pass-1", *server])
+    assert result.exit_code == 0, result.output
+    api_key = result.output.split("API key:")[1].split()[0]
+    with argilla.http(api_key) as http:
+        me = http.get("/api/v1/me/workspaces").json()["items"]
+    assert [w["name"] for w in me] == [workspace]  # an annotator sees only its workspace
+    out = tmp_path / "labels.jsonl"
+    result = runner.invoke(main, ["review", "pull", str(example_run), "--workspace", workspace,
+                                  "--out", str(out), *server])
+    assert result.exit_code == 0, result.output
+    assert "wrote 0 label(s)" in result.output and out.exists()
+
+
+def test_dead_server_is_one_clear_line(example_run: Path) -> None:
+    result = CliRunner().invoke(main, ["review", "push", str(example_run), "--api-url",
+                                       "http://127.0.0.1:1", "--api-key", "x"])
+    assert result.exit_code == 1
+    assert "cannot use the Argilla server at http://127.0.0.1:1" in result.output
+    assert "Traceback" not in result.output
+    with pytest.raises(ReviewError):
+        connect("http://127.0.0.1:1", "x")
+
+
+def test_labels_file_is_json_lines(argilla, example_run: Path, workspace: str,
+                                   tmp_path: Path) -> None:
+    client = _client(argilla)
+    push_run(example_run, client=client, options=PushOptions(workspace=workspace,
+                                                             blind_share=0.0))
+    result = pull_run(example_run, client=client, workspace=workspace)
+    assert result.path == example_run / "labels.jsonl"
+    for line in result.path.read_text().splitlines():
+        json.loads(line)
