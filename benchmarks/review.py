@@ -1,7 +1,8 @@
 """Pushing judgments to the local Argilla server: records per second, and the server's start time.
 
-Builds a run directory with 1,000 figure-claim judgments, each with the three 512-px PNG images
-that `judging run` writes (published, reproduced, diff), starts the local server (cold: a new
+Builds a run directory with 1,000 figure-claim judgments, each with three 512-px PNG images that
+`judging run` wrote for the bundled examples (published, reproduced, diff: about 130 KiB a
+record), starts the local server (cold: a new
 home; warm: a restart of the same home), and times `judging review push` (target >= 100 records/s).
 
     .venv/bin/python benchmarks/review.py [--records 1000]
@@ -17,9 +18,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
-from PIL import Image, ImageDraw
-
 _HERE = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 sys.path.insert(0, str(_HERE.parent))
@@ -34,20 +32,25 @@ from judging.rubrics import RubricLibrary  # noqa: E402
 from judging.store import RunStore, utc_now  # noqa: E402
 
 
-def figure(seed: int) -> Image.Image:
-    rng = np.random.default_rng(seed)
-    image = Image.new("RGB", (512, 384), "white")
-    draw = ImageDraw.Draw(image)
-    draw.line([(40, 20), (40, 350), (500, 350)], fill="black", width=2)
-    for k, colour in enumerate(["#1f77b4", "#ff7f0e", "#2ca02c"]):
-        x = np.linspace(45, 495, 80)
-        y = 60 + 250 * np.exp(-(x - 45) / (80 + 40 * k)) + rng.normal(0, 4, x.size)
-        draw.line(list(zip(x.tolist(), y.tolist())), fill=colour, width=2)
-    return image
+def example_figures(root: Path) -> list[dict[str, Path]]:
+    """The published, reproduced and diff images that `judging run` writes for the examples."""
+    from judging.pipeline import RunRequest, run_judging
+
+    examples = _HERE.parent / "examples"
+    out = root / "examples-run"
+    run_judging(RunRequest(sources=[str(examples / "submissions")], out=out,
+                           registry=examples / "registry" / "claims.yaml"))
+    sets = []
+    for folder in sorted((out / "diffs").iterdir()):
+        names = {name: folder / f"{name}.png" for name in ("published", "reproduced", "diff")}
+        if all(path.is_file() for path in names.values()):
+            sets.append(names)
+    return sets
 
 
 def build_run(root: Path, n: int) -> Path:
     rubric = RubricLibrary().load("figure-match@1.0.0")
+    figures = example_figures(root)
     store = RunStore.open(root / "run")
     store.write_info()
     claims = []
@@ -55,8 +58,8 @@ def build_run(root: Path, n: int) -> Path:
         key = ClaimKey(submission_id=f"bench/sub{i % 20}", claim_id=f"bench/f{i}")
         folder = store.diffs_dir / slug(str(key))
         folder.mkdir(parents=True)
-        for name, seed in (("published", i), ("reproduced", i + 50_000), ("diff", i + 90_000)):
-            figure(seed).save(folder / f"{name}.png", compress_level=1)
+        for name, source in figures[i % len(figures)].items():
+            shutil.copyfile(source, folder / f"{name}.png")
         relative = folder.relative_to(store.root).as_posix()
         claims.append(ClaimInput(
             key=key, submission=SubmissionHeader(submission_id=key.submission_id,

@@ -8,18 +8,20 @@ server dies, rerun the push (records already sent are simply updated).
 from __future__ import annotations
 
 import contextlib
-import io
+import functools
 import json
 import logging
 import os
 import warnings
 from collections import defaultdict
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import argilla as rg
+import argilla.records._dataset_records as _sdk_records
 import httpx
 from tenacity import (retry, retry_if_exception_type, stop_after_attempt,
                       wait_exponential)
@@ -182,9 +184,11 @@ _TRANSIENT = (httpx.TransportError, ConnectionError)
 @retry(retry=retry_if_exception_type(_TRANSIENT), stop=stop_after_attempt(4),
        wait=wait_exponential(multiplier=0.5, max=8), reraise=True)
 def _log_batch(dataset: rg.Dataset, records: list[rg.Record]) -> None:
-    # The SDK draws its own progress bar per call on stderr; ours covers the whole push.
-    with contextlib.redirect_stderr(io.StringIO()):
-        dataset.records.log(records, batch_size=len(records))
+    dataset.records.log(records, batch_size=len(records))
+
+
+# The SDK draws a progress bar on stderr for every batch it sends; ours covers the whole push.
+_sdk_records.tqdm = functools.partial(_sdk_records.tqdm, disable=True)
 
 
 @contextlib.contextmanager
@@ -193,6 +197,22 @@ def quiet_lookups():
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*not found", category=UserWarning)
         yield
+
+
+PUSH_THREADS = 2
+
+
+def _push_error(exc: BaseException, *, name: str, done: int, total: int) -> BaseException:
+    if isinstance(exc, JudgingError) or not isinstance(exc, Exception):
+        return exc
+    if isinstance(exc, _TRANSIENT):
+        return ReviewError(f"the Argilla server stopped answering after {done} of {total} records "
+                           f"({exc}); run the push again to resume: records already sent are "
+                           f"updated in place")
+    # SDK errors carry the server's message: one clear line.
+    first = str(exc).splitlines()[0] if str(exc) else ""
+    return ReviewError(f"pushing to {name!r} failed after {done} of {total} records: "
+                       f"{type(exc).__name__}: {first}")
 
 
 def push_run(run_dir: Path, *, client: rg.Argilla, options: PushOptions | None = None,
@@ -217,24 +237,24 @@ def push_run(run_dir: Path, *, client: rg.Argilla, options: PushOptions | None =
     by_dataset: dict[str, list[rg.Record]] = defaultdict(list)
     for planned in records:
         by_dataset[planned.dataset].append(planned.record)
+    batches = [(name, batch_records[start:start + options.batch_size])
+               for name, batch_records in sorted(by_dataset.items())
+               for start in range(0, len(batch_records), options.batch_size)]
     done = 0
-    for name, batch_records in sorted(by_dataset.items()):
-        for start in range(0, len(batch_records), options.batch_size):
-            batch = batch_records[start:start + options.batch_size]
+    # Two batches in flight: the next one is encoded (images read and base64-encoded) while the
+    # server stores the previous one.
+    with ThreadPoolExecutor(max_workers=PUSH_THREADS) as pool:
+        futures = {pool.submit(_log_batch, handles[name], batch): (name, len(batch))
+                   for name, batch in batches}
+        for future in as_completed(futures):
+            name, size = futures[future]
             try:
-                _log_batch(handles[name], batch)
-            except _TRANSIENT as exc:
-                raise ReviewError(f"the Argilla server stopped answering after {done} of "
-                                  f"{len(records)} records ({exc}); run the push again to "
-                                  f"resume: records already sent are updated in place") from exc
-            except JudgingError:
-                raise
-            except Exception as exc:  # SDK errors carry the server's message: one clear line
-                raise ReviewError(f"pushing to {name!r} failed after {done} of {len(records)} "
-                                  f"records: {type(exc).__name__}: "
-                                  f"{str(exc).splitlines()[0] if str(exc) else ''}") from exc
-            done += len(batch)
-            result.records[name] = result.records.get(name, 0) + len(batch)
+                future.result()
+            except BaseException as exc:
+                pool.shutdown(wait=True, cancel_futures=True)
+                raise _push_error(exc, name=name, done=done, total=len(records)) from exc
+            done += size
+            result.records[name] = result.records.get(name, 0) + size
             if on_progress is not None:
                 on_progress(done, len(records))
     return result
