@@ -9,6 +9,10 @@ BIN := $(VENV)/bin
 # Re-install when pyproject.toml changes.
 STAMP := $(VENV)/.installed-$(shell sha256sum pyproject.toml 2>/dev/null | cut -c1-12)
 DEMO_OUT ?= runs/demo
+REVIEW_HOME ?= .judging/argilla
+REVIEW_PORT ?= 6900
+DEMO_REVIEWER ?= reviewer
+DEMO_REVIEWER_PASSWORD ?= reviewer-demo-1
 # System packages the test suite needs: command -> Debian package.
 TEST_SYSTEM_PACKAGES := chromium:chromium
 
@@ -57,8 +61,16 @@ demo: install
 	@echo "judge: $(DEMO_JUDGE)"
 	$(BIN)/judging run examples/submissions --claims examples/registry/claims.yaml --out $(DEMO_OUT) --judge $(DEMO_JUDGE)
 	$(BIN)/judging report $(DEMO_OUT)
+	@$(BIN)/judging review status --home $(REVIEW_HOME) >/dev/null 2>&1 || \
+	  $(BIN)/judging review serve --background --home $(REVIEW_HOME) --port $(REVIEW_PORT)
+	$(BIN)/judging review push $(DEMO_OUT) --home $(REVIEW_HOME)
+	@$(BIN)/judging review users add $(DEMO_REVIEWER) --password $(DEMO_REVIEWER_PASSWORD) \
+	  --home $(REVIEW_HOME) >/dev/null
 	@echo
-	@echo "report: $(CURDIR)/$(DEMO_OUT)/report.html"
+	@echo "report:  $(CURDIR)/$(DEMO_OUT)/report.html"
+	@echo "review:  $$($(BIN)/judging review status --home $(REVIEW_HOME) | sed -n 's/.*\(http[^ ]*\).*/\1/p' | head -n 1)"
+	@echo "         log in as $(DEMO_REVIEWER) / $(DEMO_REVIEWER_PASSWORD) (annotator; the owner is argilla / 12345678)"
+	@echo "         stop the server with: $(BIN)/judging review stop --home $(REVIEW_HOME)"
 
 test: install sysdeps-test
 	$(BIN)/python -m pytest -q
