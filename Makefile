@@ -78,6 +78,7 @@ test: install sysdeps-test
 bench: install
 	$(BIN)/python benchmarks/signals.py
 	$(BIN)/python benchmarks/judging.py
+	$(BIN)/python benchmarks/review.py
 
 # Rebuild the example submissions from their generator (deterministic).
 examples: install
