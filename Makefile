@@ -66,8 +66,12 @@ demo: install
 	$(BIN)/judging review push $(DEMO_OUT) --home $(REVIEW_HOME)
 	@$(BIN)/judging review users add $(DEMO_REVIEWER) --password $(DEMO_REVIEWER_PASSWORD) \
 	  --home $(REVIEW_HOME) >/dev/null
+	$(BIN)/judging calibrate $(DEMO_OUT) --labels calibration/sets/examples/labels.jsonl \
+	  --out $(DEMO_OUT)/calibration
 	@echo
 	@echo "report:  $(CURDIR)/$(DEMO_OUT)/report.html"
+	@echo "calibration of the judge against the examples' construction labels (not human labels):"
+	@echo "         $(CURDIR)/$(DEMO_OUT)/calibration/reports/"
 	@echo "review:  $$($(BIN)/judging review status --home $(REVIEW_HOME) | sed -n 's/.*\(http[^ ]*\).*/\1/p' | head -n 1)"
 	@echo "         log in as $(DEMO_REVIEWER) / $(DEMO_REVIEWER_PASSWORD) (annotator; the owner is argilla / 12345678)"
 	@echo "         stop the server with: $(BIN)/judging review stop --home $(REVIEW_HOME)"

@@ -222,6 +222,168 @@ def report(run_dir: Path, out: Path | None, rubrics_dir: Path | None) -> None:
     console.print(f"report: {path}")
 
 
+# --- calibrate, resolve, leaderboard ------------------------------------------------------
+
+
+@main.command()
+@click.argument("run_dir", required=False,
+                type=click.Path(path_type=Path, file_okay=False, exists=True))
+@click.option("--labels", "labels_path", type=click.Path(path_type=Path, dir_okay=False),
+              default=None, help="Labels file (default RUN_DIR/labels.jsonl from review pull).")
+@click.option("--out", type=click.Path(path_type=Path, file_okay=False),
+              envvar="JUDGING_CALIBRATION_DIR", default=Path("calibration"), show_default=True,
+              help="Where artifacts/ and reports/ go [env JUDGING_CALIBRATION_DIR].")
+@click.option("--judge", "judges", multiple=True, help="Only these judges (repeatable).")
+@click.option("--include-anchored", is_flag=True,
+              help="Also count labels from reviewers who saw the AI's answers (anchored).")
+@click.option("--min-support", type=click.IntRange(1), default=50, show_default=True)
+@click.option("--min-coverage", type=click.FloatRange(0, 1), default=0.9, show_default=True)
+@click.option("--floor", type=click.FloatRange(0, 1), default=0.8, show_default=True,
+              help="Lowest acceptable lower bound of the pass-class F1 interval.")
+@click.option("--bootstrap", type=click.IntRange(100), default=1000, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--table", "table", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="Calibrate on a label table (CSV/JSONL) instead of a run.")
+@click.option("--judge-column", default=None, help="--table: the judge's column.")
+@click.option("--human-columns", default=None, help="--table: comma-separated human columns.")
+@click.option("--compare", default=None,
+              help="--table: a second judge column, shown side by side with the first.")
+@click.option("--ordinal", is_flag=True, help="--table: labels are ordered (weighted kappa).")
+@click.option("--order", default=None, help="--table: the label order, comma-separated.")
+@_rubrics_dir_option
+@friendly_errors
+def calibrate(run_dir: Path | None, labels_path: Path | None, out: Path, judges: tuple[str, ...],
+              include_anchored: bool, min_support: int, min_coverage: float, floor: float,
+              bootstrap: int, seed: int, table: Path | None, judge_column: str | None,
+              human_columns: str | None, compare: str | None, ordinal: bool,
+              order: str | None, rubrics_dir: Path | None) -> None:
+    """How far each AI judge agrees with people, per criterion: metrics, trust decisions, reports.
+
+    With RUN_DIR: joins the run's judgments with its labels (blind ones by default) and writes
+    calibration/artifacts/RUBRIC@VERSION/JUDGE.json and calibration/reports/... . With --table:
+    agreement on any table of per-item labels (gold = the human majority).
+    """
+    from .calibrate import TrustOptions, calibrate_run, calibrate_table
+
+    if table is not None:
+        if not judge_column or not human_columns:
+            raise click.UsageError("--table needs --judge-column and --human-columns")
+        report = calibrate_table(table, judge_column=judge_column,
+                                 human_columns=[c.strip() for c in human_columns.split(",")],
+                                 compare=compare, ordinal=ordinal,
+                                 order=order.split(",") if order else None)
+        _print_table_report(report)
+        return
+    if run_dir is None:
+        raise click.UsageError("give RUN_DIR, or --table FILE")
+    options = TrustOptions(min_support=min_support, min_coverage=min_coverage, floor=floor,
+                           bootstrap=bootstrap, seed=seed, include_anchored=include_anchored)
+    results = calibrate_run(run_dir, labels_path=labels_path, out=out, options=options,
+                            judges=list(judges) or None, rubrics_dir=rubrics_dir)
+    for result in results:
+        _print_calibration(result)
+
+
+def _num(value: float | None, digits: int = 3) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _print_calibration(result) -> None:
+    artifact = result.artifact
+    source = artifact.labels.source
+    table = Table(title=f"{artifact.judge} on {artifact.rubric} — {artifact.labels.used} "
+                        f"{source} label(s)"
+                        f"{'' if artifact.labels.blind_only else ', anchored included'}")
+    for column in ("criterion", "decision", "n", "coverage", "F1 [95%]", "kappa", "humans α",
+                   "threshold", "saved"):
+        table.add_column(column)
+    for c in [*artifact.criteria, *([artifact.pooled] if artifact.pooled else [])]:
+        interval = "" if not c.f1_interval else \
+            f" [{c.f1_interval[0]:.2f}, {c.f1_interval[1]:.2f}]"
+        table.add_row(c.criterion,
+                      "[green]trusted[/]" if c.decision == "trusted" else "[yellow]needs humans[/]",
+                      str(c.support), _num(c.coverage, 2), _num(c.f1, 2) + interval,
+                      _num(c.kappa, 2), _num(c.humans.alpha if c.humans else None, 2),
+                      _num(c.confidence_threshold, 2), _num(c.work_saved, 2))
+    console.print(table)
+    if source == "construction":
+        console.print("labels are construction labels (how the examples were built), not human "
+                      "labels", soft_wrap=True)
+    if result.stale:
+        console.print(f"replaced a stale calibration: {result.stale}", soft_wrap=True)
+    console.print(f"artifact: {result.artifact_path}\nreport:   {result.report_dir / 'report.md'}",
+                  soft_wrap=True)
+
+
+def _print_table_report(report) -> None:
+    table = Table(title=f"{report.path.name}: {report.items} items, gold = human majority on "
+                        f"{report.gold_items} ({report.ties} ties left out)")
+    for column in ("judge", "n", "accuracy", "macro P", "macro R", "macro F1", "kappa",
+                   "mean κ with each human"):
+        table.add_column(column)
+    for column, m in report.judges.items():
+        table.add_row(column, str(m.n), _num(m.accuracy, 4), _num(m.macro_precision, 4),
+                      _num(m.macro_recall, 4), _num(m.macro_f1, 4),
+                      _num(m.weighted_kappa if m.weighted_kappa is not None else m.kappa, 3),
+                      _num(report.judge_human_kappa.get(column), 3))
+    console.print(table)
+    pairs = ", ".join(f"{pair} {_num(k, 3)}" for pair, k in report.human_kappa.items())
+    console.print(f"human vs human: kappa {pairs}; Krippendorff's alpha {_num(report.alpha, 3)}",
+                  soft_wrap=True)
+    if report.between_judges:
+        console.print(f"between the two judges: accuracy "
+                      f"{_num(report.between_judges['accuracy'], 4)}, kappa "
+                      f"{_num(report.between_judges['kappa'], 3)}", soft_wrap=True)
+
+
+@main.command()
+@click.argument("run_dir", type=click.Path(path_type=Path, file_okay=False, exists=True))
+@click.option("--labels", "labels_path", type=click.Path(path_type=Path, dir_okay=False),
+              default=None, help="Labels file (default RUN_DIR/labels.jsonl).")
+@click.option("--calibration", "calibration_dir", type=click.Path(path_type=Path,
+              file_okay=False), envvar="JUDGING_CALIBRATION_DIR", default=None,
+              help="Folder of calibration artifacts [default calibration/].")
+@_rubrics_dir_option
+@friendly_errors
+def resolve(run_dir: Path, labels_path: Path | None, calibration_dir: Path | None,
+            rubrics_dir: Path | None) -> None:
+    """Final decisions: human majority, else trusted AI, else pending review.
+
+    Writes RUN_DIR/decisions.jsonl (per claim and rubric, per criterion, who decided) and
+    RUN_DIR/final.jsonl (per claim: outcome and whether the participant's verdict is upheld).
+    """
+    from collections import Counter
+
+    from .resolve import resolve_run
+
+    decisions, finals = resolve_run(run_dir, labels_path=labels_path,
+                                    calibration_dir=calibration_dir, rubrics_dir=rubrics_dir)
+    outcomes = Counter(f.outcome for f in finals)
+    upheld = Counter(f.upheld for f in finals)
+    deciders = Counter(a.decided_by or "pending" for d in decisions for a in d.answers
+                       if a.status != "not_applicable")
+    console.print(f"{len(finals)} claim(s): " + ", ".join(f"{n} {k}" for k, n in
+                                                         sorted(outcomes.items())),
+                  soft_wrap=True)
+    console.print("verdict upheld: " + ", ".join(f"{n} {k}" for k, n in sorted(upheld.items())),
+                  soft_wrap=True)
+    console.print("criteria decided by: " + ", ".join(f"{n} {k}" for k, n in
+                                                      sorted(deciders.items())), soft_wrap=True)
+    console.print(f"wrote {run_dir / 'decisions.jsonl'} and {run_dir / 'final.jsonl'}",
+                  soft_wrap=True)
+
+
+@main.command()
+@click.argument("run_dir", type=click.Path(path_type=Path, file_okay=False, exists=True))
+@friendly_errors
+def leaderboard(run_dir: Path) -> None:
+    """Per submission and per paper: claims judged, passed, failed, pending (CSV and HTML)."""
+    from .resolve import write_leaderboard
+
+    for path in write_leaderboard(run_dir):
+        console.print(f"wrote {path}", soft_wrap=True)
+
+
 # --- similarity ------------------------------------------------------------------------------
 
 

@@ -60,3 +60,7 @@ class RunStoreError(JudgingError):
 
 class ReviewError(JudgingError):
     """The review server is unreachable, refuses us, or holds a dataset we cannot use."""
+
+
+class CalibrationError(JudgingError):
+    """Labels and judgments cannot be joined (another rubric hash, nothing in common...)."""

@@ -459,3 +459,5 @@ class Label(StrictModel):
     """From the calibration dataset: the reviewer did not see the AI's answers."""
     dataset: str
     record_id: str
+    source: Literal["human", "construction"] = "human"
+    """construction: derived from how an example was built, never to be called a human label."""

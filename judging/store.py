@@ -18,7 +18,7 @@ from typing import Any, NamedTuple, TypeVar
 from pydantic import Field, ValidationError
 
 from .errors import RunStoreError
-from .models import ClaimInput, Judgment, SettingValue, StrictModel
+from .models import ClaimInput, Judgment, LineStatus, SettingValue, StrictModel
 
 log = logging.getLogger(__name__)
 
@@ -235,6 +235,21 @@ class RunStore:
     def latest(self) -> list[Judgment]:
         """The newest line per (claim, rubric id@version, judge, sample, order)."""
         return list(self._latest.values())
+
+
+def choose_judgment(lines: list[Judgment]) -> Judgment | None:
+    """The line that speaks for the AI on a (claim, rubric): a panel, else an LLM judge, else the
+    offline judge (suggestions in review, the AI answer in final decisions)."""
+    usable = [j for j in lines if j.rubric is not None]
+    if not usable:
+        return None
+
+    def rank(judgment: Judgment) -> tuple[int, int]:
+        kind = 2 if judgment.judge.startswith("panel(") else \
+            1 if judgment.provenance.model else 0
+        return kind, 1 if judgment.status is LineStatus.scored else 0
+
+    return max(usable, key=rank)
 
 
 def _cut_torn_tail(path: Path) -> None:

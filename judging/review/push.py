@@ -30,7 +30,7 @@ from ..errors import JudgingError, ReviewError
 from ..hashing import slug
 from ..models import Judgment, LineStatus, RubricRef
 from ..rubrics import Rubric, RubricLibrary
-from ..store import RunStore
+from ..store import RunStore, choose_judgment
 from .dataset import (ReviewRecord, build_record, build_settings, dataset_name, in_calibration,
                       review_priority)
 
@@ -54,35 +54,16 @@ def connect(api_url: str | None = None, api_key: str | None = None) -> rg.Argill
     return client
 
 
-def choose_judgment(lines: list[Judgment]) -> Judgment | None:
-    """The line whose answers become the suggestions: a panel, else an LLM judge, else offline."""
-    usable = [j for j in lines if j.rubric is not None]
-    if not usable:
-        return None
+def untrusted_criteria(judgment: Judgment, *, root: Path | None = None) -> set[str]:
+    """The criteria of `judgment`'s rubric that the calibration of its judge does not trust (all
+    of them when that calibration is stale; none before any calibration exists)."""
+    from ..calibrate import DEFAULT_DIR, NOT_CALIBRATED, trusted_criteria
 
-    def rank(judgment: Judgment) -> tuple[int, int]:
-        kind = 2 if judgment.judge.startswith("panel(") else \
-            1 if judgment.provenance.model else 0
-        return kind, 1 if judgment.status is LineStatus.scored else 0
-
-    return max(usable, key=rank)
-
-
-def untrusted_criteria(rubric: RubricRef, judge: str, *, root: Path | None = None) -> set[str]:
-    """Criteria a calibration found not trusted for this judge (empty before any calibration)."""
-    root = root or Path(os.environ.get("JUDGING_CALIBRATION_DIR", "calibration"))
-    path = root / "artifacts" / f"{rubric.id}@{rubric.version}" / f"{slug(judge)}.json"
-    if not path.is_file():
+    root = root or Path(os.environ.get("JUDGING_CALIBRATION_DIR") or DEFAULT_DIR)
+    trusted, why_not = trusted_criteria(root, judgment)
+    if why_not == NOT_CALIBRATED:
         return set()
-    try:
-        artifact = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        log.warning("ignoring unreadable calibration artifact %s (%s)", path, exc)
-        return set()
-    if artifact.get("rubric", {}).get("hash") != rubric.hash:
-        return set()  # calibrated on another rubric hash: says nothing about this one
-    return {c["criterion"] for c in artifact.get("criteria", [])
-            if c.get("decision") != "trusted"}
+    return {a.criterion_id for a in judgment.answers} - trusted
 
 
 @dataclass
@@ -169,7 +150,7 @@ def plan_records(store: RunStore, library: RubricLibrary, options: PushOptions
         blind = in_calibration(claim_key, share=options.blind_share, seed=options.seed)
         name = dataset_name(rubric_id, version, calibration=blind)
         datasets[name] = (rubric, blind)
-        untrusted = untrusted_criteria(chosen.rubric, chosen.judge, root=options.calibration_dir)
+        untrusted = untrusted_criteria(chosen, root=options.calibration_dir)
         priority = review_priority(lines, untrusted=untrusted)
         record = build_record(rubric, chosen, claims.get(claim_key), blind=blind,
                               priority=priority, run_root=store.root)

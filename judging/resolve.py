@@ -1,0 +1,299 @@
+"""Final decisions and the leaderboard.
+
+Per claim key and criterion: the human majority where people reviewed it (a tie is pending), else
+the AI's answer where a current calibration trusts that judge on that criterion, else pending.
+Then each claim's outcome under each rubric (pass | fail | incomplete | pending), whether the
+participant's verdict is upheld, and who decided.
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import os
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+
+from . import agreement
+from .calibrate import DEFAULT_DIR, check_label_hashes, read_labels, trusted_criteria
+from .errors import CalibrationError, JudgingError
+from .models import (AnswerStatus, ClaimKey, ClaimKind, CriterionAnswer, Judgment, Label,
+                     RubricRef, StrictModel, Verdict)
+from .rubrics import Rubric, RubricLibrary, aggregate
+from .store import RunStore, choose_judgment, read_jsonl
+
+DECISIONS = "decisions.jsonl"
+FINAL = "final.jsonl"
+Outcome = Literal["pass", "fail", "incomplete", "pending"]
+
+
+class FinalAnswer(StrictModel):
+    criterion: str
+    status: Literal["decided", "pending", "not_applicable"]
+    value: bool | int | None = None
+    passed: bool | None = None
+    decided_by: Literal["humans", "ai"] | None = None
+    who: list[str] = Field(default_factory=list)
+    """The reviewers in the majority, or the judge."""
+    reason: str | None = None
+    """Why it is pending (a tie, an untrusted criterion, no answer)."""
+
+
+class RubricDecision(StrictModel):
+    """A claim's final answers under one rubric version."""
+
+    claim: ClaimKey
+    paper_id: str | None
+    kind: ClaimKind | None
+    verdict: Verdict | None
+    rubric: RubricRef
+    applies_to: Literal["figure", "verdict"]
+    outcome: Outcome
+    score: float | None
+    coverage: float
+    answers: list[FinalAnswer]
+    ai_judge: str | None
+    ai_calibration: str | None
+    """Why the AI's answers could not be used (no or stale calibration), if so."""
+    human_overall: str | None = None
+    """The reviewers' majority overall verdict (pass / fail / cannot_tell), for reference."""
+
+
+class ClaimDecision(StrictModel):
+    """A claim's final verdict across rubrics."""
+
+    claim: ClaimKey
+    paper_id: str | None
+    kind: ClaimKind | None
+    verdict: Verdict | None
+    outcomes: dict[str, Outcome]
+    """By rubric `id@version`."""
+    outcome: Outcome
+    upheld: Literal["yes", "no", "pending"]
+    """Whether the participant's verdict stands."""
+    decided_by: list[str]
+
+
+def _label_index(labels: list[Label]) -> dict[tuple[str, str, str], dict[str, bool | int | str]]:
+    index: dict[tuple[str, str, str], dict[str, bool | int | str]] = defaultdict(dict)
+    for label in labels:
+        key = (str(label.claim), f"{label.rubric.id}@{label.rubric.version}", label.criterion)
+        index[key][label.annotator] = label.value
+    return index
+
+
+def decide(rubric: Rubric, judgment: Judgment | None, claim: ClaimKey, *,
+           labels: dict[tuple[str, str, str], dict[str, bool | int | str]],
+           trusted: set[str], ai_problem: str | None) -> list[FinalAnswer]:
+    answers = []
+    for criterion in rubric.criteria:
+        ai = judgment.answer(criterion.id) if judgment is not None else None
+        if ai is not None and ai.status is AnswerStatus.not_applicable:
+            answers.append(FinalAnswer(criterion=criterion.id, status="not_applicable",
+                                       reason=ai.reason))
+            continue
+        people = labels.get((str(claim), rubric.ref_name, criterion.id), {})
+        if people:
+            value = agreement.majority(list(people.values()))
+            if value is None:
+                counts = Counter(map(str, people.values()))
+                answers.append(FinalAnswer(
+                    criterion=criterion.id, status="pending",
+                    reason="the reviewers split evenly ("
+                           + ", ".join(f"{v}: {n}" for v, n in sorted(counts.items())) + ")"))
+                continue
+            answers.append(FinalAnswer(
+                criterion=criterion.id, status="decided", value=value,
+                passed=criterion.passes(value), decided_by="humans",
+                who=sorted(name for name, v in people.items() if v == value)))
+            continue
+        if ai is not None and ai.status is AnswerStatus.scored and ai.value is not None:
+            if criterion.id in trusted:
+                answers.append(FinalAnswer(
+                    criterion=criterion.id, status="decided", value=ai.value,
+                    passed=criterion.passes(ai.value), decided_by="ai",
+                    who=[judgment.judge]))  # type: ignore[union-attr]
+                continue
+            reason = f"the AI's answer is not trusted ({ai_problem or 'calibration says so'})"
+        else:
+            reason = "no answer: " + (ai.reason if ai is not None and ai.reason else
+                                      "the AI could not answer")
+        answers.append(FinalAnswer(criterion=criterion.id, status="pending",
+                                   reason=f"pending review: {reason}"))
+    return answers
+
+
+def rubric_outcome(rubric: Rubric, answers: list[FinalAnswer]) -> tuple[Outcome, float | None,
+                                                                         float]:
+    as_answers = []
+    for answer in answers:
+        status = {"decided": AnswerStatus.scored, "pending": AnswerStatus.unscored,
+                  "not_applicable": AnswerStatus.not_applicable}[answer.status]
+        as_answers.append(CriterionAnswer(criterion_id=answer.criterion, status=status,
+                                          value=answer.value))
+    result = aggregate(rubric, as_answers)
+    outcome: Outcome = result.outcome.value  # type: ignore[assignment]
+    if outcome == "incomplete" and any(a.status == "pending" for a in answers):
+        outcome = "pending"
+    return outcome, result.score, result.coverage
+
+
+def upheld(verdict: Verdict | None, decisions: list[RubricDecision]) -> Literal["yes", "no",
+                                                                               "pending"]:
+    """A verdict stands when its justification passes and, for figure claims, the figure
+    rubrics agree with it (verified: the figure matches; falsified: it does not)."""
+    if verdict is None or not decisions:
+        return "pending"
+    if any(d.outcome in ("pending", "incomplete") for d in decisions):
+        return "pending"
+    for decision in decisions:
+        if decision.applies_to == "verdict" and decision.outcome != "pass":
+            return "no"
+        if decision.applies_to == "figure":
+            if verdict is Verdict.verified and decision.outcome != "pass":
+                return "no"
+            if verdict is Verdict.falsified and decision.outcome != "fail":
+                return "no"
+    return "yes"
+
+
+def combined(outcomes: list[Outcome]) -> Outcome:
+    for worst in ("fail", "pending", "incomplete"):
+        if worst in outcomes:
+            return worst  # type: ignore[return-value]
+    return "pass" if outcomes else "pending"
+
+
+def resolve_run(run_dir: Path, *, labels_path: Path | None = None,
+                calibration_dir: Path | None = None, rubrics_dir: Path | None = None
+                ) -> tuple[list[RubricDecision], list[ClaimDecision]]:
+    store = RunStore.open(run_dir, create=False)
+    calibration_dir = calibration_dir or Path(os.environ.get("JUDGING_CALIBRATION_DIR")
+                                              or DEFAULT_DIR)
+    path = labels_path or store.root / "labels.jsonl"
+    labels = read_labels(path) if path.is_file() else []
+    judgments = [j for j in store.latest() if j.rubric is not None]
+    refs = {f"{j.rubric.id}@{j.rubric.version}": j.rubric for j in judgments}  # type: ignore
+    check_label_hashes(labels, refs)
+    index = _label_index(labels)
+    library = RubricLibrary(rubrics_dir)
+    rubrics: dict[str, Rubric] = {}
+    groups: dict[tuple[str, str], list[Judgment]] = defaultdict(list)
+    for judgment in judgments:
+        groups[(str(judgment.claim), f"{judgment.rubric.id}@{judgment.rubric.version}")].append(
+            judgment)  # type: ignore[union-attr]
+    decisions: list[RubricDecision] = []
+    for (claim_key, ref_name), lines in sorted(groups.items()):
+        chosen = choose_judgment(lines)
+        if chosen is None or chosen.rubric is None:
+            continue
+        if ref_name not in rubrics:
+            rubric = library.load(ref_name)
+            if rubric.content_hash() != chosen.rubric.hash:
+                raise CalibrationError(f"{ref_name} in {library.root} is not the text the run "
+                                       f"judged with")
+            rubrics[ref_name] = rubric
+        rubric = rubrics[ref_name]
+        trusted, problem = trusted_criteria(calibration_dir, chosen)
+        answers = decide(rubric, chosen, chosen.claim, labels=index, trusted=trusted,
+                         ai_problem=problem)
+        outcome, score, coverage = rubric_outcome(rubric, answers)
+        overall = agreement.majority(list(index.get((claim_key, ref_name, "overall_verdict"),
+                                                    {}).values()))
+        decisions.append(RubricDecision(
+            claim=chosen.claim, paper_id=chosen.paper_id, kind=chosen.kind,
+            verdict=chosen.verdict, rubric=chosen.rubric, applies_to=rubric.applies_to,
+            outcome=outcome, score=score, coverage=coverage, answers=answers,
+            ai_judge=chosen.judge, ai_calibration=problem,
+            human_overall=str(overall) if overall is not None else None))
+    by_claim: dict[str, list[RubricDecision]] = defaultdict(list)
+    for decision in decisions:
+        by_claim[str(decision.claim)].append(decision)
+    finals = []
+    for claim_key, items in sorted(by_claim.items()):
+        first = items[0]
+        deciders = sorted({("humans" if a.decided_by == "humans" else a.who[0])
+                           for d in items for a in d.answers if a.status == "decided"})
+        finals.append(ClaimDecision(
+            claim=first.claim, paper_id=first.paper_id, kind=first.kind, verdict=first.verdict,
+            outcomes={str(d.rubric): d.outcome for d in items},
+            outcome=combined([d.outcome for d in items]),
+            upheld=upheld(first.verdict, items), decided_by=deciders))
+    _write_jsonl(store.root / DECISIONS, decisions)
+    _write_jsonl(store.root / FINAL, finals)
+    return decisions, finals
+
+
+def _write_jsonl(path: Path, items: list[StrictModel]) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    with tmp.open("w", encoding="utf-8") as handle:
+        for item in items:
+            handle.write(item.model_dump_json() + "\n")
+    tmp.replace(path)
+
+
+# --- leaderboard ----------------------------------------------------------------------------
+
+COLUMNS = ["claims", "passed", "failed", "pending", "incomplete", "upheld", "pass_rate"]
+
+
+def leaderboard_rows(finals: list[ClaimDecision]) -> tuple[list[dict], list[dict]]:
+    """(per submission, per paper) rows, best first."""
+    def tally(items: list[ClaimDecision]) -> dict:
+        outcomes = Counter(d.outcome for d in items)
+        decided = outcomes["pass"] + outcomes["fail"]
+        return {"claims": len(items), "passed": outcomes["pass"], "failed": outcomes["fail"],
+                "pending": outcomes["pending"], "incomplete": outcomes["incomplete"],
+                "upheld": sum(1 for d in items if d.upheld == "yes"),
+                "pass_rate": round(outcomes["pass"] / decided, 3) if decided else None}
+
+    submissions: dict[str, list[ClaimDecision]] = defaultdict(list)
+    papers: dict[str, list[ClaimDecision]] = defaultdict(list)
+    for final in finals:
+        submissions[final.claim.submission_id].append(final)
+        papers[final.paper_id or "?"].append(final)
+    by_submission = [{"submission": s, "paper": items[0].paper_id, **tally(items)}
+                     for s, items in submissions.items()]
+    by_paper = [{"paper": p, "submissions": len({d.claim.submission_id for d in items}),
+                 **tally(items)} for p, items in papers.items()]
+    order = lambda row: (-row["passed"], row["pending"], str(row.get("submission") or row["paper"]))  # noqa: E731
+    return sorted(by_submission, key=order), sorted(by_paper, key=order)
+
+
+def write_leaderboard(run_dir: Path) -> tuple[Path, Path, Path]:
+    path = Path(run_dir) / FINAL
+    if not path.is_file():
+        raise JudgingError(f"{path}: no final decisions yet; run `judging resolve {run_dir}` "
+                           f"first")
+    finals = read_jsonl(path, ClaimDecision)
+    submissions, papers = leaderboard_rows(finals)
+    outputs = (Path(run_dir) / "leaderboard_submissions.csv",
+               Path(run_dir) / "leaderboard_papers.csv", Path(run_dir) / "leaderboard.html")
+    for rows, target, first in ((submissions, outputs[0], ["submission", "paper"]),
+                                (papers, outputs[1], ["paper", "submissions"])):
+        with target.open("w", newline="", encoding="utf-8") as handle:
+            writer = csv.DictWriter(handle, fieldnames=[*first, *COLUMNS])
+            writer.writeheader()
+            writer.writerows(rows)
+
+    def table(title: str, rows: list[dict]) -> str:
+        if not rows:
+            return f"<h2>{title}</h2><p>none</p>"
+        cell = lambda v: f"<td>{html.escape('' if v is None else str(v))}</td>"  # noqa: E731
+        head = "<tr><th>rank</th>" + "".join(f"<th>{html.escape(k)}</th>" for k in rows[0])
+        body = "".join(f"<tr>{cell(rank)}" + "".join(cell(v) for v in row.values()) + "</tr>"
+                       for rank, row in enumerate(rows, start=1))
+        return f"<h2>{title}</h2><table>{head}</tr>{body}</table>"
+
+    outputs[2].write_text(
+        "<!doctype html><html><head><meta charset='utf-8'><title>judging leaderboard</title>"
+        "<style>body{font:14px system-ui,sans-serif;margin:2rem}table{border-collapse:collapse}"
+        "td,th{border:1px solid #ccc;padding:4px 8px}th{background:#eee}</style></head><body>"
+        "<h1>Leaderboard</h1><p>Claims passed, failed and pending review after human and "
+        "trusted-AI decisions (judging resolve).</p>"
+        + table("Submissions", submissions) + table("Papers", papers) + "</body></html>",
+        encoding="utf-8")
+    return outputs
