@@ -171,13 +171,20 @@ def _passes(criterion: Criterion, value: bool | int) -> bool:
     return criterion.passes(value)
 
 
-def join(criterion: Criterion, judgments: dict[str, Judgment], labels: Sequence[Label]
-         ) -> tuple[list[Pair], int]:
-    """Pairs (gold, judge answer) for one criterion; and the number of human ties left out."""
+def human_ratings(criterion: Criterion, labels: Sequence[Label]
+                  ) -> dict[str, dict[str, bool | int]]:
+    """Each claim's labels for one criterion, by annotator."""
     by_claim: dict[str, dict[str, bool | int]] = defaultdict(dict)
     for label in labels:
         if label.criterion == criterion.id and isinstance(label.value, bool | int):
             by_claim[str(label.claim)][label.annotator] = label.value
+    return by_claim
+
+
+def join(criterion: Criterion, judgments: dict[str, Judgment], labels: Sequence[Label]
+         ) -> tuple[list[Pair], int]:
+    """Pairs (gold, judge answer) for one criterion; and the number of human ties left out."""
+    by_claim = human_ratings(criterion, labels)
     pairs: list[Pair] = []
     ties = 0
     for claim, humans in sorted(by_claim.items()):
@@ -205,7 +212,12 @@ def _finite(value: float | None) -> float | None:
 
 
 def calibrate_criterion(criterion: Criterion, pairs: list[Pair], *, ties: int,
-                        options: TrustOptions) -> CriterionCalibration:
+                        options: TrustOptions,
+                        ratings: dict[str, dict[str, bool | int]] | None = None,
+                        judged_all: dict[str, bool | int | None] | None = None
+                        ) -> CriterionCalibration:
+    """Metrics and the trust decision for one criterion. `ratings` (every labelled claim,
+    ties included) and `judged_all` feed the human-agreement figures."""
     scored = [p for p in pairs if p.judged is not None]
     unscored = len(pairs) - len(scored)
     coverage = len(scored) / len(pairs) if pairs else None
@@ -250,7 +262,10 @@ def calibrate_criterion(criterion: Criterion, pairs: list[Pair], *, ties: int,
                 else 0.0
             result.reliability = [ReliabilityBin(**vars(b)) for b in
                                   agreement.reliability_bins(confidences, correct)]
-    result.humans = _human_agreement(criterion, pairs, ties)
+    if ratings is None:
+        ratings = {p.claim: p.humans for p in pairs}
+        judged_all = {p.claim: p.judged for p in pairs}
+    result.humans = _human_agreement(criterion, ratings, judged_all or {}, ties)
     reasons = []
     if result.support < options.min_support:
         reasons.append(f"support {result.support} < {options.min_support}")
@@ -266,12 +281,14 @@ def calibrate_criterion(criterion: Criterion, pairs: list[Pair], *, ties: int,
     return result
 
 
-def _human_agreement(criterion: Criterion, pairs: list[Pair], ties: int) -> HumanAgreement:
-    raters = sorted({name for p in pairs for name in p.humans})
+def _human_agreement(criterion: Criterion, ratings: dict[str, dict[str, bool | int]],
+                     judged_all: dict[str, bool | int | None], ties: int) -> HumanAgreement:
+    claims = sorted(ratings)
+    raters = sorted({name for humans in ratings.values() for name in humans})
     ordinal = criterion.scale is Scale.ordinal
     values: list[bool | int] = sorted(criterion.levels or {}) if ordinal else [True, False]
-    matrix = [[p.humans.get(name) for p in pairs] for name in raters]
-    several = sum(1 for p in pairs if len(p.humans) >= 2)
+    matrix = [[ratings[claim].get(name) for claim in claims] for name in raters]
+    several = sum(1 for claim in claims if len(ratings[claim]) >= 2)
     alpha = human_kappa = judge_kappa = None
     if len(raters) >= 2 and several:
         alpha = agreement.krippendorff_alpha(matrix, level="ordinal" if ordinal else "nominal",
@@ -280,7 +297,7 @@ def _human_agreement(criterion: Criterion, pairs: list[Pair], ties: int) -> Huma
             matrix, labels=values, weights="quadratic" if ordinal else None).values()
             if k is not None]
         human_kappa = sum(kappas) / len(kappas) if kappas else None
-    judged = [p.judged for p in pairs]
+    judged = [judged_all.get(claim) for claim in claims]
     if any(j is not None for j in judged) and raters:
         kappas = []
         for row in matrix:
@@ -396,7 +413,14 @@ def calibrate_run(run_dir: Path, *, labels_path: Path | None = None, out: Path =
         pooled_pairs: list[Pair] = []
         for criterion in rubric.criteria:
             pairs, ties = join(criterion, by_claim, rubric_labels)
-            criteria.append(calibrate_criterion(criterion, pairs, ties=ties, options=options))
+            ratings = human_ratings(criterion, rubric_labels)
+            judged_all = {}
+            for claim in ratings:
+                answer = by_claim[claim].answer(criterion.id) if claim in by_claim else None
+                judged_all[claim] = answer.value if answer is not None and \
+                    answer.status is AnswerStatus.scored else None
+            criteria.append(calibrate_criterion(criterion, pairs, ties=ties, options=options,
+                                                ratings=ratings, judged_all=judged_all))
             pooled_pairs += [Pair(p.claim + "|" + criterion.id, criterion.passes(p.gold),
                                   None if p.judged is None else criterion.passes(p.judged),
                                   p.confidence, {}) for p in pairs]

@@ -91,9 +91,11 @@ def decide(rubric: Rubric, judgment: Judgment | None, claim: ClaimKey, *,
     answers = []
     for criterion in rubric.criteria:
         ai = judgment.answer(criterion.id) if judgment is not None else None
-        if ai is not None and ai.status is AnswerStatus.not_applicable:
+        applicable = judgment is None or judgment.verdict is None or judgment.kind is None or \
+            criterion.applies(verdict=judgment.verdict, kind=judgment.kind)
+        if not applicable or (ai is not None and ai.status is AnswerStatus.not_applicable):
             answers.append(FinalAnswer(criterion=criterion.id, status="not_applicable",
-                                       reason=ai.reason))
+                                       reason=ai.reason if ai is not None else None))
             continue
         people = labels.get((str(claim), rubric.ref_name, criterion.id), {})
         if people:

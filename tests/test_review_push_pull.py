@@ -253,3 +253,57 @@ def test_labels_file_is_json_lines(argilla, example_run: Path, workspace: str,
     assert result.path == example_run / "labels.jsonl"
     for line in result.path.read_text().splitlines():
         json.loads(line)
+
+
+def test_end_to_end_calibration_reproduces_the_known_f1(argilla, example_run: Path,
+                                                        workspace: str, tmp_path: Path) -> None:
+    """run -> push (all blind) -> two annotators answer known values over REST -> pull ->
+    calibrate: the F1 equals the one computed independently from those known answers."""
+    from sklearn.metrics import f1_score
+
+    from judging.calibrate import TrustOptions, calibrate_run
+
+    client = _client(argilla)
+    push_run(example_run, client=client, options=PushOptions(workspace=workspace,
+                                                             blind_share=1.0, overlap=2))
+    ann1 = argilla.create_user(workspaces=[workspace])
+    ann2 = argilla.create_user(workspaces=[workspace])
+    dataset = client.datasets(name=FIG + "-calibration", workspace=workspace)
+    records = list(dataset.records(with_suggestions=True))
+    assert records and all(not list(r.suggestions) for r in records)  # blind: no AI answers
+    # Known answers: independent_reproduction is "no" only for the copied figure; annotator 2
+    # also says "no" for carol's c5 (a disagreement: no gold for that claim).
+    known: dict[str, dict[str, bool]] = {}
+    for record in records:
+        claim = (record.metadata["submission_id"], record.metadata["claim_id"])
+        copy = claim == ("bob/neurips26-4821-check", "neurips26-4821/c1")
+        first = not copy
+        second = first and claim != ("carol/iclr27-0137-repro", "iclr27-0137/c5")
+        known[f"{claim[0]}::{claim[1]}"] = {"a": first, "b": second}
+        for annotator, value in ((ann1, first), (ann2, second)):
+            _answer(argilla, annotator, str(record._server_id),
+                    {"independent_reproduction": "yes" if value else "no",
+                     "overall_verdict": "pass"})
+    labels = tmp_path / "labels.jsonl"
+    pulled = pull_run(example_run, client=client, workspace=workspace, out=labels)
+    assert pulled.responses["submitted"] == 2 * len(records)
+    results = calibrate_run(example_run, labels_path=labels, out=tmp_path / "calibration",
+                            options=TrustOptions(bootstrap=200))
+    (figure,) = [r for r in results if r.artifact.rubric.id == "figure-match"]
+    criterion = next(c for c in figure.artifact.criteria
+                     if c.criterion == "independent_reproduction")
+    # Independently: gold where both agree, the judge's answers from the run's judgments.
+    judged = {str(j.claim): j.answer("independent_reproduction")
+              for j in RunStore.open(example_run, create=False).latest()
+              if j.rubric is not None and j.rubric.id == "figure-match"}
+    gold, predicted = [], []
+    for claim, answers in known.items():
+        answer = judged.get(claim)
+        if answers["a"] != answers["b"] or answer is None or answer.status != "scored":
+            continue
+        gold.append(answers["a"])
+        predicted.append(answer.value)
+    assert criterion.support == len(gold) == 6  # 8 figure claims, 1 corrupt, 1 split
+    assert criterion.f1 == pytest.approx(f1_score(gold, predicted, pos_label=True))
+    assert criterion.humans.raters == 2 and criterion.humans.ties == 1
+    assert figure.artifact.labels.source == "human" and figure.artifact.labels.blind_only

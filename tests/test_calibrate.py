@@ -1,0 +1,368 @@
+"""Calibration, final decisions and the leaderboard on constructed judgments and labels."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from sklearn.metrics import f1_score
+
+from judging.calibrate import (TrustOptions, calibrate_run, load_artifact, staleness,
+                               trusted_criteria)
+from judging.cli import main
+from judging.errors import CalibrationError
+from judging.hashing import content_hash
+from judging.models import (Aggregate, AnswerStatus, ClaimKey, ConfidenceSource,
+                            CriterionAnswer, Judgment, Label, LineStatus, Outcome, Provenance,
+                            RubricRef)
+from judging.resolve import resolve_run, write_leaderboard
+from judging.rubrics import RubricLibrary, aggregate
+from judging.store import RunStore, read_jsonl
+
+from .conftest import RUBRICS
+
+ROOT = Path(__file__).resolve().parent
+PANDALM = ROOT / "data" / "pandalm-agreement" / "labels.csv"
+JUDGE = "openai:test-judge"
+TEMPLATE = "sha256:" + "t" * 64
+
+
+@pytest.fixture(scope="module")
+def verdict_rubric():
+    return RubricLibrary(RUBRICS).load("verdict-justification@1.0.0")
+
+
+def _judgment(rubric, claim: ClaimKey, answers: dict[str, tuple[bool | int | None, float]], *,
+              judge: str = JUDGE, template: str = TEMPLATE, verdict: str = "verified") -> Judgment:
+    items = []
+    for criterion in rubric.criteria:
+        if criterion.id not in answers:
+            items.append(CriterionAnswer(criterion_id=criterion.id,
+                                         status=AnswerStatus.unscored, reason="not asked"))
+            continue
+        value, confidence = answers[criterion.id]
+        if value is None:
+            items.append(CriterionAnswer(criterion_id=criterion.id,
+                                         status=AnswerStatus.unscored, reason="unparseable"))
+        else:
+            items.append(CriterionAnswer(
+                criterion_id=criterion.id, status=AnswerStatus.scored, value=value,
+                passed=criterion.passes(value), rationale="r", confidence=confidence,
+                confidence_source=ConfidenceSource.self_reported))
+    return Judgment(
+        run_id="r", claim=claim, paper_id="p", kind="number", verdict=verdict,
+        rubric=rubric.ref(), judge=judge, input_hash=content_hash([str(claim), judge]),
+        status=LineStatus.scored, answers=items, aggregate=aggregate(rubric, items),
+        provenance=Provenance(judge=judge, model=judge.split(":")[-1], template_hash=template,
+                              timestamp=datetime.now(UTC), code_version="t"))
+
+
+def _label(rubric, claim: ClaimKey, criterion: str, value, *, annotator: str = "ann",
+           blind: bool = True, rubric_hash: str | None = None) -> Label:
+    ref = rubric.ref()
+    if rubric_hash:
+        ref = RubricRef(id=ref.id, version=ref.version, hash=rubric_hash)
+    return Label(claim=claim, rubric=ref, criterion=criterion, value=value, annotator=annotator,
+                 annotator_id=annotator, updated_at=datetime.now(UTC), blind=blind,
+                 dataset="d", record_id="x")
+
+
+def _run(tmp_path: Path, judgments: list[Judgment], labels: list[Label]) -> Path:
+    store = RunStore.open(tmp_path / "run")
+    store.write_info()
+    for judgment in judgments:
+        store.append(judgment)
+    store.close()
+    with (store.root / "labels.jsonl").open("w") as handle:
+        for label in labels:
+            handle.write(label.model_dump_json() + "\n")
+    return store.root
+
+
+def _claims(n: int) -> list[ClaimKey]:
+    return [ClaimKey(submission_id=f"s{i % 7}", claim_id=f"p/c{i}") for i in range(n)]
+
+
+def _perfect(rubric, n: int, *, unscored: int = 0, criterion: str = "verdict_consistent"):
+    """n labelled claims, the judge agreeing on all scored ones (yes and no alternating)."""
+    judgments, labels = [], []
+    for i, claim in enumerate(_claims(n)):
+        gold = i % 3 != 0
+        judged = None if i < unscored else gold
+        judgments.append(_judgment(rubric, claim, {criterion: (judged, 0.9)}))
+        labels.append(_label(rubric, claim, criterion, gold))
+    return judgments, labels
+
+
+def _decision(tmp_path: Path, rubric, judgments, labels, **options):
+    run = _run(tmp_path, judgments, labels)
+    (result,) = calibrate_run(run, out=tmp_path / "calibration", options=TrustOptions(**options),
+                              rubrics_dir=RUBRICS)
+    return next(c for c in result.artifact.criteria if c.criterion == "verdict_consistent")
+
+
+@pytest.mark.parametrize("n, unscored, trusted", [
+    (50, 0, True),      # exactly the minimum support
+    (49, 0, False),     # one short
+    (56, 5, True),      # 51 scored of 56 labelled: coverage 0.91
+    (60, 7, False),     # 53 scored of 60: coverage 0.883 < 0.9
+])
+def test_trust_decision_at_its_boundaries(tmp_path: Path, verdict_rubric, n: int, unscored: int,
+                                          trusted: bool) -> None:
+    judgments, labels = _perfect(verdict_rubric, n, unscored=unscored)
+    result = _decision(tmp_path, verdict_rubric, judgments, labels)
+    assert (result.decision == "trusted") is trusted, result.reasons
+    assert result.support == n - unscored
+    assert result.coverage == pytest.approx((n - unscored) / n)
+
+
+def test_the_f1_floor_decides(tmp_path: Path, verdict_rubric) -> None:
+    judgments, labels = _perfect(verdict_rubric, 80)
+    # Make the judge wrong on 20 claims: F1 stays near 0.8 but its lower bound drops below.
+    for judgment in judgments[:20]:
+        answer = judgment.answer("verdict_consistent")
+        answer.value = not answer.value
+    result = _decision(tmp_path, verdict_rubric, judgments, labels)
+    gold = [label.value for label in labels]
+    predicted = [j.answer("verdict_consistent").value for j in judgments]
+    assert result.f1 == pytest.approx(f1_score(gold, predicted, pos_label=True))
+    low, high = result.f1_interval
+    assert low <= result.f1 <= high
+    assert result.decision == "needs_humans" and any("F1 lower bound" in r
+                                                     for r in result.reasons)
+    lenient = _decision(tmp_path / "again", verdict_rubric, judgments, labels, floor=low - 0.01)
+    assert lenient.decision == "trusted"
+
+
+def test_confidence_threshold_and_work_saved(tmp_path: Path, verdict_rubric) -> None:
+    judgments, labels = [], []
+    for i, claim in enumerate(_claims(60)):
+        gold = i % 2 == 0
+        confident = i < 36  # 36 of 60 answered with confidence 0.9, all right
+        judged = gold if confident else (not gold if i % 3 else gold)
+        judgments.append(_judgment(verdict_rubric, claim,
+                                   {"verdict_consistent": (judged, 0.9 if confident else 0.55)}))
+        labels.append(_label(verdict_rubric, claim, "verdict_consistent", gold))
+    result = _decision(tmp_path, verdict_rubric, judgments, labels)
+    assert result.confidence_threshold == 0.9
+    assert result.threshold_agreement == 1.0
+    assert result.work_saved == pytest.approx(36 / 60)
+    low_bin = next(b for b in result.reliability if b.low <= 0.55 < b.high)
+    assert low_bin.n == 24 and low_bin.accuracy < 0.5
+
+
+def test_blind_labels_only_unless_asked(tmp_path: Path, verdict_rubric) -> None:
+    judgments, labels = _perfect(verdict_rubric, 10)
+    anchored = [_label(verdict_rubric, ClaimKey(submission_id="s1", claim_id="p/c1"),
+                       "verdict_consistent", False, annotator="saw-ai", blind=False)]
+    run = _run(tmp_path, judgments, labels + anchored)
+    (blind,) = calibrate_run(run, out=tmp_path / "c1", rubrics_dir=RUBRICS)
+    assert blind.artifact.labels.used == 10 and blind.artifact.labels.blind_only
+    (both,) = calibrate_run(run, out=tmp_path / "c2", rubrics_dir=RUBRICS,
+                            options=TrustOptions(include_anchored=True))
+    assert both.artifact.labels.used == 11 and not both.artifact.labels.blind_only
+    report = (both.report_dir / "report.md").read_text()
+    assert "anchored labels" in report and "overstated" in report
+    only_anchored = _run(tmp_path / "x", judgments, anchored)
+    with pytest.raises(CalibrationError, match="no blind labels"):
+        calibrate_run(only_anchored, out=tmp_path / "c3", rubrics_dir=RUBRICS)
+
+
+def test_labels_for_another_rubric_hash_are_refused(tmp_path: Path, verdict_rubric) -> None:
+    judgments, labels = _perfect(verdict_rubric, 5)
+    labels.append(_label(verdict_rubric, _claims(1)[0], "verdict_consistent", True,
+                         rubric_hash="sha256:" + "0" * 64))
+    run = _run(tmp_path, judgments, labels)
+    with pytest.raises(CalibrationError, match="another text of the rubric"):
+        calibrate_run(run, out=tmp_path / "c", rubrics_dir=RUBRICS)
+    with pytest.raises(CalibrationError, match="another text of the rubric"):
+        resolve_run(run, calibration_dir=tmp_path / "c", rubrics_dir=RUBRICS)
+
+
+def test_report_files_agree_with_the_artifact(tmp_path: Path, verdict_rubric) -> None:
+    judgments, labels = _perfect(verdict_rubric, 60)
+    for i, judgment in enumerate(judgments[:20]):  # a second labelled criterion, two humans
+        judgment.answers[3] = CriterionAnswer(
+            criterion_id="scale_disclosed", status=AnswerStatus.scored, value=i % 2 == 0,
+            passed=i % 2 == 0, rationale="r", confidence=0.7,
+            confidence_source=ConfidenceSource.self_reported)
+        labels.append(_label(verdict_rubric, judgment.claim, "scale_disclosed", i % 2 == 0))
+        labels.append(_label(verdict_rubric, judgment.claim, "scale_disclosed", i % 4 == 0,
+                             annotator="ann2"))
+    run = _run(tmp_path, judgments, labels)
+    (result,) = calibrate_run(run, out=tmp_path / "calibration", rubrics_dir=RUBRICS)
+    folder = result.report_dir
+    assert folder == tmp_path / "calibration" / "reports" / "verdict-justification@1.0.0" / \
+        folder.name
+    for name in ("report.md", "report.json", "f1.png", "confusion.png", "reliability.png"):
+        assert (folder / name).is_file() and (folder / name).stat().st_size > 0, name
+    report = json.loads((folder / "report.json").read_text())
+    artifact = json.loads(result.artifact_path.read_text())
+    assert report["criteria"] == artifact["criteria"]
+    assert report["judge"] == JUDGE and report["template_hash"] == TEMPLATE
+    markdown = (folder / "report.md").read_text()
+    scale = next(c for c in report["criteria"] if c["criterion"] == "scale_disclosed")
+    assert scale["humans"]["raters"] == 2 and scale["humans"]["items_with_several"] == 20
+    assert scale["humans"]["alpha"] is not None
+    row = next(line for line in markdown.splitlines() if line.startswith("| scale_disclosed"))
+    assert f"{scale['f1']:.3f}" in row and f"{scale['humans']['alpha']:.3f}" in row
+    from PIL import Image
+    assert Image.open(folder / "f1.png").size[0] > 300
+
+
+def test_staleness(tmp_path: Path, verdict_rubric) -> None:
+    judgments, labels = _perfect(verdict_rubric, 60)
+    run = _run(tmp_path, judgments, labels)
+    out = tmp_path / "calibration"
+    calibrate_run(run, out=out, rubrics_dir=RUBRICS)
+    trusted, problem = trusted_criteria(out, judgments[0])
+    assert trusted == {"verdict_consistent"} and problem is None
+    other = _judgment(verdict_rubric, judgments[0].claim, {}, template="sha256:" + "x" * 64)
+    trusted, problem = trusted_criteria(out, other)
+    assert trusted == set() and "prompt template changed" in problem
+    artifact = load_artifact(out, judgments[0].rubric, JUDGE)
+    assert "judge model changed" in staleness(artifact, rubric=judgments[0].rubric,
+                                              template_hash=TEMPLATE, model="another")
+    # A new calibration after a template change says it replaced a stale one.
+    newer = [_judgment(verdict_rubric, j.claim, {"verdict_consistent": (
+        j.answer("verdict_consistent").value, 0.9)}, template="sha256:" + "x" * 64)
+        for j in judgments]
+    run2 = _run(tmp_path / "second", newer, labels)
+    (result,) = calibrate_run(run2, out=out, rubrics_dir=RUBRICS)
+    assert result.stale and "template" in result.stale
+
+
+def test_table_mode_reproduces_pandalm() -> None:
+    result = CliRunner().invoke(main, [
+        "calibrate", "--table", str(PANDALM), "--judge-column", "gpt35",
+        "--human-columns", "annotator1,annotator2,annotator3", "--compare", "pandalm7b"])
+    assert result.exit_code == 0, result.output
+    flat = " ".join(result.output.split())
+    for figure in ("0.7107", "0.5879", "0.5736", "0.5755"):
+        assert figure in flat, figure
+    for pair, kappa in (("annotator1~annotator2", "0.852"), ("annotator1~annotator3", "0.879"),
+                        ("annotator2~annotator3", "0.862")):
+        assert f"{pair} {kappa}" in flat
+    assert "between the two judges" in flat
+
+
+# --- resolve and leaderboard -------------------------------------------------------------------
+
+
+def test_resolve_rules(tmp_path: Path, verdict_rubric) -> None:
+    a, b, c, d = _claims(4)
+    answers = {"verdict_consistent": (True, 0.9), "scale_disclosed": (True, 0.9),
+               "cites_evidence": (False, 0.9), "value_in_logs": (True, 0.9),
+               "justification_quality": (4, 0.9)}
+    judgments = [_judgment(verdict_rubric, claim, answers) for claim in (a, b, c, d)]
+    labels = [
+        # a: people outvote the AI on cites_evidence (2 yes to 1 no)
+        _label(verdict_rubric, a, "cites_evidence", True, annotator="h1"),
+        _label(verdict_rubric, a, "cites_evidence", True, annotator="h2"),
+        _label(verdict_rubric, a, "cites_evidence", False, annotator="h3"),
+        # b: people split evenly on cites_evidence
+        _label(verdict_rubric, b, "cites_evidence", True, annotator="h1"),
+        _label(verdict_rubric, b, "cites_evidence", False, annotator="h2"),
+    ]
+    run = _run(tmp_path, judgments, labels)
+    # Calibrate so that some criteria are trusted: write an artifact by hand from a run where the
+    # judge is perfect on verdict_consistent, scale_disclosed, cites_evidence, value_in_logs.
+    perfect, perfect_labels = [], []
+    for i, claim in enumerate(_claims(60)):
+        values = {cid: (i % 2 == 0, 0.9) for cid in ("verdict_consistent", "scale_disclosed",
+                                                     "value_in_logs", "cites_evidence")}
+        perfect.append(_judgment(verdict_rubric, claim, values))
+        perfect_labels += [_label(verdict_rubric, claim, cid, i % 2 == 0) for cid in values]
+    calibration = tmp_path / "calibration"
+    calibrate_run(_run(tmp_path / "cal", perfect, perfect_labels), out=calibration,
+                  rubrics_dir=RUBRICS)
+    decisions, finals = resolve_run(run, calibration_dir=calibration, rubrics_dir=RUBRICS)
+    by_claim = {str(dec.claim): {x.criterion: x for x in dec.answers} for dec in decisions}
+    # human majority wins over the AI
+    cites_a = by_claim[str(a)]["cites_evidence"]
+    assert cites_a.value is True and cites_a.decided_by == "humans"
+    assert cites_a.who == ["h1", "h2"]
+    # a tie is pending review
+    cites_b = by_claim[str(b)]["cites_evidence"]
+    assert cites_b.status == "pending" and "split evenly" in cites_b.reason
+    # a trusted criterion is decided by the AI
+    trusted = by_claim[str(c)]["verdict_consistent"]
+    assert trusted.decided_by == "ai" and trusted.who == [JUDGE] and trusted.value is True
+    # an untrusted one (justification_quality: never calibrated) stays pending
+    quality = by_claim[str(c)]["justification_quality"]
+    assert quality.status == "pending" and "not trusted" in quality.reason
+    # criteria that do not apply
+    assert by_claim[str(c)]["proof_for_falsified"].status == "not_applicable"
+    outcomes = {str(f.claim): f for f in finals}
+    assert outcomes[str(c)].outcome == "pending" and outcomes[str(c)].upheld == "pending"
+    assert (run / "decisions.jsonl").is_file() and (run / "final.jsonl").is_file()
+    # Without any calibration nothing is decided by the AI.
+    decisions, _ = resolve_run(run, calibration_dir=tmp_path / "none", rubrics_dir=RUBRICS)
+    assert not [x for dec in decisions for x in dec.answers if x.decided_by == "ai"]
+
+
+def test_outcomes_upheld_and_leaderboard(tmp_path: Path, verdict_rubric) -> None:
+    claims = _claims(5)
+    full = {"verdict_consistent": True, "scale_disclosed": True, "cites_evidence": True,
+            "value_in_logs": True, "justification_quality": 4}
+    judgments, labels = [], []
+    for i, claim in enumerate(claims):
+        judgments.append(_judgment(verdict_rubric, claim, {}))
+        answers = dict(full)
+        if i == 1:
+            answers["value_in_logs"] = False  # a failed gate
+        if i == 4:
+            del answers["justification_quality"]  # nobody answered it: pending
+        labels += [_label(verdict_rubric, claim, cid, v) for cid, v in answers.items()]
+    run = _run(tmp_path, judgments, labels)
+    _, finals = resolve_run(run, calibration_dir=tmp_path / "none", rubrics_dir=RUBRICS)
+    by_id = {f.claim.claim_id: f for f in finals}
+    assert [by_id[f"p/c{i}"].outcome for i in range(5)] == ["pass", "fail", "pass", "pass",
+                                                          "pending"]
+    assert [by_id[f"p/c{i}"].upheld for i in range(5)] == ["yes", "no", "yes", "yes", "pending"]
+    assert by_id["p/c0"].decided_by == ["humans"]
+    paths = write_leaderboard(run)
+    import csv
+    rows = list(csv.DictReader(paths[0].open()))
+    tally = {row["submission"]: row for row in rows}
+    # claims 0..4 are in submissions s0..s4 (one each)
+    assert tally["s1"]["failed"] == "1" and tally["s4"]["pending"] == "1"
+    assert sum(int(r["passed"]) for r in rows) == 3
+    papers = list(csv.DictReader(paths[1].open()))
+    assert papers == [{"paper": "p", "submissions": "5", "claims": "5", "passed": "3",
+                       "failed": "1", "pending": "1", "incomplete": "0", "upheld": "3",
+                       "pass_rate": "0.75"}]
+    html = paths[2].read_text()
+    assert "<h2>Submissions</h2>" in html and "s4" in html
+    finals_file = read_jsonl(run / "final.jsonl", type(finals[0]))
+    assert len(finals_file) == 5
+
+
+def test_leaderboard_needs_resolve(tmp_path: Path, verdict_rubric) -> None:
+    run = _run(tmp_path, [], [])
+    result = CliRunner().invoke(main, ["leaderboard", str(run)])
+    assert result.exit_code == 1 and "judging resolve" in result.output
+
+
+def test_cli_calibrate_resolve_on_examples(tmp_path: Path) -> None:
+    from .conftest import REGISTRY, SUBMISSIONS
+    from judging.pipeline import RunRequest, run_judging
+
+    run = tmp_path / "run"
+    run_judging(RunRequest(sources=[str(SUBMISSIONS)], out=run, registry=REGISTRY))
+    labels = ROOT.parent / "calibration" / "sets" / "examples" / "labels.jsonl"
+    result = CliRunner().invoke(main, ["calibrate", str(run), "--labels", str(labels),
+                                       "--out", str(tmp_path / "calibration")])
+    assert result.exit_code == 0, result.output
+    assert "construction labels" in " ".join(result.output.split())
+    markdown = next((tmp_path / "calibration" / "reports").rglob("report.md")).read_text()
+    assert "not human labels" in markdown
+    result = CliRunner().invoke(main, ["resolve", str(run), "--labels", str(labels),
+                                       "--calibration", str(tmp_path / "calibration")])
+    assert result.exit_code == 0, result.output
+    assert "14 claim(s)" in result.output
+    result = CliRunner().invoke(main, ["leaderboard", str(run)])
+    assert result.exit_code == 0 and "leaderboard.html" in result.output
