@@ -247,7 +247,8 @@ def report(run_dir: Path, out: Path | None, rubrics_dir: Path | None) -> None:
 @click.option("--judge-column", default=None, help="--table: the judge's column.")
 @click.option("--human-columns", default=None, help="--table: comma-separated human columns.")
 @click.option("--compare", default=None,
-              help="--table: a second judge column, shown side by side with the first.")
+              help="--table: a second judge column beside the first. RUN_DIR: 'A,B', two judge "
+                   "specs or two rubric versions (id@version) side by side on the same claims.")
 @click.option("--ordinal", is_flag=True, help="--table: labels are ordered (weighted kappa).")
 @click.option("--order", default=None, help="--table: the label order, comma-separated.")
 @_rubrics_dir_option
@@ -282,6 +283,19 @@ def calibrate(run_dir: Path | None, labels_path: Path | None, out: Path, judges:
                             judges=list(judges) or None, rubrics_dir=rubrics_dir)
     for result in results:
         _print_calibration(result)
+    if compare:
+        from .calibrate import compare_run
+
+        left, _, right = compare.partition(",")
+        if not right:
+            raise click.UsageError("--compare with RUN_DIR takes two specs: A,B")
+        table = Table(title=f"A = {left} vs B = {right} (pass/fail, same claims)")
+        for column in ("on", "criterion", "both", "agree", "kappa", "F1 A", "F1 B"):
+            table.add_column(column)
+        for row in compare_run(results, run_dir, left.strip(), right.strip()):
+            table.add_row(row.group, row.criterion, str(row.both), _num(row.agreement, 2),
+                          _num(row.kappa, 2), _num(row.left_f1, 2), _num(row.right_f1, 2))
+        console.print(table)
 
 
 def _num(value: float | None, digits: int = 3) -> str:

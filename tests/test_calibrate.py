@@ -366,3 +366,29 @@ def test_cli_calibrate_resolve_on_examples(tmp_path: Path) -> None:
     assert "14 claim(s)" in result.output
     result = CliRunner().invoke(main, ["leaderboard", str(run)])
     assert result.exit_code == 0 and "leaderboard.html" in result.output
+
+
+def test_compare_two_judges_side_by_side(tmp_path: Path, verdict_rubric) -> None:
+    from judging.calibrate import compare_run
+
+    judgments, labels = _perfect(verdict_rubric, 20)
+    other = []
+    for i, judgment in enumerate(judgments):  # a second judge that flips every fourth answer
+        value = judgment.answer("verdict_consistent").value
+        other.append(_judgment(verdict_rubric, judgment.claim,
+                               {"verdict_consistent": (value if i % 4 else not value, 0.8)},
+                               judge="openai:other"))
+    run = _run(tmp_path, judgments + other, labels)
+    results = calibrate_run(run, out=tmp_path / "c", rubrics_dir=RUBRICS)
+    rows = compare_run(results, run, JUDGE, "openai:other")
+    row = next(r for r in rows if r.criterion == "verdict_consistent")
+    assert row.group == "verdict-justification@1.0.0" and row.both == 20
+    assert row.agreement == pytest.approx(15 / 20)
+    assert row.left_f1 == 1.0 and row.right_f1 < 1.0
+    result = CliRunner().invoke(main, ["calibrate", str(run), "--out", str(tmp_path / "c2"),
+                                       "--compare", f"{JUDGE},openai:other",
+                                       "--rubrics-dir", str(RUBRICS)])
+    assert result.exit_code == 0, result.output
+    assert "0.75" in result.output
+    with pytest.raises(CalibrationError, match="not a mix"):
+        compare_run(results, run, JUDGE, "verdict-justification@1.0.0")
