@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 import logging
 import sys
 from collections.abc import Callable
@@ -166,6 +167,12 @@ def run(sources: tuple[str, ...], out: Path | None, registry: Path | None,
     if runner.budget is not None:
         console.print(f"spent ${runner.budget.spent:.4f} of the ${runner.budget.limit:.4f} "
                       f"budget", soft_wrap=True)
+    if result.integrity is not None and result.integrity.pairs:
+        kinds = Counter(pair.kind.replace("_", " ") for pair in result.integrity.pairs)
+        console.print("[bold yellow]integrity:[/] " + ", ".join(
+            f"{n} {kind} pair(s) across submissions" for kind, n in sorted(kinds.items()))
+            + f" (flagged on both sides; see {result.root / 'integrity.json'})",
+            soft_wrap=True)
     for error in result.source_errors:
         err_console.print(f"[bold red]source error:[/] {escape(error)}", highlight=False,
                           soft_wrap=True)

@@ -9,10 +9,12 @@ from PIL import Image
 
 from .errors import ImageLoadError
 from .hashing import file_sha256
+from .integrity import figure_phash
 from .models import Artifacts, ClaimInput, ClaimKind, Flag, Signal
 from .signals import (DEFAULT_MAX_PIXELS, DEFAULT_SIZE, agreement, compare_figures, load_image,
                       normalize_pair, table_agreement)
-from .signals.pixel import blurred_gray, is_copy, mean_abs_difference, ssim, to_gray
+from .signals.pixel import (blurred_gray, is_copy, mean_abs_difference, reduce_towards, ssim,
+                            to_gray, trim_border)
 
 #: Bump when signal definitions change: part of every judgment's input hash.
 SIGNALS_VERSION = "signals/1"
@@ -36,6 +38,8 @@ class Measurement:
     images: dict[str, Path] = field(default_factory=dict)
     figure_error: str | None = None
     """Why a figure claim's figures could not be compared (the figure rubric cannot be judged)."""
+    fingerprint: str | None = None
+    """Perceptual hash of the trimmed reproduced figure (integrity checks across submissions)."""
 
 
 FIGURE_SIGNALS = ("pixel.ssim", "pixel.edge_f1", "pixel.palette_distance", "pixel.phash_distance",
@@ -72,6 +76,7 @@ def measure_figures(claim: ClaimInput, *, options: MeasureOptions, out_dir: Path
         result.signals = {name: Signal.absent(result.figure_error) for name in FIGURE_SIGNALS}
         return result
 
+    result.fingerprint = figure_phash(trim_border(reduce_towards(reproduced, options.image_size)))
     same_bytes = file_sha256(claim.published_path) == file_sha256(claim.reproduced_path)
     comparison = compare_figures(published, reproduced, size=options.image_size,
                                  same_bytes=same_bytes)

@@ -19,6 +19,8 @@ from .hashing import content_hash, file_sha256, slug
 from .judges import Judge, JudgeTask, make_judge
 from .judges.llm import Budget, JudgeConfigError, LLMOptions
 from .judges.offline import not_applicable
+from .integrity import Fingerprint, IntegrityReport, find_pairs
+from .integrity import write_report as write_integrity
 from .judges.panel import AGGREGATION, aggregate_panel, panel_name
 from .models import (Aggregate, AnswerStatus, ClaimInput, ClaimKey, ClaimProblem, CriterionAnswer,
                      Judgment, LineStatus, Outcome, Provenance, ReferenceOrigin)
@@ -60,6 +62,7 @@ class RunResult:
     skipped: int = 0
     source_errors: list[str] = field(default_factory=list)
     counts: Counter[str] = field(default_factory=Counter)
+    integrity: IntegrityReport | None = None
 
     @property
     def failed(self) -> bool:
@@ -206,6 +209,9 @@ class Runner:
                     future.set_exception(exc)
                     raise
                 future.set_result(measurement)
+                if measurement.fingerprint is not None:
+                    self.store.record_fingerprint(Fingerprint(claim=claim.key,
+                                                              phash=measurement.fingerprint))
         return await future
 
     def _error_line(self, item: WorkItem, measurement: Measurement, reason: str) -> Judgment:
@@ -375,6 +381,8 @@ class Runner:
             for line in self.panel_lines(items):
                 store.append(line)
                 result.written += 1
+            result.integrity = find_pairs(store.fingerprints(), store.claims())
+            write_integrity(store.root, result.integrity)
             invocation.status = "failed" if result.source_errors else "finished"
         except JudgeConfigError as exc:
             invocation.status = "failed"

@@ -13,12 +13,15 @@ import secrets
 import time
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from pydantic import Field, ValidationError
 
 from .errors import RunStoreError
 from .models import ClaimInput, Judgment, LineStatus, SettingValue, StrictModel
+
+if TYPE_CHECKING:
+    from .integrity import Fingerprint
 
 log = logging.getLogger(__name__)
 
@@ -26,6 +29,7 @@ RUN_SCHEMA = "judging.run/1"
 JUDGMENTS = "judgments.jsonl"
 FSYNC_INTERVAL = 1.0
 CLAIMS = "claims.jsonl"
+FINGERPRINTS = "fingerprints.jsonl"
 RUN_JSON = "run.json"
 DIFFS = "diffs"
 
@@ -169,7 +173,7 @@ class RunStore:
         return store
 
     def _repair_torn_tail(self) -> None:
-        for path in (self.judgments_path, self.claims_path):
+        for path in (self.judgments_path, self.claims_path, self.root / FINGERPRINTS):
             _cut_torn_tail(path)
 
     def write_info(self) -> None:
@@ -228,6 +232,15 @@ class RunStore:
         if self._claims is None:
             self._claims = {str(c.key): c for c in read_jsonl(self.claims_path, ClaimInput)}
         return self._claims
+
+    def record_fingerprint(self, fingerprint: "Fingerprint") -> None:
+        with (self.root / FINGERPRINTS).open("a", encoding="utf-8") as handle:
+            handle.write(fingerprint.model_dump_json() + "\n")
+
+    def fingerprints(self) -> dict[str, "Fingerprint"]:
+        """The newest perceptual hash of every measured figure claim, by claim key."""
+        from .integrity import Fingerprint
+        return {str(f.claim): f for f in read_jsonl(self.root / FINGERPRINTS, Fingerprint)}
 
     def judgments(self) -> list[Judgment]:
         return read_judgments(self.judgments_path)

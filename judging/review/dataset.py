@@ -151,6 +151,8 @@ def build_settings(rubric: Rubric, *, calibration: bool, overlap: int) -> rg.Set
 PRIORITY_WEIGHTS = {
     "reference_mismatch": 1.0,
     "copy": 0.9,
+    "duplicate_figure": 0.9,
+    "copied_justification": 0.85,
     "untrusted_criteria": 0.8,
     "unreadable": 0.8,
     "judge_disagreement": 0.75,
@@ -173,7 +175,8 @@ def review_priority(judgments: list[Judgment], *, untrusted: set[str] = frozense
     reasons: set[str] = set()
     for judgment in judgments:
         names = {f.name for f in judgment.flags}
-        reasons |= names & {"reference_mismatch", "copy", "order_inconsistent"}
+        reasons |= names & {"reference_mismatch", "copy", "order_inconsistent",
+                            "duplicate_figure", "copied_justification"}
         if judgment.status is LineStatus.error:
             reasons.add("unreadable")
         if judgment.verdict is not None and judgment.verdict.value == "falsified":

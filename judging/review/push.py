@@ -28,6 +28,7 @@ from tenacity import (retry, retry_if_exception_type, stop_after_attempt,
 
 from ..errors import JudgingError, ReviewError
 from ..hashing import slug
+from ..integrity import read_report as read_integrity
 from ..models import Judgment, LineStatus, RubricRef
 from ..rubrics import Rubric, RubricLibrary
 from ..store import RunStore, choose_judgment
@@ -122,6 +123,7 @@ def plan_records(store: RunStore, library: RubricLibrary, options: PushOptions
                  ) -> tuple[dict[str, tuple[Rubric, bool]], list[ReviewRecord], list[str]]:
     """Which record goes to which dataset, built from the run's stored judgments and claims."""
     claims = store.claims()
+    integrity = read_integrity(store.root).flags()
     groups: dict[tuple[str, str, str], list[Judgment]] = defaultdict(list)
     skipped: list[str] = []
     for judgment in store.latest():
@@ -151,7 +153,10 @@ def plan_records(store: RunStore, library: RubricLibrary, options: PushOptions
         name = dataset_name(rubric_id, version, calibration=blind)
         datasets[name] = (rubric, blind)
         untrusted = untrusted_criteria(chosen, root=options.calibration_dir)
-        priority = review_priority(lines, untrusted=untrusted)
+        extra = integrity.get(claim_key, [])
+        if extra:
+            chosen = chosen.model_copy(update={"flags": [*chosen.flags, *extra]})
+        priority = review_priority([*lines, chosen], untrusted=untrusted)
         record = build_record(rubric, chosen, claims.get(claim_key), blind=blind,
                               priority=priority, run_root=store.root)
         records.append(ReviewRecord(dataset=name, record=record, claim_key=claim_key,

@@ -56,7 +56,7 @@ def _fit(image: Image.Image, box: tuple[int, int]) -> Image.Image:
     return canvas
 
 
-def _reduce_towards(image: Image.Image, size: int) -> Image.Image:
+def reduce_towards(image: Image.Image, size: int) -> Image.Image:
     """Integer box-reduce a large image to between 1.5x and 3x `size` (fast, anti-aliased), so that
     trimming and the final resize work on far fewer pixels."""
     factor = int(max(image.size) // (1.5 * size))
@@ -72,8 +72,8 @@ def normalize_pair(published: Image.Image, reproduced: Image.Image, *, size: int
     """
     if size < 32:
         raise ValueError(f"size must be at least 32 pixels, got {size}")
-    published = trim_border(_reduce_towards(published.convert("RGB"), size))
-    reproduced = trim_border(_reduce_towards(reproduced.convert("RGB"), size))
+    published = trim_border(reduce_towards(published.convert("RGB"), size))
+    reproduced = trim_border(reduce_towards(reproduced.convert("RGB"), size))
     width, height = published.size
     scale = size / max(width, height)
     box = (max(1, round(width * scale)), max(1, round(height * scale)))

@@ -1,0 +1,114 @@
+"""Integrity across submissions: shared reproduced figures and copied justifications."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+from click.testing import CliRunner
+from PIL import Image
+
+from judging.cli import main
+from judging.integrity import find_pairs, read_report, shingles
+from judging.review.push import PushOptions, plan_records
+from judging.rubrics import RubricLibrary
+from judging.store import RunStore
+
+from .conftest import RUBRICS, SubmissionBuilder, render_chart
+
+JUSTIFICATION = ("We re-ran the released training script for twenty thousand steps on a single "
+                 "GPU and the validation loss falls below the reported threshold after about "
+                 "ten thousand steps, exactly as in the published figure; see the logs.")
+
+
+def _jpeg(png: bytes) -> bytes:
+    buffer = io.BytesIO()
+    Image.open(io.BytesIO(png)).convert("RGB").resize((700, 525)).save(buffer, "JPEG",
+                                                                       quality=80)
+    return buffer.getvalue()
+
+
+def _submissions(root: Path) -> list[Path]:
+    x = np.linspace(0, 10, 200)
+    published = render_chart()
+    own = render_chart(series={"train": (x, np.exp(-x / 2.5) + 0.12),
+                               "val": (x, np.exp(-x / 3.5) + 0.2)}, style="ggplot")
+    folders = []
+    alice = SubmissionBuilder(root / "alice", "alice/sub", "paper-1")
+    alice.figure_claim("paper-1/f1", published=published, reproduced=own,
+                       justification=JUSTIFICATION)
+    alice.figure_claim("paper-1/f2", published=published, reproduced=render_chart(dpi=80),
+                       justification="Our own words about a second figure, written by Alice "
+                                     "herself with details nobody else has in their report.")
+    folders.append(alice.write())
+    bob = SubmissionBuilder(root / "bob", "bob/sub", "paper-1")
+    # Bob hands in Alice's figure, re-encoded and resized, and her justification, lightly edited.
+    bob.figure_claim("paper-1/f1", published=published, reproduced=_jpeg(own),
+                     justification=JUSTIFICATION.replace("single", "one"))
+    folders.append(bob.write())
+    carol = SubmissionBuilder(root / "carol", "carol/sub", "paper-1")
+    carol.figure_claim("paper-1/f1", published=published,
+                       reproduced=render_chart(series={"train": (x, x / 10 + 0.1)}),
+                       justification="A different run with a different story entirely, "
+                                     "described in Carol's own words over enough words to count.")
+    folders.append(carol.write())
+    return folders
+
+
+def test_shared_figures_and_copied_text_are_flagged_on_both(tmp_path: Path) -> None:
+    folders = _submissions(tmp_path / "subs")
+    out = tmp_path / "run"
+    result = CliRunner().invoke(main, ["run", *map(str, folders), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "integrity:" in result.output
+    report = read_report(out)
+    kinds = sorted((p.kind, p.a.submission_id, p.b.submission_id) for p in report.pairs)
+    assert kinds == [("copied_justification", "alice/sub", "bob/sub"),
+                     ("duplicate_figure", "alice/sub", "bob/sub")]
+    assert report.figures == 4 and report.justifications == 4
+    flags = report.flags()
+    assert {f.name for f in flags["alice/sub::paper-1/f1"]} == {"duplicate_figure",
+                                                                "copied_justification"}
+    assert {f.name for f in flags["bob/sub::paper-1/f1"]} == {"duplicate_figure",
+                                                              "copied_justification"}
+    assert "carol/sub::paper-1/f1" not in flags and "alice/sub::paper-1/f2" not in flags
+    # Both raise the review priority, and the report shows them.
+    store = RunStore.open(out, create=False)
+    _, records, _ = plan_records(store, RubricLibrary(RUBRICS), PushOptions(blind_share=0.0))
+    priority = {(r.claim_key, r.dataset): r.priority for r in records}
+    flagged = priority[("bob/sub::paper-1/f1", "figure-match-1.0.0")]
+    assert flagged.value >= 0.9 and "duplicate_figure" in flagged.reasons
+    assert priority[("carol/sub::paper-1/f1", "figure-match-1.0.0")].value < 0.9
+    CliRunner().invoke(main, ["report", str(out)])
+    assert "duplicate_figure" in (out / "report.html").read_text()
+
+
+def test_the_same_submission_is_not_compared_with_itself(tmp_path: Path) -> None:
+    alice = SubmissionBuilder(tmp_path / "alice", "alice/sub", "paper-1")
+    chart = render_chart()
+    alice.figure_claim("paper-1/f1", published=chart, reproduced=chart,
+                       justification=JUSTIFICATION)
+    alice.figure_claim("paper-1/f2", published=chart, reproduced=chart,
+                       justification=JUSTIFICATION)
+    out = tmp_path / "run"
+    CliRunner().invoke(main, ["run", str(alice.write()), "--out", str(out)])
+    assert read_report(out).pairs == []
+
+
+def test_short_justifications_are_not_called_copies() -> None:
+    assert shingles("The numbers match the paper.") == frozenset()
+    assert len(shingles(JUSTIFICATION)) > 10
+    assert find_pairs({}, {}).pairs == []
+
+
+def test_integrity_file_is_valid_json(tmp_path: Path) -> None:
+    folders = _submissions(tmp_path / "subs")
+    out = tmp_path / "run"
+    CliRunner().invoke(main, ["run", *map(str, folders), "--out", str(out)])
+    payload = json.loads((out / "integrity.json").read_text())
+    assert payload["figures"] == 4
+    # A rerun keeps the index complete even though nothing is re-measured.
+    CliRunner().invoke(main, ["run", *map(str, folders), "--out", str(out)])
+    assert len(read_report(out).pairs) == 2
