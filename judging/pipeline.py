@@ -178,6 +178,7 @@ class Runner:
         self.library = RubricLibrary(request.rubrics_dir) if request.rubrics_dir else None
         self._measurements: dict[ClaimKey, asyncio.Future[Measurement]] = {}
         self._cpu = asyncio.Semaphore(max(1, os.cpu_count() or 1))
+        self._estimating = False
         llm = request.llm
         self.budget = Budget(llm.max_cost) if llm.max_cost is not None else None
         # One bound on the calls in flight, shared by every judge of the run (--concurrency).
@@ -209,7 +210,7 @@ class Runner:
                     future.set_exception(exc)
                     raise
                 future.set_result(measurement)
-                if measurement.fingerprint is not None:
+                if measurement.fingerprint is not None and not self._estimating:
                     self.store.record_fingerprint(Fingerprint(claim=claim.key,
                                                               phash=measurement.fingerprint))
         return await future
@@ -469,6 +470,8 @@ class Runner:
         measured and every request is built exactly as it would be sent, so that answers already
         in the cache are not counted."""
         from .judges.llm import OpenAIJudge, estimate_tokens
+
+        self._estimating = True  # measure (figures are needed to build requests), record nothing
 
         registry = load_registry(self.request.registry) if self.request.registry else None
         claims, _ = self._load(registry, RunResult(root=self.store.root,
