@@ -105,16 +105,59 @@ def parse_document(text: str, *, path: str, error_class: type[InputFileError] = 
         loader = _LOADER(text)
         try:
             root = loader.get_single_node()
-            data = loader.construct_document(root) if root is not None else None
+            try:
+                data = loader.construct_document(root) if root is not None else None
+            except (ValueError, TypeError, AttributeError, OverflowError) as exc:
+                # PyYAML's safe constructor lets Python's own errors through for scalars that
+                # match a type's pattern but are not values: 2001-13-01 (a date), an integer of
+                # more than 4300 digits, `!!int x`, `!!timestamp x`...
+                raise error_class(f"not valid YAML/JSON: a value cannot be read "
+                                  f"({_one_line(exc)})", path=path,
+                                  line=_first_unconstructable_line(root)) from exc
         finally:
             loader.dispose()
+    except UnicodeError as exc:  # a lone surrogate in the text (only possible from a str)
+        raise error_class(f"not valid YAML/JSON: not valid Unicode ({_one_line(exc)})",
+                          path=path) from exc
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None
         raise error_class(f"not valid YAML/JSON: {exc.problem or exc}", path=path, line=line) from exc
+    except yaml.reader.ReaderError as exc:
+        # A character YAML refuses (NUL, ESC, DEL...): name it and its line, on one line (the
+        # error's own text spans two lines and gives a character offset, not a line).
+        character = exc.character if isinstance(exc.character, int) else ord(exc.character or "?")
+        line = text.count("\n", 0, exc.position) + 1 if isinstance(exc.position, int) else None
+        raise error_class(f"not valid YAML/JSON: unacceptable character #x{character:04x}: "
+                          f"{exc.reason}", path=path, line=line) from exc
     except yaml.YAMLError as exc:
-        raise error_class(f"not valid YAML/JSON: {exc}", path=path) from exc
+        raise error_class(f"not valid YAML/JSON: {_one_line(exc)}", path=path) from exc
     return LocatedDocument(data=data, root=root, path=path)
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def _first_unconstructable_line(root: yaml.Node | None) -> int | None:
+    """The line of the first scalar (in document order) that the safe constructor cannot turn
+    into a value, to point an error at it."""
+    constructor = yaml.constructor.SafeConstructor()
+    stack: list[yaml.Node] = [root] if root is not None else []
+    while stack:
+        node = stack.pop()
+        if isinstance(node, yaml.ScalarNode):
+            try:
+                constructor.construct_object(node, deep=True)
+            except Exception:  # noqa: BLE001 - any failure is the one we are looking for
+                return node.start_mark.line + 1
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(reversed(node.value))
+        elif isinstance(node, yaml.MappingNode):
+            for key, value in reversed(node.value):
+                stack.extend((value, key))
+    return None
 
 
 def describe_validation_error(exc: ValidationError, doc: LocatedDocument, *,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -132,6 +133,16 @@ def check_participant_reference(claim: ClaimInput, registry_figure: Image.Image,
                         f"figure was used")]
 
 
+#: The difference of two finite floats can overflow (1e308 - -1e308), and a relative difference
+#: can too (1e300 / 1e-300): such a value cannot be stored in JSON (it would be written as null and
+#: make the run directory unreadable), so the signal is recorded as absent with the reason.
+_OVERFLOW = "too large to represent as a 64-bit float (the computation overflows)"
+
+
+def _number(value: float) -> Signal:
+    return Signal(value=value) if math.isfinite(value) else Signal.absent(_OVERFLOW)
+
+
 def measure_numbers(claim: ClaimInput) -> dict[str, Signal]:
     c = claim.claim
     if c.kind is ClaimKind.number:
@@ -143,8 +154,8 @@ def measure_numbers(claim: ClaimInput) -> dict[str, Signal]:
             found = agreement(reported=c.reported_value, reproduced=c.reproduced_value,
                               tolerance=c.tolerance)
             return {
-                "numeric.abs_diff": Signal(value=found.abs_diff),
-                "numeric.rel_diff": (Signal(value=found.rel_diff) if found.rel_diff is not None
+                "numeric.abs_diff": _number(found.abs_diff),
+                "numeric.rel_diff": (_number(found.rel_diff) if found.rel_diff is not None
                                      else Signal.absent("the reported value is 0")),
                 "numeric.within_tolerance": (Signal(value=found.within) if found.within is not None
                                              else Signal.absent("the claim gives no tolerance")),
@@ -166,7 +177,7 @@ def measure_numbers(claim: ClaimInput) -> dict[str, Signal]:
                 Signal.absent("some cells lack a value or a tolerance")),
             "numeric.cells_within": (Signal(value=fraction) if fraction is not None else
                                      Signal.absent("no cell could be compared")),
-            "numeric.rel_diff": (Signal(value=max_rel) if max_rel is not None else
+            "numeric.rel_diff": (_number(max_rel) if max_rel is not None else
                                  Signal.absent("no cell has a non-zero reported value")),
         }
     return {}

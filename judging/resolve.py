@@ -35,7 +35,8 @@ class FinalAnswer(StrictModel):
     status: Literal["decided", "pending", "not_applicable"]
     value: bool | int | None = None
     passed: bool | None = None
-    decided_by: Literal["humans", "ai"] | None = None
+    decided_by: Literal["humans", "construction", "ai"] | None = None
+    """construction: labels derived from how an example was built, never called human."""
     who: list[str] = Field(default_factory=list)
     """The reviewers in the majority, or the judge."""
     reason: str | None = None
@@ -85,9 +86,14 @@ def _label_index(labels: list[Label]) -> dict[tuple[str, str, str], dict[str, bo
     return index
 
 
+def _construction_annotators(labels: list[Label]) -> set[str]:
+    return {label.annotator for label in labels if label.source == "construction"}
+
+
 def decide(rubric: Rubric, judgment: Judgment | None, claim: ClaimKey, *,
            labels: dict[tuple[str, str, str], dict[str, bool | int | str]],
-           trusted: set[str], ai_problem: str | None) -> list[FinalAnswer]:
+           trusted: set[str], ai_problem: str | None,
+           construction: set[str] = frozenset()) -> list[FinalAnswer]:
     answers = []
     for criterion in rubric.criteria:
         ai = judgment.answer(criterion.id) if judgment is not None else None
@@ -107,10 +113,11 @@ def decide(rubric: Rubric, judgment: Judgment | None, claim: ClaimKey, *,
                     reason="the reviewers split evenly ("
                            + ", ".join(f"{v}: {n}" for v, n in sorted(counts.items())) + ")"))
                 continue
+            who = sorted(name for name, v in people.items() if v == value)
             answers.append(FinalAnswer(
                 criterion=criterion.id, status="decided", value=value,
-                passed=criterion.passes(value), decided_by="humans",
-                who=sorted(name for name, v in people.items() if v == value)))
+                passed=criterion.passes(value),
+                decided_by="construction" if set(who) <= construction else "humans", who=who))
             continue
         if ai is not None and ai.status is AnswerStatus.scored and ai.value is not None:
             if criterion.id in trusted:
@@ -181,6 +188,7 @@ def resolve_run(run_dir: Path, *, labels_path: Path | None = None,
     refs = {f"{j.rubric.id}@{j.rubric.version}": j.rubric for j in judgments}  # type: ignore
     check_label_hashes(labels, refs)
     index = _label_index(labels)
+    construction = _construction_annotators(labels)
     library = RubricLibrary(rubrics_dir)
     rubrics: dict[str, Rubric] = {}
     groups: dict[tuple[str, str], list[Judgment]] = defaultdict(list)
@@ -201,7 +209,7 @@ def resolve_run(run_dir: Path, *, labels_path: Path | None = None,
         rubric = rubrics[ref_name]
         trusted, problem = trusted_criteria(calibration_dir, chosen)
         answers = decide(rubric, chosen, chosen.claim, labels=index, trusted=trusted,
-                         ai_problem=problem)
+                         ai_problem=problem, construction=construction)
         outcome, score, coverage = rubric_outcome(rubric, answers)
         overall = agreement.majority(list(index.get((claim_key, ref_name, "overall_verdict"),
                                                     {}).values()))
@@ -217,7 +225,7 @@ def resolve_run(run_dir: Path, *, labels_path: Path | None = None,
     finals = []
     for claim_key, items in sorted(by_claim.items()):
         first = items[0]
-        deciders = sorted({("humans" if a.decided_by == "humans" else a.who[0])
+        deciders = sorted({(a.decided_by if a.decided_by != "ai" else a.who[0])
                            for d in items for a in d.answers if a.status == "decided"})
         finals.append(ClaimDecision(
             claim=first.claim, paper_id=first.paper_id, kind=first.kind, verdict=first.verdict,

@@ -151,6 +151,8 @@ def number_in_text(value: float, text: str) -> bool:
         if not math.isfinite(found):
             continue
         for target, slack in targets:
+            if not math.isfinite(target):  # value * 100 overflows near 1.8e306: matches nothing
+                continue
             if abs(found - target) <= slack + 1e-12 * max(1.0, abs(target)):
                 return True
     return False

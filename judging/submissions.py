@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,11 +37,33 @@ def confine(root: Path, relative: str) -> Path:
     candidate = Path(relative)
     if candidate.is_absolute() or ".." in re.split(r"[\\/]", relative):
         raise UnsafePathError(f"{relative!r} is not a relative path inside the submission folder")
-    resolved = (root_resolved / candidate).resolve()
+    try:
+        resolved = (root_resolved / candidate).resolve()
+    except RuntimeError as exc:  # Python < 3.13: "Symlink loop from ...", even when not strict
+        raise UnsafePathError(f"{relative!r} is a symlink loop (a link that points back to "
+                              f"itself)") from exc
+    except (OSError, ValueError) as exc:
+        raise UnsafePathError(f"{relative!r} cannot be resolved ({exc})") from exc
+    if resolved.is_symlink():  # Python >= 3.13: a loop resolves to a link that leads nowhere
+        raise UnsafePathError(f"{relative!r} is a symlink loop (a link that points back to "
+                              f"itself)")
     if not resolved.is_relative_to(root_resolved):
         raise UnsafePathError(f"{relative!r} resolves outside the submission folder "
                               f"(a symlink to {resolved})")
     return resolved
+
+
+def confine_file(root: Path, relative: str) -> Path:
+    """`confine`, also refusing special files (FIFOs, sockets, devices): hashing or reading one
+    could block forever or never end. A missing file or a folder is reported where it is used."""
+    path = confine(root, relative)
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return path
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        raise UnsafePathError(f"{relative!r} is not a regular file (a FIFO, socket or device)")
+    return path
 
 
 # --- the claim registry ----------------------------------------------------------------------
@@ -194,6 +217,40 @@ def _claim_hint(data: object, key: str) -> str | None:
     return value if isinstance(value, str) and len(value) <= 200 else None
 
 
+#: The claim id of a claim that failed to load becomes its error line's claim key only when it is
+#: a valid id (keys name files and records downstream); otherwise the key is `#claim-N`.
+_IDENTIFIER = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/+@-]{0,199}")
+
+
+def _claim_id_hint(data: object) -> str | None:
+    value = _claim_hint(data, "claim_id")
+    return value if value is not None and _IDENTIFIER.fullmatch(value) else None
+
+
+def _nul_field(data: object) -> str | None:
+    """The key path of the first string (or key) holding a NUL character, else None.
+
+    NUL has no place in any manifest text, and many consumers choke on it (PostgreSQL text
+    columns, C strings, terminals). Iterative: manifests may nest up to the parser's depth limit.
+    """
+    stack: list[tuple[str, object]] = [("", data)]
+    while stack:
+        where, value = stack.pop()
+        if isinstance(value, str):
+            if "\x00" in value:
+                return where or "(the value)"
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                name = f"{where}.{key}" if where else str(key)
+                if isinstance(key, str) and "\x00" in key:
+                    return (name.replace("\x00", "\\0"))
+                stack.append((name, item))
+        elif isinstance(value, list):
+            stack.extend((f"{where}.{i}" if where else str(i), item)
+                         for i, item in enumerate(value))
+    return None
+
+
 def load_submission(folder: Path | str, *, registry: Registry | None = None) -> LoadedSubmission:
     """Load one submission folder. Raises ManifestError only when the manifest as a whole is
     unusable; each bad claim becomes a ClaimProblem and the rest load."""
@@ -214,6 +271,10 @@ def load_submission(folder: Path | str, *, registry: Registry | None = None) -> 
                             "claims", path=str(manifest), line=1)
     claims_data = doc.data.get("claims")
     header_data = {k: v for k, v in doc.data.items() if k != "claims"}
+    nul = _nul_field(header_data)
+    if nul is not None:
+        raise ManifestError("NUL character (\\0) in the text: not allowed in a manifest",
+                            path=str(manifest), line=doc.line_of((nul.split(".")[0],)), field=nul)
     try:
         header = SubmissionHeader.model_validate(header_data)
     except ValidationError as exc:
@@ -229,7 +290,7 @@ def load_submission(folder: Path | str, *, registry: Registry | None = None) -> 
     first_line: dict[str, int | None] = {}
     for index, raw in enumerate(claims_data):
         line = doc.line_of(("claims", index))
-        claim_id = _claim_hint(raw, "claim_id")
+        claim_id = _claim_id_hint(raw)
 
         def problem(reason: str, *, at: int | None = line, _index: int = index,
                     _raw: object = raw, _claim_id: str | None = claim_id) -> ClaimProblem:
@@ -241,6 +302,11 @@ def load_submission(folder: Path | str, *, registry: Registry | None = None) -> 
                 kind=ClaimKind(kind) if kind in ClaimKind._value2member_map_ else None,
                 verdict=Verdict(verdict) if verdict in Verdict._value2member_map_ else None)
 
+        nul = _nul_field(raw)
+        if nul is not None:
+            loaded.problems.append(problem(f"NUL character (\\0) in the text: not allowed in a "
+                                           f"manifest (field: {nul})"))
+            continue
         try:
             claim = Claim.model_validate(raw)
         except ValidationError as exc:
@@ -266,13 +332,15 @@ def _claim_input(claim: Claim, header: SubmissionHeader, folder: Path, registry:
                  line: int | None) -> ClaimInput:
     evidence: dict[str, Path] = {}
     if claim.evidence.script:
-        evidence["script"] = confine(folder, claim.evidence.script)
+        evidence["script"] = confine_file(folder, claim.evidence.script)
     if claim.evidence.proof_script:
-        evidence["proof_script"] = confine(folder, claim.evidence.proof_script)
+        evidence["proof_script"] = confine_file(folder, claim.evidence.proof_script)
     for i, log in enumerate(claim.evidence.logs):
-        evidence[f"logs[{i}]"] = confine(folder, log)
-    own_published = confine(folder, claim.published_figure) if claim.published_figure else None
-    reproduced = confine(folder, claim.reproduced_figure) if claim.reproduced_figure else None
+        evidence[f"logs[{i}]"] = confine_file(folder, log)
+    own_published = (confine_file(folder, claim.published_figure) if claim.published_figure
+                     else None)
+    reproduced = (confine_file(folder, claim.reproduced_figure) if claim.reproduced_figure
+                  else None)
     flags: list[Flag] = []
     entry = registry.claims.get(claim.claim_id) if registry is not None else None
     participant_reference: Path | None = None

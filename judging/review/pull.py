@@ -75,6 +75,10 @@ def pull_run(run_dir: Path, *, client: rg.Argilla, workspace: str = DEFAULT_WORK
              out: Path | None = None, rubrics_dir: Path | None = None) -> PullResult:
     store = RunStore.open(run_dir, create=False)
     out = out or store.root / LABELS
+    with quiet_lookups():
+        if client.workspaces(workspace) is None:
+            raise ReviewError(f"no workspace {workspace!r} on {client.api_url}: push first, or "
+                              f"give the --workspace the run was pushed to")
     refs = {j.rubric for j in store.latest() if j.rubric is not None}
     library = RubricLibrary(rubrics_dir)
     users = _users(client)

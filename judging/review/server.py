@@ -83,12 +83,16 @@ class ServerInfo:
     log_path: Path | None  # None when the server writes to a terminal
     home: Path
 
-    def login_lines(self) -> list[str]:
+    def login_lines(self, *, secrets: bool = True) -> list[str]:
+        """What to tell the person who started the server. Without `secrets` (the background
+        server's log file), the password and the API key are left out: logs must not hold them."""
         password = self.password if self.password is not None else "(set earlier; not the configured one)"
-        lines = [f"Argilla review server: {self.url}",
-                 f"  login:   {self.username} / {password}",
-                 f"  API key: {self.api_key}",
-                 f"  home:    {self.home}"]
+        lines = [f"Argilla review server: {self.url}"]
+        if secrets:
+            lines += [f"  login:   {self.username} / {password}", f"  API key: {self.api_key}"]
+        else:
+            lines.append(f"  login:   {self.username} (password and API key: judging review status)")
+        lines.append(f"  home:    {self.home}")
         if self.log_path is not None:
             lines.append(f"  log:     {self.log_path}")
         return lines
@@ -384,7 +388,7 @@ async def _serve_async(app: Any, home: Path, host: str, port: int, started: floa
             if server.should_exit:
                 return
             await asyncio.sleep(0.05)
-        print("\n".join(info.login_lines()), flush=True)
+        print("\n".join(info.login_lines(secrets=sys.stdout.isatty())), flush=True)
         print(f"  ready in {time.monotonic() - started:.1f} s ({datasets} datasets, {records} records "
               f"indexed); stop with Ctrl+C or `judging review stop --home {home}`", flush=True)
 
