@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +24,11 @@ def file_sha256(path: Path, *, chunk: int = 1 << 20) -> str | None:
     """sha256 of a file's bytes, or None when it cannot be read (the caller reports why)."""
     digest = hashlib.sha256()
     try:
-        with path.open("rb") as handle:
+        # Non-blocking open and a regular-file check: a FIFO named as a log must not hang us.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                return None
             while block := handle.read(chunk):
                 digest.update(block)
     except OSError:

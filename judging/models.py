@@ -382,6 +382,8 @@ class Signal(StrictModel):
 
     @model_validator(mode="after")
     def _value_xor_reason(self) -> "Signal":
+        if isinstance(self.value, float) and not math.isfinite(self.value):
+            raise ValueError("a signal value must be finite (record it as absent)")
         if self.status is SignalStatus.ok and self.value is None:
             raise ValueError("an ok signal needs a value")
         if self.status is SignalStatus.absent and (self.value is not None or not self.reason):

@@ -272,6 +272,11 @@ class Runner:
                 except JudgingError as exc:
                     result.source_errors.append(str(exc))
                     continue
+                except Exception as exc:  # a loader bug must not end the batch: report it
+                    log.debug("loading %s failed", folder, exc_info=True)
+                    result.source_errors.append(f"{folder}: internal error while loading: "
+                                                f"{type(exc).__name__}: {exc}")
+                    continue
                 sid = loaded.header.submission_id
                 if sid in seen_submissions and seen_submissions[sid] != loaded.folder:
                     result.source_errors.append(

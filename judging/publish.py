@@ -554,7 +554,10 @@ def upload(staged: Staged, repo_id: str, *, private: bool, token: str) -> str:
     from huggingface_hub.errors import HfHubHTTPError, HFValidationError, OfflineModeIsEnabled
 
     endpoint = constants.ENDPOINT
-    if constants.HF_HUB_OFFLINE:
+    # huggingface_hub reads HF_HUB_OFFLINE once, at import: honour a later setting too.
+    offline_env = os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes",
+                                                                           "on")
+    if constants.HF_HUB_OFFLINE or offline_env:
         raise PublishError("the Hugging Face Hub is in offline mode (HF_HUB_OFFLINE is set): "
                            "unset it to publish, or use --dry-run")
     api = HfApi(token=token)

@@ -7,6 +7,7 @@ One bad claim never sinks a submission: each claim is validated on its own and a
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import stat
@@ -19,6 +20,8 @@ from ._yaml import LocatedDocument, describe_validation_error, raise_validation_
 from .errors import ManifestError, RegistryError, SourceError, UnsafePathError
 from .models import (Claim, ClaimInput, ClaimKey, ClaimKind, ClaimProblem, Flag, ReferenceOrigin,
                      RelativePath, StrictModel, SubmissionHeader, TableValue, Tolerance, Verdict)
+
+log = logging.getLogger(__name__)
 
 MANIFEST_NAMES = ("submission.yaml", "submission.yml", "submission.json")
 MAX_CLAIMS_PER_SUBMISSION = 500
@@ -482,8 +485,14 @@ def expand_source(source: str, *, download_root: Path) -> list[Path]:
                               f"manifest)")
     if find_manifest(folder) is not None:
         return [folder]
-    children = sorted(child for child in folder.iterdir()
-                      if child.is_dir() and not child.is_symlink() and find_manifest(child))
+    subfolders = sorted(child for child in folder.iterdir()
+                        if child.is_dir() and not child.is_symlink())
+    children = [child for child in subfolders if find_manifest(child)]
+    skipped = [child.name for child in subfolders
+               if child not in children and not child.name.startswith(".")]
+    if children and skipped:
+        log.warning("%s: %d subfolder(s) without a %s skipped: %s", source, len(skipped),
+                    MANIFEST_NAMES[0], ", ".join(skipped[:10]))
     if not children:
         raise SourceError(f"{source}: no submission manifest ({MANIFEST_NAMES[0]}) in it or in "
                           f"its subfolders")

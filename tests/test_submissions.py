@@ -166,3 +166,22 @@ def test_expand_source_errors(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     with pytest.raises(SourceError, match="no submission manifest"):
         expand_source(str(tmp_path / "empty"), download_root=tmp_path)
+
+
+def test_duplicate_yaml_keys_are_refused(submission: SubmissionBuilder) -> None:
+    text = ("submission_id: a/b\npaper_id: p\nclaims:\n- claim_id: p/c1\n  kind: number\n"
+            "  statement: s\n  verdict: verified\n  reproduced_value: 1.0\n  verdict: falsified\n")
+    with pytest.raises(ManifestError, match=r"submission.yaml:9: duplicate key 'verdict' "
+                                            r"\(first at line 7\)"):
+        load_submission(submission.write(raw=text))
+
+
+def test_subfolders_without_a_manifest_are_reported(tmp_path: Path,
+                                                   caplog: pytest.LogCaptureFixture) -> None:
+    good = SubmissionBuilder(tmp_path / "all" / "good")
+    good.number_claim()
+    good.write()
+    (tmp_path / "all" / "typo").mkdir()
+    (tmp_path / "all" / "typo" / "submision.yaml").write_text("x: 1")
+    assert expand_source(str(tmp_path / "all"), download_root=tmp_path) == [good.root]
+    assert "typo" in caplog.text and "without a submission.yaml" in caplog.text
