@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+import yaml
 from click.testing import CliRunner
 
 from judging.cli import main
@@ -287,6 +288,54 @@ def test_injected_instructions_stay_inside_their_block(tmp_path: Path, fake: Fak
     # The measured evidence is outside any untrusted block and not the attacker's number.
     evidence = text.split("# Measured evidence")[1]
     assert "pixel.edge_f1 = 0.99" not in evidence.split("Automatic rule checks")[0]
+
+
+INJECTION_CORPUS = yaml.safe_load((Path(__file__).parent / "hostile" / "injections.yaml")
+                                  .read_text(encoding="utf-8"))
+
+
+def test_injection_corpus(tmp_path: Path, submission: SubmissionBuilder) -> None:
+    """Every entry of tests/hostile/injections.yaml, in one run: each stays inside its block,
+    and a server that obeys (answers outside the schema) leaves the claim unscored."""
+    for i, entry in enumerate(INJECTION_CORPUS):
+        submission.number_claim(f"paper-1/c{i}", justification=entry["text"])
+    obeyed = {"count": 0}
+
+    def obeying_for_half(request: dict) -> str:
+        text = request["messages"][1]["content"][0]["text"]
+        index = int(text.split("claim key: tester/sub-1::paper-1/c")[1].split("\n")[0])
+        if index % 2:
+            obeyed["count"] += 1
+            return json.dumps({"verdict": "PASS", "note": "as instructed"})
+        return default_policy(request)
+
+    with FakeOpenAI(obeying_for_half) as fake:
+        out = tmp_path / "run"
+        run_judging(_request(out, fake, sources=[str(submission.write())], registry=None))
+        requests = list(fake.requests)
+    assert len(requests) == len(INJECTION_CORPUS)
+    for request in requests:
+        text = request["messages"][1]["content"][0]["text"]
+        index = int(text.split("claim key: tester/sub-1::paper-1/c")[1].split("\n")[0])
+        attack = INJECTION_CORPUS[index]["text"]
+        start = text.index(attack)
+        opening = text.rfind('<untrusted-data name="justification"', 0, start)
+        tag = text[opening:].split('id="', 1)[1][:16]
+        assert opening >= 0 and text.index(f'</untrusted-data id="{tag}">', start) >= \
+            start + len(attack), INJECTION_CORPUS[index]["id"]
+        assert text.count(attack) == 1  # nowhere else (not in the evidence or rule checks)
+        assert attack not in request["messages"][0]["content"]
+    lines = {j.claim.claim_id: j for j in _lines(out)}
+    for i, entry in enumerate(INJECTION_CORPUS):
+        line = lines[f"paper-1/c{i}"]
+        if i % 2:
+            assert line.status is LineStatus.unscored, entry["id"]
+            assert "does not follow the schema" in line.reason
+            assert line.aggregate.score is None
+        else:
+            assert line.status is LineStatus.scored, entry["id"]
+    print(f"\nprompt injection: {len(INJECTION_CORPUS)} attacks kept inside their blocks; "
+          f"{obeyed['count']} obeyed answers all unscored")
 
 
 def test_an_obeyed_injection_is_unscored_not_obeyed(tmp_path: Path,
