@@ -19,6 +19,7 @@ import pytest
 
 from judging.errors import JudgingError
 from judging.review import server as review_server
+from judging.review.users import api_key_for
 
 
 def free_port() -> int:
@@ -61,16 +62,6 @@ class UserLogin:
     password: str
     api_key: str
     role: str
-
-
-def api_key_for(url: str, username: str, password: str) -> str:
-    """A user's API key from its login: `POST /api/v1/token` (form), then `GET /api/v1/me`."""
-    with httpx.Client(base_url=url, timeout=30) as http:
-        token = http.post("/api/v1/token", data={"username": username, "password": password})
-        token.raise_for_status()
-        me = http.get("/api/v1/me", headers={"Authorization": f"Bearer {token.json()['access_token']}"})
-        me.raise_for_status()
-        return me.json()["api_key"]
 
 
 def create_user(server: ArgillaServer, username: str, password: str, role: str = "annotator",
