@@ -13,10 +13,13 @@ REVIEW_HOME ?= .judging/argilla
 REVIEW_PORT ?= 6900
 DEMO_REVIEWER ?= reviewer
 DEMO_REVIEWER_PASSWORD ?= reviewer-demo-1
-# System packages the test suite needs: command -> Debian package.
-TEST_SYSTEM_PACKAGES := chromium:chromium
+# System packages: command (or a file glob) -> Debian package. Tesseract's English model is what
+# the chart reader's OCR needs (the tesseract library itself ships in the tesserocr wheel).
+TESSDATA := /usr/share/tesseract-ocr/*/tessdata/eng.traineddata
+DEMO_SYSTEM_PACKAGES := $(TESSDATA):tesseract-ocr-eng
+TEST_SYSTEM_PACKAGES := chromium:chromium $(DEMO_SYSTEM_PACKAGES)
 
-.PHONY: install demo test bench examples sysdeps-test clean help
+.PHONY: install demo test bench examples sysdeps-test sysdeps-demo clean help
 
 help:
 	@echo "make demo   run the judging pipeline end to end on examples/ and write a report"
@@ -35,7 +38,8 @@ install: $(STAMP)
 # Install missing system packages with apt as root; otherwise stop with the exact command to run.
 define ensure_system_packages
 	@missing=""; for pair in $(1); do cmd=$${pair%%:*}; pkg=$${pair#*:}; \
-	  command -v $$cmd >/dev/null 2>&1 || missing="$$missing $$pkg"; done; \
+	  case $$cmd in /*) ls $$cmd >/dev/null 2>&1 || missing="$$missing $$pkg";; \
+	    *) command -v $$cmd >/dev/null 2>&1 || missing="$$missing $$pkg";; esac; done; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then \
 	    echo "installing system packages:$$missing"; \
@@ -52,11 +56,14 @@ endef
 sysdeps-test:
 	$(call ensure_system_packages,$(TEST_SYSTEM_PACKAGES))
 
+sysdeps-demo:
+	$(call ensure_system_packages,$(DEMO_SYSTEM_PACKAGES))
+
 # With an endpoint configured (OPENAI_BASE_URL or OPENAI_API_KEY), the demo asks an LLM judge
 # (JUDGING_JUDGE, default openai:gpt-4.1-mini); without one, the offline judge.
 DEMO_JUDGE := $(if $(or $(OPENAI_BASE_URL),$(OPENAI_API_KEY)),$(or $(JUDGING_JUDGE),openai:gpt-4.1-mini),offline)
 
-demo: install
+demo: install sysdeps-demo
 	rm -rf $(DEMO_OUT)
 	@echo "judge: $(DEMO_JUDGE)"
 	$(BIN)/judging run examples/submissions --claims examples/registry/claims.yaml --out $(DEMO_OUT) --judge $(DEMO_JUDGE)
@@ -83,6 +90,7 @@ bench: install
 	$(BIN)/python benchmarks/signals.py
 	$(BIN)/python benchmarks/judging.py
 	$(BIN)/python benchmarks/review.py
+	$(BIN)/python benchmarks/chart_signals.py
 
 # Rebuild the example submissions from their generator (deterministic).
 examples: install

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -11,24 +12,29 @@ from PIL import Image
 from .errors import ImageLoadError
 from .hashing import file_sha256
 from .integrity import figure_phash
-from .models import Artifacts, ClaimInput, ClaimKind, Flag, Signal
+from .models import Artifacts, ClaimInput, ClaimKind, Flag, Signal, Tolerance
 from .signals import (DEFAULT_MAX_PIXELS, DEFAULT_SIZE, agreement, compare_figures, load_image,
                       normalize_pair, table_agreement)
+from .signals.chart import CHART_SIGNALS, compare_charts, read_chart, render_overlay
 from .signals.pixel import (blurred_gray, is_copy, mean_abs_difference, reduce_towards, ssim,
                             to_gray, trim_border)
 
+log = logging.getLogger(__name__)
+
 #: Bump when signal definitions change: part of every judgment's input hash.
-SIGNALS_VERSION = "signals/1"
+SIGNALS_VERSION = "signals/2"
 
 
 @dataclass(frozen=True)
 class MeasureOptions:
     image_size: int = DEFAULT_SIZE
     max_pixels: int = DEFAULT_MAX_PIXELS
+    chart: bool = True
+    """Read the plotted data back from both figures (the chart.* signals)."""
 
-    def as_settings(self) -> dict[str, int | str]:
+    def as_settings(self) -> dict[str, int | str | bool]:
         return {"signals": SIGNALS_VERSION, "image_size": self.image_size,
-                "max_pixels": self.max_pixels}
+                "max_pixels": self.max_pixels, "chart": self.chart}
 
 
 @dataclass
@@ -44,7 +50,31 @@ class Measurement:
 
 
 FIGURE_SIGNALS = ("pixel.ssim", "pixel.edge_f1", "pixel.palette_distance", "pixel.phash_distance",
-                  "pixel.mean_abs_diff", "pixel.copy")
+                  "pixel.mean_abs_diff", "pixel.copy", *CHART_SIGNALS)
+
+
+def measure_chart(published: Image.Image, reproduced: Image.Image, *,
+                  tolerance: Tolerance | None) -> tuple[dict[str, Signal], Image.Image | None]:
+    """The chart.* signals of a figure pair and the overlay of the data read from both."""
+    try:
+        published_reading = read_chart(published)
+        reproduced_reading = read_chart(reproduced)
+        comparison = compare_charts(published_reading, reproduced_reading, tolerance=tolerance)
+        overlay = render_overlay(published_reading, reproduced_reading, comparison)
+    except Exception as exc:  # heuristics over untrusted images: a failure is an absent signal
+        log.exception("reading the charts failed")
+        reason = f"chart reading failed ({type(exc).__name__}: {str(exc)[:120]})"
+        return {name: Signal.absent(reason) for name in CHART_SIGNALS}, None
+    signals = {}
+    for name in CHART_SIGNALS:
+        value = comparison.signals.get(name)
+        if value is None or (isinstance(value, float) and not math.isfinite(value)):
+            signals[name] = Signal.absent(comparison.reasons.get(name) or "could not be computed")
+        elif isinstance(value, bool):
+            signals[name] = Signal(value=value)
+        else:
+            signals[name] = Signal(value=round(float(value), 6))
+    return signals, overlay
 
 
 def _save_png(image: Image.Image, path: Path) -> None:
@@ -96,10 +126,18 @@ def measure_figures(claim: ClaimInput, *, options: MeasureOptions, out_dir: Path
                                  "pixel-identical to the published figure"))
     if claim.participant_reference_path is not None:
         result.flags.extend(check_participant_reference(claim, published, options=options))
+    overlay = None
+    if options.chart:
+        chart_signals, overlay = measure_chart(published, reproduced,
+                                               tolerance=claim.claim.tolerance)
+        result.signals.update(chart_signals)
     if out_dir is not None and run_root is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
         paths = {"published": out_dir / "published.png", "reproduced": out_dir / "reproduced.png",
                  "diff": out_dir / "diff.png"}
+        if overlay is not None:
+            paths["overlay"] = out_dir / "overlay.png"
+            _save_png(overlay.convert("RGB"), paths["overlay"])
         _save_png(comparison.published, paths["published"])
         _save_png(comparison.reproduced, paths["reproduced"])
         _save_png(comparison.diff, paths["diff"])

@@ -401,6 +401,8 @@ class Artifacts(StrictModel):
     published: str | None = None
     reproduced: str | None = None
     diff: str | None = None
+    overlay: str | None = None
+    """The data read back from both charts, on one set of axes."""
 
 
 JUDGMENT_SCHEMA = "judging.judgment/1"

@@ -103,7 +103,8 @@ def write_report(run_dir: Path, *, out: Path | None = None, rubrics_dir: Path | 
             "key": key, "anchor": "c-" + str(abs(hash(key))), "first": lines[0],
             "lines": lines, "flags": sorted(flags),
             "figures": ({name: image_url(getattr(figures, name))
-                         for name in ("published", "reproduced", "diff")} if figures else None),
+                         for name in ("published", "reproduced", "diff", "overlay")}
+                        if figures else None),
             "signals": signals,
         })
     env = Environment(loader=PackageLoader("judging", "templates"),

@@ -21,8 +21,9 @@ MAX_LOG_BYTES = 20 * 1024 * 1024
 
 @dataclass(frozen=True)
 class RuleResult:
-    value: bool | None
-    """The answer, or None when the rule cannot decide (the criterion stays unscored)."""
+    value: bool | int | None
+    """The answer (yes/no, or a level for ordinal criteria), or None when the rule cannot decide
+    (the criterion stays unscored)."""
     rationale: str
     confidence: float = 1.0
 
@@ -211,3 +212,41 @@ def not_a_copy(claim: ClaimInput, signals: dict[str, Signal]) -> RuleResult:
                                  "published one: a copy, unless a bit-exact rerun (check the logs)",
                           confidence=0.8)
     return RuleResult(True, "the reproduced figure differs from the published one at pixel level")
+
+
+def _absent_reason(signals: dict[str, Signal], name: str) -> str:
+    signal = signals.get(name)
+    return signal.reason if signal is not None and signal.reason else f"{name} was not measured"
+
+
+@rule("chart_axes", "levels 1-5 from the charts' axis scale types and data ranges")
+def chart_axes(claim: ClaimInput, signals: dict[str, Signal]) -> RuleResult:
+    scale = _signal_value(signals, "chart.axis_scale_match")
+    overlap = _signal_value(signals, "chart.range_overlap")
+    if scale is None:
+        return RuleResult(None, "axis scales unreadable: "
+                                + _absent_reason(signals, "chart.axis_scale_match"))
+    if not scale.value:
+        return RuleResult(2, "the axes use another scale type (linear vs log)", confidence=0.8)
+    if overlap is None:
+        return RuleResult(None, "axis ranges unreadable: "
+                                + _absent_reason(signals, "chart.range_overlap"))
+    value = float(overlap.value)
+    level = 5 if value >= 0.9 else 4 if value >= 0.75 else 3
+    return RuleResult(level, f"same scale types; data ranges overlap {value:.2f} (IoU)",
+                      confidence=0.7)
+
+
+@rule("chart_same_series", "the reproduction shows exactly the published series")
+def chart_same_series(claim: ClaimInput, signals: dict[str, Signal]) -> RuleResult:
+    published = _signal_value(signals, "chart.series_published")
+    reproduced = _signal_value(signals, "chart.series_reproduced")
+    matched = _signal_value(signals, "chart.series_matched")
+    if published is None or reproduced is None or matched is None:
+        missing = next(n for n in ("chart.series_published", "chart.series_reproduced",
+                                   "chart.series_matched") if _signal_value(signals, n) is None)
+        return RuleResult(None, "series unreadable: " + _absent_reason(signals, missing))
+    same = int(published.value) == int(reproduced.value) and float(matched.value) >= 1.0
+    return RuleResult(same, f"{int(published.value)} published series, "
+                            f"{int(reproduced.value)} reproduced, {float(matched.value):.0%} "
+                            f"matched", confidence=0.7)

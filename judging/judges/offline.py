@@ -64,11 +64,14 @@ def answer_with_rule(criterion: Criterion, rule: OfflineRule, task: JudgeTask) -
     if result.value is None:
         return CriterionAnswer(criterion_id=criterion.id, status=AnswerStatus.unscored,
                                reason=result.rationale, evidence=[rule.rule])
-    if criterion.scale is not Scale.binary:
-        # A yes/no rule on an ordinal scale would need a made-up level: refuse to guess.
+    ordinal = criterion.scale is not Scale.binary
+    if ordinal != (isinstance(result.value, int) and not isinstance(result.value, bool)) or \
+            (ordinal and not criterion.valid_value(result.value)):
+        # A yes/no rule on an ordinal scale (or a level on a yes/no one) would need a made-up
+        # answer: refuse to guess.
         return CriterionAnswer(criterion_id=criterion.id, status=AnswerStatus.unscored,
-                               reason=f"rule {rule.rule} answers yes/no, the criterion is ordinal",
-                               evidence=[rule.rule])
+                               reason=f"rule {rule.rule} does not answer on this criterion's "
+                                      f"scale", evidence=[rule.rule])
     return CriterionAnswer(
         criterion_id=criterion.id, status=AnswerStatus.scored, value=result.value,
         passed=criterion.passes(result.value), rationale=result.rationale,

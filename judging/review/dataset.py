@@ -81,6 +81,12 @@ def guidelines(rubric: Rubric) -> str:
     return "\n".join(lines)
 
 
+def shows_overlay(rubric: Rubric) -> bool:
+    """Figure datasets from 1.1.0 on show the chart-reading overlay. A dataset's fields never
+    change once it exists, so 1.0.0 datasets keep their design."""
+    return rubric.applies_to == "figure" and rubric.version_tuple >= (1, 1, 0)
+
+
 def build_settings(rubric: Rubric, *, calibration: bool, overlap: int) -> rg.Settings:
     fields: list[Any] = [
         rg.TextField(name="claim", title="Claim", use_markdown=True),
@@ -100,6 +106,10 @@ def build_settings(rubric: Rubric, *, calibration: bool, overlap: int) -> rg.Set
         rg.TextField(name="ai_assessment", title="AI assessment (empty on blind records)",
                      use_markdown=True, required=False),
     ]
+    if shows_overlay(rubric):
+        fields.append(rg.ImageField(name="overlay", required=False,
+                                    title="Data read back from both charts (solid: published, "
+                                          "dashed: reproduced)"))
     questions: list[Any] = []
     for criterion in rubric.criteria:
         description = criterion.guidance.strip() or None
@@ -306,9 +316,11 @@ def build_record(rubric: Rubric, judgment: Judgment, claim: ClaimInput | None, *
                               "justification": justification_text(claim),
                               "ai_assessment": "" if blind else ai_assessment(judgment)}
     artifacts = judgment.artifacts
-    for name, relative in (("published_figure", artifacts.published),
-                           ("reproduced_figure", artifacts.reproduced),
-                           ("diff", artifacts.diff)):
+    images = [("published_figure", artifacts.published),
+              ("reproduced_figure", artifacts.reproduced), ("diff", artifacts.diff)]
+    if shows_overlay(rubric):
+        images.append(("overlay", artifacts.overlay))
+    for name, relative in images:
         path = run_root / relative if relative else None
         if path is not None and path.is_file():
             fields[name] = path

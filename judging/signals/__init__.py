@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from .chart import CHART_SIGNALS
 from .images import DEFAULT_MAX_PIXELS, SUPPORTED_FORMATS, load_image
 from .numeric import Agreement, TableAgreement, agreement, table_agreement
 from .pixel import (DEFAULT_SIZE, PairComparison, PixelSignals, compare_figures, diff_image,
@@ -42,6 +43,8 @@ CATALOGUE: dict[str, SignalSpec] = {spec.name: spec for spec in [
                "every reproduced value is within the claim's tolerance"),
     SignalSpec("numeric.cells_within", "score", "higher",
                "table claims: share of cells within tolerance"),
+    *(SignalSpec(name, kind, better, description)  # type: ignore[arg-type]
+      for name, (kind, better, description) in CHART_SIGNALS.items()),
 ]}
 
 __all__ = [

@@ -1,0 +1,493 @@
+"""Do the figure signals tell faithful from unfaithful chart reproductions? (chart dev set)
+
+JUDGED SIGNALS, named before measuring (see benchmarks/chart_devset.py):
+  1. chart.match_score: ROC AUC faithful vs unfaithful >= 0.9
+  2. the offline judge's figure verdict with rubric figure-match@1.1.0: predicted faithful iff the
+     judgment's aggregate outcome is pass; F1 >= 0.85 (positive class = faithful)
+pixel.ssim is printed beside them for reference; every other pixel.* / chart.* signal is
+diagnostics. Also printed: the per-pair cost of measuring (target <= 1 s, OCR included), the image
+sizes, and chart.match_score by variation (which perturbations are missed).
+
+Generates the dev set into a temp dir (or `--out DIR`, reused when it already holds a set of the
+same size and generator version), then for every pair measures the signals the way `judging run`
+does (`measure_claim(claim, options=MeasureOptions())`, tolerance None) and, when the rubric
+exists, answers it with the offline judge. Signals or rubrics that do not exist yet are reported
+as "not available".
+
+    .venv/bin/python benchmarks/chart_signals.py [--pairs 176] [--out DIR] [--jobs N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib.util
+import json
+import logging
+import statistics
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+# benchmarks/judging.py is named like the package: take this folder off the path so that
+# `judging` is the package, and load the generator from its file.
+_HERE = Path(__file__).resolve().parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
+sys.path.insert(0, str(_HERE.parent))
+
+from judging.measure import MeasureOptions, measure_claim  # noqa: E402
+from judging.models import (Claim, ClaimInput, ClaimKey, Signal, SignalStatus,  # noqa: E402
+                            SubmissionHeader)
+from judging.signals import CATALOGUE  # noqa: E402
+
+
+def _load_devset():
+    spec = importlib.util.spec_from_file_location("chart_devset", _HERE / "chart_devset.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["chart_devset"] = module  # the (forked) generator processes find it by this name
+    spec.loader.exec_module(module)
+    return module
+
+
+devset = _load_devset()
+
+try:  # the chart signals' own table, for names not (yet) in the catalogue
+    from judging.signals.chart import CHART_SIGNALS  # noqa: E402
+except Exception:  # noqa: BLE001 - not written yet, or broken: the benchmark still runs
+    CHART_SIGNALS = {}
+
+RUBRIC = "figure-match@1.1.0"
+TARGET_AUC = 0.9
+TARGET_F1 = 0.85
+TARGET_SECONDS = 1.0
+MAIN_SIGNAL = "chart.match_score"
+REFERENCE_SIGNAL = "pixel.ssim"
+
+
+class _Collect(logging.Handler):
+    """Keeps what the package logs (e.g. a chart reader raising on every pair) for a summary,
+    instead of one traceback per pair on stderr."""
+
+    def __init__(self) -> None:
+        super().__init__(level=logging.WARNING)
+        self.counts: Counter[str] = Counter()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        text = record.getMessage()
+        if record.exc_info and record.exc_info[1] is not None:
+            exc = record.exc_info[1]
+            text += f": {type(exc).__name__}: {str(exc)[:100]}"
+        self.counts[f"{record.name}: {text}"] += 1
+
+
+@dataclass
+class PairResult:
+    id: str
+    label: str
+    variation: str
+    presentation: str
+    chart_type: str
+    signals: dict[str, Signal] = field(default_factory=dict)
+    measure_s: float = 0.0
+    judge_s: float | None = None
+    error: str | None = None
+    outcome: str | None = None
+    score: float | None = None
+    coverage: float | None = None
+    unscored: list[str] = field(default_factory=list)
+
+    @property
+    def faithful(self) -> bool:
+        return self.label == "faithful"
+
+
+def claim_input(folder: Path, pair: str) -> ClaimInput:
+    claim_id = f"fig/{pair}"
+    return ClaimInput(
+        key=ClaimKey(submission_id="bench/chart-devset", claim_id=claim_id),
+        submission=SubmissionHeader(submission_id="bench/chart-devset", paper_id="chart-devset"),
+        claim=Claim(claim_id=claim_id, kind="figure", source="Figure 1",
+                    statement="The reproduced chart shows the same data as the published chart.",
+                    published_figure="published.png", reproduced_figure="reproduced.png",
+                    verdict="verified"),
+        root=folder, published_path=folder / "published.png",
+        reproduced_path=folder / "reproduced.png")
+
+
+def load_rubric(ref: str):
+    """(rubric, None) or (None, why it is not available)."""
+    try:
+        from judging.rubrics import RubricLibrary
+
+        return RubricLibrary().load(ref), None
+    except Exception as exc:  # noqa: BLE001 - RubricNotFound, a rubric that does not validate...
+        return None, f"{type(exc).__name__}: {str(exc).splitlines()[0][:160]}"
+
+
+async def judge_all(rubric, tasks: list[tuple[PairResult, ClaimInput, dict]]) -> None:
+    from judging.judges.base import JudgeTask
+    from judging.judges.offline import OfflineJudge
+    from judging.pipeline import complete_answers
+    from judging.rubrics import aggregate
+
+    judge = OfflineJudge()
+    for result, claim, images in tasks:
+        start = time.perf_counter()
+        answered = await judge(JudgeTask(claim=claim, rubric=rubric, signals=result.signals,
+                                         images=images))
+        answers = complete_answers(rubric, claim, answered.answers)
+        agg = aggregate(rubric, answers)
+        result.judge_s = time.perf_counter() - start
+        result.outcome, result.score, result.coverage = agg.outcome.value, agg.score, agg.coverage
+        result.unscored = [a.criterion_id for a in answers if a.status.value == "unscored"]
+
+
+def prepare_set(out: Path, pairs: int, jobs: int | None) -> list[dict]:
+    labels_path = out / "labels.jsonl"
+    if labels_path.exists():
+        labels = devset.read_labels(out)
+        complete = all((out / line["id"] / name).is_file() for line in labels
+                       for name in ("published.png", "reproduced.png"))
+        if (len(labels) == pairs and complete
+                and all(line.get("generator") == devset.GENERATOR_VERSION for line in labels)):
+            print(f"reusing the dev set in {out}")
+            return labels
+        print(f"regenerating the dev set in {out} (the one there has another size or version)")
+    start = time.perf_counter()
+
+    def progress(done: int, total: int) -> None:
+        if done % 40 == 0 or done == total:
+            print(f"  generated {done}/{total} pairs", file=sys.stderr)
+
+    labels = devset.generate(out, pairs, jobs=jobs, progress=progress)
+    print(f"generated {pairs} pairs in {time.perf_counter() - start:.0f} s into {out}")
+    return labels
+
+
+def run(labels: list[dict], root: Path, *, rubric, verbose: bool
+        ) -> tuple[list[PairResult], _Collect]:
+    options = MeasureOptions()
+    collector = _Collect()
+    package_log = logging.getLogger("judging")
+    package_log.addHandler(collector)
+    package_log.propagate = verbose
+    results, tasks = [], []
+    try:
+        for n, line in enumerate(labels, 1):
+            result = PairResult(line["id"], line["label"], line["variation"],
+                                line["presentation"], line["chart_type"])
+            claim = claim_input(root / line["id"], line["id"])
+            start = time.perf_counter()
+            try:
+                measured = measure_claim(claim, options=options)
+            except Exception as exc:  # noqa: BLE001 - counted and reported, the others go on
+                result.measure_s = time.perf_counter() - start
+                result.error = f"{type(exc).__name__}: {str(exc)[:160]}"
+            else:
+                result.measure_s = time.perf_counter() - start
+                result.signals = measured.signals
+                if measured.figure_error:
+                    result.error = measured.figure_error
+                elif rubric is not None:
+                    tasks.append((result, claim, measured.images))
+            results.append(result)
+            if n % 40 == 0 or n == len(labels):
+                print(f"  measured {n}/{len(labels)} pairs", file=sys.stderr)
+        if rubric is not None:
+            asyncio.run(judge_all(rubric, tasks))
+    finally:
+        package_log.removeHandler(collector)
+        package_log.propagate = True
+    return results, collector
+
+
+# --- report ----------------------------------------------------------------------------------
+
+def signal_spec(name: str) -> tuple[str, str | None]:
+    """(kind, better) from the catalogue, else from the chart module's own table."""
+    if name in CATALOGUE:
+        return CATALOGUE[name].kind, CATALOGUE[name].better
+    if name in CHART_SIGNALS:
+        kind, better, _ = CHART_SIGNALS[name]
+        return kind, better
+    return "number", None
+
+
+def signal_names(results: list[PairResult]) -> list[str]:
+    expected = [n for n in CATALOGUE if n.startswith(("pixel.", "chart."))]
+    expected += [n for n in CHART_SIGNALS if n not in expected]
+    seen = {n for r in results for n in r.signals if n.startswith(("pixel.", "chart."))}
+    return expected + sorted(seen - set(expected))
+
+
+def value_of(result: PairResult, name: str) -> float | bool | None:
+    signal = result.signals.get(name)
+    if signal is None or signal.status is SignalStatus.absent or signal.value is None:
+        return None
+    return signal.value
+
+
+def absent_reason(results: list[PairResult], name: str) -> str:
+    reasons = Counter()
+    for r in results:
+        signal = r.signals.get(name)
+        if signal is None:
+            reasons[r.error or "not measured"] += 1
+        elif signal.status is SignalStatus.absent:
+            reasons[signal.reason or "absent"] += 1
+    if not reasons:
+        return ""
+    reason, count = reasons.most_common(1)[0]
+    return f"{reason[:110]} ({count}/{len(results)})"
+
+
+def auc(labels: np.ndarray, scores: np.ndarray) -> float | None:
+    from sklearn.metrics import roc_auc_score
+
+    if len(set(labels.tolist())) < 2:
+        return None
+    return float(roc_auc_score(labels, scores))
+
+
+@dataclass
+class SignalRow:
+    name: str
+    available: bool
+    note: str = ""
+    auc_all: float | None = None
+    auc_present: float | None = None
+    absent_share: float = 0.0
+    mean_faithful: float | None = None
+    mean_unfaithful: float | None = None
+
+
+def evaluate_signal(results: list[PairResult], name: str) -> SignalRow:
+    kind, better = signal_spec(name)
+    y = np.array([r.faithful for r in results], dtype=int)
+    values = [value_of(r, name) for r in results]
+    present = np.array([v is not None for v in values])
+    row = SignalRow(name, available=bool(present.any()), absent_share=float(1 - present.mean()))
+    if not present.any():
+        ever = any(name in r.signals for r in results)
+        row.note = ("not available: absent on every pair -- " + absent_reason(results, name)
+                    if ever else "not available: not measured (the signal does not exist yet)")
+        return row
+    numbers = np.array([float(v) if v is not None else np.nan for v in values])
+    if present[y == 1].any():
+        row.mean_faithful = float(np.nanmean(numbers[y == 1]))
+    if present[y == 0].any():
+        row.mean_unfaithful = float(np.nanmean(numbers[y == 0]))
+    if kind == "flag" or better is None:
+        row.note = "flag (share true)" if kind == "flag" else "no better direction: means only"
+        return row
+    sign = 1.0 if better == "higher" else -1.0
+    scores = sign * numbers
+    worst = float(np.nanmin(scores)) - 1.0
+    row.auc_all = auc(y, np.where(present, scores, worst))
+    row.auc_present = auc(y[present], scores[present])
+    if row.absent_share:
+        row.note = "absent: " + absent_reason(results, name)
+    return row
+
+
+def fmt(value: float | None, spec: str = ".3f") -> str:
+    return "   -  " if value is None else format(value, spec)
+
+
+def verdict_metrics(truth: list[bool], predicted: list[bool]) -> dict[str, float]:
+    from sklearn.metrics import accuracy_score, f1_score, precision_score, recall_score
+
+    return {"precision": precision_score(truth, predicted, zero_division=0),
+            "recall": recall_score(truth, predicted, zero_division=0),
+            "f1": f1_score(truth, predicted, zero_division=0),
+            "accuracy": accuracy_score(truth, predicted)}
+
+
+def met(ok: bool) -> str:
+    return "MET" if ok else "NOT MET"
+
+
+def report(results: list[PairResult], labels: list[dict], *, rubric, rubric_ref: str,
+           rubric_problem: str | None, collector: _Collect) -> None:
+    n = len(results)
+    counts = Counter(r.label for r in results)
+    print(f"\nchart dev set: {n} pairs ({counts['faithful']} faithful, "
+          f"{counts['unfaithful']} unfaithful), generator {devset.GENERATOR_VERSION}")
+    errors = Counter(r.error for r in results if r.error)
+    for reason, count in errors.most_common(5):
+        print(f"  figure not measured on {count} pairs: {reason}")
+
+    # 1. signals
+    print("\nROC AUC, faithful vs unfaithful (absent = worst value; 'present' = pairs where "
+          "measured)")
+    print(f"  {'signal':28} {'AUC':>6} {'AUC present':>11} {'absent':>7} "
+          f"{'mean faithful':>14} {'mean unfaithful':>15}  note")
+    rows = {name: evaluate_signal(results, name) for name in signal_names(results)}
+    for name, row in rows.items():
+        if not row.available:
+            print(f"  {name:28} {row.note}")
+            continue
+        tag = ""
+        if name == MAIN_SIGNAL and row.auc_all is not None:
+            tag = f"JUDGED, target >= {TARGET_AUC}: {met(row.auc_all >= TARGET_AUC)}"
+        elif name == REFERENCE_SIGNAL:
+            tag = "reference"
+        note = "; ".join(t for t in (tag, row.note) if t)
+        print(f"  {name:28} {fmt(row.auc_all):>6} {fmt(row.auc_present):>11} "
+              f"{row.absent_share:7.0%} {fmt(row.mean_faithful, '.4f'):>14} "
+              f"{fmt(row.mean_unfaithful, '.4f'):>15}  {note}")
+    main = rows.get(MAIN_SIGNAL)
+    if main is None or not main.available:
+        print(f"  -> judged signal {MAIN_SIGNAL}: not available (target AUC >= {TARGET_AUC} "
+              f"not assessed)")
+
+    # 2. the offline figure verdict
+    print(f"\noffline judge figure verdict, rubric {rubric_ref} (positive class = faithful)")
+    judged = [r for r in results if r.outcome is not None]
+    if rubric is None:
+        print(f"  not available: {rubric_problem}")
+    elif not judged:
+        print("  not available: no pair could be judged (see the measurement errors above)")
+    else:
+        truth = [r.faithful for r in judged]
+        primary = verdict_metrics(truth, [r.outcome == "pass" for r in judged])
+        threshold = rubric.pass_threshold
+        secondary = verdict_metrics(truth, [
+            r.outcome == "pass" or (r.outcome == "incomplete" and r.score is not None
+                                    and r.score >= threshold - 1e-12) for r in judged])
+        print(f"  predicted faithful iff outcome = pass ({len(judged)} pairs judged):")
+        print(f"    precision {primary['precision']:.3f}  recall {primary['recall']:.3f}  "
+              f"F1 {primary['f1']:.3f}  accuracy {primary['accuracy']:.3f}   JUDGED, target "
+              f"F1 >= {TARGET_F1}: {met(primary['f1'] >= TARGET_F1)}")
+        print(f"  secondary, pass or (incomplete and score >= {threshold:g}):")
+        print(f"    precision {secondary['precision']:.3f}  recall {secondary['recall']:.3f}  "
+              f"F1 {secondary['f1']:.3f}  accuracy {secondary['accuracy']:.3f}")
+        table = Counter((r.label, r.outcome) for r in judged)
+        for label in ("faithful", "unfaithful"):
+            print(f"    {label:10} " + "  ".join(f"{o}: {table[(label, o)]:3d}"
+                                                  for o in ("pass", "fail", "incomplete")))
+        unscored = Counter(c for r in judged for c in r.unscored)
+        if unscored:
+            print("    criteria left unscored: " + ", ".join(
+                f"{c} ({k}/{len(judged)})" for c, k in unscored.most_common()))
+    if rubric is None or not judged:
+        print(f"  -> judged verdict: not available (target F1 >= {TARGET_F1} not assessed)")
+
+    # 3. cost and sizes
+    times = np.array([r.measure_s for r in results])
+    median, p90 = float(np.median(times)), float(np.percentile(times, 90))
+    print(f"\nper-pair cost of measure_claim (decode, pixel signals, chart reading incl. OCR): "
+          f"median {median:.3f} s, p90 {p90:.3f} s, max {times.max():.3f} s   "
+          f"target <= {TARGET_SECONDS:g} s (median): {met(median <= TARGET_SECONDS)}, "
+          f"(p90): {met(p90 <= TARGET_SECONDS)}")
+    judge_times = [r.judge_s for r in results if r.judge_s is not None]
+    if judge_times:
+        print(f"  offline judge per pair: median {statistics.median(judge_times) * 1000:.2f} ms")
+    sizes = Counter()
+    pixels = []
+    for line in labels:
+        for which in ("published", "reproduced"):
+            w, h = line[which]["size"]
+            sizes[f"{w}x{h}"] += 1
+            pixels.append(w * h / 1e6)
+    common = ", ".join(f"{s} {c}" for s, c in sizes.most_common(6))
+    print(f"  image sizes ({len(pixels)} images, {min(pixels):.2f}-{max(pixels):.2f} MP): "
+          f"{common}{', ...' if len(sizes) > 6 else ''}")
+
+    # 4. by variation
+    by_variation: dict[tuple[str, str], list[PairResult]] = defaultdict(list)
+    for r in results:
+        by_variation[(r.label, r.variation)].append(r)
+    main_ok = main is not None and main.available
+    print(f"\nby variation (faithful: the presentation change; unfaithful: the data change)"
+          f"{'' if main_ok else f' -- {MAIN_SIGNAL} not available'}")
+    print(f"  {'label':10} {'variation':22} {'n':>3} {MAIN_SIGNAL + ' mean':>23} {'absent':>6} "
+          f"{REFERENCE_SIGNAL + ' mean':>15} {'offline pass':>12}")
+    for label in ("faithful", "unfaithful"):
+        names = devset.PRESENTATIONS if label == "faithful" else devset.UNFAITHFUL
+        for variation in names:
+            group = by_variation.get((label, variation), [])
+            if not group:
+                continue
+            scores = [value_of(r, MAIN_SIGNAL) for r in group]
+            present = [float(v) for v in scores if v is not None]
+            ssim = [float(v) for r in group if (v := value_of(r, REFERENCE_SIGNAL)) is not None]
+            judged_here = [r for r in group if r.outcome is not None]
+            passed = (f"{sum(r.outcome == 'pass' for r in judged_here)}/{len(judged_here)}"
+                      if judged_here else "-")
+            print(f"  {label:10} {variation:22} {len(group):3d} "
+                  f"{fmt(float(np.mean(present)) if present else None):>23} "
+                  f"{len(group) - len(present):6d} "
+                  f"{fmt(float(np.mean(ssim)) if ssim else None):>15} {passed:>12}")
+    by_type: dict[str, list[PairResult]] = defaultdict(list)
+    for r in results:
+        by_type[r.chart_type].append(r)
+    print(f"\nby chart type: pairs, AUC of {MAIN_SIGNAL} / {REFERENCE_SIGNAL}")
+    for chart_type, group in sorted(by_type.items()):
+        cells = []
+        for name in (MAIN_SIGNAL, REFERENCE_SIGNAL):
+            row = evaluate_signal(group, name) if name in rows and rows[name].available else None
+            cells.append(fmt(row.auc_all if row else None))
+        print(f"  {chart_type:12} {len(group):3d}   {cells[0]} / {cells[1]}")
+
+    if collector.counts:
+        total = sum(collector.counts.values())
+        print(f"\nthe package logged {total} warnings/errors (use --verbose to see them):")
+        for text, count in collector.counts.most_common(3):
+            print(f"  {count:4d} x {text}")
+
+
+def write_results(path: Path, results: list[PairResult]) -> None:
+    with path.open("w", encoding="utf-8") as handle:
+        for r in results:
+            handle.write(json.dumps({
+                "id": r.id, "label": r.label, "variation": r.variation,
+                "presentation": r.presentation, "chart_type": r.chart_type,
+                "measure_s": round(r.measure_s, 4), "error": r.error, "outcome": r.outcome,
+                "score": r.score, "coverage": r.coverage,
+                "signals": {k: (s.value if s.status is SignalStatus.ok else None)
+                            for k, s in r.signals.items()},
+                "absent": {k: s.reason for k, s in r.signals.items()
+                           if s.status is SignalStatus.absent},
+            }) + "\n")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pairs", type=int, default=devset.DEFAULT_PAIRS)
+    parser.add_argument("--out", type=Path, default=None,
+                        help="keep the dev set (and results.jsonl) here; reused when present")
+    parser.add_argument("--jobs", type=int, default=None,
+                        help="processes generating the set (default: all CPUs)")
+    parser.add_argument("--rubric", default=RUBRIC,
+                        help=f"the figure rubric the offline judge answers (default {RUBRIC}, "
+                             f"the judged one)")
+    parser.add_argument("--verbose", action="store_true",
+                        help="let the package's log messages through to stderr")
+    args = parser.parse_args()
+    if args.pairs < 2:
+        parser.error("--pairs must be at least 2 (one per class)")
+    sys.stdout.reconfigure(line_buffering=True)  # in order with the progress lines on stderr
+    rubric, rubric_problem = load_rubric(args.rubric)
+    with tempfile.TemporaryDirectory(prefix="chart-devset-") as tmp:
+        root = args.out or Path(tmp)
+        labels = prepare_set(root, args.pairs, args.jobs)
+        start = time.perf_counter()
+        results, collector = run(labels, root, rubric=rubric, verbose=args.verbose)
+        elapsed = time.perf_counter() - start
+        report(results, labels, rubric=rubric, rubric_ref=args.rubric,
+               rubric_problem=rubric_problem, collector=collector)
+        if args.out is not None:
+            write_results(args.out / "results.jsonl", results)
+            print(f"\nper-pair results: {args.out / 'results.jsonl'}")
+        print(f"\nmeasured and judged {len(results)} pairs in {elapsed:.0f} s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,496 @@
+"""Series extraction inside one plot area: colour clusters, grey levels, line styles, then points.
+
+Pixels that differ from the plot background (gridlines and excluded regions such as the legend
+removed) are split into groups: chromatic pixels by colour (a pixel is assigned to the colour
+whose blend with the background explains it, so anti-aliased edges join their line), achromatic
+ones by grey level (the darkest value in a 3x3 neighbourhood, so a black line's grey fringe stays
+black). Each group is split by line style (long strokes, dashes, dots, markers), then read as
+bars (filled columns on a common baseline), scatter (marker centres) or lines (per-column centre
+of the stroke, K tracks when a group holds several curves). Coordinates are work pixels.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import ndimage
+
+from .chart_geometry import Box, Page, gridlines, maxabs
+
+
+@dataclass
+class RawSeries:
+    kind: str
+    """"line", "scatter" or "bar"."""
+    colour: tuple[int, int, int]
+    line: str
+    """"solid", "dashed", "dotted", "markers" or "bars"."""
+    x: np.ndarray
+    y: np.ndarray
+    """Work-pixel coordinates (page), x increasing."""
+    confidence: float
+    pixels: int
+    chromatic: bool
+
+    @property
+    def style(self) -> str:
+        hexa = "#%02x%02x%02x" % self.colour
+        return hexa if self.line in ("solid", "bars", "markers") and self.chromatic \
+            else f"{hexa} {self.line}"
+
+
+def mode_colour(rgb: np.ndarray) -> np.ndarray:
+    pix = rgb[::3, ::3].reshape(-1, 3).astype(np.int32)
+    keys = (pix[:, 0] // 4) * 4096 + (pix[:, 1] // 4) * 64 + pix[:, 2] // 4
+    top = np.bincount(keys).argmax()
+    return pix[keys == top].mean(axis=0)
+
+
+def _blend(pix: np.ndarray, bg: np.ndarray, colour: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Residual and mixing weight of pixels explained as alpha * colour + (1 - alpha) * bg."""
+    d = colour - bg
+    norm = float(d @ d)
+    if norm < 1:
+        return np.full(len(pix), 1e9), np.zeros(len(pix))
+    rel = pix - bg
+    alpha = np.clip(rel @ d / norm, 0, 1)
+    res = np.sqrt(((rel - alpha[:, None] * d) ** 2).sum(axis=1))
+    return res, alpha
+
+
+def _colour_groups(rgb: np.ndarray, chroma: np.ndarray, chromatic: np.ndarray,
+                   bg: np.ndarray, min_px: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    ys, xs = np.nonzero(chromatic)
+    if ys.size < min_px:
+        return []
+    pix = rgb[ys, xs].astype(np.float32)
+    remaining = np.ones(len(pix), bool)
+    colours = []
+    for _ in range(12):
+        idx = np.nonzero(remaining)[0]
+        if idx.size < min_px:
+            break
+        q = (pix[idx] // 24).astype(np.int32)
+        keys = q[:, 0] * 121 + q[:, 1] * 11 + q[:, 2]
+        top = np.bincount(keys).argmax()
+        seed = pix[idx[keys == top]].mean(axis=0)
+        res, alpha = _blend(pix[idx], bg, seed)
+        members = (res < 30) & (alpha > 0.3)
+        if members.sum() < min_px:
+            remaining[idx[keys == top]] = False
+            continue
+        core = members & (alpha > 0.7)
+        colour = pix[idx[core]].mean(axis=0) if core.sum() >= 5 else pix[idx[members]].mean(axis=0)
+        remaining[idx[members]] = False
+        # A paler blend of a colour already found (anti-aliased fringes) is not a new series.
+        if any(_blend(colour[None, :], bg, c)[0][0] < 30 and _blend(colour[None, :], bg, c)[1][0]
+               < 0.85 for c in colours):
+            continue
+        colours.append(colour)
+    if not colours:
+        return []
+    # Merge near-duplicates.
+    merged: list[np.ndarray] = []
+    for c in colours:
+        if all(np.abs(c - m).max() > 28 for m in merged):
+            merged.append(c)
+    res = np.empty((len(merged), len(pix)), np.float32)
+    alp = np.empty_like(res)
+    for k, c in enumerate(merged):
+        res[k], alp[k] = _blend(pix, bg, c)
+    best = res.argmin(axis=0)
+    ok = (res[best, np.arange(len(pix))] < 45) & (alp[best, np.arange(len(pix))] > 0.15)
+    groups = []
+    for k, c in enumerate(merged):
+        sel = ok & (best == k)
+        if sel.sum() < min_px:
+            continue
+        mask = np.zeros(chromatic.shape, bool)
+        mask[ys[sel], xs[sel]] = True
+        groups.append((c, mask))
+    return groups
+
+
+def _gray_groups(strength: np.ndarray, achromatic: np.ndarray, bg: np.ndarray,
+                 min_px: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    if achromatic.sum() < min_px:
+        return []
+    local = ndimage.maximum_filter(np.where(achromatic, strength, 0), size=3)
+    vals = local[achromatic]
+    hist = np.bincount(np.clip(vals // 8, 0, 31).astype(int), minlength=32).astype(float)
+    smooth = np.convolve(hist, [1, 2, 1], mode="same") / 4
+    peaks = [i for i in range(32) if smooth[i] >= min_px / 3
+             and smooth[i] >= smooth[max(0, i - 1)] and smooth[i] >= smooth[min(31, i + 1)]]
+    centres: list[float] = []
+    for p in sorted(peaks, key=lambda i: -smooth[i]):
+        v = p * 8 + 4
+        if all(abs(v - c) > 40 for c in centres):
+            centres.append(v)
+    if not centres:
+        return []
+    centres.sort()
+    cs = np.array(centres)
+    assign = np.abs(vals[:, None] - cs[None, :]).argmin(axis=1)
+    ys, xs = np.nonzero(achromatic)
+    sign = -1 if float(bg.mean()) > 127 else 1
+    groups = []
+    for k, c in enumerate(centres):
+        sel = assign == k
+        if sel.sum() < min_px:
+            continue
+        mask = np.zeros(achromatic.shape, bool)
+        mask[ys[sel], xs[sel]] = True
+        level = float(np.clip(bg.mean() + sign * c, 0, 255))
+        groups.append((np.array([level] * 3), mask))
+    return groups
+
+
+# --------------------------------------------------------------------------- styles
+
+
+@dataclass
+class _Comps:
+    labels: np.ndarray
+    n: int
+    w: np.ndarray
+    h: np.ndarray
+    area: np.ndarray
+    x0: np.ndarray
+    y0: np.ndarray
+
+
+def _components(mask: np.ndarray) -> _Comps:
+    labels, n = ndimage.label(mask, structure=np.ones((3, 3), bool))
+    objs = ndimage.find_objects(labels)
+    w = np.array([sl[1].stop - sl[1].start for sl in objs], dtype=float)
+    h = np.array([sl[0].stop - sl[0].start for sl in objs], dtype=float)
+    x0 = np.array([sl[1].start for sl in objs], dtype=float)
+    y0 = np.array([sl[0].start for sl in objs], dtype=float)
+    area = np.bincount(labels.ravel(), minlength=n + 1)[1:].astype(float)
+    return _Comps(labels, n, w, h, area, x0, y0)
+
+
+def _style_split(mask: np.ndarray, plot_w: int, min_px: int) -> list[tuple[str, np.ndarray,
+                                                                         float]]:
+    """Split a group's pixels by line style: [(style, mask, line width)]."""
+    c = _components(mask)
+    if c.n == 0:
+        return []
+    span = np.maximum(c.w, c.h)
+    thick = c.area / span
+    order = np.argsort(thick)
+    cum = np.cumsum(c.area[order])
+    lw = max(1.0, float(thick[order][np.searchsorted(cum, cum[-1] / 2)]))
+    # A stroke many line widths long is a piece of a solid line (cut where others cross it),
+    # longer than any dash.
+    long_ = (span >= 0.15 * plot_w) | ((span >= max(12.0, 9 * lw)) & (thick <= 2.5 * lw))
+    small = np.minimum(c.w, c.h)
+    marker = (~long_ & (small >= max(4, 2.2 * lw)) & (c.area >= 0.45 * c.w * c.h)
+              & (span <= 2.2 * small))
+    dot = ~long_ & ~marker & (span <= 2.5 * lw + 1)
+    dash = ~long_ & ~marker & ~dot
+    classes = {"solid": long_, "dashed": dash, "dotted": dot, "markers": marker}
+    total = c.area.sum()
+    # Fragments next to a stroke of another class belong to it (a solid line cut where another
+    # line crosses it; the dots of a dash-dot line).
+    def near(target: np.ndarray, gap: float) -> np.ndarray:
+        if not target.any():
+            return np.zeros(c.n, bool)
+        tmask = np.isin(c.labels, np.nonzero(target)[0] + 1)
+        grown = ndimage.binary_dilation(tmask, iterations=max(1, int(round(gap))))
+        touched = np.unique(c.labels[grown & (c.labels > 0)]) - 1
+        out = np.zeros(c.n, bool)
+        out[touched] = True
+        return out
+    if dot.any() and dash.any():
+        hit = near(dash, lw + 2) & dot
+        classes["dashed"] = dash | hit
+        classes["dotted"] = dot & ~hit
+    if long_.any():
+        for name in ("dashed", "dotted"):
+            sel = classes[name]
+            if sel.any() and c.area[sel].sum() < 0.3 * total:
+                hit = near(long_, lw + 2) & sel
+                classes["solid"] = classes["solid"] | hit
+                classes[name] = sel & ~hit
+    out = []
+    for name, sel in classes.items():
+        px = c.area[sel].sum()
+        if px < min_px or px < 0.1 * total:
+            continue
+        m = np.isin(c.labels, np.nonzero(sel)[0] + 1)
+        out.append((name, m, lw))
+    return out
+
+
+# --------------------------------------------------------------------------- reading points
+
+
+def _bars(mask: np.ndarray) -> list[tuple[float, float]] | None:
+    """Bars: filled columns sharing a baseline -> [(centre x, value end y)], else None."""
+    hh, ww = mask.shape
+    any_ = mask.any(axis=0)
+    cols = np.nonzero(any_)[0]
+    if cols.size < 3:
+        return None
+    top = mask.argmax(axis=0)
+    bottom = hh - 1 - mask[::-1].argmax(axis=0)
+    extent = bottom - top + 1
+    count = mask.sum(axis=0)
+    filled = any_ & (count >= 0.9 * extent) & (extent >= 3)
+    if filled[cols].mean() < 0.8 or extent[cols].max() < 8:
+        return None
+    ends = np.concatenate([top[filled], bottom[filled]])
+    base = np.bincount(ends).argmax()
+    on_base = filled & ((np.abs(bottom - base) <= 1) | (np.abs(top - base) <= 1))
+    if on_base[cols].mean() < 0.7:
+        return None
+    bars = []
+    start = None
+    for x in range(ww + 1):
+        ok = x < ww and on_base[x]
+        if ok and start is not None and (abs(int(top[x]) - int(top[x - 1])) > 1
+                                         or abs(int(bottom[x]) - int(bottom[x - 1])) > 1):
+            bars.append((start, x - 1))
+            start = x
+        elif ok and start is None:
+            start = x
+        elif not ok and start is not None:
+            bars.append((start, x - 1))
+            start = None
+    bars = [(a, b) for a, b in bars if b - a + 1 >= 2]
+    if not bars or max(b - a + 1 for a, b in bars) > 0.45 * ww:
+        return None
+    out = []
+    for a, b in bars:
+        t = float(np.median(top[a:b + 1]))
+        bt = float(np.median(bottom[a:b + 1]))
+        value = t if abs(bt - base) <= 1.5 else bt
+        out.append(((a + b) / 2, value))
+    return out
+
+
+def _markers(mask: np.ndarray) -> list[tuple[float, float]] | None:
+    c = _components(mask)
+    if c.n < 3:
+        return None
+    span = np.maximum(c.w, c.h)
+    small = np.minimum(c.w, c.h)
+    compact = (c.area >= 0.4 * c.w * c.h) & (span <= 2.5 * small) & (small >= 3)
+    if c.area[compact].sum() < 0.6 * c.area.sum() or compact.sum() < 3:
+        return None
+    typical = float(np.median(c.area[compact]))
+    centres = ndimage.center_of_mass(mask, c.labels, np.arange(1, c.n + 1))
+    points = []
+    for k in range(c.n):
+        cy, cx = centres[k]
+        n = int(round(c.area[k] / typical))
+        if n >= 2 and not compact[k] or n >= 2 and c.area[k] > 1.6 * typical:
+            ys, xs = np.nonzero(c.labels == k + 1)
+            from scipy.cluster.vq import kmeans2
+            data = np.column_stack([xs, ys]).astype(float)
+            try:
+                cents, _ = kmeans2(data, min(n, 8), minit="++", seed=1)
+            except Exception:  # pragma: no cover - degenerate blobs
+                cents = np.array([[cx, cy]])
+            points += [(float(px), float(py)) for px, py in cents]
+        elif c.area[k] >= 0.3 * typical:
+            points.append((float(cx), float(cy)))
+    return sorted(points)
+
+
+def _runs(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Vertical runs of a mask: (column, centre row, length), ordered by column then row."""
+    hh, ww = mask.shape
+    padded = np.zeros((ww, hh + 2), np.int8)
+    padded[:, 1:-1] = mask.T
+    d = np.diff(padded, axis=1)
+    cs, rs = np.nonzero(d == 1)
+    _, re = np.nonzero(d == -1)
+    return cs, (rs + re - 1) / 2.0, (re - rs).astype(float)
+
+
+def _lines(mask: np.ndarray, max_tracks: int = 4) -> list[tuple[np.ndarray, np.ndarray, float]]:
+    """Curves through a line group: [(x, y, coverage)] per track."""
+    hh, ww = mask.shape
+    cols, centres, lengths = _runs(mask)
+    if cols.size == 0:
+        return []
+    counts = np.bincount(cols, minlength=ww)
+    present = counts > 0
+    k_mode = np.bincount(counts[present]).argmax()
+    K = int(min(max_tracks, max(1, k_mode)))
+    if K > 1 and (counts[present] == K).mean() < 0.35:
+        K = 1
+    starts = np.concatenate([[0], np.cumsum(counts)])
+    # Start where K runs appear in the longest stretch of columns.
+    good = counts == K
+    best_len, best_mid, run_start = 0, None, None
+    for x in range(ww + 1):
+        if x < ww and good[x]:
+            if run_start is None:
+                run_start = x
+        elif run_start is not None:
+            if x - run_start > best_len:
+                best_len, best_mid = x - run_start, (run_start + x - 1) // 2
+            run_start = None
+    if best_mid is None:
+        best_mid = int(np.nonzero(present)[0][0])
+        K = 1
+    ys = np.full((K, ww), np.nan)
+    first = centres[starts[best_mid]:starts[best_mid + 1]]
+    first_len = lengths[starts[best_mid]:starts[best_mid + 1]]
+    order = np.argsort(first)[:K]
+    for k, j in enumerate(order):
+        ys[k, best_mid] = first[j]
+    lens0 = np.full(K, 1.0)
+    for k, j in enumerate(order):
+        lens0[k] = first_len[j]
+    for step in (1, -1):
+        last = ys[:, best_mid].copy()
+        last_x = np.full(K, best_mid)
+        last_len = lens0.copy()
+        slope = np.zeros(K)
+        x = best_mid + step
+        while 0 <= x < ww:
+            n = counts[x]
+            if n:
+                cs = centres[starts[x]:starts[x + 1]]
+                ls = lengths[starts[x]:starts[x + 1]]
+                gap = np.abs(x - last_x)
+                pred = last + slope * (x - last_x)
+                allowed = 4 + 0.6 * (last_len[:, None] + ls[None, :]) + 0.02 * hh * (gap[:, None] - 1)
+                lost = gap > 0.08 * ww
+                allowed[lost] = np.maximum(allowed[lost], 0.25 * hh)
+                dist = np.abs(pred[:, None] - cs[None, :])
+                used_t, used_r = set(), set()
+                for flat in np.argsort(dist, axis=None):
+                    t, r = divmod(int(flat), n)
+                    if t in used_t or (r in used_r and n >= K):
+                        continue
+                    if dist[t, r] > allowed[t, r]:
+                        continue
+                    used_t.add(t)
+                    used_r.add(r)
+                    y = cs[r]
+                    if not lost[t] and gap[t] <= 3:
+                        slope[t] = 0.7 * slope[t] + 0.3 * np.clip(
+                            (y - last[t]) / (x - last_x[t]), -0.5 * hh, 0.5 * hh)
+                    else:
+                        slope[t] = 0.0
+                    ys[t, x] = y
+                    last[t], last_x[t], last_len[t] = y, x, ls[r]
+                    if len(used_t) == K:
+                        break
+            x += step
+    out = []
+    xs = np.arange(ww, dtype=float)
+    for k in range(K):
+        ok = ~np.isnan(ys[k])
+        if ok.sum() < 3:
+            continue
+        # A track that only shadowed another one (they shared its runs) is not a curve.
+        dup = False
+        for j in range(k):
+            both = ok & ~np.isnan(ys[j])
+            if both.sum() >= 0.7 * ok.sum() and np.median(np.abs(ys[k, both] - ys[j, both])) < 1.5:
+                dup = True
+        if dup:
+            continue
+        cover = ok.sum() / max(1, present.sum())
+        out.append((xs[ok], ys[k, ok], float(cover)))
+    return out
+
+
+# --------------------------------------------------------------------------- entry point
+
+
+def extract_series(page: Page, box: Box, exclude: list[tuple[int, int, int, int]], *,
+                   grid=None, plot_bg: np.ndarray | None = None
+                   ) -> tuple[list[RawSeries], list[str]]:
+    t, b, l, r = box.top, box.bottom, box.left, box.right
+    rgb = page.rgb[t:b + 1, l:r + 1].astype(np.float32)
+    lum = page.lum[t:b + 1, l:r + 1]
+    chroma = page.chroma[t:b + 1, l:r + 1]
+    hh, ww = lum.shape
+    problems: list[str] = []
+    if plot_bg is None:
+        plot_bg = mode_colour(rgb)
+    if grid is None:
+        grid = gridlines(page, box, plot_bg)
+    ink = maxabs(rgb, plot_bg) > 40
+    ink &= ~grid.mask
+    m = 2
+    ink[:m] = ink[-m:] = False
+    ink[:, :m] = ink[:, -m:] = False
+    for el, et, er, eb in exclude:
+        ink[max(0, et - t):max(0, eb - t + 1), max(0, el - l):max(0, er - l + 1)] = False
+    bg_chroma = float(plot_bg.max() - plot_bg.min())
+    chromatic = ink & (chroma >= 40 + bg_chroma)
+    bg_lum = float(plot_bg @ np.array([0.299, 0.587, 0.114]))
+    strength = np.abs(lum - bg_lum)
+    achromatic = ink & ~chromatic & (strength > 50)
+    # The pale fringe of a coloured line is not a grey line.
+    achromatic &= ~ndimage.binary_dilation(chromatic, iterations=2)
+    _drop_edge_ticks(achromatic)
+    min_px = max(20, int(0.04 * ww))
+    groups = [(c, mk, True) for c, mk in _colour_groups(rgb, chroma, chromatic, plot_bg, min_px)]
+    groups += [(c, mk, False) for c, mk in _gray_groups(strength, achromatic, plot_bg, min_px)]
+    series: list[RawSeries] = []
+    bar_mask = np.zeros((hh, ww), bool)
+    pending = []
+    for colour, mask, chrom in groups:
+        # Tick marks pointing inwards and other specks on the edges.
+        for name, sub, lw in _style_split(mask, ww, min_px):
+            pending.append((colour, chrom, name, sub, lw))
+    # Bars first (their outlines are not series).
+    for colour, chrom, name, sub, lw in pending:
+        bars = _bars(sub) if name in ("solid", "markers") else None
+        if bars:
+            bar_mask |= sub
+            xs = np.array([p[0] for p in bars]) + l
+            ys = np.array([p[1] for p in bars]) + t
+            series.append(RawSeries("bar", _rgb(colour), "bars", xs, ys, 0.9, int(sub.sum()),
+                                    chrom))
+    edges = ndimage.binary_dilation(bar_mask, iterations=3) if bar_mask.any() else None
+    for colour, chrom, name, sub, lw in pending:
+        if bar_mask.any() and (sub & bar_mask).any():
+            continue
+        if edges is not None and (sub & edges).sum() >= 0.6 * sub.sum():
+            continue
+        pts = _markers(sub) if name in ("markers", "dotted", "dashed") else None
+        if pts and name == "markers":
+            xs = np.array([p[0] for p in pts]) + l
+            ys = np.array([p[1] for p in pts]) + t
+            series.append(RawSeries("scatter", _rgb(colour), "markers", xs, ys, 0.8,
+                                    int(sub.sum()), chrom))
+            continue
+        for xs, ys, cover in _lines(sub):
+            if xs.max() - xs.min() < 0.12 * ww:
+                continue
+            series.append(RawSeries("line", _rgb(colour), name, xs + l, ys + t,
+                                    float(min(1.0, 0.5 + cover / 2)), int(sub.sum()), chrom))
+    if not series:
+        problems.append("no data series found in the plot area")
+    return series, problems
+
+
+def _drop_edge_ticks(mask: np.ndarray) -> None:
+    """Remove tick marks drawn inwards (short strokes starting at the frame), in place."""
+    hh, ww = mask.shape
+    c = _components(mask)
+    if c.n == 0:
+        return
+    x1 = c.x0 + c.w - 1
+    y1 = c.y0 + c.h - 1
+    edge = (c.x0 <= 4) | (c.y0 <= 4) | (x1 >= ww - 5) | (y1 >= hh - 5)
+    short = np.maximum(c.w, c.h) <= max(12, 0.035 * max(hh, ww))
+    drop = np.nonzero(edge & short)[0] + 1
+    if drop.size:
+        mask[np.isin(c.labels, drop)] = False
+
+
+def _rgb(colour: np.ndarray) -> tuple[int, int, int]:
+    c = np.clip(np.round(colour), 0, 255).astype(int)
+    return int(c[0]), int(c[1]), int(c[2])
