@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from ..models import ClaimInput, ClaimKind, Signal, SignalStatus
 from ..rubrics import Criterion, Rubric, Scale
 from ..rules import MAX_LOG_BYTES, RULES, number_in_text, quote
+from ..signals import CATALOGUE
 from .base import JudgeTask
 
 PROMPT_SOURCE_HASH = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
@@ -121,11 +122,13 @@ def _number(value: float | None) -> str:
 
 
 def _signal_line(name: str, signal: Signal) -> str:
+    spec = CATALOGUE.get(name)
+    meaning = f" — {spec.description}" if spec is not None else ""
     if signal.status is SignalStatus.absent:
-        return f"- {name} = absent ({signal.reason})"
+        return f"- {name} = absent ({signal.reason}){meaning}"
     value = signal.value
     shown = str(value).lower() if isinstance(value, bool) else f"{value:.4g}"
-    return f"- {name} = {shown}"
+    return f"- {name} = {shown}{meaning}"
 
 
 def log_excerpt(path: Path, values: Sequence[float]) -> str:
@@ -237,7 +240,12 @@ def rule_checks(rubric: Rubric, task: JudgeTask) -> list[str]:
     lines = []
     for name in names:
         result = RULES[name](task.claim, task.signals)
-        answer = "unscored" if result.value is None else ("yes" if result.value else "no")
+        if result.value is None:
+            answer = "unscored"
+        elif isinstance(result.value, bool):
+            answer = "yes" if result.value else "no"
+        else:
+            answer = f"level {result.value}"
         lines.append(f"- rule {name}: {answer} — {result.rationale}")
     return lines
 

@@ -108,8 +108,8 @@ def build_settings(rubric: Rubric, *, calibration: bool, overlap: int) -> rg.Set
     ]
     if shows_overlay(rubric):
         fields.append(rg.ImageField(name="overlay", required=False,
-                                    title="Data read back from both charts (solid: published, "
-                                          "dashed: reproduced)"))
+                                    title="Data read back from both charts (wide pale: published, "
+                                          "thin dark: reproduced, grey: unmatched)"))
     questions: list[Any] = []
     for criterion in rubric.criteria:
         description = criterion.guidance.strip() or None

@@ -30,6 +30,8 @@ READING_PRECISION = 0.02
 FLAT = 0.04
 #: Pairs whose data agree less than this are not "the same series" (counted as unmatched).
 MIN_MATCH = 0.35
+#: A line narrower than this share of the plot width is a fragment, not a series.
+MIN_SERIES_WIDTH = 0.3
 #: Shares of x overlap below which two curves cannot be compared.
 MIN_X_OVERLAP = 0.2
 
@@ -179,6 +181,7 @@ class _PanelResult:
     published: int
     reproduced: int
     matches: list[tuple[Series, Series, _Pair]]
+    extra: int
     x_iou: float | None
     y_iou: float | None
     scale_match: bool | None
@@ -213,33 +216,74 @@ def _extent(series: list[Series], frame: _Frame, column: int) -> tuple[float, fl
     return float(allv.min()), float(allv.max())
 
 
+def _significant(series: list[Series]) -> list[Series]:
+    """The series that carry the panel's data: lines spanning a fair share of the plot width,
+    bars and scatters with a few points. Fragments (a line cut where others cross it, a stray
+    legend handle) would otherwise count as series that are missing or extra."""
+    out = []
+    for s in series:
+        norm = s.normalised if s.normalised is not None else s.points
+        width = float(np.ptp(norm[:, 0])) if len(norm) else 0.0
+        if (s.kind == "line" and width >= MIN_SERIES_WIDTH) or \
+                (s.kind != "line" and len(norm) >= 3):
+            out.append(s)
+    out = out or list(series)
+    return _without_duplicates(out)
+
+
+def _without_duplicates(series: list[Series]) -> list[Series]:
+    """Drop a series that retraces a longer one of the same colour (a line the reader split
+    into two styles where other lines cross it)."""
+    frame = _Frame(x_log=False, y_log=False, x_data=False, y_data=False)
+    points = [_coords(s, frame) for s in series]
+    keep = []
+    for k in sorted(range(len(series)), key=lambda k: -len(points[k])):
+        colour = series[k].style.split()[0]
+        duplicate = any(
+            series[m].style.split()[0] == colour and (pair := _compare(
+                points[m], points[k], span=1.0, tol_abs=None, tol_rel=None)) is not None
+            and pair.values >= 0.9 and pair.x_overlap >= MIN_X_OVERLAP for m in keep)
+        if not duplicate:
+            keep.append(k)
+    return [series[k] for k in sorted(keep)]
+
+
 def _compare_panels(pub: Panel, rep: Panel, tolerance: Tolerance | None) -> _PanelResult:
     frame = _frame(pub, rep)
     span = _y_span(pub, frame)
     tol_abs, tol_rel = _tolerance(tolerance, frame)
-    pub_pts = [_coords(s, frame) for s in pub.series]
-    rep_pts = [_coords(s, frame) for s in rep.series]
-    pairs: dict[tuple[int, int], _Pair | None] = {}
-    cost = np.ones((len(pub.series), len(rep.series)))
-    named = all(s.name for s in pub.series) and all(s.name for s in rep.series)
-    for i, a in enumerate(pub_pts):
-        for j, b in enumerate(rep_pts):
-            pairs[i, j] = _compare(a, b, span=span, tol_abs=tol_abs, tol_rel=tol_rel)
-            data = _data_similarity(pairs[i, j])
-            names = _name_similarity(pub.series[i].name, rep.series[j].name) if named else None
-            cost[i, j] = 1 - (data if names is None else 0.6 * names + 0.4 * data)
-    matches = []
-    if cost.size:
-        for i, j in zip(*linear_sum_assignment(cost)):
-            pair = pairs[i, j]
-            names = _name_similarity(pub.series[i].name, rep.series[j].name) if named else None
-            # A pair held together by neither its name nor its data is not the same series.
-            if pair is None or (_data_similarity(pair) < MIN_MATCH
-                                and (names is None or names < 0.8)):
-                continue
-            matches.append((pub.series[i], rep.series[j], pair))
+    pub_series, rep_series = _significant(pub.series), _significant(rep.series)
+    pub_pts = [_coords(s, frame) for s in pub_series]
+    rep_pts = [_coords(s, frame) for s in rep_series]
+    pairs = {(i, j): _compare(a, b, span=span, tol_abs=tol_abs, tol_rel=tol_rel)
+             for i, a in enumerate(pub_pts) for j, b in enumerate(rep_pts)}
+    data = np.array([[_data_similarity(pairs[i, j]) for j in range(len(rep_pts))]
+                     for i in range(len(pub_pts))]).reshape(len(pub_pts), len(rep_pts))
+    by_name = _name_pairs(pub_series, rep_series)
+    # One to one: a published series is matched by its legend name when both legends name it
+    # alike (a reproduction whose labels were swapped must not be matched by shape), else by
+    # the Hungarian assignment on data similarity.
+    assigned = dict(by_name)
+    free_pub = [i for i in range(len(pub_series)) if i not in assigned]
+    free_rep = [j for j in range(len(rep_series)) if j not in assigned.values()]
+    if free_pub and free_rep:
+        sub = data[np.ix_(free_pub, free_rep)]
+        for a, b in zip(*linear_sum_assignment(-sub)):
+            if sub[a, b] >= MIN_MATCH:
+                assigned[free_pub[a]] = free_rep[b]
+    matches = [(pub_series[i], rep_series[j], pairs[i, j]) for i, j in sorted(assigned.items())
+               if pairs[i, j] is not None]
+    # A reproduced series left over is extra, unless it repeats the values of a series it
+    # could stand for (a fragment of a line the reader split in two).
+    extra = 0
+    for j in range(len(rep_series)):
+        if j in assigned.values():
+            continue
+        twins = [pairs[i, j] for i in assigned if pairs[i, j] is not None]
+        if not any(p.values >= 0.8 and p.shape >= 0.8 for p in twins):
+            extra += 1
     x_iou = y_iou = None
-    ext = [(_extent(pub.series, frame, c), _extent(rep.series, frame, c)) for c in (0, 1)]
+    ext = [(_extent(pub_series, frame, c), _extent(rep_series, frame, c)) for c in (0, 1)]
     if ext[0][0] and ext[0][1]:
         x_iou = _iou(*ext[0])
     if ext[1][0] and ext[1][1]:
@@ -249,8 +293,20 @@ def _compare_panels(pub: Panel, rep: Panel, tolerance: Tolerance | None) -> _Pan
                 if a is not None and b is not None]
     if compared:
         scale_match = all(a == b for a, b in compared)
-    return _PanelResult(published=len(pub.series), reproduced=len(rep.series), matches=matches,
-                        x_iou=x_iou, y_iou=y_iou, scale_match=scale_match)
+    return _PanelResult(published=len(pub_series), reproduced=len(rep_series), matches=matches,
+                        extra=extra, x_iou=x_iou, y_iou=y_iou, scale_match=scale_match)
+
+
+def _name_pairs(pub: list[Series], rep: list[Series]) -> dict[int, int]:
+    """Published index -> reproduced index for series both legends name alike (one to one)."""
+    if len(pub) < 2 or len(rep) < 2:
+        return {}
+    sims = np.array([[(_name_similarity(a.name, b.name) or 0.0) for b in rep] for a in pub])
+    out = {}
+    for i, j in zip(*linear_sum_assignment(-sims)):
+        if sims[i, j] >= 0.8:
+            out[int(i)] = int(j)
+    return out
 
 
 def _reading_order(panels: list[Panel]) -> list[Panel]:
@@ -275,8 +331,13 @@ def compare(published: ChartReading, reproduced: ChartReading, *,
     pub_panels = [p for p in _reading_order(published.panels) if p.series]
     rep_panels = [p for p in _reading_order(reproduced.panels) if p.series]
     results = [_compare_panels(a, b, tolerance) for a, b in zip(pub_panels, rep_panels)]
-    n_pub = sum(len(p.series) for p in pub_panels)
-    n_rep = sum(len(p.series) for p in rep_panels)
+    # Series of panels without a counterpart are missing (or extra) as a whole.
+    n_pub = sum(r.published for r in results) + \
+        sum(len(_significant(p.series)) for p in pub_panels[len(results):])
+    n_rep = sum(r.reproduced for r in results) + \
+        sum(len(_significant(p.series)) for p in rep_panels[len(results):])
+    extra = sum(r.extra for r in results) + \
+        sum(len(_significant(p.series)) for p in rep_panels[len(results):])
     matches = [m for r in results for m in r.matches]
     signals: dict[str, float | bool | None] = {name: None for name in CHART_SIGNALS}
     reasons: dict[str, str] = {}
@@ -302,7 +363,11 @@ def compare(published: ChartReading, reproduced: ChartReading, *,
         signals["chart.range_overlap"] = min(ious)
     else:
         reasons["chart.range_overlap"] = "no data range on both charts"
-    signals["chart.match_score"] = _match_score(signals, n_pub, n_rep)
+    # Bars drawn as lines (or lines as bars) is another chart, whatever the values.
+    same_kind = float(np.mean([(a.kind == "bar") == (b.kind == "bar") for a, b, _ in matches])) \
+        if matches else 1.0
+    signals["chart.match_score"] = _match_score(signals, extra=extra / max(1, n_rep),
+                                                same_kind=same_kind)
     if signals["chart.max_value_error"] is not None and \
             not np.isfinite(signals["chart.max_value_error"]):
         signals["chart.max_value_error"] = None
@@ -311,10 +376,10 @@ def compare(published: ChartReading, reproduced: ChartReading, *,
                            matches=[(a, b, p.shape, p.values) for a, b, p in matches])
 
 
-def _match_score(signals: dict, n_pub: int, n_rep: int) -> float:
+def _match_score(signals: dict, *, extra: float, same_kind: float) -> float:
     """One agreement in [0, 1]: every part must agree (a product), so that one wrong aspect (a
     reversed curve, a missing series, scaled values, another scale) is enough to pull it down."""
-    count = min(n_pub, n_rep) / max(n_pub, n_rep)
+    count = 1.0 - extra
     matched = signals["chart.series_matched"]
     if signals["chart.shape_agreement"] is None:
         return 0.0
@@ -325,7 +390,8 @@ def _match_score(signals: dict, n_pub: int, n_rep: int) -> float:
     overlap = signals["chart.range_overlap"]
     overlap = 1.0 if overlap is None else min(1.0, overlap / 0.85)
     score = count * matched * (0.5 + 0.5 * shape) * (0.3 + 0.7 * values) * \
-        (0.5 + 0.5 * trend) * scale * overlap
+        (0.5 + 0.5 * trend) * scale * overlap * \
+        (0.4 + 0.6 * same_kind)
     return float(np.clip(score, 0.0, 1.0))
 
 

@@ -13,6 +13,8 @@ from PIL import Image, ImageFilter
 from scipy import ndimage
 
 WORK_SIZE = 800
+#: How far (work pixels) an outward tick mark may extend a spine past the frame's corner.
+TICK_REACH = 12
 
 
 @dataclass
@@ -186,25 +188,32 @@ def find_plot_areas(page: Page) -> list[Box]:
     boxes: list[Box] = []
     for v in vlines:
         for hl in hlines:
-            if abs(hl.start - v.pos0) <= 4 and abs(v.end - hl.pos1) <= 4:
-                left, bottom = v.pos1 + 1, hl.pos0 - 1
-                right, top = hl.end, v.start
-                spines = {"left": v, "bottom": hl}
-                for v2 in vlines:
-                    if (abs(v2.pos1 - hl.end) <= 4 and v2 is not v
-                            and abs(v2.end - v.end) <= 6 and abs(v2.start - v.start) <= 6):
-                        right = v2.pos0 - 1
-                        spines["right"] = v2
-                        break
-                for h2 in hlines:
-                    if (abs(h2.pos0 - v.start) <= 4 and h2 is not hl
-                            and abs(h2.start - hl.start) <= 6 and abs(h2.end - hl.end) <= 6):
-                        top = h2.pos1 + 1
-                        spines["top"] = h2
-                        break
-                box = Box(left, top, right, bottom, "frame", spines)
-                if box.width >= min_w and box.height >= min_h:
-                    boxes.append(box)
+            # The bottom spine starts at the left spine, or up to a tick length left of it (a
+            # tick at y = 0 outside the frame); likewise the left spine may run on below it.
+            if not (v.pos0 - TICK_REACH <= hl.start <= v.pos0 + 4
+                    and hl.pos1 - 4 <= v.end <= hl.pos1 + TICK_REACH
+                    and hl.end > v.pos1 + min_w and v.start < hl.pos0 - min_h):
+                continue
+            left, bottom = v.pos1 + 1, hl.pos0 - 1
+            right, top = hl.end, v.start
+            spines = {"left": v, "bottom": hl}
+            for v2 in vlines:
+                if (v2 is not v and hl.end - TICK_REACH <= v2.pos1 <= hl.end + 4
+                        and abs(v2.start - v.start) <= 6
+                        and hl.pos1 - 6 <= v2.end <= hl.pos1 + TICK_REACH):
+                    right = v2.pos0 - 1
+                    spines["right"] = v2
+                    break
+            for h2 in hlines:
+                if (h2 is not hl and v.start - TICK_REACH <= h2.pos0 <= v.start + 4
+                        and v.pos0 - TICK_REACH <= h2.start <= v.pos0 + 6
+                        and abs(h2.end - hl.end) <= 6):
+                    top = h2.pos1 + 1
+                    spines["top"] = h2
+                    break
+            box = Box(left, top, right, bottom, "frame", spines)
+            if box.width >= min_w and box.height >= min_h:
+                boxes.append(box)
     boxes += _tinted_areas(page)
     if not boxes:
         boxes += _grid_areas(_trimmed(hlines, line_mask), _trimmed(vlines, line_mask.T),
