@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import logging
 import math
 from dataclasses import dataclass, field
@@ -15,7 +17,8 @@ from .integrity import figure_phash
 from .models import Artifacts, ClaimInput, ClaimKind, Flag, Signal, Tolerance
 from .signals import (DEFAULT_MAX_PIXELS, DEFAULT_SIZE, agreement, compare_figures, load_image,
                       normalize_pair, table_agreement)
-from .signals.chart import CHART_SIGNALS, compare_charts, read_chart, render_overlay
+from .signals.chart import (CHART_SIGNALS, ChartReading, compare_charts, read_chart,
+                           render_overlay)
 from .signals.pixel import (blurred_gray, is_copy, mean_abs_difference, reduce_towards, ssim,
                             to_gray, trim_border)
 
@@ -53,12 +56,38 @@ FIGURE_SIGNALS = ("pixel.ssim", "pixel.edge_f1", "pixel.palette_distance", "pixe
                   "pixel.mean_abs_diff", "pixel.copy", *CHART_SIGNALS)
 
 
+@functools.lru_cache(maxsize=128)
+def _read_chart_cached(digest: str, image: _Keyed) -> ChartReading:
+    return read_chart(image.image)
+
+
+@dataclass(frozen=True, eq=False)
+class _Keyed:
+    """An image carried through lru_cache, which keys on the digest only."""
+
+    image: Image.Image
+
+    def __hash__(self) -> int:
+        return 0
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Keyed)
+
+
+def read_chart_once(image: Image.Image) -> ChartReading:
+    """read_chart, remembered by pixel content for this process: reading a chart costs about
+    0.3 s, and one process (a rerun with other rubrics, the test suite) meets a figure again."""
+    digest = hashlib.sha256(image.mode.encode() + repr(image.size).encode()
+                            + image.tobytes()).hexdigest()
+    return _read_chart_cached(digest, _Keyed(image))
+
+
 def measure_chart(published: Image.Image, reproduced: Image.Image, *,
                   tolerance: Tolerance | None) -> tuple[dict[str, Signal], Image.Image | None]:
     """The chart.* signals of a figure pair and the overlay of the data read from both."""
     try:
-        published_reading = read_chart(published)
-        reproduced_reading = read_chart(reproduced)
+        published_reading = read_chart_once(published)
+        reproduced_reading = read_chart_once(reproduced)
         comparison = compare_charts(published_reading, reproduced_reading, tolerance=tolerance)
         overlay = render_overlay(published_reading, reproduced_reading, comparison)
     except Exception as exc:  # heuristics over untrusted images: a failure is an absent signal

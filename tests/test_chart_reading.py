@@ -212,3 +212,25 @@ def test_overlay_draws_both_charts():
     assert image is not None and image.size[0] == 512
     pixels = np.asarray(image.convert("RGB")).reshape(-1, 3)
     assert (np.abs(pixels.astype(int) - 255).sum(axis=1) > 60).mean() > 0.01  # something drawn
+
+
+def test_chart_command_prints_the_reading_and_the_comparison(tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from judging.cli import main
+
+    render(curves()).save(tmp_path / "a.png")
+    render(curves(), style="ggplot").save(tmp_path / "b.png")
+    Image.new("RGB", (400, 300), "white").save(tmp_path / "blank.png")
+    runner = CliRunner()
+    result = runner.invoke(main, ["chart", str(tmp_path / "a.png"), str(tmp_path / "b.png"),
+                                  "--json", "--overlay", str(tmp_path / "o.png")])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.output)
+    assert out["signals"]["chart.series_matched"] == 1.0
+    assert out["published"]["panels"][0]["x"]["scale"] == "linear"
+    assert Image.open(tmp_path / "o.png").size[0] == 512
+    result = runner.invoke(main, ["chart", str(tmp_path / "blank.png")])
+    assert result.exit_code == 0 and "unreadable (no plot area found" in result.output

@@ -91,11 +91,13 @@ class Line:
 
 
 def long_lines(mask: np.ndarray, min_len: int, *, max_gap: int = 2, max_thickness: int = 8,
-               bridge: np.ndarray | None = None) -> list[Line]:
+               bridge: np.ndarray | None = None, own_share: float = 0.6) -> list[Line]:
     """Horizontal runs of `mask` at least `min_len` long, merged over adjacent rows into lines.
 
     Gaps up to `max_gap` pixels are bridged, and so are `bridge` pixels (coloured data drawn over
-    a gridline) as long as most of the run is `mask`. Transpose the masks for vertical lines."""
+    a gridline) as long as `own_share` of the run is `mask`. Transpose the masks for vertical
+    lines."""
+    mask = np.ascontiguousarray(mask)
     h, w = mask.shape
     closed = mask.copy()
     for gap in range(1, max_gap + 1):
@@ -107,15 +109,18 @@ def long_lines(mask: np.ndarray, min_len: int, *, max_gap: int = 2, max_thicknes
     padded = np.zeros((h, w + 2), np.int8)
     padded[:, 1:-1] = closed
     d = np.diff(padded, axis=1)
-    rs, cs = np.nonzero(d == 1)
-    _, ce = np.nonzero(d == -1)
+    # Runs start (+1) and end (-1) alternately along each row.
+    flat = np.flatnonzero(d)
+    rs, cs = np.divmod(flat[0::2], w + 1)
+    ce = flat[1::2] % (w + 1)
     keep = (ce - cs) >= min_len
     rows, starts, ends = rs[keep], cs[keep], ce[keep] - 1
     if bridge is not None and rows.size:
-        cum = np.zeros((h, w + 1), np.int32)
-        np.cumsum(mask, axis=1, out=cum[:, 1:])
-        own = cum[rows, ends + 1] - cum[rows, starts]
-        ok = own >= 0.6 * (ends - starts + 1)
+        urows, which = np.unique(rows, return_inverse=True)
+        cum = np.zeros((urows.size, w + 1), np.int32)
+        np.cumsum(mask[urows], axis=1, out=cum[:, 1:])
+        own = cum[which, ends + 1] - cum[which, starts]
+        ok = own >= own_share * (ends - starts + 1)
         rows, starts, ends = rows[ok], starts[ok], ends[ok]
     lines: list[Line] = []
     open_lines: list[Line] = []
@@ -185,14 +190,32 @@ def find_plot_areas(page: Page) -> list[Box]:
     hlines = long_lines(line_mask, max(20, int(0.1 * w)), bridge=coloured)
     vlines = long_lines(line_mask.T, max(20, int(0.1 * h)), bridge=coloured.T)
     min_w, min_h = max(16, int(0.08 * w)), max(16, int(0.08 * h))
+    # Spines run on past a corner by a tick mark (and a tick label glued to it by gap closing).
+    reach_x, reach_y = max(TICK_REACH, int(0.03 * w)), max(TICK_REACH, int(0.03 * h))
+    bg_diff = maxabs(page.rgb, page.bg)
+    inked = bg_diff > 8
     boxes: list[Box] = []
     for v in vlines:
         for hl in hlines:
             # The bottom spine starts at the left spine, or up to a tick length left of it (a
             # tick at y = 0 outside the frame); likewise the left spine may run on below it.
-            if not (v.pos0 - TICK_REACH <= hl.start <= v.pos0 + 4
-                    and hl.pos1 - 4 <= v.end <= hl.pos1 + TICK_REACH
+            if not (v.pos0 - reach_x <= hl.start <= v.pos0 + 4
+                    and hl.pos1 - 4 <= v.end <= hl.pos1 + reach_y
                     and hl.end > v.pos1 + min_w and v.start < hl.pos0 - min_h):
+                continue
+            if hl.start < v.pos0 - 4:
+                # What runs on left of `v` must be a tick, not the bottom of a frame whose
+                # (faint) left edge lies further out: `v` is then a bar's edge or a gridline.
+                column = inked[v.start:hl.pos0, hl.start:hl.start + 3].any(axis=1)
+                if column.size and column.mean() >= 0.5:
+                    continue
+                # Nor a grid without a frame, whose other lines run on as far.
+                if any(h2 is not hl and abs(h2.start - hl.start) <= 3
+                       and v.start <= h2.centre < hl.pos0 - 4 for h2 in hlines):
+                    continue
+            if v.end > hl.pos1 + 4 and any(
+                    v2 is not v and abs(v2.end - v.end) <= 3 and v.pos1 + 4 < v2.centre <= hl.end
+                    for v2 in vlines):
                 continue
             left, bottom = v.pos1 + 1, hl.pos0 - 1
             right, top = hl.end, v.start
@@ -200,13 +223,13 @@ def find_plot_areas(page: Page) -> list[Box]:
             for v2 in vlines:
                 if (v2 is not v and hl.end - TICK_REACH <= v2.pos1 <= hl.end + 4
                         and abs(v2.start - v.start) <= 6
-                        and hl.pos1 - 6 <= v2.end <= hl.pos1 + TICK_REACH):
+                        and hl.pos1 - 6 <= v2.end <= hl.pos1 + reach_y):
                     right = v2.pos0 - 1
                     spines["right"] = v2
                     break
             for h2 in hlines:
                 if (h2 is not hl and v.start - TICK_REACH <= h2.pos0 <= v.start + 4
-                        and v.pos0 - TICK_REACH <= h2.start <= v.pos0 + 6
+                        and v.pos0 - reach_x <= h2.start <= v.pos0 + 6
                         and abs(h2.end - hl.end) <= 6):
                     top = h2.pos1 + 1
                     spines["top"] = h2
@@ -214,10 +237,25 @@ def find_plot_areas(page: Page) -> list[Box]:
             box = Box(left, top, right, bottom, "frame", spines)
             if box.width >= min_w and box.height >= min_h:
                 boxes.append(box)
-    boxes += _tinted_areas(page)
-    if not boxes:
-        boxes += _grid_areas(_trimmed(hlines, line_mask), _trimmed(vlines, line_mask.T),
-                             min_w, min_h)
+    tinted = _tinted_areas(page)
+    boxes += tinted
+    found = list(boxes)
+    boxes += _side_frames(inked, boxes, hlines, vlines, min_w, min_h, reach_x)
+    if not tinted:
+        # No frame: gridlines (fivethirtyeight). Data, bar edges and legends drawn over a
+        # gridline are bridged as long as some of the line shows.
+        # Gridlines may be faint (thin light grey on light grey): a lower contrast, but on the
+        # far side of the background from paper (darker on light pages).
+        signed = (bg_lum - page.lum) if not page.dark_bg else (page.lum - bg_lum)
+        grid_mask = (signed > 8) & (page.chroma < 40)
+        nonbg = bg_diff > 10
+        hgrid = long_lines(grid_mask, max(20, int(0.1 * w)), bridge=nonbg, own_share=0.12)
+        vgrid = long_lines(grid_mask.T, max(20, int(0.1 * h)), bridge=nonbg.T, own_share=0.12)
+        grid = _grid_areas(_trimmed(hgrid, grid_mask, nonbg),
+                           _trimmed(vgrid, grid_mask.T, nonbg.T), min_w, min_h)
+        # Next to frames, only panels the frames missed (a spine too faint to find).
+        boxes += [g for g in grid
+                  if not any(_overlap(g, k) > 0.1 and not g.contains(k) for k in found)]
     # Drop duplicates and boxes inside others (legend frames, insets).
     boxes.sort(key=lambda b: -b.area)
     kept: list[Box] = []
@@ -241,9 +279,77 @@ def find_plot_areas(page: Page) -> list[Box]:
     return [box for row in rows for box in sorted(row, key=lambda b: b.left)]
 
 
+def _side_frames(inked: np.ndarray, boxes: list[Box], hlines: list[Line], vlines: list[Line],
+                 min_w: int, min_h: int, reach_x: int) -> list[Box]:
+    """Frames whose bottom-left corner was not found (the bottom spine hidden by bars or data):
+    two vertical spines of the same extent, joined along the top or the bottom by a row that is
+    drawn all the way across (a spine, or a spine under bars)."""
+    h = inked.shape[0]
+    cands = []
+    for v in vlines:
+        for v2 in vlines:
+            if (v2.pos0 - v.pos1 <= min_w or abs(v.start - v2.start) > 4
+                    or abs(v.end - v2.end) > 4 or min(v.end, v2.end) - max(v.start, v2.start) < min_h):
+                continue
+            a, b = v.pos1 + 1, v2.pos0
+            top, bottom = max(v.start, v2.start), min(v.end, v2.end)
+            joined = False
+            for row in (top, top + 1, bottom - 1, bottom):
+                if 0 <= row < h and _longest_false_run(inked[row, a:b]) <= 3:
+                    # A spine ends at the corner (but for a tick mark); a gridline or a spine
+                    # further out runs on.
+                    out_l = inked[row, max(0, v.pos0 - TICK_REACH):v.pos0]
+                    out_r = inked[row, v2.pos1 + 1:v2.pos1 + 1 + TICK_REACH]
+                    if out_l.all() and out_l.size or out_r.all() and out_r.size:
+                        continue
+                    joined = True
+                    break
+            if joined:
+                cands.append((v, v2, top, bottom))
+    out: list[Box] = []
+    for v, v2, top, bottom in sorted(cands, key=lambda c: -(c[1].pos0 - c[0].pos1)):
+        spines = {"left": v, "right": v2}
+        for hl in hlines:
+            if (v.pos0 - reach_x <= hl.start <= v.pos0 + 4
+                    and v2.pos1 - 4 <= hl.end <= v2.pos1 + reach_x):
+                if abs(hl.pos0 - top) <= 4 and "top" not in spines:
+                    spines["top"] = hl
+                elif abs(hl.pos1 - bottom) <= 4 and "bottom" not in spines:
+                    spines["bottom"] = hl
+        box = Box(v.pos1 + 1, spines["top"].pos1 + 1 if "top" in spines else top,
+                  v2.pos0 - 1, spines["bottom"].pos0 - 1 if "bottom" in spines else bottom,
+                  "frame", spines)
+        # Boxes found inside it (bars standing on the hidden spine) give way to it later.
+        if any(_overlap(box, k) > 0.1 and not box.contains(k) for k in boxes + out):
+            continue
+        out.append(box)
+    return out
+
+
+def _longest_false_run(values: np.ndarray) -> int:
+    padded = np.concatenate([[True], values, [True]])
+    idx = np.nonzero(padded)[0]
+    return int(np.diff(idx).max()) - 1 if idx.size > 1 else values.size
+
+
+def _overlap(a: Box, b: Box) -> float:
+    """Intersection over the smaller area."""
+    left, top = max(a.left, b.left), max(a.top, b.top)
+    right, bottom = min(a.right, b.right), min(a.bottom, b.bottom)
+    inter = max(0, right - left + 1) * max(0, bottom - top + 1)
+    return inter / max(1, min(a.area, b.area))
+
+
 def maxabs(rgb: np.ndarray, colour) -> np.ndarray:
     """Largest channel difference of every pixel from `colour` (fast on (H, W, 3) arrays)."""
     c = np.asarray(colour, dtype=np.float32)
+    if rgb.dtype == np.int16 and np.all(c == np.round(c)) and np.all(np.abs(c) < 4096):
+        # Integer colour on an int16 image: the same values, without the float copies.
+        ci = c.astype(np.int16)
+        d = np.abs(rgb[..., 0] - ci[0])
+        np.maximum(d, np.abs(rgb[..., 1] - ci[1]), out=d)
+        np.maximum(d, np.abs(rgb[..., 2] - ci[2]), out=d)
+        return d
     d = np.abs(rgb[..., 0] - c[0])
     np.maximum(d, np.abs(rgb[..., 1] - c[1]), out=d)
     np.maximum(d, np.abs(rgb[..., 2] - c[2]), out=d)
@@ -280,15 +386,21 @@ def _tinted_areas(page: Page) -> list[Box]:
         y0, y1 = max(0, sl[0].start * 2 - 4), min(h, sl[0].stop * 2 + 4)
         x0, x1 = max(0, sl[1].start * 2 - 4), min(w, sl[1].stop * 2 + 4)
         region = fine[y0:y1, x0:x1]
-        rows = np.nonzero(region.mean(axis=1) >= 0.5)[0]
-        cols = np.nonzero(region.mean(axis=0) >= 0.5)[0]
+        row_cover, col_cover = region.mean(axis=1), region.mean(axis=0)
+        rows = np.nonzero(row_cover >= 0.5)[0]
+        cols = np.nonzero(col_cover >= 0.5)[0]
         if rows.size == 0 or cols.size == 0:
             continue
-        top_, bottom = y0 + rows[0], y0 + rows[-1]
-        left, right = x0 + cols[0], x0 + cols[-1]
+        # Data drawn over the tint (bars standing on the x axis) can cover most of the rows at
+        # an edge: run on from the core while some tint still shows.
+        r0, r1 = _extend(row_cover, rows[0], rows[-1], 0.15)
+        c0, c1 = _extend(col_cover, cols[0], cols[-1], 0.15)
+        top_, bottom = y0 + r0, y0 + r1
+        left, right = x0 + c0, x0 + c1
         if (right - left) < 0.08 * w or (bottom - top_) < 0.08 * h:
             continue
-        if fine[top_:bottom + 1, left:right + 1].mean() < 0.4:
+        if (fine[y0 + rows[0]:y0 + rows[-1] + 1, left:right + 1].mean() < 0.4
+                or fine[top_:bottom + 1, left:right + 1].mean() < 0.15):
             continue
         # Sharp edges: just outside the rectangle the colour is not the tint.
         ring = []
@@ -309,14 +421,35 @@ def _tinted_areas(page: Page) -> list[Box]:
     return boxes
 
 
-def _trimmed(lines: list[Line], mask: np.ndarray) -> list[Line]:
-    """Lines with the ends that run into text (ink just beside the line) cut off."""
+def _extend(cover: np.ndarray, lo: int, hi: int, floor: float, gap: int = 4) -> tuple[int, int]:
+    """Grow [lo, hi] outwards while `cover` stays at or above `floor` (a gridline across the
+    tint may interrupt it for up to `gap` rows)."""
+    ok = np.nonzero(cover >= floor)[0]
+    below, above = ok[ok < lo][::-1], ok[ok > hi]
+    for k in below:
+        if lo - k > gap + 1:
+            break
+        lo = int(k)
+    for k in above:
+        if k - hi > gap + 1:
+            break
+        hi = int(k)
+    return int(lo), int(hi)
+
+
+def _trimmed(lines: list[Line], mask: np.ndarray, bridge: np.ndarray | None = None) -> list[Line]:
+    """Lines with the ends that run into text (ink just beside the line) cut off. With `bridge`,
+    a line may also end under data drawn over it (a gridline behind a bar)."""
     out = []
     for line in lines:
         lo, hi = max(0, line.pos0 - 3), min(mask.shape[0], line.pos1 + 4)
         thick = mask[lo:hi, line.start:line.end + 1].sum(axis=0)
         present = mask[line.pos0:line.pos1 + 1, line.start:line.end + 1].any(axis=0)
         clean = present & (thick <= line.thickness + 1)
+        if bridge is not None:
+            under = bridge[line.pos0:line.pos1 + 1, line.start:line.end + 1] & ~mask[
+                line.pos0:line.pos1 + 1, line.start:line.end + 1]
+            clean |= under.all(axis=0)
         ok = clean[:-2] & clean[1:-1] & clean[2:]
         idx = np.nonzero(ok)[0]
         if idx.size == 0:
@@ -327,8 +460,12 @@ def _trimmed(lines: list[Line], mask: np.ndarray) -> list[Line]:
 
 
 def _grid_areas(hlines: list[Line], vlines: list[Line], min_w: int, min_h: int) -> list[Box]:
-    """Areas spanned by a grid (several long lines of common extent both ways) without a frame."""
-    def clusters(lines: list[Line]) -> list[list[Line]]:
+    """Areas spanned by a grid without a frame: horizontal gridlines give the left and right
+    edges, vertical ones the top and bottom (data or a legend over a line's end only shortens
+    it, so the longest lines of a group count). Panels in a row share the vertical extent and
+    panels in a column the horizontal one, so each pair of extents is a panel if gridlines of
+    both kinds lie inside it."""
+    def extents(lines: list[Line]) -> list[tuple[int, int]]:
         groups: list[list[Line]] = []
         for line in sorted(lines, key=lambda l: (l.start, l.end)):
             for group in groups:
@@ -337,19 +474,42 @@ def _grid_areas(hlines: list[Line], vlines: list[Line], min_w: int, min_h: int) 
                     break
             else:
                 groups.append([line])
-        return [g for g in groups if len(g) >= 2]
+        return [(min(l.start for l in g), max(l.end for l in g)) for g in groups]
+
+    def inside(lines: list[Line], a0: int, a1: int, b0: int, b1: int, margin: int) -> int:
+        return sum(a0 + margin <= l.centre <= a1 - margin and l.start >= b0 - 4
+                   and l.end <= b1 + 4 for l in lines)
 
     boxes = []
-    for hg in clusters(hlines):
-        for vg in clusters(vlines):
-            x0 = int(np.median([l.start for l in hg]))
-            x1 = int(np.median([l.end for l in hg]))
-            y0 = int(np.median([l.start for l in vg]))
-            y1 = int(np.median([l.end for l in vg]))
-            if (all(x0 - 3 <= v.centre <= x1 + 3 for v in vg)
-                    and all(y0 - 3 <= l.centre <= y1 + 3 for l in hg)
-                    and x1 - x0 >= min_w and y1 - y0 >= min_h):
+    for x0, x1 in extents(hlines):
+        if x1 - x0 < min_w:
+            continue
+        for y0, y1 in extents(vlines):
+            if y1 - y0 < min_h:
+                continue
+            h_in = inside(hlines, y0, y1, x0, x1, -3)
+            v_in = inside(vlines, x0, x1, y0, y1, -3)
+            # Lines only along the border make a box (a legend), not a grid.
+            interior = inside(hlines, y0, y1, x0, x1, 4) + inside(vlines, x0, x1, y0, y1, 4)
+            if h_in >= 1 and v_in >= 1 and h_in + v_in >= 3 and interior >= 2:
                 boxes.append(Box(x0, y0, x1, y1, "grid"))
+    # Partial extents (a legend over the ends of some gridlines) of one panel: their union.
+    merged = True
+    while merged:
+        merged = False
+        for i, a in enumerate(boxes):
+            for b in boxes[i + 1:]:
+                same_x = abs(a.left - b.left) <= 4 and abs(a.right - b.right) <= 4
+                same_y = abs(a.top - b.top) <= 4 and abs(a.bottom - b.bottom) <= 4
+                if (same_x and a.top <= b.bottom and b.top <= a.bottom) or (
+                        same_y and a.left <= b.right and b.left <= a.right):
+                    boxes.remove(b)
+                    boxes[i] = Box(min(a.left, b.left), min(a.top, b.top),
+                                   max(a.right, b.right), max(a.bottom, b.bottom), "grid")
+                    merged = True
+                    break
+            if merged:
+                break
     return boxes
 
 

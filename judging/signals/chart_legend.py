@@ -93,7 +93,8 @@ def find_legend(page: Page, boxes: list[Box], mask: np.ndarray, glyph: float, *,
     ch = bb[:, 3] - bb[:, 1] + 1
     glyph = max(glyph, 5.0)
     glyphlike = (ch >= 0.4 * glyph) & (ch <= 1.8 * glyph) & (cw <= 2.2 * glyph)
-    small = (ch < 0.4 * glyph) & (cw < 0.6 * glyph)  # dots of i/j, periods
+    # dots of i/j, periods, the bars of "=" and "-"
+    small = (ch < 0.4 * glyph) & (cw < 1.6 * glyph)
     results: list[Legend | None] = []
     all_entries: list[tuple[int, Entry]] = []
     for bi, box in enumerate(boxes):

@@ -72,8 +72,11 @@ def read(image: Image.Image, *, ocr=None) -> ChartReading:
             if why:
                 problems.append(why)
         parsed = sum(lab.value is not None for lab in xl.labels + yl.labels)
-        if box.source != "frame" and parsed == 0 and len(boxes) > 1:
-            continue
+        if len(boxes) > 1 and not any(_aligned(box, o) for o in boxes if o is not box):
+            # A plot area has tick labels outside it (a framed legend or inset box has not),
+            # unless it shares them with an aligned panel (sharex / sharey subplots).
+            if (box.source != "frame" and parsed == 0) or not (xl.labels or yl.labels):
+                continue
         panels_in.append([box, plot_bg, grid, axes, problems, xl, yl])
     if not panels_in:
         return ChartReading([], False, "no plot area found", size=size,
@@ -134,6 +137,12 @@ def _axis(page: Page, box: Box, labels) -> tuple[Axis | None, str | None]:
     return Axis(orientation=o, scale=fit.scale, pixel_range=span,
                 data_range=(float(lo), float(hi)), ticks=axis.ticks,
                 confidence=fit.confidence, intercept=fit.intercept, slope=fit.slope), None
+
+
+def _aligned(a: Box, b: Box, slack: int = 3) -> bool:
+    """Panels in one column (same left and right) or one row (same top and bottom)."""
+    return ((abs(a.left - b.left) <= slack and abs(a.right - b.right) <= slack)
+            or (abs(a.top - b.top) <= slack and abs(a.bottom - b.bottom) <= slack))
 
 
 def _share_axes(panels: list[list]) -> None:

@@ -67,34 +67,39 @@ def _colour_groups(rgb: np.ndarray, chroma: np.ndarray, chromatic: np.ndarray,
     pix = rgb[ys, xs].astype(np.float32)
     remaining = np.ones(len(pix), bool)
     colours = []
-    for _ in range(12):
+    for _ in range(30):
         idx = np.nonzero(remaining)[0]
         if idx.size < min_px:
             break
         q = (pix[idx] // 24).astype(np.int32)
         keys = q[:, 0] * 121 + q[:, 1] * 11 + q[:, 2]
-        top = np.bincount(keys).argmax()
+        counts = np.bincount(keys)
+        top = counts.argmax()
+        if counts[top] < max(5, min_px // 4):
+            break
         seed = pix[idx[keys == top]].mean(axis=0)
         res, alpha = _blend(pix[idx], bg, seed)
-        members = (res < 30) & (alpha > 0.3)
+        members = (res < 18) & (alpha > 0.3)
         if members.sum() < min_px:
             remaining[idx[keys == top]] = False
             continue
         core = members & (alpha > 0.7)
         colour = pix[idx[core]].mean(axis=0) if core.sum() >= 5 else pix[idx[members]].mean(axis=0)
         remaining[idx[members]] = False
-        # A paler blend of a colour already found (anti-aliased fringes) is not a new series.
-        if any(_blend(colour[None, :], bg, c)[0][0] < 30 and _blend(colour[None, :], bg, c)[1][0]
-               < 0.85 for c in colours):
-            continue
         colours.append(colour)
     if not colours:
         return []
-    # Merge near-duplicates.
+    # Merge near-duplicates and paler blends of another colour (whichever was found first):
+    # the most saturated colours first, a colour explained as a blend of a kept one is dropped.
+    colours.sort(key=lambda c: -float(np.abs(c - bg).max()))
     merged: list[np.ndarray] = []
     for c in colours:
-        if all(np.abs(c - m).max() > 28 for m in merged):
-            merged.append(c)
+        if any(np.abs(c - m).max() <= 28 for m in merged):
+            continue
+        if any(_blend(c[None, :], bg, m)[0][0] < 15 and _blend(c[None, :], bg, m)[1][0] < 0.9
+               for m in merged) or any(_same_hue(c, m, bg) for m in merged):
+            continue
+        merged.append(c)
     res = np.empty((len(merged), len(pix)), np.float32)
     alp = np.empty_like(res)
     for k, c in enumerate(merged):
@@ -112,6 +117,32 @@ def _colour_groups(rgb: np.ndarray, chroma: np.ndarray, chromatic: np.ndarray,
     return groups
 
 
+def _hue(c: np.ndarray) -> tuple[float, float]:
+    """HSV hue in degrees and chroma: blending with any grey keeps the hue."""
+    r, g, b = (float(v) for v in c)
+    mx, mn = max(r, g, b), min(r, g, b)
+    d = mx - mn
+    if d < 1:
+        return 0.0, 0.0
+    if mx == r:
+        h = ((g - b) / d) % 6
+    elif mx == g:
+        h = (b - r) / d + 2
+    else:
+        h = (r - g) / d + 4
+    return 60.0 * h, d
+
+
+def _same_hue(c: np.ndarray, m: np.ndarray, bg: np.ndarray) -> bool:
+    """`c` is a paler blend of `m` with a grey (a white gridline, the background)?"""
+    hc, dc = _hue(c)
+    hm, dm = _hue(m)
+    diff = abs(hc - hm) % 360
+    diff = min(diff, 360 - diff)
+    return diff <= 8 and dc < 0.85 * dm and float(np.abs(c - bg).max()) < float(
+        np.abs(m - bg).max())
+
+
 def _gray_groups(strength: np.ndarray, achromatic: np.ndarray, bg: np.ndarray,
                  min_px: int) -> list[tuple[np.ndarray, np.ndarray]]:
     if achromatic.sum() < min_px:
@@ -125,7 +156,7 @@ def _gray_groups(strength: np.ndarray, achromatic: np.ndarray, bg: np.ndarray,
     centres: list[float] = []
     for p in sorted(peaks, key=lambda i: -smooth[i]):
         v = p * 8 + 4
-        if all(abs(v - c) > 40 for c in centres):
+        if all(abs(v - c) > 20 for c in centres):
             centres.append(v)
     if not centres:
         return []
@@ -269,6 +300,120 @@ def _bars(mask: np.ndarray) -> list[tuple[float, float]] | None:
         value = t if abs(bt - base) <= 1.5 else bt
         out.append(((a + b) / 2, value))
     return out
+
+
+def _bar_chart(ink: np.ndarray, rgb: np.ndarray, lum: np.ndarray, bg: np.ndarray):
+    """Bars of any fill (colours, greys, hatches, outlines) standing on a common baseline,
+    grouped into series by their look: ([(colour, chromatic, x, y, pixels)], bar region)."""
+    hh, ww = ink.shape
+    cols, centres, lengths = _runs(ink)
+    if cols.size == 0:
+        return [], None
+    starts = np.round(centres - (lengths - 1) / 2).astype(int)
+    ends = starts + lengths.astype(int) - 1
+    # The longest run of each column.
+    order = np.lexsort((lengths, cols))
+    last = np.r_[cols[order][1:] != cols[order][:-1], True]
+    pick = order[last]
+    c_col = cols[pick]
+    c_len = lengths[pick]
+    c_top = starts[pick]
+    c_bot = ends[pick]
+    tall = c_len >= max(4, 0.02 * hh)
+    if tall.sum() < max(6, 0.08 * ww):
+        return [], None
+    # The baseline: the row most of the tall runs end on (bottom, or top for negative bars).
+    ends_all = np.concatenate([c_bot[tall], c_top[tall]])
+    hist = np.bincount(ends_all, minlength=hh).astype(float)
+    hist3 = np.convolve(hist, [1, 1, 1], mode="same")
+    base = int(hist3.argmax())
+    if hist3[base] < 0.5 * tall.sum():
+        return [], None
+    on = tall & ((np.abs(c_bot - base) <= 2) | (np.abs(c_top - base) <= 2))
+    if on.sum() < 0.3 * np.count_nonzero(ink.any(axis=0)):
+        return [], None
+    col_ok = np.zeros(ww, bool)
+    col_ok[c_col[on]] = True
+    top = np.zeros(ww, int)
+    bot = np.zeros(ww, int)
+    top[c_col[on]] = c_top[on]
+    bot[c_col[on]] = c_bot[on]
+    # Per column the fill colour: median over the run's interior.
+    colcol = np.zeros((ww, 3), np.float32)
+    for x in np.nonzero(col_ok)[0]:
+        a, b = top[x], bot[x]
+        inner = rgb[a + 1:b, x] if b - a > 3 else rgb[a:b + 1, x]
+        colcol[x] = np.median(inner, axis=0)
+    # Bars: runs of ok columns, cut where the value end or the fill changes.
+    bars = []
+    start = None
+    for x in range(ww + 1):
+        ok = x < ww and col_ok[x]
+        if ok and start is not None:
+            value_prev = top[x - 1] if abs(bot[x - 1] - base) <= 2 else bot[x - 1]
+            value = top[x] if abs(bot[x] - base) <= 2 else bot[x]
+            if abs(value - value_prev) > 2 or np.abs(colcol[x] - colcol[x - 1]).max() > 60:
+                bars.append((start, x - 1))
+                start = x
+        elif ok:
+            start = x
+        elif start is not None:
+            bars.append((start, x - 1))
+            start = None
+    bars = [(a, b) for a, b in bars if b - a + 1 >= 3]
+    if len(bars) < 2:
+        return [], None
+    widths = np.array([b - a + 1 for a, b in bars], float)
+    wmed = float(np.median(widths))
+    if wmed > 0.45 * ww:
+        return [], None
+    bars = [(a, b) for (a, b), w_ in zip(bars, widths) if w_ >= 0.4 * wmed]
+    region = np.zeros((hh, ww), bool)
+    looks = []
+    infos = []
+    lum_bg = float(bg @ np.array([0.299, 0.587, 0.114]))
+    for a, b in bars:
+        ia, ib = a + (1 if b - a > 4 else 0), b - (1 if b - a > 4 else 0)
+        tops = top[a:b + 1]
+        bots = bot[a:b + 1]
+        below = abs(int(np.median(bots)) - base) <= 2
+        value = float(np.median(tops)) if below else float(np.median(bots))
+        y0, y1 = int(np.median(tops)), int(np.median(bots))
+        region[max(0, y0 - 2):y1 + 3, max(0, a - 2):b + 3] = True
+        ya, yb = (y0 + 1, y1) if y1 - y0 > 3 else (y0, y1 + 1)
+        body = rgb[ya:yb, ia:ib + 1].reshape(-1, 3)
+        if body.size == 0:
+            body = rgb[y0:y1 + 1, a:b + 1].reshape(-1, 3)
+        colour = np.median(body, axis=0)
+        blum = body @ np.array([0.299, 0.587, 0.114], np.float32)
+        # Hatching: the share of pixels far from the fill's own lightness.
+        hatch = float((np.abs(blum - float(np.median(blum))) > 60).mean())
+        looks.append((colour, hatch))
+        infos.append(((a + b) / 2.0, value, int((b - a + 1) * (y1 - y0 + 1))))
+    # Group the bars by look, in order of appearance.
+    clusters: list[list[int]] = []
+    reps: list[tuple[np.ndarray, float]] = []
+    for i, (colour, hatch) in enumerate(looks):
+        best, best_d = None, None
+        for k, (rc, rh) in enumerate(reps):
+            d = float(np.abs(colour - rc).max()) + 100 * abs(hatch - rh)
+            if d <= 30 and (best_d is None or d < best_d):
+                best, best_d = k, d
+        if best is None:
+            clusters.append([i])
+            reps.append((colour, hatch))
+        else:
+            clusters[best].append(i)
+    out = []
+    for members in clusters:
+        colour = np.median(np.array([looks[i][0] for i in members]), axis=0)
+        xs = np.array([infos[i][0] for i in members])
+        ys = np.array([infos[i][1] for i in members])
+        npx = sum(infos[i][2] for i in members)
+        chrom = float(colour.max() - colour.min()) >= 40
+        out.append((colour, chrom, xs, ys, npx))
+    del lum_bg
+    return out, region
 
 
 def _markers(mask: np.ndarray) -> list[tuple[float, float]] | None:
@@ -426,6 +571,12 @@ def extract_series(page: Page, box: Box, exclude: list[tuple[int, int, int, int]
     ink[:, :m] = ink[:, -m:] = False
     for el, et, er, eb in exclude:
         ink[max(0, et - t):max(0, eb - t + 1), max(0, el - l):max(0, er - l + 1)] = False
+    series: list[RawSeries] = []
+    bar_series, bar_region = _bar_chart(ink, rgb, lum, plot_bg)
+    for colour, chrom, xs, ys, npx in bar_series:
+        series.append(RawSeries("bar", _rgb(colour), "bars", xs + l, ys + t, 0.9, npx, chrom))
+    if bar_region is not None:
+        ink &= ~bar_region
     bg_chroma = float(plot_bg.max() - plot_bg.min())
     chromatic = ink & (chroma >= 40 + bg_chroma)
     bg_lum = float(plot_bg @ np.array([0.299, 0.587, 0.114]))
@@ -437,15 +588,14 @@ def extract_series(page: Page, box: Box, exclude: list[tuple[int, int, int, int]
     min_px = max(20, int(0.04 * ww))
     groups = [(c, mk, True) for c, mk in _colour_groups(rgb, chroma, chromatic, plot_bg, min_px)]
     groups += [(c, mk, False) for c, mk in _gray_groups(strength, achromatic, plot_bg, min_px)]
-    series: list[RawSeries] = []
     bar_mask = np.zeros((hh, ww), bool)
     pending = []
-    for colour, mask, chrom in groups:
+    for gi, (colour, mask, chrom) in enumerate(groups):
         # Tick marks pointing inwards and other specks on the edges.
         for name, sub, lw in _style_split(mask, ww, min_px):
-            pending.append((colour, chrom, name, sub, lw))
+            pending.append((gi, colour, chrom, name, sub, lw))
     # Bars first (their outlines are not series).
-    for colour, chrom, name, sub, lw in pending:
+    for gi, colour, chrom, name, sub, lw in pending:
         bars = _bars(sub) if name in ("solid", "markers") else None
         if bars:
             bar_mask |= sub
@@ -454,26 +604,144 @@ def extract_series(page: Page, box: Box, exclude: list[tuple[int, int, int, int]
             series.append(RawSeries("bar", _rgb(colour), "bars", xs, ys, 0.9, int(sub.sum()),
                                     chrom))
     edges = ndimage.binary_dilation(bar_mask, iterations=3) if bar_mask.any() else None
-    for colour, chrom, name, sub, lw in pending:
-        if bar_mask.any() and (sub & bar_mask).any():
+    # Then, per colour (grey level), the line styles together: one colour is one series unless
+    # its pixels hold several curves (tracks), each named after the style of most of its pixels.
+    for gi, (colour, _, chrom) in enumerate(groups):
+        parts = []
+        for g2, _c, _ch, name, sub, lw in pending:
+            if g2 != gi:
+                continue
+            if bar_mask.any() and (sub & bar_mask).any():
+                continue
+            if edges is not None and (sub & edges).sum() >= 0.6 * sub.sum():
+                continue
+            parts.append((name, sub))
+        if not parts:
             continue
-        if edges is not None and (sub & edges).sum() >= 0.6 * sub.sum():
-            continue
-        pts = _markers(sub) if name in ("markers", "dotted", "dashed") else None
-        if pts and name == "markers":
-            xs = np.array([p[0] for p in pts]) + l
-            ys = np.array([p[1] for p in pts]) + t
-            series.append(RawSeries("scatter", _rgb(colour), "markers", xs, ys, 0.8,
-                                    int(sub.sum()), chrom))
-            continue
-        for xs, ys, cover in _lines(sub):
+        union = np.zeros((hh, ww), bool)
+        style_of = np.zeros((hh, ww), np.int8)
+        px = {}
+        for k, (name, sub) in enumerate(parts):
+            union |= sub
+            style_of[sub] = k + 1
+            px[name] = px.get(name, 0) + int(sub.sum())
+        total = sum(px.values())
+        filled = _fill_small_holes(union, hh, ww)
+        if _scattered(filled):
+            pts = _markers(filled)
+            if pts:
+                xs = np.array([p[0] for p in pts]) + l
+                ys = np.array([p[1] for p in pts]) + t
+                series.append(RawSeries("scatter", _rgb(colour), "markers", xs, ys, 0.8,
+                                        total, chrom))
+                continue
+        for xs, ys, cover in _lines(union):
             if xs.max() - xs.min() < 0.12 * ww:
                 continue
-            series.append(RawSeries("line", _rgb(colour), name, xs + l, ys + t,
-                                    float(min(1.0, 0.5 + cover / 2)), int(sub.sum()), chrom))
+            if bar_series and (xs.max() - xs.min() < 0.3 * ww
+                               or len(xs) < 0.6 * (xs.max() - xs.min() + 1)):
+                continue  # remnants of bars (outlines, hatching, cut tops)
+            yi = np.clip(np.round(ys).astype(int), 0, hh - 1)
+            xi = xs.astype(int)
+            # The style under the track (a pixel or two off the centre on thick lines).
+            votes = np.bincount(style_of[yi, xi], minlength=len(parts) + 1)[1:].astype(float)
+            for k, (name, sub) in enumerate(parts):
+                votes[k] = max(votes[k], 0)
+            by_name: dict[str, float] = {}
+            for k, (name, sub) in enumerate(parts):
+                by_name[name] = by_name.get(name, 0.0) + votes[k]
+            if not any(by_name.values()):
+                by_name = {n: float(v) for n, v in px.items()}
+            line = max(by_name, key=by_name.get)
+            if line == "markers":
+                line = "solid"
+            series.append(RawSeries("line", _rgb(colour), line, xs + l, ys + t,
+                                    float(min(1.0, 0.5 + cover / 2)), total, chrom))
+    series = _drop_fragments(series, t, l, hh, ww)
     if not series:
         problems.append("no data series found in the plot area")
     return series, problems
+
+
+def _drop_fragments(series: list[RawSeries], t: int, l: int, hh: int, ww: int
+                    ) -> list[RawSeries]:
+    """Drop what is not a series of its own: a short piece of line next to long ones (a
+    crossing's blended colour, a leftover), a small cluster (text, a legend left unread)."""
+    if len(series) <= 1:
+        return series
+    lines = [s_ for s_ in series if s_.kind == "line"]
+    longest = max((len(s_.x) for s_ in lines), default=0)
+    keep = []
+    for s_ in series:
+        wide = float(s_.x.max() - s_.x.min())
+        tall = float(s_.y.max() - s_.y.min())
+        if s_.kind != "bar" and wide < 0.3 * ww and tall < 0.15 * hh:
+            continue
+        if s_.kind == "line" and len(s_.x) < 0.2 * longest:
+            continue
+        keep.append(s_)
+    return keep or series
+
+
+def _chained(mask: np.ndarray) -> bool:
+    """Pieces that follow each other along x, one at a time (a dashed or dotted line with
+    markers), rather than points scattered over the plot."""
+    c = _components(mask)
+    if c.n < 3:
+        return False
+    x0 = c.x0.astype(int)
+    x1 = (c.x0 + c.w).astype(int)
+    lo, hi = int(x0.min()), int(x1.max())
+    cover = np.zeros(hi - lo + 1, np.int32)
+    np.add.at(cover, np.r_[x0 - lo], 1)
+    np.add.at(cover, np.r_[x1 - lo], -1)
+    depth = np.cumsum(cover)[:-1]
+    union = int((depth > 0).sum())
+    if union == 0:
+        return False
+    if union < 0.6 * (hi - lo) or c.w.sum() > 1.3 * union:
+        return False
+    # Consecutive pieces meet (their boxes overlap or nearly touch vertically).
+    order = np.argsort(c.x0, kind="stable")
+    top = c.y0[order]
+    bottom = top + c.h[order]
+    gap = np.maximum(top[1:] - bottom[:-1], top[:-1] - bottom[1:])
+    near = gap <= max(3.0, 0.5 * float(np.median(c.h)))
+    return float(near.mean()) >= 0.7
+
+
+def _scattered(mask: np.ndarray) -> bool:
+    """Marker-sized compact blobs (bigger than the dots of a dotted line) hold most pixels."""
+    c = _components(mask)
+    if c.n < 3:
+        return False
+    span = np.maximum(c.w, c.h)
+    small = np.minimum(c.w, c.h)
+    compact = (c.area >= 0.4 * c.w * c.h) & (span <= 2.5 * small) & (small >= 3)
+    if compact.sum() < 3 or c.area[compact].sum() < 0.6 * c.area.sum():
+        return False
+    size = float(np.median(span[compact]))
+    if size < 5:
+        return False
+    # Markers survive an opening by a disk a third of their size, lines between them do not.
+    r = max(2, int(round(0.3 * size)))
+    yy, xx = np.mgrid[-r:r + 1, -r:r + 1]
+    opened = ndimage.binary_opening(mask, structure=(xx ** 2 + yy ** 2) <= r * r + 0.5)
+    return float(opened.sum()) >= 0.75 * float(mask.sum()) or not _chained(mask)
+
+
+def _fill_small_holes(mask: np.ndarray, hh: int, ww: int) -> np.ndarray:
+    """Hollow markers filled (holes no bigger than a marker), for telling markers apart."""
+    filled = ndimage.binary_fill_holes(mask)
+    holes = filled & ~mask
+    if not holes.any():
+        return mask
+    lab, n = ndimage.label(holes)
+    sizes = np.bincount(lab.ravel(), minlength=n + 1)
+    limit = (0.05 * min(hh, ww)) ** 2
+    keep = sizes <= limit
+    keep[0] = False
+    return mask | keep[lab]
 
 
 def _drop_edge_ticks(mask: np.ndarray) -> None:
