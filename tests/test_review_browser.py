@@ -2,7 +2,7 @@
 
 The examples' run is pushed to the session's local Argilla server (tests/argilla_server.py) in a
 fresh workspace; an annotator of that workspace signs in through the web UI's login form and opens
-the annotation page of `figure-match-1.0.0`. The page must show the displayed record's claim text,
+the annotation page of `figure-match-1.1.0`. The page must show the displayed record's claim text,
 its three figures (the very images that were pushed), and the AI suggestions marked on their
 labels. The screenshot is kept under the test's tmp dir and copied to SCREENSHOT_COPY.
 
@@ -40,7 +40,7 @@ from judging.review.push import PushOptions, connect, push_run
 
 from .conftest import REGISTRY, SUBMISSIONS
 
-FIG = "figure-match-1.0.0"
+FIG = "figure-match-1.1.0"
 # The record opened: Bob's figure claim, a copy of the published figure, so the AI suggests
 # `same_trend` yes (score 1.0), `independent_reproduction` no (0.8) and `overall_verdict` fail.
 SHOWN = {"submission_id": "bob/neurips26-4821-check", "claim_id": "neurips26-4821/c1"}

@@ -35,7 +35,8 @@ CHART_SIGNALS: dict[str, tuple[str, str | None, str]] = {
     "chart.shape_agreement": ("score", "higher",
                               "worst shape agreement of the matched series (1 = same shape)"),
     "chart.value_agreement": ("score", "higher",
-                              "share of compared points within tolerance, in data units"),
+                              "share of points within tolerance, in data units, for the worst "
+                              "matched series"),
     "chart.max_value_error": ("number", "lower",
                               "largest value difference of matched series, as a share of the "
                               "published y range"),

@@ -250,6 +250,14 @@ def _x_labels(strip: Strip, box: Box, width: int) -> AxisLabels:
         sl = strip.slices[i - 1]
         if sl[1].stop - sl[1].start <= 4 and sl[0].stop - sl[0].start <= 20:
             ticks.append((sl[1].start + sl[1].stop - 1) / 2 + strip.x0)
+    # Faint tick marks can stop a pixel short of the plot area: thin and right at the top.
+    marks = [i for i in ids if strip.slices[i - 1][0].start <= 2
+             and strip.slices[i - 1][1].stop - strip.slices[i - 1][1].start <= 2
+             and strip.slices[i - 1][0].stop - strip.slices[i - 1][0].start <= 20]
+    if marks:
+        ticks += [(strip.slices[i - 1][1].start + strip.slices[i - 1][1].stop - 1) / 2 + strip.x0
+                  for i in marks]
+        ids = [i for i in ids if i not in set(marks)]
     glyph = _glyph_height(strip, ids)
     if glyph == 0:
         return AxisLabels("x", [], ticks, 0.0, "no tick labels below the plot area")
@@ -313,7 +321,7 @@ def _y_labels(page: Page, strip: Strip, box: Box) -> AxisLabels:
                 and abs((box_[1] + box_[3]) / 2 - mid) <= 0.2 * lab.height + 1)
 
     for k, lab in enumerate(kept):
-        if not lab.sup and _power_crops(page, lab) is None:
+        if not lab.sup and _safe_power_crops(page, lab) is None:
             continue  # only a power of ten has a mantissa
         lb = _boxes(strip, lab.comps)
         times = times_sign(lab, lb[int(np.argmin(lb[:, 0]))])
@@ -345,10 +353,7 @@ def label_crops(page: Page, strip: Strip, label: Label) -> list[Crop]:
     The split is decided at original resolution: at the work resolution a small exponent can
     merge with the base's last digit, and its minus sign can be too faint to be in the text mask.
     """
-    try:
-        pieces = _power_crops(page, label)
-    except (ValueError, IndexError):  # an odd region: fall back on the work-resolution split
-        pieces = None
+    pieces = _safe_power_crops(page, label)
     if pieces is not None:
         label.power = True
         return pieces
@@ -359,6 +364,13 @@ def label_crops(page: Page, strip: Strip, label: Label) -> list[Crop]:
     sb = _boxes(strip, label.sup)
     sup_h = float((sb[:, 3] - sb[:, 1] + 1).max())
     return [_crop(page, strip, main, label.height), _crop(page, strip, label.sup, sup_h)]
+
+
+def _safe_power_crops(page: Page, label: Label) -> list[Crop] | None:
+    try:
+        return _power_crops(page, label)
+    except (ValueError, IndexError):  # an odd region: fall back on the work-resolution split
+        return None
 
 
 def _power_crops(page: Page, label: Label) -> list[Crop] | None:

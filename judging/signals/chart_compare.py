@@ -346,7 +346,7 @@ def compare(published: ChartReading, reproduced: ChartReading, *,
     signals["chart.series_matched"] = len(matches) / n_pub
     if matches:
         signals["chart.shape_agreement"] = min(p.shape for _, _, p in matches)
-        signals["chart.value_agreement"] = float(np.mean([p.values for _, _, p in matches]))
+        signals["chart.value_agreement"] = min(p.values for _, _, p in matches)
         signals["chart.max_value_error"] = max(p.max_error for _, _, p in matches)
         signals["chart.trend_agreement"] = float(np.mean([p.trend_same for _, _, p in matches]))
     else:
@@ -379,7 +379,7 @@ def compare(published: ChartReading, reproduced: ChartReading, *,
 def _match_score(signals: dict, *, extra: float, same_kind: float) -> float:
     """One agreement in [0, 1]: every part must agree (a product), so that one wrong aspect (a
     reversed curve, a missing series, scaled values, another scale) is enough to pull it down."""
-    count = 1.0 - extra
+    count = (1.0 - extra) ** 2
     matched = signals["chart.series_matched"]
     if signals["chart.shape_agreement"] is None:
         return 0.0
@@ -388,8 +388,8 @@ def _match_score(signals: dict, *, extra: float, same_kind: float) -> float:
     trend = signals["chart.trend_agreement"]
     scale = 1.0 if signals["chart.axis_scale_match"] in (True, None) else 0.4
     overlap = signals["chart.range_overlap"]
-    overlap = 1.0 if overlap is None else min(1.0, overlap / 0.85)
-    score = count * matched * (0.5 + 0.5 * shape) * (0.3 + 0.7 * values) * \
+    overlap = 1.0 if overlap is None else min(1.0, overlap / 0.9) ** 2
+    score = count * matched ** 2 * (0.5 + 0.5 * shape) * (0.3 + 0.7 * values) * \
         (0.5 + 0.5 * trend) * scale * overlap * \
         (0.4 + 0.6 * same_kind)
     return float(np.clip(score, 0.0, 1.0))

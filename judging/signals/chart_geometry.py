@@ -15,6 +15,9 @@ from scipy import ndimage
 WORK_SIZE = 800
 #: How far (work pixels) an outward tick mark may extend a spine past the frame's corner.
 TICK_REACH = 12
+#: Caps that keep grid search cheap on images full of line-like texture.
+MAX_GRID_LINES = 150
+MAX_GRID_BOXES = 60
 
 
 @dataclass
@@ -241,7 +244,8 @@ def find_plot_areas(page: Page) -> list[Box]:
     boxes += tinted
     found = list(boxes)
     boxes += _side_frames(inked, boxes, hlines, vlines, min_w, min_h, reach_x)
-    if not tinted:
+    # (A grid is sought only on a page that has a background: noise makes "lines" everywhere.)
+    if not tinted and (bg_diff <= 10).mean() >= 0.25:
         # No frame: gridlines (fivethirtyeight). Data, bar edges and legends drawn over a
         # gridline are bridged as long as some of the line shows.
         # Gridlines may be faint (thin light grey on light grey): a lower contrast, but on the
@@ -476,23 +480,35 @@ def _grid_areas(hlines: list[Line], vlines: list[Line], min_w: int, min_h: int) 
                 groups.append([line])
         return [(min(l.start for l in g), max(l.end for l in g)) for g in groups]
 
-    def inside(lines: list[Line], a0: int, a1: int, b0: int, b1: int, margin: int) -> int:
-        return sum(a0 + margin <= l.centre <= a1 - margin and l.start >= b0 - 4
-                   and l.end <= b1 + 4 for l in lines)
+    # A chart has tens of gridlines; a noisy photo may give hundreds of "lines".
+    hlines = sorted(hlines, key=lambda l: l.start - l.end)[:MAX_GRID_LINES]
+    vlines = sorted(vlines, key=lambda l: l.start - l.end)[:MAX_GRID_LINES]
+    xs = [e for e in extents(hlines) if e[1] - e[0] >= min_w]
+    ys = [e for e in extents(vlines) if e[1] - e[0] >= min_h]
+    if not xs or not ys:
+        return []
 
-    boxes = []
-    for x0, x1 in extents(hlines):
-        if x1 - x0 < min_w:
-            continue
-        for y0, y1 in extents(vlines):
-            if y1 - y0 < min_h:
-                continue
-            h_in = inside(hlines, y0, y1, x0, x1, -3)
-            v_in = inside(vlines, x0, x1, y0, y1, -3)
-            # Lines only along the border make a box (a legend), not a grid.
-            interior = inside(hlines, y0, y1, x0, x1, 4) + inside(vlines, x0, x1, y0, y1, 4)
-            if h_in >= 1 and v_in >= 1 and h_in + v_in >= 3 and interior >= 2:
-                boxes.append(Box(x0, y0, x1, y1, "grid"))
+    def counts(lines: list[Line], across: list[tuple[int, int]], along: list[tuple[int, int]],
+               margin: int) -> np.ndarray:
+        """[i, j]: lines with their centre in across[i] (shrunk by `margin`) lying within
+        along[j]."""
+        c = np.array([l.centre for l in lines])
+        s0 = np.array([l.start for l in lines])
+        s1 = np.array([l.end for l in lines])
+        a = np.array(across)
+        b = np.array(along)
+        at = ((c[None, :] >= a[:, :1] + margin) & (c[None, :] <= a[:, 1:] - margin)).astype(int)
+        within = ((s0[None, :] >= b[:, :1] - 4) & (s1[None, :] <= b[:, 1:] + 4)).astype(int)
+        return at @ within.T
+
+    h_in = counts(hlines, ys, xs, -3)          # [y extent, x extent]
+    v_in = counts(vlines, xs, ys, -3).T        # [y extent, x extent]
+    # Lines only along the border make a box (a legend), not a grid.
+    interior = counts(hlines, ys, xs, 4) + counts(vlines, xs, ys, 4).T
+    ok = (h_in >= 1) & (v_in >= 1) & (h_in + v_in >= 3) & (interior >= 2)
+    boxes = [Box(xs[i][0], ys[j][0], xs[i][1], ys[j][1], "grid")
+             for j, i in zip(*np.nonzero(ok))]
+    boxes = sorted(boxes, key=lambda b: -b.area)[:MAX_GRID_BOXES]
     # Partial extents (a legend over the ends of some gridlines) of one panel: their union.
     merged = True
     while merged:

@@ -416,6 +416,11 @@ def _bar_chart(ink: np.ndarray, rgb: np.ndarray, lum: np.ndarray, bg: np.ndarray
     return out, region
 
 
+#: More pieces than this in one colour is not a chart's series (noise, a photograph).
+_MAX_COMPONENTS = 3000
+_MAX_BLOBS = 60
+
+
 def _markers(mask: np.ndarray) -> list[tuple[float, float]] | None:
     c = _components(mask)
     if c.n < 3:
@@ -425,14 +430,24 @@ def _markers(mask: np.ndarray) -> list[tuple[float, float]] | None:
     compact = (c.area >= 0.4 * c.w * c.h) & (span <= 2.5 * small) & (small >= 3)
     if c.area[compact].sum() < 0.6 * c.area.sum() or compact.sum() < 3:
         return None
+    if c.n > _MAX_COMPONENTS:
+        return None
     typical = float(np.median(c.area[compact]))
     centres = ndimage.center_of_mass(mask, c.labels, np.arange(1, c.n + 1))
     points = []
+    big_blobs = 0
     for k in range(c.n):
         cy, cx = centres[k]
         n = int(round(c.area[k] / typical))
         if n >= 2 and not compact[k] or n >= 2 and c.area[k] > 1.6 * typical:
-            ys, xs = np.nonzero(c.labels == k + 1)
+            if big_blobs >= _MAX_BLOBS:
+                points.append((float(cx), float(cy)))
+                continue
+            big_blobs += 1
+            oy, ox = int(c.y0[k]), int(c.x0[k])
+            sub = c.labels[oy:oy + int(c.h[k]), ox:ox + int(c.w[k])] == k + 1
+            ys, xs = np.nonzero(sub)
+            ys, xs = ys + oy, xs + ox
             from scipy.cluster.vq import kmeans2
             data = np.column_stack([xs, ys]).astype(float)
             try:
@@ -713,7 +728,7 @@ def _chained(mask: np.ndarray) -> bool:
 def _scattered(mask: np.ndarray) -> bool:
     """Marker-sized compact blobs (bigger than the dots of a dotted line) hold most pixels."""
     c = _components(mask)
-    if c.n < 3:
+    if c.n < 3 or c.n > _MAX_COMPONENTS:
         return False
     span = np.maximum(c.w, c.h)
     small = np.minimum(c.w, c.h)
