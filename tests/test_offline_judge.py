@@ -13,13 +13,17 @@ from judging.rules import number_in_text
 from .conftest import REGISTRY, SUBMISSIONS, SubmissionBuilder
 
 FIG = "figure-match@1.0.0"
+FIG11 = "figure-match@1.1.0"
 VER = "verdict-justification@1.0.0"
 
 
 @pytest.fixture(scope="module")
 def example_run(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], Judgment]:
     out = tmp_path_factory.mktemp("run") / "run"
-    result = run_judging(RunRequest(sources=[str(SUBMISSIONS)], out=out, registry=REGISTRY))
+    # 1.0.0 (pixel signals) and 1.1.0 (chart signals) side by side on the same claims.
+    result = run_judging(RunRequest(sources=[str(SUBMISSIONS)], out=out, registry=REGISTRY,
+                                    rubrics=["figure-match@1.0.0", FIG11,
+                                             "verdict-justification@1.0.0"]))
     assert not result.failed
     from judging.store import RunStore
     lines = RunStore.open(out, create=False).latest()

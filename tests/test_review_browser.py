@@ -2,7 +2,7 @@
 
 The examples' run is pushed to the session's local Argilla server (tests/argilla_server.py) in a
 fresh workspace; an annotator of that workspace signs in through the web UI's login form and opens
-the annotation page of `figure-match-1.1.0`. The page must show the displayed record's claim text,
+the annotation page of `figure-match-1.0.0`. The page must show the displayed record's claim text,
 its three figures (the very images that were pushed), and the AI suggestions marked on their
 labels. The screenshot is kept under the test's tmp dir and copied to SCREENSHOT_COPY.
 
@@ -40,7 +40,7 @@ from judging.review.push import PushOptions, connect, push_run
 
 from .conftest import REGISTRY, SUBMISSIONS
 
-FIG = "figure-match-1.1.0"
+FIG = "figure-match-1.0.0"
 # The record opened: Bob's figure claim, a copy of the published figure, so the AI suggests
 # `same_trend` yes (score 1.0), `independent_reproduction` no (0.8) and `overall_verdict` fail.
 SHOWN = {"submission_id": "bob/neurips26-4821-check", "claim_id": "neurips26-4821/c1"}
@@ -312,7 +312,10 @@ def browser(tmp_path: Path):
 def test_annotator_sees_claim_figures_and_suggestions(argilla, browser: Browser,
                                                       tmp_path: Path) -> None:
     run = tmp_path / "run"
-    run_judging(RunRequest(sources=[str(SUBMISSIONS)], out=run, registry=REGISTRY))
+    # The page layout under test is the 1.0.0 dataset's (the overlay field is covered in
+    # test_review_push_pull).
+    run_judging(RunRequest(sources=[str(SUBMISSIONS)], out=run, registry=REGISTRY,
+                           rubrics=["figure-match@1.0.0", "verdict-justification@1.0.0"]))
     workspace = f"ws-{uuid.uuid4().hex[:8]}"
     client = connect(argilla.url, argilla.api_key)
     push_run(run, client=client, options=PushOptions(workspace=workspace, blind_share=0.0))

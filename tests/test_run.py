@@ -48,7 +48,7 @@ def test_run_writes_the_store_and_resumes(tmp_path: Path, examples_copy: Path) -
     (invocation,) = info["invocations"]
     assert invocation["status"] == "finished" and invocation["judges"] == ["offline"]
     assert {r.split("#")[0] for r in invocation["rubrics"]} == {
-        "figure-match@1.0.0", "verdict-justification@1.0.0"}
+        "figure-match@1.1.0", "verdict-justification@1.0.0"}
     assert re.match(r"judging \S+( git:[0-9a-f]{12}(\+dirty)?)?$", invocation["code_version"])
     for line in lines:
         assert line["provenance"]["code_version"] == invocation["code_version"]
@@ -141,7 +141,8 @@ def test_report_shows_figures_and_escapes_participant_text(tmp_path: Path,
     html = (out / "report.html").read_text()
     assert "<script>alert" not in html and "&lt;script&gt;alert" in html
     images = re.findall(r'<img src="([^"]+)"', html)
-    assert len(images) == 3 and all((out / src).is_file() for src in images)
+    # published, reproduced, diff and the overlay of the data read from both charts
+    assert len(images) == 4 and all((out / src).is_file() for src in images)
     assert "independent_reproduction" in html and "Does the reproduced figure" in html
 
 

@@ -257,7 +257,8 @@ def _x_labels(strip: Strip, box: Box, width: int) -> AxisLabels:
     if marks:
         ticks += [(strip.slices[i - 1][1].start + strip.slices[i - 1][1].stop - 1) / 2 + strip.x0
                   for i in marks]
-        ids = [i for i in ids if i not in set(marks)]
+        drop = set(marks)
+        ids = [i for i in ids if i not in drop]
     glyph = _glyph_height(strip, ids)
     if glyph == 0:
         return AxisLabels("x", [], ticks, 0.0, "no tick labels below the plot area")

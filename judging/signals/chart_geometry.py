@@ -246,10 +246,10 @@ def find_plot_areas(page: Page) -> list[Box]:
     boxes += _side_frames(inked, boxes, hlines, vlines, min_w, min_h, reach_x)
     # (A grid is sought only on a page that has a background: noise makes "lines" everywhere.)
     if not tinted and (bg_diff <= 10).mean() >= 0.25:
-        # No frame: gridlines (fivethirtyeight). Data, bar edges and legends drawn over a
-        # gridline are bridged as long as some of the line shows.
-        # Gridlines may be faint (thin light grey on light grey): a lower contrast, but on the
-        # far side of the background from paper (darker on light pages).
+        # Gridlines without a frame (fivethirtyeight), or of panels whose spines are too faint.
+        # They may be faint themselves (thin light grey on light grey): a lower contrast, but
+        # on the far side of the background from paper (darker on light pages). Data, bar
+        # edges and legends drawn over a gridline are bridged as long as some of it shows.
         signed = (bg_lum - page.lum) if not page.dark_bg else (page.lum - bg_lum)
         grid_mask = (signed > 8) & (page.chroma < 40)
         nonbg = bg_diff > 10

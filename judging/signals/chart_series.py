@@ -1,12 +1,16 @@
-"""Series extraction inside one plot area: colour clusters, grey levels, line styles, then points.
+"""Series extraction inside one plot area: bars, colour clusters, grey levels, then points.
 
 Pixels that differ from the plot background (gridlines and excluded regions such as the legend
-removed) are split into groups: chromatic pixels by colour (a pixel is assigned to the colour
-whose blend with the background explains it, so anti-aliased edges join their line), achromatic
-ones by grey level (the darkest value in a 3x3 neighbourhood, so a black line's grey fringe stays
-black). Each group is split by line style (long strokes, dashes, dots, markers), then read as
-bars (filled columns on a common baseline), scatter (marker centres) or lines (per-column centre
-of the stroke, K tracks when a group holds several curves). Coordinates are work pixels.
+removed) are first read as bars when filled columns stand on a common baseline; the bars are
+grouped into series by their look (fill colour, hatching). The other pixels are split into
+groups: chromatic pixels by colour (a pixel is assigned to the colour whose blend with the
+background explains it, so anti-aliased edges join their line; a paler blend or the same hue of a
+colour found is not a new colour), achromatic ones by grey level (the darkest value in a 3x3
+neighbourhood, so a black line's grey fringe stays black). A group is one series unless it holds
+several curves: read as scatter (marker centres) when it is made of marker-sized blobs, else as
+lines (per-column centre of the stroke, K tracks), each named after the line style (long
+strokes, dashes, dots) of most of its pixels. Short fragments and small clusters (text, an unread
+legend) next to real series are dropped. Coordinates are work pixels.
 """
 
 from __future__ import annotations
@@ -371,7 +375,6 @@ def _bar_chart(ink: np.ndarray, rgb: np.ndarray, lum: np.ndarray, bg: np.ndarray
     region = np.zeros((hh, ww), bool)
     looks = []
     infos = []
-    lum_bg = float(bg @ np.array([0.299, 0.587, 0.114]))
     for a, b in bars:
         ia, ib = a + (1 if b - a > 4 else 0), b - (1 if b - a > 4 else 0)
         tops = top[a:b + 1]
@@ -412,7 +415,6 @@ def _bar_chart(ink: np.ndarray, rgb: np.ndarray, lum: np.ndarray, bg: np.ndarray
         npx = sum(infos[i][2] for i in members)
         chrom = float(colour.max() - colour.min()) >= 40
         out.append((colour, chrom, xs, ys, npx))
-    del lum_bg
     return out, region
 
 
@@ -660,8 +662,6 @@ def extract_series(page: Page, box: Box, exclude: list[tuple[int, int, int, int]
             xi = xs.astype(int)
             # The style under the track (a pixel or two off the centre on thick lines).
             votes = np.bincount(style_of[yi, xi], minlength=len(parts) + 1)[1:].astype(float)
-            for k, (name, sub) in enumerate(parts):
-                votes[k] = max(votes[k], 0)
             by_name: dict[str, float] = {}
             for k, (name, sub) in enumerate(parts):
                 by_name[name] = by_name.get(name, 0.0) + votes[k]
