@@ -11,8 +11,8 @@ sizes, and chart.match_score by variation (which perturbations are missed).
 Generates the dev set into a temp dir (or `--out DIR`, reused when it already holds a set of the
 same size and generator version), then for every pair measures the signals the way `judging run`
 does (`measure_claim(claim, options=MeasureOptions())`, tolerance None) and, when the rubric
-exists, answers it with the offline judge. Signals or rubrics that do not exist yet are reported
-as "not available".
+exists, answers it with the offline judge (a `--rubric` that cannot be loaded is reported as
+"not available").
 
     .venv/bin/python benchmarks/chart_signals.py [--pairs 176] [--out DIR] [--jobs N]
 """
@@ -56,11 +56,6 @@ def _load_devset():
 
 
 devset = _load_devset()
-
-try:  # the chart signals' own table, for names not (yet) in the catalogue
-    from judging.signals.chart import CHART_SIGNALS  # noqa: E402
-except Exception:  # noqa: BLE001 - not written yet, or broken: the benchmark still runs
-    CHART_SIGNALS = {}
 
 RUBRIC = "figure-match@1.1.0"
 TARGET_AUC = 0.9
@@ -210,18 +205,14 @@ def run(labels: list[dict], root: Path, *, rubric, verbose: bool
 # --- report ----------------------------------------------------------------------------------
 
 def signal_spec(name: str) -> tuple[str, str | None]:
-    """(kind, better) from the catalogue, else from the chart module's own table."""
+    """(kind, better) from the catalogue."""
     if name in CATALOGUE:
         return CATALOGUE[name].kind, CATALOGUE[name].better
-    if name in CHART_SIGNALS:
-        kind, better, _ = CHART_SIGNALS[name]
-        return kind, better
     return "number", None
 
 
 def signal_names(results: list[PairResult]) -> list[str]:
     expected = [n for n in CATALOGUE if n.startswith(("pixel.", "chart."))]
-    expected += [n for n in CHART_SIGNALS if n not in expected]
     seen = {n for r in results for n in r.signals if n.startswith(("pixel.", "chart."))}
     return expected + sorted(seen - set(expected))
 

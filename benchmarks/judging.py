@@ -180,17 +180,18 @@ def main() -> None:
               f"call, measured on {args.sequential_sample} calls, extrapolated to {calls})")
         print(f"speed-up over sequential:    {sequential / wall:8.1f} x  (target >= 20)")
 
-        before = count_calls(url)
-        started = time.perf_counter()
-        asyncio.run(Runner(request(work / "run", cache)).run())
-        warm = time.perf_counter() - started
-        print(f"warm rerun (same run dir):   {warm:8.2f} s, {count_calls(url) - before} calls  "
+        def rerun(out: Path) -> tuple[float, int]:
+            """Seconds and endpoint calls of a plain run into `out` with the shared cache."""
+            before = count_calls(url)
+            started = time.perf_counter()
+            asyncio.run(Runner(request(out, cache)).run())
+            return time.perf_counter() - started, count_calls(url) - before
+
+        warm, warm_calls = rerun(work / "run")
+        print(f"warm rerun (same run dir):   {warm:8.2f} s, {warm_calls} calls  "
               f"(target 0 calls, <= 3 s)")
-        before = count_calls(url)
-        started = time.perf_counter()
-        asyncio.run(Runner(request(work / "rejudge", cache)).run())
-        rejudge = time.perf_counter() - started
-        print(f"re-judge into a new run dir: {rejudge:8.2f} s, {count_calls(url) - before} calls "
+        rejudge, rejudge_calls = rerun(work / "rejudge")
+        print(f"re-judge into a new run dir: {rejudge:8.2f} s, {rejudge_calls} calls "
               f"(answers from the cache; signals measured again)")
     finally:
         server.terminate()

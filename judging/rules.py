@@ -52,6 +52,14 @@ def _signal_value(signals: dict[str, Signal], name: str) -> Signal | None:
     return signal if signal is not None and signal.status is SignalStatus.ok else None
 
 
+def _absent_reason(signals: dict[str, Signal], name: str, *, missing: str | None = None) -> str:
+    """Why `name` has no value: its recorded reason, else `missing` (default: not measured)."""
+    signal = signals.get(name)
+    if signal is not None and signal.reason:
+        return signal.reason
+    return missing or f"{name} was not measured"
+
+
 @rule("verdict_consistent_with_tolerance",
       "verified iff the reproduced numbers are within tolerance, falsified iff they are not")
 def verdict_consistent_with_tolerance(claim: ClaimInput, signals: dict[str, Signal]) -> RuleResult:
@@ -64,9 +72,8 @@ def verdict_consistent_with_tolerance(claim: ClaimInput, signals: dict[str, Sign
                                 "call: needs an LLM or a human")
     within = _signal_value(signals, "numeric.within_tolerance")
     if within is None:
-        reason = signals.get("numeric.within_tolerance")
-        return RuleResult(None, "cannot compare the numbers: "
-                                + (reason.reason if reason and reason.reason else "no signal"))
+        return RuleResult(None, "cannot compare the numbers: " + _absent_reason(
+            signals, "numeric.within_tolerance", missing="no signal"))
     expected = Verdict.verified if within.value else Verdict.falsified
     where = "within" if within.value else "outside"
     if verdict is expected:
@@ -203,20 +210,14 @@ def scale_disclosed(claim: ClaimInput, signals: dict[str, Signal]) -> RuleResult
 def not_a_copy(claim: ClaimInput, signals: dict[str, Signal]) -> RuleResult:
     copy = _signal_value(signals, "pixel.copy")
     if copy is None:
-        reason = signals.get("pixel.copy")
-        return RuleResult(None, "copy check unavailable: "
-                          + (reason.reason if reason and reason.reason else "no figure pair"))
+        return RuleResult(None, "copy check unavailable: " + _absent_reason(
+            signals, "pixel.copy", missing="no figure pair"))
     if copy.value:
         # A bit-exact rerun of deterministic plotting code is possible, hence not full confidence.
         return RuleResult(False, "the reproduced figure is (nearly) pixel-identical to the "
                                  "published one: a copy, unless a bit-exact rerun (check the logs)",
                           confidence=0.8)
     return RuleResult(True, "the reproduced figure differs from the published one at pixel level")
-
-
-def _absent_reason(signals: dict[str, Signal], name: str) -> str:
-    signal = signals.get(name)
-    return signal.reason if signal is not None and signal.reason else f"{name} was not measured"
 
 
 @rule("chart_axes", "levels 1-5 from the charts' axis scale types and data ranges")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -13,19 +12,8 @@ from PIL import Image
 from judging.pipeline import RunRequest, run_judging
 from judging.report import write_report
 
+from .browser import CHROMIUM_FLAGS, chromium
 from .conftest import REGISTRY, SUBMISSIONS
-
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                  "--no-first-run", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--hide-scrollbars"]
-
-
-def chromium() -> str:
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        path = shutil.which(name)
-        if path:
-            return path
-    pytest.fail("Chromium is missing: `make test` installs it (apt-get install chromium)")
 
 
 def _chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:

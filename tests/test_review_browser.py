@@ -38,6 +38,7 @@ from websockets.sync.client import connect as ws_connect
 from judging.pipeline import RunRequest, run_judging
 from judging.review.push import PushOptions, connect, push_run
 
+from .browser import CHROMIUM_FLAGS, chromium
 from .conftest import REGISTRY, SUBMISSIONS
 
 FIG = "figure-match-1.0.0"
@@ -48,19 +49,6 @@ IMAGE_FIELDS = ("published_figure", "reproduced_figure", "diff")
 SCREENSHOT_COPY = Path("/tmp/judging-review-screenshot.png")
 VIEWPORT = (1400, 2400)  # tall enough for the claim, the three figures and all the questions
 WAIT_SECONDS = 30
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                  "--no-first-run", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--hide-scrollbars",
-                  "--no-proxy-server", "--disable-extensions", "--mute-audio"]
-
-
-def chromium() -> str:
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        path = shutil.which(name)
-        if path:
-            return path
-    pytest.fail("Chromium is missing: run `sudo apt-get install -y chromium` "
-                "(`make test` installs it when run as root)", pytrace=False)
 
 
 def normalize(text: str) -> str:

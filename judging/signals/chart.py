@@ -74,13 +74,6 @@ class Axis:
         t = self.intercept + self.slope * np.asarray(pixels, dtype=float)
         return np.power(10.0, t) if self.scale == "log" else t
 
-    def to_pixel(self, values: np.ndarray) -> np.ndarray:
-        v = np.asarray(values, dtype=float)
-        if self.scale == "log":
-            with np.errstate(divide="ignore", invalid="ignore"):
-                v = np.log10(v)
-        return (v - self.intercept) / self.slope
-
 
 @dataclass(frozen=True)
 class Series:

@@ -242,14 +242,23 @@ def _glyph_height(strip: Strip, ids: list[int]) -> float:
     return float(np.median(hs)) if hs else 0.0
 
 
-def _x_labels(strip: Strip, box: Box, width: int) -> AxisLabels:
+def _marks_and_labels(strip: Strip, along: int) -> tuple[list[int], list[float]]:
+    """The strip's components that may be label glyphs, and the tick marks that touch the plot
+    area (short strokes across the axis) at their centre along it: `along` is the axis's array
+    dimension (1 for x, 0 for y)."""
     n = len(strip.slices)
     ids = [i for i in range(1, n + 1) if i not in strip.touching and strip.slices[i - 1]]
+    offset = strip.x0 if along == 1 else strip.y0
     ticks = []
     for i in strip.touching:
         sl = strip.slices[i - 1]
-        if sl[1].stop - sl[1].start <= 4 and sl[0].stop - sl[0].start <= 20:
-            ticks.append((sl[1].start + sl[1].stop - 1) / 2 + strip.x0)
+        if sl[along].stop - sl[along].start <= 4 and sl[1 - along].stop - sl[1 - along].start <= 20:
+            ticks.append((sl[along].start + sl[along].stop - 1) / 2 + offset)
+    return ids, ticks
+
+
+def _x_labels(strip: Strip, box: Box, width: int) -> AxisLabels:
+    ids, ticks = _marks_and_labels(strip, 1)
     # Faint tick marks can stop a pixel short of the plot area: thin and right at the top.
     marks = [i for i in ids if strip.slices[i - 1][0].start <= 2
              and strip.slices[i - 1][1].stop - strip.slices[i - 1][1].start <= 2
@@ -280,13 +289,7 @@ def _x_labels(strip: Strip, box: Box, width: int) -> AxisLabels:
 
 
 def _y_labels(page: Page, strip: Strip, box: Box) -> AxisLabels:
-    n = len(strip.slices)
-    ids = [i for i in range(1, n + 1) if i not in strip.touching and strip.slices[i - 1]]
-    ticks = []
-    for i in strip.touching:
-        sl = strip.slices[i - 1]
-        if sl[0].stop - sl[0].start <= 4 and sl[1].stop - sl[1].start <= 20:
-            ticks.append((sl[0].start + sl[0].stop - 1) / 2 + strip.y0)
+    ids, ticks = _marks_and_labels(strip, 0)
     glyph = _glyph_height(strip, ids)
     if glyph == 0:
         return AxisLabels("y", [], ticks, 0.0, "no tick labels left of the plot area")

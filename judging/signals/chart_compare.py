@@ -207,9 +207,8 @@ def _iou(a: tuple[float, float], b: tuple[float, float]) -> float:
     return max(0.0, hi - lo) / union
 
 
-def _extent(series: list[Series], frame: _Frame, column: int) -> tuple[float, float] | None:
-    values = [_coords(s, frame)[:, column] for s in series]
-    values = [v for v in values if len(v)]
+def _extent(points: list[np.ndarray], column: int) -> tuple[float, float] | None:
+    values = [p[:, column] for p in points if len(p)]
     if not values:
         return None
     allv = np.concatenate(values)
@@ -283,7 +282,7 @@ def _compare_panels(pub: Panel, rep: Panel, tolerance: Tolerance | None) -> _Pan
         if not any(p.values >= 0.8 and p.shape >= 0.8 for p in twins):
             extra += 1
     x_iou = y_iou = None
-    ext = [(_extent(pub_series, frame, c), _extent(rep_series, frame, c)) for c in (0, 1)]
+    ext = [(_extent(pub_pts, c), _extent(rep_pts, c)) for c in (0, 1)]
     if ext[0][0] and ext[0][1]:
         x_iou = _iou(*ext[0])
     if ext[1][0] and ext[1][1]:
@@ -317,6 +316,11 @@ def _reading_order(panels: list[Panel]) -> list[Panel]:
     return sorted(panels, key=lambda p: (round(p.bbox[1] / row), p.bbox[0]))
 
 
+def _data_panels(reading: ChartReading) -> list[Panel]:
+    """The panels that hold series, in reading order: how both compare and overlay pair them."""
+    return [p for p in _reading_order(reading.panels) if p.series]
+
+
 def _absent(reason: str) -> ChartComparison:
     return ChartComparison(signals={name: None for name in CHART_SIGNALS},
                            reasons={name: reason for name in CHART_SIGNALS})
@@ -328,16 +332,14 @@ def compare(published: ChartReading, reproduced: ChartReading, *,
         return _absent(f"published chart unreadable: {published.reason}")
     if not reproduced.readable:
         return _absent(f"reproduced chart unreadable: {reproduced.reason}")
-    pub_panels = [p for p in _reading_order(published.panels) if p.series]
-    rep_panels = [p for p in _reading_order(reproduced.panels) if p.series]
+    pub_panels, rep_panels = _data_panels(published), _data_panels(reproduced)
     results = [_compare_panels(a, b, tolerance) for a, b in zip(pub_panels, rep_panels)]
     # Series of panels without a counterpart are missing (or extra) as a whole.
-    n_pub = sum(r.published for r in results) + \
-        sum(len(_significant(p.series)) for p in pub_panels[len(results):])
-    n_rep = sum(r.reproduced for r in results) + \
-        sum(len(_significant(p.series)) for p in rep_panels[len(results):])
-    extra = sum(r.extra for r in results) + \
-        sum(len(_significant(p.series)) for p in rep_panels[len(results):])
+    unpaired_pub = sum(len(_significant(p.series)) for p in pub_panels[len(results):])
+    unpaired_rep = sum(len(_significant(p.series)) for p in rep_panels[len(results):])
+    n_pub = sum(r.published for r in results) + unpaired_pub
+    n_rep = sum(r.reproduced for r in results) + unpaired_rep
+    extra = sum(r.extra for r in results) + unpaired_rep
     matches = [m for r in results for m in r.matches]
     signals: dict[str, float | bool | None] = {name: None for name in CHART_SIGNALS}
     reasons: dict[str, str] = {}
@@ -406,8 +408,7 @@ def overlay(published: ChartReading, reproduced: ChartReading, comparison: Chart
     """The matched series of both charts on one set of axes per published panel: published as
     wide pale lines, the reproduction as thin dark ones of the same hue; unmatched series in
     grey. None when neither chart was readable."""
-    pub_panels = [p for p in _reading_order(published.panels) if p.series]
-    rep_panels = [p for p in _reading_order(reproduced.panels) if p.series]
+    pub_panels, rep_panels = _data_panels(published), _data_panels(reproduced)
     if not pub_panels and not rep_panels:
         return None
     pairs = list(zip(pub_panels, rep_panels))
