@@ -428,7 +428,9 @@ def similarity(published: Path, reproduced: Path, as_json: bool, size: int,
     comparison = compare_figures(load_image(published, max_pixels=max_pixels),
                                  load_image(reproduced, max_pixels=max_pixels), size=size,
                                  same_bytes=file_sha256(published) == file_sha256(reproduced))
-    values = asdict(comparison.signals)
+    # Catalogued signals only (the measures behind the copy flag are not signals of their own).
+    values = {name: value for name, value in asdict(comparison.signals).items()
+              if f"pixel.{name}" in CATALOGUE}
     if diff_path is not None:
         comparison.diff.save(diff_path, format="PNG")
     if as_json:

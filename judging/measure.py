@@ -24,7 +24,7 @@ from .signals.pixel import (blurred_gray, is_copy, mean_abs_difference, reduce_t
 log = logging.getLogger(__name__)
 
 #: Bump when signal definitions change: part of every judgment's input hash.
-SIGNALS_VERSION = "signals/2"
+SIGNALS_VERSION = "signals/3"
 
 
 @dataclass(frozen=True)

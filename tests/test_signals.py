@@ -17,7 +17,8 @@ from judging.cli import main
 from judging.errors import ImageLoadError
 from judging.models import TableValue, Tolerance
 from judging.signals import (agreement, compare_figures, edge_f1, load_image, normalize_pair,
-                             palette_distance, table_agreement, trim_border)
+                             palette_distance, redrawn_share, table_agreement, trim_border)
+from judging.signals.pixel import (COPY_MAX_MEAN_ABS_DIFF, COPY_MAX_REDRAWN_SHARE, COPY_MIN_SSIM)
 
 from .conftest import open_png, render_chart
 
@@ -109,6 +110,25 @@ def test_copy_flag(base: Image.Image) -> None:
     assert _signals(base, open_png(render_chart(style="ggplot"))).copy is False
     assert _signals(base, open_png(render_chart(series=_series(0.02)))).copy is False
     assert _signals(base, open_png(render_chart(series=_series(reverse_train=True)))).copy is False
+
+
+def test_near_identical_rerender_is_not_a_copy(base: Image.Image) -> None:
+    # The train curve half a percent of its range higher: SSIM and the mean difference cannot
+    # tell this re-render from a copy at the normalised size; full resolution can.
+    shifted = dict(_series(), train=(X, np.exp(-X / 3) + 0.105))
+    rerender = _signals(base, open_png(render_chart(series=shifted)))
+    assert rerender.ssim >= COPY_MIN_SSIM and rerender.mean_abs_diff <= COPY_MAX_MEAN_ABS_DIFF
+    assert rerender.redrawn_share is not None
+    assert rerender.redrawn_share > 2 * COPY_MAX_REDRAWN_SHARE
+    assert rerender.copy is False
+    # Copies stay copies: re-encoded, shrunk, converted to gray, padded.
+    buffer = io.BytesIO()
+    base.resize((533, 400), Image.Resampling.BILINEAR).save(buffer, format="JPEG", quality=75)
+    padded = Image.new("RGB", (base.width + 60, base.height + 40), "white")
+    padded.paste(base, (30, 20))
+    for copy in (Image.open(buffer).convert("RGB"), base.convert("L"), padded):
+        assert redrawn_share(base, copy) < COPY_MAX_REDRAWN_SHARE / 4
+        assert _signals(base, copy).copy is True
 
 
 def test_trim_and_common_size(base: Image.Image) -> None:

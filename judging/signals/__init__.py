@@ -13,7 +13,7 @@ from .images import DEFAULT_MAX_PIXELS, SUPPORTED_FORMATS, load_image
 from .numeric import Agreement, TableAgreement, agreement, table_agreement
 from .pixel import (DEFAULT_SIZE, PairComparison, PixelSignals, compare_figures, diff_image,
                     edge_f1, edge_map, is_copy, normalize_pair, palette_distance, phash_distance,
-                    ssim, trim_border)
+                    redrawn_share, ssim, trim_border)
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,8 @@ CATALOGUE: dict[str, SignalSpec] = {spec.name: spec for spec in [
     SignalSpec("pixel.mean_abs_diff", "distance", "lower",
                "mean absolute gray-level difference in [0, 1]"),
     SignalSpec("pixel.copy", "flag", None,
-               "the reproduced figure is (nearly) pixel-identical to the published one"),
+               "the reproduced figure is (nearly) pixel-identical to the published one: a "
+               "re-encoded or resized copy, not a re-render"),
     SignalSpec("numeric.abs_diff", "number", "lower", "|reproduced - reported|"),
     SignalSpec("numeric.rel_diff", "number", "lower", "|reproduced - reported| / |reported|"),
     SignalSpec("numeric.within_tolerance", "flag", None,
@@ -51,6 +52,7 @@ __all__ = [
     "CATALOGUE", "SignalSpec", "DEFAULT_MAX_PIXELS", "DEFAULT_SIZE", "SUPPORTED_FORMATS",
     "Agreement", "TableAgreement", "PairComparison", "PixelSignals", "agreement",
     "compare_figures", "diff_image", "edge_f1", "edge_map", "is_copy", "load_image",
-    "normalize_pair", "palette_distance", "phash_distance", "ssim", "table_agreement",
+    "normalize_pair", "palette_distance", "phash_distance", "redrawn_share", "ssim",
+    "table_agreement",
     "trim_border",
 ]
