@@ -689,9 +689,9 @@ def _png_size(path: Path) -> list[int]:
     return [int.from_bytes(header[16:20], "big"), int.from_bytes(header[20:24], "big")]
 
 
-def make_pair(index: int, out: Path) -> dict:
+def make_pair(index: int, out: Path, seed: int = BASE_SEED) -> dict:
     label, change, unfaithful = pair_plan(index)
-    rng = np.random.default_rng([BASE_SEED, index, 0])
+    rng = np.random.default_rng([seed, index, 0])
     chart_type, panels, target = make_chart(rng, unfaithful)
     pub = published_presentation(rng, chart_type)
     rep = reproduced_presentation(rng, pub, change, chart_type)
@@ -714,9 +714,9 @@ def make_pair(index: int, out: Path) -> dict:
     folder = out / pair_id(index)
     folder.mkdir(parents=True, exist_ok=True)
     pub_data = render(folder / "published.png", panels, pub, chart_type,
-                      np.random.default_rng([BASE_SEED, index, 1]))
+                      np.random.default_rng([seed, index, 1]))
     rep_data = render(folder / "reproduced.png", reproduced_panels, rep, chart_type,
-                      np.random.default_rng([BASE_SEED, index, 2]))
+                      np.random.default_rng([seed, index, 2]))
     hashes = {name: hashlib.sha256((folder / f"{name}.png").read_bytes()).hexdigest()
               for name in ("published", "reproduced")}
     describe = {}
@@ -732,21 +732,23 @@ def make_pair(index: int, out: Path) -> dict:
         "panels": [p.data_kind for p in panels], "style": pub.style,
         "reproduced_style": rep.style, "font": pub.font, "reproduced_font": rep.font,
         "published": describe["published"], "reproduced": describe["reproduced"],
-        "details": details, "generator": GENERATOR_VERSION,
+        "details": details, "generator": GENERATOR_VERSION, "seed": seed,
         "data": {"published": pub_data, "reproduced": rep_data},
     }
 
 
-def _make_pair_job(args: tuple[int, str]) -> dict:
-    return make_pair(args[0], Path(args[1]))
+def _make_pair_job(args: tuple[int, str, int]) -> dict:
+    return make_pair(args[0], Path(args[1]), args[2])
 
 
 def generate(out: Path, pairs: int = DEFAULT_PAIRS, *, jobs: int | None = None,
-             progress: Callable[[int, int], None] | None = None) -> list[dict]:
-    """Write the set into `out` and return the label lines (in pair order)."""
+             progress: Callable[[int, int], None] | None = None, seed: int = BASE_SEED
+             ) -> list[dict]:
+    """Write the set into `out` and return the label lines (in pair order). Another `seed`
+    gives another set of the same design: a held-out set for figures tuned on the default one."""
     out.mkdir(parents=True, exist_ok=True)
     jobs = max(1, jobs or os.cpu_count() or 1)
-    work = [(i, str(out)) for i in range(pairs)]
+    work = [(i, str(out), seed) for i in range(pairs)]
     labels: list[dict] = []
     if jobs == 1:
         iterator = map(_make_pair_job, work)
@@ -784,6 +786,9 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=None,
                         help="worker processes (default: all CPUs; the output does not depend "
                              "on it)")
+    parser.add_argument("--seed", type=int, default=BASE_SEED,
+                        help=f"another seed gives a held-out set of the same design (default "
+                             f"{BASE_SEED}, the dev set)")
     args = parser.parse_args()
     if args.pairs < 2:
         parser.error("--pairs must be at least 2 (one per class)")
@@ -792,7 +797,7 @@ def main() -> None:
         if done % 20 == 0 or done == total:
             print(f"  {done}/{total} pairs", file=sys.stderr)
 
-    labels = generate(args.out, args.pairs, jobs=args.jobs, progress=progress)
+    labels = generate(args.out, args.pairs, jobs=args.jobs, progress=progress, seed=args.seed)
     counts: dict[str, int] = {}
     for line in labels:
         counts[line["label"]] = counts.get(line["label"], 0) + 1

@@ -143,24 +143,26 @@ async def judge_all(rubric, tasks: list[tuple[PairResult, ClaimInput, dict]]) ->
         result.unscored = [a.criterion_id for a in answers if a.status.value == "unscored"]
 
 
-def prepare_set(out: Path, pairs: int, jobs: int | None) -> list[dict]:
+def prepare_set(out: Path, pairs: int, jobs: int | None, seed: int) -> list[dict]:
     labels_path = out / "labels.jsonl"
     if labels_path.exists():
         labels = devset.read_labels(out)
         complete = all((out / line["id"] / name).is_file() for line in labels
                        for name in ("published.png", "reproduced.png"))
         if (len(labels) == pairs and complete
-                and all(line.get("generator") == devset.GENERATOR_VERSION for line in labels)):
+                and all(line.get("generator") == devset.GENERATOR_VERSION
+                        and line.get("seed", devset.BASE_SEED) == seed for line in labels)):
             print(f"reusing the dev set in {out}")
             return labels
-        print(f"regenerating the dev set in {out} (the one there has another size or version)")
+        print(f"regenerating the dev set in {out} (the one there has another size, version or "
+              f"seed)")
     start = time.perf_counter()
 
     def progress(done: int, total: int) -> None:
         if done % 40 == 0 or done == total:
             print(f"  generated {done}/{total} pairs", file=sys.stderr)
 
-    labels = devset.generate(out, pairs, jobs=jobs, progress=progress)
+    labels = devset.generate(out, pairs, jobs=jobs, progress=progress, seed=seed)
     print(f"generated {pairs} pairs in {time.perf_counter() - start:.0f} s into {out}")
     return labels
 
@@ -309,7 +311,8 @@ def report(results: list[PairResult], labels: list[dict], *, rubric, rubric_ref:
     n = len(results)
     counts = Counter(r.label for r in results)
     print(f"\nchart dev set: {n} pairs ({counts['faithful']} faithful, "
-          f"{counts['unfaithful']} unfaithful), generator {devset.GENERATOR_VERSION}")
+          f"{counts['unfaithful']} unfaithful), generator {devset.GENERATOR_VERSION}, seed "
+          f"{labels[0].get('seed', devset.BASE_SEED) if labels else devset.BASE_SEED}")
     errors = Counter(r.error for r in results if r.error)
     for reason, count in errors.most_common(5):
         print(f"  figure not measured on {count} pairs: {reason}")
@@ -459,6 +462,9 @@ def main() -> None:
     parser.add_argument("--rubric", default=RUBRIC,
                         help=f"the figure rubric the offline judge answers (default {RUBRIC}, "
                              f"the judged one)")
+    parser.add_argument("--seed", type=int, default=devset.BASE_SEED,
+                        help=f"generate a held-out set of the same design with another seed "
+                             f"(default {devset.BASE_SEED}, the dev set the reader was built on)")
     parser.add_argument("--verbose", action="store_true",
                         help="let the package's log messages through to stderr")
     args = parser.parse_args()
@@ -468,7 +474,7 @@ def main() -> None:
     rubric, rubric_problem = load_rubric(args.rubric)
     with tempfile.TemporaryDirectory(prefix="chart-devset-") as tmp:
         root = args.out or Path(tmp)
-        labels = prepare_set(root, args.pairs, args.jobs)
+        labels = prepare_set(root, args.pairs, args.jobs, args.seed)
         start = time.perf_counter()
         results, collector = run(labels, root, rubric=rubric, verbose=args.verbose)
         elapsed = time.perf_counter() - start

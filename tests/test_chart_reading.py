@@ -234,3 +234,14 @@ def test_chart_command_prints_the_reading_and_the_comparison(tmp_path):
     assert Image.open(tmp_path / "o.png").size[0] == 512
     result = runner.invoke(main, ["chart", str(tmp_path / "blank.png")])
     assert result.exit_code == 0 and "unreadable (no plot area found" in result.output
+
+
+@pytest.mark.parametrize("text,value", [
+    ("0.5", 0.5), ("−1", -1.0), ("1e-3", 1e-3), ("10^3", 1e3), ("10³", 1e3), ("2.5k", 2500.0),
+    ("50%", 0.5), ("1,000", 1000.0), ("steps", None),
+    ("10^1000", None), ("10^-999", None), ("1e999", None),  # misread exponents: no value, no crash
+])
+def test_tick_label_numbers(text, value):
+    from judging.signals.chart_ocr import parse_number
+
+    assert parse_number(text) == (pytest.approx(value) if value is not None else None)

@@ -157,7 +157,8 @@ _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
 
 def parse_number(text: str) -> float | None:
     """A tick label's value: '0.5', '−1', '1e-3', '10^3', '10³', '2.5k', '1M', '50%', '1,000'."""
-    s = text.strip().translate(_SUPERSCRIPTS)
+    # a superscript exponent is a power of ten ("10³"), not more digits ("103")
+    s = re.sub(r"10([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)$", r"10^\1", text.strip()).translate(_SUPERSCRIPTS)
     s = (s.replace("−", "-").replace("–", "-").replace("—", "-").replace("×", "x")
          .replace(" ", "").replace("$", "").replace("{", "").replace("}", ""))
     if not s:
@@ -175,7 +176,10 @@ def parse_number(text: str) -> float | None:
     power = re.fullmatch(r"([+-]?\d+(?:\.\d+)?)?(?:x?10)\^([+-]?\d+)", s)
     if power:
         base = float(power.group(1)) if power.group(1) else 1.0
-        value = base * 10.0 ** int(power.group(2))
+        exponent = int(power.group(2))
+        if abs(exponent) > 300:  # a misread exponent ("10^1000"): no float holds it
+            return None
+        value = base * 10.0 ** exponent
     elif _NUMBER.match(s):
         value = float(s)
     else:
