@@ -29,7 +29,7 @@ import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -125,6 +125,14 @@ def load_rubric(ref: str):
         return None, f"{type(exc).__name__}: {str(exc).splitlines()[0][:160]}"
 
 
+def newest_other(judged_ref: str) -> list[str]:
+    """The newest published figure-match, unless it is the judged rubric."""
+    from judging.rubrics import RubricLibrary
+
+    ref = f"figure-match@{RubricLibrary().latest_entry('figure-match').version}"
+    return [ref] if ref != judged_ref else []
+
+
 async def judge_all(rubric, tasks: list[tuple[PairResult, ClaimInput, dict]]) -> None:
     from judging.judges.base import JudgeTask
     from judging.judges.offline import OfflineJudge
@@ -168,7 +176,7 @@ def prepare_set(out: Path, pairs: int, jobs: int | None, seed: int) -> list[dict
 
 
 def run(labels: list[dict], root: Path, *, rubric, verbose: bool
-        ) -> tuple[list[PairResult], _Collect]:
+        ) -> tuple[list[PairResult], _Collect, list[tuple[PairResult, ClaimInput, dict]]]:
     options = MeasureOptions()
     collector = _Collect()
     package_log = logging.getLogger("judging")
@@ -191,7 +199,7 @@ def run(labels: list[dict], root: Path, *, rubric, verbose: bool
                 result.signals = measured.signals
                 if measured.figure_error:
                     result.error = measured.figure_error
-                elif rubric is not None:
+                else:
                     tasks.append((result, claim, measured.images))
             results.append(result)
             if n % 40 == 0 or n == len(labels):
@@ -201,7 +209,15 @@ def run(labels: list[dict], root: Path, *, rubric, verbose: bool
     finally:
         package_log.removeHandler(collector)
         package_log.propagate = True
-    return results, collector
+    return results, collector, tasks
+
+
+def judge_again(rubric, tasks: list[tuple[PairResult, ClaimInput, dict]]) -> list[PairResult]:
+    """The same measurements answered with another rubric (copies: the judged results stay)."""
+    again = [(replace(result, outcome=None, score=None, coverage=None, unscored=[]), claim,
+              images) for result, claim, images in tasks]
+    asyncio.run(judge_all(rubric, again))
+    return [result for result, _, _ in again]
 
 
 # --- report ----------------------------------------------------------------------------------
@@ -306,8 +322,45 @@ def met(ok: bool) -> str:
     return "MET" if ok else "NOT MET"
 
 
+def print_verdict(results: list[PairResult], *, rubric, rubric_ref: str,
+                  rubric_problem: str | None, judged: bool) -> None:
+    print(f"\noffline judge figure verdict, rubric {rubric_ref} (positive class = faithful)"
+          f"{'' if judged else ' -- not the judged rubric, printed beside it'}")
+    scored = [r for r in results if r.outcome is not None]
+    if rubric is None:
+        print(f"  not available: {rubric_problem}")
+    elif not scored:
+        print("  not available: no pair could be judged (see the measurement errors above)")
+    else:
+        truth = [r.faithful for r in scored]
+        primary = verdict_metrics(truth, [r.outcome == "pass" for r in scored])
+        threshold = rubric.pass_threshold
+        secondary = verdict_metrics(truth, [
+            r.outcome == "pass" or (r.outcome == "incomplete" and r.score is not None
+                                    and r.score >= threshold - 1e-12) for r in scored])
+        target = (f"   JUDGED, target F1 >= {TARGET_F1}: {met(primary['f1'] >= TARGET_F1)}"
+                  if judged else "")
+        print(f"  predicted faithful iff outcome = pass ({len(scored)} pairs judged):")
+        print(f"    precision {primary['precision']:.3f}  recall {primary['recall']:.3f}  "
+              f"F1 {primary['f1']:.3f}  accuracy {primary['accuracy']:.3f}{target}")
+        print(f"  secondary, pass or (incomplete and score >= {threshold:g}):")
+        print(f"    precision {secondary['precision']:.3f}  recall {secondary['recall']:.3f}  "
+              f"F1 {secondary['f1']:.3f}  accuracy {secondary['accuracy']:.3f}")
+        table = Counter((r.label, r.outcome) for r in scored)
+        for label in ("faithful", "unfaithful"):
+            print(f"    {label:10} " + "  ".join(f"{o}: {table[(label, o)]:3d}"
+                                                  for o in ("pass", "fail", "incomplete")))
+        unscored = Counter(c for r in scored for c in r.unscored)
+        if unscored:
+            print("    criteria left unscored: " + ", ".join(
+                f"{c} ({k}/{len(scored)})" for c, k in unscored.most_common()))
+    if judged and (rubric is None or not scored):
+        print(f"  -> judged verdict: not available (target F1 >= {TARGET_F1} not assessed)")
+
+
 def report(results: list[PairResult], labels: list[dict], *, rubric, rubric_ref: str,
-           rubric_problem: str | None, collector: _Collect) -> None:
+           rubric_problem: str | None, collector: _Collect,
+           also: list[tuple[str, object, str | None, list[PairResult]]] = ()) -> None:
     n = len(results)
     counts = Counter(r.label for r in results)
     print(f"\nchart dev set: {n} pairs ({counts['faithful']} faithful, "
@@ -342,36 +395,11 @@ def report(results: list[PairResult], labels: list[dict], *, rubric, rubric_ref:
               f"not assessed)")
 
     # 2. the offline figure verdict
-    print(f"\noffline judge figure verdict, rubric {rubric_ref} (positive class = faithful)")
-    judged = [r for r in results if r.outcome is not None]
-    if rubric is None:
-        print(f"  not available: {rubric_problem}")
-    elif not judged:
-        print("  not available: no pair could be judged (see the measurement errors above)")
-    else:
-        truth = [r.faithful for r in judged]
-        primary = verdict_metrics(truth, [r.outcome == "pass" for r in judged])
-        threshold = rubric.pass_threshold
-        secondary = verdict_metrics(truth, [
-            r.outcome == "pass" or (r.outcome == "incomplete" and r.score is not None
-                                    and r.score >= threshold - 1e-12) for r in judged])
-        print(f"  predicted faithful iff outcome = pass ({len(judged)} pairs judged):")
-        print(f"    precision {primary['precision']:.3f}  recall {primary['recall']:.3f}  "
-              f"F1 {primary['f1']:.3f}  accuracy {primary['accuracy']:.3f}   JUDGED, target "
-              f"F1 >= {TARGET_F1}: {met(primary['f1'] >= TARGET_F1)}")
-        print(f"  secondary, pass or (incomplete and score >= {threshold:g}):")
-        print(f"    precision {secondary['precision']:.3f}  recall {secondary['recall']:.3f}  "
-              f"F1 {secondary['f1']:.3f}  accuracy {secondary['accuracy']:.3f}")
-        table = Counter((r.label, r.outcome) for r in judged)
-        for label in ("faithful", "unfaithful"):
-            print(f"    {label:10} " + "  ".join(f"{o}: {table[(label, o)]:3d}"
-                                                  for o in ("pass", "fail", "incomplete")))
-        unscored = Counter(c for r in judged for c in r.unscored)
-        if unscored:
-            print("    criteria left unscored: " + ", ".join(
-                f"{c} ({k}/{len(judged)})" for c, k in unscored.most_common()))
-    if rubric is None or not judged:
-        print(f"  -> judged verdict: not available (target F1 >= {TARGET_F1} not assessed)")
+    print_verdict(results, rubric=rubric, rubric_ref=rubric_ref, rubric_problem=rubric_problem,
+                  judged=True)
+    for other_ref, other, other_problem, other_results in also:
+        print_verdict(other_results, rubric=other, rubric_ref=other_ref,
+                      rubric_problem=other_problem, judged=False)
 
     # 3. cost and sizes
     times = np.array([r.measure_s for r in results])
@@ -462,6 +490,9 @@ def main() -> None:
     parser.add_argument("--rubric", default=RUBRIC,
                         help=f"the figure rubric the offline judge answers (default {RUBRIC}, "
                              f"the judged one)")
+    parser.add_argument("--also", action="append", default=None, metavar="RUBRIC",
+                        help="print the verdict of other figure rubrics beside the judged one "
+                             "(default: the newest published figure-match, when it is another)")
     parser.add_argument("--seed", type=int, default=devset.BASE_SEED,
                         help=f"generate a held-out set of the same design with another seed "
                              f"(default {devset.BASE_SEED}, the dev set the reader was built on)")
@@ -476,10 +507,15 @@ def main() -> None:
         root = args.out or Path(tmp)
         labels = prepare_set(root, args.pairs, args.jobs, args.seed)
         start = time.perf_counter()
-        results, collector = run(labels, root, rubric=rubric, verbose=args.verbose)
+        results, collector, tasks = run(labels, root, rubric=rubric, verbose=args.verbose)
+        also = []
+        for ref in (args.also if args.also is not None else newest_other(args.rubric)):
+            other, other_problem = load_rubric(ref)
+            also.append((ref, other, other_problem,
+                         judge_again(other, tasks) if other is not None else []))
         elapsed = time.perf_counter() - start
         report(results, labels, rubric=rubric, rubric_ref=args.rubric,
-               rubric_problem=rubric_problem, collector=collector)
+               rubric_problem=rubric_problem, collector=collector, also=also)
         if args.out is not None:
             write_results(args.out / "results.jsonl", results)
             print(f"\nper-pair results: {args.out / 'results.jsonl'}")

@@ -15,7 +15,8 @@ from judging.rubrics import RubricLibrary, aggregate, load_rubric_file, parse_ru
 
 from .conftest import RUBRICS
 
-PUBLISHED = ["figure-match@1.0.0", "figure-match@1.1.0", "verdict-justification@1.0.0"]
+PUBLISHED = ["figure-match@1.0.0", "figure-match@1.1.0", "figure-match@1.2.0",
+             "verdict-justification@1.0.0"]
 
 
 def test_published_rubrics_match_the_lock() -> None:
@@ -24,7 +25,7 @@ def test_published_rubrics_match_the_lock() -> None:
         rubric = library.load(ref)
         assert library.lock[ref] == rubric.content_hash()
     # the newest published version of each rubric is the default
-    assert {r.ref_name for r in library.defaults()} >= {"figure-match@1.1.0",
+    assert {r.ref_name for r in library.defaults()} >= {"figure-match@1.2.0",
                                                         "verdict-justification@1.0.0"}
 
 
@@ -135,20 +136,20 @@ def test_comments_and_layout_are_not_content(rubrics_copy: Path) -> None:
 
 
 def test_lock_publishes_drafts_once(rubrics_copy: Path) -> None:
-    draft = rubrics_copy / "figure-match" / "1.2.0.yaml"
-    content = yaml.safe_load((rubrics_copy / "figure-match" / "1.1.0.yaml").read_text())
-    content["version"] = "1.2.0"
+    draft = rubrics_copy / "figure-match" / "1.3.0.yaml"
+    content = yaml.safe_load((rubrics_copy / "figure-match" / "1.2.0.yaml").read_text())
+    content["version"] = "1.3.0"
     content["pass_threshold"] = 0.75
     draft.write_text(yaml.safe_dump(content, sort_keys=False))
     library = RubricLibrary(rubrics_copy)
-    assert library.latest_entry("figure-match").version == "1.1.0"  # drafts are not defaults
-    assert library.lock_drafts() == ["figure-match@1.2.0"]
+    assert library.latest_entry("figure-match").version == "1.2.0"  # drafts are not defaults
+    assert library.lock_drafts() == ["figure-match@1.3.0"]
     library = RubricLibrary(rubrics_copy)
-    assert library.latest_entry("figure-match").version == "1.2.0"
+    assert library.latest_entry("figure-match").version == "1.3.0"
     assert library.lock_drafts() == []
     draft.write_text(draft.read_text().replace("0.75", "0.8"))
     with pytest.raises(RubricError, match="edited in place"):
-        RubricLibrary(rubrics_copy).load("figure-match@1.2.0")
+        RubricLibrary(rubrics_copy).load("figure-match@1.3.0")
 
 
 def test_file_must_match_its_path(rubrics_copy: Path) -> None:
@@ -189,6 +190,24 @@ def test_weighted_mean_and_ordinal_normalisation() -> None:
     assert result.coverage == 1 and result.outcome is Outcome.passed
     result = aggregate(rubric, _answers(first=False, second=5))
     assert result.score == pytest.approx(1 / 3) and result.outcome is Outcome.failed
+
+
+def test_figure_match_1_2_0_fails_a_figure_whose_overall_match_is_below_4() -> None:
+    """1.2.0 only made overall_match a gate: the chart with a missing series that 1.1.0 let pass
+    on its weighted mean fails there, and a figure that matches still passes."""
+    library = RubricLibrary(RUBRICS)
+    missing_series = _answers(same_trend=True, axes_and_scales=5, same_series=False,
+                              values_within_tolerance=True, no_misleading_cropping=True,
+                              independent_reproduction=True, overall_match=3)
+    # (2 + 2 + 0 + 2 + 1 + 1 + 3 * 0.5) / 12 = 0.79 >= 0.7
+    older = aggregate(library.load("figure-match@1.1.0"), missing_series)
+    assert older.score == pytest.approx(9.5 / 12) and older.outcome is Outcome.passed
+    newer = aggregate(library.load("figure-match@1.2.0"), missing_series)
+    assert newer.score == pytest.approx(9.5 / 12)
+    assert newer.outcome is Outcome.failed and newer.failed_gates == ["overall_match"]
+    matching = [a if a.criterion_id != "overall_match" else a.model_copy(update={"value": 4})
+                for a in missing_series]
+    assert aggregate(library.load("figure-match@1.2.0"), matching).outcome is Outcome.passed
 
 
 def test_partial_coverage_is_incomplete() -> None:
@@ -241,11 +260,11 @@ def test_cli_list_show_validate_diff(rubrics_copy: Path) -> None:
     assert result.exit_code == 1 and "bad.yaml:9" in result.output
 
     newer = yaml.safe_load((rubrics_copy / "figure-match" / "1.0.0.yaml").read_text())
-    newer["version"] = "1.2.0"
+    newer["version"] = "1.3.0"
     newer["criteria"] = [c for c in newer["criteria"] if c["id"] != "no_misleading_cropping"]
     newer["criteria"][0]["weight"] = 3
-    (rubrics_copy / "figure-match" / "1.2.0.yaml").write_text(yaml.safe_dump(newer))
-    result = runner.invoke(main, ["rubric", "diff", "figure-match@1.0.0", "figure-match@1.2.0",
+    (rubrics_copy / "figure-match" / "1.3.0.yaml").write_text(yaml.safe_dump(newer))
+    result = runner.invoke(main, ["rubric", "diff", "figure-match@1.0.0", "figure-match@1.3.0",
                                   "--rubrics-dir", str(rubrics_copy)])
     assert result.exit_code == 0
     assert "removed criterion no_misleading_cropping" in result.output
