@@ -14,7 +14,11 @@ does (`measure_claim(claim, options=MeasureOptions())`, tolerance None) and, whe
 exists, answers it with the offline judge (a `--rubric` that cannot be loaded is reported as
 "not available").
 
-    .venv/bin/python benchmarks/chart_signals.py [--pairs 176] [--out DIR] [--jobs N]
+The newest published figure-match (when it is not the judged rubric) is answered on the same
+measurements and printed beside it (`--also RUBRIC` for others). `--seed N` generates a held-out
+set of the same design: the reader and the rubrics were developed on the default seed.
+
+    .venv/bin/python benchmarks/chart_signals.py [--pairs 176] [--out DIR] [--jobs N] [--seed N]
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 Pure functions on PIL images (OCR through tesserocr's persistent API, one engine per thread).
 Anything unreadable says so: a signal that could not be computed is absent with a reason, never 0.
 
-API (stable; the measure stage, the offline judge's rubric figure-match 1.1.0, the LLM prompt and
-the benchmarks rely on these names):
+API (stable; the measure stage, the offline judge's rubrics figure-match 1.1.0 and later, the LLM
+prompt and the benchmarks rely on these names):
 
     read_chart(image, *, ocr=None) -> ChartReading
     compare_charts(published, reproduced, *, tolerance=None) -> ChartComparison
