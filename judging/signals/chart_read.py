@@ -13,7 +13,7 @@ from .chart_axes import (assign_text, find_tick_labels, fit_axis, label_crops, s
 from .chart_geometry import Box, Page, find_plot_areas, gridlines, prepare
 from .chart_legend import find_legend
 from .chart_ocr import TICK_WHITELIST, OcrUnavailable, read_crops
-from .chart_series import RawSeries, extract_series, mode_colour
+from .chart_series import RawSeries, extract_series, plot_background
 
 #: Images smaller than this (either side) are not charts one can read.
 MIN_SIDE = 64
@@ -37,7 +37,7 @@ def read(image: Image.Image, *, ocr=None) -> ChartReading:
     for box in boxes:
         others = [o for o in boxes if o is not box]
         rgb = page.rgb[box.top:box.bottom + 1, box.left:box.right + 1].astype(np.float32)
-        plot_bg = mode_colour(rgb)
+        plot_bg = plot_background(rgb)
         grid = gridlines(page, box, plot_bg)
         xl, yl, strips = find_tick_labels(page, box, others, mask, grid.xs, grid.ys)
         by_orient = {s_.orient: s_ for s_ in strips}

@@ -46,9 +46,25 @@ class RawSeries:
 
 def mode_colour(rgb: np.ndarray) -> np.ndarray:
     pix = rgb[::3, ::3].reshape(-1, 3).astype(np.int32)
+    return _mode(pix)
+
+
+def _mode(pix: np.ndarray) -> np.ndarray:
     keys = (pix[:, 0] // 4) * 4096 + (pix[:, 1] // 4) * 64 + pix[:, 2] // 4
     top = np.bincount(keys).argmax()
     return pix[keys == top].mean(axis=0)
+
+
+def plot_background(rgb: np.ndarray) -> np.ndarray:
+    """The plot area's background colour: the commonest colour of its margins (a band under the
+    top edge and one inside each side), where plotting libraries leave room around the data.
+    The commonest colour of the whole area would be the bars' when wide bars cover most of it."""
+    h, w = rgb.shape[:2]
+    top = rgb[max(1, h // 100):max(2, h // 20), ::2]
+    sides = [rgb[: int(h * 0.9):2, max(1, w // 100):max(2, w // 30)],
+             rgb[: int(h * 0.9):2, w - max(2, w // 30):w - max(1, w // 100)]]
+    ring = np.concatenate([part.reshape(-1, 3) for part in (top, *sides)]).astype(np.int32)
+    return _mode(ring) if len(ring) >= 50 else mode_colour(rgb)
 
 
 def _blend(pix: np.ndarray, bg: np.ndarray, colour: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -578,7 +594,7 @@ def extract_series(page: Page, box: Box, exclude: list[tuple[int, int, int, int]
     hh, ww = lum.shape
     problems: list[str] = []
     if plot_bg is None:
-        plot_bg = mode_colour(rgb)
+        plot_bg = plot_background(rgb)
     if grid is None:
         grid = gridlines(page, box, plot_bg)
     ink = maxabs(rgb, plot_bg) > 40
