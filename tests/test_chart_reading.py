@@ -205,6 +205,19 @@ def test_bar_chart_values_are_read():
     assert np.sort(bars[0].points[:, 1]) == pytest.approx(np.sort(heights), abs=2.0)
 
 
+def test_wide_bars_covering_most_of_the_plot_are_not_taken_for_its_background():
+    # Bars 0.8 wide, as tall as most of the y range, with matplotlib's own margins: they cover
+    # ~70% of the plot area, so its commonest colour is the bars'. The gaps between them must
+    # not be read as white bars.
+    x = np.arange(5, dtype=float)
+    heights = np.array([88.0, 80.0, 92.0, 84.0, 90.0])
+    panel = only_panel(read_chart(render({"ours": (x, heights)}, kind="bar", xlim=(None, None),
+                                         ylim=(0, None), legend=False)))
+    bars = [s for s in panel.series if s.kind == "bar"]
+    assert [s.style for s in bars] == ["#1f77b4"], [(s.kind, s.style) for s in panel.series]
+    assert np.sort(bars[0].points[:, 1]) == pytest.approx(np.sort(heights), abs=2.0)
+
+
 def test_overlay_draws_both_charts():
     published = read_chart(render(curves()))
     reproduced = read_chart(render(curves(), style="ggplot"))
