@@ -91,6 +91,7 @@ bench: install
 	$(BIN)/python benchmarks/judging.py
 	$(BIN)/python benchmarks/review.py
 	$(BIN)/python benchmarks/chart_signals.py
+	$(BIN)/python benchmarks/copy_check.py
 
 # Rebuild the example submissions from their generator (deterministic).
 examples: install

@@ -131,9 +131,14 @@ def load_rubric(ref: str):
 
 def newest_other(judged_ref: str) -> list[str]:
     """The newest published figure-match, unless it is the judged rubric."""
+    from judging.errors import RubricError, RubricNotFound
     from judging.rubrics import RubricLibrary
 
-    ref = f"figure-match@{RubricLibrary().latest_entry('figure-match').version}"
+    try:
+        ref = f"figure-match@{RubricLibrary().latest_entry('figure-match').version}"
+    except (RubricError, RubricNotFound, OSError) as exc:
+        print(f"no newest figure-match to print beside the judged rubric: {exc}")
+        return []
     return [ref] if ref != judged_ref else []
 
 
@@ -507,16 +512,16 @@ def main() -> None:
         parser.error("--pairs must be at least 2 (one per class)")
     sys.stdout.reconfigure(line_buffering=True)  # in order with the progress lines on stderr
     rubric, rubric_problem = load_rubric(args.rubric)
+    # resolved before measuring: a rubric folder that cannot be read says so at once
+    others = [(ref, load_rubric(ref)) for ref in (args.also if args.also is not None
+                                                  else newest_other(args.rubric))]
     with tempfile.TemporaryDirectory(prefix="chart-devset-") as tmp:
         root = args.out or Path(tmp)
         labels = prepare_set(root, args.pairs, args.jobs, args.seed)
         start = time.perf_counter()
         results, collector, tasks = run(labels, root, rubric=rubric, verbose=args.verbose)
-        also = []
-        for ref in (args.also if args.also is not None else newest_other(args.rubric)):
-            other, other_problem = load_rubric(ref)
-            also.append((ref, other, other_problem,
-                         judge_again(other, tasks) if other is not None else []))
+        also = [(ref, other, problem, judge_again(other, tasks) if other is not None else [])
+                for ref, (other, problem) in others]
         elapsed = time.perf_counter() - start
         report(results, labels, rubric=rubric, rubric_ref=args.rubric,
                rubric_problem=rubric_problem, collector=collector, also=also)

@@ -18,8 +18,8 @@ from .signals import (DEFAULT_MAX_PIXELS, DEFAULT_SIZE, agreement, compare_figur
                       normalize_pair, table_agreement)
 from .signals.chart import (CHART_SIGNALS, ChartReading, compare_charts, read_chart,
                            render_overlay)
-from .signals.pixel import (blurred_gray, is_copy, mean_abs_difference, reduce_towards, ssim,
-                            to_gray, trim_border)
+from .signals.pixel import (blurred_gray, is_copy, mean_abs_difference, redrawn_share,
+                            reduce_towards, ssim, to_gray, trim_border)
 
 log = logging.getLogger(__name__)
 
@@ -143,8 +143,11 @@ def measure_figures(claim: ClaimInput, *, options: MeasureOptions, out_dir: Path
         "pixel.copy": Signal(value=pixel.copy),
     }
     if pixel.copy:
-        result.flags.append(Flag(name="copy", detail="the reproduced figure is (nearly) "
-                                 "pixel-identical to the published figure"))
+        redrawn = ("" if pixel.redrawn_share is None else
+                   f", {pixel.redrawn_share:.1e} of its pixels redrawn at full resolution")
+        result.flags.append(Flag(name="copy", detail=f"the reproduced figure is (nearly) "
+                                 f"pixel-identical to the published figure (SSIM "
+                                 f"{pixel.ssim:.3f}{redrawn})"))
     if claim.participant_reference_path is not None:
         result.flags.extend(check_participant_reference(claim, published, options=options))
     overlay = None
@@ -184,12 +187,16 @@ def check_participant_reference(claim: ClaimInput, registry_figure: Image.Image,
     a, b = normalize_pair(registry_figure, own, size=options.image_size)
     score = ssim(blurred_gray(a), blurred_gray(b))
     mad = mean_abs_difference(to_gray(a), to_gray(b))
+    how = f"SSIM {score:.3f}, mean difference {mad:.3f}"
     if is_copy(ssim_score=score, mean_abs_diff=mad):
-        return []
+        # Near-identical: the same figure re-encoded or resized, or one redrawn from other data?
+        redrawn = redrawn_share(registry_figure, own)
+        if is_copy(ssim_score=score, mean_abs_diff=mad, redrawn=redrawn):
+            return []
+        how += f", {redrawn:.1e} of its pixels redrawn at full resolution"
     return [Flag(name="reference_mismatch",
                  detail=f"the submission's copy of the published figure differs from the "
-                        f"registry's (SSIM {score:.3f}, mean difference {mad:.3f}); the registry's "
-                        f"figure was used")]
+                        f"registry's ({how}); the registry's figure was used")]
 
 
 #: The difference of two finite floats can overflow (1e308 - -1e308), and a relative difference

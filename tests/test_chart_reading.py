@@ -252,7 +252,9 @@ def test_chart_command_prints_the_reading_and_the_comparison(tmp_path):
 @pytest.mark.parametrize("text,value", [
     ("0.5", 0.5), ("−1", -1.0), ("1e-3", 1e-3), ("10^3", 1e3), ("10³", 1e3), ("2.5k", 2500.0),
     ("50%", 0.5), ("1,000", 1000.0), ("steps", None),
+    ("−10³", -1e3), ("-10^-2", -1e-2), ("2.5x10^3", 2500.0),
     ("10^1000", None), ("10^-999", None), ("1e999", None),  # misread exponents: no value, no crash
+    ("10^" + "9" * 5000, None),
 ])
 def test_tick_label_numbers(text, value):
     from judging.signals.chart_ocr import parse_number

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
+import numpy as np
 import pytest
 import yaml
+from PIL import Image
 
 from judging.errors import RegistryError
 from judging.measure import MeasureOptions, measure_claim
@@ -79,6 +82,39 @@ def test_registry_figure_for_a_figure_claim(tmp_path: Path, submission: Submissi
     # not a copy, and the doctored reference is flagged.
     assert measured.signals["pixel.copy"].value is False
     assert [f.name for f in measured.flags] == ["reference_mismatch"]
+
+
+def _png(image) -> bytes:
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("change, flagged", [
+    ("resized", False),  # the registry's figure, saved again at another size: the same figure
+    ("one curve 0.5% higher", True),  # near-identical at the normalised size, redrawn data
+])
+def test_near_identical_reference_copies(tmp_path: Path, submission: SubmissionBuilder,
+                                         change: str, flagged: bool) -> None:
+    reference = render_chart()
+    (tmp_path / "figs").mkdir()
+    (tmp_path / "figs" / "ref.png").write_bytes(reference)
+    if change == "resized":
+        image = Image.open(io.BytesIO(reference)).convert("RGB")
+        own = _png(image.resize((image.width * 3 // 4, image.height * 3 // 4)))
+    else:
+        x = np.linspace(0, 10, 200)
+        own = render_chart(series={"train": (x, np.exp(-x / 3) + 0.105),
+                                   "val": (x, np.exp(-x / 4) + 0.15)})
+    submission.figure_claim("paper-1/f1", published=own, reproduced=render_chart(style="ggplot"))
+    registry = load_registry(_registry(tmp_path, [
+        {"claim_id": "paper-1/f1", "published_figure": "figs/ref.png"}]))
+    (claim,) = load_submission(submission.write(), registry=registry).claims
+    details = [f.detail for f in measure_claim(claim, options=MeasureOptions()).flags
+               if f.name == "reference_mismatch"]
+    assert bool(details) is flagged, details
+    if flagged:
+        assert "redrawn at full resolution" in details[0]
 
 
 @pytest.mark.parametrize("content, message", [

@@ -131,6 +131,34 @@ def test_near_identical_rerender_is_not_a_copy(base: Image.Image) -> None:
         assert _signals(base, copy).copy is True
 
 
+def _pastel_chart(shift: float) -> Image.Image:
+    """A pale curve (no strong ink) under a black title (the only strong ink)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 6), dpi=100)
+    ax.axis("off")
+    ax.set_title("Validation loss", color="black")
+    y = np.exp(-X / 3) + 0.1
+    y[120:160] += shift
+    ax.plot(X, y, color="#a6cee3", linewidth=2)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png")
+    plt.close(fig)
+    return open_png(buffer.getvalue())
+
+
+def test_a_lone_strong_title_does_not_make_a_redrawn_curve_a_copy() -> None:
+    # Aligned on the title alone, the comparison would see nothing of the moved stretch of curve.
+    rerender = compare_figures(_pastel_chart(0.0), _pastel_chart(0.015)).signals
+    assert rerender.ssim >= COPY_MIN_SSIM and rerender.mean_abs_diff <= COPY_MAX_MEAN_ABS_DIFF
+    assert rerender.redrawn_share is not None
+    assert rerender.redrawn_share > 2 * COPY_MAX_REDRAWN_SHARE
+    assert rerender.copy is False
+
+
 def test_trim_and_common_size(base: Image.Image) -> None:
     padded = Image.new("RGB", (base.width + 300, base.height + 100), "white")
     padded.paste(base, (150, 40))

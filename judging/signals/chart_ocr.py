@@ -173,13 +173,13 @@ def parse_number(text: str) -> float | None:
     if s and s[-1] in _SUFFIX and len(s) > 1:
         factor = _SUFFIX[s[-1]]
         s = s[:-1]
-    power = re.fullmatch(r"([+-]?\d+(?:\.\d+)?)?(?:x?10)\^([+-]?\d+)", s)
+    power = re.fullmatch(r"([+-]?)(?:(\d+(?:\.\d+)?)x?)?10\^([+-]?\d{1,4})", s)
     if power:
-        base = float(power.group(1)) if power.group(1) else 1.0
-        exponent = int(power.group(2))
+        base = float(power.group(2)) if power.group(2) else 1.0
+        exponent = int(power.group(3))
         if abs(exponent) > 300:  # a misread exponent ("10^1000"): no float holds it
             return None
-        value = base * 10.0 ** exponent
+        value = (-1.0 if power.group(1) == "-" else 1.0) * base * 10.0 ** exponent
     elif _NUMBER.match(s):
         value = float(s)
     else:

@@ -211,18 +211,18 @@ def mean_abs_difference(published: np.ndarray, reproduced: np.ndarray) -> float:
 COPY_MIN_SSIM = 0.98
 COPY_MAX_MEAN_ABS_DIFF = 0.015
 #: Share of redrawn pixels above which a near-identical pair is a re-render, not a copy. Measured
-#: on the chart dev set (benchmarks/chart_devset.py, 44 published figures, each re-encoded as JPEG
-#: quality 70 and 40, resized to 1/2 (and JPEG 60), 1/3 (and JPEG 75), 0.77 and 1.25, converted
-#: to gray, padded): the 330 copies reach at most 1.6e-4; the 7 independent re-renders that pass
-#: the SSIM and mean-difference test (legend moved, other palette, marker size, fewer logged
-#: points, fresh noise) at least 1.06e-3. The threshold sits between them on a log scale.
+#: by benchmarks/copy_check.py on the chart dev set: 44 published figures, each turned into 9
+#: copies (JPEG quality 70 and 40, 1/2 and 1/2 + JPEG, 1/3 + JPEG, 0.77, 1.25, gray, padded); the
+#: 331 copies that pass the coarse test reach at most 1.6e-4, the 7 re-renders from fresh data
+#: that pass it (legend moved, other palette, marker size, fewer points) at least 1.06e-3. The
+#: threshold sits between them on a log scale.
 COPY_MAX_REDRAWN_SHARE = 4e-4
 #: How far (in gray levels of [0, 1]) a pixel may fall outside its neighbours' range in the other
 #: image: covers JPEG ringing and another resampling filter, not a shape that moved.
 REDRAWN_TOLERANCE = 0.25
-#: Gray-level differences from the background that count as ink for the boxes that align the two
-#: images (see `redrawn_share`).
-ALIGNMENT_INK_TOLERANCES = (BORDER_TOLERANCE, 100)
+#: Gray-level difference from the background of strong ink (text, frames, dark marks): one of
+#: the two alignments of `redrawn_share` (the other uses BORDER_TOLERANCE, faint ink).
+STRONG_INK = 100
 REDRAWN_MAX_SIDE = 1600
 
 
@@ -244,22 +244,36 @@ def redrawn_share(published: Image.Image, reproduced: Image.Image, *,
     pixels are dropped by a 2x2 opening. Written here because no maintained library asks "is B a
     resampled or re-encoded A" of a chart: image forensics tools model camera photos.
     """
-    published, reproduced = published.convert("RGB"), reproduced.convert("RGB")
+    # Integer-reduced first: the comparison grid is at most max_side anyway, and a huge pair
+    # would otherwise cost seconds and hundreds of megabytes.
+    published, reproduced = (reduce_towards(image.convert("RGB"), max_side)
+                             for image in (published, reproduced))
     if _is_gray(published) or _is_gray(reproduced):
         published, reproduced = published.convert("L"), reproduced.convert("L")
+    faint = (content_box(published), content_box(reproduced))
+    if faint[0] is None or faint[1] is None:
+        return 0.0 if faint[0] is faint[1] else 1.0
     # A copy needs one alignment that explains it: boxes of faint ink follow shrunk copies (thin
-    # strokes fade), boxes of strong ink ignore JPEG ringing (it widens a faint box).
-    return min(_redrawn_when_aligned(published, reproduced, ink=ink, tolerance=tolerance,
-                                     max_side=max_side)
-               for ink in ALIGNMENT_INK_TOLERANCES)
+    # strokes fade); boxes of strong ink ignore JPEG ringing, which widens a faint box. The strong
+    # ones count only when they frame nearly the same content (not a lone black title).
+    candidates = [faint]
+    strong = (content_box(published, tolerance=STRONG_INK),
+              content_box(reproduced, tolerance=STRONG_INK))
+    if all(box is not None and _area(box) >= 0.9 * _area(wide)
+           for box, wide in zip(strong, faint)):
+        candidates.append(strong)
+    return min(_redrawn_when_aligned(published, reproduced, boxes, tolerance=tolerance,
+                                     max_side=max_side) for boxes in candidates)
 
 
-def _redrawn_when_aligned(published: Image.Image, reproduced: Image.Image, *, ink: int,
+def _area(box: tuple[int, int, int, int]) -> int:
+    return (box[2] - box[0]) * (box[3] - box[1])
+
+
+def _redrawn_when_aligned(published: Image.Image, reproduced: Image.Image,
+                          boxes: tuple[tuple[int, int, int, int], tuple[int, int, int, int]], *,
                           tolerance: float, max_side: int) -> float:
-    published_box = content_box(published, tolerance=ink)
-    reproduced_box = content_box(reproduced, tolerance=ink)
-    if published_box is None or reproduced_box is None:
-        return 0.0 if published_box is reproduced_box else 1.0
+    published_box, reproduced_box = boxes
     reproduced = reproduced.crop(reproduced_box)
     scale = min(1.0, max_side / max(reproduced.size))
     grid = (max(1, round(reproduced.width * scale)), max(1, round(reproduced.height * scale)))
