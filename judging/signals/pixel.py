@@ -233,9 +233,9 @@ def _is_gray(image: Image.Image) -> bool:
 
 def redrawn_share(published: Image.Image, reproduced: Image.Image, *,
                   tolerance: float = REDRAWN_TOLERANCE, max_side: int = REDRAWN_MAX_SIDE) -> float:
-    """Share of the reproduction's pixels that a copy could not have: 0 for a re-encoded or
-    resized copy, more for a re-render (markers a few pixels off, a legend moved, other colours
-    or marker sizes).
+    """Share of the compared pixels that a copy could not have: 0 for a re-encoded or resized
+    copy, more for a re-render (markers a few pixels off, a legend moved, other colours or marker
+    sizes). RGB or gray input (a transparent background is not flattened here: see load_image).
 
     The images are aligned on their ink boxes and the published one is resampled onto the
     reproduction's pixel grid (at most `max_side` pixels on the long side). A pixel is redrawn
