@@ -123,6 +123,20 @@ def test_legend_names_series_when_readable():
     assert {"train", "validation"} <= names, names
 
 
+@pytest.mark.parametrize("style", ["default", "grayscale"])
+def test_legend_names_scatter_series(style):
+    # A scatter legend's marker sits in the middle of its handle, further from the name than a
+    # line sample's end.
+    rng = np.random.default_rng(3)
+    x = np.sort(rng.uniform(5, 95, 25))
+    series = {"ResNet-50": (x, 80 - 40 * np.exp(-x / 20) + rng.normal(0, 1, 25)),
+              "ViT-B/16": (x, 60 - 30 * np.exp(-x / 30) + rng.normal(0, 1, 25))}
+    panel = only_panel(read_chart(render(series, kind="scatter", style=style, ylim=(20, 90),
+                                         grayscale=style == "grayscale")))
+    names = {s.name for s in panel.series}
+    assert {"ResNet-50", "ViT-B/16"} <= names, names
+
+
 @pytest.mark.parametrize("image,reason", [
     (Image.new("RGB", (800, 600), "white"), "no plot area"),
     (Image.new("RGB", (40, 30), "white"), "too small"),

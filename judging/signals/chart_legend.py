@@ -250,9 +250,10 @@ def _handle(page: Page, labels, tb, glyph, region_left):
     if ink.sum() < 3:
         return None
     cols = np.nonzero(ink.any(axis=0))[0]
-    # The sample ends close to the text; keep only the ink columns that reach it without a gap
-    # wider than a dash gap (not the end of a previous entry's text).
-    if hx0 + cols[-1] < left - 2.0 * glyph:
+    # The sample ends close to the text (a scatter marker sits mid-handle, up to ~2.5 glyphs
+    # away); keep only the ink columns that reach it without a gap wider than a dash gap (not
+    # the end of a previous entry's text).
+    if hx0 + cols[-1] < left - 2.6 * glyph:
         return None
     gaps = np.nonzero(np.diff(cols) > 0.7 * glyph)[0]
     if gaps.size:
@@ -320,13 +321,19 @@ def _aligned(entries: list[Entry], glyph: float) -> list[Entry]:
                 break
             else:
                 chain = [f]
-        if e in chain and len(chain) > len(best):
+        if e in chain and _weight(chain) > _weight(best):
             best = chain
         row = [f for f in entries if abs((f.text_box[1] + f.text_box[3]) / 2
                                          - (e.text_box[1] + e.text_box[3]) / 2) <= 0.4 * glyph]
-        if len(row) > len(best):
+        if _weight(row) > _weight(best):
             best = sorted(row, key=lambda f: f.text_box[0])
     return best
+
+
+def _weight(entries: list[Entry]) -> tuple[int, int]:
+    """More entries first; among as many, more glyphs: names are words, while two scatter
+    points side by side look like a one-glyph entry with its marker."""
+    return len(entries), sum(len(e.comps) for e in entries)
 
 
 def _crop(page: Page, labels, entry: Entry, glyph: float) -> Crop:
