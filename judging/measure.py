@@ -18,8 +18,8 @@ from .signals import (DEFAULT_MAX_PIXELS, DEFAULT_SIZE, agreement, compare_figur
                       normalize_pair, table_agreement)
 from .signals.chart import (CHART_SIGNALS, ChartReading, compare_charts, read_chart,
                            render_overlay)
-from .signals.pixel import (blurred_gray, is_copy, mean_abs_difference, redrawn_share,
-                            reduce_towards, ssim, to_gray, trim_border)
+from .signals.pixel import (blurred_gray, copy_verdict, mean_abs_difference, reduce_towards,
+                            ssim, to_gray, trim_border)
 
 log = logging.getLogger(__name__)
 
@@ -187,12 +187,11 @@ def check_participant_reference(claim: ClaimInput, registry_figure: Image.Image,
     a, b = normalize_pair(registry_figure, own, size=options.image_size)
     score = ssim(blurred_gray(a), blurred_gray(b))
     mad = mean_abs_difference(to_gray(a), to_gray(b))
+    same, redrawn = copy_verdict(registry_figure, own, ssim_score=score, mean_abs_diff=mad)
+    if same:
+        return []
     how = f"SSIM {score:.3f}, mean difference {mad:.3f}"
-    if is_copy(ssim_score=score, mean_abs_diff=mad):
-        # Near-identical: the same figure re-encoded or resized, or one redrawn from other data?
-        redrawn = redrawn_share(registry_figure, own)
-        if is_copy(ssim_score=score, mean_abs_diff=mad, redrawn=redrawn):
-            return []
+    if redrawn is not None:
         how += f", {redrawn:.1e} of its pixels redrawn at full resolution"
     return [Flag(name="reference_mismatch",
                  detail=f"the submission's copy of the published figure differs from the "

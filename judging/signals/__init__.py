@@ -11,9 +11,9 @@ from typing import Literal
 from .chart import CHART_SIGNALS
 from .images import DEFAULT_MAX_PIXELS, SUPPORTED_FORMATS, load_image
 from .numeric import Agreement, TableAgreement, agreement, table_agreement
-from .pixel import (DEFAULT_SIZE, PairComparison, PixelSignals, compare_figures, diff_image,
-                    edge_f1, edge_map, is_copy, normalize_pair, palette_distance, phash_distance,
-                    redrawn_share, ssim, trim_border)
+from .pixel import (DEFAULT_SIZE, PairComparison, PixelSignals, compare_figures, copy_verdict,
+                    diff_image, edge_f1, edge_map, is_copy, normalize_pair, palette_distance,
+                    phash_distance, redrawn_share, ssim, trim_border)
 
 
 @dataclass(frozen=True)
@@ -51,8 +51,7 @@ CATALOGUE: dict[str, SignalSpec] = {spec.name: spec for spec in [
 __all__ = [
     "CATALOGUE", "SignalSpec", "DEFAULT_MAX_PIXELS", "DEFAULT_SIZE", "SUPPORTED_FORMATS",
     "Agreement", "TableAgreement", "PairComparison", "PixelSignals", "agreement",
-    "compare_figures", "diff_image", "edge_f1", "edge_map", "is_copy", "load_image",
-    "normalize_pair", "palette_distance", "phash_distance", "redrawn_share", "ssim",
-    "table_agreement",
-    "trim_border",
+    "compare_figures", "copy_verdict", "diff_image", "edge_f1", "edge_map", "is_copy",
+    "load_image", "normalize_pair", "palette_distance", "phash_distance", "redrawn_share", "ssim",
+    "table_agreement", "trim_border",
 ]

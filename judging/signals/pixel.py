@@ -294,14 +294,23 @@ def _outside_neighbours(reference: np.ndarray, other: np.ndarray, tolerance: flo
     return ((other < low - tolerance) | (other > high + tolerance)).any(axis=2)
 
 
-def is_copy(*, ssim_score: float, mean_abs_diff: float, same_bytes: bool = False,
-            redrawn: float | None = None) -> bool:
-    """Whether the reproduction is (nearly) pixel-identical to the published figure; `redrawn`
-    (see `redrawn_share`) clears a near-identical re-render."""
+def is_copy(*, ssim_score: float, mean_abs_diff: float, same_bytes: bool = False) -> bool:
+    """The coarse test: (nearly) pixel-identical at the normalised size. A re-render of nearly the
+    same data passes it too; `copy_verdict` decides."""
+    return same_bytes or (ssim_score >= COPY_MIN_SSIM and mean_abs_diff <= COPY_MAX_MEAN_ABS_DIFF)
+
+
+def copy_verdict(published: Image.Image, reproduced: Image.Image, *, ssim_score: float,
+                 mean_abs_diff: float, same_bytes: bool = False) -> tuple[bool, float | None]:
+    """(copy, redrawn share): the coarse test on the normalised pair's SSIM and mean difference,
+    then, for a near-identical pair that is not byte-identical, `redrawn_share` at full
+    resolution (None when it was not needed)."""
     if same_bytes:
-        return True
-    near = ssim_score >= COPY_MIN_SSIM and mean_abs_diff <= COPY_MAX_MEAN_ABS_DIFF
-    return near and (redrawn is None or redrawn <= COPY_MAX_REDRAWN_SHARE)
+        return True, None
+    if not is_copy(ssim_score=ssim_score, mean_abs_diff=mean_abs_diff):
+        return False, None
+    redrawn = redrawn_share(published, reproduced)
+    return redrawn <= COPY_MAX_REDRAWN_SHARE, redrawn
 
 
 def diff_image(published: np.ndarray, reproduced: np.ndarray) -> Image.Image:
@@ -344,16 +353,15 @@ def compare_figures(published: Image.Image, reproduced: Image.Image, *,
     gray_published, gray_reproduced = to_gray(norm_published), to_gray(norm_reproduced)
     ssim_score = ssim(blurred_gray(norm_published), blurred_gray(norm_reproduced))
     mad = mean_abs_difference(gray_published, gray_reproduced)
-    near_copy = is_copy(ssim_score=ssim_score, mean_abs_diff=mad)
-    redrawn = redrawn_share(published, reproduced) if near_copy and not same_bytes else None
+    copy, redrawn = copy_verdict(published, reproduced, ssim_score=ssim_score, mean_abs_diff=mad,
+                                 same_bytes=same_bytes)
     signals = PixelSignals(
         ssim=ssim_score,
         edge_f1=edge_f1(edge_map(gray_published), edge_map(gray_reproduced)),
         palette_distance=palette_distance(norm_published, norm_reproduced),
         phash_distance=phash_distance(norm_published, norm_reproduced),
         mean_abs_diff=mad,
-        copy=is_copy(ssim_score=ssim_score, mean_abs_diff=mad, same_bytes=same_bytes,
-                     redrawn=redrawn),
+        copy=copy,
         redrawn_share=redrawn,
     )
     return PairComparison(signals=signals, published=norm_published, reproduced=norm_reproduced,
