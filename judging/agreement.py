@@ -18,11 +18,10 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence, Set
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-import krippendorff
 import numpy as np
-from sklearn.exceptions import UndefinedMetricWarning
-from sklearn.metrics import (accuracy_score, cohen_kappa_score, confusion_matrix,
-                             precision_recall_fscore_support)
+
+# scikit-learn and krippendorff are imported where a metric needs them: `majority` is imported on
+# every resolve, push and publish, and scikit-learn alone costs about a second to load.
 
 __all__ = [
     "ClassificationMetrics",
@@ -135,6 +134,9 @@ def _defined(value: float | None) -> float | None:
 
 
 def _kappa(y1: np.ndarray, y2: np.ndarray, n_labels: int, weights: str | None) -> float | None:
+    from sklearn.exceptions import UndefinedMetricWarning
+    from sklearn.metrics import cohen_kappa_score
+
     with warnings.catch_warnings():
         # sklearn warns when kappa is undefined (one class only); we report None instead.
         warnings.simplefilter("ignore", UndefinedMetricWarning)
@@ -251,6 +253,8 @@ def classification_metrics(gold: Sequence, predicted: Sequence, *, labels: Seque
     -------
     metrics : ClassificationMetrics
     """
+    from sklearn.metrics import accuracy_score, confusion_matrix, precision_recall_fscore_support
+
     labels, g, p = _paired(gold, predicted, labels)
     k = len(labels)
     classes = list(range(k))
@@ -382,6 +386,8 @@ def krippendorff_alpha(ratings: Sequence[Sequence[Hashable | None]], *,
     if not ((matrix >= 0).sum(axis=0) >= 2).any():
         return None
     data = np.where(matrix >= 0, matrix, np.nan).astype(float)
+    import krippendorff
+
     with np.errstate(divide="ignore", invalid="ignore"):
         alpha = krippendorff.alpha(reliability_data=data, value_domain=np.arange(len(values)),
                                    level_of_measurement=level)
