@@ -138,17 +138,17 @@ def parse_document(text: str, *, path: str, error_class: type[InputFileError] = 
                 # (ValueError), `!!int ""` (IndexError), `!!bool x` (KeyError), `!!timestamp x`
                 # (AttributeError)...
                 raise error_class(f"not valid YAML/JSON: a value cannot be read "
-                                  f"({_one_line(exc)})", path=path,
+                                  f"({one_line(exc)})", path=path,
                                   line=_first_unconstructable_line(root)) from exc
         finally:
             loader.dispose()
     except UnicodeError as exc:  # a lone surrogate in the text (only possible from a str)
-        raise error_class(f"not valid YAML/JSON: not valid Unicode ({_one_line(exc)})",
+        raise error_class(f"not valid YAML/JSON: not valid Unicode ({one_line(exc)})",
                           path=path) from exc
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None
-        raise error_class(f"not valid YAML/JSON: {exc.problem or _one_line(exc)}", path=path,
+        raise error_class(f"not valid YAML/JSON: {exc.problem or one_line(exc)}", path=path,
                           line=line) from exc
     except yaml.reader.ReaderError as exc:
         # A character YAML refuses (NUL, ESC, DEL...): name it and its line, on one line (the
@@ -158,11 +158,12 @@ def parse_document(text: str, *, path: str, error_class: type[InputFileError] = 
         raise error_class(f"not valid YAML/JSON: unacceptable character #x{character:04x}: "
                           f"{exc.reason}", path=path, line=line) from exc
     except yaml.YAMLError as exc:
-        raise error_class(f"not valid YAML/JSON: {_one_line(exc)}", path=path) from exc
+        raise error_class(f"not valid YAML/JSON: {one_line(exc)}", path=path) from exc
     return LocatedDocument(data=data, root=root, path=path)
 
 
-def _one_line(exc: BaseException) -> str:
+def one_line(exc: BaseException) -> str:
+    """The first line of an exception's message, or its type's name when it has none."""
     text = str(exc).strip()
     return text.splitlines()[0] if text else type(exc).__name__
 

@@ -8,8 +8,8 @@ makes it stale) plus Markdown/JSON/PNG reports.
 
 from __future__ import annotations
 
-import hashlib
 import math
+import os
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -21,13 +21,18 @@ from pydantic import Field
 
 from . import agreement
 from .errors import CalibrationError
-from .hashing import slug
-from .models import AnswerStatus, ClaimKey, Judgment, Label, RubricRef, StrictModel
+from .hashing import file_sha256, slug
+from .models import AnswerStatus, Judgment, Label, RubricRef, StrictModel
 from .rubrics import Criterion, Rubric, RubricLibrary, Scale
 from .store import RunStore, read_jsonl, utc_now
 
 CALIBRATION_SCHEMA = "judging.calibration/1"
 DEFAULT_DIR = Path("calibration")
+
+
+def calibration_root(path: Path | None = None) -> Path:
+    """The calibration folder: `path`, else $JUDGING_CALIBRATION_DIR, else ./calibration."""
+    return Path(path or os.environ.get("JUDGING_CALIBRATION_DIR") or DEFAULT_DIR)
 LABEL_QUESTIONS_OUTSIDE_RUBRIC = ("overall_verdict", "note")
 NOT_CALIBRATED = "not calibrated"
 
@@ -136,10 +141,6 @@ def read_labels(path: Path) -> list[Label]:
     return read_jsonl(path, Label)
 
 
-def _file_sha(path: Path) -> str:
-    return "sha256:" + hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 def check_label_hashes(labels: Sequence[Label], refs: dict[str, RubricRef]) -> None:
     """Refuse labels given on another version of a rubric's content than the run judged with."""
     wrong: dict[tuple[str, str], int] = defaultdict(int)
@@ -167,10 +168,6 @@ class Pair:
     humans: dict[str, bool | int]
 
 
-def _passes(criterion: Criterion, value: bool | int) -> bool:
-    return criterion.passes(value)
-
-
 def human_ratings(criterion: Criterion, labels: Sequence[Label]
                   ) -> dict[str, dict[str, bool | int]]:
     """Each claim's labels for one criterion, by annotator."""
@@ -181,10 +178,11 @@ def human_ratings(criterion: Criterion, labels: Sequence[Label]
     return by_claim
 
 
-def join(criterion: Criterion, judgments: dict[str, Judgment], labels: Sequence[Label]
-         ) -> tuple[list[Pair], int]:
-    """Pairs (gold, judge answer) for one criterion; and the number of human ties left out."""
-    by_claim = human_ratings(criterion, labels)
+def join(criterion: Criterion, judgments: dict[str, Judgment], labels: Sequence[Label], *,
+         ratings: dict[str, dict[str, bool | int]] | None = None) -> tuple[list[Pair], int]:
+    """Pairs (gold, judge answer) for one criterion; and the number of human ties left out.
+    `ratings`: `human_ratings(criterion, labels)` when the caller has it already."""
+    by_claim = ratings if ratings is not None else human_ratings(criterion, labels)
     pairs: list[Pair] = []
     ties = 0
     for claim, humans in sorted(by_claim.items()):
@@ -225,8 +223,8 @@ def calibrate_criterion(criterion: Criterion, pairs: list[Pair], *, ties: int,
                                   decision="needs_humans", reasons=[], support=len(scored),
                                   scored=len(scored), unscored=unscored, coverage=coverage)
     if scored:
-        gold_pass = [_passes(criterion, p.gold) for p in scored]
-        judged_pass = [_passes(criterion, p.judged) for p in scored]  # type: ignore[arg-type]
+        gold_pass = [criterion.passes(p.gold) for p in scored]
+        judged_pass = [criterion.passes(p.judged) for p in scored]  # type: ignore[arg-type]
         passfail = agreement.classification_metrics(gold_pass, judged_pass, labels=[True, False],
                                                     positive=True)
         result.accuracy = passfail.accuracy
@@ -251,7 +249,7 @@ def calibrate_criterion(criterion: Criterion, pairs: list[Pair], *, ties: int,
             n_resamples=options.bootstrap, seed=options.seed)
         confident = [p for p in scored if p.confidence is not None]
         if confident:
-            correct = [_passes(criterion, p.gold) == _passes(criterion, p.judged)  # type: ignore
+            correct = [criterion.passes(p.gold) == criterion.passes(p.judged)  # type: ignore
                        for p in confident]
             confidences = [float(p.confidence) for p in confident]  # type: ignore[arg-type]
             threshold = agreement.confidence_threshold(confidences, correct, floor=options.floor,
@@ -351,12 +349,21 @@ def staleness(artifact: CalibrationArtifact, *, rubric: RubricRef, template_hash
     return None
 
 
-def trusted_criteria(out: Path, judgment: Judgment) -> tuple[set[str], str | None]:
+def trusted_criteria(out: Path, judgment: Judgment, *,
+                     artifacts: dict[tuple, CalibrationArtifact | None] | None = None
+                     ) -> tuple[set[str], str | None]:
     """The criteria a current calibration trusts for the judge of `judgment`, and, when there
-    is no usable calibration, why."""
+    is no usable calibration, why. `artifacts` keeps the artifacts read, for callers that ask
+    for many judgments of a few (rubric, judge) pairs."""
     if judgment.rubric is None:
         return set(), "no rubric"
-    artifact = load_artifact(out, judgment.rubric, judgment.judge)
+    key = (out, judgment.rubric.id, judgment.rubric.version, judgment.judge)
+    if artifacts is not None and key in artifacts:
+        artifact = artifacts[key]
+    else:
+        artifact = load_artifact(out, judgment.rubric, judgment.judge)
+        if artifacts is not None:
+            artifacts[key] = artifact
     if artifact is None:
         return set(), NOT_CALIBRATED
     stale = staleness(artifact, rubric=judgment.rubric,
@@ -394,7 +401,7 @@ def calibrate_run(run_dir: Path, *, labels_path: Path | None = None, out: Path =
         groups[(f"{judgment.rubric.id}@{judgment.rubric.version}",  # type: ignore[union-attr]
                 judgment.judge)][str(judgment.claim)] = judgment
     sources = {label.source for label in used_labels}
-    label_set = LabelSet(path=str(labels_path), sha256=_file_sha(labels_path),
+    label_set = LabelSet(path=str(labels_path), sha256=file_sha256(labels_path),
                          source=sources.pop() if len(sources) == 1 else "mixed",
                          labels=len(all_labels), used=len(used_labels),
                          annotators=len({label.annotator for label in used_labels}),
@@ -407,13 +414,13 @@ def calibrate_run(run_dir: Path, *, labels_path: Path | None = None, out: Path =
                          and label.criterion not in LABEL_QUESTIONS_OUTSIDE_RUBRIC]
         if not rubric_labels:
             continue
-        rubric = _rubric_for(library, ref)
+        rubric = judged_rubric(library, ref)
         any_line = next(iter(by_claim.values()))
         criteria = []
         pooled_pairs: list[Pair] = []
         for criterion in rubric.criteria:
-            pairs, ties = join(criterion, by_claim, rubric_labels)
             ratings = human_ratings(criterion, rubric_labels)
+            pairs, ties = join(criterion, by_claim, rubric_labels, ratings=ratings)
             judged_all = {}
             for claim in ratings:
                 answer = by_claim[claim].answer(criterion.id) if claim in by_claim else None
@@ -449,7 +456,8 @@ def calibrate_run(run_dir: Path, *, labels_path: Path | None = None, out: Path =
     return results
 
 
-def _rubric_for(library: RubricLibrary, ref: RubricRef) -> Rubric:
+def judged_rubric(library: RubricLibrary, ref: RubricRef) -> Rubric:
+    """The rubric version `ref` names, refused unless it is the very text the run judged with."""
     rubric = library.load(f"{ref.id}@{ref.version}")
     if rubric.content_hash() != ref.hash:
         raise CalibrationError(f"{ref} in {library.root} is not the text the run judged with")
@@ -458,7 +466,7 @@ def _rubric_for(library: RubricLibrary, ref: RubricRef) -> Rubric:
 
 __all__ = ["CalibrationArtifact", "CalibrationResult", "CriterionCalibration", "TrustOptions",
            "calibrate_run", "calibrate_criterion", "join", "load_artifact", "staleness",
-           "trusted_criteria", "ClaimKey"]
+           "trusted_criteria", "calibration_root", "judged_rubric"]
 
 
 # --- external label tables -----------------------------------------------------------------

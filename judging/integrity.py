@@ -21,7 +21,6 @@ from pydantic import Field
 from .models import ClaimInput, ClaimKey, Flag, StrictModel
 
 INTEGRITY = "integrity.json"
-FINGERPRINTS = "fingerprints.jsonl"
 HASH_SIZE = 16
 #: Of 256 perceptual-hash bits. Distinct charts measured 72 bits apart at the least (two renders
 #: of one chart with a series dropped); re-encoded or resized copies stay within a few bits.

@@ -441,7 +441,7 @@ def stage(run_dir: Path, *, out: Path | None = None, calibration_dir: Path | Non
           license: str = DEFAULT_LICENSE, repo_id: str | None = None,
           salt: str | None = None) -> Staged:
     """Build the dataset folder for a resolved run (nothing is sent anywhere)."""
-    from .calibrate import DEFAULT_DIR
+    from .calibrate import calibration_root
 
     run_dir = Path(run_dir)
     require_resolved(run_dir)
@@ -450,8 +450,7 @@ def stage(run_dir: Path, *, out: Path | None = None, calibration_dir: Path | Non
     decisions = read_jsonl(run_dir / DECISIONS, RubricDecision)
     judgments = store.latest()
     claims = store.claims()
-    calibration_dir = Path(calibration_dir or os.environ.get("JUDGING_CALIBRATION_DIR")
-                           or DEFAULT_DIR)
+    calibration_dir = calibration_root(calibration_dir)
     folder = Path(out) if out is not None else run_dir / STAGING
     _prepare_folder(folder, run_dir)
     salt = salt or publish_salt(run_dir)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import csv
 import html
-import os
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Literal
@@ -18,8 +17,9 @@ from typing import Literal
 from pydantic import Field
 
 from . import agreement
-from .calibrate import DEFAULT_DIR, check_label_hashes, read_labels, trusted_criteria
-from .errors import CalibrationError, JudgingError
+from .calibrate import (calibration_root, check_label_hashes, judged_rubric, read_labels,
+                        trusted_criteria)
+from .errors import JudgingError
 from .models import (AnswerStatus, ClaimKey, ClaimKind, CriterionAnswer, Judgment, Label,
                      RubricRef, StrictModel, Verdict)
 from .rubrics import Rubric, RubricLibrary, aggregate
@@ -180,8 +180,7 @@ def resolve_run(run_dir: Path, *, labels_path: Path | None = None,
                 calibration_dir: Path | None = None, rubrics_dir: Path | None = None
                 ) -> tuple[list[RubricDecision], list[ClaimDecision]]:
     store = RunStore.open(run_dir, create=False)
-    calibration_dir = calibration_dir or Path(os.environ.get("JUDGING_CALIBRATION_DIR")
-                                              or DEFAULT_DIR)
+    calibration_dir = calibration_root(calibration_dir)
     path = labels_path or store.root / "labels.jsonl"
     labels = read_labels(path) if path.is_file() else []
     judgments = [j for j in store.latest() if j.rubric is not None]
@@ -191,6 +190,7 @@ def resolve_run(run_dir: Path, *, labels_path: Path | None = None,
     construction = _construction_annotators(labels)
     library = RubricLibrary(rubrics_dir)
     rubrics: dict[str, Rubric] = {}
+    artifacts: dict = {}
     groups: dict[tuple[str, str], list[Judgment]] = defaultdict(list)
     for judgment in judgments:
         groups[(str(judgment.claim), f"{judgment.rubric.id}@{judgment.rubric.version}")].append(
@@ -201,13 +201,9 @@ def resolve_run(run_dir: Path, *, labels_path: Path | None = None,
         if chosen is None or chosen.rubric is None:
             continue
         if ref_name not in rubrics:
-            rubric = library.load(ref_name)
-            if rubric.content_hash() != chosen.rubric.hash:
-                raise CalibrationError(f"{ref_name} in {library.root} is not the text the run "
-                                       f"judged with")
-            rubrics[ref_name] = rubric
+            rubrics[ref_name] = judged_rubric(library, chosen.rubric)
         rubric = rubrics[ref_name]
-        trusted, problem = trusted_criteria(calibration_dir, chosen)
+        trusted, problem = trusted_criteria(calibration_dir, chosen, artifacts=artifacts)
         answers = decide(rubric, chosen, chosen.claim, labels=index, trusted=trusted,
                          ai_problem=problem, construction=construction)
         outcome, score, coverage = rubric_outcome(rubric, answers)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from ._yaml import LocatedDocument, describe_validation_error, raise_validation_error, read_document
+from ._yaml import describe_validation_error, one_line, raise_validation_error, read_document
 from .errors import ManifestError, RegistryError, SourceError, UnsafePathError
 from .models import (Claim, ClaimInput, ClaimKey, ClaimKind, ClaimProblem, Flag, ReferenceOrigin,
                      RelativePath, StrictModel, SubmissionHeader, TableValue, Tolerance, Verdict)
@@ -417,11 +417,6 @@ def parse_hub_source(spec: str) -> HubSource:
                      revision=match.group("revision"), subdir=subdir)
 
 
-def _one_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
-
-
 def fetch_hub_source(source: HubSource, *, download_root: Path, token: str | None = None
                      ) -> Path:
     """Download a Space or dataset repo into a folder of real files; return the submission folder."""
@@ -452,16 +447,16 @@ def fetch_hub_source(source: HubSource, *, download_root: Path, token: str | Non
             raise SourceError(f"{source.spec}: HF_HUB_OFFLINE is set and the repo is not "
                               f"downloaded yet") from exc
         cause = exc.__cause__
-        why = f" ({_one_line(cause)})" if isinstance(cause, hub_errors.HfHubHTTPError) else ""
+        why = f" ({one_line(cause)})" if isinstance(cause, hub_errors.HfHubHTTPError) else ""
         raise SourceError(f"{source.spec}: cannot reach the Hugging Face Hub{why} (offline, "
                           f"blocked network or Hub down) and no local copy exists; download it "
                           f"elsewhere and pass the folder instead") from exc
     except hub_errors.HfHubHTTPError as exc:
         raise SourceError(f"{source.spec}: the Hub answered with an error: "
-                          f"{_one_line(exc)}") from exc
+                          f"{one_line(exc)}") from exc
     except (httpx2.HTTPError, OSError) as exc:
         raise SourceError(f"{source.spec}: download failed: {type(exc).__name__}: "
-                          f"{_one_line(exc)}") from exc
+                          f"{one_line(exc)}") from exc
     folder = confine(local_dir, source.subdir) if source.subdir else local_dir
     if not folder.is_dir():
         raise SourceError(f"{source.spec}: the subfolder {source.subdir!r} is not in the repo")

@@ -15,9 +15,8 @@ from judging.calibrate import (TrustOptions, calibrate_run, load_artifact, stale
 from judging.cli import main
 from judging.errors import CalibrationError
 from judging.hashing import content_hash
-from judging.models import (Aggregate, AnswerStatus, ClaimKey, ConfidenceSource,
-                            CriterionAnswer, Judgment, Label, LineStatus, Outcome, Provenance,
-                            RubricRef)
+from judging.models import (AnswerStatus, ClaimKey, ConfidenceSource, CriterionAnswer, Judgment,
+                            Label, LineStatus, Provenance, RubricRef)
 from judging.resolve import resolve_run, write_leaderboard
 from judging.rubrics import RubricLibrary, aggregate
 from judging.store import RunStore, read_jsonl

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import json
 import logging
 import os
 import warnings
@@ -27,9 +26,8 @@ from tenacity import (retry, retry_if_exception_type, stop_after_attempt,
                       wait_exponential)
 
 from ..errors import JudgingError, ReviewError
-from ..hashing import slug
 from ..integrity import read_report as read_integrity
-from ..models import Judgment, LineStatus, RubricRef
+from ..models import Judgment
 from ..rubrics import Rubric, RubricLibrary
 from ..store import RunStore, choose_judgment
 from .dataset import (ReviewRecord, build_record, build_settings, dataset_name, in_calibration,
@@ -55,13 +53,14 @@ def connect(api_url: str | None = None, api_key: str | None = None) -> rg.Argill
     return client
 
 
-def untrusted_criteria(judgment: Judgment, *, root: Path | None = None) -> set[str]:
+def untrusted_criteria(judgment: Judgment, *, root: Path | None = None,
+                       artifacts: dict | None = None) -> set[str]:
     """The criteria of `judgment`'s rubric that the calibration of its judge does not trust (all
-    of them when that calibration is stale; none before any calibration exists)."""
-    from ..calibrate import DEFAULT_DIR, NOT_CALIBRATED, trusted_criteria
+    of them when that calibration is stale; none before any calibration exists). `artifacts`:
+    see `trusted_criteria`."""
+    from ..calibrate import NOT_CALIBRATED, calibration_root, trusted_criteria
 
-    root = root or Path(os.environ.get("JUDGING_CALIBRATION_DIR") or DEFAULT_DIR)
-    trusted, why_not = trusted_criteria(root, judgment)
+    trusted, why_not = trusted_criteria(calibration_root(root), judgment, artifacts=artifacts)
     if why_not == NOT_CALIBRATED:
         return set()
     return {a.criterion_id for a in judgment.answers} - trusted
@@ -133,6 +132,7 @@ def plan_records(store: RunStore, library: RubricLibrary, options: PushOptions
         ref = judgment.rubric
         groups[(str(judgment.claim), ref.id, ref.version)].append(judgment)
     rubrics: dict[str, Rubric] = {}
+    artifacts: dict = {}  # calibration artifacts read, by (root, rubric, judge)
     datasets: dict[str, tuple[Rubric, bool]] = {}
     records: list[ReviewRecord] = []
     for (claim_key, rubric_id, version), lines in sorted(groups.items()):
@@ -152,7 +152,8 @@ def plan_records(store: RunStore, library: RubricLibrary, options: PushOptions
         blind = in_calibration(claim_key, share=options.blind_share, seed=options.seed)
         name = dataset_name(rubric_id, version, calibration=blind)
         datasets[name] = (rubric, blind)
-        untrusted = untrusted_criteria(chosen, root=options.calibration_dir)
+        untrusted = untrusted_criteria(chosen, root=options.calibration_dir,
+                                       artifacts=artifacts)
         extra = integrity.get(claim_key, [])
         if extra:
             chosen = chosen.model_copy(update={"flags": [*chosen.flags, *extra]})

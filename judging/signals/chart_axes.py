@@ -765,7 +765,6 @@ def fit_axis(positions: list[float], labels: list[Label], span: tuple[float, flo
     texts = [q[2] for q in pts]
     repaired = {}
     for k in np.nonzero(~use)[0]:
-        predicted = a + b * P[k]
         for variant in _variants(texts[k]):
             value = parse_number(variant)
             if value is None or (scale == "log" and value <= 0):

@@ -17,7 +17,7 @@ from PIL import Image, ImageDraw
 from scipy.optimize import linear_sum_assignment
 
 from ..models import Tolerance
-from .chart import CHART_SIGNALS, Axis, ChartComparison, ChartReading, Panel, Series
+from .chart import CHART_SIGNALS, ChartComparison, ChartReading, Panel, Series
 
 #: Points a curve is resampled to before curves are compared.
 SAMPLES = 64
