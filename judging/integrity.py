@@ -18,7 +18,7 @@ import imagehash
 from PIL import Image
 from pydantic import Field
 
-from .models import ClaimInput, ClaimKey, Flag, StrictModel
+from .models import ClaimInput, ClaimKey, Flag, Judgment, StrictModel
 
 INTEGRITY = "integrity.json"
 HASH_SIZE = 16
@@ -120,6 +120,12 @@ def write_report(run_root: Path, report: IntegrityReport) -> Path:
     tmp.write_text(report.model_dump_json(indent=2), encoding="utf-8")
     tmp.replace(path)
     return path
+
+
+def with_flags(judgment: Judgment, flags: dict[str, list[Flag]]) -> Judgment:
+    """`judgment` with the integrity flags of its claim (`IntegrityReport.flags()`) added."""
+    extra = flags.get(str(judgment.claim), [])
+    return judgment.model_copy(update={"flags": [*judgment.flags, *extra]}) if extra else judgment
 
 
 def read_report(run_root: Path) -> IntegrityReport:

@@ -9,7 +9,7 @@ from pathlib import Path
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from .errors import JudgingError
-from .integrity import read_report as read_integrity
+from .integrity import read_report as read_integrity, with_flags
 from .models import Judgment, LineStatus, ReferenceOrigin
 from .rubrics import Rubric, RubricLibrary
 from .signals import CATALOGUE
@@ -88,9 +88,7 @@ def write_report(run_dir: Path, *, out: Path | None = None, rubrics_dir: Path | 
         return os.path.relpath(store.root / relative, out.parent).replace(os.sep, "/")
 
     integrity = read_integrity(store.root).flags()
-    if integrity:
-        judgments = [j.model_copy(update={"flags": [*j.flags, *integrity.get(str(j.claim), [])]})
-                     for j in judgments]
+    judgments = [with_flags(j, integrity) for j in judgments]
     claims: dict[str, list[Judgment]] = defaultdict(list)
     for judgment in judgments:
         claims[str(judgment.claim)].append(judgment)

@@ -151,6 +151,8 @@ def number_in_text(value: float, text: str) -> bool:
     """
     half_unit = 0.5 * 10 ** (-_decimals(value))
     targets = [(value, half_unit), (value / 100, half_unit / 100), (value * 100, half_unit * 100)]
+    # value * 100 overflows near 1.8e306: such a target matches nothing
+    targets = [(target, slack) for target, slack in targets if math.isfinite(target)]
     for match in _NUMBER.finditer(text):
         try:
             found = float(match.group())
@@ -159,8 +161,6 @@ def number_in_text(value: float, text: str) -> bool:
         if not math.isfinite(found):
             continue
         for target, slack in targets:
-            if not math.isfinite(target):  # value * 100 overflows near 1.8e306: matches nothing
-                continue
             if abs(found - target) <= slack + 1e-12 * max(1.0, abs(target)):
                 return True
     return False

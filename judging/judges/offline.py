@@ -64,9 +64,7 @@ def answer_with_rule(criterion: Criterion, rule: OfflineRule, task: JudgeTask) -
     if result.value is None:
         return CriterionAnswer(criterion_id=criterion.id, status=AnswerStatus.unscored,
                                reason=result.rationale, evidence=[rule.rule])
-    ordinal = criterion.scale is not Scale.binary
-    if ordinal != (isinstance(result.value, int) and not isinstance(result.value, bool)) or \
-            (ordinal and not criterion.valid_value(result.value)):
+    if not criterion.valid_value(result.value):
         # A yes/no rule on an ordinal scale (or a level on a yes/no one) would need a made-up
         # answer: refuse to guess.
         return CriterionAnswer(criterion_id=criterion.id, status=AnswerStatus.unscored,

@@ -26,7 +26,7 @@ from tenacity import (retry, retry_if_exception_type, stop_after_attempt,
                       wait_exponential)
 
 from ..errors import JudgingError, ReviewError
-from ..integrity import read_report as read_integrity
+from ..integrity import read_report as read_integrity, with_flags
 from ..models import Judgment
 from ..rubrics import Rubric, RubricLibrary
 from ..store import RunStore, choose_judgment
@@ -154,9 +154,7 @@ def plan_records(store: RunStore, library: RubricLibrary, options: PushOptions
         datasets[name] = (rubric, blind)
         untrusted = untrusted_criteria(chosen, root=options.calibration_dir,
                                        artifacts=artifacts)
-        extra = integrity.get(claim_key, [])
-        if extra:
-            chosen = chosen.model_copy(update={"flags": [*chosen.flags, *extra]})
+        chosen = with_flags(chosen, integrity)
         priority = review_priority([*lines, chosen], untrusted=untrusted)
         record = build_record(rubric, chosen, claims.get(claim_key), blind=blind,
                               priority=priority, run_root=store.root)
