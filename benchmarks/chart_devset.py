@@ -51,11 +51,6 @@ import numpy as np
 GENERATOR_VERSION = "chart-devset/1"
 BASE_SEED = 20_260_411
 
-JUDGED_SIGNALS = {
-    "chart.match_score": "ROC AUC faithful vs unfaithful >= 0.9",
-    "offline figure verdict (figure-match@1.1.0)": "F1 >= 0.85, positive class = faithful",
-}
-REFERENCE_SIGNAL = "pixel.ssim"
 
 STYLES: dict[str, list[str]] = {
     "default": ["default"],

@@ -31,6 +31,9 @@ class Label:
     conf: float = 0.0
     power: bool = False
     """Read as a base and a raised exponent."""
+    power_pieces: list[Crop] | None = field(default=None, repr=False, compare=False)
+    power_checked: bool = field(default=False, repr=False, compare=False)
+    """`_safe_power_crops` of this label, once computed (it works at full resolution)."""
 
     @property
     def cx(self) -> float:
@@ -48,7 +51,6 @@ class Strip:
     y0: int
     labels_img: np.ndarray
     slices: list
-    areas: np.ndarray
     touching: set[int]
     """Components touching the plot-area side (tick marks)."""
     orient: str = "x"
@@ -78,8 +80,8 @@ def _strip(page: Page, mask: np.ndarray, x0: int, y0: int, x1: int, y1: int,
         return None
     edge = labels[0] if side == "top" else labels[:, -1]
     touching = set(np.unique(edge[edge > 0]).tolist())
-    return Strip(x0, y0, labels, ndimage.find_objects(labels),
-                 np.bincount(labels.ravel()), touching, "x" if side == "top" else "y")
+    return Strip(x0, y0, labels, ndimage.find_objects(labels), touching,
+                 "x" if side == "top" else "y")
 
 
 def _boxes(strip: Strip, ids: list[int]) -> np.ndarray:
@@ -371,10 +373,13 @@ def label_crops(page: Page, strip: Strip, label: Label) -> list[Crop]:
 
 
 def _safe_power_crops(page: Page, label: Label) -> list[Crop] | None:
-    try:
-        return _power_crops(page, label)
-    except (ValueError, IndexError):  # an odd region: fall back on the work-resolution split
-        return None
+    if not label.power_checked:
+        try:
+            label.power_pieces = _power_crops(page, label)
+        except (ValueError, IndexError):  # an odd region: fall back on the work-resolution split
+            label.power_pieces = None
+        label.power_checked = True
+    return label.power_pieces
 
 
 def _power_crops(page: Page, label: Label) -> list[Crop] | None:
@@ -719,8 +724,6 @@ def fit_axis(positions: list[float], labels: list[Label], span: tuple[float, flo
     if len(items) < 2:
         return None, (f"{orientation} axis unreadable: fewer than 2 tick labels read"
                       f" ({len(items)} of {len(labels)})")
-    length = abs(span[1] - span[0])
-    tol = max(2.0, 0.012 * length)
     best = None
     for scale in ("linear", "log"):
         # A power of ten ("10^3") is a log axis' label, never a linear one's.
@@ -783,9 +786,6 @@ def fit_axis(positions: list[float], labels: list[Label], span: tuple[float, flo
         # Inverted axes exist but are rare; a reversed fit is far more often a misreading.
         if use.sum() < 3:
             return None, f"{orientation} axis unreadable: tick values run the wrong way"
-    if scale == "linear":
-        # Evenly spaced values: a linear axis' ticks are an arithmetic sequence.
-        pass
     res = np.abs((V[use] - a) / b - P[use])
     rms = float(np.sqrt(np.mean(res ** 2)))
     n_used = int(use.sum())

@@ -240,7 +240,7 @@ def find_plot_areas(page: Page) -> list[Box]:
             box = Box(left, top, right, bottom, "frame", spines)
             if box.width >= min_w and box.height >= min_h:
                 boxes.append(box)
-    tinted = _tinted_areas(page)
+    tinted = _tinted_areas(page, bg_diff)
     boxes += tinted
     found = list(boxes)
     boxes += _side_frames(inked, boxes, hlines, vlines, min_w, min_h, reach_x)
@@ -360,21 +360,28 @@ def maxabs(rgb: np.ndarray, colour) -> np.ndarray:
     return d
 
 
-def _tinted_areas(page: Page) -> list[Box]:
-    """Rectangles filled with a uniform colour other than the page background."""
+def common_colour(pix: np.ndarray, *, step: int) -> tuple[np.ndarray, int]:
+    """The commonest colour of (N, 3) integer pixels, quantised in steps of `step` levels: the
+    mean of its pixels, and how many they are."""
+    levels = 256 // step
+    keys = (pix[:, 0] // step) * levels * levels + (pix[:, 1] // step) * levels + pix[:, 2] // step
+    counts = np.bincount(keys)
+    top = int(np.argmax(counts))
+    return pix[keys == top].mean(axis=0), int(counts[top])
+
+
+def _tinted_areas(page: Page, bg_diff: np.ndarray) -> list[Box]:
+    """Rectangles filled with a uniform colour other than the page background (`bg_diff`: each
+    pixel's difference from it)."""
     h, w = page.shape
     small = page.rgb[::2, ::2]
-    diff = maxabs(small, page.bg)
+    diff = bg_diff[::2, ::2]
     cand = (diff >= 6) & (diff <= 90)
     if cand.mean() < 0.05:
         return []
-    pix = small[cand].astype(np.int32)
-    keys = (pix[:, 0] // 8) * 1024 + (pix[:, 1] // 8) * 32 + pix[:, 2] // 8
-    counts = np.bincount(keys)
-    top = int(np.argmax(counts))
-    if counts[top] < 0.04 * small.shape[0] * small.shape[1]:
+    tint, count = common_colour(small[cand].astype(np.int32), step=8)
+    if count < 0.04 * small.shape[0] * small.shape[1]:
         return []
-    tint = pix[keys == top].mean(axis=0)
     coarse = ndimage.binary_closing(maxabs(small, tint) <= 10, structure=np.ones((3, 3), bool),
                                     border_value=0)
     labels, n = ndimage.label(coarse)

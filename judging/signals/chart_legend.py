@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import ndimage
 
-from .chart_geometry import Box, Page, maxabs
+from .chart_geometry import Box, Page, common_colour, maxabs
 from .chart_ocr import Crop, read_crops
 from .chart_series import RawSeries, _blend
 
@@ -297,10 +297,7 @@ def _face(page: Page, tb, glyph) -> np.ndarray:
     left, top, right, bottom = tb
     pad = int(glyph)
     region = page.rgb[max(0, top - pad):bottom + pad, max(0, left - pad):right + pad]
-    pix = region.reshape(-1, 3).astype(np.int32)
-    keys = (pix[:, 0] // 8) * 1024 + (pix[:, 1] // 8) * 32 + pix[:, 2] // 8
-    top_key = np.bincount(keys).argmax()
-    return pix[keys == top_key].mean(axis=0).astype(np.float32)
+    return common_colour(region.reshape(-1, 3).astype(np.int32), step=8)[0].astype(np.float32)
 
 
 def _aligned(entries: list[Entry], glyph: float) -> list[Entry]:

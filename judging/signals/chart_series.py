@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import ndimage
 
-from .chart_geometry import Box, Page, gridlines, maxabs
+from .chart_geometry import Box, Page, common_colour, gridlines, maxabs
 
 
 @dataclass
@@ -44,17 +44,6 @@ class RawSeries:
             else f"{hexa} {self.line}"
 
 
-def mode_colour(rgb: np.ndarray) -> np.ndarray:
-    pix = rgb[::3, ::3].reshape(-1, 3).astype(np.int32)
-    return _mode(pix)
-
-
-def _mode(pix: np.ndarray) -> np.ndarray:
-    keys = (pix[:, 0] // 4) * 4096 + (pix[:, 1] // 4) * 64 + pix[:, 2] // 4
-    top = np.bincount(keys).argmax()
-    return pix[keys == top].mean(axis=0)
-
-
 def plot_background(rgb: np.ndarray) -> np.ndarray:
     """The plot area's background colour: the commonest colour of its margins (a band under the
     top edge and one inside each side), where plotting libraries leave room around the data.
@@ -63,8 +52,10 @@ def plot_background(rgb: np.ndarray) -> np.ndarray:
     top = rgb[max(1, h // 100):max(2, h // 20), ::2]
     sides = [rgb[: int(h * 0.9):2, max(1, w // 100):max(2, w // 30)],
              rgb[: int(h * 0.9):2, w - max(2, w // 30):w - max(1, w // 100)]]
-    ring = np.concatenate([part.reshape(-1, 3) for part in (top, *sides)]).astype(np.int32)
-    return _mode(ring) if len(ring) >= 50 else mode_colour(rgb)
+    ring = np.concatenate([part.reshape(-1, 3) for part in (top, *sides)])
+    if len(ring) < 50:  # a tiny plot: every third pixel of it
+        ring = rgb[::3, ::3].reshape(-1, 3)
+    return common_colour(ring.astype(np.int32), step=4)[0]
 
 
 def _blend(pix: np.ndarray, bg: np.ndarray, colour: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -439,17 +430,16 @@ _MAX_COMPONENTS = 3000
 _MAX_BLOBS = 60
 
 
-def _markers(mask: np.ndarray) -> list[tuple[float, float]] | None:
-    c = _components(mask)
-    if c.n < 3:
-        return None
+def _compact(c: _Comps) -> tuple[np.ndarray, np.ndarray]:
+    """(span, compact): each component's larger side, and whether it is marker-shaped."""
     span = np.maximum(c.w, c.h)
     small = np.minimum(c.w, c.h)
-    compact = (c.area >= 0.4 * c.w * c.h) & (span <= 2.5 * small) & (small >= 3)
-    if c.area[compact].sum() < 0.6 * c.area.sum() or compact.sum() < 3:
-        return None
-    if c.n > _MAX_COMPONENTS:
-        return None
+    return span, (c.area >= 0.4 * c.w * c.h) & (span <= 2.5 * small) & (small >= 3)
+
+
+def _markers(mask: np.ndarray, c: _Comps) -> list[tuple[float, float]]:
+    """Marker centres of a mask that `_scattered` accepted (`c`: its components)."""
+    _, compact = _compact(c)
     typical = float(np.median(c.area[compact]))
     centres = ndimage.center_of_mass(mask, c.labels, np.arange(1, c.n + 1))
     points = []
@@ -660,8 +650,9 @@ def extract_series(page: Page, box: Box, exclude: list[tuple[int, int, int, int]
             px[name] = px.get(name, 0) + int(sub.sum())
         total = sum(px.values())
         filled = _fill_small_holes(union, hh, ww)
-        if _scattered(filled):
-            pts = _markers(filled)
+        parts_of_filled = _components(filled)
+        if _scattered(filled, parts_of_filled):
+            pts = _markers(filled, parts_of_filled)
             if pts:
                 xs = np.array([p[0] for p in pts]) + l
                 ys = np.array([p[1] for p in pts]) + t
@@ -714,10 +705,9 @@ def _drop_fragments(series: list[RawSeries], t: int, l: int, hh: int, ww: int
     return keep or series
 
 
-def _chained(mask: np.ndarray) -> bool:
-    """Pieces that follow each other along x, one at a time (a dashed or dotted line with
-    markers), rather than points scattered over the plot."""
-    c = _components(mask)
+def _chained(c: _Comps) -> bool:
+    """Pieces (`c`, a mask's components) that follow each other along x, one at a time (a dashed
+    or dotted line with markers), rather than points scattered over the plot."""
     if c.n < 3:
         return False
     x0 = c.x0.astype(int)
@@ -741,14 +731,12 @@ def _chained(mask: np.ndarray) -> bool:
     return float(near.mean()) >= 0.7
 
 
-def _scattered(mask: np.ndarray) -> bool:
-    """Marker-sized compact blobs (bigger than the dots of a dotted line) hold most pixels."""
-    c = _components(mask)
+def _scattered(mask: np.ndarray, c: _Comps) -> bool:
+    """Marker-sized compact blobs (bigger than the dots of a dotted line) hold most pixels
+    (`c`: the mask's components)."""
     if c.n < 3 or c.n > _MAX_COMPONENTS:
         return False
-    span = np.maximum(c.w, c.h)
-    small = np.minimum(c.w, c.h)
-    compact = (c.area >= 0.4 * c.w * c.h) & (span <= 2.5 * small) & (small >= 3)
+    span, compact = _compact(c)
     if compact.sum() < 3 or c.area[compact].sum() < 0.6 * c.area.sum():
         return False
     size = float(np.median(span[compact]))
@@ -758,7 +746,7 @@ def _scattered(mask: np.ndarray) -> bool:
     r = max(2, int(round(0.3 * size)))
     yy, xx = np.mgrid[-r:r + 1, -r:r + 1]
     opened = ndimage.binary_opening(mask, structure=(xx ** 2 + yy ** 2) <= r * r + 0.5)
-    return float(opened.sum()) >= 0.75 * float(mask.sum()) or not _chained(mask)
+    return float(opened.sum()) >= 0.75 * float(mask.sum()) or not _chained(c)
 
 
 def _fill_small_holes(mask: np.ndarray, hh: int, ww: int) -> np.ndarray:
