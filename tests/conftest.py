@@ -6,6 +6,7 @@ pytest_plugins = ["tests.argilla_server"]
 
 import io
 import shutil
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -19,6 +20,11 @@ EXAMPLES = ROOT / "examples"
 SUBMISSIONS = EXAMPLES / "submissions"
 REGISTRY = EXAMPLES / "registry" / "claims.yaml"
 RUBRICS = ROOT / "rubrics"
+#: The installed console script, as users run it.
+JUDGING_SCRIPT = Path(sys.executable).with_name("judging")
+#: The CLI as a command line: the console script, else the module (a venv without the script).
+JUDGING_CLI = ([str(JUDGING_SCRIPT)] if JUDGING_SCRIPT.is_file()
+               else [sys.executable, "-c", "from judging.cli import main; main()"])
 
 
 @pytest.fixture(autouse=True)

@@ -20,7 +20,8 @@ import yaml
 
 from judging.store import RunStore, line_key
 
-BIN = Path(sys.executable).parent
+from .conftest import JUDGING_CLI
+
 
 
 def _fake_server(latency: float) -> tuple[subprocess.Popen, str]:
@@ -71,7 +72,7 @@ def test_kill_during_llm_run_then_rerun(tmp_path: Path) -> None:
     try:
         source = _number_submission(tmp_path / "sub", 60)
         out, cache = tmp_path / "run", tmp_path / "cache"
-        args = [str(BIN / "judging"), "run", str(source), "--out", str(out), "--judge",
+        args = [*JUDGING_CLI, "run", str(source), "--out", str(out), "--judge",
                 "openai:fake-judge", "--base-url", url, "--api-key", "sk-crash-test",
                 "--concurrency", "4", "--cache-dir", str(cache)]
         killed = 0
@@ -125,7 +126,7 @@ def test_kill_during_review_push_then_rerun(argilla, tmp_path: Path) -> None:
         sys.path.pop(0)
     run = review_bench.build_run(tmp_path, 240)
     workspace = f"crash-{uuid.uuid4().hex[:6]}"
-    args = [str(BIN / "judging"), "review", "push", str(run), "--workspace", workspace,
+    args = [*JUDGING_CLI, "review", "push", str(run), "--workspace", workspace,
             "--blind-share", "0", "--batch-size", "16", "--api-url", argilla.url,
             "--api-key", argilla.api_key]
     client = argilla.client()

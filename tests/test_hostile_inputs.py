@@ -18,7 +18,6 @@ import re
 import shutil
 import struct
 import subprocess
-import sys
 import time
 import zlib
 from dataclasses import dataclass, field
@@ -34,10 +33,10 @@ from judging.errors import ManifestError, RubricError
 from judging.rubrics import load_rubric_file
 from judging.submissions import load_submission
 
-from .conftest import SubmissionBuilder, render_chart
+from .conftest import JUDGING_SCRIPT, SubmissionBuilder, render_chart
 
 HOSTILE = Path(__file__).resolve().parent / "hostile"
-JUDGING = Path(sys.executable).with_name("judging")
+JUDGING = JUDGING_SCRIPT
 #: The number of hostile inputs this file tries (the table printed with -s lists them).
 EXPECTED_CASES = 78
 

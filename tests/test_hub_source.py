@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -21,11 +20,9 @@ from judging.errors import SourceError
 from judging.submissions import (HubSource, expand_source, fetch_hub_source, load_submission,
                                  parse_hub_source)
 
+from .conftest import JUDGING_CLI
 from .fakehub import GOOD_TOKEN, FakeHub, hub_environ, patch_hub
 
-_SCRIPT = Path(sys.executable).with_name("judging")
-JUDGING_CLI = ([str(_SCRIPT)] if _SCRIPT.is_file()
-               else [sys.executable, "-c", "from judging.cli import main; main()"])
 UNREACHABLE = "http://127.0.0.1:1"
 
 

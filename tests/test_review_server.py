@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import time
 import uuid
 from pathlib import Path
@@ -22,6 +21,7 @@ from PIL import Image
 
 from judging.review import server as review_server
 from tests.argilla_server import ArgillaServer, UserLogin, free_port, start_server
+from tests.conftest import JUDGING_CLI
 
 WORKSPACE = "event-review"
 OTHER_WORKSPACE = "event-other"
@@ -346,15 +346,10 @@ def test_vector_search_is_refused_clearly(review: Review) -> None:
 # --- the CLI ---------------------------------------------------------------------------------
 
 
-def _judging() -> list[str]:
-    script = Path(sys.executable).parent / "judging"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "judging.cli"]
-
-
 def test_cli_serve_background_status_and_stop(tmp_path: Path) -> None:
     home, port = tmp_path / "cli-home", free_port()
     env = {**os.environ, "JUDGING_ARGILLA_PASSWORD": "cli-password-1"}
-    started = subprocess.run([*_judging(), "review", "serve", "--background", "--port", str(port),
+    started = subprocess.run([*JUDGING_CLI, "review", "serve", "--background", "--port", str(port),
                               "--home", str(home)], capture_output=True, text=True, timeout=120, env=env)
     try:
         assert started.returncode == 0, started.stdout + started.stderr
@@ -362,21 +357,21 @@ def test_cli_serve_background_status_and_stop(tmp_path: Path) -> None:
         assert "argilla / cli-password-1" in started.stdout and "argilla.apikey" in started.stdout
         assert httpx.get(f"http://127.0.0.1:{port}/api/v1/me",
                          headers={"X-Argilla-Api-Key": "argilla.apikey"}).json()["username"] == "argilla"
-        again = subprocess.run([*_judging(), "review", "serve", "--background", "--port", str(free_port()),
+        again = subprocess.run([*JUDGING_CLI, "review", "serve", "--background", "--port", str(free_port()),
                                 "--home", str(home)], capture_output=True, text=True, timeout=60)
         assert again.returncode == 1 and "already running" in again.stderr
         assert len(again.stderr.strip().splitlines()) == 1
-        status = subprocess.run([*_judging(), "review", "status", "--home", str(home)],
+        status = subprocess.run([*JUDGING_CLI, "review", "status", "--home", str(home)],
                                 capture_output=True, text=True, timeout=60)
         assert status.returncode == 0 and f":{port}" in status.stdout and "answering" in status.stdout
     finally:
-        stopped = subprocess.run([*_judging(), "review", "stop", "--home", str(home)],
+        stopped = subprocess.run([*JUDGING_CLI, "review", "stop", "--home", str(home)],
                                  capture_output=True, text=True, timeout=60)
     assert stopped.returncode == 0 and "Stopped" in stopped.stdout
     assert not (home / review_server.PID_FILE).exists()
     with pytest.raises(httpx.HTTPError):
         httpx.get(f"http://127.0.0.1:{port}/api/v1/status", timeout=2)
-    status = subprocess.run([*_judging(), "review", "status", "--home", str(home)],
+    status = subprocess.run([*JUDGING_CLI, "review", "status", "--home", str(home)],
                             capture_output=True, text=True, timeout=60)
     assert status.returncode == 1 and "No review server" in status.stdout
 

@@ -6,7 +6,6 @@ import json
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,7 +15,7 @@ from judging.cli import main
 from judging.models import LineStatus
 from judging.store import RunStore
 
-from .conftest import REGISTRY, SUBMISSIONS, SubmissionBuilder, render_chart
+from .conftest import JUDGING_SCRIPT, REGISTRY, SUBMISSIONS, SubmissionBuilder, render_chart
 
 
 def _run(*args: str) -> tuple[int, str]:
@@ -153,10 +152,9 @@ def test_report_of_a_missing_run(tmp_path: Path) -> None:
 
 
 def test_console_script_help() -> None:
-    judging = Path(sys.executable).parent / "judging"
     for args in (["--help"], ["run", "--help"], ["rubric", "--help"], ["similarity", "--help"],
                  ["report", "--help"]):
-        completed = subprocess.run([str(judging), *args], capture_output=True, text=True,
+        completed = subprocess.run([str(JUDGING_SCRIPT), *args], capture_output=True, text=True,
                                    timeout=60)
         assert completed.returncode == 0, completed.stderr
         assert "Usage: judging" in completed.stdout
