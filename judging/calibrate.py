@@ -24,7 +24,7 @@ from .errors import CalibrationError
 from .hashing import file_sha256, slug
 from .models import AnswerStatus, Judgment, Label, RubricRef, StrictModel
 from .rubrics import Criterion, Rubric, RubricLibrary, Scale
-from .store import RunStore, read_jsonl, utc_now
+from .store import RunStore, read_jsonl, utc_now, write_text_atomic
 
 CALIBRATION_SCHEMA = "judging.calibration/1"
 DEFAULT_DIR = Path("calibration")
@@ -443,9 +443,7 @@ def calibrate_run(run_dir: Path, *, labels_path: Path | None = None, out: Path =
                           model=artifact.model) if previous else None
         path = artifact_path(out, ref, judge)
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".json.tmp")
-        tmp.write_text(artifact.model_dump_json(indent=2, by_alias=True), encoding="utf-8")
-        tmp.replace(path)
+        write_text_atomic(path, artifact.model_dump_json(indent=2, by_alias=True))
         folder = write_report(artifact, report_dir(out, ref, judge), rubric=rubric)
         results.append(CalibrationResult(artifact=artifact, artifact_path=path,
                                          report_dir=folder, stale=stale))

@@ -19,6 +19,7 @@ from PIL import Image
 from pydantic import Field
 
 from .models import ClaimInput, ClaimKey, Flag, Judgment, StrictModel
+from .store import write_text_atomic
 
 INTEGRITY = "integrity.json"
 HASH_SIZE = 16
@@ -116,9 +117,7 @@ def find_pairs(fingerprints: dict[str, Fingerprint], claims: dict[str, ClaimInpu
 
 def write_report(run_root: Path, report: IntegrityReport) -> Path:
     path = run_root / INTEGRITY
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(report.model_dump_json(indent=2), encoding="utf-8")
-    tmp.replace(path)
+    write_text_atomic(path, report.model_dump_json(indent=2))
     return path
 
 

@@ -23,7 +23,7 @@ from .errors import JudgingError
 from .models import (AnswerStatus, ClaimKey, ClaimKind, CriterionAnswer, Judgment, Label,
                      RubricRef, StrictModel, Verdict)
 from .rubrics import Rubric, RubricLibrary, aggregate
-from .store import RunStore, choose_judgment, read_jsonl
+from .store import RunStore, choose_judgment, read_jsonl, write_jsonl_atomic
 
 DECISIONS = "decisions.jsonl"
 FINAL = "final.jsonl"
@@ -228,17 +228,9 @@ def resolve_run(run_dir: Path, *, labels_path: Path | None = None,
             outcomes={str(d.rubric): d.outcome for d in items},
             outcome=combined([d.outcome for d in items]),
             upheld=upheld(first.verdict, items), decided_by=deciders))
-    _write_jsonl(store.root / DECISIONS, decisions)
-    _write_jsonl(store.root / FINAL, finals)
+    write_jsonl_atomic(store.root / DECISIONS, decisions)
+    write_jsonl_atomic(store.root / FINAL, finals)
     return decisions, finals
-
-
-def _write_jsonl(path: Path, items: list[StrictModel]) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("w", encoding="utf-8") as handle:
-        for item in items:
-            handle.write(item.model_dump_json() + "\n")
-    tmp.replace(path)
 
 
 # --- leaderboard ----------------------------------------------------------------------------

@@ -12,6 +12,7 @@ import os
 import secrets
 import time
 from datetime import UTC, datetime
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
@@ -280,7 +281,17 @@ def _cut_torn_tail(path: Path) -> None:
         handle.truncate(cut)
 
 
-def write_json_atomic(path: Path, payload: Any) -> None:
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(payload, indent=2, default=str), encoding="utf-8")
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write beside `path`, then rename over it: a reader sees the old file or the new one."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
     tmp.replace(path)
+
+
+def write_jsonl_atomic(path: Path, items: Iterable[StrictModel]) -> None:
+    """One model per line, written atomically (see `write_text_atomic`)."""
+    write_text_atomic(path, "".join(item.model_dump_json() + "\n" for item in items))
+
+
+def write_json_atomic(path: Path, payload: Any) -> None:
+    write_text_atomic(path, json.dumps(payload, indent=2, default=str))

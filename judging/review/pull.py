@@ -7,7 +7,6 @@ values crashes the SDK when records are read back, and drafts and discards must 
 from __future__ import annotations
 
 import json
-import os
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -19,7 +18,7 @@ import argilla as rg
 from ..errors import ReviewError
 from ..models import ClaimKey, Label, RubricRef
 from ..rubrics import RubricLibrary, Scale
-from ..store import RunStore
+from ..store import RunStore, write_jsonl_atomic
 from .dataset import NOTE_QUESTION, OVERALL_QUESTION, YES, dataset_name
 from .push import DEFAULT_WORKSPACE, quiet_lookups
 
@@ -97,11 +96,7 @@ def pull_run(run_dir: Path, *, client: rg.Argilla, workspace: str = DEFAULT_WORK
             for record in _records(client, str(dataset.id)):
                 labels += _labels_of(record, ref=ref, blind=blind, dataset=name, users=users,
                                      scales=scales, counts=result.responses)
-    tmp = out.with_name(out.name + ".tmp")
-    with tmp.open("w", encoding="utf-8") as handle:
-        for label in labels:
-            handle.write(label.model_dump_json() + "\n")
-    os.replace(tmp, out)
+    write_jsonl_atomic(out, labels)
     result.labels = len(labels)
     return result
 
