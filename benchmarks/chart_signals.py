@@ -44,9 +44,15 @@ _HERE = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 sys.path.insert(0, str(_HERE.parent))
 
-from judging.measure import MeasureOptions, measure_claim  # noqa: E402
-from judging.models import (Claim, ClaimInput, ClaimKey, Signal, SignalStatus,  # noqa: E402
-                            SubmissionHeader)
+from judging.models import (  # noqa: E402
+    Claim,
+    ClaimInput,
+    ClaimKey,
+    Signal,
+    SignalStatus,
+    SubmissionHeader,
+)
+from judging.run.measure import MeasureOptions, measure_claim  # noqa: E402
 from judging.signals import CATALOGUE  # noqa: E402
 
 
@@ -145,8 +151,8 @@ def newest_other(judged_ref: str) -> list[str]:
 async def judge_all(rubric, tasks: list[tuple[PairResult, ClaimInput, dict]]) -> None:
     from judging.judges.base import JudgeTask
     from judging.judges.offline import OfflineJudge
-    from judging.pipeline import complete_answers
     from judging.rubrics import aggregate
+    from judging.run.lines import complete_answers
 
     judge = OfflineJudge()
     for result, claim, images in tasks:

@@ -34,7 +34,6 @@ sys.path.insert(0, str(_HERE.parent))
 
 from judging.signals.pixel import COPY_MAX_REDRAWN_SHARE, compare_figures  # noqa: E402
 
-
 # The dev set and its preparation are chart_signals.py's (loaded by file: see its header).
 _spec = importlib.util.spec_from_file_location("chart_signals", _HERE / "chart_signals.py")
 assert _spec is not None and _spec.loader is not None

@@ -36,7 +36,7 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 sys.path.insert(0, str(_HERE.parent))
 
 from judging.judges.llm import LLMOptions  # noqa: E402
-from judging.pipeline import RunRequest, Runner  # noqa: E402
+from judging.run.runner import Runner, RunRequest  # noqa: E402
 
 MODEL = "bench-judge"
 PER_SUBMISSION = 250
@@ -110,7 +110,8 @@ async def run_judging(request: RunRequest, *, premeasure: bool) -> tuple[float, 
     runner = Runner(request)
     if premeasure:
         # Measure every claim first, so that the timed part is the judge stage.
-        from judging.submissions import expand_source, load_submission
+        from judging.intake.manifest import load_submission
+        from judging.intake.sources import expand_source
         claims = [c for source in request.sources
                   for folder in expand_source(source, download_root=request.out)
                   for c in load_submission(folder).claims]
@@ -123,8 +124,9 @@ async def run_judging(request: RunRequest, *, premeasure: bool) -> tuple[float, 
 async def sequential_sample(request: RunRequest, n_calls: int) -> float:
     """Seconds per call when the same calls are made one after another."""
     runner = Runner(request)
+    from judging.intake.manifest import load_submission
+    from judging.intake.sources import expand_source
     from judging.judges import JudgeTask
-    from judging.submissions import expand_source, load_submission
     claims = [c for source in request.sources
               for folder in expand_source(source, download_root=request.out)
               for c in load_submission(folder).claims]

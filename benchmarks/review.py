@@ -23,18 +23,31 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 sys.path.insert(0, str(_HERE.parent))
 
 from judging.hashing import content_hash, slug  # noqa: E402
-from judging.models import (Aggregate, AnswerStatus, Artifacts, Claim, ClaimInput,  # noqa: E402
-                            ClaimKey, ConfidenceSource, CriterionAnswer, Judgment, LineStatus,
-                            Outcome, Provenance, Signal, SubmissionHeader)
+from judging.models import (  # noqa: E402
+    Aggregate,
+    AnswerStatus,
+    Artifacts,
+    Claim,
+    ClaimInput,
+    ClaimKey,
+    ConfidenceSource,
+    CriterionAnswer,
+    Judgment,
+    LineStatus,
+    Outcome,
+    Provenance,
+    Signal,
+    SubmissionHeader,
+)
 from judging.review.push import PushOptions, connect, push_run  # noqa: E402
-from judging.review.server import start_background, stop  # noqa: E402
+from judging.review.server.process import start_background, stop  # noqa: E402
 from judging.rubrics import RubricLibrary  # noqa: E402
-from judging.store import RunStore, utc_now  # noqa: E402
+from judging.rundir.store import RunStore, utc_now  # noqa: E402
 
 
 def example_figures(root: Path) -> list[dict[str, Path]]:
     """The published, reproduced and diff images that `judging run` writes for the examples."""
-    from judging.pipeline import RunRequest, run_judging
+    from judging.run.runner import RunRequest, run_judging
 
     examples = _HERE.parent / "examples"
     out = root / "examples-run"

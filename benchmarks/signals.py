@@ -20,8 +20,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from judging.measure import MeasureOptions, measure_claim  # noqa: E402
 from judging.models import Claim, ClaimInput, ClaimKey, SubmissionHeader  # noqa: E402
+from judging.run.measure import MeasureOptions, measure_claim  # noqa: E402
 from judging.signals import load_image  # noqa: E402
 
 

@@ -14,7 +14,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from .errors import InputFileError
+from judging.errors import InputFileError
 
 #: Input files (manifests, registries, rubrics) are small documents; anything bigger is refused
 #: before parsing rather than fed to the parser.

@@ -64,3 +64,7 @@ class ReviewError(JudgingError):
 
 class CalibrationError(JudgingError):
     """Labels and judgments cannot be joined (another rubric hash, nothing in common...)."""
+
+
+class PublishError(JudgingError):
+    """The run cannot be published (not resolved, no token, the Hub refused or is unreachable)."""

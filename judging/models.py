@@ -9,8 +9,14 @@ from enum import StrEnum
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Annotated, Literal
 
-from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, StringConstraints,
-                      model_validator)
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    model_validator,
+)
 
 
 class StrictModel(BaseModel):
@@ -465,3 +471,45 @@ class Label(StrictModel):
     record_id: str
     source: Literal["human", "construction"] = "human"
     """construction: derived from how an example was built, never to be called a human label."""
+
+
+HASH_SIZE = 16
+"""Side of the perceptual hash of a figure: 16 x 16 = 256 bits."""
+
+
+class Fingerprint(StrictModel):
+    """A reproduced figure's perceptual hash, recorded when the claim is measured."""
+
+    claim: ClaimKey
+    phash: str
+    """256-bit DCT hash of the trimmed reproduced figure, hex."""
+
+
+
+class IntegrityPair(StrictModel):
+    kind: Literal["duplicate_figure", "copied_justification"]
+    a: ClaimKey
+    b: ClaimKey
+    score: float
+    """Hash distance in bits (figures) or shingle similarity (justifications)."""
+
+
+
+class IntegrityReport(StrictModel):
+    figures: int = 0
+    """Reproduced figures compared."""
+    justifications: int = 0
+    pairs: list[IntegrityPair] = Field(default_factory=list)
+
+    def flags(self) -> dict[str, list[Flag]]:
+        """Flags for both claims of every pair, by claim key."""
+        found: dict[str, list[Flag]] = {}
+        for pair in self.pairs:
+            what = ("reproduced figure is (nearly) identical to" if pair.kind == "duplicate_figure"
+                    else "justification is copied from or to")
+            measure = (f"{pair.score:g} of {HASH_SIZE ** 2} hash bits differ"
+                       if pair.kind == "duplicate_figure" else f"{pair.score:.0%} similar")
+            for this, other in ((pair.a, pair.b), (pair.b, pair.a)):
+                found.setdefault(str(this), []).append(Flag(
+                    name=pair.kind, detail=f"{what} {other} in another submission ({measure})"))
+        return found

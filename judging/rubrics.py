@@ -19,14 +19,33 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 import yaml
-from pydantic import Field, PrivateAttr, ValidationError, field_validator, model_validator
+from pydantic import (
+    Field,
+    PrivateAttr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
-from ._yaml import LocatedDocument, parse_document, raise_validation_error, read_document
-from .errors import RubricError, RubricNotFound
-from .rules import RULES
-from .models import (Aggregate, AnswerStatus, ClaimKind, CriterionAnswer, Outcome, RubricRef,
-                     StrictModel, Verdict)
-from .signals import CATALOGUE
+from judging._yaml import (
+    LocatedDocument,
+    parse_document,
+    raise_validation_error,
+    read_document,
+)
+from judging.errors import RubricError, RubricNotFound
+from judging.models import (
+    Aggregate,
+    AnswerStatus,
+    ClaimKind,
+    CriterionAnswer,
+    Outcome,
+    RubricRef,
+    StrictModel,
+    Verdict,
+)
+from judging.rules import RULES
+from judging.signal_catalogue import CATALOGUE
 
 SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$")
 CRITERION_ID = r"^[a-z][a-z0-9_]{0,63}$"
@@ -479,3 +498,10 @@ def diff_rubrics(old: Rubric, new: Rubric) -> list[str]:
     lines.append("")
     lines.extend(difflib.unified_diff(old_text, new_text, old.ref_name, new.ref_name, lineterm=""))
     return lines
+
+
+def not_applicable(criterion: Criterion) -> CriterionAnswer:
+    """The answer of a criterion whose `applies_if` excludes the claim (it carries no weight)."""
+    assert criterion.applies_if is not None
+    return CriterionAnswer(criterion_id=criterion.id, status=AnswerStatus.not_applicable,
+                           reason=f"applies only to claims with {criterion.applies_if.describe()}")

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .models import ClaimInput, ClaimKind, Signal, SignalStatus, Verdict
+from judging.models import ClaimInput, ClaimKind, Signal, SignalStatus, Verdict
 
 #: Logs are read up to this size each: enough for any training log, bounded for hostile input.
 MAX_LOG_BYTES = 20 * 1024 * 1024

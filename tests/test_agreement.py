@@ -12,13 +12,27 @@ from pathlib import Path
 import krippendorff
 import numpy as np
 import pytest
-from sklearn.metrics import (accuracy_score, cohen_kappa_score, confusion_matrix, f1_score,
-                             precision_recall_fscore_support)
+from sklearn.metrics import (
+    accuracy_score,
+    cohen_kappa_score,
+    confusion_matrix,
+    f1_score,
+    precision_recall_fscore_support,
+)
 
-from judging.agreement import (ClassificationMetrics, ReliabilityBin, ThresholdResult,
-                               bootstrap_interval, classification_metrics, confidence_threshold,
-                               f1_interval, krippendorff_alpha, majority, pairwise_kappa,
-                               reliability_bins)
+from judging.calibrate.metrics import (
+    ClassificationMetrics,
+    ReliabilityBin,
+    ThresholdResult,
+    bootstrap_interval,
+    classification_metrics,
+    confidence_threshold,
+    f1_interval,
+    krippendorff_alpha,
+    majority,
+    pairwise_kappa,
+    reliability_bins,
+)
 
 PANDALM = Path(__file__).parent / "data" / "pandalm-agreement" / "labels.csv"
 

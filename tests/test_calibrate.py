@@ -10,16 +10,31 @@ import pytest
 from click.testing import CliRunner
 from sklearn.metrics import f1_score
 
-from judging.calibrate import (TrustOptions, calibrate_run, load_artifact, staleness,
-                               trusted_criteria)
+from judging.calibrate.artifacts import (
+    TrustOptions,
+    load_artifact,
+    staleness,
+    trusted_criteria,
+)
+from judging.calibrate.run import calibrate_run
 from judging.cli import main
 from judging.errors import CalibrationError
 from judging.hashing import content_hash
-from judging.models import (AnswerStatus, ClaimKey, ConfidenceSource, CriterionAnswer, Judgment,
-                            Label, LineStatus, Provenance, RubricRef)
-from judging.resolve import resolve_run, write_leaderboard
+from judging.models import (
+    AnswerStatus,
+    ClaimKey,
+    ConfidenceSource,
+    CriterionAnswer,
+    Judgment,
+    Label,
+    LineStatus,
+    Provenance,
+    RubricRef,
+)
+from judging.resolve.decide import resolve_run
+from judging.resolve.leaderboard import write_leaderboard
 from judging.rubrics import RubricLibrary, aggregate
-from judging.store import RunStore, read_jsonl
+from judging.rundir.store import RunStore, read_jsonl
 
 from .conftest import RUBRICS
 
@@ -347,8 +362,9 @@ def test_leaderboard_needs_resolve(tmp_path: Path, verdict_rubric) -> None:
 
 
 def test_cli_calibrate_resolve_on_examples(tmp_path: Path) -> None:
+    from judging.run.runner import RunRequest, run_judging
+
     from .conftest import REGISTRY, SUBMISSIONS
-    from judging.pipeline import RunRequest, run_judging
 
     run = tmp_path / "run"
     run_judging(RunRequest(sources=[str(SUBMISSIONS)], out=run, registry=REGISTRY))
@@ -368,7 +384,7 @@ def test_cli_calibrate_resolve_on_examples(tmp_path: Path) -> None:
 
 
 def test_compare_two_judges_side_by_side(tmp_path: Path, verdict_rubric) -> None:
-    from judging.calibrate import compare_run
+    from judging.calibrate.compare import compare_run
 
     judgments, labels = _perfect(verdict_rubric, 20)
     other = []

@@ -18,10 +18,10 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from PIL import Image  # noqa: E402
 
-from judging.measure import measure_chart  # noqa: E402
 from judging.models import Tolerance  # noqa: E402
-from judging.signals.chart import (CHART_SIGNALS, compare_charts, read_chart,  # noqa: E402
-                                   render_overlay)
+from judging.run.measure import measure_chart  # noqa: E402
+from judging.signals.chart import compare_charts, read_chart, render_overlay
+from judging.signals.chart.types import CHART_SIGNALS
 
 X = np.linspace(0, 100, 120)
 CURVES = {"train": 2.4 * np.exp(-X / 25) + 0.3, "validation": 2.6 * np.exp(-X / 30) + 0.5}
@@ -271,6 +271,6 @@ def test_chart_command_prints_the_reading_and_the_comparison(tmp_path):
     ("10^" + "9" * 5000, None),
 ])
 def test_tick_label_numbers(text, value):
-    from judging.signals.chart_ocr import parse_number
+    from judging.signals.chart.ocr import parse_number
 
     assert parse_number(text) == (pytest.approx(value) if value is not None else None)

@@ -18,10 +18,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from judging.store import RunStore, line_key
+from judging.rundir.store import RunStore, line_key
 
 from .conftest import JUDGING_CLI
-
 
 
 def _fake_server(latency: float) -> tuple[subprocess.Popen, str]:

@@ -17,9 +17,9 @@ import pytest
 from pydantic import BaseModel, Field
 
 from judging.testing.fake_openai import (
-    FakeOpenAI,
     NO_JSON_SCHEMA_MESSAGE,
     REFUSAL_TEXT,
+    FakeOpenAI,
     answer_json,
     default_policy,
     estimate_prompt_tokens,

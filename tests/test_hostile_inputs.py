@@ -30,8 +30,8 @@ from PIL import Image
 
 from judging._yaml import MAX_INPUT_FILE_BYTES, read_document
 from judging.errors import ManifestError, RubricError
+from judging.intake.manifest import load_submission
 from judging.rubrics import load_rubric_file
-from judging.submissions import load_submission
 
 from .conftest import JUDGING_SCRIPT, SubmissionBuilder, render_chart
 

@@ -17,8 +17,13 @@ import yaml
 from PIL import Image, ImageDraw
 
 from judging.errors import SourceError
-from judging.submissions import (HubSource, expand_source, fetch_hub_source, load_submission,
-                                 parse_hub_source)
+from judging.intake.manifest import load_submission
+from judging.intake.sources import (
+    HubSource,
+    expand_source,
+    fetch_hub_source,
+    parse_hub_source,
+)
 
 from .conftest import JUDGING_CLI
 from .fakehub import GOOD_TOKEN, FakeHub, hub_environ, patch_hub

@@ -11,10 +11,11 @@ from click.testing import CliRunner
 from PIL import Image
 
 from judging.cli import main
-from judging.integrity import find_pairs, read_report, shingles
 from judging.review.push import PushOptions, plan_records
 from judging.rubrics import RubricLibrary
-from judging.store import RunStore
+from judging.run.integrity import find_pairs, shingles
+from judging.rundir.flags import read_integrity
+from judging.rundir.store import RunStore
 
 from .conftest import RUBRICS, SubmissionBuilder, render_chart
 
@@ -63,7 +64,7 @@ def test_shared_figures_and_copied_text_are_flagged_on_both(tmp_path: Path) -> N
     result = CliRunner().invoke(main, ["run", *map(str, folders), "--out", str(out)])
     assert result.exit_code == 0, result.output
     assert "integrity:" in result.output
-    report = read_report(out)
+    report = read_integrity(out)
     kinds = sorted((p.kind, p.a.submission_id, p.b.submission_id) for p in report.pairs)
     assert kinds == [("copied_justification", "alice/sub", "bob/sub"),
                      ("duplicate_figure", "alice/sub", "bob/sub")]
@@ -94,7 +95,7 @@ def test_the_same_submission_is_not_compared_with_itself(tmp_path: Path) -> None
                        justification=JUSTIFICATION)
     out = tmp_path / "run"
     CliRunner().invoke(main, ["run", str(alice.write()), "--out", str(out)])
-    assert read_report(out).pairs == []
+    assert read_integrity(out).pairs == []
 
 
 def test_short_justifications_are_not_called_copies() -> None:
@@ -111,4 +112,4 @@ def test_integrity_file_is_valid_json(tmp_path: Path) -> None:
     assert payload["figures"] == 4
     # A rerun keeps the index complete even though nothing is re-measured.
     CliRunner().invoke(main, ["run", *map(str, folders), "--out", str(out)])
-    assert len(read_report(out).pairs) == 2
+    assert len(read_integrity(out).pairs) == 2

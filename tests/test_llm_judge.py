@@ -17,16 +17,26 @@ import yaml
 from click.testing import CliRunner
 
 from judging.cli import main
+from judging.intake.manifest import load_submission
 from judging.judges import prompt
 from judging.judges.base import JudgeTask
 from judging.judges.llm import LLMOptions, interpret_answer
 from judging.judges.panel import aggregate_panel
-from judging.models import AnswerStatus, ConfidenceSource, CriterionAnswer, Judgment, LineStatus
-from judging.pipeline import RunRequest, Runner, run_judging
+from judging.models import (
+    AnswerStatus,
+    ConfidenceSource,
+    CriterionAnswer,
+    Judgment,
+    LineStatus,
+)
 from judging.rubrics import RubricLibrary
-from judging.store import RunStore
-from judging.submissions import load_submission
-from judging.testing.fake_openai import FakeOpenAI, answer_json, default_policy, find_answer_schema
+from judging.run.runner import Runner, RunRequest, run_judging
+from judging.rundir.store import RunStore
+from judging.testing.fake_openai import (
+    FakeOpenAI,
+    default_policy,
+    find_answer_schema,
+)
 
 from .conftest import REGISTRY, RUBRICS, SUBMISSIONS, SubmissionBuilder, render_chart
 
@@ -283,7 +293,7 @@ def test_injected_instructions_stay_inside_their_block(tmp_path: Path, fake: Fak
         closing = text.find(f'</untrusted-data id="{tag}">', start)
         assert opening >= 0 and closing > start + len(attack) - 1
         # opened and closed in pairs (the justification and the scale note are the same text)
-        assert text.count(f'<untrusted-data name="') >= 2
+        assert text.count('<untrusted-data name="') >= 2
         assert text.count(f'id="{tag}">') == 2 * text.count(f'</untrusted-data id="{tag}">')
     # The measured evidence is outside any untrusted block and not the attacker's number.
     evidence = text.split("# Measured evidence")[1]
@@ -399,7 +409,7 @@ def _answer(criterion: str, value, *, scored: bool = True) -> CriterionAnswer:
 
 def _member(answers: list[CriterionAnswer], *, judge: str = "openai:a", sample: int = 0,
             swapped: bool = False) -> Judgment:
-    from judging.store import utc_now
+    from judging.rundir.store import utc_now
     return Judgment.model_validate({
         "run_id": "r", "claim": {"submission_id": "s", "claim_id": "c"}, "rubric": None,
         "judge": judge, "sample": sample, "swapped": swapped, "input_hash": "h",

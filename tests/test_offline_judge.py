@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from judging.models import AnswerStatus, ConfidenceSource, Judgment, LineStatus, Outcome
-from judging.pipeline import RunRequest, run_judging
 from judging.rules import number_in_text
+from judging.run.runner import RunRequest, run_judging
 
 from .conftest import REGISTRY, SUBMISSIONS, SubmissionBuilder
 
@@ -25,7 +25,7 @@ def example_run(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str
                                     rubrics=["figure-match@1.0.0", FIG11,
                                              "verdict-justification@1.0.0"]))
     assert not result.failed
-    from judging.store import RunStore
+    from judging.rundir.store import RunStore
     lines = RunStore.open(out, create=False).latest()
     return {(f"{j.claim.submission_id}::{j.claim.claim_id}", str(j.rubric)): j for j in lines}
 
@@ -158,7 +158,7 @@ def test_falsified_rule_checks_the_file(submission: SubmissionBuilder, tmp_path:
     submission.file("logs/run.txt", "final top1 91.0\n")
     out = tmp_path / "run"
     run_judging(RunRequest(sources=[str(submission.write())], out=out))
-    from judging.store import RunStore
+    from judging.rundir.store import RunStore
     (line,) = [j for j in RunStore.open(out, create=False).latest()]
     answer = line.answer("proof_for_falsified")
     assert answer.value is False and '"proof.py" not found' in answer.rationale

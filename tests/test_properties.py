@@ -20,13 +20,23 @@ from hypothesis import strategies as st
 from PIL import Image, ImageDraw
 
 from judging.errors import ManifestError, RubricError
-from judging.measure import measure_numbers
-from judging.models import (AnswerStatus, Claim, ClaimInput, ClaimKey, CriterionAnswer, Outcome,
-                            Signal, SignalStatus, SubmissionHeader, Tolerance)
+from judging.intake.manifest import load_submission
+from judging.models import (
+    AnswerStatus,
+    Claim,
+    ClaimInput,
+    ClaimKey,
+    CriterionAnswer,
+    Outcome,
+    Signal,
+    SignalStatus,
+    SubmissionHeader,
+    Tolerance,
+)
 from judging.rubrics import Rubric, aggregate, parse_rubric_text
 from judging.rules import number_in_text
+from judging.run.measure import measure_numbers
 from judging.signals import agreement, compare_figures
-from judging.submissions import load_submission
 
 from .test_rubrics import MINIMAL
 

@@ -22,10 +22,12 @@ import yaml
 from click.testing import CliRunner
 
 from judging.cli import main
+from judging.errors import PublishError
 from judging.models import ClaimKey, Label, RubricRef
-from judging.publish import (SCRUB_PATTERNS, PublishError, pseudonym, scrub, stage)
-from judging.resolve import RubricDecision
-from judging.store import RunStore, read_jsonl
+from judging.publish.scrub import SCRUB_PATTERNS, pseudonym, scrub
+from judging.publish.stage import stage
+from judging.resolve.decide import RubricDecision
+from judging.rundir.store import RunStore, read_jsonl
 
 from .conftest import REGISTRY, ROOT, SUBMISSIONS
 from .fakehub import patch_hub
@@ -74,9 +76,10 @@ def _human_labels(run: Path, path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def resolved(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    from judging.calibrate import TrustOptions, calibrate_run
-    from judging.pipeline import RunRequest, run_judging
-    from judging.resolve import resolve_run
+    from judging.calibrate.artifacts import TrustOptions
+    from judging.calibrate.run import calibrate_run
+    from judging.resolve.decide import resolve_run
+    from judging.run.runner import RunRequest, run_judging
 
     base = tmp_path_factory.mktemp("publish")
     submissions = base / "submissions"
@@ -261,7 +264,7 @@ def test_card_without_calibration_says_not_calibrated(resolved, tmp_path) -> Non
 
 
 def test_needs_resolve_first(tmp_path) -> None:
-    from judging.store import RunStore as Store
+    from judging.rundir.store import RunStore as Store
 
     run = tmp_path / "run"
     store = Store.open(run)
@@ -430,8 +433,15 @@ def test_hub_errors_are_one_clear_line(resolved, monkeypatch, tmp_path, status, 
 
 
 def test_llm_provenance_keeps_what_is_public(tmp_path) -> None:
-    from judging.models import (CriterionAnswer, Judgment, LineStatus, Provenance, TokenUsage)
-    from judging.publish import Scrubber, judgment_rows
+    from judging.models import (
+        CriterionAnswer,
+        Judgment,
+        LineStatus,
+        Provenance,
+        TokenUsage,
+    )
+    from judging.publish.rows import judgment_rows
+    from judging.publish.scrub import Scrubber
 
     def line(endpoint: str) -> Judgment:
         return Judgment(

@@ -11,9 +11,10 @@ import yaml
 from PIL import Image
 
 from judging.errors import RegistryError
-from judging.measure import MeasureOptions, measure_claim
+from judging.intake.manifest import load_submission
+from judging.intake.registry import load_registry
 from judging.models import ReferenceOrigin
-from judging.submissions import load_registry, load_submission
+from judging.run.measure import MeasureOptions, measure_claim
 
 from .conftest import REGISTRY, SUBMISSIONS, SubmissionBuilder, render_chart
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from judging.pipeline import RunRequest, run_judging
-from judging.report import write_report
+from judging.report.html import write_html_report
+from judging.run.runner import RunRequest, run_judging
 
 from .browser import CHROMIUM_FLAGS, chromium
 from .conftest import REGISTRY, SUBMISSIONS
@@ -25,7 +25,7 @@ def _chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
 def test_report_renders_the_figures(tmp_path: Path) -> None:
     out = tmp_path / "run"
     run_judging(RunRequest(sources=[str(SUBMISSIONS)], out=out, registry=REGISTRY))
-    report = write_report(out)
+    report = write_html_report(out)
     screenshot = tmp_path / "report.png"
     completed = _chromium(tmp_path, "--window-size=1400,6000", f"--screenshot={screenshot}",
                           report.as_uri())

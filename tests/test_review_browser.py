@@ -35,8 +35,8 @@ from PIL import Image
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect as ws_connect
 
-from judging.pipeline import RunRequest, run_judging
 from judging.review.push import PushOptions, connect, push_run
+from judging.run.runner import RunRequest, run_judging
 
 from .browser import CHROMIUM_FLAGS, chromium
 from .conftest import REGISTRY, SUBMISSIONS

@@ -15,11 +15,11 @@ from click.testing import CliRunner
 
 from judging.cli import main
 from judging.errors import ReviewError
-from judging.pipeline import RunRequest, run_judging
 from judging.review.dataset import dataset_name, in_calibration, record_id
 from judging.review.pull import pull_run, read_labels
 from judging.review.push import PushOptions, connect, push_run
-from judging.store import RunStore
+from judging.run.runner import RunRequest, run_judging
+from judging.rundir.store import RunStore
 
 from .conftest import REGISTRY, SUBMISSIONS
 
@@ -265,7 +265,8 @@ def test_end_to_end_calibration_reproduces_the_known_f1(argilla, example_run: Pa
     calibrate: the F1 equals the one computed independently from those known answers."""
     from sklearn.metrics import f1_score
 
-    from judging.calibrate import TrustOptions, calibrate_run
+    from judging.calibrate.artifacts import TrustOptions
+    from judging.calibrate.run import calibrate_run
 
     client = _client(argilla)
     push_run(example_run, client=client, options=PushOptions(workspace=workspace,

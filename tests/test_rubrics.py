@@ -11,7 +11,12 @@ from click.testing import CliRunner
 from judging.cli import main
 from judging.errors import RubricError, RubricNotFound
 from judging.models import AnswerStatus, ClaimKind, CriterionAnswer, Outcome, Verdict
-from judging.rubrics import RubricLibrary, aggregate, load_rubric_file, parse_rubric_text
+from judging.rubrics import (
+    RubricLibrary,
+    aggregate,
+    load_rubric_file,
+    parse_rubric_text,
+)
 
 from .conftest import RUBRICS
 

@@ -13,9 +13,14 @@ from click.testing import CliRunner
 
 from judging.cli import main
 from judging.models import LineStatus
-from judging.store import RunStore
+from judging.rundir.store import RunStore
 
-from .conftest import JUDGING_SCRIPT, REGISTRY, SUBMISSIONS, SubmissionBuilder, render_chart
+from .conftest import (
+    JUDGING_SCRIPT,
+    SUBMISSIONS,
+    SubmissionBuilder,
+    render_chart,
+)
 
 
 def _run(*args: str) -> tuple[int, str]:

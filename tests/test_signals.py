@@ -16,9 +16,22 @@ from PIL import Image
 from judging.cli import main
 from judging.errors import ImageLoadError
 from judging.models import TableValue, Tolerance
-from judging.signals import (agreement, compare_figures, edge_f1, load_image, normalize_pair,
-                             palette_distance, redrawn_share, table_agreement, trim_border)
-from judging.signals.pixel import (COPY_MAX_MEAN_ABS_DIFF, COPY_MAX_REDRAWN_SHARE, COPY_MIN_SSIM)
+from judging.signals import (
+    agreement,
+    compare_figures,
+    edge_f1,
+    load_image,
+    normalize_pair,
+    palette_distance,
+    redrawn_share,
+    table_agreement,
+    trim_border,
+)
+from judging.signals.pixel import (
+    COPY_MAX_MEAN_ABS_DIFF,
+    COPY_MAX_REDRAWN_SHARE,
+    COPY_MIN_SSIM,
+)
 
 from .conftest import open_png, render_chart
 

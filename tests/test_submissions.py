@@ -9,8 +9,10 @@ from pathlib import Path
 import pytest
 
 from judging.errors import ManifestError, SourceError
+from judging.intake.manifest import load_submission
+from judging.intake.registry import load_registry
+from judging.intake.sources import expand_source
 from judging.models import ClaimKind, ReferenceOrigin
-from judging.submissions import expand_source, load_registry, load_submission
 
 from .conftest import REGISTRY, SUBMISSIONS, SubmissionBuilder
 

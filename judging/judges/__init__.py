@@ -1,18 +1,39 @@
-"""Judges: the offline judge (signals and rule checks) and LLM judges over any OpenAI-compatible
-endpoint, built from their spec."""
+"""Judges: async callables that answer a rubric's criteria for one claim.
+
+Reads a `JudgeTask` (the claim, its measured signals and images, the rubric); gives a
+`JudgeResult` (one answer per criterion, each scored or unscored with its reason, plus
+provenance). The offline judge answers from signals and rule checks only; LLM judges talk to any
+OpenAI-compatible endpoint (structured outputs, cached, budgeted); `panel` aggregates several
+judges' lines on one claim and chooses the line that speaks for the AI.
+"""
 
 from __future__ import annotations
 
 import asyncio
 
-from ..errors import JudgingError
-from .base import Judge, JudgeResult, JudgeTask
-from .llm import Budget, JudgeConfigError, LLMOptions, OpenAIJudge, openai_judge
-from .offline import OfflineJudge, offline_judge
+from judging.errors import JudgingError
+from judging.judges.base import Judge, JudgeResult, JudgeTask
+from judging.judges.llm import (
+    Budget,
+    JudgeConfigError,
+    LLMOptions,
+    OpenAIJudge,
+    estimate_tokens,
+    openai_judge,
+)
+from judging.judges.offline import OfflineJudge, offline_judge
+from judging.judges.panel import (
+    AGGREGATION,
+    aggregate_panel,
+    choose_judgment,
+    order_consistency,
+    panel_name,
+)
 
-__all__ = ["Budget", "Judge", "JudgeConfigError", "JudgeResult", "JudgeTask", "LLMOptions",
-           "OfflineJudge", "OpenAIJudge", "UnknownJudgeSpec", "make_judge", "offline_judge",
-           "openai_judge"]
+__all__ = ["AGGREGATION", "Budget", "Judge", "JudgeConfigError", "JudgeResult", "JudgeTask",
+           "LLMOptions", "OfflineJudge", "OpenAIJudge", "UnknownJudgeSpec", "aggregate_panel",
+           "choose_judgment", "estimate_tokens", "make_judge", "offline_judge", "openai_judge",
+           "order_consistency", "panel_name"]
 
 
 class UnknownJudgeSpec(JudgingError):

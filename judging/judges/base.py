@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from ..models import ClaimInput, CriterionAnswer, SettingValue, Signal, TokenUsage
-from ..rubrics import Rubric
+from judging.models import ClaimInput, CriterionAnswer, SettingValue, Signal, TokenUsage
+from judging.rubrics import Rubric
 
 
 @dataclass(frozen=True)

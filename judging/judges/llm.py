@@ -27,12 +27,18 @@ import httpx2
 import openai
 from pydantic import ValidationError
 
-from ..errors import JudgingError
-from ..hashing import content_hash
-from ..models import (AnswerStatus, ConfidenceSource, CriterionAnswer, SettingValue, TokenUsage)
-from ..rubrics import Criterion, Rubric, Scale
-from . import prompt
-from .base import JudgeResult, JudgeTask
+from judging.errors import JudgingError
+from judging.hashing import content_hash
+from judging.judges import prompt
+from judging.judges.base import JudgeResult, JudgeTask
+from judging.models import (
+    AnswerStatus,
+    ConfidenceSource,
+    CriterionAnswer,
+    SettingValue,
+    TokenUsage,
+)
+from judging.rubrics import Criterion, Rubric, Scale
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +69,7 @@ def load_prices(extra: dict[str, tuple[float, float]] | None = None) -> dict[str
     prices = dict(DEFAULT_PRICES)
     path = os.environ.get("JUDGING_PRICES")
     if path:
-        from .._yaml import read_document
+        from judging._yaml import read_document
         data = read_document(Path(path), error_class=JudgeConfigError).data or {}
         try:
             for model, entry in data.items():

@@ -8,10 +8,16 @@ from __future__ import annotations
 
 import hashlib
 
-from ..models import AnswerStatus, ConfidenceSource, CriterionAnswer, SettingValue, SignalStatus
-from ..rubrics import Criterion, OfflineRule, Rubric, Scale
-from ..rules import RULES
-from .base import JudgeResult, JudgeTask
+from judging.judges.base import JudgeResult, JudgeTask
+from judging.models import (
+    AnswerStatus,
+    ConfidenceSource,
+    CriterionAnswer,
+    SettingValue,
+    SignalStatus,
+)
+from judging.rubrics import Criterion, OfflineRule, Rubric, Scale, not_applicable
+from judging.rules import RULES
 
 #: Bump when the way rules are applied changes: it is part of the template hash, so calibrations
 #: made with an older offline judge go stale.
@@ -75,12 +81,6 @@ def answer_with_rule(criterion: Criterion, rule: OfflineRule, task: JudgeTask) -
         passed=criterion.passes(result.value), rationale=result.rationale,
         confidence=result.confidence, confidence_source=ConfidenceSource.rule,
         evidence=[rule.rule])
-
-
-def not_applicable(criterion: Criterion) -> CriterionAnswer:
-    assert criterion.applies_if is not None
-    return CriterionAnswer(criterion_id=criterion.id, status=AnswerStatus.not_applicable,
-                           reason=f"applies only to claims with {criterion.applies_if.describe()}")
 
 
 class OfflineJudge:

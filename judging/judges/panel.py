@@ -7,8 +7,15 @@ import statistics
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 
-from ..models import AnswerStatus, ConfidenceSource, CriterionAnswer, Flag, Judgment
-from ..rubrics import Criterion, Rubric, Scale
+from judging.models import (
+    AnswerStatus,
+    ConfidenceSource,
+    CriterionAnswer,
+    Flag,
+    Judgment,
+    LineStatus,
+)
+from judging.rubrics import Criterion, Rubric, Scale
 
 AGGREGATION = "majority (yes/no), lower median (ordinal); ties unscored"
 
@@ -87,3 +94,18 @@ def order_consistency(members: Sequence[Judgment]) -> list[Flag]:
     return [Flag(name="order_inconsistent",
                  detail="answers changed when the figures were shown in the other order ("
                         + "; ".join(changed) + ")")]
+
+
+def choose_judgment(lines: list[Judgment]) -> Judgment | None:
+    """The line that speaks for the AI on a (claim, rubric): a panel, else an LLM judge, else the
+    offline judge (suggestions in review, the AI answer in final decisions)."""
+    usable = [j for j in lines if j.rubric is not None]
+    if not usable:
+        return None
+
+    def rank(judgment: Judgment) -> tuple[int, int]:
+        kind = 2 if judgment.judge.startswith("panel(") else \
+            1 if judgment.provenance.model else 0
+        return kind, 1 if judgment.status is LineStatus.scored else 0
+
+    return max(usable, key=rank)

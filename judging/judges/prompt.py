@@ -22,11 +22,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from ..models import ClaimInput, ClaimKind, Signal, SignalStatus
-from ..rubrics import Criterion, Rubric, Scale
-from ..rules import MAX_LOG_BYTES, RULES, number_in_text, quote
-from ..signals import CATALOGUE
-from .base import JudgeTask
+from judging.judges.base import JudgeTask
+from judging.models import ClaimInput, ClaimKind, Signal, SignalStatus
+from judging.rubrics import Criterion, Rubric, Scale
+from judging.rules import MAX_LOG_BYTES, RULES, number_in_text, quote
+from judging.signal_catalogue import CATALOGUE
 
 PROMPT_SOURCE_HASH = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
 CANNOT_TELL = "cannot_tell"

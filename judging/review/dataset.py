@@ -17,8 +17,8 @@ from typing import Any
 
 import argilla as rg
 
-from ..models import AnswerStatus, ClaimInput, ClaimKind, Judgment, LineStatus
-from ..rubrics import Criterion, Rubric, Scale
+from judging.models import AnswerStatus, ClaimInput, ClaimKind, Judgment, LineStatus
+from judging.rubrics import Criterion, Rubric, Scale
 
 #: Record ids are uuid5 of the claim key and the rubric version in this namespace: a re-push
 #: updates the same records (and keeps the responses people gave them).

@@ -6,7 +6,6 @@ values crashes the SDK when records are read back, and drafts and discards must 
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -15,14 +14,13 @@ from typing import Any
 
 import argilla as rg
 
-from ..errors import ReviewError
-from ..models import ClaimKey, Label, RubricRef
-from ..rubrics import RubricLibrary, Scale
-from ..store import RunStore, write_jsonl_atomic
-from .dataset import NOTE_QUESTION, OVERALL_QUESTION, YES, dataset_name
-from .push import DEFAULT_WORKSPACE, quiet_lookups
+from judging.errors import ReviewError
+from judging.models import ClaimKey, Label, RubricRef
+from judging.review.dataset import NOTE_QUESTION, OVERALL_QUESTION, YES, dataset_name
+from judging.review.push import DEFAULT_WORKSPACE, quiet_lookups
+from judging.rubrics import RubricLibrary, Scale
+from judging.rundir import RunStore, write_jsonl_atomic
 
-LABELS = "labels.jsonl"
 PAGE = 500
 
 
@@ -73,7 +71,7 @@ def _value(question: str, raw: Any, scales: dict[str, Scale]) -> bool | int | st
 def pull_run(run_dir: Path, *, client: rg.Argilla, workspace: str = DEFAULT_WORKSPACE,
              out: Path | None = None, rubrics_dir: Path | None = None) -> PullResult:
     store = RunStore.open(run_dir, create=False)
-    out = out or store.root / LABELS
+    out = out or store.paths.labels
     with quiet_lookups():
         if client.workspaces(workspace) is None:
             raise ReviewError(f"no workspace {workspace!r} on {client.api_url}: push first, or "
@@ -131,8 +129,8 @@ def _labels_of(record: dict[str, Any], *, ref: RubricRef, blind: bool, dataset: 
 
 
 def read_labels(path: Path) -> list[Label]:
-    from ..store import read_jsonl
+    from judging.rundir import read_jsonl
     return read_jsonl(path, Label)
 
 
-__all__ = ["LABELS", "PullResult", "pull_run", "read_labels", "json"]
+__all__ = ["PullResult", "pull_run", "read_labels"]

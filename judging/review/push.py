@@ -22,16 +22,26 @@ from typing import Any
 import argilla as rg
 import argilla.records._dataset_records as _sdk_records
 import httpx
-from tenacity import (retry, retry_if_exception_type, stop_after_attempt,
-                      wait_exponential)
+from tenacity import (
+    retry,
+    retry_if_exception_type,
+    stop_after_attempt,
+    wait_exponential,
+)
 
-from ..errors import JudgingError, ReviewError
-from ..integrity import read_report as read_integrity, with_flags
-from ..models import Judgment
-from ..rubrics import Rubric, RubricLibrary
-from ..store import RunStore, choose_judgment
-from .dataset import (ReviewRecord, build_record, build_settings, dataset_name, in_calibration,
-                      review_priority)
+from judging.errors import JudgingError, ReviewError
+from judging.judges import choose_judgment
+from judging.models import Judgment
+from judging.review.dataset import (
+    ReviewRecord,
+    build_record,
+    build_settings,
+    dataset_name,
+    in_calibration,
+    review_priority,
+)
+from judging.rubrics import Rubric, RubricLibrary
+from judging.rundir import RunStore, read_integrity, with_flags
 
 log = logging.getLogger(__name__)
 DEFAULT_WORKSPACE = "judging"
@@ -58,7 +68,7 @@ def untrusted_criteria(judgment: Judgment, *, root: Path | None = None,
     """The criteria of `judgment`'s rubric that the calibration of its judge does not trust (all
     of them when that calibration is stale; none before any calibration exists). `artifacts`:
     see `trusted_criteria`."""
-    from ..calibrate import NOT_CALIBRATED, calibration_root, trusted_criteria
+    from judging.calibrate import NOT_CALIBRATED, calibration_root, trusted_criteria
 
     trusted, why_not = trusted_criteria(calibration_root(root), judgment, artifacts=artifacts)
     if why_not == NOT_CALIBRATED:

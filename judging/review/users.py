@@ -8,8 +8,8 @@ from dataclasses import dataclass
 import argilla as rg
 import httpx
 
-from ..errors import ReviewError
-from .push import quiet_lookups
+from judging.errors import ReviewError
+from judging.review.push import quiet_lookups
 
 
 @dataclass(frozen=True)

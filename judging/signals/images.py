@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageOps, UnidentifiedImageError
 
-from ..errors import ImageLoadError
+from judging.errors import ImageLoadError
 
 #: Far above any real chart (a 300-dpi A4 page is 8.7 MP), far below decompression-bomb territory.
 DEFAULT_MAX_PIXELS = 40_000_000

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..models import TableValue, Tolerance
+from judging.models import TableValue, Tolerance
 
 #: Tolerances are written in decimal ("0.5") and compared in binary floating point: allow for the
 #: representation error so that 94.1 vs 93.6 with ±0.5 counts as within.

@@ -1,0 +1,25 @@
+"""judging: rubric-based, AI-then-human judging of claims reproduced from ML papers.
+
+A file at the top of the package is vocabulary every stage uses; a folder is a stage, named after
+its command, in the order the flow runs:
+
+    intake/      submissions (manifest, Hub sources) and the organizers' registry -> claims
+    signals/     pure measures of a claim: pixel similarity, copies, numbers, chart reading
+    judges/      async judges over one claim: offline (signals + rules), LLM, panels
+    run/         `judging run`: load -> plan -> measure -> judge -> append to the run directory
+    report/      `judging report`: the run as one HTML page
+    review/      `judging review`: push to Argilla, pull human labels back; server/ runs one
+    calibrate/   `judging calibrate`: LLM-human agreement per criterion, trust
+    resolve/     `judging resolve | leaderboard`: final decisions per claim
+    publish/     `judging publish`: final decisions as a Hub dataset
+    cli/         the command line, one module per command group
+
+    rundir/      the run directory, owned in one place (file names, store, atomic writes, flags)
+
+Vocabulary: `models` (claims, judgment lines, labels), `rubrics` (schema, aggregation, library and
+lock), `rules` (named rule checks rubrics attach), `signal_catalogue` (every signal's name and
+meaning), `errors`, `hashing`, `version`, `_yaml`. Layers: cli above the stages above rundir and
+the vocabulary; the import contracts in pyproject.toml check it.
+"""
+
+__version__ = "0.1.0"

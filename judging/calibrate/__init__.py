@@ -1,0 +1,39 @@
+"""`judging calibrate`: how far each AI judge agrees with people, per criterion.
+
+Reads a run's judgments and human labels (`labels.jsonl` from `review pull`), or any label table;
+writes calibration artifacts (`calibration/artifacts/<rubric>@<version>/<judge>.json`, bound to
+the judge model, the rubric hash and the prompt-template hash) and reports (Markdown, JSON,
+plots). Other stages ask it which criteria a judge is trusted on (`trusted_criteria`). The
+agreement metrics themselves are pure functions in `metrics`.
+"""
+
+from __future__ import annotations
+
+from judging.calibrate import metrics
+from judging.calibrate.artifacts import (
+                                         NOT_CALIBRATED,
+                                         CalibrationArtifact,
+                                         CriterionCalibration,
+                                         TrustOptions,
+                                         calibration_root,
+                                         check_label_hashes,
+                                         judged_rubric,
+                                         load_artifact,
+                                         read_labels,
+                                         staleness,
+                                         trusted_criteria,
+)
+from judging.calibrate.compare import compare_run
+from judging.calibrate.run import (
+                                         CalibrationResult,
+                                         calibrate_criterion,
+                                         calibrate_run,
+                                         join,
+)
+from judging.calibrate.tables import TableReport, calibrate_table
+
+__all__ = ["NOT_CALIBRATED", "CalibrationArtifact", "CalibrationResult", "CriterionCalibration",
+           "TableReport", "TrustOptions", "calibrate_criterion", "calibrate_run",
+           "calibrate_table", "calibration_root", "check_label_hashes", "compare_run",
+           "judged_rubric", "join", "load_artifact", "metrics", "read_labels", "staleness",
+           "trusted_criteria"]

@@ -1,0 +1,234 @@
+"""The calibration stage: how far each AI judge agrees with people, criterion by criterion.
+
+Joins a run's judgments with human labels (by claim key, rubric version and hash, criterion),
+computes agreement with intervals, decides which criteria a judge can be trusted with, and writes
+an artifact bound to the judge, the rubric hash and the prompt-template hash (a change of either
+makes it stale) plus Markdown/JSON/PNG reports.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+
+from judging.errors import CalibrationError
+from judging.hashing import slug
+from judging.models import Judgment, Label, RubricRef, StrictModel
+from judging.rubrics import Rubric, RubricLibrary, Scale
+from judging.rundir import CALIBRATION_DIR, CalibrationPaths, read_jsonl
+
+CALIBRATION_SCHEMA = "judging.calibration/1"
+
+
+
+DEFAULT_DIR = Path(CALIBRATION_DIR)
+
+
+
+def calibration_root(path: Path | None = None) -> Path:
+    """The calibration folder: `path`, else $JUDGING_CALIBRATION_DIR, else ./calibration."""
+    return Path(path or os.environ.get("JUDGING_CALIBRATION_DIR") or DEFAULT_DIR)
+
+
+
+LABEL_QUESTIONS_OUTSIDE_RUBRIC = ("overall_verdict", "note")
+
+
+
+NOT_CALIBRATED = "not calibrated"
+
+
+
+class TrustOptions(StrictModel):
+    min_support: int = Field(default=50, ge=1)
+    """Scored answers with a human gold label needed before a criterion can be trusted."""
+    min_coverage: float = Field(default=0.9, ge=0, le=1)
+    """Share of the judge's answers on labelled claims that must be scored."""
+    floor: float = Field(default=0.8, ge=0, le=1)
+    """Lowest acceptable lower bound of the positive-class F1 interval."""
+    bootstrap: int = Field(default=1000, ge=100)
+    seed: int = 0
+    include_anchored: bool = False
+    """Also count labels from reviewers who saw the AI's answers."""
+
+
+
+class HumanAgreement(StrictModel):
+    raters: int
+    items_with_several: int
+    """Claims labelled by two or more people (where inter-human agreement can be measured)."""
+    alpha: float | None
+    """Krippendorff's alpha among the people: the ceiling for any judge."""
+    human_kappa: float | None
+    """Mean pairwise kappa between people."""
+    judge_kappa: float | None
+    """Mean kappa between the judge and each person (on the claims each labelled)."""
+    ties: int
+    """Claims whose people split evenly: no gold label, left out."""
+
+
+
+class ReliabilityBin(StrictModel):
+    low: float
+    high: float
+    n: int
+    mean_confidence: float | None
+    accuracy: float | None
+
+
+
+class CriterionCalibration(StrictModel):
+    criterion: str
+    scale: Scale
+    decision: Literal["trusted", "needs_humans"]
+    reasons: list[str]
+    """Why the criterion is not trusted (empty when trusted)."""
+    support: int
+    scored: int
+    unscored: int
+    coverage: float | None
+    accuracy: float | None = None
+    precision: float | None = None
+    recall: float | None = None
+    f1: float | None = None
+    f1_interval: tuple[float, float] | None = None
+    macro_f1: float | None = None
+    kappa: float | None = None
+    """Cohen's kappa (yes/no) or quadratic-weighted kappa on the levels (ordinal)."""
+    confusion: list[list[int]] = Field(default_factory=list)
+    confusion_labels: list[str] = Field(default_factory=list)
+    confidence_threshold: float | None = None
+    threshold_agreement: float | None = None
+    work_saved: float | None = None
+    """Share of labelled claims whose judge confidence reaches the threshold."""
+    reliability: list[ReliabilityBin] = Field(default_factory=list)
+    humans: HumanAgreement | None = None
+
+
+
+class LabelSet(StrictModel):
+    path: str
+    sha256: str
+    source: Literal["human", "construction", "mixed"]
+    labels: int
+    used: int
+    annotators: int
+    blind_only: bool
+
+
+
+class CalibrationArtifact(StrictModel):
+    schema_: Literal["judging.calibration/1"] = Field(default=CALIBRATION_SCHEMA, alias="schema")
+    created_at: datetime
+    judge: str
+    model: str | None
+    rubric: RubricRef
+    template_hash: str | None
+    """The judge's prompt-template hash: a calibration only holds for the same template."""
+    run_id: str
+    labels: LabelSet
+    options: TrustOptions
+    criteria: list[CriterionCalibration]
+    pooled: CriterionCalibration | None = None
+    """Every criterion's pass/fail pooled: the rubric-level view."""
+
+    model_config = StrictModel.model_config | {"populate_by_name": True}
+
+    def trusted(self) -> set[str]:
+        return {c.criterion for c in self.criteria if c.decision == "trusted"}
+
+
+
+def read_labels(path: Path) -> list[Label]:
+    if not path.is_file():
+        raise CalibrationError(f"{path}: no labels file (run `judging review pull RUN_DIR` or "
+                               f"give --labels)")
+    return read_jsonl(path, Label)
+
+
+
+def check_label_hashes(labels: Sequence[Label], refs: dict[str, RubricRef]) -> None:
+    """Refuse labels given on another version of a rubric's content than the run judged with."""
+    wrong: dict[tuple[str, str], int] = defaultdict(int)
+    for label in labels:
+        ref = refs.get(f"{label.rubric.id}@{label.rubric.version}")
+        if ref is not None and label.rubric.hash != ref.hash:
+            wrong[(str(ref), label.rubric.hash)] += 1
+    if wrong:
+        (rubric, other), count = next(iter(wrong.items()))
+        raise CalibrationError(
+            f"{sum(wrong.values())} label(s) for {rubric} were given on rubric hash "
+            f"{other[:19]}..., but the run judged with {refs[rubric].hash[:19]}...: they judge "
+            f"another text of the rubric and are refused (e.g. {count} for that hash)")
+
+
+
+def artifact_path(out: Path, rubric: RubricRef, judge: str) -> Path:
+    return CalibrationPaths(out).artifact(rubric.id, rubric.version, slug(judge))
+
+
+
+def report_dir(out: Path, rubric: RubricRef, judge: str) -> Path:
+    return CalibrationPaths(out).report_dir(rubric.id, rubric.version, slug(judge))
+
+
+
+def load_artifact(out: Path, rubric: RubricRef, judge: str) -> CalibrationArtifact | None:
+    path = artifact_path(out, rubric, judge)
+    if not path.is_file():
+        return None
+    return CalibrationArtifact.model_validate_json(path.read_bytes())
+
+
+
+def staleness(artifact: CalibrationArtifact, *, rubric: RubricRef, template_hash: str | None,
+              model: str | None) -> str | None:
+    """Why `artifact` does not hold for judgments made with these, or None when it does."""
+    if artifact.rubric.hash != rubric.hash:
+        return "the rubric's content changed since the calibration"
+    if artifact.template_hash != template_hash:
+        return "the prompt template changed since the calibration"
+    if artifact.model != model:
+        return f"the judge model changed ({artifact.model} -> {model})"
+    return None
+
+
+
+def trusted_criteria(out: Path, judgment: Judgment, *,
+                     artifacts: dict[tuple, CalibrationArtifact | None] | None = None
+                     ) -> tuple[set[str], str | None]:
+    """The criteria a current calibration trusts for the judge of `judgment`, and, when there
+    is no usable calibration, why. `artifacts` keeps the artifacts read, for callers that ask
+    for many judgments of a few (rubric, judge) pairs."""
+    if judgment.rubric is None:
+        return set(), "no rubric"
+    key = (out, judgment.rubric.id, judgment.rubric.version, judgment.judge)
+    if artifacts is not None and key in artifacts:
+        artifact = artifacts[key]
+    else:
+        artifact = load_artifact(out, judgment.rubric, judgment.judge)
+        if artifacts is not None:
+            artifacts[key] = artifact
+    if artifact is None:
+        return set(), NOT_CALIBRATED
+    stale = staleness(artifact, rubric=judgment.rubric,
+                      template_hash=judgment.provenance.template_hash,
+                      model=judgment.provenance.model)
+    if stale:
+        return set(), f"calibration is stale: {stale}"
+    return artifact.trusted(), None
+
+
+
+def judged_rubric(library: RubricLibrary, ref: RubricRef) -> Rubric:
+    """The rubric version `ref` names, refused unless it is the very text the run judged with."""
+    rubric = library.load(f"{ref.id}@{ref.version}")
+    if rubric.content_hash() != ref.hash:
+        raise CalibrationError(f"{ref} in {library.root} is not the text the run judged with")
+    return rubric

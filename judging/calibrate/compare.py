@@ -1,0 +1,85 @@
+"""TODO docstring."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from judging.calibrate import metrics as agreement
+from judging.calibrate.run import CalibrationResult, _finite
+from judging.errors import CalibrationError
+from judging.models import AnswerStatus, Judgment
+from judging.rundir import RunStore
+
+
+@dataclass
+class ComparisonRow:
+    group: str
+    """The rubric version (two judges compared) or the judge (two rubric versions)."""
+    criterion: str
+    both: int
+    """Claims both sides answered (scored)."""
+    agreement: float | None
+    kappa: float | None
+    left_f1: float | None
+    right_f1: float | None
+    """Each side's pass-class F1 against the human gold (None without labels)."""
+
+
+
+def _is_rubric_spec(spec: str) -> bool:
+    return "@" in spec and not spec.startswith(("openai:", "panel("))
+
+
+
+def compare_run(results: Sequence[CalibrationResult], run_dir: Path, left: str, right: str
+                ) -> list[ComparisonRow]:
+    """Side by side on the same claims, criterion by criterion: two judges on each rubric
+    version they share, or two rubric versions (`id@version`) for each judge they share."""
+    if _is_rubric_spec(left) != _is_rubric_spec(right):
+        raise CalibrationError("--compare takes two judges or two rubric versions, not a mix")
+    by_rubric = _is_rubric_spec(left)
+    lines: dict[tuple[str, str], dict[str, Judgment]] = defaultdict(dict)
+    for judgment in RunStore.open(run_dir, create=False).latest():
+        if judgment.rubric is None:
+            continue
+        ref = f"{judgment.rubric.id}@{judgment.rubric.version}"
+        side, group = (ref, judgment.judge) if by_rubric else (judgment.judge, ref)
+        lines[(side, group)][str(judgment.claim)] = judgment
+    artifacts = {((f"{r.artifact.rubric.id}@{r.artifact.rubric.version}", r.artifact.judge)
+                  if by_rubric else (r.artifact.judge, f"{r.artifact.rubric.id}@"
+                                                        f"{r.artifact.rubric.version}")):
+                 r.artifact for r in results}
+    groups = sorted({g for s, g in lines if s == left} & {g for s, g in lines if s == right})
+    if not groups:
+        raise CalibrationError(f"--compare: {left!r} and {right!r} share no "
+                               f"{'judge' if by_rubric else 'rubric version'} in this run")
+
+    def f1(key: tuple[str, str], cid: str) -> float | None:
+        artifact = artifacts.get(key)
+        return next((c.f1 for c in artifact.criteria if c.criterion == cid), None) \
+            if artifact else None
+
+    rows = []
+    for group in groups:
+        a_lines, b_lines = lines[(left, group)], lines[(right, group)]
+        criteria = sorted({a.criterion_id for j in a_lines.values() for a in j.answers}
+                          & {a.criterion_id for j in b_lines.values() for a in j.answers})
+        for cid in criteria:
+            pairs = []
+            for claim in sorted(a_lines.keys() & b_lines.keys()):
+                a, b = a_lines[claim].answer(cid), b_lines[claim].answer(cid)
+                if a and b and a.status is AnswerStatus.scored and \
+                        b.status is AnswerStatus.scored:
+                    pairs.append((bool(a.passed), bool(b.passed)))
+            metrics = agreement.classification_metrics(
+                [x for x, _ in pairs], [y for _, y in pairs], labels=[True, False]) \
+                if pairs else None
+            rows.append(ComparisonRow(
+                group=group, criterion=cid, both=len(pairs),
+                agreement=metrics.accuracy if metrics else None,
+                kappa=_finite(metrics.kappa) if metrics else None,
+                left_f1=f1((left, group), cid), right_f1=f1((right, group), cid)))
+    return rows

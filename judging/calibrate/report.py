@@ -1,0 +1,164 @@
+"""Calibration reports: Markdown, JSON and PNG plots for one (rubric version, judge)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from judging.rundir import (
+    CALIBRATION_PLOTS,
+    CALIBRATION_REPORT_JSON,
+    CALIBRATION_REPORT_MD,
+)
+
+if TYPE_CHECKING:
+    from judging.calibrate.artifacts import CalibrationArtifact, CriterionCalibration
+    from judging.rubrics import Rubric
+
+PLOTS = CALIBRATION_PLOTS
+
+
+def _fmt(value: float | None, digits: int = 3) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+def _interval(c: "CriterionCalibration") -> str:
+    return "–" if c.f1_interval is None else f"[{c.f1_interval[0]:.3f}, {c.f1_interval[1]:.3f}]"
+
+
+def markdown(artifact: "CalibrationArtifact", rubric: "Rubric") -> str:
+    o = artifact.options
+    labels = artifact.labels
+    kind = {"construction": "construction labels (derived from how the examples were built; "
+                            "not human labels)",
+            "human": "human labels", "mixed": "human and construction labels"}[labels.source]
+    # Construction labels are not people: say "labels", never "humans", for them.
+    who, one = ("humans", "human") if labels.source == "human" else ("labels", "label")
+    lines = [
+        f"# Calibration: {artifact.judge} on {artifact.rubric}",
+        "",
+        f"- judge: `{artifact.judge}` (model {artifact.model or 'none'})",
+        f"- rubric: `{artifact.rubric}` hash `{artifact.rubric.hash}`",
+        f"- prompt template: `{artifact.template_hash}`",
+        f"- labels: {labels.used} of {labels.labels} {kind} from `{labels.path}` "
+        f"(`{labels.sha256[:19]}...`), {labels.annotators} annotator(s)",
+        f"- label set: {'blind labels only' if labels.blind_only else 'blind AND anchored labels (reviewers who saw the AI answers are included: agreement is likely overstated)'}",
+        f"- run: {artifact.run_id}; created {artifact.created_at:%Y-%m-%d %H:%M UTC}",
+        f"- trust rule: support >= {o.min_support}, coverage >= {o.min_coverage:g}, lower bound "
+        f"of the 95% bootstrap interval of the pass-class F1 >= {o.floor:g} "
+        f"({o.bootstrap} resamples of claims, seed {o.seed})",
+        "",
+        "This calibration holds only for this judge, this rubric hash and this prompt template: "
+        "a change of any of them makes it stale.",
+        "",
+        "| criterion | decision | support | coverage | F1 (pass) | 95% interval | macro F1 | "
+        f"accuracy | kappa | {who}' alpha | judge–{one} κ | {one}–{one} κ | confidence "
+        "threshold | work saved |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for c in [*artifact.criteria, *([artifact.pooled] if artifact.pooled else [])]:
+        humans = c.humans
+        lines.append(
+            f"| {c.criterion} | {'**trusted**' if c.decision == 'trusted' else 'needs humans'} "
+            f"| {c.support} | {_fmt(c.coverage, 2)} | {_fmt(c.f1)} | {_interval(c)} | "
+            f"{_fmt(c.macro_f1)} | {_fmt(c.accuracy)} | {_fmt(c.kappa)} | "
+            f"{_fmt(humans.alpha if humans else None)} | "
+            f"{_fmt(humans.judge_kappa if humans else None)} | "
+            f"{_fmt(humans.human_kappa if humans else None)} | "
+            f"{_fmt(c.confidence_threshold, 2)} | {_fmt(c.work_saved, 2)} |")
+    lines += ["", "## Why criteria need humans", ""]
+    for c in artifact.criteria:
+        if c.reasons:
+            lines.append(f"- **{c.criterion}**: {'; '.join(c.reasons)}")
+    lines += ["", "## Criteria", ""]
+    for c in artifact.criteria:
+        question = rubric.criterion(c.criterion).question.strip()
+        lines += [f"### {c.criterion} ({c.scale.value})", "", question, ""]
+        if c.confusion:
+            header = "| gold \\ judge | " + " | ".join(c.confusion_labels) + " |"
+            lines += [header, "|---" * (len(c.confusion_labels) + 1) + "|"]
+            lines += [f"| {label} | " + " | ".join(str(n) for n in row) + " |"
+                      for label, row in zip(c.confusion_labels, c.confusion)]
+            lines.append("")
+        if c.humans and c.humans.ties:
+            lines.append(f"{c.humans.ties} claim(s) left out: the people split evenly.")
+            lines.append("")
+    lines += ["## Plots", "", f"![F1 per criterion]({PLOTS['f1']})", "",
+              f"![Confusion matrices]({PLOTS['confusion']})", "",
+              f"![Reliability]({PLOTS['reliability']})", ""]
+    return "\n".join(lines)
+
+
+def _plots(artifact: "CalibrationArtifact", folder: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    criteria = artifact.criteria
+    names = [c.criterion for c in criteria]
+    fig, ax = plt.subplots(figsize=(max(6, 1.1 * len(names)), 4), dpi=100)
+    values = [c.f1 if c.f1 is not None else 0.0 for c in criteria]
+    low = [c.f1 - c.f1_interval[0] if c.f1 is not None and c.f1_interval else 0 for c in criteria]
+    high = [c.f1_interval[1] - c.f1 if c.f1 is not None and c.f1_interval else 0 for c in criteria]
+    colours = ["#2a9d8f" if c.decision == "trusted" else "#e76f51" for c in criteria]
+    ax.bar(range(len(names)), values, color=colours, yerr=[low, high], capsize=4)
+    ax.axhline(artifact.options.floor, color="black", linestyle="--", linewidth=1,
+               label=f"floor {artifact.options.floor:g}")
+    ax.set_xticks(range(len(names)), names, rotation=35, ha="right")
+    ax.set_ylim(0, 1.05)
+    ax.set_ylabel("F1 (pass) with 95% interval")
+    ax.set_title(f"{artifact.judge} on {artifact.rubric}")
+    ax.legend(loc="lower right")
+    fig.tight_layout()
+    fig.savefig(folder / PLOTS["f1"], metadata={"Software": None})
+    plt.close(fig)
+
+    with_matrix = [c for c in criteria if c.confusion]
+    cols = max(1, min(4, len(with_matrix)))
+    rows = max(1, -(-len(with_matrix) // cols))
+    fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols, 3 * rows), dpi=100, squeeze=False)
+    for ax in axes.flat:
+        ax.axis("off")
+    for ax, c in zip(axes.flat, with_matrix):
+        ax.axis("on")
+        ax.imshow(c.confusion, cmap="Blues")
+        for i, row in enumerate(c.confusion):
+            for j, n in enumerate(row):
+                ax.text(j, i, str(n), ha="center", va="center", fontsize=9)
+        ax.set_xticks(range(len(c.confusion_labels)), c.confusion_labels)
+        ax.set_yticks(range(len(c.confusion_labels)), c.confusion_labels)
+        ax.set_xlabel("judge")
+        ax.set_ylabel("humans")
+        ax.set_title(c.criterion, fontsize=9)
+    fig.tight_layout()
+    fig.savefig(folder / PLOTS["confusion"], metadata={"Software": None})
+    plt.close(fig)
+
+    fig, ax = plt.subplots(figsize=(5, 5), dpi=100)
+    ax.plot([0, 1], [0, 1], color="gray", linestyle=":", label="perfect calibration")
+    for c in criteria:
+        points = [(b.mean_confidence, b.accuracy) for b in c.reliability
+                  if b.n and b.mean_confidence is not None and b.accuracy is not None]
+        if points:
+            ax.plot(*zip(*points), marker="o", label=c.criterion)
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("judge confidence")
+    ax.set_ylabel("agreement with humans (pass/fail)")
+    ax.set_title("Reliability")
+    ax.legend(fontsize=7, loc="lower right")
+    fig.tight_layout()
+    fig.savefig(folder / PLOTS["reliability"], metadata={"Software": None})
+    plt.close(fig)
+
+
+def write_calibration_report(artifact: "CalibrationArtifact", folder: Path, *, rubric: "Rubric") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    _plots(artifact, folder)
+    payload = json.loads(artifact.model_dump_json(by_alias=True))
+    payload["plots"] = PLOTS
+    (folder / CALIBRATION_REPORT_JSON).write_text(json.dumps(payload, indent=2), encoding="utf-8")
+    (folder / CALIBRATION_REPORT_MD).write_text(markdown(artifact, rubric), encoding="utf-8")
+    return folder

@@ -1,0 +1,142 @@
+"""TODO docstring."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from rich.table import Table
+
+from judging.cli.options import (
+    console,
+    friendly_errors,
+    rubrics_dir_option,
+)
+
+
+@click.command()
+@click.argument("run_dir", required=False,
+                type=click.Path(path_type=Path, file_okay=False, exists=True))
+@click.option("--labels", "labels_path", type=click.Path(path_type=Path, dir_okay=False),
+              default=None, help="Labels file (default RUN_DIR/labels.jsonl from review pull).")
+@click.option("--out", type=click.Path(path_type=Path, file_okay=False),
+              envvar="JUDGING_CALIBRATION_DIR", default=Path("calibration"), show_default=True,
+              help="Where artifacts/ and reports/ go [env JUDGING_CALIBRATION_DIR].")
+@click.option("--judge", "judges", multiple=True, help="Only these judges (repeatable).")
+@click.option("--include-anchored", is_flag=True,
+              help="Also count labels from reviewers who saw the AI's answers (anchored).")
+@click.option("--min-support", type=click.IntRange(1), default=50, show_default=True)
+@click.option("--min-coverage", type=click.FloatRange(0, 1), default=0.9, show_default=True)
+@click.option("--floor", type=click.FloatRange(0, 1), default=0.8, show_default=True,
+              help="Lowest acceptable lower bound of the pass-class F1 interval.")
+@click.option("--bootstrap", type=click.IntRange(100), default=1000, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--table", "table", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="Calibrate on a label table (CSV/JSONL) instead of a run.")
+@click.option("--judge-column", default=None, help="--table: the judge's column.")
+@click.option("--human-columns", default=None, help="--table: comma-separated human columns.")
+@click.option("--compare", default=None,
+              help="--table: a second judge column beside the first. RUN_DIR: 'A,B', two judge "
+                   "specs or two rubric versions (id@version) side by side on the same claims.")
+@click.option("--ordinal", is_flag=True, help="--table: labels are ordered (weighted kappa).")
+@click.option("--order", default=None, help="--table: the label order, comma-separated.")
+@rubrics_dir_option
+@friendly_errors
+def calibrate(run_dir: Path | None, labels_path: Path | None, out: Path, judges: tuple[str, ...],
+              include_anchored: bool, min_support: int, min_coverage: float, floor: float,
+              bootstrap: int, seed: int, table: Path | None, judge_column: str | None,
+              human_columns: str | None, compare: str | None, ordinal: bool,
+              order: str | None, rubrics_dir: Path | None) -> None:
+    """How far each AI judge agrees with people, per criterion: metrics, trust decisions, reports.
+
+    With RUN_DIR: joins the run's judgments with its labels (blind ones by default) and writes
+    calibration/artifacts/RUBRIC@VERSION/JUDGE.json and calibration/reports/... . With --table:
+    agreement on any table of per-item labels (gold = the human majority).
+    """
+    from judging.calibrate import TrustOptions, calibrate_run, calibrate_table
+
+    if table is not None:
+        if not judge_column or not human_columns:
+            raise click.UsageError("--table needs --judge-column and --human-columns")
+        report = calibrate_table(table, judge_column=judge_column,
+                                 human_columns=[c.strip() for c in human_columns.split(",")],
+                                 compare=compare, ordinal=ordinal,
+                                 order=order.split(",") if order else None)
+        _print_table_report(report)
+        return
+    if run_dir is None:
+        raise click.UsageError("give RUN_DIR, or --table FILE")
+    options = TrustOptions(min_support=min_support, min_coverage=min_coverage, floor=floor,
+                           bootstrap=bootstrap, seed=seed, include_anchored=include_anchored)
+    results = calibrate_run(run_dir, labels_path=labels_path, out=out, options=options,
+                            judges=list(judges) or None, rubrics_dir=rubrics_dir)
+    for result in results:
+        _print_calibration(result)
+    if compare:
+        from judging.calibrate import compare_run
+
+        left, _, right = compare.partition(",")
+        if not right:
+            raise click.UsageError("--compare with RUN_DIR takes two specs: A,B")
+        table = Table(title=f"A = {left} vs B = {right} (pass/fail, same claims)")
+        for column in ("on", "criterion", "both", "agree", "kappa", "F1 A", "F1 B"):
+            table.add_column(column)
+        for row in compare_run(results, run_dir, left.strip(), right.strip()):
+            table.add_row(row.group, row.criterion, str(row.both), _num(row.agreement, 2),
+                          _num(row.kappa, 2), _num(row.left_f1, 2), _num(row.right_f1, 2))
+        console.print(table)
+
+
+
+def _num(value: float | None, digits: int = 3) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+
+def _print_calibration(result) -> None:
+    artifact = result.artifact
+    source = artifact.labels.source
+    table = Table(title=f"{artifact.judge} on {artifact.rubric} — {artifact.labels.used} "
+                        f"{source} label(s)"
+                        f"{'' if artifact.labels.blind_only else ', anchored included'}")
+    for column in ("criterion", "decision", "n", "coverage", "F1 [95%]", "kappa", "humans α",
+                   "threshold", "saved"):
+        table.add_column(column)
+    for c in [*artifact.criteria, *([artifact.pooled] if artifact.pooled else [])]:
+        interval = "" if not c.f1_interval else \
+            f" [{c.f1_interval[0]:.2f}, {c.f1_interval[1]:.2f}]"
+        table.add_row(c.criterion,
+                      "[green]trusted[/]" if c.decision == "trusted" else "[yellow]needs humans[/]",
+                      str(c.support), _num(c.coverage, 2), _num(c.f1, 2) + interval,
+                      _num(c.kappa, 2), _num(c.humans.alpha if c.humans else None, 2),
+                      _num(c.confidence_threshold, 2), _num(c.work_saved, 2))
+    console.print(table)
+    if source == "construction":
+        console.print("labels are construction labels (how the examples were built), not human "
+                      "labels", soft_wrap=True)
+    if result.stale:
+        console.print(f"replaced a stale calibration: {result.stale}", soft_wrap=True)
+    console.print(f"artifact: {result.artifact_path}\nreport:   {result.report_dir / 'report.md'}",
+                  soft_wrap=True)
+
+
+
+def _print_table_report(report) -> None:
+    table = Table(title=f"{report.path.name}: {report.items} items, gold = human majority on "
+                        f"{report.gold_items} ({report.ties} ties left out)")
+    for column in ("judge", "n", "accuracy", "macro P", "macro R", "macro F1", "kappa",
+                   "mean κ with each human"):
+        table.add_column(column)
+    for column, m in report.judges.items():
+        table.add_row(column, str(m.n), _num(m.accuracy, 4), _num(m.macro_precision, 4),
+                      _num(m.macro_recall, 4), _num(m.macro_f1, 4),
+                      _num(m.weighted_kappa if m.weighted_kappa is not None else m.kappa, 3),
+                      _num(report.judge_human_kappa.get(column), 3))
+    console.print(table)
+    pairs = ", ".join(f"{pair} {_num(k, 3)}" for pair, k in report.human_kappa.items())
+    console.print(f"human vs human: kappa {pairs}; Krippendorff's alpha {_num(report.alpha, 3)}",
+                  soft_wrap=True)
+    if report.between_judges:
+        console.print(f"between the two judges: accuracy "
+                      f"{_num(report.between_judges['accuracy'], 4)}, kappa "
+                      f"{_num(report.between_judges['kappa'], 3)}", soft_wrap=True)

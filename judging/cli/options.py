@@ -1,0 +1,71 @@
+"""What the command-line modules share: consoles, one-line errors and the options that several
+commands take, each defined once (the inspect_ai `_cli/common.py` pattern)."""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+from rich.console import Console
+from rich.markup import escape
+
+from judging.errors import JudgingError
+
+console = Console()
+err_console = Console(stderr=True)
+F = TypeVar("F", bound=Callable[..., Any])
+DEFAULT_REVIEW_HOME = Path(".judging") / "argilla"
+
+
+def friendly_errors(func: F) -> F:
+    """Turn the package's own errors into one clear line and exit code 1 (no traceback)."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except JudgingError as exc:
+            err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False,
+                              soft_wrap=True)
+            sys.exit(1)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def rubrics_dir_option(func: F) -> F:
+    """`--rubrics-dir`: the folder of versioned rubrics (every command that reads rubrics)."""
+    return click.option("--rubrics-dir", type=click.Path(path_type=Path, file_okay=False),
+                        envvar="JUDGING_RUBRICS_DIR", default=None,
+                        help="Folder of versioned rubrics [env JUDGING_RUBRICS_DIR; default: the "
+                             "checkout's rubrics/].")(func)
+
+
+def calibration_dir_option(func: F) -> F:
+    """`--calibration`: the folder of calibration artifacts (resolve, publish)."""
+    return click.option("--calibration", "calibration_dir",
+                        type=click.Path(path_type=Path, file_okay=False),
+                        envvar="JUDGING_CALIBRATION_DIR", default=None,
+                        help="Folder of calibration artifacts [env JUDGING_CALIBRATION_DIR; "
+                             "default calibration/].")(func)
+
+
+def home_option(func: F) -> F:
+    """`--home`: the local Argilla server's folder (every `review` command)."""
+    return click.option("--home", type=click.Path(path_type=Path, file_okay=False),
+                        envvar="JUDGING_REVIEW_HOME", default=DEFAULT_REVIEW_HOME,
+                        show_default=True,
+                        help="Folder of the server's database, secret key, pid file and log "
+                             "[env JUDGING_REVIEW_HOME].")(func)
+
+
+def server_options(func: F) -> F:
+    """`--api-url`, `--api-key` and `--home`: which Argilla server a review command talks to."""
+    func = click.option("--api-key", envvar="ARGILLA_API_KEY", default=None, show_envvar=True,
+                        help="Argilla API key [default: the local server's owner].")(func)
+    func = click.option("--api-url", envvar="ARGILLA_API_URL", default=None, show_envvar=True,
+                        help="Argilla server [default: the local server of --home].")(func)
+    return home_option(func)

@@ -1,0 +1,27 @@
+"""TODO docstring."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from judging.cli.options import (
+    console,
+    friendly_errors,
+    rubrics_dir_option,
+)
+
+
+@click.command()
+@click.argument("run_dir", type=click.Path(path_type=Path, file_okay=False, exists=True))
+@click.option("--out", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="Where to write the HTML (default RUN_DIR/report.html).")
+@rubrics_dir_option
+@friendly_errors
+def report(run_dir: Path, out: Path | None, rubrics_dir: Path | None) -> None:
+    """Write report.html: per claim the figures side by side, the signals and every answer."""
+    from judging.report import write_html_report
+
+    path = write_html_report(run_dir, out=out, rubrics_dir=rubrics_dir)
+    console.print(f"report: {path}")

@@ -1,0 +1,61 @@
+"""TODO docstring."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import click
+
+from judging.cli.options import (
+    calibration_dir_option,
+    console,
+    friendly_errors,
+    rubrics_dir_option,
+)
+
+
+@click.command()
+@click.argument("run_dir", type=click.Path(path_type=Path, file_okay=False, exists=True))
+@click.option("--labels", "labels_path", type=click.Path(path_type=Path, dir_okay=False),
+              default=None, help="Labels file (default RUN_DIR/labels.jsonl).")
+@calibration_dir_option
+@rubrics_dir_option
+@friendly_errors
+def resolve(run_dir: Path, labels_path: Path | None, calibration_dir: Path | None,
+            rubrics_dir: Path | None) -> None:
+    """Final decisions: human majority, else trusted AI, else pending review.
+
+    Writes RUN_DIR/decisions.jsonl (per claim and rubric, per criterion, who decided) and
+    RUN_DIR/final.jsonl (per claim: outcome and whether the participant's verdict is upheld).
+    """
+
+    from judging.resolve import resolve_run
+
+    decisions, finals = resolve_run(run_dir, labels_path=labels_path,
+                                    calibration_dir=calibration_dir, rubrics_dir=rubrics_dir)
+    outcomes = Counter(f.outcome for f in finals)
+    upheld = Counter(f.upheld for f in finals)
+    deciders = Counter(a.decided_by or "pending" for d in decisions for a in d.answers
+                       if a.status != "not_applicable")
+    console.print(f"{len(finals)} claim(s): " + ", ".join(f"{n} {k}" for k, n in
+                                                         sorted(outcomes.items())),
+                  soft_wrap=True)
+    console.print("verdict upheld: " + ", ".join(f"{n} {k}" for k, n in sorted(upheld.items())),
+                  soft_wrap=True)
+    console.print("criteria decided by: " + ", ".join(f"{n} {k}" for k, n in
+                                                      sorted(deciders.items())), soft_wrap=True)
+    console.print(f"wrote {run_dir / 'decisions.jsonl'} and {run_dir / 'final.jsonl'}",
+                  soft_wrap=True)
+
+
+
+@click.command()
+@click.argument("run_dir", type=click.Path(path_type=Path, file_okay=False, exists=True))
+@friendly_errors
+def leaderboard(run_dir: Path) -> None:
+    """Per submission and per paper: claims judged, passed, failed, pending (CSV and HTML)."""
+    from judging.resolve import write_leaderboard
+
+    for path in write_leaderboard(run_dir):
+        console.print(f"wrote {path}", soft_wrap=True)

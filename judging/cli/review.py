@@ -1,0 +1,188 @@
+"""`judging review ...`: run, stop and inspect the local Argilla review server."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+from rich.markup import escape
+
+from judging.cli.options import (
+    console,
+    err_console,
+    friendly_errors,
+    home_option,
+    rubrics_dir_option,
+    server_options,
+)
+from judging.review import server
+
+
+@click.group()
+def review() -> None:
+    """Human review in Argilla: a local server for demos and tests.
+
+    For production, point ARGILLA_API_URL / ARGILLA_API_KEY at any Argilla deployment instead.
+    """
+
+
+@review.command()
+@click.option("--host", default=server.DEFAULT_HOST, show_default=True, help="Address to listen on.")
+@click.option("--port", type=click.IntRange(1, 65535), default=server.DEFAULT_PORT, show_default=True,
+              help="Port to listen on.")
+@home_option
+@click.option("--background", is_flag=True,
+              help="Start detached, wait until it answers, print the URL and login, and return.")
+@friendly_errors
+def serve(host: str, port: int, home: Path, background: bool) -> None:
+    """Run a local Argilla server (SQLite, no Elasticsearch or Redis needed).
+
+    The owner's login is argilla / 12345678 with API key argilla.apikey unless
+    JUDGING_ARGILLA_USERNAME / JUDGING_ARGILLA_PASSWORD / JUDGING_ARGILLA_API_KEY say otherwise
+    when the home is first used. Data persists in the home folder across restarts.
+    """
+    if not background:
+        server.serve(home, host, port)  # prints the URL and login once it listens
+        return
+    info = server.start_background(home, host, port)
+    for line in info.login_lines():
+        click.echo(line)
+    click.echo(f"Stop it with: judging review stop --home {info.home}")
+
+
+@review.command()
+@home_option
+@friendly_errors
+def stop(home: Path) -> None:
+    """Stop the review server started from this home."""
+    if server.stop(home):
+        click.echo(f"Stopped the review server of {Path(home).resolve()}.")
+    else:
+        click.echo(f"No review server is running from {Path(home).resolve()}.")
+
+
+@review.command()
+@home_option
+@friendly_errors
+def status(home: Path) -> None:
+    """Tell whether a review server runs from this home (exit code 1 if not)."""
+    info = server.status(home)
+    if info is None:
+        click.echo(f"No review server is running from {Path(home).resolve()}.")
+        sys.exit(1)
+    for line in info.login_lines():
+        click.echo(line)
+    click.echo(f"  pid:     {info.pid} ({'answering' if server.is_responding(info) else 'not answering yet'})")
+
+
+# --- push, pull, reviewers ------------------------------------------------------------------------
+
+
+def _client(api_url: str | None, api_key: str | None, home: Path):
+    """A client for the given server, else for the local server of `home` (if it runs)."""
+    from judging.review.push import connect
+
+    if api_url is None:
+        info = server.status(home)
+        if info is None:
+            raise server.ReviewServerError(
+                "no Argilla server: start one with `judging review serve --background` or give "
+                "--api-url/--api-key (ARGILLA_API_URL/ARGILLA_API_KEY)")
+        api_url, api_key = info.url, api_key or info.api_key
+    return connect(api_url, api_key)
+
+
+@review.command()
+@click.argument("run_dir", type=click.Path(path_type=Path, file_okay=False, exists=True))
+@click.option("--workspace", default="judging", show_default=True)
+@click.option("--blind-share", type=click.FloatRange(0, 1), default=0.2, show_default=True,
+              help="Share of claims (a stable, seeded draw) sent to the blind calibration "
+                   "dataset instead: no AI answers shown, several reviewers each.")
+@click.option("--overlap", type=click.IntRange(1, 20), default=2, show_default=True,
+              help="Reviewers per calibration record.")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed of the calibration draw.")
+@click.option("--batch-size", type=click.IntRange(1, 1000), default=64, show_default=True)
+@rubrics_dir_option
+@server_options
+@friendly_errors
+def push(run_dir: Path, workspace: str, blind_share: float, overlap: int, seed: int,
+         batch_size: int, rubrics_dir: Path | None, api_url: str | None, api_key: str | None,
+         home: Path) -> None:
+    """Push a run's judgments as records with AI suggestions (idempotent, resumable).
+
+    One dataset per rubric version; a re-push updates records in place and keeps every
+    human response.
+    """
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from judging.review.push import PushOptions, push_run
+
+    client = _client(api_url, api_key, home)
+    options = PushOptions(workspace=workspace, blind_share=blind_share, overlap=overlap,
+                          seed=seed, batch_size=batch_size)
+    with Progress(TextColumn("[bold]pushing"), BarColumn(), MofNCompleteColumn(),
+                  console=err_console) as progress:
+        task = progress.add_task("push", total=None)
+        result = push_run(run_dir, client=client, options=options, rubrics_dir=rubrics_dir,
+                          on_progress=lambda done, total: progress.update(
+                              task, completed=done, total=total))
+    for name, count in sorted(result.records.items()):
+        console.print(f"{name}: {count} record(s)", highlight=False)
+    if result.skipped:
+        console.print(f"not pushed ({len(result.skipped)} claims that failed to load):",
+                      highlight=False)
+        for line in result.skipped:
+            console.print(f"  {escape(line)}", highlight=False, soft_wrap=True)
+    console.print(f"pushed {result.total} record(s) to workspace {workspace!r} at "
+                  f"{client.api_url}", highlight=False, soft_wrap=True)
+
+
+@review.command()
+@click.argument("run_dir", type=click.Path(path_type=Path, file_okay=False, exists=True))
+@click.option("--out", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="Where to write the labels (default RUN_DIR/labels.jsonl).")
+@click.option("--workspace", default="judging", show_default=True)
+@rubrics_dir_option
+@server_options
+@friendly_errors
+def pull(run_dir: Path, out: Path | None, workspace: str, rubrics_dir: Path | None,
+         api_url: str | None, api_key: str | None, home: Path) -> None:
+    """Pull every submitted human response as label lines (drafts and discards are counted)."""
+    from judging.review.pull import pull_run
+
+    client = _client(api_url, api_key, home)
+    result = pull_run(run_dir, client=client, workspace=workspace, out=out,
+                      rubrics_dir=rubrics_dir)
+    counts = ", ".join(f"{n} {status}" for status, n in sorted(result.responses.items()))
+    console.print(f"responses: {counts or 'none yet'}", highlight=False)
+    console.print(f"wrote {result.labels} label(s) from {len(result.datasets)} dataset(s) to "
+                  f"{result.path}", highlight=False, soft_wrap=True)
+
+
+@review.group()
+def users() -> None:
+    """Reviewers of a workspace."""
+
+
+@users.command("add")
+@click.argument("username")
+@click.option("--role", type=click.Choice(["annotator", "admin", "owner"]), default="annotator",
+              show_default=True)
+@click.option("--workspace", default="judging", show_default=True)
+@click.option("--password", default=None, help="Default: a new random one (printed).")
+@server_options
+@friendly_errors
+def users_add(username: str, role: str, workspace: str, password: str | None,
+              api_url: str | None, api_key: str | None, home: Path) -> None:
+    """Create a reviewer (if needed) in a workspace and print its login and API key."""
+    from judging.review.users import add_reviewer
+
+    client = _client(api_url, api_key, home)
+    reviewer = add_reviewer(client, username, role=role, workspace=workspace, password=password)
+    console.print(f"{reviewer.role} {reviewer.username} in workspace {reviewer.workspace}",
+                  highlight=False)
+    console.print(f"  password: {reviewer.password}", highlight=False, soft_wrap=True)
+    console.print(f"  API key:  {reviewer.api_key}", highlight=False, soft_wrap=True)
+    console.print(f"  log in at {client.api_url}", highlight=False)

@@ -1,0 +1,199 @@
+"""TODO docstring."""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from pathlib import Path
+
+import click
+from rich.markup import escape
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+from judging.cli.options import (
+    console,
+    err_console,
+    friendly_errors,
+    rubrics_dir_option,
+)
+from judging.run import MeasureOptions
+from judging.signals import DEFAULT_MAX_PIXELS, DEFAULT_SIZE
+
+
+def _parse_price(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]
+                 ) -> dict[str, tuple[float, float]]:
+    prices = {}
+    for value in values:
+        model, _, amounts = value.partition("=")
+        try:
+            input_price, output_price = (float(x) for x in amounts.split(":"))
+        except ValueError:
+            raise click.BadParameter(f"{value!r}: use MODEL=INPUT:OUTPUT (USD per million "
+                                     f"tokens), e.g. gpt-4.1-mini=0.4:1.6") from None
+        prices[model] = (input_price, output_price)
+    return prices
+
+
+
+@click.command()
+@click.argument("sources", nargs=-1, required=True)
+@click.option("--out", "out", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="Run directory (default runs/<run-id>); an existing one is resumed.")
+@click.option("--claims", "registry", type=click.Path(path_type=Path, dir_okay=False, exists=True),
+              default=None, help="The organizers' claim registry (YAML, JSON or JSONL).")
+@click.option("--rubric", "rubrics", multiple=True,
+              help="ID@VERSION, ID (newest published) or a YAML file; repeatable. Default: the "
+                   "newest published version of every rubric.")
+@click.option("--judge", "judges", multiple=True,
+              help="Judge spec, repeatable: 'offline' or 'openai:MODEL' [env JUDGING_JUDGE; "
+                   "default offline]. Several judges form a panel.")
+@click.option("--samples", type=click.IntRange(1, 50), default=1, show_default=True,
+              help="Answers per LLM judge and claim (aggregated: majority / median).")
+@click.option("--swap", is_flag=True,
+              help="LLM judges also see the figures in swapped order (position-bias check).")
+@click.option("--concurrency", type=click.IntRange(1, 512), default=8, show_default=True,
+              help="Judge calls in flight at once.")
+@click.option("--estimate", is_flag=True,
+              help="Print the calls, tokens and cost the run would need, send nothing, exit.")
+@click.option("--max-cost", type=click.FloatRange(min=0), default=None,
+              help="USD budget: no new LLM call starts once it is spent; the rest is recorded "
+                   "as unscored (reason: budget) and a rerun picks it up.")
+@click.option("--price", "prices", multiple=True, callback=_parse_price,
+              help="MODEL=INPUT:OUTPUT, USD per million tokens (adds to the built-in OpenAI "
+                   "prices and JUDGING_PRICES); repeatable.")
+@click.option("--base-url", envvar="OPENAI_BASE_URL", default=None, show_envvar=True,
+              help="OpenAI-compatible endpoint (OpenAI, HF Inference Providers, vLLM, llama.cpp, "
+                   "Ollama).")
+@click.option("--api-key", envvar="OPENAI_API_KEY", default=None, show_envvar=True,
+              help="API key for the endpoint (never recorded).")
+@click.option("--temperature", type=click.FloatRange(0, 2), default=0.0, show_default=True)
+@click.option("--max-tokens", type=click.IntRange(16, 100_000), default=2000, show_default=True,
+              help="Answer length limit per call.")
+@click.option("--timeout", type=click.FloatRange(min=1), default=60.0, show_default=True,
+              help="Seconds per call attempt.")
+@click.option("--max-retries", type=click.IntRange(0, 20), default=4, show_default=True,
+              help="Retries of transient failures (429 with Retry-After, 5xx, timeouts, dropped "
+                   "connections); other 4xx are not retried.")
+@click.option("--image-detail", type=click.Choice(["low", "high", "auto"]), default="low",
+              show_default=True, help="Detail level of the figures sent to LLM judges.")
+@click.option("--no-images", is_flag=True,
+              help="Send no images (servers without vision: the judge sees the signals only).")
+@click.option("--response-format",
+              type=click.Choice(["auto", "json_schema", "json_object_schema", "json_object"]),
+              default="auto", show_default=True,
+              help="Structured outputs; 'auto' falls back to JSON mode when a server refuses.")
+@click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False),
+              envvar="JUDGING_CACHE_DIR", default=None, show_envvar=True,
+              help="LLM answer cache [default ~/.cache/judging/answers].")
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the LLM answer cache.")
+@click.option("--image-size", type=click.IntRange(64, 4096), default=DEFAULT_SIZE,
+              show_default=True, help="Long side, in pixels, figures are compared at.")
+@click.option("--max-pixels", type=click.IntRange(1), default=DEFAULT_MAX_PIXELS,
+              show_default=True, help="Larger images are refused before decoding.")
+@rubrics_dir_option
+@friendly_errors
+def run(sources: tuple[str, ...], out: Path | None, registry: Path | None,
+        rubrics: tuple[str, ...], judges: tuple[str, ...], samples: int, swap: bool,
+        concurrency: int, estimate: bool, max_cost: float | None,
+        prices: dict[str, tuple[float, float]], base_url: str | None, api_key: str | None,
+        temperature: float, max_tokens: int, timeout: float, max_retries: int, image_detail: str,
+        no_images: bool, response_format: str, cache_dir: Path | None, no_cache: bool,
+        image_size: int, max_pixels: int, rubrics_dir: Path | None) -> None:
+    """Judge the claims of one or more submissions.
+
+    SOURCE is a submission folder (with submission.yaml), a folder of such folders, or a Hugging
+    Face repo: hf://spaces/OWNER/NAME or hf://datasets/OWNER/NAME[@REV][/SUBFOLDER].
+    """
+    import asyncio
+    import os
+
+    from judging.judges import LLMOptions
+    from judging.run import Runner, RunRequest
+    from judging.rundir import new_run_id
+
+    judge_specs = list(judges) or [os.environ.get("JUDGING_JUDGE") or "offline"]
+    out = out or Path("runs") / new_run_id()
+    llm = LLMOptions(base_url=base_url or None, api_key=api_key or None, temperature=temperature,
+                     max_tokens=max_tokens, timeout=timeout, max_retries=max_retries,
+                     images=not no_images, image_detail=image_detail,  # type: ignore[arg-type]
+                     response_format=response_format,  # type: ignore[arg-type]
+                     cache_dir=cache_dir, use_cache=not no_cache, max_cost=max_cost,
+                     prices=prices)
+    request = RunRequest(sources=list(sources), out=out, registry=registry, rubrics=list(rubrics),
+                         judges=judge_specs, samples=samples, swap=swap, concurrency=concurrency,
+                         measure=MeasureOptions(image_size=image_size, max_pixels=max_pixels),
+                         rubrics_dir=rubrics_dir, llm=llm)
+    if estimate:
+        _print_estimate(asyncio.run(Runner(request).estimate()))
+        return
+    with Progress(TextColumn("[bold]judging"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), TimeRemainingColumn(), console=err_console,
+                  transient=False) as progress:
+        task = progress.add_task("judging", total=None)
+
+        def on_progress(done: int, total: int) -> None:
+            progress.update(task, completed=done, total=total)
+
+        runner = Runner(request, on_progress=on_progress)
+        result = asyncio.run(runner.run())
+    from judging.report import summary_rows
+
+    _print_summary(summary_rows(runner.store.latest()))
+    console.print(f"run [bold]{result.run_id}[/] in {escape(str(result.root))}: {result.written} "
+                  f"new judgment line(s), {result.skipped} already done (resumed)", soft_wrap=True)
+    if runner.budget is not None:
+        console.print(f"spent ${runner.budget.spent:.4f} of the ${runner.budget.limit:.4f} "
+                      f"budget", soft_wrap=True)
+    if result.integrity is not None and result.integrity.pairs:
+        kinds = Counter(pair.kind.replace("_", " ") for pair in result.integrity.pairs)
+        console.print("[bold yellow]integrity:[/] " + ", ".join(
+            f"{n} {kind} pair(s) across submissions" for kind, n in sorted(kinds.items()))
+            + f" (flagged on both sides; see {result.root / 'integrity.json'})",
+            soft_wrap=True)
+    for error in result.source_errors:
+        err_console.print(f"[bold red]source error:[/] {escape(error)}", highlight=False,
+                          soft_wrap=True)
+    if result.failed:
+        sys.exit(1)
+
+
+
+def _print_estimate(rows: list) -> None:
+    table = Table(title="estimate (nothing was sent)")
+    table.add_column("judge", no_wrap=True)
+    for column in ("calls", "cached", "local", "prompt tokens", "completion tokens",
+                   "cost (USD)"):
+        table.add_column(column, justify="right")
+    for row in rows:
+        cost = f"{row.cost_usd:.4f}" if row.priced else "unknown (no price)"
+        table.add_row(row.judge, str(row.calls), str(row.cached), str(row.local),
+                      f"{row.prompt_tokens:,}", f"{row.completion_tokens:,}", cost)
+    console.print(table)
+    console.print("tokens: about 4 characters a token, images at OpenAI's published rate, "
+                  "150 answer tokens per criterion", soft_wrap=True)
+
+
+
+def _print_summary(rows: list[dict[str, str]]) -> None:
+    if not rows:
+        console.print("no judgments")
+        return
+    table = Table(title="judgments (outcome score (coverage) per rubric)", show_lines=False)
+    for column in rows[0]:
+        table.add_column(column, overflow="fold")
+    colours = {"pass": "green", "fail": "red", "incomplete": "yellow", "error": "bold red"}
+    for row in rows:
+        cells = []
+        for value in row.values():
+            colour = colours.get(value.split(" ")[0])
+            cells.append(f"[{colour}]{escape(value)}[/]" if colour else escape(value))
+        table.add_row(*cells)
+    console.print(table)

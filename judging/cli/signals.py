@@ -1,0 +1,135 @@
+"""TODO docstring."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+from rich.table import Table
+
+from judging.cli.options import console, friendly_errors
+from judging.signals import DEFAULT_MAX_PIXELS, DEFAULT_SIZE
+
+
+@click.command()
+@click.argument("published", type=click.Path(path_type=Path, dir_okay=False, exists=True))
+@click.argument("reproduced", type=click.Path(path_type=Path, dir_okay=False, exists=True))
+@click.option("--json", "as_json", is_flag=True, help="Print the signals as JSON.")
+@click.option("--size", type=click.IntRange(64, 4096), default=DEFAULT_SIZE, show_default=True)
+@click.option("--diff", "diff_path", type=click.Path(path_type=Path, dir_okay=False),
+              default=None, help="Also write the diff image here (PNG).")
+@click.option("--max-pixels", type=click.IntRange(1), default=DEFAULT_MAX_PIXELS, show_default=True)
+@friendly_errors
+def similarity(published: Path, reproduced: Path, as_json: bool, size: int,
+               diff_path: Path | None, max_pixels: int) -> None:
+    """Pixel signals of a published vs a reproduced figure."""
+    from dataclasses import asdict
+
+    from judging.hashing import file_sha256
+    from judging.signal_catalogue import CATALOGUE
+    from judging.signals import compare_figures, load_image
+
+    comparison = compare_figures(load_image(published, max_pixels=max_pixels),
+                                 load_image(reproduced, max_pixels=max_pixels), size=size,
+                                 same_bytes=file_sha256(published) == file_sha256(reproduced))
+    # Catalogued signals only (the measures behind the copy flag are not signals of their own).
+    values = {name: value for name, value in asdict(comparison.signals).items()
+              if f"pixel.{name}" in CATALOGUE}
+    if diff_path is not None:
+        comparison.diff.save(diff_path, format="PNG")
+    if as_json:
+        click.echo(json.dumps({f"pixel.{k}": v for k, v in values.items()}, indent=2))
+        return
+    table = Table(title=f"{published.name} vs {reproduced.name}")
+    table.add_column("signal")
+    table.add_column("value", justify="right")
+    table.add_column("meaning")
+    for name, value in values.items():
+        shown = "absent" if value is None else (str(value) if isinstance(value, bool)
+                                               else f"{value:.4f}")
+        table.add_row(f"pixel.{name}", shown, CATALOGUE[f"pixel.{name}"].description)
+    console.print(table)
+    if diff_path is not None:
+        console.print(f"diff image: {diff_path}")
+
+
+
+@click.command()
+@click.argument("figure", type=click.Path(path_type=Path, dir_okay=False, exists=True))
+@click.argument("reproduced", required=False,
+                type=click.Path(path_type=Path, dir_okay=False, exists=True))
+@click.option("--json", "as_json", is_flag=True, help="Print the reading (and signals) as JSON.")
+@click.option("--overlay", "overlay_path", type=click.Path(path_type=Path, dir_okay=False),
+              default=None, help="With two figures: write the overlay of both readings (PNG).")
+@click.option("--max-pixels", type=click.IntRange(1), default=DEFAULT_MAX_PIXELS, show_default=True)
+@friendly_errors
+def chart(figure: Path, reproduced: Path | None, as_json: bool, overlay_path: Path | None,
+          max_pixels: int) -> None:
+    """Read the plotted data back from a chart; with a second chart, the chart.* signals."""
+    from judging.signal_catalogue import CATALOGUE
+    from judging.signals import compare_charts, load_image, read_chart, render_overlay
+
+    readings = [read_chart(load_image(path, max_pixels=max_pixels))
+                for path in [figure] + ([reproduced] if reproduced is not None else [])]
+    comparison = compare_charts(*readings) if len(readings) == 2 else None
+    if overlay_path is not None:
+        if comparison is None:
+            raise click.UsageError("--overlay needs two figures")
+        image = render_overlay(*readings, comparison)
+        if image is None:
+            raise click.ClickException("neither chart could be read: no overlay written")
+        image.save(overlay_path, format="PNG")
+    described = [_describe_reading(r) for r in readings]
+    if as_json:
+        out: dict = {"published" if comparison else "chart": described[0]}
+        if comparison is not None:
+            out["reproduced"] = described[1]
+            out["signals"] = comparison.signals
+            out["absent"] = comparison.reasons
+        click.echo(json.dumps(out, indent=2))
+        return
+    for path, reading in zip([figure, reproduced], described):
+        console.print(f"[bold]{path.name}[/]: " + ("readable" if reading["readable"] else
+                                                   f"unreadable ({reading['reason']})"))
+        for n, panel in enumerate(reading["panels"], 1):
+            for name in ("x", "y"):
+                axis = panel[name]
+                console.print(f"  panel {n} {name}: " + (
+                    "unreadable" if axis is None else
+                    f"{axis['scale']} {axis['from']:.4g} .. {axis['to']:.4g} "
+                    f"(ticks {', '.join(axis['ticks'])})"))
+            for series in panel["series"]:
+                console.print(f"  panel {n} series {series['name'] or '(no legend)'}: "
+                              f"{series['kind']} {series['style']}, {series['points']} points, "
+                              f"confidence {series['confidence']:.2f}")
+            for problem in panel["problems"]:
+                console.print(f"  panel {n}: {problem}")
+    if comparison is not None:
+        table = Table(title=f"{figure.name} vs {reproduced.name}")
+        for column in ("signal", "value", "meaning"):
+            table.add_column(column, justify="right" if column == "value" else "left")
+        for name, value in comparison.signals.items():
+            shown = (f"absent ({comparison.reasons.get(name, '')})" if value is None
+                     else str(value).lower() if isinstance(value, bool) else f"{value:.4f}")
+            table.add_row(name, shown, CATALOGUE[name].description)
+        console.print(table)
+    if overlay_path is not None:
+        console.print(f"overlay image: {overlay_path}")
+
+
+
+def _describe_reading(reading) -> dict:
+    def axis(a):
+        return None if a is None else {"scale": a.scale, "from": a.data_range[0],
+                                       "to": a.data_range[1], "confidence": a.confidence,
+                                       "ticks": [t.text for t in a.ticks]}
+
+    return {"readable": reading.readable, "reason": reading.reason, "panels": [
+        {"bbox": list(p.bbox), "x": axis(p.x), "y": axis(p.y), "legend": p.legend,
+         "problems": p.problems,
+         "series": [{"name": s.name, "style": s.style, "kind": s.kind, "points": len(s.points),
+                     "confidence": s.confidence, "x_units": s.x_units, "y_units": s.y_units,
+                     "data": [[round(float(x), 6), round(float(y), 6)]
+                              for x, y in s.points[:: max(1, len(s.points) // 50)]]}
+                    for s in p.series]} for p in reading.panels]}

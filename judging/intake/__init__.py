@@ -1,0 +1,36 @@
+"""Intake (`judging run SOURCE...`, first step): what a submission is.
+
+Reads submission folders (our `submission.yaml` manifest), Hugging Face sources (`hf://...`,
+downloaded into the run directory's `sources/`) and the organizers' claim registry; writes
+nothing but downloads. Gives validated `ClaimInput`s with every path confined to its submission,
+registry references applied (a doctored copy is flagged), and each bad claim as a `ClaimProblem`
+with its reason while the others go on.
+"""
+
+from __future__ import annotations
+
+from judging.intake.manifest import (
+                                     MANIFEST_NAMES,
+                                     LoadedSubmission,
+                                     find_manifest,
+                                     load_submission,
+                                     manifest_json_schema,
+)
+from judging.intake.paths import confine, confine_file
+from judging.intake.registry import (
+                                     Registry,
+                                     RegistryClaim,
+                                     apply_registry,
+                                     load_registry,
+)
+from judging.intake.sources import (
+                                     HubSource,
+                                     expand_source,
+                                     fetch_hub_source,
+                                     parse_hub_source,
+)
+
+__all__ = ["MANIFEST_NAMES", "HubSource", "LoadedSubmission", "Registry", "RegistryClaim",
+           "apply_registry", "confine", "confine_file", "expand_source", "fetch_hub_source",
+           "find_manifest", "load_registry", "load_submission", "manifest_json_schema",
+           "parse_hub_source"]

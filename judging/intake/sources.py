@@ -1,0 +1,147 @@
+"""TODO docstring."""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from judging._yaml import (
+    one_line,
+)
+from judging.errors import SourceError
+from judging.intake.manifest import MANIFEST_NAMES, find_manifest
+from judging.intake.paths import confine
+
+log = logging.getLogger(__name__)
+
+HUB_PREFIX = "hf://"
+
+
+
+_HUB_SOURCE = re.compile(
+    r"^hf://(?P<type>spaces|datasets)/(?P<repo>[A-Za-z0-9][\w.-]*/[\w.-]+)"
+    r"(?:@(?P<revision>[\w./-]+?))?(?:/(?P<subdir>[^@]+))?$")
+
+
+
+@dataclass(frozen=True)
+class HubSource:
+    repo_type: str
+    """"space" or "dataset"."""
+    repo_id: str
+    revision: str | None
+    subdir: str | None
+
+    @property
+    def spec(self) -> str:
+        rev = f"@{self.revision}" if self.revision else ""
+        sub = f"/{self.subdir}" if self.subdir else ""
+        return f"hf://{self.repo_type}s/{self.repo_id}{rev}{sub}"
+
+
+
+def parse_hub_source(spec: str) -> HubSource:
+    match = _HUB_SOURCE.match(spec)
+    if not match:
+        raise SourceError(f"{spec!r} is not a Hub source: use hf://spaces/OWNER/NAME or "
+                          f"hf://datasets/OWNER/NAME, optionally @REVISION and /SUBFOLDER")
+    from huggingface_hub.errors import HFValidationError
+    from huggingface_hub.utils import validate_repo_id
+
+    try:
+        validate_repo_id(match.group("repo"))
+    except HFValidationError as exc:
+        raise SourceError(f"{spec!r}: not a valid repo id: {exc}") from exc
+    subdir = match.group("subdir")
+    if subdir is not None:
+        parts = subdir.split("/")
+        if ".." in parts:
+            raise SourceError(f"{spec!r}: the subfolder must not contain '..'")
+        if "\\" in subdir or any(part in ("", ".") for part in parts[:-1]) or parts[0] == "":
+            raise SourceError(f"{spec!r}: the subfolder must be a relative path like "
+                              f"'team/alice' (no leading '/', '//' or '.')")
+        subdir = subdir.rstrip("/") or None
+    return HubSource(repo_type=match.group("type")[:-1], repo_id=match.group("repo"),
+                     revision=match.group("revision"), subdir=subdir)
+
+
+
+def fetch_hub_source(source: HubSource, *, download_root: Path, token: str | None = None
+                     ) -> Path:
+    """Download a Space or dataset repo into a folder of real files; return the submission folder."""
+    import httpx2
+    from huggingface_hub import constants as hub_constants
+    from huggingface_hub import errors as hub_errors
+    from huggingface_hub import snapshot_download
+
+    # one folder per revision: revisions must not overwrite each other's files ("@" keeps a
+    # revision such as ".." from being read as a path step)
+    local_dir = (download_root / f"{source.repo_type}s" / source.repo_id
+                 / f"@{source.revision or 'main'}")
+    token = token or os.environ.get("HF_TOKEN") or None
+    allow = [f"{source.subdir}/**"] if source.subdir else None
+    try:
+        snapshot_download(source.repo_id, repo_type=source.repo_type, revision=source.revision,
+                          local_dir=local_dir, token=token, allow_patterns=allow)
+    except hub_errors.GatedRepoError as exc:
+        raise SourceError(f"{source.spec}: the repo is gated; accept its conditions on the Hub and "
+                          f"set HF_TOKEN") from exc
+    except hub_errors.RepositoryNotFoundError as exc:
+        raise SourceError(f"{source.spec}: repo not found, or private and HF_TOKEN is missing or "
+                          f"has no access") from exc
+    except hub_errors.RevisionNotFoundError as exc:
+        raise SourceError(f"{source.spec}: revision {source.revision!r} not found") from exc
+    except hub_errors.LocalEntryNotFoundError as exc:
+        if hub_constants.is_offline_mode():
+            raise SourceError(f"{source.spec}: HF_HUB_OFFLINE is set and the repo is not "
+                              f"downloaded yet") from exc
+        cause = exc.__cause__
+        why = f" ({one_line(cause)})" if isinstance(cause, hub_errors.HfHubHTTPError) else ""
+        raise SourceError(f"{source.spec}: cannot reach the Hugging Face Hub{why} (offline, "
+                          f"blocked network or Hub down) and no local copy exists; download it "
+                          f"elsewhere and pass the folder instead") from exc
+    except hub_errors.HfHubHTTPError as exc:
+        raise SourceError(f"{source.spec}: the Hub answered with an error: "
+                          f"{one_line(exc)}") from exc
+    except (httpx2.HTTPError, OSError) as exc:
+        raise SourceError(f"{source.spec}: download failed: {type(exc).__name__}: "
+                          f"{one_line(exc)}") from exc
+    folder = confine(local_dir, source.subdir) if source.subdir else local_dir
+    if not folder.is_dir():
+        raise SourceError(f"{source.spec}: the subfolder {source.subdir!r} is not in the repo")
+    return folder
+
+
+
+def expand_source(source: str, *, download_root: Path) -> list[Path]:
+    """Submission folders named by a SOURCE argument.
+
+    A folder with a manifest is one submission; a folder without one stands for its immediate
+    subfolders that have one (e.g. `examples/submissions`); `hf://...` is downloaded first.
+    """
+    if source.startswith(HUB_PREFIX):
+        folder = fetch_hub_source(parse_hub_source(source), download_root=download_root)
+    else:
+        folder = Path(source)
+        if not folder.exists():
+            raise SourceError(f"{source}: no such folder")
+        if not folder.is_dir():
+            raise SourceError(f"{source}: not a folder (give the submission's folder, not its "
+                              f"manifest)")
+    if find_manifest(folder) is not None:
+        return [folder]
+    subfolders = sorted(child for child in folder.iterdir()
+                        if child.is_dir() and not child.is_symlink())
+    children = [child for child in subfolders if find_manifest(child)]
+    skipped = [child.name for child in subfolders
+               if child not in children and not child.name.startswith(".")]
+    if children and skipped:
+        log.warning("%s: %d subfolder(s) without a %s skipped: %s", source, len(skipped),
+                    MANIFEST_NAMES[0], ", ".join(skipped[:10]))
+    if not children:
+        raise SourceError(f"{source}: no submission manifest ({MANIFEST_NAMES[0]}) in it or in "
+                          f"its subfolders")
+    return children

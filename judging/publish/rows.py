@@ -1,0 +1,168 @@
+"""TODO docstring."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from judging.models import ClaimInput, Judgment
+from judging.publish.scrub import Scrubber, _public_endpoint, pseudonym
+from judging.resolve import ClaimDecision, RubricDecision
+
+
+def _schemas() -> dict[str, Any]:
+    import pyarrow as pa
+
+    s, f, i, b = pa.string(), pa.float64(), pa.int64(), pa.bool_()
+    strings = pa.list_(pa.string())
+    return {
+        "claims": pa.schema([
+            ("submission_id", s), ("claim_id", s), ("paper_id", s), ("paper_title", s),
+            ("kind", s), ("source", s), ("verdict", s), ("outcome", s), ("upheld", s),
+            ("outcomes", s), ("decided_by", strings), ("reference", s), ("flags", strings),
+            ("statement", s), ("justification", s), ("scale_note", s), ("reported_value", f),
+            ("reproduced_value", f), ("values", s), ("tolerance", s), ("problem_kind", s),
+            ("problem_note", s), ("evidence_files", strings), ("agent_name", s),
+            ("agent_model", s), ("human_help", s)]),
+        "decisions": pa.schema([
+            ("submission_id", s), ("claim_id", s), ("paper_id", s), ("kind", s), ("verdict", s),
+            ("rubric_id", s), ("rubric_version", s), ("rubric_hash", s), ("rubric_outcome", s),
+            ("criterion", s), ("status", s), ("value", s), ("passed", b), ("decided_by", s),
+            ("who", strings), ("reason", s), ("ai_judge", s), ("ai_calibration", s)]),
+        "judgments": pa.schema([
+            ("run_id", s), ("submission_id", s), ("claim_id", s), ("paper_id", s), ("kind", s),
+            ("verdict", s), ("reference", s), ("rubric_id", s), ("rubric_version", s),
+            ("rubric_hash", s), ("judge", s), ("sample", i), ("swapped", b), ("final", b),
+            ("status", s), ("reason", s), ("outcome", s), ("score", f), ("coverage", f),
+            ("failed_gates", strings), ("answers", s), ("signals", s), ("flags", strings),
+            ("flag_details", s), ("model", s), ("settings", s), ("template_hash", s),
+            ("request_hash", s), ("input_hash", s), ("raw_answer", s), ("prompt_tokens", i),
+            ("completion_tokens", i), ("total_tokens", i), ("cost_usd", f), ("latency_s", f),
+            ("timestamp", s), ("code_version", s)]),
+    }
+
+
+
+def _json(value: Any) -> str | None:
+    if value is None:
+        return None
+    return json.dumps(value, ensure_ascii=False)
+
+
+
+def _value_text(value: bool | int | None) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
+
+
+
+def claim_rows(finals: list[ClaimDecision], claims: dict[str, ClaimInput],
+               scrubber: Scrubber) -> list[dict[str, Any]]:
+    rows = []
+    for final in finals:
+        content = claims.get(str(final.claim))
+        claim = content.claim if content is not None else None
+        header = content.submission if content is not None else None
+        evidence = claim.evidence if claim is not None else None
+        files = ([evidence.script] if evidence and evidence.script else []) + \
+            (list(evidence.logs) if evidence else []) + \
+            ([evidence.proof_script] if evidence and evidence.proof_script else [])
+        row = {
+            "submission_id": final.claim.submission_id, "claim_id": final.claim.claim_id,
+            "paper_id": final.paper_id, "paper_title": header.paper_title if header else None,
+            "kind": final.kind.value if final.kind else None,
+            "source": claim.source if claim else None,
+            "verdict": final.verdict.value if final.verdict else None,
+            "outcome": final.outcome, "upheld": final.upheld,
+            "outcomes": dict(final.outcomes), "decided_by": list(final.decided_by),
+            "reference": content.reference.value if content is not None else None,
+            "flags": [flag.name for flag in content.flags] if content is not None else [],
+            "statement": claim.statement if claim else None,
+            "justification": claim.justification if claim else None,
+            "scale_note": claim.scale_note if claim else None,
+            "reported_value": claim.reported_value if claim else None,
+            "reproduced_value": claim.reproduced_value if claim else None,
+            "values": [v.model_dump(mode="json") for v in claim.values]
+            if claim and claim.values is not None else None,
+            "tolerance": claim.tolerance.model_dump(mode="json", exclude_none=True)
+            if claim and claim.tolerance else None,
+            "problem_kind": evidence.problem_kind.value if evidence and evidence.problem_kind
+            else None,
+            "problem_note": evidence.problem_note if evidence else None,
+            "evidence_files": files,
+            "agent_name": header.agent.name if header and header.agent else None,
+            "agent_model": header.agent.model if header and header.agent else None,
+            "human_help": header.human_help.value if header and header.human_help else None,
+        }
+        row = scrubber.tree(row)
+        for key in ("outcomes", "values", "tolerance"):
+            row[key] = _json(row[key])
+        rows.append(row)
+    return rows
+
+
+
+def decision_rows(decisions: list[RubricDecision], scrubber: Scrubber, salt: str
+                  ) -> list[dict[str, Any]]:
+    rows = []
+    for decision in decisions:
+        for answer in decision.answers:
+            who = [pseudonym(name, salt) for name in answer.who] \
+                if answer.decided_by == "humans" else list(answer.who)
+            rows.append(scrubber.tree({
+                "submission_id": decision.claim.submission_id,
+                "claim_id": decision.claim.claim_id, "paper_id": decision.paper_id,
+                "kind": decision.kind.value if decision.kind else None,
+                "verdict": decision.verdict.value if decision.verdict else None,
+                "rubric_id": decision.rubric.id, "rubric_version": decision.rubric.version,
+                "rubric_hash": decision.rubric.hash, "rubric_outcome": decision.outcome,
+                "criterion": answer.criterion, "status": answer.status,
+                "value": _value_text(answer.value), "passed": answer.passed,
+                "decided_by": answer.decided_by, "who": who, "reason": answer.reason,
+                "ai_judge": decision.ai_judge, "ai_calibration": decision.ai_calibration}))
+    return rows
+
+
+
+def judgment_rows(judgments: list[Judgment], scrubber: Scrubber) -> list[dict[str, Any]]:
+    rows = []
+    for j in judgments:
+        p = j.provenance
+        settings = {k: (_public_endpoint(v) if k == "endpoint" else v)
+                    for k, v in p.settings.items()}
+        aggregate = j.aggregate
+        row = scrubber.tree({
+            "run_id": j.run_id, "submission_id": j.claim.submission_id,
+            "claim_id": j.claim.claim_id, "paper_id": j.paper_id,
+            "kind": j.kind.value if j.kind else None,
+            "verdict": j.verdict.value if j.verdict else None,
+            "reference": j.reference.value if j.reference else None,
+            "rubric_id": j.rubric.id if j.rubric else None,
+            "rubric_version": j.rubric.version if j.rubric else None,
+            "rubric_hash": j.rubric.hash if j.rubric else None,
+            "judge": j.judge, "sample": j.sample, "swapped": j.swapped, "final": j.final,
+            "status": j.status.value, "reason": j.reason,
+            "outcome": aggregate.outcome.value if aggregate else None,
+            "score": aggregate.score if aggregate else None,
+            "coverage": aggregate.coverage if aggregate else None,
+            "failed_gates": list(aggregate.failed_gates) if aggregate else [],
+            "answers": [a.model_dump(mode="json") for a in j.answers],
+            "signals": {k: v.model_dump(mode="json") for k, v in j.signals.items()},
+            "flags": [flag.name for flag in j.flags],
+            "flag_details": {flag.name: flag.detail for flag in j.flags} or None,
+            "model": p.model, "settings": settings, "template_hash": p.template_hash,
+            "request_hash": p.request_hash, "input_hash": j.input_hash,
+            "raw_answer": p.raw_answer,
+            "prompt_tokens": p.usage.prompt_tokens if p.usage else None,
+            "completion_tokens": p.usage.completion_tokens if p.usage else None,
+            "total_tokens": p.usage.total_tokens if p.usage else None,
+            "cost_usd": p.cost_usd, "latency_s": p.latency_s,
+            "timestamp": p.timestamp.isoformat().replace("+00:00", "Z"),
+            "code_version": p.code_version})
+        for key in ("answers", "signals", "flag_details", "settings"):
+            row[key] = _json(row[key])
+        rows.append(row)
+    return rows

@@ -1,0 +1,117 @@
+"""report.html: a human-readable view of a run (figures side by side, signals, every answer)."""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+from pathlib import Path
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+
+from judging.errors import JudgingError
+from judging.models import Judgment, LineStatus, ReferenceOrigin
+from judging.rubrics import Rubric, RubricLibrary
+from judging.rundir import RunStore, read_integrity, with_flags
+from judging.signal_catalogue import CATALOGUE
+
+
+def outcome_label(judgment: Judgment) -> str:
+    if judgment.status is LineStatus.error:
+        return "error"
+    return judgment.aggregate.outcome.value if judgment.aggregate else judgment.status.value
+
+
+def summary_rows(judgments: list[Judgment]) -> list[dict[str, str]]:
+    """One row per claim, one column per rubric (outcome, score, coverage), sorted by claim key."""
+    rubric_ids = sorted({j.rubric.id for j in judgments if j.rubric is not None})
+    by_claim: dict[str, list[Judgment]] = defaultdict(list)
+    for judgment in judgments:
+        by_claim[str(judgment.claim)].append(judgment)
+    rows = []
+    for key in sorted(by_claim):
+        lines = by_claim[key]
+        first = lines[0]
+        row = {"submission": first.claim.submission_id, "claim": first.claim.claim_id,
+               "kind": first.kind.value if first.kind else "?",
+               "verdict": first.verdict.value if first.verdict else "?"}
+        for rubric_id in rubric_ids:
+            cells = []
+            for j in lines:
+                if j.rubric is None or j.rubric.id != rubric_id:
+                    continue
+                agg = j.aggregate
+                text = outcome_label(j)
+                if agg is not None and agg.score is not None and j.status is not LineStatus.error:
+                    text += f" {agg.score:.2f} ({agg.coverage:.0%})"
+                cells.append(text if len({x.judge for x in lines}) == 1 else f"{j.judge}: {text}")
+            row[rubric_id] = "; ".join(cells) or "-"
+        errors = [j.reason for j in lines if j.rubric is None and j.reason]
+        if errors:
+            row[rubric_ids[0] if rubric_ids else "outcome"] = "error"
+        flags = {f.name for j in lines for f in j.flags}
+        if any(j.reference is ReferenceOrigin.participant for j in lines):
+            flags.add("participant-supplied reference")
+        row["flags"] = ", ".join(sorted(flags))
+        rows.append(row)
+    return rows
+
+
+def _rubrics_for(judgments: list[Judgment], rubrics_dir: Path | None) -> dict[str, Rubric]:
+    """The rubrics the run used, to show each criterion's question (best effort: a rubric that is
+    gone from the folder only costs the questions, the answers are still shown)."""
+    try:
+        library = RubricLibrary(rubrics_dir)
+    except JudgingError:
+        return {}
+    found: dict[str, Rubric] = {}
+    for ref in {j.rubric for j in judgments if j.rubric is not None}:
+        try:
+            rubric = library.load(str(ref))
+        except JudgingError:
+            continue
+        if rubric.content_hash() == ref.hash:
+            found[f"{ref}#{ref.hash}"] = rubric
+    return found
+
+
+def write_html_report(run_dir: Path, *, out: Path | None = None, rubrics_dir: Path | None = None
+                 ) -> Path:
+    store = RunStore.open(run_dir, create=False)
+    judgments = store.latest()
+    out = out or store.paths.report
+    rubrics = _rubrics_for(judgments, rubrics_dir)
+
+    def image_url(relative: str | None) -> str | None:
+        if relative is None:
+            return None
+        return os.path.relpath(store.root / relative, out.parent).replace(os.sep, "/")
+
+    integrity = read_integrity(store.root).flags()
+    judgments = [with_flags(j, integrity) for j in judgments]
+    claims: dict[str, list[Judgment]] = defaultdict(list)
+    for judgment in judgments:
+        claims[str(judgment.claim)].append(judgment)
+    sections = []
+    for key, lines in sorted(claims.items()):
+        figures = next((j.artifacts for j in lines if j.artifacts.diff), None)
+        signals = next((j.signals for j in lines if j.signals), {})
+        flags = {(f.name, f.detail) for j in lines for f in j.flags}
+        sections.append({
+            "key": key, "anchor": "c-" + str(abs(hash(key))), "first": lines[0],
+            "lines": lines, "flags": sorted(flags),
+            "figures": ({name: image_url(getattr(figures, name))
+                         for name in ("published", "reproduced", "diff", "overlay")}
+                        if figures else None),
+            "signals": signals,
+        })
+    env = Environment(loader=PackageLoader("judging.report", "templates"),
+                      autoescape=select_autoescape(["html", "j2"]), trim_blocks=True,
+                      lstrip_blocks=True)
+    html = env.get_template("report.html.j2").render(
+        info=store.info, sections=sections, rows=summary_rows(judgments),
+        rubrics=rubrics, catalogue=CATALOGUE, outcome_label=outcome_label,
+        claims=store.claims())
+    tmp = out.with_name(out.name + ".tmp")
+    tmp.write_text(html, encoding="utf-8")
+    tmp.replace(out)
+    return out

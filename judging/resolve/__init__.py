@@ -1,0 +1,21 @@
+"""`judging resolve` and `judging leaderboard`: final decisions.
+
+Reads the run's judgments, human labels (`labels.jsonl`) and calibration artifacts; writes
+`decisions.jsonl` (per claim, rubric and criterion: the reviewers' majority, else a trusted AI
+answer, else pending review, each saying who decided) and `final.jsonl` (per claim: outcome and
+whether the participant's verdict is upheld), then the leaderboard CSVs and HTML.
+"""
+
+from __future__ import annotations
+
+from judging.resolve.decide import (
+                                    ClaimDecision,
+                                    FinalAnswer,
+                                    FinalOutcome,
+                                    RubricDecision,
+                                    resolve_run,
+)
+from judging.resolve.leaderboard import leaderboard_rows, write_leaderboard
+
+__all__ = ["ClaimDecision", "FinalAnswer", "FinalOutcome", "RubricDecision", "leaderboard_rows",
+           "resolve_run", "write_leaderboard"]

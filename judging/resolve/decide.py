@@ -1,0 +1,253 @@
+"""Final decisions and the leaderboard.
+
+Per claim key and criterion: the human majority where people reviewed it (a tie is pending), else
+the AI's answer where a current calibration trusts that judge on that criterion, else pending.
+Then each claim's outcome under each rubric (pass | fail | incomplete | pending), whether the
+participant's verdict is upheld, and who decided.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+
+from judging.calibrate import (
+    calibration_root,
+    check_label_hashes,
+    judged_rubric,
+    read_labels,
+    trusted_criteria,
+)
+from judging.calibrate import metrics as agreement
+from judging.judges import choose_judgment
+from judging.models import (
+    AnswerStatus,
+    ClaimKey,
+    ClaimKind,
+    CriterionAnswer,
+    Judgment,
+    Label,
+    RubricRef,
+    StrictModel,
+    Verdict,
+)
+from judging.rubrics import Rubric, RubricLibrary, aggregate
+from judging.rundir import RunStore, write_jsonl_atomic
+
+FinalOutcome = Literal["pass", "fail", "incomplete", "pending"]
+
+
+
+class FinalAnswer(StrictModel):
+    criterion: str
+    status: Literal["decided", "pending", "not_applicable"]
+    value: bool | int | None = None
+    passed: bool | None = None
+    decided_by: Literal["humans", "construction", "ai"] | None = None
+    """construction: labels derived from how an example was built, never called human."""
+    who: list[str] = Field(default_factory=list)
+    """The reviewers in the majority, or the judge."""
+    reason: str | None = None
+    """Why it is pending (a tie, an untrusted criterion, no answer)."""
+
+
+
+class RubricDecision(StrictModel):
+    """A claim's final answers under one rubric version."""
+
+    claim: ClaimKey
+    paper_id: str | None
+    kind: ClaimKind | None
+    verdict: Verdict | None
+    rubric: RubricRef
+    applies_to: Literal["figure", "verdict"]
+    outcome: FinalOutcome
+    score: float | None
+    coverage: float
+    answers: list[FinalAnswer]
+    ai_judge: str | None
+    ai_calibration: str | None
+    """Why the AI's answers could not be used (no or stale calibration), if so."""
+    human_overall: str | None = None
+    """The reviewers' majority overall verdict (pass / fail / cannot_tell), for reference."""
+
+
+
+class ClaimDecision(StrictModel):
+    """A claim's final verdict across rubrics."""
+
+    claim: ClaimKey
+    paper_id: str | None
+    kind: ClaimKind | None
+    verdict: Verdict | None
+    outcomes: dict[str, FinalOutcome]
+    """By rubric `id@version`."""
+    outcome: FinalOutcome
+    upheld: Literal["yes", "no", "pending"]
+    """Whether the participant's verdict stands."""
+    decided_by: list[str]
+
+
+
+def _label_index(labels: list[Label]) -> dict[tuple[str, str, str], dict[str, bool | int | str]]:
+    index: dict[tuple[str, str, str], dict[str, bool | int | str]] = defaultdict(dict)
+    for label in labels:
+        key = (str(label.claim), f"{label.rubric.id}@{label.rubric.version}", label.criterion)
+        index[key][label.annotator] = label.value
+    return index
+
+
+
+def _construction_annotators(labels: list[Label]) -> set[str]:
+    return {label.annotator for label in labels if label.source == "construction"}
+
+
+
+def decide(rubric: Rubric, judgment: Judgment | None, claim: ClaimKey, *,
+           labels: dict[tuple[str, str, str], dict[str, bool | int | str]],
+           trusted: set[str], ai_problem: str | None,
+           construction: set[str] = frozenset()) -> list[FinalAnswer]:
+    answers = []
+    for criterion in rubric.criteria:
+        ai = judgment.answer(criterion.id) if judgment is not None else None
+        applicable = judgment is None or judgment.verdict is None or judgment.kind is None or \
+            criterion.applies(verdict=judgment.verdict, kind=judgment.kind)
+        if not applicable or (ai is not None and ai.status is AnswerStatus.not_applicable):
+            answers.append(FinalAnswer(criterion=criterion.id, status="not_applicable",
+                                       reason=ai.reason if ai is not None else None))
+            continue
+        people = labels.get((str(claim), rubric.ref_name, criterion.id), {})
+        if people:
+            value = agreement.majority(list(people.values()))
+            if value is None:
+                counts = Counter(map(str, people.values()))
+                answers.append(FinalAnswer(
+                    criterion=criterion.id, status="pending",
+                    reason="the reviewers split evenly ("
+                           + ", ".join(f"{v}: {n}" for v, n in sorted(counts.items())) + ")"))
+                continue
+            who = sorted(name for name, v in people.items() if v == value)
+            answers.append(FinalAnswer(
+                criterion=criterion.id, status="decided", value=value,
+                passed=criterion.passes(value),
+                decided_by="construction" if set(who) <= construction else "humans", who=who))
+            continue
+        if ai is not None and ai.status is AnswerStatus.scored and ai.value is not None:
+            if criterion.id in trusted:
+                answers.append(FinalAnswer(
+                    criterion=criterion.id, status="decided", value=ai.value,
+                    passed=criterion.passes(ai.value), decided_by="ai",
+                    who=[judgment.judge]))  # type: ignore[union-attr]
+                continue
+            reason = f"the AI's answer is not trusted ({ai_problem or 'calibration says so'})"
+        else:
+            reason = "no answer: " + (ai.reason if ai is not None and ai.reason else
+                                      "the AI could not answer")
+        answers.append(FinalAnswer(criterion=criterion.id, status="pending",
+                                   reason=f"pending review: {reason}"))
+    return answers
+
+
+
+def rubric_outcome(rubric: Rubric, answers: list[FinalAnswer]) -> tuple[FinalOutcome, float | None,
+                                                                         float]:
+    as_answers = []
+    for answer in answers:
+        status = {"decided": AnswerStatus.scored, "pending": AnswerStatus.unscored,
+                  "not_applicable": AnswerStatus.not_applicable}[answer.status]
+        as_answers.append(CriterionAnswer(criterion_id=answer.criterion, status=status,
+                                          value=answer.value))
+    result = aggregate(rubric, as_answers)
+    outcome: FinalOutcome = result.outcome.value  # type: ignore[assignment]
+    if outcome == "incomplete" and any(a.status == "pending" for a in answers):
+        outcome = "pending"
+    return outcome, result.score, result.coverage
+
+
+
+def upheld(verdict: Verdict | None, decisions: list[RubricDecision]) -> Literal["yes", "no",
+                                                                               "pending"]:
+    """A verdict stands when its justification passes and, for figure claims, the figure
+    rubrics agree with it (verified: the figure matches; falsified: it does not)."""
+    if verdict is None or not decisions:
+        return "pending"
+    if any(d.outcome in ("pending", "incomplete") for d in decisions):
+        return "pending"
+    for decision in decisions:
+        if decision.applies_to == "verdict" and decision.outcome != "pass":
+            return "no"
+        if decision.applies_to == "figure":
+            if verdict is Verdict.verified and decision.outcome != "pass":
+                return "no"
+            if verdict is Verdict.falsified and decision.outcome != "fail":
+                return "no"
+    return "yes"
+
+
+
+def combined(outcomes: list[FinalOutcome]) -> FinalOutcome:
+    for worst in ("fail", "pending", "incomplete"):
+        if worst in outcomes:
+            return worst  # type: ignore[return-value]
+    return "pass" if outcomes else "pending"
+
+
+
+def resolve_run(run_dir: Path, *, labels_path: Path | None = None,
+                calibration_dir: Path | None = None, rubrics_dir: Path | None = None
+                ) -> tuple[list[RubricDecision], list[ClaimDecision]]:
+    store = RunStore.open(run_dir, create=False)
+    calibration_dir = calibration_root(calibration_dir)
+    path = labels_path or store.paths.labels
+    labels = read_labels(path) if path.is_file() else []
+    judgments = [j for j in store.latest() if j.rubric is not None]
+    refs = {f"{j.rubric.id}@{j.rubric.version}": j.rubric for j in judgments}  # type: ignore
+    check_label_hashes(labels, refs)
+    index = _label_index(labels)
+    construction = _construction_annotators(labels)
+    library = RubricLibrary(rubrics_dir)
+    rubrics: dict[str, Rubric] = {}
+    artifacts: dict = {}
+    groups: dict[tuple[str, str], list[Judgment]] = defaultdict(list)
+    for judgment in judgments:
+        groups[(str(judgment.claim), f"{judgment.rubric.id}@{judgment.rubric.version}")].append(
+            judgment)  # type: ignore[union-attr]
+    decisions: list[RubricDecision] = []
+    for (claim_key, ref_name), lines in sorted(groups.items()):
+        chosen = choose_judgment(lines)
+        if chosen is None or chosen.rubric is None:
+            continue
+        if ref_name not in rubrics:
+            rubrics[ref_name] = judged_rubric(library, chosen.rubric)
+        rubric = rubrics[ref_name]
+        trusted, problem = trusted_criteria(calibration_dir, chosen, artifacts=artifacts)
+        answers = decide(rubric, chosen, chosen.claim, labels=index, trusted=trusted,
+                         ai_problem=problem, construction=construction)
+        outcome, score, coverage = rubric_outcome(rubric, answers)
+        overall = agreement.majority(list(index.get((claim_key, ref_name, "overall_verdict"),
+                                                    {}).values()))
+        decisions.append(RubricDecision(
+            claim=chosen.claim, paper_id=chosen.paper_id, kind=chosen.kind,
+            verdict=chosen.verdict, rubric=chosen.rubric, applies_to=rubric.applies_to,
+            outcome=outcome, score=score, coverage=coverage, answers=answers,
+            ai_judge=chosen.judge, ai_calibration=problem,
+            human_overall=str(overall) if overall is not None else None))
+    by_claim: dict[str, list[RubricDecision]] = defaultdict(list)
+    for decision in decisions:
+        by_claim[str(decision.claim)].append(decision)
+    finals = []
+    for claim_key, items in sorted(by_claim.items()):
+        first = items[0]
+        deciders = sorted({(a.decided_by if a.decided_by != "ai" else a.who[0])
+                           for d in items for a in d.answers if a.status == "decided"})
+        finals.append(ClaimDecision(
+            claim=first.claim, paper_id=first.paper_id, kind=first.kind, verdict=first.verdict,
+            outcomes={str(d.rubric): d.outcome for d in items},
+            outcome=combined([d.outcome for d in items]),
+            upheld=upheld(first.verdict, items), decided_by=deciders))
+    write_jsonl_atomic(store.paths.decisions, decisions)
+    write_jsonl_atomic(store.paths.final, finals)
+    return decisions, finals

@@ -1,0 +1,660 @@
+"""The local Argilla review server: argilla-server in one process, without Elasticsearch or Redis.
+
+`serve()` runs argilla-server 2.8 on its own SQLite database with the in-memory search engine of
+:mod:`judging.review.search_engine` (rebuilt from SQLite at every start) and an in-process Redis
+stand-in (fakeredis). The jobs argilla-server enqueues (e.g. recomputing record statuses after a
+change of a dataset's task distribution) are run by a worker task inside the server's event loop,
+as an `rq` worker would.
+
+`start_background()` / `stop()` / `status()` manage such a server as a detached process whose pid,
+URL and login are kept in ``HOME/server.pid`` (JSON) and whose output goes to ``HOME/server.log``.
+Everything (database, secret key, logs) lives under one home folder, so the same home gives back
+the same users, datasets, records and responses after a restart.
+
+Run ``python -m judging.review.server --home DIR [--host H] [--port P]`` for the foreground server
+(the background process is exactly that).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import dataclasses
+import inspect
+import io
+import json
+import logging
+import os
+import re
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+from unittest import mock
+
+import httpx
+
+from judging.errors import JudgingError, ReviewError
+from judging.review.server.patches import (
+    _cache_type_adapters,
+    _light_compression,
+    _patch_redis,
+    _skip_unheard_record_events,
+)
+
+log = logging.getLogger(__name__)
+
+
+
+DEFAULT_HOST = "127.0.0.1"
+
+
+
+DEFAULT_PORT = 6900
+
+
+
+DEFAULT_USERNAME = "argilla"
+
+
+
+DEFAULT_PASSWORD = "12345678"
+
+
+
+DEFAULT_API_KEY = "argilla.apikey"
+
+
+
+SEARCH_ENGINE = "judging-memory"
+
+
+
+PID_FILE = "server.pid"
+
+
+
+LOG_FILE = "server.log"
+
+
+
+SECRET_FILE = "secret_key"
+
+
+
+DATABASE_FILE = "argilla.db"
+
+
+
+HEALTH_PATH = "/api/v1/status"
+
+
+
+JOB_POLL_SECONDS = 0.1
+
+
+
+class ReviewServerError(ReviewError):
+    """The local review server could not be started, stopped or reached.
+
+    `log_tail` holds the last lines of the server log when they explain the failure.
+    """
+
+    def __init__(self, message: str, *, log_tail: str | None = None):
+        super().__init__(message)
+        self.log_tail = log_tail
+
+
+
+@dataclasses.dataclass(frozen=True)
+class ServerInfo:
+    """A running review server: where it is, how to log in, where it logs."""
+
+    url: str
+    pid: int
+    api_key: str
+    username: str
+    password: str | None  # None when the owner existed with another password than configured
+    log_path: Path | None  # None when the server writes to a terminal
+    home: Path
+
+    def login_lines(self, *, secrets: bool = True) -> list[str]:
+        """What to tell the person who started the server. Without `secrets` (the background
+        server's log file), the password and the API key are left out: logs must not hold them."""
+        password = self.password if self.password is not None else "(set earlier; not the configured one)"
+        lines = [f"Argilla review server: {self.url}"]
+        if secrets:
+            lines += [f"  login:   {self.username} / {password}", f"  API key: {self.api_key}"]
+        else:
+            lines.append(f"  login:   {self.username} (password and API key: judging review status)")
+        lines.append(f"  home:    {self.home}")
+        if self.log_path is not None:
+            lines.append(f"  log:     {self.log_path}")
+        return lines
+
+
+
+def credentials() -> tuple[str, str, str]:
+    """The owner's username, password and API key (env JUDGING_ARGILLA_USERNAME/_PASSWORD/_API_KEY)."""
+    return (os.environ.get("JUDGING_ARGILLA_USERNAME") or DEFAULT_USERNAME,
+            os.environ.get("JUDGING_ARGILLA_PASSWORD") or DEFAULT_PASSWORD,
+            os.environ.get("JUDGING_ARGILLA_API_KEY") or DEFAULT_API_KEY)
+
+
+
+def server_url(host: str, port: int) -> str:
+    shown = "127.0.0.1" if host in ("0.0.0.0", "") else ("localhost" if host == "::" else host)
+    if ":" in shown:
+        shown = f"[{shown}]"
+    return f"http://{shown}:{port}"
+
+
+
+def _secret_key(home: Path) -> str:
+    """A signing key for session tokens, kept under home so that tokens survive restarts."""
+    path = home / SECRET_FILE
+    if path.exists():
+        key = path.read_text().strip()
+        if key:
+            return key
+    key = secrets.token_hex(32)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(key + "\n")
+    return key
+
+
+
+def prepare_environment(home: Path, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> dict[str, str]:
+    """Set the ARGILLA_* variables for a server on `home`; returns what was set.
+
+    argilla-server reads its settings when first imported: call this before importing it.
+    (`host` and `port` go to uvicorn, not to argilla-server's settings; they are accepted so that
+    callers describe the whole server in one place.)
+    """
+    home = Path(home).resolve()
+    home.mkdir(parents=True, exist_ok=True)
+    env = {
+        "ARGILLA_HOME_PATH": str(home),
+        "ARGILLA_DATABASE_URL": f"sqlite+aiosqlite:///{home / DATABASE_FILE}",
+        "ARGILLA_SEARCH_ENGINE": SEARCH_ENGINE,
+        # Never contacted: redis.from_url is replaced by fakeredis before argilla_server is imported.
+        "ARGILLA_REDIS_URL": "redis://127.0.0.1:6379/0",
+        "ARGILLA_REDIS_USE_CLUSTER": "false",
+        "ARGILLA_AUTH_SECRET_KEY": _secret_key(home),
+        # An .oauth.yaml in the working directory must not change the login.
+        "ARGILLA_AUTH_OAUTH_CFG": str(home / ".oauth.yaml"),
+        # argilla-server 2.8 telemetry goes through huggingface_hub (ARGILLA_ENABLE_TELEMETRY=0
+        # is deprecated there and only sets this one).
+        "HF_HUB_DISABLE_TELEMETRY": "1",
+        "ARGILLA_ENABLE_SHARE_YOUR_PROGRESS": "false",
+    }
+    os.environ.update(env)
+    return env
+
+
+
+def _migrate() -> None:
+    """Bring the database to the latest schema (argilla-server's own alembic migrations)."""
+    from argilla_server.cli.database.migrate import migrate_db
+
+    echoed = io.StringIO()
+    # alembic's env.py calls logging.config.fileConfig(alembic.ini), which would replace this
+    # process's logging set-up and disable every existing logger: keep ours.
+    with mock.patch("logging.config.fileConfig"), contextlib.redirect_stdout(echoed):
+        migrate_db(revision="head")
+    log.debug("%s", echoed.getvalue().strip())
+
+
+
+async def _ensure_owner(username: str, password: str, api_key: str) -> tuple[str, str | None]:
+    """Create the owner if missing; returns its actual API key and the password if it still works."""
+    from argilla_server.cli.database.users.utils import get_or_new_workspace
+    from argilla_server.contexts import accounts
+    from argilla_server.database import AsyncSessionLocal
+    from argilla_server.models import User, UserRole
+
+    async with AsyncSessionLocal() as session:
+        user = await accounts.get_user_by_username(session, username)
+        if user is None:
+            if await accounts.get_user_by_api_key(session, api_key):
+                raise ReviewServerError(f"another user already has the API key {api_key!r}: set "
+                                        f"JUDGING_ARGILLA_API_KEY to a different one")
+            # As argilla_server.cli.database.users.create_default, with our username and password.
+            user = await User.create(
+                session,
+                first_name="",
+                username=username,
+                role=UserRole.owner,
+                api_key=api_key,
+                password_hash=accounts.hash_password(password),
+                workspaces=[await get_or_new_workspace(session, username)],
+            )
+            return user.api_key, password
+        return user.api_key, password if accounts.verify_password(password, user.password_hash) else None
+
+
+
+async def _rebuild_index() -> tuple[int, int]:
+    """Index every dataset and record of the database (argilla-server's own reindexer)."""
+    from argilla_server.cli.search_engine.reindex import Reindexer
+    from argilla_server.database import AsyncSessionLocal
+
+    from judging.review.server.search_engine import InMemorySearchEngine, reset
+
+    reset()
+    engine = InMemorySearchEngine()
+    datasets = records = 0
+    async with AsyncSessionLocal() as db:
+        async for dataset in Reindexer.reindex_datasets(db, engine):
+            datasets += 1
+            async for batch in Reindexer.reindex_dataset_records(db, engine, dataset):
+                records += len(batch)
+    return datasets, records
+
+
+
+async def _perform(job: Any) -> None:
+    from rq.job import JobStatus
+
+    attempts = 1 + max(0, int(getattr(job, "retries_left", None) or 0))
+    job.set_status(JobStatus.STARTED)
+    for attempt in range(attempts):
+        try:
+            result = job.func(*job.args, **job.kwargs)
+            if inspect.isawaitable(result):
+                await result
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("job %s (%s) failed (attempt %d of %d)", job.id, job.func_name, attempt + 1,
+                          attempts)
+            await asyncio.sleep(min(2.0, 0.2 * 2 ** attempt))
+        else:
+            job.set_status(JobStatus.FINISHED)
+            return
+    job.set_status(JobStatus.FAILED)
+
+
+
+async def _run_jobs() -> None:
+    """An rq worker inside the event loop: the jobs are coroutines that use the server's database
+    engine and search engine, so they must run on this loop (not rq's fresh loop in a thread)."""
+    from argilla_server.jobs.queues import DEFAULT_QUEUE, HIGH_QUEUE, REDIS_CONNECTION
+    from rq import Queue
+
+    queues = [HIGH_QUEUE, DEFAULT_QUEUE]
+    while True:
+        try:
+            found = Queue.dequeue_any(queues, None, connection=REDIS_CONNECTION)
+        except Exception:
+            log.exception("could not read the job queues")
+            found = None
+        if found is None:
+            await asyncio.sleep(JOB_POLL_SECONDS)
+            continue
+        job, _queue = found
+        await _perform(job)
+
+
+
+def _static_dirs(app: Any) -> list[Path]:
+    """The temporary copies of the web UI that argilla_server._app makes at import."""
+    found = []
+    tmp = os.path.realpath(tempfile.gettempdir())
+    for route in getattr(app, "routes", []):
+        directory = getattr(getattr(route, "app", None), "directory", None)
+        if directory and Path(directory).name == "statics" and os.path.realpath(directory).startswith(tmp):
+            found.append(Path(directory).parent)
+    return found
+
+
+
+def serve(home: Path, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> None:
+    """Run the review server in this process until SIGTERM/SIGINT (blocks)."""
+    home = Path(home).resolve()
+    prepare_environment(home, host, port)
+    stop_requested: list[int] = []
+
+    def request_stop(signum: int, frame: Any) -> None:
+        stop_requested.append(signum)
+
+    previous = {sig: signal.signal(sig, request_stop) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        _claim_pid_file(home, host, port)
+        _patch_redis()
+        _cache_type_adapters()
+        _light_compression()
+        _skip_unheard_record_events()
+        started = time.monotonic()
+        from argilla_server._app import app
+
+        from judging.review import search_engine  # noqa: F401  (registers the engine)
+
+        try:
+            _migrate()
+            asyncio.run(_serve_async(app, home, host, port, started, stop_requested))
+        finally:
+            for directory in _static_dirs(app):
+                shutil.rmtree(directory, ignore_errors=True)
+    finally:
+        _release_pid_file(home)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+
+async def _serve_async(app: Any, home: Path, host: str, port: int, started: float,
+                       stop_requested: list[int]) -> None:
+    import uvicorn
+
+    username, password, api_key = credentials()
+    actual_key, actual_password = await _ensure_owner(username, password, api_key)
+    datasets, records = await _rebuild_index()
+    url = server_url(host, port)
+    log_path = _stdout_log(home)
+    _write_pid_file(home, {"pid": os.getpid(), "start_time": _start_time(os.getpid()), "url": url,
+                           "host": host, "port": port, "username": username,
+                           "password": actual_password, "api_key": actual_key,
+                           "log": str(log_path) if log_path else None})
+    if stop_requested:
+        return
+
+    access_log = os.environ.get("JUDGING_REVIEW_ACCESS_LOG", "") not in ("", "0", "false")
+    config = uvicorn.Config(app, host=host, port=port, log_level="info" if access_log else "warning",
+                            access_log=access_log, lifespan="on", timeout_graceful_shutdown=5)
+    server = uvicorn.Server(config)
+    info = ServerInfo(url=url, pid=os.getpid(), api_key=actual_key, username=username,
+                      password=actual_password, log_path=log_path, home=home)
+
+    async def announce() -> None:
+        while not server.started:
+            if server.should_exit:
+                return
+            await asyncio.sleep(0.05)
+        print("\n".join(info.login_lines(secrets=sys.stdout.isatty())), flush=True)
+        print(f"  ready in {time.monotonic() - started:.1f} s ({datasets} datasets, {records} records "
+              f"indexed); stop with Ctrl+C or `judging review stop --home {home}`", flush=True)
+
+    worker = asyncio.create_task(_run_jobs())
+    announcer = asyncio.create_task(announce())
+    try:
+        await server.serve()
+    finally:
+        for task in (worker, announcer):
+            task.cancel()
+        await asyncio.gather(worker, announcer, return_exceptions=True)
+        from argilla_server.database import async_engine
+
+        await async_engine.dispose()
+    if not server.started and not stop_requested:
+        raise ReviewServerError(f"the server could not listen on {host}:{port} (see the messages above)")
+
+
+
+def _stdout_log(home: Path) -> Path | None:
+    """HOME/server.log when this process's output goes there (a background server), else None."""
+    path = home / LOG_FILE
+    try:
+        return path if os.path.samestat(os.fstat(sys.stdout.fileno()), os.stat(path)) else None
+    except (OSError, ValueError, io.UnsupportedOperation):
+        return None
+
+
+
+def _pid_path(home: Path) -> Path:
+    return Path(home).resolve() / PID_FILE
+
+
+
+def _read_pid_file(home: Path) -> dict | None:
+    try:
+        data = json.loads(_pid_path(home).read_text())
+        int(data["pid"])
+        return data
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+
+def _write_pid_file(home: Path, data: dict) -> None:
+    path = _pid_path(home)
+    tmp = path.with_suffix(".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        json.dump(data, handle, indent=2)
+    os.replace(tmp, path)
+
+
+
+def _alive(pid: int) -> bool:
+    with contextlib.suppress(ChildProcessError, OSError):
+        os.waitpid(pid, os.WNOHANG)  # reap it if it is our own exited child
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    with contextlib.suppress(OSError, IndexError):
+        if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
+            return False
+    return True
+
+
+
+def _start_time(pid: int) -> int | None:
+    """The process start time (clock ticks since boot), to tell a reused pid from ours."""
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+
+def _is_our_server(data: dict) -> bool:
+    """The pid file's process is alive and is the one that wrote it (pids get reused)."""
+    pid = int(data["pid"])
+    if not _alive(pid):
+        return False
+    recorded, actual = data.get("start_time"), _start_time(pid)
+    return recorded is None or actual is None or int(recorded) == actual
+
+
+
+def _running(home: Path) -> dict | None:
+    """The pid file's data if its server is running; a stale pid file is removed."""
+    data = _read_pid_file(home)
+    if data is None:
+        if _pid_path(home).exists():
+            _pid_path(home).unlink(missing_ok=True)
+        return None
+    if _is_our_server(data):
+        return data
+    _pid_path(home).unlink(missing_ok=True)
+    return None
+
+
+
+def _claim_pid_file(home: Path, host: str, port: int) -> None:
+    data = _running(home)
+    if data is not None and int(data["pid"]) != os.getpid():
+        raise ReviewServerError(f"a review server from {home} is already running at {data.get('url')} "
+                                f"(pid {data['pid']}); stop it with `judging review stop --home {home}`")
+    if data is None:
+        _write_pid_file(home, {"pid": os.getpid(), "start_time": _start_time(os.getpid()),
+                               "url": server_url(host, port), "host": host, "port": port})
+
+
+
+def _release_pid_file(home: Path) -> None:
+    data = _read_pid_file(home)
+    if data is not None and int(data["pid"]) == os.getpid():
+        _pid_path(home).unlink(missing_ok=True)
+
+
+
+def _info(home: Path, data: dict) -> ServerInfo:
+    username, password, api_key = credentials()
+    return ServerInfo(url=data["url"], pid=int(data["pid"]), api_key=data.get("api_key") or api_key,
+                      username=data.get("username") or username,
+                      password=data["password"] if "password" in data else password,
+                      log_path=Path(data["log"]) if data.get("log") else None,
+                      home=Path(home).resolve())
+
+
+
+def _port_free(host: str, port: int) -> bool:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
+
+def log_tail(home: Path, lines: int = 30, since: int = 0) -> str:
+    """The last lines of the server log (written from byte `since` on)."""
+    path = Path(home).resolve() / LOG_FILE
+    try:
+        with path.open("rb") as handle:
+            handle.seek(since)
+            text = handle.read().decode(errors="replace")
+    except OSError:
+        return "(no server log)"
+    return "\n".join(text.strip().splitlines()[-lines:]) or "(empty server log)"
+
+
+
+def _last_line(text: str) -> str:
+    """The line of the log that says what went wrong: the last exception or error line."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    for line in reversed(lines):
+        if re.match(r"^([A-Za-z_][\w.]*(Error|Exception)\b|error:)", line):
+            return line if len(line) <= 300 else line[:297] + "..."
+    return lines[-1] if lines else "no output"
+
+
+
+def _healthy(url: str, timeout: float = 1.0) -> bool:
+    try:
+        return httpx.get(url + HEALTH_PATH, timeout=timeout).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+
+def start_background(home: Path, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT,
+                     timeout: float = 60) -> ServerInfo:
+    """Start `python -m judging.review.server` detached and wait until it answers."""
+    home = Path(home).resolve()
+    home.mkdir(parents=True, exist_ok=True)
+    data = _running(home)
+    if data is not None:
+        raise ReviewServerError(f"a review server from {home} is already running at {data.get('url')} "
+                                f"(pid {data['pid']}); stop it with `judging review stop --home {home}`")
+    if not _port_free(host, port):
+        raise ReviewServerError(f"port {port} on {host} is already in use: pick another with --port")
+    log_path = home / LOG_FILE
+    with log_path.open("ab") as handle:
+        handle.write(f"\n--- starting {time.strftime('%Y-%m-%d %H:%M:%S')} on {host}:{port}\n".encode())
+        offset = handle.tell()
+    url = server_url(host, port)
+    command = [sys.executable, "-m", "judging.review.server", "--home", str(home), "--host", host,
+               "--port", str(port)]
+    with log_path.open("ab") as handle:
+        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=handle,
+                                   stderr=subprocess.STDOUT, start_new_session=True, close_fds=True,
+                                   env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    _write_pid_file(home, {"pid": process.pid, "start_time": _start_time(process.pid), "url": url,
+                           "host": host, "port": port, "log": str(log_path)})
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            _pid_path(home).unlink(missing_ok=True)
+            tail = log_tail(home, since=offset)
+            raise ReviewServerError(f"the review server exited with code {process.returncode} before "
+                                    f"answering: {_last_line(tail)} (log: {log_path})", log_tail=tail)
+        if _healthy(url):
+            data = _read_pid_file(home)
+            if data is not None and "api_key" in data and int(data["pid"]) == process.pid:
+                return _info(home, data)
+        time.sleep(0.2)
+    with contextlib.suppress(OSError):
+        os.killpg(process.pid, signal.SIGKILL)
+    process.wait(5)
+    _pid_path(home).unlink(missing_ok=True)
+    tail = log_tail(home, since=offset)
+    raise ReviewServerError(f"the review server did not answer at {url} within {timeout:.0f} s: "
+                            f"{_last_line(tail)} (log: {log_path})", log_tail=tail)
+
+
+
+def stop(home: Path, timeout: float = 20) -> bool:
+    """Stop the server of this home (SIGTERM, then SIGKILL); False if none was running."""
+    home = Path(home).resolve()
+    data = _running(home)
+    if data is None:
+        return False
+    pid = int(data["pid"])
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        pass
+    except PermissionError:
+        raise ReviewServerError(f"not allowed to stop the review server of {home} (pid {pid}, "
+                                f"another user's process)") from None
+    deadline = time.monotonic() + timeout
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    if _alive(pid):
+        log.warning("the review server (pid %d) did not stop within %.0f s: killing it", pid, timeout)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pid, signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+        deadline = time.monotonic() + 5
+        while _alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+    _pid_path(home).unlink(missing_ok=True)
+    return True
+
+
+
+def status(home: Path) -> ServerInfo | None:
+    """The server running from this home, or None."""
+    data = _running(home)
+    return _info(home, data) if data is not None else None
+
+
+
+def is_responding(info: ServerInfo) -> bool:
+    return _healthy(info.url)
+
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m judging.review.server",
+                                     description="Run the local Argilla review server (foreground).")
+    parser.add_argument("--home", type=Path, required=True)
+    parser.add_argument("--host", default=DEFAULT_HOST)
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT)
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("judging").setLevel(logging.INFO)
+    try:
+        serve(args.home, args.host, args.port)
+    except JudgingError as exc:
+        print(f"error: {exc}", file=sys.stderr, flush=True)
+        return 1
+    return 0

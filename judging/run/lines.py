@@ -1,0 +1,130 @@
+"""TODO docstring."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from judging.hashing import content_hash, file_sha256
+from judging.judges import Judge
+from judging.models import (
+    Aggregate,
+    AnswerStatus,
+    ClaimInput,
+    ClaimProblem,
+    CriterionAnswer,
+    Judgment,
+    LineStatus,
+    Provenance,
+)
+from judging.rubrics import Rubric, aggregate, not_applicable
+from judging.run.measure import Measurement
+from judging.rundir import LineKey, utc_now
+from judging.version import code_version
+
+LOADER = "loader"
+
+
+
+@dataclass
+class WorkItem:
+    claim: ClaimInput
+    rubric: Rubric
+    judge: Judge
+    sample: int
+    swapped: bool
+    input_hash: str
+
+    @property
+    def key(self) -> LineKey:
+        rubric = self.rubric.ref()
+        return LineKey(str(self.claim.key), f"{rubric}#{rubric.hash}", self.judge.spec,
+                       self.sample, self.swapped, self.input_hash)
+
+
+
+def claim_fingerprint(claim: ClaimInput) -> dict[str, object]:
+    """Everything about a claim that a judgment depends on, file contents included."""
+    files = {"published": claim.published_path, "reproduced": claim.reproduced_path,
+             "participant_reference": claim.participant_reference_path, **claim.evidence_paths}
+    return {
+        "key": str(claim.key),
+        "submission": claim.submission.model_dump(mode="json"),
+        "claim": claim.claim.model_dump(mode="json"),
+        "reference": claim.reference.value,
+        "flags": [f.model_dump() for f in claim.flags],
+        "files": {role: (file_sha256(path) if path is not None else None)
+                  for role, path in sorted(files.items())},
+    }
+
+
+
+def _samples_for(judge: Judge, requested: int) -> int:
+    # The offline judge is deterministic: more samples would only repeat the same answers.
+    return 1 if judge.model is None else requested
+
+
+
+def _provenance(judge: Judge | None, rubric: Rubric | None, **extra: object) -> Provenance:
+    return Provenance(
+        judge=judge.spec if judge is not None else LOADER,
+        model=judge.model if judge is not None else None,
+        settings=dict(judge.settings) if judge is not None else {},
+        template_hash=judge.template_hash(rubric) if judge is not None and rubric else None,
+        timestamp=utc_now(), code_version=code_version(), **extra)  # type: ignore[arg-type]
+
+
+
+def problem_judgment(problem: ClaimProblem, *, run_id: str, paper_id: str | None) -> Judgment:
+    return Judgment(
+        run_id=run_id, claim=problem.key, paper_id=paper_id, kind=problem.kind,
+        verdict=problem.verdict, rubric=None, judge=LOADER, sample=0,
+        input_hash=content_hash({"problem": problem.model_dump(mode="json", exclude={"manifest"})}),
+        status=LineStatus.error,
+        reason=f"claim could not be loaded: {problem.reason}"
+               + (f" ({problem.manifest}:{problem.line})" if problem.line else ""),
+        provenance=_provenance(None, None))
+
+
+
+def _unscored_all(rubric: Rubric, reason: str) -> list[CriterionAnswer]:
+    return [CriterionAnswer(criterion_id=c.id, status=AnswerStatus.unscored, reason=reason)
+            for c in rubric.criteria]
+
+
+
+def complete_answers(rubric: Rubric, claim: ClaimInput, answers: list[CriterionAnswer]
+                     ) -> list[CriterionAnswer]:
+    """One answer per rubric criterion, in rubric order: criteria that do not apply to the claim
+    are not applicable, criteria a judge left out are unscored (never silently dropped)."""
+    given = {a.criterion_id: a for a in answers}
+    complete = []
+    for criterion in rubric.criteria:
+        if not criterion.applies(verdict=claim.claim.verdict, kind=claim.claim.kind):
+            complete.append(not_applicable(criterion))
+        elif criterion.id in given:
+            complete.append(given[criterion.id])
+        else:
+            complete.append(CriterionAnswer(criterion_id=criterion.id,
+                                            status=AnswerStatus.unscored,
+                                            reason="the judge gave no answer"))
+    return complete
+
+
+
+def build_judgment(item: WorkItem, *, run_id: str, measurement: Measurement,
+                   answers: list[CriterionAnswer], status: LineStatus, reason: str | None,
+                   final: bool = True, settings_used: dict | None = None,
+                   **provenance: object) -> Judgment:
+    claim = item.claim
+    answers = complete_answers(item.rubric, claim, answers)
+    agg: Aggregate = aggregate(item.rubric, answers)
+    record = _provenance(item.judge, item.rubric, **provenance)
+    if settings_used:
+        record.settings.update(settings_used)
+    return Judgment(
+        run_id=run_id, claim=claim.key, paper_id=claim.submission.paper_id, kind=claim.claim.kind,
+        verdict=claim.claim.verdict, reference=claim.reference, rubric=item.rubric.ref(),
+        judge=item.judge.spec, sample=item.sample, swapped=item.swapped,
+        input_hash=item.input_hash, final=final, status=status, reason=reason, answers=answers,
+        aggregate=agg, signals=measurement.signals, flags=[*claim.flags, *measurement.flags],
+        artifacts=measurement.artifacts, provenance=record)

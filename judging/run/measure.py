@@ -1,0 +1,275 @@
+"""The measure stage: compute a claim's signals and write its reviewer images to the run directory."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from PIL import Image
+
+from judging.errors import ImageLoadError
+from judging.hashing import file_sha256
+from judging.models import Artifacts, ClaimInput, ClaimKind, Flag, Signal, Tolerance
+from judging.run.integrity import figure_phash
+from judging.rundir import claim_images
+from judging.signal_catalogue import signal_names
+from judging.signals import (
+    CHART_SIGNALS,
+    DEFAULT_MAX_PIXELS,
+    DEFAULT_SIZE,
+    ChartReading,
+    agreement,
+    blurred_gray,
+    compare_charts,
+    compare_figures,
+    copy_verdict,
+    load_image,
+    mean_abs_difference,
+    normalize_pair,
+    read_chart,
+    reduce_towards,
+    render_overlay,
+    ssim,
+    table_agreement,
+    to_gray,
+    trim_border,
+)
+
+log = logging.getLogger(__name__)
+
+#: Bump when signal definitions change: part of every judgment's input hash.
+SIGNALS_VERSION = "signals/3"
+
+
+@dataclass(frozen=True)
+class MeasureOptions:
+    image_size: int = DEFAULT_SIZE
+    max_pixels: int = DEFAULT_MAX_PIXELS
+    chart: bool = True
+    """Read the plotted data back from both figures (the chart.* signals)."""
+
+    def as_settings(self) -> dict[str, int | str | bool]:
+        return {"signals": SIGNALS_VERSION, "image_size": self.image_size,
+                "max_pixels": self.max_pixels, "chart": self.chart}
+
+
+@dataclass
+class Measurement:
+    signals: dict[str, Signal] = field(default_factory=dict)
+    flags: list[Flag] = field(default_factory=list)
+    artifacts: Artifacts = field(default_factory=Artifacts)
+    images: dict[str, Path] = field(default_factory=dict)
+    figure_error: str | None = None
+    """Why a figure claim's figures could not be compared (the figure rubric cannot be judged)."""
+    fingerprint: str | None = None
+    """Perceptual hash of the trimmed reproduced figure (integrity checks across submissions)."""
+
+
+FIGURE_SIGNALS = (*signal_names("pixel"), *CHART_SIGNALS)
+
+
+#: Chart readings of this process by pixel content (oldest dropped first past READINGS_KEPT).
+_READINGS: dict[str, ChartReading] = {}
+READINGS_KEPT = 128
+
+
+def read_chart_once(image: Image.Image) -> ChartReading:
+    """read_chart, remembered by pixel content for this process: reading a chart costs about
+    0.3 s, and one process (a rerun with other rubrics, the test suite) meets a figure again."""
+    digest = hashlib.sha256(image.mode.encode() + repr(image.size).encode()
+                            + image.tobytes()).hexdigest()
+    reading = _READINGS.get(digest)
+    if reading is None:
+        reading = read_chart(image)
+        if len(_READINGS) >= READINGS_KEPT:
+            _READINGS.pop(next(iter(_READINGS)))
+        _READINGS[digest] = reading
+    return reading
+
+
+def measure_chart(published: Image.Image, reproduced: Image.Image, *,
+                  tolerance: Tolerance | None) -> tuple[dict[str, Signal], Image.Image | None]:
+    """The chart.* signals of a figure pair and the overlay of the data read from both."""
+    try:
+        published_reading = read_chart_once(published)
+        reproduced_reading = read_chart_once(reproduced)
+        comparison = compare_charts(published_reading, reproduced_reading, tolerance=tolerance)
+        overlay = render_overlay(published_reading, reproduced_reading, comparison)
+    except Exception as exc:  # heuristics over untrusted images: a failure is an absent signal
+        log.exception("reading the charts failed")
+        reason = f"chart reading failed ({type(exc).__name__}: {str(exc)[:120]})"
+        return {name: Signal.absent(reason) for name in CHART_SIGNALS}, None
+    signals = {}
+    for name in CHART_SIGNALS:
+        value = comparison.signals.get(name)
+        if value is None or (isinstance(value, float) and not math.isfinite(value)):
+            signals[name] = Signal.absent(comparison.reasons.get(name) or "could not be computed")
+        elif isinstance(value, bool):
+            signals[name] = Signal(value=value)
+        else:
+            signals[name] = Signal(value=round(float(value), 6))
+    return signals, overlay
+
+
+def _save_png(image: Image.Image, path: Path) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    image.save(tmp, format="PNG", optimize=False, compress_level=1)
+    tmp.replace(path)
+
+
+def measure_figures(claim: ClaimInput, *, options: MeasureOptions, out_dir: Path | None,
+                    run_root: Path | None) -> Measurement:
+    result = Measurement()
+    if claim.published_path is None:
+        result.figure_error = "no published figure (neither in the submission nor the registry)"
+    elif claim.reproduced_path is None:
+        result.figure_error = "no reproduced figure"
+    if result.figure_error:
+        result.signals = {name: Signal.absent(result.figure_error) for name in FIGURE_SIGNALS}
+        return result
+    assert claim.published_path is not None and claim.reproduced_path is not None
+    try:
+        published = load_image(claim.published_path, max_pixels=options.max_pixels)
+    except ImageLoadError as exc:
+        result.figure_error = f"published figure: {exc}"
+    else:
+        try:
+            reproduced = load_image(claim.reproduced_path, max_pixels=options.max_pixels)
+        except ImageLoadError as exc:
+            result.figure_error = f"reproduced figure: {exc}"
+    if result.figure_error:
+        result.signals = {name: Signal.absent(result.figure_error) for name in FIGURE_SIGNALS}
+        return result
+
+    result.fingerprint = figure_phash(trim_border(reduce_towards(reproduced, options.image_size)))
+    same_bytes = file_sha256(claim.published_path) == file_sha256(claim.reproduced_path)
+    comparison = compare_figures(published, reproduced, size=options.image_size,
+                                 same_bytes=same_bytes)
+    pixel = comparison.signals
+    result.signals = {
+        "pixel.ssim": Signal(value=round(pixel.ssim, 6)),
+        "pixel.edge_f1": (Signal(value=round(pixel.edge_f1, 6)) if pixel.edge_f1 is not None
+                          else Signal.absent("neither figure has any visible stroke")),
+        "pixel.palette_distance": Signal(value=round(pixel.palette_distance, 6)),
+        "pixel.phash_distance": Signal(value=round(pixel.phash_distance, 6)),
+        "pixel.mean_abs_diff": Signal(value=round(pixel.mean_abs_diff, 6)),
+        "pixel.copy": Signal(value=pixel.copy),
+    }
+    if pixel.copy:
+        redrawn = ("" if pixel.redrawn_share is None else
+                   f", {pixel.redrawn_share:.1e} of its pixels redrawn at full resolution")
+        result.flags.append(Flag(name="copy", detail=f"the reproduced figure is (nearly) "
+                                 f"pixel-identical to the published figure (SSIM "
+                                 f"{pixel.ssim:.3f}{redrawn})"))
+    if claim.participant_reference_path is not None:
+        result.flags.extend(check_participant_reference(claim, published, options=options))
+    overlay = None
+    if options.chart:
+        chart_signals, overlay = measure_chart(published, reproduced,
+                                               tolerance=claim.claim.tolerance)
+        result.signals.update(chart_signals)
+    if out_dir is not None and run_root is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        paths = claim_images(out_dir)
+        overlay_path = paths.pop("overlay")
+        if overlay is not None:
+            paths["overlay"] = overlay_path
+            _save_png(overlay.convert("RGB"), paths["overlay"])
+        _save_png(comparison.published, paths["published"])
+        _save_png(comparison.reproduced, paths["reproduced"])
+        _save_png(comparison.diff, paths["diff"])
+        result.images = paths
+        result.artifacts = Artifacts(**{k: p.relative_to(run_root).as_posix()
+                                        for k, p in paths.items()})
+    return result
+
+
+def check_participant_reference(claim: ClaimInput, registry_figure: Image.Image, *,
+                                options: MeasureOptions) -> list[Flag]:
+    """Flag a submission whose own copy of a registry figure differs from the registry's."""
+    assert claim.participant_reference_path is not None
+    if claim.published_path is not None and \
+            file_sha256(claim.participant_reference_path) == file_sha256(claim.published_path):
+        return []
+    try:
+        own = load_image(claim.participant_reference_path, max_pixels=options.max_pixels)
+    except ImageLoadError as exc:
+        return [Flag(name="reference_mismatch",
+                     detail=f"the submission's copy of the published figure is unreadable ({exc});"
+                            f" the registry's figure was used")]
+    a, b = normalize_pair(registry_figure, own, size=options.image_size)
+    score = ssim(blurred_gray(a), blurred_gray(b))
+    mad = mean_abs_difference(to_gray(a), to_gray(b))
+    same, redrawn = copy_verdict(registry_figure, own, ssim_score=score, mean_abs_diff=mad)
+    if same:
+        return []
+    how = f"SSIM {score:.3f}, mean difference {mad:.3f}"
+    if redrawn is not None:
+        how += f", {redrawn:.1e} of its pixels redrawn at full resolution"
+    return [Flag(name="reference_mismatch",
+                 detail=f"the submission's copy of the published figure differs from the "
+                        f"registry's ({how}); the registry's figure was used")]
+
+
+#: The difference of two finite floats can overflow (1e308 - -1e308), and a relative difference
+#: can too (1e300 / 1e-300): such a value cannot be stored in JSON (it would be written as null and
+#: make the run directory unreadable), so the signal is recorded as absent with the reason.
+_OVERFLOW = "too large to represent as a 64-bit float (the computation overflows)"
+
+
+def _number(value: float) -> Signal:
+    return Signal(value=value) if math.isfinite(value) else Signal.absent(_OVERFLOW)
+
+
+def measure_numbers(claim: ClaimInput) -> dict[str, Signal]:
+    c = claim.claim
+    if c.kind is ClaimKind.number:
+        if c.reported_value is None:
+            reason = "no reported value (neither in the submission nor the registry)"
+        elif c.reproduced_value is None:
+            reason = "no reproduced value"
+        else:
+            found = agreement(reported=c.reported_value, reproduced=c.reproduced_value,
+                              tolerance=c.tolerance)
+            return {
+                "numeric.abs_diff": _number(found.abs_diff),
+                "numeric.rel_diff": (_number(found.rel_diff) if found.rel_diff is not None
+                                     else Signal.absent("the reported value is 0")),
+                "numeric.within_tolerance": (Signal(value=found.within) if found.within is not None
+                                             else Signal.absent("the claim gives no tolerance")),
+            }
+        return {name: Signal.absent(reason) for name in
+                ("numeric.abs_diff", "numeric.rel_diff", "numeric.within_tolerance")}
+    if c.kind is ClaimKind.table:
+        if not c.values:
+            reason = "no table values"
+            return {name: Signal.absent(reason) for name in
+                    ("numeric.within_tolerance", "numeric.cells_within", "numeric.rel_diff")}
+        table = table_agreement(c.values, tolerance=c.tolerance)
+        within = table.all_within
+        fraction = table.within_fraction
+        max_rel = table.max_rel_diff
+        return {
+            "numeric.within_tolerance": (
+                Signal(value=within) if within is not None else
+                Signal.absent("some cells lack a value or a tolerance")),
+            "numeric.cells_within": (Signal(value=fraction) if fraction is not None else
+                                     Signal.absent("no cell could be compared")),
+            "numeric.rel_diff": (_number(max_rel) if max_rel is not None else
+                                 Signal.absent("no cell has a non-zero reported value")),
+        }
+    return {}
+
+
+def measure_claim(claim: ClaimInput, *, options: MeasureOptions, run_root: Path | None = None,
+                  out_dir: Path | None = None) -> Measurement:
+    """All signals of one claim; figure images are written under `out_dir` when given."""
+    if claim.claim.kind is ClaimKind.figure:
+        result = measure_figures(claim, options=options, out_dir=out_dir, run_root=run_root)
+    else:
+        result = Measurement()
+    result.signals.update(measure_numbers(claim))
+    return result

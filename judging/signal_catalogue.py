@@ -1,0 +1,67 @@
+"""Every signal's name, kind and meaning: the one list of signal names.
+
+Signal names are stable: rubrics refer to them (and are validated against this list), judgments
+store them, the LLM prompt and the report explain them with these descriptions, and the signals
+stage produces exactly these.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+
+@dataclass(frozen=True)
+class SignalSpec:
+    name: str
+    kind: Literal["score", "distance", "flag", "number"]
+    better: Literal["higher", "lower"] | None
+    description: str
+
+
+CATALOGUE: dict[str, SignalSpec] = {spec.name: spec for spec in [
+    SignalSpec("pixel.ssim", "score", "higher",
+               "grayscale SSIM of the trimmed, resized, lightly blurred pair (1 = identical)"),
+    SignalSpec("pixel.edge_f1", "score", "higher",
+               "F1 of the two figures' strokes matched within 3 px (1 = same strokes)"),
+    SignalSpec("pixel.palette_distance", "distance", "lower",
+               "hue-histogram distance of the coloured pixels (0 = same series colours)"),
+    SignalSpec("pixel.phash_distance", "distance", "lower",
+               "perceptual-hash distance as a share of bits (0 = same coarse shape)"),
+    SignalSpec("pixel.mean_abs_diff", "distance", "lower",
+               "mean absolute gray-level difference in [0, 1]"),
+    SignalSpec("pixel.copy", "flag", None,
+               "the reproduced figure is (nearly) pixel-identical to the published one: a "
+               "re-encoded or resized copy, not a re-render"),
+    SignalSpec("numeric.abs_diff", "number", "lower", "|reproduced - reported|"),
+    SignalSpec("numeric.rel_diff", "number", "lower", "|reproduced - reported| / |reported|"),
+    SignalSpec("numeric.within_tolerance", "flag", None,
+               "every reproduced value is within the claim's tolerance"),
+    SignalSpec("numeric.cells_within", "score", "higher",
+               "table claims: share of cells within tolerance"),
+    SignalSpec("chart.match_score", "score", "higher",
+               "data-aware agreement of the two charts in [0, 1]: series matched, " "shapes, values in data units, axis scales and ranges"),
+    SignalSpec("chart.series_published", "number", None,
+               "series read from the published chart"),
+    SignalSpec("chart.series_reproduced", "number", None,
+               "series read from the reproduced chart"),
+    SignalSpec("chart.series_matched", "score", "higher",
+               "share of the published series matched in the reproduction"),
+    SignalSpec("chart.shape_agreement", "score", "higher",
+               "worst shape agreement of the matched series (1 = same shape)"),
+    SignalSpec("chart.value_agreement", "score", "higher",
+               "share of points within tolerance, in data units, for the worst " "matched series"),
+    SignalSpec("chart.max_value_error", "number", "lower",
+               "largest value difference of matched series, as a share of the " "published y range"),
+    SignalSpec("chart.axis_scale_match", "flag", None,
+               "both axes have the same scale type (linear/log)"),
+    SignalSpec("chart.range_overlap", "score", "higher",
+               "overlap of the two charts' x and y data ranges (intersection over " "union, the smaller of the two)"),
+    SignalSpec("chart.trend_agreement", "score", "higher",
+               "share of matched series whose overall direction agrees"),
+]}
+
+
+def signal_names(group: str) -> tuple[str, ...]:
+    """The names of one group of signals (`pixel`, `numeric`, `chart`), in catalogue order."""
+    return tuple(name for name in CATALOGUE if name.startswith(group + "."))

@@ -1,0 +1,57 @@
+"""Data-aware chart signals: read the plotted data back from a chart image and compare two charts.
+
+Pure functions on PIL images (OCR through tesserocr's persistent API, one engine per thread).
+Anything unreadable says so: a signal that could not be computed is absent with a reason, never 0.
+
+API (stable; the measure stage, the offline judge's rubrics figure-match 1.1.0 and later, the LLM
+prompt and the benchmarks rely on these names):
+
+    read_chart(image, *, ocr=None) -> ChartReading
+    compare_charts(published, reproduced, *, tolerance=None) -> ChartComparison
+    render_overlay(published, reproduced, comparison, *, size=512) -> PIL.Image | None
+
+Signal group "chart.*" (see CHART_SIGNALS): the named data-aware signal is `chart.match_score`.
+"""
+
+from __future__ import annotations
+
+from PIL import Image
+
+from judging.models import Tolerance
+from judging.signals.chart.compare import compare, overlay
+from judging.signals.chart.read import read
+from judging.signals.chart.types import (
+    CHART_SIGNALS,
+    Axis,
+    ChartComparison,
+    ChartReading,
+    Panel,
+    Series,
+    Tick,
+)
+
+
+def read_chart(image: Image.Image, *, ocr: object | None = None) -> ChartReading:
+    """Read a chart image: plot areas, axes (OCR of the tick labels), legend and series.
+
+    `ocr` is a `tesserocr.PyTessBaseAPI` to use instead of this thread's own engine. Never
+    raises on odd images: an unreadable chart is `readable=False` with a `reason`.
+    """
+    return read(image, ocr=ocr)
+
+
+def compare_charts(published: ChartReading, reproduced: ChartReading, *,
+                   tolerance: Tolerance | None = None) -> ChartComparison:
+    """Pair the panels and series of two readings and measure what they agree on (see
+    CHART_SIGNALS). A signal that cannot be computed is None with a reason in `reasons`."""
+    return compare(published, reproduced, tolerance=tolerance)
+
+
+def render_overlay(published: ChartReading, reproduced: ChartReading,
+                   comparison: ChartComparison, *, size: int = 512) -> Image.Image | None:
+    """The series read from both charts drawn on one set of axes per panel, for reviewers."""
+    return overlay(published, reproduced, comparison, size=size)
+
+
+__all__ = ["CHART_SIGNALS", "Axis", "ChartComparison", "ChartReading", "Panel", "Series", "Tick",
+           "compare_charts", "read_chart", "render_overlay"]

@@ -1,0 +1,797 @@
+"""Axis reading: tick labels beside a plot area, their OCR crops, and the pixel -> data fit."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import ndimage
+
+from judging.signals.chart.geometry import Box, Page
+from judging.signals.chart.ocr import Crop, parse_number
+
+
+@dataclass
+class TickLabel:
+    """A group of glyphs read as one piece of text (work pixels, inclusive bounds)."""
+    left: int
+    top: int
+    right: int
+    bottom: int
+    comps: list[int]
+    height: float
+    """Cap height of its main glyphs."""
+    sup: list[int] = field(default_factory=list)
+    """Components raised as a superscript (an exponent)."""
+    text: str = ""
+    value: float | None = None
+    conf: float = 0.0
+    power: bool = False
+    """Read as a base and a raised exponent."""
+    power_pieces: list[Crop] | None = field(default=None, repr=False, compare=False)
+    power_checked: bool = field(default=False, repr=False, compare=False)
+    """`_safe_power_crops` of this label, once computed (it works at full resolution)."""
+
+    @property
+    def cx(self) -> float:
+        return (self.left + self.right) / 2
+
+    @property
+    def cy(self) -> float:
+        return (self.top + self.bottom) / 2
+
+
+@dataclass
+class Strip:
+    """Connected components of the text mask in a rectangle beside a plot area."""
+    x0: int
+    y0: int
+    labels_img: np.ndarray
+    slices: list
+    touching: set[int]
+    """Components touching the plot-area side (tick marks)."""
+    orient: str = "x"
+
+
+def text_mask(page: Page) -> np.ndarray:
+    bg_lum = float(page.bg @ np.array([0.299, 0.587, 0.114]))
+    return (np.abs(page.lum - bg_lum) > 60) & (page.chroma < 90)
+
+
+#: Contrast (luminance levels) a tick label's work-resolution pixels need: lower than the page's
+#: text mask, as small light-grey labels fade when the image is reduced.
+STRIP_CONTRAST = 35
+
+
+def _strip(page: Page, mask: np.ndarray, x0: int, y0: int, x1: int, y1: int,
+           side: str) -> Strip | None:
+    h, w = mask.shape
+    x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
+    if x1 - x0 < 3 or y1 - y0 < 3:
+        return None
+    bg_lum = float(page.bg @ np.array([0.299, 0.587, 0.114]))
+    sub = ((np.abs(page.lum[y0:y1, x0:x1] - bg_lum) > STRIP_CONTRAST)
+           & (page.chroma[y0:y1, x0:x1] < 90)) | mask[y0:y1, x0:x1]
+    labels, n = ndimage.label(sub, structure=np.ones((3, 3), bool))
+    if n == 0:
+        return None
+    edge = labels[0] if side == "top" else labels[:, -1]
+    touching = set(np.unique(edge[edge > 0]).tolist())
+    return Strip(x0, y0, labels, ndimage.find_objects(labels), touching,
+                 "x" if side == "top" else "y")
+
+
+def _boxes(strip: Strip, ids: list[int]) -> np.ndarray:
+    """(n, 4) left, top, right, bottom (work pixels, inclusive) of components."""
+    out = np.empty((len(ids), 4), dtype=np.int32)
+    for k, i in enumerate(ids):
+        sl = strip.slices[i - 1]
+        out[k] = (sl[1].start + strip.x0, sl[0].start + strip.y0,
+                  sl[1].stop - 1 + strip.x0, sl[0].stop - 1 + strip.y0)
+    return out
+
+
+def _group(strip: Strip, ids: list[int], glyph: float) -> list[TickLabel]:
+    """Glyphs into labels: vertically overlapping components less than ~half a glyph apart."""
+    if not ids:
+        return []
+    boxes = _boxes(strip, ids)
+    n = len(ids)
+    parent = list(range(n))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    gap = max(2.0, 0.5 * glyph)
+    order = np.argsort(boxes[:, 0])
+    for a_pos, a in enumerate(order):
+        for b in order[a_pos + 1:]:
+            if boxes[b, 0] - boxes[a, 2] > gap + glyph * 3:
+                break
+            hgap = max(boxes[b, 0] - boxes[a, 2], boxes[a, 0] - boxes[b, 2]) - 1
+            vover = min(boxes[a, 3], boxes[b, 3]) - max(boxes[a, 1], boxes[b, 1])
+            if hgap <= gap and vover >= -1:
+                parent[find(a)] = find(b)
+            elif hgap <= 1.3 * glyph and vover >= -1 and _raised(boxes[a], boxes[b], glyph):
+                # An exponent: its minus sign can be too faint for the text mask, leaving a
+                # wider gap between the base and the exponent's digits.
+                parent[find(a)] = find(b)
+    groups: dict[int, list[int]] = {}
+    for i in range(n):
+        groups.setdefault(find(i), []).append(i)
+    labels = []
+    for members in groups.values():
+        b = boxes[members]
+        heights = b[:, 3] - b[:, 1] + 1
+        main_h = float(heights.max())
+        big = heights >= 0.7 * main_h
+        baseline = b[big, 3].max()
+        base_mid = (b[big, 0].min() + b[big, 2].max()) / 2
+        sup = [ids[m] for m, bb in zip(members, b)
+               if bb[3] < baseline - 0.35 * main_h and bb[0] > base_mid
+               and (bb[3] - bb[1] + 1) <= 0.85 * main_h]
+        # A true exponent sits right of full-height glyphs and is smaller than them.
+        main = [ids[m] for m in members if ids[m] not in sup]
+        if sup:
+            mb = _boxes(strip, main)
+            sb = _boxes(strip, sup)
+            # ... and has a digit (not only a flat mark such as a tick or a dash).
+            if (sb[:, 0].min() < mb[:, 2].max() - 1
+                    or (sb[:, 3] - sb[:, 1] + 1).max() < 0.45 * main_h):
+                sup, main = [], [ids[m] for m in members]
+        mb = _boxes(strip, main)
+        main_h = float((mb[:, 3] - mb[:, 1] + 1).max())
+        labels.append(TickLabel(int(b[:, 0].min()), int(b[:, 1].min()), int(b[:, 2].max()),
+                            int(b[:, 3].max()), main + sup, main_h, sup))
+    return labels
+
+
+def _raised(a: np.ndarray, b: np.ndarray, glyph: float) -> bool:
+    """Box b (right of a) looks like a superscript of the full-height glyph a."""
+    ha, hb = a[3] - a[1] + 1, b[3] - b[1] + 1
+    return (ha >= 0.7 * glyph and hb <= 0.9 * ha and b[3] < a[3] - 0.3 * ha
+            and b[1] <= a[1] + 0.2 * ha)
+
+
+def _crop(page: Page, strip: Strip, comps: list[int], height: float) -> Crop:
+    """The original-resolution pixels of these components (everything else whitened)."""
+    f = page.factor
+    b = _boxes(strip, comps)
+    left, top, right, bottom = b[:, 0].min(), b[:, 1].min(), b[:, 2].max(), b[:, 3].max()
+    sub = np.isin(strip.labels_img[top - strip.y0:bottom - strip.y0 + 1,
+                                   left - strip.x0:right - strip.x0 + 1], comps)
+    if f > 1:
+        sub = np.kron(sub, np.ones((f, f), bool))
+    sub = ndimage.binary_dilation(sub, iterations=max(1, f // 2 + 1))
+    pad = max(2, int(0.35 * height * f))
+    fy0, fx0 = top * f, left * f
+    gray = page.full_gray[fy0:fy0 + sub.shape[0], fx0:fx0 + sub.shape[1]].astype(np.uint8)
+    sub = sub[:gray.shape[0], :gray.shape[1]]
+    if page.dark_bg:
+        gray = 255 - gray
+    gray = np.where(sub, gray, 255).astype(np.uint8)
+    if page.noisy:
+        gray = ndimage.median_filter(gray, size=3)
+    out = np.full((gray.shape[0] + 2 * pad, gray.shape[1] + 2 * pad), 255, np.uint8)
+    out[pad:pad + gray.shape[0], pad:pad + gray.shape[1]] = gray
+    return Crop(out, height * f)
+
+
+@dataclass
+class AxisLabels:
+    orientation: str
+    labels: list[TickLabel]
+    ticks: list[float]
+    """Tick mark / gridline positions (work pixels) labels may snap to."""
+    glyph: float
+    problem: str | None = None
+
+
+def find_tick_labels(page: Page, box: Box, others: list[Box], mask: np.ndarray,
+                     grid_xs: list[float], grid_ys: list[float]) -> tuple[AxisLabels, AxisLabels,
+                                                                        list[Strip]]:
+    """Tick labels below (x) and left of (y) a plot area."""
+    h, w = page.shape
+    spine_b = box.spines.get("bottom")
+    spine_l = box.spines.get("left")
+    below = (spine_b.pos1 + 1) if spine_b else box.bottom + 1
+    leftof = (spine_l.pos0 - 1) if spine_l else box.left - 1
+    # x strip: below the plot area, not into a panel below.
+    y1 = below + max(12, int(0.14 * h))
+    for o in others:
+        if o.top > box.bottom and o.left < box.right and o.right > box.left:
+            y1 = min(y1, o.top - 2)
+    x0 = box.left - int(0.06 * w)
+    x1 = box.right + int(0.06 * w)
+    for o in others:
+        if o.bottom >= below and o.top <= y1:
+            if o.right < box.left:
+                x0 = max(x0, o.right + 2)
+            if o.left > box.right:
+                x1 = min(x1, o.left - 2)
+    strips = []
+    xs = _strip(page, mask, x0, below, x1, y1, "top")
+    xlab = AxisLabels("x", [], [], 0.0)
+    if xs is not None:
+        strips.append(xs)
+        xlab = _x_labels(xs, box, w)
+    # y strip: left of the plot area, not into a panel on the left.
+    x0 = leftof - max(12, int(0.2 * w))
+    for o in others:
+        if o.right < box.left and o.bottom > box.top and o.top < box.bottom:
+            x0 = max(x0, o.right + 2)
+    y0 = box.top - int(0.03 * h)
+    y1 = box.bottom + int(0.03 * h)
+    ys = _strip(page, mask, x0, y0, leftof + 1, y1, "right")
+    ylab = AxisLabels("y", [], [], 0.0)
+    if ys is not None:
+        strips.append(ys)
+        ylab = _y_labels(page, ys, box)
+    xlab.ticks = sorted(set(xlab.ticks) | set(grid_xs))
+    ylab.ticks = sorted(set(ylab.ticks) | set(grid_ys))
+    return xlab, ylab, strips
+
+
+def _glyph_height(strip: Strip, ids: list[int]) -> float:
+    hs = [strip.slices[i - 1][0].stop - strip.slices[i - 1][0].start for i in ids]
+    hs = [v for v in hs if v >= 4]
+    return float(np.median(hs)) if hs else 0.0
+
+
+def _marks_and_labels(strip: Strip, along: int) -> tuple[list[int], list[float]]:
+    """The strip's components that may be label glyphs, and the tick marks that touch the plot
+    area (short strokes across the axis) at their centre along it: `along` is the axis's array
+    dimension (1 for x, 0 for y)."""
+    n = len(strip.slices)
+    ids = [i for i in range(1, n + 1) if i not in strip.touching and strip.slices[i - 1]]
+    offset = strip.x0 if along == 1 else strip.y0
+    ticks = []
+    for i in strip.touching:
+        sl = strip.slices[i - 1]
+        if sl[along].stop - sl[along].start <= 4 and sl[1 - along].stop - sl[1 - along].start <= 20:
+            ticks.append((sl[along].start + sl[along].stop - 1) / 2 + offset)
+    return ids, ticks
+
+
+def _x_labels(strip: Strip, box: Box, width: int) -> AxisLabels:
+    ids, ticks = _marks_and_labels(strip, 1)
+    # Faint tick marks can stop a pixel short of the plot area: thin and right at the top.
+    marks = [i for i in ids if strip.slices[i - 1][0].start <= 2
+             and strip.slices[i - 1][1].stop - strip.slices[i - 1][1].start <= 2
+             and strip.slices[i - 1][0].stop - strip.slices[i - 1][0].start <= 20]
+    if marks:
+        ticks += [(strip.slices[i - 1][1].start + strip.slices[i - 1][1].stop - 1) / 2 + strip.x0
+                  for i in marks]
+        drop = set(marks)
+        ids = [i for i in ids if i not in drop]
+    glyph = _glyph_height(strip, ids)
+    if glyph == 0:
+        return AxisLabels("x", [], ticks, 0.0, "no tick labels below the plot area")
+    labels = [lab for lab in _group(strip, ids, glyph) if lab.height >= 0.6 * glyph]
+    if not labels:
+        return AxisLabels("x", [], ticks, glyph, "no tick labels below the plot area")
+    # The band nearest the axis with at least two labels.
+    labels.sort(key=lambda lab: lab.cy)
+    bands: list[list[TickLabel]] = []
+    for lab in labels:
+        if bands and abs(lab.cy - np.mean([l.cy for l in bands[-1]])) <= 0.6 * glyph:
+            bands[-1].append(lab)
+        else:
+            bands.append([lab])
+    band = next((b for b in bands if len(b) >= 2), bands[0])
+    lo, hi = box.left - 0.03 * width, box.right + 0.03 * width
+    band = [lab for lab in band if lo <= lab.cx <= hi]
+    return AxisLabels("x", sorted(band, key=lambda lab: lab.cx), ticks, glyph)
+
+
+def _y_labels(page: Page, strip: Strip, box: Box) -> AxisLabels:
+    ids, ticks = _marks_and_labels(strip, 0)
+    glyph = _glyph_height(strip, ids)
+    if glyph == 0:
+        return AxisLabels("y", [], ticks, 0.0, "no tick labels left of the plot area")
+    # A faint tick mark can fall short of the strip's edge: a flat dash right by the plot area.
+    edge = strip.labels_img.shape[1]
+    flat = []
+    for i in ids:
+        sl = strip.slices[i - 1]
+        hgt, wid = sl[0].stop - sl[0].start, sl[1].stop - sl[1].start
+        if (hgt <= max(2, 0.3 * glyph) and wid >= 2 * hgt and wid <= 2 * glyph
+                and edge - sl[1].stop <= 0.5 * glyph + 2):
+            flat.append(i)
+            ticks.append((sl[0].start + sl[0].stop - 1) / 2 + strip.y0)
+    if flat:
+        ids = [i for i in ids if i not in flat]
+    groups = _group(strip, ids, glyph)
+    labels = [lab for lab in groups if lab.height >= 0.6 * glyph and lab.height <= 1.8 * glyph]
+    if not labels:
+        return AxisLabels("y", [], ticks, glyph, "no tick labels left of the plot area")
+    right = max(lab.right for lab in labels)
+    kept = [lab for lab in labels if lab.right >= right - 1.2 * glyph
+            and box.top - glyph <= lab.cy <= box.bottom + glyph]
+    # A mantissa ("2 ×" of "2×10⁻¹", a minor tick's label) set apart by the spaced-out times
+    # sign: the times sign (small, centred on the label's height) just left of a kept label
+    # joins it, then the digits on its baseline just left of that.
+    rest = [lab for lab in groups if lab not in kept and lab.height <= 1.8 * glyph]
+
+    def times_sign(lab: TickLabel, box_: np.ndarray) -> bool:
+        hh, ww = box_[3] - box_[1] + 1, box_[2] - box_[0] + 1
+        mid = lab.bottom - (lab.height - 1) / 2  # the base's middle (not the exponent's)
+        return (0.3 * lab.height <= hh <= max(0.85 * lab.height, lab.height - 1)
+                and ww <= 1.5 * hh + 1
+                and abs((box_[1] + box_[3]) / 2 - mid) <= 0.2 * lab.height + 1)
+
+    for k, lab in enumerate(kept):
+        if not lab.sup and _safe_power_crops(page, lab) is None:
+            continue  # only a power of ten has a mantissa
+        lb = _boxes(strip, lab.comps)
+        times = times_sign(lab, lb[int(np.argmin(lb[:, 0]))])
+        for piece in sorted(rest, key=lambda q: -q.right):
+            gap = lab.left - piece.right - 1
+            if (not 0 <= gap <= 1.0 * glyph or piece.right - piece.left + 1 > 3 * glyph
+                    or piece.bottom < lab.top or piece.top > lab.bottom):
+                continue
+            pb = _boxes(strip, piece.comps)
+            last = pb[int(np.argmax(pb[:, 2]))]
+            if not times and not times_sign(lab, last):
+                break
+            if not times_sign(lab, last) and not (
+                    0.7 * lab.height <= piece.height <= 1.2 * lab.height
+                    and abs(piece.bottom - lab.bottom) <= 0.25 * glyph):
+                break
+            times = True
+            rest.remove(piece)
+            lab = TickLabel(piece.left, min(piece.top, lab.top), lab.right,
+                        max(piece.bottom, lab.bottom), piece.comps + lab.comps,
+                        max(piece.height, lab.height), lab.sup)
+            kept[k] = lab
+    return AxisLabels("y", sorted(kept, key=lambda lab: lab.cy), ticks, glyph)
+
+
+def label_crops(page: Page, strip: Strip, label: TickLabel) -> list[Crop]:
+    """One crop (plain label) or two (base and exponent of a power of ten).
+
+    The split is decided at original resolution: at the work resolution a small exponent can
+    merge with the base's last digit, and its minus sign can be too faint to be in the text mask.
+    """
+    pieces = _safe_power_crops(page, label)
+    if pieces is not None:
+        label.power = True
+        return pieces
+    if not label.sup:
+        return [_crop(page, strip, label.comps, label.height)]
+    label.power = True
+    main = [c for c in label.comps if c not in label.sup]
+    sb = _boxes(strip, label.sup)
+    sup_h = float((sb[:, 3] - sb[:, 1] + 1).max())
+    return [_crop(page, strip, main, label.height), _crop(page, strip, label.sup, sup_h)]
+
+
+def _safe_power_crops(page: Page, label: TickLabel) -> list[Crop] | None:
+    if not label.power_checked:
+        try:
+            label.power_pieces = _power_crops(page, label)
+        except (ValueError, IndexError):  # an odd region: fall back on the work-resolution split
+            label.power_pieces = None
+        label.power_checked = True
+    return label.power_pieces
+
+
+def _power_crops(page: Page, label: TickLabel) -> list[Crop] | None:
+    """Base and exponent crops of a label that is a power (a raised group of glyphs right of
+    full-height ones), else None. Looks a little above and right of the label: a small, faint
+    exponent may have been too light for the work-resolution text mask."""
+    f = page.factor
+    hh = label.height * f
+    m = max(1, f // 2)
+    h, w = page.full_gray.shape
+    up, right = int(0.6 * hh) + m, int(0.8 * hh) + m
+    x0, y0 = max(0, label.left * f - m), max(0, label.top * f - up)
+    x1, y1 = min(w, (label.right + 1) * f + right), min(h, (label.bottom + 1) * f + m)
+    if x1 - x0 < 4 or y1 - y0 < 6 or hh < 4:
+        return None
+    inner_top, inner_right = label.top * f - y0, (label.right + 1) * f - x0
+    gray = page.full_gray[y0:y1, x0:x1].astype(np.int16)
+    if page.dark_bg:
+        gray = 255 - gray
+    bgv = float(np.percentile(gray, 90))
+    ink = gray < bgv - max(40.0, 0.3 * (bgv - float(gray.min())))
+    comps, n = ndimage.label(ink, structure=np.ones((3, 3), bool))
+    if n < 1:
+        return None
+    sl = ndimage.find_objects(comps)
+    area = np.bincount(comps.ravel())[1:]
+    bx = np.array([(s_[1].start, s_[0].start, s_[1].stop - 1, s_[0].stop - 1) for s_ in sl])
+    hts = bx[:, 3] - bx[:, 1] + 1
+    inside = (bx[:, 1] >= inner_top - 1) & (bx[:, 0] < inner_right)
+    keep = (area >= 2) & (bx[:, 1] > 0) & (bx[:, 2] < x1 - x0 - 1)
+    if not (keep & inside).any():
+        return None
+    big = keep & inside & (hts >= 0.6 * hts[keep & inside].max())
+    base_line = bx[big, 3].max()
+    on_base = keep & inside & (bx[:, 3] >= base_line - 0.15 * hts[big].max())
+    H = float(hts[on_base].max())
+    raised = keep & (bx[:, 3] < base_line - 0.3 * H) & (hts <= 0.9 * H)
+    keep &= inside | raised
+    base = keep & ~raised
+    base_top = bx[on_base, 1].min()
+    out = None
+    if raised.any() and base.any():
+        split = bx[raised, 0].min()
+        digits = raised & (hts >= 0.35 * H)
+        if (digits.any() and not (bx[base, 0] >= split).any()
+                and bx[base, 2].max() <= split + 0.15 * H
+                and bx[raised, 1].min() <= base_top + 0.25 * H):
+            last = bx[digits, 2].max()
+            raised &= bx[:, 0] <= last  # a flat mark after the digits is no part of it
+            out = _power_split_crops(gray, comps, keep & ~raised, raised, H,
+                                     float(hts[digits].max()))
+    if out is None:
+        # The exponent touches the base's last glyph: split where the columns' ink stops
+        # reaching the baseline and jumps up to a group that rises above the base.
+        cols = ink & np.isin(comps, np.nonzero(keep)[0] + 1)
+        has = cols.any(axis=0)
+        if has.sum() < 3:
+            return None
+        low = np.where(has, cols.shape[0] - 1 - np.argmax(cols[::-1], axis=0), -1)
+        top = np.where(has, np.argmax(cols, axis=0), cols.shape[0])
+        reach = has & (low >= base_line - 0.15 * H)
+        if not reach.any():
+            return None
+        # The base's height from the columns that reach the baseline (not the exponent's top).
+        H = float(base_line - np.percentile(top[reach], 25) + 1)
+        k = len(low) - 1
+        while k >= 0 and (not has[k] or low[k] < base_line - 0.35 * H):
+            k -= 1
+        if k < 1 or k == len(low) - 1 or low[k] < base_line - 0.25 * H:
+            return None
+        sup_cols = has[k + 1:]
+        if sup_cols.sum() < max(2, 0.3 * H):
+            return None
+        sup_top = top[k + 1:][sup_cols].min()
+        sup_bottom = low[k + 1:][sup_cols].max()
+        base_top = float(np.median(top[:k + 1][has[:k + 1]]))
+        if sup_top > base_top - 0.1 * H or not 0.45 * H <= sup_bottom - sup_top + 1 <= 0.9 * H:
+            return None
+        own = np.zeros_like(cols)
+        own[:, k + 1:] = cols[:, k + 1:]
+        base_px = cols & ~own
+        out = _power_split_crops(gray, None, base_px, own, H, float(sup_bottom - sup_top + 1))
+    return out
+
+
+def _power_split_crops(gray: np.ndarray, comps: np.ndarray | None, base, sup, H: float,
+                       sup_h: float) -> list[Crop] | None:
+    """Crops of the base and the exponent: `base` / `sup` are component flags (with `comps`)
+    or pixel masks."""
+    if comps is not None:
+        in_base = np.isin(comps, np.nonzero(base)[0] + 1)
+        in_sup = np.isin(comps, np.nonzero(sup)[0] + 1)
+    else:
+        in_base, in_sup = base, sup
+    if not in_base.any() or not in_sup.any():
+        return None
+    out = []
+    for own, other, height in ((in_base, in_sup, H), (in_sup, in_base, sup_h)):
+        near = ndimage.binary_dilation(own, iterations=2) & ~ndimage.binary_dilation(other)
+        img = np.where(near, gray, 255)
+        rows = np.nonzero(own.any(axis=1))[0]
+        cols = np.nonzero(own.any(axis=0))[0]
+        img = img[max(0, rows[0] - 1):rows[-1] + 2, max(0, cols[0] - 1):cols[-1] + 2]
+        pad = max(2, int(0.35 * height))
+        canvas = np.full((img.shape[0] + 2 * pad, img.shape[1] + 2 * pad), 255, np.uint8)
+        canvas[pad:pad + img.shape[0], pad:pad + img.shape[1]] = np.clip(img, 0, 255)
+        out.append(Crop(canvas, height))
+    return out
+
+
+def assign_text(label: TickLabel, texts: list[tuple[str, float]]) -> None:
+    if len(texts) == 2:
+        base, exp = texts
+        label.text = f"{base[0]}^{exp[0]}"
+        label.conf = min(base[1], exp[1])
+        if base[0].strip() in ("", "1"):
+            label.text = f"10^{exp[0]}"
+    else:
+        label.text, label.conf = texts[0]
+    label.value = parse_number(label.text)
+
+
+# --------------------------------------------------------------------------- fitting
+
+
+@dataclass
+class AxisFit:
+    scale: str
+    intercept: float
+    slope: float
+    """value (or log10 value) = intercept + slope * full-resolution pixel."""
+    ticks: list[tuple[float, float, str]]
+    """(pixel, value, text) of the ticks the fit rests on."""
+    residual: float
+    """RMS pixel residual of those ticks."""
+    confidence: float
+
+
+def snap(labels: list[TickLabel], orientation: str, ticks: list[float], glyph: float) -> list[float]:
+    """Each label's tick position: the nearest tick mark / gridline, else the label's centre."""
+    out = []
+    arr = np.asarray(ticks, dtype=float)
+    for lab in labels:
+        c = lab.cx if orientation == "x" else lab.cy
+        if arr.size:
+            k = int(np.argmin(np.abs(arr - c)))
+            if abs(arr[k] - c) <= 0.6 * max(glyph, 3):
+                c = float(arr[k])
+        out.append(c)
+    return out
+
+
+def _variants(text: str) -> list[str]:
+    """Plausible readings of a misread tick label ('15' for '1.5', a lost minus, ...)."""
+    s = text.replace("−", "-").replace(" ", "")
+    out = set()
+    digits = s.lstrip("+-")
+    sign = s[:len(s) - len(digits)]
+    for i in range(1, len(digits)):
+        if "." not in digits:
+            out.add(sign + digits[:i] + "." + digits[i:])
+    out.add("-" + digits)
+    out.add(digits)
+    for i in range(len(s)):
+        out.add(s[:i] + s[i + 1:])
+    return [v for v in out if v]
+
+
+_MINUS = str.maketrans({"−": "-", "–": "-", "—": "-", "⁻": "-", "⁰": "0", "¹": "1", "²": "2",
+                        "³": "3", "⁴": "4", "⁵": "5", "⁶": "6", "⁷": "7", "⁸": "8", "⁹": "9"})
+
+
+def _exponents(label: TickLabel) -> tuple[float, list[tuple[int, int]]]:
+    """log10 of a power label's mantissa ("3" of "3×10⁻¹", else 0) and its plausible exponents,
+    each with a cost (0 = as read): a lost or invented minus sign, a spurious digit."""
+    text = label.text.translate(_MINUS).replace(" ", "")
+    if not (label.power or "^" in text):
+        out: dict[int, int] = {}
+        value = label.value
+        if value is not None and value > 0:
+            e = math.log10(value)
+            # A plain "10" or "100" may be a power whose exponent was lost: a weak reading.
+            if abs(e - round(e)) < 1e-9:
+                out[round(e)] = 2
+        merged = re.fullmatch(r"10(-?)(\d{1,2})", text)
+        if merged:
+            # "107" for 10⁷, "1073" for 10⁻³ (the raised minus read as a digit).
+            sign, digits = merged.groups()
+            v = int(digits)
+            for e, c in ((-v if sign else v, 1), (v if sign else -v, 1)):
+                out[e] = min(c, out.get(e, 9))
+            if len(digits) == 2 and not sign:
+                out.setdefault(-int(digits[1]), 1)
+        return 0.0, sorted(out.items(), key=lambda kv: kv[1])
+    base, _, exp = text.partition("^")
+    base = re.sub(r"[^0-9]", "", base)
+    mant = 0.0
+    if base.endswith("10") and len(base) == 3 and base[0] in "23456789":
+        mant = math.log10(int(base[0]))
+    m = re.search(r"([+-]?)(\d+)", exp)
+    if not m:
+        return mant, []
+    sign, digits = m.group(1), m.group(2)[:3]
+    out: dict[int, int] = {}
+
+    def add(e: int, cost: int) -> None:
+        if abs(e) <= 300 and cost < out.get(e, 99):
+            out[e] = cost
+
+    exact = m.group(0) == exp
+    v = int(digits)
+    add(-v if sign == "-" else v, 0 if exact else 1)
+    add(v if sign == "-" else -v, 1)
+    if len(digits) >= 2:
+        for i in range(len(digits)):
+            d = int(digits[:i] + digits[i + 1:])
+            add(-d if sign == "-" else d, 1)
+            add(d if sign == "-" else -d, 2)
+    return mant, sorted(out.items(), key=lambda kv: kv[1])
+
+
+def _wordy(label: TickLabel) -> bool:
+    """A label that reads as a word: letters the number whitelist let through, or far wider than
+    the text read (OCR with a number whitelist drops a word's letters)."""
+    if label.power:
+        return False
+    text = label.text.replace(" ", "")
+    if label.value is None and re.search(r"[A-Za-zµ]", re.sub(r"\d[eE]", "", text)):
+        return True
+    width = label.right - label.left + 1
+    return width > (0.75 * len(text) + 1.5) * max(label.height, 1.0)
+
+
+def _power_kind(label: TickLabel) -> str | None:
+    """"power" (read as base and exponent), "powerish" (a power whose exponent merged into the
+    base: "107", or a plain power of ten: "10", "0.01"), "plain" (another number) or None."""
+    text = label.text.translate(_MINUS).replace(" ", "")
+    if label.power or "^" in text:
+        return "power"
+    if re.fullmatch(r"10-?\d{0,2}", text):
+        return "powerish"
+    if label.value is None:
+        return None
+    if label.value > 0 and abs(math.log10(label.value) - round(math.log10(label.value))) < 1e-9:
+        return "powerish"
+    return "plain"
+
+
+def _power_fit(positions: list[float], labels: list[TickLabel], orientation: str,
+               tol: float) -> tuple[AxisFit | None, str | None]:
+    """A log axis labelled with powers of ten: the exponents are integers and an arithmetic
+    sequence over evenly spaced ticks, so two trusted readings fix the rest and a misread
+    exponent (a lost minus sign, a wrong digit, an unreadable one) is repaired from the spacing.
+    Minor ticks' labels (m×10^e) sit at e + log10(m)."""
+    idx = [k for k, lab in enumerate(labels) if _power_kind(lab) in ("power", "powerish")]
+    parsed = [_exponents(lab) for lab in labels]
+    mant = np.array([p_[0] for p_ in parsed])
+    cand = {k: p_[1] for k, p_ in enumerate(parsed) if p_[1]}
+    P = np.asarray(positions, dtype=float)
+    best = None
+    keys = sorted(cand)
+    want = 1 if orientation == "x" else -1
+    for i, j in itertools.combinations(keys, 2):
+        if abs(P[j] - P[i]) < 3:
+            continue
+        for ei, ci in cand[i][:4]:
+            for ej, cj in cand[j][:4]:
+                li, lj = ei + mant[i], ej + mant[j]
+                if abs(li - lj) < 1e-9:
+                    continue
+                b = (lj - li) / (P[j] - P[i])
+                if np.sign(b) != want:
+                    continue
+                a = li - b * P[i]
+                pred = a + b * P - mant
+                near = np.abs(pred - np.round(pred)) <= tol * abs(b)
+                inl, cost, exact = 0, 0, 0
+                for k in keys:
+                    if not near[k]:
+                        continue
+                    e = int(round(pred[k]))
+                    c = next((c for ee, c in cand[k] if ee == e), None)
+                    if c is not None:
+                        inl += 1
+                        cost += c
+                        exact += c == 0
+                n_near = int(near[idx].sum()) if idx else 0
+                score = (inl, n_near, -cost)
+                if best is None or score > best[0]:
+                    best = (score, a, b, near, exact)
+    if best is None:
+        return None, None
+    (inl, n_near, cost), a, b, near, exact = best
+    # Trust needs readings as they were read: one at least, both when there are only two.
+    if (inl < 2 or inl < 0.4 * len(idx) or n_near < len(idx) - max(1, len(idx) // 3)
+            or exact < 1 or (inl == 2 and exact < 2 and len(idx) <= 3)):
+        return None, None
+    # Every power label at a decade position, its exponent from the spacing.
+    use = [k for k in range(len(labels)) if near[k] and (k in idx or k in cand)]
+    E = np.round(a + b * P[use] - mant[use])
+    L = E + mant[use]
+    if len(set(np.round(L, 6).tolist())) < 2:
+        return None, None
+    b, a = np.polyfit(P[use], L, 1)
+    res = np.abs((L - a) / b - P[use])
+    rms = float(np.sqrt(np.mean(res ** 2)))
+    if rms > tol:
+        return None, None
+    ticks = []
+    for k, e, lv in zip(use, E, L):
+        m_ = round(10 ** mant[k])
+        ticks.append((float(P[k]), float(10.0 ** lv),
+                      f"{m_}x10^{int(e)}" if m_ > 1 else f"10^{int(e)}"))
+    confidence = (min(1.0, (len(use) - 1) / 4) * min(1.0, (inl - cost) / max(1, len(use)))
+                  * max(0.2, 1 - rms / tol))
+    return AxisFit("log", float(a), float(b), ticks, rms, float(max(0.05, confidence))), None
+
+
+def fit_axis(positions: list[float], labels: list[TickLabel], span: tuple[float, float],
+             orientation: str) -> tuple[AxisFit | None, str | None]:
+    """Fit value = a + b * pixel (linear) or log10(value) = a + b * pixel (log) to the ticks,
+    ignoring misread labels (RANSAC over pairs) and repairing those that a plausible misreading
+    explains."""
+    length = abs(span[1] - span[0])
+    tol = max(2.0, 0.012 * length)
+    wordy = sum(1 for lab in labels if _wordy(lab))
+    if wordy >= 2 and wordy >= 0.4 * len(labels):
+        return None, (f"{orientation} axis unreadable: its tick labels are words, not numbers "
+                      f"(a categorical axis)")
+    kinds = [_power_kind(lab) for lab in labels]
+    powers, powerish = kinds.count("power"), kinds.count("powerish")
+    if powers >= 2 and powers + powerish >= 0.5 * len(labels) and powers > kinds.count("plain"):
+        fit, _ = _power_fit(positions, labels, orientation, tol)
+        if fit is not None:
+            return fit, None
+        if powers >= 0.5 * len(labels):
+            return None, (f"{orientation} axis unreadable: powers of ten whose exponents could "
+                          f"not be read consistently")
+    items = [(p, lab.value, lab.text) for p, lab in zip(positions, labels)
+             if lab.value is not None]
+    # Duplicate positions (a label split in two) and identical values make no sense.
+    if len(items) < 2:
+        return None, (f"{orientation} axis unreadable: fewer than 2 tick labels read"
+                      f" ({len(items)} of {len(labels)})")
+    best = None
+    for scale in ("linear", "log"):
+        # A power of ten ("10^3") is a log axis' label, never a linear one's.
+        pts = [(p, (v if scale == "linear" else math.log10(v)), t) for p, v, t in items
+               if (scale == "linear" and "^" not in t) or (scale == "log" and v > 0)]
+        if len(pts) < 2:
+            continue
+        P = np.array([q[0] for q in pts])
+        V = np.array([q[1] for q in pts])
+        for i, j in itertools.combinations(range(len(pts)), 2):
+            if abs(P[j] - P[i]) < 3 or V[j] == V[i]:
+                continue
+            b = (V[j] - V[i]) / (P[j] - P[i])
+            a = V[i] - b * P[i]
+            pred = (V - a) / b
+            res = np.abs(pred - P)
+            inl = res <= tol
+            score = (int(inl.sum()), -float(res[inl].sum()))
+            if best is None or score > best[0]:
+                best = (score, scale, inl, pts)
+    if best is None:
+        return None, f"{orientation} axis unreadable: tick labels have no usable spacing"
+    (count, _), scale, inl, pts = best
+    # With only two ticks, a linear reading of 10 and 100 is as good as a log one: powers of
+    # ten a decade apart are the log axis' labels.
+    if count == 2 and scale == "linear":
+        vals = [v for (_, v, _), k in zip(pts, inl) if k]
+        if all(v > 0 for v in vals):
+            logs = sorted(math.log10(v) for v in vals)
+            if all(abs(l - round(l)) < 1e-6 for l in logs) and logs[1] - logs[0] >= 1:
+                scale = "log"
+                pts = [(p, math.log10(v), t) for p, v, t in items if v > 0]
+                inl = np.array([abs(math.log10(v) - round(math.log10(v))) < 1e-6
+                                for _, v, _ in items if v > 0])
+    P = np.array([q[0] for q in pts])
+    V = np.array([q[1] for q in pts])
+    use = np.asarray(inl, bool)
+    if use.sum() < 2:
+        return None, f"{orientation} axis unreadable: tick labels do not agree with each other"
+    b, a = np.polyfit(P[use], V[use], 1)
+    # Repair outliers a plausible misreading explains.
+    texts = [q[2] for q in pts]
+    repaired = {}
+    for k in np.nonzero(~use)[0]:
+        for variant in _variants(texts[k]):
+            value = parse_number(variant)
+            if value is None or (scale == "log" and value <= 0):
+                continue
+            t = value if scale == "linear" else math.log10(value)
+            if abs((t - a) / b - P[k]) <= tol:
+                repaired[k] = (t, variant)
+                break
+    if repaired:
+        for k, (t, variant) in repaired.items():
+            V[k] = t
+            use[k] = True
+            texts[k] = variant
+        b, a = np.polyfit(P[use], V[use], 1)
+    if (orientation == "x" and b <= 0) or (orientation == "y" and b >= 0):
+        # Inverted axes exist but are rare; a reversed fit is far more often a misreading.
+        if use.sum() < 3:
+            return None, f"{orientation} axis unreadable: tick values run the wrong way"
+    res = np.abs((V[use] - a) / b - P[use])
+    rms = float(np.sqrt(np.mean(res ** 2)))
+    n_used = int(use.sum())
+    confidence = (min(1.0, (n_used - 1) / 4) * (n_used / len(items)) * max(0.2, 1 - rms / tol))
+    ticks = []
+    for k in np.nonzero(use)[0]:
+        value = float(V[k]) if scale == "linear" else float(10 ** V[k])
+        ticks.append((float(P[k]), value, texts[k]))
+    return AxisFit(scale, float(a), float(b), ticks, rms, float(confidence)), None

@@ -1,0 +1,488 @@
+"""compare_charts and render_overlay: what two chart readings agree on, in data units.
+
+Panels are paired in reading order (top to bottom, left to right). Series are paired per panel
+with the Hungarian assignment (scipy) on a cost that weighs legend names when both charts have
+them and the data otherwise: the issue asks for "by legend name when both have one, else by
+shape", and a name read by OCR can be partial ("no" for "no aug"), so names weigh, not decide.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+
+import numpy as np
+from PIL import Image, ImageDraw
+from scipy.optimize import linear_sum_assignment
+
+from judging.models import Tolerance
+from judging.signals.chart.types import (
+    CHART_SIGNALS,
+    ChartComparison,
+    ChartReading,
+    Panel,
+    Series,
+)
+
+#: Points a curve is resampled to before curves are compared.
+SAMPLES = 64
+#: Without a claim tolerance, values agree within this share of the published y range: about the
+#: precision with which a value can be read off a chart (the rubric's guidance says 5%).
+DEFAULT_VALUE_TOLERANCE = 0.05
+#: A claim tolerance tighter than this share of the y range is below what a chart can show.
+READING_PRECISION = 0.02
+#: A curve whose spread is below this share of its panel's y range is flat.
+FLAT = 0.04
+#: Pairs whose data agree less than this are not "the same series" (counted as unmatched).
+MIN_MATCH = 0.35
+#: A line narrower than this share of the plot width is a fragment, not a series.
+MIN_SERIES_WIDTH = 0.3
+#: Shares of x overlap below which two curves cannot be compared.
+MIN_X_OVERLAP = 0.2
+
+
+# --- coordinates -----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Frame:
+    """How one panel's points are compared: log10 on log axes, data units where both charts'
+    axes were read, else plot-area units (0..1)."""
+
+    x_log: bool
+    y_log: bool
+    x_data: bool
+    y_data: bool
+
+
+def _frame(pub: Panel, rep: Panel) -> _Frame:
+    def both(attr: str) -> tuple[bool, bool]:
+        a, b = getattr(pub, attr), getattr(rep, attr)
+        data = a is not None and b is not None
+        return data, data and a.scale == "log" and b.scale == "log"
+
+    x_data, x_log = both("x")
+    y_data, y_log = both("y")
+    return _Frame(x_log=x_log, y_log=y_log, x_data=x_data, y_data=y_data)
+
+
+def _coords(series: Series, frame: _Frame) -> np.ndarray:
+    """The series' points in the frame's units (finite rows only)."""
+    norm = series.normalised if series.normalised is not None else series.points
+    x = series.points[:, 0] if frame.x_data and series.x_units == "data" else norm[:, 0]
+    y = series.points[:, 1] if frame.y_data and series.y_units == "data" else norm[:, 1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if frame.x_log and frame.x_data:
+            x = np.log10(x)
+        if frame.y_log and frame.y_data:
+            y = np.log10(y)
+    pts = np.column_stack([x, y])
+    pts = pts[np.isfinite(pts).all(axis=1)]
+    return pts[np.argsort(pts[:, 0], kind="stable")]
+
+
+def _y_span(panel: Panel, frame: _Frame) -> float:
+    """The published panel's y extent in the frame's units (axis range, else data extent)."""
+    if frame.y_data and panel.y is not None:
+        lo, hi = panel.y.data_range
+        if frame.y_log:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                lo, hi = np.log10(lo), np.log10(hi)
+        span = abs(float(hi) - float(lo))
+        if np.isfinite(span) and span > 0:
+            return span
+    if not frame.y_data:
+        return 1.0
+    ys = np.concatenate([_coords(s, frame)[:, 1] for s in panel.series] or [np.zeros(1)])
+    return float(np.ptp(ys)) or 1.0
+
+
+# --- curves ----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Pair:
+    shape: float
+    """1 = same shape (z-normalised curves correlate), 0 = opposite or unrelated."""
+    values: float
+    """Share of compared points within the value tolerance."""
+    max_error: float
+    """Largest |difference| as a share of the published y span."""
+    trend_same: bool
+    x_overlap: float
+
+
+def _resample(pts: np.ndarray, xs: np.ndarray) -> np.ndarray:
+    # Collapse repeated x (a vertical stroke, scatter points in one column) to their mean first:
+    # np.interp needs increasing x.
+    ux, inverse = np.unique(pts[:, 0], return_inverse=True)
+    uy = np.bincount(inverse, weights=pts[:, 1]) / np.bincount(inverse)
+    return np.interp(xs, ux, uy)
+
+
+def _direction(y: np.ndarray, span: float) -> int:
+    """-1 falling, 0 flat, +1 rising: the least-squares slope over the whole curve."""
+    if len(y) < 2:
+        return 0
+    slope = np.polyfit(np.linspace(0, 1, len(y)), y, 1)[0]
+    return 0 if abs(slope) < FLAT * span else int(np.sign(slope))
+
+
+def _compare(pub: np.ndarray, rep: np.ndarray, *, span: float, tol_abs: float | None,
+             tol_rel: float | None) -> _Pair | None:
+    if len(pub) < 2 or len(rep) < 2:
+        return None
+    lo, hi = max(pub[0, 0], rep[0, 0]), min(pub[-1, 0], rep[-1, 0])
+    union = max(pub[-1, 0], rep[-1, 0]) - min(pub[0, 0], rep[0, 0])
+    overlap = (hi - lo) / union if union > 0 else 1.0
+    if hi <= lo or overlap < MIN_X_OVERLAP:
+        return _Pair(shape=0.0, values=0.0, max_error=float("inf"), trend_same=False,
+                     x_overlap=max(0.0, float(overlap)))
+    xs = np.linspace(lo, hi, SAMPLES)
+    a, b = _resample(pub, xs), _resample(rep, xs)
+    spread_a, spread_b = np.ptp(a), np.ptp(b)
+    flat_a, flat_b = spread_a < FLAT * span, spread_b < FLAT * span
+    if flat_a and flat_b:
+        shape = 1.0
+    elif flat_a or flat_b:
+        shape = 0.0
+    else:
+        r = float(np.corrcoef(a, b)[0, 1])
+        shape = max(0.0, r) if np.isfinite(r) else 0.0
+    diff = np.abs(b - a)
+    allowed = np.full_like(a, DEFAULT_VALUE_TOLERANCE * span)
+    if tol_abs is not None:
+        allowed[:] = tol_abs
+    elif tol_rel is not None:
+        allowed = tol_rel * np.abs(a)
+    allowed = np.maximum(allowed, READING_PRECISION * span)
+    return _Pair(shape=shape, values=float(np.mean(diff <= allowed)),
+                 max_error=float(diff.max() / span),
+                 trend_same=_direction(a, span) == _direction(b, span),
+                 x_overlap=float(overlap))
+
+
+def _name_similarity(a: str | None, b: str | None) -> float | None:
+    if not a or not b:
+        return None
+    a, b = (re.sub(r"[^a-z0-9]+", " ", s.lower()).strip() for s in (a, b))
+    if not a or not b:
+        return None
+    if a == b:
+        return 1.0
+    ratio = difflib.SequenceMatcher(None, a, b).ratio()
+    # OCR often keeps only the first word of a label ("no" of "no aug").
+    if a.startswith(b) or b.startswith(a):
+        ratio = max(ratio, 0.8)
+    return ratio
+
+
+def _data_similarity(pair: _Pair | None) -> float:
+    if pair is None:
+        return 0.0
+    return 0.5 * pair.shape + 0.5 * pair.values
+
+
+@dataclass(frozen=True)
+class _PanelResult:
+    published: int
+    reproduced: int
+    matches: list[tuple[Series, Series, _Pair]]
+    extra: int
+    x_iou: float | None
+    y_iou: float | None
+    scale_match: bool | None
+
+
+def _tolerance(tolerance: Tolerance | None, frame: _Frame) -> tuple[float | None, float | None]:
+    # A claim tolerance is in data units: it applies only where y is in data units on a linear
+    # axis (on a log axis a relative tolerance is an absolute one in log10 units).
+    if tolerance is None or not frame.y_data:
+        return None, None
+    if frame.y_log:
+        if tolerance.relative is not None:
+            return float(np.log10(1 + tolerance.relative)), None
+        return None, None
+    return tolerance.absolute, tolerance.relative
+
+
+def _iou(a: tuple[float, float], b: tuple[float, float]) -> float:
+    lo, hi = max(a[0], b[0]), min(a[1], b[1])
+    union = max(a[1], b[1]) - min(a[0], b[0])
+    if union <= 0:
+        return 1.0
+    return max(0.0, hi - lo) / union
+
+
+def _extent(points: list[np.ndarray], column: int) -> tuple[float, float] | None:
+    values = [p[:, column] for p in points if len(p)]
+    if not values:
+        return None
+    allv = np.concatenate(values)
+    return float(allv.min()), float(allv.max())
+
+
+def _significant(series: list[Series]) -> list[Series]:
+    """The series that carry the panel's data: lines spanning a fair share of the plot width,
+    bars and scatters with a few points. Fragments (a line cut where others cross it, a stray
+    legend handle) would otherwise count as series that are missing or extra."""
+    out = []
+    for s in series:
+        norm = s.normalised if s.normalised is not None else s.points
+        width = float(np.ptp(norm[:, 0])) if len(norm) else 0.0
+        if (s.kind == "line" and width >= MIN_SERIES_WIDTH) or \
+                (s.kind != "line" and len(norm) >= 3):
+            out.append(s)
+    out = out or list(series)
+    return _without_duplicates(out)
+
+
+def _without_duplicates(series: list[Series]) -> list[Series]:
+    """Drop a series that retraces a longer one of the same colour (a line the reader split
+    into two styles where other lines cross it)."""
+    frame = _Frame(x_log=False, y_log=False, x_data=False, y_data=False)
+    points = [_coords(s, frame) for s in series]
+    keep = []
+    for k in sorted(range(len(series)), key=lambda k: -len(points[k])):
+        colour = series[k].style.split()[0]
+        duplicate = any(
+            series[m].style.split()[0] == colour and (pair := _compare(
+                points[m], points[k], span=1.0, tol_abs=None, tol_rel=None)) is not None
+            and pair.values >= 0.9 and pair.x_overlap >= MIN_X_OVERLAP for m in keep)
+        if not duplicate:
+            keep.append(k)
+    return [series[k] for k in sorted(keep)]
+
+
+def _compare_panels(pub: Panel, rep: Panel, tolerance: Tolerance | None) -> _PanelResult:
+    frame = _frame(pub, rep)
+    span = _y_span(pub, frame)
+    tol_abs, tol_rel = _tolerance(tolerance, frame)
+    pub_series, rep_series = _significant(pub.series), _significant(rep.series)
+    pub_pts = [_coords(s, frame) for s in pub_series]
+    rep_pts = [_coords(s, frame) for s in rep_series]
+    pairs = {(i, j): _compare(a, b, span=span, tol_abs=tol_abs, tol_rel=tol_rel)
+             for i, a in enumerate(pub_pts) for j, b in enumerate(rep_pts)}
+    data = np.array([[_data_similarity(pairs[i, j]) for j in range(len(rep_pts))]
+                     for i in range(len(pub_pts))]).reshape(len(pub_pts), len(rep_pts))
+    by_name = _name_pairs(pub_series, rep_series)
+    # One to one: a published series is matched by its legend name when both legends name it
+    # alike (a reproduction whose labels were swapped must not be matched by shape), else by
+    # the Hungarian assignment on data similarity.
+    assigned = dict(by_name)
+    free_pub = [i for i in range(len(pub_series)) if i not in assigned]
+    free_rep = [j for j in range(len(rep_series)) if j not in assigned.values()]
+    if free_pub and free_rep:
+        sub = data[np.ix_(free_pub, free_rep)]
+        for a, b in zip(*linear_sum_assignment(-sub)):
+            if sub[a, b] >= MIN_MATCH:
+                assigned[free_pub[a]] = free_rep[b]
+    matches = [(pub_series[i], rep_series[j], pairs[i, j]) for i, j in sorted(assigned.items())
+               if pairs[i, j] is not None]
+    # A reproduced series left over is extra, unless it repeats the values of a series it
+    # could stand for (a fragment of a line the reader split in two).
+    extra = 0
+    for j in range(len(rep_series)):
+        if j in assigned.values():
+            continue
+        twins = [pairs[i, j] for i in assigned if pairs[i, j] is not None]
+        if not any(p.values >= 0.8 and p.shape >= 0.8 for p in twins):
+            extra += 1
+    x_iou = y_iou = None
+    ext = [(_extent(pub_pts, c), _extent(rep_pts, c)) for c in (0, 1)]
+    if ext[0][0] and ext[0][1]:
+        x_iou = _iou(*ext[0])
+    if ext[1][0] and ext[1][1]:
+        y_iou = _iou(*ext[1])
+    scale_match = None
+    compared = [(a.scale, b.scale) for a, b in ((pub.x, rep.x), (pub.y, rep.y))
+                if a is not None and b is not None]
+    if compared:
+        scale_match = all(a == b for a, b in compared)
+    return _PanelResult(published=len(pub_series), reproduced=len(rep_series), matches=matches,
+                        extra=extra, x_iou=x_iou, y_iou=y_iou, scale_match=scale_match)
+
+
+def _name_pairs(pub: list[Series], rep: list[Series]) -> dict[int, int]:
+    """Published index -> reproduced index for series both legends name alike (one to one)."""
+    if len(pub) < 2 or len(rep) < 2:
+        return {}
+    sims = np.array([[(_name_similarity(a.name, b.name) or 0.0) for b in rep] for a in pub])
+    out = {}
+    for i, j in zip(*linear_sum_assignment(-sims)):
+        if sims[i, j] >= 0.8:
+            out[int(i)] = int(j)
+    return out
+
+
+def _reading_order(panels: list[Panel]) -> list[Panel]:
+    if not panels:
+        return []
+    heights = [p.bbox[3] - p.bbox[1] for p in panels]
+    row = max(1.0, 0.5 * min(heights))
+    return sorted(panels, key=lambda p: (round(p.bbox[1] / row), p.bbox[0]))
+
+
+def _data_panels(reading: ChartReading) -> list[Panel]:
+    """The panels that hold series, in reading order: how both compare and overlay pair them."""
+    return [p for p in _reading_order(reading.panels) if p.series]
+
+
+def _absent(reason: str) -> ChartComparison:
+    return ChartComparison(signals={name: None for name in CHART_SIGNALS},
+                           reasons={name: reason for name in CHART_SIGNALS})
+
+
+def compare(published: ChartReading, reproduced: ChartReading, *,
+            tolerance: Tolerance | None = None) -> ChartComparison:
+    if not published.readable:
+        return _absent(f"published chart unreadable: {published.reason}")
+    if not reproduced.readable:
+        return _absent(f"reproduced chart unreadable: {reproduced.reason}")
+    pub_panels, rep_panels = _data_panels(published), _data_panels(reproduced)
+    results = [_compare_panels(a, b, tolerance) for a, b in zip(pub_panels, rep_panels)]
+    # Series of panels without a counterpart are missing (or extra) as a whole.
+    unpaired_pub = sum(len(_significant(p.series)) for p in pub_panels[len(results):])
+    unpaired_rep = sum(len(_significant(p.series)) for p in rep_panels[len(results):])
+    n_pub = sum(r.published for r in results) + unpaired_pub
+    n_rep = sum(r.reproduced for r in results) + unpaired_rep
+    extra = sum(r.extra for r in results) + unpaired_rep
+    matches = [m for r in results for m in r.matches]
+    signals: dict[str, float | bool | None] = {name: None for name in CHART_SIGNALS}
+    reasons: dict[str, str] = {}
+    signals["chart.series_published"] = float(n_pub)
+    signals["chart.series_reproduced"] = float(n_rep)
+    signals["chart.series_matched"] = len(matches) / n_pub
+    if matches:
+        signals["chart.shape_agreement"] = min(p.shape for _, _, p in matches)
+        signals["chart.value_agreement"] = min(p.values for _, _, p in matches)
+        signals["chart.max_value_error"] = max(p.max_error for _, _, p in matches)
+        signals["chart.trend_agreement"] = float(np.mean([p.trend_same for _, _, p in matches]))
+    else:
+        for name in ("chart.shape_agreement", "chart.value_agreement", "chart.max_value_error",
+                     "chart.trend_agreement"):
+            reasons[name] = "no series of the reproduction matches a published series"
+    scales = [r.scale_match for r in results if r.scale_match is not None]
+    if scales:
+        signals["chart.axis_scale_match"] = all(scales)
+    else:
+        reasons["chart.axis_scale_match"] = "no axis could be read on both charts"
+    ious = [v for r in results for v in (r.x_iou, r.y_iou) if v is not None]
+    if ious:
+        signals["chart.range_overlap"] = min(ious)
+    else:
+        reasons["chart.range_overlap"] = "no data range on both charts"
+    # Bars drawn as lines (or lines as bars) is another chart, whatever the values.
+    same_kind = float(np.mean([(a.kind == "bar") == (b.kind == "bar") for a, b, _ in matches])) \
+        if matches else 1.0
+    signals["chart.match_score"] = _match_score(signals, extra=extra / max(1, n_rep),
+                                                same_kind=same_kind)
+    if signals["chart.max_value_error"] is not None and \
+            not np.isfinite(signals["chart.max_value_error"]):
+        signals["chart.max_value_error"] = None
+        reasons["chart.max_value_error"] = "the matched series do not share an x range"
+    return ChartComparison(signals=signals, reasons=reasons,
+                           matches=[(a, b, p.shape, p.values) for a, b, p in matches])
+
+
+def _match_score(signals: dict, *, extra: float, same_kind: float) -> float:
+    """One agreement in [0, 1]: every part must agree (a product), so that one wrong aspect (a
+    reversed curve, a missing series, scaled values, another scale) is enough to pull it down."""
+    count = (1.0 - extra) ** 2
+    matched = signals["chart.series_matched"]
+    if signals["chart.shape_agreement"] is None:
+        return 0.0
+    shape = signals["chart.shape_agreement"]
+    values = signals["chart.value_agreement"]
+    trend = signals["chart.trend_agreement"]
+    scale = 1.0 if signals["chart.axis_scale_match"] in (True, None) else 0.4
+    overlap = signals["chart.range_overlap"]
+    overlap = 1.0 if overlap is None else min(1.0, overlap / 0.9) ** 2
+    score = count * matched ** 2 * (0.5 + 0.5 * shape) * (0.3 + 0.7 * values) * \
+        (0.5 + 0.5 * trend) * scale * overlap * \
+        (0.4 + 0.6 * same_kind)
+    return float(np.clip(score, 0.0, 1.0))
+
+
+# --- overlay ---------------------------------------------------------------------------------
+
+PUBLISHED_COLOURS = [(31, 119, 180), (214, 39, 40), (44, 160, 44), (148, 103, 189),
+                     (255, 127, 14), (140, 86, 75)]
+
+
+def overlay(published: ChartReading, reproduced: ChartReading, comparison: ChartComparison, *,
+            size: int = 512) -> Image.Image | None:
+    """The matched series of both charts on one set of axes per published panel: published as
+    wide pale lines, the reproduction as thin dark ones of the same hue; unmatched series in
+    grey. None when neither chart was readable."""
+    pub_panels, rep_panels = _data_panels(published), _data_panels(reproduced)
+    if not pub_panels and not rep_panels:
+        return None
+    pairs = list(zip(pub_panels, rep_panels))
+    pairs += [(p, None) for p in pub_panels[len(pairs):]]
+    pairs += [(None, p) for p in rep_panels[len(pairs):]]
+    cols = 1 if len(pairs) == 1 else 2
+    rows = (len(pairs) + cols - 1) // cols
+    width, height = size, max(size * 3 // 4, rows * size // 3)
+    image = Image.new("RGB", (width, height), "white")
+    draw = ImageDraw.Draw(image)
+    draw.text((6, height - 14), "published: wide pale · reproduced: thin dark · grey: unmatched",
+              fill=(60, 60, 60))
+    cell_w, cell_h = width // cols, (height - 16) // rows
+    pub_colour = {id(a): k for k, (a, _, _, _) in enumerate(comparison.matches)}
+    rep_colour = {id(b): k for k, (_, b, _, _) in enumerate(comparison.matches)}
+    for index, (pub, rep) in enumerate(pairs):
+        left, top = (index % cols) * cell_w, (index // cols) * cell_h
+        box = (left + 34, top + 8, left + cell_w - 8, top + cell_h - 22)
+        _draw_panel(draw, box, pub, rep, pub_colour, rep_colour)
+    return image
+
+
+def _draw_panel(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], pub: Panel | None,
+                rep: Panel | None, pub_colour: dict, rep_colour: dict) -> None:
+    frame = _frame(pub, rep) if pub is not None and rep is not None else _Frame(
+        x_log=False, y_log=False, x_data=False, y_data=False)
+    series = [(s, "pub") for s in (pub.series if pub else [])] + \
+        [(s, "rep") for s in (rep.series if rep else [])]
+    pts = [(s, who, _coords(s, frame)) for s, who in series]
+    allp = np.concatenate([p for _, _, p in pts if len(p)] or [np.zeros((1, 2))])
+    x0, x1 = float(allp[:, 0].min()), float(allp[:, 0].max())
+    y0, y1 = float(allp[:, 1].min()), float(allp[:, 1].max())
+    if x1 <= x0:
+        x1 = x0 + 1
+    if y1 <= y0:
+        y1 = y0 + 1
+    pad = 0.05 * (y1 - y0)
+    y0, y1 = y0 - pad, y1 + pad
+    left, top, right, bottom = box
+    draw.rectangle(box, outline=(120, 120, 120))
+
+    def label(v: float, log: bool, data: bool) -> str:
+        if not data:
+            return f"{v:.2f}"
+        return f"1e{v:.1f}" if log else f"{v:.3g}"
+
+    draw.text((2 + left - 34, top), label(y1, frame.y_log, frame.y_data), fill=(80, 80, 80))
+    draw.text((2 + left - 34, bottom - 10), label(y0, frame.y_log, frame.y_data),
+              fill=(80, 80, 80))
+    draw.text((left, bottom + 4), label(x0, frame.x_log, frame.x_data), fill=(80, 80, 80))
+    draw.text((right - 40, bottom + 4), label(x1, frame.x_log, frame.x_data), fill=(80, 80, 80))
+    for s, who, p in sorted(pts, key=lambda t: t[1] != "pub"):
+        if len(p) == 0:
+            continue
+        px = left + (p[:, 0] - x0) / (x1 - x0) * (right - left)
+        py = bottom - (p[:, 1] - y0) / (y1 - y0) * (bottom - top)
+        k = (pub_colour if who == "pub" else rep_colour).get(id(s))
+        base = PUBLISHED_COLOURS[k % len(PUBLISHED_COLOURS)] if k is not None else (150, 150, 150)
+        if who == "pub":
+            colour = tuple(int(c + (255 - c) * 0.55) for c in base)
+            width = 6
+        else:
+            colour = tuple(int(c * 0.7) for c in base)
+            width = 2
+        xy = list(zip(px.tolist(), py.tolist()))
+        if s.kind == "line" and len(xy) > 1:
+            draw.line(xy, fill=colour, width=width)
+        else:
+            r = width / 2 + 1
+            for x, y in xy:
+                draw.ellipse((x - r, y - r, x + r, y + r), fill=colour)

@@ -1,0 +1,205 @@
+"""read_chart's pipeline: plot areas -> tick labels (one OCR call) -> axis fits -> legend ->
+series -> data units."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from PIL import Image
+
+from judging.signals.chart.axes import (
+    assign_text,
+    find_tick_labels,
+    fit_axis,
+    label_crops,
+    snap,
+    text_mask,
+)
+from judging.signals.chart.geometry import (
+    Box,
+    Page,
+    find_plot_areas,
+    gridlines,
+    prepare,
+)
+from judging.signals.chart.legend import find_legend
+from judging.signals.chart.ocr import TICK_WHITELIST, OcrUnavailable, read_crops
+from judging.signals.chart.series import RawSeries, extract_series, plot_background
+from judging.signals.chart.types import Axis, ChartReading, Panel, Series, Tick
+
+#: Images smaller than this (either side) are not charts one can read.
+MIN_SIDE = 64
+
+
+def read(image: Image.Image, *, ocr=None) -> ChartReading:
+    start = time.perf_counter()
+    size = image.size
+    if min(size) < MIN_SIDE:
+        return ChartReading([], False, f"image too small to read ({size[0]}x{size[1]})",
+                            size=size)
+    page = prepare(image)
+    boxes = find_plot_areas(page)
+    if not boxes:
+        return ChartReading([], False, "no plot area found (no axes frame, tinted plot "
+                            "background or grid)", size=size,
+                            seconds=time.perf_counter() - start)
+    mask = text_mask(page)
+    prepared = []
+    crops, owners = [], []
+    for box in boxes:
+        others = [o for o in boxes if o is not box]
+        rgb = page.rgb[box.top:box.bottom + 1, box.left:box.right + 1].astype(np.float32)
+        plot_bg = plot_background(rgb)
+        grid = gridlines(page, box, plot_bg)
+        xl, yl, strips = find_tick_labels(page, box, others, mask, grid.xs, grid.ys)
+        by_orient = {s_.orient: s_ for s_ in strips}
+        for axis_labels in (xl, yl):
+            strip = by_orient.get(axis_labels.orientation)
+            for lab in axis_labels.labels:
+                pieces = label_crops(page, strip, lab)
+                owners.append((lab, len(crops), len(pieces)))
+                crops += pieces
+        prepared.append((box, plot_bg, grid, xl, yl))
+    ocr_problem = None
+    try:
+        texts = read_crops(crops, whitelist=TICK_WHITELIST, ocr=ocr)
+    except OcrUnavailable as exc:
+        texts = [("", 0.0)] * len(crops)
+        ocr_problem = f"OCR unavailable: {exc}"
+    for lab, index, count in owners:
+        assign_text(lab, texts[index:index + count])
+    panels_in = []
+    for box, plot_bg, grid, xl, yl in prepared:
+        axes = {}
+        problems = []
+        for axis_labels in (xl, yl):
+            o = axis_labels.orientation
+            if ocr_problem:
+                axes[o], why = None, f"{o} axis unreadable: {ocr_problem}"
+            elif not axis_labels.labels:
+                axes[o], why = None, f"{o} axis unreadable: " + (
+                    axis_labels.problem or "no tick labels found").split(": ")[-1]
+            else:
+                axes[o], why = _axis(page, box, axis_labels)
+            if why:
+                problems.append(why)
+        parsed = sum(lab.value is not None for lab in xl.labels + yl.labels)
+        if len(boxes) > 1 and not any(_aligned(box, o) for o in boxes if o is not box):
+            # A plot area has tick labels outside it (a framed legend or inset box has not),
+            # unless it shares them with an aligned panel (sharex / sharey subplots).
+            if (box.source != "frame" and parsed == 0) or not (xl.labels or yl.labels):
+                continue
+        panels_in.append([box, plot_bg, grid, axes, problems, xl, yl])
+    if not panels_in:
+        return ChartReading([], False, "no plot area found", size=size,
+                            seconds=time.perf_counter() - start)
+    _share_axes(panels_in)
+    # Legends (second OCR call, all panels at once).
+    boxes_in = [p[0] for p in panels_in]
+    glyph = float(np.median([g for p in panels_in for g in (p[5].glyph, p[6].glyph) if g] or [8]))
+    try:
+        legends = find_legend(page, boxes_in, mask, glyph, ocr=ocr if not ocr_problem else False)
+    except OcrUnavailable:
+        legends = [None] * len(boxes_in)
+    panels = []
+    for (box, plot_bg, grid, axes, problems, xl, yl), legend in zip(panels_in, legends):
+        exclude = [legend.bbox] if legend is not None else []
+        raw, more = extract_series(page, box, exclude, grid=grid, plot_bg=plot_bg)
+        problems = problems + more
+        names = legend.assign(raw) if legend is not None else [None] * len(raw)
+        series = [_to_series(page, box, r, name, axes.get("x"), axes.get("y"))
+                  for r, name in zip(raw, names)]
+        series = [s_ for s_ in series if s_ is not None]
+        f = page.factor
+        bbox = (box.left * f, box.top * f, (box.right + 1) * f, (box.bottom + 1) * f)
+        legend_bbox = None
+        if legend is not None:
+            lb = legend.bbox
+            legend_bbox = (lb[0] * f, lb[1] * f, (lb[2] + 1) * f, (lb[3] + 1) * f)
+        panels.append(Panel(bbox=bbox, x=axes.get("x"), y=axes.get("y"), series=series,
+                            legend=list(legend.names) if legend is not None else [],
+                            problems=problems, legend_bbox=legend_bbox))
+    readable = any(p.series for p in panels)
+    reason = None
+    if not readable:
+        reason = "no data series found in the plot area" + ("s" if len(panels) > 1 else "")
+    else:
+        issues = [q for p in panels if p.series for q in p.problems if "unreadable" in q]
+        if issues:
+            reason = "; ".join(dict.fromkeys(issues))
+    return ChartReading(panels, readable, reason, size=size,
+                        seconds=time.perf_counter() - start)
+
+
+def _axis(page: Page, box: Box, labels) -> tuple[Axis | None, str | None]:
+    o = labels.orientation
+    positions = snap(labels.labels, o, labels.ticks, labels.glyph)
+    positions = [float(v) for v in page.to_full(positions)]
+    if o == "x":
+        span = tuple(float(v) for v in page.to_full([box.left - 0.5, box.right + 0.5]))
+    else:
+        span = tuple(float(v) for v in page.to_full([box.bottom + 0.5, box.top - 0.5]))
+    fit, why = fit_axis(positions, labels.labels, span, o)
+    if fit is None:
+        return None, why
+    axis = Axis(orientation=o, scale=fit.scale, pixel_range=span, data_range=(0.0, 0.0),
+                ticks=[Tick(p, v, t) for p, v, t in fit.ticks], confidence=fit.confidence,
+                intercept=fit.intercept, slope=fit.slope)
+    lo, hi = axis.to_data(np.array(span))
+    return Axis(orientation=o, scale=fit.scale, pixel_range=span,
+                data_range=(float(lo), float(hi)), ticks=axis.ticks,
+                confidence=fit.confidence, intercept=fit.intercept, slope=fit.slope), None
+
+
+def _aligned(a: Box, b: Box, slack: int = 3) -> bool:
+    """Panels in one column (same left and right) or one row (same top and bottom)."""
+    return ((abs(a.left - b.left) <= slack and abs(a.right - b.right) <= slack)
+            or (abs(a.top - b.top) <= slack and abs(a.bottom - b.bottom) <= slack))
+
+
+def _share_axes(panels: list[list]) -> None:
+    """A panel whose x (y) axis is unreadable borrows that of an aligned panel that shares it
+    (subplots with sharex/sharey label only the outer axes)."""
+    for p in panels:
+        box, axes = p[0], p[3]
+        for o in ("x", "y"):
+            if axes.get(o) is not None:
+                continue
+            for q in panels:
+                if q is p or q[3].get(o) is None:
+                    continue
+                b2 = q[0]
+                aligned = (abs(b2.left - box.left) <= 2 and abs(b2.right - box.right) <= 2) \
+                    if o == "x" else (abs(b2.top - box.top) <= 2 and abs(b2.bottom - box.bottom) <= 2)
+                if aligned:
+                    axes[o] = q[3][o]
+                    p[4] = [m for m in p[4] if not m.startswith(f"{o} axis")]
+                    break
+
+
+def _to_series(page: Page, box: Box, raw: RawSeries, name: str | None,
+               x_axis: Axis | None, y_axis: Axis | None) -> Series | None:
+    xf = page.to_full(raw.x)
+    yf = page.to_full(raw.y)
+    nx = (raw.x - (box.left - 0.5)) / (box.width)
+    ny = ((box.bottom + 0.5) - raw.y) / (box.height)
+    normalised = np.column_stack([nx, ny])
+    xs = x_axis.to_data(xf) if x_axis is not None else nx
+    ys = y_axis.to_data(yf) if y_axis is not None else ny
+    pts = np.column_stack([xs, ys])
+    ok = np.isfinite(pts).all(axis=1)
+    pts, normalised = pts[ok], normalised[ok]
+    if len(pts) == 0:
+        return None
+    order = np.argsort(pts[:, 0], kind="stable")
+    conf = raw.confidence
+    if x_axis is not None and y_axis is not None:
+        conf *= min(1.0, 0.5 + 0.5 * min(x_axis.confidence, y_axis.confidence))
+    else:
+        conf *= 0.5
+    return Series(name=name, style=raw.style, kind=raw.kind, points=pts[order],
+                  confidence=round(float(conf), 3),
+                  x_units="data" if x_axis is not None else "normalised",
+                  y_units="data" if y_axis is not None else "normalised",
+                  normalised=normalised[order])

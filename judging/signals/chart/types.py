@@ -1,0 +1,99 @@
+"""The chart reader's vocabulary: what a reading and a comparison are made of, and the names of
+the `chart.*` signals."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+
+from judging.signal_catalogue import signal_names
+
+CHART_SIGNALS = signal_names("chart")
+"""The `chart.*` signals a comparison produces (their meanings are in the catalogue)."""
+
+
+
+@dataclass(frozen=True)
+class Tick:
+    pixel: float
+    value: float
+    text: str
+
+
+
+@dataclass(frozen=True)
+class Axis:
+    orientation: Literal["x", "y"]
+    scale: Literal["linear", "log"]
+    pixel_range: tuple[float, float]
+    """Pixel positions of the plot area's edges along this axis."""
+    data_range: tuple[float, float]
+    """Data values at those edges."""
+    ticks: list[Tick]
+    confidence: float
+    intercept: float = 0.0
+    slope: float = 0.0
+    """value (log10 value on a log axis) = intercept + slope * pixel (original image pixels)."""
+
+    def to_data(self, pixels: np.ndarray) -> np.ndarray:
+        t = self.intercept + self.slope * np.asarray(pixels, dtype=float)
+        return np.power(10.0, t) if self.scale == "log" else t
+
+
+
+@dataclass(frozen=True)
+class Series:
+    name: str | None
+    """Legend label when the legend could be read."""
+    style: str
+    """How it was told apart: a colour "#rrggbb", or a grayscale style ("dashed", ...)."""
+    kind: Literal["line", "scatter", "bar"]
+    points: np.ndarray
+    """(N, 2) in data units, sorted by x (a coordinate whose axis could not be read is in
+    normalised plot units instead, see `x_units` / `y_units`)."""
+    confidence: float
+    x_units: Literal["data", "normalised"] = "data"
+    y_units: Literal["data", "normalised"] = "data"
+    normalised: np.ndarray | None = None
+    """(N, 2) the same points in plot-area units: x 0 (left) .. 1 (right), y 0 (bottom) .. 1
+    (top); shape comparisons fall back on these when an axis is unreadable."""
+
+
+
+@dataclass(frozen=True)
+class Panel:
+    bbox: tuple[int, int, int, int]
+    """Plot area in image pixels (left, top, right, bottom)."""
+    x: Axis | None
+    y: Axis | None
+    series: list[Series]
+    legend: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    legend_bbox: tuple[int, int, int, int] | None = None
+    """The legend's box in image pixels, when one was found."""
+
+
+
+@dataclass(frozen=True)
+class ChartReading:
+    panels: list[Panel]
+    readable: bool
+    reason: str | None = None
+    """Why the chart (or its data) could not be read."""
+    size: tuple[int, int] = (0, 0)
+    """The image's (width, height)."""
+    seconds: float = 0.0
+    """Time the reading took."""
+
+
+
+@dataclass(frozen=True)
+class ChartComparison:
+    signals: dict[str, float | bool | None]
+    """Every name of CHART_SIGNALS; None when absent (see `reasons`)."""
+    reasons: dict[str, str]
+    """Why each absent signal is absent."""
+    matches: list[tuple[Series, Series, float, float]] = field(default_factory=list)
+    """(published series, reproduced series, shape agreement, value agreement)."""
