@@ -19,7 +19,7 @@ import httpx
 import pytest
 from PIL import Image
 
-from judging.review import server as review_server
+from judging.review.server import process as review_server
 from tests.argilla_server import ArgillaServer, UserLogin, free_port, start_server
 from tests.conftest import JUDGING_CLI
 

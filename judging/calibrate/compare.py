@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from judging.calibrate import metrics as agreement
-from judging.calibrate.run import CalibrationResult, _finite
+from judging.calibrate.run import CalibrationResult, finite_or_none
 from judging.errors import CalibrationError
 from judging.models import AnswerStatus, Judgment
 from judging.rundir import RunStore
@@ -80,6 +80,6 @@ def compare_run(results: Sequence[CalibrationResult], run_dir: Path, left: str, 
             rows.append(ComparisonRow(
                 group=group, criterion=cid, both=len(pairs),
                 agreement=metrics.accuracy if metrics else None,
-                kappa=_finite(metrics.kappa) if metrics else None,
+                kappa=finite_or_none(metrics.kappa) if metrics else None,
                 left_f1=f1((left, group), cid), right_f1=f1((right, group), cid)))
     return rows

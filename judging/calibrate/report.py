@@ -4,17 +4,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from judging.calibrate.artifacts import CalibrationArtifact, CriterionCalibration
+from judging.rubrics import Rubric
 from judging.rundir import (
     CALIBRATION_PLOTS,
     CALIBRATION_REPORT_JSON,
     CALIBRATION_REPORT_MD,
 )
-
-if TYPE_CHECKING:
-    from judging.calibrate.artifacts import CalibrationArtifact, CriterionCalibration
-    from judging.rubrics import Rubric
 
 PLOTS = CALIBRATION_PLOTS
 
@@ -23,11 +20,11 @@ def _fmt(value: float | None, digits: int = 3) -> str:
     return "–" if value is None else f"{value:.{digits}f}"
 
 
-def _interval(c: "CriterionCalibration") -> str:
+def _interval(c: CriterionCalibration) -> str:
     return "–" if c.f1_interval is None else f"[{c.f1_interval[0]:.3f}, {c.f1_interval[1]:.3f}]"
 
 
-def markdown(artifact: "CalibrationArtifact", rubric: "Rubric") -> str:
+def markdown(artifact: CalibrationArtifact, rubric: Rubric) -> str:
     o = artifact.options
     labels = artifact.labels
     kind = {"construction": "construction labels (derived from how the examples were built; "
@@ -90,7 +87,7 @@ def markdown(artifact: "CalibrationArtifact", rubric: "Rubric") -> str:
     return "\n".join(lines)
 
 
-def _plots(artifact: "CalibrationArtifact", folder: Path) -> None:
+def _plots(artifact: CalibrationArtifact, folder: Path) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -154,7 +151,7 @@ def _plots(artifact: "CalibrationArtifact", folder: Path) -> None:
     plt.close(fig)
 
 
-def write_calibration_report(artifact: "CalibrationArtifact", folder: Path, *, rubric: "Rubric") -> Path:
+def write_calibration_report(artifact: CalibrationArtifact, folder: Path, *, rubric: Rubric) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     _plots(artifact, folder)
     payload = json.loads(artifact.model_dump_json(by_alias=True))

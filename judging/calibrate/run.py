@@ -26,6 +26,7 @@ from judging.calibrate.artifacts import (
     report_dir,
     staleness,
 )
+from judging.calibrate.report import write_calibration_report
 from judging.errors import CalibrationError
 from judging.hashing import file_sha256
 from judging.models import AnswerStatus, Judgment, Label
@@ -82,7 +83,7 @@ def join(criterion: Criterion, judgments: dict[str, Judgment], labels: Sequence[
 
 
 
-def _finite(value: float | None) -> float | None:
+def finite_or_none(value: float | None) -> float | None:
     return None if value is None or (isinstance(value, float) and math.isnan(value)) else value
 
 
@@ -106,12 +107,12 @@ def calibrate_criterion(criterion: Criterion, pairs: list[Pair], *, ties: int,
         passfail = agreement.classification_metrics(gold_pass, judged_pass, labels=[True, False],
                                                     positive=True)
         result.accuracy = passfail.accuracy
-        result.precision = _finite(passfail.precision)
-        result.recall = _finite(passfail.recall)
-        result.f1 = _finite(passfail.f1)
-        result.macro_f1 = _finite(passfail.macro_f1)
+        result.precision = finite_or_none(passfail.precision)
+        result.recall = finite_or_none(passfail.recall)
+        result.f1 = finite_or_none(passfail.f1)
+        result.macro_f1 = finite_or_none(passfail.macro_f1)
         if criterion.scale is Scale.binary:
-            result.kappa = _finite(passfail.kappa)
+            result.kappa = finite_or_none(passfail.kappa)
             result.confusion = passfail.confusion
             result.confusion_labels = ["yes", "no"]
         else:
@@ -119,7 +120,7 @@ def calibrate_criterion(criterion: Criterion, pairs: list[Pair], *, ties: int,
             on_levels = agreement.classification_metrics(
                 [int(p.gold) for p in scored], [int(p.judged) for p in scored],  # type: ignore
                 labels=levels, ordinal=True)
-            result.kappa = _finite(on_levels.weighted_kappa)
+            result.kappa = finite_or_none(on_levels.weighted_kappa)
             result.confusion = on_levels.confusion
             result.confusion_labels = [str(level) for level in levels]
         result.f1_interval = agreement.f1_interval(
@@ -184,8 +185,8 @@ def _human_agreement(criterion: Criterion, ratings: dict[str, dict[str, bool | i
             if kappa is not None:
                 kappas.append(kappa)
         judge_kappa = sum(kappas) / len(kappas) if kappas else None
-    return HumanAgreement(raters=len(raters), items_with_several=several, alpha=_finite(alpha),
-                          human_kappa=_finite(human_kappa), judge_kappa=_finite(judge_kappa),
+    return HumanAgreement(raters=len(raters), items_with_several=several, alpha=finite_or_none(alpha),
+                          human_kappa=finite_or_none(human_kappa), judge_kappa=finite_or_none(judge_kappa),
                           ties=ties)
 
 
@@ -204,7 +205,6 @@ def calibrate_run(run_dir: Path, *, labels_path: Path | None = None, out: Path =
                   options: TrustOptions | None = None, judges: Sequence[str] | None = None,
                   rubrics_dir: Path | None = None) -> list[CalibrationResult]:
     """Calibrate every (rubric version, judge) of a run that has labels."""
-    from judging.calibrate.report import write_calibration_report
 
     options = options or TrustOptions()
     store = RunStore.open(run_dir, create=False)

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from judging.models import Judgment
+from judging.publish.rows import CONFIGS
 from judging.publish.scrub import SCRUB_KINDS
-from judging.publish.stage import CONFIGS
 from judging.resolve import RubricDecision
 
 DEFAULT_LICENSE = "cc-by-4.0"

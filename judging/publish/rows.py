@@ -6,11 +6,14 @@ import json
 from typing import Any
 
 from judging.models import ClaimInput, Judgment
-from judging.publish.scrub import Scrubber, _public_endpoint, pseudonym
+from judging.publish.scrub import Scrubber, pseudonym, public_endpoint
 from judging.resolve import ClaimDecision, RubricDecision
 
+CONFIGS = ("claims", "decisions", "judgments")
+"""The dataset's tables (Hub configs), in the order the card lists them."""
 
-def _schemas() -> dict[str, Any]:
+
+def table_schemas() -> dict[str, Any]:
     import pyarrow as pa
 
     s, f, i, b = pa.string(), pa.float64(), pa.int64(), pa.bool_()
@@ -131,7 +134,7 @@ def judgment_rows(judgments: list[Judgment], scrubber: Scrubber) -> list[dict[st
     rows = []
     for j in judgments:
         p = j.provenance
-        settings = {k: (_public_endpoint(v) if k == "endpoint" else v)
+        settings = {k: (public_endpoint(v) if k == "endpoint" else v)
                     for k, v in p.settings.items()}
         aggregate = j.aggregate
         row = scrubber.tree({

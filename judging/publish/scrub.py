@@ -122,7 +122,7 @@ class Scrubber:
 
 
 
-def _local_roots(run_dir: Path, claims: Iterable[ClaimInput], extra: Iterable[Path]) -> set[str]:
+def local_roots(run_dir: Path, claims: Iterable[ClaimInput], extra: Iterable[Path]) -> set[str]:
     """Absolute paths of this machine that must never appear in a published file: the run, the
     submission folders and files, the checkout, the working directory, and their parents (down to
     two levels, e.g. /work/main but not /work)."""
@@ -150,7 +150,7 @@ def _resolved(path: Path) -> Path:
 
 
 
-def _public_endpoint(value: Any) -> Any:
+def public_endpoint(value: Any) -> Any:
     """A judge endpoint, unless it is on this machine or a private network."""
     if not isinstance(value, str):
         return value

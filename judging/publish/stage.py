@@ -30,19 +30,22 @@ from typing import Any
 
 from judging.errors import PublishError
 from judging.publish.card import DEFAULT_LICENSE, dataset_card
-from judging.publish.rows import _schemas, claim_rows, decision_rows, judgment_rows
+from judging.publish.rows import (
+    CONFIGS,
+    claim_rows,
+    decision_rows,
+    judgment_rows,
+    table_schemas,
+)
 from judging.publish.scrub import (
     SCRUB_KINDS,
     Scrubber,
-    _local_roots,
     leftovers,
+    local_roots,
     publish_salt,
 )
 from judging.resolve import ClaimDecision, RubricDecision
 from judging.rundir import RunPaths, RunStore, read_jsonl
-
-CONFIGS = ("claims", "decisions", "judgments")
-
 
 
 @dataclass
@@ -129,9 +132,9 @@ def stage(run_dir: Path, *, out: Path | None = None, calibration_dir: Path | Non
     folder = Path(out) if out is not None else RunPaths(run_dir).publish_staging
     _prepare_folder(folder, run_dir)
     salt = salt or publish_salt(run_dir)
-    scrubber = Scrubber(_local_roots(run_dir, claims.values(),
+    scrubber = Scrubber(local_roots(run_dir, claims.values(),
                                      [folder, calibration_dir, Path.home()]))
-    schemas = _schemas()
+    schemas = table_schemas()
     tables = {"claims": claim_rows(finals, claims, scrubber),
               "decisions": decision_rows(decisions, scrubber, salt),
               "judgments": judgment_rows(judgments, scrubber)}

@@ -58,13 +58,13 @@ def claim_fingerprint(claim: ClaimInput) -> dict[str, object]:
 
 
 
-def _samples_for(judge: Judge, requested: int) -> int:
+def samples_for(judge: Judge, requested: int) -> int:
     # The offline judge is deterministic: more samples would only repeat the same answers.
     return 1 if judge.model is None else requested
 
 
 
-def _provenance(judge: Judge | None, rubric: Rubric | None, **extra: object) -> Provenance:
+def line_provenance(judge: Judge | None, rubric: Rubric | None, **extra: object) -> Provenance:
     return Provenance(
         judge=judge.spec if judge is not None else LOADER,
         model=judge.model if judge is not None else None,
@@ -82,11 +82,11 @@ def problem_judgment(problem: ClaimProblem, *, run_id: str, paper_id: str | None
         status=LineStatus.error,
         reason=f"claim could not be loaded: {problem.reason}"
                + (f" ({problem.manifest}:{problem.line})" if problem.line else ""),
-        provenance=_provenance(None, None))
+        provenance=line_provenance(None, None))
 
 
 
-def _unscored_all(rubric: Rubric, reason: str) -> list[CriterionAnswer]:
+def unscored_all(rubric: Rubric, reason: str) -> list[CriterionAnswer]:
     return [CriterionAnswer(criterion_id=c.id, status=AnswerStatus.unscored, reason=reason)
             for c in rubric.criteria]
 
@@ -118,7 +118,7 @@ def build_judgment(item: WorkItem, *, run_id: str, measurement: Measurement,
     claim = item.claim
     answers = complete_answers(item.rubric, claim, answers)
     agg: Aggregate = aggregate(item.rubric, answers)
-    record = _provenance(item.judge, item.rubric, **provenance)
+    record = line_provenance(item.judge, item.rubric, **provenance)
     if settings_used:
         record.settings.update(settings_used)
     return Judgment(

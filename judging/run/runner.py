@@ -40,11 +40,11 @@ from judging.rubrics import Rubric, RubricLibrary, resolve_rubric
 from judging.run.integrity import find_pairs
 from judging.run.lines import (
     WorkItem,
-    _samples_for,
-    _unscored_all,
     build_judgment,
     claim_fingerprint,
     problem_judgment,
+    samples_for,
+    unscored_all,
 )
 from judging.run.measure import Measurement, MeasureOptions, measure_claim
 from judging.rundir import Invocation, RunStore, line_key, utc_now, write_integrity
@@ -143,7 +143,7 @@ class Runner:
 
     def _error_line(self, item: WorkItem, measurement: Measurement, reason: str) -> Judgment:
         return build_judgment(item, run_id=self.store.info.run_id, measurement=measurement,
-                              answers=_unscored_all(item.rubric, reason),
+                              answers=unscored_all(item.rubric, reason),
                               status=LineStatus.error, reason=reason)
 
     async def _judge(self, item: WorkItem) -> Judgment:
@@ -236,7 +236,7 @@ class Runner:
                 for judge in self.judges:
                     orders = [False, True] if (self.request.swap and judge.model is not None
                                                and rubric.applies_to == "figure") else [False]
-                    for sample in range(_samples_for(judge, self.request.samples)):
+                    for sample in range(samples_for(judge, self.request.samples)):
                         for swapped in orders:
                             input_hash = content_hash({
                                 "claim": fingerprint, "rubric": rubric.content_hash(),

@@ -12,17 +12,13 @@ import secrets
 import time
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from pydantic import Field, ValidationError
 
 from judging.errors import RunStoreError
-from judging.models import ClaimInput, Judgment, SettingValue, StrictModel
+from judging.models import ClaimInput, Fingerprint, Judgment, SettingValue, StrictModel
 from judging.rundir.layout import DIFFS, RUN_JSON, RunPaths
-
-if TYPE_CHECKING:
-    from judging.models import Fingerprint
-
 
 log = logging.getLogger(__name__)
 
@@ -249,9 +245,8 @@ class RunStore:
         with (self.paths.fingerprints).open("a", encoding="utf-8") as handle:
             handle.write(fingerprint.model_dump_json() + "\n")
 
-    def fingerprints(self) -> dict[str, "Fingerprint"]:
+    def fingerprints(self) -> dict[str, Fingerprint]:
         """The newest perceptual hash of every measured figure claim, by claim key."""
-        from judging.models import Fingerprint
         return {str(f.claim): f for f in read_jsonl(self.paths.fingerprints, Fingerprint)}
 
     def judgments(self) -> list[Judgment]:

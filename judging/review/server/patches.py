@@ -6,7 +6,7 @@ import functools
 from typing import Any
 
 
-def _patch_redis() -> None:
+def patch_redis() -> None:
     """argilla_server.jobs.queues connects to Redis at import: give it an in-process fakeredis."""
     import fakeredis
     import redis
@@ -20,7 +20,7 @@ def _patch_redis() -> None:
 
 
 
-def _cache_type_adapters() -> None:
+def cache_type_adapters() -> None:
     """argilla-server builds a new pydantic TypeAdapter for each question and metadata property
     of each record it validates (`Question/MetadataProperty.parsed_settings`): two thirds of the
     CPU of a bulk upsert (measured with py-spy). Build each adapter once instead."""
@@ -31,7 +31,7 @@ def _cache_type_adapters() -> None:
 
 
 
-def _skip_unheard_record_events() -> None:
+def skip_unheard_record_events() -> None:
     """argilla-server builds a full webhook event for every upserted record (a dataset query with
     five relationship loads and a dump of the record, images included) before it looks for a
     webhook to send it to. With no enabled webhook that is wasted work, 15% of a bulk upsert:
@@ -51,7 +51,7 @@ def _skip_unheard_record_events() -> None:
 
 
 
-def _light_compression() -> None:
+def light_compression() -> None:
     """argilla-server brotli-compresses responses at quality 7; a bulk upsert answers with every
     record's fields (the images too), megabytes at a time, which made compression an eighth of
     the server's CPU. Quality 1 is several times faster for much the same size on JSON."""

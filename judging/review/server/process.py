@@ -43,10 +43,10 @@ import httpx
 
 from judging.errors import JudgingError, ReviewError
 from judging.review.server.patches import (
-    _cache_type_adapters,
-    _light_compression,
-    _patch_redis,
-    _skip_unheard_record_events,
+    cache_type_adapters,
+    light_compression,
+    patch_redis,
+    skip_unheard_record_events,
 )
 
 log = logging.getLogger(__name__)
@@ -329,14 +329,14 @@ def serve(home: Path, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> Non
     previous = {sig: signal.signal(sig, request_stop) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
         _claim_pid_file(home, host, port)
-        _patch_redis()
-        _cache_type_adapters()
-        _light_compression()
-        _skip_unheard_record_events()
+        patch_redis()
+        cache_type_adapters()
+        light_compression()
+        skip_unheard_record_events()
         started = time.monotonic()
         from argilla_server._app import app
 
-        from judging.review import search_engine  # noqa: F401  (registers the engine)
+        from judging.review.server import search_engine  # noqa: F401  (registers the engine)
 
         try:
             _migrate()

@@ -16,7 +16,7 @@ from scipy import ndimage
 
 from judging.signals.chart.geometry import Box, Page, common_colour, maxabs
 from judging.signals.chart.ocr import Crop, read_crops
-from judging.signals.chart.series import RawSeries, _blend
+from judging.signals.chart.series import RawSeries, blend
 
 _MAX_ENTRIES = 12
 
@@ -51,7 +51,7 @@ class Legend:
                 colour = np.asarray(s.colour, float)
                 if s.chromatic:
                     # The sample may be paler (thin, anti-aliased): compare along the blend.
-                    d = float(_blend(e.colour[None, :], self.face, colour)[0][0])
+                    d = float(blend(e.colour[None, :], self.face, colour)[0][0])
                     d = min(d, float(np.abs(colour - e.colour).max()))
                     limit = 45
                 else:

@@ -58,7 +58,7 @@ def plot_background(rgb: np.ndarray) -> np.ndarray:
     return common_colour(ring.astype(np.int32), step=4)[0]
 
 
-def _blend(pix: np.ndarray, bg: np.ndarray, colour: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def blend(pix: np.ndarray, bg: np.ndarray, colour: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Residual and mixing weight of pixels explained as alpha * colour + (1 - alpha) * bg."""
     d = colour - bg
     norm = float(d @ d)
@@ -89,7 +89,7 @@ def _colour_groups(rgb: np.ndarray, chroma: np.ndarray, chromatic: np.ndarray,
         if counts[top] < max(5, min_px // 4):
             break
         seed = pix[idx[keys == top]].mean(axis=0)
-        res, alpha = _blend(pix[idx], bg, seed)
+        res, alpha = blend(pix[idx], bg, seed)
         members = (res < 18) & (alpha > 0.3)
         if members.sum() < min_px:
             remaining[idx[keys == top]] = False
@@ -107,14 +107,14 @@ def _colour_groups(rgb: np.ndarray, chroma: np.ndarray, chromatic: np.ndarray,
     for c in colours:
         if any(np.abs(c - m).max() <= 28 for m in merged):
             continue
-        if any(_blend(c[None, :], bg, m)[0][0] < 15 and _blend(c[None, :], bg, m)[1][0] < 0.9
+        if any(blend(c[None, :], bg, m)[0][0] < 15 and blend(c[None, :], bg, m)[1][0] < 0.9
                for m in merged) or any(_same_hue(c, m, bg) for m in merged):
             continue
         merged.append(c)
     res = np.empty((len(merged), len(pix)), np.float32)
     alp = np.empty_like(res)
     for k, c in enumerate(merged):
-        res[k], alp[k] = _blend(pix, bg, c)
+        res[k], alp[k] = blend(pix, bg, c)
     best = res.argmin(axis=0)
     ok = (res[best, np.arange(len(pix))] < 45) & (alp[best, np.arange(len(pix))] > 0.15)
     groups = []
