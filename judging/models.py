@@ -485,14 +485,12 @@ class Fingerprint(StrictModel):
     """256-bit DCT hash of the trimmed reproduced figure, hex."""
 
 
-
 class IntegrityPair(StrictModel):
     kind: Literal["duplicate_figure", "copied_justification"]
     a: ClaimKey
     b: ClaimKey
     score: float
     """Hash distance in bits (figures) or shingle similarity (justifications)."""
-
 
 
 class IntegrityReport(StrictModel):

@@ -26,9 +26,7 @@ from judging.rundir import CALIBRATION_DIR, CalibrationPaths, read_jsonl
 CALIBRATION_SCHEMA = "judging.calibration/1"
 
 
-
 DEFAULT_DIR = Path(CALIBRATION_DIR)
-
 
 
 def calibration_root(path: Path | None = None) -> Path:
@@ -36,13 +34,10 @@ def calibration_root(path: Path | None = None) -> Path:
     return Path(path or os.environ.get("JUDGING_CALIBRATION_DIR") or DEFAULT_DIR)
 
 
-
 LABEL_QUESTIONS_OUTSIDE_RUBRIC = ("overall_verdict", "note")
 
 
-
 NOT_CALIBRATED = "not calibrated"
-
 
 
 class TrustOptions(StrictModel):
@@ -56,7 +51,6 @@ class TrustOptions(StrictModel):
     seed: int = 0
     include_anchored: bool = False
     """Also count labels from reviewers who saw the AI's answers."""
-
 
 
 class HumanAgreement(StrictModel):
@@ -73,14 +67,12 @@ class HumanAgreement(StrictModel):
     """Claims whose people split evenly: no gold label, left out."""
 
 
-
 class ReliabilityBin(StrictModel):
     low: float
     high: float
     n: int
     mean_confidence: float | None
     accuracy: float | None
-
 
 
 class CriterionCalibration(StrictModel):
@@ -111,7 +103,6 @@ class CriterionCalibration(StrictModel):
     humans: HumanAgreement | None = None
 
 
-
 class LabelSet(StrictModel):
     path: str
     sha256: str
@@ -120,7 +111,6 @@ class LabelSet(StrictModel):
     used: int
     annotators: int
     blind_only: bool
-
 
 
 class CalibrationArtifact(StrictModel):
@@ -144,13 +134,11 @@ class CalibrationArtifact(StrictModel):
         return {c.criterion for c in self.criteria if c.decision == "trusted"}
 
 
-
 def read_labels(path: Path) -> list[Label]:
     if not path.is_file():
         raise CalibrationError(f"{path}: no labels file (run `judging review pull RUN_DIR` or "
                                f"give --labels)")
     return read_jsonl(path, Label)
-
 
 
 def check_label_hashes(labels: Sequence[Label], refs: dict[str, RubricRef]) -> None:
@@ -168,15 +156,12 @@ def check_label_hashes(labels: Sequence[Label], refs: dict[str, RubricRef]) -> N
             f"another text of the rubric and are refused (e.g. {count} for that hash)")
 
 
-
 def artifact_path(out: Path, rubric: RubricRef, judge: str) -> Path:
     return CalibrationPaths(out).artifact(rubric.id, rubric.version, slug(judge))
 
 
-
 def report_dir(out: Path, rubric: RubricRef, judge: str) -> Path:
     return CalibrationPaths(out).report_dir(rubric.id, rubric.version, slug(judge))
-
 
 
 def load_artifact(out: Path, rubric: RubricRef, judge: str) -> CalibrationArtifact | None:
@@ -184,7 +169,6 @@ def load_artifact(out: Path, rubric: RubricRef, judge: str) -> CalibrationArtifa
     if not path.is_file():
         return None
     return CalibrationArtifact.model_validate_json(path.read_bytes())
-
 
 
 def staleness(artifact: CalibrationArtifact, *, rubric: RubricRef, template_hash: str | None,
@@ -197,7 +181,6 @@ def staleness(artifact: CalibrationArtifact, *, rubric: RubricRef, template_hash
     if artifact.model != model:
         return f"the judge model changed ({artifact.model} -> {model})"
     return None
-
 
 
 def trusted_criteria(out: Path, judgment: Judgment, *,
@@ -223,7 +206,6 @@ def trusted_criteria(out: Path, judgment: Judgment, *,
     if stale:
         return set(), f"calibration is stale: {stale}"
     return artifact.trusted(), None
-
 
 
 def judged_rubric(library: RubricLibrary, ref: RubricRef) -> Rubric:

@@ -28,10 +28,8 @@ class ComparisonRow:
     """Each side's pass-class F1 against the human gold (None without labels)."""
 
 
-
 def _is_rubric_spec(spec: str) -> bool:
     return "@" in spec and not spec.startswith(("openai:", "panel("))
-
 
 
 def compare_run(results: Sequence[CalibrationResult], run_dir: Path, left: str, right: str

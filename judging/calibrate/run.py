@@ -46,7 +46,6 @@ class Pair:
     humans: dict[str, bool | int]
 
 
-
 def human_ratings(criterion: Criterion, labels: Sequence[Label]
                   ) -> dict[str, dict[str, bool | int]]:
     """Each claim's labels for one criterion, by annotator."""
@@ -55,7 +54,6 @@ def human_ratings(criterion: Criterion, labels: Sequence[Label]
         if label.criterion == criterion.id and isinstance(label.value, bool | int):
             by_claim[str(label.claim)][label.annotator] = label.value
     return by_claim
-
 
 
 def join(criterion: Criterion, judgments: dict[str, Judgment], labels: Sequence[Label], *,
@@ -82,10 +80,8 @@ def join(criterion: Criterion, judgments: dict[str, Judgment], labels: Sequence[
     return pairs, ties
 
 
-
 def finite_or_none(value: float | None) -> float | None:
     return None if value is None or (isinstance(value, float) and math.isnan(value)) else value
-
 
 
 def calibrate_criterion(criterion: Criterion, pairs: list[Pair], *, ties: int,
@@ -158,7 +154,6 @@ def calibrate_criterion(criterion: Criterion, pairs: list[Pair], *, ties: int,
     return result
 
 
-
 def _human_agreement(criterion: Criterion, ratings: dict[str, dict[str, bool | int]],
                      judged_all: dict[str, bool | int | None], ties: int) -> HumanAgreement:
     claims = sorted(ratings)
@@ -190,7 +185,6 @@ def _human_agreement(criterion: Criterion, ratings: dict[str, dict[str, bool | i
                           ties=ties)
 
 
-
 @dataclass
 class CalibrationResult:
     artifact: CalibrationArtifact
@@ -198,7 +192,6 @@ class CalibrationResult:
     report_dir: Path
     stale: str | None
     """Why an earlier calibration for this judge and rubric version no longer holds."""
-
 
 
 def calibrate_run(run_dir: Path, *, labels_path: Path | None = None, out: Path = DEFAULT_DIR,

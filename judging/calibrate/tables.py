@@ -30,7 +30,6 @@ class TableReport:
     """With --compare: the two judges' agreement (accuracy and kappa) on the same items."""
 
 
-
 def read_table(path: Path) -> list[dict[str, str]]:
     import csv
     import json
@@ -49,7 +48,6 @@ def read_table(path: Path) -> list[dict[str, str]]:
         return rows
     with path.open(newline="", encoding="utf-8") as handle:
         return list(csv.DictReader(handle))
-
 
 
 def calibrate_table(path: Path, *, judge_column: str, human_columns: Sequence[str],

@@ -87,10 +87,8 @@ def calibrate(run_dir: Path | None, labels_path: Path | None, out: Path, judges:
         console.print(table)
 
 
-
 def _num(value: float | None, digits: int = 3) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
-
 
 
 def _print_calibration(result) -> None:
@@ -118,7 +116,6 @@ def _print_calibration(result) -> None:
         console.print(f"replaced a stale calibration: {result.stale}", soft_wrap=True)
     console.print(f"artifact: {result.artifact_path}\nreport:   {result.report_dir / 'report.md'}",
                   soft_wrap=True)
-
 
 
 def _print_table_report(report) -> None:

@@ -49,7 +49,6 @@ def resolve(run_dir: Path, labels_path: Path | None, calibration_dir: Path | Non
                   soft_wrap=True)
 
 
-
 @click.command()
 @click.argument("run_dir", type=click.Path(path_type=Path, file_okay=False, exists=True))
 @friendly_errors

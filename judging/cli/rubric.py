@@ -23,11 +23,9 @@ def rubric() -> None:
     """List, validate, show, diff and lock versioned rubrics."""
 
 
-
 def _library(rubrics_dir: Path | None):
     from judging.rubrics import RubricLibrary
     return RubricLibrary(rubrics_dir)
-
 
 
 @rubric.command("list")
@@ -51,7 +49,6 @@ def rubric_list(rubrics_dir: Path | None) -> None:
     console.print(table)
 
 
-
 @rubric.command("validate")
 @click.argument("paths", nargs=-1, required=True,
                 type=click.Path(path_type=Path, dir_okay=False, exists=True))
@@ -73,7 +70,6 @@ def rubric_validate(paths: tuple[Path, ...]) -> None:
                       f"criteria, {loaded.content_hash()[:19]}", highlight=False)
     if failed:
         sys.exit(1)
-
 
 
 @rubric.command("show")
@@ -108,7 +104,6 @@ def rubric_show(ref: str, as_json: bool, rubrics_dir: Path | None) -> None:
             console.print(f"    {level}{mark}: {text}", highlight=False)
 
 
-
 @rubric.command("diff")
 @click.argument("old")
 @click.argument("new")
@@ -121,7 +116,6 @@ def rubric_diff(old: str, new: str, rubrics_dir: Path | None) -> None:
     library = _library(rubrics_dir)
     for line in diff_rubrics(resolve_rubric(old, library), resolve_rubric(new, library)):
         click.echo(line)
-
 
 
 @rubric.command("lock")

@@ -42,7 +42,6 @@ def _parse_price(ctx: click.Context, param: click.Parameter, values: tuple[str, 
     return prices
 
 
-
 @click.command()
 @click.argument("sources", nargs=-1, required=True)
 @click.option("--out", "out", type=click.Path(path_type=Path, file_okay=False), default=None,
@@ -165,7 +164,6 @@ def run(sources: tuple[str, ...], out: Path | None, registry: Path | None,
         sys.exit(1)
 
 
-
 def _print_estimate(rows: list) -> None:
     table = Table(title="estimate (nothing was sent)")
     table.add_column("judge", no_wrap=True)
@@ -179,7 +177,6 @@ def _print_estimate(rows: list) -> None:
     console.print(table)
     console.print("tokens: about 4 characters a token, images at OpenAI's published rate, "
                   "150 answer tokens per criterion", soft_wrap=True)
-
 
 
 def _print_summary(rows: list[dict[str, str]]) -> None:

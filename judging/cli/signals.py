@@ -54,7 +54,6 @@ def similarity(published: Path, reproduced: Path, as_json: bool, size: int,
         console.print(f"diff image: {diff_path}")
 
 
-
 @click.command()
 @click.argument("figure", type=click.Path(path_type=Path, dir_okay=False, exists=True))
 @click.argument("reproduced", required=False,
@@ -116,7 +115,6 @@ def chart(figure: Path, reproduced: Path | None, as_json: bool, overlay_path: Pa
         console.print(table)
     if overlay_path is not None:
         console.print(f"overlay image: {overlay_path}")
-
 
 
 def _describe_reading(reading) -> dict:

@@ -37,13 +37,10 @@ from judging.models import (
 log = logging.getLogger(__name__)
 
 
-
 MANIFEST_NAMES = ("submission.yaml", "submission.yml", "submission.json")
 
 
-
 MAX_CLAIMS_PER_SUBMISSION = 500
-
 
 
 @dataclass
@@ -55,7 +52,6 @@ class LoadedSubmission:
     problems: list[ClaimProblem] = field(default_factory=list)
 
 
-
 def find_manifest(folder: Path) -> Path | None:
     for name in MANIFEST_NAMES:
         candidate = folder / name
@@ -64,11 +60,9 @@ def find_manifest(folder: Path) -> Path | None:
     return None
 
 
-
 def _claim_hint(data: object, key: str) -> str | None:
     value = data.get(key) if isinstance(data, dict) else None
     return value if isinstance(value, str) and len(value) <= 200 else None
-
 
 
 #: The claim id of a claim that failed to load becomes its error line's claim key only when it is
@@ -76,11 +70,9 @@ def _claim_hint(data: object, key: str) -> str | None:
 _IDENTIFIER = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/+@-]{0,199}")
 
 
-
 def _claim_id_hint(data: object) -> str | None:
     value = _claim_hint(data, "claim_id")
     return value if value is not None and _IDENTIFIER.fullmatch(value) else None
-
 
 
 def _nul_field(data: object) -> str | None:
@@ -105,7 +97,6 @@ def _nul_field(data: object) -> str | None:
             stack.extend((f"{where}.{i}" if where else str(i), item)
                          for i, item in enumerate(value))
     return None
-
 
 
 def load_submission(folder: Path | str, *, registry: Registry | None = None) -> LoadedSubmission:
@@ -185,7 +176,6 @@ def load_submission(folder: Path | str, *, registry: Registry | None = None) -> 
     return loaded
 
 
-
 def _claim_input(claim: Claim, header: SubmissionHeader, folder: Path, registry: Registry | None,
                  line: int | None) -> ClaimInput:
     evidence: dict[str, Path] = {}
@@ -222,7 +212,6 @@ def _claim_input(claim: Claim, header: SubmissionHeader, folder: Path, registry:
         submission=header, claim=effective, root=folder, published_path=published,
         reproduced_path=reproduced, participant_reference_path=participant_reference,
         evidence_paths=evidence, reference=origin, flags=flags, manifest_line=line)
-
 
 
 def manifest_json_schema() -> str:

@@ -35,7 +35,6 @@ def confine(root: Path, relative: str) -> Path:
     return resolved
 
 
-
 def confine_file(root: Path, relative: str) -> Path:
     """`confine`, also refusing special files (FIFOs, sockets, devices): hashing or reading one
     could block forever or never end. A missing file or a folder is reported where it is used."""

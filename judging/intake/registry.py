@@ -40,11 +40,9 @@ class RegistryClaim(StrictModel):
     tolerance: Tolerance | None = None
 
 
-
 class RegistryFile(StrictModel):
     event: str | None = None
     claims: list[RegistryClaim]
-
 
 
 @dataclass(frozen=True)
@@ -59,7 +57,6 @@ class Registry:
             return confine(self.path.parent, entry.published_figure)
         except UnsafePathError as exc:
             raise RegistryError(f"claim {entry.claim_id}: {exc}", path=str(self.path)) from exc
-
 
 
 def load_registry(path: Path | str) -> Registry:
@@ -102,10 +99,8 @@ def load_registry(path: Path | str) -> Registry:
     return registry
 
 
-
 def _differs(a: float | None, b: float | None) -> bool:
     return a is not None and b is not None and abs(a - b) > 1e-12 * max(1.0, abs(a), abs(b))
-
 
 
 def apply_registry(claim: Claim, entry: RegistryClaim) -> tuple[Claim, list[Flag]]:

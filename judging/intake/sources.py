@@ -20,11 +20,9 @@ log = logging.getLogger(__name__)
 HUB_PREFIX = "hf://"
 
 
-
 _HUB_SOURCE = re.compile(
     r"^hf://(?P<type>spaces|datasets)/(?P<repo>[A-Za-z0-9][\w.-]*/[\w.-]+)"
     r"(?:@(?P<revision>[\w./-]+?))?(?:/(?P<subdir>[^@]+))?$")
-
 
 
 @dataclass(frozen=True)
@@ -40,7 +38,6 @@ class HubSource:
         rev = f"@{self.revision}" if self.revision else ""
         sub = f"/{self.subdir}" if self.subdir else ""
         return f"hf://{self.repo_type}s/{self.repo_id}{rev}{sub}"
-
 
 
 def parse_hub_source(spec: str) -> HubSource:
@@ -66,7 +63,6 @@ def parse_hub_source(spec: str) -> HubSource:
         subdir = subdir.rstrip("/") or None
     return HubSource(repo_type=match.group("type")[:-1], repo_id=match.group("repo"),
                      revision=match.group("revision"), subdir=subdir)
-
 
 
 def fetch_hub_source(source: HubSource, *, download_root: Path, token: str | None = None
@@ -113,7 +109,6 @@ def fetch_hub_source(source: HubSource, *, download_root: Path, token: str | Non
     if not folder.is_dir():
         raise SourceError(f"{source.spec}: the subfolder {source.subdir!r} is not in the repo")
     return folder
-
 
 
 def expand_source(source: str, *, download_root: Path) -> list[Path]:

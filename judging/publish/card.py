@@ -16,15 +16,12 @@ from judging.resolve import RubricDecision
 DEFAULT_LICENSE = "cc-by-4.0"
 
 
-
 TAGS = ["reproducibility", "ml-papers", "claims", "llm-as-a-judge", "rubric-evaluation",
         "human-review", "judging"]
 
 
-
 def utc_today() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%d")
-
 
 
 def _table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> list[str]:
@@ -36,19 +33,16 @@ def _table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> list[str]:
     return lines
 
 
-
 def _counts(values: Iterable[Any], order: Sequence[str]) -> list[tuple[str, int]]:
     counts = Counter("none" if v is None else str(v) for v in values)
     known = [(k, counts.pop(k)) for k in order if k in counts]
     return known + sorted(counts.items())
 
 
-
 def _f1(value: float | None, interval: tuple[float, float] | None) -> str:
     if value is None:
         return "-"
     return f"{value:.2f}" + (f" [{interval[0]:.2f}, {interval[1]:.2f}]" if interval else "")
-
 
 
 def calibration_summary(calibration_dir: Path, judgments: list[Judgment]) -> list[str]:
@@ -110,7 +104,6 @@ def calibration_summary(calibration_dir: Path, judgments: list[Judgment]) -> lis
     if not lines:
         lines = ["No AI judgment in this run.", ""]
     return lines
-
 
 
 def dataset_card(*, run_id: str, repo_id: str | None, license: str,

@@ -12,16 +12,13 @@ from judging.publish.stage import Staged
 TOKEN_HELP = "publishing needs a Hugging Face token: set HF_TOKEN or run `hf auth login`"
 
 
-
 _REPO_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
-
 
 
 def check_repo_id(repo_id: str) -> str:
     if not _REPO_ID.match(repo_id) or ".." in repo_id or repo_id.endswith((".git", ".")):
         raise PublishError(f"--repo {repo_id!r}: use ORG/NAME (letters, digits, '.', '_', '-')")
     return repo_id
-
 
 
 def hub_token() -> str:
@@ -40,12 +37,10 @@ def hub_token() -> str:
     return token
 
 
-
 def _one_line(exc: BaseException | str) -> str:
     """An error as one scrubbed line (a server may echo a header or a path back)."""
     text = scrub(" ".join(str(exc).split()))[0]
     return text[:300] or type(exc).__name__
-
 
 
 def _network_errors() -> tuple[type[BaseException], ...]:
@@ -57,7 +52,6 @@ def _network_errors() -> tuple[type[BaseException], ...]:
         except (ImportError, AttributeError):
             pass
     return tuple(errors)
-
 
 
 def upload(staged: Staged, repo_id: str, *, private: bool, token: str) -> str:

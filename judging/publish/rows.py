@@ -45,12 +45,10 @@ def table_schemas() -> dict[str, Any]:
     }
 
 
-
 def _json(value: Any) -> str | None:
     if value is None:
         return None
     return json.dumps(value, ensure_ascii=False)
-
 
 
 def _value_text(value: bool | int | None) -> str | None:
@@ -59,7 +57,6 @@ def _value_text(value: bool | int | None) -> str | None:
     if isinstance(value, bool):
         return "yes" if value else "no"
     return str(value)
-
 
 
 def claim_rows(finals: list[ClaimDecision], claims: dict[str, ClaimInput],
@@ -107,7 +104,6 @@ def claim_rows(finals: list[ClaimDecision], claims: dict[str, ClaimInput],
     return rows
 
 
-
 def decision_rows(decisions: list[RubricDecision], scrubber: Scrubber, salt: str
                   ) -> list[dict[str, Any]]:
     rows = []
@@ -127,7 +123,6 @@ def decision_rows(decisions: list[RubricDecision], scrubber: Scrubber, salt: str
                 "decided_by": answer.decided_by, "who": who, "reason": answer.reason,
                 "ai_judge": decision.ai_judge, "ai_calibration": decision.ai_calibration}))
     return rows
-
 
 
 def judgment_rows(judgments: list[Judgment], scrubber: Scrubber) -> list[dict[str, Any]]:

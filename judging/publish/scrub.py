@@ -20,10 +20,8 @@ from judging.rundir import RunPaths
 SALT_ENV = "JUDGING_PUBLISH_SALT"
 
 
-
 _KEY_NAMES = (r"api[_-]?key|apikey|access[_-]?key|secret[_-]?key|private[_-]?key|"
               r"client[_-]?secret|access[_-]?token|auth[_-]?token|token|secret|password|passwd")
-
 
 
 #: (kind, name, pattern, replacement), applied in order to every text that leaves the machine.
@@ -54,9 +52,7 @@ SCRUB_PATTERNS: tuple[tuple[str, str, re.Pattern[str], str], ...] = (
 )
 
 
-
 SCRUB_KINDS = ("email", "token", "home", "local_path")
-
 
 
 @functools.lru_cache(maxsize=32)
@@ -66,7 +62,6 @@ def _local_pattern(paths: tuple[str, ...]) -> re.Pattern[str] | None:
     if not usable:
         return None
     return re.compile("(?:" + "|".join(map(re.escape, usable)) + r")(?![A-Za-z0-9_-])")
-
 
 
 def scrub(text: str, *, local_paths: Sequence[str] = ()) -> tuple[str, Counter[str]]:
@@ -89,11 +84,9 @@ def scrub(text: str, *, local_paths: Sequence[str] = ()) -> tuple[str, Counter[s
     return text, counts
 
 
-
 def leftovers(text: str) -> Counter[str]:
     """What `scrub` would still replace in `text` (the check run on every staged file)."""
     return scrub(text)[1]
-
 
 
 class Scrubber:
@@ -121,7 +114,6 @@ class Scrubber:
         return value
 
 
-
 def local_roots(run_dir: Path, claims: Iterable[ClaimInput], extra: Iterable[Path]) -> set[str]:
     """Absolute paths of this machine that must never appear in a published file: the run, the
     submission folders and files, the checkout, the working directory, and their parents (down to
@@ -141,13 +133,11 @@ def local_roots(run_dir: Path, claims: Iterable[ClaimInput], extra: Iterable[Pat
     return roots
 
 
-
 def _resolved(path: Path) -> Path:
     try:
         return Path(path).resolve()
     except OSError:
         return Path(os.path.abspath(path))
-
 
 
 def public_endpoint(value: Any) -> Any:
@@ -165,7 +155,6 @@ def public_endpoint(value: Any) -> Any:
     return "[local endpoint]" if local else value
 
 
-
 def pseudonym(name: str, salt: str) -> str:
     """A stable, salted pseudonym for a reviewer. Construction labels (`construction:...`, written
     by a program) keep their name: they are not people."""
@@ -173,7 +162,6 @@ def pseudonym(name: str, salt: str) -> str:
         return name
     digest = hashlib.sha256(f"{salt}\0{name}".encode()).hexdigest()
     return f"reviewer-{digest[:6]}"
-
 
 
 def publish_salt(run_dir: Path) -> str:

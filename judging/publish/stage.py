@@ -57,7 +57,6 @@ class StagedFile:
     """Rows of a data file; None for the card."""
 
 
-
 @dataclass
 class Staged:
     folder: Path
@@ -69,14 +68,12 @@ class Staged:
     card: str = ""
 
 
-
 def require_resolved(run_dir: Path) -> None:
     paths = RunPaths(Path(run_dir))
     missing = [path.name for path in (paths.final, paths.decisions) if not path.is_file()]
     if missing:
         raise PublishError(f"{run_dir}: no final decisions yet ({' and '.join(missing)} missing); "
                            f"run `judging resolve {run_dir}` first")
-
 
 
 def _prepare_folder(folder: Path, run_dir: Path) -> None:
@@ -98,7 +95,6 @@ def _prepare_folder(folder: Path, run_dir: Path) -> None:
     (folder / "data").mkdir(parents=True)
 
 
-
 def _write_table(folder: Path, name: str, rows: list[dict[str, Any]], schema: Any
                  ) -> list[StagedFile]:
     import pyarrow as pa
@@ -112,7 +108,6 @@ def _write_table(folder: Path, name: str, rows: list[dict[str, Any]], schema: An
             handle.write(json.dumps({c: row[c] for c in schema.names}, ensure_ascii=False) + "\n")
     return [StagedFile(f"data/{name}.parquet", parquet.stat().st_size, len(rows)),
             StagedFile(f"data/{name}.jsonl", jsonl.stat().st_size, len(rows))]
-
 
 
 def stage(run_dir: Path, *, out: Path | None = None, calibration_dir: Path | None = None,
@@ -159,7 +154,6 @@ def stage(run_dir: Path, *, out: Path | None = None, calibration_dir: Path | Non
                   rows={name: len(rows) for name, rows in tables.items()}, card=card)
 
 
-
 def describe(staged: Staged, repo_id: str, *, private: bool) -> list[str]:
     """What an upload sends, one line each (the `--dry-run` listing)."""
     from huggingface_hub import constants
@@ -175,7 +169,6 @@ def describe(staged: Staged, repo_id: str, *, private: bool) -> list[str]:
     lines.append("scrubbed: " + ", ".join(f"{staged.scrubbed.get(kind, 0)} {kind}"
                                           for kind in SCRUB_KINDS))
     return lines
-
 
 
 def _size(n: int) -> str:

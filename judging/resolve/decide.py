@@ -40,7 +40,6 @@ from judging.rundir import RunStore, write_jsonl_atomic
 FinalOutcome = Literal["pass", "fail", "incomplete", "pending"]
 
 
-
 class FinalAnswer(StrictModel):
     criterion: str
     status: Literal["decided", "pending", "not_applicable"]
@@ -52,7 +51,6 @@ class FinalAnswer(StrictModel):
     """The reviewers in the majority, or the judge."""
     reason: str | None = None
     """Why it is pending (a tie, an untrusted criterion, no answer)."""
-
 
 
 class RubricDecision(StrictModel):
@@ -75,7 +73,6 @@ class RubricDecision(StrictModel):
     """The reviewers' majority overall verdict (pass / fail / cannot_tell), for reference."""
 
 
-
 class ClaimDecision(StrictModel):
     """A claim's final verdict across rubrics."""
 
@@ -91,7 +88,6 @@ class ClaimDecision(StrictModel):
     decided_by: list[str]
 
 
-
 def _label_index(labels: list[Label]) -> dict[tuple[str, str, str], dict[str, bool | int | str]]:
     index: dict[tuple[str, str, str], dict[str, bool | int | str]] = defaultdict(dict)
     for label in labels:
@@ -100,10 +96,8 @@ def _label_index(labels: list[Label]) -> dict[tuple[str, str, str], dict[str, bo
     return index
 
 
-
 def _construction_annotators(labels: list[Label]) -> set[str]:
     return {label.annotator for label in labels if label.source == "construction"}
-
 
 
 def decide(rubric: Rubric, judgment: Judgment | None, claim: ClaimKey, *,
@@ -151,7 +145,6 @@ def decide(rubric: Rubric, judgment: Judgment | None, claim: ClaimKey, *,
     return answers
 
 
-
 def rubric_outcome(rubric: Rubric, answers: list[FinalAnswer]) -> tuple[FinalOutcome, float | None,
                                                                          float]:
     as_answers = []
@@ -165,7 +158,6 @@ def rubric_outcome(rubric: Rubric, answers: list[FinalAnswer]) -> tuple[FinalOut
     if outcome == "incomplete" and any(a.status == "pending" for a in answers):
         outcome = "pending"
     return outcome, result.score, result.coverage
-
 
 
 def upheld(verdict: Verdict | None, decisions: list[RubricDecision]) -> Literal["yes", "no",
@@ -187,13 +179,11 @@ def upheld(verdict: Verdict | None, decisions: list[RubricDecision]) -> Literal[
     return "yes"
 
 
-
 def combined(outcomes: list[FinalOutcome]) -> FinalOutcome:
     for worst in ("fail", "pending", "incomplete"):
         if worst in outcomes:
             return worst  # type: ignore[return-value]
     return "pass" if outcomes else "pending"
-
 
 
 def resolve_run(run_dir: Path, *, labels_path: Path | None = None,

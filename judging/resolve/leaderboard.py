@@ -14,7 +14,6 @@ from judging.rundir import RunPaths, read_jsonl
 COLUMNS = ["claims", "passed", "failed", "pending", "incomplete", "upheld", "pass_rate"]
 
 
-
 def leaderboard_rows(finals: list[ClaimDecision]) -> tuple[list[dict], list[dict]]:
     """(per submission, per paper) rows, best first."""
     def tally(items: list[ClaimDecision]) -> dict:
@@ -36,7 +35,6 @@ def leaderboard_rows(finals: list[ClaimDecision]) -> tuple[list[dict], list[dict
                  **tally(items)} for p, items in papers.items()]
     order = lambda row: (-row["passed"], row["pending"], str(row.get("submission") or row["paper"]))  # noqa: E731
     return sorted(by_submission, key=order), sorted(by_paper, key=order)
-
 
 
 def write_leaderboard(run_dir: Path) -> tuple[Path, Path, Path]:

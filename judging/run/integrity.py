@@ -27,9 +27,7 @@ from judging.models import (
 FIGURE_MAX_DISTANCE = 16
 
 
-
 SHINGLE_WORDS = 5
-
 
 
 #: Jaccard similarity of 5-word shingles; justifications shorter than MIN_WORDS are too generic
@@ -37,19 +35,15 @@ SHINGLE_WORDS = 5
 TEXT_MIN_SIMILARITY = 0.6
 
 
-
 MIN_WORDS = 15
-
 
 
 def figure_phash(image: Image.Image) -> str:
     return str(imagehash.phash(image, hash_size=HASH_SIZE))
 
 
-
 def _words(text: str) -> list[str]:
     return re.findall(r"[a-z0-9]+(?:[.'][a-z0-9]+)*", text.lower())
-
 
 
 def shingles(text: str, *, size: int = SHINGLE_WORDS) -> frozenset[tuple[str, ...]]:
@@ -57,7 +51,6 @@ def shingles(text: str, *, size: int = SHINGLE_WORDS) -> frozenset[tuple[str, ..
     if len(words) < MIN_WORDS:
         return frozenset()
     return frozenset(tuple(words[i:i + size]) for i in range(len(words) - size + 1))
-
 
 
 def find_pairs(fingerprints: dict[str, Fingerprint], claims: dict[str, ClaimInput]

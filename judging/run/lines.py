@@ -24,7 +24,6 @@ from judging.version import code_version
 LOADER = "loader"
 
 
-
 @dataclass
 class WorkItem:
     claim: ClaimInput
@@ -39,7 +38,6 @@ class WorkItem:
         rubric = self.rubric.ref()
         return LineKey(str(self.claim.key), f"{rubric}#{rubric.hash}", self.judge.spec,
                        self.sample, self.swapped, self.input_hash)
-
 
 
 def claim_fingerprint(claim: ClaimInput) -> dict[str, object]:
@@ -57,11 +55,9 @@ def claim_fingerprint(claim: ClaimInput) -> dict[str, object]:
     }
 
 
-
 def samples_for(judge: Judge, requested: int) -> int:
     # The offline judge is deterministic: more samples would only repeat the same answers.
     return 1 if judge.model is None else requested
-
 
 
 def line_provenance(judge: Judge | None, rubric: Rubric | None, **extra: object) -> Provenance:
@@ -71,7 +67,6 @@ def line_provenance(judge: Judge | None, rubric: Rubric | None, **extra: object)
         settings=dict(judge.settings) if judge is not None else {},
         template_hash=judge.template_hash(rubric) if judge is not None and rubric else None,
         timestamp=utc_now(), code_version=code_version(), **extra)  # type: ignore[arg-type]
-
 
 
 def problem_judgment(problem: ClaimProblem, *, run_id: str, paper_id: str | None) -> Judgment:
@@ -85,11 +80,9 @@ def problem_judgment(problem: ClaimProblem, *, run_id: str, paper_id: str | None
         provenance=line_provenance(None, None))
 
 
-
 def unscored_all(rubric: Rubric, reason: str) -> list[CriterionAnswer]:
     return [CriterionAnswer(criterion_id=c.id, status=AnswerStatus.unscored, reason=reason)
             for c in rubric.criteria]
-
 
 
 def complete_answers(rubric: Rubric, claim: ClaimInput, answers: list[CriterionAnswer]
@@ -108,7 +101,6 @@ def complete_answers(rubric: Rubric, claim: ClaimInput, answers: list[CriterionA
                                             status=AnswerStatus.unscored,
                                             reason="the judge gave no answer"))
     return complete
-
 
 
 def build_judgment(item: WorkItem, *, run_id: str, measurement: Measurement,

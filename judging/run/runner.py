@@ -53,9 +53,7 @@ from judging.version import code_version
 log = logging.getLogger(__name__)
 
 
-
 """The `judge` of error lines written before any judge ran (a claim that failed to load)."""
-
 
 
 @dataclass(frozen=True)
@@ -76,7 +74,6 @@ class RunRequest:
     llm: LLMOptions = field(default_factory=LLMOptions)
 
 
-
 @dataclass
 class RunResult:
     root: Path
@@ -90,7 +87,6 @@ class RunResult:
     @property
     def failed(self) -> bool:
         return bool(self.source_errors)
-
 
 
 class Runner:
@@ -445,7 +441,6 @@ class Runner:
             self.on_progress(done, total)
 
 
-
 @dataclass
 class Estimate:
     judge: str
@@ -462,7 +457,6 @@ class Estimate:
     """False when the model has no price entry (the cost is then unknown)."""
 
 
-
 def summarize(judgments: list[Judgment]) -> Counter[str]:
     counts: Counter[str] = Counter()
     for judgment in judgments:
@@ -471,7 +465,6 @@ def summarize(judgments: list[Judgment]) -> Counter[str]:
             counts[f"outcome:{judgment.aggregate.outcome.value}"] += 1
     counts["claims"] = len({str(j.claim) for j in judgments})
     return counts
-
 
 
 def run_judging(request: RunRequest, *, on_progress: Callable[[int, int], None] | None = None

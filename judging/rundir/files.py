@@ -20,11 +20,9 @@ def write_text_atomic(path: Path, text: str) -> None:
     tmp.replace(path)
 
 
-
 def write_jsonl_atomic(path: Path, items: Iterable[StrictModel]) -> None:
     """One model per line, written atomically (see `write_text_atomic`)."""
     write_text_atomic(path, "".join(item.model_dump_json() + "\n" for item in items))
-
 
 
 def write_json_atomic(path: Path, payload: Any) -> None:

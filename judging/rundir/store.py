@@ -23,23 +23,18 @@ from judging.rundir.layout import DIFFS, RUN_JSON, RunPaths
 log = logging.getLogger(__name__)
 
 
-
 RUN_SCHEMA = "judging.run/1"
 
 
-
 FSYNC_INTERVAL = 1.0
-
 
 
 def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-
 def new_run_id() -> str:
     return utc_now().strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(3)
-
 
 
 class Invocation(StrictModel):
@@ -61,7 +56,6 @@ class Invocation(StrictModel):
     """Run-level problems (a source that could not be loaded)."""
 
 
-
 class RunInfo(StrictModel):
     schema_: str = Field(default=RUN_SCHEMA, alias="schema")
     run_id: str
@@ -69,7 +63,6 @@ class RunInfo(StrictModel):
     invocations: list[Invocation] = Field(default_factory=list)
 
     model_config = StrictModel.model_config | {"populate_by_name": True}
-
 
 
 class LineKey(NamedTuple):
@@ -83,16 +76,13 @@ class LineKey(NamedTuple):
     input_hash: str
 
 
-
 def line_key(judgment: Judgment) -> LineKey:
     rubric = f"{judgment.rubric}#{judgment.rubric.hash}" if judgment.rubric else None
     return LineKey(str(judgment.claim), rubric, judgment.judge, judgment.sample,
                    judgment.swapped, judgment.input_hash)
 
 
-
 M = TypeVar("M", bound=StrictModel)
-
 
 
 def read_jsonl(path: Path, model: type[M]) -> list[M]:
@@ -117,10 +107,8 @@ def read_jsonl(path: Path, model: type[M]) -> list[M]:
     return records
 
 
-
 def read_judgments(path: Path) -> list[Judgment]:
     return read_jsonl(path, Judgment)
-
 
 
 class RunStore:
@@ -255,7 +243,6 @@ class RunStore:
     def latest(self) -> list[Judgment]:
         """The newest line per (claim, rubric id@version, judge, sample, order)."""
         return list(self._latest.values())
-
 
 
 def _cut_torn_tail(path: Path) -> None:

@@ -19,7 +19,6 @@ def patch_redis() -> None:
     redis.from_url = from_url  # type: ignore[assignment]
 
 
-
 def cache_type_adapters() -> None:
     """argilla-server builds a new pydantic TypeAdapter for each question and metadata property
     of each record it validates (`Question/MetadataProperty.parsed_settings`): two thirds of the
@@ -28,7 +27,6 @@ def cache_type_adapters() -> None:
     from pydantic import TypeAdapter
 
     database.TypeAdapter = functools.lru_cache(maxsize=64)(TypeAdapter)
-
 
 
 def skip_unheard_record_events() -> None:
@@ -48,7 +46,6 @@ def skip_unheard_record_events() -> None:
             await original(self, records)
 
     records_bulk.UpsertRecordsBulk._notify_upsert_record_events = notify_if_heard
-
 
 
 def light_compression() -> None:

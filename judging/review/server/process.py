@@ -52,53 +52,40 @@ from judging.review.server.patches import (
 log = logging.getLogger(__name__)
 
 
-
 DEFAULT_HOST = "127.0.0.1"
-
 
 
 DEFAULT_PORT = 6900
 
 
-
 DEFAULT_USERNAME = "argilla"
-
 
 
 DEFAULT_PASSWORD = "12345678"
 
 
-
 DEFAULT_API_KEY = "argilla.apikey"
-
 
 
 SEARCH_ENGINE = "judging-memory"
 
 
-
 PID_FILE = "server.pid"
-
 
 
 LOG_FILE = "server.log"
 
 
-
 SECRET_FILE = "secret_key"
-
 
 
 DATABASE_FILE = "argilla.db"
 
 
-
 HEALTH_PATH = "/api/v1/status"
 
 
-
 JOB_POLL_SECONDS = 0.1
-
 
 
 class ReviewServerError(ReviewError):
@@ -110,7 +97,6 @@ class ReviewServerError(ReviewError):
     def __init__(self, message: str, *, log_tail: str | None = None):
         super().__init__(message)
         self.log_tail = log_tail
-
 
 
 @dataclasses.dataclass(frozen=True)
@@ -140,7 +126,6 @@ class ServerInfo:
         return lines
 
 
-
 def credentials() -> tuple[str, str, str]:
     """The owner's username, password and API key (env JUDGING_ARGILLA_USERNAME/_PASSWORD/_API_KEY)."""
     return (os.environ.get("JUDGING_ARGILLA_USERNAME") or DEFAULT_USERNAME,
@@ -148,13 +133,11 @@ def credentials() -> tuple[str, str, str]:
             os.environ.get("JUDGING_ARGILLA_API_KEY") or DEFAULT_API_KEY)
 
 
-
 def server_url(host: str, port: int) -> str:
     shown = "127.0.0.1" if host in ("0.0.0.0", "") else ("localhost" if host == "::" else host)
     if ":" in shown:
         shown = f"[{shown}]"
     return f"http://{shown}:{port}"
-
 
 
 def _secret_key(home: Path) -> str:
@@ -169,7 +152,6 @@ def _secret_key(home: Path) -> str:
     with os.fdopen(fd, "w") as handle:
         handle.write(key + "\n")
     return key
-
 
 
 def prepare_environment(home: Path, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> dict[str, str]:
@@ -200,7 +182,6 @@ def prepare_environment(home: Path, host: str = DEFAULT_HOST, port: int = DEFAUL
     return env
 
 
-
 def _migrate() -> None:
     """Bring the database to the latest schema (argilla-server's own alembic migrations)."""
     from argilla_server.cli.database.migrate import migrate_db
@@ -211,7 +192,6 @@ def _migrate() -> None:
     with mock.patch("logging.config.fileConfig"), contextlib.redirect_stdout(echoed):
         migrate_db(revision="head")
     log.debug("%s", echoed.getvalue().strip())
-
 
 
 async def _ensure_owner(username: str, password: str, api_key: str) -> tuple[str, str | None]:
@@ -241,7 +221,6 @@ async def _ensure_owner(username: str, password: str, api_key: str) -> tuple[str
         return user.api_key, password if accounts.verify_password(password, user.password_hash) else None
 
 
-
 async def _rebuild_index() -> tuple[int, int]:
     """Index every dataset and record of the database (argilla-server's own reindexer)."""
     from argilla_server.cli.search_engine.reindex import Reindexer
@@ -258,7 +237,6 @@ async def _rebuild_index() -> tuple[int, int]:
             async for batch in Reindexer.reindex_dataset_records(db, engine, dataset):
                 records += len(batch)
     return datasets, records
-
 
 
 async def _perform(job: Any) -> None:
@@ -283,7 +261,6 @@ async def _perform(job: Any) -> None:
     job.set_status(JobStatus.FAILED)
 
 
-
 async def _run_jobs() -> None:
     """An rq worker inside the event loop: the jobs are coroutines that use the server's database
     engine and search engine, so they must run on this loop (not rq's fresh loop in a thread)."""
@@ -304,7 +281,6 @@ async def _run_jobs() -> None:
         await _perform(job)
 
 
-
 def _static_dirs(app: Any) -> list[Path]:
     """The temporary copies of the web UI that argilla_server._app makes at import."""
     found = []
@@ -314,7 +290,6 @@ def _static_dirs(app: Any) -> list[Path]:
         if directory and Path(directory).name == "statics" and os.path.realpath(directory).startswith(tmp):
             found.append(Path(directory).parent)
     return found
-
 
 
 def serve(home: Path, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> None:
@@ -348,7 +323,6 @@ def serve(home: Path, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> Non
         _release_pid_file(home)
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-
 
 
 async def _serve_async(app: Any, home: Path, host: str, port: int, started: float,
@@ -398,7 +372,6 @@ async def _serve_async(app: Any, home: Path, host: str, port: int, started: floa
         raise ReviewServerError(f"the server could not listen on {host}:{port} (see the messages above)")
 
 
-
 def _stdout_log(home: Path) -> Path | None:
     """HOME/server.log when this process's output goes there (a background server), else None."""
     path = home / LOG_FILE
@@ -408,10 +381,8 @@ def _stdout_log(home: Path) -> Path | None:
         return None
 
 
-
 def _pid_path(home: Path) -> Path:
     return Path(home).resolve() / PID_FILE
-
 
 
 def _read_pid_file(home: Path) -> dict | None:
@@ -423,7 +394,6 @@ def _read_pid_file(home: Path) -> dict | None:
         return None
 
 
-
 def _write_pid_file(home: Path, data: dict) -> None:
     path = _pid_path(home)
     tmp = path.with_suffix(".tmp")
@@ -431,7 +401,6 @@ def _write_pid_file(home: Path, data: dict) -> None:
     with os.fdopen(fd, "w") as handle:
         json.dump(data, handle, indent=2)
     os.replace(tmp, path)
-
 
 
 def _alive(pid: int) -> bool:
@@ -449,14 +418,12 @@ def _alive(pid: int) -> bool:
     return True
 
 
-
 def _start_time(pid: int) -> int | None:
     """The process start time (clock ticks since boot), to tell a reused pid from ours."""
     try:
         return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19])
     except (OSError, IndexError, ValueError):
         return None
-
 
 
 def _is_our_server(data: dict) -> bool:
@@ -466,7 +433,6 @@ def _is_our_server(data: dict) -> bool:
         return False
     recorded, actual = data.get("start_time"), _start_time(pid)
     return recorded is None or actual is None or int(recorded) == actual
-
 
 
 def _running(home: Path) -> dict | None:
@@ -482,7 +448,6 @@ def _running(home: Path) -> dict | None:
     return None
 
 
-
 def _claim_pid_file(home: Path, host: str, port: int) -> None:
     data = _running(home)
     if data is not None and int(data["pid"]) != os.getpid():
@@ -493,12 +458,10 @@ def _claim_pid_file(home: Path, host: str, port: int) -> None:
                                "url": server_url(host, port), "host": host, "port": port})
 
 
-
 def _release_pid_file(home: Path) -> None:
     data = _read_pid_file(home)
     if data is not None and int(data["pid"]) == os.getpid():
         _pid_path(home).unlink(missing_ok=True)
-
 
 
 def _info(home: Path, data: dict) -> ServerInfo:
@@ -510,7 +473,6 @@ def _info(home: Path, data: dict) -> ServerInfo:
                       home=Path(home).resolve())
 
 
-
 def _port_free(host: str, port: int) -> bool:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     with socket.socket(family, socket.SOCK_STREAM) as sock:
@@ -520,7 +482,6 @@ def _port_free(host: str, port: int) -> bool:
         except OSError:
             return False
     return True
-
 
 
 def log_tail(home: Path, lines: int = 30, since: int = 0) -> str:
@@ -535,7 +496,6 @@ def log_tail(home: Path, lines: int = 30, since: int = 0) -> str:
     return "\n".join(text.strip().splitlines()[-lines:]) or "(empty server log)"
 
 
-
 def _last_line(text: str) -> str:
     """The line of the log that says what went wrong: the last exception or error line."""
     lines = [line.strip() for line in text.splitlines() if line.strip()]
@@ -545,13 +505,11 @@ def _last_line(text: str) -> str:
     return lines[-1] if lines else "no output"
 
 
-
 def _healthy(url: str, timeout: float = 1.0) -> bool:
     try:
         return httpx.get(url + HEALTH_PATH, timeout=timeout).status_code == 200
     except httpx.HTTPError:
         return False
-
 
 
 def start_background(home: Path, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT,
@@ -599,7 +557,6 @@ def start_background(home: Path, host: str = DEFAULT_HOST, port: int = DEFAULT_P
                             f"{_last_line(tail)} (log: {log_path})", log_tail=tail)
 
 
-
 def stop(home: Path, timeout: float = 20) -> bool:
     """Stop the server of this home (SIGTERM, then SIGKILL); False if none was running."""
     home = Path(home).resolve()
@@ -630,17 +587,14 @@ def stop(home: Path, timeout: float = 20) -> bool:
     return True
 
 
-
 def status(home: Path) -> ServerInfo | None:
     """The server running from this home, or None."""
     data = _running(home)
     return _info(home, data) if data is not None else None
 
 
-
 def is_responding(info: ServerInfo) -> bool:
     return _healthy(info.url)
-
 
 
 def main(argv: list[str] | None = None) -> int:

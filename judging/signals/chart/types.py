@@ -14,13 +14,11 @@ CHART_SIGNALS = signal_names("chart")
 """The `chart.*` signals a comparison produces (their meanings are in the catalogue)."""
 
 
-
 @dataclass(frozen=True)
 class Tick:
     pixel: float
     value: float
     text: str
-
 
 
 @dataclass(frozen=True)
@@ -42,7 +40,6 @@ class Axis:
         return np.power(10.0, t) if self.scale == "log" else t
 
 
-
 @dataclass(frozen=True)
 class Series:
     name: str | None
@@ -61,7 +58,6 @@ class Series:
     (top); shape comparisons fall back on these when an axis is unreadable."""
 
 
-
 @dataclass(frozen=True)
 class Panel:
     bbox: tuple[int, int, int, int]
@@ -75,7 +71,6 @@ class Panel:
     """The legend's box in image pixels, when one was found."""
 
 
-
 @dataclass(frozen=True)
 class ChartReading:
     panels: list[Panel]
@@ -86,7 +81,6 @@ class ChartReading:
     """The image's (width, height)."""
     seconds: float = 0.0
     """Time the reading took."""
-
 
 
 @dataclass(frozen=True)
