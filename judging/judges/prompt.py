@@ -4,13 +4,16 @@ The participant's text (statement, justification, notes, log excerpts) is untrus
 wrapped in an <untrusted-data> block whose closing tag carries a hash of the text itself, so text
 inside a block cannot close it, and the instructions tell the judge never to follow it.
 
-The template hash covers the rubric's content hash and this file's own source: any change to how
-prompts are assembled makes earlier calibrations stale, without anyone having to remember to bump a
-version number.
+The template hash covers the rubric's content hash, TEMPLATE_VERSION and the code of the
+definitions that shape the prompt's text and answer schema (`PROMPT_PARTS`, compared as syntax
+trees without docstrings): a change to the wording or structure of a prompt makes earlier
+calibrations stale by itself, while an edit elsewhere in this file (an import line, a comment, a
+helper that does not shape the text) does not.
 """
 
 from __future__ import annotations
 
+import ast
 import base64
 import functools
 import hashlib
@@ -28,7 +31,6 @@ from judging.rubrics import Criterion, Rubric, Scale
 from judging.rules import MAX_LOG_BYTES, RULES, number_in_text, quote
 from judging.signal_catalogue import CATALOGUE
 
-PROMPT_SOURCE_HASH = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
 CANNOT_TELL = "cannot_tell"
 #: Log excerpts sent to a judge: the lines that mention the reported numbers, and the log's tail.
 MAX_LOG_EXCERPT_CHARS = 3000
@@ -36,7 +38,9 @@ MAX_LOGS_IN_PROMPT = 3
 
 
 def template_hash(rubric: Rubric) -> str:
-    digest = hashlib.sha256(f"{rubric.content_hash()}|prompt:{PROMPT_SOURCE_HASH}".encode())
+    """What calibrations are bound to: the rubric's content and the prompt template."""
+    digest = hashlib.sha256(f"{rubric.content_hash()}|{TEMPLATE_VERSION}|{_template_digest()}"
+                            .encode())
     return "sha256:" + digest.hexdigest()
 
 
@@ -318,3 +322,52 @@ def build_messages(task: JudgeTask, criteria: Sequence[Criterion], options: Prom
     content.append({"type": "text", "text": "Answer the criteria: "
                                             + ", ".join(c.id for c in criteria) + "."})
     return [{"role": "system", "content": system}, {"role": "user", "content": content}]
+
+
+#: Bump on purpose when a prompt change should make calibrations stale even though the code of
+#: PROMPT_PARTS did not change (e.g. a change in how a rubric field is read elsewhere).
+TEMPLATE_VERSION = "prompt-template/1"
+#: The definitions whose code shapes the prompt's text and the answer schema.
+PROMPT_PARTS = ("CANNOT_TELL", "MAX_LOG_EXCERPT_CHARS", "MAX_LOGS_IN_PROMPT", "SYSTEM_RULES",
+                "answer_choices", "_criterion_model", "criterion_model", "_answer_model",
+                "answer_model", "schema_text", "untrusted", "_number", "_signal_line",
+                "log_excerpt", "_claimed_values", "describe_claim", "describe_criteria",
+                "_describe_criteria", "rule_checks", "describe_evidence", "_image_part",
+                "build_messages")
+
+
+@functools.cache
+def _template_digest() -> str:
+    return template_digest(Path(__file__).read_text(encoding="utf-8"))
+
+
+def template_digest(source: str) -> str:
+    """sha256 of PROMPT_PARTS' syntax trees in `source` (this module's text), without docstrings
+    or positions, in that order, plus the signals' meanings.
+
+    Hand-written because no library fingerprints "the code that renders a text": hashing the
+    module's bytes made every edit of this file (an import) stale every calibration.
+    """
+    tree = ast.parse(source)
+    found: dict[str, ast.AST] = {}
+    for node in tree.body:
+        names = ([node.name] if isinstance(node, (ast.FunctionDef, ast.ClassDef)) else
+                 [t.id for t in getattr(node, "targets", []) if isinstance(t, ast.Name)])
+        for name in names:
+            found[name] = node
+    missing = [name for name in PROMPT_PARTS if name not in found]
+    if missing:
+        raise RuntimeError(f"PROMPT_PARTS names no definition: {missing}")
+    digest = hashlib.sha256()
+    for name in PROMPT_PARTS:
+        node = found[name]
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr) and \
+                isinstance(getattr(body[0], "value", None), ast.Constant) and \
+                isinstance(body[0].value.value, str):
+            node = type(node)(**{**{f: getattr(node, f) for f in node._fields}, "body": body[1:]})
+        digest.update(ast.dump(node).encode())
+    # The signals' meanings are part of the text the judge reads (`_signal_line`).
+    digest.update(json.dumps([[spec.name, spec.description] for spec in CATALOGUE.values()])
+                  .encode())
+    return digest.hexdigest()
