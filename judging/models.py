@@ -334,6 +334,11 @@ class LineStatus(StrEnum):
     error = "error"
 
 
+def ref_name(rubric_id: str, version: str) -> str:
+    """How a rubric version is named everywhere: `id@version`."""
+    return f"{rubric_id}@{version}"
+
+
 class RubricRef(StrictModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     id: str
@@ -341,7 +346,7 @@ class RubricRef(StrictModel):
     hash: str
 
     def __str__(self) -> str:
-        return f"{self.id}@{self.version}"
+        return ref_name(self.id, self.version)
 
 
 class TokenUsage(StrictModel):

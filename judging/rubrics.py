@@ -37,12 +37,14 @@ from judging.errors import RubricError, RubricNotFound
 from judging.models import (
     Aggregate,
     AnswerStatus,
+    Claim,
     ClaimKind,
     CriterionAnswer,
     Outcome,
     RubricRef,
     StrictModel,
     Verdict,
+    ref_name,
 )
 from judging.rules import RULES
 from judging.signal_catalogue import CATALOGUE
@@ -195,8 +197,15 @@ class Criterion(StrictModel):
         return isinstance(value, int) and not isinstance(value, bool) and \
             1 <= value <= self.n_levels
 
-    def applies(self, *, verdict: Verdict, kind: ClaimKind) -> bool:
-        return self.applies_if is None or self.applies_if.matches(verdict=verdict, kind=kind)
+    def applies(self, *, verdict: Verdict | None, kind: ClaimKind | None) -> bool:
+        """The one rule of applicability: `applies_if` matches the claim's verdict and kind (a
+        line that does not record them, written before they were kept, counts as matching)."""
+        if self.applies_if is None or verdict is None or kind is None:
+            return True
+        return self.applies_if.matches(verdict=verdict, kind=kind)
+
+    def applies_to(self, claim: Claim) -> bool:
+        return self.applies(verdict=claim.verdict, kind=claim.kind)
 
 
 class Rubric(StrictModel):
@@ -234,7 +243,15 @@ class Rubric(StrictModel):
 
     @property
     def ref_name(self) -> str:
-        return f"{self.id}@{self.version}"
+        return ref_name(self.id, self.version)
+
+    def criteria_for(self, claim: Claim) -> list[Criterion]:
+        """The criteria that apply to `claim` (the others are not applicable to it)."""
+        return [c for c in self.criteria if c.applies_to(claim)]
+
+    def judged_with(self, ref: RubricRef) -> bool:
+        """Whether `ref` (from a judgment, label or artifact) names this very text."""
+        return (self.id, self.version, self.content_hash()) == (ref.id, ref.version, ref.hash)
 
     @property
     def version_tuple(self) -> tuple[int, int, int]:
@@ -337,7 +354,7 @@ class RubricEntry:
 
     @property
     def ref_name(self) -> str:
-        return f"{self.id}@{self.version}"
+        return ref_name(self.id, self.version)
 
     @property
     def version_tuple(self) -> tuple[int, int, int]:
@@ -386,7 +403,7 @@ class RubricLibrary:
             rubric_id, version = path.parent.name, path.stem
             if not SEMVER.match(version):
                 continue
-            locked = self.lock.get(f"{rubric_id}@{version}")
+            locked = self.lock.get(ref_name(rubric_id, version))
             found.append(RubricEntry(rubric_id, version, path,
                                      RubricStatus.published if locked else RubricStatus.draft,
                                      locked))

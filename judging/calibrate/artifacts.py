@@ -145,7 +145,7 @@ def check_label_hashes(labels: Sequence[Label], refs: dict[str, RubricRef]) -> N
     """Refuse labels given on another version of a rubric's content than the run judged with."""
     wrong: dict[tuple[str, str], int] = defaultdict(int)
     for label in labels:
-        ref = refs.get(f"{label.rubric.id}@{label.rubric.version}")
+        ref = refs.get(str(label.rubric))
         if ref is not None and label.rubric.hash != ref.hash:
             wrong[(str(ref), label.rubric.hash)] += 1
     if wrong:
@@ -210,7 +210,7 @@ def trusted_criteria(out: Path, judgment: Judgment, *,
 
 def judged_rubric(library: RubricLibrary, ref: RubricRef) -> Rubric:
     """The rubric version `ref` names, refused unless it is the very text the run judged with."""
-    rubric = library.load(f"{ref.id}@{ref.version}")
-    if rubric.content_hash() != ref.hash:
+    rubric = library.load(str(ref))
+    if not rubric.judged_with(ref):
         raise CalibrationError(f"{ref} in {library.root} is not the text the run judged with")
     return rubric

@@ -43,10 +43,10 @@ def compare_run(results: Sequence[CalibrationResult], run_dir: Path, left: str, 
     for judgment in RunStore.open(run_dir, create=False).latest():
         if judgment.rubric is None:
             continue
-        ref = f"{judgment.rubric.id}@{judgment.rubric.version}"
+        ref = str(judgment.rubric)
         side, group = (ref, judgment.judge) if by_rubric else (judgment.judge, ref)
         lines[(side, group)][str(judgment.claim)] = judgment
-    artifacts = {((f"{r.artifact.rubric.id}@{r.artifact.rubric.version}", r.artifact.judge)
+    artifacts = {((str(r.artifact.rubric), r.artifact.judge)
                   if by_rubric else (r.artifact.judge, f"{r.artifact.rubric.id}@"
                                                         f"{r.artifact.rubric.version}")):
                  r.artifact for r in results}

@@ -204,7 +204,7 @@ def calibrate_run(run_dir: Path, *, labels_path: Path | None = None, out: Path =
     labels_path = labels_path or store.paths.labels
     all_labels = read_labels(labels_path)
     judgments = [j for j in store.latest() if j.rubric is not None]
-    refs = {f"{j.rubric.id}@{j.rubric.version}": j.rubric for j in judgments}  # type: ignore
+    refs = {str(j.rubric): j.rubric for j in judgments}  # type: ignore
     check_label_hashes(all_labels, refs)
     used_labels = [label for label in all_labels
                    if options.include_anchored or label.blind]
@@ -217,7 +217,7 @@ def calibrate_run(run_dir: Path, *, labels_path: Path | None = None, out: Path =
     for judgment in judgments:
         if judges and judgment.judge not in judges:
             continue
-        groups[(f"{judgment.rubric.id}@{judgment.rubric.version}",  # type: ignore[union-attr]
+        groups[(str(judgment.rubric),  # type: ignore[union-attr]
                 judgment.judge)][str(judgment.claim)] = judgment
     sources = {label.source for label in used_labels}
     label_set = LabelSet(path=str(labels_path), sha256=file_sha256(labels_path),
@@ -229,7 +229,7 @@ def calibrate_run(run_dir: Path, *, labels_path: Path | None = None, out: Path =
     for (ref_name, judge), by_claim in sorted(groups.items()):
         ref = refs[ref_name]
         rubric_labels = [label for label in used_labels
-                         if f"{label.rubric.id}@{label.rubric.version}" == ref_name
+                         if str(label.rubric) == ref_name
                          and label.criterion not in LABEL_QUESTIONS_OUTSIDE_RUBRIC]
         if not rubric_labels:
             continue

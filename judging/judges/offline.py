@@ -101,7 +101,7 @@ class OfflineJudge:
         answers = []
         claim = task.claim.claim
         for criterion in task.rubric.criteria:
-            if not criterion.applies(verdict=claim.verdict, kind=claim.kind):
+            if not criterion.applies_to(claim):
                 answers.append(not_applicable(criterion))
             elif criterion.offline is None:
                 answers.append(CriterionAnswer(criterion_id=criterion.id,

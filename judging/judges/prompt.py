@@ -45,8 +45,7 @@ def template_hash(rubric: Rubric) -> str:
 
 
 def applicable_criteria(rubric: Rubric, claim: ClaimInput) -> list[Criterion]:
-    return [c for c in rubric.criteria
-            if c.applies(verdict=claim.claim.verdict, kind=claim.claim.kind)]
+    return rubric.criteria_for(claim.claim)
 
 
 def answer_choices(criterion: Criterion) -> tuple[str, ...]:

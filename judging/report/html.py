@@ -69,7 +69,7 @@ def _rubrics_for(judgments: list[Judgment], rubrics_dir: Path | None) -> dict[st
             rubric = library.load(str(ref))
         except JudgingError:
             continue
-        if rubric.content_hash() == ref.hash:
+        if rubric.judged_with(ref):
             found[f"{ref}#{ref.hash}"] = rubric
     return found
 

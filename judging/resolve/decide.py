@@ -91,7 +91,7 @@ class ClaimDecision(StrictModel):
 def _label_index(labels: list[Label]) -> dict[tuple[str, str, str], dict[str, bool | int | str]]:
     index: dict[tuple[str, str, str], dict[str, bool | int | str]] = defaultdict(dict)
     for label in labels:
-        key = (str(label.claim), f"{label.rubric.id}@{label.rubric.version}", label.criterion)
+        key = (str(label.claim), str(label.rubric), label.criterion)
         index[key][label.annotator] = label.value
     return index
 
@@ -107,7 +107,7 @@ def decide(rubric: Rubric, judgment: Judgment | None, claim: ClaimKey, *,
     answers = []
     for criterion in rubric.criteria:
         ai = judgment.answer(criterion.id) if judgment is not None else None
-        applicable = judgment is None or judgment.verdict is None or judgment.kind is None or \
+        applicable = judgment is None or \
             criterion.applies(verdict=judgment.verdict, kind=judgment.kind)
         if not applicable or (ai is not None and ai.status is AnswerStatus.not_applicable):
             answers.append(FinalAnswer(criterion=criterion.id, status="not_applicable",
@@ -194,7 +194,7 @@ def resolve_run(run_dir: Path, *, labels_path: Path | None = None,
     path = labels_path or store.paths.labels
     labels = read_labels(path) if path.is_file() else []
     judgments = [j for j in store.latest() if j.rubric is not None]
-    refs = {f"{j.rubric.id}@{j.rubric.version}": j.rubric for j in judgments}  # type: ignore
+    refs = {str(j.rubric): j.rubric for j in judgments}  # type: ignore
     check_label_hashes(labels, refs)
     index = _label_index(labels)
     construction = _construction_annotators(labels)
@@ -203,7 +203,7 @@ def resolve_run(run_dir: Path, *, labels_path: Path | None = None,
     artifacts: dict = {}
     groups: dict[tuple[str, str], list[Judgment]] = defaultdict(list)
     for judgment in judgments:
-        groups[(str(judgment.claim), f"{judgment.rubric.id}@{judgment.rubric.version}")].append(
+        groups[(str(judgment.claim), str(judgment.rubric))].append(
             judgment)  # type: ignore[union-attr]
     decisions: list[RubricDecision] = []
     for (claim_key, ref_name), lines in sorted(groups.items()):

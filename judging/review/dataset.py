@@ -17,7 +17,7 @@ from typing import Any
 
 import argilla as rg
 
-from judging.models import AnswerStatus, ClaimInput, ClaimKind, Judgment, LineStatus
+from judging.models import AnswerStatus, ClaimInput, ClaimKind, Judgment, LineStatus, ref_name
 from judging.rubrics import Criterion, Rubric, Scale
 
 #: Record ids are uuid5 of the claim key and the rubric version in this namespace: a re-push
@@ -39,7 +39,7 @@ def dataset_name(rubric_id: str, version: str, *, calibration: bool = False) -> 
 
 
 def record_id(claim_key: str, rubric_id: str, version: str) -> str:
-    return str(uuid.uuid5(RECORD_NAMESPACE, f"{claim_key}|{rubric_id}@{version}"))
+    return str(uuid.uuid5(RECORD_NAMESPACE, f"{claim_key}|{ref_name(rubric_id, version)}"))
 
 
 def in_calibration(claim_key: str, *, share: float, seed: int) -> bool:

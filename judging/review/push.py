@@ -31,7 +31,7 @@ from tenacity import (
 
 from judging.errors import JudgingError, ReviewError
 from judging.judges import choose_judgment
-from judging.models import Judgment
+from judging.models import Judgment, ref_name
 from judging.review.dataset import (
     ReviewRecord,
     build_record,
@@ -149,16 +149,16 @@ def plan_records(store: RunStore, library: RubricLibrary, options: PushOptions
         chosen = choose_judgment(lines)
         if chosen is None or chosen.rubric is None:
             continue
-        ref_name = f"{rubric_id}@{version}"
-        if ref_name not in rubrics:
-            rubric = library.load(ref_name)
-            if rubric.content_hash() != chosen.rubric.hash:
-                raise ReviewError(f"{ref_name} in {library.root} has hash "
+        name = ref_name(rubric_id, version)
+        if name not in rubrics:
+            rubric = library.load(name)
+            if not rubric.judged_with(chosen.rubric):
+                raise ReviewError(f"{name} in {library.root} has hash "
                                   f"{rubric.content_hash()[:19]}..., the run used "
                                   f"{chosen.rubric.hash[:19]}...: push with the rubric the run "
                                   f"used")
-            rubrics[ref_name] = rubric
-        rubric = rubrics[ref_name]
+            rubrics[name] = rubric
+        rubric = rubrics[name]
         blind = in_calibration(claim_key, share=options.blind_share, seed=options.seed)
         name = dataset_name(rubric_id, version, calibration=blind)
         datasets[name] = (rubric, blind)

@@ -92,7 +92,7 @@ def complete_answers(rubric: Rubric, claim: ClaimInput, answers: list[CriterionA
     given = {a.criterion_id: a for a in answers}
     complete = []
     for criterion in rubric.criteria:
-        if not criterion.applies(verdict=claim.claim.verdict, kind=claim.claim.kind):
+        if not criterion.applies_to(claim.claim):
             complete.append(not_applicable(criterion))
         elif criterion.id in given:
             complete.append(given[criterion.id])

@@ -28,6 +28,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from judging.models import ref_name
+
 RUN_JSON = "run.json"
 JUDGMENTS = "judgments.jsonl"
 CLAIMS = "claims.jsonl"
@@ -136,7 +138,7 @@ class CalibrationPaths:
     root: Path
 
     def artifact(self, rubric_id: str, version: str, judge_slug: str) -> Path:
-        return self.root / CALIBRATION_ARTIFACTS / f"{rubric_id}@{version}" / f"{judge_slug}.json"
+        return self.root / CALIBRATION_ARTIFACTS / ref_name(rubric_id, version) / f"{judge_slug}.json"
 
     def report_dir(self, rubric_id: str, version: str, judge_slug: str) -> Path:
-        return self.root / CALIBRATION_REPORTS / f"{rubric_id}@{version}" / judge_slug
+        return self.root / CALIBRATION_REPORTS / ref_name(rubric_id, version) / judge_slug
