@@ -10,7 +10,6 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
-import os
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -362,10 +361,7 @@ class RubricEntry:
 
 
 def default_rubrics_dir() -> Path:
-    """`JUDGING_RUBRICS_DIR`, else the checkout's `rubrics/`, else `./rubrics`."""
-    env = os.environ.get("JUDGING_RUBRICS_DIR")
-    if env:
-        return Path(env)
+    """The checkout's `rubrics/`, else `./rubrics` (the CLI reads JUDGING_RUBRICS_DIR)."""
     beside_package = Path(__file__).resolve().parent.parent / "rubrics"
     return beside_package if beside_package.is_dir() else Path("rubrics")
 

@@ -8,7 +8,6 @@ makes it stale) plus Markdown/JSON/PNG reports.
 
 from __future__ import annotations
 
-import os
 from collections import defaultdict
 from collections.abc import Sequence
 from datetime import datetime
@@ -30,8 +29,9 @@ DEFAULT_DIR = Path(CALIBRATION_DIR)
 
 
 def calibration_root(path: Path | None = None) -> Path:
-    """The calibration folder: `path`, else $JUDGING_CALIBRATION_DIR, else ./calibration."""
-    return Path(path or os.environ.get("JUDGING_CALIBRATION_DIR") or DEFAULT_DIR)
+    """The calibration folder: `path`, else ./calibration (the CLI reads
+    JUDGING_CALIBRATION_DIR)."""
+    return Path(path or DEFAULT_DIR)
 
 
 LABEL_QUESTIONS_OUTSIDE_RUBRIC = ("overall_verdict", "note")

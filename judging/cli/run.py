@@ -68,6 +68,10 @@ def _parse_price(ctx: click.Context, param: click.Parameter, values: tuple[str, 
 @click.option("--price", "prices", multiple=True, callback=_parse_price,
               help="MODEL=INPUT:OUTPUT, USD per million tokens (adds to the built-in OpenAI "
                    "prices and JUDGING_PRICES); repeatable.")
+@click.option("--prices-file", type=click.Path(path_type=Path, dir_okay=False, exists=True),
+              envvar="JUDGING_PRICES", default=None, show_envvar=True,
+              help="YAML prices per model ({model: {input: X, output: Y}}, USD per million "
+                   "tokens).")
 @click.option("--base-url", envvar="OPENAI_BASE_URL", default=None, show_envvar=True,
               help="OpenAI-compatible endpoint (OpenAI, HF Inference Providers, vLLM, llama.cpp, "
                    "Ollama).")
@@ -102,7 +106,7 @@ def _parse_price(ctx: click.Context, param: click.Parameter, values: tuple[str, 
 def run(sources: tuple[str, ...], out: Path | None, registry: Path | None,
         rubrics: tuple[str, ...], judges: tuple[str, ...], samples: int, swap: bool,
         concurrency: int, estimate: bool, max_cost: float | None,
-        prices: dict[str, tuple[float, float]], base_url: str | None, api_key: str | None,
+        prices: dict[str, tuple[float, float]], prices_file: Path | None, base_url: str | None, api_key: str | None,
         temperature: float, max_tokens: int, timeout: float, max_retries: int, image_detail: str,
         no_images: bool, response_format: str, cache_dir: Path | None, no_cache: bool,
         image_size: int, max_pixels: int, rubrics_dir: Path | None) -> None:
@@ -125,7 +129,7 @@ def run(sources: tuple[str, ...], out: Path | None, registry: Path | None,
                      images=not no_images, image_detail=image_detail,  # type: ignore[arg-type]
                      response_format=response_format,  # type: ignore[arg-type]
                      cache_dir=cache_dir, use_cache=not no_cache, max_cost=max_cost,
-                     prices=prices)
+                     prices=prices, prices_file=prices_file)
     request = RunRequest(sources=list(sources), out=out, registry=registry, rubrics=list(rubrics),
                          judges=judge_specs, samples=samples, swap=swap, concurrency=concurrency,
                          measure=MeasureOptions(image_size=image_size, max_pixels=max_pixels),

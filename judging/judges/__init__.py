@@ -43,10 +43,10 @@ class UnknownJudgeSpec(JudgingError):
 def make_judge(spec: str, *, llm: LLMOptions | None = None, budget: Budget | None = None,
                limiter: asyncio.Semaphore | None = None) -> Judge:
     """Build a judge from its spec: `offline`, or `openai:MODEL` (any OpenAI-compatible
-    endpoint: OPENAI_BASE_URL / OPENAI_API_KEY or the options given)."""
+    endpoint, as `llm` says; the CLI fills it from OPENAI_BASE_URL / OPENAI_API_KEY)."""
     if spec == "offline":
         return offline_judge()
     kind, _, model = spec.partition(":")
     if kind == "openai":
-        return openai_judge(model, llm or LLMOptions.from_env(), budget=budget, limiter=limiter)
+        return openai_judge(model, llm or LLMOptions(), budget=budget, limiter=limiter)
     raise UnknownJudgeSpec(f"unknown judge {spec!r}: use 'offline' or 'openai:MODEL'")

@@ -63,11 +63,12 @@ class JudgeConfigError(JudgingError):
     rather than record the same failure on every claim."""
 
 
-def load_prices(extra: dict[str, tuple[float, float]] | None = None) -> dict[str, tuple[float, float]]:
-    """Default prices, then the JUDGING_PRICES YAML file ({model: {input: X, output: Y}}), then
-    `extra` (from --price)."""
+def load_prices(extra: dict[str, tuple[float, float]] | None = None, *,
+                prices_file: Path | None = None) -> dict[str, tuple[float, float]]:
+    """Default prices, then `prices_file` (YAML {model: {input: X, output: Y}}; the CLI's
+    --prices-file, env JUDGING_PRICES), then `extra` (from --price)."""
     prices = dict(DEFAULT_PRICES)
-    path = os.environ.get("JUDGING_PRICES")
+    path = prices_file
     if path:
         from judging._yaml import read_document
         data = read_document(Path(path), error_class=JudgeConfigError).data or {}
@@ -154,13 +155,8 @@ class LLMOptions:
     use_cache: bool = True
     max_cost: float | None = None
     prices: dict[str, tuple[float, float]] = field(default_factory=dict)
-
-    @classmethod
-    def from_env(cls, **overrides: Any) -> "LLMOptions":
-        values = {"base_url": os.environ.get("OPENAI_BASE_URL") or None,
-                  "api_key": os.environ.get("OPENAI_API_KEY") or None}
-        values.update({k: v for k, v in overrides.items() if v is not None})
-        return cls(**values)
+    prices_file: Path | None = None
+    """A YAML file of prices per model (USD per million tokens)."""
 
 
 def endpoint_label(base_url: str | None) -> str:
@@ -559,5 +555,5 @@ def openai_judge(model: str, options: LLMOptions, *, budget: Budget | None = Non
                  limiter: asyncio.Semaphore | None = None) -> OpenAIJudge:
     cache = AnswerCache(options.cache_dir or default_cache_dir()) if options.use_cache else None
     return OpenAIJudge(model, options, cache=cache, budget=budget,
-                       prices=prices if prices is not None else load_prices(options.prices),
+                       prices=prices if prices is not None else load_prices(options.prices, prices_file=options.prices_file),
                        limiter=limiter)

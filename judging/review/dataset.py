@@ -17,7 +17,14 @@ from typing import Any
 
 import argilla as rg
 
-from judging.models import AnswerStatus, ClaimInput, ClaimKind, Judgment, LineStatus, ref_name
+from judging.models import (
+    AnswerStatus,
+    ClaimInput,
+    ClaimKind,
+    Judgment,
+    LineStatus,
+    ref_name,
+)
 from judging.rubrics import Criterion, Rubric, Scale
 
 #: Record ids are uuid5 of the claim key and the rubric version in this namespace: a re-push
