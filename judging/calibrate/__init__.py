@@ -24,6 +24,7 @@ from judging.calibrate.artifacts import (
                                          trusted_criteria,
 )
 from judging.calibrate.compare import compare_run
+from judging.calibrate.metrics import majority
 from judging.calibrate.run import (
                                          CalibrationResult,
                                          calibrate_criterion,
@@ -35,5 +36,5 @@ from judging.calibrate.tables import TableReport, calibrate_table
 __all__ = ["NOT_CALIBRATED", "CalibrationArtifact", "CalibrationResult", "CriterionCalibration",
            "TableReport", "TrustOptions", "calibrate_criterion", "calibrate_run",
            "calibrate_table", "calibration_root", "check_label_hashes", "compare_run",
-           "judged_rubric", "join", "load_artifact", "metrics", "read_labels", "staleness",
+           "judged_rubric", "join", "load_artifact", "majority", "metrics", "read_labels", "staleness",
            "trusted_criteria"]

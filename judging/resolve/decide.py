@@ -18,10 +18,10 @@ from judging.calibrate import (
     calibration_root,
     check_label_hashes,
     judged_rubric,
+    majority,
     read_labels,
     trusted_criteria,
 )
-from judging.calibrate import metrics as agreement
 from judging.judges import choose_judgment
 from judging.models import (
     AnswerStatus,
@@ -115,7 +115,7 @@ def decide(rubric: Rubric, judgment: Judgment | None, claim: ClaimKey, *,
             continue
         people = labels.get((str(claim), rubric.ref_name, criterion.id), {})
         if people:
-            value = agreement.majority(list(people.values()))
+            value = majority(list(people.values()))
             if value is None:
                 counts = Counter(map(str, people.values()))
                 answers.append(FinalAnswer(
@@ -217,7 +217,7 @@ def resolve_run(run_dir: Path, *, labels_path: Path | None = None,
         answers = decide(rubric, chosen, chosen.claim, labels=index, trusted=trusted,
                          ai_problem=problem, construction=construction)
         outcome, score, coverage = rubric_outcome(rubric, answers)
-        overall = agreement.majority(list(index.get((claim_key, ref_name, "overall_verdict"),
+        overall = majority(list(index.get((claim_key, ref_name, "overall_verdict"),
                                                     {}).values()))
         decisions.append(RubricDecision(
             claim=chosen.claim, paper_id=chosen.paper_id, kind=chosen.kind,
