@@ -1,4 +1,5 @@
-"""TODO docstring."""
+"""`judging calibrate --compare A,B`: two judges, or two rubric versions, side by side on the same
+claims."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""TODO docstring."""
+"""`judging calibrate RUN_DIR`: join a run's judgments to human labels per criterion, measure the
+agreement and write the calibration artifact and report of each (rubric version, judge)."""
 
 from __future__ import annotations
 

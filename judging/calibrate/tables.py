@@ -1,4 +1,5 @@
-"""TODO docstring."""
+"""`judging calibrate --table FILE`: agreement of a judge column with human columns of any label
+table (gold = the humans' majority)."""
 
 from __future__ import annotations
 

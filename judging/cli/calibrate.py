@@ -1,4 +1,4 @@
-"""TODO docstring."""
+"""`judging calibrate`: run mode, --table mode and --compare."""
 
 from __future__ import annotations
 

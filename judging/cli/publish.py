@@ -1,4 +1,4 @@
-"""TODO docstring."""
+"""`judging publish RUN_DIR --repo ORG/NAME`."""
 
 from __future__ import annotations
 

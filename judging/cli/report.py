@@ -1,4 +1,4 @@
-"""TODO docstring."""
+"""`judging report RUN_DIR`."""
 
 from __future__ import annotations
 

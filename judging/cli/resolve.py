@@ -1,4 +1,4 @@
-"""TODO docstring."""
+"""`judging resolve` and `judging leaderboard`."""
 
 from __future__ import annotations
 

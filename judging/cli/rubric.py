@@ -1,4 +1,4 @@
-"""TODO docstring."""
+"""`judging rubric list | validate | show | diff | lock`."""
 
 from __future__ import annotations
 

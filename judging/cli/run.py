@@ -1,4 +1,4 @@
-"""TODO docstring."""
+"""`judging run SOURCE...`: the options of a run, then the runner with a progress bar."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""TODO docstring."""
+"""`judging similarity` and `judging chart`: the signals of one figure pair, printed."""
 
 from __future__ import annotations
 

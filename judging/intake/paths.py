@@ -1,4 +1,5 @@
-"""TODO docstring."""
+"""Paths named by a submission, confined to its folder: no `..`, no absolute paths, no symlink that
+leaves it."""
 
 from __future__ import annotations
 

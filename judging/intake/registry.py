@@ -1,4 +1,5 @@
-"""TODO docstring."""
+"""The organizers' claim registry: its references (published figure, reported values, tolerance)
+are authoritative for the claims it lists."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""TODO docstring."""
+"""Where submissions come from: a submission folder, a folder of them, or a Hugging Face repo
+(`hf://spaces/...`, `hf://datasets/...`) downloaded as real files."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""TODO docstring."""
+"""The dataset card (README.md of the Hub dataset): rubric versions and hashes, judges, counts and
+the calibration summary per rubric and judge."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""TODO docstring."""
+"""Talking to the Hugging Face Hub: the repo id check, the token, and the upload of a staged folder."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""TODO docstring."""
+"""The dataset's tables: one row per claim, per decision and per judgment, scrubbed, with their
+Parquet schemas."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""TODO docstring."""
+"""Personal data out of everything that leaves the machine: emails, tokens and keys, home paths and
+local paths are replaced; reviewers get stable pseudonyms."""
 
 from __future__ import annotations
 

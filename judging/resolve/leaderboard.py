@@ -1,4 +1,5 @@
-"""TODO docstring."""
+"""`judging leaderboard`: per submission and per paper, claims judged, passed, failed, pending and
+upheld, from the final decisions (CSV and HTML)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""TODO docstring."""
+"""Building judgment lines: the work items of a run (claim x rubric x judge x sample), their input
+fingerprints, complete answers per rubric, provenance, and the lines of claims that could not be
+loaded."""
 
 from __future__ import annotations
 

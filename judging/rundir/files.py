@@ -1,4 +1,5 @@
-"""TODO docstring."""
+"""Crash-safe writes: a file is written beside its target and renamed over it, so a reader never
+sees half a file. Every stage writes whole files through these."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""TODO docstring."""
+"""Every patch of argilla-server 2.8 that the local server needs, each with its reason."""
 
 from __future__ import annotations
 
