@@ -32,6 +32,7 @@ from judging._yaml import (
     raise_validation_error,
     read_document,
 )
+from judging.atomic import write_text_atomic
 from judging.errors import RubricError, RubricNotFound
 from judging.models import (
     Aggregate,
@@ -467,9 +468,7 @@ class RubricLibrary:
             added.append(entry.ref_name)
         if added:
             body = yaml.safe_dump(dict(sorted(lock.items())), sort_keys=False)
-            tmp = self.lock_path.with_suffix(".tmp")
-            tmp.write_text(LOCK_HEADER + body, encoding="utf-8")
-            tmp.replace(self.lock_path)
+            write_text_atomic(self.lock_path, LOCK_HEADER + body)
             self.lock = lock
         return added
 

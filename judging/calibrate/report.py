@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from judging.atomic import write_text_atomic
 from judging.calibrate.artifacts import CalibrationArtifact, CriterionCalibration
 from judging.rubrics import Rubric
 from judging.rundir import (
@@ -156,6 +157,6 @@ def write_calibration_report(artifact: CalibrationArtifact, folder: Path, *, rub
     _plots(artifact, folder)
     payload = json.loads(artifact.model_dump_json(by_alias=True))
     payload["plots"] = PLOTS
-    (folder / CALIBRATION_REPORT_JSON).write_text(json.dumps(payload, indent=2), encoding="utf-8")
-    (folder / CALIBRATION_REPORT_MD).write_text(markdown(artifact, rubric), encoding="utf-8")
+    write_text_atomic(folder / CALIBRATION_REPORT_JSON, json.dumps(payload, indent=2))
+    write_text_atomic(folder / CALIBRATION_REPORT_MD, markdown(artifact, rubric))
     return folder

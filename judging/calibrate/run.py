@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from judging.atomic import write_text_atomic
 from judging.calibrate import metrics as agreement
 from judging.calibrate.artifacts import (
     DEFAULT_DIR,
@@ -32,7 +33,7 @@ from judging.errors import CalibrationError
 from judging.hashing import file_sha256
 from judging.models import AnswerStatus, Judgment, Label
 from judging.rubrics import Criterion, RubricLibrary, Scale
-from judging.rundir import RunStore, utc_now, write_text_atomic
+from judging.rundir import RunStore, utc_now
 
 
 @dataclass

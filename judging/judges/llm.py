@@ -27,6 +27,7 @@ import httpx2
 import openai
 from pydantic import ValidationError
 
+from judging.atomic import write_text_atomic
 from judging.errors import JudgingError
 from judging.hashing import content_hash
 from judging.judges import prompt
@@ -116,9 +117,7 @@ class AnswerCache:
     def put(self, request_hash: str, entry: dict[str, Any]) -> None:
         path = self._path(request_hash)
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({"request_hash": request_hash, **entry}), encoding="utf-8")
-        tmp.replace(path)
+        write_text_atomic(path, json.dumps({"request_hash": request_hash, **entry}))
 
 
 class Budget:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
+from judging.atomic import write_text_atomic
 from judging.errors import JudgingError
 from judging.models import Judgment, LineStatus, ReferenceOrigin
 from judging.rubrics import Rubric, RubricLibrary
@@ -111,7 +112,5 @@ def write_html_report(run_dir: Path, *, out: Path | None = None, rubrics_dir: Pa
         info=store.info, sections=sections, rows=summary_rows(judgments),
         rubrics=rubrics, catalogue=CATALOGUE, outcome_label=outcome_label,
         claims=store.claims())
-    tmp = out.with_name(out.name + ".tmp")
-    tmp.write_text(html, encoding="utf-8")
-    tmp.replace(out)
+    write_text_atomic(out, html)
     return out

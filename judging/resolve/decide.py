@@ -14,6 +14,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from judging.atomic import write_jsonl_atomic
 from judging.calibrate import (
     calibration_root,
     check_label_hashes,
@@ -35,7 +36,7 @@ from judging.models import (
     Verdict,
 )
 from judging.rubrics import Rubric, RubricLibrary, aggregate
-from judging.rundir import RunStore, write_jsonl_atomic
+from judging.rundir import RunStore
 
 FinalOutcome = Literal["pass", "fail", "incomplete", "pending"]
 

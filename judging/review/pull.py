@@ -14,12 +14,13 @@ from typing import Any
 
 import argilla as rg
 
+from judging.atomic import write_jsonl_atomic
 from judging.errors import ReviewError
 from judging.models import ClaimKey, Label, RubricRef
 from judging.review.dataset import NOTE_QUESTION, OVERALL_QUESTION, YES, dataset_name
 from judging.review.push import DEFAULT_WORKSPACE, quiet_lookups
 from judging.rubrics import RubricLibrary, Scale
-from judging.rundir import RunStore, write_jsonl_atomic
+from judging.rundir import RunStore
 
 PAGE = 500
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from PIL import Image
 
+from judging.atomic import write_png_atomic
 from judging.errors import ImageLoadError
 from judging.hashing import file_sha256
 from judging.models import Artifacts, ClaimInput, ClaimKind, Flag, Signal, Tolerance
@@ -115,9 +116,7 @@ def measure_chart(published: Image.Image, reproduced: Image.Image, *,
 
 
 def _save_png(image: Image.Image, path: Path) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    image.save(tmp, format="PNG", optimize=False, compress_level=1)
-    tmp.replace(path)
+    write_png_atomic(image, path, optimize=False, compress_level=1)
 
 
 def measure_figures(claim: ClaimInput, *, options: MeasureOptions, out_dir: Path | None,

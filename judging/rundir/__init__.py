@@ -1,6 +1,6 @@
 """The run directory, owned in one place: what files a run has (`layout`), the append-only store
-of run.json, judgments, claims and fingerprints (`store`), crash-safe writes (`files`) and the
-side files of flags computed after judging, merged on read (`flags`).
+of run.json, judgments, claims and fingerprints (`store`), and the side files of flags computed
+after judging, merged on read (`flags`).
 
 Every stage reads and writes the run directory through this package; no other module spells a
 run-directory file name.
@@ -8,11 +8,6 @@ run-directory file name.
 
 from __future__ import annotations
 
-from judging.rundir.files import (
-                                   write_json_atomic,
-                                   write_jsonl_atomic,
-                                   write_text_atomic,
-)
 from judging.rundir.flags import read_integrity, with_flags, write_integrity
 from judging.rundir.layout import (
                                    CALIBRATION_DIR,
@@ -35,7 +30,7 @@ from judging.rundir.store import (
                                    utc_now,
 )
 
-__all__ = ["CALIBRATION_DIR", "CALIBRATION_PLOTS", "CALIBRATION_REPORT_JSON", "CALIBRATION_REPORT_MD",
-           "CalibrationPaths", "RunPaths", "claim_images", "Invocation", "LineKey", "RunInfo", "RunStore", "line_key", "new_run_id",
-           "read_integrity", "read_judgments", "read_jsonl", "utc_now", "with_flags",
-           "write_integrity", "write_json_atomic", "write_jsonl_atomic", "write_text_atomic"]
+__all__ = ["CALIBRATION_DIR", "CALIBRATION_PLOTS", "CALIBRATION_REPORT_JSON",
+           "CALIBRATION_REPORT_MD", "CalibrationPaths", "Invocation", "LineKey", "RunInfo",
+           "RunPaths", "RunStore", "claim_images", "line_key", "new_run_id", "read_integrity",
+           "read_judgments", "read_jsonl", "utc_now", "with_flags", "write_integrity"]

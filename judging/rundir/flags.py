@@ -6,12 +6,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from judging.atomic import write_text_atomic
 from judging.models import (
     Flag,
     IntegrityReport,
     Judgment,
 )
-from judging.rundir.files import write_text_atomic
 from judging.rundir.layout import RunPaths
 
 

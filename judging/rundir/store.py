@@ -16,6 +16,7 @@ from typing import Any, NamedTuple, TypeVar
 
 from pydantic import Field, ValidationError
 
+from judging.atomic import write_text_atomic
 from judging.errors import RunStoreError
 from judging.models import ClaimInput, Fingerprint, Judgment, SettingValue, StrictModel
 from judging.rundir.layout import DIFFS, RUN_JSON, RunPaths
@@ -173,9 +174,7 @@ class RunStore:
             _cut_torn_tail(path)
 
     def write_info(self) -> None:
-        tmp = self.run_json_path.with_suffix(".json.tmp")
-        tmp.write_text(self.info.model_dump_json(indent=2, by_alias=True), encoding="utf-8")
-        tmp.replace(self.run_json_path)
+        write_text_atomic(self.run_json_path, self.info.model_dump_json(indent=2, by_alias=True))
 
     def has(self, key: LineKey) -> bool:
         return key in self.keys
