@@ -3,7 +3,6 @@ judgments on read, never by rewriting judgment lines (integrity today; consensus
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from judging.models import (
@@ -33,4 +32,4 @@ def read_integrity(run_root: Path) -> IntegrityReport:
     path = RunPaths(run_root).integrity
     if not path.is_file():
         return IntegrityReport()
-    return IntegrityReport.model_validate(json.loads(path.read_text(encoding="utf-8")))
+    return IntegrityReport.from_file(path.read_bytes())
