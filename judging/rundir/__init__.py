@@ -1,6 +1,7 @@
 """The run directory, owned in one place: what files a run has (`layout`), the append-only store
 of run.json, judgments, claims and fingerprints (`store`), crash-safe writes (`files`) and the
-side files of flags computed after judging, merged on read (`flags`).
+side files of flags computed after judging, merged on read (`flags`). Every file names its
+schema version (`layout.RUN_FILES`) and is upgraded on read from earlier ones.
 
 Every stage reads and writes the run directory through this package; no other module spells a
 run-directory file name.
@@ -13,13 +14,21 @@ from judging.rundir.files import (
                                    write_jsonl_atomic,
                                    write_text_atomic,
 )
-from judging.rundir.flags import read_integrity, with_flags, write_integrity
+from judging.rundir.flags import (
+                                   flags_by_claim,
+                                   judgments_with_flags,
+                                   read_integrity,
+                                   with_flags,
+                                   write_integrity,
+)
 from judging.rundir.layout import (
                                    CALIBRATION_DIR,
                                    CALIBRATION_PLOTS,
                                    CALIBRATION_REPORT_JSON,
                                    CALIBRATION_REPORT_MD,
+                                   RUN_FILES,
                                    CalibrationPaths,
+                                   RunFile,
                                    RunPaths,
                                    claim_images,
 )
@@ -35,7 +44,8 @@ from judging.rundir.store import (
                                    utc_now,
 )
 
-__all__ = ["CALIBRATION_DIR", "CALIBRATION_PLOTS", "CALIBRATION_REPORT_JSON", "CALIBRATION_REPORT_MD",
-           "CalibrationPaths", "RunPaths", "claim_images", "Invocation", "LineKey", "RunInfo", "RunStore", "line_key", "new_run_id",
-           "read_integrity", "read_judgments", "read_jsonl", "utc_now", "with_flags",
+__all__ = ["CALIBRATION_DIR", "CALIBRATION_PLOTS", "CALIBRATION_REPORT_JSON",
+           "CALIBRATION_REPORT_MD", "RUN_FILES", "CalibrationPaths", "Invocation", "LineKey",
+           "RunFile", "RunInfo", "RunPaths", "RunStore", "claim_images", "flags_by_claim",
+           "judgments_with_flags", "line_key", "new_run_id", "read_integrity", "read_judgments", "read_jsonl", "utc_now", "with_flags",
            "write_integrity", "write_json_atomic", "write_jsonl_atomic", "write_text_atomic"]
