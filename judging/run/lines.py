@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from judging.hashing import content_hash, file_sha256, hash_view
 from judging.judges import Judge
 from judging.models import (
+    Agent,
     Aggregate,
     AnswerStatus,
-    Agent,
     Claim,
     ClaimInput,
     ClaimProblem,
