@@ -7,8 +7,14 @@ import json
 import os
 import re
 import stat
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
+
+from pydantic import BaseModel
+
+#: Fields that never enter an input hash: the schema version of a file is not content.
+NOT_HASHED = frozenset({"schema_"})
 
 
 def canonical_json(value: Any) -> str:
@@ -18,6 +24,45 @@ def canonical_json(value: Any) -> str:
 
 def content_hash(value: Any) -> str:
     return "sha256:" + hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()
+
+
+def hash_view(model: BaseModel, hashed_always: Mapping[type, Collection[str]], *,
+              exclude: Collection[str] = ()) -> dict[str, Any]:
+    """`model.model_dump(mode="json")` as an input hash sees it: every field named for its class
+    in `hashed_always` (the fields when input hashes were first recorded) is kept as dumped, even
+    at its default, so existing hashes do not change; any other field is left out while it is at
+    its default, so that adding an optional field never changes the hash of content that does not
+    use it. The schema version (`NOT_HASHED`) is never hashed. Nested models are treated alike."""
+    data = model.model_dump(mode="json", by_alias=False, exclude=set(exclude) or None)
+    _prune(model, data, hashed_always)
+    return data
+
+
+def _prune(model: BaseModel, data: dict[str, Any],
+           hashed_always: Mapping[type, Collection[str]]) -> None:
+    fixed = next((hashed_always[cls] for cls in type(model).__mro__ if cls in hashed_always),
+                 None)
+    for name, field in type(model).model_fields.items():
+        if name not in data:
+            continue
+        value = getattr(model, name)
+        if name in NOT_HASHED or (
+                fixed is not None and name not in fixed
+                and value == field.get_default(call_default_factory=True)):
+            del data[name]
+        else:
+            _prune_value(value, data[name], hashed_always)
+
+
+def _prune_value(value: Any, data: Any, hashed_always: Mapping[type, Collection[str]]) -> None:
+    if isinstance(value, BaseModel) and isinstance(data, dict):
+        _prune(value, data, hashed_always)
+    elif isinstance(value, (list, tuple)) and isinstance(data, list):
+        for item, dumped in zip(value, data, strict=False):
+            _prune_value(item, dumped, hashed_always)
+    elif isinstance(value, dict) and isinstance(data, dict):
+        for item, dumped in zip(value.values(), data.values(), strict=False):
+            _prune_value(item, dumped, hashed_always)
 
 
 def file_sha256(path: Path, *, chunk: int = 1 << 20) -> str | None:

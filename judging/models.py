@@ -7,7 +7,7 @@ import re
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path, PurePosixPath, PureWindowsPath
-from typing import Annotated, Literal
+from typing import Annotated, Any, ClassVar, Literal, Self
 
 from pydantic import (
     AfterValidator,
@@ -15,6 +15,7 @@ from pydantic import (
     ConfigDict,
     Field,
     StringConstraints,
+    ValidationInfo,
     model_validator,
 )
 
@@ -23,6 +24,78 @@ class StrictModel(BaseModel):
     """Base for every model read from a file or written to one: unknown fields are errors."""
 
     model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+
+#: Validation context of data read from a run-directory file (`VersionedModel.from_file`): there, a
+#: missing version means "written before versions were recorded", i.e. the model's first version.
+FROM_FILE = {"judging.from_file": True}
+
+
+class VersionedModel(StrictModel):
+    """A whole file or one line of a file: it names its schema version, first, as "schema".
+
+    Each subclass declares, as its first field,
+    `schema_: Literal["judging.<name>/<n>"] = Field(default="judging.<name>/<n>", alias="schema")`.
+    Bump <n> only when the shape changes (a field renamed, removed, retyped or made required), and
+    add the step from the previous version to the subclass's `migrate`; a new optional field is
+    not a shape change. Readers accept every previous version: `migrate` upgrades the raw data
+    before validation, one commented step per version. The version never enters an input hash.
+    """
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True,
+                              populate_by_name=True)
+
+    #: The version of files written before versions were recorded (they have no "schema" field).
+    FIRST_VERSION: ClassVar[int] = 1
+
+    @classmethod
+    def current_schema(cls) -> str:
+        return cls.model_fields["schema_"].default
+
+    @classmethod
+    def schema_name(cls) -> str:
+        return cls.current_schema().rsplit("/", 1)[0]
+
+    @classmethod
+    def migrate(cls, data: dict[str, Any]) -> dict[str, Any]:
+        """Upgrade `data`, which names its version in "schema", to the current version."""
+        return data
+
+    @model_validator(mode="before")
+    @classmethod
+    def _upgrade(cls, data: Any, info: ValidationInfo) -> Any:
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        if "schema_" in data:
+            data["schema"] = data.pop("schema_")
+        if "schema" not in data:
+            if not (info.context or {}).get("judging.from_file"):
+                return data  # built in code: the field's default, the current version
+            data["schema"] = f"{cls.schema_name()}/{cls.FIRST_VERSION}"
+        version = data["schema"]
+        current = cls.current_schema()
+        if not (isinstance(version, str) and version.startswith(cls.schema_name() + "/")):
+            raise ValueError(f"schema {version!r} is not a {cls.schema_name()} version "
+                             f"(this code reads {current} and earlier)")
+        if version != current:
+            data = cls.migrate(data)
+        if data.get("schema") != current:
+            raise ValueError(f"schema {version!r} is unknown: this code reads {current} and "
+                             f"earlier (was the file written by a newer judging?)")
+        return data
+
+    @classmethod
+    def from_file(cls, raw: str | bytes) -> Self:
+        """One file's (or one line's) JSON, upgraded from any earlier version."""
+        return cls.model_validate_json(raw, context=FROM_FILE)
+
+    # Files name the version as "schema" (the field is `schema_`: `schema` is a BaseModel name).
+    def model_dump(self, *, by_alias: bool = True, **kwargs: Any) -> dict[str, Any]:
+        return super().model_dump(by_alias=by_alias, **kwargs)
+
+    def model_dump_json(self, *, by_alias: bool = True, **kwargs: Any) -> str:
+        return super().model_dump_json(by_alias=by_alias, **kwargs)
 
 
 def _finite(value: float) -> float:
@@ -234,9 +307,12 @@ class Flag(StrictModel):
     detail: str
 
 
-class ClaimInput(StrictModel):
-    """A claim ready to judge: validated, registry applied, its files resolved inside the submission."""
+class ClaimInput(VersionedModel):
+    """A claim ready to judge: validated, registry applied, its files resolved inside the submission.
+    One line of claims.jsonl."""
 
+    # Bump only when the shape changes, with a step in `migrate` (see VersionedModel).
+    schema_: Literal["judging.claim/1"] = Field(default="judging.claim/1", alias="schema")
     key: ClaimKey
     submission: SubmissionHeader
     claim: Claim
@@ -252,6 +328,12 @@ class ClaimInput(StrictModel):
     reference: ReferenceOrigin = ReferenceOrigin.participant
     flags: list[Flag] = Field(default_factory=list)
     manifest_line: int | None = None
+
+    @classmethod
+    def migrate(cls, data: dict[str, Any]) -> dict[str, Any]:
+        # judging.claim/1 is the first version; lines written before versions were recorded carry
+        # no "schema" and are read as /1 (same shape).
+        return data
 
 
 class ClaimProblem(StrictModel):
@@ -419,9 +501,10 @@ class Artifacts(StrictModel):
 JUDGMENT_SCHEMA = "judging.judgment/1"
 
 
-class Judgment(StrictModel):
+class Judgment(VersionedModel):
     """One line of judgments.jsonl: one (claim key, rubric, judge, sample)."""
 
+    # Bump only when the shape changes, with a step in `migrate` (see VersionedModel).
     schema_: Literal["judging.judgment/1"] = Field(default=JUDGMENT_SCHEMA, alias="schema")
     run_id: str
     claim: ClaimKey
@@ -450,15 +533,20 @@ class Judgment(StrictModel):
     artifacts: Artifacts = Field(default_factory=Artifacts)
     provenance: Provenance
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, use_attribute_docstrings=True)
+    @classmethod
+    def migrate(cls, data: dict[str, Any]) -> dict[str, Any]:
+        # judging.judgment/1 is the first version: every judgment line has always carried it.
+        return data
 
     def answer(self, criterion_id: str) -> CriterionAnswer | None:
         return next((a for a in self.answers if a.criterion_id == criterion_id), None)
 
 
-class Label(StrictModel):
-    """One human answer to one question of one record, pulled from Argilla."""
+class Label(VersionedModel):
+    """One human answer to one question of one record, pulled from Argilla (labels.jsonl)."""
 
+    # Bump only when the shape changes, with a step in `migrate` (see VersionedModel).
+    schema_: Literal["judging.label/1"] = Field(default="judging.label/1", alias="schema")
     claim: ClaimKey
     rubric: RubricRef
     criterion: str
@@ -477,17 +565,33 @@ class Label(StrictModel):
     source: Literal["human", "construction"] = "human"
     """construction: derived from how an example was built, never to be called a human label."""
 
+    @classmethod
+    def migrate(cls, data: dict[str, Any]) -> dict[str, Any]:
+        # judging.label/1 is the first version; labels written before versions were recorded
+        # (calibration/sets/examples/labels.jsonl among them) carry no "schema": read as /1.
+        return data
+
 
 HASH_SIZE = 16
 """Side of the perceptual hash of a figure: 16 x 16 = 256 bits."""
 
 
-class Fingerprint(StrictModel):
-    """A reproduced figure's perceptual hash, recorded when the claim is measured."""
+class Fingerprint(VersionedModel):
+    """A reproduced figure's perceptual hash, recorded when the claim is measured
+    (fingerprints.jsonl)."""
 
+    # Bump only when the shape changes, with a step in `migrate` (see VersionedModel).
+    schema_: Literal["judging.fingerprint/1"] = Field(default="judging.fingerprint/1",
+                                                      alias="schema")
     claim: ClaimKey
     phash: str
     """256-bit DCT hash of the trimmed reproduced figure, hex."""
+
+    @classmethod
+    def migrate(cls, data: dict[str, Any]) -> dict[str, Any]:
+        # judging.fingerprint/1 is the first version; lines written before versions were recorded
+        # carry no "schema" and are read as /1 (same shape).
+        return data
 
 
 class IntegrityPair(StrictModel):
@@ -498,11 +602,21 @@ class IntegrityPair(StrictModel):
     """Hash distance in bits (figures) or shingle similarity (justifications)."""
 
 
-class IntegrityReport(StrictModel):
+class IntegrityReport(VersionedModel):
+    """The integrity side file (integrity.json): copies found across submissions."""
+
+    # Bump only when the shape changes, with a step in `migrate` (see VersionedModel).
+    schema_: Literal["judging.integrity/1"] = Field(default="judging.integrity/1", alias="schema")
     figures: int = 0
     """Reproduced figures compared."""
     justifications: int = 0
     pairs: list[IntegrityPair] = Field(default_factory=list)
+
+    @classmethod
+    def migrate(cls, data: dict[str, Any]) -> dict[str, Any]:
+        # judging.integrity/1 is the first version; side files written before versions were
+        # recorded carry no "schema" and are read as /1 (same shape).
+        return data
 
     def flags(self) -> dict[str, list[Flag]]:
         """Flags for both claims of every pair, by claim key."""

@@ -12,13 +12,13 @@ from collections import defaultdict
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
 from judging.errors import CalibrationError
 from judging.hashing import slug
-from judging.models import Judgment, Label, RubricRef, StrictModel
+from judging.models import Judgment, Label, RubricRef, StrictModel, VersionedModel
 from judging.rubrics import Rubric, RubricLibrary, Scale
 from judging.rundir import CALIBRATION_DIR, CalibrationPaths, read_jsonl
 
@@ -113,7 +113,10 @@ class LabelSet(StrictModel):
     blind_only: bool
 
 
-class CalibrationArtifact(StrictModel):
+class CalibrationArtifact(VersionedModel):
+    """artifacts/<rubric>@<version>/<judge>.json of a calibration folder."""
+
+    # Bump only when the shape changes, with a step in `migrate` (see VersionedModel).
     schema_: Literal["judging.calibration/1"] = Field(default=CALIBRATION_SCHEMA, alias="schema")
     created_at: datetime
     judge: str
@@ -128,7 +131,10 @@ class CalibrationArtifact(StrictModel):
     pooled: CriterionCalibration | None = None
     """Every criterion's pass/fail pooled: the rubric-level view."""
 
-    model_config = StrictModel.model_config | {"populate_by_name": True}
+    @classmethod
+    def migrate(cls, data: dict[str, Any]) -> dict[str, Any]:
+        # judging.calibration/1 is the first version: every artifact has always carried it.
+        return data
 
     def trusted(self) -> set[str]:
         return {c.criterion for c in self.criteria if c.decision == "trusted"}
@@ -168,7 +174,7 @@ def load_artifact(out: Path, rubric: RubricRef, judge: str) -> CalibrationArtifa
     path = artifact_path(out, rubric, judge)
     if not path.is_file():
         return None
-    return CalibrationArtifact.model_validate_json(path.read_bytes())
+    return CalibrationArtifact.from_file(path.read_bytes())
 
 
 def staleness(artifact: CalibrationArtifact, *, rubric: RubricRef, template_hash: str | None,

@@ -12,7 +12,7 @@ from judging.atomic import write_text_atomic
 from judging.errors import JudgingError
 from judging.models import Judgment, LineStatus, ReferenceOrigin
 from judging.rubrics import Rubric, RubricLibrary
-from judging.rundir import RunStore, read_integrity, with_flags
+from judging.rundir import RunStore, judgments_with_flags
 from judging.signal_catalogue import CATALOGUE
 
 
@@ -87,8 +87,7 @@ def write_html_report(run_dir: Path, *, out: Path | None = None, rubrics_dir: Pa
             return None
         return os.path.relpath(store.root / relative, out.parent).replace(os.sep, "/")
 
-    integrity = read_integrity(store.root).flags()
-    judgments = [with_flags(j, integrity) for j in judgments]
+    judgments = judgments_with_flags(store.root, judgments)
     claims: dict[str, list[Judgment]] = defaultdict(list)
     for judgment in judgments:
         claims[str(judgment.claim)].append(judgment)

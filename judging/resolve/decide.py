@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -34,6 +34,7 @@ from judging.models import (
     RubricRef,
     StrictModel,
     Verdict,
+    VersionedModel,
 )
 from judging.rubrics import Rubric, RubricLibrary, aggregate
 from judging.rundir import RunStore
@@ -54,9 +55,11 @@ class FinalAnswer(StrictModel):
     """Why it is pending (a tie, an untrusted criterion, no answer)."""
 
 
-class RubricDecision(StrictModel):
-    """A claim's final answers under one rubric version."""
+class RubricDecision(VersionedModel):
+    """A claim's final answers under one rubric version (a line of decisions.jsonl)."""
 
+    # Bump only when the shape changes, with a step in `migrate` (see VersionedModel).
+    schema_: Literal["judging.decision/1"] = Field(default="judging.decision/1", alias="schema")
     claim: ClaimKey
     paper_id: str | None
     kind: ClaimKind | None
@@ -73,10 +76,18 @@ class RubricDecision(StrictModel):
     human_overall: str | None = None
     """The reviewers' majority overall verdict (pass / fail / cannot_tell), for reference."""
 
+    @classmethod
+    def migrate(cls, data: dict[str, Any]) -> dict[str, Any]:
+        # judging.decision/1 is the first version; lines written before versions were recorded
+        # carry no "schema" and are read as /1 (same shape).
+        return data
 
-class ClaimDecision(StrictModel):
-    """A claim's final verdict across rubrics."""
 
+class ClaimDecision(VersionedModel):
+    """A claim's final verdict across rubrics (a line of final.jsonl)."""
+
+    # Bump only when the shape changes, with a step in `migrate` (see VersionedModel).
+    schema_: Literal["judging.final/1"] = Field(default="judging.final/1", alias="schema")
     claim: ClaimKey
     paper_id: str | None
     kind: ClaimKind | None
@@ -87,6 +98,12 @@ class ClaimDecision(StrictModel):
     upheld: Literal["yes", "no", "pending"]
     """Whether the participant's verdict stands."""
     decided_by: list[str]
+
+    @classmethod
+    def migrate(cls, data: dict[str, Any]) -> dict[str, Any]:
+        # judging.final/1 is the first version; lines written before versions were recorded
+        # carry no "schema" and are read as /1 (same shape).
+        return data
 
 
 def _label_index(labels: list[Label]) -> dict[tuple[str, str, str], dict[str, bool | int | str]]:

@@ -41,7 +41,7 @@ from judging.review.dataset import (
     review_priority,
 )
 from judging.rubrics import Rubric, RubricLibrary
-from judging.rundir import RunStore, read_integrity, with_flags
+from judging.rundir import RunStore, flags_by_claim, with_flags
 
 log = logging.getLogger(__name__)
 DEFAULT_WORKSPACE = "judging"
@@ -132,7 +132,7 @@ def plan_records(store: RunStore, library: RubricLibrary, options: PushOptions
                  ) -> tuple[dict[str, tuple[Rubric, bool]], list[ReviewRecord], list[str]]:
     """Which record goes to which dataset, built from the run's stored judgments and claims."""
     claims = store.claims()
-    integrity = read_integrity(store.root).flags()
+    side_flags = flags_by_claim(store.root)
     groups: dict[tuple[str, str, str], list[Judgment]] = defaultdict(list)
     skipped: list[str] = []
     for judgment in store.latest():
@@ -164,7 +164,7 @@ def plan_records(store: RunStore, library: RubricLibrary, options: PushOptions
         datasets[name] = (rubric, blind)
         untrusted = untrusted_criteria(chosen, root=options.calibration_dir,
                                        artifacts=artifacts)
-        chosen = with_flags(chosen, integrity)
+        chosen = with_flags(chosen, side_flags)
         priority = review_priority([*lines, chosen], untrusted=untrusted)
         record = build_record(rubric, chosen, claims.get(claim_key), blind=blind,
                               priority=priority, run_root=store.root)

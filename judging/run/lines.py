@@ -6,17 +6,24 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from judging.hashing import content_hash, file_sha256
+from judging.hashing import content_hash, file_sha256, hash_view
 from judging.judges import Judge
 from judging.models import (
+    Agent,
     Aggregate,
     AnswerStatus,
+    Claim,
     ClaimInput,
     ClaimProblem,
     CriterionAnswer,
+    Evidence,
+    Flag,
     Judgment,
     LineStatus,
     Provenance,
+    SubmissionHeader,
+    TableValue,
+    Tolerance,
 )
 from judging.rubrics import Rubric, aggregate, not_applicable
 from judging.run.measure import Measurement
@@ -42,16 +49,37 @@ class WorkItem:
                        self.sample, self.swapped, self.input_hash)
 
 
+#: The fields of each hashed model when input hashes were first recorded: they enter input hashes
+#: as they are, defaults included. Never add to these lists: a field added to a model later is
+#: hashed only once it is set (`hash_view`), so a resume does not re-judge finished work.
+HASHED_ALWAYS: dict[type, frozenset[str]] = {
+    SubmissionHeader: frozenset({"submission_id", "paper_id", "paper_title", "agent",
+                                 "human_help"}),
+    Agent: frozenset({"name", "model"}),
+    Claim: frozenset({"claim_id", "kind", "source", "statement", "published_figure",
+                      "reproduced_figure", "reported_value", "reproduced_value", "values",
+                      "tolerance", "verdict", "justification", "scale_note", "evidence"}),
+    Tolerance: frozenset({"absolute", "relative"}),
+    TableValue: frozenset({"name", "reported", "reproduced", "tolerance"}),
+    Evidence: frozenset({"script", "logs", "proof_script", "problem_kind", "problem_note"}),
+    Flag: frozenset({"name", "detail"}),
+    ClaimProblem: frozenset({"submission_id", "claim_id", "index", "manifest", "line", "reason",
+                             "kind", "verdict"}),
+}
+
+
 def claim_fingerprint(claim: ClaimInput) -> dict[str, object]:
-    """Everything about a claim that a judgment depends on, file contents included."""
+    """Everything about a claim that a judgment depends on, file contents included. ClaimInput
+    fields enter by name (not its schema version); a field added later to the submission, the
+    claim or a flag is left out while unset (`HASHED_ALWAYS`)."""
     files = {"published": claim.published_path, "reproduced": claim.reproduced_path,
              "participant_reference": claim.participant_reference_path, **claim.evidence_paths}
     return {
         "key": str(claim.key),
-        "submission": claim.submission.model_dump(mode="json"),
-        "claim": claim.claim.model_dump(mode="json"),
+        "submission": hash_view(claim.submission, HASHED_ALWAYS),
+        "claim": hash_view(claim.claim, HASHED_ALWAYS),
         "reference": claim.reference.value,
-        "flags": [f.model_dump() for f in claim.flags],
+        "flags": [hash_view(f, HASHED_ALWAYS) for f in claim.flags],
         "files": {role: (file_sha256(path) if path is not None else None)
                   for role, path in sorted(files.items())},
     }
@@ -75,7 +103,8 @@ def problem_judgment(problem: ClaimProblem, *, run_id: str, paper_id: str | None
     return Judgment(
         run_id=run_id, claim=problem.key, paper_id=paper_id, kind=problem.kind,
         verdict=problem.verdict, rubric=None, judge=LOADER, sample=0,
-        input_hash=content_hash({"problem": problem.model_dump(mode="json", exclude={"manifest"})}),
+        input_hash=content_hash({"problem": hash_view(problem, HASHED_ALWAYS,
+                                                       exclude={"manifest"})}),
         status=LineStatus.error,
         reason=f"claim could not be loaded: {problem.reason}"
                + (f" ({problem.manifest}:{problem.line})" if problem.line else ""),

@@ -1,6 +1,7 @@
 """The run directory, owned in one place: what files a run has (`layout`), the append-only store
 of run.json, judgments, claims and fingerprints (`store`), and the side files of flags computed
-after judging, merged on read (`flags`).
+after judging, merged on read (`flags`). Every file names its schema version
+(`layout.RUN_FILES`) and is upgraded on read from earlier ones.
 
 Every stage reads and writes the run directory through this package; no other module spells a
 run-directory file name.
@@ -8,29 +9,38 @@ run-directory file name.
 
 from __future__ import annotations
 
-from judging.rundir.flags import read_integrity, with_flags, write_integrity
+from judging.rundir.flags import (
+                                  flags_by_claim,
+                                  judgments_with_flags,
+                                  read_integrity,
+                                  with_flags,
+                                  write_integrity,
+)
 from judging.rundir.layout import (
-                                   CALIBRATION_DIR,
-                                   CALIBRATION_PLOTS,
-                                   CALIBRATION_REPORT_JSON,
-                                   CALIBRATION_REPORT_MD,
-                                   CalibrationPaths,
-                                   RunPaths,
-                                   claim_images,
+                                  CALIBRATION_DIR,
+                                  CALIBRATION_PLOTS,
+                                  CALIBRATION_REPORT_JSON,
+                                  CALIBRATION_REPORT_MD,
+                                  RUN_FILES,
+                                  CalibrationPaths,
+                                  RunFile,
+                                  RunPaths,
+                                  claim_images,
 )
 from judging.rundir.store import (
-                                   Invocation,
-                                   LineKey,
-                                   RunInfo,
-                                   RunStore,
-                                   line_key,
-                                   new_run_id,
-                                   read_jsonl,
-                                   read_judgments,
-                                   utc_now,
+                                  Invocation,
+                                  LineKey,
+                                  RunInfo,
+                                  RunStore,
+                                  line_key,
+                                  new_run_id,
+                                  read_jsonl,
+                                  read_judgments,
+                                  utc_now,
 )
 
 __all__ = ["CALIBRATION_DIR", "CALIBRATION_PLOTS", "CALIBRATION_REPORT_JSON",
-           "CALIBRATION_REPORT_MD", "CalibrationPaths", "Invocation", "LineKey", "RunInfo",
-           "RunPaths", "RunStore", "claim_images", "line_key", "new_run_id", "read_integrity",
-           "read_judgments", "read_jsonl", "utc_now", "with_flags", "write_integrity"]
+           "CALIBRATION_REPORT_MD", "RUN_FILES", "CalibrationPaths", "Invocation", "LineKey",
+           "RunFile", "RunInfo", "RunPaths", "RunStore", "claim_images", "flags_by_claim",
+           "judgments_with_flags", "line_key", "new_run_id", "read_integrity", "read_judgments",
+           "read_jsonl", "utc_now", "with_flags", "write_integrity"]

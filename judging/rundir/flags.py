@@ -1,9 +1,13 @@
 """Flags computed after judging live in side files of the run directory and are merged into
-judgments on read, never by rewriting judgment lines (integrity today; consensus next)."""
+judgments on read, never by rewriting judgment lines (integrity today; consensus next).
+
+A side file of flags is marked `flags_side_file` in `layout.RUN_FILES` and has a reader here
+(`FLAG_READERS`); `flags_by_claim` reads them all, `with_flags` merges them into a judgment.
+"""
 
 from __future__ import annotations
 
-import json
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from judging.atomic import write_text_atomic
@@ -12,7 +16,7 @@ from judging.models import (
     IntegrityReport,
     Judgment,
 )
-from judging.rundir.layout import RunPaths
+from judging.rundir.layout import INTEGRITY, RUN_FILES, RunPaths
 
 
 def write_integrity(run_root: Path, report: IntegrityReport) -> Path:
@@ -22,15 +26,38 @@ def write_integrity(run_root: Path, report: IntegrityReport) -> Path:
     return path
 
 
-def with_flags(judgment: Judgment, flags: dict[str, list[Flag]]) -> Judgment:
-    """`judgment` with the integrity flags of its claim (`IntegrityReport.flags()`) added."""
-    extra = flags.get(str(judgment.claim), [])
-    return judgment.model_copy(update={"flags": [*judgment.flags, *extra]}) if extra else judgment
-
-
 def read_integrity(run_root: Path) -> IntegrityReport:
     """The integrity side file; an empty report when the run has none yet."""
     path = RunPaths(run_root).integrity
     if not path.is_file():
         return IntegrityReport()
-    return IntegrityReport.model_validate(json.loads(path.read_text(encoding="utf-8")))
+    return IntegrityReport.from_file(path.read_bytes())
+
+
+#: How to read the flags of each side file (by its name in `layout`), as claim key -> flags. A new
+#: side file (consensus) adds its reader here and `flags_side_file=True` in `RUN_FILES`.
+FLAG_READERS: dict[str, Callable[[Path], dict[str, list[Flag]]]] = {
+    INTEGRITY: lambda run_root: read_integrity(run_root).flags(),
+}
+
+
+def flags_by_claim(run_root: Path) -> dict[str, list[Flag]]:
+    """Claim key -> the flags of every side file of the run, in `RUN_FILES` order."""
+    merged: dict[str, list[Flag]] = {}
+    for run_file in RUN_FILES:
+        if run_file.flags_side_file:
+            for claim, flags in FLAG_READERS[run_file.name](run_root).items():
+                merged.setdefault(claim, []).extend(flags)
+    return merged
+
+
+def with_flags(judgment: Judgment, flags: dict[str, list[Flag]]) -> Judgment:
+    """`judgment` with the side-file flags of its claim (`flags_by_claim`) added."""
+    extra = flags.get(str(judgment.claim), [])
+    return judgment.model_copy(update={"flags": [*judgment.flags, *extra]}) if extra else judgment
+
+
+def judgments_with_flags(run_root: Path, judgments: Iterable[Judgment]) -> list[Judgment]:
+    """`judgments` with the flags of every side file of the run merged in."""
+    flags = flags_by_claim(run_root)
+    return [with_flags(judgment, flags) for judgment in judgments]

@@ -3,24 +3,34 @@
 This module is the only place in the code that spells a run-directory file name; every stage gets
 its paths from `RunPaths`. (Docstrings and CLI help may name the files.)
 
-| file                                | holds                                            | written by        |
-|-------------------------------------|--------------------------------------------------|-------------------|
-| run.json                            | `RunInfo`: run id, invocations                   | run               |
-| judgments.jsonl                     | `Judgment` lines, append-only                    | run               |
-| claims.jsonl                        | `ClaimInput` of every judged claim               | run               |
-| fingerprints.jsonl                  | `Fingerprint` of every reproduced figure         | run               |
-| integrity.json                      | `IntegrityReport` (side file, merged on read)    | run               |
-| diffs/<claim>/{published,reproduced,diff,overlay}.png | the figures reviewers see      | run               |
-| sources/                            | downloaded Hub sources                           | run (intake)      |
-| report.html                         | the HTML report                                  | report            |
-| labels.jsonl                        | `Label` lines pulled from Argilla                | review pull       |
-| decisions.jsonl, final.jsonl        | `RubricDecision`, `ClaimDecision` lines          | resolve           |
-| leaderboard_*.csv, leaderboard.html | the leaderboard                                  | resolve           |
-| publish/, .publish-salt             | the staged Hub dataset, the pseudonym salt       | publish           |
+| file                         | holds                                         | schema                | written by   |
+|------------------------------|-----------------------------------------------|-----------------------|--------------|
+| run.json                     | `RunInfo`: run id, invocations                | judging.run/1         | run          |
+| judgments.jsonl              | `Judgment` lines, append-only                 | judging.judgment/1    | run          |
+| claims.jsonl                 | `ClaimInput` of every judged claim            | judging.claim/1       | run          |
+| fingerprints.jsonl           | `Fingerprint` of every reproduced figure      | judging.fingerprint/1 | run          |
+| integrity.json               | `IntegrityReport` (side file, merged on read) | judging.integrity/1   | run          |
+| diffs/<claim>/*.png          | the figures reviewers see                     |                       | run          |
+| sources/                     | downloaded Hub sources                        |                       | run (intake) |
+| report.html                  | the HTML report                               |                       | report       |
+| labels.jsonl                 | `Label` lines pulled from Argilla             | judging.label/1       | review pull  |
+| decisions.jsonl              | `RubricDecision` lines                        | judging.decision/1    | resolve      |
+| final.jsonl                  | `ClaimDecision` lines                         | judging.final/1       | resolve      |
+| leaderboard_*.csv, .html     | the leaderboard                               |                       | resolve      |
+| publish/, .publish-salt      | the staged Hub dataset, the pseudonym salt    |                       | publish      |
+
+(diffs/<claim>/ holds published, reproduced, diff and overlay .png.)
 
 A calibration folder (default `./calibration`, or `RUN_DIR/calibration` in the demo) holds
-`artifacts/<rubric>@<version>/<judge>.json` and `reports/<rubric>@<version>/<judge>/`
-(`CalibrationPaths`).
+`artifacts/<rubric>@<version>/<judge>.json` (`CalibrationArtifact`, judging.calibration/1) and
+`reports/<rubric>@<version>/<judge>/` (`CalibrationPaths`).
+
+File versions (the schema column, as data in `RUN_FILES`): every JSON file, and every line of a
+JSONL file, names its schema version first, as "schema". Readers accept every earlier version and
+upgrade it on read (`VersionedModel.migrate` in judging/models.py); a file written before versions
+were recorded (no "schema") is read as version 1. A version is bumped only when the shape
+changes; a new optional field is not a shape change, and is left out of input hashes while unset
+(judging/run/lines.py), so that adding one never makes a resume re-judge finished work.
 """
 
 from __future__ import annotations
@@ -124,6 +134,43 @@ class RunPaths:
     @property
     def publish_salt(self) -> Path:
         return self.root / PUBLISH_SALT
+
+
+@dataclass(frozen=True)
+class RunFile:
+    """One versioned file of a run directory (or of a calibration folder)."""
+
+    name: str
+    """The file name (a pattern for calibration artifacts)."""
+    model: str
+    """The model of the file (JSON) or of each line (JSONL), as `module:Class`."""
+    schema: str
+    """The current schema version; readers also accept every earlier one."""
+    written_by: str
+    """The stage that writes it."""
+    flags_side_file: bool = False
+    """Flags computed after judging, merged into judgments on read (`rundir.flags`)."""
+
+
+#: Every versioned file, its model and its schema version (checked against the models by the tests).
+RUN_FILES: tuple[RunFile, ...] = (
+    RunFile(RUN_JSON, "judging.rundir.store:RunInfo", "judging.run/1", "run"),
+    RunFile(JUDGMENTS, "judging.models:Judgment", "judging.judgment/1", "run"),
+    RunFile(CLAIMS, "judging.models:ClaimInput", "judging.claim/1", "run"),
+    RunFile(FINGERPRINTS, "judging.models:Fingerprint", "judging.fingerprint/1", "run"),
+    RunFile(INTEGRITY, "judging.models:IntegrityReport", "judging.integrity/1", "run",
+            flags_side_file=True),
+    RunFile(LABELS, "judging.models:Label", "judging.label/1", "review pull"),
+    RunFile(DECISIONS, "judging.resolve.decide:RubricDecision", "judging.decision/1", "resolve"),
+    RunFile(FINAL, "judging.resolve.decide:ClaimDecision", "judging.final/1", "resolve"),
+    RunFile(f"{CALIBRATION_ARTIFACTS}/<rubric>@<version>/<judge>.json",
+            "judging.calibrate.artifacts:CalibrationArtifact", "judging.calibration/1",
+            "calibrate"),
+)
+
+
+def run_file(name: str) -> RunFile:
+    return next(f for f in RUN_FILES if f.name == name)
 
 
 def claim_images(claim_dir: Path) -> dict[str, Path]:

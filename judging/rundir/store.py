@@ -12,13 +12,21 @@ import secrets
 import time
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, Literal, NamedTuple, TypeVar
 
 from pydantic import Field, ValidationError
 
 from judging.atomic import write_text_atomic
 from judging.errors import RunStoreError
-from judging.models import ClaimInput, Fingerprint, Judgment, SettingValue, StrictModel
+from judging.models import (
+    FROM_FILE,
+    ClaimInput,
+    Fingerprint,
+    Judgment,
+    SettingValue,
+    StrictModel,
+    VersionedModel,
+)
 from judging.rundir.layout import DIFFS, RUN_JSON, RunPaths
 
 log = logging.getLogger(__name__)
@@ -57,13 +65,19 @@ class Invocation(StrictModel):
     """Run-level problems (a source that could not be loaded)."""
 
 
-class RunInfo(StrictModel):
-    schema_: str = Field(default=RUN_SCHEMA, alias="schema")
+class RunInfo(VersionedModel):
+    """run.json."""
+
+    # Bump only when the shape changes, with a step in `migrate` (see VersionedModel).
+    schema_: Literal["judging.run/1"] = Field(default=RUN_SCHEMA, alias="schema")
     run_id: str
     created_at: datetime
     invocations: list[Invocation] = Field(default_factory=list)
 
-    model_config = StrictModel.model_config | {"populate_by_name": True}
+    @classmethod
+    def migrate(cls, data: dict[str, Any]) -> dict[str, Any]:
+        # judging.run/1 is the first version: every run.json has always carried it.
+        return data
 
 
 class LineKey(NamedTuple):
@@ -87,8 +101,8 @@ M = TypeVar("M", bound=StrictModel)
 
 
 def read_jsonl(path: Path, model: type[M]) -> list[M]:
-    """Every line of an append-only file as `model`. A torn last line (a crash mid-write) is
-    ignored; a bad line elsewhere means the file was edited or damaged, and is an error."""
+    """Every line of an append-only file as `model`, upgraded from any earlier version (see
+    `VersionedModel`). A torn last line (a crash mid-write) is ignored; a bad line elsewhere means the file was edited or damaged, and is an error."""
     if not path.exists():
         return []
     lines = path.read_bytes().split(b"\n")
@@ -97,7 +111,7 @@ def read_jsonl(path: Path, model: type[M]) -> list[M]:
         if not raw.strip():
             continue
         try:
-            records.append(model.model_validate_json(raw))
+            records.append(model.model_validate_json(raw, context=FROM_FILE))
         except ValidationError as exc:
             if number == len(lines):
                 log.warning("%s: ignoring a torn last line (%d bytes)", path, len(raw))
@@ -151,7 +165,7 @@ class RunStore:
         run_json = RunPaths(root).run_json
         if run_json.exists():
             try:
-                info = RunInfo.model_validate_json(run_json.read_bytes())
+                info = RunInfo.from_file(run_json.read_bytes())
             except ValidationError as exc:
                 raise RunStoreError(f"{run_json}: not a judging run file ({exc.errors()[0]['msg']})"
                                     ) from exc

@@ -3,12 +3,11 @@ import argparse
 import math
 
 import torch
-from sparse_warmup import (
-    SparseWarmup,  # vendored from the authors' release (commit 3f2a9c1)
-)
 from torch import nn
 from torch.utils.data import DataLoader
 from torchvision import datasets, transforms
+
+from sparse_warmup import SparseWarmup  # vendored from the authors' release (commit 3f2a9c1)
 from vit import vit_small_patch4
 
 

@@ -5,6 +5,8 @@ We estimate L by power iteration on Hessian-vector products, sigma^2 from per-ba
 f* by a long dense run, and report LHS / RHS per seed.
 """
 import torch
+from torch import nn
+
 from sparse_warmup import SparseWarmup
 from vit import vit_tiny  # 2 layers, width 128, ~1M parameters
 

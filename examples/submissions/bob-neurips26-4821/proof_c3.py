@@ -8,11 +8,10 @@ and on the official test split. Output: logs/proof_c3.txt.
 """
 import numpy as np
 import torch
-from third_party.sparse_warmup.data import (
-    released_split,  # unmodified authors' function
-)
-from third_party.sparse_warmup.model import load_checkpoint
 from torchvision import datasets, transforms
+
+from third_party.sparse_warmup.data import released_split  # unmodified authors' function
+from third_party.sparse_warmup.model import load_checkpoint
 
 SEED = 0
 

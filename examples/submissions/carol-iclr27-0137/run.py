@@ -3,9 +3,10 @@ import argparse
 import json
 
 import torch
-from data import wikitext2_loaders
 from peft import LoraConfig, get_peft_model
 from transformers import AutoModelForCausalLM, AutoTokenizer
+
+from data import wikitext2_loaders
 
 
 def train_one(rank, lr, seed, steps, alpha=16.0, scaling="alpha_over_r"):

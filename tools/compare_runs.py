@@ -1,0 +1,70 @@
+"""Compare two run directories of the same inputs, apart from what differs by nature (run id,
+timestamps, latency, code version, schema-version fields): the check that a refactor left
+`make demo`'s output unchanged.
+
+    python tools/compare_runs.py OLD_RUN NEW_RUN
+
+Exit 1 with the differences listed when the contents differ.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+VOLATILE = {"run_id", "timestamp", "started_at", "ended_at", "created_at", "latency_s",
+            "code_version", "schema", "version_", "generated_at", "computed_at", "pulled_at"}
+#: Fields whose values embed a time or the code version inside text.
+TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(\+00:00|Z)?|\d{8}-\d{6}-[0-9a-f]{6}")
+CODE = re.compile(r"judging \d+\.\d+\.\d+( git:[0-9a-f]+(\+dirty)?)?")
+
+
+def normal(value):
+    if isinstance(value, dict):
+        return {k: normal(v) for k, v in value.items() if k not in VOLATILE}
+    if isinstance(value, list):
+        return [normal(v) for v in value]
+    if isinstance(value, str):
+        return CODE.sub("judging <code>", TIMESTAMP.sub("<time>", value))
+    return value
+
+
+def lines(path: Path) -> list[str]:
+    """The normalised lines, sorted: claims are measured concurrently, so the order of lines
+    varies from run to run."""
+    return sorted(json.dumps(normal(json.loads(line)), sort_keys=True)
+                  for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
+
+
+def compare(old: Path, new: Path) -> list[str]:
+    problems = []
+    old_files = {p.relative_to(old) for p in old.rglob("*") if p.is_file()}
+    new_files = {p.relative_to(new) for p in new.rglob("*") if p.is_file()}
+    for missing in sorted(old_files - new_files):
+        problems.append(f"only in {old}: {missing}")
+    for extra in sorted(new_files - old_files):
+        problems.append(f"only in {new}: {extra}")
+    for name in sorted(old_files & new_files):
+        a, b = old / name, new / name
+        if name.suffix == ".jsonl":
+            same = lines(a) == lines(b)
+        elif name.suffix == ".json":
+            same = normal(json.loads(a.read_text())) == normal(json.loads(b.read_text()))
+        elif name.suffix in (".html", ".md", ".csv"):
+            same = normal(a.read_text()) == normal(b.read_text())
+        else:
+            same = a.read_bytes() == b.read_bytes()
+        if not same:
+            problems.append(f"differs: {name}")
+    return problems
+
+
+if __name__ == "__main__":
+    found = compare(Path(sys.argv[1]), Path(sys.argv[2]))
+    for line in found:
+        print(line)
+    print(f"{'same' if not found else f'{len(found)} difference(s)'} apart from run id, "
+          "timestamps, latency, code version and schema versions")
+    sys.exit(1 if found else 0)
