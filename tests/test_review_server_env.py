@@ -68,3 +68,17 @@ def test_importing_push_leaves_the_sdks_tqdm_untouched() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
                           env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
+
+
+def test_the_server_modules_need_no_more_of_judging_than_its_errors() -> None:
+    from tests.argilla_server import server_python
+
+    python = server_python()
+    assert python is not None, "no server environment: run `make argilla-env`"
+    code = ("import sys, judging.review.server, judging.review.server.patches\n"
+            "print(' '.join(sorted(m for m in sys.modules if m.split('.')[0] == 'judging')))\n")
+    done = subprocess.run([python, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert set(done.stdout.split()) == {"judging", "judging.errors", "judging.review",
+                                        "judging.review.server", "judging.review.server.patches",
+                                        "judging.review.server.process"}
