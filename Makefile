@@ -1,6 +1,7 @@
 # Two commands on a fresh machine:  make demo  ·  make test
-# Each creates .venv, installs what it needs (Python packages, and system packages with apt when
-# running as root), then runs.
+# Each creates .venv (the product) and .venv-argilla (the local Argilla review server, a service
+# with argilla-server's pins, kept out of the product), installs what they need (Python packages,
+# and system packages with apt when running as root), then runs.
 
 SHELL := /bin/bash
 PYTHON ?= python3
@@ -8,6 +9,16 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 # Re-install when pyproject.toml changes.
 STAMP := $(VENV)/.installed-$(shell sha256sum pyproject.toml 2>/dev/null | cut -c1-12)
+# The local Argilla review server's own environment: argilla-server and fakeredis, plus this
+# package without its dependencies (the server modules need only the standard library, httpx,
+# argilla_server, fakeredis and judging.errors).
+ARGILLA_VENV ?= .venv-argilla
+ARGILLA_BIN := $(ARGILLA_VENV)/bin
+ARGILLA_REQUIREMENTS := argilla-server==2.8.0 fakeredis>=2.20
+ARGILLA_STAMP := $(ARGILLA_VENV)/.installed-$(shell { cat pyproject.toml; echo '$(ARGILLA_REQUIREMENTS)'; } 2>/dev/null | sha256sum | cut -c1-12)
+# Every `judging review serve` of the Makefile (and the tests' server) runs this interpreter.
+JUDGING_ARGILLA_PYTHON ?= $(abspath $(ARGILLA_BIN)/python)
+export JUDGING_ARGILLA_PYTHON
 DEMO_OUT ?= runs/demo
 REVIEW_HOME ?= .judging/argilla
 REVIEW_PORT ?= 6900
@@ -19,21 +30,32 @@ TESSDATA := /usr/share/tesseract-ocr/*/tessdata/eng.traineddata
 DEMO_SYSTEM_PACKAGES := $(TESSDATA):tesseract-ocr-eng
 TEST_SYSTEM_PACKAGES := chromium:chromium $(DEMO_SYSTEM_PACKAGES)
 
-.PHONY: install demo test bench examples sysdeps-test sysdeps-demo clean help
+.PHONY: install argilla-env demo test bench examples sysdeps-test sysdeps-demo clean help
 
 help:
 	@echo "make demo   run the judging pipeline end to end on examples/ and write a report"
 	@echo "make test   run the whole test suite"
 	@echo "make bench  print the benchmark figures"
+	@echo "make argilla-env  build $(ARGILLA_VENV), the local Argilla review server's environment"
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[server,dev]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 	@rm -f $(VENV)/.installed-*
 	@touch $@
 
 install: $(STAMP)
+
+$(ARGILLA_STAMP): pyproject.toml
+	@test -x $(ARGILLA_BIN)/python || $(PYTHON) -m venv $(ARGILLA_VENV)
+	$(ARGILLA_BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
+	$(ARGILLA_BIN)/python -m pip install --quiet --disable-pip-version-check $(foreach r,$(ARGILLA_REQUIREMENTS),'$(r)')
+	$(ARGILLA_BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
+	@rm -f $(ARGILLA_VENV)/.installed-*
+	@touch $@
+
+argilla-env: $(ARGILLA_STAMP)
 
 # Install missing system packages with apt as root; otherwise stop with the exact command to run.
 define ensure_system_packages
@@ -63,7 +85,7 @@ sysdeps-demo:
 # (JUDGING_JUDGE, default openai:gpt-4.1-mini); without one, the offline judge.
 DEMO_JUDGE := $(if $(or $(OPENAI_BASE_URL),$(OPENAI_API_KEY)),$(or $(JUDGING_JUDGE),openai:gpt-4.1-mini),offline)
 
-demo: install sysdeps-demo
+demo: install argilla-env sysdeps-demo
 	rm -rf $(DEMO_OUT)
 	@echo "judge: $(DEMO_JUDGE)"
 	$(BIN)/judging run examples/submissions --claims examples/registry/claims.yaml --out $(DEMO_OUT) --judge $(DEMO_JUDGE)
@@ -83,10 +105,10 @@ demo: install sysdeps-demo
 	@echo "         log in as $(DEMO_REVIEWER) / $(DEMO_REVIEWER_PASSWORD) (annotator; the owner is argilla / 12345678)"
 	@echo "         stop the server with: $(BIN)/judging review stop --home $(REVIEW_HOME)"
 
-test: install sysdeps-test
+test: install argilla-env sysdeps-test
 	$(BIN)/python -m pytest -q
 
-bench: install
+bench: install argilla-env
 	$(BIN)/python benchmarks/signals.py
 	$(BIN)/python benchmarks/judging.py
 	$(BIN)/python benchmarks/review.py
@@ -98,4 +120,4 @@ examples: install
 	$(BIN)/python examples/generate.py
 
 clean:
-	rm -rf $(VENV) runs .pytest_cache .hypothesis
+	rm -rf $(VENV) $(ARGILLA_VENV) runs .pytest_cache .hypothesis

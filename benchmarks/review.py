@@ -6,11 +6,15 @@ record), starts the local server (cold: a new
 home; warm: a restart of the same home), and times `judging review push` (target >= 100 records/s).
 
     .venv/bin/python benchmarks/review.py [--records 1000]
+
+The server runs in its own environment: JUDGING_ARGILLA_PYTHON, else .venv-argilla/bin/python
+(`make argilla-env`; `make bench` sets both up).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import socket
 import sys
@@ -43,6 +47,9 @@ from judging.review.push import PushOptions, connect, push_run  # noqa: E402
 from judging.review.server.process import start_background, stop  # noqa: E402
 from judging.rubrics import RubricLibrary  # noqa: E402
 from judging.rundir.store import RunStore, utc_now  # noqa: E402
+
+#: The interpreter of the server's environment (None: .venv-argilla/bin/python).
+SERVER_PYTHON = os.environ.get("JUDGING_ARGILLA_PYTHON") or None
 
 
 def example_figures(root: Path) -> list[dict[str, Path]]:
@@ -118,7 +125,7 @@ def main() -> None:
     try:
         run_dir = build_run(work, args.records)
         started = time.perf_counter()
-        info = start_background(home, host="127.0.0.1", port=port)
+        info = start_background(home, host="127.0.0.1", port=port, python=SERVER_PYTHON)
         cold = time.perf_counter() - started
         client = connect(info.url, info.api_key)
         started = time.perf_counter()
@@ -129,7 +136,7 @@ def main() -> None:
         again = time.perf_counter() - started
         stop(home)
         started = time.perf_counter()
-        start_background(home, host="127.0.0.1", port=port)
+        start_background(home, host="127.0.0.1", port=port, python=SERVER_PYTHON)
         warm = time.perf_counter() - started
         stop(home)
         images = sum(p.stat().st_size for p in (run_dir / "diffs").rglob("*.png"))

@@ -62,6 +62,18 @@ class ReviewError(JudgingError):
     """The review server is unreachable, refuses us, or holds a dataset we cannot use."""
 
 
+class ReviewServerError(ReviewError):
+    """The local review server could not be started, stopped or reached, or its environment is
+    missing or holds another argilla-server version.
+
+    `log_tail` holds the last lines of the server log when they explain the failure.
+    """
+
+    def __init__(self, message: str, *, log_tail: str | None = None):
+        super().__init__(message)
+        self.log_tail = log_tail
+
+
 class CalibrationError(JudgingError):
     """Labels and judgments cannot be joined (another rubric hash, nothing in common...)."""
 

@@ -1,13 +1,17 @@
 """Pytest plugin: one real local Argilla server per test session (`argilla` fixture).
 
 The server is `judging.review.server.start_background` on a free port with a temporary home: the
-real argilla-server on SQLite with the in-memory search engine. It is never skipped: when it cannot
-start, the tests that use it fail with the tail of its log.
+real argilla-server on SQLite with the in-memory search engine, run by the interpreter of the
+server's own environment (JUDGING_ARGILLA_PYTHON, else the checkout's .venv-argilla, which
+`make test` builds with `make argilla-env`); the environment the tests run in holds no
+argilla-server. It is never skipped: when it cannot start, the tests that use it fail with the
+tail of its log, or with how to build the server's environment.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
 import socket
 import uuid
 from collections.abc import Iterator
@@ -20,6 +24,26 @@ import pytest
 from judging.errors import JudgingError
 from judging.review import server as review_server
 from judging.review.users import api_key_for
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def server_python() -> str | None:
+    """The server environment's interpreter: JUDGING_ARGILLA_PYTHON, else the checkout's
+    .venv-argilla/bin/python if it exists (None: start_background then says how to build it)."""
+    explicit = os.environ.get("JUDGING_ARGILLA_PYTHON")
+    if explicit:
+        return explicit
+    default = ROOT / review_server.DEFAULT_SERVER_PYTHON
+    return str(default) if default.is_file() else None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # The `judging review serve` commands the tests run as subprocesses find it the same way.
+    found = server_python()
+    if found is not None:
+        os.environ["JUDGING_ARGILLA_PYTHON"] = found
 
 
 def free_port() -> int:
@@ -85,7 +109,8 @@ def create_user(server: ArgillaServer, username: str, password: str, role: str =
 
 def start_server(home: Path, port: int | None = None) -> ArgillaServer:
     try:
-        info = review_server.start_background(home, port=port or free_port(), timeout=90)
+        info = review_server.start_background(home, port=port or free_port(), timeout=90,
+                                              python=server_python())
     except JudgingError as exc:
         tail = getattr(exc, "log_tail", None) or review_server.log_tail(home, 40)
         pytest.fail(f"the local Argilla server did not start: {exc}\n--- server log:\n{tail}", pytrace=False)

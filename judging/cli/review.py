@@ -34,18 +34,29 @@ def review() -> None:
 @home_option
 @click.option("--background", is_flag=True,
               help="Start detached, wait until it answers, print the URL and login, and return.")
+@click.option("--server-python", type=click.Path(path_type=Path, dir_okay=False),
+              envvar="JUDGING_ARGILLA_PYTHON", default=None, show_envvar=True,
+              help="Python of the server's own environment (argilla-server 2.8.0) "
+                   f"[default: {server.DEFAULT_SERVER_PYTHON} if it exists; `make argilla-env` "
+                   "builds it].")
 @friendly_errors
-def serve(host: str, port: int, home: Path, background: bool) -> None:
+def serve(host: str, port: int, home: Path, background: bool, server_python: Path | None) -> None:
     """Run a local Argilla server (SQLite, no Elasticsearch or Redis needed).
+
+    The server runs in an environment of its own (argilla-server's pins stay out of this one):
+    --server-python, else JUDGING_ARGILLA_PYTHON, else .venv-argilla/bin/python.
 
     The owner's login is argilla / 12345678 with API key argilla.apikey unless
     JUDGING_ARGILLA_USERNAME / JUDGING_ARGILLA_PASSWORD / JUDGING_ARGILLA_API_KEY say otherwise
     when the home is first used. Data persists in the home folder across restarts.
     """
     if not background:
-        server.serve(home, host, port)  # prints the URL and login once it listens
+        # prints the URL and login once it listens
+        code = server.serve_foreground(home, host, port, python=server_python)
+        if code:
+            sys.exit(code)
         return
-    info = server.start_background(home, host, port)
+    info = server.start_background(home, host, port, python=server_python)
     for line in info.login_lines():
         click.echo(line)
     click.echo(f"Stop it with: judging review stop --home {info.home}")

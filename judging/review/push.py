@@ -11,6 +11,7 @@ import contextlib
 import functools
 import logging
 import os
+import threading
 import warnings
 from collections import defaultdict
 from collections.abc import Callable
@@ -182,8 +183,30 @@ def _log_batch(dataset: rg.Dataset, records: list[rg.Record]) -> None:
     dataset.records.log(records, batch_size=len(records))
 
 
-# The SDK draws a progress bar on stderr for every batch it sends; ours covers the whole push.
-_sdk_records.tqdm = functools.partial(_sdk_records.tqdm, disable=True)
+_quiet_lock = threading.Lock()
+_quiet_depth = 0
+_sdk_tqdm: Any = None  # the SDK's own tqdm while its bars are off
+
+
+@contextlib.contextmanager
+def sdk_progress_bars_off():
+    """The SDK draws a progress bar on stderr for every batch it sends; ours covers the whole push.
+    Silence the SDK's bars while the block runs (nested or from several threads: the first in
+    turns them off, the last out restores the SDK's own `tqdm`); importing this module leaves
+    the SDK untouched."""
+    global _quiet_depth, _sdk_tqdm
+    with _quiet_lock:
+        if _quiet_depth == 0:
+            _sdk_tqdm = _sdk_records.tqdm
+            _sdk_records.tqdm = functools.partial(_sdk_tqdm, disable=True)
+        _quiet_depth += 1
+    try:
+        yield
+    finally:
+        with _quiet_lock:
+            _quiet_depth -= 1
+            if _quiet_depth == 0:
+                _sdk_records.tqdm, _sdk_tqdm = _sdk_tqdm, None
 
 
 @contextlib.contextmanager
@@ -238,7 +261,7 @@ def push_run(run_dir: Path, *, client: rg.Argilla, options: PushOptions | None =
     done = 0
     # Two batches in flight: the next one is encoded (images read and base64-encoded) while the
     # server stores the previous one.
-    with ThreadPoolExecutor(max_workers=PUSH_THREADS) as pool:
+    with sdk_progress_bars_off(), ThreadPoolExecutor(max_workers=PUSH_THREADS) as pool:
         futures = {pool.submit(_log_batch, handles[name], batch): (name, len(batch))
                    for name, batch in batches}
         for future in as_completed(futures):

@@ -1,9 +1,73 @@
-"""Every patch of argilla-server 2.8 that the local server needs, each with its reason."""
+"""Every change judging makes to argilla-server's code, in one place, applied once.
+
+The local review server runs argilla-server 2.8.0 in one process without Redis or Elasticsearch,
+and a few of its hot paths are wasteful for that set-up. Each patch below says why it exists; they
+are written against argilla-server 2.8.0's internals, so :func:`apply_patches` first checks that
+this is the installed version (:func:`check_version`) and refuses any other with a clear error
+rather than patching code it was not written for.
+
+Call :func:`apply_patches` after the ARGILLA_* variables are set (argilla-server reads its settings
+when first imported) and before anything imports ``argilla_server``: :func:`patch_redis` must come
+first. Calling it again does nothing. This module imports only the standard library at import time.
+"""
 
 from __future__ import annotations
 
 import functools
+import importlib.metadata
+import sys
+import threading
 from typing import Any
+
+from judging.errors import ReviewServerError
+
+#: The one argilla-server version these patches (and the in-memory search engine) are written for.
+SUPPORTED_VERSION = "2.8.0"
+
+#: How to build the server's environment, for error messages.
+BUILD_HINT = (f"build the server's environment with `make argilla-env`, or with pip: "
+              f"`python -m venv ~/.judging-argilla && ~/.judging-argilla/bin/pip install "
+              f"argilla-server=={SUPPORTED_VERSION} fakeredis && ~/.judging-argilla/bin/pip install "
+              f"--no-deps judging`")
+
+_lock = threading.Lock()
+_applied = False
+
+
+def check_version(installed: str | None = None) -> str:
+    """The installed argilla-server version, if it is the supported one; else ReviewServerError.
+
+    `installed` overrides what importlib.metadata reports (for tests)."""
+    if installed is None:
+        try:
+            installed = importlib.metadata.version("argilla-server")
+        except importlib.metadata.PackageNotFoundError:
+            raise ReviewServerError(
+                f"argilla-server is not installed in this environment ({sys.executable}): the local "
+                f"review server needs argilla-server {SUPPORTED_VERSION} in an environment of its "
+                f"own; {BUILD_HINT}") from None
+    if installed != SUPPORTED_VERSION:
+        raise ReviewServerError(
+            f"argilla-server {installed} is installed ({sys.executable}), but the local review "
+            f"server supports argilla-server {SUPPORTED_VERSION} only (its patches and search "
+            f"engine are written against that version): install argilla-server=="
+            f"{SUPPORTED_VERSION} in the server's environment; {BUILD_HINT}")
+    return installed
+
+
+def apply_patches() -> None:
+    """Check argilla-server's version, then apply every patch below once (idempotent)."""
+    global _applied
+    with _lock:
+        if _applied:
+            return
+        check_version()
+        patch_redis()  # first: argilla_server.jobs.queues connects when first imported
+        cache_type_adapters()
+        light_compression()
+        skip_unheard_record_events()
+        keep_logging_through_migrations()
+        _applied = True
 
 
 def patch_redis() -> None:
@@ -61,3 +125,28 @@ def light_compression() -> None:
         original(self, app, *args, **kwargs)
 
     brotli_asgi.BrotliMiddleware.__init__ = light  # type: ignore[method-assign]
+
+
+def keep_logging_through_migrations() -> None:
+    """argilla-server's alembic env.py calls ``logging.config.fileConfig(alembic.ini)`` on every
+    migration, which replaces the server process's logging set-up and disables every logger that
+    already exists (ours included). While `migrate_db` runs, that call does nothing."""
+    import logging.config
+
+    from argilla_server.cli.database import migrate
+
+    original = migrate.migrate_db
+
+    @functools.wraps(original)
+    def migrate_db(*args: Any, **kwargs: Any) -> Any:
+        file_config = logging.config.fileConfig
+        logging.config.fileConfig = lambda *a, **k: None  # type: ignore[assignment]
+        try:
+            return original(*args, **kwargs)
+        finally:
+            logging.config.fileConfig = file_config
+
+    migrate.migrate_db = migrate_db
+
+
+__all__ = ["SUPPORTED_VERSION", "apply_patches", "check_version"]

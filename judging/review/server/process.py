@@ -13,6 +13,12 @@ the same users, datasets, records and responses after a restart.
 
 Run ``python -m judging.review.server --home DIR [--host H] [--port P]`` for the foreground server
 (the background process is exactly that).
+
+The server runs in an environment of its own (argilla-server 2.8.0 pins pydantic ~2.9, httpx ~0.27
+and typer<0.10, which the product environment must not carry): `start_background()` and
+`serve_foreground()` start it with that environment's interpreter (`server_python()`). This module
+imports only the standard library, httpx, judging.errors and (inside functions) argilla_server and
+fakeredis, so that environment holds judging without its dependencies.
 """
 
 from __future__ import annotations
@@ -37,17 +43,11 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
-from unittest import mock
 
 import httpx
 
-from judging.errors import JudgingError, ReviewError
-from judging.review.server.patches import (
-    cache_type_adapters,
-    light_compression,
-    patch_redis,
-    skip_unheard_record_events,
-)
+from judging.errors import JudgingError, ReviewServerError
+from judging.review.server.patches import BUILD_HINT, SUPPORTED_VERSION, apply_patches
 
 log = logging.getLogger(__name__)
 
@@ -86,17 +86,6 @@ HEALTH_PATH = "/api/v1/status"
 
 
 JOB_POLL_SECONDS = 0.1
-
-
-class ReviewServerError(ReviewError):
-    """The local review server could not be started, stopped or reached.
-
-    `log_tail` holds the last lines of the server log when they explain the failure.
-    """
-
-    def __init__(self, message: str, *, log_tail: str | None = None):
-        super().__init__(message)
-        self.log_tail = log_tail
 
 
 @dataclasses.dataclass(frozen=True)
@@ -187,9 +176,8 @@ def _migrate() -> None:
     from argilla_server.cli.database.migrate import migrate_db
 
     echoed = io.StringIO()
-    # alembic's env.py calls logging.config.fileConfig(alembic.ini), which would replace this
-    # process's logging set-up and disable every existing logger: keep ours.
-    with mock.patch("logging.config.fileConfig"), contextlib.redirect_stdout(echoed):
+    # (alembic's logging.config.fileConfig is disarmed by patches.keep_logging_through_migrations.)
+    with contextlib.redirect_stdout(echoed):
         migrate_db(revision="head")
     log.debug("%s", echoed.getvalue().strip())
 
@@ -304,10 +292,7 @@ def serve(home: Path, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> Non
     previous = {sig: signal.signal(sig, request_stop) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
         _claim_pid_file(home, host, port)
-        patch_redis()
-        cache_type_adapters()
-        light_compression()
-        skip_unheard_record_events()
+        apply_patches()  # checks the argilla-server version first
         started = time.monotonic()
         from argilla_server._app import app
 
@@ -512,9 +497,92 @@ def _healthy(url: str, timeout: float = 1.0) -> bool:
         return False
 
 
+#: Where the server's environment is looked for when no interpreter is given (`make argilla-env`
+#: builds it there), relative to the current directory.
+DEFAULT_SERVER_PYTHON = Path(".venv-argilla") / "bin" / "python"
+
+_PROBE = ("import importlib.metadata as m, importlib.util as u\n"
+          "try:\n    print(m.version('argilla-server'))\nexcept m.PackageNotFoundError:\n    print('-')\n"
+          "print(u.find_spec('judging.review.server') is not None)\n")
+
+
+def server_python(python: str | os.PathLike | None = None) -> Path:
+    """The interpreter of the server's environment: `python` if given, else
+    ``.venv-argilla/bin/python`` under the current directory if it exists; checked to hold
+    argilla-server 2.8.0 (patches.SUPPORTED_VERSION) and this package. (The CLI passes ``--server-python`` or
+    JUDGING_ARGILLA_PYTHON as `python`.)"""
+    if python is not None and str(python) != "":
+        # absolute(), not resolve(): a venv's python is a symlink to the base interpreter.
+        path = Path(python).expanduser().absolute()
+        where = f"the server python {path}"
+        if not path.is_file() or not os.access(path, os.X_OK):
+            raise ReviewServerError(f"{where} (--server-python / JUDGING_ARGILLA_PYTHON) is not an "
+                                    f"executable file; {BUILD_HINT}, then point "
+                                    f"JUDGING_ARGILLA_PYTHON at its bin/python")
+    else:
+        path = DEFAULT_SERVER_PYTHON.absolute()
+        where = f"the server python {path}"
+        if not path.is_file():
+            raise ReviewServerError(
+                f"no environment for the local Argilla server (argilla-server {SUPPORTED_VERSION} "
+                f"runs apart from judging's own dependencies): {BUILD_HINT}, then give "
+                f"--server-python or set JUDGING_ARGILLA_PYTHON to its bin/python (default: "
+                f"{DEFAULT_SERVER_PYTHON} under the current directory)")
+    try:
+        probe = subprocess.run([str(path), "-c", _PROBE], capture_output=True, text=True, timeout=60,
+                               stdin=subprocess.DEVNULL)
+        version, has_judging = probe.stdout.split()[:2]
+    except (OSError, subprocess.SubprocessError, ValueError):
+        raise ReviewServerError(f"{where} does not run; {BUILD_HINT}") from None
+    if version == "-":
+        raise ReviewServerError(f"{where} has no argilla-server; {BUILD_HINT}")
+    if version != SUPPORTED_VERSION:
+        raise ReviewServerError(f"{where} has argilla-server {version}, but the local review server "
+                                f"supports argilla-server {SUPPORTED_VERSION} only; {BUILD_HINT}")
+    if has_judging != "True":
+        raise ReviewServerError(f"{where} has argilla-server but not the judging package: install "
+                                f"it there without its dependencies (`{path} -m pip install "
+                                f"--no-deps judging`, or `--no-deps -e .` from a checkout)")
+    return path
+
+
+def _server_command(python: Path, home: Path, host: str, port: int) -> list[str]:
+    return [str(python), "-m", "judging.review.server", "--home", str(home), "--host", host,
+            "--port", str(port)]
+
+
+def serve_foreground(home: Path, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT,
+                     python: str | os.PathLike | None = None) -> int:
+    """Run the server in the foreground in its own environment (`server_python(python)`) until it
+    stops; returns its exit code. SIGINT (Ctrl+C), SIGTERM and SIGHUP are passed on to it once."""
+    command = _server_command(server_python(python), Path(home).resolve(), host, port)
+    # Its own process group: a Ctrl+C at the terminal reaches this process only, which passes it
+    # on once (uvicorn takes a second SIGINT as "exit now, skip the graceful shutdown").
+    process = subprocess.Popen(command, stdin=subprocess.DEVNULL, process_group=0)
+
+    def forward(signum: int, frame: Any) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            process.send_signal(signum)
+
+    forwarded = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    previous = {sig: signal.signal(sig, forward) for sig in forwarded}
+    try:
+        code = process.wait()
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        if process.poll() is None:  # this process is going away for another reason
+            with contextlib.suppress(ProcessLookupError):
+                process.terminate()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(20)
+    return code if code >= 0 else 128 - code
+
+
 def start_background(home: Path, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT,
-                     timeout: float = 60) -> ServerInfo:
-    """Start `python -m judging.review.server` detached and wait until it answers."""
+                     timeout: float = 60, python: str | os.PathLike | None = None) -> ServerInfo:
+    """Start `python -m judging.review.server` detached, with the interpreter of the server's
+    environment (`server_python(python)`), and wait until it answers."""
     home = Path(home).resolve()
     home.mkdir(parents=True, exist_ok=True)
     data = _running(home)
@@ -523,13 +591,13 @@ def start_background(home: Path, host: str = DEFAULT_HOST, port: int = DEFAULT_P
                                 f"(pid {data['pid']}); stop it with `judging review stop --home {home}`")
     if not _port_free(host, port):
         raise ReviewServerError(f"port {port} on {host} is already in use: pick another with --port")
+    executable = server_python(python)
     log_path = home / LOG_FILE
     with log_path.open("ab") as handle:
         handle.write(f"\n--- starting {time.strftime('%Y-%m-%d %H:%M:%S')} on {host}:{port}\n".encode())
         offset = handle.tell()
     url = server_url(host, port)
-    command = [sys.executable, "-m", "judging.review.server", "--home", str(home), "--host", host,
-               "--port", str(port)]
+    command = _server_command(executable, home, host, port)
     with log_path.open("ab") as handle:
         process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=handle,
                                    stderr=subprocess.STDOUT, start_new_session=True, close_fds=True,
