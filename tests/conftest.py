@@ -15,7 +15,14 @@ import pytest
 import yaml
 from PIL import Image
 
-ROOT = Path(__file__).resolve().parent.parent
+from judging.rubrics import RubricLibrary
+
+#: This folder (tests/) and the repository root: test modules locate files from these, never
+#: from their own `__file__` (they sit at different depths).
+TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parent
+DATA = TESTS / "data"
+HOSTILE = TESTS / "hostile"
 EXAMPLES = ROOT / "examples"
 SUBMISSIONS = EXAMPLES / "submissions"
 REGISTRY = EXAMPLES / "registry" / "claims.yaml"
@@ -36,6 +43,12 @@ def _hermetic(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPath
     monkeypatch.setenv("JUDGING_CACHE_DIR", str(tmp_path_factory.mktemp("answer-cache")))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("HF_HUB_DISABLE_TELEMETRY", "1")
+
+
+@pytest.fixture(scope="module")
+def verdict_rubric():
+    """The shipped verdict-justification@1.0.0 rubric (calibration and resolve tests)."""
+    return RubricLibrary(RUBRICS).load("verdict-justification@1.0.0")
 
 
 @pytest.fixture

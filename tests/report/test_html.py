@@ -11,8 +11,8 @@ from PIL import Image
 from judging.report.html import write_html_report
 from judging.run.runner import RunRequest, run_judging
 
-from .browser import CHROMIUM_FLAGS, chromium
-from .conftest import REGISTRY, SUBMISSIONS
+from tests.browser import CHROMIUM_FLAGS, chromium
+from tests.conftest import REGISTRY, SUBMISSIONS
 
 
 def _chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:

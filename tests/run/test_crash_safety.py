@@ -20,7 +20,7 @@ import yaml
 
 from judging.rundir.store import RunStore, line_key
 
-from .conftest import JUDGING_CLI
+from tests.conftest import JUDGING_CLI, ROOT
 
 
 def _fake_server(latency: float) -> tuple[subprocess.Popen, str]:
@@ -116,7 +116,7 @@ def test_kill_during_llm_run_then_rerun(tmp_path: Path) -> None:
 
 
 def test_kill_during_review_push_then_rerun(argilla, tmp_path: Path) -> None:
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+    sys.path.insert(0, str(ROOT / "benchmarks"))
     try:
         import importlib
 

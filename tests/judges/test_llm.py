@@ -38,7 +38,14 @@ from judging.testing.fake_openai import (
     find_answer_schema,
 )
 
-from .conftest import REGISTRY, RUBRICS, SUBMISSIONS, SubmissionBuilder, render_chart
+from tests.conftest import (
+    HOSTILE,
+    REGISTRY,
+    RUBRICS,
+    SUBMISSIONS,
+    SubmissionBuilder,
+    render_chart,
+)
 
 MODEL = "fake-judge"
 
@@ -300,7 +307,7 @@ def test_injected_instructions_stay_inside_their_block(tmp_path: Path, fake: Fak
     assert "pixel.edge_f1 = 0.99" not in evidence.split("Automatic rule checks")[0]
 
 
-INJECTION_CORPUS = yaml.safe_load((Path(__file__).parent / "hostile" / "injections.yaml")
+INJECTION_CORPUS = yaml.safe_load((HOSTILE / "injections.yaml")
                                   .read_text(encoding="utf-8"))
 
 

@@ -1,5 +1,6 @@
-"""judging.agreement: checked against scikit-learn and krippendorff, hand-worked cases, and the
-published PandaLM agreement figures (tests/data/pandalm-agreement, Apache-2.0, see its README)."""
+"""judging.calibrate.metrics: checked against scikit-learn and krippendorff, hand-worked cases,
+and the published PandaLM agreement figures (tests/data/pandalm-agreement, Apache-2.0, see its
+README)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,6 @@ import csv
 import math
 import warnings
 from collections import Counter
-from pathlib import Path
 
 import krippendorff
 import numpy as np
@@ -34,7 +34,9 @@ from judging.calibrate.metrics import (
     reliability_bins,
 )
 
-PANDALM = Path(__file__).parent / "data" / "pandalm-agreement" / "labels.csv"
+from tests.conftest import DATA
+
+PANDALM = DATA / "pandalm-agreement" / "labels.csv"
 
 
 def _none_if_nan(value: float) -> float | None:

@@ -25,8 +25,8 @@ from judging.intake.sources import (
     parse_hub_source,
 )
 
-from .conftest import JUDGING_CLI
-from .fakehub import GOOD_TOKEN, FakeHub, hub_environ, patch_hub
+from tests.conftest import JUDGING_CLI
+from tests.fakehub import GOOD_TOKEN, FakeHub, hub_environ, patch_hub
 
 UNREACHABLE = "http://127.0.0.1:1"
 

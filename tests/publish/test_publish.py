@@ -29,8 +29,8 @@ from judging.publish.stage import stage
 from judging.resolve.decide import RubricDecision
 from judging.rundir.store import RunStore, read_jsonl
 
-from .conftest import REGISTRY, ROOT, SUBMISSIONS
-from .fakehub import patch_hub
+from tests.conftest import REGISTRY, ROOT, SUBMISSIONS
+from tests.fakehub import patch_hub
 
 CONSTRUCTION_LABELS = ROOT / "calibration" / "sets" / "examples" / "labels.jsonl"
 EMAIL = "alice.liddell@wonder.example.org"

@@ -10,7 +10,7 @@ from judging.models import AnswerStatus, ConfidenceSource, Judgment, LineStatus,
 from judging.rules import number_in_text
 from judging.run.runner import RunRequest, run_judging
 
-from .conftest import REGISTRY, SUBMISSIONS, SubmissionBuilder
+from tests.conftest import REGISTRY, SUBMISSIONS, SubmissionBuilder
 
 FIG = "figure-match@1.0.0"
 FIG11 = "figure-match@1.1.0"

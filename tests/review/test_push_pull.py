@@ -21,7 +21,7 @@ from judging.review.push import PushOptions, connect, push_run
 from judging.run.runner import RunRequest, run_judging
 from judging.rundir.store import RunStore
 
-from .conftest import REGISTRY, SUBMISSIONS
+from tests.conftest import REGISTRY, SUBMISSIONS
 
 FIG, VER = "figure-match-1.2.0", "verdict-justification-1.0.0"
 

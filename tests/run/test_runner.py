@@ -15,7 +15,7 @@ from judging.cli import main
 from judging.models import LineStatus
 from judging.rundir.store import RunStore
 
-from .conftest import (
+from tests.conftest import (
     JUDGING_SCRIPT,
     SUBMISSIONS,
     SubmissionBuilder,

@@ -1,9 +1,10 @@
-"""Calibration, final decisions and the leaderboard on constructed judgments and labels."""
+"""Calibration (judging.calibrate) on constructed judgments and labels: trust decisions, reports,
+staleness, table mode and the comparison of two judges. Final decisions and the leaderboard are in
+tests/resolve/."""
 
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -19,85 +20,18 @@ from judging.calibrate.artifacts import (
 from judging.calibrate.run import calibrate_run
 from judging.cli import main
 from judging.errors import CalibrationError
-from judging.hashing import content_hash
 from judging.models import (
     AnswerStatus,
     ClaimKey,
     ConfidenceSource,
     CriterionAnswer,
-    Judgment,
-    Label,
-    LineStatus,
-    Provenance,
-    RubricRef,
 )
 from judging.resolve.decide import resolve_run
-from judging.resolve.leaderboard import write_leaderboard
-from judging.rubrics import RubricLibrary, aggregate
-from judging.rundir.store import RunStore, read_jsonl
 
-from .conftest import RUBRICS
+from tests.conftest import DATA, ROOT, RUBRICS
+from tests.constructed import JUDGE, TEMPLATE, _claims, _judgment, _label, _run
 
-ROOT = Path(__file__).resolve().parent
-PANDALM = ROOT / "data" / "pandalm-agreement" / "labels.csv"
-JUDGE = "openai:test-judge"
-TEMPLATE = "sha256:" + "t" * 64
-
-
-@pytest.fixture(scope="module")
-def verdict_rubric():
-    return RubricLibrary(RUBRICS).load("verdict-justification@1.0.0")
-
-
-def _judgment(rubric, claim: ClaimKey, answers: dict[str, tuple[bool | int | None, float]], *,
-              judge: str = JUDGE, template: str = TEMPLATE, verdict: str = "verified") -> Judgment:
-    items = []
-    for criterion in rubric.criteria:
-        if criterion.id not in answers:
-            items.append(CriterionAnswer(criterion_id=criterion.id,
-                                         status=AnswerStatus.unscored, reason="not asked"))
-            continue
-        value, confidence = answers[criterion.id]
-        if value is None:
-            items.append(CriterionAnswer(criterion_id=criterion.id,
-                                         status=AnswerStatus.unscored, reason="unparseable"))
-        else:
-            items.append(CriterionAnswer(
-                criterion_id=criterion.id, status=AnswerStatus.scored, value=value,
-                passed=criterion.passes(value), rationale="r", confidence=confidence,
-                confidence_source=ConfidenceSource.self_reported))
-    return Judgment(
-        run_id="r", claim=claim, paper_id="p", kind="number", verdict=verdict,
-        rubric=rubric.ref(), judge=judge, input_hash=content_hash([str(claim), judge]),
-        status=LineStatus.scored, answers=items, aggregate=aggregate(rubric, items),
-        provenance=Provenance(judge=judge, model=judge.split(":")[-1], template_hash=template,
-                              timestamp=datetime.now(UTC), code_version="t"))
-
-
-def _label(rubric, claim: ClaimKey, criterion: str, value, *, annotator: str = "ann",
-           blind: bool = True, rubric_hash: str | None = None) -> Label:
-    ref = rubric.ref()
-    if rubric_hash:
-        ref = RubricRef(id=ref.id, version=ref.version, hash=rubric_hash)
-    return Label(claim=claim, rubric=ref, criterion=criterion, value=value, annotator=annotator,
-                 annotator_id=annotator, updated_at=datetime.now(UTC), blind=blind,
-                 dataset="d", record_id="x")
-
-
-def _run(tmp_path: Path, judgments: list[Judgment], labels: list[Label]) -> Path:
-    store = RunStore.open(tmp_path / "run")
-    store.write_info()
-    for judgment in judgments:
-        store.append(judgment)
-    store.close()
-    with (store.root / "labels.jsonl").open("w") as handle:
-        for label in labels:
-            handle.write(label.model_dump_json() + "\n")
-    return store.root
-
-
-def _claims(n: int) -> list[ClaimKey]:
-    return [ClaimKey(submission_id=f"s{i % 7}", claim_id=f"p/c{i}") for i in range(n)]
+PANDALM = DATA / "pandalm-agreement" / "labels.csv"
 
 
 def _perfect(rubric, n: int, *, unscored: int = 0, criterion: str = "verdict_consistent"):
@@ -263,112 +197,14 @@ def test_table_mode_reproduces_pandalm() -> None:
     assert "between the two judges" in flat
 
 
-# --- resolve and leaderboard -------------------------------------------------------------------
-
-
-def test_resolve_rules(tmp_path: Path, verdict_rubric) -> None:
-    a, b, c, d = _claims(4)
-    answers = {"verdict_consistent": (True, 0.9), "scale_disclosed": (True, 0.9),
-               "cites_evidence": (False, 0.9), "value_in_logs": (True, 0.9),
-               "justification_quality": (4, 0.9)}
-    judgments = [_judgment(verdict_rubric, claim, answers) for claim in (a, b, c, d)]
-    labels = [
-        # a: people outvote the AI on cites_evidence (2 yes to 1 no)
-        _label(verdict_rubric, a, "cites_evidence", True, annotator="h1"),
-        _label(verdict_rubric, a, "cites_evidence", True, annotator="h2"),
-        _label(verdict_rubric, a, "cites_evidence", False, annotator="h3"),
-        # b: people split evenly on cites_evidence
-        _label(verdict_rubric, b, "cites_evidence", True, annotator="h1"),
-        _label(verdict_rubric, b, "cites_evidence", False, annotator="h2"),
-    ]
-    run = _run(tmp_path, judgments, labels)
-    # Calibrate so that some criteria are trusted: write an artifact by hand from a run where the
-    # judge is perfect on verdict_consistent, scale_disclosed, cites_evidence, value_in_logs.
-    perfect, perfect_labels = [], []
-    for i, claim in enumerate(_claims(60)):
-        values = {cid: (i % 2 == 0, 0.9) for cid in ("verdict_consistent", "scale_disclosed",
-                                                     "value_in_logs", "cites_evidence")}
-        perfect.append(_judgment(verdict_rubric, claim, values))
-        perfect_labels += [_label(verdict_rubric, claim, cid, i % 2 == 0) for cid in values]
-    calibration = tmp_path / "calibration"
-    calibrate_run(_run(tmp_path / "cal", perfect, perfect_labels), out=calibration,
-                  rubrics_dir=RUBRICS)
-    decisions, finals = resolve_run(run, calibration_dir=calibration, rubrics_dir=RUBRICS)
-    by_claim = {str(dec.claim): {x.criterion: x for x in dec.answers} for dec in decisions}
-    # human majority wins over the AI
-    cites_a = by_claim[str(a)]["cites_evidence"]
-    assert cites_a.value is True and cites_a.decided_by == "humans"
-    assert cites_a.who == ["h1", "h2"]
-    # a tie is pending review
-    cites_b = by_claim[str(b)]["cites_evidence"]
-    assert cites_b.status == "pending" and "split evenly" in cites_b.reason
-    # a trusted criterion is decided by the AI
-    trusted = by_claim[str(c)]["verdict_consistent"]
-    assert trusted.decided_by == "ai" and trusted.who == [JUDGE] and trusted.value is True
-    # an untrusted one (justification_quality: never calibrated) stays pending
-    quality = by_claim[str(c)]["justification_quality"]
-    assert quality.status == "pending" and "not trusted" in quality.reason
-    # criteria that do not apply
-    assert by_claim[str(c)]["proof_for_falsified"].status == "not_applicable"
-    outcomes = {str(f.claim): f for f in finals}
-    assert outcomes[str(c)].outcome == "pending" and outcomes[str(c)].upheld == "pending"
-    assert (run / "decisions.jsonl").is_file() and (run / "final.jsonl").is_file()
-    # Without any calibration nothing is decided by the AI.
-    decisions, _ = resolve_run(run, calibration_dir=tmp_path / "none", rubrics_dir=RUBRICS)
-    assert not [x for dec in decisions for x in dec.answers if x.decided_by == "ai"]
-
-
-def test_outcomes_upheld_and_leaderboard(tmp_path: Path, verdict_rubric) -> None:
-    claims = _claims(5)
-    full = {"verdict_consistent": True, "scale_disclosed": True, "cites_evidence": True,
-            "value_in_logs": True, "justification_quality": 4}
-    judgments, labels = [], []
-    for i, claim in enumerate(claims):
-        judgments.append(_judgment(verdict_rubric, claim, {}))
-        answers = dict(full)
-        if i == 1:
-            answers["value_in_logs"] = False  # a failed gate
-        if i == 4:
-            del answers["justification_quality"]  # nobody answered it: pending
-        labels += [_label(verdict_rubric, claim, cid, v) for cid, v in answers.items()]
-    run = _run(tmp_path, judgments, labels)
-    _, finals = resolve_run(run, calibration_dir=tmp_path / "none", rubrics_dir=RUBRICS)
-    by_id = {f.claim.claim_id: f for f in finals}
-    assert [by_id[f"p/c{i}"].outcome for i in range(5)] == ["pass", "fail", "pass", "pass",
-                                                          "pending"]
-    assert [by_id[f"p/c{i}"].upheld for i in range(5)] == ["yes", "no", "yes", "yes", "pending"]
-    assert by_id["p/c0"].decided_by == ["humans"]
-    paths = write_leaderboard(run)
-    import csv
-    rows = list(csv.DictReader(paths[0].open()))
-    tally = {row["submission"]: row for row in rows}
-    # claims 0..4 are in submissions s0..s4 (one each)
-    assert tally["s1"]["failed"] == "1" and tally["s4"]["pending"] == "1"
-    assert sum(int(r["passed"]) for r in rows) == 3
-    papers = list(csv.DictReader(paths[1].open()))
-    assert papers == [{"paper": "p", "submissions": "5", "claims": "5", "passed": "3",
-                       "failed": "1", "pending": "1", "incomplete": "0", "upheld": "3",
-                       "pass_rate": "0.75"}]
-    html = paths[2].read_text()
-    assert "<h2>Submissions</h2>" in html and "s4" in html
-    finals_file = read_jsonl(run / "final.jsonl", type(finals[0]))
-    assert len(finals_file) == 5
-
-
-def test_leaderboard_needs_resolve(tmp_path: Path, verdict_rubric) -> None:
-    run = _run(tmp_path, [], [])
-    result = CliRunner().invoke(main, ["leaderboard", str(run)])
-    assert result.exit_code == 1 and "judging resolve" in result.output
-
-
 def test_cli_calibrate_resolve_on_examples(tmp_path: Path) -> None:
     from judging.run.runner import RunRequest, run_judging
 
-    from .conftest import REGISTRY, SUBMISSIONS
+    from tests.conftest import REGISTRY, SUBMISSIONS
 
     run = tmp_path / "run"
     run_judging(RunRequest(sources=[str(SUBMISSIONS)], out=run, registry=REGISTRY))
-    labels = ROOT.parent / "calibration" / "sets" / "examples" / "labels.jsonl"
+    labels = ROOT / "calibration" / "sets" / "examples" / "labels.jsonl"
     result = CliRunner().invoke(main, ["calibrate", str(run), "--labels", str(labels),
                                        "--out", str(tmp_path / "calibration")])
     assert result.exit_code == 0, result.output

@@ -38,8 +38,8 @@ from websockets.sync.client import connect as ws_connect
 from judging.review.push import PushOptions, connect, push_run
 from judging.run.runner import RunRequest, run_judging
 
-from .browser import CHROMIUM_FLAGS, chromium
-from .conftest import REGISTRY, SUBMISSIONS
+from tests.browser import CHROMIUM_FLAGS, chromium
+from tests.conftest import REGISTRY, SUBMISSIONS
 
 FIG = "figure-match-1.0.0"
 # The record opened: Bob's figure claim, a copy of the published figure, so the AI suggests

@@ -33,7 +33,7 @@ from judging.signals.pixel import (
     COPY_MIN_SSIM,
 )
 
-from .conftest import open_png, render_chart
+from tests.conftest import open_png, render_chart
 
 X = np.linspace(0, 10, 200)
 

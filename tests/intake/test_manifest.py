@@ -14,7 +14,7 @@ from judging.intake.registry import load_registry
 from judging.intake.sources import expand_source
 from judging.models import ClaimKind, ReferenceOrigin
 
-from .conftest import REGISTRY, SUBMISSIONS, SubmissionBuilder
+from tests.conftest import REGISTRY, SUBMISSIONS, SubmissionBuilder
 
 
 def test_examples_load_completely() -> None:

@@ -16,7 +16,7 @@ from judging.intake.registry import load_registry
 from judging.models import ReferenceOrigin
 from judging.run.measure import MeasureOptions, measure_claim
 
-from .conftest import REGISTRY, SUBMISSIONS, SubmissionBuilder, render_chart
+from tests.conftest import REGISTRY, SUBMISSIONS, SubmissionBuilder, render_chart
 
 
 def _claims(folder: str) -> dict:

@@ -17,7 +17,7 @@ from judging.run.integrity import find_pairs, shingles
 from judging.rundir.flags import read_integrity
 from judging.rundir.store import RunStore
 
-from .conftest import RUBRICS, SubmissionBuilder, render_chart
+from tests.conftest import RUBRICS, SubmissionBuilder, render_chart
 
 JUSTIFICATION = ("We re-ran the released training script for twenty thousand steps on a single "
                  "GPU and the validation loss falls below the reported threshold after about "
