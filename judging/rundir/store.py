@@ -178,14 +178,12 @@ class RunStore:
                                     f"--out")
             root.mkdir(parents=True, exist_ok=True)
             info = RunInfo(run_id=new_run_id(), created_at=utc_now())
-        store = cls(root, info)
         if create:
-            store._repair_torn_tail()
-        return store
-
-    def _repair_torn_tail(self) -> None:
-        for path in (self.judgments_path, self.claims_path, self.paths.fingerprints):
-            _cut_torn_tail(path)
+            # Before the store reads the files: a cut line must not be remembered as done.
+            paths = RunPaths(root)
+            for path in (paths.judgments, paths.claims, paths.fingerprints):
+                _cut_torn_tail(path)
+        return cls(root, info)
 
     def write_info(self) -> None:
         write_text_atomic(self.run_json_path, self.info.model_dump_json(indent=2, by_alias=True))

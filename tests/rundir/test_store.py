@@ -247,10 +247,6 @@ def test_a_line_of_another_schema_is_refused(run: Path) -> None:
         RunStore.open(run, create=False)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "RunStore.open reads judgments.jsonl before it cuts the torn tail: a last line complete but "
-    "for its newline is remembered as done, then cut from the file, so a resumed run skips it "
-    "and it is lost from the run"))
 def test_a_last_line_missing_only_its_newline_is_not_lost_on_resume(run: Path) -> None:
     path = run / JUDGMENTS
     path.write_bytes(path.read_bytes()[:-1])  # the crash came between the line and its newline

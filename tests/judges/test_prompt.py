@@ -7,6 +7,7 @@ from pathlib import Path
 
 from judging.judges import prompt
 from judging.rubrics import RubricLibrary
+from tests.conftest import ROOT
 
 SOURCE = Path(prompt.__file__).read_text(encoding="utf-8")
 
@@ -28,7 +29,7 @@ def test_a_change_of_the_prompt_text_changes_the_template_digest():
 
 
 def test_template_hash_depends_on_rubric_and_template_version(monkeypatch):
-    library = RubricLibrary(Path(__file__).resolve().parents[1] / "rubrics")
+    library = RubricLibrary(ROOT / "rubrics")
     a, b = library.load("figure-match@1.2.0"), library.load("verdict-justification@1.0.0")
     assert prompt.template_hash(a) != prompt.template_hash(b)
     before = prompt.template_hash(a)
