@@ -30,7 +30,7 @@ TESSDATA := /usr/share/tesseract-ocr/*/tessdata/eng.traineddata
 DEMO_SYSTEM_PACKAGES := $(TESSDATA):tesseract-ocr-eng
 TEST_SYSTEM_PACKAGES := chromium:chromium $(DEMO_SYSTEM_PACKAGES)
 
-.PHONY: install argilla-env demo test bench examples sysdeps-test sysdeps-demo clean help
+.PHONY: install argilla-env demo test lint bench examples sysdeps-test sysdeps-demo clean help
 
 help:
 	@echo "make demo   run the judging pipeline end to end on examples/ and write a report"
@@ -105,8 +105,13 @@ demo: install argilla-env sysdeps-demo
 	@echo "         log in as $(DEMO_REVIEWER) / $(DEMO_REVIEWER_PASSWORD) (annotator; the owner is argilla / 12345678)"
 	@echo "         stop the server with: $(BIN)/judging review stop --home $(REVIEW_HOME)"
 
-test: install argilla-env sysdeps-test
+test: install argilla-env sysdeps-test lint
 	$(BIN)/python -m pytest -q
+
+# Architecture contracts (import-linter, [tool.importlinter]) and lint (ruff, [tool.ruff]).
+lint: install
+	$(BIN)/lint-imports
+	$(BIN)/ruff check judging tests benchmarks examples tools
 
 bench: install argilla-env
 	$(BIN)/python benchmarks/signals.py

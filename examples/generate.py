@@ -404,7 +404,7 @@ def width_sweep_log(points, schedules):
                 f"[width={w:4d}] schedule={sched.replace(' ', '_')} epochs=100 "
                 f"top1 {points[sched][j]:.2f}"
             )
-    lines.append("sweep done: %d runs" % (len(WIDTHS) * len(schedules)))
+    lines.append(f"sweep done: {len(WIDTHS) * len(schedules)} runs")
     return "\n".join(lines) + "\n"
 
 

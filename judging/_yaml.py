@@ -52,7 +52,7 @@ class LocatedDocument:
                 return line
         return line
 
-    def sub(self, loc: Sequence[str | int]) -> "LocatedDocument":
+    def sub(self, loc: Sequence[str | int]) -> LocatedDocument:
         """The document rooted at `loc` (used to validate each claim of a manifest on its own)."""
         node = self.root
         data = self.data

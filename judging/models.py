@@ -169,7 +169,7 @@ class Tolerance(StrictModel):
     """Largest allowed |reproduced - reported| / |reported|."""
 
     @model_validator(mode="after")
-    def _exactly_one(self) -> "Tolerance":
+    def _exactly_one(self) -> Tolerance:
         if (self.absolute is None) == (self.relative is None):
             raise ValueError("give exactly one of 'absolute' or 'relative'")
         return self
@@ -211,7 +211,7 @@ class Evidence(StrictModel):
     """Required when problem_kind is "other"."""
 
     @model_validator(mode="after")
-    def _note_for_other(self) -> "Evidence":
+    def _note_for_other(self) -> Evidence:
         if self.problem_kind is ProblemKind.other and not (self.problem_note or "").strip():
             raise ValueError("problem_kind 'other' needs a problem_note")
         return self
@@ -240,7 +240,7 @@ class Claim(StrictModel):
     evidence: Evidence = Field(default_factory=Evidence)
 
     @model_validator(mode="after")
-    def _fields_fit_kind(self) -> "Claim":
+    def _fields_fit_kind(self) -> Claim:
         kind = self.kind
         if kind is not ClaimKind.figure and (self.published_figure or self.reproduced_figure):
             raise ValueError(f"published_figure/reproduced_figure are for figure claims, not {kind}")
@@ -474,7 +474,7 @@ class Signal(StrictModel):
     """Why the signal is absent."""
 
     @model_validator(mode="after")
-    def _value_xor_reason(self) -> "Signal":
+    def _value_xor_reason(self) -> Signal:
         if isinstance(self.value, float) and not math.isfinite(self.value):
             raise ValueError("a signal value must be finite (record it as absent)")
         if self.status is SignalStatus.ok and self.value is None:
@@ -484,7 +484,7 @@ class Signal(StrictModel):
         return self
 
     @classmethod
-    def absent(cls, reason: str) -> "Signal":
+    def absent(cls, reason: str) -> Signal:
         return cls(status=SignalStatus.absent, reason=reason)
 
 

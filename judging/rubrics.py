@@ -94,7 +94,7 @@ class OfflineRule(StrictModel):
         return name
 
     @model_validator(mode="after")
-    def _one_kind(self) -> "OfflineRule":
+    def _one_kind(self) -> OfflineRule:
         if (self.rule is None) == (self.signal is None):
             raise ValueError("give either 'rule' or 'signal'")
         if self.rule is not None and (self.better or self.pass_at is not None
@@ -145,7 +145,7 @@ class Criterion(StrictModel):
     """How the offline judge answers it; without one, the offline judge leaves it unscored."""
 
     @model_validator(mode="after")
-    def _scale_consistent(self) -> "Criterion":
+    def _scale_consistent(self) -> Criterion:
         if self.scale is Scale.binary:
             if self.levels is not None or self.pass_at is not None:
                 raise ValueError("a binary criterion has no 'levels' or 'pass_at'")

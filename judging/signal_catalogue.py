@@ -40,7 +40,8 @@ CATALOGUE: dict[str, SignalSpec] = {spec.name: spec for spec in [
     SignalSpec("numeric.cells_within", "score", "higher",
                "table claims: share of cells within tolerance"),
     SignalSpec("chart.match_score", "score", "higher",
-               "data-aware agreement of the two charts in [0, 1]: series matched, " "shapes, values in data units, axis scales and ranges"),
+               "data-aware agreement of the two charts in [0, 1]: series matched, "
+               "shapes, values in data units, axis scales and ranges"),
     SignalSpec("chart.series_published", "number", None,
                "series read from the published chart"),
     SignalSpec("chart.series_reproduced", "number", None,

@@ -25,7 +25,6 @@ from judging.errors import JudgingError
 from judging.review import server as review_server
 from judging.review.users import api_key_for
 
-
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -72,7 +71,7 @@ class ArgillaServer:
                             timeout=30)
 
     def create_user(self, username: str | None = None, password: str = "annotator-pass",
-                    role: str = "annotator", workspaces: list[str] = ()) -> "UserLogin":
+                    role: str = "annotator", workspaces: list[str] = ()) -> UserLogin:
         return create_user(self, username or f"user-{uuid.uuid4().hex[:8]}", password, role, workspaces)
 
     def log_tail(self, lines: int = 40) -> str:

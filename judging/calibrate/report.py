@@ -41,7 +41,9 @@ def markdown(artifact: CalibrationArtifact, rubric: Rubric) -> str:
         f"- prompt template: `{artifact.template_hash}`",
         f"- labels: {labels.used} of {labels.labels} {kind} from `{labels.path}` "
         f"(`{labels.sha256[:19]}...`), {labels.annotators} annotator(s)",
-        f"- label set: {'blind labels only' if labels.blind_only else 'blind AND anchored labels (reviewers who saw the AI answers are included: agreement is likely overstated)'}",
+        "- label set: " + ("blind labels only" if labels.blind_only else
+                           "blind AND anchored labels (reviewers who saw the AI answers are "
+                           "included: agreement is likely overstated)"),
         f"- run: {artifact.run_id}; created {artifact.created_at:%Y-%m-%d %H:%M UTC}",
         f"- trust rule: support >= {o.min_support}, coverage >= {o.min_coverage:g}, lower bound "
         f"of the 95% bootstrap interval of the pass-class F1 >= {o.floor:g} "

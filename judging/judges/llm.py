@@ -554,5 +554,6 @@ def openai_judge(model: str, options: LLMOptions, *, budget: Budget | None = Non
                  limiter: asyncio.Semaphore | None = None) -> OpenAIJudge:
     cache = AnswerCache(options.cache_dir or default_cache_dir()) if options.use_cache else None
     return OpenAIJudge(model, options, cache=cache, budget=budget,
-                       prices=prices if prices is not None else load_prices(options.prices, prices_file=options.prices_file),
+                       prices=prices if prices is not None else load_prices(
+                           options.prices, prices_file=options.prices_file),
                        limiter=limiter)

@@ -247,7 +247,7 @@ def resolve_run(run_dir: Path, *, labels_path: Path | None = None,
     for decision in decisions:
         by_claim[str(decision.claim)].append(decision)
     finals = []
-    for claim_key, items in sorted(by_claim.items()):
+    for _claim_key, items in sorted(by_claim.items()):
         first = items[0]
         deciders = sorted({(a.decided_by if a.decided_by != "ai" else a.who[0])
                            for d in items for a in d.answers if a.status == "decided"})

@@ -392,7 +392,7 @@ class Runner:
             if close is not None:
                 await close()
 
-    async def estimate(self) -> list["Estimate"]:
+    async def estimate(self) -> list[Estimate]:
         """What the pending work would cost, per judge, without calling any endpoint: claims are
         measured and every request is built exactly as it would be sent, so that answers already
         in the cache are not counted."""

@@ -102,7 +102,8 @@ M = TypeVar("M", bound=StrictModel)
 
 def read_jsonl(path: Path, model: type[M]) -> list[M]:
     """Every line of an append-only file as `model`, upgraded from any earlier version (see
-    `VersionedModel`). A torn last line (a crash mid-write) is ignored; a bad line elsewhere means the file was edited or damaged, and is an error."""
+    `VersionedModel`). A torn last line (a crash mid-write) is ignored; a bad line elsewhere
+    means the file was edited or damaged, and is an error."""
     if not path.exists():
         return []
     lines = path.read_bytes().split(b"\n")
@@ -160,7 +161,7 @@ class RunStore:
         return self.paths.diffs
 
     @classmethod
-    def open(cls, root: Path | str, *, create: bool = True) -> "RunStore":
+    def open(cls, root: Path | str, *, create: bool = True) -> RunStore:
         root = Path(root)
         run_json = RunPaths(root).run_json
         if run_json.exists():
@@ -240,7 +241,7 @@ class RunStore:
             self._claims = {str(c.key): c for c in read_jsonl(self.claims_path, ClaimInput)}
         return self._claims
 
-    def record_fingerprint(self, fingerprint: "Fingerprint") -> None:
+    def record_fingerprint(self, fingerprint: Fingerprint) -> None:
         with (self.paths.fingerprints).open("a", encoding="utf-8") as handle:
             handle.write(fingerprint.model_dump_json() + "\n")
 

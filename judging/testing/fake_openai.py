@@ -621,7 +621,7 @@ class _Handler(BaseHTTPRequestHandler):
                 return True
             ids = _criterion_ids(request) or ["same_trend"]
             if kind == "malformed":
-                choice = ('{"%s": {"rationale": "looks ok", "answer": "ye' % ids[0], "stop", None)
+                choice = ('{"' + ids[0] + '": {"rationale": "looks ok", "answer": "ye', "stop", None)
             elif kind == "schema_violation":
                 choice = (json.dumps({cid: {"rationale": "unsure", "answer": "maybe", "confidence": 7}
                                       for cid in ids}), "stop", None)

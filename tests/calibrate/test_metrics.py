@@ -33,7 +33,6 @@ from judging.calibrate.metrics import (
     pairwise_kappa,
     reliability_bins,
 )
-
 from tests.conftest import DATA
 
 PANDALM = DATA / "pandalm-agreement" / "labels.csv"

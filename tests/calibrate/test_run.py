@@ -27,7 +27,6 @@ from judging.models import (
     CriterionAnswer,
 )
 from judging.resolve.decide import resolve_run
-
 from tests.conftest import DATA, ROOT, RUBRICS
 from tests.constructed import JUDGE, TEMPLATE, _claims, _judgment, _label, _run
 
@@ -199,7 +198,6 @@ def test_table_mode_reproduces_pandalm() -> None:
 
 def test_cli_calibrate_resolve_on_examples(tmp_path: Path) -> None:
     from judging.run.runner import RunRequest, run_judging
-
     from tests.conftest import REGISTRY, SUBMISSIONS
 
     run = tmp_path / "run"

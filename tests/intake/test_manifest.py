@@ -13,7 +13,6 @@ from judging.intake.manifest import load_submission
 from judging.intake.registry import load_registry
 from judging.intake.sources import expand_source
 from judging.models import ClaimKind, ReferenceOrigin
-
 from tests.conftest import REGISTRY, SUBMISSIONS, SubmissionBuilder
 
 

@@ -15,7 +15,6 @@ from judging.intake.manifest import load_submission
 from judging.intake.registry import load_registry
 from judging.models import ReferenceOrigin
 from judging.run.measure import MeasureOptions, measure_claim
-
 from tests.conftest import REGISTRY, SUBMISSIONS, SubmissionBuilder, render_chart
 
 

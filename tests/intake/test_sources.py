@@ -24,7 +24,6 @@ from judging.intake.sources import (
     fetch_hub_source,
     parse_hub_source,
 )
-
 from tests.conftest import JUDGING_CLI
 from tests.fakehub import GOOD_TOKEN, FakeHub, hub_environ, patch_hub
 

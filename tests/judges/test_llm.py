@@ -37,7 +37,6 @@ from judging.testing.fake_openai import (
     default_policy,
     find_answer_schema,
 )
-
 from tests.conftest import (
     HOSTILE,
     REGISTRY,

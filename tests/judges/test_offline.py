@@ -9,7 +9,6 @@ import pytest
 from judging.models import AnswerStatus, ConfidenceSource, Judgment, LineStatus, Outcome
 from judging.rules import number_in_text
 from judging.run.runner import RunRequest, run_judging
-
 from tests.conftest import REGISTRY, SUBMISSIONS, SubmissionBuilder
 
 FIG = "figure-match@1.0.0"

@@ -28,7 +28,6 @@ from judging.publish.scrub import SCRUB_PATTERNS, pseudonym, scrub
 from judging.publish.stage import stage
 from judging.resolve.decide import RubricDecision
 from judging.rundir.store import RunStore, read_jsonl
-
 from tests.conftest import REGISTRY, ROOT, SUBMISSIONS
 from tests.fakehub import patch_hub
 

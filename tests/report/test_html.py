@@ -10,7 +10,6 @@ from PIL import Image
 
 from judging.report.html import write_html_report
 from judging.run.runner import RunRequest, run_judging
-
 from tests.browser import CHROMIUM_FLAGS, chromium
 from tests.conftest import REGISTRY, SUBMISSIONS
 

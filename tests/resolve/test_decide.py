@@ -7,7 +7,6 @@ from pathlib import Path
 
 from judging.calibrate.run import calibrate_run
 from judging.resolve.decide import resolve_run
-
 from tests.conftest import RUBRICS
 from tests.constructed import JUDGE, _claims, _judgment, _label, _run
 

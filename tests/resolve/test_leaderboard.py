@@ -10,7 +10,6 @@ from judging.cli import main
 from judging.resolve.decide import resolve_run
 from judging.resolve.leaderboard import write_leaderboard
 from judging.rundir.store import read_jsonl
-
 from tests.conftest import RUBRICS
 from tests.constructed import _claims, _judgment, _label, _run
 

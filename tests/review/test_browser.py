@@ -37,7 +37,6 @@ from websockets.sync.client import connect as ws_connect
 
 from judging.review.push import PushOptions, connect, push_run
 from judging.run.runner import RunRequest, run_judging
-
 from tests.browser import CHROMIUM_FLAGS, chromium
 from tests.conftest import REGISTRY, SUBMISSIONS
 

@@ -20,7 +20,6 @@ from judging.review.pull import pull_run, read_labels
 from judging.review.push import PushOptions, connect, push_run
 from judging.run.runner import RunRequest, run_judging
 from judging.rundir.store import RunStore
-
 from tests.conftest import REGISTRY, SUBMISSIONS
 
 FIG, VER = "figure-match-1.2.0", "verdict-justification-1.0.0"

@@ -19,7 +19,6 @@ import pytest
 import yaml
 
 from judging.rundir.store import RunStore, line_key
-
 from tests.conftest import JUDGING_CLI, ROOT
 
 

@@ -16,7 +16,6 @@ from judging.rubrics import RubricLibrary
 from judging.run.integrity import find_pairs, shingles
 from judging.rundir.flags import read_integrity
 from judging.rundir.store import RunStore
-
 from tests.conftest import RUBRICS, SubmissionBuilder, render_chart
 
 JUSTIFICATION = ("We re-ran the released training script for twenty thousand steps on a single "

@@ -14,7 +14,6 @@ from click.testing import CliRunner
 from judging.cli import main
 from judging.models import LineStatus
 from judging.rundir.store import RunStore
-
 from tests.conftest import (
     JUDGING_SCRIPT,
     SUBMISSIONS,

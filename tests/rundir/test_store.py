@@ -19,7 +19,6 @@ from judging.errors import RunStoreError
 from judging.models import ClaimInput, Fingerprint, Judgment, LineStatus
 from judging.run.runner import RunRequest, run_judging
 from judging.rundir.store import RunInfo, RunStore, line_key, read_jsonl
-
 from tests.conftest import REGISTRY, SUBMISSIONS
 from tests.constructed import _claims, _judgment
 

@@ -32,7 +32,6 @@ from judging.signals.pixel import (
     COPY_MAX_REDRAWN_SHARE,
     COPY_MIN_SSIM,
 )
-
 from tests.conftest import open_png, render_chart
 
 X = np.linspace(0, 10, 200)

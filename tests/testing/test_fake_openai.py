@@ -379,7 +379,8 @@ def test_models_health_404_and_path_without_v1(fake: FakeOpenAI) -> None:
     no_prefix = openai.OpenAI(base_url=root, api_key="x").chat.completions.parse(
         model="fake-judge", messages=MESSAGES, response_format=Answer)
     assert no_prefix.choices[0].message.parsed is not None
-    bad = httpx2.post(fake.url + "/chat/completions", content=b"{not json", headers={"Content-Type": "application/json"})
+    bad = httpx2.post(fake.url + "/chat/completions", content=b"{not json",
+                      headers={"Content-Type": "application/json"})
     assert bad.status_code == 400 and fake.calls == 2
 
 

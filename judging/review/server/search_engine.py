@@ -21,8 +21,9 @@ import hashlib
 import itertools
 import logging
 import re
-from datetime import datetime, timezone
-from typing import Any, Iterable
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from typing import Any
 from uuid import UUID
 
 from argilla_server.enums import MetadataPropertyType, SortOrder
@@ -140,7 +141,7 @@ def _number(value: Any) -> float | None:
     if isinstance(value, (int, float)):
         return float(value)
     if isinstance(value, datetime):
-        stamp = value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+        stamp = value if value.tzinfo else value.replace(tzinfo=UTC)
         return stamp.timestamp() * 1000.0  # epoch millis, as Elasticsearch compares dates
     if isinstance(value, str):
         try:
@@ -222,7 +223,7 @@ class InMemorySearchEngine(SearchEngine):
     """argilla-server's SearchEngine over a process-global in-memory index."""
 
     @classmethod
-    async def new_instance(cls) -> "InMemorySearchEngine":
+    async def new_instance(cls) -> InMemorySearchEngine:
         return cls()
 
     async def close(self) -> None:
@@ -459,7 +460,7 @@ class _TextMatcher:
     field: str | None
 
     @classmethod
-    def parse(cls, query: TextQuery | str | None) -> "_TextMatcher | None":
+    def parse(cls, query: TextQuery | str | None) -> _TextMatcher | None:
         if query is None:
             return None
         if isinstance(query, str):

@@ -645,8 +645,8 @@ def _power_fit(positions: list[float], labels: list[TickLabel], orientation: str
     for i, j in itertools.combinations(keys, 2):
         if abs(P[j] - P[i]) < 3:
             continue
-        for ei, ci in cand[i][:4]:
-            for ej, cj in cand[j][:4]:
+        for ei, _ci in cand[i][:4]:
+            for ej, _cj in cand[j][:4]:
                 li, lj = ei + mant[i], ej + mant[j]
                 if abs(li - lj) < 1e-9:
                     continue

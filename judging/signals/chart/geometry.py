@@ -171,13 +171,13 @@ class Box:
     def area(self) -> int:
         return max(0, self.width) * max(0, self.height)
 
-    def iou(self, other: "Box") -> float:
+    def iou(self, other: Box) -> float:
         left, top = max(self.left, other.left), max(self.top, other.top)
         right, bottom = min(self.right, other.right), min(self.bottom, other.bottom)
         inter = max(0, right - left + 1) * max(0, bottom - top + 1)
         return inter / max(1, self.area + other.area - inter)
 
-    def contains(self, other: "Box", slack: int = 3) -> bool:
+    def contains(self, other: Box, slack: int = 3) -> bool:
         return (other.left >= self.left - slack and other.right <= self.right + slack
                 and other.top >= self.top - slack and other.bottom <= self.bottom + slack)
 

@@ -119,7 +119,7 @@ def find_legend(page: Page, boxes: list[Box], mask: np.ndarray, glyph: float, *,
         texts = read_crops(crops, whitelist=None, ocr=ocr)
         for (_, e), (text, conf) in zip(all_entries, texts):
             e.name, e.conf = _clean(text), conf
-    for bi, box in enumerate(boxes):
+    for bi, _box in enumerate(boxes):
         entries = [e for b, e in all_entries if b == bi]
         if ocr is not False:
             entries = [e for e in entries if e.name and e.conf >= 35]

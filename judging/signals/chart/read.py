@@ -103,7 +103,7 @@ def read(image: Image.Image, *, ocr=None) -> ChartReading:
     except OcrUnavailable:
         legends = [None] * len(boxes_in)
     panels = []
-    for (box, plot_bg, grid, axes, problems, xl, yl), legend in zip(panels_in, legends):
+    for (box, plot_bg, grid, axes, problems, _xl, _yl), legend in zip(panels_in, legends):
         exclude = [legend.bbox] if legend is not None else []
         raw, more = extract_series(page, box, exclude, grid=grid, plot_bg=plot_bg)
         problems = problems + more

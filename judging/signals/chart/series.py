@@ -39,7 +39,7 @@ class RawSeries:
 
     @property
     def style(self) -> str:
-        hexa = "#%02x%02x%02x" % self.colour
+        hexa = "#{:02x}{:02x}{:02x}".format(*self.colour)
         return hexa if self.line in ("solid", "bars", "markers") and self.chromatic \
             else f"{hexa} {self.line}"
 
@@ -618,7 +618,7 @@ def extract_series(page: Page, box: Box, exclude: list[tuple[int, int, int, int]
         for name, sub, lw in _style_split(mask, ww, min_px):
             pending.append((gi, colour, chrom, name, sub, lw))
     # Bars first (their outlines are not series).
-    for gi, colour, chrom, name, sub, lw in pending:
+    for _gi, colour, chrom, name, sub, _lw in pending:
         bars = _bars(sub) if name in ("solid", "markers") else None
         if bars:
             bar_mask |= sub
@@ -631,7 +631,7 @@ def extract_series(page: Page, box: Box, exclude: list[tuple[int, int, int, int]
     # its pixels hold several curves (tracks), each named after the style of most of its pixels.
     for gi, (colour, _, chrom) in enumerate(groups):
         parts = []
-        for g2, _c, _ch, name, sub, lw in pending:
+        for g2, _c, _ch, name, sub, _lw in pending:
             if g2 != gi:
                 continue
             if bar_mask.any() and (sub & bar_mask).any():
@@ -670,7 +670,7 @@ def extract_series(page: Page, box: Box, exclude: list[tuple[int, int, int, int]
             # The style under the track (a pixel or two off the centre on thick lines).
             votes = np.bincount(style_of[yi, xi], minlength=len(parts) + 1)[1:].astype(float)
             by_name: dict[str, float] = {}
-            for k, (name, sub) in enumerate(parts):
+            for k, (name, _sub) in enumerate(parts):
                 by_name[name] = by_name.get(name, 0.0) + votes[k]
             if not any(by_name.values()):
                 by_name = {n: float(v) for n, v in px.items()}
