@@ -27,9 +27,13 @@ from judging.cli.options import (
               help="Staging folder, rebuilt each time [default RUN_DIR/publish/].")
 @click.option("--license", "license_", default="cc-by-4.0", show_default=True,
               help="License in the dataset card (a Hub license id).")
+@click.option("--salt", envvar="JUDGING_PUBLISH_SALT", default=None, show_envvar=True,
+              help="Salt of the reviewers' pseudonyms [default: a random one kept in "
+                   "RUN_DIR/.publish-salt].")
 @friendly_errors
 def publish(run_dir: Path, repo_id: str, private: bool, dry_run: bool,
-            calibration_dir: Path | None, out: Path | None, license_: str) -> None:
+            calibration_dir: Path | None, out: Path | None, license_: str,
+            salt: str | None) -> None:
     """Publish a resolved run's final decisions as a Hugging Face dataset.
 
     Stages data/claims, data/decisions and data/judgments (Parquet and JSON lines) and a dataset
@@ -40,7 +44,8 @@ def publish(run_dir: Path, repo_id: str, private: bool, dry_run: bool,
     from judging.publish import publish as publish_run
 
     result = publish_run(run_dir, repo_id, private=private, dry_run=dry_run,
-                         calibration_dir=calibration_dir, out=out, license=license_)
+                         calibration_dir=calibration_dir, out=out, license=license_,
+                         salt=salt)
     lines = describe(result.staged, repo_id, private=private)
     if dry_run:
         for line in lines:

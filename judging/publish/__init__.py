@@ -25,13 +25,13 @@ class Published:
 
 def publish(run_dir: Path, repo_id: str, *, private: bool = False, dry_run: bool = False,
             calibration_dir: Path | None = None, out: Path | None = None,
-            license: str = DEFAULT_LICENSE) -> Published:
+            license: str = DEFAULT_LICENSE, salt: str | None = None) -> Published:
     """Stage RUN_DIR's final decisions and, unless `dry_run`, upload them as a Hub dataset."""
     check_repo_id(repo_id)
     require_resolved(Path(run_dir))
     token = None if dry_run else hub_token()
     staged = stage(run_dir, out=out, calibration_dir=calibration_dir, license=license,
-                   repo_id=repo_id)
+                   repo_id=repo_id, salt=salt)
     if dry_run:
         return Published(staged, None)
     assert token is not None

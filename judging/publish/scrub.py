@@ -18,9 +18,6 @@ from urllib.parse import urlsplit
 from judging.models import ClaimInput
 from judging.rundir import RunPaths
 
-SALT_ENV = "JUDGING_PUBLISH_SALT"
-
-
 _KEY_NAMES = (r"api[_-]?key|apikey|access[_-]?key|secret[_-]?key|private[_-]?key|"
               r"client[_-]?secret|access[_-]?token|auth[_-]?token|token|secret|password|passwd")
 
@@ -166,10 +163,9 @@ def pseudonym(name: str, salt: str) -> str:
 
 
 def publish_salt(run_dir: Path) -> str:
-    """`JUDGING_PUBLISH_SALT`, else a random salt kept in `RUN_DIR/.publish-salt` (never uploaded):
-    pseudonyms stay the same from one publish of the run to the next."""
-    if os.environ.get(SALT_ENV):
-        return os.environ[SALT_ENV]
+    """A random salt kept in `RUN_DIR/.publish-salt` (never uploaded): pseudonyms stay the same
+    from one publish of the run to the next. (The CLI's --salt / JUDGING_PUBLISH_SALT overrides
+    it.)"""
     path = RunPaths(run_dir).publish_salt
     if path.is_file():
         salt = path.read_text(encoding="utf-8").strip()

@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import logging
-import os
 import threading
 import warnings
 from collections import defaultdict
@@ -49,9 +48,9 @@ DEFAULT_WORKSPACE = "judging"
 
 
 def connect(api_url: str | None = None, api_key: str | None = None) -> rg.Argilla:
-    """An SDK client from the arguments or ARGILLA_API_URL / ARGILLA_API_KEY, checked at once."""
-    url = api_url or os.environ.get("ARGILLA_API_URL")
-    key = api_key or os.environ.get("ARGILLA_API_KEY")
+    """An SDK client for `api_url` with `api_key`, checked at once (the CLI fills them from
+    --api-url / --api-key, ARGILLA_API_URL / ARGILLA_API_KEY or the local server)."""
+    url, key = api_url, api_key
     if not url or not key:
         raise ReviewError("no Argilla server: give --api-url/--api-key or set ARGILLA_API_URL and "
                           "ARGILLA_API_KEY (`judging review serve --background` prints them)")
