@@ -17,7 +17,10 @@ from pathlib import Path
 VOLATILE = {"run_id", "timestamp", "started_at", "ended_at", "created_at", "latency_s",
             "code_version", "schema", "version_", "generated_at", "computed_at", "pulled_at"}
 #: Fields whose values embed a time or the code version inside text.
-TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(\+00:00|Z)?|\d{8}-\d{6}-[0-9a-f]{6}")
+TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d(:\d\d(\.\d+)?)?(\+00:00|Z| UTC)?"
+                       r"|\d{8}-\d{6}-[0-9a-f]{6}")
+#: report.html anchors claims by a per-process hash() of the claim key.
+ANCHOR = re.compile(r"#?c--?\d{6,}")
 CODE = re.compile(r"judging \d+\.\d+\.\d+( git:[0-9a-f]+(\+dirty)?)?")
 
 
@@ -27,7 +30,7 @@ def normal(value):
     if isinstance(value, list):
         return [normal(v) for v in value]
     if isinstance(value, str):
-        return CODE.sub("judging <code>", TIMESTAMP.sub("<time>", value))
+        return ANCHOR.sub("c-<id>", CODE.sub("judging <code>", TIMESTAMP.sub("<time>", value)))
     return value
 
 
