@@ -53,7 +53,7 @@ from judging.models import (  # noqa: E402
     SubmissionHeader,
 )
 from judging.run.measure import MeasureOptions, measure_claim  # noqa: E402
-from judging.signals import CATALOGUE  # noqa: E402
+from judging.signal_catalogue import CATALOGUE  # noqa: E402
 
 
 def _load_devset():
