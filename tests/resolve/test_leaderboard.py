@@ -43,8 +43,8 @@ def test_outcomes_upheld_and_leaderboard(tmp_path: Path, verdict_rubric) -> None
     assert sum(int(r["passed"]) for r in rows) == 3
     papers = list(csv.DictReader(paths[1].open()))
     assert papers == [{"paper": "p", "submissions": "5", "claims": "5", "passed": "3",
-                       "failed": "1", "pending": "1", "incomplete": "0", "upheld": "3",
-                       "pass_rate": "0.75"}]
+                       "failed": "1", "not_addressed": "0", "pending": "1", "incomplete": "0",
+                       "upheld": "3", "pass_rate": "0.75"}]
     html = paths[2].read_text()
     assert "<h2>Submissions</h2>" in html and "s4" in html
     finals_file = read_jsonl(run / "final.jsonl", type(finals[0]))
