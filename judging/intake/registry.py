@@ -14,11 +14,11 @@ or table reference we have no field for) is ignored, with a warning naming it.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import Field, TypeAdapter, ValidationError
 
 from judging._yaml import (
     LocatedDocument,
@@ -29,6 +29,7 @@ from judging._yaml import (
 from judging.errors import RegistryError, UnsafePathError
 from judging.intake.paths import confine
 from judging.models import (
+    MAX_STATEMENT_CHARS,
     Claim,
     ClaimKind,
     Flag,
@@ -49,7 +50,8 @@ class RegistryClaim(StrictModel):
     paper_id: str | None = None
     kind: ClaimKind | None = None
     source: str | None = None
-    statement: str | None = None
+    statement: str | None = Field(default=None, max_length=MAX_STATEMENT_CHARS)
+    """Replaces the participant's statement, so it has the same limit."""
     published_figure: RelativePath | None = None
     """Relative to the registry file."""
     reported_value: float | None = None
@@ -69,7 +71,7 @@ class Registry:
     claims: dict[str, RegistryClaim]
     """By claim id, in file order."""
     shape: Literal["claims", "icml"] = "claims"
-    ignored_keys: tuple[str, ...] = field(default=())
+    ignored_keys: tuple[str, ...] = ()
     """ICML shape: the keys of its claims that map onto no registry field (ignored)."""
 
     def for_paper(self, paper_id: str) -> list[RegistryClaim]:
@@ -151,9 +153,9 @@ def _icml_claims(doc: LocatedDocument, path: Path) -> tuple[list[RegistryClaim],
                                     field=where)
             for name, expected in (("claim_id", claim_id), ("paper_id", paper_id)):
                 if name in item and item[name] != expected:
-                    raise RegistryError(f"{name} {item[name]!r} disagrees with its position: "
-                                        f"the ICML shape numbers claims in list order, so this "
-                                        f"is {expected!r}", path=shown,
+                    raise RegistryError(f"{name} {item[name]!r} disagrees with where the claim "
+                                        f"is listed: the ICML shape names claims by paper and "
+                                        f"list order, so this is {expected!r}", path=shown,
                                         line=doc.line_of((key, index, name)),
                                         field=f"{where}.{name}")
             ignored |= {str(k) for k in item if k not in (*ICML_FIELDS, "text", "claim_id",
@@ -164,6 +166,8 @@ def _icml_claims(doc: LocatedDocument, path: Path) -> tuple[list[RegistryClaim],
                                             statement=text, **data))
             except ValidationError as exc:
                 message, at, field_name = describe_validation_error(exc, doc.sub((key, index)))
+                if field_name == "statement":
+                    field_name = "text"  # the statement is the claim's text in this shape
                 raise RegistryError(f"claim {number} of paper {paper_id}: {message}",
                                     path=shown, line=at or line,
                                     field=f"{where}.{field_name}" if field_name else where

@@ -214,8 +214,10 @@ def test_a_claim_with_a_registry_id_answers_it(tmp_path: Path) -> None:
     ("p-1:\n  - text: a\np-2: {text: b}\n", r"'p-2' does not hold a list of claims", 3),
     ("- text: a\n", r"the registry is not a mapping \(found list\)", 1),
     ("{}\n", r"the registry is empty", None),
-    ("p-1:\n  - text: a\n    claim_id: p-1/c9\n", r"claim_id 'p-1/c9' disagrees with its "
-                                                   r"position", 3),
+    ("p-1:\n  - text: a\n    claim_id: p-1/c9\n", r"claim_id 'p-1/c9' disagrees with where the "
+                                                   r"claim is listed", 3),
+    ("p-1:\n  - text: " + "x" * 4001 + "\n", r"claim 1 of paper p-1: String should have at "
+                                             r"most 4000 characters \(field: p-1\[0\]\.text\)", 2),
     ("p-1:\n  - text: a\n    tolerance: {absolute: -1}\n",
      r"claim 1 of paper p-1: Input should be greater", 3),
     ("p-1:\n  - text: a\n    kind: chart\n", r"claim 1 of paper p-1: Input should be", 3),
