@@ -356,6 +356,33 @@ class ClaimProblem(StrictModel):
                         claim_id=self.claim_id or f"#claim-{self.index}")
 
 
+class NotAddressed(VersionedModel):
+    """A registry claim of a submission's paper that the submission has no claim for (one line of
+    not_addressed.jsonl, rewritten by each `judging run` from its inputs). The leaderboard counts
+    it as a judged claim that did not pass."""
+
+    # Bump only when the shape changes, with a step in `migrate` (see VersionedModel).
+    schema_: Literal["judging.not_addressed/1"] = Field(default="judging.not_addressed/1",
+                                                        alias="schema")
+    submission_id: str
+    paper_id: str
+    claim_id: str
+    """The registry claim's id."""
+    statement: str | None = None
+    """The registry's text of the claim."""
+    source: str | None = None
+    """Where in the paper, when the registry says."""
+
+    @property
+    def key(self) -> ClaimKey:
+        return ClaimKey(submission_id=self.submission_id, claim_id=self.claim_id)
+
+    @classmethod
+    def migrate(cls, data: dict[str, Any]) -> dict[str, Any]:
+        # judging.not_addressed/1 is the first version.
+        return data
+
+
 # --- judgments -------------------------------------------------------------------------------
 
 

@@ -150,3 +150,32 @@ class SubmissionBuilder:
 @pytest.fixture
 def submission(tmp_path: Path) -> SubmissionBuilder:
     return SubmissionBuilder(tmp_path / "sub")
+
+
+#: An extra claim of neurips26-4821 in the ICML-shaped registry that no example addresses.
+ICML_EXTRA_CLAIM = "Sparse warmup cuts the wall-clock time to a validation loss of 0.3 by 30%."
+
+
+def write_icml_registry(folder: Path, *, extra_papers: dict[str, list[dict]] | None = None
+                        ) -> Path:
+    """An ICML-shaped registry (`{paper_id: [{text: ...}]}`) in `folder`: paper neurips26-4821's
+    claims c1..c6 are the bundled registry's (so the examples answer them by id), c7 is one no
+    submission addresses; the figures are copied beside it. `extra_papers` adds papers."""
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(REGISTRY.parent / "figures", folder / "figures", dirs_exist_ok=True)
+    ours = yaml.safe_load(REGISTRY.read_text(encoding="utf-8"))["claims"]
+    claims = []
+    for entry in ours:
+        if entry["paper_id"] != "neurips26-4821":
+            continue
+        claim = {"text": entry["statement"]}
+        claim |= {k: entry[k] for k in ("source", "published_figure", "reported_value",
+                                        "tolerance", "values") if entry.get(k) is not None}
+        claims.append(claim)
+    assert len(claims) == 6
+    claims[0]["figure_ref"] = "fig:3"  # a key with no registry field: ignored
+    claims.append({"text": ICML_EXTRA_CLAIM, "section": "5.3"})
+    path = folder / "icml-claims.yaml"
+    path.write_text(yaml.safe_dump({"neurips26-4821": claims, **(extra_papers or {})},
+                                   sort_keys=False), encoding="utf-8")
+    return path

@@ -161,6 +161,13 @@ def run(sources: tuple[str, ...], out: Path | None, registry: Path | None,
             f"{n} {kind} pair(s) across submissions" for kind, n in sorted(kinds.items()))
             + f" (flagged on both sides; see {result.root / 'integrity.json'})",
             soft_wrap=True)
+    if result.not_addressed:
+        from judging.rundir import RunPaths
+
+        submissions = len({r.submission_id for r in result.not_addressed})
+        console.print(f"[bold yellow]registry:[/] {len(result.not_addressed)} registry claim(s) "
+                      f"not addressed by {submissions} submission(s), counted as not passed "
+                      f"(see {escape(str(RunPaths(result.root).not_addressed))})", soft_wrap=True)
     for error in result.source_errors:
         err_console.print(f"[bold red]source error:[/] {escape(error)}", highlight=False,
                           soft_wrap=True)

@@ -1,10 +1,10 @@
 """Intake (`judging run SOURCE...`, first step): what a submission is.
 
 Reads submission folders (our `submission.yaml` manifest), Hugging Face sources (`hf://...`,
-downloaded into the run directory's `sources/`) and the organizers' claim registry; writes
-nothing but downloads. Gives validated `ClaimInput`s with every path confined to its submission,
-registry references applied (a doctored copy is flagged), and each bad claim as a `ClaimProblem`
-with its reason while the others go on.
+downloaded into the run directory's `sources/`) and the organizers' claim registry (ours, or
+the ICML shape `{paper_id: [{text}]}`); writes nothing but downloads. Gives validated
+`ClaimInput`s with every path confined to its submission, registry references applied (a doctored
+copy is flagged), and each bad claim as a `ClaimProblem` with its reason while the others go on.
 """
 
 from __future__ import annotations

@@ -1,28 +1,46 @@
 """The organizers' claim registry: its references (published figure, reported values, tolerance)
-are authoritative for the claims it lists."""
+are authoritative for the claims it lists.
+
+Two shapes are read. Ours: `claims: [{claim_id, paper_id, ...}]` (YAML/JSON), or one claim per
+line (JSONL); every key is checked. The ICML 2026 shape: `{paper_id: [{text: ...}, ...]}` (YAML or
+JSON), a mapping whose every value is a list and that has no `claims` key; claim N (from 1, in
+list order) of paper P is `P/cN` and its statement is `text`. That shape is organizers' data
+exported from elsewhere, so it is read leniently: the keys that map onto `RegistryClaim` (kind,
+source, published_figure, reported_value, values, tolerance) are taken and checked, `claim_id`
+and `paper_id` are accepted only when they equal the position's id, and any other key (a figure
+or table reference we have no field for) is ignored, with a warning naming it.
+"""
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Literal
 
-from pydantic import ValidationError
+from pydantic import Field, TypeAdapter, ValidationError
 
 from judging._yaml import (
+    LocatedDocument,
+    describe_validation_error,
     raise_validation_error,
     read_document,
 )
 from judging.errors import RegistryError, UnsafePathError
 from judging.intake.paths import confine
 from judging.models import (
+    MAX_STATEMENT_CHARS,
     Claim,
     ClaimKind,
     Flag,
+    Identifier,
     RelativePath,
     StrictModel,
     TableValue,
     Tolerance,
 )
+
+log = logging.getLogger(__name__)
 
 
 class RegistryClaim(StrictModel):
@@ -32,7 +50,8 @@ class RegistryClaim(StrictModel):
     paper_id: str | None = None
     kind: ClaimKind | None = None
     source: str | None = None
-    statement: str | None = None
+    statement: str | None = Field(default=None, max_length=MAX_STATEMENT_CHARS)
+    """Replaces the participant's statement, so it has the same limit."""
     published_figure: RelativePath | None = None
     """Relative to the registry file."""
     reported_value: float | None = None
@@ -50,6 +69,18 @@ class RegistryFile(StrictModel):
 class Registry:
     path: Path
     claims: dict[str, RegistryClaim]
+    """By claim id, in file order."""
+    shape: Literal["claims", "icml"] = "claims"
+    ignored_keys: tuple[str, ...] = ()
+    """ICML shape: the keys of its claims that map onto no registry field (ignored)."""
+
+    def for_paper(self, paper_id: str) -> list[RegistryClaim]:
+        """The registry claims of one paper, in file order (a claim without paper_id is none's)."""
+        return [entry for entry in self.claims.values() if entry.paper_id == paper_id]
+
+    def not_addressed(self, paper_id: str, claim_ids: set[str]) -> list[RegistryClaim]:
+        """The claims of `paper_id` that a submission with claims `claim_ids` has no claim for."""
+        return [entry for entry in self.for_paper(paper_id) if entry.claim_id not in claim_ids]
 
     def figure_path(self, entry: RegistryClaim) -> Path | None:
         if entry.published_figure is None:
@@ -60,9 +91,96 @@ class Registry:
             raise RegistryError(f"claim {entry.claim_id}: {exc}", path=str(self.path)) from exc
 
 
+#: ICML shape: the keys of a claim taken onto `RegistryClaim` (besides `text`, the statement).
+ICML_FIELDS = ("kind", "source", "published_figure", "reported_value", "values", "tolerance")
+
+_CLAIM_ID = TypeAdapter(Identifier)
+
+_SHAPES = ("a registry is either ours, `claims: [{claim_id, ...}]`, or the ICML shape, "
+           "`{paper_id: [{text: ...}, ...]}`")
+
+
+def _is_icml(data: object) -> bool:
+    """A mapping without a `claims` key whose every value is a list (and at least one)."""
+    return (isinstance(data, dict) and "claims" not in data and bool(data)
+            and all(isinstance(value, list) for value in data.values()))
+
+
+def _shape_error(doc: LocatedDocument, path: Path) -> RegistryError:
+    data = doc.data
+    if isinstance(data, dict) and not data:
+        return RegistryError(f"the registry is empty: {_SHAPES}", path=str(path))
+    if isinstance(data, dict):
+        key = next(k for k, v in data.items() if not isinstance(v, list))
+        return RegistryError(f"{key!r} does not hold a list of claims (found "
+                             f"{type(data[key]).__name__}; with no 'claims' key this would be "
+                             f"the ICML shape): {_SHAPES}",
+                             path=str(path), line=doc.line_of((key,)))
+    return RegistryError(f"the registry is not a mapping (found {type(data).__name__}): "
+                         f"{_SHAPES}", path=str(path), line=1)
+
+
+def _icml_claims(doc: LocatedDocument, path: Path) -> tuple[list[RegistryClaim], set[str]]:
+    """The claims of an ICML-shaped registry, `<paper_id>/c<N>`; and the keys ignored."""
+    claims: list[RegistryClaim] = []
+    ignored: set[str] = set()
+    shown = str(path)
+    for key, items in doc.data.items():
+        if isinstance(key, bool) or not isinstance(key, str | int):
+            raise RegistryError(f"paper id {key!r} must be text", path=shown,
+                                line=doc.line_of((key,)))
+        paper_id = str(key)
+        try:
+            _CLAIM_ID.validate_python(f"{paper_id}/c{max(1, len(items))}")
+        except ValidationError as exc:
+            raise RegistryError(f"paper id {paper_id!r} cannot name claims: an id is letters, "
+                                f"digits and ._/+@- (starting with a letter or digit), "
+                                f"<paper_id>/c<N> at most 200 characters", path=shown,
+                                line=doc.line_of((key,))) from exc
+        for index, item in enumerate(items):
+            number = index + 1
+            claim_id = f"{paper_id}/c{number}"
+            line = doc.line_of((key, index))
+            where = f"{paper_id}[{index}]"
+            if not isinstance(item, dict):
+                raise RegistryError(f"claim {number} of paper {paper_id} is not a mapping with a "
+                                    f"'text' (found {type(item).__name__})",
+                                    path=shown, line=line, field=where)
+            text = item.get("text")
+            if not isinstance(text, str) or not text.strip():
+                raise RegistryError(f"claim {number} of paper {paper_id} has no 'text' (each "
+                                    f"claim needs its statement as text)", path=shown, line=line,
+                                    field=where)
+            for name, expected in (("claim_id", claim_id), ("paper_id", paper_id)):
+                if name in item and item[name] != expected:
+                    raise RegistryError(f"{name} {item[name]!r} disagrees with where the claim "
+                                        f"is listed: the ICML shape names claims by paper and "
+                                        f"list order, so this is {expected!r}", path=shown,
+                                        line=doc.line_of((key, index, name)),
+                                        field=f"{where}.{name}")
+            ignored |= {str(k) for k in item if k not in (*ICML_FIELDS, "text", "claim_id",
+                                                          "paper_id")}
+            data: dict[str, Any] = {k: item[k] for k in ICML_FIELDS if k in item}
+            try:
+                claims.append(RegistryClaim(claim_id=claim_id, paper_id=paper_id,
+                                            statement=text, **data))
+            except ValidationError as exc:
+                message, at, field_name = describe_validation_error(exc, doc.sub((key, index)))
+                if field_name == "statement":
+                    field_name = "text"  # the statement is the claim's text in this shape
+                raise RegistryError(f"claim {number} of paper {paper_id}: {message}",
+                                    path=shown, line=at or line,
+                                    field=f"{where}.{field_name}" if field_name else where
+                                    ) from exc
+    return claims, ignored
+
+
 def load_registry(path: Path | str) -> Registry:
-    """Read a registry from YAML/JSON (`claims: [...]`) or JSONL (one claim per line)."""
+    """Read a registry from YAML/JSON (`claims: [...]` or the ICML shape `{paper_id: [{text}]}`)
+    or JSONL (one claim per line)."""
     path = Path(path)
+    shape: Literal["claims", "icml"] = "claims"
+    ignored: set[str] = set()
     if path.suffix == ".jsonl":
         entries = []
         try:
@@ -81,17 +199,28 @@ def load_registry(path: Path | str) -> Registry:
         registry_file = RegistryFile(claims=entries)
     else:
         doc = read_document(path, error_class=RegistryError)
-        try:
-            registry_file = RegistryFile.model_validate(doc.data)
-        except ValidationError as exc:
-            raise_validation_error(exc, doc, error_class=RegistryError)
-            raise
+        if _is_icml(doc.data):
+            shape = "icml"
+            entries, ignored = _icml_claims(doc, path)
+            registry_file = RegistryFile(claims=entries)
+        elif isinstance(doc.data, dict) and "claims" in doc.data:
+            try:
+                registry_file = RegistryFile.model_validate(doc.data)
+            except ValidationError as exc:
+                raise_validation_error(exc, doc, error_class=RegistryError)
+                raise
+        else:
+            raise _shape_error(doc, path)
+        if ignored:
+            log.warning("%s: keys ignored in the ICML-shaped registry (no registry field): %s",
+                        path, ", ".join(sorted(ignored)))
     claims: dict[str, RegistryClaim] = {}
     for entry in registry_file.claims:
         if entry.claim_id in claims:
             raise RegistryError(f"duplicate claim_id {entry.claim_id!r}", path=str(path))
         claims[entry.claim_id] = entry
-    registry = Registry(path=path.resolve(), claims=claims)
+    registry = Registry(path=path.resolve(), claims=claims, shape=shape,
+                        ignored_keys=tuple(sorted(ignored)))
     for entry in claims.values():
         figure = registry.figure_path(entry)
         if figure is not None and not figure.is_file():

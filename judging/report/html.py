@@ -10,9 +10,9 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 
 from judging.atomic import write_text_atomic
 from judging.errors import JudgingError
-from judging.models import Judgment, LineStatus, ReferenceOrigin
+from judging.models import Judgment, LineStatus, NotAddressed, ReferenceOrigin
 from judging.rubrics import Rubric, RubricLibrary
-from judging.rundir import RunStore, judgments_with_flags
+from judging.rundir import RunStore, judgments_with_flags, read_not_addressed
 from judging.signal_catalogue import CATALOGUE
 
 
@@ -55,6 +55,15 @@ def summary_rows(judgments: list[Judgment]) -> list[dict[str, str]]:
         row["flags"] = ", ".join(sorted(flags))
         rows.append(row)
     return rows
+
+
+def not_addressed_by_submission(records: list[NotAddressed]) -> dict[str, list[NotAddressed]]:
+    """The run's not-addressed registry claims, grouped by submission (sorted), in registry
+    order within one."""
+    grouped: dict[str, list[NotAddressed]] = defaultdict(list)
+    for record in records:
+        grouped[record.submission_id].append(record)
+    return dict(sorted(grouped.items()))
 
 
 def _rubrics_for(judgments: list[Judgment], rubrics_dir: Path | None) -> dict[str, Rubric]:
@@ -110,6 +119,7 @@ def write_html_report(run_dir: Path, *, out: Path | None = None, rubrics_dir: Pa
     html = env.get_template("report.html.j2").render(
         info=store.info, sections=sections, rows=summary_rows(judgments),
         rubrics=rubrics, catalogue=CATALOGUE, outcome_label=outcome_label,
-        claims=store.claims())
+        claims=store.claims(),
+        not_addressed=not_addressed_by_submission(read_not_addressed(store.root)))
     write_text_atomic(out, html)
     return out

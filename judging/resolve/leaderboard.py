@@ -1,5 +1,10 @@
 """`judging leaderboard`: per submission and per paper, claims judged, passed, failed, pending and
-upheld, from the final decisions (CSV and HTML)."""
+upheld, from the final decisions (CSV and HTML).
+
+A registry claim a submission does not address (not_addressed.jsonl, written by `judging run`)
+counts as a judged claim that did not pass: it is in `claims` and `not_addressed`, and in the
+pass rate's denominator, so that skipping the hard claims of a paper never raises a pass rate.
+"""
 
 from __future__ import annotations
 
@@ -9,31 +14,51 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from judging.errors import JudgingError
+from judging.models import NotAddressed
 from judging.resolve.decide import ClaimDecision
-from judging.rundir import RunPaths, read_jsonl
+from judging.rundir import RunPaths, read_jsonl, read_not_addressed
 
-COLUMNS = ["claims", "passed", "failed", "pending", "incomplete", "upheld", "pass_rate"]
+COLUMNS = ["claims", "passed", "failed", "not_addressed", "pending", "incomplete", "upheld",
+           "pass_rate"]
 
 
-def leaderboard_rows(finals: list[ClaimDecision]) -> tuple[list[dict], list[dict]]:
-    """(per submission, per paper) rows, best first."""
-    def tally(items: list[ClaimDecision]) -> dict:
-        outcomes = Counter(d.outcome for d in items)
-        decided = outcomes["pass"] + outcomes["fail"]
+def leaderboard_rows(finals: list[ClaimDecision],
+                     not_addressed: list[NotAddressed] | tuple[()] = ()
+                     ) -> tuple[list[dict], list[dict]]:
+    """(per submission, per paper) rows, best first. Each not-addressed registry claim counts as
+    a claim that did not pass (a zero)."""
+    Item = ClaimDecision | NotAddressed
+
+    def outcome(item: Item) -> str:
+        return item.outcome if isinstance(item, ClaimDecision) else "not_addressed"
+
+    def submission(item: Item) -> str:
+        return (item.claim if isinstance(item, ClaimDecision) else item.key).submission_id
+
+    def tally(items: list[Item]) -> dict:
+        outcomes = Counter(outcome(d) for d in items)
+        decided = outcomes["pass"] + outcomes["fail"] + outcomes["not_addressed"]
         return {"claims": len(items), "passed": outcomes["pass"], "failed": outcomes["fail"],
+                "not_addressed": outcomes["not_addressed"],
                 "pending": outcomes["pending"], "incomplete": outcomes["incomplete"],
-                "upheld": sum(1 for d in items if d.upheld == "yes"),
+                "upheld": sum(1 for d in items
+                              if isinstance(d, ClaimDecision) and d.upheld == "yes"),
                 "pass_rate": round(outcomes["pass"] / decided, 3) if decided else None}
 
-    submissions: dict[str, list[ClaimDecision]] = defaultdict(list)
-    papers: dict[str, list[ClaimDecision]] = defaultdict(list)
-    for final in finals:
-        submissions[final.claim.submission_id].append(final)
-        papers[final.paper_id or "?"].append(final)
-    by_submission = [{"submission": s, "paper": items[0].paper_id, **tally(items)}
-                     for s, items in submissions.items()]
-    by_paper = [{"paper": p, "submissions": len({d.claim.submission_id for d in items}),
-                 **tally(items)} for p, items in papers.items()]
+    # A claim that has a final decision is not also counted as not addressed (a run resumed after
+    # a submission dropped a claim keeps that claim's judgments).
+    judged = {str(d.claim) for d in finals}
+    items: list[Item] = [*finals, *(r for r in not_addressed if str(r.key) not in judged)]
+    submissions: dict[str, list[Item]] = defaultdict(list)
+    papers: dict[str, list[Item]] = defaultdict(list)
+    for item in items:
+        submissions[submission(item)].append(item)
+        papers[item.paper_id or "?"].append(item)
+    by_submission = [{"submission": s, "paper": next((d.paper_id for d in group if d.paper_id),
+                                                     None), **tally(group)}
+                     for s, group in submissions.items()]
+    by_paper = [{"paper": p, "submissions": len({submission(d) for d in group}), **tally(group)}
+                for p, group in papers.items()]
     order = lambda row: (-row["passed"], row["pending"], str(row.get("submission") or row["paper"]))  # noqa: E731
     return sorted(by_submission, key=order), sorted(by_paper, key=order)
 
@@ -44,7 +69,7 @@ def write_leaderboard(run_dir: Path) -> tuple[Path, Path, Path]:
         raise JudgingError(f"{path}: no final decisions yet; run `judging resolve {run_dir}` "
                            f"first")
     finals = read_jsonl(path, ClaimDecision)
-    submissions, papers = leaderboard_rows(finals)
+    submissions, papers = leaderboard_rows(finals, read_not_addressed(Path(run_dir)))
     outputs = RunPaths(Path(run_dir)).leaderboards
     for rows, target, first in ((submissions, outputs[0], ["submission", "paper"]),
                                 (papers, outputs[1], ["paper", "submissions"])):
@@ -67,7 +92,8 @@ def write_leaderboard(run_dir: Path) -> tuple[Path, Path, Path]:
         "<style>body{font:14px system-ui,sans-serif;margin:2rem}table{border-collapse:collapse}"
         "td,th{border:1px solid #ccc;padding:4px 8px}th{background:#eee}</style></head><body>"
         "<h1>Leaderboard</h1><p>Claims passed, failed and pending review after human and "
-        "trusted-AI decisions (judging resolve).</p>"
+        "trusted-AI decisions (judging resolve). A registry claim a submission does not "
+        "address counts as a claim that did not pass (not_addressed).</p>"
         + table("Submissions", submissions) + table("Papers", papers) + "</body></html>",
         encoding="utf-8")
     return outputs

@@ -16,7 +16,13 @@ from pathlib import Path
 
 from judging.errors import JudgingError
 from judging.hashing import content_hash, slug
-from judging.intake import Registry, expand_source, load_registry, load_submission
+from judging.intake import (
+    LoadedSubmission,
+    Registry,
+    expand_source,
+    load_registry,
+    load_submission,
+)
 from judging.judges import (
     AGGREGATION,
     Budget,
@@ -35,6 +41,7 @@ from judging.models import (
     IntegrityReport,
     Judgment,
     LineStatus,
+    NotAddressed,
 )
 from judging.rubrics import Rubric, RubricLibrary, resolve_rubric
 from judging.run.integrity import find_pairs
@@ -47,7 +54,14 @@ from judging.run.lines import (
     unscored_all,
 )
 from judging.run.measure import Measurement, MeasureOptions, measure_claim
-from judging.rundir import Invocation, RunStore, line_key, utc_now, write_integrity
+from judging.rundir import (
+    Invocation,
+    RunStore,
+    line_key,
+    utc_now,
+    write_integrity,
+    write_not_addressed,
+)
 from judging.version import code_version
 
 log = logging.getLogger(__name__)
@@ -83,6 +97,8 @@ class RunResult:
     source_errors: list[str] = field(default_factory=list)
     counts: Counter[str] = field(default_factory=Counter)
     integrity: IntegrityReport | None = None
+    not_addressed: list[NotAddressed] = field(default_factory=list)
+    """Registry claims of the submissions' papers that a submission has no claim for."""
 
     @property
     def failed(self) -> bool:
@@ -178,7 +194,8 @@ class Runner:
 
     def _submissions(self, registry: Registry | None, result: RunResult
                      ) -> Iterator[tuple[list[ClaimInput], list[Judgment]]]:
-        """(claims, error lines) per submission, in source order; source errors go to `result`."""
+        """(claims, error lines) per submission, in source order; source errors and the registry
+        claims each submission does not address go to `result`."""
         seen_submissions: dict[str, Path] = {}
         run_id = self.store.info.run_id
         download_root = self.store.paths.sources
@@ -208,6 +225,7 @@ class Runner:
                 if sid in seen_submissions:
                     continue
                 seen_submissions[sid] = loaded.folder
+                result.not_addressed += not_addressed(loaded, registry)
                 yield loaded.claims, [problem_judgment(p, run_id=run_id,
                                                        paper_id=loaded.header.paper_id)
                                       for p in loaded.problems]
@@ -311,6 +329,7 @@ class Runner:
                 result.written += 1
             result.integrity = find_pairs(store.fingerprints(), store.claims())
             write_integrity(store.root, result.integrity)
+            write_not_addressed(store.root, result.not_addressed)
             invocation.status = "failed" if result.source_errors else "finished"
         except JudgeConfigError as exc:
             invocation.status = "failed"
@@ -327,7 +346,8 @@ class Runner:
             latest = [j for j in store.latest()]
             result.counts = summarize(latest)
             invocation.counts = dict(result.counts) | {"written": result.written,
-                                                       "skipped": result.skipped}
+                                                       "skipped": result.skipped,
+                                                       "not_addressed": len(result.not_addressed)}
             store.write_info()
         return result
 
@@ -455,6 +475,19 @@ class Estimate:
     cost_usd: float = 0.0
     priced: bool = True
     """False when the model has no price entry (the cost is then unknown)."""
+
+
+def not_addressed(loaded: LoadedSubmission, registry: Registry | None) -> list[NotAddressed]:
+    """The registry claims of the submission's paper that it has no claim for. A claim that
+    failed to load still addresses its registry claim (its error line is its judgment)."""
+    if registry is None:
+        return []
+    answered = {c.claim.claim_id for c in loaded.claims}
+    answered |= {p.claim_id for p in loaded.problems if p.claim_id is not None}
+    header = loaded.header
+    return [NotAddressed(submission_id=header.submission_id, paper_id=header.paper_id,
+                         claim_id=entry.claim_id, statement=entry.statement, source=entry.source)
+            for entry in registry.not_addressed(header.paper_id, answered)]
 
 
 def summarize(judgments: list[Judgment]) -> Counter[str]:

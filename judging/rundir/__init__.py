@@ -1,6 +1,7 @@
 """The run directory, owned in one place: what files a run has (`layout`), the append-only store
-of run.json, judgments, claims and fingerprints (`store`), and the side files of flags computed
-after judging, merged on read (`flags`). Every file names its schema version
+of run.json, judgments, claims and fingerprints (`store`), the side files of flags computed
+after judging, merged on read (`flags`), and the registry claims a submission leaves unanswered
+(`not_addressed`). Every file names its schema version
 (`layout.RUN_FILES`) and is upgraded on read from earlier ones.
 
 Every stage reads and writes the run directory through this package; no other module spells a
@@ -27,6 +28,7 @@ from judging.rundir.layout import (
                                   RunPaths,
                                   claim_images,
 )
+from judging.rundir.not_addressed import read_not_addressed, write_not_addressed
 from judging.rundir.store import (
                                   Invocation,
                                   LineKey,
@@ -43,4 +45,5 @@ __all__ = ["CALIBRATION_DIR", "CALIBRATION_PLOTS", "CALIBRATION_REPORT_JSON",
            "CALIBRATION_REPORT_MD", "RUN_FILES", "CalibrationPaths", "Invocation", "LineKey",
            "RunFile", "RunInfo", "RunPaths", "RunStore", "claim_images", "flags_by_claim",
            "judgments_with_flags", "line_key", "new_run_id", "read_integrity", "read_judgments",
-           "read_jsonl", "utc_now", "with_flags", "write_integrity"]
+           "read_jsonl", "read_not_addressed", "utc_now", "with_flags", "write_integrity",
+           "write_not_addressed"]

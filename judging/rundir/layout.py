@@ -3,21 +3,22 @@
 This module is the only place in the code that spells a run-directory file name; every stage gets
 its paths from `RunPaths`. (Docstrings and CLI help may name the files.)
 
-| file                         | holds                                         | schema                | written by   |
-|------------------------------|-----------------------------------------------|-----------------------|--------------|
-| run.json                     | `RunInfo`: run id, invocations                | judging.run/1         | run          |
-| judgments.jsonl              | `Judgment` lines, append-only                 | judging.judgment/1    | run          |
-| claims.jsonl                 | `ClaimInput` of every judged claim            | judging.claim/1       | run          |
-| fingerprints.jsonl           | `Fingerprint` of every reproduced figure      | judging.fingerprint/1 | run          |
-| integrity.json               | `IntegrityReport` (side file, merged on read) | judging.integrity/1   | run          |
-| diffs/<claim>/*.png          | the figures reviewers see                     |                       | run          |
-| sources/                     | downloaded Hub sources                        |                       | run (intake) |
-| report.html                  | the HTML report                               |                       | report       |
-| labels.jsonl                 | `Label` lines pulled from Argilla             | judging.label/1       | review pull  |
-| decisions.jsonl              | `RubricDecision` lines                        | judging.decision/1    | resolve      |
-| final.jsonl                  | `ClaimDecision` lines                         | judging.final/1       | resolve      |
-| leaderboard_*.csv, .html     | the leaderboard                               |                       | resolve      |
-| publish/, .publish-salt      | the staged Hub dataset, the pseudonym salt    |                       | publish      |
+| file                       | holds                                         | schema                  | written by   |
+|----------------------------|-----------------------------------------------|-------------------------|--------------|
+| run.json                   | `RunInfo`: run id, invocations                | judging.run/1           | run          |
+| judgments.jsonl            | `Judgment` lines, append-only                 | judging.judgment/1      | run          |
+| claims.jsonl               | `ClaimInput` of every judged claim            | judging.claim/1         | run          |
+| fingerprints.jsonl         | `Fingerprint` of every reproduced figure      | judging.fingerprint/1   | run          |
+| integrity.json             | `IntegrityReport` (side file, merged on read) | judging.integrity/1     | run          |
+| not_addressed.jsonl        | `NotAddressed`: registry claims not answered  | judging.not_addressed/1 | run          |
+| diffs/<claim>/*.png        | the figures reviewers see                     |                         | run          |
+| sources/                   | downloaded Hub sources                        |                         | run (intake) |
+| report.html                | the HTML report                               |                         | report       |
+| labels.jsonl               | `Label` lines pulled from Argilla             | judging.label/1         | review pull  |
+| decisions.jsonl            | `RubricDecision` lines                        | judging.decision/1      | resolve      |
+| final.jsonl                | `ClaimDecision` lines                         | judging.final/1         | resolve      |
+| leaderboard_*.csv, .html   | the leaderboard                               |                         | resolve      |
+| publish/, .publish-salt    | the staged Hub dataset, the pseudonym salt    |                         | publish      |
 
 (diffs/<claim>/ holds published, reproduced, diff and overlay .png.)
 
@@ -45,6 +46,7 @@ JUDGMENTS = "judgments.jsonl"
 CLAIMS = "claims.jsonl"
 FINGERPRINTS = "fingerprints.jsonl"
 INTEGRITY = "integrity.json"
+NOT_ADDRESSED = "not_addressed.jsonl"
 DIFFS = "diffs"
 SOURCES = "sources"
 REPORT = "report.html"
@@ -96,6 +98,10 @@ class RunPaths:
     @property
     def integrity(self) -> Path:
         return self.root / INTEGRITY
+
+    @property
+    def not_addressed(self) -> Path:
+        return self.root / NOT_ADDRESSED
 
     @property
     def diffs(self) -> Path:
@@ -160,6 +166,7 @@ RUN_FILES: tuple[RunFile, ...] = (
     RunFile(FINGERPRINTS, "judging.models:Fingerprint", "judging.fingerprint/1", "run"),
     RunFile(INTEGRITY, "judging.models:IntegrityReport", "judging.integrity/1", "run",
             flags_side_file=True),
+    RunFile(NOT_ADDRESSED, "judging.models:NotAddressed", "judging.not_addressed/1", "run"),
     RunFile(LABELS, "judging.models:Label", "judging.label/1", "review pull"),
     RunFile(DECISIONS, "judging.resolve.decide:RubricDecision", "judging.decision/1", "resolve"),
     RunFile(FINAL, "judging.resolve.decide:ClaimDecision", "judging.final/1", "resolve"),

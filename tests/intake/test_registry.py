@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import io
+import json
+import logging
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +18,14 @@ from judging.intake.manifest import load_submission
 from judging.intake.registry import load_registry
 from judging.models import ReferenceOrigin
 from judging.run.measure import MeasureOptions, measure_claim
-from tests.conftest import REGISTRY, SUBMISSIONS, SubmissionBuilder, render_chart
+from tests.conftest import (
+    ICML_EXTRA_CLAIM,
+    REGISTRY,
+    SUBMISSIONS,
+    SubmissionBuilder,
+    render_chart,
+    write_icml_registry,
+)
 
 
 def _claims(folder: str) -> dict:
@@ -137,3 +147,88 @@ def test_jsonl_registry(tmp_path: Path) -> None:
     path.write_text('{"claim_id": "a"}\n{"claim_id": 3}\n')
     with pytest.raises(RegistryError, match=r"registry.jsonl:2"):
         load_registry(path)
+
+
+# --- the ICML shape: {paper_id: [{text: ...}, ...]} ------------------------------------------
+
+
+def test_icml_shape_loads_with_positional_ids(tmp_path: Path,
+                                              caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING):
+        registry = load_registry(write_icml_registry(tmp_path, extra_papers={
+            "iclr27-9999": [{"text": "Adapters converge twice as fast."}]}))
+    assert registry.shape == "icml"
+    assert list(registry.claims) == [*(f"neurips26-4821/c{n}" for n in range(1, 8)),
+                                     "iclr27-9999/c1"]
+    ours = load_registry(REGISTRY).claims
+    for n in range(1, 7):
+        entry, reference = registry.claims[f"neurips26-4821/c{n}"], ours[f"neurips26-4821/c{n}"]
+        assert entry.paper_id == "neurips26-4821"
+        assert entry.statement == reference.statement  # `text` is the statement
+        assert (entry.source, entry.published_figure, entry.reported_value, entry.tolerance,
+                entry.values) == (reference.source, reference.published_figure,
+                                  reference.reported_value, reference.tolerance, reference.values)
+    assert registry.claims["neurips26-4821/c7"].statement == ICML_EXTRA_CLAIM
+    assert registry.claims["iclr27-9999/c1"].paper_id == "iclr27-9999"
+    # Keys with no registry field are ignored, and named once.
+    assert registry.ignored_keys == ("figure_ref", "section")
+    assert "figure_ref, section" in caplog.text
+    assert [e.claim_id for e in registry.for_paper("iclr27-9999")] == ["iclr27-9999/c1"]
+
+
+def test_icml_shape_in_json(tmp_path: Path) -> None:
+    path = tmp_path / "claims.json"
+    path.write_text(json.dumps({"p-1": [{"text": "a"}, {"text": "b", "reported_value": 2.5,
+                                                        "claim_id": "p-1/c2"}]}))
+    registry = load_registry(path)
+    assert {k: (v.statement, v.reported_value) for k, v in registry.claims.items()} == {
+        "p-1/c1": ("a", None), "p-1/c2": ("b", 2.5)}
+
+
+def test_a_claim_with_a_registry_id_answers_it(tmp_path: Path) -> None:
+    submissions = tmp_path / "submissions"
+    shutil.copytree(SUBMISSIONS, submissions)
+    registry = load_registry(write_icml_registry(tmp_path / "registry"))
+    loaded = load_submission(submissions / "alice-neurips26-4821", registry=registry)
+    claims = {c.claim.claim_id: c for c in loaded.claims}
+    assert all(c.reference is ReferenceOrigin.registry for c in claims.values())
+    figure = claims["neurips26-4821/c1"]
+    assert figure.published_path == (tmp_path / "registry" / "figures" /
+                                      "neurips26-4821-fig3.png").resolve()
+    number = claims["neurips26-4821/c3"]
+    assert number.claim.reported_value == 94.1 and number.claim.tolerance.absolute == 0.5
+    assert number.claim.statement == registry.claims["neurips26-4821/c3"].statement
+    # A paper the ICML registry does not list: every claim is participant-supplied.
+    carol = load_submission(submissions / "carol-iclr27-0137", registry=registry)
+    assert {c.reference for c in carol.claims} == {ReferenceOrigin.participant}
+    assert registry.not_addressed("neurips26-4821", set(claims)) == [
+        registry.claims["neurips26-4821/c6"], registry.claims["neurips26-4821/c7"]]
+
+
+@pytest.mark.parametrize("content, message, line", [
+    ("p-1:\n  - text: fine\n  - just a string\n",
+     r":3: claim 2 of paper p-1 is not a mapping with a 'text' \(found str\) \(field: p-1\[1\]\)",
+     3),
+    ("p-1:\n  - text: fine\n  - source: Figure 2\n", r"claim 2 of paper p-1 has no 'text'", 3),
+    ("p-1:\n  - text: '  '\n", r"claim 1 of paper p-1 has no 'text'", 2),
+    ("p-1:\n  - text: a\np-2: {text: b}\n", r"'p-2' does not hold a list of claims", 3),
+    ("- text: a\n", r"the registry is not a mapping \(found list\)", 1),
+    ("{}\n", r"the registry is empty", None),
+    ("p-1:\n  - text: a\n    claim_id: p-1/c9\n", r"claim_id 'p-1/c9' disagrees with where the "
+                                                   r"claim is listed", 3),
+    ("p-1:\n  - text: " + "x" * 4001 + "\n", r"claim 1 of paper p-1: String should have at "
+                                             r"most 4000 characters \(field: p-1\[0\]\.text\)", 2),
+    ("p-1:\n  - text: a\n    tolerance: {absolute: -1}\n",
+     r"claim 1 of paper p-1: Input should be greater", 3),
+    ("p-1:\n  - text: a\n    kind: chart\n", r"claim 1 of paper p-1: Input should be", 3),
+    ("'bad id':\n  - text: a\n", r"paper id 'bad id' cannot name claims", 1),
+    ("p-1:\n  - text: a\n    published_figure: ../x.png\n", r"'\.\.'", 3),
+])
+def test_malformed_icml_registries(tmp_path: Path, content: str, message: str,
+                                   line: int | None) -> None:
+    path = tmp_path / "registry.yaml"
+    path.write_text(content)
+    with pytest.raises(RegistryError, match=message) as raised:
+        load_registry(path)
+    assert "\n" not in str(raised.value)  # one line
+    assert raised.value.line == line

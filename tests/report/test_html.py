@@ -1,7 +1,9 @@
-"""report.html opened in a real headless Chromium: the figures render, the claim text is there."""
+"""report.html opened in a real headless Chromium: the figures render, the claim text is there;
+the registry claims a submission does not address are listed, escaped."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -11,7 +13,7 @@ from PIL import Image
 from judging.report.html import write_html_report
 from judging.run.runner import RunRequest, run_judging
 from tests.browser import CHROMIUM_FLAGS, chromium
-from tests.conftest import REGISTRY, SUBMISSIONS
+from tests.conftest import REGISTRY, SUBMISSIONS, SubmissionBuilder
 
 
 def _chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
@@ -39,3 +41,32 @@ def test_report_renders_the_figures(tmp_path: Path) -> None:
     dom = _chromium(tmp_path, "--dump-dom", report.as_uri()).stdout
     assert "Sparse warmup helps most at small widths" in dom
     assert dom.count("<img") >= 3 * 7  # three images for each measurable figure claim
+
+
+def test_report_lists_registry_claims_not_addressed(tmp_path: Path,
+                                                    submission: SubmissionBuilder) -> None:
+    submission.number_claim("paper-1/c1")
+    registry = tmp_path / "icml.json"
+    registry.write_text(json.dumps({"paper-1": [
+        {"text": "Top-1 accuracy is 94.1%", "reported_value": 94.1},
+        {"text": "<script>alert('registry')</script> loss halves", "source": "Figure 2"},
+        {"text": "Theorem 1 holds"}]}))
+    out = tmp_path / "run"
+    run_judging(RunRequest(sources=[str(submission.write())], out=out, registry=registry))
+    html = write_html_report(out).read_text(encoding="utf-8")
+    section = html.split("Registry claims not addressed", 1)[1].split('<div class="claim"', 1)[0]
+    assert "tester/sub-1" in section and "paper paper-1" in section
+    assert "<code>paper-1/c2</code>" in section and "<code>paper-1/c3</code>" in section
+    assert "paper-1/c1" not in section
+    assert "Figure 2" in section and "Theorem 1 holds" in section
+    assert "<script>alert('registry')" not in html
+    assert "&lt;script&gt;alert(&#39;registry&#39;)&lt;/script&gt; loss halves" in section
+    assert html.count("Registry claims not addressed") == 1  # one section per submission
+
+
+def test_report_without_not_addressed_records(tmp_path: Path,
+                                              submission: SubmissionBuilder) -> None:
+    submission.number_claim("paper-1/c1")
+    out = tmp_path / "run"
+    run_judging(RunRequest(sources=[str(submission.write())], out=out))
+    assert "Registry claims not addressed" not in write_html_report(out).read_text()

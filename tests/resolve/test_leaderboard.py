@@ -7,8 +7,10 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from judging.cli import main
+from judging.models import NotAddressed
 from judging.resolve.decide import resolve_run
-from judging.resolve.leaderboard import write_leaderboard
+from judging.resolve.leaderboard import leaderboard_rows, write_leaderboard
+from judging.rundir import write_not_addressed
 from judging.rundir.store import read_jsonl
 from tests.conftest import RUBRICS
 from tests.constructed import _claims, _judgment, _label, _run
@@ -43,8 +45,8 @@ def test_outcomes_upheld_and_leaderboard(tmp_path: Path, verdict_rubric) -> None
     assert sum(int(r["passed"]) for r in rows) == 3
     papers = list(csv.DictReader(paths[1].open()))
     assert papers == [{"paper": "p", "submissions": "5", "claims": "5", "passed": "3",
-                       "failed": "1", "pending": "1", "incomplete": "0", "upheld": "3",
-                       "pass_rate": "0.75"}]
+                       "failed": "1", "not_addressed": "0", "pending": "1", "incomplete": "0",
+                       "upheld": "3", "pass_rate": "0.75"}]
     html = paths[2].read_text()
     assert "<h2>Submissions</h2>" in html and "s4" in html
     finals_file = read_jsonl(run / "final.jsonl", type(finals[0]))
@@ -55,3 +57,39 @@ def test_leaderboard_needs_resolve(tmp_path: Path, verdict_rubric) -> None:
     run = _run(tmp_path, [], [])
     result = CliRunner().invoke(main, ["leaderboard", str(run)])
     assert result.exit_code == 1 and "judging resolve" in result.output
+
+
+def test_not_addressed_registry_claims_count_as_zero(tmp_path: Path, verdict_rubric) -> None:
+    # s0 answers p/c0 and passes it; p/c1 and p/c2 of its paper it does not address. s1 answers
+    # p/c1 and passes it. Without the records s0 would have a pass rate of 1.
+    claims = _claims(2)  # p/c0 in s0, p/c1 in s1
+    full = {"verdict_consistent": True, "scale_disclosed": True, "cites_evidence": True,
+            "value_in_logs": True, "justification_quality": 4}
+    judgments = [_judgment(verdict_rubric, claim, {}) for claim in claims]
+    labels = [_label(verdict_rubric, claim, cid, v) for claim in claims for cid, v in full.items()]
+    run = _run(tmp_path, judgments, labels)
+    missing = [NotAddressed(submission_id="s0", paper_id="p", claim_id=f"p/c{n}",
+                            statement=f"claim {n}") for n in (1, 2)]
+    write_not_addressed(run, missing)
+    _, finals = resolve_run(run, calibration_dir=tmp_path / "none", rubrics_dir=RUBRICS)
+    assert {f.outcome for f in finals} == {"pass"}
+    import csv
+    paths = write_leaderboard(run)
+    rows = {row["submission"]: row for row in csv.DictReader(paths[0].open())}
+    assert rows["s0"] == {"submission": "s0", "paper": "p", "claims": "3", "passed": "1",
+                               "failed": "0", "not_addressed": "2", "pending": "0",
+                               "incomplete": "0", "upheld": "1", "pass_rate": "0.333"}
+    assert (rows["s1"]["claims"], rows["s1"]["pass_rate"]) == ("1", "1.0")
+    (paper,) = csv.DictReader(paths[1].open())
+    assert (paper["submissions"], paper["claims"], paper["not_addressed"],
+            paper["pass_rate"]) == ("2", "4", "2", "0.5")
+    assert "<th>not_addressed</th>" in paths[2].read_text()
+    # A claim with a final decision is never also counted as not addressed.
+    by_submission, _ = leaderboard_rows(finals, [*missing, NotAddressed(
+        submission_id="s0", paper_id="p", claim_id="p/c0")])
+    assert next(r for r in by_submission if r["submission"] == "s0")["claims"] == 3
+    # A submission with nothing judged but registry claims left: all zeros, rate 0.
+    by_submission, by_paper = leaderboard_rows([], missing)
+    assert by_submission == [{"submission": "s0", "paper": "p", "claims": 2, "passed": 0,
+                              "failed": 0, "not_addressed": 2, "pending": 0, "incomplete": 0,
+                              "upheld": 0, "pass_rate": 0.0}]

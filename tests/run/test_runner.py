@@ -12,13 +12,16 @@ import pytest
 from click.testing import CliRunner
 
 from judging.cli import main
-from judging.models import LineStatus
+from judging.models import LineStatus, NotAddressed, ReferenceOrigin
+from judging.rundir import read_not_addressed
 from judging.rundir.store import RunStore
 from tests.conftest import (
+    ICML_EXTRA_CLAIM,
     JUDGING_SCRIPT,
     SUBMISSIONS,
     SubmissionBuilder,
     render_chart,
+    write_icml_registry,
 )
 
 
@@ -147,6 +150,66 @@ def test_report_shows_figures_and_escapes_participant_text(tmp_path: Path,
     # published, reproduced, diff and the overlay of the data read from both charts
     assert len(images) == 4 and all((out / src).is_file() for src in images)
     assert "independent_reproduction" in html and "Does the reproduced figure" in html
+
+
+def test_icml_registry_claims_not_addressed(tmp_path: Path, examples_copy: Path) -> None:
+    registry = write_icml_registry(tmp_path / "icml", extra_papers={
+        "unjudged-1": [{"text": "No submission reproduces this paper."}, {"text": "Nor this."}]})
+    out = tmp_path / "run"
+    code, output = _run(str(examples_copy / "submissions"), "--claims", str(registry),
+                        "--out", str(out))
+    assert code == 0, output
+    records = read_not_addressed(out)
+    assert {(r.submission_id, r.claim_id) for r in records} == {
+        ("alice/repro-neurips26-4821", "neurips26-4821/c6"),
+        ("alice/repro-neurips26-4821", "neurips26-4821/c7"),
+        ("bob/neurips26-4821-check", "neurips26-4821/c4"),
+        ("bob/neurips26-4821-check", "neurips26-4821/c5"),
+        ("bob/neurips26-4821-check", "neurips26-4821/c7")}
+    # carol's paper and unjudged-1 are not both in the registry and in the run: nothing for them
+    assert {r.paper_id for r in records} == {"neurips26-4821"}
+    extra = next(r for r in records if r.claim_id == "neurips26-4821/c7")
+    assert extra.statement == ICML_EXTRA_CLAIM and extra.source is None
+    assert "5 registry claim(s) not addressed by 2 submission(s)" in output
+    assert json.loads((out / "run.json").read_text())["invocations"][0]["counts"][
+        "not_addressed"] == 5
+    claims = RunStore.open(out, create=False).claims()
+    alice_c3 = claims["alice/repro-neurips26-4821::neurips26-4821/c3"]
+    assert alice_c3.reference is ReferenceOrigin.registry
+    assert alice_c3.claim.reported_value == 94.1
+    assert {c.reference for k, c in claims.items() if k.startswith("carol/")} == {
+        ReferenceOrigin.participant}
+
+
+def test_a_submission_addressing_one_of_three_claims(tmp_path: Path,
+                                                     submission: SubmissionBuilder) -> None:
+    submission.number_claim("paper-1/c2")
+    submission.number_claim("paper-1/own", statement="A number the registry does not list")
+    folder = submission.write()
+    registry = tmp_path / "icml.json"
+    registry.write_text(json.dumps({"paper-1": [
+        {"text": "Loss falls below 0.2", "source": "Figure 1"},
+        {"text": "Top-1 accuracy is 94.1%", "reported_value": 94.1},
+        {"text": "<b>bold</b> claim three"}]}))
+    out = tmp_path / "run"
+    code, output = _run(str(folder), "--claims", str(registry), "--out", str(out))
+    assert code == 0, output
+    assert read_not_addressed(out) == [
+        NotAddressed(submission_id="tester/sub-1", paper_id="paper-1", claim_id="paper-1/c1",
+                     statement="Loss falls below 0.2", source="Figure 1"),
+        NotAddressed(submission_id="tester/sub-1", paper_id="paper-1", claim_id="paper-1/c3",
+                     statement="<b>bold</b> claim three")]
+    lines = (out / "not_addressed.jsonl").read_text().splitlines()
+    assert all(json.loads(line)["schema"] == "judging.not_addressed/1" for line in lines)
+    references = {c.claim.claim_id: c.reference
+                  for c in RunStore.open(out, create=False).claims().values()}
+    assert references == {"paper-1/c2": ReferenceOrigin.registry,
+                          "paper-1/own": ReferenceOrigin.participant}
+    # Rewritten from each run's inputs: without a registry, nothing is unaddressed.
+    code, output = _run(str(folder), "--out", str(out))
+    assert code == 0, output
+    assert (out / "not_addressed.jsonl").read_text() == ""
+    assert "not addressed" not in output
 
 
 def test_report_of_a_missing_run(tmp_path: Path) -> None:
