@@ -181,6 +181,9 @@ class FakeHub:
     """Spaces per listing page (the Hub's own page size)."""
     commits_page_size = 50
     """Commits per history page."""
+    filter_mode = "all"
+    """How several `filter` tags combine in a listing: "all" (the Hub) or "any" (a server that
+    matches fewer tags than asked, for clients that must check the tags themselves)."""
 
     def __init__(self, repos: Mapping[tuple, Files] | None = None, *,
                  private: Iterable[RepoKey] = (), gated: Iterable[RepoKey] = (),
@@ -577,7 +580,9 @@ class _Handler(BaseHTTPRequestHandler):
         wanted = query.get("filter", [])
         spaces = sorted((repo for (repo_type, _), repo in self.hub.repos.items()
                          if repo_type == "space"), key=lambda repo: repo.repo_id)
-        spaces = [repo for repo in spaces if all(tag in repo.tags for tag in wanted)
+        combine = all if self.hub.filter_mode == "all" else any
+        spaces = [repo for repo in spaces
+                  if (not wanted or combine(tag in repo.tags for tag in wanted))
                   and (("space", repo.repo_id) not in self.hub.private or self._authorized())]
         if "author" in query:
             spaces = [r for r in spaces if r.repo_id.split("/")[0] == query["author"][0]]
