@@ -25,7 +25,7 @@ from judging.intake import (
 from judging.models import ClaimInput
 from judging.rundir import RunInfo
 from tests.conftest import JUDGING_CLI, SUBMISSIONS
-from tests.fakehub import FakeHub, hub_environ
+from tests.fakehub import GOOD_TOKEN, FakeHub, hub_environ
 
 TAG = "icml2026-repro"
 JAN = datetime(2026, 1, 10, 12, 0, tzinfo=UTC)
@@ -311,8 +311,9 @@ def test_cli_discover_as_of_end_to_end(history_hub: FakeHub, tmp_path: Path) -> 
 
 
 def test_cli_named_space_as_of(history_hub: FakeHub, tmp_path: Path) -> None:
+    history_hub.clear()
     out = tmp_path / "run"
-    env = hub_environ(history_hub.url, tmp_path / "hf-home")
+    env = hub_environ(history_hub.url, tmp_path / "hf-home", token=GOOD_TOKEN)
     result = _judging(["run", "hf://spaces/carol/iclr27-0137-repro", "--as-of", "2026-02-01",
                        "--out", str(out)], env, cwd=tmp_path)
     # nothing judged, the skip said so, and it is not a failure
@@ -321,6 +322,10 @@ def test_cli_named_space_as_of(history_hub: FakeHub, tmp_path: Path) -> None:
         result.stderr
     info = RunInfo.from_file((out / "run.json").read_text())
     assert info.invocations[-1].skipped and info.invocations[-1].submissions == {}
+    # the CLI passed HF_TOKEN down to the history call, and never recorded it
+    history = [r for r in history_hub.details if r.path.endswith("/commits/main")]
+    assert history and {r.authorization for r in history} == {f"Bearer {GOOD_TOKEN}"}
+    assert GOOD_TOKEN not in (out / "run.json").read_text()
 
 
 def test_cli_bad_as_of_is_one_line(tmp_path: Path) -> None:
