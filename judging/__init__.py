@@ -3,7 +3,7 @@
 A file at the top of the package is vocabulary every stage uses; a folder is a stage, named after
 its command, in the order the flow runs:
 
-    intake/      submissions (manifest, Hub sources) and the organizers' registry -> claims
+    intake/      submissions (manifest, Hub sources, tag discovery, deadline) and the registry -> claims
     signals/     pure measures of a claim: pixel similarity, copies, numbers, chart reading
     judges/      async judges over one claim: offline (signals + rules), LLM, panels
     run/         `judging run`: load -> plan -> measure -> judge -> append to the run directory

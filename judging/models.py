@@ -284,6 +284,25 @@ class Submission(SubmissionHeader):
     claims: list[Claim]
 
 
+class SubmissionSource(StrictModel):
+    """Where a submission's files were read from, when that is a Hugging Face repo: the revision
+    judged (set by intake, never by the participant's manifest)."""
+
+    source: str
+    """The Hub source as downloaded, e.g. `hf://spaces/OWNER/NAME@<sha>`."""
+    repo_type: str
+    repo_id: str
+    revision: str | None = None
+    """The commit judged (a 40-hex sha when it was resolved: `--as-of`, discovery or given),
+    else the branch or tag as given (None: the default branch)."""
+    committed_at: datetime | None = None
+    """The date of that commit, when known."""
+    as_of: datetime | None = None
+    """The deadline of `--as-of`: the commit is the last one at or before it."""
+    discovered_by: list[str] = Field(default_factory=list)
+    """The tags of `--discover` that found it (empty: named on the command line)."""
+
+
 class ClaimKey(StrictModel):
     """The identity of a claim everywhere: several submissions reproduce the same registry claim."""
 
@@ -328,6 +347,9 @@ class ClaimInput(VersionedModel):
     reference: ReferenceOrigin = ReferenceOrigin.participant
     flags: list[Flag] = Field(default_factory=list)
     manifest_line: int | None = None
+    source: SubmissionSource | None = None
+    """The Hub revision the submission was read at (None: a local folder). Not in input hashes:
+    the files' contents are."""
 
     @classmethod
     def migrate(cls, data: dict[str, Any]) -> dict[str, Any]:

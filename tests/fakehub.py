@@ -25,6 +25,25 @@ seen in this server's log), and what this server answers:
   GET  /{type}s/{owner}/{name}/resolve/{sha}/{path}    the bytes (with `Range: bytes=N-` support)
 
 Models use the same paths without the `{type}s/` prefix (`/api/models/...` for the API).
+
+Listing and history (what `HfApi.list_spaces` and `HfApi.list_repo_commits` call):
+
+  GET  /api/spaces?filter=T[&filter=U...][&limit=N][&expand=sha&expand=tags...][&cursor=C]
+       the Spaces carrying every tag T, U... (AND, like the Hub), sorted by id, `page_size` (1,000
+       by default, as the Hub) or `limit` per page, whichever is smaller; a further page is named
+       by a `Link: <absolute url>; rel="next"` header (huggingface_hub's `paginate` follows it).
+       Items: `_id`, `id` and, with `expand`, only the expanded properties; without `expand`
+       the Hub's defaults (`likes`, `private`, `sdk`, `tags`, `createdAt`...). Private Spaces are
+       listed only for a good token.
+  GET  /api/{type}s/{owner}/{name}/commits/{revision}[?p=N]
+       the history of that branch (or from that commit), newest first, `commits_page_size` per
+       page with the same Link paging: [{"id", "title", "message", "authors": [{"user"}],
+       "date": "...Z"}].
+
+Tags: `FakeHub(..., tags={("space", "a/b"): ["t1", "t2"]})` or `hub.tag(key, *tags)`; a Space with
+tags but no files (`hub.add(key, {})`) is listed and costs nothing, for listings of thousands.
+History: `hub.commit(key, files, date=datetime, title=...)` adds a commit on top of a branch (the
+branch head moves; earlier commits stay reachable by sha, each with its own files).
 `allow_patterns` filters the tree listing client-side: only matching files get HEAD + GET. A second
 download into the same `local_dir` makes only the repo-info call (the tree is cached under
 `local_dir/.cache/huggingface/trees/`, each file's commit under `.../download/*.metadata`). Even
@@ -51,10 +70,11 @@ import socket
 import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.parse import parse_qs, unquote, urlencode, urlsplit
 
 RepoKey = tuple[str, str]
 """(repo_type, repo_id): repo_type is "space", "dataset" or "model"."""
@@ -65,6 +85,8 @@ Files = Mapping[str, bytes | str] | Path | str
 REPO_TYPES = ("space", "dataset", "model")
 DEFAULT_BRANCH = "main"
 GOOD_TOKEN = "hf_fakehub_good_token"
+DEFAULT_DATE = datetime(2026, 1, 1, tzinfo=UTC)
+"""The date of a commit made by `add` (a `commit` names its own)."""
 
 
 def _read_files(files: Files) -> dict[str, bytes]:
@@ -91,6 +113,9 @@ class Snapshot:
 
     sha: str
     files: dict[str, bytes]
+    date: datetime = DEFAULT_DATE
+    title: str = "Upload folder"
+    author: str = "fakehub"
 
     def folders(self) -> set[str]:
         out = set()
@@ -106,13 +131,27 @@ class Repo:
     repo_type: str
     repo_id: str
     branches: dict[str, Snapshot] = field(default_factory=dict)
+    history: dict[str, list[Snapshot]] = field(default_factory=dict)
+    """Per branch, its commits oldest first (the last is the branch head)."""
+    tags: list[str] = field(default_factory=list)
 
     def resolve(self, revision: str) -> Snapshot | None:
         if revision in self.branches:
             return self.branches[revision]
-        for snap in self.branches.values():
-            if snap.sha == revision:
-                return snap
+        for commits in self.history.values():
+            for snap in commits:
+                if snap.sha == revision:
+                    return snap
+        return None
+
+    def log(self, revision: str) -> list[Snapshot] | None:
+        """The commits reachable from a branch or a commit, newest first."""
+        if revision in self.history:
+            return list(reversed(self.history[revision]))
+        for commits in self.history.values():
+            shas = [snap.sha for snap in commits]
+            if revision in shas:
+                return list(reversed(commits[:shas.index(revision) + 1]))
         return None
 
 
@@ -138,12 +177,23 @@ class FakeHub:
     gated:   repo keys whose info and listing are public but whose files need a token.
     """
 
+    page_size = 1000
+    """Spaces per listing page (the Hub's own page size)."""
+    commits_page_size = 50
+    """Commits per history page."""
+    filter_mode = "all"
+    """How several `filter` tags combine in a listing: "all" (the Hub) or "any" (a server that
+    matches fewer tags than asked, for clients that must check the tags themselves)."""
+
     def __init__(self, repos: Mapping[tuple, Files] | None = None, *,
                  private: Iterable[RepoKey] = (), gated: Iterable[RepoKey] = (),
-                 tokens: Iterable[str] = (GOOD_TOKEN,)):
+                 tokens: Iterable[str] = (GOOD_TOKEN,),
+                 tags: Mapping[RepoKey, Iterable[str]] | None = None):
         self.repos: dict[RepoKey, Repo] = {}
         for key, files in (repos or {}).items():
             self.add(key, files)
+        for key, repo_tags in (tags or {}).items():
+            self.tag(key, *repo_tags)
         self.private = {self._check_key(k) for k in private}
         self.gated = {self._check_key(k) for k in gated}
         self.tokens = set(tokens)
@@ -180,7 +230,36 @@ class FakeHub:
             digest.update(name.encode() + b"\0" + content[name])
         repo = self.repos.setdefault((repo_type, repo_id), Repo(repo_type, repo_id))
         repo.branches[branch] = Snapshot(sha=digest.hexdigest(), files=content)
+        repo.history[branch] = [repo.branches[branch]]
         return repo.branches[branch]
+
+    def commit(self, key: tuple, files: Files, *, date: datetime, title: str = "Update",
+               author: str = "fakehub") -> Snapshot:
+        """A new commit on top of a branch (created when missing): the branch head moves to it,
+        earlier commits keep their own files. Returns it (`.sha`)."""
+        repo_type, repo_id = self._check_key(key)
+        branch = key[2] if len(key) > 2 else DEFAULT_BRANCH
+        content = _read_files(files)
+        if date.tzinfo is None:
+            raise ValueError("give commit dates with a time zone")
+        repo = self.repos.setdefault((repo_type, repo_id), Repo(repo_type, repo_id))
+        commits = repo.history.setdefault(branch, [])
+        parent = commits[-1].sha if commits else ""
+        digest = hashlib.sha1(json.dumps([repo_type, repo_id, branch, parent,
+                                          date.isoformat(), title]).encode())
+        for name in sorted(content):
+            digest.update(name.encode() + b"\0" + content[name])
+        snap = Snapshot(sha=digest.hexdigest(), files=content, date=date.astimezone(UTC),
+                        title=title, author=author)
+        commits.append(snap)
+        repo.branches[branch] = snap
+        return snap
+
+    def tag(self, key: tuple, *tags: str) -> None:
+        """Give a repo (README front-matter) tags: listings filter on them."""
+        repo_type, repo_id = self._check_key(key)
+        repo = self.repos.setdefault((repo_type, repo_id), Repo(repo_type, repo_id))
+        repo.tags = list(dict.fromkeys([*repo.tags, *tags]))
 
     def sha(self, repo_type: str, repo_id: str, branch: str = DEFAULT_BRANCH) -> str:
         return self.repos[(repo_type, repo_id)].branches[branch].sha
@@ -256,6 +335,12 @@ class FakeHub:
             self.requests.clear()
             self.details.clear()
             self.unexpected.clear()
+
+
+def _hub_date(date: datetime) -> str:
+    """The Hub's date format: UTC, milliseconds, "Z"."""
+    return date.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + \
+        f"{date.microsecond // 1000:03d}Z"
 
 
 def _url_prefix(repo_type: str) -> str:
@@ -429,6 +514,8 @@ class _Handler(BaseHTTPRequestHandler):
         # keep percent-encoding until the segments are split: revisions like refs%2Fpr%2F1
         segments = [unquote(s) for s in raw_path.strip("/").split("/")]
         if segments and segments[0] == "api":
+            if self.command == "GET" and len(segments) == 2 and segments[1] == "spaces":
+                return self._list_spaces(query)
             if self.command != "GET" or len(segments) < 4:
                 return False
             kind = segments[1]
@@ -439,6 +526,8 @@ class _Handler(BaseHTTPRequestHandler):
                 return self._info(repo_type, repo_id, DEFAULT_BRANCH)
             if rest[0] == "revision" and len(rest) == 2:
                 return self._info(repo_type, repo_id, rest[1])
+            if rest[0] == "commits" and len(rest) >= 2:
+                return self._commits(repo_type, repo_id, "/".join(rest[1:]), query)
             if rest[0] == "tree" and len(rest) >= 2:
                 recursive = (query.get("recursive") or ["False"])[0].lower() == "true"
                 return self._tree(repo_type, repo_id, rest[1], "/".join(rest[2:]), recursive)
@@ -465,12 +554,12 @@ class _Handler(BaseHTTPRequestHandler):
             "id": repo_id,
             "author": repo_id.split("/")[0],
             "sha": snap.sha,
-            "lastModified": "2026-01-01T00:00:00.000Z",
+            "lastModified": _hub_date(snap.date),
             "private": key in self.hub.private,
             "gated": "auto" if key in self.hub.gated else False,
             "disabled": False,
             "likes": 0,
-            "tags": [],
+            "tags": list(repo.tags),
             "siblings": [{"rfilename": name} for name in sorted(snap.files)],
         }
         if repo_type == "space":
@@ -480,6 +569,69 @@ class _Handler(BaseHTTPRequestHandler):
         if repo_type == "dataset":
             data["downloads"] = 0
         self._json(data)
+        return True
+
+    def _next_link(self, query: dict[str, list[str]], **update: str) -> str:
+        params = [(k, v) for k, values in query.items() if k not in update for v in values]
+        params += list(update.items())
+        return f'<{self.hub.url}{urlsplit(self.path).path}?{urlencode(params)}>; rel="next"'
+
+    def _list_spaces(self, query: dict[str, list[str]]) -> bool:
+        wanted = query.get("filter", [])
+        spaces = sorted((repo for (repo_type, _), repo in self.hub.repos.items()
+                         if repo_type == "space"), key=lambda repo: repo.repo_id)
+        combine = all if self.hub.filter_mode == "all" else any
+        spaces = [repo for repo in spaces
+                  if (not wanted or combine(tag in repo.tags for tag in wanted))
+                  and (("space", repo.repo_id) not in self.hub.private or self._authorized())]
+        if "author" in query:
+            spaces = [r for r in spaces if r.repo_id.split("/")[0] == query["author"][0]]
+        start = int((query.get("cursor") or ["0"])[0])
+        size = self.hub.page_size
+        if "limit" in query:
+            size = max(1, min(size, int(query["limit"][0])))
+        page = spaces[start:start + size]
+        expand = query.get("expand") or query.get("expand[]") or []
+        items = []
+        for repo in page:
+            head = repo.branches.get(DEFAULT_BRANCH)
+            full = {"author": repo.repo_id.split("/")[0], "sha": head.sha if head else None,
+                    "lastModified": _hub_date(head.date if head else DEFAULT_DATE),
+                    "createdAt": _hub_date(repo.history.get(DEFAULT_BRANCH, [head])[0].date
+                                           if head else DEFAULT_DATE),
+                    "likes": 0, "trendingScore": 0,
+                    "private": ("space", repo.repo_id) in self.hub.private, "sdk": "static",
+                    "tags": list(repo.tags)}
+            keys = expand or ["likes", "trendingScore", "private", "sdk", "tags", "createdAt"]
+            item = {"_id": hashlib.md5(repo.repo_id.encode()).hexdigest()[:24],
+                    "id": repo.repo_id}
+            item.update({k: full[k] for k in keys if k in full})
+            items.append(item)
+        headers = {}
+        if start + size < len(spaces):
+            headers["Link"] = self._next_link(query, cursor=str(start + size))
+        self._json(items, headers)
+        return True
+
+    def _commits(self, repo_type: str, repo_id: str, revision: str,
+                 query: dict[str, list[str]]) -> bool:
+        repo = self._repo(repo_type, repo_id)
+        if repo is None:
+            return True
+        commits = repo.log(revision)
+        if commits is None:
+            self._error(404, "RevisionNotFound", "Invalid rev id: " + revision)
+            return True
+        page_no = int((query.get("p") or ["0"])[0])
+        size = self.hub.commits_page_size
+        page = commits[page_no * size:(page_no + 1) * size]
+        items = [{"id": snap.sha, "title": snap.title, "message": "",
+                  "authors": [{"user": snap.author, "avatar": None}],
+                  "date": _hub_date(snap.date)} for snap in page]
+        headers = {}
+        if (page_no + 1) * size < len(commits):
+            headers["Link"] = self._next_link(query, p=str(page_no + 1))
+        self._json(items, headers)
         return True
 
     def _tree(self, repo_type: str, repo_id: str, revision: str, folder: str,

@@ -43,7 +43,14 @@ def _parse_price(ctx: click.Context, param: click.Parameter, values: tuple[str, 
 
 
 @click.command()
-@click.argument("sources", nargs=-1, required=True)
+@click.argument("sources", nargs=-1, required=False)
+@click.option("--discover", "discover", multiple=True, metavar="TAG",
+              help="Also judge every Hugging Face Space carrying this tag; repeatable: a Space "
+                   "must carry all the tags (every page of the Hub's listing is read).")
+@click.option("--as-of", "as_of", default=None, metavar="DATETIME",
+              help="Judge each Hub source as it was at its last commit at or before this ISO "
+                   "8601 date-time (UTC when no zone is given; a date alone is 00:00 that "
+                   "day); a Space with no commit by then is skipped with that reason.")
 @click.option("--out", "out", type=click.Path(path_type=Path, file_okay=False), default=None,
               help="Run directory (default runs/<run-id>); an existing one is resumed.")
 @click.option("--claims", "registry", type=click.Path(path_type=Path, dir_okay=False, exists=True),
@@ -103,7 +110,8 @@ def _parse_price(ctx: click.Context, param: click.Parameter, values: tuple[str, 
               show_default=True, help="Larger images are refused before decoding.")
 @rubrics_dir_option
 @friendly_errors
-def run(sources: tuple[str, ...], out: Path | None, registry: Path | None,
+def run(sources: tuple[str, ...], discover: tuple[str, ...], as_of: str | None,
+        out: Path | None, registry: Path | None,
         rubrics: tuple[str, ...], judges: tuple[str, ...], samples: int, swap: bool,
         concurrency: int, estimate: bool, max_cost: float | None,
         prices: dict[str, tuple[float, float]], prices_file: Path | None, base_url: str | None, api_key: str | None,
@@ -113,14 +121,20 @@ def run(sources: tuple[str, ...], out: Path | None, registry: Path | None,
     """Judge the claims of one or more submissions.
 
     SOURCE is a submission folder (with submission.yaml), a folder of such folders, or a Hugging
-    Face repo: hf://spaces/OWNER/NAME or hf://datasets/OWNER/NAME[@REV][/SUBFOLDER].
+    Face repo: hf://spaces/OWNER/NAME or hf://datasets/OWNER/NAME[@REV][/SUBFOLDER]. With
+    --discover TAG, SOURCE may be left out. HF_TOKEN, when set, is sent to the Hub.
     """
     import asyncio
     import os
 
+    from judging.intake import parse_as_of
     from judging.judges import LLMOptions
     from judging.run import Runner, RunRequest
     from judging.rundir import new_run_id
+
+    if not sources and not discover:
+        raise click.UsageError("give at least one SOURCE or --discover TAG")
+    deadline = parse_as_of(as_of) if as_of is not None else None
 
     judge_specs = list(judges) or [os.environ.get("JUDGING_JUDGE") or "offline"]
     out = out or Path("runs") / new_run_id()
@@ -133,7 +147,8 @@ def run(sources: tuple[str, ...], out: Path | None, registry: Path | None,
     request = RunRequest(sources=list(sources), out=out, registry=registry, rubrics=list(rubrics),
                          judges=judge_specs, samples=samples, swap=swap, concurrency=concurrency,
                          measure=MeasureOptions(image_size=image_size, max_pixels=max_pixels),
-                         rubrics_dir=rubrics_dir, llm=llm)
+                         rubrics_dir=rubrics_dir, llm=llm, discover=list(discover),
+                         as_of=deadline, hf_token=os.environ.get("HF_TOKEN") or None)
     if estimate:
         _print_estimate(asyncio.run(Runner(request).estimate()))
         return
@@ -149,6 +164,7 @@ def run(sources: tuple[str, ...], out: Path | None, registry: Path | None,
         result = asyncio.run(runner.run())
     from judging.report import summary_rows
 
+    _print_sources(result)
     _print_summary(summary_rows(runner.store.latest()))
     console.print(f"run [bold]{result.run_id}[/] in {escape(str(result.root))}: {result.written} "
                   f"new judgment line(s), {result.skipped} already done (resumed)", soft_wrap=True)
@@ -173,6 +189,22 @@ def run(sources: tuple[str, ...], out: Path | None, registry: Path | None,
                           soft_wrap=True)
     if result.failed:
         sys.exit(1)
+
+
+def _print_sources(result) -> None:
+    """What discovery and --as-of did: notes, the revision judged per Hub submission, skips."""
+    for note in result.notes:
+        console.print(escape(note), soft_wrap=True, highlight=False)
+    for sid, source in sorted(result.submissions.items()):
+        if source.as_of is None and not source.discovered_by:
+            continue
+        when = (f" (committed {source.committed_at.isoformat()}, last at or before "
+                f"{source.as_of.isoformat()})" if source.as_of and source.committed_at else "")
+        console.print(f"{escape(sid)}: judged {escape(source.source)}{when}", soft_wrap=True,
+                      highlight=False)
+    for skip in result.skipped_sources:
+        err_console.print(f"[bold yellow]skipped:[/] {escape(skip)}", highlight=False,
+                          soft_wrap=True)
 
 
 def _print_estimate(rows: list) -> None:

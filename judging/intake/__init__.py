@@ -1,14 +1,25 @@
 """Intake (`judging run SOURCE...`, first step): what a submission is.
 
 Reads submission folders (our `submission.yaml` manifest), Hugging Face sources (`hf://...`,
-downloaded into the run directory's `sources/`) and the organizers' claim registry (ours, or
-the ICML shape `{paper_id: [{text}]}`); writes nothing but downloads. Gives validated
-`ClaimInput`s with every path confined to its submission, registry references applied (a doctored
-copy is flagged), and each bad claim as a `ClaimProblem` with its reason while the others go on.
+downloaded into the run directory's `sources/`; Spaces found by tag and pinned to the last commit
+before a deadline, `discover`) and the organizers' claim registry (ours, or the ICML shape
+`{paper_id: [{text}]}`); writes nothing but downloads. Gives validated `ClaimInput`s with every
+path confined to its submission, registry references applied (a doctored copy is flagged), and
+each bad claim as a `ClaimProblem` with its reason while the others go on.
 """
 
 from __future__ import annotations
 
+from judging.intake.discover import (
+                                     DiscoveredSpace,
+                                     PinnedCommit,
+                                     PlannedSource,
+                                     SourcePlan,
+                                     commit_as_of,
+                                     discover_spaces,
+                                     parse_as_of,
+                                     plan_sources,
+)
 from judging.intake.manifest import (
                                      MANIFEST_NAMES,
                                      LoadedSubmission,
@@ -30,7 +41,8 @@ from judging.intake.sources import (
                                      parse_hub_source,
 )
 
-__all__ = ["MANIFEST_NAMES", "HubSource", "LoadedSubmission", "Registry", "RegistryClaim",
-           "apply_registry", "confine", "confine_file", "expand_source", "fetch_hub_source",
-           "find_manifest", "load_registry", "load_submission", "manifest_json_schema",
-           "parse_hub_source"]
+__all__ = ["MANIFEST_NAMES", "DiscoveredSpace", "HubSource", "LoadedSubmission", "PinnedCommit",
+           "PlannedSource", "Registry", "RegistryClaim", "SourcePlan", "apply_registry",
+           "commit_as_of", "confine", "confine_file", "discover_spaces", "expand_source",
+           "fetch_hub_source", "find_manifest", "load_registry", "load_submission",
+           "manifest_json_schema", "parse_as_of", "parse_hub_source", "plan_sources"]

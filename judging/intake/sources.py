@@ -112,14 +112,15 @@ def fetch_hub_source(source: HubSource, *, download_root: Path, token: str | Non
     return folder
 
 
-def expand_source(source: str, *, download_root: Path) -> list[Path]:
+def expand_source(source: str, *, download_root: Path, token: str | None = None) -> list[Path]:
     """Submission folders named by a SOURCE argument.
 
     A folder with a manifest is one submission; a folder without one stands for its immediate
     subfolders that have one (e.g. `examples/submissions`); `hf://...` is downloaded first.
     """
     if source.startswith(HUB_PREFIX):
-        folder = fetch_hub_source(parse_hub_source(source), download_root=download_root)
+        folder = fetch_hub_source(parse_hub_source(source), download_root=download_root,
+                                  token=token)
     else:
         folder = Path(source)
         if not folder.exists():

@@ -12,6 +12,7 @@ import os
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 from judging.errors import JudgingError
@@ -19,9 +20,11 @@ from judging.hashing import content_hash, slug
 from judging.intake import (
     LoadedSubmission,
     Registry,
+    SourcePlan,
     expand_source,
     load_registry,
     load_submission,
+    plan_sources,
 )
 from judging.judges import (
     AGGREGATION,
@@ -42,6 +45,7 @@ from judging.models import (
     Judgment,
     LineStatus,
     NotAddressed,
+    SubmissionSource,
 )
 from judging.rubrics import Rubric, RubricLibrary, resolve_rubric
 from judging.run.integrity import find_pairs
@@ -86,6 +90,12 @@ class RunRequest:
     measure: MeasureOptions = field(default_factory=MeasureOptions)
     rubrics_dir: Path | None = None
     llm: LLMOptions = field(default_factory=LLMOptions)
+    discover: list[str] = field(default_factory=list)
+    """Also judge every Space carrying all these tags (`--discover`)."""
+    as_of: datetime | None = None
+    """Judge each Hub source at its last commit at or before this (aware) deadline."""
+    hf_token: str | None = None
+    """Hugging Face token for listings, histories and downloads (never recorded)."""
 
 
 @dataclass
@@ -99,6 +109,12 @@ class RunResult:
     integrity: IntegrityReport | None = None
     not_addressed: list[NotAddressed] = field(default_factory=list)
     """Registry claims of the submissions' papers that a submission has no claim for."""
+    skipped_sources: list[str] = field(default_factory=list)
+    """Sources left out on purpose, with the reason (no commit before --as-of)."""
+    notes: list[str] = field(default_factory=list)
+    """What source planning did (Spaces discovered...)."""
+    submissions: dict[str, SubmissionSource] = field(default_factory=dict)
+    """Submission id -> the Hub revision judged."""
 
     @property
     def failed(self) -> bool:
@@ -199,9 +215,14 @@ class Runner:
         seen_submissions: dict[str, Path] = {}
         run_id = self.store.info.run_id
         download_root = self.store.paths.sources
-        for source in self.request.sources:
+        plan = self._plan()
+        result.source_errors += plan.errors
+        result.skipped_sources += plan.skipped
+        result.notes += plan.notes
+        for planned in plan.sources:
             try:
-                folders = expand_source(source, download_root=download_root)
+                folders = expand_source(planned.spec, download_root=download_root,
+                                        token=self.request.hf_token)
             except JudgingError as exc:
                 result.source_errors.append(str(exc))
                 continue
@@ -226,9 +247,20 @@ class Runner:
                     continue
                 seen_submissions[sid] = loaded.folder
                 result.not_addressed += not_addressed(loaded, registry)
-                yield loaded.claims, [problem_judgment(p, run_id=run_id,
+                claims = loaded.claims
+                if planned.provenance is not None:
+                    result.submissions[sid] = planned.provenance
+                    claims = [claim.model_copy(update={"source": planned.provenance})
+                              for claim in claims]
+                yield claims, [problem_judgment(p, run_id=run_id,
                                                        paper_id=loaded.header.paper_id)
                                       for p in loaded.problems]
+
+    def _plan(self) -> SourcePlan:
+        """The sources given plus the Spaces discovered, pinned to --as-of (Hub calls)."""
+        request = self.request
+        return plan_sources(request.sources, discover=request.discover, as_of=request.as_of,
+                            token=request.hf_token)
 
     def _load(self, registry: Registry | None, result: RunResult
               ) -> tuple[list[ClaimInput], list[Judgment]]:
@@ -319,7 +351,9 @@ class Runner:
             judges=[j.spec for j in judges],
             options={"samples": request.samples, "swap": request.swap,
                      "concurrency": request.concurrency, "max_cost": request.llm.max_cost,
-                     **request.measure.as_settings()})
+                     **request.measure.as_settings(),
+                     **({"discover": " + ".join(request.discover)} if request.discover else {}),
+                     **({"as_of": request.as_of.isoformat()} if request.as_of else {})})
         store.info.invocations.append(invocation)
         store.write_info()
         try:
@@ -343,6 +377,8 @@ class Runner:
             store.close()
             invocation.ended_at = utc_now()
             invocation.errors = result.source_errors
+            invocation.skipped = result.skipped_sources
+            invocation.submissions = dict(result.submissions)
             latest = [j for j in store.latest()]
             result.counts = summarize(latest)
             invocation.counts = dict(result.counts) | {"written": result.written,

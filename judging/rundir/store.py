@@ -25,6 +25,7 @@ from judging.models import (
     Judgment,
     SettingValue,
     StrictModel,
+    SubmissionSource,
     VersionedModel,
 )
 from judging.rundir.layout import DIFFS, RUN_JSON, RunPaths
@@ -63,6 +64,10 @@ class Invocation(StrictModel):
     counts: dict[str, int] = Field(default_factory=dict)
     errors: list[str] = Field(default_factory=list)
     """Run-level problems (a source that could not be loaded)."""
+    skipped: list[str] = Field(default_factory=list)
+    """Sources left out on purpose, each with its reason (e.g. no commit before `--as-of`)."""
+    submissions: dict[str, SubmissionSource] = Field(default_factory=dict)
+    """Per submission id read from the Hub: the revision judged."""
 
 
 class RunInfo(VersionedModel):
