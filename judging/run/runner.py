@@ -28,6 +28,7 @@ from judging.judges import (
     panel_name,
 )
 from judging.models import (
+    FIGURE_MATCH_NOT_APPLICABLE,
     AnswerStatus,
     ClaimInput,
     ClaimKey,
@@ -228,6 +229,9 @@ class Runner:
             fingerprint = claim_fingerprint(claim)
             for rubric in rubrics:
                 if not rubric.applies_to_kind(claim.claim.kind):
+                    continue
+                if rubric.applies_to == "figure" and any(
+                        f.name == FIGURE_MATCH_NOT_APPLICABLE for f in claim.flags):
                     continue
                 for judge in self.judges:
                     orders = [False, True] if (self.request.swap and judge.model is not None
