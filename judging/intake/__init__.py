@@ -9,6 +9,9 @@ with its reason while the others go on.
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from judging.intake.logbook import is_logbook, load_logbook
 from judging.intake.manifest import (
                                      MANIFEST_NAMES,
                                      LoadedSubmission,
@@ -30,7 +33,22 @@ from judging.intake.sources import (
                                      parse_hub_source,
 )
 
-__all__ = ["MANIFEST_NAMES", "HubSource", "LoadedSubmission", "Registry", "RegistryClaim",
+__all__ = ["MANIFEST_NAMES", "is_logbook", "load_folder", "load_logbook",
+           "HubSource", "LoadedSubmission", "Registry", "RegistryClaim",
            "apply_registry", "confine", "confine_file", "expand_source", "fetch_hub_source",
            "find_manifest", "load_registry", "load_submission", "manifest_json_schema",
            "parse_hub_source"]
+
+
+def load_folder(folder: Path | str, *, registry: Registry | None = None,
+                logbooks_dir: Path | None = None) -> LoadedSubmission:
+    """One submission folder of any format: our manifest, else a Trackio logbook (its figures
+    and run logs are written under `logbooks_dir`/<folder name>, in the run directory)."""
+    folder = Path(folder)
+    if find_manifest(folder) is not None or not is_logbook(folder):
+        return load_submission(folder, registry=registry)
+    if logbooks_dir is None:
+        raise ValueError("a logbook needs an output folder for its figures and logs")
+    from judging.hashing import slug
+    return load_logbook(folder, out_dir=Path(logbooks_dir) / slug(folder.resolve().name + "@" + str(folder.resolve())),
+                        registry=registry)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from judging.errors import JudgingError
 from judging.hashing import content_hash, slug
-from judging.intake import Registry, expand_source, load_registry, load_submission
+from judging.intake import Registry, expand_source, load_folder, load_registry
 from judging.judges import (
     AGGREGATION,
     Budget,
@@ -191,7 +191,8 @@ class Runner:
                 continue
             for folder in folders:
                 try:
-                    loaded = load_submission(folder, registry=registry)
+                    loaded = load_folder(folder, registry=registry,
+                                         logbooks_dir=self.store.paths.logbooks)
                 except JudgingError as exc:
                     result.source_errors.append(str(exc))
                     continue
