@@ -231,15 +231,8 @@ def materialize(logbook: Logbook, claims: list[FoundClaim], out_dir: Path) -> li
               for f in figs if not f.poster]
     for claim in claims:
         figs, logs = per_page.get(claim.page.slug, ([], []))
-        if claim.row is not None and claim.number is None or _is_table_claim(claim):
-            claim.figures, claim.logs = [], logs
-        else:
-            claim.figures, claim.logs = [f for f in figs if not f.poster], logs
+        claim.figures, claim.logs = [f for f in figs if not f.poster], logs
     return shared
-
-
-def _is_table_claim(claim: FoundClaim) -> bool:
-    return claim.row is not None
 
 
 def decoded_chart(claim: FoundClaim) -> Figure | None:

@@ -35,6 +35,8 @@ _FENCE = re.compile(r"^(?P<f>`{3,}|~{3,})[ \t]*(?P<lang>[\w.+-]*)[^\n]*\n(?P<bod
                     re.MULTILINE | re.DOTALL)
 _DATA_URI = re.compile(r"data:image/(?P<type>png|jpe?g|webp|gif|svg\+xml)(?P<b64>;base64)?,"
                        r"(?P<data>[A-Za-z0-9+/=%\s._~-]+)", re.IGNORECASE)
+#: HTML that draws a chart with script (Plotly, Vega, a canvas): drawn from its raw data instead.
+_CHART_HTML = re.compile(r"plotly|vega|<canvas\b|<script\b|chart", re.IGNORECASE)
 _IMG_SRC = re.compile(r"<img\b[^>]*?\bsrc\s*=\s*[\"'](?P<src>[^\"']+)[\"']", re.IGNORECASE)
 _MD_IMAGE = re.compile(r"!\[(?P<alt>[^\]]*)\]\((?P<src>[^)\s]+)(?:\s+\"[^\"]*\")?\)")
 _SVG = re.compile(r"<svg\b.*?</svg\s*>", re.IGNORECASE | re.DOTALL)
@@ -274,7 +276,7 @@ class PageMaterializer:
             elif sources and re.match(r"https?://", sources[0]):
                 fig.status, fig.how, fig.url = NOT_FETCHED, "hot-linked image", sources[0]
                 fig.detail = "hot-linked: not fetched (a judging run reaches nothing outside)"
-            elif raw is not None and (columns := parse_raw(raw)):
+            elif raw is not None and _CHART_HTML.search(html) and (columns := parse_raw(raw)):
                 fig.how = "raw-data plot"
                 self._save_image(fig, draw_raw(columns, cell.title or page.title))
                 fig.status = DECODED

@@ -74,8 +74,9 @@ class Logbook:
 
 
 def _is_root(folder: Path) -> bool:
-    return (folder / "pages").is_dir() and (
-        (folder / "pages" / "index.md").is_file() or (folder / "logbook.json").is_file())
+    pages = folder / "pages"
+    return pages.is_dir() and ((pages / "index.md").is_file() or (folder / "logbook.json").is_file()
+                               or any(pages.glob("*/page.md")))
 
 
 def find_logbook_root(folder: Path) -> Path | None:
