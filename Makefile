@@ -30,7 +30,14 @@ TESSDATA := /usr/share/tesseract-ocr/*/tessdata/eng.traineddata
 DEMO_SYSTEM_PACKAGES := $(TESSDATA):tesseract-ocr-eng
 TEST_SYSTEM_PACKAGES := chromium:chromium $(DEMO_SYSTEM_PACKAGES)
 
-.PHONY: install argilla-env demo test lint bench examples sysdeps-test sysdeps-demo clean help
+# trackio (its CLI makes the tests' logbooks) wants pillow<13: an environment of its own. The
+# importer reads the files and never needs trackio.
+TRACKIO_VENV ?= .venv-trackio
+TRACKIO_STAMP := $(TRACKIO_VENV)/.installed-trackio-0.43.0
+JUDGING_TRACKIO ?= $(abspath $(TRACKIO_VENV)/bin/trackio)
+export JUDGING_TRACKIO
+
+.PHONY: install argilla-env trackio-env demo test lint bench examples sysdeps-test sysdeps-demo clean help
 
 help:
 	@echo "make demo   run the judging pipeline end to end on examples/ and write a report"
@@ -56,6 +63,13 @@ $(ARGILLA_STAMP): pyproject.toml
 	@touch $@
 
 argilla-env: $(ARGILLA_STAMP)
+
+$(TRACKIO_STAMP):
+	@test -x $(TRACKIO_VENV)/bin/python || $(PYTHON) -m venv $(TRACKIO_VENV)
+	$(TRACKIO_VENV)/bin/python -m pip install --quiet --disable-pip-version-check trackio==0.43.0
+	@touch $@
+
+trackio-env: $(TRACKIO_STAMP)
 
 # Install missing system packages with apt as root; otherwise stop with the exact command to run.
 define ensure_system_packages
@@ -105,7 +119,7 @@ demo: install argilla-env sysdeps-demo
 	@echo "         log in as $(DEMO_REVIEWER) / $(DEMO_REVIEWER_PASSWORD) (annotator; the owner is argilla / 12345678)"
 	@echo "         stop the server with: $(BIN)/judging review stop --home $(REVIEW_HOME)"
 
-test: install argilla-env sysdeps-test lint
+test: install argilla-env trackio-env sysdeps-test lint
 	$(BIN)/python -m pytest -q
 
 # Architecture contracts (import-linter, [tool.importlinter]) and lint (ruff, [tool.ruff]).

@@ -217,8 +217,18 @@ class Evidence(StrictModel):
         return self
 
 
+class FieldProvenance(StrictModel):
+    """How one field of a claim was obtained when it was read from prose (a logbook page)."""
+
+    how: Annotated[str, StringConstraints(pattern=r"^(declared|pattern|llm:[^\s]{1,200})$")]
+    """declared (the participant's own structured field: a table cell, a cell title, a
+    `Verdict:` line), pattern (a deterministic text pattern), or llm:MODEL."""
+    quote: str = Field(max_length=MAX_NOTE_CHARS)
+    """The verbatim text it came from (a substring of the page)."""
+
+
 class Claim(StrictModel):
-    """One claim of a submission, as written in its manifest."""
+    """One claim of a submission, as written in its manifest (or read from a logbook page)."""
 
     claim_id: Identifier
     """Unique within the submission; registry claims share their registry id."""
@@ -233,15 +243,30 @@ class Claim(StrictModel):
     values: list[TableValue] | None = Field(default=None, max_length=200)
     """Table claims: one entry per cell compared."""
     tolerance: Tolerance | None = None
-    verdict: Verdict
+    verdict: Verdict | None = None
+    """Required in a manifest; from a logbook it may be absent, with the reason in `absent`."""
     justification: str = Field(default="", max_length=MAX_JUSTIFICATION_CHARS)
     scale_note: str | None = Field(default=None, max_length=MAX_NOTE_CHARS)
     """Honesty about scale, e.g. "trained for 1/4 of the steps"."""
     evidence: Evidence = Field(default_factory=Evidence)
+    # Fields read from prose (logbooks). Each is left out of input hashes while unset
+    # (run/lines.py HASHED_ALWAYS), so runs judged before they existed resume unchanged.
+    source_verdict: str | None = Field(default=None, max_length=MAX_NOTE_CHARS)
+    """The participant's own verdict label, verbatim (e.g. "PARTIAL / BLOCKED.")."""
+    toy: bool = False
+    """The participant calls the evidence toy / reduced scale: a scale, not a direction."""
+    provenance: dict[str, FieldProvenance] = Field(default_factory=dict, max_length=50)
+    """Per field read from prose (verdict, reported_value, ...): how, and the quote."""
+    absent: dict[str, str] = Field(default_factory=dict, max_length=50)
+    """Fields looked for and not found, with the reason (e.g. verdict, reproduced_value)."""
+    theorem_values: bool = False
+    """A theorem claim that carries the numbers of its numerical audit (logbooks)."""
 
     @model_validator(mode="after")
     def _fields_fit_kind(self) -> Claim:
         kind = self.kind
+        if self.verdict is None and not self.absent.get("verdict"):
+            raise ValueError("verdict: Field required (verified, falsified or inconclusive)")
         if kind is not ClaimKind.figure and (self.published_figure or self.reproduced_figure):
             raise ValueError(f"published_figure/reproduced_figure are for figure claims, not {kind}")
         if kind is not ClaimKind.table and self.values is not None:
@@ -251,13 +276,15 @@ class Claim(StrictModel):
         if kind is ClaimKind.table and (self.reported_value is not None
                                         or self.reproduced_value is not None):
             raise ValueError("a table claim lists its numbers under 'values'")
-        if kind is ClaimKind.theorem and (self.reported_value is not None
-                                          or self.reproduced_value is not None):
+        if kind is ClaimKind.theorem and not self.theorem_values and (
+                self.reported_value is not None or self.reproduced_value is not None):
             raise ValueError("a theorem claim has no reported/reproduced value")
         if self.verdict is not Verdict.inconclusive:
-            if kind is ClaimKind.figure and not self.reproduced_figure:
+            if kind is ClaimKind.figure and not self.reproduced_figure \
+                    and "reproduced_figure" not in self.absent:
                 raise ValueError("a figure claim needs reproduced_figure (unless inconclusive)")
-            if kind is ClaimKind.number and self.reproduced_value is None:
+            if kind is ClaimKind.number and self.reproduced_value is None \
+                    and "reproduced_value" not in self.absent:
                 raise ValueError("a number claim needs reproduced_value (unless inconclusive)")
             if kind is ClaimKind.table and self.values is None:
                 raise ValueError("a table claim needs 'values' (unless inconclusive)")
@@ -326,6 +353,11 @@ class Flag(StrictModel):
     detail: str
 
 
+#: The flag on a claim that has no published figure to compare with (a logbook claim that answers
+#: no registry claim with one): figure-match is not applicable to it; the verdict rubric judges it.
+FIGURE_MATCH_NOT_APPLICABLE = "figure_match_not_applicable"
+
+
 class ClaimInput(VersionedModel):
     """A claim ready to judge: validated, registry applied, its files resolved inside the submission.
     One line of claims.jsonl."""
@@ -350,6 +382,8 @@ class ClaimInput(VersionedModel):
     source: SubmissionSource | None = None
     """The Hub revision the submission was read at (None: a local folder). Not in input hashes:
     the files' contents are."""
+    origin: str | None = None
+    """Where the claim was read when it is not a manifest's: e.g. a logbook page and row."""
 
     @classmethod
     def migrate(cls, data: dict[str, Any]) -> dict[str, Any]:

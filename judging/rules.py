@@ -64,6 +64,9 @@ def _absent_reason(signals: dict[str, Signal], name: str, *, missing: str | None
       "verified iff the reproduced numbers are within tolerance, falsified iff they are not")
 def verdict_consistent_with_tolerance(claim: ClaimInput, signals: dict[str, Signal]) -> RuleResult:
     verdict = claim.claim.verdict
+    if verdict is None:
+        return RuleResult(None, "no verdict was found: "
+                          + claim.claim.absent.get("verdict", "none given"))
     if claim.claim.kind not in (ClaimKind.number, ClaimKind.table):
         return RuleResult(None, f"a {claim.claim.kind} claim has no numbers to check the verdict "
                                 f"against: needs an LLM or a human")

@@ -10,39 +10,57 @@ each bad claim as a `ClaimProblem` with its reason while the others go on.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from judging.intake.discover import (
-                                     DiscoveredSpace,
-                                     PinnedCommit,
-                                     PlannedSource,
-                                     SourcePlan,
-                                     commit_as_of,
-                                     discover_spaces,
-                                     parse_as_of,
-                                     plan_sources,
+    DiscoveredSpace,
+    PinnedCommit,
+    PlannedSource,
+    SourcePlan,
+    commit_as_of,
+    discover_spaces,
+    parse_as_of,
+    plan_sources,
 )
+from judging.intake.logbook import is_logbook, load_logbook
 from judging.intake.manifest import (
-                                     MANIFEST_NAMES,
-                                     LoadedSubmission,
-                                     find_manifest,
-                                     load_submission,
-                                     manifest_json_schema,
+    MANIFEST_NAMES,
+    LoadedSubmission,
+    find_manifest,
+    load_submission,
+    manifest_json_schema,
 )
 from judging.intake.paths import confine, confine_file
 from judging.intake.registry import (
-                                     Registry,
-                                     RegistryClaim,
-                                     apply_registry,
-                                     load_registry,
+    Registry,
+    RegistryClaim,
+    apply_registry,
+    load_registry,
 )
 from judging.intake.sources import (
-                                     HubSource,
-                                     expand_source,
-                                     fetch_hub_source,
-                                     parse_hub_source,
+    HubSource,
+    expand_source,
+    fetch_hub_source,
+    parse_hub_source,
 )
 
 __all__ = ["MANIFEST_NAMES", "DiscoveredSpace", "HubSource", "LoadedSubmission", "PinnedCommit",
            "PlannedSource", "Registry", "RegistryClaim", "SourcePlan", "apply_registry",
            "commit_as_of", "confine", "confine_file", "discover_spaces", "expand_source",
-           "fetch_hub_source", "find_manifest", "load_registry", "load_submission",
-           "manifest_json_schema", "parse_as_of", "parse_hub_source", "plan_sources"]
+           "fetch_hub_source", "find_manifest", "is_logbook", "load_folder", "load_logbook",
+           "load_registry", "load_submission", "manifest_json_schema", "parse_as_of",
+           "parse_hub_source", "plan_sources"]
+
+
+def load_folder(folder: Path | str, *, registry: Registry | None = None,
+                logbooks_dir: Path | None = None) -> LoadedSubmission:
+    """One submission folder of any format: our manifest, else a Trackio logbook (its figures
+    and run logs are written under `logbooks_dir`/<folder name>, in the run directory)."""
+    folder = Path(folder)
+    if find_manifest(folder) is not None or not is_logbook(folder):
+        return load_submission(folder, registry=registry)
+    if logbooks_dir is None:
+        raise ValueError("a logbook needs an output folder for its figures and logs")
+    from judging.hashing import slug
+    return load_logbook(folder, out_dir=Path(logbooks_dir) / slug(folder.resolve().name + "@" + str(folder.resolve())),
+                        registry=registry)

@@ -13,6 +13,7 @@ from judging._yaml import (
     one_line,
 )
 from judging.errors import SourceError
+from judging.intake.logbook import is_logbook
 from judging.intake.manifest import MANIFEST_NAMES, find_manifest
 from judging.intake.paths import confine
 
@@ -115,8 +116,9 @@ def fetch_hub_source(source: HubSource, *, download_root: Path, token: str | Non
 def expand_source(source: str, *, download_root: Path, token: str | None = None) -> list[Path]:
     """Submission folders named by a SOURCE argument.
 
-    A folder with a manifest is one submission; a folder without one stands for its immediate
-    subfolders that have one (e.g. `examples/submissions`); `hf://...` is downloaded first.
+    A folder with a manifest, or a Trackio logbook (pages/index.md, or .trackio/logbook/ up to
+    3 folders down), is one submission; a folder that is neither stands for its immediate
+    subfolders that are (e.g. `examples/submissions`); `hf://...` is downloaded first.
     """
     if source.startswith(HUB_PREFIX):
         folder = fetch_hub_source(parse_hub_source(source), download_root=download_root,
@@ -128,17 +130,30 @@ def expand_source(source: str, *, download_root: Path, token: str | None = None)
         if not folder.is_dir():
             raise SourceError(f"{source}: not a folder (give the submission's folder, not its "
                               f"manifest)")
-    if find_manifest(folder) is not None:
+    if find_manifest(folder) is not None or _logbook_here(folder):
         return [folder]
     subfolders = sorted(child for child in folder.iterdir()
                         if child.is_dir() and not child.is_symlink())
-    children = [child for child in subfolders if find_manifest(child)]
+    children = [child for child in subfolders if find_manifest(child) or is_logbook(child)]
     skipped = [child.name for child in subfolders
                if child not in children and not child.name.startswith(".")]
     if children and skipped:
         log.warning("%s: %d subfolder(s) without a %s skipped: %s", source, len(skipped),
                     MANIFEST_NAMES[0], ", ".join(skipped[:10]))
     if not children:
-        raise SourceError(f"{source}: no submission manifest ({MANIFEST_NAMES[0]}) in it or in "
-                          f"its subfolders")
+        raise SourceError(f"{source}: no submission manifest ({MANIFEST_NAMES[0]}) or Trackio "
+                          f"logbook in it or in its subfolders")
     return children
+
+
+def _logbook_here(folder: Path) -> bool:
+    """The folder is one logbook (a published one, a workspace, a mirror holding at most one),
+    not a folder of several."""
+    if (folder / "pages").is_dir() and is_logbook(folder) or \
+            (folder / ".trackio" / "logbook").is_dir():
+        return True
+    if not is_logbook(folder):
+        return False
+    inner = [c for c in folder.iterdir() if c.is_dir() and not c.name.startswith(".")
+             and is_logbook(c)]
+    return len(inner) <= 1

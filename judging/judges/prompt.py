@@ -172,8 +172,12 @@ def describe_claim(claim: ClaimInput) -> str:
         f"{quote(c.source) if c.source else '?'}",
         f"- reference: {claim.reference.value} (the published side comes from "
         f"{'the organizers registry' if claim.reference.value == 'registry' else 'the participant'})",
-        f"- participant's verdict: {c.verdict.value}",
+        f"- participant's verdict: {c.verdict.value if c.verdict else 'none found'}",
     ]
+    if c.source_verdict:
+        parts.append(f"- participant's own label (verbatim): {quote(c.source_verdict)}")
+    if c.toy:
+        parts.append("- the participant calls the evidence toy / reduced scale")
     if c.kind is ClaimKind.number:
         parts.append(f"- reported value: {_number(c.reported_value)}; reproduced value: "
                      f"{_number(c.reproduced_value)}")

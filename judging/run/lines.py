@@ -122,8 +122,16 @@ def complete_answers(rubric: Rubric, claim: ClaimInput, answers: list[CriterionA
     are not applicable, criteria a judge left out are unscored (never silently dropped)."""
     given = {a.criterion_id: a for a in answers}
     complete = []
+    no_verdict = claim.claim.verdict is None
     for criterion in rubric.criteria:
-        if not criterion.applies_to(claim.claim):
+        if no_verdict and criterion.applies_if is not None \
+                and criterion.applies_if.verdict is not None:
+            # Which verdict-dependent criteria apply is unknown without a verdict: unscored.
+            complete.append(CriterionAnswer(
+                criterion_id=criterion.id, status=AnswerStatus.unscored,
+                reason="the participant's verdict was not found: "
+                       + claim.claim.absent.get("verdict", "none given")))
+        elif not criterion.applies_to(claim.claim):
             complete.append(not_applicable(criterion))
         elif criterion.id in given:
             complete.append(given[criterion.id])

@@ -22,8 +22,8 @@ from judging.intake import (
     Registry,
     SourcePlan,
     expand_source,
+    load_folder,
     load_registry,
-    load_submission,
     plan_sources,
 )
 from judging.judges import (
@@ -37,6 +37,7 @@ from judging.judges import (
     panel_name,
 )
 from judging.models import (
+    FIGURE_MATCH_NOT_APPLICABLE,
     AnswerStatus,
     ClaimInput,
     ClaimKey,
@@ -228,7 +229,8 @@ class Runner:
                 continue
             for folder in folders:
                 try:
-                    loaded = load_submission(folder, registry=registry)
+                    loaded = load_folder(folder, registry=registry,
+                                         logbooks_dir=self.store.paths.logbooks)
                 except JudgingError as exc:
                     result.source_errors.append(str(exc))
                     continue
@@ -278,6 +280,9 @@ class Runner:
             fingerprint = claim_fingerprint(claim)
             for rubric in rubrics:
                 if not rubric.applies_to_kind(claim.claim.kind):
+                    continue
+                if rubric.applies_to == "figure" and any(
+                        f.name == FIGURE_MATCH_NOT_APPLICABLE for f in claim.flags):
                     continue
                 for judge in self.judges:
                     orders = [False, True] if (self.request.swap and judge.model is not None

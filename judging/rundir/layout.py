@@ -13,6 +13,7 @@ its paths from `RunPaths`. (Docstrings and CLI help may name the files.)
 | not_addressed.jsonl        | `NotAddressed`: registry claims not answered  | judging.not_addressed/1 | run          |
 | diffs/<claim>/*.png        | the figures reviewers see                     |                         | run          |
 | sources/                   | downloaded Hub sources                        |                         | run (intake) |
+| logbooks/                  | figures and run logs read from logbooks       |                         | run (intake) |
 | report.html                | the HTML report                               |                         | report       |
 | labels.jsonl               | `Label` lines pulled from Argilla             | judging.label/1         | review pull  |
 | decisions.jsonl            | `RubricDecision` lines                        | judging.decision/1      | resolve      |
@@ -49,6 +50,7 @@ INTEGRITY = "integrity.json"
 NOT_ADDRESSED = "not_addressed.jsonl"
 DIFFS = "diffs"
 SOURCES = "sources"
+LOGBOOKS = "logbooks"
 REPORT = "report.html"
 LABELS = "labels.jsonl"
 DECISIONS = "decisions.jsonl"
@@ -110,6 +112,11 @@ class RunPaths:
     @property
     def sources(self) -> Path:
         return self.root / SOURCES
+
+    @property
+    def logbooks(self) -> Path:
+        """Figures and run logs read from logbook submissions, one folder per submission."""
+        return self.root / LOGBOOKS
 
     @property
     def report(self) -> Path:

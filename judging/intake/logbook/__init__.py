@@ -1,0 +1,161 @@
+"""Trackio logbooks as submissions: a published logbook folder (pages/index.md), a workspace or
+mirror holding `.trackio/logbook/` (up to 3 folders deep), or a Space downloaded from the Hub.
+
+`load_logbook(folder, out_dir=...)` reads the pages (reader), finds the claims (claims: one per
+`claim-N` page, per claims-table row, or per `## Claim N` section), extracts the verdict and
+values with their quotes (extract), writes figures and run logs under `out_dir` (figures; never
+into the source folder) and gives `ClaimInput`s like a manifest's, so every later stage works.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from judging.errors import ManifestError, UnsafePathError
+from judging.intake.logbook.claims import (
+    FoundClaim,
+    agent,
+    decoded_chart,
+    find_claims,
+    kind_of,
+    materialize,
+    paper_id,
+    statement,
+    submission_id,
+)
+from judging.intake.logbook.extract import VERDICT_TABLE, map_verdict
+from judging.intake.logbook.figures import Figure
+from judging.intake.logbook.reader import Logbook, find_logbook_root, read_logbook
+from judging.intake.manifest import LoadedSubmission, _claim_input
+from judging.intake.registry import Registry
+from judging.models import (
+    FIGURE_MATCH_NOT_APPLICABLE,
+    Agent,
+    Claim,
+    ClaimKey,
+    ClaimProblem,
+    Evidence,
+    Flag,
+    SubmissionHeader,
+)
+
+log = logging.getLogger(__name__)
+
+__all__ = ["VERDICT_TABLE", "FoundClaim", "Logbook", "find_logbook_root", "is_logbook",
+           "load_logbook", "map_verdict", "read_logbook"]
+
+
+def is_logbook(folder: Path) -> bool:
+    return find_logbook_root(Path(folder)) is not None
+
+
+def _figure_note(figures: list[Figure]) -> str:
+    lines = []
+    for f in figures:
+        where = f.path or f.data_path or f.url or ""
+        lines.append(f"- figure {f.page}#{f.index} ({f.how}): {f.status} {where} {f.detail}")
+    return "\n".join(lines)
+
+
+def load_logbook(folder: Path | str, *, out_dir: Path, registry: Registry | None = None
+                 ) -> LoadedSubmission:
+    """One logbook as a submission. Figures and logs go under `out_dir` (in the run directory);
+    a page that does not parse is an error on that page's claim, the others load."""
+    folder = Path(folder)
+    try:
+        logbook = read_logbook(folder)
+    except FileNotFoundError as exc:
+        raise ManifestError(str(exc), path=str(folder)) from exc
+    sid = submission_id(logbook)
+    pid, pid_from = paper_id(logbook)
+    warnings = list(logbook.warnings)
+    if pid is None:
+        warnings.append(f"paper id: {pid_from}; the submission id stands in")
+        pid = re.sub(r"[^A-Za-z0-9._-]+", "-", sid.split("/")[-1]) or "unknown-paper"
+    who = agent(logbook)
+    header = SubmissionHeader(
+        submission_id=sid, paper_id=pid, paper_title=(logbook.title[:500] or None),
+        agent=Agent(name=who[0], model=who[1]) if who else None)
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    loaded = LoadedSubmission(header=header, folder=out_dir.resolve(),
+                              manifest=logbook.root / "pages" / "index.md")
+    found = find_claims(logbook)
+    shared = materialize(logbook, found, out_dir)
+    for warning in warnings:
+        log.warning("%s: %s", sid, warning)
+    seen: set[str] = set()
+    for index, claim in enumerate(found):
+        claim_id = f"{pid}/{claim.local_id}"
+        origin = f"pages/{claim.page.slug}/page.md" + (f" row {claim.row}" if claim.row else "")
+        if claim.page.error is not None or claim_id in seen:
+            reason = (f"{origin}: {claim.page.error}" if claim.page.error
+                      else f"{origin}: a second claim numbered {claim.local_id}; only the first "
+                           f"is judged")
+            loaded.problems.append(ClaimProblem(submission_id=sid, claim_id=claim_id,
+                                                index=index, manifest=str(claim.page.path),
+                                                line=None, reason=reason))
+            continue
+        seen.add(claim_id)
+        try:
+            loaded.claims.append(_to_claim_input(claim, claim_id, origin, header, out_dir,
+                                                 registry, shared, warnings))
+        except (ValidationError, UnsafePathError, ValueError) as exc:
+            loaded.problems.append(ClaimProblem(submission_id=sid, claim_id=claim_id,
+                                                index=index, manifest=str(claim.page.path),
+                                                line=None, reason=f"{origin}: {exc}"))
+    return loaded
+
+
+def _to_claim_input(found: FoundClaim, claim_id: str, origin: str, header: SubmissionHeader,
+                    out_dir: Path, registry: Registry | None, shared: list[Figure],
+                    warnings: list[str]):
+    ex = found.extraction
+    kind = kind_of(found)
+    chart = decoded_chart(found)
+    absent = dict(ex.absent)
+    figures = found.figures or shared
+    scale = f"toy: {ex.toy_quote}" if ex.toy and ex.toy_quote else None
+    values: dict[str, object] = {}
+    if kind in ("number", "figure", "theorem"):
+        values = {"reported_value": ex.reported, "reproduced_value": ex.reproduced}
+    entry = registry.claims.get(claim_id) if registry is not None else None
+    has_published = entry is not None and registry.figure_path(entry) is not None  # type: ignore[union-attr]
+    if kind == "figure" and chart is None:
+        absent["reproduced_figure"] = "no figure of the claim could be decoded"
+    justification = found.prose
+    note = _figure_note(figures)
+    if note:
+        justification = f"{justification}\n\nFigures (judging's reading):\n{note}"
+    claim = Claim(
+        claim_id=claim_id, kind=kind, statement=statement(found) or claim_id,
+        reproduced_figure=chart.path if chart is not None and kind == "figure" else None,
+        verdict=ex.verdict, justification=justification[:20_000], scale_note=scale,
+        evidence=Evidence(logs=[log_.path for log_ in found.logs][:50]),
+        source_verdict=ex.source_verdict, toy=ex.toy, provenance=ex.provenance,
+        absent=absent, theorem_values=kind == "theorem" and any(
+            v is not None for v in values.values()),
+        **{k: v for k, v in values.items() if v is not None})
+    claim_input = _claim_input(claim, header, out_dir.resolve(), registry, None)
+    flags = list(claim_input.flags)
+    if kind == "figure" and not has_published:
+        flags.append(Flag(name=FIGURE_MATCH_NOT_APPLICABLE,
+                          detail="a logbook carries no published figure and no registry claim "
+                                 "gives one: figure-match is not applicable; the verdict rubric "
+                                 "judges the claim"))
+    if ex.contradiction is not None:
+        flags.append(Flag(name="self_contradiction",
+                          detail=f"the page contradicts itself: {ex.contradiction[0]!r} vs "
+                                 f"{ex.contradiction[1]!r}"[:4000]))
+    if ex.toy:
+        flags.append(Flag(name="toy", detail=scale or "toy"))
+    page_warnings = [w for w in warnings if found.page.slug in w]
+    if page_warnings:
+        flags.append(Flag(name="logbook_warning", detail="; ".join(page_warnings)[:4000]))
+    return claim_input.model_copy(update={"flags": flags, "origin": origin,
+                                          "key": ClaimKey(submission_id=header.submission_id,
+                                                          claim_id=claim_id)})
