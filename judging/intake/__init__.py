@@ -22,7 +22,7 @@ from judging.intake.discover import (
     parse_as_of,
     plan_sources,
 )
-from judging.intake.logbook import is_logbook, load_logbook
+from judging.intake.logbook import Logbook, is_logbook, load_logbook, read_logbook
 from judging.intake.manifest import (
     MANIFEST_NAMES,
     LoadedSubmission,
@@ -44,12 +44,13 @@ from judging.intake.sources import (
     parse_hub_source,
 )
 
-__all__ = ["MANIFEST_NAMES", "DiscoveredSpace", "HubSource", "LoadedSubmission", "PinnedCommit",
+__all__ = ["MANIFEST_NAMES", "DiscoveredSpace", "HubSource", "LoadedSubmission", "Logbook",
+           "PinnedCommit",
            "PlannedSource", "Registry", "RegistryClaim", "SourcePlan", "apply_registry",
            "commit_as_of", "confine", "confine_file", "discover_spaces", "expand_source",
            "fetch_hub_source", "find_manifest", "is_logbook", "load_folder", "load_logbook",
            "load_registry", "load_submission", "manifest_json_schema", "parse_as_of",
-           "parse_hub_source", "plan_sources"]
+           "parse_hub_source", "plan_sources", "read_logbook"]
 
 
 def load_folder(folder: Path | str, *, registry: Registry | None = None,
