@@ -20,9 +20,9 @@ its command, in the order the flow runs:
 
 Vocabulary: `models` (claims, judgment lines, labels), `rubrics` (schema, aggregation, library and
 lock), `rules` (named rule checks rubrics attach), `signal_catalogue` (every signal's name and
-meaning), `errors`, `hashing`, `version`, `_yaml`, `scrub`
-(personal-data patterns: publish replaces them, check reports them). Layers: cli above the stages above rundir and
-the vocabulary; the import contracts in pyproject.toml check it.
+meaning), `errors`, `hashing`, `version`, `_yaml`, `scrub` (personal-data patterns: publish
+replaces them, check reports them). Layers: cli above the stages above rundir and the vocabulary;
+the import contracts in pyproject.toml check it.
 """
 
 __version__ = "0.1.0"

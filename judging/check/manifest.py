@@ -18,10 +18,22 @@ from judging.check.personal import scan, text_files
 from judging.intake import LoadedSubmission
 
 
+def _item_of(reason: str) -> str:
+    """The checklist item a claim that does not load is about (the model's own rules: a number
+    claim needs its numbers, a falsified one its proof...), else `claims`."""
+    for item, words in (("results", ("reported_value", "reproduced_value", "values",
+                                     "reproduced_figure")),
+                        ("proof script", ("proof_script",)), ("problem kind", ("problem_kind",)),
+                        ("verdict", ("verdict", "justification")), ("logs", ("logs",))):
+        if any(word in reason for word in words):
+            return item
+    return "claims"
+
+
 def check_manifest(checklist: Checklist, loaded: LoadedSubmission, folder: Path) -> None:
     manifest = relative(loaded.manifest, folder)
     for problem in loaded.problems:
-        checklist.add("claims", MISSING, f"claim {problem.claim_id or '#' + str(problem.index)}"
+        checklist.add(_item_of(problem.reason), MISSING, f"claim {problem.claim_id or '#' + str(problem.index)}"
                       f" does not load: {problem.reason}", claim=problem.claim_id,
                       file=manifest, line=problem.line)
     if not loaded.claims and not loaded.problems:
