@@ -35,6 +35,7 @@ from judging.judges import (
     aggregate_panel,
     make_judge,
     panel_name,
+    structured_caller,
 )
 from judging.models import (
     FIGURE_MATCH_NOT_APPLICABLE,
@@ -97,6 +98,9 @@ class RunRequest:
     """Judge each Hub source at its last commit at or before this (aware) deadline."""
     hf_token: str | None = None
     """Hugging Face token for listings, histories and downloads (never recorded)."""
+    extract: str | None = None
+    """`openai:MODEL`: an LLM fills the logbook fields the deterministic extractor missed
+    (through `llm`'s endpoint, cache and the run's budget)."""
 
 
 @dataclass
@@ -143,6 +147,10 @@ class Runner:
         self.window = asyncio.Semaphore(2 * max(1, request.concurrency))
         self.judges = [make_judge(spec, llm=llm, budget=self.budget, limiter=self.limiter)
                        for spec in request.judges]
+        # The LLM extractor is built here (judges' client, cache, budget) and injected into the
+        # logbook importer, which sits below judges and cannot import it.
+        self.extractor = structured_caller(request.extract, llm, budget=self.budget) \
+            if request.extract else None
 
     def _rubrics(self) -> list[Rubric]:
         library = self.library or RubricLibrary()
@@ -230,7 +238,8 @@ class Runner:
             for folder in folders:
                 try:
                     loaded = load_folder(folder, registry=registry,
-                                         logbooks_dir=self.store.paths.logbooks)
+                                         logbooks_dir=self.store.paths.logbooks,
+                                         extractor=self.extractor)
                 except JudgingError as exc:
                     result.source_errors.append(str(exc))
                     continue
