@@ -10,8 +10,8 @@ extraction's instructions, answer model and quote checks, and receives this call
 callable (the `StructuredAsk` protocol there); the run stage builds it here and injects it. This
 module knows nothing of logbooks, and the one wrapping of untrusted text stays in prompt.py.
 
-The call is synchronous (the sync `openai.OpenAI` client): sources are loaded synchronously,
-before their claims are judged.
+The call is synchronous (the sync `openai.OpenAI` client): the runner loads sources in a worker
+thread (`asyncio.to_thread`), so extraction calls do not hold up the judges' event loop.
 """
 
 from __future__ import annotations
@@ -65,6 +65,20 @@ class CallStats:
     cached: int = 0
     errors: int = 0
     budget: int = 0
+    dry: int = 0
+    """Requests a dry run (`--estimate`) did not send, and their expected tokens."""
+    dry_prompt_tokens: int = 0
+    dry_completion_tokens: int = 0
+
+    def dry_cost(self, price: tuple[float, float] | None) -> float | None:
+        if price is None:
+            return None
+        return (self.dry_prompt_tokens * price[0]
+                + self.dry_completion_tokens * price[1]) / 1_000_000
+
+
+#: Expected answer length of one structured extraction (five quoted fields), for estimates only.
+EXTRACT_COMPLETION_TOKENS = 300
 
 
 @dataclass
@@ -77,6 +91,8 @@ class StructuredCaller:
     budget: Budget | None = None
     prices: dict[str, tuple[float, float]] = field(default_factory=dict)
     stats: CallStats = field(default_factory=CallStats)
+    dry_run: bool = False
+    """Answer from the cache only and count what would be sent (`judging run --estimate`)."""
 
     def __post_init__(self) -> None:
         if not self.model:
@@ -153,6 +169,12 @@ class StructuredCaller:
             if cached is not None:
                 self.stats.cached += 1
                 return self._read(cached["body"], answer_model, request_hash, cached=True)
+            if self.dry_run:
+                self.stats.dry += 1
+                self.stats.dry_prompt_tokens += sum(len(m["content"]) for m in body["messages"]) // 4
+                self.stats.dry_completion_tokens += EXTRACT_COMPLETION_TOKENS
+                return StructuredAnswer(self.model, request_hash=request_hash,
+                                        error="estimate: not sent")
             if self.budget is not None and self.budget.exhausted:
                 self.stats.budget += 1
                 return StructuredAnswer(self.model, request_hash=request_hash, error="budget")

@@ -367,7 +367,8 @@ class Runner:
                      "concurrency": request.concurrency, "max_cost": request.llm.max_cost,
                      **request.measure.as_settings(),
                      **({"discover": " + ".join(request.discover)} if request.discover else {}),
-                     **({"as_of": request.as_of.isoformat()} if request.as_of else {})})
+                     **({"as_of": request.as_of.isoformat()} if request.as_of else {}),
+                     **({"extract": request.extract} if request.extract else {})})
         store.info.invocations.append(invocation)
         store.write_info()
         try:
@@ -469,6 +470,8 @@ class Runner:
         from judging.judges import OpenAIJudge, estimate_tokens
 
         self._estimating = True  # measure (figures are needed to build requests), record nothing
+        if self.extractor is not None:
+            self.extractor.dry_run = True  # cached extraction answers only; count the rest
 
         registry = load_registry(self.request.registry) if self.request.registry else None
         claims, _ = self._load(registry, RunResult(root=self.store.root,
@@ -504,6 +507,14 @@ class Runner:
             else:
                 row.cost_usd += (prompt_tokens * item.judge.price[0]
                                  + completion_tokens * item.judge.price[1]) / 1_000_000
+        if self.extractor is not None:
+            stats = self.extractor.stats
+            cost = stats.dry_cost(self.extractor.price)
+            rows["extract"] = Estimate(
+                judge=f"extract {self.extractor.spec}", calls=stats.dry, cached=stats.cached,
+                prompt_tokens=stats.dry_prompt_tokens,
+                completion_tokens=stats.dry_completion_tokens, cost_usd=cost or 0.0,
+                priced=cost is not None)
         return list(rows.values())
 
     def _progress(self, done: int, total: int) -> None:

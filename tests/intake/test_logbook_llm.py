@@ -159,3 +159,45 @@ def test_judging_run_with_extract(logbook: Path, fake: FakeOpenAI, tmp_path: Pat
     lines = [json.loads(line) for line in (out / "judgments.jsonl").read_text().splitlines()]
     verdicts = {line["claim"]["claim_id"]: line["verdict"] for line in lines}
     assert verdicts == {"Xyz12345/c1": "verified", "Xyz12345/c2": "falsified"}
+
+
+def test_json_mode_fallback_and_sdk_retries(logbook: Path, fake: FakeOpenAI,
+                                            tmp_path: Path) -> None:
+    fake.add_fault("429", retry_after=0.05)
+    fake.add_fault("no_json_schema", times=5)
+    c1 = _claims(logbook, tmp_path / "out", _caller(fake, tmp_path / "cache"))["Xyz12345/c1"]
+    assert c1.reported_value == 0.93
+    formats = [r["response_format"]["type"] for r in fake.requests]
+    assert formats[:2] == ["json_schema", "json_schema"] and formats[-1] == "json_object"
+    user = next(m["content"] for m in fake.requests[-1]["messages"] if m["role"] == "user")
+    assert '"reported_value"' in user  # the schema travels in the prompt in JSON mode
+
+
+def test_scale_note_is_kept_with_its_quote(tmp_path: Path) -> None:
+    root = tmp_path / "lb"
+    _page(root, "claim-1-s", "# Claim 1: s" + _cell()
+          + "Verdict: VERIFIED. The paper reports 0.5; measured 0.5.\n\n"
+            "We trained on 5,000 images instead of 1.2M.\n")
+
+    def policy(request: dict) -> dict:
+        return {"reported_value": None, "reproduced_value": None, "verdict": None, "toy": None,
+                "scale_note": {"note": "reduced data",
+                               "quote": "We trained on 5,000 images instead of 1.2M."}}
+
+    with FakeOpenAI(policy) as server:
+        claim = _claims(root, tmp_path / "out", _caller(server, tmp_path / "cache"))
+    c1 = next(iter(claim.values()))
+    assert c1.scale_note.startswith("reduced data")
+    assert c1.provenance["scale_note"].how == f"llm:{MODEL}"
+    assert c1.provenance["verdict"].how == "declared"
+
+
+def test_estimate_sends_no_extraction_call(logbook: Path, fake: FakeOpenAI,
+                                           tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, [
+        "run", str(logbook), "--out", str(tmp_path / "run"), "--judge", "offline",
+        "--extract", f"openai:{MODEL}", "--base-url", fake.url, "--api-key", "sk-test",
+        "--cache-dir", str(tmp_path / "cache"), "--estimate"])
+    assert result.exit_code == 0, result.output
+    assert fake.calls == 0
+    assert f"extract openai:{MODEL}" in result.output
