@@ -225,6 +225,12 @@ class FieldProvenance(StrictModel):
     `Verdict:` line), pattern (a deterministic text pattern), or llm:MODEL."""
     quote: str = Field(max_length=MAX_NOTE_CHARS)
     """The verbatim text it came from (a substring of the page)."""
+    model: SingleLine | None = Field(default=None, max_length=200)
+    """LLM-extracted fields: the model that answered."""
+    request_hash: SingleLine | None = Field(default=None, max_length=200)
+    """LLM-extracted fields: the hash of the request (the answer cache's key)."""
+    cached: bool | None = None
+    """LLM-extracted fields: the answer came from the cache (no call was made)."""
 
 
 class Claim(StrictModel):

@@ -29,6 +29,7 @@ from judging.intake.logbook.claims import (
 )
 from judging.intake.logbook.extract import VERDICT_TABLE, map_verdict
 from judging.intake.logbook.figures import Figure
+from judging.intake.logbook.llm import LLMOutcome, StructuredAsk, llm_fill
 from judging.intake.logbook.reader import Logbook, find_logbook_root, read_logbook
 from judging.intake.manifest import LoadedSubmission, _claim_input
 from judging.intake.registry import Registry
@@ -45,8 +46,9 @@ from judging.models import (
 
 log = logging.getLogger(__name__)
 
-__all__ = ["VERDICT_TABLE", "FoundClaim", "Logbook", "find_logbook_root", "is_logbook",
-           "load_logbook", "map_verdict", "read_logbook"]
+__all__ = ["VERDICT_TABLE", "FoundClaim", "LLMOutcome", "Logbook", "StructuredAsk",
+           "fill_with_llm", "find_logbook_root", "is_logbook", "load_logbook", "map_verdict",
+           "read_logbook"]
 
 
 def is_logbook(folder: Path) -> bool:
@@ -61,10 +63,21 @@ def _figure_note(figures: list[Figure]) -> str:
     return "\n".join(lines)
 
 
-def load_logbook(folder: Path | str, *, out_dir: Path, registry: Registry | None = None
-                 ) -> LoadedSubmission:
+def fill_with_llm(found: list[FoundClaim], ask: StructuredAsk, *, paper: str
+                  ) -> list[LLMOutcome]:
+    """The LLM extractor over every claim found (in place): fills what the deterministic
+    extractor missed, each field's quote checked against its page (see `llm.llm_fill`)."""
+    return [llm_fill(claim.extraction, ask, page_text=claim.page.text, prose=claim.prose,
+                     statement=statement(claim) or claim.title,
+                     claim_ref=f"{paper}/{claim.local_id}")
+            for claim in found if claim.page.error is None]
+
+
+def load_logbook(folder: Path | str, *, out_dir: Path, registry: Registry | None = None,
+                 extractor: StructuredAsk | None = None) -> LoadedSubmission:
     """One logbook as a submission. Figures and logs go under `out_dir` (in the run directory);
-    a page that does not parse is an error on that page's claim, the others load."""
+    a page that does not parse is an error on that page's claim, the others load. With an
+    `extractor` (`--extract openai:MODEL`), an LLM fills the fields the patterns missed."""
     folder = Path(folder)
     try:
         logbook = read_logbook(folder)
@@ -85,6 +98,8 @@ def load_logbook(folder: Path | str, *, out_dir: Path, registry: Registry | None
     loaded = LoadedSubmission(header=header, folder=out_dir.resolve(),
                               manifest=logbook.root / "pages" / "index.md")
     found = find_claims(logbook)
+    if extractor is not None:
+        fill_with_llm(found, extractor, paper=pid)
     shared = materialize(logbook, found, out_dir)
     for warning in warnings:
         log.warning("%s: %s", sid, warning)
@@ -119,7 +134,7 @@ def _to_claim_input(found: FoundClaim, claim_id: str, origin: str, header: Submi
     chart = decoded_chart(found)
     absent = dict(ex.absent)
     figures = found.figures or shared
-    scale = f"toy: {ex.toy_quote}" if ex.toy and ex.toy_quote else None
+    scale = f"toy: {ex.toy_quote}" if ex.toy and ex.toy_quote else ex.scale_note
     values: dict[str, object] = {}
     if kind in ("number", "figure", "theorem"):
         values = {"reported_value": ex.reported, "reproduced_value": ex.reproduced}

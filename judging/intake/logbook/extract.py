@@ -126,6 +126,8 @@ class Extraction:
     absent: dict[str, str] = field(default_factory=dict)
     contradiction: tuple[str, str] | None = None
     toy_quote: str | None = None
+    scale_note: str | None = None
+    """A scale note other than toy (the LLM extractor's, with its quote)."""
 
 
 _LABEL_LINE = re.compile(
