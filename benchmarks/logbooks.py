@@ -86,6 +86,9 @@ def main() -> int:
                     misses.append(f"{name} {page}: toy {ex.toy} ({ex.toy_quote!r}), label "
                                   f"{label['toy']}")
                 for field, got in (("reported", ex.reported), ("reproduced", ex.reproduced)):
+                    if label[field] is not None and got is not None:
+                        counts["values extracted"][1] += 1
+                        counts["values extracted"][0] += close(got, label[field])
                     if label[field] is not None:
                         counts["values"][1] += 1
                         counts["values"][0] += close(got, label[field])
@@ -119,6 +122,10 @@ def main() -> int:
         mark = "" if target is None else (f">= {target:.0%}  " + ("ok" if share >= target
                                                                    else "BELOW"))
         print(f"{key:<20} {a:>8} {b:>4} {share:>7.1%}  {mark}")
+        if key == "values":
+            a, b = totals["values extracted"]
+            print(f"{'  precision':<20} {a:>8} {b:>4} {a / b if b else float('nan'):>7.1%}  "
+                  f"(correct / extracted, where labelled)")
     print()
     print("per logbook: " + ", ".join(TARGETS))
     for name, counts in per.items():

@@ -204,9 +204,37 @@ def find_claims(logbook: Logbook) -> list[FoundClaim]:
     return found
 
 
+_STATEMENT_HEADING = re.compile(
+    r"(?ims)^#{1,4}[ \t]*(?:target|literal|anchored|judged|original|the|paper)?[ \t]*claim\b"
+    r"[^\n]*\n+(?P<s>.+?)(?:\n[ \t]*\n|\n#|\Z)")
+_STATEMENT_LEAD = re.compile(
+    r"(?im)^[ \t>]*(?:\*\*|__)(?:target|literal|anchored|judged|original|paper(?:'s)?)[ \t]+"
+    r"claim\b[^\n]*(?:\n(?![ \t]*\n)[^\n]*)*")
+_BLOCKQUOTE = re.compile(r"(?m)^>[ \t]*(?P<s>[^\n]{20,})")
+
+
+def statement_text(title: str, prose: str) -> str:
+    """Where the participant states the claim: a `## Literal claim` (Claim, Target claim, ...)
+    section's first paragraph, else a `**Judged claim:**` / `**Anchored claim.**` paragraph,
+    else the first blockquote; then the claim's title (its "Claim N:" prefix removed)."""
+    body = ""
+    m = _STATEMENT_HEADING.search(prose)
+    if m and len(m.group("s").strip()) > 20:
+        body = m.group("s")
+    elif (lead := _STATEMENT_LEAD.search(prose)) is not None:
+        body = lead.group(0)
+    elif (quote := _BLOCKQUOTE.search(prose)) is not None:
+        body = quote.group("s")
+    title = re.sub(r"^\s*claim\s*\d+\s*[:.\u2014-]*\s*", "", title, flags=re.IGNORECASE)
+    return f"{body}\n{title}" if body else title
+
+
 def _extract(page: Page, prose: str) -> Extraction:
     titles = [c.title for c in page.cells if c.title and c.type in ("markdown", "preamble")]
-    ex = extract(prose, page_text=page.text, cell_titles=titles)
+    title = page.title or page.slug
+    section = re.match(r"(?i)#{2,4}[ \t]+(?P<t>claim[^\n]*)", prose)
+    ex = extract(prose + _run_outputs(page), page_text=page.text, cell_titles=titles,
+                 statement_text=statement_text(section.group("t") if section else title, prose))
     outputs = "\n".join(c.body for c in page.cells if c.is_run)
     if ex.verdict is not None and ex.verdict.value == "verified" and re.search(
             r"not[\s_-]+verified|\bFAIL(?:ED)?\b|\"passed\":\s*false", outputs):
@@ -216,6 +244,12 @@ def _extract(page: Page, prose: str) -> Extraction:
             ex.contradiction = (ex.provenance["verdict"].quote if "verdict" in ex.provenance
                                 else ex.source_verdict or "", quote.group(0).strip())
     return ex
+
+
+def _run_outputs(page: Page) -> str:
+    """The run cells' bodies (their `output` fences give `key=value` values)."""
+    bodies = [c.body for c in page.cells if c.is_run]
+    return "\n" + "\n".join(bodies) if bodies else ""
 
 
 def materialize(logbook: Logbook, claims: list[FoundClaim], out_dir: Path) -> list[Figure]:
