@@ -249,6 +249,8 @@ def claim_markdown(claim: ClaimInput | None, judgment: Judgment) -> str:
         lines.append("\n".join(rows))
     evidence = c.evidence
     files = [f"script `{evidence.script}`" if evidence.script else None,
+             f"scripts {', '.join(f'`{x}`' for x in evidence.scripts)}" if evidence.scripts
+             else None,
              f"logs {', '.join(f'`{x}`' for x in evidence.logs)}" if evidence.logs else None,
              f"proof script `{evidence.proof_script}`" if evidence.proof_script else None,
              f"problem kind **{evidence.problem_kind.value}**" if evidence.problem_kind else None]
