@@ -93,6 +93,8 @@ def load_logbook(folder: Path | str, *, out_dir: Path, registry: Registry | None
     sid = submission_id(logbook)
     pid, pid_from = paper_id(logbook)
     warnings = list(logbook.warnings)
+    if pid is not None and "also tagged" in pid_from:
+        warnings.append(f"paper id: several paper-<id> tags, the first is used: {pid_from}")
     if pid is None:
         warnings.append(f"paper id: {pid_from}; the submission id stands in")
         pid = re.sub(r"[^A-Za-z0-9._-]+", "-", sid.split("/")[-1]) or "unknown-paper"

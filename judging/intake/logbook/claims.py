@@ -233,7 +233,7 @@ def _extract(page: Page, prose: str) -> Extraction:
     titles = [c.title for c in page.cells if c.title and c.type in ("markdown", "preamble")]
     title = page.title or page.slug
     section = re.match(r"(?i)#{2,4}[ \t]+(?P<t>claim[^\n]*)", prose)
-    ex = extract(prose + _run_outputs(page), page_text=page.text, cell_titles=titles,
+    ex = extract(prose, run_output=_run_outputs(page), page_text=page.text, cell_titles=titles,
                  statement_text=statement_text(section.group("t") if section else title, prose))
     outputs = "\n".join(c.body for c in page.cells if c.is_run)
     if ex.verdict is not None and ex.verdict.value == "verified" and re.search(

@@ -133,6 +133,9 @@ class Extraction:
 _LABEL_LINE = re.compile(
     r"(?im)^[ \t>*_#-]*(?:\*\*|__)?(?:final\s+)?(?:verdict|assessment|status|outcome|result)"
     r"(?:\s*\([^)\n]*\))?\s*(?:\*\*|__)?\s*[:\u2014-]\s*(?:\*\*|__)?(?P<label>[^\n]{1,200})")
+#: A verifier's printout line: `[PASS] ...`, `[FAIL] ...`, `PASS: ...` (run output only).
+_PRINTOUT = re.compile(r"(?m)^[ \t]*(?P<label>\[(?:PASS|FAIL|OK)\]|(?:PASS|FAIL|VERIFIED|FALSIFIED)"
+                       r"(?=[:\s]))[^\n]{0,200}")
 _BOLD_LEAD = re.compile(r"(?m)^[ \t>]*(?:\*\*|__)(?P<label>[^*_\n]{2,200}?)(?:\*\*|__)")
 _CELL_TITLE_LABEL = re.compile(r"^(?:verdict|assessment|status)\s*[:\u2014-]\s*(?P<label>.+)$",
                                re.IGNORECASE)
@@ -179,6 +182,13 @@ def verdict_candidates(prose: str, cell_titles: list[str]) -> list[tuple[str, st
     return out
 
 
+def printout_candidates(run_output: str) -> list[tuple[str, str, str]]:
+    """(label, quote, how) of a verifier's printout lines (`[PASS] ...`), in order."""
+    return [(m.group(0).strip(), m.group(0).strip(), "pattern")
+            for m in _PRINTOUT.finditer(run_output)
+            if map_verdict(m.group("label")).verdict is not None]
+
+
 def _looks_like_label(label: str) -> bool:
     """A bold lead is a verdict label when it is short or starts with an upper-case verdict word
     ("**Reproduced.**", "**PARTIAL / BLOCKED.**", "**VERIFIED for ...**")."""
@@ -188,10 +198,12 @@ def _looks_like_label(label: str) -> bool:
 
 def extract(prose: str, *, page_text: str, cell_titles: list[str],
             row_label: str | None = None, row_reported: str | None = None,
-            row_reproduced: str | None = None, statement_text: str | None = None
-            ) -> Extraction:
+            row_reproduced: str | None = None, statement_text: str | None = None,
+            run_output: str = "") -> Extraction:
     """Verdict and values of one claim. `prose` is the claim's text (a page's markdown, or one
-    section); a claims-table row passes its cells (declared)."""
+    section); a claims-table row passes its cells (declared). `run_output` (the run cells'
+    bodies) gives values, and a verdict only when the prose states none: a verifier's printout
+    must not overrule the participant's own final label (they are compared for contradictions)."""
     ex = Extraction()
 
     def prov(name: str, how: str, quote: str) -> None:
@@ -201,7 +213,8 @@ def extract(prose: str, *, page_text: str, cell_titles: list[str],
     if row_label is not None:
         candidates = [(_clean_label(row_label), row_label.strip(), "declared")]
     else:
-        candidates = verdict_candidates(prose, cell_titles)
+        candidates = verdict_candidates(prose, cell_titles) or \
+            verdict_candidates(run_output, []) or printout_candidates(run_output)
     if candidates:
         # the final explicit label on the page wins over earlier text
         label, quote, how = candidates[-1]
@@ -224,10 +237,10 @@ def extract(prose: str, *, page_text: str, cell_titles: list[str],
         ex.absent["verdict"] = "no verdict label (Verdict:, Assessment:, a bold verdict word, " \
                                "a claims-table cell) was found on the page"
     if not ex.toy:
-        toy = _TOY_SCALE.search(prose)
+        toy = _TOY_SCALE.search(prose + run_output)
         if toy:
             ex.toy, ex.toy_quote = True, toy.group(0).strip()
-    _values(ex, prose, row_reported, row_reproduced, prov, statement_text)
+    _values(ex, prose + run_output, row_reported, row_reproduced, prov, statement_text)
     return ex
 
 
