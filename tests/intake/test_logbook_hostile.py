@@ -415,3 +415,41 @@ def test_a_logbook_space_from_the_hub_is_downloaded_and_judged(tmp_path: Path,
     assert lines[0]["status"] != "error"
     # the figure was written in the run directory, not in the downloaded Space
     assert list((out / "logbooks").rglob("*.png"))
+
+
+def test_report_and_review_records_show_a_logbook_claims_figure_and_quotes(tmp_path: Path
+                                                                           ) -> None:
+    root = tmp_path / "lb"
+    (root / "logbook.json").parent.mkdir(parents=True, exist_ok=True)
+    (root / "logbook.json").write_text(json.dumps({"space_id": "alice/quotes",
+                                                   "tags": ["paper-Quote001"]}))
+    png = data_uri(image_bytes("PNG"), "image/png")
+    write_page(root, "claim-1-good", GOOD_PAGE.replace("0.51.", "0.51 <b>&amp;</b>.")
+               + figure_cell("curve", f'<img src="{png}">'))
+    out = tmp_path / "run"
+    result = CliRunner().invoke(main, ["run", str(root), "--out", str(out), "--judge",
+                                       "offline"])
+    assert result.exit_code == 0, result.output
+    assert CliRunner().invoke(main, ["report", str(out)]).exit_code == 0
+    html = (out / "report.html").read_text()
+    assert "Extracted from the page" in html and "pages/claim-1-good/page.md" in html
+    assert "<q>measured 0.51</q>" in html and "<q>paper reports 0.50</q>" in html
+    assert "0.51 &lt;b&gt;&amp;amp;&lt;/b&gt;." in html and "<b>&amp;</b>" not in html
+    assert "reproduced (decoded from the participant's page by judging)" in html
+    src = html.split('alt="reproduced figure"')[0].rsplit('src="', 1)[1].split('"')[0]
+    assert (out / src).is_file() and src.startswith("logbooks/")
+    store = RunStore.open(out, create=False)
+    claim = next(iter(store.claims().values()))
+    judgment = store.latest()[0]
+    markdown = claim_markdown(claim, judgment)
+    assert "**Extracted from the page** (pages/claim-1-good/page.md)" in markdown
+    assert "`verdict` = verified (pattern): \u201c**Verdict: VERIFIED**\u201d" in markdown
+    assert "<b>" not in markdown
+    from judging.review.dataset import build_record, review_priority
+    from judging.rubrics import load_rubric_file
+
+    rubric = load_rubric_file(Path(__file__).resolve().parents[2] / "rubrics"
+                              / judgment.rubric.id / f"{judgment.rubric.version}.yaml")
+    record = build_record(rubric, judgment, claim, blind=False,
+                          priority=review_priority([judgment]), run_root=out)
+    assert Path(record.fields["reproduced_figure"]) == claim.reproduced_path
