@@ -453,3 +453,21 @@ def test_report_and_review_records_show_a_logbook_claims_figure_and_quotes(tmp_p
     record = build_record(rubric, judgment, claim, blind=False,
                           priority=review_priority([judgment]), run_root=out)
     assert Path(record.fields["reproduced_figure"]) == claim.reproduced_path
+
+
+def test_index_links_and_page_folders_leaving_the_logbook_are_not_followed(tmp_path: Path
+                                                                            ) -> None:
+    outside = tmp_path / "outside"
+    (outside / "claim-2-out").mkdir(parents=True)
+    (outside / "claim-2-out" / "page.md").write_text(f"# Claim 2\n{SECRET}\n")
+    root = tmp_path / "lb"
+    write_page(root, "claim-1-good", GOOD_PAGE)
+    (root / "pages" / "index.md").write_text(
+        "# Reproduction: X\n\n## Pages\n\n| Page |\n| --- |\n| [Good](#/claim-1-good) |\n"
+        "| [Up](#/../../outside/claim-2-out) |\n| [Abs](#//etc/passwd) |\n"
+        "| [Linked](#/claim-2-out) |\n")
+    os.symlink(outside / "claim-2-out", root / "pages" / "claim-2-out")
+    logbook = read_logbook(root)
+    assert [p.slug for p in logbook.pages] == ["claim-1-good"]
+    assert sum("dangling link" in w for w in logbook.warnings) == 3
+    assert SECRET not in json.dumps([p.text for p in logbook.pages])
