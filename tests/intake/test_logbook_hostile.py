@@ -471,3 +471,30 @@ def test_index_links_and_page_folders_leaving_the_logbook_are_not_followed(tmp_p
     assert [p.slug for p in logbook.pages] == ["claim-1-good"]
     assert sum("dangling link" in w for w in logbook.warnings) == 3
     assert SECRET not in json.dumps([p.text for p in logbook.pages])
+
+
+def test_a_matplotlib_svg_and_an_inline_html_svg_are_rasterized() -> None:
+    """matplotlib writes an XML prolog, a DOCTYPE (dropped, never read), sizes in pt and an
+    embedded PNG for imshow (a raster data URI, header checked); inline HTML SVG omits xmlns."""
+    pytest.importorskip("resvg_py")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(3, 2))
+    ax.plot([1, 2, 3], [3, 1, 2])
+    ax.imshow([[0, 1], [1, 0]], extent=(1, 2, 1, 2))
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="svg")
+    plt.close(fig)
+    document = buffer.getvalue()
+    assert b"<!DOCTYPE svg" in document and b"data:image/png;base64" in document
+    png, kind = decode_data_uri(data_uri(document, "image/svg+xml"))
+    with Image.open(io.BytesIO(png)) as image:
+        assert kind == "svg" and image.size == (288, 192)
+    from judging.intake.logbook.figures import rasterize_svg
+
+    with Image.open(io.BytesIO(rasterize_svg('<svg width="20" height="10"><rect width="5" '
+                                             'height="5"/></svg>'))) as image:
+        assert image.size == (20, 10)

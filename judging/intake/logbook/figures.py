@@ -205,13 +205,16 @@ def rasterize_svg(svg: str) -> bytes:
     import tempfile
 
     width, height = check_svg(svg)
+    if not re.match(r"<svg\b[^>]*\sxmlns\s*=", svg):  # inline HTML SVG omits its namespace
+        svg = re.sub(r"^<svg\b", '<svg xmlns="http://www.w3.org/2000/svg"', svg, count=1)
     try:
         import resvg_py
     except ImportError as exc:
         raise ValueError("no SVG rasterizer installed (pip install resvg-py)") from exc
     with tempfile.TemporaryDirectory(prefix="judging-svg-") as empty:
+        # dpi 96: resvg-py's default of 0 turns pt/in/cm sizes into zero ("invalid size")
         png = resvg_py.svg_to_bytes(svg_string=svg, background="#ffffff", resources_dir=empty,
-                                    width=width, height=height)
+                                    width=width, height=height, dpi=96.0)
     return _png_from_bytes(bytes(png))
 
 
@@ -232,7 +235,11 @@ def decode_data_uri(uri: str) -> tuple[bytes, str]:
         from urllib.parse import unquote_to_bytes
         raw = unquote_to_bytes(data)
     if kind == "svg+xml":
-        return rasterize_svg(raw.decode("utf-8", "replace")), "svg"
+        document = raw.decode("utf-8", "replace")
+        # the <svg> element alone: an XML prolog or DOCTYPE (matplotlib writes one) is dropped,
+        # so a DTD is never read and an entity it defines stays undefined (refused)
+        element = _SVG.search(document)
+        return rasterize_svg(element.group(0) if element else document), "svg"
     return _png_from_bytes(raw), "jpeg" if kind == "jpg" else kind
 
 
