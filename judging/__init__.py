@@ -4,6 +4,8 @@ A file at the top of the package is vocabulary every stage uses; a folder is a s
 its command, in the order the flow runs:
 
     intake/      submissions (manifest, Hub sources, tag discovery, deadline) and the registry -> claims
+    check/       `judging check`: a submission's checklist (code, environment, results, logs, verdicts,
+                 trace, personal data; an event's profile) before it is judged; writes nothing
     signals/     pure measures of a claim: pixel similarity, copies, numbers, chart reading
     judges/      async judges over one claim: offline (signals + rules), LLM, panels
     run/         `judging run`: load -> plan -> measure -> judge -> append to the run directory
@@ -18,8 +20,9 @@ its command, in the order the flow runs:
 
 Vocabulary: `models` (claims, judgment lines, labels), `rubrics` (schema, aggregation, library and
 lock), `rules` (named rule checks rubrics attach), `signal_catalogue` (every signal's name and
-meaning), `errors`, `hashing`, `version`, `_yaml`. Layers: cli above the stages above rundir and
-the vocabulary; the import contracts in pyproject.toml check it.
+meaning), `errors`, `hashing`, `version`, `_yaml`, `scrub` (personal-data patterns: publish
+replaces them, check reports them). Layers: cli above the stages above rundir and the vocabulary;
+the import contracts in pyproject.toml check it.
 """
 
 __version__ = "0.1.0"

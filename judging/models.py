@@ -201,6 +201,9 @@ class TableValue(StrictModel):
 class Evidence(StrictModel):
     script: RelativePath | None = None
     """The script that produced the reproduction."""
+    scripts: list[RelativePath] = Field(default_factory=list, max_length=50)
+    """Further scripts of the reproduction (a logbook's run cells name several). Left out of
+    input hashes while empty."""
     logs: list[RelativePath] = Field(default_factory=list, max_length=50)
     """Log files that show the reproduced numbers."""
     proof_script: RelativePath | None = None
@@ -225,6 +228,12 @@ class FieldProvenance(StrictModel):
     `Verdict:` line), pattern (a deterministic text pattern), or llm:MODEL."""
     quote: str = Field(max_length=MAX_NOTE_CHARS)
     """The verbatim text it came from (a substring of the page)."""
+    model: SingleLine | None = Field(default=None, max_length=200)
+    """LLM-extracted fields: the model that answered."""
+    request_hash: SingleLine | None = Field(default=None, max_length=200)
+    """LLM-extracted fields: the hash of the request (the answer cache's key)."""
+    cached: bool | None = None
+    """LLM-extracted fields: the answer came from the cache (no call was made)."""
 
 
 class Claim(StrictModel):
@@ -305,6 +314,10 @@ class SubmissionHeader(StrictModel):
     paper_title: str | None = Field(default=None, max_length=500)
     agent: Agent | None = None
     human_help: HumanHelp | None = None
+    warnings: list[Annotated[str, StringConstraints(max_length=MAX_NOTE_CHARS)]] = Field(
+        default_factory=list, max_length=200)
+    """What intake noticed about the submission as a whole (a logbook's orphan pages, dangling
+    links, index.md and logbook.json disagreeing). Left out of input hashes while empty."""
 
 
 class Submission(SubmissionHeader):

@@ -122,6 +122,7 @@ def falsified_has_proof(claim: ClaimInput, signals: dict[str, Signal]) -> RuleRe
 def evidence_cited(claim: ClaimInput, signals: dict[str, Signal]) -> RuleResult:
     evidence = claim.claim.evidence
     cited = [("script", evidence.script)] if evidence.script else []
+    cited += [(f"scripts[{i}]", script) for i, script in enumerate(evidence.scripts)]
     cited += [(f"logs[{i}]", log) for i, log in enumerate(evidence.logs)]
     if not cited:
         return RuleResult(False, "no log or script is cited")

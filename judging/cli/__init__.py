@@ -11,6 +11,7 @@ import click
 from rich.logging import RichHandler
 
 from judging.cli.calibrate import calibrate
+from judging.cli.check import check
 from judging.cli.options import err_console
 from judging.cli.publish import publish
 from judging.cli.report import report
@@ -32,7 +33,7 @@ def main(verbose: bool) -> None:
 
 
 # In the order `judging --help` lists them (click sorts by name) and the README tells them.
-for command in (run, report, review, calibrate, resolve, leaderboard, publish, similarity, chart,
+for command in (check, run, report, review, calibrate, resolve, leaderboard, publish, similarity, chart,
                 rubric):
     main.add_command(command)
 

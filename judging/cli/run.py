@@ -61,6 +61,11 @@ def _parse_price(ctx: click.Context, param: click.Parameter, values: tuple[str, 
 @click.option("--judge", "judges", multiple=True,
               help="Judge spec, repeatable: 'offline' or 'openai:MODEL' [env JUDGING_JUDGE; "
                    "default offline]. Several judges form a panel.")
+@click.option("--extract", "extract", default=None, metavar="openai:MODEL",
+              help="Logbooks: after the deterministic extractor, an LLM fills the values, "
+                   "verdict, toy flag and scale note it did not find, each kept only when its "
+                   "verbatim quote is on the page (same endpoint, cache and budget as the "
+                   "judges: --base-url/--api-key).")
 @click.option("--samples", type=click.IntRange(1, 50), default=1, show_default=True,
               help="Answers per LLM judge and claim (aggregated: majority / median).")
 @click.option("--swap", is_flag=True,
@@ -112,7 +117,7 @@ def _parse_price(ctx: click.Context, param: click.Parameter, values: tuple[str, 
 @friendly_errors
 def run(sources: tuple[str, ...], discover: tuple[str, ...], as_of: str | None,
         out: Path | None, registry: Path | None,
-        rubrics: tuple[str, ...], judges: tuple[str, ...], samples: int, swap: bool,
+        rubrics: tuple[str, ...], judges: tuple[str, ...], extract: str | None, samples: int, swap: bool,
         concurrency: int, estimate: bool, max_cost: float | None,
         prices: dict[str, tuple[float, float]], prices_file: Path | None, base_url: str | None, api_key: str | None,
         temperature: float, max_tokens: int, timeout: float, max_retries: int, image_detail: str,
@@ -148,7 +153,8 @@ def run(sources: tuple[str, ...], discover: tuple[str, ...], as_of: str | None,
                          judges=judge_specs, samples=samples, swap=swap, concurrency=concurrency,
                          measure=MeasureOptions(image_size=image_size, max_pixels=max_pixels),
                          rubrics_dir=rubrics_dir, llm=llm, discover=list(discover),
-                         as_of=deadline, hf_token=os.environ.get("HF_TOKEN") or None)
+                         as_of=deadline, hf_token=os.environ.get("HF_TOKEN") or None,
+                         extract=extract)
     if estimate:
         _print_estimate(asyncio.run(Runner(request).estimate()))
         return

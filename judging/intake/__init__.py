@@ -22,7 +22,7 @@ from judging.intake.discover import (
     parse_as_of,
     plan_sources,
 )
-from judging.intake.logbook import is_logbook, load_logbook
+from judging.intake.logbook import Logbook, StructuredAsk, is_logbook, load_logbook, read_logbook
 from judging.intake.manifest import (
     MANIFEST_NAMES,
     LoadedSubmission,
@@ -44,16 +44,18 @@ from judging.intake.sources import (
     parse_hub_source,
 )
 
-__all__ = ["MANIFEST_NAMES", "DiscoveredSpace", "HubSource", "LoadedSubmission", "PinnedCommit",
-           "PlannedSource", "Registry", "RegistryClaim", "SourcePlan", "apply_registry",
+__all__ = ["MANIFEST_NAMES", "DiscoveredSpace", "HubSource", "LoadedSubmission", "Logbook",
+           "PinnedCommit", "PlannedSource", "Registry", "RegistryClaim", "SourcePlan",
+           "StructuredAsk", "apply_registry",
            "commit_as_of", "confine", "confine_file", "discover_spaces", "expand_source",
            "fetch_hub_source", "find_manifest", "is_logbook", "load_folder", "load_logbook",
            "load_registry", "load_submission", "manifest_json_schema", "parse_as_of",
-           "parse_hub_source", "plan_sources"]
+           "parse_hub_source", "plan_sources", "read_logbook"]
 
 
 def load_folder(folder: Path | str, *, registry: Registry | None = None,
-                logbooks_dir: Path | None = None) -> LoadedSubmission:
+                logbooks_dir: Path | None = None, extractor: StructuredAsk | None = None
+                ) -> LoadedSubmission:
     """One submission folder of any format: our manifest, else a Trackio logbook (its figures
     and run logs are written under `logbooks_dir`/<folder name>, in the run directory)."""
     folder = Path(folder)
@@ -63,4 +65,4 @@ def load_folder(folder: Path | str, *, registry: Registry | None = None,
         raise ValueError("a logbook needs an output folder for its figures and logs")
     from judging.hashing import slug
     return load_logbook(folder, out_dir=Path(logbooks_dir) / slug(folder.resolve().name + "@" + str(folder.resolve())),
-                        registry=registry)
+                        registry=registry, extractor=extractor)

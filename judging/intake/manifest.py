@@ -181,6 +181,8 @@ def _claim_input(claim: Claim, header: SubmissionHeader, folder: Path, registry:
     evidence: dict[str, Path] = {}
     if claim.evidence.script:
         evidence["script"] = confine_file(folder, claim.evidence.script)
+    for i, script in enumerate(claim.evidence.scripts):
+        evidence[f"scripts[{i}]"] = confine_file(folder, script)
     if claim.evidence.proof_script:
         evidence["proof_script"] = confine_file(folder, claim.evidence.proof_script)
     for i, log in enumerate(claim.evidence.logs):

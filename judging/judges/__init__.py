@@ -29,11 +29,13 @@ from judging.judges.panel import (
     order_consistency,
     panel_name,
 )
+from judging.judges.structured import StructuredAnswer, StructuredCaller, structured_caller
 
 __all__ = ["AGGREGATION", "Budget", "Judge", "JudgeConfigError", "JudgeResult", "JudgeTask",
            "LLMOptions", "OfflineJudge", "OpenAIJudge", "UnknownJudgeSpec", "aggregate_panel",
            "choose_judgment", "estimate_tokens", "make_judge", "offline_judge", "openai_judge",
-           "order_consistency", "panel_name"]
+           "order_consistency", "panel_name", "StructuredAnswer", "StructuredCaller",
+           "structured_caller"]
 
 
 class UnknownJudgeSpec(JudgingError):

@@ -188,7 +188,8 @@ def describe_claim(claim: ClaimInput) -> str:
     if c.tolerance is not None:
         parts.append(f"- tolerance: {c.tolerance.describe()}")
     evidence = c.evidence
-    parts.append(f"- evidence files: script {quote(evidence.script) if evidence.script else 'none'}"
+    scripts = ([evidence.script] if evidence.script else []) + list(evidence.scripts)
+    parts.append(f"- evidence files: script {', '.join(map(quote, scripts)) or 'none'}"
                  f"; logs {', '.join(map(quote, evidence.logs)) or 'none'}; proof script "
                  f"{quote(evidence.proof_script) if evidence.proof_script else 'none'}; "
                  f"problem kind {evidence.problem_kind.value if evidence.problem_kind else 'none'}")

@@ -69,6 +69,7 @@ def claim_rows(finals: list[ClaimDecision], claims: dict[str, ClaimInput],
         header = content.submission if content is not None else None
         evidence = claim.evidence if claim is not None else None
         files = ([evidence.script] if evidence and evidence.script else []) + \
+            (list(evidence.scripts) if evidence else []) + \
             (list(evidence.logs) if evidence else []) + \
             ([evidence.proof_script] if evidence and evidence.proof_script else [])
         row = {

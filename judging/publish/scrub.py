@@ -3,14 +3,12 @@ local paths are replaced; reviewers get stable pseudonyms."""
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import ipaddress
 import os
-import re
 import secrets
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -18,73 +16,12 @@ from urllib.parse import urlsplit
 from judging.models import ClaimInput
 from judging.rundir import RunPaths
 
-_KEY_NAMES = (r"api[_-]?key|apikey|access[_-]?key|secret[_-]?key|private[_-]?key|"
-              r"client[_-]?secret|access[_-]?token|auth[_-]?token|token|secret|password|passwd")
+# The patterns and `scrub` itself live in the vocabulary (`judging.scrub`), where `check` uses them
+# too; they are re-exported here so that publish's modules and tests keep their names.
+from judging.scrub import SCRUB_KINDS, SCRUB_PATTERNS, leftovers, scrub
 
-
-#: (kind, name, pattern, replacement), applied in order to every text that leaves the machine.
-#: Values that merely look random (content hashes such as `sha256:<hex>`, request ids) match none.
-SCRUB_PATTERNS: tuple[tuple[str, str, re.Pattern[str], str], ...] = (
-    ("token", "jwt", re.compile(
-        r"\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"), "[token]"),
-    ("token", "bearer", re.compile(
-        r"\b(?P<scheme>Bearer\s+)(?=[A-Za-z0-9._~+/=-]*\d)[A-Za-z0-9._~+/=-]{16,}",
-        re.IGNORECASE), r"\g<scheme>[token]"),
-    ("token", "huggingface", re.compile(r"\b(?:hf|api_org)_[A-Za-z0-9]{20,}\b"), "[token]"),
-    ("token", "openai", re.compile(
-        r"\bsk-(?:proj-|svcacct-|admin-|ant-)?(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{20,}"), "[token]"),
-    ("token", "github", re.compile(
-        r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})\b"), "[token]"),
-    ("token", "aws", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"), "[token]"),
-    ("token", "slack", re.compile(r"\bxox[baprs]-[A-Za-z0-9-]{10,}"), "[token]"),
-    ("token", "assignment", re.compile(
-        r"(?P<key>\b(?:[A-Za-z0-9]+[_-])*(?:" + _KEY_NAMES + r")\b[\"']?\s*[:=]\s*[\"']?)"
-        r"(?!sha256:)(?=[^\s\"'`,;]*\d)[^\s\"'`,;]{8,}", re.IGNORECASE), r"\g<key>[token]"),
-    ("email", "email", re.compile(
-        r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b"), "[email]"),
-    ("home", "posix", re.compile(r"(?<![\w.~-])/(?:home|Users)/[^/\s\"'`<>|:;,()\[\]]+"),
-     "[home]"),
-    ("home", "windows", re.compile(r"\b[A-Za-z]:[\\/]+Users[\\/]+[^\\/\s\"'`<>|:;,()\[\]]+",
-                                   re.IGNORECASE), "[home]"),
-    ("home", "root", re.compile(r"(?<![\w.~-])/root(?![\w.-])"), "[home]"),
-)
-
-
-SCRUB_KINDS = ("email", "token", "home", "local_path")
-
-
-@functools.lru_cache(maxsize=32)
-def _local_pattern(paths: tuple[str, ...]) -> re.Pattern[str] | None:
-    usable = sorted({p.rstrip("/\\") for p in paths if len(p.rstrip("/\\")) > 1},
-                    key=len, reverse=True)
-    if not usable:
-        return None
-    return re.compile("(?:" + "|".join(map(re.escape, usable)) + r")(?![A-Za-z0-9_-])")
-
-
-def scrub(text: str, *, local_paths: Sequence[str] = ()) -> tuple[str, Counter[str]]:
-    """`text` with personal data replaced, and the replacements made per kind.
-
-    Emails become `[email]`, tokens and keys `[token]`, home directories (`/home/<user>`,
-    `/Users/<user>`, `C:\\Users\\<user>`, `/root`) `[home]`, and any of `local_paths` (absolute
-    paths of this machine) `[local]`. Pure: the same input always gives the same output.
-    """
-    counts: Counter[str] = Counter()
-    for kind, _name, pattern, replacement in SCRUB_PATTERNS:
-        text, n = pattern.subn(replacement, text)
-        if n:
-            counts[kind] += n
-    local = _local_pattern(tuple(local_paths))
-    if local is not None:
-        text, n = local.subn("[local]", text)
-        if n:
-            counts["local_path"] += n
-    return text, counts
-
-
-def leftovers(text: str) -> Counter[str]:
-    """What `scrub` would still replace in `text` (the check run on every staged file)."""
-    return scrub(text)[1]
+__all__ = ["SCRUB_KINDS", "SCRUB_PATTERNS", "Scrubber", "leftovers", "local_roots", "pseudonym",
+           "public_endpoint", "publish_salt", "scrub"]
 
 
 class Scrubber:

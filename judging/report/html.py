@@ -66,6 +66,17 @@ def not_addressed_by_submission(records: list[NotAddressed]) -> dict[str, list[N
     return dict(sorted(grouped.items()))
 
 
+def submission_warnings(claims: dict) -> dict[str, list[str]]:
+    """The warnings intake kept on each submission header (a logbook's orphan pages, dangling
+    links, index.md and logbook.json disagreeing), by submission (sorted)."""
+    found: dict[str, list[str]] = {}
+    for content in claims.values():
+        header = content.submission
+        if header.warnings and header.submission_id not in found:
+            found[header.submission_id] = list(header.warnings)
+    return dict(sorted(found.items()))
+
+
 def _rubrics_for(judgments: list[Judgment], rubrics_dir: Path | None) -> dict[str, Rubric]:
     """The rubrics the run used, to show each criterion's question (best effort: a rubric that is
     gone from the folder only costs the questions, the answers are still shown)."""
@@ -135,7 +146,7 @@ def write_html_report(run_dir: Path, *, out: Path | None = None, rubrics_dir: Pa
     html = env.get_template("report.html.j2").render(
         info=store.info, sections=sections, rows=summary_rows(judgments),
         rubrics=rubrics, catalogue=CATALOGUE, outcome_label=outcome_label,
-        claims=claim_inputs,
+        claims=claim_inputs, warnings=submission_warnings(claim_inputs),
         not_addressed=not_addressed_by_submission(read_not_addressed(store.root)))
     write_text_atomic(out, html)
     return out

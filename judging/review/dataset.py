@@ -11,6 +11,7 @@ import hashlib
 import json
 import re
 import uuid
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -173,6 +174,7 @@ PRIORITY_WEIGHTS = {
     "untrusted_criteria": 0.8,
     "unreadable": 0.8,
     "judge_disagreement": 0.75,
+    "self_contradiction": 0.7,
     "falsified": 0.6,
     "order_inconsistent": 0.6,
     "low_confidence": 0.5,
@@ -186,10 +188,12 @@ class Priority:
     reasons: list[str]
 
 
-def review_priority(judgments: list[Judgment], *, untrusted: set[str] = frozenset()
-                    ) -> Priority:
-    """How urgently people should look at a claim under one rubric, with the reasons."""
-    reasons: set[str] = set()
+def review_priority(judgments: list[Judgment], *, untrusted: set[str] = frozenset(),
+                    claim_flags: Collection[str] = ()) -> Priority:
+    """How urgently people should look at a claim under one rubric, with the reasons.
+    `claim_flags`: the names of the claim input's flags (intake's, e.g. a logbook page that
+    contradicts itself: `self_contradiction`)."""
+    reasons: set[str] = set(claim_flags) & {"self_contradiction"}
     for judgment in judgments:
         names = {f.name for f in judgment.flags}
         reasons |= names & {"reference_mismatch", "copy", "order_inconsistent",
@@ -246,6 +250,8 @@ def claim_markdown(claim: ClaimInput | None, judgment: Judgment) -> str:
         lines.append("\n".join(rows))
     evidence = c.evidence
     files = [f"script `{evidence.script}`" if evidence.script else None,
+             f"scripts {', '.join(f'`{x}`' for x in evidence.scripts)}" if evidence.scripts
+             else None,
              f"logs {', '.join(f'`{x}`' for x in evidence.logs)}" if evidence.logs else None,
              f"proof script `{evidence.proof_script}`" if evidence.proof_script else None,
              f"problem kind **{evidence.problem_kind.value}**" if evidence.problem_kind else None]

@@ -165,7 +165,10 @@ def plan_records(store: RunStore, library: RubricLibrary, options: PushOptions
         untrusted = untrusted_criteria(chosen, root=options.calibration_dir,
                                        artifacts=artifacts)
         chosen = with_flags(chosen, side_flags)
-        priority = review_priority([*lines, chosen], untrusted=untrusted)
+        claim_input = claims.get(claim_key)
+        priority = review_priority([*lines, chosen], untrusted=untrusted,
+                                   claim_flags=[f.name for f in claim_input.flags]
+                                   if claim_input is not None else ())
         record = build_record(rubric, chosen, claims.get(claim_key), blind=blind,
                               priority=priority, run_root=store.root)
         records.append(ReviewRecord(dataset=name, record=record, claim_key=claim_key,

@@ -35,6 +35,7 @@ from judging.judges import (
     aggregate_panel,
     make_judge,
     panel_name,
+    structured_caller,
 )
 from judging.models import (
     FIGURE_MATCH_NOT_APPLICABLE,
@@ -97,6 +98,9 @@ class RunRequest:
     """Judge each Hub source at its last commit at or before this (aware) deadline."""
     hf_token: str | None = None
     """Hugging Face token for listings, histories and downloads (never recorded)."""
+    extract: str | None = None
+    """`openai:MODEL`: an LLM fills the logbook fields the deterministic extractor missed
+    (through `llm`'s endpoint, cache and the run's budget)."""
 
 
 @dataclass
@@ -143,6 +147,10 @@ class Runner:
         self.window = asyncio.Semaphore(2 * max(1, request.concurrency))
         self.judges = [make_judge(spec, llm=llm, budget=self.budget, limiter=self.limiter)
                        for spec in request.judges]
+        # The LLM extractor is built here (judges' client, cache, budget) and injected into the
+        # logbook importer, which sits below judges and cannot import it.
+        self.extractor = structured_caller(request.extract, llm, budget=self.budget) \
+            if request.extract else None
 
     def _rubrics(self) -> list[Rubric]:
         library = self.library or RubricLibrary()
@@ -230,7 +238,8 @@ class Runner:
             for folder in folders:
                 try:
                     loaded = load_folder(folder, registry=registry,
-                                         logbooks_dir=self.store.paths.logbooks)
+                                         logbooks_dir=self.store.paths.logbooks,
+                                         extractor=self.extractor)
                 except JudgingError as exc:
                     result.source_errors.append(str(exc))
                     continue
@@ -358,7 +367,8 @@ class Runner:
                      "concurrency": request.concurrency, "max_cost": request.llm.max_cost,
                      **request.measure.as_settings(),
                      **({"discover": " + ".join(request.discover)} if request.discover else {}),
-                     **({"as_of": request.as_of.isoformat()} if request.as_of else {})})
+                     **({"as_of": request.as_of.isoformat()} if request.as_of else {}),
+                     **({"extract": request.extract} if request.extract else {})})
         store.info.invocations.append(invocation)
         store.write_info()
         try:
@@ -460,6 +470,8 @@ class Runner:
         from judging.judges import OpenAIJudge, estimate_tokens
 
         self._estimating = True  # measure (figures are needed to build requests), record nothing
+        if self.extractor is not None:
+            self.extractor.dry_run = True  # cached extraction answers only; count the rest
 
         registry = load_registry(self.request.registry) if self.request.registry else None
         claims, _ = self._load(registry, RunResult(root=self.store.root,
@@ -495,6 +507,14 @@ class Runner:
             else:
                 row.cost_usd += (prompt_tokens * item.judge.price[0]
                                  + completion_tokens * item.judge.price[1]) / 1_000_000
+        if self.extractor is not None:
+            stats = self.extractor.stats
+            cost = stats.dry_cost(self.extractor.price)
+            rows["extract"] = Estimate(
+                judge=f"extract {self.extractor.spec}", calls=stats.dry, cached=stats.cached,
+                prompt_tokens=stats.dry_prompt_tokens,
+                completion_tokens=stats.dry_completion_tokens, cost_usd=cost or 0.0,
+                priced=cost is not None)
         return list(rows.values())
 
     def _progress(self, done: int, total: int) -> None:

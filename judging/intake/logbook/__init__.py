@@ -16,19 +16,23 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from judging.errors import ManifestError, UnsafePathError
+from judging.hashing import file_sha256
 from judging.intake.logbook.claims import (
     FoundClaim,
+    ScaleNotes,
     agent,
     decoded_chart,
     find_claims,
     kind_of,
     materialize,
     paper_id,
+    scale_notes,
     statement,
     submission_id,
 )
 from judging.intake.logbook.extract import VERDICT_TABLE, map_verdict
 from judging.intake.logbook.figures import Figure
+from judging.intake.logbook.llm import LLMOutcome, StructuredAsk, llm_fill
 from judging.intake.logbook.reader import Logbook, find_logbook_root, read_logbook
 from judging.intake.manifest import LoadedSubmission, _claim_input
 from judging.intake.registry import Registry
@@ -39,14 +43,19 @@ from judging.models import (
     ClaimKey,
     ClaimProblem,
     Evidence,
+    FieldProvenance,
     Flag,
     SubmissionHeader,
+)
+from judging.models import (
+    MAX_NOTE_CHARS as _MAX_NOTE,
 )
 
 log = logging.getLogger(__name__)
 
-__all__ = ["VERDICT_TABLE", "FoundClaim", "Logbook", "find_logbook_root", "is_logbook",
-           "load_logbook", "map_verdict", "read_logbook"]
+__all__ = ["VERDICT_TABLE", "FoundClaim", "LLMOutcome", "Logbook", "StructuredAsk",
+           "fill_with_llm", "find_logbook_root", "is_logbook", "load_logbook", "map_verdict",
+           "read_logbook"]
 
 
 def is_logbook(folder: Path) -> bool:
@@ -61,10 +70,21 @@ def _figure_note(figures: list[Figure]) -> str:
     return "\n".join(lines)
 
 
-def load_logbook(folder: Path | str, *, out_dir: Path, registry: Registry | None = None
-                 ) -> LoadedSubmission:
+def fill_with_llm(found: list[FoundClaim], ask: StructuredAsk, *, paper: str
+                  ) -> list[LLMOutcome]:
+    """The LLM extractor over every claim found (in place): fills what the deterministic
+    extractor missed, each field's quote checked against its page (see `llm.llm_fill`)."""
+    return [llm_fill(claim.extraction, ask, page_text=claim.page.text, prose=claim.prose,
+                     statement=statement(claim) or claim.title,
+                     claim_ref=f"{paper}/{claim.local_id}")
+            for claim in found if claim.page.error is None]
+
+
+def load_logbook(folder: Path | str, *, out_dir: Path, registry: Registry | None = None,
+                 extractor: StructuredAsk | None = None) -> LoadedSubmission:
     """One logbook as a submission. Figures and logs go under `out_dir` (in the run directory);
-    a page that does not parse is an error on that page's claim, the others load."""
+    a page that does not parse is an error on that page's claim, the others load. With an
+    `extractor` (`--extract openai:MODEL`), an LLM fills the fields the patterns missed."""
     folder = Path(folder)
     try:
         logbook = read_logbook(folder)
@@ -79,13 +99,17 @@ def load_logbook(folder: Path | str, *, out_dir: Path, registry: Registry | None
     who = agent(logbook)
     header = SubmissionHeader(
         submission_id=sid, paper_id=pid, paper_title=(logbook.title[:500] or None),
-        agent=Agent(name=who[0], model=who[1]) if who else None)
+        agent=Agent(name=who[0], model=who[1]) if who else None,
+        warnings=[w[:_MAX_NOTE] for w in warnings][:200])
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     loaded = LoadedSubmission(header=header, folder=out_dir.resolve(),
                               manifest=logbook.root / "pages" / "index.md")
     found = find_claims(logbook)
+    if extractor is not None:
+        fill_with_llm(found, extractor, paper=pid)
     shared = materialize(logbook, found, out_dir)
+    scope = scale_notes(logbook)
     for warning in warnings:
         log.warning("%s: %s", sid, warning)
     seen: set[str] = set()
@@ -103,7 +127,7 @@ def load_logbook(folder: Path | str, *, out_dir: Path, registry: Registry | None
         seen.add(claim_id)
         try:
             loaded.claims.append(_to_claim_input(claim, claim_id, origin, header, out_dir,
-                                                 registry, shared, warnings))
+                                                 registry, shared, warnings, scope))
         except (ValidationError, UnsafePathError, ValueError) as exc:
             loaded.problems.append(ClaimProblem(submission_id=sid, claim_id=claim_id,
                                                 index=index, manifest=str(claim.page.path),
@@ -113,13 +137,22 @@ def load_logbook(folder: Path | str, *, out_dir: Path, registry: Registry | None
 
 def _to_claim_input(found: FoundClaim, claim_id: str, origin: str, header: SubmissionHeader,
                     out_dir: Path, registry: Registry | None, shared: list[Figure],
-                    warnings: list[str]):
+                    warnings: list[str], scope: ScaleNotes | None = None):
     ex = found.extraction
     kind = kind_of(found)
     chart = decoded_chart(found)
     absent = dict(ex.absent)
     figures = found.figures or shared
-    scale = f"toy: {ex.toy_quote}" if ex.toy and ex.toy_quote else None
+    provenance = dict(ex.provenance)
+    # an LLM-extracted scale note (`--extract`) when the page has no toy quote
+    scale = f"toy: {ex.toy_quote}" if ex.toy and ex.toy_quote else ex.scale_note
+    note = scope.for_claim(found.number) if scope is not None else None
+    if note is not None:
+        # the toy quote stays first: the verdict rubric's scale_disclosed reads "toy: ..."
+        text = f"Scope & cost ({scope.page}): {note[0]}"  # type: ignore[union-attr]
+        scale = (f"{scale}\n{text}" if scale else text)[:_MAX_NOTE]
+        provenance["scale_note"] = FieldProvenance(how="declared", quote=note[1][:_MAX_NOTE])
+    scripts = _scripts(found, out_dir)
     values: dict[str, object] = {}
     if kind in ("number", "figure", "theorem"):
         values = {"reported_value": ex.reported, "reproduced_value": ex.reproduced}
@@ -128,15 +161,20 @@ def _to_claim_input(found: FoundClaim, claim_id: str, origin: str, header: Submi
     if kind == "figure" and chart is None:
         absent["reproduced_figure"] = "no figure of the claim could be decoded"
     justification = found.prose
-    note = _figure_note(figures)
-    if note:
-        justification = f"{justification}\n\nFigures (judging's reading):\n{note}"
+    fig_note = _figure_note(figures)
+    if fig_note:
+        justification = f"{justification}\n\nFigures (judging's reading):\n{fig_note}"
+    missing = sorted({m for log_ in found.logs for m in log_.missing_scripts})
+    if missing:
+        absent["scripts"] = ("the run cells name scripts whose body neither the cell nor the "
+                             "workspace holds: " + ", ".join(missing))[:_MAX_NOTE]
     claim = Claim(
         claim_id=claim_id, kind=kind, statement=statement(found) or claim_id,
         reproduced_figure=chart.path if chart is not None and kind == "figure" else None,
         verdict=ex.verdict, justification=justification[:20_000], scale_note=scale,
-        evidence=Evidence(logs=[log_.path for log_ in found.logs][:50]),
-        source_verdict=ex.source_verdict, toy=ex.toy, provenance=ex.provenance,
+        evidence=Evidence(logs=[log_.path for log_ in found.logs][:50],
+                          script=scripts[0] if scripts else None, scripts=scripts[1:51]),
+        source_verdict=ex.source_verdict, toy=ex.toy, provenance=provenance,
         absent=absent, theorem_values=kind == "theorem" and any(
             v is not None for v in values.values()),
         **{k: v for k, v in values.items() if v is not None})
@@ -159,3 +197,16 @@ def _to_claim_input(found: FoundClaim, claim_id: str, origin: str, header: Submi
     return claim_input.model_copy(update={"flags": flags, "origin": origin,
                                           "key": ClaimKey(submission_id=header.submission_id,
                                                           claim_id=claim_id)})
+
+
+def _scripts(found: FoundClaim, out_dir: Path) -> list[str]:
+    """The scripts of the claim's run cells (written under `out_dir`), the same bytes once."""
+    seen: set[str] = set()
+    out: list[str] = []
+    for run in found.logs:
+        for path in run.scripts:
+            digest = file_sha256(out_dir / path) or path
+            if digest not in seen:
+                seen.add(digest)
+                out.append(path)
+    return out

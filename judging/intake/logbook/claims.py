@@ -208,9 +208,37 @@ def find_claims(logbook: Logbook) -> list[FoundClaim]:
     return found
 
 
+_STATEMENT_HEADING = re.compile(
+    r"(?ims)^#{1,4}[ \t]*(?:target|literal|anchored|judged|original|the|paper)?[ \t]*claim\b"
+    r"[^\n]*\n+(?P<s>.+?)(?:\n[ \t]*\n|\n#|\Z)")
+_STATEMENT_LEAD = re.compile(
+    r"(?im)^[ \t>]*(?:\*\*|__)(?:target|literal|anchored|judged|original|paper(?:'s)?)[ \t]+"
+    r"claim\b[^\n]*(?:\n(?![ \t]*\n)[^\n]*)*")
+_BLOCKQUOTE = re.compile(r"(?m)^>[ \t]*(?P<s>[^\n]{20,})")
+
+
+def statement_text(title: str, prose: str) -> str:
+    """Where the participant states the claim: a `## Literal claim` (Claim, Target claim, ...)
+    section's first paragraph, else a `**Judged claim:**` / `**Anchored claim.**` paragraph,
+    else the first blockquote; then the claim's title (its "Claim N:" prefix removed)."""
+    body = ""
+    m = _STATEMENT_HEADING.search(prose)
+    if m and len(m.group("s").strip()) > 20:
+        body = m.group("s")
+    elif (lead := _STATEMENT_LEAD.search(prose)) is not None:
+        body = lead.group(0)
+    elif (quote := _BLOCKQUOTE.search(prose)) is not None:
+        body = quote.group("s")
+    title = re.sub(r"^\s*claim\s*\d+\s*[:.\u2014-]*\s*", "", title, flags=re.IGNORECASE)
+    return f"{body}\n{title}" if body else title
+
+
 def _extract(page: Page, prose: str) -> Extraction:
     titles = [c.title for c in page.cells if c.title and c.type in ("markdown", "preamble")]
-    ex = extract(prose, page_text=page.text, cell_titles=titles)
+    title = page.title or page.slug
+    section = re.match(r"(?i)#{2,4}[ \t]+(?P<t>claim[^\n]*)", prose)
+    ex = extract(prose + _run_outputs(page), page_text=page.text, cell_titles=titles,
+                 statement_text=statement_text(section.group("t") if section else title, prose))
     outputs = "\n".join(c.body for c in page.cells if c.is_run)
     if ex.verdict is not None and ex.verdict.value == "verified" and re.search(
             r"not[\s_-]+verified|\bFAIL(?:ED)?\b|\"passed\":\s*false", outputs):
@@ -220,6 +248,12 @@ def _extract(page: Page, prose: str) -> Extraction:
             ex.contradiction = (ex.provenance["verdict"].quote if "verdict" in ex.provenance
                                 else ex.source_verdict or "", quote.group(0).strip())
     return ex
+
+
+def _run_outputs(page: Page) -> str:
+    """The run cells' bodies (their `output` fences give `key=value` values)."""
+    bodies = [c.body for c in page.cells if c.is_run]
+    return "\n" + "\n".join(bodies) if bodies else ""
 
 
 def materialize(logbook: Logbook, claims: list[FoundClaim], out_dir: Path) -> list[Figure]:
@@ -265,3 +299,90 @@ def statement(claim: FoundClaim) -> str:
     title = re.sub(r"^\s*claim\s*\d+\s*[:.\u2014-]*\s*", "", claim.title, flags=re.IGNORECASE)
     out = f"{title}: {body}" if body and title else (body or title or claim.page.slug)
     return out[:4000]
+
+
+_SCOPE_HEADING = re.compile(r"(?im)^(?P<h>#{2,4})[ \t]+scope[ \t]*(?:&|and|&amp;)[ \t]*cost\b"
+                            r"[^\n]*$")
+_NAMED_CLAIMS = re.compile(r"(?i)\b(?:claims?|c)[ \t]*(?P<list>\d+(?:[ \t]*(?:[-\u2013\u2014,&]|"
+                           r"and|to)[ \t]*(?:claim[ \t]*|c)?\d+)*)")
+_FULL_COLUMN = re.compile(r"(?i)\bfull\b|\bpaper\b|\boriginal\b")
+
+
+@dataclass
+class ScaleNotes:
+    """The Executive summary's "Scope & cost" table: rows naming claims, and the others."""
+
+    page: str
+    general: list[tuple[str, str]] = field(default_factory=list)
+    """(note text, verbatim row) of rows that name no claim: they apply to every claim."""
+    per_claim: dict[int, list[tuple[str, str]]] = field(default_factory=dict)
+
+    def for_claim(self, number: int | None) -> tuple[str, str] | None:
+        """(note, quote) for claim `number`: its own rows after the general ones."""
+        rows = self.general + (self.per_claim.get(number, []) if number is not None else [])
+        if not rows:
+            return None
+        return "; ".join(text for text, _ in rows), "\n".join(raw for _, raw in rows)
+
+
+def _named_numbers(label: str) -> list[int]:
+    numbers: list[int] = []
+    for m in _NAMED_CLAIMS.finditer(label):
+        parts = re.findall(r"\d+|[-\u2013\u2014]|to", m.group("list"))
+        prev: int | None = None
+        span = False
+        for part in parts:
+            if part.isdigit():
+                n = int(part)
+                if span and prev is not None and prev < n <= prev + 100:
+                    numbers += list(range(prev + 1, n + 1))
+                else:
+                    numbers.append(n)
+                prev, span = n, False
+            else:
+                span = True
+    return list(dict.fromkeys(numbers))
+
+
+def scale_notes(logbook: Logbook) -> ScaleNotes | None:
+    """The scale note of each claim from the Executive summary page's "Scope & cost" section:
+    each table row is `<label>: <this reproduction's cells>` (columns naming the full or the
+    paper's replication are left out); a row whose label names claims ("Claim 4", "Claims
+    1-3", "C2") goes to those claims, any other row to every claim. Rows with no value are
+    skipped. The quote is the verbatim rows."""
+    page = next((p for p in logbook.pages if p.error is None and (
+        "executive" in p.slug.lower() or "executive summary" in p.title.lower())), None)
+    if page is None:
+        return None
+    text = page_prose(page)
+    heading = _SCOPE_HEADING.search(text)
+    if heading is None:
+        return None
+    level = len(heading.group("h"))
+    nxt = re.compile(r"(?m)^#{1," + str(level) + r"}[ \t]").search(text, heading.end())
+    section = text[heading.end():nxt.start() if nxt else len(text)]
+    notes = ScaleNotes(page=page.slug)
+    for header, rows, raws in _tables(section):
+        keep = [j for j in range(1, len(header)) if not _FULL_COLUMN.search(header[j])] or \
+            list(range(1, len(header)))
+        for row, raw in zip(rows, raws, strict=False):
+            label = row[0].strip("* ") if row else ""
+            values = [row[j] for j in keep if j < len(row) and row[j].strip()]
+            if not values or not label:
+                continue
+            names = [header[j] for j in keep if j < len(row) and row[j].strip()]
+            if len(keep) > 1:
+                body = "; ".join(f"{n}: {v}" if n else v for n, v in zip(names, values,
+                                                                          strict=False))
+            else:
+                body = values[0]
+            entry = (f"{label}: {body}", raw.strip())
+            numbers = _named_numbers(label)
+            if numbers:
+                for n in numbers:
+                    notes.per_claim.setdefault(n, []).append(entry)
+            else:
+                notes.general.append(entry)
+    if not notes.general and not notes.per_claim:
+        return None
+    return notes

@@ -126,6 +126,8 @@ class Extraction:
     absent: dict[str, str] = field(default_factory=dict)
     contradiction: tuple[str, str] | None = None
     toy_quote: str | None = None
+    scale_note: str | None = None
+    """A scale note other than toy (the LLM extractor's, with its quote)."""
 
 
 _LABEL_LINE = re.compile(
@@ -144,7 +146,6 @@ _REPRODUCED = re.compile(
     r"(?:we\s+(?:measure|obtain|get|find|observe)|measured|reproduced|observed|our|obtained|"
     r"gives|discrepancy|residual|error|fitted)\b[^.\n]{0,80}?(?P<num>" + NUMBER + ")",
     re.IGNORECASE)
-_BOLD_NUMBER = re.compile(r"\*\*(?P<num>" + NUMBER + r")\*\*")
 
 
 def _clean_label(label: str) -> str:
@@ -187,7 +188,8 @@ def _looks_like_label(label: str) -> bool:
 
 def extract(prose: str, *, page_text: str, cell_titles: list[str],
             row_label: str | None = None, row_reported: str | None = None,
-            row_reproduced: str | None = None) -> Extraction:
+            row_reproduced: str | None = None, statement_text: str | None = None
+            ) -> Extraction:
     """Verdict and values of one claim. `prose` is the claim's text (a page's markdown, or one
     section); a claims-table row passes its cells (declared)."""
     ex = Extraction()
@@ -225,33 +227,217 @@ def extract(prose: str, *, page_text: str, cell_titles: list[str],
         toy = _TOY_SCALE.search(prose)
         if toy:
             ex.toy, ex.toy_quote = True, toy.group(0).strip()
-    _values(ex, prose, row_reported, row_reproduced, prov)
+    _values(ex, prose, row_reported, row_reproduced, prov, statement_text)
     return ex
 
 
 def _values(ex: Extraction, prose: str, row_reported: str | None, row_reproduced: str | None,
-            prov) -> None:
+            prov, statement_text: str | None = None) -> None:
     for name, cell in (("reported_value", row_reported), ("reproduced_value", row_reproduced)):
         if cell is not None:
-            hit = first_number(cell)
+            hit = first_number(_drop_ignored(cell))
             if hit is not None:
                 setattr(ex, name.split("_")[0], hit[0])
                 prov(name, "declared", cell.strip())
+    in_row = row_reported is not None or row_reproduced is not None
+    if not in_row:
+        _run_output_values(ex, prose, prov)
     text = _strip_fences(prose)
-    if ex.reported is None and row_reported is None:
-        m = _REPORTED.search(text)
-        if m and (value := parse_number(m.group("num"))) is not None:
-            ex.reported = value
-            prov("reported_value", "pattern", m.group(0))
-    if ex.reproduced is None and row_reproduced is None:
-        m = _BOLD_NUMBER.search(text) or _REPRODUCED.search(text)
-        if m and (value := parse_number(m.group("num"))) is not None:
-            ex.reproduced = value
-            prov("reproduced_value", "pattern", m.group(0))
+    if ex.reported is None and not in_row:
+        hit = statement_number(statement_text) if statement_text else None
+        if hit is not None:
+            ex.reported = hit[0]
+            prov("reported_value", "pattern", hit[1])
+    if ex.reproduced is None and not in_row:
+        hit = result_number(prose)
+        if hit is not None:
+            ex.reproduced = hit[0]
+            prov("reproduced_value", "pattern", hit[1])
+    if ex.reported is None and not in_row:
+        hit = _pattern_number(_REPORTED, text)
+        if hit is not None:
+            ex.reported = hit[0]
+            prov("reported_value", "pattern", hit[1])
+    if ex.reproduced is None and not in_row:
+        hit = _pattern_number(_REPRODUCED, text)
+        if hit is not None:
+            ex.reproduced = hit[0]
+            prov("reproduced_value", "pattern", hit[1])
     if ex.reported is None:
-        ex.absent["reported_value"] = "no reported value found in the prose"
+        ex.absent["reported_value"] = "no reported value found: no claims-table cell, no " \
+            "paper/reported key in run output, no number in the claim statement, no " \
+            "'paper reports X' pattern"
     if ex.reproduced is None:
-        ex.absent["reproduced_value"] = "no reproduced value found in the prose"
+        ex.absent["reproduced_value"] = "no reproduced value found: no claims-table cell, no " \
+            "measured/observed key in run output, no bold, equation or code number in a " \
+            "Result/Verdict/Assessment section, no 'we measure Y' pattern"
+
+
+# Numbers a reader skips: arXiv ids, dates, sample sizes and parameter settings (N=4000, L=3),
+# O(...) expressions, references to sections/figures/tables/equations/theorems, version strings,
+# commit hashes, and numbers inside links or words (x86, GPT-5).
+_IGNORED = re.compile(
+    r"\barxiv[:\s]*\d{4}\.\d{4,5}(?:v\d+)?|\b\d{4}\.\d{4,5}(?:v\d+)?\b|"
+    r"\b\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?|"
+    r"\b[A-Za-z]{1,2}\s*=\s*[\d,.]+(?:[eE][-+]?\d+)?|\bO\([^)\n]*\)|"
+    r"(?:(?i:\b(?:section|sec\.|§|figure|fig\.|table|tab\.|equation|eq\.|eqn\.|theorem|thm\.|"
+    r"proposition|prop\.|lemma|corollary|remark|definition|assumption|appendix|app\.|"
+    r"algorithm|alg\.|step|line|page|claim|row|case|v|version|python|cuda|torch)\s*"
+    r"\(?[A-Z]?\d+(?:\.\d+)*\)?(?:\s*(?:[-\u2013,]|and|or)\s*[A-Z]?\d+(?:\.\d+)*)*)|"
+    r"\bv?\d+\.\d+\.\d+\b|\b[0-9a-f]{7,40}\b|\]\([^)\n]*\)|https?://\S+|"
+    r"(?<![\d.])[A-Za-z_][\w-]*\d[\w.-]*|"
+    r"(?i:\b\d[\d,]*\s+(?:[a-z-]+\s+)?(?:replicates|samples|seeds|runs|trials|draws|"
+    r"trajectories|items|examples|configurations|plans|cases|"
+    r"datasets|models|prompts|questions|problems|episodes)\b))")
+
+
+def _drop_ignored(text: str) -> str:
+    """`text` with the numbers a reader skips blanked out (same length, so quotes still map)."""
+    return _IGNORED.sub(lambda m: " " * len(m.group(0)), text)
+
+
+_SIGNED = r"[+]?" + NUMBER
+_NUMBER_SIGNED = re.compile(_SIGNED)
+
+
+def _number_in(text: str) -> tuple[float, str] | None:
+    """The first number of `text` that is not an ignored one, with its verbatim text."""
+    clean = _drop_ignored(text)
+    for m in _NUMBER_SIGNED.finditer(clean):
+        value = parse_number(m.group(0).lstrip("+"))
+        if value is not None:
+            return value, text[m.start():m.end()]
+    return None
+
+
+def _pattern_number(pattern: re.Pattern[str], text: str) -> tuple[float, str] | None:
+    clean = _drop_ignored(text)
+    for m in pattern.finditer(text):
+        start, end = m.span("num")
+        if clean[start:end] != text[start:end]:
+            continue  # the number is part of an arXiv id, a date, a reference, a setting ...
+        value = parse_number(m.group("num"))
+        if value is not None:
+            return value, m.group(0)
+    return None
+
+
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
+
+
+def statement_number(statement_text: str) -> tuple[float, str] | None:
+    """The reported value as the claim statement gives it: its first number that is not a
+    reference, a date, a sample size or a parameter setting. Code spans holding formulas
+    (letters) are skipped: their numbers are arguments, not values."""
+    # a parenthesized aside ("(the anchor cites this as Theorem 4.1; v2 numbers it 4.5)") is
+    # not the claim; a parenthesis of bare values ("(`0.623` versus `0.851`)") is kept
+    statement_text = re.sub(r"\((?=[^()]*[A-Za-z]{3})(?![^()]*`)[^()\n]*\)",
+                            lambda m: " " * len(m.group(0)), statement_text)
+    text = _CODE_SPAN.sub(lambda m: m.group(0) if not re.search(r"[A-Za-z\u0370-\u03ff]",
+                                                                 m.group(1))
+                          else " " * len(m.group(0)), statement_text)
+    hit = _number_in(text)
+    if hit is None:
+        return None
+    return hit[0], hit[1]
+
+
+_RESULT_HEADING = re.compile(
+    r"(?im)^(?P<h>#{2,4})[ \t]+(?:final[ \t]+)?(?:results?|verdict|assessment|outcome|"
+    r"findings?|conclusion|summary)\b[^\n]*$")
+_RESULT_LEAD = re.compile(
+    r"(?im)^[ \t>]*(?:\*\*|__)(?:final[ \t]+)?(?:verdict|assessment|result|outcome)\b")
+_BOLD_VALUE = re.compile(r"\*\*(?P<num>[+]?" + NUMBER + r")(?:\s*(?:pp|x|×|points?))?\*\*")
+_EQUATION = re.compile(r"=\s*(?P<num>[+]?" + NUMBER + r")(?![\w.(/*^])")
+
+
+def result_sections(prose: str) -> list[str]:
+    """The page's Result / Results / Verdict / Assessment sections, in page order: a heading's
+    section up to the next heading of its level or higher; a bold "**Verdict: ...**" or
+    "**Assessment: ...**" lead up to the next heading."""
+    out = []
+    for m in _RESULT_HEADING.finditer(prose):
+        level = len(m.group("h"))
+        nxt = re.compile(r"(?m)^#{1," + str(level) + r"}[ \t]").search(prose, m.end())
+        out.append(prose[m.start():nxt.start() if nxt else len(prose)])
+    for m in _RESULT_LEAD.finditer(prose):
+        nxt = re.compile(r"(?m)^#{1,4}[ \t]").search(prose, m.end())
+        out.append(prose[m.start():nxt.start() if nxt else len(prose)])
+    return out
+
+
+def result_number(prose: str) -> tuple[float, str] | None:
+    """The reproduced value as a Result / Verdict / Assessment section states it: its first bold
+    number (`**17.37%**`), else the result of its first computation (`... = 26.79%`, fences
+    included), else its first number in a code span (`0.01197`)."""
+    for section in result_sections(prose):
+        flat = _strip_fences(section)
+        for pattern, text in ((_BOLD_VALUE, flat), (_EQUATION, _OUTPUT_FENCE.sub("", section))):
+            clean = _drop_ignored(text)
+            for m in pattern.finditer(text):
+                start, end = m.span("num")
+                if clean[start:end] != text[start:end]:
+                    continue  # a setting (k=1, N=4000), a reference, an id ...
+                line = text[text.rfind("\n", 0, m.start()) + 1:m.end()]
+                if pattern is _BOLD_VALUE and line.lstrip().startswith("|"):
+                    continue  # bold in a table marks a cell, not the section's result
+                hit = _number_in(m.group("num"))
+                if hit is not None and not re.search(r"[<>≤≥]\s*$", line[:-len(m.group(0))]):
+                    return hit[0], line.strip() if len(line) < 300 else m.group(0)
+        for m in _CODE_SPAN.finditer(flat):
+            body = m.group(1).strip()
+            if re.fullmatch(_SIGNED, body):
+                hit = _number_in(body)
+                if hit is not None:
+                    return hit[0], m.group(0)
+    return None
+
+
+_OUTPUT_FENCE = re.compile(r"(?ms)^(`{3,}|~{3,})output[^\n]*\n(?P<body>.*?)^\1[ \t]*$")
+_KV_LINE = re.compile(r"(?m)^[ \t]*(?P<key>[A-Za-z][\w.\- ]{0,80}?)[ \t]*[=:][ \t]*"
+                      r"(?P<num>" + NUMBER + r")[ \t]*$")
+_KEY_REPORTED = re.compile(r"(?i)(?:^|[_\W])(?:paper|reported|claimed|expected|target|"
+                           r"published)(?:[_\W]|$)")
+_KEY_REPRODUCED = re.compile(r"(?i)(?:^|[_\W])(?:observed|measured|reproduced|ours|obtained)"
+                             r"(?:[_\W]|$)")
+
+
+def _run_output_values(ex: Extraction, prose: str, prov) -> None:
+    """`key=value` / `key: value` lines of run output fences: a key naming the paper
+    (paper/reported/claimed/expected/target/published) gives the reported value, one naming the
+    measurement (observed/measured/reproduced/ours/obtained) the reproduced value. When the
+    prose states the same number rounded, the prose's figure is taken (what the page says)."""
+    for fence in _OUTPUT_FENCE.finditer(prose):
+        for m in _KV_LINE.finditer(fence.group("body")):
+            key = m.group("key")
+            rep, ours = _KEY_REPORTED.search(key), _KEY_REPRODUCED.search(key)
+            if bool(rep) == bool(ours):
+                continue
+            name = "reported" if rep else "reproduced"
+            if getattr(ex, name) is not None:
+                continue
+            value = parse_number(m.group("num"))
+            if value is None:
+                continue
+            shown = _rounded_in_prose(value, _strip_fences(prose))
+            if shown is not None:
+                setattr(ex, name, shown[0])
+                prov(f"{name}_value", "pattern", shown[1])
+            else:
+                setattr(ex, name, value)
+                prov(f"{name}_value", "pattern", m.group(0).strip())
+
+
+def _rounded_in_prose(value: float, text: str) -> tuple[float, str] | None:
+    for m in _NUMBER.finditer(_drop_ignored(text)):
+        raw = text[m.start():m.end()]
+        shown = parse_number(raw)
+        if shown is None or shown == 0 or "." not in raw:
+            continue
+        digits = len(raw.rstrip("%").split(".")[1].split("e")[0].split("E")[0])
+        if digits >= 2 and round(value, digits) == shown:
+            return shown, raw
+    return None
 
 
 def _strip_fences(text: str) -> str:

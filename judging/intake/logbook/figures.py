@@ -7,7 +7,10 @@
   matplotlib code: the participant's JavaScript is never run;
 - a figure cell holding only data (a `raw` fence, no image) gives data, not an image;
 - an image hot-linked from elsewhere is recorded as "not fetched" with its URL;
-- run cells become one log file each: command, exit code, duration, output.
+- run cells become one log file each: command, exit code, duration, output;
+- the scripts a run cell names (script arguments of its command, e.g. `python train.py --x`)
+  are written beside the logs: the body trackio recorded in the cell (a fence titled with the
+  script's name), else the file itself when it is inside the logbook's workspace folder.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ import csv
 import io
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from judging.atomic import write_bytes_atomic, write_text_atomic
@@ -87,6 +90,31 @@ class RunLog:
     exit_code: int | None
     duration_s: float | None
     output: str
+    scripts: list[str] = field(default_factory=list)
+    """The scripts the run names, written under the output folder (relative to it)."""
+    missing_scripts: list[str] = field(default_factory=list)
+    """Scripts the command names whose body neither the cell nor the workspace holds."""
+
+
+#: File endings of the scripts a run cell's command names.
+SCRIPT_SUFFIXES = (".py", ".sh", ".bash", ".r", ".jl", ".js", ".ts", ".pl", ".rb", ".m", ".lua")
+#: The largest script copied from the workspace.
+MAX_SCRIPT_BYTES = 1024 * 1024
+_SCRIPT_FENCE = re.compile(r"^(?P<f>`{3,}|~{3,})[ \t]*[\w.+-]*[ \t]+title=(?P<name>[^\s`]+)"
+                           r"[^\n]*\n(?P<body>.*?)^(?P=f)[ \t]*$", re.MULTILINE | re.DOTALL)
+
+
+def script_arguments(argv: list[str]) -> list[str]:
+    """The arguments of a command that name scripts (`python train.py --x` -> `train.py`)."""
+    return [a for a in argv[1:] if not a.startswith("-") and "=" not in a
+            and a.lower().endswith(SCRIPT_SUFFIXES)] + \
+        ([argv[0]] if argv and argv[0].lower().endswith(SCRIPT_SUFFIXES) else [])
+
+
+def _safe_name(name: str) -> str:
+    parts = [re.sub(r"[^A-Za-z0-9._-]+", "_", p) for p in name.replace("\\", "/").split("/")
+             if p not in ("", ".", "..")]
+    return "/".join(p for p in parts if p.strip("._")) or "script"
 
 
 def fences(body: str) -> list[tuple[str, str]]:
@@ -466,8 +494,42 @@ class PageMaterializer:
                     f"duration: {duration} s\npage: {page.slug}\ncell: {cell.meta.get('id')}\n"
                     f"--- output ---\n{output}")
             path = self._write(f"logs/{page.slug}/run-{index}.txt", text)
-            logs.append(RunLog(page=page.slug, index=index, path=path, command=argv,
-                               exit_code=exit_code if isinstance(exit_code, int) else None,
-                               duration_s=float(duration) if isinstance(duration, (int, float))
-                               else None, output=output))
+            run = RunLog(page=page.slug, index=index, path=path, command=argv,
+                         exit_code=exit_code if isinstance(exit_code, int) else None,
+                         duration_s=float(duration) if isinstance(duration, (int, float))
+                         else None, output=output)
+            self._scripts(page, cell, run)
+            logs.append(run)
         return logs
+
+    def _scripts(self, page: Page, cell: Cell, run: RunLog) -> None:
+        """Write the scripts the run names under scripts/<page>/run-<n>/ (never run them)."""
+        bodies = {m.group("name"): m.group("body") for m in _SCRIPT_FENCE.finditer(cell.body)}
+        names = list(dict.fromkeys(script_arguments(run.command) + list(bodies)))
+        for name in names[:20]:
+            body: str | bytes | None = bodies.get(name)
+            if body is None:
+                body = next((b for n, b in bodies.items()
+                             if Path(n).name == Path(name).name), None)
+            if body is None:
+                body = self._workspace_file(name)
+            if body is None:
+                run.missing_scripts.append(name)
+                continue
+            run.scripts.append(self._write(
+                f"scripts/{page.slug}/run-{run.index}/{_safe_name(name)}", body))
+
+    def _workspace_file(self, name: str) -> bytes | None:
+        """A script named by a run, read from the workspace when it is a regular file inside it
+        (a published logbook is its own workspace)."""
+        workspace = self.root.parent.parent if self.root.parent.name == ".trackio" else self.root
+        if Path(name).is_absolute():
+            return None
+        try:
+            target = (workspace / name).resolve()
+            target.relative_to(workspace.resolve())
+            if target.is_file() and target.stat().st_size <= MAX_SCRIPT_BYTES:
+                return target.read_bytes()
+        except (OSError, ValueError):
+            return None
+        return None
