@@ -40,7 +40,7 @@ export JUDGING_TRACKIO
 .PHONY: install argilla-env trackio-env demo test lint bench examples sysdeps-test sysdeps-demo clean help
 
 help:
-	@echo "make demo   run the judging pipeline end to end on examples/ and write a report"
+	@echo "make demo   run the judging pipeline end to end on examples/ (submissions and a logbook) and write a report"
 	@echo "make test   run the whole test suite"
 	@echo "make bench  print the benchmark figures"
 	@echo "make argilla-env  build $(ARGILLA_VENV), the local Argilla review server's environment"
@@ -102,7 +102,8 @@ DEMO_JUDGE := $(if $(or $(OPENAI_BASE_URL),$(OPENAI_API_KEY)),$(or $(JUDGING_JUD
 demo: install argilla-env sysdeps-demo
 	rm -rf $(DEMO_OUT)
 	@echo "judge: $(DEMO_JUDGE)"
-	$(BIN)/judging run examples/submissions --claims examples/registry/claims.yaml --out $(DEMO_OUT) --judge $(DEMO_JUDGE)
+	$(BIN)/judging run examples/submissions examples/logbooks --claims examples/registry/claims.yaml \
+	  --out $(DEMO_OUT) --judge $(DEMO_JUDGE)
 	$(BIN)/judging report $(DEMO_OUT)
 	@$(BIN)/judging review status --home $(REVIEW_HOME) >/dev/null 2>&1 || \
 	  $(BIN)/judging review serve --background --home $(REVIEW_HOME) --port $(REVIEW_PORT)
@@ -134,9 +135,10 @@ bench: install argilla-env
 	$(BIN)/python benchmarks/chart_signals.py
 	$(BIN)/python benchmarks/copy_check.py
 
-# Rebuild the example submissions from their generator (deterministic).
+# Rebuild the example submissions and the example logbook from their generators (deterministic).
 examples: install
 	$(BIN)/python examples/generate.py
+	$(BIN)/python examples/make_logbook.py
 
 clean:
 	rm -rf $(VENV) $(ARGILLA_VENV) runs .pytest_cache .hypothesis

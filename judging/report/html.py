@@ -111,6 +111,21 @@ def write_html_report(run_dir: Path, *, out: Path | None = None, rubrics_dir: Pa
     claims: dict[str, list[Judgment]] = defaultdict(list)
     for judgment in judgments:
         claims[str(judgment.claim)].append(judgment)
+    claim_inputs = store.claims()
+
+    def own_figure(key: str) -> str | None:
+        """A claim's reproduced figure written in the run directory (a logbook's decoded figure)
+        when no figure-match drew the figures side by side."""
+        claim = claim_inputs.get(key)
+        path = claim.reproduced_path if claim is not None else None
+        if path is None or not path.is_file():
+            return None
+        try:
+            relative = path.resolve().relative_to(store.root.resolve())
+        except ValueError:
+            return None
+        return image_url(relative.as_posix())
+
     sections = []
     for key, lines in sorted(claims.items()):
         figures = next((j.artifacts for j in lines if j.artifacts.diff), None)
@@ -123,15 +138,15 @@ def write_html_report(run_dir: Path, *, out: Path | None = None, rubrics_dir: Pa
                          for name in ("published", "reproduced", "diff", "overlay")}
                         if figures else None),
             "signals": signals,
+            "own_figure": None if figures else own_figure(key),
         })
-    claims_content = store.claims()
     env = Environment(loader=PackageLoader("judging.report", "templates"),
                       autoescape=select_autoescape(["html", "j2"]), trim_blocks=True,
                       lstrip_blocks=True)
     html = env.get_template("report.html.j2").render(
         info=store.info, sections=sections, rows=summary_rows(judgments),
         rubrics=rubrics, catalogue=CATALOGUE, outcome_label=outcome_label,
-        claims=claims_content, warnings=submission_warnings(claims_content),
+        claims=claim_inputs, warnings=submission_warnings(claim_inputs),
         not_addressed=not_addressed_by_submission(read_not_addressed(store.root)))
     write_text_atomic(out, html)
     return out

@@ -236,7 +236,8 @@ def claim_markdown(claim: ClaimInput | None, judgment: Judgment) -> str:
         return "\n\n".join(lines)
     c = claim.claim
     lines.append(f"{c.kind.value} claim ({_escape_markdown(c.source or 'no source')}) · "
-                 f"participant's verdict: **{c.verdict.value}** · reference: "
+                 f"participant's verdict: **{c.verdict.value if c.verdict else 'not found'}** · "
+                 f"reference: "
                  f"{claim.reference.value}")
     lines.append("> " + _escape_markdown(c.statement).replace("\n", "\n> "))
     if c.kind is ClaimKind.number:
@@ -255,6 +256,9 @@ def claim_markdown(claim: ClaimInput | None, judgment: Judgment) -> str:
              f"proof script `{evidence.proof_script}`" if evidence.proof_script else None,
              f"problem kind **{evidence.problem_kind.value}**" if evidence.problem_kind else None]
     lines.append("evidence: " + (", ".join(f for f in files if f) or "none"))
+    extracted = extracted_markdown(claim)
+    if extracted:
+        lines.append(extracted)
     if judgment.status is LineStatus.error and judgment.reason:
         lines.append(f"**Could not be judged automatically:** {_escape_markdown(judgment.reason)}")
     flags = sorted({(f.name, f.detail) for f in judgment.flags})
@@ -262,6 +266,28 @@ def claim_markdown(claim: ClaimInput | None, judgment: Judgment) -> str:
         lines.append("**Flags**\n" + "\n".join(f"- {name}: {_escape_markdown(detail)}"
                                                for name, detail in flags))
     return "\n\n".join(lines)
+
+
+def extracted_markdown(claim: ClaimInput) -> str:
+    """The fields read from a page's prose (a logbook claim): how each was found and its quote;
+    the fields looked for and not found, with the reason. Empty for a manifest's claim."""
+    c = claim.claim
+    if not c.provenance and not c.absent:
+        return ""
+    lines = ["**Extracted from the page**" + (f" ({_escape_markdown(claim.origin)})"
+                                              if claim.origin else "")]
+    for name, p in sorted(c.provenance.items()):
+        value = getattr(c, name, None)
+        shown = getattr(value, "value", value)
+        lines.append(f"- `{name}`" + (f" = {_escape_markdown(str(shown))}" if shown is not None
+                                      else "") + f" ({p.how}): "
+                     + "“" + _escape_markdown(p.quote).replace("\n", " ") + "”")
+    for name, reason in sorted(c.absent.items()):
+        lines.append(f"- `{name}`: absent ({_escape_markdown(reason)})")
+    if c.source_verdict:
+        lines.append("- participant's own label (verbatim): “"
+                     + _escape_markdown(c.source_verdict).replace("\n", " ") + "”")
+    return "\n".join(lines)
 
 
 def justification_text(claim: ClaimInput | None) -> str:
@@ -337,6 +363,13 @@ def build_record(rubric: Rubric, judgment: Judgment, claim: ClaimInput | None, *
         path = run_root / relative if relative else None
         if path is not None and path.is_file():
             fields[name] = path
+    own = claim.reproduced_path if claim is not None else None
+    if "reproduced_figure" not in fields and own is not None and own.is_file():
+        try:  # a logbook's figure, decoded into the run directory by judging
+            own.resolve().relative_to(run_root.resolve())
+            fields["reproduced_figure"] = own
+        except ValueError:
+            pass
     signal = judgment.signals
     metadata: dict[str, Any] = {
         "claim_id": judgment.claim.claim_id, "submission_id": judgment.claim.submission_id,

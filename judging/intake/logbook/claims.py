@@ -98,6 +98,10 @@ def agent(logbook: Logbook) -> tuple[str, str | None] | None:
         return None
     for index in sorted(traces.glob("*/index.json")):
         try:
+            index.resolve().relative_to(logbook.root.resolve())
+        except (OSError, ValueError):
+            continue  # a link leaving the logbook: not read
+        try:
             data = json.loads(index.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue

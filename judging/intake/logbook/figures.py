@@ -27,8 +27,11 @@ from pathlib import Path
 from judging.atomic import write_bytes_atomic, write_text_atomic
 from judging.intake.logbook.reader import Cell, Page
 
-#: Decoded images larger than this are refused before their pixels are read.
+#: Decoded images larger than this are refused from their header, before their pixels are read
+#: (the same limit as the figure signals' `judging.signals.DEFAULT_MAX_PIXELS`).
 MAX_PIXELS = 40_000_000
+#: The largest SVG rasterized (its markup).
+MAX_SVG_CHARS = 5 * 1024 * 1024
 MAX_DATA_URI_BYTES = 30 * 1024 * 1024
 
 DECODED, DATA_ONLY, NOT_FETCHED, NOT_DRAWN, ERROR = (
@@ -44,7 +47,12 @@ _IMG_SRC = re.compile(r"<img\b[^>]*?\bsrc\s*=\s*[\"'](?P<src>[^\"']+)[\"']", re.
 _MD_IMAGE = re.compile(r"!\[(?P<alt>[^\]]*)\]\((?P<src>[^)\s]+)(?:\s+\"[^\"]*\")?\)")
 _SVG = re.compile(r"<svg\b.*?</svg\s*>", re.IGNORECASE | re.DOTALL)
 _EXTERNAL_REF = re.compile(r"(?:xlink:)?href\s*=\s*[\"'](?!#|data:)|url\(\s*[\"']?(?!#|data:)|"
-                           r"<script\b|<foreignObject\b|@import", re.IGNORECASE)
+                           r"<script\b|<foreignObject\b|@import|<!DOCTYPE|<!ENTITY|<\?xml-stylesheet",
+                           re.IGNORECASE)
+#: An SVG's own raster images may only be data URIs of these types (their header is checked).
+_SVG_RASTER = re.compile(r"data:image/(?:png|jpe?g|webp|gif);base64,", re.IGNORECASE)
+_SVG_UNITS = {"": 1.0, "px": 1.0, "pt": 4 / 3, "pc": 16.0, "in": 96.0, "cm": 96 / 2.54,
+              "mm": 96 / 25.4, "em": 16.0, "ex": 8.0}
 
 
 @dataclass
@@ -117,29 +125,124 @@ def _is_poster(cell: Cell) -> bool:
     return bool(cell.meta.get("poster")) or "poster" in cell.title.lower()
 
 
+def _open_checked(data: bytes):
+    """The image opened from its header, refused when over MAX_PIXELS before any pixel is
+    decoded (Pillow reads only the header in `open`)."""
+    import warnings
+
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            image = Image.open(io.BytesIO(data))
+    except Image.DecompressionBombError as exc:
+        raise ValueError(f"image over the limit of {MAX_PIXELS:,} pixels (a decompression "
+                         f"bomb?): refused from its header, not decoded ({exc})") from exc
+    except UnidentifiedImageError as exc:
+        raise ValueError("not a readable image (corrupt, or not PNG/JPEG/WebP/GIF)") from exc
+    width, height = image.size
+    if width <= 0 or height <= 0 or width * height > MAX_PIXELS:
+        image.close()
+        raise ValueError(f"image is {width}x{height} pixels, over the limit of {MAX_PIXELS:,} "
+                         f"(a decompression bomb?): refused from its header, not decoded")
+    return image
+
+
 def _png_from_bytes(data: bytes) -> bytes:
+    import warnings
+
     from PIL import Image
 
-    with Image.open(io.BytesIO(data)) as image:
-        width, height = image.size
-        if width * height > MAX_PIXELS:
-            raise ValueError(f"image is {width}x{height} pixels, over the limit of "
-                             f"{MAX_PIXELS:,} (a decompression bomb?)")
-        image.load()
+    with _open_checked(data) as image:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+                image.load()
+        except (OSError, SyntaxError, EOFError) as exc:
+            raise ValueError(f"corrupt or truncated {image.format} data ({exc})") from exc
         converted = image.convert("RGBA" if "A" in image.getbands() else "RGB")
     out = io.BytesIO()
     converted.save(out, format="PNG")
     return out.getvalue()
 
 
-def rasterize_svg(svg: str) -> bytes:
+def _svg_length(value: str | None) -> float | None:
+    if value is None:
+        return None
+    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:e[+-]?\d+)?)\s*([a-z]*)\s*", value, re.IGNORECASE)
+    if not m or m.group(2).lower() not in _SVG_UNITS:
+        return None
+    return float(m.group(1)) * _SVG_UNITS[m.group(2).lower()]
+
+
+def check_svg(svg: str) -> tuple[int, int]:
+    """Refuse an SVG that could make the rasterizer read or fetch anything (a file, a URL, an
+    entity, a script, a nested SVG) or allocate a huge canvas; return its size in pixels.
+
+    resvg itself reads `<image href>` paths from the disk (absolute ones, and relative ones
+    against the working directory), so nothing of the kind may reach it: every `href`/`src`
+    must be a same-document `#id` or a raster data URI whose header is within MAX_PIXELS."""
+    import xml.etree.ElementTree as ET
+
+    if len(svg) > MAX_SVG_CHARS:
+        raise ValueError(f"the SVG is {len(svg):,} characters, over the limit of "
+                         f"{MAX_SVG_CHARS:,}")
     if _EXTERNAL_REF.search(svg):
-        raise ValueError("the SVG has external references or scripts: not rendered")
+        raise ValueError("the SVG has external references, entities or scripts: not rendered")
+    try:
+        root = ET.fromstring(svg)
+    except ET.ParseError as exc:
+        raise ValueError(f"the SVG is not well-formed XML ({exc})") from exc
+    for element in root.iter():
+        tag = element.tag.rsplit("}", 1)[-1].lower() if isinstance(element.tag, str) else ""
+        if tag in ("script", "foreignobject", "iframe", "object", "embed"):
+            raise ValueError(f"the SVG has a <{tag}> element: not rendered")
+        for name, value in element.attrib.items():
+            local = name.rsplit("}", 1)[-1].lower()
+            if local.startswith("on"):
+                raise ValueError(f"the SVG has an event handler ({local}): not rendered")
+            if local in ("href", "src"):
+                value = value.strip()
+                if value.startswith("#"):
+                    continue
+                if not _SVG_RASTER.match(value):
+                    raise ValueError(f"the SVG references {value[:80]!r}: only same-document "
+                                     f"#ids and raster data URIs are rendered")
+                _open_checked(base64.b64decode(re.sub(r"\s+", "", value.split(",", 1)[1]))
+                              ).close()
+            if "url(" in value.lower() and re.search(r"url\(\s*['\"]?(?!#)", value, re.I):
+                raise ValueError("the SVG has a url() reference: not rendered")
+    width, height = _svg_length(root.get("width")), _svg_length(root.get("height"))
+    box = [float(v) for v in re.findall(r"-?[0-9]*\.?[0-9]+(?:e[+-]?\d+)?",
+                                        root.get("viewBox") or "")]
+    if (width is None or height is None) and len(box) == 4:
+        width = width if width is not None else box[2]
+        height = height if height is not None else box[3]
+    width = 100.0 if width is None else width
+    height = 100.0 if height is None else height
+    if width <= 0 or height <= 0 or width * height > MAX_PIXELS:
+        raise ValueError(f"the SVG is {width:g}x{height:g} pixels, over the limit of "
+                         f"{MAX_PIXELS:,}: not rendered")
+    return max(1, round(width)), max(1, round(height))
+
+
+def rasterize_svg(svg: str) -> bytes:
+    """The SVG as PNG, through resvg, after `check_svg`; resvg's resource folder is an empty
+    temporary one, so even a relative path it were given would find nothing."""
+    import tempfile
+
+    width, height = check_svg(svg)
+    if not re.match(r"<svg\b[^>]*\sxmlns\s*=", svg):  # inline HTML SVG omits its namespace
+        svg = re.sub(r"^<svg\b", '<svg xmlns="http://www.w3.org/2000/svg"', svg, count=1)
     try:
         import resvg_py
     except ImportError as exc:
         raise ValueError("no SVG rasterizer installed (pip install resvg-py)") from exc
-    png = resvg_py.svg_to_bytes(svg_string=svg, background="#ffffff")
+    with tempfile.TemporaryDirectory(prefix="judging-svg-") as empty:
+        # dpi 96: resvg-py's default of 0 turns pt/in/cm sizes into zero ("invalid size")
+        png = resvg_py.svg_to_bytes(svg_string=svg, background="#ffffff", resources_dir=empty,
+                                    width=width, height=height, dpi=96.0)
     return _png_from_bytes(bytes(png))
 
 
@@ -160,7 +263,11 @@ def decode_data_uri(uri: str) -> tuple[bytes, str]:
         from urllib.parse import unquote_to_bytes
         raw = unquote_to_bytes(data)
     if kind == "svg+xml":
-        return rasterize_svg(raw.decode("utf-8", "replace")), "svg"
+        document = raw.decode("utf-8", "replace")
+        # the <svg> element alone: an XML prolog or DOCTYPE (matplotlib writes one) is dropped,
+        # so a DTD is never read and an entity it defines stays undefined (refused)
+        element = _SVG.search(document)
+        return rasterize_svg(element.group(0) if element else document), "svg"
     return _png_from_bytes(raw), "jpeg" if kind == "jpg" else kind
 
 
@@ -339,21 +446,37 @@ class PageMaterializer:
                 elif re.match(r"[a-z][a-z0-9+.-]*://", src, re.IGNORECASE):
                     fig.status, fig.url = NOT_FETCHED, src
                     fig.detail = "hot-linked: not fetched (a judging run reaches nothing outside)"
+                elif (target := self._inside(page, src)) is None:
+                    fig.detail = (f"image path {src[:80]!r} leaves the logbook (.., an absolute "
+                                  f"path or a link out): not read")
+                elif not target.is_file():
+                    fig.detail = f"image {src[:80]!r} is not in the logbook"
+                elif target.stat().st_size > MAX_DATA_URI_BYTES:
+                    fig.detail = f"image {src[:80]!r} is over {MAX_DATA_URI_BYTES:,} bytes"
                 else:
-                    target = (page.path.parent / src.split("#")[0]).resolve()
-                    target.relative_to(self.root.resolve())
-                    if not target.is_file():
-                        fig.detail = f"image {src!r} is not in the logbook"
-                    else:
-                        self._save_image(fig, _png_from_bytes(target.read_bytes()))
-                        fig.status, fig.how = DECODED, "local image"
+                    self._save_image(fig, _png_from_bytes(target.read_bytes()))
+                    fig.status, fig.how = DECODED, "local image"
             except ValueError as exc:
-                fig.detail = f"{src[:80]!r}: {exc}" if "relative" not in str(exc) else \
-                    f"image path {src[:80]!r} leaves the logbook: not read"
+                fig.detail = f"{src[:80]!r}: {exc}"
             except Exception as exc:
                 fig.detail = f"{type(exc).__name__}: {exc}"
             found.append(fig)
         return found
+
+    def _inside(self, page: Page, src: str) -> Path | None:
+        """The file a relative image path names, when it (after every link) is inside the
+        logbook root; None for an absolute path, `..` out of the root, or a link out."""
+        from urllib.parse import unquote
+
+        path = unquote(src.split("#")[0].split("?")[0])
+        if not path or path.startswith(("/", "\\")) or re.match(r"[A-Za-z]:", path):
+            return None
+        target = (page.path.parent / path).resolve()
+        try:
+            target.relative_to(self.root.resolve())
+        except ValueError:
+            return None
+        return target
 
     def run_logs(self, page: Page) -> list[RunLog]:
         logs: list[RunLog] = []

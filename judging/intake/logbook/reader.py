@@ -105,7 +105,9 @@ def _subdirs(folder: Path) -> list[Path]:
         return []
 
 
-def _read_json(path: Path) -> dict[str, Any]:
+def _read_json(path: Path, inside: Path | None = None) -> dict[str, Any]:
+    if inside is not None and path.exists() and not _inside(path, inside):
+        return {}
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -149,8 +151,11 @@ def parse_cells(text: str) -> tuple[str, list[Cell], bool]:
     return title, cells, bool(matches)
 
 
-def read_page(slug: str, path: Path) -> Page:
+def read_page(slug: str, path: Path, root: Path | None = None) -> Page:
     page = Page(slug=slug, path=path)
+    if root is not None and not _inside(path, root):
+        page.error = "the page is a link leaving the logbook: not read"
+        return page
     try:
         size = path.stat().st_size
         if size > MAX_PAGE_BYTES:
@@ -193,16 +198,17 @@ def read_logbook(folder: Path) -> Logbook:
     if root is None:
         raise FileNotFoundError(f"{folder}: no logbook (pages/index.md, or .trackio/logbook/ "
                                 f"within {MAX_WORKSPACE_DEPTH} folders)")
-    manifest = _read_json(root / "logbook.json")
-    metadata = _read_json(root.parent / "metadata.json") if root.parent.name == ".trackio" \
-        else {}
+    manifest = _read_json(root / "logbook.json", folder)
+    metadata = _read_json(root.parent / "metadata.json", folder) \
+        if root.parent.name == ".trackio" else {}
     readme = ""
     for candidate in (root / "README.md", root.parent.parent / "README.md", folder / "README.md"):
         if candidate.is_file() and _inside(candidate, folder):
             readme = _read_text(candidate)
             break
     pages_dir = root / "pages"
-    index_text = _read_text(pages_dir / "index.md")
+    index_text = _read_text(pages_dir / "index.md") if _inside(pages_dir / "index.md", root) \
+        else ""
     present = sorted(d.name for d in _subdirs(pages_dir) if (d / "page.md").is_file())
     warnings: list[str] = []
     index_slugs: list[str] = []
@@ -227,8 +233,9 @@ def read_logbook(folder: Path) -> Logbook:
             [s for s in manifest_slugs if s in present]:
         warnings.append("index.md and logbook.json list the pages in different orders (or "
                         "different pages); the index is followed")
-    pages = [read_page(slug, pages_dir / slug / "page.md") for slug in order if slug in present]
-    pages += [read_page(slug, pages_dir / slug / "page.md") for slug in orphans]
+    pages = [read_page(slug, pages_dir / slug / "page.md", root) for slug in order
+             if slug in present]
+    pages += [read_page(slug, pages_dir / slug / "page.md", root) for slug in orphans]
     for page in pages:
         if page.error:
             warnings.append(f"page {page.slug}: {page.error}")
