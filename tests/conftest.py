@@ -5,6 +5,7 @@ from __future__ import annotations
 pytest_plugins = ["tests.argilla_server"]
 
 import io
+import os
 import shutil
 import sys
 from collections.abc import Callable
@@ -179,3 +180,16 @@ def write_icml_registry(folder: Path, *, extra_papers: dict[str, list[dict]] | N
     path.write_text(yaml.safe_dump({"neurips26-4821": claims, **(extra_papers or {})},
                                    sort_keys=False), encoding="utf-8")
     return path
+
+
+def trackio_cli() -> str | None:
+    """The real trackio CLI, from its own environment (`make trackio-env`, JUDGING_TRACKIO)."""
+    found = os.environ.get("JUDGING_TRACKIO") or str(ROOT / ".venv-trackio" / "bin" / "trackio")
+    return found if Path(found).is_file() else None
+
+
+#: Tests that make logbooks with the real trackio CLI. Under `make test` (which builds the
+#: environment and sets JUDGING_TRACKIO) they never skip: a missing CLI fails them. Only a bare
+#: `pytest` outside the Makefile, with no trackio environment at all, skips them.
+needs_trackio = pytest.mark.skipif(trackio_cli() is None and not os.environ.get("JUDGING_TRACKIO"),
+                                   reason="no trackio CLI: run `make trackio-env`")

@@ -15,19 +15,12 @@ from click.testing import CliRunner
 
 from judging.check import check_folder
 from judging.cli import main
+from tests.conftest import needs_trackio, trackio_cli  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "submissions" / "alice-neurips26-4821"
 HF_TOKEN = "hf_" + "PlantedToken" + "0123456789abcdefXYZ"
 
-
-def trackio_cli() -> str | None:
-    found = os.environ.get("JUDGING_TRACKIO") or str(ROOT / ".venv-trackio" / "bin" / "trackio")
-    return found if Path(found).is_file() else None
-
-
-needs_trackio = pytest.mark.skipif(trackio_cli() is None,
-                                   reason="no trackio CLI: run `make trackio-env`")
 
 
 def tk(workspace: Path, *args: str, ok: bool = True) -> subprocess.CompletedProcess:
@@ -185,6 +178,8 @@ def make_logbook(ws: Path, *, canonical: bool) -> Path:
 @pytest.fixture(scope="module")
 def logbooks(tmp_path_factory) -> dict[str, Path]:
     if trackio_cli() is None:
+        if os.environ.get("JUDGING_TRACKIO"):
+            pytest.fail(f"JUDGING_TRACKIO={os.environ['JUDGING_TRACKIO']} is not a file")
         pytest.skip("no trackio CLI")
     base = tmp_path_factory.mktemp("logbooks")
     return {"canonical": make_logbook(base / "canonical", canonical=True),

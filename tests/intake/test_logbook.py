@@ -19,17 +19,10 @@ from judging.cli import main
 from judging.intake import expand_source, load_folder
 from judging.intake.logbook import load_logbook, map_verdict, read_logbook
 from judging.models import Verdict
+from tests.conftest import needs_trackio, trackio_cli  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[2]
 
-
-def trackio_cli() -> str | None:
-    found = os.environ.get("JUDGING_TRACKIO") or str(ROOT / ".venv-trackio" / "bin" / "trackio")
-    return found if Path(found).is_file() else None
-
-
-needs_trackio = pytest.mark.skipif(trackio_cli() is None,
-                                   reason="no trackio CLI: run `make trackio-env`")
 
 
 def png_bytes(color=(200, 20, 20)) -> bytes:
@@ -49,6 +42,8 @@ def made(tmp_path_factory) -> Path:
     """A workspace built with trackio: a claim page with a failing run and a PNG figure, a
     TOY-VERIFIED page with a Plotly-like figure (raw data) and a CSV-only figure, a trace."""
     if trackio_cli() is None:
+        if os.environ.get("JUDGING_TRACKIO"):
+            pytest.fail(f"JUDGING_TRACKIO={os.environ['JUDGING_TRACKIO']} is not a file")
         pytest.skip("no trackio CLI")
     ws = tmp_path_factory.mktemp("workspace")
     assert tk(ws, "open", "--no-serve", "--title", "Reproduction: Test paper").returncode == 0
