@@ -158,6 +158,17 @@ class LLMOptions:
     """A YAML file of prices per model (USD per million tokens)."""
 
 
+def client_key(options: LLMOptions) -> str:
+    """The API key to give the SDK: the one configured, else a placeholder for a local server
+    (vLLM, llama.cpp, Ollama often need no key); no key and no base URL is a config error."""
+    if options.api_key:
+        return options.api_key
+    if not options.base_url:
+        raise JudgeConfigError("no API key: set OPENAI_API_KEY (or OPENAI_BASE_URL for a local "
+                               "server that needs none)")
+    return "not-needed"
+
+
 def endpoint_label(base_url: str | None) -> str:
     """The endpoint without credentials, query or fragment (safe to record)."""
     if not base_url:
@@ -171,7 +182,7 @@ def endpoint_label(base_url: str | None) -> str:
 # --- reading answers -------------------------------------------------------------------------
 
 
-def _strip_fences(content: str) -> str:
+def strip_fences(content: str) -> str:
     text = content.strip()
     if text.startswith("```"):
         text = text.split("\n", 1)[1] if "\n" in text else ""
@@ -213,7 +224,7 @@ def interpret_answer(body: dict[str, Any], criteria: Sequence[Criterion]
     if reason:
         return _unscored(criteria, reason), reason
     try:
-        data = json.loads(_strip_fences(content))
+        data = json.loads(strip_fences(content))
     except ValueError as exc:
         reason = f"the answer is not valid JSON ({exc.msg} at char {exc.pos})"
         return _unscored(criteria, reason), reason
@@ -336,13 +347,8 @@ class OpenAIJudge:
     @property
     def client(self) -> openai.AsyncOpenAI:
         if self._client is None:
-            key = self.options.api_key
-            if not key:
-                if not self.options.base_url:
-                    raise JudgeConfigError("no API key: set OPENAI_API_KEY (or OPENAI_BASE_URL "
-                                           "for a local server that needs none)")
-                key = "not-needed"  # local servers (vLLM, llama.cpp, Ollama) often need no key
-            self._client = openai.AsyncOpenAI(base_url=self.options.base_url, api_key=key,
+            self._client = openai.AsyncOpenAI(base_url=self.options.base_url,
+                                              api_key=client_key(self.options),
                                               timeout=self.options.timeout,
                                               max_retries=self.options.max_retries)
         return self._client
@@ -460,14 +466,14 @@ class OpenAIJudge:
                     request = self.prepare(task)  # type: ignore[assignment]
                     continue
                 return self._failure(request, f"the endpoint rejected the request (400): "
-                                              f"{_error_message(exc)}")
+                                              f"{error_message(exc)}")
             except (openai.AuthenticationError, openai.PermissionDeniedError) as exc:
                 raise JudgeConfigError(f"{self.spec}: the endpoint refused the credentials "
-                                       f"({exc.status_code}): {_error_message(exc)}") from exc
+                                       f"({exc.status_code}): {error_message(exc)}") from exc
             except openai.NotFoundError as exc:
                 raise JudgeConfigError(f"{self.spec}: not found at "
                                        f"{endpoint_label(self.options.base_url)} (404): "
-                                       f"{_error_message(exc)}") from exc
+                                       f"{error_message(exc)}") from exc
             except openai.APITimeoutError:
                 return self._failure(request, f"timed out after {self.options.timeout:g} s "
                                               f"({self.options.max_retries} retries)")
@@ -477,12 +483,12 @@ class OpenAIJudge:
             except openai.APIStatusError as exc:
                 return self._failure(request, f"the endpoint failed ({exc.status_code}) after "
                                               f"{self.options.max_retries} retries: "
-                                              f"{_error_message(exc)}")
+                                              f"{error_message(exc)}")
         return self._failure(request, "the endpoint rejected every response format")
 
     @staticmethod
     def _format_rejected(exc: openai.BadRequestError) -> bool:
-        text = _error_message(exc).lower()
+        text = error_message(exc).lower()
         return any(word in text for word in ("response_format", "json_schema", "json schema",
                                              "structured output", "schema"))
 
@@ -538,7 +544,7 @@ def estimate_tokens(request: PreparedRequest, *, detail: str) -> tuple[int, int]
     return prompt_tokens, COMPLETION_TOKENS_PER_CRITERION * len(request.criteria)
 
 
-def _error_message(exc: openai.APIStatusError) -> str:
+def error_message(exc: openai.APIStatusError) -> str:
     body = exc.body
     if isinstance(body, dict):
         inner = body.get("error", body)

@@ -36,10 +36,11 @@ from judging.judges.llm import (
     JudgeConfigError,
     LLMOptions,
     ResponseMode,
-    _error_message,
-    _strip_fences,
+    client_key,
     default_cache_dir,
+    error_message,
     load_prices,
+    strip_fences,
     structured_output_format,
     usage_of,
 )
@@ -113,13 +114,8 @@ class StructuredCaller:
     @property
     def client(self) -> openai.OpenAI:
         if self._client is None:
-            key = self.options.api_key
-            if not key:
-                if not self.options.base_url:
-                    raise JudgeConfigError("no API key: set OPENAI_API_KEY (or OPENAI_BASE_URL "
-                                           "for a local server that needs none)")
-                key = "not-needed"
-            self._client = openai.OpenAI(base_url=self.options.base_url, api_key=key,
+            self._client = openai.OpenAI(base_url=self.options.base_url,
+                                         api_key=client_key(self.options),
                                          timeout=self.options.timeout,
                                          max_retries=self.options.max_retries)
         return self._client
@@ -184,7 +180,7 @@ class StructuredCaller:
                 answer = self.client.post("/chat/completions", body=body,
                                           cast_to=httpx2.Response).json()
             except openai.BadRequestError as exc:
-                text = _error_message(exc).lower()
+                text = error_message(exc).lower()
                 if any(w in text for w in ("response_format", "json_schema", "json schema",
                                            "structured output", "schema")) \
                         and self._mode_index + 1 < len(self._modes):
@@ -193,11 +189,11 @@ class StructuredCaller:
                                 "to %s", self.spec, mode, self._modes[self._mode_index])
                     continue
                 return self._failed(request_hash, f"the endpoint rejected the request (400): "
-                                                  f"{_error_message(exc)}")
+                                                  f"{error_message(exc)}")
             except (openai.AuthenticationError, openai.PermissionDeniedError,
                     openai.NotFoundError) as exc:
                 raise JudgeConfigError(f"{self.spec}: the endpoint refused the request "
-                                       f"({exc.status_code}): {_error_message(exc)}") from exc
+                                       f"({exc.status_code}): {error_message(exc)}") from exc
             except openai.APIStatusError as exc:
                 return self._failed(request_hash, f"the endpoint failed ({exc.status_code}) "
                                                   f"after {self.options.max_retries} retries")
@@ -242,7 +238,7 @@ class StructuredCaller:
         if not isinstance(content, str) or not content:
             return failed("empty answer")
         try:
-            parsed = answer_model.model_validate(json.loads(_strip_fences(content)))
+            parsed = answer_model.model_validate(json.loads(strip_fences(content)))
         except ValueError as exc:  # JSONDecodeError and ValidationError are ValueErrors
             detail = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
             return failed(f"the answer does not fit the schema: {detail[:300]}")

@@ -255,7 +255,7 @@ def _values(ex: Extraction, prose: str, row_reported: str | None, row_reproduced
     in_row = row_reported is not None or row_reproduced is not None
     if not in_row:
         _run_output_values(ex, prose, prov)
-    text = _strip_fences(prose)
+    text = strip_fences(prose)
     if ex.reported is None and not in_row:
         hit = statement_number(statement_text) if statement_text else None
         if hit is not None:
@@ -384,7 +384,7 @@ def result_number(prose: str) -> tuple[float, str] | None:
     number (`**17.37%**`), else the result of its first computation (`... = 26.79%`, fences
     included), else its first number in a code span (`0.01197`)."""
     for section in result_sections(prose):
-        flat = _strip_fences(section)
+        flat = strip_fences(section)
         for pattern, text in ((_BOLD_VALUE, flat), (_EQUATION, _OUTPUT_FENCE.sub("", section))):
             clean = _drop_ignored(text)
             for m in pattern.finditer(text):
@@ -432,7 +432,7 @@ def _run_output_values(ex: Extraction, prose: str, prov) -> None:
             value = parse_number(m.group("num"))
             if value is None:
                 continue
-            shown = _rounded_in_prose(value, _strip_fences(prose))
+            shown = _rounded_in_prose(value, strip_fences(prose))
             if shown is not None:
                 setattr(ex, name, shown[0])
                 prov(f"{name}_value", "pattern", shown[1])
@@ -453,5 +453,5 @@ def _rounded_in_prose(value: float, text: str) -> tuple[float, str] | None:
     return None
 
 
-def _strip_fences(text: str) -> str:
+def strip_fences(text: str) -> str:
     return re.sub(r"(?ms)^(`{3,}|~{3,}).*?^\1[ \t]*$", "", text)
