@@ -443,12 +443,14 @@ class OpenAIJudge:
             cost = self.cost_of(usage_of(body))
             if self.budget is not None:
                 self.budget.charge(cost)
+            # The answer is cached before its slot is released: a crash then loses at most the
+            # calls in flight, never an answer that arrived (a small write, well under a call).
+            if self.cache is not None:
+                self.cache.put(request.request_hash, {
+                    "model": self.model, "mode": request.mode, "latency_s": latency,
+                    "created": datetime.now(UTC).isoformat(), "body": body})
         # Let the call that was waiting for this slot go out before this answer is processed.
         await asyncio.sleep(0)
-        if self.cache is not None:
-            self.cache.put(request.request_hash, {
-                "model": self.model, "mode": request.mode, "latency_s": latency,
-                "created": datetime.now(UTC).isoformat(), "body": body})
         return self._result(request, body, latency=latency, cached=False)
 
     async def _call(self, task: JudgeTask, request: PreparedRequest
