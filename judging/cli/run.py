@@ -24,7 +24,6 @@ from judging.cli.options import (
     friendly_errors,
     rubrics_dir_option,
 )
-from judging.run import MeasureOptions
 from judging.signals import DEFAULT_MAX_PIXELS, DEFAULT_SIZE
 
 
@@ -134,7 +133,7 @@ def run(sources: tuple[str, ...], discover: tuple[str, ...], as_of: str | None,
 
     from judging.intake import parse_as_of
     from judging.judges import LLMOptions
-    from judging.run import Runner, RunRequest
+    from judging.run import MeasureOptions, Runner, RunRequest
     from judging.rundir import new_run_id
 
     if not sources and not discover:

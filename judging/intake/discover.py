@@ -12,15 +12,13 @@ reason. Nothing here reads the environment: the token is an argument.
 
 from __future__ import annotations
 
-import contextlib
 import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from judging._yaml import one_line
 from judging.errors import SourceError
-from judging.intake.sources import HUB_PREFIX, HubSource, parse_hub_source
+from judging.intake.sources import HUB_PREFIX, HubSource, hub_errors, parse_hub_source
 from judging.models import SubmissionSource
 
 log = logging.getLogger(__name__)
@@ -60,26 +58,6 @@ class PinnedCommit:
     title: str = ""
 
 
-@contextlib.contextmanager
-def _hub_call(what: str) -> Iterator[None]:
-    """Hub and network failures as one-line SourceErrors naming `what`."""
-    import httpx2
-    from huggingface_hub import errors as hub_errors
-
-    try:
-        yield
-    except hub_errors.RepositoryNotFoundError as exc:
-        raise SourceError(f"{what}: repo not found, or private and HF_TOKEN is missing or has "
-                          f"no access") from exc
-    except hub_errors.RevisionNotFoundError as exc:
-        raise SourceError(f"{what}: revision not found") from exc
-    except hub_errors.HfHubHTTPError as exc:
-        raise SourceError(f"{what}: the Hub answered with an error: {one_line(exc)}") from exc
-    except (httpx2.HTTPError, OSError) as exc:
-        raise SourceError(f"{what}: cannot reach the Hugging Face Hub ({type(exc).__name__}: "
-                          f"{one_line(exc)})") from exc
-
-
 def _api(token: str | None, endpoint: str | None):
     from huggingface_hub import HfApi
 
@@ -94,7 +72,7 @@ def discover_spaces(tags: Sequence[str], *, token: str | None = None,
         raise SourceError("--discover needs at least one non-empty tag")
     folded = {tag.casefold() for tag in wanted}
     found: dict[str, DiscoveredSpace] = {}
-    with _hub_call(f"listing the Spaces tagged {' + '.join(wanted)}"):
+    with hub_errors(f"listing the Spaces tagged {' + '.join(wanted)}"):
         for info in _api(token, endpoint).list_spaces(filter=wanted,
                                                       expand=["sha", "tags"]):
             space_tags = tuple(info.tags or ())
@@ -111,7 +89,7 @@ def commit_as_of(source: HubSource, deadline: datetime, *, token: str | None = N
     at or before the deadline wins, the first listed among equal dates."""
     if deadline.tzinfo is None:
         raise ValueError("the deadline must be timezone-aware")
-    with _hub_call(f"{source.spec}: reading its commit history"):
+    with hub_errors(f"{source.spec}: reading its commit history"):
         commits = _api(token, endpoint).list_repo_commits(
             source.repo_id, repo_type=source.repo_type, revision=source.revision)
     before = [c for c in commits if c.created_at <= deadline]

@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -67,12 +69,44 @@ def parse_hub_source(spec: str) -> HubSource:
                      revision=match.group("revision"), subdir=subdir)
 
 
+@contextlib.contextmanager
+def hub_errors(what: str, *, revision: str | None = None,
+               failed: str = "cannot reach the Hugging Face Hub") -> Iterator[None]:
+    """Hub and network failures of a Hub call as one-line SourceErrors naming `what` (the one
+    mapping for downloads, Space listings and commit histories)."""
+    import httpx2
+    from huggingface_hub import constants as hub_constants
+    from huggingface_hub import errors as hub_errors_
+
+    try:
+        yield
+    except hub_errors_.GatedRepoError as exc:
+        raise SourceError(f"{what}: the repo is gated; accept its conditions on the Hub and "
+                          f"set HF_TOKEN") from exc
+    except hub_errors_.RepositoryNotFoundError as exc:
+        raise SourceError(f"{what}: repo not found, or private and HF_TOKEN is missing or has "
+                          f"no access") from exc
+    except hub_errors_.RevisionNotFoundError as exc:
+        shown = f" {revision!r}" if revision else ""
+        raise SourceError(f"{what}: revision{shown} not found") from exc
+    except hub_errors_.LocalEntryNotFoundError as exc:
+        if hub_constants.is_offline_mode():
+            raise SourceError(f"{what}: HF_HUB_OFFLINE is set and the repo is not downloaded "
+                              f"yet") from exc
+        cause = exc.__cause__
+        why = f" ({one_line(cause)})" if isinstance(cause, hub_errors_.HfHubHTTPError) else ""
+        raise SourceError(f"{what}: cannot reach the Hugging Face Hub{why} (offline, blocked "
+                          f"network or Hub down) and no local copy exists; download it "
+                          f"elsewhere and pass the folder instead") from exc
+    except hub_errors_.HfHubHTTPError as exc:
+        raise SourceError(f"{what}: the Hub answered with an error: {one_line(exc)}") from exc
+    except (httpx2.HTTPError, OSError) as exc:
+        raise SourceError(f"{what}: {failed} ({type(exc).__name__}: {one_line(exc)})") from exc
+
+
 def fetch_hub_source(source: HubSource, *, download_root: Path, token: str | None = None
                      ) -> Path:
     """Download a Space or dataset repo into a folder of real files; return the submission folder."""
-    import httpx2
-    from huggingface_hub import constants as hub_constants
-    from huggingface_hub import errors as hub_errors
     from huggingface_hub import snapshot_download
 
     # one folder per revision: revisions must not overwrite each other's files ("@" keeps a
@@ -81,32 +115,9 @@ def fetch_hub_source(source: HubSource, *, download_root: Path, token: str | Non
                  / f"@{source.revision or 'main'}")
     token = token or os.environ.get("HF_TOKEN") or None
     allow = [f"{source.subdir}/**"] if source.subdir else None
-    try:
+    with hub_errors(source.spec, revision=source.revision, failed="download failed"):
         snapshot_download(source.repo_id, repo_type=source.repo_type, revision=source.revision,
                           local_dir=local_dir, token=token, allow_patterns=allow)
-    except hub_errors.GatedRepoError as exc:
-        raise SourceError(f"{source.spec}: the repo is gated; accept its conditions on the Hub and "
-                          f"set HF_TOKEN") from exc
-    except hub_errors.RepositoryNotFoundError as exc:
-        raise SourceError(f"{source.spec}: repo not found, or private and HF_TOKEN is missing or "
-                          f"has no access") from exc
-    except hub_errors.RevisionNotFoundError as exc:
-        raise SourceError(f"{source.spec}: revision {source.revision!r} not found") from exc
-    except hub_errors.LocalEntryNotFoundError as exc:
-        if hub_constants.is_offline_mode():
-            raise SourceError(f"{source.spec}: HF_HUB_OFFLINE is set and the repo is not "
-                              f"downloaded yet") from exc
-        cause = exc.__cause__
-        why = f" ({one_line(cause)})" if isinstance(cause, hub_errors.HfHubHTTPError) else ""
-        raise SourceError(f"{source.spec}: cannot reach the Hugging Face Hub{why} (offline, "
-                          f"blocked network or Hub down) and no local copy exists; download it "
-                          f"elsewhere and pass the folder instead") from exc
-    except hub_errors.HfHubHTTPError as exc:
-        raise SourceError(f"{source.spec}: the Hub answered with an error: "
-                          f"{one_line(exc)}") from exc
-    except (httpx2.HTTPError, OSError) as exc:
-        raise SourceError(f"{source.spec}: download failed: {type(exc).__name__}: "
-                          f"{one_line(exc)}") from exc
     folder = confine(local_dir, source.subdir) if source.subdir else local_dir
     if not folder.is_dir():
         raise SourceError(f"{source.spec}: the subfolder {source.subdir!r} is not in the repo")

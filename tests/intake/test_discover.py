@@ -24,8 +24,9 @@ from judging.intake import (
 )
 from judging.models import ClaimInput
 from judging.rundir import RunInfo
-from tests.conftest import JUDGING_CLI, SUBMISSIONS
+from tests.conftest import SUBMISSIONS
 from tests.fakehub import GOOD_TOKEN, FakeHub, hub_environ
+from tests.intake.test_sources import _judging as judging_cli
 
 TAG = "icml2026-repro"
 JAN = datetime(2026, 1, 10, 12, 0, tzinfo=UTC)
@@ -249,10 +250,7 @@ def test_plan_applies_the_deadline_to_named_spaces_once(fake_history: FakeHub) -
 
 
 def _judging(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess:
-    env = {**env, "JUDGING_JUDGE": "offline", "NO_COLOR": "1", "COLUMNS": "400"}
-    env.pop("JUDGING_RUBRICS_DIR", None)
-    return subprocess.run([*JUDGING_CLI, *args], env=env, cwd=cwd, capture_output=True,
-                          text=True, timeout=180)
+    return judging_cli(args, env, cwd, timeout=180)
 
 
 def test_cli_discover_as_of_end_to_end(history_hub: FakeHub, tmp_path: Path) -> None:

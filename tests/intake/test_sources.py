@@ -369,11 +369,12 @@ def test_revisions_do_not_share_a_folder(fake: FakeHub, tmp_path: Path) -> None:
 # --- the CLI, as a user runs it --------------------------------------------------------------
 
 
-def _judging(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess:
+def _judging(args: list[str], env: dict[str, str], cwd: Path, *, timeout: float = 60
+             ) -> subprocess.CompletedProcess:
     env = {**env, "JUDGING_JUDGE": "offline", "NO_COLOR": "1", "COLUMNS": "400"}
     env.pop("JUDGING_RUBRICS_DIR", None)
     return subprocess.run([*JUDGING_CLI, *args], env=env, cwd=cwd, capture_output=True,
-                          text=True, timeout=60)
+                          text=True, timeout=timeout)
 
 
 def test_cli_run_on_a_space(hub: FakeHub, tmp_path: Path) -> None:

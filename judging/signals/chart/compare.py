@@ -14,7 +14,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from PIL import Image, ImageDraw
-from scipy.optimize import linear_sum_assignment
 
 from judging.models import Tolerance
 from judging.signals.chart.types import (
@@ -24,6 +23,15 @@ from judging.signals.chart.types import (
     Panel,
     Series,
 )
+
+
+def linear_sum_assignment(cost: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """scipy's Hungarian assignment, imported on first use: scipy.optimize costs a quarter of a
+    second to import, and every `judging` command imports the signals package."""
+    from scipy.optimize import linear_sum_assignment as assign
+
+    return assign(cost)
+
 
 #: Points a curve is resampled to before curves are compared.
 SAMPLES = 64
