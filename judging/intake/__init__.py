@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from judging.hashing import slug
 from judging.intake.discover import (
     DiscoveredSpace,
     PinnedCommit,
@@ -63,6 +64,8 @@ def load_folder(folder: Path | str, *, registry: Registry | None = None,
         return load_submission(folder, registry=registry)
     if logbooks_dir is None:
         raise ValueError("a logbook needs an output folder for its figures and logs")
-    from judging.hashing import slug
-    return load_logbook(folder, out_dir=Path(logbooks_dir) / slug(folder.resolve().name + "@" + str(folder.resolve())),
+    # one output folder per source folder: the name to read it by, the full path to keep two
+    # folders of one name apart
+    resolved = folder.resolve()
+    return load_logbook(folder, out_dir=Path(logbooks_dir) / slug(f"{resolved.name}@{resolved}"),
                         registry=registry, extractor=extractor)
