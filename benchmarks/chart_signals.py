@@ -56,16 +56,16 @@ from judging.run.measure import MeasureOptions, measure_claim  # noqa: E402
 from judging.signal_catalogue import CATALOGUE  # noqa: E402
 
 
-def _load_devset():
-    spec = importlib.util.spec_from_file_location("chart_devset", _HERE / "chart_devset.py")
+def _load_module(name: str):
+    spec = importlib.util.spec_from_file_location(name, _HERE / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    sys.modules["chart_devset"] = module  # the (forked) generator processes find it by this name
+    sys.modules[name] = module  # the (forked) worker processes find it by this name
     spec.loader.exec_module(module)
     return module
 
 
-devset = _load_devset()
+devset = _load_module("chart_devset")
 
 RUBRIC = "figure-match@1.1.0"
 TARGET_AUC = 0.9
@@ -497,7 +497,10 @@ def write_results(path: Path, results: list[PairResult]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--pairs", type=int, default=devset.DEFAULT_PAIRS)
+    parser.add_argument("--pairs", default=str(devset.DEFAULT_PAIRS),
+                        help="a number of synthetic dev-set pairs (default "
+                             f"{devset.DEFAULT_PAIRS}), or a pairs file of real figures such as "
+                             "../shared/datasets/realfig-dev/pairs.jsonl (see realfig_pairs.py)")
     parser.add_argument("--out", type=Path, default=None,
                         help="keep the dev set (and results.jsonl) here; reused when present")
     parser.add_argument("--jobs", type=int, default=None,
@@ -514,6 +517,15 @@ def main() -> None:
     parser.add_argument("--verbose", action="store_true",
                         help="let the package's log messages through to stderr")
     args = parser.parse_args()
+    if not args.pairs.isdigit():
+        pairs_file = Path(args.pairs)
+        if not pairs_file.is_file():
+            parser.error(f"--pairs: {pairs_file} is neither a number nor a pairs file")
+        real = _load_module("realfig_pairs")
+        sys.stdout.reconfigure(line_buffering=True)
+        raise SystemExit(real.run_real(pairs_file, rubric_ref=None if args.rubric == RUBRIC
+                                       else args.rubric, jobs=args.jobs, out=args.out))
+    args.pairs = int(args.pairs)
     if args.pairs < 2:
         parser.error("--pairs must be at least 2 (one per class)")
     sys.stdout.reconfigure(line_buffering=True)  # in order with the progress lines on stderr
