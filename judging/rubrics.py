@@ -58,6 +58,24 @@ class Scale(StrEnum):
     ordinal = "ordinal"
 
 
+class TrustCondition(StrictModel):
+    """The measure a failing offline answer must be sure of (figure-match 1.3.0 and later): below
+    `at_least`, or absent, a "no" (or a level below the pass level) is not given; the criterion is
+    unscored with the measure's doubts instead. A passing answer needs no such trust."""
+
+    signal: str
+    at_least: float = Field(ge=0, le=1)
+
+    @field_validator("signal")
+    @classmethod
+    def _known(cls, name: str) -> str:
+        if name not in CATALOGUE:
+            raise ValueError(f"unknown signal {name!r}; known signals: {', '.join(CATALOGUE)}")
+        if CATALOGUE[name].kind != "score":
+            raise ValueError(f"{name!r} is not a score in [0, 1]")
+        return name
+
+
 class OfflineRule(StrictModel):
     """How the offline judge answers a criterion: a named rule check the code provides
     (`{rule: NAME}`), or one signal with a threshold and a direction
@@ -74,6 +92,8 @@ class OfflineRule(StrictModel):
     """Ordinal criteria: the value each level from 2 up needs (level 1 otherwise)."""
     margin: float = Field(default=0.1, gt=0)
     """Distance from the threshold at which the offline judge's confidence reaches 1."""
+    fails_only_when: TrustCondition | None = None
+    """A failing answer is given only when this measure is high enough (else unscored)."""
 
     @field_validator("rule")
     @classmethod

@@ -255,3 +255,29 @@ def chart_same_series(claim: ClaimInput, signals: dict[str, Signal]) -> RuleResu
     return RuleResult(same, f"{int(published.value)} published series, "
                             f"{int(reproduced.value)} reproduced, {float(matched.value):.0%} "
                             f"matched", confidence=0.7)
+
+
+@rule("chart_same_series_named", "the reproduction shows exactly the published series, under "
+                                 "the published legend names")
+def chart_same_series_named(claim: ClaimInput, signals: dict[str, Signal]) -> RuleResult:
+    """chart_same_series, and (figure-match 1.3.0) the names: series are paired by their data
+    when the legends do not pair them, so a swapped legend passes chart_same_series. When the
+    published legend names two or more matched series, their names must be read on the
+    reproduction too, and agree."""
+    counted = chart_same_series(claim, signals)
+    if counted.value is not True:
+        return counted
+    named = _signal_value(signals, "chart.named_series")
+    if named is None or float(named.value) < 2:
+        return counted
+    agreement = _signal_value(signals, "chart.legend_agreement")
+    if agreement is None:
+        return RuleResult(None, "the published legend names the series, but "
+                                + _absent_reason(signals, "chart.legend_agreement"))
+    if float(agreement.value) < 1.0:
+        return RuleResult(False, f"{counted.rationale}, but only {float(agreement.value):.0%} of "
+                                 f"the {int(named.value)} named series carry the published name "
+                                 f"in the reproduction (swapped or renamed legend entries)",
+                          confidence=0.6)
+    return RuleResult(True, f"{counted.rationale}; the {int(named.value)} named series carry the "
+                            f"published legend names", confidence=0.7)

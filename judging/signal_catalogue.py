@@ -60,6 +60,18 @@ CATALOGUE: dict[str, SignalSpec] = {spec.name: spec for spec in [
                "overlap of the two charts' x and y data ranges (intersection over " "union, the smaller of the two)"),
     SignalSpec("chart.trend_agreement", "score", "higher",
                "share of matched series whose overall direction agrees"),
+    SignalSpec("chart.named_series", "number", None,
+               "matched published series that the published legend names"),
+    SignalSpec("chart.legend_agreement", "score", "higher",
+               "share of the named published series whose matched reproduced series has the "
+               "same legend name (a swapped legend lowers it; absent when unverifiable)"),
+    SignalSpec("chart.data_coverage", "score", "higher",
+               "series-free agreement: the smaller of the share of published data points with a "
+               "reproduced point nearby and the converse (3% of the axis spans)"),
+    SignalSpec("chart.reading_confidence", "score", "higher",
+               "how far the chart reading can be trusted to fail a figure (axes read, panels "
+               "paired, series separable, series split consistent with the data coverage); "
+               "its reason lists the doubts"),
 ]}
 
 

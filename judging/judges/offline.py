@@ -83,6 +83,30 @@ def answer_with_rule(criterion: Criterion, rule: OfflineRule, task: JudgeTask) -
         evidence=[rule.rule])
 
 
+def _format(value: float | bool | None) -> str:
+    return "absent" if value is None else f"{float(value):.2f}"
+
+
+def trusted(answer: CriterionAnswer, rule: OfflineRule, task: JudgeTask) -> CriterionAnswer:
+    """A failing answer stands only when the rule's trust condition holds (figure-match 1.3.0:
+    the chart reading is reliable enough to fail a figure on); otherwise the criterion is
+    unscored with the doubts, since a wrong fail is worse than no answer."""
+    condition = rule.fails_only_when
+    if condition is None or answer.status is not AnswerStatus.scored or answer.passed:
+        return answer
+    signal = task.signals.get(condition.signal)
+    value = None if signal is None or signal.status is SignalStatus.absent else signal.value
+    if value is not None and float(value) >= condition.at_least:
+        return answer
+    doubts = signal.reason if signal is not None and signal.reason else "not measured"
+    return CriterionAnswer(
+        criterion_id=answer.criterion_id, status=AnswerStatus.unscored,
+        reason=(f"would answer {answer.value!r} ({answer.rationale}), but the reading is not sure "
+                f"enough to fail on: {condition.signal} = {_format(value)} < "
+                f"{condition.at_least:g} ({doubts}); needs an LLM or a human"),
+        evidence=[*answer.evidence, condition.signal])
+
+
 class OfflineJudge:
     """Signals and rule checks only; no model, no network."""
 
@@ -108,9 +132,11 @@ class OfflineJudge:
                                                status=AnswerStatus.unscored,
                                                reason=NEEDS_JUDGEMENT))
             elif criterion.offline.signal is not None:
-                answers.append(answer_with_signal(criterion, criterion.offline, task))
+                answers.append(trusted(answer_with_signal(criterion, criterion.offline, task),
+                                       criterion.offline, task))
             else:
-                answers.append(answer_with_rule(criterion, criterion.offline, task))
+                answers.append(trusted(answer_with_rule(criterion, criterion.offline, task),
+                                       criterion.offline, task))
         return JudgeResult(answers=answers)
 
 

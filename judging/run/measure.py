@@ -42,7 +42,7 @@ from judging.signals import (
 log = logging.getLogger(__name__)
 
 #: Bump when signal definitions change: part of every judgment's input hash.
-SIGNALS_VERSION = "signals/3"
+SIGNALS_VERSION = "signals/4"
 
 
 @dataclass(frozen=True)
@@ -111,7 +111,9 @@ def measure_chart(published: Image.Image, reproduced: Image.Image, *,
         elif isinstance(value, bool):
             signals[name] = Signal(value=value)
         else:
-            signals[name] = Signal(value=round(float(value), 6))
+            # A present signal may say why it is what it is (the reading confidence's doubts).
+            signals[name] = Signal(value=round(float(value), 6),
+                                   reason=comparison.reasons.get(name))
     return signals, overlay
 
 

@@ -199,6 +199,10 @@ class _PanelResult:
     x_iou: float | None
     y_iou: float | None
     scale_match: bool | None
+    coverage: tuple[float, float] | None = None
+    """(share of the published points near a reproduced point, and the converse)."""
+    decades: tuple[int, int] = (0, 0)
+    """Powers of ten the reproduced x and y values were multiplied by (unread axis multipliers)."""
 
 
 def _tolerance(tolerance: Tolerance | None, frame: _Frame) -> tuple[float | None, float | None]:
@@ -237,11 +241,32 @@ def _significant(series: list[Series]) -> list[Series]:
     for s in series:
         norm = s.normalised if s.normalised is not None else s.points
         width = float(np.ptp(norm[:, 0])) if len(norm) else 0.0
+        if s.kind == "line" and _frame_line(s, norm):
+            continue
         if (s.kind == "line" and width >= MIN_SERIES_WIDTH) or \
                 (s.kind != "line" and len(norm) >= 3):
             out.append(s)
     out = out or list(series)
     return _without_duplicates(out)
+
+
+def _frame_line(series: Series, norm: np.ndarray) -> bool:
+    """A grey or black, perfectly flat line: an axis line or the frame of a plot area drawn
+    without a box (Vega, ggplot2 themes), a reference line across the plot (chance level, a
+    baseline, y = 0), the edge of a legend box, a gridline fragment. Chart furniture, not data: a
+    reproduction that leaves out a reference line still shows the published series (a flat
+    data series drawn in grey is left out of both charts alike)."""
+    match = re.match(r"#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})", series.style)
+    if match is None or len(norm) < 2:
+        return False
+    channels = [int(c, 16) for c in match.groups()]
+    if max(channels) - min(channels) >= 24:
+        return False
+    # An achromatic line made of (at most three) horizontal runs: at the edge or across the plot
+    # it is an axis line, a frame or a reference line; shorter, the edges of a legend box or
+    # gridline fragments the tracer joined. A grey data curve takes many levels.
+    _, counts = np.unique(np.round(norm[:, 1] * 200), return_counts=True)
+    return float(np.sort(counts)[-3:].sum()) >= 0.9 * len(norm)
 
 
 def _without_duplicates(series: list[Series]) -> list[Series]:
@@ -268,6 +293,11 @@ def _compare_panels(pub: Panel, rep: Panel, tolerance: Tolerance | None) -> _Pan
     pub_series, rep_series = _significant(pub.series), _significant(rep.series)
     pub_pts = [_coords(s, frame) for s in pub_series]
     rep_pts = [_coords(s, frame) for s in rep_series]
+    decades = (_decades(pub.x, rep.x, frame.x_data and not frame.x_log),
+                _decades(pub.y, rep.y, frame.y_data and not frame.y_log))
+    if decades != (0, 0):
+        factor = np.array([10.0 ** decades[0], 10.0 ** decades[1]])
+        rep_pts = [p * factor for p in rep_pts]
     pairs = {(i, j): _compare(a, b, span=span, tol_abs=tol_abs, tol_rel=tol_rel)
              for i, a in enumerate(pub_pts) for j, b in enumerate(rep_pts)}
     data = np.array([[_data_similarity(pairs[i, j]) for j in range(len(rep_pts))]
@@ -307,7 +337,74 @@ def _compare_panels(pub: Panel, rep: Panel, tolerance: Tolerance | None) -> _Pan
     if compared:
         scale_match = all(a == b for a, b in compared)
     return _PanelResult(published=len(pub_series), reproduced=len(rep_series), matches=matches,
-                        extra=extra, x_iou=x_iou, y_iou=y_iou, scale_match=scale_match)
+                        extra=extra, x_iou=x_iou, y_iou=y_iou, scale_match=scale_match,
+                        coverage=_coverage(pub, frame, pub_pts, rep_pts), decades=decades)
+
+
+#: How far apart (as a share of the published axis span, on either axis) a point may be from a
+#: point of the other chart and still count as covered: about the drawing precision of a chart
+#: (a marker, a line width) at the sizes charts are read.
+COVERAGE_TOLERANCE = 0.03
+#: Points per chart and panel the coverage is computed on (a random, seeded subsample).
+COVERAGE_POINTS = 3000
+
+
+def _decades(pub_axis, rep_axis, linear_data: bool) -> int:
+    """The power of ten k such that the reproduced axis span times 10**k is the published one,
+    when the two linear axes differ by a whole power of ten (within 30%): tick labels read
+    without their multiplier ("x10^-4" above a pgfplots axis, matplotlib's "1e-4" offset text,
+    percent against fraction). 0 otherwise. The rubric's guidance counts equivalent units as the
+    same, so the values are compared after the shift and the reading confidence says so."""
+    if not linear_data or pub_axis is None or rep_axis is None:
+        return 0
+    span_pub = abs(pub_axis.data_range[1] - pub_axis.data_range[0])
+    span_rep = abs(rep_axis.data_range[1] - rep_axis.data_range[0])
+    if not (span_pub > 0 and span_rep > 0):
+        return 0
+    ratio = float(np.log10(span_pub / span_rep))
+    k = round(ratio)
+    if k == 0 or abs(ratio - k) > float(np.log10(1.3)):
+        return 0
+    return int(k)
+
+
+def _coverage(panel: Panel, frame: _Frame, pub_pts: list[np.ndarray],
+              rep_pts: list[np.ndarray]) -> tuple[float, float] | None:
+    """Series-free agreement of two panels: the share of the published data points with a
+    reproduced point within COVERAGE_TOLERANCE, and the converse. It does not depend on how the
+    reader split the ink into series (colours, fragments, bands), so it tells a misread series
+    split (the data cover each other, the series do not match) from a changed chart."""
+    from scipy.spatial import cKDTree  # scipy.spatial, like scipy.optimize, imported on use
+
+    a = np.concatenate([p for p in pub_pts if len(p)] or [np.zeros((0, 2))])
+    b = np.concatenate([p for p in rep_pts if len(p)] or [np.zeros((0, 2))])
+    if len(a) < 2 or len(b) < 2:
+        return None
+    spans = []
+    for column, data, log, axis in ((0, frame.x_data, frame.x_log, panel.x),
+                                    (1, frame.y_data, frame.y_log, panel.y)):
+        if not data:
+            spans.append((0.0, 1.0))
+            continue
+        lo, hi = axis.data_range
+        if log:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                lo, hi = np.log10(lo), np.log10(hi)
+        if not (np.isfinite(lo) and np.isfinite(hi) and hi != lo):
+            lo, hi = float(a[:, column].min()), float(a[:, column].max())
+        spans.append((min(lo, hi), max(lo, hi)))
+    origin = np.array([spans[0][0], spans[1][0]])
+    scale = np.array([(spans[0][1] - spans[0][0]) or 1.0, (spans[1][1] - spans[1][0]) or 1.0])
+    rng = np.random.default_rng(0)
+    a, b = (a - origin) / scale, (b - origin) / scale
+    if len(a) > COVERAGE_POINTS:
+        a = a[rng.choice(len(a), COVERAGE_POINTS, replace=False)]
+    if len(b) > COVERAGE_POINTS:
+        b = b[rng.choice(len(b), COVERAGE_POINTS, replace=False)]
+    near_a, _ = cKDTree(b).query(a, p=np.inf)
+    near_b, _ = cKDTree(a).query(b, p=np.inf)
+    return (float(np.mean(near_a <= COVERAGE_TOLERANCE)),
+            float(np.mean(near_b <= COVERAGE_TOLERANCE)))
 
 
 def _name_pairs(pub: list[Series], rep: list[Series]) -> dict[int, int]:
@@ -384,12 +481,124 @@ def compare(published: ChartReading, reproduced: ChartReading, *,
         if matches else 1.0
     signals["chart.match_score"] = _match_score(signals, extra=extra / max(1, n_rep),
                                                 same_kind=same_kind)
+    named, agreement, why_not = legend_agreement(matches)
+    signals["chart.named_series"] = float(named)
+    if agreement is None:
+        reasons["chart.legend_agreement"] = why_not
+    else:
+        signals["chart.legend_agreement"] = agreement
+    coverages = [r.coverage for r in results]
+    if results and all(c is not None for c in coverages):
+        # A panel without a counterpart covers nothing.
+        n_panels = max(len(pub_panels), len(rep_panels))
+        signals["chart.data_coverage"] = min(sum(c[0] for c in coverages) / n_panels,
+                                             sum(c[1] for c in coverages) / n_panels)
+    else:
+        reasons["chart.data_coverage"] = "no data points on both charts to compare"
+    confidence, doubts = reading_confidence(pub_panels, rep_panels, results, signals)
+    signals["chart.reading_confidence"] = confidence
+    reasons["chart.reading_confidence"] = "; ".join(doubts) if doubts else \
+        "both charts read with axes, panels and series that agree with each other"
     if signals["chart.max_value_error"] is not None and \
             not np.isfinite(signals["chart.max_value_error"]):
         signals["chart.max_value_error"] = None
         reasons["chart.max_value_error"] = "the matched series do not share an x range"
     return ChartComparison(signals=signals, reasons=reasons,
                            matches=[(a, b, p.shape, p.values) for a, b, p in matches])
+
+
+def legend_agreement(matches: list[tuple[Series, Series, _Pair]]
+                     ) -> tuple[int, float | None, str]:
+    """(published series named by the legend among the matched ones, the share of those whose
+    reproduced counterpart carries the same name, why that share is absent).
+
+    Series are paired by their data when the legend names do not pair them, so a reproduction
+    whose legend swaps two names matches by data, and only the names tell. With fewer than two
+    named series there is nothing to swap; when the reproduction's names could not be read,
+    the series' identities are unverified (absent), not agreed."""
+    named = [(a, b) for a, b, _ in matches if a.name]
+    if len(named) < 2:
+        return len(named), None, "fewer than two matched series are named by the published legend"
+    if not any(b.name for _, b in named):
+        return len(named), None, ("the reproduction's legend names could not be read: which "
+                                  "series is which is unverified")
+    same = [(_name_similarity(a.name, b.name) or 0.0) >= 0.8 for a, b in named]
+    return len(named), float(np.mean(same)), ""
+
+
+#: Series told apart by colour alone beyond this many per panel are guesses (palettes repeat,
+#: translucent points blend into new colours).
+MAX_RELIABLE_SERIES = 8
+#: Both charts' data cover each other at least this much: the same ink, whatever the series.
+SAME_INK = 0.9
+#: A panel whose series hold fewer points than this in all has no data series read (a span
+#: shaded behind the data, a legend swatch), whatever the reader made of it.
+MIN_DATA_POINTS = 8
+#: A scatter series with more points than this is a cloud (a handful of markers is a series).
+SMALL_SCATTER = 30
+
+
+def reading_confidence(pub_panels: list[Panel], rep_panels: list[Panel],
+                       results: list[_PanelResult], signals: dict) -> tuple[float, list[str]]:
+    """How far the comparison can be trusted to FAIL a figure, in [0, 1], and why not more.
+
+    The weakest of the checks the issue names: every paired panel has both axes read, with
+    tick labels consistent with a linear or log fit (the fit's confidence); the two charts have
+    the same number of panels; a panel has few enough series to tell apart by colour; the
+    series-free data coverage agrees with the series matching (when the ink covers each other
+    but the series do not match, the reader split the series differently, e.g. a band, a fit
+    line or translucent points, and a series-based "no" would be the reader's error); axes read
+    without a multiplier. A pair that matches needs no such trust: two independent readings
+    rarely agree by accident.
+    """
+    scores: list[tuple[float, str]] = []
+    if len(pub_panels) != len(rep_panels):
+        scores.append((0.3, f"{len(pub_panels)} data panels read in the published chart, "
+                            f"{len(rep_panels)} in the reproduction: panels may be mispaired"))
+    for index, (pub, rep) in enumerate(zip(pub_panels, rep_panels), 1):
+        where = f" (panel {index})" if len(results) > 1 else ""
+        for who, panel in (("published", pub), ("reproduced", rep)):
+            significant = _significant(panel.series)
+            bars = bool(significant) and all(s.kind == "bar" for s in significant)
+            for name in ("x", "y"):
+                axis = getattr(panel, name)
+                if axis is None and name == "x" and bars:
+                    # Bars stand on categories: compared by position, no numeric axis needed.
+                    continue
+                if axis is None:
+                    scores.append((0.2, f"{name} axis of the {who} chart unread{where}"))
+                elif axis.confidence < 1.0:
+                    scores.append((axis.confidence, f"{name} axis of the {who} chart read with "
+                                                    f"confidence {axis.confidence:.2f}{where}"))
+            if sum(len(s.points) for s in significant) < MIN_DATA_POINTS:
+                scores.append((0.2, f"no substantial data series read in the {who} chart"
+                                    f"{where} (only marks of a few points: spans, a legend)"))
+            if any(s.kind == "scatter" and len(s.points) > SMALL_SCATTER for s in significant):
+                scores.append((0.5, f"scatter points in the {who} chart{where}: clouds of "
+                                    f"overlapping markers are compared as curves, approximately"))
+            many = len(significant)
+            if many > MAX_RELIABLE_SERIES:
+                scores.append((0.4, f"{many} series in the {who} chart{where}: more than "
+                                    f"{MAX_RELIABLE_SERIES} cannot be told apart by colour"))
+    for index, result in enumerate(results, 1):
+        where = f" (panel {index})" if len(results) > 1 else ""
+        if any(result.decades):
+            shifts = ", ".join(f"{name} x10^{k}" for name, k in zip("xy", result.decades) if k)
+            scores.append((0.7, f"axis values differ by a power of ten ({shifts}){where}: an "
+                                f"axis multiplier read on one chart only is assumed"))
+        coverage = result.coverage
+        split_differs = result.published != result.reproduced or \
+            len(result.matches) < result.published
+        if coverage is not None and min(coverage) >= SAME_INK and split_differs:
+            scores.append((0.3, f"the plotted data cover each other ({coverage[0]:.2f}/"
+                                f"{coverage[1]:.2f}) but the series read differ "
+                                f"({result.published} published, {result.reproduced} reproduced, "
+                                f"{len(result.matches)} matched){where}: series split unreliable"))
+    if not scores:
+        return 1.0, []
+    scores.sort(key=lambda item: item[0])
+    value = float(scores[0][0])
+    return round(value, 3), [why for v, why in scores if v < 1.0][:4]
 
 
 def _match_score(signals: dict, *, extra: float, same_kind: float) -> float:
