@@ -266,7 +266,11 @@ def _frame_line(series: Series, norm: np.ndarray) -> bool:
     # it is an axis line, a frame or a reference line; shorter, the edges of a legend box or
     # gridline fragments the tracer joined. A grey data curve takes many levels.
     _, counts = np.unique(np.round(norm[:, 1] * 200), return_counts=True)
-    return float(np.sort(counts)[-3:].sum()) >= 0.9 * len(norm)
+    if float(np.sort(counts)[-3:].sum()) >= 0.9 * len(norm):
+        return True
+    # A light grey line on a few levels is gridlines the tracer joined into one "series".
+    light = min(channels) >= 0xB0
+    return light and float(np.sort(counts)[-8:].sum()) >= 0.9 * len(norm)
 
 
 def _without_duplicates(series: list[Series]) -> list[Series]:
@@ -298,7 +302,10 @@ def _compare_panels(pub: Panel, rep: Panel, tolerance: Tolerance | None) -> _Pan
     if decades != (0, 0):
         factor = np.array([10.0 ** decades[0], 10.0 ** decades[1]])
         rep_pts = [p * factor for p in rep_pts]
-    pairs = {(i, j): _compare(a, b, span=span, tol_abs=tol_abs, tol_rel=tol_rel)
+    origin, scale = _unit_frame(pub, frame, pub_pts)
+    pairs = {(i, j): (_compare_points(a, b, origin=origin, scale=scale)
+                      if "scatter" in (pub_series[i].kind, rep_series[j].kind)
+                      else _compare(a, b, span=span, tol_abs=tol_abs, tol_rel=tol_rel))
              for i, a in enumerate(pub_pts) for j, b in enumerate(rep_pts)}
     data = np.array([[_data_similarity(pairs[i, j]) for j in range(len(rep_pts))]
                      for i in range(len(pub_pts))]).reshape(len(pub_pts), len(rep_pts))
@@ -368,18 +375,10 @@ def _decades(pub_axis, rep_axis, linear_data: bool) -> int:
     return int(k)
 
 
-def _coverage(panel: Panel, frame: _Frame, pub_pts: list[np.ndarray],
-              rep_pts: list[np.ndarray]) -> tuple[float, float] | None:
-    """Series-free agreement of two panels: the share of the published data points with a
-    reproduced point within COVERAGE_TOLERANCE, and the converse. It does not depend on how the
-    reader split the ink into series (colours, fragments, bands), so it tells a misread series
-    split (the data cover each other, the series do not match) from a changed chart."""
-    from scipy.spatial import cKDTree  # scipy.spatial, like scipy.optimize, imported on use
-
-    a = np.concatenate([p for p in pub_pts if len(p)] or [np.zeros((0, 2))])
-    b = np.concatenate([p for p in rep_pts if len(p)] or [np.zeros((0, 2))])
-    if len(a) < 2 or len(b) < 2:
-        return None
+def _unit_frame(panel: Panel, frame: _Frame, pub_pts: list[np.ndarray]
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """(origin, scale) that map the frame's units onto the published panel's axes as 0..1."""
+    a = np.concatenate([p for p in pub_pts if len(p)] or [np.zeros((1, 2))])
     spans = []
     for column, data, log, axis in ((0, frame.x_data, frame.x_log, panel.x),
                                     (1, frame.y_data, frame.y_log, panel.y)):
@@ -395,8 +394,15 @@ def _coverage(panel: Panel, frame: _Frame, pub_pts: list[np.ndarray],
         spans.append((min(lo, hi), max(lo, hi)))
     origin = np.array([spans[0][0], spans[1][0]])
     scale = np.array([(spans[0][1] - spans[0][0]) or 1.0, (spans[1][1] - spans[1][0]) or 1.0])
+    return origin, scale
+
+
+def _covered(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
+    """(share of a's points within COVERAGE_TOLERANCE of a point of b, the converse), both in
+    unit-frame coordinates; at most COVERAGE_POINTS of each (a seeded subsample)."""
+    from scipy.spatial import cKDTree  # scipy.spatial, like scipy.optimize, imported on use
+
     rng = np.random.default_rng(0)
-    a, b = (a - origin) / scale, (b - origin) / scale
     if len(a) > COVERAGE_POINTS:
         a = a[rng.choice(len(a), COVERAGE_POINTS, replace=False)]
     if len(b) > COVERAGE_POINTS:
@@ -405,6 +411,38 @@ def _coverage(panel: Panel, frame: _Frame, pub_pts: list[np.ndarray],
     near_b, _ = cKDTree(a).query(b, p=np.inf)
     return (float(np.mean(near_a <= COVERAGE_TOLERANCE)),
             float(np.mean(near_b <= COVERAGE_TOLERANCE)))
+
+
+def _coverage(panel: Panel, frame: _Frame, pub_pts: list[np.ndarray],
+              rep_pts: list[np.ndarray]) -> tuple[float, float] | None:
+    """Series-free agreement of two panels: the share of the published data points with a
+    reproduced point within COVERAGE_TOLERANCE, and the converse. It does not depend on how the
+    reader split the ink into series (colours, fragments, bands), so it tells a misread series
+    split (the data cover each other, the series do not match) from a changed chart."""
+    a = np.concatenate([p for p in pub_pts if len(p)] or [np.zeros((0, 2))])
+    b = np.concatenate([p for p in rep_pts if len(p)] or [np.zeros((0, 2))])
+    if len(a) < 2 or len(b) < 2:
+        return None
+    origin, scale = _unit_frame(panel, frame, pub_pts)
+    return _covered((a - origin) / scale, (b - origin) / scale)
+
+
+def _compare_points(pub: np.ndarray, rep: np.ndarray, *, origin: np.ndarray,
+                    scale: np.ndarray) -> _Pair | None:
+    """Two scatter series compared as point sets, not as curves: a cloud is no function of x,
+    so resampling it along x says little. Shape and values are both the smaller coverage (the
+    share of one set's markers with a marker of the other nearby, each way): a shifted,
+    reversed or cut cloud leaves markers uncovered, a restyled one does not."""
+    if len(pub) < 2 or len(rep) < 2:
+        return None
+    a, b = (pub - origin) / scale, (rep - origin) / scale
+    covered = min(_covered(a, b))
+    lo, hi = max(a[:, 0].min(), b[:, 0].min()), min(a[:, 0].max(), b[:, 0].max())
+    union = max(a[:, 0].max(), b[:, 0].max()) - min(a[:, 0].min(), b[:, 0].min())
+    overlap = float(max(0.0, hi - lo) / union) if union > 0 else 1.0
+    near = np.abs(np.median(b[:, 1]) - np.median(a[:, 1]))
+    return _Pair(shape=covered, values=covered, max_error=float(near),
+                 trend_same=covered >= 0.5, x_overlap=overlap)
 
 
 def _name_pairs(pub: list[Series], rep: list[Series]) -> dict[int, int]:
@@ -534,8 +572,50 @@ SAME_INK = 0.9
 #: A panel whose series hold fewer points than this in all has no data series read (a span
 #: shaded behind the data, a legend swatch), whatever the reader made of it.
 MIN_DATA_POINTS = 8
-#: A scatter series with more points than this is a cloud (a handful of markers is a series).
+#: A scatter series with more markers than this is a cloud in which markers overlap.
 SMALL_SCATTER = 30
+#: A matched line spanning less than this share of its counterpart's plot width, under axes
+#: that span the same range, was (most likely) read in part.
+PARTIAL_LINE = 0.7
+#: Tick labels whose values lie off the axis fit by more than this share of the axis span were
+#: misread (or the fit is wrong).
+TICK_RESIDUAL = 0.02
+
+
+def _same_x_range(pub: Panel, rep: Panel) -> bool:
+    if pub.x is None or rep.x is None or pub.x.scale != rep.x.scale:
+        return False
+    a, b = pub.x.data_range, rep.x.data_range
+    if pub.x.scale == "log":
+        with np.errstate(divide="ignore", invalid="ignore"):
+            a, b = tuple(np.log10(a)), tuple(np.log10(b))
+    if not all(np.isfinite(v) for v in (*a, *b)):
+        return False
+    return _iou((min(a), max(a)), (min(b), max(b))) >= 0.9
+
+
+def axis_trust(axis) -> tuple[float, str]:
+    """How far an axis reading can be trusted, and why not fully: the tick labels used must be
+    at least three (two define any line; a third confirms it) and lie on the linear or log fit.
+    The fit's own confidence (which also counts labels left out) is the floor."""
+    ticks = axis.ticks
+    log = axis.scale == "log"
+    values = np.array([t.value for t in ticks], dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        fitted = axis.to_data(np.array([t.pixel for t in ticks], dtype=float))
+        if log:
+            values, fitted = np.log10(values), np.log10(fitted)
+        lo, hi = axis.data_range
+        span = abs(float(np.log10(hi) - np.log10(lo)) if log else float(hi - lo))
+    if len(ticks) < 2 or not np.isfinite(span) or span <= 0:
+        return min(axis.confidence, 0.3), f"{len(ticks)} tick label(s) read"
+    residual = float(np.nanmax(np.abs(values - fitted))) / span
+    if not np.isfinite(residual) or residual > TICK_RESIDUAL:
+        trust = max(axis.confidence, 0.2)
+        return min(trust, 0.5), f"tick labels off the {axis.scale} fit by {residual:.1%} of the span"
+    if len(ticks) == 2:
+        return max(axis.confidence, 0.6), "only two tick labels: nothing confirms the fit"
+    return 1.0, ""
 
 
 def reading_confidence(pub_panels: list[Panel], rep_panels: list[Panel],
@@ -567,15 +647,17 @@ def reading_confidence(pub_panels: list[Panel], rep_panels: list[Panel],
                     continue
                 if axis is None:
                     scores.append((0.2, f"{name} axis of the {who} chart unread{where}"))
-                elif axis.confidence < 1.0:
-                    scores.append((axis.confidence, f"{name} axis of the {who} chart read with "
-                                                    f"confidence {axis.confidence:.2f}{where}"))
+                    continue
+                trust, why = axis_trust(axis)
+                if trust < 1.0:
+                    scores.append((trust, f"{name} axis of the {who} chart: {why}{where}"))
             if sum(len(s.points) for s in significant) < MIN_DATA_POINTS:
                 scores.append((0.2, f"no substantial data series read in the {who} chart"
                                     f"{where} (only marks of a few points: spans, a legend)"))
             if any(s.kind == "scatter" and len(s.points) > SMALL_SCATTER for s in significant):
-                scores.append((0.5, f"scatter points in the {who} chart{where}: clouds of "
-                                    f"overlapping markers are compared as curves, approximately"))
+                scores.append((0.5, f"a scatter cloud in the {who} chart{where}: overlapping "
+                                    f"markers are read as blobs, so markers and series are "
+                                    f"approximate"))
             many = len(significant)
             if many > MAX_RELIABLE_SERIES:
                 scores.append((0.4, f"{many} series in the {who} chart{where}: more than "
@@ -586,6 +668,17 @@ def reading_confidence(pub_panels: list[Panel], rep_panels: list[Panel],
             shifts = ", ".join(f"{name} x10^{k}" for name, k in zip("xy", result.decades) if k)
             scores.append((0.7, f"axis values differ by a power of ten ({shifts}){where}: an "
                                 f"axis multiplier read on one chart only is assumed"))
+        for a, b, _ in result.matches:
+            if a.kind != "line" or b.kind != "line" or a.normalised is None or \
+                    b.normalised is None or not _same_x_range(pub_panels[index - 1],
+                                                              rep_panels[index - 1]):
+                continue
+            wa, wb = float(np.ptp(a.normalised[:, 0])), float(np.ptp(b.normalised[:, 0]))
+            if min(wa, wb) < PARTIAL_LINE * max(wa, wb):
+                scores.append((0.5, f"a matched line spans {min(wa, wb):.0%} of its plot width "
+                                    f"against {max(wa, wb):.0%} under the same x range{where}: "
+                                    f"read in part, or cut (not sure enough to fail)"))
+                break
         coverage = result.coverage
         split_differs = result.published != result.reproduced or \
             len(result.matches) < result.published
