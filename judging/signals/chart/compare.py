@@ -436,7 +436,13 @@ def _compare_points(pub: np.ndarray, rep: np.ndarray, *, origin: np.ndarray,
     if len(pub) < 2 or len(rep) < 2:
         return None
     a, b = (pub - origin) / scale, (rep - origin) / scale
-    covered = min(_covered(a, b))
+    # A handful of markers: one the reader missed (hidden under another, on the frame) is no
+    # disagreement, while a moved one is uncovered both ways; so the better of the two shares.
+    # Missing markers are the range and series criteria's business. Clouds: the worse, since a
+    # dense cloud covers much of the plot whatever it shows.
+    shares = _covered(a, b)
+    few = max(len(a), len(b)) <= SMALL_SCATTER
+    covered = max(shares) if few else min(shares)
     lo, hi = max(a[:, 0].min(), b[:, 0].min()), min(a[:, 0].max(), b[:, 0].max())
     union = max(a[:, 0].max(), b[:, 0].max()) - min(a[:, 0].min(), b[:, 0].min())
     overlap = float(max(0.0, hi - lo) / union) if union > 0 else 1.0
@@ -569,9 +575,9 @@ def legend_agreement(matches: list[tuple[Series, Series, _Pair]]
 MAX_RELIABLE_SERIES = 8
 #: Both charts' data cover each other at least this much: the same ink, whatever the series.
 SAME_INK = 0.9
-#: A panel whose series hold fewer points than this in all has no data series read (a span
-#: shaded behind the data, a legend swatch), whatever the reader made of it.
-MIN_DATA_POINTS = 8
+#: A panel none of whose series holds this many points has no data series read (spans shaded
+#: behind the data, a legend swatch), whatever the reader made of it.
+MIN_DATA_POINTS = 3
 #: A scatter series with more markers than this is a cloud in which markers overlap.
 SMALL_SCATTER = 30
 #: A matched line spanning less than this share of its counterpart's plot width, under axes
@@ -651,7 +657,7 @@ def reading_confidence(pub_panels: list[Panel], rep_panels: list[Panel],
                 trust, why = axis_trust(axis)
                 if trust < 1.0:
                     scores.append((trust, f"{name} axis of the {who} chart: {why}{where}"))
-            if sum(len(s.points) for s in significant) < MIN_DATA_POINTS:
+            if not any(len(s.points) >= MIN_DATA_POINTS for s in significant):
                 scores.append((0.2, f"no substantial data series read in the {who} chart"
                                     f"{where} (only marks of a few points: spans, a legend)"))
             if any(s.kind == "scatter" and len(s.points) > SMALL_SCATTER for s in significant):
