@@ -23,6 +23,7 @@ from click.testing import CliRunner
 from PIL import Image
 
 from judging.cli import main
+from judging.figure_formats import check_svg
 from judging.intake import expand_source, load_folder
 from judging.intake.logbook import load_logbook, read_logbook
 from judging.intake.logbook.figures import (
@@ -30,7 +31,6 @@ from judging.intake.logbook.figures import (
     ERROR,
     MAX_PIXELS,
     PageMaterializer,
-    check_svg,
     decode_data_uri,
 )
 from judging.intake.logbook.reader import MAX_PAGE_BYTES
