@@ -164,6 +164,15 @@ def check_svg(svg: str, *, max_pixels: int = DEFAULT_MAX_PIXELS) -> tuple[int, i
     return max(1, round(width)), max(1, round(height))
 
 
+def fit_zoom(width: float, height: float, *, zoom: float, max_pixels: int) -> float:
+    """`zoom`, or the largest smaller one at which a `width` x `height` drawing stays within
+    `max_pixels` (a vector figure is drawn smaller rather than refused)."""
+    if width * height * zoom * zoom <= max_pixels:
+        return zoom
+    # less a hair, for the rounding of each side to whole pixels
+    return math.sqrt(max_pixels / (width * height)) * 0.999
+
+
 def rasterize_svg(svg: str, *, dpi: float = SVG_DPI, max_pixels: int = DEFAULT_MAX_PIXELS,
                   shrink: bool = False) -> bytes:
     """The SVG as PNG on white, through resvg, after the checks of `svg_size`.
@@ -174,13 +183,10 @@ def rasterize_svg(svg: str, *, dpi: float = SVG_DPI, max_pixels: int = DEFAULT_M
     anything is allocated). resvg's resource folder is an empty temporary one, so even a
     relative path it were given would find nothing."""
     width, height = svg_size(svg, max_pixels=max_pixels)
-    zoom = dpi / SVG_DPI
-    if width * height * zoom * zoom > max_pixels:
-        if not shrink:
-            raise ValueError(f"the SVG is {width:g}x{height:g} pixels, over the limit of "
-                             f"{max_pixels:,}: not rendered")
-        # the largest zoom within the limit, less a hair for the rounding of each side
-        zoom = math.sqrt(max_pixels / (width * height)) * 0.999
+    zoom = fit_zoom(width, height, zoom=dpi / SVG_DPI, max_pixels=max_pixels)
+    if zoom < dpi / SVG_DPI and not shrink:
+        raise ValueError(f"the SVG is {width:g}x{height:g} pixels, over the limit of "
+                         f"{max_pixels:,}: not rendered")
     size = max(1, round(width * zoom)), max(1, round(height * zoom))
     if not re.match(r"<svg\b[^>]*\sxmlns\s*=", svg):  # inline HTML SVG omits its namespace
         svg = re.sub(r"^<svg\b", '<svg xmlns="http://www.w3.org/2000/svg"', svg, count=1)
