@@ -6,10 +6,9 @@ from __future__ import annotations
 import logging
 import shutil
 import struct
-import threading
 import time
 import zlib
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +19,7 @@ from judging.errors import ImageLoadError
 from judging.figure_formats import vector_format
 from judging.signals import compare_figures, load_image, read_chart
 from judging.signals.images import VECTOR_DPI
-from tests.conftest import open_png, render_chart
+from tests.conftest import CountingWeb, counting_web_server, open_png, render_chart
 
 #: The chart of these tests, 8 x 6 inches: 800 x 600 as PNG at 100 dpi, 1200 x 900 as a vector
 #: figure drawn at VECTOR_DPI.
@@ -165,19 +164,14 @@ def _png_header_only(width: int, height: int) -> bytes:
             + _chunk(b"IDAT", zlib.compress(b"\x00" * 64)) + _chunk(b"IEND", b""))
 
 
-@pytest.mark.parametrize("content, message", [
-    (b"", "empty file"),
-    (b"not an image at all", "not a readable image"),
-    (_png_header_only(100, 100), "corrupt or truncated"),
-    (_png_header_only(8_000, 8_000), "64,000,000 pixels, over the limit"),
-    (_png_header_only(30_000, 30_000), "decompression bomb"),
-])
-def test_bad_images_are_refused_with_a_reason(tmp_path: Path, content: bytes,
-                                              message: str) -> None:
-    path = tmp_path / "figure.png"
-    path.write_bytes(content)
-    with pytest.raises(ImageLoadError, match=message):
-        load_image(path)
+#: Refused files and the reason each is given (test_bad_figure_files_are_refused_with_a_reason).
+RASTER_REFUSALS = [
+    ("figure.png", b"", "empty file"),
+    ("figure.png", b"not an image at all", "not a readable image"),
+    ("figure.png", _png_header_only(100, 100), "corrupt or truncated"),
+    ("figure.png", _png_header_only(8_000, 8_000), "64,000,000 pixels, over the limit"),
+    ("figure.png", _png_header_only(30_000, 30_000), "decompression bomb"),
+]
 
 
 def test_pixel_limit_is_the_users(tmp_path: Path) -> None:
@@ -291,25 +285,22 @@ def test_a_huge_pdf_page_is_drawn_within_the_pixel_limit(tmp_path: Path) -> None
     assert time.monotonic() - started < 5
 
 
-@pytest.mark.parametrize("content, message", [
-    (b"%PDF-1.4\nnothing else", r"not a readable PDF \(Failed to load document"),
+PDF_REFUSALS = [
+    ("figure.pdf", b"%PDF-1.4\nnothing else", r"not a readable PDF \(Failed to load document"),
     # pdfium refuses a PDF without pages as it opens it
-    (_pdf([b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [] /Count 0 >>"]),
+    ("figure.pdf", _pdf([b"<< /Type /Catalog /Pages 2 0 R >>",
+                         b"<< /Type /Pages /Kids [] /Count 0 >>"]),
      "not a readable PDF"),
     # A standard security handler whose user password is not empty: pdfium cannot open it.
-    (_pdf([b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-           b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 100] >>",
-           b"<< /Filter /Standard /V 1 /R 2 /O <%s> /U <%s> /P -4 >>" % (b"00" * 32, b"11" * 32)],
-          b"/Encrypt 4 0 R /ID [<00112233445566778899aabbccddeeff> "
-          b"<00112233445566778899aabbccddeeff>] "),
+    ("figure.pdf", _pdf([b"<< /Type /Catalog /Pages 2 0 R >>",
+                         b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+                         b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 100] >>",
+                         b"<< /Filter /Standard /V 1 /R 2 /O <%s> /U <%s> /P -4 >>"
+                         % (b"00" * 32, b"11" * 32)],
+                        b"/Encrypt 4 0 R /ID [<00112233445566778899aabbccddeeff> "
+                        b"<00112233445566778899aabbccddeeff>] "),
      "password.*an encrypted PDF cannot be read, submit it without its password"),
-])
-def test_bad_pdfs_are_refused_with_the_reason(tmp_path: Path, content: bytes,
-                                              message: str) -> None:
-    path = tmp_path / "figure.pdf"
-    path.write_bytes(content)
-    with pytest.raises(ImageLoadError, match=message):
-        load_image(path)
+]
 
 
 def test_a_truncated_pdf_is_refused(tmp_path: Path, charts: dict[str, Path]) -> None:
@@ -343,32 +334,11 @@ def test_svg_with_an_embedded_raster_image_loads(tmp_path: Path) -> None:
     assert np.asarray(image.convert("L")).min() < 20  # the black cells are drawn
 
 
-class _Counter(BaseHTTPRequestHandler):
-    hits: list[str] = []
-
-    def do_GET(self) -> None:  # noqa: N802 (http.server's name)
-        type(self).hits.append(self.path)
-        payload = _png16(np.full((4, 4, 3), 65535, dtype=np.uint16))
-        self.send_response(200)
-        self.send_header("Content-Type", "image/png")
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
 @pytest.fixture
-def web():
+def web() -> Iterator[CountingWeb]:
     """A local HTTP server that counts requests: an SVG's external image must never reach it."""
-    _Counter.hits = []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Counter)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with counting_web_server(_png16(np.full((4, 4, 3), 65535, dtype=np.uint16))) as server:
+        yield server
 
 
 def _svg(inner: str, size: str = "60") -> str:
@@ -376,12 +346,13 @@ def _svg(inner: str, size: str = "60") -> str:
             f'width="{size}" height="{size}"><rect width="30" height="30"/>{inner}</svg>')
 
 
-def test_svg_external_references_are_refused_and_never_fetched(tmp_path: Path, web: str) -> None:
+def test_svg_external_references_are_refused_and_never_fetched(tmp_path: Path,
+                                                              web: CountingWeb) -> None:
     """Refused rather than drawn without the part they name: a figure missing a part would be
     judged as if it were whole. resvg reads local files itself, so nothing of the kind reaches
     it."""
     _save(tmp_path / "secret.png", Image.new("RGB", (20, 20), "red"))
-    for href in (f"{web}/chart.png", f"{tmp_path}/secret.png", "secret.png",
+    for href in (f"{web.url}/chart.png", f"{tmp_path}/secret.png", "secret.png",
                  f"file://{tmp_path}/secret.png"):
         for attribute in ("href", "xlink:href"):
             path = tmp_path / "figure.svg"
@@ -389,26 +360,22 @@ def test_svg_external_references_are_refused_and_never_fetched(tmp_path: Path, w
             with pytest.raises(ImageLoadError, match="figure.svg: the SVG has external "
                                                      "references, entities or scripts"):
                 load_image(path)
-    path.write_text(_svg(f'<rect width="5" height="5" style="fill:url({web}/f.svg#g)"/>'))
+    path.write_text(_svg(f'<rect width="5" height="5" style="fill:url({web.url}/f.svg#g)"/>'))
     with pytest.raises(ImageLoadError, match="external references"):
         load_image(path)
-    assert _Counter.hits == [], "an SVG reference was fetched"
+    assert web.hits == [], "an SVG reference was fetched"
 
 
-@pytest.mark.parametrize("content, message", [
-    ('<?xml version="1.0"?>\n<!DOCTYPE svg [<!ENTITY e SYSTEM "file:///etc/passwd">]>\n'
-     '<svg xmlns="http://www.w3.org/2000/svg" width="9" height="9"><text>&e;</text></svg>',
+SVG_REFUSALS = [
+    ("figure.svg", b'<?xml version="1.0"?>\n<!DOCTYPE svg [<!ENTITY e SYSTEM "file:///etc/passwd">]>'
+     b'\n<svg xmlns="http://www.w3.org/2000/svg" width="9" height="9"><text>&e;</text></svg>',
      "not well-formed XML"),  # the DOCTYPE is dropped, so its entity stays undefined
-    ('<svg xmlns="http://www.w3.org/2000/svg" width="9" height="9"><rect', "no <svg> element"),
-    ('<svg xmlns="http://www.w3.org/2000/svg" width="9"><script>x()</script></svg>', "scripts"),
-    (b"<svg>\xff\xfe</svg>", "an SVG that is not UTF-8 text"),
-])
-def test_bad_svgs_are_refused_with_the_reason(tmp_path: Path, content: str | bytes,
-                                              message: str) -> None:
-    path = tmp_path / "figure.svg"
-    path.write_bytes(content if isinstance(content, bytes) else content.encode())
-    with pytest.raises(ImageLoadError, match=message):
-        load_image(path)
+    ("figure.svg", b'<svg xmlns="http://www.w3.org/2000/svg" width="9" height="9"><rect',
+     "no <svg> element"),
+    ("figure.svg", b'<svg xmlns="http://www.w3.org/2000/svg" width="9"><script>x()</script></svg>',
+     "scripts"),
+    ("figure.svg", b"<svg>\xff\xfe</svg>", "an SVG that is not UTF-8 text"),
+]
 
 
 def test_a_huge_svg_is_drawn_within_the_pixel_limit(tmp_path: Path) -> None:
@@ -416,6 +383,19 @@ def test_a_huge_svg_is_drawn_within_the_pixel_limit(tmp_path: Path) -> None:
     path.write_text(_svg("", size="100000"))
     image = load_image(path, max_pixels=250_000)
     assert image.width * image.height <= 250_000 and image.width > 490
+
+
+# --- refusals --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name, content, message",
+                         RASTER_REFUSALS + PDF_REFUSALS + SVG_REFUSALS)
+def test_bad_figure_files_are_refused_with_a_reason(tmp_path: Path, name: str, content: bytes,
+                                                    message: str) -> None:
+    path = tmp_path / name
+    path.write_bytes(content)
+    with pytest.raises(ImageLoadError, match=message):
+        load_image(path)
 
 
 # --- EPS -------------------------------------------------------------------------------------
