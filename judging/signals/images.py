@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import logging
+import threading
 import warnings
 from pathlib import Path
 
@@ -35,6 +36,7 @@ DEFAULT_MAX_BYTES = 50 * 1024 * 1024
 SUPPORTED_FORMATS = frozenset({"PNG", "JPEG", "WEBP"})
 #: PDF and EPS sizes are in points.
 POINTS_PER_INCH = 72.0
+_PDFIUM_LOCK = threading.Lock()
 
 
 def load_image(path: Path | str, *, max_pixels: int = DEFAULT_MAX_PIXELS,
@@ -130,6 +132,13 @@ def _check_pixels(path: Path, size: tuple[int, int], *, max_pixels: int) -> None
 
 
 def _load_pdf(path: Path, *, max_pixels: int) -> Image.Image:
+    # pdfium is not thread-safe, not even across documents, and `judging run` measures claims in
+    # threads: one PDF at a time, every pdfium object closed before the lock is released.
+    with _PDFIUM_LOCK:
+        return _draw_pdf_page_one(path, max_pixels=max_pixels)
+
+
+def _draw_pdf_page_one(path: Path, *, max_pixels: int) -> Image.Image:
     import pypdfium2 as pdfium  # imported here: the CLI starts without it
 
     try:

@@ -232,6 +232,17 @@ def test_pdf_figure_is_page_one_drawn_like_its_png(charts: dict[str, Path]) -> N
     assert image.info["pages"] == 1
 
 
+def test_pdfs_load_from_many_threads_at_once(charts: dict[str, Path]) -> None:
+    """`judging run` measures claims in threads, and pdfium is not thread-safe: the loader
+    serialises it, so concurrent loads neither crash nor mix their pixels."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    expected = np.asarray(load_image(charts["pdf"]))
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        loaded = list(pool.map(lambda _: np.asarray(load_image(charts["pdf"])), range(16)))
+    assert all(np.array_equal(image, expected) for image in loaded)
+
+
 def test_multi_page_pdf_reads_page_one_and_says_so(tmp_path: Path,
                                                    caplog: pytest.LogCaptureFixture) -> None:
     import matplotlib
