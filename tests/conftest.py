@@ -8,7 +8,11 @@ import io
 import os
 import shutil
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import numpy as np
@@ -87,6 +91,43 @@ def render_chart(*, series: dict[str, tuple[np.ndarray, np.ndarray]] | None = No
                     if fmt == "png" else None)
         plt.close(fig)
     return buffer.getvalue()
+
+
+@dataclass
+class CountingWeb:
+    """A local HTTP server's address and the paths it was asked for."""
+
+    url: str
+    hits: list[str] = field(default_factory=list)
+
+
+@contextmanager
+def counting_web_server(payload: bytes) -> Iterator[CountingWeb]:
+    """A local HTTP server that answers every GET with `payload` (an image) and records its path:
+    what a test's hostile input names must never be fetched (`hits` stays empty)."""
+    web = CountingWeb(url="")
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+            web.hits.append(self.path)
+            self.send_response(200)
+            self.send_header("Content-Type", "image/png")
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    web.url = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        yield web
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def open_png(data: bytes) -> Image.Image:

@@ -13,9 +13,8 @@ import base64
 import io
 import json
 import os
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,6 +22,7 @@ from click.testing import CliRunner
 from PIL import Image
 
 from judging.cli import main
+from judging.figure_formats import check_svg
 from judging.intake import expand_source, load_folder
 from judging.intake.logbook import load_logbook, read_logbook
 from judging.intake.logbook.figures import (
@@ -30,7 +30,6 @@ from judging.intake.logbook.figures import (
     ERROR,
     MAX_PIXELS,
     PageMaterializer,
-    check_svg,
     decode_data_uri,
 )
 from judging.intake.logbook.reader import MAX_PAGE_BYTES
@@ -38,6 +37,7 @@ from judging.judges.prompt import describe_claim
 from judging.models import Verdict
 from judging.review.dataset import claim_markdown, justification_text
 from judging.rundir.store import RunStore
+from tests.conftest import CountingWeb, counting_web_server
 from tests.fakehub import FakeHub
 
 HOSTILE = Path(__file__).resolve().parents[1] / "hostile"
@@ -84,32 +84,16 @@ GOOD_PAGE = ("# Claim 1: loss halves" + cell("markdown", "Result")
              + "The paper reports 0.50 and we measured 0.51.\n\n**Verdict: VERIFIED**\n")
 
 
-class _Counter(BaseHTTPRequestHandler):
-    hits: list[str] = []
-
-    def do_GET(self) -> None:  # noqa: N802 (http.server's name)
-        type(self).hits.append(self.path)
-        self.send_response(200)
-        self.send_header("Content-Type", "image/png")
-        payload = image_bytes("PNG")
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
+@pytest.fixture(scope="module")
+def web_server() -> Iterator[CountingWeb]:
+    """A local HTTP server that counts requests: an SVG's external image must never reach it."""
+    with counting_web_server(image_bytes("PNG")) as server:
+        yield server
 
 
 @pytest.fixture(scope="module")
-def web():
-    """A local HTTP server that counts requests: an SVG's external image must never reach it."""
-    _Counter.hits = []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Counter)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+def web(web_server: CountingWeb) -> str:
+    return web_server.url
 
 
 def svg(inner: str, extra: str = "", size: int = 60) -> str:
@@ -277,7 +261,8 @@ def test_nothing_from_outside_reaches_the_output(loaded, hostile: Path) -> None:
     assert not list(hostile.rglob("figures"))
 
 
-def test_svg_external_references_and_scripts_are_refused(loaded) -> None:
+def test_svg_external_references_and_scripts_are_refused(loaded,
+                                                          web_server: CountingWeb) -> None:
     text = _claims(loaded)["Evil0001/c8"].claim.justification
     lines = [line for line in text.splitlines() if line.startswith("- figure claim-8-svg#")]
     assert len(lines) == 8
@@ -287,7 +272,7 @@ def test_svg_external_references_and_scripts_are_refused(loaded) -> None:
     assert "scripts" in lines[4] and "entit" in lines[5]
     assert "external references" in lines[6]
     assert "100000x100000 pixels" in lines[7]
-    assert _Counter.hits == [], "an SVG reference was fetched"
+    assert web_server.hits == [], "an SVG reference was fetched"
 
 
 def test_check_svg_rejects_every_way_out() -> None:

@@ -25,13 +25,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from judging.atomic import write_bytes_atomic, write_text_atomic
+from judging.figure_formats import (
+    DEFAULT_MAX_PIXELS,
+    find_svg,
+    open_checked,
+)
+from judging.figure_formats import rasterize_svg as _rasterize_svg
 from judging.intake.logbook.reader import Cell, Page
 
 #: Decoded images larger than this are refused from their header, before their pixels are read
-#: (the same limit as the figure signals' `judging.signals.DEFAULT_MAX_PIXELS`).
-MAX_PIXELS = 40_000_000
-#: The largest SVG rasterized (its markup).
-MAX_SVG_CHARS = 5 * 1024 * 1024
+#: (the figure signals' limit).
+MAX_PIXELS = DEFAULT_MAX_PIXELS
 MAX_DATA_URI_BYTES = 30 * 1024 * 1024
 
 DECODED, DATA_ONLY, NOT_FETCHED, NOT_DRAWN, ERROR = (
@@ -45,14 +49,6 @@ _DATA_URI = re.compile(r"data:image/(?P<type>png|jpe?g|webp|gif|svg\+xml)(?P<b64
 _CHART_HTML = re.compile(r"plotly|vega|<canvas\b|<script\b|chart", re.IGNORECASE)
 _IMG_SRC = re.compile(r"<img\b[^>]*?\bsrc\s*=\s*[\"'](?P<src>[^\"']+)[\"']", re.IGNORECASE)
 _MD_IMAGE = re.compile(r"!\[(?P<alt>[^\]]*)\]\((?P<src>[^)\s]+)(?:\s+\"[^\"]*\")?\)")
-_SVG = re.compile(r"<svg\b.*?</svg\s*>", re.IGNORECASE | re.DOTALL)
-_EXTERNAL_REF = re.compile(r"(?:xlink:)?href\s*=\s*[\"'](?!#|data:)|url\(\s*[\"']?(?!#|data:)|"
-                           r"<script\b|<foreignObject\b|@import|<!DOCTYPE|<!ENTITY|<\?xml-stylesheet",
-                           re.IGNORECASE)
-#: An SVG's own raster images may only be data URIs of these types (their header is checked).
-_SVG_RASTER = re.compile(r"data:image/(?:png|jpe?g|webp|gif);base64,", re.IGNORECASE)
-_SVG_UNITS = {"": 1.0, "px": 1.0, "pt": 4 / 3, "pc": 16.0, "in": 96.0, "cm": 96 / 2.54,
-              "mm": 96 / 25.4, "em": 16.0, "ex": 8.0}
 
 
 @dataclass
@@ -125,36 +121,12 @@ def _is_poster(cell: Cell) -> bool:
     return bool(cell.meta.get("poster")) or "poster" in cell.title.lower()
 
 
-def _open_checked(data: bytes):
-    """The image opened from its header, refused when over MAX_PIXELS before any pixel is
-    decoded (Pillow reads only the header in `open`)."""
-    import warnings
-
-    from PIL import Image, UnidentifiedImageError
-
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-            image = Image.open(io.BytesIO(data))
-    except Image.DecompressionBombError as exc:
-        raise ValueError(f"image over the limit of {MAX_PIXELS:,} pixels (a decompression "
-                         f"bomb?): refused from its header, not decoded ({exc})") from exc
-    except UnidentifiedImageError as exc:
-        raise ValueError("not a readable image (corrupt, or not PNG/JPEG/WebP/GIF)") from exc
-    width, height = image.size
-    if width <= 0 or height <= 0 or width * height > MAX_PIXELS:
-        image.close()
-        raise ValueError(f"image is {width}x{height} pixels, over the limit of {MAX_PIXELS:,} "
-                         f"(a decompression bomb?): refused from its header, not decoded")
-    return image
-
-
 def _png_from_bytes(data: bytes) -> bytes:
     import warnings
 
     from PIL import Image
 
-    with _open_checked(data) as image:
+    with open_checked(data, max_pixels=MAX_PIXELS) as image:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", Image.DecompressionBombWarning)
@@ -167,83 +139,10 @@ def _png_from_bytes(data: bytes) -> bytes:
     return out.getvalue()
 
 
-def _svg_length(value: str | None) -> float | None:
-    if value is None:
-        return None
-    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:e[+-]?\d+)?)\s*([a-z]*)\s*", value, re.IGNORECASE)
-    if not m or m.group(2).lower() not in _SVG_UNITS:
-        return None
-    return float(m.group(1)) * _SVG_UNITS[m.group(2).lower()]
-
-
-def check_svg(svg: str) -> tuple[int, int]:
-    """Refuse an SVG that could make the rasterizer read or fetch anything (a file, a URL, an
-    entity, a script, a nested SVG) or allocate a huge canvas; return its size in pixels.
-
-    resvg itself reads `<image href>` paths from the disk (absolute ones, and relative ones
-    against the working directory), so nothing of the kind may reach it: every `href`/`src`
-    must be a same-document `#id` or a raster data URI whose header is within MAX_PIXELS."""
-    import xml.etree.ElementTree as ET
-
-    if len(svg) > MAX_SVG_CHARS:
-        raise ValueError(f"the SVG is {len(svg):,} characters, over the limit of "
-                         f"{MAX_SVG_CHARS:,}")
-    if _EXTERNAL_REF.search(svg):
-        raise ValueError("the SVG has external references, entities or scripts: not rendered")
-    try:
-        root = ET.fromstring(svg)
-    except ET.ParseError as exc:
-        raise ValueError(f"the SVG is not well-formed XML ({exc})") from exc
-    for element in root.iter():
-        tag = element.tag.rsplit("}", 1)[-1].lower() if isinstance(element.tag, str) else ""
-        if tag in ("script", "foreignobject", "iframe", "object", "embed"):
-            raise ValueError(f"the SVG has a <{tag}> element: not rendered")
-        for name, value in element.attrib.items():
-            local = name.rsplit("}", 1)[-1].lower()
-            if local.startswith("on"):
-                raise ValueError(f"the SVG has an event handler ({local}): not rendered")
-            if local in ("href", "src"):
-                value = value.strip()
-                if value.startswith("#"):
-                    continue
-                if not _SVG_RASTER.match(value):
-                    raise ValueError(f"the SVG references {value[:80]!r}: only same-document "
-                                     f"#ids and raster data URIs are rendered")
-                _open_checked(base64.b64decode(re.sub(r"\s+", "", value.split(",", 1)[1]))
-                              ).close()
-            if "url(" in value.lower() and re.search(r"url\(\s*['\"]?(?!#)", value, re.I):
-                raise ValueError("the SVG has a url() reference: not rendered")
-    width, height = _svg_length(root.get("width")), _svg_length(root.get("height"))
-    box = [float(v) for v in re.findall(r"-?[0-9]*\.?[0-9]+(?:e[+-]?\d+)?",
-                                        root.get("viewBox") or "")]
-    if (width is None or height is None) and len(box) == 4:
-        width = width if width is not None else box[2]
-        height = height if height is not None else box[3]
-    width = 100.0 if width is None else width
-    height = 100.0 if height is None else height
-    if width <= 0 or height <= 0 or width * height > MAX_PIXELS:
-        raise ValueError(f"the SVG is {width:g}x{height:g} pixels, over the limit of "
-                         f"{MAX_PIXELS:,}: not rendered")
-    return max(1, round(width)), max(1, round(height))
-
-
 def rasterize_svg(svg: str) -> bytes:
-    """The SVG as PNG, through resvg, after `check_svg`; resvg's resource folder is an empty
-    temporary one, so even a relative path it were given would find nothing."""
-    import tempfile
-
-    width, height = check_svg(svg)
-    if not re.match(r"<svg\b[^>]*\sxmlns\s*=", svg):  # inline HTML SVG omits its namespace
-        svg = re.sub(r"^<svg\b", '<svg xmlns="http://www.w3.org/2000/svg"', svg, count=1)
-    try:
-        import resvg_py
-    except ImportError as exc:
-        raise ValueError("no SVG rasterizer installed (pip install resvg-py)") from exc
-    with tempfile.TemporaryDirectory(prefix="judging-svg-") as empty:
-        # dpi 96: resvg-py's default of 0 turns pt/in/cm sizes into zero ("invalid size")
-        png = resvg_py.svg_to_bytes(svg_string=svg, background="#ffffff", resources_dir=empty,
-                                    width=width, height=height, dpi=96.0)
-    return _png_from_bytes(bytes(png))
+    """The SVG as PNG at its own size (96 dpi), refused when over MAX_PIXELS, re-encoded as
+    the other decoded figures are (`judging.figure_formats.rasterize_svg` checks it first)."""
+    return _png_from_bytes(_rasterize_svg(svg, max_pixels=MAX_PIXELS))
 
 
 def decode_data_uri(uri: str) -> tuple[bytes, str]:
@@ -266,8 +165,7 @@ def decode_data_uri(uri: str) -> tuple[bytes, str]:
         document = raw.decode("utf-8", "replace")
         # the <svg> element alone: an XML prolog or DOCTYPE (matplotlib writes one) is dropped,
         # so a DTD is never read and an entity it defines stays undefined (refused)
-        element = _SVG.search(document)
-        return rasterize_svg(element.group(0) if element else document), "svg"
+        return rasterize_svg(find_svg(document) or document), "svg"
     return _png_from_bytes(raw), "jpeg" if kind == "jpg" else kind
 
 
@@ -399,14 +297,14 @@ class PageMaterializer:
         sources = [m.group("src") for m in _IMG_SRC.finditer(html)]
         try:
             data_uris = [s for s in sources if s.startswith("data:")]
-            svg = _SVG.search(html)
+            svg = find_svg(html)
             if data_uris:
                 png, fig.how = decode_data_uri(data_uris[0])
                 self._save_image(fig, png)
                 fig.status = DECODED
             elif svg:
                 fig.how = "svg"
-                self._save_image(fig, rasterize_svg(svg.group(0)))
+                self._save_image(fig, rasterize_svg(svg))
                 fig.status = DECODED
             elif sources and re.match(r"https?://", sources[0]):
                 fig.status, fig.how, fig.url = NOT_FETCHED, "hot-linked image", sources[0]
