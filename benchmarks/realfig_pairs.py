@@ -23,6 +23,7 @@ Nothing from the pairs file is copied anywhere: it is read where it lies.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
 import logging
@@ -35,7 +36,20 @@ from pathlib import Path
 
 import numpy as np
 
-from judging.models import Claim, ClaimInput, ClaimKey, Signal, SignalStatus, SubmissionHeader
+# benchmarks/judging.py is named like the package: take this folder off the path (as
+# chart_signals.py does) so that `judging` is the package when this file runs on its own.
+_HERE = Path(__file__).resolve().parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
+sys.path.insert(0, str(_HERE.parent))
+
+from judging.models import (  # noqa: E402
+    Claim,
+    ClaimInput,
+    ClaimKey,
+    Signal,
+    SignalStatus,
+    SubmissionHeader,
+)
 
 TARGET_AUC = 0.85
 TARGET_WRONG_FAIL = 0.10
@@ -332,3 +346,20 @@ def report(pairs: list[RealPair], *, path: Path, rubric_ref: str) -> None:
         print(f"   {system:12} {len(group):3d}   AUC {'  -  ' if a is None else f'{a:.2f}'}   "
               f"{pct(f['wrong_fail'])} {pct(f['wrong_pass'])}   "
               f"{len(answered)}/{len(group)}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("pairs", type=Path, help="a pairs file, e.g. "
+                        "../shared/datasets/realfig-dev/pairs.jsonl")
+    parser.add_argument("--rubric", default=None,
+                        help="figure rubric (default: the newest published figure-match)")
+    parser.add_argument("--jobs", type=int, default=None, help="measuring processes (default 2)")
+    parser.add_argument("--out", type=Path, default=None, help="write realfig-results.jsonl here")
+    args = parser.parse_args()
+    sys.stdout.reconfigure(line_buffering=True)
+    raise SystemExit(run_real(args.pairs, rubric_ref=args.rubric, jobs=args.jobs, out=args.out))
+
+
+if __name__ == "__main__":
+    main()
