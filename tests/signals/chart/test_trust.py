@@ -1,0 +1,203 @@
+"""figure-match 1.3.0's "abstain before failing": what the reader is sure of, the series-free
+data coverage, unread axis multipliers, chart furniture, swapped legend names, scatter point sets,
+and the offline judge that fails a figure only on a reading it can trust.
+
+Every figure is drawn here with matplotlib (tests/signals/test_chart.py's `render`)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from judging.judges.base import JudgeTask  # noqa: E402
+from judging.judges.offline import OfflineJudge  # noqa: E402
+from judging.models import (  # noqa: E402
+    AnswerStatus,
+    Claim,
+    ClaimInput,
+    ClaimKey,
+    Signal,
+    SubmissionHeader,
+)
+from judging.rubrics import RubricLibrary, aggregate  # noqa: E402
+from judging.rules import RULES  # noqa: E402
+from judging.signals.chart import compare_charts, read_chart  # noqa: E402
+from tests.signals.test_chart import CURVES, X, curves, render  # noqa: E402
+
+RUBRIC = "figure-match@1.3.0"
+
+
+def _figure(draw, *, size=(8, 6), dpi=120):
+    import io
+
+    from PIL import Image
+
+    plt.rcdefaults()
+    fig, ax = plt.subplots(figsize=size, dpi=dpi)
+    draw(ax)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png")
+    plt.close(fig)
+    buffer.seek(0)
+    return Image.open(buffer).convert("RGB")
+
+
+def test_a_clean_pair_is_read_with_full_confidence_and_covers_itself():
+    comparison = compare_charts(read_chart(render(curves())),
+                                read_chart(render(curves(), style="ggplot", size=(10, 7))))
+    assert comparison.signals["chart.reading_confidence"] >= 0.9, comparison.reasons
+    assert comparison.signals["chart.data_coverage"] >= 0.9
+    assert comparison.signals["chart.legend_agreement"] == 1.0  # "train", "validation" on both
+
+
+def test_a_reversed_curve_uncovers_data_and_stays_trusted():
+    comparison = compare_charts(read_chart(render(curves())),
+                                read_chart(render(curves(train=(X, CURVES["train"][::-1])))))
+    assert comparison.signals["chart.data_coverage"] < 0.8
+    assert comparison.signals["chart.reading_confidence"] >= 0.7  # a sure "no"
+
+
+def test_an_axis_multiplier_read_on_one_chart_is_compared_after_the_shift():
+    """pgfplots writes "x10^-4" once above the axis, matplotlib an offset text "1e-4": tick labels
+    read without it differ by a whole power of ten. The values are compared after the shift,
+    and the reading confidence says what was assumed."""
+    y = {name: v * 1e-4 for name, v in CURVES.items()}
+
+    def scaled_ticks(ax):  # published: tick labels 0..3, the multiplier as an axis title
+        for name, v in CURVES.items():
+            ax.plot(X, v, label=name, linewidth=2)
+        ax.set_ylim(0, 3.2)
+        ax.set_ylabel("loss (x1e-4)")
+        ax.legend()
+
+    def true_values(ax):  # reproduction: 0.0000 .. 0.0003 written out
+        for name, v in y.items():
+            ax.plot(X, v, label=name, linewidth=2, linestyle="--")
+        ax.set_ylim(0, 3.2e-4)
+        ax.yaxis.get_major_formatter().set_useOffset(False)
+        ax.ticklabel_format(axis="y", style="plain")
+        ax.legend()
+
+    comparison = compare_charts(read_chart(_figure(scaled_ticks)), read_chart(_figure(true_values)))
+    assert comparison.signals["chart.value_agreement"] >= 0.9, comparison.signals
+    assert comparison.signals["chart.match_score"] >= 0.6
+    assert comparison.signals["chart.reading_confidence"] <= 0.7
+    assert "power of ten" in comparison.reasons["chart.reading_confidence"]
+
+
+def test_reference_lines_and_frames_are_not_series():
+    """A grey dotted chance level across the plot is chart furniture: a reproduction without it
+    still shows the published series (the demo's alice c1 failed on this under 1.2.0)."""
+    def with_reference(ax):
+        for name, v in CURVES.items():
+            ax.plot(X, v, label=name, linewidth=2)
+        ax.axhline(0.25 * 3.2, color="0.6", linestyle=":", linewidth=1.5)
+        ax.set_ylim(0, 3.2)
+        ax.legend()
+
+    comparison = compare_charts(read_chart(_figure(with_reference)),
+                                read_chart(render(curves(), style="ggplot")))
+    assert comparison.signals["chart.series_published"] == 2
+    assert comparison.signals["chart.series_reproduced"] == 2
+
+
+def test_swapped_legend_names_are_not_the_same_series():
+    swapped = {"train": (X, CURVES["validation"]), "validation": (X, CURVES["train"])}
+    comparison = compare_charts(read_chart(render(curves())),
+                                read_chart(render(swapped, style="ggplot")))
+    signals = {name: (Signal(value=value) if value is not None else Signal.absent("absent"))
+               for name, value in comparison.signals.items()}
+    result = RULES["chart_same_series_named"](None, signals)
+    assert result.value is False or comparison.signals["chart.value_agreement"] < 0.5
+
+
+def test_unread_reproduction_names_leave_the_series_unverified():
+    comparison = compare_charts(read_chart(render(curves())),
+                                read_chart(render(curves(), style="ggplot", legend=False)))
+    assert comparison.signals["chart.legend_agreement"] is None
+    assert "unverified" in comparison.reasons["chart.legend_agreement"]
+    signals = {name: (Signal(value=value) if value is not None else
+                      Signal.absent(comparison.reasons.get(name, "absent")))
+               for name, value in comparison.signals.items()}
+    result = RULES["chart_same_series_named"](None, signals)
+    if comparison.signals["chart.series_matched"] == 1.0:
+        assert result.value is None and "unverified" in result.rationale
+
+
+def test_scatter_series_are_compared_as_point_sets():
+    rng = np.random.default_rng(3)
+    x = rng.uniform(0, 100, 25)
+    y = 0.02 * x + rng.normal(0, 0.2, 25) + 1
+    published = read_chart(render({"runs": (x, y)}, kind="scatter"))
+    restyled = read_chart(render({"runs": (x, y)}, kind="scatter", style="ggplot"))
+    moved = read_chart(render({"runs": (x, y + 0.8)}, kind="scatter"))
+    same = compare_charts(published, restyled).signals
+    other = compare_charts(published, moved).signals
+    assert same["chart.value_agreement"] >= 0.8, same
+    # the moved cloud is no longer the same series: unmatched, or matched with values apart
+    assert other["chart.value_agreement"] is None or other["chart.value_agreement"] < 0.5, other
+    assert other["chart.match_score"] < 0.3
+
+
+# --- the offline judge: fails only on a reading it can trust ----------------------------------
+
+def _claim(tmp_path: Path) -> ClaimInput:
+    return ClaimInput(
+        key=ClaimKey(submission_id="t/s", claim_id="p/c1"),
+        submission=SubmissionHeader(submission_id="t/s", paper_id="p"),
+        claim=Claim(claim_id="p/c1", kind="figure", source="Figure 1", statement="Loss falls.",
+                    published_figure="a.png", reproduced_figure="b.png", verdict="verified"),
+        root=tmp_path)
+
+
+def _signals(**values) -> dict[str, Signal]:
+    base = {"pixel.copy": False, "chart.match_score": 0.1, "chart.series_published": 2.0,
+            "chart.series_reproduced": 2.0, "chart.series_matched": 1.0,
+            "chart.shape_agreement": 0.2, "chart.value_agreement": 0.1,
+            "chart.axis_scale_match": True, "chart.range_overlap": 0.95,
+            "chart.named_series": 0.0, "chart.reading_confidence": 0.9}
+    base.update(values)
+    return {name: Signal(value=value, reason="doubts: x axis unread" if
+                         name == "chart.reading_confidence" else None)
+            for name, value in base.items()}
+
+
+@pytest.mark.parametrize("confidence, outcome", [(0.9, "fail"), (0.3, "incomplete")])
+def test_a_failing_chart_answer_needs_a_trusted_reading(tmp_path, confidence, outcome):
+    rubric = RubricLibrary().load(RUBRIC)
+    task = JudgeTask(claim=_claim(tmp_path), rubric=rubric,
+                     signals=_signals(**{"chart.reading_confidence": confidence}), images={})
+    answers = asyncio.run(OfflineJudge()(task)).answers
+    assert aggregate(rubric, answers).outcome.value == outcome
+    overall = next(a for a in answers if a.criterion_id == "overall_match")
+    if outcome == "incomplete":
+        assert overall.status is AnswerStatus.unscored
+        assert "chart.reading_confidence = 0.30 < 0.7" in overall.reason
+        assert "x axis unread" in overall.reason  # the doubts are given
+    else:
+        assert overall.status is AnswerStatus.scored and overall.value == 1
+
+
+def test_a_passing_answer_needs_no_such_trust(tmp_path):
+    rubric = RubricLibrary().load(RUBRIC)
+    good = _signals(**{"chart.match_score": 0.95, "chart.shape_agreement": 0.99,
+                       "chart.value_agreement": 0.98, "chart.reading_confidence": 0.2})
+    answers = asyncio.run(OfflineJudge()(JudgeTask(claim=_claim(tmp_path), rubric=rubric,
+                                                   signals=good, images={}))).answers
+    assert aggregate(rubric, answers).outcome.value == "pass"
+
+
+def test_older_rubrics_answer_as_before(tmp_path):
+    """1.2.0 has no trust condition: the same unreliable reading still fails there."""
+    rubric = RubricLibrary().load("figure-match@1.2.0")
+    task = JudgeTask(claim=_claim(tmp_path), rubric=rubric,
+                     signals=_signals(**{"chart.reading_confidence": 0.1}), images={})
+    assert aggregate(rubric, asyncio.run(OfflineJudge()(task)).answers).outcome.value == "fail"
