@@ -427,6 +427,23 @@ def _coverage(panel: Panel, frame: _Frame, pub_pts: list[np.ndarray],
     return _covered((a - origin) / scale, (b - origin) / scale)
 
 
+#: Cells per axis of the grid on which two clouds' densities are compared.
+CLOUD_GRID = 8
+
+
+def _histogram_overlap(a: np.ndarray, b: np.ndarray) -> float:
+    """Histogram intersection of two point clouds on a CLOUD_GRID x CLOUD_GRID grid over the
+    published axes (1 = the same density). Markers of a cloud overlap and are read as blobs
+    whose centres move with the marker size, so marker-to-marker distances say little; where
+    the cloud lies does (a shifted or reversed cloud moves its mass to other cells)."""
+    edges = np.linspace(-0.05, 1.05, CLOUD_GRID + 1)
+    ha, _, _ = np.histogram2d(np.clip(a[:, 0], -0.05, 1.05), np.clip(a[:, 1], -0.05, 1.05),
+                              bins=[edges, edges])
+    hb, _, _ = np.histogram2d(np.clip(b[:, 0], -0.05, 1.05), np.clip(b[:, 1], -0.05, 1.05),
+                              bins=[edges, edges])
+    return float(np.minimum(ha / ha.sum(), hb / hb.sum()).sum())
+
+
 def _compare_points(pub: np.ndarray, rep: np.ndarray, *, origin: np.ndarray,
                     scale: np.ndarray) -> _Pair | None:
     """Two scatter series compared as point sets, not as curves: a cloud is no function of x,
@@ -440,9 +457,11 @@ def _compare_points(pub: np.ndarray, rep: np.ndarray, *, origin: np.ndarray,
     # disagreement, while a moved one is uncovered both ways; so the better of the two shares.
     # Missing markers are the range and series criteria's business. Clouds: the worse, since a
     # dense cloud covers much of the plot whatever it shows.
-    shares = _covered(a, b)
     few = max(len(a), len(b)) <= SMALL_SCATTER
-    covered = max(shares) if few else min(shares)
+    if few:
+        covered = max(_covered(a, b))
+    else:
+        covered = _histogram_overlap(a, b)
     lo, hi = max(a[:, 0].min(), b[:, 0].min()), min(a[:, 0].max(), b[:, 0].max())
     union = max(a[:, 0].max(), b[:, 0].max()) - min(a[:, 0].min(), b[:, 0].min())
     overlap = float(max(0.0, hi - lo) / union) if union > 0 else 1.0
