@@ -389,7 +389,6 @@ def _bar_chart(ink: np.ndarray, rgb: np.ndarray, lum: np.ndarray, bg: np.ndarray
         below = abs(int(np.median(bots)) - base) <= 2
         value = float(np.median(tops)) if below else float(np.median(bots))
         y0, y1 = int(np.median(tops)), int(np.median(bots))
-        region[max(0, y0 - 2):y1 + 3, max(0, a - 2):b + 3] = True
         ya, yb = (y0 + 1, y1) if y1 - y0 > 3 else (y0, y1 + 1)
         body = rgb[ya:yb, ia:ib + 1].reshape(-1, 3)
         if body.size == 0:
@@ -398,6 +397,13 @@ def _bar_chart(ink: np.ndarray, rgb: np.ndarray, lum: np.ndarray, bg: np.ndarray
         blum = body @ np.array([0.299, 0.587, 0.114], np.float32)
         # Hatching: the share of pixels far from the fill's own lightness.
         hatch = float((np.abs(blum - float(np.median(blum))) > 60).mean())
+        rect = (slice(max(0, y0 - 2), y1 + 3), slice(max(0, a - 2), b + 3))
+        region[rect] = True
+        if hatch < 0.05 and y1 - y0 > 6 and b - a > 6:
+            # A line drawn over a solid bar or a shaded span (Vega's period bands) is not the
+            # bar: inside the rectangle (its outline aside), ink far from the fill stays ink.
+            inner = (slice(y0 + 3, y1 - 2), slice(a + 3, b - 2))
+            region[inner] = maxabs(rgb[inner], colour) <= 60
         looks.append((colour, hatch))
         infos.append(((a + b) / 2.0, value, int((b - a + 1) * (y1 - y0 + 1))))
     # Group the bars by look, in order of appearance.
