@@ -40,6 +40,7 @@ from judging.signals import (
     table_agreement,
     to_gray,
     trim_border,
+    without_reference_lines,
 )
 
 log = logging.getLogger(__name__)
@@ -94,12 +95,24 @@ def read_chart_once(image: Image.Image) -> ChartReading:
     return reading
 
 
+@dataclass
+class ChartPair:
+    """The chart comparison of a figure pair, and how each side was read."""
+
+    signals: dict[str, Signal]
+    overlay: Image.Image | None = None
+    reference_lines: int = 0
+    """Unnamed flat lines of an image side left out because the data side has no such series."""
+
+
 def chart_readings(published: Image.Image, reproduced: Image.Image, *,
                    published_data: FigureDataFile | None = None,
                    reproduced_data: FigureDataFile | None = None
-                   ) -> tuple[ChartReading, ChartReading]:
+                   ) -> tuple[ChartReading, ChartReading, int]:
     """The readings of a figure pair: a side with data is built from it, the other read from
-    its image; a scale a data file leaves unstated comes from the other side."""
+    its image; a scale a data file leaves unstated comes from the other side. When one side is
+    data and the other an image, the image's reference lines that the data has no series for
+    are left out (their count is the third value)."""
     published_reading = read_chart_once(published) if published_data is None else None
     reproduced_reading = read_chart_once(reproduced) if reproduced_data is None else None
     if published_data is not None:
@@ -110,17 +123,23 @@ def chart_readings(published: Image.Image, reproduced: Image.Image, *,
     if reproduced_data is not None:
         reproduced_reading = reading_from_data(reproduced_data.data, other=published_reading)
     assert published_reading is not None and reproduced_reading is not None
-    return published_reading, reproduced_reading
+    left_out = 0
+    if published_data is None and reproduced_data is not None:
+        published_reading, left_out = without_reference_lines(published_reading,
+                                                              reproduced_reading)
+    elif published_data is not None and reproduced_data is None:
+        reproduced_reading, left_out = without_reference_lines(reproduced_reading,
+                                                               published_reading)
+    return published_reading, reproduced_reading, left_out
 
 
-def measure_chart(published: Image.Image, reproduced: Image.Image, *,
-                  tolerance: Tolerance | None, published_data: FigureDataFile | None = None,
-                  reproduced_data: FigureDataFile | None = None
-                  ) -> tuple[dict[str, Signal], Image.Image | None]:
-    """The chart.* signals of a figure pair and the overlay of the data read from both (from a
-    side's data file instead of its image where it is given)."""
+def compare_pair(published: Image.Image, reproduced: Image.Image, *,
+                 tolerance: Tolerance | None, published_data: FigureDataFile | None = None,
+                 reproduced_data: FigureDataFile | None = None) -> ChartPair:
+    """The chart.* signals of a figure pair and the overlay of the data of both (from a side's
+    data file instead of its image where one is given)."""
     try:
-        published_reading, reproduced_reading = chart_readings(
+        published_reading, reproduced_reading, left_out = chart_readings(
             published, reproduced, published_data=published_data,
             reproduced_data=reproduced_data)
         comparison = compare_charts(published_reading, reproduced_reading, tolerance=tolerance)
@@ -128,7 +147,7 @@ def measure_chart(published: Image.Image, reproduced: Image.Image, *,
     except Exception as exc:  # heuristics over untrusted images: a failure is an absent signal
         log.exception("reading the charts failed")
         reason = f"chart reading failed ({type(exc).__name__}: {str(exc)[:120]})"
-        return {name: Signal.absent(reason) for name in CHART_SIGNALS}, None
+        return ChartPair(signals={name: Signal.absent(reason) for name in CHART_SIGNALS})
     signals = {}
     for name in CHART_SIGNALS:
         value = comparison.signals.get(name)
@@ -140,7 +159,17 @@ def measure_chart(published: Image.Image, reproduced: Image.Image, *,
             # A present signal may say why it is what it is (the reading confidence's doubts).
             signals[name] = Signal(value=round(float(value), 6),
                                    reason=comparison.reasons.get(name))
-    return signals, overlay
+    return ChartPair(signals=signals, overlay=overlay, reference_lines=left_out)
+
+
+def measure_chart(published: Image.Image, reproduced: Image.Image, *,
+                  tolerance: Tolerance | None, published_data: FigureDataFile | None = None,
+                  reproduced_data: FigureDataFile | None = None
+                  ) -> tuple[dict[str, Signal], Image.Image | None]:
+    """The chart.* signals of a figure pair and the overlay (see `compare_pair`)."""
+    pair = compare_pair(published, reproduced, tolerance=tolerance,
+                        published_data=published_data, reproduced_data=reproduced_data)
+    return pair.signals, pair.overlay
 
 
 def _save_png(image: Image.Image, path: Path) -> None:
@@ -197,16 +226,16 @@ def measure_figures(claim: ClaimInput, *, options: MeasureOptions, out_dir: Path
     if options.chart:
         published_data, published_flag = figure_data(claim, "published")
         reproduced_data, reproduced_flag = figure_data(claim, "reproduced")
-        chart_signals, overlay = measure_chart(published, reproduced,
-                                               tolerance=claim.claim.tolerance,
-                                               published_data=published_data,
-                                               reproduced_data=reproduced_data)
-        result.signals.update(chart_signals)
+        pair = compare_pair(published, reproduced, tolerance=claim.claim.tolerance,
+                            published_data=published_data, reproduced_data=reproduced_data)
+        overlay = pair.overlay
+        result.signals.update(pair.signals)
         result.signals["chart.published_from_data"] = Signal(value=published_data is not None)
         result.signals["chart.reproduced_from_data"] = Signal(value=reproduced_data is not None)
         result.flags += [f for f in (published_flag, reproduced_flag) if f is not None]
         if published_data is not None or reproduced_data is not None:
-            result.flags.append(data_path_flag(claim, published_data, reproduced_data))
+            result.flags.append(data_path_flag(claim, published_data, reproduced_data,
+                                               reference_lines=pair.reference_lines))
     if out_dir is not None and run_root is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
         paths = claim_images(out_dir)
@@ -256,7 +285,7 @@ def figure_data(claim: ClaimInput, side: str) -> tuple[FigureDataFile | None, Fl
 
 
 def data_path_flag(claim: ClaimInput, published: FigureDataFile | None,
-                   reproduced: FigureDataFile | None) -> Flag:
+                   reproduced: FigureDataFile | None, *, reference_lines: int = 0) -> Flag:
     """Which path the chart comparison took, for the report and reviewers."""
     def side(name: str, data: FigureDataFile | None) -> str:
         if data is None:
@@ -265,9 +294,11 @@ def data_path_flag(claim: ClaimInput, published: FigureDataFile | None,
 
     how = "data to data" if published is not None and reproduced is not None else \
         "data to image"
+    lines = (f"; {reference_lines} unnamed horizontal line(s) of the image left out as "
+             f"reference lines, which the data has no series for" if reference_lines else "")
     return Flag(name="compared_from_data",
                 detail=f"chart signals compare {side('published', published)} with "
-                       f"{side('reproduced', reproduced)} ({how})"[:4000])
+                       f"{side('reproduced', reproduced)} ({how}){lines}"[:4000])
 
 
 def check_participant_reference(claim: ClaimInput, registry_figure: Image.Image, *,

@@ -19,6 +19,7 @@ from judging.signals.chart import (
                                    read_chart,
                                    reading_from_data,
                                    render_overlay,
+                                   without_reference_lines,
 )
 from judging.signals.images import DEFAULT_MAX_PIXELS, SUPPORTED_FORMATS, load_image
 from judging.signals.numeric import (
@@ -56,5 +57,5 @@ __all__ = [
     "compare_figures", "copy_verdict", "diff_image", "edge_f1", "edge_map", "is_copy",
     "load_image", "mean_abs_difference", "normalize_pair", "palette_distance", "phash_distance",
     "read_chart", "reading_from_data", "redrawn_share", "reduce_towards", "render_overlay",
-    "ssim", "table_agreement", "to_gray", "trim_border",
+    "ssim", "table_agreement", "to_gray", "trim_border", "without_reference_lines",
 ]

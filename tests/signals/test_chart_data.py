@@ -8,7 +8,13 @@ import json
 import numpy as np
 
 from judging.figure_data import parse_figure_data
-from judging.signals import compare_charts, read_chart, reading_from_data, render_overlay
+from judging.signals import (
+    compare_charts,
+    read_chart,
+    reading_from_data,
+    render_overlay,
+    without_reference_lines,
+)
 from tests.conftest import open_png, render_chart
 
 
@@ -91,3 +97,36 @@ def test_data_compared_with_its_own_image_matches() -> None:
     image = read_chart(open_png(render_chart(series={k: (X, v) for k, v in CURVES.items()})))
     comparison = compare_charts(reading_from_data(data(curves_json()), other=image), image)
     assert comparison.signals["chart.match_score"] > 0.9
+
+
+def _with_threshold() -> bytes:
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 6), dpi=100)
+    for name, y in CURVES.items():
+        ax.plot(X, y, label=name)
+    ax.axhline(0.3, color="gray", linestyle=":", linewidth=1)
+    ax.legend()
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png")
+    plt.close(fig)
+    return buffer.getvalue()
+
+
+def test_an_images_reference_line_is_left_out_against_data_without_it() -> None:
+    image = read_chart(open_png(_with_threshold()))
+    series = reading_from_data(data(curves_json()), other=image)
+    assert len(image.panels[0].series) > len(series.panels[0].series)
+    kept, dropped = without_reference_lines(image, series)
+    assert dropped == 1 and len(kept.panels[0].series) == 2
+    assert "reference lines" in kept.panels[0].problems[-1]
+    assert compare_charts(series, kept).signals["chart.series_matched"] == 1.0
+    # data that lists the line as a series keeps it on the image side too
+    with_line = {**CURVES, "threshold": np.full_like(X, 0.3)}
+    listed = reading_from_data(data(curves_json(with_line)), other=image)
+    assert without_reference_lines(image, listed) == (image, 0)

@@ -10,6 +10,7 @@ prompt and the benchmarks rely on these names):
     compare_charts(published, reproduced, *, tolerance=None) -> ChartComparison
     render_overlay(published, reproduced, comparison, *, size=512) -> PIL.Image | None
     reading_from_data(data, *, other=None) -> ChartReading   (a figure's data file, no image)
+    without_reference_lines(image, data) -> (ChartReading, int)   (for image-to-data comparisons)
 
 Signal group "chart.*" (see CHART_SIGNALS): the named data-aware signal is `chart.match_score`;
 CHART_SOURCE_SIGNALS say whether each side was taken from its data file or read from its image.
@@ -21,7 +22,7 @@ from PIL import Image
 
 from judging.models import Tolerance
 from judging.signals.chart.compare import compare, overlay
-from judging.signals.chart.data import reading_from_data
+from judging.signals.chart.data import reading_from_data, without_reference_lines
 from judging.signals.chart.read import read
 from judging.signals.chart.types import (
     CHART_SIGNALS,
@@ -59,4 +60,4 @@ def render_overlay(published: ChartReading, reproduced: ChartReading,
 
 __all__ = ["CHART_SIGNALS", "CHART_SOURCE_SIGNALS", "Axis", "ChartComparison", "ChartReading",
            "Panel", "Series", "Tick", "compare_charts", "read_chart", "reading_from_data",
-           "render_overlay"]
+           "render_overlay", "without_reference_lines"]

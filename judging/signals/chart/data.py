@@ -9,17 +9,19 @@ that log axis too; with nothing to take it from, an axis is linear. The result i
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 import numpy as np
 
 from judging.figure_data import DataPanel, FigureData
-from judging.signals.chart.compare import _data_panels  # the panels compare pairs, in its order
+from judging.signals.chart.compare import FLAT, MIN_SERIES_WIDTH, _data_panels
 from judging.signals.chart.types import Axis, ChartReading, Panel, Series
 
 #: The margin matplotlib (and most plotting tools) leave around the data when no limits are set:
 #: the published axis range sets the value tolerance, so data and image readings should agree.
 MARGIN = 0.05
+# (`_data_panels`: the panels compare_charts pairs, in the order it pairs them.)
 #: A nominal plot area per panel, stacked top to bottom: the reading order is the file's.
 _SIDE = 1000
 
@@ -103,3 +105,39 @@ def reading_from_data(data: FigureData, *, other: ChartReading | None = None) ->
                         reason=None if readable else "the figure data holds no point that "
                                                      "can be drawn on its axes",
                         seconds=time.perf_counter() - start)
+
+
+def _reference_line(series: Series) -> bool:
+    """An unnamed horizontal line across the plot: a threshold or baseline the figure draws,
+    which a data file does not list as a series."""
+    norm = series.normalised
+    if series.name or series.kind != "line" or norm is None or len(norm) < 2:
+        return False
+    return bool(np.ptp(norm[:, 0]) >= MIN_SERIES_WIDTH and np.ptp(norm[:, 1]) < FLAT)
+
+
+def without_reference_lines(image: ChartReading, data: ChartReading
+                            ) -> tuple[ChartReading, int]:
+    """The image reading without the reference lines the data side has no series for: per
+    panel (in reading order), unnamed flat lines beyond the data panel's count of series. A
+    data file lists the series, not the threshold a figure draws across them; read from both
+    images the line would be on both sides, compared with data it would count as missing.
+    Returns the reading and how many lines were left out."""
+    if not image.readable or not data.readable:
+        return image, 0
+    data_panels = _data_panels(data)
+    kept: dict[int, Panel] = {}
+    dropped = 0
+    for panel, other in zip(_data_panels(image), data_panels):
+        spare = len(panel.series) - len(other.series)
+        lines = [s for s in panel.series if _reference_line(s)][:max(0, spare)]
+        if lines:
+            series = [s for s in panel.series if all(s is not line for line in lines)]
+            note = (f"{len(lines)} unnamed horizontal line(s) left out as reference lines: the "
+                    f"data compared with this chart has no such series")
+            kept[id(panel)] = dataclasses.replace(panel, series=series,
+                                                  problems=[*panel.problems, note])
+            dropped += len(lines)
+    if not dropped:
+        return image, 0
+    return dataclasses.replace(image, panels=[kept.get(id(p), p) for p in image.panels]), dropped
