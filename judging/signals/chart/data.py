@@ -122,7 +122,9 @@ def without_reference_lines(image: ChartReading, data: ChartReading
     panel (in reading order), unnamed flat lines beyond the data panel's count of series. A
     data file lists the series, not the threshold a figure draws across them; read from both
     images the line would be on both sides, compared with data it would count as missing.
-    Returns the reading and how many lines were left out."""
+    (Grey and black ones are also chart furniture to compare_charts; this covers coloured
+    ones, a red target line, which only the data side lacks.) Returns the reading and how many
+    lines were left out."""
     if not image.readable or not data.readable:
         return image, 0
     data_panels = _data_panels(data)
