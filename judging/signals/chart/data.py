@@ -16,12 +16,14 @@ import numpy as np
 
 from judging.figure_data import DataPanel, FigureData
 from judging.signals.chart.compare import FLAT, MIN_SERIES_WIDTH, _data_panels
-from judging.signals.chart.types import Axis, ChartReading, Panel, Series
+from judging.signals.chart.types import Axis, ChartReading, Panel, Series, Tick
 
 #: The margin matplotlib (and most plotting tools) leave around the data when no limits are set:
 #: the published axis range sets the value tolerance, so data and image readings should agree.
 MARGIN = 0.05
 # (`_data_panels`: the panels compare_charts pairs, in the order it pairs them.)
+#: Positions at which a data axis states its (exact) mapping, as tick labels would.
+TICKS = 5
 #: A nominal plot area per panel, stacked top to bottom: the reading order is the file's.
 _SIDE = 1000
 
@@ -47,8 +49,15 @@ def _axis(orientation: str, scale: str, values: np.ndarray,
         pad = MARGIN * (t_hi - t_lo) or max(0.5 * MARGIN * abs(t_lo), 0.5)
         t_lo, t_hi = t_lo - pad, t_hi + pad
         lo, hi = (10.0 ** t_lo, 10.0 ** t_hi) if scale == "log" else (t_lo, t_hi)
+    # A data axis is known exactly: its "ticks" are that mapping at five positions (what tick
+    # labels would say there), so that whatever checks a fit against its ticks finds it exact.
+    ticks = []
+    for p in np.linspace(0.0, 1.0, TICKS):
+        t = t_lo + (t_hi - t_lo) * p
+        value = 10.0 ** t if scale == "log" else t
+        ticks.append(Tick(pixel=float(p), value=float(value), text=f"{value:.4g}"))
     return Axis(orientation=orientation, scale=scale, pixel_range=(0.0, 1.0),  # type: ignore[arg-type]
-                data_range=(float(lo), float(hi)), ticks=[], confidence=1.0,
+                data_range=(float(lo), float(hi)), ticks=ticks, confidence=1.0,
                 intercept=float(t_lo), slope=float(t_hi - t_lo))
 
 

@@ -131,3 +131,16 @@ def test_an_images_reference_line_is_left_out_against_data_without_it() -> None:
     with_line = {**CURVES, "threshold": np.full_like(X, 0.3)}
     listed = reading_from_data(data(curves_json(with_line)), other=image)
     assert without_reference_lines(image, listed) == (image, 0)
+
+
+def test_a_data_axis_is_trusted_as_exact() -> None:
+    from judging.signals.chart.compare import axis_trust
+
+    for scale in ("linear", "log"):
+        panel = reading_from_data(data(curves_json(yscale=scale))).panels[0]
+        assert [axis_trust(axis) for axis in (panel.x, panel.y)] == [(1.0, ""), (1.0, "")]
+        assert np.allclose([t.value for t in panel.y.ticks],
+                           panel.y.to_data(np.array([t.pixel for t in panel.y.ticks])))
+    same = compare_charts(reading_from_data(data(curves_json())),
+                          reading_from_data(data(curves_json())))
+    assert same.signals["chart.reading_confidence"] == 1.0
