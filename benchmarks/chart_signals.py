@@ -19,6 +19,11 @@ measurements and printed beside it (`--also RUBRIC` for others). `--seed N` gene
 set of the same design: the reader and the rubrics were developed on the default seed.
 
     .venv/bin/python benchmarks/chart_signals.py [--pairs 176] [--out DIR] [--jobs N] [--seed N]
+    .venv/bin/python benchmarks/chart_signals.py --pairs PAIRS.jsonl [--published-data]
+
+`--pairs PAIRS.jsonl` measures real figures instead (benchmarks/realfig_pairs.py);
+`--published-data` then gives each pair that has a `data` file that file as the registry's
+`published_data`, so the published side is compared from its data.
 """
 
 from __future__ import annotations
@@ -516,7 +521,13 @@ def main() -> None:
                              f"(default {devset.BASE_SEED}, the dev set the reader was built on)")
     parser.add_argument("--verbose", action="store_true",
                         help="let the package's log messages through to stderr")
+    parser.add_argument("--published-data", action="store_true",
+                        help="with a pairs file: a pair's `data` (a figure-data JSON beside the "
+                             "file) is the registry's published_data, and the published side is "
+                             "compared from it instead of read from the image")
     args = parser.parse_args()
+    if args.published_data and args.pairs.isdigit():
+        parser.error("--published-data needs a pairs file of real figures (--pairs FILE.jsonl)")
     if not args.pairs.isdigit():
         pairs_file = Path(args.pairs)
         if not pairs_file.is_file():
@@ -524,7 +535,8 @@ def main() -> None:
         real = _load_module("realfig_pairs")
         sys.stdout.reconfigure(line_buffering=True)
         raise SystemExit(real.run_real(pairs_file, rubric_ref=None if args.rubric == RUBRIC
-                                       else args.rubric, jobs=args.jobs, out=args.out))
+                                       else args.rubric, jobs=args.jobs, out=args.out,
+                                       published_data=args.published_data))
     args.pairs = int(args.pairs)
     if args.pairs < 2:
         parser.error("--pairs must be at least 2 (one per class)")

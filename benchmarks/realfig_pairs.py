@@ -4,6 +4,12 @@ Called by `benchmarks/chart_signals.py --pairs FILE.jsonl` (an integer `--pairs`
 dev set). One line per pair: `id`, `published`, `reproduced` (paths relative to the file's folder),
 `label` (faithful | unfaithful | copy), optional `kind`, `published_system`, `data`.
 
+With `--published-data`, a pair whose line has `data` (a figure-data JSON, relative to the pairs
+file) gives its claim that file as the registry's `published_data`: the published side is then
+compared from its data (read leniently, as organizers' data is), the reproduced side still read
+from its image. The report says on how many pairs that path was taken and why any file was
+refused.
+
 JUDGED FIGURES, named before measuring (issue 14):
   1. chart.match_score, ROC AUC faithful vs unfaithful, absent counted as 0: target >= 0.85.
   2. the offline figure-match outcome (default: the newest published figure-match):
@@ -46,6 +52,7 @@ from judging.models import (  # noqa: E402
     Claim,
     ClaimInput,
     ClaimKey,
+    ReferenceOrigin,
     Signal,
     SignalStatus,
     SubmissionHeader,
@@ -95,36 +102,43 @@ def read_pairs(path: Path) -> list[dict]:
     return lines
 
 
-def claim_input(folder: Path, line: dict) -> ClaimInput:
+def claim_input(folder: Path, line: dict, *, published_data: bool = False) -> ClaimInput:
+    """The pair as a figure claim; with `published_data`, a line's `data` is the registry's
+    published data of the figure (as `judging run --claims` gives it)."""
     claim_id = f"fig/{line['id']}"
     claim = Claim(claim_id=claim_id, kind="figure", source="Figure 1",
                   statement="The reproduced chart shows the same data as the published chart.",
                   published_figure=line["published"], reproduced_figure=line["reproduced"],
                   verdict="verified")
+    data = folder / line["data"] if published_data and line.get("data") else None
     return ClaimInput(
         key=ClaimKey(submission_id="bench/realfig", claim_id=claim_id),
         submission=SubmissionHeader(submission_id="bench/realfig", paper_id="realfig"),
         claim=claim, root=folder, published_path=folder / line["published"],
-        reproduced_path=folder / line["reproduced"])
+        reproduced_path=folder / line["reproduced"], published_data_path=data,
+        reference=ReferenceOrigin.registry if data is not None else ReferenceOrigin.participant)
 
 
-def _measure(args: tuple[str, dict]) -> tuple[dict[str, Signal], list[str], float, str | None]:
+def _measure(args: tuple[str, dict, bool]
+             ) -> tuple[dict[str, Signal], list[str], float, str | None]:
     from judging.run.measure import MeasureOptions, measure_claim
 
-    folder, line = args
+    folder, line, published_data = args
     logging.getLogger("judging").propagate = False
-    claim = claim_input(Path(folder), line)
+    claim = claim_input(Path(folder), line, published_data=published_data)
     start = time.perf_counter()
     try:
         measured = measure_claim(claim, options=MeasureOptions())
     except Exception as exc:  # noqa: BLE001 - counted and reported, the other pairs go on
         return {}, [], time.perf_counter() - start, f"{type(exc).__name__}: {str(exc)[:160]}"
     seconds = time.perf_counter() - start
-    return (measured.signals, [f.name for f in measured.flags], seconds,
+    return (measured.signals, [f.name if f.name != "figure_data_refused" else
+                               f"{f.name}: {f.detail}" for f in measured.flags], seconds,
             measured.figure_error)
 
 
-async def _judge(rubric, folder: Path, pairs: list[RealPair], lines: dict[str, dict]) -> None:
+async def _judge(rubric, folder: Path, pairs: list[RealPair], lines: dict[str, dict], *,
+                 published_data: bool = False) -> None:
     from judging.judges.base import JudgeTask
     from judging.judges.offline import OfflineJudge
     from judging.rubrics import aggregate
@@ -134,7 +148,7 @@ async def _judge(rubric, folder: Path, pairs: list[RealPair], lines: dict[str, d
     for pair in pairs:
         if pair.error:
             continue
-        claim = claim_input(folder, lines[pair.id])
+        claim = claim_input(folder, lines[pair.id], published_data=published_data)
         answered = await judge(JudgeTask(claim=claim, rubric=rubric, signals=pair.signals,
                                          images={}))
         answers = complete_answers(rubric, claim, answered.answers)
@@ -210,7 +224,8 @@ def _ci(interval: tuple[float, float] | None, spec: str = ".3f") -> str:
     return "" if interval is None else f"  [95% CI {interval[0]:{spec}}, {interval[1]:{spec}}]"
 
 
-def run_real(path: Path, *, rubric_ref: str | None, jobs: int | None, out: Path | None) -> int:
+def run_real(path: Path, *, rubric_ref: str | None, jobs: int | None, out: Path | None,
+             published_data: bool = False) -> int:
     from judging.rubrics import RubricLibrary
 
     folder = path.resolve().parent
@@ -224,14 +239,14 @@ def run_real(path: Path, *, rubric_ref: str | None, jobs: int | None, out: Path 
     start = time.perf_counter()
     with ProcessPoolExecutor(max_workers=jobs or 2) as pool:
         for n, (pair, result) in enumerate(zip(pairs, pool.map(
-                _measure, [(str(folder), line) for line in lines])), 1):
+                _measure, [(str(folder), line, published_data) for line in lines])), 1):
             pair.signals, pair.flags, pair.measure_s, pair.error = result
             if n % 20 == 0 or n == len(pairs):
                 print(f"  measured {n}/{len(pairs)} pairs", file=sys.stderr)
     by_id = {line["id"]: line for line in lines}
-    asyncio.run(_judge(rubric, folder, pairs, by_id))
+    asyncio.run(_judge(rubric, folder, pairs, by_id, published_data=published_data))
     elapsed = time.perf_counter() - start
-    report(pairs, path=path, rubric_ref=rubric_ref)
+    report(pairs, path=path, rubric_ref=rubric_ref, published_data=published_data)
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         with (out / "realfig-results.jsonl").open("w", encoding="utf-8") as handle:
@@ -249,13 +264,22 @@ def run_real(path: Path, *, rubric_ref: str | None, jobs: int | None, out: Path 
     return 0
 
 
-def report(pairs: list[RealPair], *, path: Path, rubric_ref: str) -> None:
+def report(pairs: list[RealPair], *, path: Path, rubric_ref: str,
+           published_data: bool = False) -> None:
     counts = Counter(p.label for p in pairs)
     print(f"\nreal figures: {path} -- {len(pairs)} pairs ({counts['faithful']} faithful, "
           f"{counts['unfaithful']} unfaithful, {counts['copy']} copies) from "
           f"{len({p.figure for p in pairs})} published images")
     for reason, count in Counter(p.error for p in pairs if p.error).most_common(5):
         print(f"  not measured on {count} pairs: {reason}")
+    from_data = sum(bool(_value(p, "chart.published_from_data")) for p in pairs)
+    print("  published side: " + (f"compared from its data (--published-data) on {from_data}/"
+                                  f"{len(pairs)} pairs, else read from the image"
+                                  if published_data else "read from the image (no "
+                                                         "--published-data)"))
+    for reason, count in Counter(f.split(": ", 1)[1] for p in pairs for f in p.flags
+                                 if f.startswith("figure_data_refused")).most_common(5):
+        print(f"  data refused on {count} pairs: {reason}")
     labelled = [p for p in pairs if p.label in ("faithful", "unfaithful")]
 
     auc = _auc(labelled)
@@ -356,9 +380,13 @@ def main() -> None:
                         help="figure rubric (default: the newest published figure-match)")
     parser.add_argument("--jobs", type=int, default=None, help="measuring processes (default 2)")
     parser.add_argument("--out", type=Path, default=None, help="write realfig-results.jsonl here")
+    parser.add_argument("--published-data", action="store_true",
+                        help="a pair's `data` is the registry's published_data: the published "
+                             "side is compared from its data, not read from the image")
     args = parser.parse_args()
     sys.stdout.reconfigure(line_buffering=True)
-    raise SystemExit(run_real(args.pairs, rubric_ref=args.rubric, jobs=args.jobs, out=args.out))
+    raise SystemExit(run_real(args.pairs, rubric_ref=args.rubric, jobs=args.jobs, out=args.out,
+                              published_data=args.published_data))
 
 
 if __name__ == "__main__":

@@ -20,10 +20,11 @@ its command, in the order the flow runs:
 
 Vocabulary: `models` (claims, judgment lines, labels), `rubrics` (schema, aggregation, library and
 lock), `rules` (named rule checks rubrics attach), `signal_catalogue` (every signal's name and
-meaning), `errors`, `hashing`, `version`, `_yaml`, `scrub` (personal-data patterns: publish
-replaces them, check reports them), `figure_formats` (figure file formats, the SVG checks intake
-and signals share). Layers: cli above the stages above rundir and the vocabulary;
-the import contracts in pyproject.toml check it.
+meaning), `figure_data` (a figure's data files: JSON or CSV series in data units), `errors`,
+`hashing`, `version`, `_yaml`, `scrub` (personal-data patterns: publish replaces them, check
+reports them), `figure_formats` (figure file formats, the SVG checks intake and signals share).
+Layers: cli above the stages above rundir and the vocabulary; the import contracts in
+pyproject.toml check it.
 """
 
 __version__ = "0.1.0"

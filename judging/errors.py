@@ -80,3 +80,8 @@ class CalibrationError(JudgingError):
 
 class PublishError(JudgingError):
     """The run cannot be published (not resolved, no token, the Hub refused or is unreachable)."""
+
+
+class FigureDataError(InputFileError):
+    """A figure-data file (the CSV or JSON of a figure's series) cannot be read: not found, too
+    large, not CSV/JSON, or a value that is not a finite number."""

@@ -251,6 +251,13 @@ class Claim(StrictModel):
     reproduced_value: FiniteFloat | None = None
     values: list[TableValue] | None = Field(default=None, max_length=200)
     """Table claims: one entry per cell compared."""
+    # Figure data (`judging.figure_data`): the chart signals compare series data to data where a
+    # side has it. Left out of input hashes while unset (run/lines.py HASHED_ALWAYS).
+    reproduced_data: RelativePath | None = None
+    """Figure claims: the reproduced figure's plotted data (CSV or JSON), beside the figure."""
+    published_data: RelativePath | None = None
+    """Figure claims: the published figure's data, when the submission supplies the reference;
+    a registry claim's data comes from the registry (`published_data` there)."""
     tolerance: Tolerance | None = None
     verdict: Verdict | None = None
     """Required in a manifest; from a logbook it may be absent, with the reason in `absent`."""
@@ -278,6 +285,8 @@ class Claim(StrictModel):
             raise ValueError("verdict: Field required (verified, falsified or inconclusive)")
         if kind is not ClaimKind.figure and (self.published_figure or self.reproduced_figure):
             raise ValueError(f"published_figure/reproduced_figure are for figure claims, not {kind}")
+        if kind is not ClaimKind.figure and (self.published_data or self.reproduced_data):
+            raise ValueError(f"published_data/reproduced_data are for figure claims, not {kind}")
         if kind is not ClaimKind.table and self.values is not None:
             raise ValueError(f"'values' is for table claims, not {kind}")
         if kind is ClaimKind.table and self.values is not None and not self.values:
@@ -385,6 +394,10 @@ class ClaimInput(VersionedModel):
     """The submission folder."""
     published_path: Path | None = None
     reproduced_path: Path | None = None
+    published_data_path: Path | None = None
+    """The published figure's data file: the registry's for a registry claim that has one."""
+    reproduced_data_path: Path | None = None
+    """The reproduced figure's data file (a logbook's: written under the run directory)."""
     participant_reference_path: Path | None = None
     """The submission's own copy of a registry figure, to check it against the registry's."""
     evidence_paths: dict[str, Path] = Field(default_factory=dict)

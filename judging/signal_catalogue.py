@@ -72,6 +72,12 @@ CATALOGUE: dict[str, SignalSpec] = {spec.name: spec for spec in [
                "how far the chart reading can be trusted to fail a figure (axes read, panels "
                "paired, series separable, series split consistent with the data coverage); "
                "its reason lists the doubts"),
+    SignalSpec("chart.published_from_data", "flag", None,
+               "the published chart's series were taken from its data file (the registry's "
+               "published_data), in data units, not read from the image"),
+    SignalSpec("chart.reproduced_from_data", "flag", None,
+               "the reproduced chart's series were taken from its data file (the claim's "
+               "reproduced_data or a logbook figure's raw data), not read from the image"),
 ]}
 
 

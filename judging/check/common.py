@@ -8,6 +8,8 @@ from pathlib import Path
 
 from judging.check.model import MISSING, OK, WARNING, Checklist
 from judging.check.personal import SKIP_DIRS
+from judging.errors import FigureDataError
+from judging.figure_data import load_figure_data
 from judging.models import ClaimInput, ClaimKind, Verdict
 
 #: The hackathon's environment: any of these at the submission's top or one folder down.
@@ -72,6 +74,7 @@ def check_results(checklist: Checklist, claim: ClaimInput, cid: str) -> None:
             checklist.add("results", MISSING, "no reproduced figure" + (
                 f" ({c.absent['reproduced_figure']})" if "reproduced_figure" in c.absent
                 else ""), claim=cid)
+        check_figure_data(checklist, claim, cid)
         return
     if c.kind is ClaimKind.theorem:
         numbers = [n for n in (c.reported_value, c.reproduced_value) if n is not None]
@@ -91,6 +94,33 @@ def check_results(checklist: Checklist, claim: ClaimInput, cid: str) -> None:
     else:
         checklist.add("results", OK, f"reported {c.reported_value}, reproduced "
                                      f"{c.reproduced_value}", claim=cid)
+
+
+def check_figure_data(checklist: Checklist, claim: ClaimInput, cid: str) -> None:
+    """The figure's data files, read as `judging run` reads them (the reproduced one strictly,
+    a published one leniently): a file named but missing or invalid fails the check, since the
+    figure would then be compared from its image only."""
+    for side, path, named in (("reproduced", claim.reproduced_data_path,
+                               claim.claim.reproduced_data),
+                              ("published", claim.published_data_path,
+                               claim.claim.published_data)):
+        if path is None:
+            continue
+        shown = named or path.name
+        try:
+            found = load_figure_data(path, lenient=side == "published", shown=shown)
+        except FigureDataError as exc:
+            checklist.add("results", MISSING, f"{side} data refused: {exc}; the figure "
+                                              f"would be compared from its image only",
+                          claim=cid, file=shown, line=exc.line)
+            continue
+        if found.ignored:
+            checklist.add("results", WARNING, f"{side} data {shown} ({found.describe()}): "
+                                              f"say what the parts not read are, or drop them",
+                          claim=cid, file=shown)
+        else:
+            checklist.add("results", OK, f"{side} data {shown} ({found.describe()})",
+                          claim=cid, file=shown)
 
 
 def check_verdict(checklist: Checklist, claim: ClaimInput, cid: str, reason: str) -> None:

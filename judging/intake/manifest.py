@@ -20,6 +20,7 @@ from judging._yaml import (
     read_document,
 )
 from judging.errors import ManifestError, UnsafePathError
+from judging.hashing import file_sha256
 from judging.intake.paths import confine, confine_file
 from judging.intake.registry import Registry, apply_registry
 from judging.models import (
@@ -191,21 +192,32 @@ def _claim_input(claim: Claim, header: SubmissionHeader, folder: Path, registry:
                      else None)
     reproduced = (confine_file(folder, claim.reproduced_figure) if claim.reproduced_figure
                   else None)
+    own_published_data = (confine_file(folder, claim.published_data) if claim.published_data
+                          else None)
+    reproduced_data = (confine_file(folder, claim.reproduced_data) if claim.reproduced_data
+                       else None)
     flags: list[Flag] = []
     entry = registry.claims.get(claim.claim_id) if registry is not None else None
     participant_reference: Path | None = None
+    published_data = own_published_data
     if entry is not None:
+        assert registry is not None
         effective, flags = apply_registry(claim, entry)
         if entry.paper_id and entry.paper_id != header.paper_id:
             flags.append(Flag(name="paper_mismatch",
                               detail=f"the registry lists this claim under paper {entry.paper_id}, "
                                      f"the submission under {header.paper_id}"))
-        registry_figure = registry.figure_path(entry)  # type: ignore[union-attr]
+        registry_figure = registry.figure_path(entry)
         if registry_figure is not None and claim.kind is ClaimKind.figure:
             published = registry_figure
             participant_reference = own_published
         else:
             published = own_published
+        if claim.kind is ClaimKind.figure:
+            published_data, data_flag = _published_data(claim, registry.data_path(entry),
+                                                        own_published_data,
+                                                        registry_figure=registry_figure)
+            flags += data_flag
         origin = ReferenceOrigin.registry
     else:
         effective, published, origin = claim, own_published, ReferenceOrigin.participant
@@ -213,7 +225,31 @@ def _claim_input(claim: Claim, header: SubmissionHeader, folder: Path, registry:
         key=ClaimKey(submission_id=header.submission_id, claim_id=claim.claim_id),
         submission=header, claim=effective, root=folder, published_path=published,
         reproduced_path=reproduced, participant_reference_path=participant_reference,
+        published_data_path=published_data, reproduced_data_path=reproduced_data,
         evidence_paths=evidence, reference=origin, flags=flags, manifest_line=line)
+
+
+def _published_data(claim: Claim, registry_data: Path | None, own: Path | None, *,
+                    registry_figure: Path | None) -> tuple[Path | None, list[Flag]]:
+    """The published data of a registry claim, and a flag when the submission's own differs or
+    is set aside. The data goes with the reference: the registry's when it gives data; none when
+    it gives the figure without data (the participant's data of a figure they did not supply
+    is no reference); the submission's own when the registry gives neither."""
+    if registry_data is not None:
+        if own is not None and file_sha256(own) != file_sha256(registry_data):
+            return registry_data, [Flag(
+                name="reference_mismatch",
+                detail=f"published_data {claim.published_data} differs from the registry's "
+                       f"data of this figure; the registry's was used")]
+        return registry_data, []
+    if registry_figure is not None:
+        if own is not None:
+            return None, [Flag(
+                name="published_data_ignored",
+                detail=f"published_data {claim.published_data} is not used: the registry's "
+                       f"figure is the reference and the registry gives no data for it")]
+        return None, []
+    return own, []
 
 
 def manifest_json_schema() -> str:

@@ -1,14 +1,15 @@
-"""The organizers' claim registry: its references (published figure, reported values, tolerance)
-are authoritative for the claims it lists.
+"""The organizers' claim registry: its references (published figure and its data, reported values,
+tolerance) are authoritative for the claims it lists.
 
 Two shapes are read. Ours: `claims: [{claim_id, paper_id, ...}]` (YAML/JSON), or one claim per
 line (JSONL); every key is checked. The ICML 2026 shape: `{paper_id: [{text: ...}, ...]}` (YAML or
 JSON), a mapping whose every value is a list and that has no `claims` key; claim N (from 1, in
 list order) of paper P is `P/cN` and its statement is `text`. That shape is organizers' data
 exported from elsewhere, so it is read leniently: the keys that map onto `RegistryClaim` (kind,
-source, published_figure, reported_value, values, tolerance) are taken and checked, `claim_id`
-and `paper_id` are accepted only when they equal the position's id, and any other key (a figure
-or table reference we have no field for) is ignored, with a warning naming it.
+source, published_figure, published_data, reported_value, values, tolerance) are taken and
+checked, `claim_id` and `paper_id` are accepted only when they equal the position's id, and any
+other key (a figure or table reference we have no field for) is ignored, with a warning naming
+it.
 """
 
 from __future__ import annotations
@@ -54,6 +55,10 @@ class RegistryClaim(StrictModel):
     """Replaces the participant's statement, so it has the same limit."""
     published_figure: RelativePath | None = None
     """Relative to the registry file."""
+    published_data: RelativePath | None = None
+    """The published figure's data (CSV or JSON, `judging.figure_data`; e.g. series digitized
+    once by the organizers), relative to the registry file: the chart signals then compare the
+    published side from its data, not its image."""
     reported_value: float | None = None
     values: list[TableValue] | None = None
     """Table claims: the reported value of each cell (by name)."""
@@ -83,16 +88,24 @@ class Registry:
         return [entry for entry in self.for_paper(paper_id) if entry.claim_id not in claim_ids]
 
     def figure_path(self, entry: RegistryClaim) -> Path | None:
-        if entry.published_figure is None:
+        return self._path(entry, entry.published_figure)
+
+    def data_path(self, entry: RegistryClaim) -> Path | None:
+        """The published figure's data file, when the registry gives one."""
+        return self._path(entry, entry.published_data)
+
+    def _path(self, entry: RegistryClaim, relative: str | None) -> Path | None:
+        if relative is None:
             return None
         try:
-            return confine(self.path.parent, entry.published_figure)
+            return confine(self.path.parent, relative)
         except UnsafePathError as exc:
             raise RegistryError(f"claim {entry.claim_id}: {exc}", path=str(self.path)) from exc
 
 
 #: ICML shape: the keys of a claim taken onto `RegistryClaim` (besides `text`, the statement).
-ICML_FIELDS = ("kind", "source", "published_figure", "reported_value", "values", "tolerance")
+ICML_FIELDS = ("kind", "source", "published_figure", "published_data", "reported_value",
+               "values", "tolerance")
 
 _CLAIM_ID = TypeAdapter(Identifier)
 
@@ -226,6 +239,12 @@ def load_registry(path: Path | str) -> Registry:
         if figure is not None and not figure.is_file():
             raise RegistryError(f"claim {entry.claim_id}: published_figure "
                                 f"{entry.published_figure} not found", path=str(path))
+        # found here, read when the claim is measured: a data file that does not parse leaves
+        # that claim's figure read from its image (with a flag), the run goes on
+        data = registry.data_path(entry)
+        if data is not None and not data.is_file():
+            raise RegistryError(f"claim {entry.claim_id}: published_data "
+                                f"{entry.published_data} not found", path=str(path))
     return registry
 
 

@@ -74,6 +74,10 @@ def claim_fingerprint(claim: ClaimInput) -> dict[str, object]:
     claim or a flag is left out while unset (`HASHED_ALWAYS`)."""
     files = {"published": claim.published_path, "reproduced": claim.reproduced_path,
              "participant_reference": claim.participant_reference_path, **claim.evidence_paths}
+    # figure data files were added later: they enter only when the claim has them
+    files |= {role: path for role, path in (("published_data", claim.published_data_path),
+                                            ("reproduced_data", claim.reproduced_data_path))
+              if path is not None}
     return {
         "key": str(claim.key),
         "submission": hash_view(claim.submission, HASHED_ALWAYS),

@@ -11,7 +11,8 @@ from pathlib import Path
 from PIL import Image
 
 from judging.atomic import write_png_atomic
-from judging.errors import ImageLoadError
+from judging.errors import FigureDataError, ImageLoadError
+from judging.figure_data import FigureDataFile, load_figure_data
 from judging.hashing import file_sha256
 from judging.models import Artifacts, ClaimInput, ClaimKind, Flag, Signal, Tolerance
 from judging.run.integrity import figure_phash
@@ -19,6 +20,7 @@ from judging.rundir import claim_images
 from judging.signal_catalogue import signal_names
 from judging.signals import (
     CHART_SIGNALS,
+    CHART_SOURCE_SIGNALS,
     DEFAULT_MAX_PIXELS,
     DEFAULT_SIZE,
     ChartReading,
@@ -31,12 +33,14 @@ from judging.signals import (
     mean_abs_difference,
     normalize_pair,
     read_chart,
+    reading_from_data,
     reduce_towards,
     render_overlay,
     ssim,
     table_agreement,
     to_gray,
     trim_border,
+    without_reference_lines,
 )
 
 log = logging.getLogger(__name__)
@@ -69,7 +73,7 @@ class Measurement:
     """Perceptual hash of the trimmed reproduced figure (integrity checks across submissions)."""
 
 
-FIGURE_SIGNALS = (*signal_names("pixel"), *CHART_SIGNALS)
+FIGURE_SIGNALS = (*signal_names("pixel"), *CHART_SIGNALS, *CHART_SOURCE_SIGNALS)
 
 
 #: Chart readings of this process by pixel content (oldest dropped first past READINGS_KEPT).
@@ -91,18 +95,59 @@ def read_chart_once(image: Image.Image) -> ChartReading:
     return reading
 
 
-def measure_chart(published: Image.Image, reproduced: Image.Image, *,
-                  tolerance: Tolerance | None) -> tuple[dict[str, Signal], Image.Image | None]:
-    """The chart.* signals of a figure pair and the overlay of the data read from both."""
+@dataclass
+class ChartPair:
+    """The chart comparison of a figure pair, and how each side was read."""
+
+    signals: dict[str, Signal]
+    overlay: Image.Image | None = None
+    reference_lines: int = 0
+    """Unnamed flat lines of an image side left out because the data side has no such series."""
+
+
+def chart_readings(published: Image.Image, reproduced: Image.Image, *,
+                   published_data: FigureDataFile | None = None,
+                   reproduced_data: FigureDataFile | None = None
+                   ) -> tuple[ChartReading, ChartReading, int]:
+    """The readings of a figure pair: a side with data is built from it, the other read from
+    its image; a scale a data file leaves unstated comes from the other side. When one side is
+    data and the other an image, the image's reference lines that the data has no series for
+    are left out (their count is the third value)."""
+    published_reading = read_chart_once(published) if published_data is None else None
+    reproduced_reading = read_chart_once(reproduced) if reproduced_data is None else None
+    if published_data is not None:
+        # both from data: the reproduced data lends the scales it states
+        other = (reading_from_data(reproduced_data.data) if reproduced_data is not None
+                 else reproduced_reading)
+        published_reading = reading_from_data(published_data.data, other=other)
+    if reproduced_data is not None:
+        reproduced_reading = reading_from_data(reproduced_data.data, other=published_reading)
+    assert published_reading is not None and reproduced_reading is not None
+    left_out = 0
+    if published_data is None and reproduced_data is not None:
+        published_reading, left_out = without_reference_lines(published_reading,
+                                                              reproduced_reading)
+    elif published_data is not None and reproduced_data is None:
+        reproduced_reading, left_out = without_reference_lines(reproduced_reading,
+                                                               published_reading)
+    return published_reading, reproduced_reading, left_out
+
+
+def compare_pair(published: Image.Image, reproduced: Image.Image, *,
+                 tolerance: Tolerance | None, published_data: FigureDataFile | None = None,
+                 reproduced_data: FigureDataFile | None = None) -> ChartPair:
+    """The chart.* signals of a figure pair and the overlay of the data of both (from a side's
+    data file instead of its image where one is given)."""
     try:
-        published_reading = read_chart_once(published)
-        reproduced_reading = read_chart_once(reproduced)
+        published_reading, reproduced_reading, left_out = chart_readings(
+            published, reproduced, published_data=published_data,
+            reproduced_data=reproduced_data)
         comparison = compare_charts(published_reading, reproduced_reading, tolerance=tolerance)
         overlay = render_overlay(published_reading, reproduced_reading, comparison)
     except Exception as exc:  # heuristics over untrusted images: a failure is an absent signal
         log.exception("reading the charts failed")
         reason = f"chart reading failed ({type(exc).__name__}: {str(exc)[:120]})"
-        return {name: Signal.absent(reason) for name in CHART_SIGNALS}, None
+        return ChartPair(signals={name: Signal.absent(reason) for name in CHART_SIGNALS})
     signals = {}
     for name in CHART_SIGNALS:
         value = comparison.signals.get(name)
@@ -114,7 +159,17 @@ def measure_chart(published: Image.Image, reproduced: Image.Image, *,
             # A present signal may say why it is what it is (the reading confidence's doubts).
             signals[name] = Signal(value=round(float(value), 6),
                                    reason=comparison.reasons.get(name))
-    return signals, overlay
+    return ChartPair(signals=signals, overlay=overlay, reference_lines=left_out)
+
+
+def measure_chart(published: Image.Image, reproduced: Image.Image, *,
+                  tolerance: Tolerance | None, published_data: FigureDataFile | None = None,
+                  reproduced_data: FigureDataFile | None = None
+                  ) -> tuple[dict[str, Signal], Image.Image | None]:
+    """The chart.* signals of a figure pair and the overlay (see `compare_pair`)."""
+    pair = compare_pair(published, reproduced, tolerance=tolerance,
+                        published_data=published_data, reproduced_data=reproduced_data)
+    return pair.signals, pair.overlay
 
 
 def _save_png(image: Image.Image, path: Path) -> None:
@@ -169,9 +224,18 @@ def measure_figures(claim: ClaimInput, *, options: MeasureOptions, out_dir: Path
         result.flags.extend(check_participant_reference(claim, published, options=options))
     overlay = None
     if options.chart:
-        chart_signals, overlay = measure_chart(published, reproduced,
-                                               tolerance=claim.claim.tolerance)
-        result.signals.update(chart_signals)
+        published_data, published_flag = figure_data(claim, "published")
+        reproduced_data, reproduced_flag = figure_data(claim, "reproduced")
+        pair = compare_pair(published, reproduced, tolerance=claim.claim.tolerance,
+                            published_data=published_data, reproduced_data=reproduced_data)
+        overlay = pair.overlay
+        result.signals.update(pair.signals)
+        result.signals["chart.published_from_data"] = Signal(value=published_data is not None)
+        result.signals["chart.reproduced_from_data"] = Signal(value=reproduced_data is not None)
+        result.flags += [f for f in (published_flag, reproduced_flag) if f is not None]
+        if published_data is not None or reproduced_data is not None:
+            result.flags.append(data_path_flag(claim, published_data, reproduced_data,
+                                               reference_lines=pair.reference_lines))
     if out_dir is not None and run_root is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
         paths = claim_images(out_dir)
@@ -186,6 +250,55 @@ def measure_figures(claim: ClaimInput, *, options: MeasureOptions, out_dir: Path
         result.artifacts = Artifacts(**{k: p.relative_to(run_root).as_posix()
                                         for k, p in paths.items()})
     return result
+
+
+def _data_name(claim: ClaimInput, side: str) -> str:
+    """How a data file is named to people: as the manifest names it, else by its file name (the
+    registry's, or one a logbook's raw data was written to)."""
+    path = claim.published_data_path if side == "published" else claim.reproduced_data_path
+    named = claim.claim.published_data if side == "published" else claim.claim.reproduced_data
+    assert path is not None
+    if named is not None and (claim.root / named).resolve() == path.resolve():
+        return named
+    if side == "published" and claim.reference.value == "registry":
+        return f"the registry's {path.name}"
+    return path.name
+
+
+def figure_data(claim: ClaimInput, side: str) -> tuple[FigureDataFile | None, Flag | None]:
+    """The data file of one side of a figure claim (the published side read leniently: it is
+    organizers' or a paper's export), or None and a flag saying why it was refused."""
+    path = claim.published_data_path if side == "published" else claim.reproduced_data_path
+    if path is None:
+        return None, None
+    name = _data_name(claim, side)
+    try:
+        return load_figure_data(path, lenient=side == "published", shown=name), None
+    except FigureDataError as exc:
+        reason = str(exc)
+    except Exception as exc:  # an unexpected failure on one file must not sink the claim
+        log.exception("reading the figure data %s failed", path)
+        reason = f"{name}: {type(exc).__name__}: {str(exc)[:160]}"
+    return None, Flag(name="figure_data_refused",
+                      detail=f"the {side} figure's data was refused ({reason}); the {side} "
+                             f"chart was read from its image instead")
+
+
+def data_path_flag(claim: ClaimInput, published: FigureDataFile | None,
+                   reproduced: FigureDataFile | None, *, reference_lines: int = 0) -> Flag:
+    """Which path the chart comparison took, for the report and reviewers."""
+    def side(name: str, data: FigureDataFile | None) -> str:
+        if data is None:
+            return f"the {name} series read from its image"
+        return f"the {name} series from its data ({_data_name(claim, name)}, {data.describe()})"
+
+    how = "data to data" if published is not None and reproduced is not None else \
+        "data to image"
+    lines = (f"; {reference_lines} unnamed horizontal line(s) of the image left out as "
+             f"reference lines, which the data has no series for" if reference_lines else "")
+    return Flag(name="compared_from_data",
+                detail=f"chart signals compare {side('published', published)} with "
+                       f"{side('reproduced', reproduced)} ({how}){lines}"[:4000])
 
 
 def check_participant_reference(claim: ClaimInput, registry_figure: Image.Image, *,

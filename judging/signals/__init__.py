@@ -3,18 +3,23 @@
 Reads images and numbers, never the run directory; gives signals by the names of
 `judging.signal_catalogue`: pixel similarity and copy checks of a figure pair (`pixel`), numeric
 agreement of reported and reproduced values (`numeric`), and the data-aware chart reader and
-comparison (`chart`). Images are loaded with decompression-bomb and format checks (`images`).
+comparison (`chart`), which takes a side's series from its data file (`judging.figure_data`)
+instead of its image when there is one (`reading_from_data`). Images are loaded with
+decompression-bomb and format checks (`images`).
 """
 
 from __future__ import annotations
 
 from judging.signals.chart import (
                                    CHART_SIGNALS,
+                                   CHART_SOURCE_SIGNALS,
                                    ChartComparison,
                                    ChartReading,
                                    compare_charts,
                                    read_chart,
+                                   reading_from_data,
                                    render_overlay,
+                                   without_reference_lines,
 )
 from judging.signals.images import DEFAULT_MAX_PIXELS, SUPPORTED_FORMATS, load_image
 from judging.signals.numeric import (
@@ -46,10 +51,11 @@ from judging.signals.pixel import (
 )
 
 __all__ = [
-    "CHART_SIGNALS", "DEFAULT_MAX_PIXELS", "DEFAULT_SIZE", "SUPPORTED_FORMATS", "Agreement",
-    "ChartComparison", "ChartReading", "PairComparison", "PixelSignals", "TableAgreement",
-    "agreement", "blurred_gray", "compare_charts", "compare_figures", "copy_verdict",
-    "diff_image", "edge_f1", "edge_map", "is_copy", "load_image", "mean_abs_difference",
-    "normalize_pair", "palette_distance", "phash_distance", "read_chart", "redrawn_share",
-    "reduce_towards", "render_overlay", "ssim", "table_agreement", "to_gray", "trim_border",
+    "CHART_SIGNALS", "CHART_SOURCE_SIGNALS", "DEFAULT_MAX_PIXELS", "DEFAULT_SIZE",
+    "SUPPORTED_FORMATS", "Agreement", "ChartComparison", "ChartReading", "PairComparison",
+    "PixelSignals", "TableAgreement", "agreement", "blurred_gray", "compare_charts",
+    "compare_figures", "copy_verdict", "diff_image", "edge_f1", "edge_map", "is_copy",
+    "load_image", "mean_abs_difference", "normalize_pair", "palette_distance", "phash_distance",
+    "read_chart", "reading_from_data", "redrawn_share", "reduce_towards", "render_overlay",
+    "ssim", "table_agreement", "to_gray", "trim_border", "without_reference_lines",
 ]

@@ -131,6 +131,40 @@ def test_personal_data_is_found_with_its_file_and_line(complete_manifest: Path) 
     assert "logs/train_vit_dense.txt:3" in human.output.replace("\n", "")
 
 
+def test_figure_data_files_are_read_and_a_bad_or_missing_one_fails(
+        complete_manifest: Path) -> None:
+    folder = complete_manifest
+    (folder / "figures" / "repro_fig3.csv").write_text("step,val\n0,2.3\n250,x\n")
+    (folder / "figures" / "repro_fig4.json").write_text(
+        '{"series": [{"name": "dense", "x": [64, 128], "y": [70.1, 74.0]}]}')
+    text = (folder / "submission.yaml").read_text()
+    text = text.replace("  reproduced_figure: figures/repro_fig3.png\n",
+                        "  reproduced_figure: figures/repro_fig3.png\n"
+                        "  reproduced_data: figures/repro_fig3.csv\n")
+    text = text.replace("  reproduced_figure: figures/repro_fig4.png\n",
+                        "  reproduced_figure: figures/repro_fig4.png\n"
+                        "  reproduced_data: figures/repro_fig4.json\n")
+    (folder / "submission.yaml").write_text(text)
+    code, out = run_check(str(folder))
+    assert code == 1
+    [sub] = out["submissions"]
+    bad = [i for i in sub["items"] if i["claim"] == "neurips26-4821/c1"
+           and i["item"] == "results" and i["status"] == "missing"]
+    assert len(bad) == 1 and (bad[0]["file"], bad[0]["line"]) == ("figures/repro_fig3.csv", 3)
+    assert "val 'x' is not a number" in bad[0]["detail"]
+    assert "compared from its image only" in bad[0]["detail"]
+    good = [i for i in sub["items"] if i["claim"] == "neurips26-4821/c2"
+            and i["item"] == "results"]
+    assert [i["status"] for i in good] == ["ok", "ok"]
+    assert "1 panel, 1 series, 2 points" in good[1]["detail"]
+    (folder / "figures" / "repro_fig4.json").unlink()
+    code, out = run_check(str(folder))
+    [sub] = out["submissions"]
+    gone = [i for i in sub["items"] if i["claim"] == "neurips26-4821/c2"
+            and i["status"] == "missing"]
+    assert gone and "cannot read the figure data" in gone[0]["detail"]
+
+
 def test_check_writes_nothing_into_the_submission(complete_manifest: Path) -> None:
     before = sorted(p.relative_to(complete_manifest) for p in complete_manifest.rglob("*"))
     check_folder(complete_manifest)

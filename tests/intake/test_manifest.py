@@ -186,3 +186,27 @@ def test_subfolders_without_a_manifest_are_reported(tmp_path: Path,
     (tmp_path / "all" / "typo" / "submision.yaml").write_text("x: 1")
     assert expand_source(str(tmp_path / "all"), download_root=tmp_path) == [good.root]
     assert "typo" in caplog.text and "without a submission.yaml" in caplog.text
+
+
+def test_figure_data_paths_are_resolved_inside_the_submission(
+        submission: SubmissionBuilder) -> None:
+    submission.figure_claim("paper-1/f1", published=b"png", reproduced=b"png",
+                            reproduced_data=submission.file("figures/repro.csv", "x,y\n1,2\n"),
+                            published_data=submission.file("figures/paper.json", "{}"))
+    submission.figure_claim("paper-1/f2", published=b"png", reproduced=b"png",
+                            reproduced_data="../outside.csv")
+    submission.number_claim("paper-1/c3", reproduced_data="figures/repro.csv")
+    folder = submission.write()
+    loaded = load_submission(folder)
+    (claim,) = loaded.claims
+    assert claim.reproduced_data_path == (folder / "figures/repro.csv").resolve()
+    assert claim.published_data_path == (folder / "figures/paper.json").resolve()
+    reasons = {p.claim_id: p.reason for p in loaded.problems}
+    assert "'..'" in reasons["paper-1/f2"] and "reproduced_data" in reasons["paper-1/f2"]
+    assert "for figure claims, not number" in reasons["paper-1/c3"]
+
+
+def test_a_figure_claim_without_data_has_no_data_paths(submission: SubmissionBuilder) -> None:
+    submission.figure_claim("paper-1/f1", published=b"png", reproduced=b"png")
+    (claim,) = load_submission(submission.write()).claims
+    assert claim.published_data_path is None and claim.reproduced_data_path is None

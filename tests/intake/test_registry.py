@@ -232,3 +232,67 @@ def test_malformed_icml_registries(tmp_path: Path, content: str, message: str,
         load_registry(path)
     assert "\n" not in str(raised.value)  # one line
     assert raised.value.line == line
+
+
+def _data_registry(tmp_path: Path, *, figure: bool = True, data: str | None = "ref.json"
+                   ) -> Path:
+    (tmp_path / "figs").mkdir(parents=True, exist_ok=True)
+    (tmp_path / "figs" / "ref.png").write_bytes(render_chart())
+    (tmp_path / "figs" / "ref.json").write_text('{"series": [{"name": "a", "y": [1, 2]}]}')
+    entry: dict = {"claim_id": "paper-1/f1", "paper_id": "paper-1"}
+    if figure:
+        entry["published_figure"] = "figs/ref.png"
+    if data:
+        entry["published_data"] = f"figs/{data}"
+    return _registry(tmp_path, [entry])
+
+
+@pytest.mark.parametrize("own, flag", [
+    (None, None),
+    ('{"series": [{"name": "a", "y": [1, 2]}]}', None),  # the same bytes: an honest copy
+    ('{"series": [{"name": "a", "y": [1, 9]}]}', "reference_mismatch"),
+])
+def test_registry_data_replaces_the_participants(tmp_path: Path, submission: SubmissionBuilder,
+                                                 own: str | None, flag: str | None) -> None:
+    registry = load_registry(_data_registry(tmp_path / "reg"))
+    extra = {"published_data": submission.file("figures/own.json", own)} if own else {}
+    submission.figure_claim("paper-1/f1", published=b"png", reproduced=b"png", **extra)
+    (claim,) = load_submission(submission.write(), registry=registry).claims
+    assert claim.published_data_path == (tmp_path / "reg" / "figs" / "ref.json").resolve()
+    flags = [f for f in claim.flags if f.name == flag]
+    assert bool(flags) == (flag is not None)
+    if flags:
+        assert "differs from the registry's data" in flags[0].detail
+
+
+def test_participant_data_of_a_registry_figure_without_data_is_not_used(
+        tmp_path: Path, submission: SubmissionBuilder) -> None:
+    registry = load_registry(_data_registry(tmp_path / "reg", data=None))
+    submission.figure_claim("paper-1/f1", published=b"png", reproduced=b"png",
+                            published_data=submission.file("figures/own.json", "{}"))
+    (claim,) = load_submission(submission.write(), registry=registry).claims
+    assert claim.published_data_path is None
+    assert [f.name for f in claim.flags] == ["published_data_ignored"]
+
+
+def test_registry_data_without_a_registry_figure_goes_with_the_participants_figure(
+        tmp_path: Path, submission: SubmissionBuilder) -> None:
+    registry = load_registry(_data_registry(tmp_path / "reg", figure=False))
+    submission.figure_claim("paper-1/f1", published=b"png", reproduced=b"png")
+    (claim,) = load_submission(submission.write(), registry=registry).claims
+    assert claim.published_path.parent == (submission.root / "figures").resolve()
+    assert claim.published_data_path.name == "ref.json"
+
+
+def test_a_missing_registry_data_file_is_refused_at_load(tmp_path: Path) -> None:
+    with pytest.raises(RegistryError, match="published_data figs/gone.json not found"):
+        load_registry(_data_registry(tmp_path, data="gone.json"))
+
+
+def test_icml_shape_reads_published_data(tmp_path: Path) -> None:
+    (tmp_path / "d.csv").write_text("x,y\n1,2\n")
+    path = tmp_path / "icml.yaml"
+    path.write_text(yaml.safe_dump({"p1": [{"text": "Loss falls.", "published_data": "d.csv"}]}))
+    registry = load_registry(path)
+    assert registry.ignored_keys == ()
+    assert registry.data_path(registry.claims["p1/c1"]) == (tmp_path / "d.csv").resolve()

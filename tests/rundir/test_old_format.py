@@ -216,6 +216,23 @@ def test_a_new_optional_field_stays_out_of_input_hashes_until_set(old_run: Path)
     assert content_hash(claim_fingerprint(used)) != content_hash(claim_fingerprint(claim))
 
 
+def test_figure_data_enters_input_hashes_only_when_a_claim_has_it(old_run: Path,
+                                                                   tmp_path: Path) -> None:
+    claims = RunStore.open(old_run, create=False).claims().values()
+    claim = next(c for c in claims if c.claim.kind.value == "figure")
+    before = claim_fingerprint(claim)
+    assert "reproduced_data" not in before["claim"] and "reproduced_data" not in before["files"]
+    data = tmp_path / "repro.csv"
+    data.write_text("x,y\n1,2\n")
+    used = claim.model_copy(update={
+        "claim": claim.claim.model_copy(update={"reproduced_data": "repro.csv"}),
+        "reproduced_data_path": data})
+    after = claim_fingerprint(used)
+    assert after["claim"]["reproduced_data"] == "repro.csv"
+    assert after["files"]["reproduced_data"].startswith("sha256:")
+    assert content_hash(after) != content_hash(before)
+
+
 # --- side files of flags ---------------------------------------------------------------------
 
 

@@ -3,8 +3,9 @@ mirror holding `.trackio/logbook/` (up to 3 folders deep), or a Space downloaded
 
 `load_logbook(folder, out_dir=...)` reads the pages (reader), finds the claims (claims: one per
 `claim-N` page, per claims-table row, or per `## Claim N` section), extracts the verdict and
-values with their quotes (extract), writes figures and run logs under `out_dir` (figures; never
-into the source folder) and gives `ClaimInput`s like a manifest's, so every later stage works.
+values with their quotes (extract), writes figures, their raw data as figure-data files, and run
+logs under `out_dir` (figures; never into the source folder) and gives `ClaimInput`s like a
+manifest's, so every later stage works.
 """
 
 from __future__ import annotations
@@ -173,6 +174,8 @@ def _to_claim_input(found: FoundClaim, claim_id: str, origin: str, header: Submi
     claim = Claim(
         claim_id=claim_id, kind=kind, statement=statement(found) or claim_id,
         reproduced_figure=chart.path if chart is not None and kind == "figure" else None,
+        reproduced_data=(chart.figure_data_path if chart is not None and kind == "figure"
+                         else None),
         verdict=ex.verdict, justification=justification[:20_000], scale_note=scale,
         evidence=Evidence(logs=[log_.path for log_ in found.logs][:50],
                           script=scripts[0] if scripts else None, scripts=scripts[1:51]),

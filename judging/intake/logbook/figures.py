@@ -6,6 +6,9 @@
 - Plotly or other HTML figures are drawn from their `raw` fence (CSV or JSON) by our own
   matplotlib code: the participant's JavaScript is never run;
 - a figure cell holding only data (a `raw` fence, no image) gives data, not an image;
+- a `raw` fence that holds the figure's series (figure data, `judging.figure_data`, or the
+  columns `parse_raw` finds: Plotly traces, records, CSV) is also written as a figure-data JSON
+  file, which the claim names as its `reproduced_data`: the chart signals compare it as data;
 - an image hot-linked from elsewhere is recorded as "not fetched" with its URL;
 - run cells become one log file each: command, exit code, duration, output;
 - the scripts a run cell names (script arguments of its command, e.g. `python train.py --x`)
@@ -24,7 +27,11 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from judging.atomic import write_bytes_atomic, write_text_atomic
+from judging.errors import FigureDataError
+from judging.figure_data import FigureData, parse_figure_data
 from judging.figure_formats import (
     DEFAULT_MAX_PIXELS,
     find_svg,
@@ -66,6 +73,9 @@ class Figure:
     """The decoded image, relative to the output folder."""
     data_path: str | None = None
     """The figure's plotted data (its raw fence), relative to the output folder."""
+    figure_data_path: str | None = None
+    """That data as a figure-data JSON file (`judging.figure_data`), relative to the output
+    folder, when the fence holds series."""
     url: str | None = None
     detail: str = ""
     poster: bool = False
@@ -210,6 +220,35 @@ def parse_raw(text: str) -> dict[str, list[float]] | None:
     return columns or None
 
 
+def figure_data_of_raw(text: str) -> FigureData | None:
+    """The series of a raw fence as figure data: the figure-data format itself (JSON read
+    leniently, or CSV), else the columns `parse_raw` finds (a Plotly figure's traces, records, a
+    dict of columns), the first column as x unless traces carry their own; None otherwise."""
+    try:
+        return parse_figure_data(text, name="raw fence", lenient=True).data
+    except FigureDataError:
+        pass
+    columns = parse_raw(text)
+    if not columns:
+        return None
+    names = list(columns)
+    if any(n.endswith(".x") for n in names):
+        series = [{"name": n, "x": columns.get(f"{n}.x") or None, "y": columns[n]}
+                  for n in names if not n.endswith(".x")]
+        panel: dict[str, object] = {"series": series}
+    elif len(names) > 1:
+        x = columns[names[0]]
+        panel = {"xlabel": names[0][:500], "series": [
+            {"name": n, "x": x, "y": columns[n]} for n in names[1:]
+            if len(columns[n]) == len(x)]}
+    else:
+        panel = {"series": [{"name": names[0], "y": columns[names[0]]}]}
+    try:
+        return FigureData.model_validate({"panels": [panel]})
+    except ValidationError:
+        return None
+
+
 def _numbers(values: object) -> list[float]:
     if not isinstance(values, list):
         return []
@@ -294,6 +333,11 @@ class PageMaterializer:
         fig = self._new(page, n, cell, status=NOT_DRAWN, how="html")
         if raw is not None:
             fig.data_path = self._write(f"figures/{page.slug}/{fig.index}.data.txt", raw)
+            data = figure_data_of_raw(raw)
+            if data is not None:
+                fig.figure_data_path = self._write(
+                    f"figures/{page.slug}/{fig.index}.data.json",
+                    data.model_dump_json(exclude_none=True, indent=1))
         sources = [m.group("src") for m in _IMG_SRC.finditer(html)]
         try:
             data_uris = [s for s in sources if s.startswith("data:")]

@@ -9,8 +9,11 @@ prompt and the benchmarks rely on these names):
     read_chart(image, *, ocr=None) -> ChartReading
     compare_charts(published, reproduced, *, tolerance=None) -> ChartComparison
     render_overlay(published, reproduced, comparison, *, size=512) -> PIL.Image | None
+    reading_from_data(data, *, other=None) -> ChartReading   (a figure's data file, no image)
+    without_reference_lines(image, data) -> (ChartReading, int)   (for image-to-data comparisons)
 
-Signal group "chart.*" (see CHART_SIGNALS): the named data-aware signal is `chart.match_score`.
+Signal group "chart.*" (see CHART_SIGNALS): the named data-aware signal is `chart.match_score`;
+CHART_SOURCE_SIGNALS say whether each side was taken from its data file or read from its image.
 """
 
 from __future__ import annotations
@@ -19,9 +22,11 @@ from PIL import Image
 
 from judging.models import Tolerance
 from judging.signals.chart.compare import compare, overlay
+from judging.signals.chart.data import reading_from_data, without_reference_lines
 from judging.signals.chart.read import read
 from judging.signals.chart.types import (
     CHART_SIGNALS,
+    CHART_SOURCE_SIGNALS,
     Axis,
     ChartComparison,
     ChartReading,
@@ -53,5 +58,6 @@ def render_overlay(published: ChartReading, reproduced: ChartReading,
     return overlay(published, reproduced, comparison, size=size)
 
 
-__all__ = ["CHART_SIGNALS", "Axis", "ChartComparison", "ChartReading", "Panel", "Series", "Tick",
-           "compare_charts", "read_chart", "render_overlay"]
+__all__ = ["CHART_SIGNALS", "CHART_SOURCE_SIGNALS", "Axis", "ChartComparison", "ChartReading",
+           "Panel", "Series", "Tick", "compare_charts", "read_chart", "reading_from_data",
+           "render_overlay", "without_reference_lines"]

@@ -10,7 +10,10 @@ import numpy as np
 
 from judging.signal_catalogue import signal_names
 
-CHART_SIGNALS = signal_names("chart")
+CHART_SOURCE_SIGNALS = ("chart.published_from_data", "chart.reproduced_from_data")
+"""Which path each side of a comparison took (its data file, else its image): set by the measure
+stage, which chooses the path, not by the comparison."""
+CHART_SIGNALS = tuple(name for name in signal_names("chart") if name not in CHART_SOURCE_SIGNALS)
 """The `chart.*` signals a comparison produces (their meanings are in the catalogue)."""
 
 
