@@ -698,6 +698,10 @@ def _power_fit(positions: list[float], labels: list[TickLabel], orientation: str
     return AxisFit("log", float(a), float(b), ticks, rms, float(max(0.05, confidence))), None
 
 
+#: Tick labels spanning less than this many decades are never read as a log axis.
+MIN_LOG_SPAN = 0.5
+
+
 def fit_axis(positions: list[float], labels: list[TickLabel], span: tuple[float, float],
              orientation: str) -> tuple[AxisFit | None, str | None]:
     """Fit value = a + b * pixel (linear) or log10(value) = a + b * pixel (log) to the ticks,
@@ -733,6 +737,10 @@ def fit_axis(positions: list[float], labels: list[TickLabel], span: tuple[float,
             continue
         P = np.array([q[0] for q in pts])
         V = np.array([q[1] for q in pts])
+        if scale == "log" and float(V.max() - V.min()) < MIN_LOG_SPAN:
+            # Labels within half a decade (years 1975..1978) fit a log axis as well as a linear
+            # one, to rounding; such an axis is linear (a log axis labels decades or 1-2-5).
+            continue
         for i, j in itertools.combinations(range(len(pts)), 2):
             if abs(P[j] - P[i]) < 3 or V[j] == V[i]:
                 continue
