@@ -126,11 +126,19 @@ def test_the_claim_fingerprint_is_the_one_old_runs_were_hashed_with(old_run: Pat
         assert "schema" not in json.dumps(new_view)
 
 
-def test_resuming_the_old_run_rejudges_nothing_and_reports(old_run: Path) -> None:
+def test_resuming_the_old_run_rejudges_nothing_and_reports(old_run: Path,
+                                                           monkeypatch: pytest.MonkeyPatch
+                                                           ) -> None:
+    # The old run was measured with signals/3 and judged with the rubrics it names: with those
+    # (a later signals version rightly re-judges every line, and a newer default rubric adds
+    # its own), the recomputed input hashes must equal the recorded ones.
+    monkeypatch.setattr("judging.run.measure.SIGNALS_VERSION", "signals/3")
     paths = RunPaths(old_run)
     before = paths.judgments.read_bytes()
     result = CliRunner().invoke(main, ["run", str(SUBMISSIONS), "--claims", str(REGISTRY),
-                                       "--out", str(old_run), "--judge", "offline"])
+                                       "--out", str(old_run), "--judge", "offline",
+                                       "--rubric", "figure-match@1.2.0",
+                                       "--rubric", "verdict-justification@1.0.0"])
     assert result.exit_code == 0, result.output
     assert "0 new judgment line(s), 22 already done (resumed)" in result.output
     assert paths.judgments.read_bytes() == before  # not a line re-judged, none rewritten
