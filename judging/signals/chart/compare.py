@@ -684,7 +684,9 @@ def reading_confidence(pub_panels: list[Panel], rep_panels: list[Panel],
                                     f"markers are read as blobs, so markers and series are "
                                     f"approximate"))
             many = len(significant)
-            if many > MAX_RELIABLE_SERIES:
+            from_data = bool(significant) and all(s.style.startswith("data:")
+                                                  for s in significant)
+            if many > MAX_RELIABLE_SERIES and not from_data:  # data never confuses series
                 scores.append((0.4, f"{many} series in the {who} chart{where}: more than "
                                     f"{MAX_RELIABLE_SERIES} cannot be told apart by colour"))
     for index, result in enumerate(results, 1):
