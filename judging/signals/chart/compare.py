@@ -237,6 +237,7 @@ def _significant(series: list[Series]) -> list[Series]:
     """The series that carry the panel's data: lines spanning a fair share of the plot width,
     bars and scatters with a few points. Fragments (a line cut where others cross it, a stray
     legend handle) would otherwise count as series that are missing or extra."""
+    series = _bars_by_category(series)
     out = []
     for s in series:
         norm = s.normalised if s.normalised is not None else s.points
@@ -248,6 +249,24 @@ def _significant(series: list[Series]) -> list[Series]:
             out.append(s)
     out = out or list(series)
     return _without_duplicates(out)
+
+
+def _bars_by_category(series: list[Series]) -> list[Series]:
+    """Bars coloured one colour per category (a bar a "series" of one point) are one series:
+    compared bar by bar in category order, as a reader of the chart does."""
+    singles = [s for s in series if s.kind == "bar" and len(s.points) < 3]
+    if len(singles) < 2:
+        return series
+    points = np.concatenate([s.points for s in singles])
+    order = np.argsort(points[:, 0], kind="stable")
+    normalised = None
+    if all(s.normalised is not None for s in singles):
+        normalised = np.concatenate([s.normalised for s in singles])[order]
+    merged = Series(name=None, style="bars by category", kind="bar", points=points[order],
+                    confidence=min(s.confidence for s in singles),
+                    x_units=singles[0].x_units, y_units=singles[0].y_units,
+                    normalised=normalised)
+    return [s for s in series if not any(s is t for t in singles)] + [merged]
 
 
 def _frame_line(series: Series, norm: np.ndarray) -> bool:
@@ -676,7 +695,10 @@ def reading_confidence(pub_panels: list[Panel], rep_panels: list[Panel],
                 trust, why = axis_trust(axis)
                 if trust < 1.0:
                     scores.append((trust, f"{name} axis of the {who} chart: {why}{where}"))
-            if not any(len(s.points) >= MIN_DATA_POINTS for s in significant):
+            # Bars of one colour per category are one point each: together they are data.
+            bar_points = sum(len(s.points) for s in significant if s.kind == "bar")
+            if not any(len(s.points) >= MIN_DATA_POINTS for s in significant) and \
+                    not (bars and bar_points >= MIN_DATA_POINTS):
                 scores.append((0.2, f"no substantial data series read in the {who} chart"
                                     f"{where} (only marks of a few points: spans, a legend)"))
             if any(s.kind == "scatter" and len(s.points) > SMALL_SCATTER for s in significant):

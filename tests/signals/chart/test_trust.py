@@ -201,3 +201,23 @@ def test_older_rubrics_answer_as_before(tmp_path):
     task = JudgeTask(claim=_claim(tmp_path), rubric=rubric,
                      signals=_signals(**{"chart.reading_confidence": 0.1}), images={})
     assert aggregate(rubric, asyncio.run(OfflineJudge()(task)).answers).outcome.value == "fail"
+
+
+def test_bars_coloured_by_category_are_one_series():
+    """One colour per bar (a common bar chart) is one series of four bars, not four series of one
+    point that cannot be compared: the faithful restyle matches, a bar 40% lower does not."""
+    def bars(scale=1.0):
+        def draw(ax):
+            values = np.array([0.62, 0.71, 0.78, 0.74])
+            values[2] *= scale
+            ax.bar(["A", "B", "C", "D"], values, yerr=[0.02, 0.03, 0.02, 0.04], capsize=4,
+                   color=["#4c72b0", "#dd8452", "#55a868", "#c44e52"])
+            ax.set_ylabel("score")
+        return draw
+
+    published = read_chart(_figure(bars()))
+    faithful = compare_charts(published, read_chart(_figure(bars(), size=(9, 6)))).signals
+    lower = compare_charts(published, read_chart(_figure(bars(0.6)))).signals
+    assert faithful["chart.series_published"] == faithful["chart.series_reproduced"] == 1
+    assert faithful["chart.match_score"] >= 0.8, faithful
+    assert lower["chart.match_score"] < 0.4, lower
