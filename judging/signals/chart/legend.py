@@ -1,10 +1,24 @@
-"""Legend reading: entries (a handle sample left of a text), their names (OCR) and styles.
+"""Legend reading: entries (a handle sample beside a text), their names (OCR) and styles.
 
 Text is found as rows of glyph-sized dark components inside a plot area or beside it (right,
-above); an entry is a text row with a sample (a short line, dashes, a marker or a patch) just left
-of it. Entries that line up (a column, or a row for a horizontal legend) form the legend; the
-texts are read in one OCR call and kept when they read as words. Each entry remembers its
-sample's colour and line style so series can be named after it.
+above, below); an entry is a text row with a sample (a short line, dashes, a marker or a patch)
+just left of it, or just right of it (gnuplot's key, matplotlib's `markerfirst=False`). Entries
+that line up form the legend: a column, its texts left-aligned when the samples are on the left
+and right-aligned when they are on the right, or a row, with the further columns or rows of the
+same grid (legends of several columns, a row wrapped below the plot). The texts are read in one
+OCR call and kept when they read as words. Each entry remembers its sample's colour and line
+style so series can be named after it.
+
+Below a plot area the x tick labels come first (skipped to the first blank band under them),
+then the axis title, a text row without a sample; a legend there (ggplot2's
+`legend.position="bottom"`, matplotlib's `fig.legend(loc="lower center")`) needs two entries,
+and so does one above the plot area, where titles are. What is not a legend:
+  - a sample never takes ink from another word (a row of two or more glyphs), so the end of a
+    tick label, of a title or of a line of body text does not make the next one an entry, and
+    a sample is never another entry's text (rotated labels, glyph after glyph);
+  - a text drawn in colour is a scatter's points, not a name;
+  - entries whose samples all look alike name nothing (tick marks beside tick labels), nor does
+    a lone entry whose sample is one black glyph-sized blob (a letter, as likely).
 """
 
 from __future__ import annotations
@@ -14,11 +28,11 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import ndimage
 
-from judging.signals.chart.geometry import Box, Page, common_colour, maxabs
+from judging.signals.chart.geometry import TICK_REACH, Box, Page, common_colour, maxabs
 from judging.signals.chart.ocr import Crop, read_crops
 from judging.signals.chart.series import RawSeries, blend
 
-_MAX_ENTRIES = 12
+_MAX_ENTRIES = 30
 
 
 @dataclass
@@ -92,32 +106,31 @@ def find_legend(page: Page, boxes: list[Box], mask: np.ndarray, glyph: float, *,
     cw = bb[:, 2] - bb[:, 0] + 1
     ch = bb[:, 3] - bb[:, 1] + 1
     glyph = max(glyph, 5.0)
-    glyphlike = (ch >= 0.4 * glyph) & (ch <= 1.8 * glyph) & (cw <= 2.2 * glyph)
+    # Letters that touch (small text, a tight font) make one wider component: sparse, unlike a
+    # patch or a line.
+    fill = np.bincount(labels.ravel(), minlength=n + 1)[1:] / (cw * ch)
+    glyphlike = (ch >= 0.4 * glyph) & (ch <= 1.8 * glyph) & (
+        (cw <= 2.2 * glyph) | ((cw <= 5 * glyph) & (fill < 0.65)))
     # dots of i/j, periods, the bars of "=" and "-"
     small = (ch < 0.4 * glyph) & (cw < 1.6 * glyph)
     results: list[Legend | None] = []
     all_entries: list[tuple[int, Entry]] = []
     for bi, box in enumerate(boxes):
-        regions = [(box.left + 2, box.top + 2, box.right - 2, box.bottom - 2)]
-        right_edge = min([o.left - 2 for o in boxes if o.left > box.right
-                          and o.top < box.bottom and o.bottom > box.top] + [w - 1])
-        if right_edge - box.right > 3 * glyph:
-            regions.append((box.right + 2, box.top - int(2 * glyph), right_edge,
-                            box.bottom))
-        top_edge = max([o.bottom + 2 for o in boxes if o.bottom < box.top
-                        and o.left < box.right and o.right > box.left] + [0])
-        if box.top - top_edge > 2 * glyph:
-            regions.append((box.left, top_edge, box.right, box.top - 2))
         best: list[Entry] = []
-        for region in regions:
-            entries = _entries(page, region, bb, glyphlike, small, labels, glyph)
-            if len(entries) > len(best):
-                best = entries
+        for region, least in _regions(box, boxes, mask, glyph):
+            for entries in _entries(page, region, bb, glyphlike, small, labels, glyph):
+                if len(entries) >= least and len(entries) > len(best):
+                    best = entries
         all_entries += [(bi, e) for e in best[:_MAX_ENTRIES]]
     if all_entries and ocr is not False:
-        crops = [_crop(page, labels, e, glyph) for _, e in all_entries]
-        texts = read_crops(crops, whitelist=None, ocr=ocr)
-        for (_, e), (text, conf) in zip(all_entries, texts):
+        # A legend shared by several panels (below a row of facets) is read once.
+        unique: dict[tuple[int, ...], Entry] = {}
+        for _, e in all_entries:
+            unique.setdefault(e.text_box, e)
+        crops = [_crop(page, labels, e, glyph) for e in unique.values()]
+        texts = dict(zip(unique, read_crops(crops, whitelist=None, ocr=ocr)))
+        for _, e in all_entries:
+            text, conf = texts[e.text_box]
             e.name, e.conf = _clean(text), conf
     for bi, _box in enumerate(boxes):
         entries = [e for b, e in all_entries if b == bi]
@@ -134,6 +147,52 @@ def find_legend(page: Page, boxes: list[Box], mask: np.ndarray, glyph: float, *,
         bbox = _frame(page, (min(xs0), min(ys0), max(xs1), max(ys1)), face, glyph)
         results.append(Legend(entries, bbox, [e.name for e in entries], face))
     return results
+
+
+def _regions(box: Box, boxes: list[Box], mask: np.ndarray, glyph: float
+             ) -> list[tuple[tuple[int, int, int, int], int]]:
+    """Where a plot area's legend may be, in order of preference, each with the number of
+    entries a legend there needs: inside it, right of it, above it, below it (under the x tick
+    labels, up to the image bottom or the next panel down)."""
+    h, w = mask.shape
+    regions = [((box.left + 2, box.top + 2, box.right - 2, box.bottom - 2), 1)]
+    right_edge = min([o.left - 2 for o in boxes if o.left > box.right
+                      and o.top < box.bottom and o.bottom > box.top] + [w - 1])
+    if right_edge - box.right > 3 * glyph:
+        regions.append(((box.right + 2, box.top - int(2 * glyph), right_edge, box.bottom), 1))
+    top_edge = max([o.bottom + 2 for o in boxes if o.bottom < box.top
+                    and o.left < box.right and o.right > box.left] + [0])
+    if box.top - top_edge > 2 * glyph:
+        # Titles live there: a legend above needs two entries.
+        regions.append(((box.left, top_edge, box.right, box.top - 2), 2))
+    bottom_edge = min([o.top - 2 for o in boxes if o.top > box.bottom
+                       and o.left < box.right and o.right > box.left] + [h - 1])
+    # Below: past the tick marks and the x tick labels, which end at the first blank band
+    # (rotated labels are cut by the region's top edge into glyph-sized pieces in a row).
+    y0, y1 = _below_labels(mask, box, box.bottom + TICK_REACH, bottom_edge, glyph), bottom_edge
+    if y1 - y0 > 2 * glyph:
+        # A legend below may be wider than its plot area (centred under the figure): the band
+        # spans the image, short of panels beside it.
+        beside = [o for o in boxes if o is not box and o.top < y1 and o.bottom > y0]
+        x0 = max([o.right + 2 for o in beside if o.right < box.left] + [0])
+        x1 = min([o.left - 2 for o in beside if o.left > box.right] + [w - 1])
+        regions.append(((x0, y0, x1, y1), 2))
+    return regions
+
+
+def _below_labels(mask: np.ndarray, box: Box, y0: int, y1: int, glyph: float) -> int:
+    """The first row under the band of text that starts below a plot area (its x tick labels,
+    however tall or rotated): the end of the first blank band of at least half a glyph after
+    some text; `y1` when there is none."""
+    inked = mask[y0:y1, box.left:box.right + 1].any(axis=1)
+    rows = np.nonzero(inked)[0]
+    if rows.size == 0:
+        return y1
+    gap = max(2, int(round(0.5 * glyph)))
+    blank = np.diff(rows) > gap
+    if not blank.any():
+        return y1
+    return y0 + int(rows[int(np.argmax(blank))]) + 1
 
 
 def _frame(page: Page, content, face, glyph) -> tuple[int, int, int, int]:
@@ -172,24 +231,103 @@ def _clean(text: str) -> str:
     return " ".join(text.replace("|", "").split()).strip(" .,:;'\"-_")
 
 
-def _entries(page: Page, region, bb, glyphlike, small, labels, glyph) -> list[Entry]:
+def _entries(page: Page, region, bb, glyphlike, small, labels, glyph) -> list[list[Entry]]:
+    """The legends a region holds: the best-aligned entries with their samples on the left, and
+    those with their samples on the right."""
     x0, y0, x1, y1 = region
     inside = (bb[:, 0] >= x0) & (bb[:, 2] <= x1) & (bb[:, 1] >= y0) & (bb[:, 3] <= y1)
     ids = np.nonzero(inside & (glyphlike | small))[0]
     if ids.size == 0:
         return []
     rows = _text_rows(bb, ids, glyphlike, glyph)
-    entries = []
-    for comps in rows:
-        tb = (int(bb[comps, 0].min()), int(bb[comps, 1].min()), int(bb[comps, 2].max()),
-              int(bb[comps, 3].max()))
-        own = float(max(0.6 * glyph, min(1.6 * glyph, 0.85 * (tb[3] - tb[1] + 1))))
-        handle = _handle(page, labels, tb, own, x0)
-        if handle is None:
-            continue
-        hb, colour, chromatic, style = handle
-        entries.append(Entry(tb, hb, [int(c) + 1 for c in comps], colour, chromatic, style))
-    return _aligned(entries, glyph)
+    boxes = [(int(bb[comps, 0].min()), int(bb[comps, 1].min()), int(bb[comps, 2].max()),
+              int(bb[comps, 3].max())) for comps in rows]
+    # Words: rows of two glyphs or more, and whether their glyphs are alike marks (a sample of
+    # two or three scatter markers: no text). A sample takes no ink from any other word.
+    big = [[c for c in comps if glyphlike[c]] for comps in rows]
+    marks = [len(g) >= 2 and _marks(bb, g, labels) for g in big]
+    words = np.array([b + (int(m),) for b, g, m in zip(boxes, big, marks) if len(g) >= 2]
+                     or [(0, 0, -1, -1, 0)])
+    coloured: dict[int, bool] = {}
+    found = []
+    for side in ("left", "right"):
+        entries = []
+        for k, (comps, tb) in enumerate(zip(rows, boxes)):
+            if marks[k]:
+                continue
+            own = float(max(0.6 * glyph, min(1.6 * glyph, 0.85 * (tb[3] - tb[1] + 1))))
+            handle = _handle(page, tb, own, x0 if side == "left" else x1, side)
+            if handle is None:
+                continue
+            hb, colour, chromatic, style = handle
+            if _overlaps(hb, words, tb, chromatic):
+                continue
+            if k not in coloured:
+                coloured[k] = _coloured(page, labels, tb, comps)
+            if coloured[k]:
+                continue
+            entries.append(Entry(tb, hb, [int(c) + 1 for c in comps], colour, chromatic,
+                                 style))
+        # Glyphs in a line (rotated tick labels, the letters of a word spaced out) would each
+        # be the next one's sample: a sample is never another entry's text.
+        texts = np.array([e.text_box + (0,) for e in entries]).reshape(-1, 5)
+        entries = [e for e in entries if not _overlaps(e.handle_box, texts, e.text_box, False)]
+        entries = _aligned(entries, glyph, side)
+        found.append(entries if _distinct(entries) else [])
+    return found
+
+
+def _coloured(page: Page, labels, tb, comps) -> bool:
+    """Whether a text row is drawn in colour: scatter points beside each other, not a name
+    (legend texts are black or grey)."""
+    left, top, right, bottom = tb
+    sub = np.isin(labels[top:bottom + 1, left:right + 1], np.asarray(comps) + 1)
+    return bool(np.median(page.chroma[top:bottom + 1, left:right + 1][sub]) >= 40)
+
+
+def _distinct(entries: list[Entry]) -> bool:
+    """Whether the samples of the entries tell series apart (a legend of samples that all look
+    alike names nothing: tick marks beside tick labels, the points of one scatter)."""
+    if len(entries) < 2:
+        # One glyph-sized black blob beside a text is as likely a letter (of a rotated axis
+        # title, a word cut by the layout) as a sample.
+        return not entries or entries[0].chromatic or entries[0].style != "marker"
+    first = entries[0]
+    return any(e.style != first.style or e.chromatic != first.chromatic
+               or float(np.abs(e.colour - first.colour).max()) > 30 for e in entries[1:])
+
+
+def _marks(bb, comps: list[int], labels) -> bool:
+    """Whether the glyphs of a row are alike marks spaced apart: the markers of a sample, of
+    one size and shape (letters of a word differ, or stand closer than half their width)."""
+    order = sorted(comps, key=lambda c: bb[c, 0])
+    boxes = bb[order]
+    w = boxes[:, 2] - boxes[:, 0] + 1
+    h = boxes[:, 3] - boxes[:, 1] + 1
+    if np.ptp(w) > max(1, 0.15 * w.max()) or np.ptp(h) > max(1, 0.15 * h.max()):
+        return False
+    if not (boxes[1:, 0] - boxes[:-1, 2] - 1 >= 0.5 * w.max()).all() or (w > 1.4 * h + 2).any():
+        return False
+    cw, ch = int(w.min()), int(h.min())
+    shapes = [labels[b[1]:b[1] + ch, b[0]:b[0] + cw] == c + 1 for b, c in zip(boxes, order)]
+    return all((a & shapes[0]).sum() >= 0.6 * (a | shapes[0]).sum() for a in shapes[1:])
+
+
+def _overlaps(hb, words: np.ndarray, own, chromatic: bool) -> bool:
+    """Whether a sample takes ink from a word other than its entry's own text: from a word that
+    reaches out of the sample's box (the end of a tick label or of a line of text), or from one
+    within it, unless the sample is coloured or the word a row of alike marks (a sample of
+    markers drawn with dark edges is a row of glyph-sized rings). `words`: (n, 5) boxes and
+    their marks flags."""
+    meet = ((words[:, 0] <= hb[2]) & (words[:, 2] >= hb[0]) & (words[:, 1] <= hb[3])
+            & (words[:, 3] >= hb[1]))
+    mine = ((words[:, 0] == own[0]) & (words[:, 1] == own[1]) & (words[:, 2] == own[2])
+            & (words[:, 3] == own[3]))
+    meet &= ~mine
+    within = ((words[:, 0] >= hb[0]) & (words[:, 2] <= hb[2]) & (words[:, 1] >= hb[1])
+              & (words[:, 3] <= hb[3]))
+    sample = within & (chromatic | (words[:, 4] == 1))
+    return bool((meet & ~sample).any())
 
 
 def _text_rows(bb, ids, glyphlike, glyph) -> list[list[int]]:
@@ -229,12 +367,17 @@ def _text_rows(bb, ids, glyphlike, glyph) -> list[list[int]]:
     return out
 
 
-def _handle(page: Page, labels, tb, glyph, region_left):
-    """The sample left of a text row: (box, colour, chromatic, style) or None."""
+def _handle(page: Page, tb, glyph, bound, side: str = "left"):
+    """The sample beside a text row, on its `side` and not past `bound` (the region's edge):
+    (box, colour, chromatic, style) or None."""
     left, top, right, bottom = tb
     cy = (top + bottom) / 2
-    hx0 = max(region_left, int(left - 4.5 * glyph))
-    hx1 = int(left - 0.25 * glyph)
+    if side == "left":
+        hx0 = max(bound, int(left - 4.5 * glyph))
+        hx1 = int(left - 0.25 * glyph)
+    else:
+        hx0 = int(right + 0.25 * glyph) + 1
+        hx1 = min(bound + 1, int(right + 4.5 * glyph) + 1)
     hy0 = int(cy - 0.75 * glyph)
     hy1 = int(cy + 0.75 * glyph) + 1
     if hx1 - hx0 < 0.6 * glyph or hy0 < 0:
@@ -245,24 +388,53 @@ def _handle(page: Page, labels, tb, glyph, region_left):
     # The legend's face: the colour of most pixels just around the text.
     face = _face(page, tb, glyph)
     ink = maxabs(rgb, face) > 45
-    # Gridlines showing through the legend cross the whole sample region.
-    ink[:, ink.mean(axis=0) >= 0.9] = False
+    # Gridlines showing through the legend cross the whole sample region. So does a patch
+    # taller than the region (ggplot2's keys are two text lines tall), in many columns side by
+    # side, and its colour ends within 2.5 glyphs above and below, unlike a bar beside a bar
+    # label.
+    full = ink.mean(axis=0) >= 0.9
+    keys = 0
+    if full.any():
+        patch = _wide_runs(full, max(2, int(0.3 * glyph)))
+        if patch.any():
+            ty0, ty1 = max(0, int(cy - 2.5 * glyph)), int(cy + 2.5 * glyph) + 1
+            tone = np.median(rgb[:, patch].reshape(-1, 3), axis=0)
+            tall = maxabs(page.rgb[ty0:ty1, hx0:hx1][:, patch].astype(np.float32), tone) <= 40
+            inked = tall.any(axis=1)
+            if tall.shape[0] < ty1 - ty0 or inked[0] or inked[-1]:
+                patch[:] = False
+            keys = int(patch.any())
+        ink[:, full & ~patch] = False
     if ink.sum() < 3:
         return None
     cols = np.nonzero(ink.any(axis=0))[0]
     # The sample ends close to the text (a scatter marker sits mid-handle, up to ~2.5 glyphs
-    # away); keep only the ink columns that reach it without a gap wider than a dash gap (not
-    # the end of a previous entry's text).
-    if hx0 + cols[-1] < left - 2.6 * glyph:
-        return None
+    # away, ~4 in gnuplot's key); keep only the ink columns that reach it without a gap wider
+    # than a dash gap (not the end of a previous entry's text, nor the start of the next one's).
     gaps = np.nonzero(np.diff(cols) > 0.7 * glyph)[0]
-    if gaps.size:
-        cols = cols[gaps[-1] + 1:]
-    ink[:, :cols[0]] = False
+    if side == "left":
+        if gaps.size:
+            cols = cols[gaps[-1] + 1:]
+        ink[:, :cols[0]] = False
+        away = left - (hx0 + cols[-1])
+    else:
+        if gaps.size:
+            cols = cols[:gaps[0] + 1]
+        ink[:, cols[-1] + 1:] = False
+        away = hx0 + cols[0] - right
+    # Ink cut by the region's edge may go on past it (a word of a title wider than the plot).
+    if (side == "left" and hx0 == bound and cols[0] == 0) or (
+            side == "right" and hx1 == bound + 1 and cols[-1] == hx1 - hx0 - 1):
+        return None
     rows_ = np.nonzero(ink.any(axis=1))[0]
     width = cols[-1] - cols[0] + 1
     height = rows_[-1] - rows_[0] + 1
-    if width < 0.5 * glyph or height > 1.6 * glyph:
+    # A marker: a compact blob (gnuplot draws small points, a quarter of a glyph and up).
+    marker = width <= 1.4 * height + 2 and width <= 1.2 * glyph
+    if away > (4.0 if marker else 2.6) * glyph:
+        return None
+    # (A patch filling the region is as tall as the region.)
+    if width < (0.25 if marker else 0.5) * glyph or width < 2 or height > 1.6 * glyph + keys:
         return None
     hb = (int(hx0 + cols[0]), int(hy0 + rows_[0]), int(hx0 + cols[-1]), int(hy0 + rows_[-1]))
     pix = rgb[ink]
@@ -293,6 +465,17 @@ def _handle(page: Page, labels, tb, glyph, region_left):
     return hb, colour, chromatic, style
 
 
+def _wide_runs(flags: np.ndarray, width: int) -> np.ndarray:
+    """The True runs of a 1-d boolean array longer than `width`."""
+    padded = np.concatenate([[False], flags, [False]]).astype(np.int8)
+    edges = np.flatnonzero(np.diff(padded))
+    out = np.zeros_like(flags)
+    for start, stop in zip(edges[0::2], edges[1::2]):
+        if stop - start > width:
+            out[start:stop] = True
+    return out
+
+
 def _face(page: Page, tb, glyph) -> np.ndarray:
     left, top, right, bottom = tb
     pad = int(glyph)
@@ -300,14 +483,18 @@ def _face(page: Page, tb, glyph) -> np.ndarray:
     return common_colour(region.reshape(-1, 3).astype(np.int32), step=8)[0].astype(np.float32)
 
 
-def _aligned(entries: list[Entry], glyph: float) -> list[Entry]:
-    """The largest set of entries laid out as a legend: texts left-aligned in a column with
-    regular spacing, or in one row."""
+def _aligned(entries: list[Entry], glyph: float, side: str = "left") -> list[Entry]:
+    """The largest set of entries laid out as a legend: texts in a column with regular spacing,
+    aligned on the side of their samples (left-aligned with samples on the left, right-aligned
+    with samples on the right), or in one row; then the other columns or rows of the same grid
+    (a legend of several columns, a wrapped row below the plot)."""
     if len(entries) <= 1:
         return entries
+    edge = 0 if side == "left" else 2
     best: list[Entry] = []
+    is_row = False
     for e in entries:
-        column = [f for f in entries if abs(f.text_box[0] - e.text_box[0]) <= 0.6 * glyph]
+        column = [f for f in entries if abs(f.text_box[edge] - e.text_box[edge]) <= 0.6 * glyph]
         column.sort(key=lambda f: f.text_box[1])
         # Consecutive entries no more than ~3 glyphs apart.
         chain = [column[0]]
@@ -319,18 +506,78 @@ def _aligned(entries: list[Entry], glyph: float) -> list[Entry]:
             else:
                 chain = [f]
         if e in chain and _weight(chain) > _weight(best):
-            best = chain
-        row = [f for f in entries if abs((f.text_box[1] + f.text_box[3]) / 2
-                                         - (e.text_box[1] + e.text_box[3]) / 2) <= 0.4 * glyph]
+            best, is_row = chain, False
+        row = [f for f in entries if abs(_middle(f) - _middle(e)) <= 0.4 * glyph]
         if _weight(row) > _weight(best):
-            best = sorted(row, key=lambda f: f.text_box[0])
-    return best
+            best, is_row = sorted(row, key=lambda f: f.text_box[0]), True
+    if len(best) < 2:
+        return best
+    return _grid(best, [e for e in entries if e not in best], glyph, edge, is_row)
 
 
-def _weight(entries: list[Entry]) -> tuple[int, int]:
-    """More entries first; among as many, more glyphs: names are words, while two scatter
-    points side by side look like a one-glyph entry with its marker."""
-    return len(entries), sum(len(e.comps) for e in entries)
+def _middle(e: Entry) -> float:
+    return (e.text_box[1] + e.text_box[3]) / 2
+
+
+def _grid(best: list[Entry], others: list[Entry], glyph: float, edge: int,
+          is_row: bool) -> list[Entry]:
+    """`best` (a column or a row of entries) with the other columns (rows) of its grid: groups
+    of entries aligned like it whose every entry sits on one of its rows (columns)."""
+    rows = [_middle(e) for e in best]
+    cols = [e.text_box[edge] for e in best]
+    span = (min(min(e.text_box[0], e.handle_box[0]) for e in best),
+            max(max(e.text_box[2], e.handle_box[2]) for e in best))
+    top = min(e.text_box[1] for e in best)
+    bottom = max(e.text_box[3] for e in best)
+    groups: list[list[Entry]] = []
+    for e in sorted(others, key=lambda f: (f.text_box[edge], _middle(f))):
+        key = _middle(e) if is_row else e.text_box[edge]
+        for g in groups:
+            ref = _middle(g[0]) if is_row else g[0].text_box[edge]
+            if abs(key - ref) <= (0.4 if is_row else 0.6) * glyph:
+                g.append(e)
+                break
+        else:
+            groups.append([e])
+    grid = list(best)
+    coloured = all(e.chromatic for e in best)
+    for g in groups:
+        if coloured and not any(e.chromatic for e in g):
+            continue  # coloured samples, then black ones: words of long names, not entries
+        if is_row:
+            # A further row: under or over the others (~3 glyphs apart), its entries in the
+            # columns of the first.
+            near = (min(e.text_box[1] for e in g) - bottom <= 3.2 * glyph
+                    and top - max(e.text_box[3] for e in g) <= 3.2 * glyph)
+            ok = near and all(any(abs(e.text_box[edge] - c) <= 0.6 * glyph for c in cols)
+                              for e in g)
+            if ok:
+                grid += g
+                top = min(top, min(e.text_box[1] for e in g))
+                bottom = max(bottom, max(e.text_box[3] for e in g))
+        else:
+            # A further column: beside the others, its entries on their rows.
+            left = min(min(e.text_box[0], e.handle_box[0]) for e in g)
+            right = max(max(e.text_box[2], e.handle_box[2]) for e in g)
+            # (Columns stand apart: more than a word space.)
+            beside = right < span[0] - glyph or left > span[1] + glyph
+            ok = beside and len(g) >= min(2, len(best)) and all(
+                any(abs(_middle(e) - r) <= 0.4 * glyph for r in rows) for e in g)
+            if ok:
+                grid += g
+                span = (min(span[0], left), max(span[1], right))
+    if is_row:
+        return sorted(grid, key=lambda f: (round(_middle(f) / glyph), f.text_box[0]))
+    return sorted(grid, key=lambda f: (round(f.text_box[edge] / glyph), f.text_box[1]))
+
+
+def _weight(entries: list[Entry]) -> tuple[int, int, int]:
+    """More entries first; among as many, samples of one kind (all coloured or all black: the
+    words of long names beside each other are "samples" of the other kind), then more glyphs:
+    names are words, while two scatter points side by side look like a one-glyph entry with its
+    marker."""
+    kinds = {e.chromatic for e in entries}
+    return len(entries), int(len(kinds) <= 1), sum(len(e.comps) for e in entries)
 
 
 def _crop(page: Page, labels, entry: Entry, glyph: float) -> Crop:
