@@ -265,7 +265,8 @@ def report(pairs: list[RealPair], *, path: Path, rubric_ref: str) -> None:
         if value is None:
             print(f"   {name:34} not available")
             return
-        stat = (lambda sample, key=key: _outcome_figures(sample)[key])
+        def stat(sample, key=key):
+            return _outcome_figures(sample)[key]
         print(f"   {name:34} {value:6.1%}{_ci(_bootstrap(labelled, stat), '.1%')}   "
               f"target {target}: {_met(ok(value))}")
 
