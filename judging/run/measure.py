@@ -23,26 +23,21 @@ from judging.signals import (
     DEFAULT_SIZE,
     ChartReading,
     agreement,
-    blurred_gray,
+    check_copy,
     compare_charts,
     compare_figures,
-    copy_verdict,
     load_image,
-    mean_abs_difference,
-    normalize_pair,
     read_chart,
     reduce_towards,
     render_overlay,
-    ssim,
     table_agreement,
-    to_gray,
     trim_border,
 )
 
 log = logging.getLogger(__name__)
 
 #: Bump when signal definitions change: part of every judgment's input hash.
-SIGNALS_VERSION = "signals/3"
+SIGNALS_VERSION = "signals/4"
 
 
 @dataclass(frozen=True)
@@ -158,11 +153,8 @@ def measure_figures(claim: ClaimInput, *, options: MeasureOptions, out_dir: Path
         "pixel.copy": Signal(value=pixel.copy),
     }
     if pixel.copy:
-        redrawn = ("" if pixel.redrawn_share is None else
-                   f", {pixel.redrawn_share:.1e} of its pixels redrawn at full resolution")
-        result.flags.append(Flag(name="copy", detail=f"the reproduced figure is (nearly) "
-                                 f"pixel-identical to the published figure (SSIM "
-                                 f"{pixel.ssim:.3f}{redrawn})"))
+        result.flags.append(Flag(name="copy", detail=f"the reproduced figure is a copy of the "
+                                                     f"published figure ({comparison.copy_check.how})"))
     if claim.participant_reference_path is not None:
         result.flags.extend(check_participant_reference(claim, published, options=options))
     overlay = None
@@ -199,18 +191,12 @@ def check_participant_reference(claim: ClaimInput, registry_figure: Image.Image,
         return [Flag(name="reference_mismatch",
                      detail=f"the submission's copy of the published figure is unreadable ({exc});"
                             f" the registry's figure was used")]
-    a, b = normalize_pair(registry_figure, own, size=options.image_size)
-    score = ssim(blurred_gray(a), blurred_gray(b))
-    mad = mean_abs_difference(to_gray(a), to_gray(b))
-    same, redrawn = copy_verdict(registry_figure, own, ssim_score=score, mean_abs_diff=mad)
-    if same:
+    check = check_copy(registry_figure, own)
+    if check.copy:
         return []
-    how = f"SSIM {score:.3f}, mean difference {mad:.3f}"
-    if redrawn is not None:
-        how += f", {redrawn:.1e} of its pixels redrawn at full resolution"
     return [Flag(name="reference_mismatch",
                  detail=f"the submission's copy of the published figure differs from the "
-                        f"registry's ({how}); the registry's figure was used")]
+                        f"registry's ({check.how}); the registry's figure was used")]
 
 
 #: The difference of two finite floats can overflow (1e308 - -1e308), and a relative difference
