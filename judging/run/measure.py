@@ -14,6 +14,7 @@ from judging.atomic import write_png_atomic
 from judging.errors import ImageLoadError
 from judging.hashing import file_sha256
 from judging.models import Artifacts, ClaimInput, ClaimKind, Flag, Signal, Tolerance
+from judging.rules import plotting_rerun
 from judging.run.integrity import figure_phash
 from judging.rundir import claim_images
 from judging.signal_catalogue import signal_names
@@ -22,6 +23,7 @@ from judging.signals import (
     DEFAULT_MAX_PIXELS,
     DEFAULT_SIZE,
     ChartReading,
+    CopyCheck,
     agreement,
     check_copy,
     compare_charts,
@@ -114,6 +116,24 @@ def _save_png(image: Image.Image, path: Path) -> None:
     write_png_atomic(image, path, optimize=False, compress_level=1)
 
 
+def copy_signals(claim: ClaimInput, check: CopyCheck) -> tuple[dict[str, Signal], list[Flag]]:
+    """`pixel.copy` and `pixel.identical_rerender`, and their flag: a pixel-identical figure
+    whose cited logs show its plotting script re-run is an identical re-render for a human to
+    confirm (a bit-exact re-run of deterministic plotting code is possible), not a copy."""
+    rerun = plotting_rerun(claim) if check.identical else None
+    signals = {"pixel.copy": Signal(value=check.copy and rerun is None),
+               "pixel.identical_rerender": Signal(value=rerun is not None)}
+    if rerun is not None:
+        return signals, [Flag(name="identical_rerender", detail=(
+            f"the reproduced figure is pixel-identical to the published figure ({check.how}), "
+            f"and {rerun.describe()}: a human should confirm a bit-exact re-run of the "
+            f"plotting code")[:4000])]
+    if check.copy:
+        return signals, [Flag(name="copy", detail=f"the reproduced figure is a copy of the "
+                                                  f"published figure ({check.how})")]
+    return signals, []
+
+
 def measure_figures(claim: ClaimInput, *, options: MeasureOptions, out_dir: Path | None,
                     run_root: Path | None) -> Measurement:
     result = Measurement()
@@ -150,11 +170,9 @@ def measure_figures(claim: ClaimInput, *, options: MeasureOptions, out_dir: Path
         "pixel.palette_distance": Signal(value=round(pixel.palette_distance, 6)),
         "pixel.phash_distance": Signal(value=round(pixel.phash_distance, 6)),
         "pixel.mean_abs_diff": Signal(value=round(pixel.mean_abs_diff, 6)),
-        "pixel.copy": Signal(value=pixel.copy),
     }
-    if pixel.copy:
-        result.flags.append(Flag(name="copy", detail=f"the reproduced figure is a copy of the "
-                                                     f"published figure ({comparison.copy_check.how})"))
+    copied, result.flags = copy_signals(claim, comparison.copy_check)
+    result.signals.update(copied)
     if claim.participant_reference_path is not None:
         result.flags.extend(check_participant_reference(claim, published, options=options))
     overlay = None
