@@ -210,18 +210,107 @@ def scale_disclosed(claim: ClaimInput, signals: dict[str, Signal]) -> RuleResult
                             "needs an LLM or a human to read the logs and the justification")
 
 
-@rule("not_a_copy", "the reproduced figure is not a pixel copy of the published one")
+#: Scripts are read up to this size each when looking for the call that writes a figure.
+MAX_SCRIPT_BYTES = 1024 * 1024
+#: A call that writes a figure file, in the plotting languages submissions use (matplotlib,
+#: Pillow, plotly, ggplot2 and base R, MATLAB, imageio/OpenCV).
+_WRITES_FIGURE = re.compile(
+    r"savefig|save_?fig(?:ure)?\s*\(|\.save\s*\(|ggsave|write_image|imsave|imwrite|"
+    r"\bpng\s*\(|\bpdf\s*\(|saveas\s*\(|exportgraphics|print\s*\(\s*['\"]-d(?:png|pdf|svg)")
+#: A log of a run that failed (a logbook run cell's log records its exit code on such a line).
+_FAILED_RUN = re.compile(r"^exit code:\s*(?!0\s*$)-?\d+\s*$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class RerunEvidence:
+    """Where a claim's logs show its plotting script re-run."""
+
+    log: str
+    """The cited log's name, as the submission gives it."""
+    line: str
+    """The line of the log that shows it."""
+    script: str
+    """The cited script that writes the figure."""
+
+    def describe(self) -> str:
+        return (f"{quote(self.log)} shows {quote(self.line)} (the script {quote(self.script)} "
+                f"writes a figure)")
+
+
+def _cited(claim: ClaimInput, prefix: str, names: list[str]) -> list[tuple[str, Path]]:
+    """The cited files of one kind that exist and are not empty: (name, path)."""
+    found = []
+    for i, name in enumerate(names):
+        role = prefix if prefix == "script" else f"{prefix}[{i}]"
+        path = claim.evidence_paths.get(role)
+        if _file_state(path) is None:
+            assert path is not None
+            found.append((name, path))
+    return found
+
+
+def _mentions(line: str, name: str) -> bool:
+    """Whether `line` names the file `name` (its base name, not as part of a longer name)."""
+    return re.search(r"(?<![\w.-])" + re.escape(name) + r"(?![\w-])", line) is not None
+
+
+def plotting_rerun(claim: ClaimInput) -> RerunEvidence | None:
+    """The line of a cited log that shows the claim's plotting script re-run, or None.
+
+    A cited script must exist and write a figure (or name the reproduced figure's file), and a
+    cited log of a run that did not fail must name the reproduced figure's file or that script
+    (a log line of the file being written, or the run command). The figure's file name is the
+    stronger evidence and is looked for first.
+    """
+    evidence = claim.claim.evidence
+    names = [evidence.script] if evidence.script else []
+    scripts = _cited(claim, "script", names) + _cited(claim, "scripts", list(evidence.scripts))
+    figure_names = {Path(name).name for name in (claim.claim.reproduced_figure,
+                                                 claim.reproduced_path) if name}
+    figure_names = {name for name in figure_names if len(name) >= 5}
+    writers = []
+    for name, path in scripts:
+        with path.open("rb") as handle:
+            text = handle.read(MAX_SCRIPT_BYTES).decode("utf-8", errors="replace")
+        if _WRITES_FIGURE.search(text) or any(_mentions(text, f) for f in figure_names):
+            writers.append(name)
+    if not writers:
+        return None
+    for log_name, path in _cited(claim, "logs", list(evidence.logs)):
+        text = _read_log(path)
+        if _FAILED_RUN.search(text):
+            continue
+        lines = text.splitlines()
+        for targets in (sorted(figure_names), writers):
+            for line in lines:
+                hit = next((t for t in targets if _mentions(line, Path(t).name)), None)
+                if hit is not None:
+                    script = hit if hit in writers else writers[0]
+                    return RerunEvidence(log=log_name, line=line.strip()[:200], script=script)
+    return None
+
+
+@rule("not_a_copy", "the reproduced figure is not a copy of the published one")
 def not_a_copy(claim: ClaimInput, signals: dict[str, Signal]) -> RuleResult:
     copy = _signal_value(signals, "pixel.copy")
     if copy is None:
         return RuleResult(None, "copy check unavailable: " + _absent_reason(
             signals, "pixel.copy", missing="no figure pair"))
+    rerender = _signal_value(signals, "pixel.identical_rerender")
+    if rerender is not None and rerender.value:
+        rerun = plotting_rerun(claim)
+        shown = rerun.describe() if rerun is not None else "the plotting script re-run"
+        return RuleResult(None, f"pixel-identical, but the logs show {shown}: a human should "
+                                f"confirm a bit-exact re-run")
     if copy.value:
-        # A bit-exact rerun of deterministic plotting code is possible, hence not full confidence.
-        return RuleResult(False, "the reproduced figure is (nearly) pixel-identical to the "
-                                 "published one: a copy, unless a bit-exact rerun (check the logs)",
+        # A pixel-identical figure without such logs, or the published figure re-encoded,
+        # re-framed, resized or turned gray; a re-run at another resolution looks alike.
+        return RuleResult(False, "the reproduced figure is a copy of the published one "
+                                 "(pixel-identical, or re-encoded, re-framed, resized or gray), "
+                                 "and no cited log shows its plotting script re-run",
                           confidence=0.8)
-    return RuleResult(True, "the reproduced figure differs from the published one at pixel level")
+    return RuleResult(True, "the reproduced figure is not a copy of the published one: its marks "
+                            "were drawn again")
 
 
 @rule("chart_axes", "levels 1-5 from the charts' axis scale types and data ranges")

@@ -31,8 +31,13 @@ CATALOGUE: dict[str, SignalSpec] = {spec.name: spec for spec in [
     SignalSpec("pixel.mean_abs_diff", "distance", "lower",
                "mean absolute gray-level difference in [0, 1]"),
     SignalSpec("pixel.copy", "flag", None,
-               "the reproduced figure is (nearly) pixel-identical to the published one: a "
-               "re-encoded or resized copy, not a re-render"),
+               "the reproduced figure is the published one copied: pixel-identical, or "
+               "re-encoded, re-framed (border, small crop), resized or turned gray, not a "
+               "re-render (false for an identical re-render, see pixel.identical_rerender)"),
+    SignalSpec("pixel.identical_rerender", "flag", None,
+               "the reproduced figure is pixel-identical to the published one and a cited log "
+               "shows its plotting script re-run: possibly a bit-exact re-run, for a human to "
+               "confirm"),
     SignalSpec("numeric.abs_diff", "number", "lower", "|reproduced - reported|"),
     SignalSpec("numeric.rel_diff", "number", "lower", "|reproduced - reported| / |reported|"),
     SignalSpec("numeric.within_tolerance", "flag", None,

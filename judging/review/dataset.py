@@ -169,6 +169,7 @@ def build_settings(rubric: Rubric, *, calibration: bool, overlap: int) -> rg.Set
 PRIORITY_WEIGHTS = {
     "reference_mismatch": 1.0,
     "copy": 0.9,
+    "identical_rerender": 0.9,
     "duplicate_figure": 0.9,
     "copied_justification": 0.85,
     "untrusted_criteria": 0.8,
@@ -196,8 +197,8 @@ def review_priority(judgments: list[Judgment], *, untrusted: set[str] = frozense
     reasons: set[str] = set(claim_flags) & {"self_contradiction"}
     for judgment in judgments:
         names = {f.name for f in judgment.flags}
-        reasons |= names & {"reference_mismatch", "copy", "order_inconsistent",
-                            "duplicate_figure", "copied_justification"}
+        reasons |= names & {"reference_mismatch", "copy", "identical_rerender",
+                            "order_inconsistent", "duplicate_figure", "copied_justification"}
         if judgment.status is LineStatus.error:
             reasons.add("unreadable")
         if judgment.verdict is not None and judgment.verdict.value == "falsified":

@@ -15,6 +15,7 @@ from judging.errors import FigureDataError, ImageLoadError
 from judging.figure_data import FigureDataFile, load_figure_data
 from judging.hashing import file_sha256
 from judging.models import Artifacts, ClaimInput, ClaimKind, Flag, Signal, Tolerance
+from judging.rules import plotting_rerun
 from judging.run.integrity import figure_phash
 from judging.rundir import claim_images
 from judging.signal_catalogue import signal_names
@@ -24,21 +25,17 @@ from judging.signals import (
     DEFAULT_MAX_PIXELS,
     DEFAULT_SIZE,
     ChartReading,
+    CopyCheck,
     agreement,
-    blurred_gray,
+    check_copy,
     compare_charts,
     compare_figures,
-    copy_verdict,
     load_image,
-    mean_abs_difference,
-    normalize_pair,
     read_chart,
     reading_from_data,
     reduce_towards,
     render_overlay,
-    ssim,
     table_agreement,
-    to_gray,
     trim_border,
     without_reference_lines,
 )
@@ -176,6 +173,24 @@ def _save_png(image: Image.Image, path: Path) -> None:
     write_png_atomic(image, path, optimize=False, compress_level=1)
 
 
+def copy_signals(claim: ClaimInput, check: CopyCheck) -> tuple[dict[str, Signal], list[Flag]]:
+    """`pixel.copy` and `pixel.identical_rerender`, and their flag: a pixel-identical figure
+    whose cited logs show its plotting script re-run is an identical re-render for a human to
+    confirm (a bit-exact re-run of deterministic plotting code is possible), not a copy."""
+    rerun = plotting_rerun(claim) if check.identical else None
+    signals = {"pixel.copy": Signal(value=check.copy and rerun is None),
+               "pixel.identical_rerender": Signal(value=rerun is not None)}
+    if rerun is not None:
+        return signals, [Flag(name="identical_rerender", detail=(
+            f"the reproduced figure is pixel-identical to the published figure ({check.how}), "
+            f"and {rerun.describe()}: a human should confirm a bit-exact re-run of the "
+            f"plotting code")[:4000])]
+    if check.copy:
+        return signals, [Flag(name="copy", detail=f"the reproduced figure is a copy of the "
+                                                  f"published figure ({check.how})")]
+    return signals, []
+
+
 def measure_figures(claim: ClaimInput, *, options: MeasureOptions, out_dir: Path | None,
                     run_root: Path | None) -> Measurement:
     result = Measurement()
@@ -212,14 +227,9 @@ def measure_figures(claim: ClaimInput, *, options: MeasureOptions, out_dir: Path
         "pixel.palette_distance": Signal(value=round(pixel.palette_distance, 6)),
         "pixel.phash_distance": Signal(value=round(pixel.phash_distance, 6)),
         "pixel.mean_abs_diff": Signal(value=round(pixel.mean_abs_diff, 6)),
-        "pixel.copy": Signal(value=pixel.copy),
     }
-    if pixel.copy:
-        redrawn = ("" if pixel.redrawn_share is None else
-                   f", {pixel.redrawn_share:.1e} of its pixels redrawn at full resolution")
-        result.flags.append(Flag(name="copy", detail=f"the reproduced figure is (nearly) "
-                                 f"pixel-identical to the published figure (SSIM "
-                                 f"{pixel.ssim:.3f}{redrawn})"))
+    copied, result.flags = copy_signals(claim, comparison.copy_check)
+    result.signals.update(copied)
     if claim.participant_reference_path is not None:
         result.flags.extend(check_participant_reference(claim, published, options=options))
     overlay = None
@@ -314,18 +324,12 @@ def check_participant_reference(claim: ClaimInput, registry_figure: Image.Image,
         return [Flag(name="reference_mismatch",
                      detail=f"the submission's copy of the published figure is unreadable ({exc});"
                             f" the registry's figure was used")]
-    a, b = normalize_pair(registry_figure, own, size=options.image_size)
-    score = ssim(blurred_gray(a), blurred_gray(b))
-    mad = mean_abs_difference(to_gray(a), to_gray(b))
-    same, redrawn = copy_verdict(registry_figure, own, ssim_score=score, mean_abs_diff=mad)
-    if same:
+    check = check_copy(registry_figure, own)
+    if check.copy:
         return []
-    how = f"SSIM {score:.3f}, mean difference {mad:.3f}"
-    if redrawn is not None:
-        how += f", {redrawn:.1e} of its pixels redrawn at full resolution"
     return [Flag(name="reference_mismatch",
                  detail=f"the submission's copy of the published figure differs from the "
-                        f"registry's ({how}); the registry's figure was used")]
+                        f"registry's ({check.how}); the registry's figure was used")]
 
 
 #: The difference of two finite floats can overflow (1e308 - -1e308), and a relative difference

@@ -21,6 +21,7 @@ from judging.signals.chart import (
                                    render_overlay,
                                    without_reference_lines,
 )
+from judging.signals.copies import CopyCheck, check_copy, pixel_identical
 from judging.signals.images import DEFAULT_MAX_PIXELS, SUPPORTED_FORMATS, load_image
 from judging.signals.numeric import (
                                    Agreement,
@@ -34,16 +35,13 @@ from judging.signals.pixel import (
                                    PixelSignals,
                                    blurred_gray,
                                    compare_figures,
-                                   copy_verdict,
                                    diff_image,
                                    edge_f1,
                                    edge_map,
-                                   is_copy,
                                    mean_abs_difference,
                                    normalize_pair,
                                    palette_distance,
                                    phash_distance,
-                                   redrawn_share,
                                    reduce_towards,
                                    ssim,
                                    to_gray,
@@ -52,10 +50,10 @@ from judging.signals.pixel import (
 
 __all__ = [
     "CHART_SIGNALS", "CHART_SOURCE_SIGNALS", "DEFAULT_MAX_PIXELS", "DEFAULT_SIZE",
-    "SUPPORTED_FORMATS", "Agreement", "ChartComparison", "ChartReading", "PairComparison",
-    "PixelSignals", "TableAgreement", "agreement", "blurred_gray", "compare_charts",
-    "compare_figures", "copy_verdict", "diff_image", "edge_f1", "edge_map", "is_copy",
-    "load_image", "mean_abs_difference", "normalize_pair", "palette_distance", "phash_distance",
-    "read_chart", "reading_from_data", "redrawn_share", "reduce_towards", "render_overlay",
+    "SUPPORTED_FORMATS", "Agreement", "ChartComparison", "ChartReading", "CopyCheck",
+    "PairComparison", "PixelSignals", "TableAgreement", "agreement", "blurred_gray", "check_copy",
+    "compare_charts", "compare_figures", "diff_image", "edge_f1", "edge_map", "load_image",
+    "mean_abs_difference", "normalize_pair", "palette_distance", "phash_distance",
+    "pixel_identical", "read_chart", "reading_from_data", "reduce_towards", "render_overlay",
     "ssim", "table_agreement", "to_gray", "trim_border", "without_reference_lines",
 ]

@@ -9,7 +9,8 @@ What each measure is for, on charts:
 - `palette_distance`: how different the hues of the inked pixels are. Catches a missing or extra
   coloured series, which grayscale SSIM cannot see.
 - `phash_distance`: perceptual-hash (DCT) distance: the coarse global shape, robust to resolution.
-- `copy`: the reproduction is (nearly) pixel-identical to the published figure.
+- `copy`: the reproduction is the published figure re-encoded, re-framed, resized or turned gray
+  (`judging.signals.copies`), not a re-render.
 """
 
 from __future__ import annotations
@@ -18,24 +19,14 @@ from dataclasses import dataclass
 
 import imagehash
 import numpy as np
-from PIL import Image, ImageChops, ImageFilter
+from PIL import Image, ImageFilter
 from scipy import ndimage
 from skimage.filters import sobel
 from skimage.metrics import structural_similarity
 
+from judging.signals.copies import BORDER_TOLERANCE, CopyCheck, check_copy, content_box
+
 DEFAULT_SIZE = 512
-#: Channel difference above which a pixel counts as content rather than border: high enough that
-#: JPEG ringing around the outermost text does not move the crop (a shifted crop reads as a change).
-BORDER_TOLERANCE = 48
-
-
-def content_box(image: Image.Image, *, tolerance: int = BORDER_TOLERANCE
-                ) -> tuple[int, int, int, int] | None:
-    """Bounding box of what differs from the top-left pixel's colour by more than `tolerance`
-    gray levels; None for an image that is all border."""
-    background = Image.new(image.mode, image.size, image.getpixel((0, 0)))
-    difference = ImageChops.difference(image, background).convert("L")
-    return difference.point(lambda value: 255 if value > tolerance else 0).getbbox()
 
 
 def trim_border(image: Image.Image, *, tolerance: int = BORDER_TOLERANCE) -> Image.Image:
@@ -204,115 +195,6 @@ def mean_abs_difference(published: np.ndarray, reproduced: np.ndarray) -> float:
     return float(np.abs(published - reproduced).mean())
 
 
-#: A copy survives re-encoding and resizing, and so does a re-render of nearly the same data in
-#: nearly the same style: at the normalised size both conditions hold for either. The
-#: full-resolution test below (`redrawn_share`) tells them apart; a bit-exact rerun of the
-#: paper's own plotting code stays a copy (the rule check says so, and that the logs decide).
-COPY_MIN_SSIM = 0.98
-COPY_MAX_MEAN_ABS_DIFF = 0.015
-#: Share of redrawn pixels above which a near-identical pair is a re-render, not a copy. Measured
-#: by benchmarks/copy_check.py on the chart dev set: 44 published figures, each turned into 9
-#: copies (JPEG quality 70 and 40, 1/2 and 1/2 + JPEG, 1/3 + JPEG, 0.77, 1.25, gray, padded); the
-#: 331 copies that pass the coarse test reach at most 1.6e-4, the 7 re-renders from fresh data
-#: that pass it (legend moved, other palette, marker size, fewer points) at least 1.06e-3. The
-#: threshold sits between them on a log scale.
-COPY_MAX_REDRAWN_SHARE = 4e-4
-#: How far (in gray levels of [0, 1]) a pixel may fall outside its neighbours' range in the other
-#: image: covers JPEG ringing and another resampling filter, not a shape that moved.
-REDRAWN_TOLERANCE = 0.25
-#: Gray-level difference from the background of strong ink (text, frames, dark marks): one of
-#: the two alignments of `redrawn_share` (the other uses BORDER_TOLERANCE, faint ink).
-STRONG_INK = 100
-REDRAWN_MAX_SIDE = 1600
-
-
-def _is_gray(image: Image.Image) -> bool:
-    small = np.asarray(image.convert("RGB").reduce(max(1, max(image.size) // 256)), np.int16)
-    return bool((small.max(axis=2) - small.min(axis=2) <= 12).mean() > 0.999)
-
-
-def redrawn_share(published: Image.Image, reproduced: Image.Image, *,
-                  tolerance: float = REDRAWN_TOLERANCE, max_side: int = REDRAWN_MAX_SIDE) -> float:
-    """Share of the compared pixels that a copy could not have: 0 for a re-encoded or resized
-    copy, more for a re-render (markers a few pixels off, a legend moved, other colours or marker
-    sizes). RGB or gray input (a transparent background is not flattened here: see load_image).
-
-    The images are aligned on their ink boxes and the published one is resampled onto the
-    reproduction's pixel grid (at most `max_side` pixels on the long side). A pixel is redrawn
-    when either image's value lies outside the other's 3x3 neighbourhood range by more than
-    `tolerance` in some channel (gray levels only when either figure is grayscale); isolated
-    pixels are dropped by a 2x2 opening. Written here because no maintained library asks "is B a
-    resampled or re-encoded A" of a chart: image forensics tools model camera photos.
-    """
-    # Integer-reduced first: the comparison grid is at most max_side anyway, and a huge pair
-    # would otherwise cost seconds and hundreds of megabytes.
-    published, reproduced = (reduce_towards(image.convert("RGB"), max_side)
-                             for image in (published, reproduced))
-    if _is_gray(published) or _is_gray(reproduced):
-        published, reproduced = published.convert("L"), reproduced.convert("L")
-    faint = (content_box(published), content_box(reproduced))
-    if faint[0] is None or faint[1] is None:
-        return 0.0 if faint[0] is faint[1] else 1.0
-    # A copy needs one alignment that explains it: boxes of faint ink follow shrunk copies (thin
-    # strokes fade); boxes of strong ink ignore JPEG ringing, which widens a faint box. The strong
-    # ones count only when they frame nearly the same content (not a lone black title).
-    candidates = [faint]
-    strong = (content_box(published, tolerance=STRONG_INK),
-              content_box(reproduced, tolerance=STRONG_INK))
-    if all(box is not None and _area(box) >= 0.9 * _area(wide)
-           for box, wide in zip(strong, faint)):
-        candidates.append(strong)
-    return min(_redrawn_when_aligned(published, reproduced, boxes, tolerance=tolerance,
-                                     max_side=max_side) for boxes in candidates)
-
-
-def _area(box: tuple[int, int, int, int]) -> int:
-    return (box[2] - box[0]) * (box[3] - box[1])
-
-
-def _redrawn_when_aligned(published: Image.Image, reproduced: Image.Image,
-                          boxes: tuple[tuple[int, int, int, int], tuple[int, int, int, int]], *,
-                          tolerance: float, max_side: int) -> float:
-    published_box, reproduced_box = boxes
-    reproduced = reproduced.crop(reproduced_box)
-    scale = min(1.0, max_side / max(reproduced.size))
-    grid = (max(1, round(reproduced.width * scale)), max(1, round(reproduced.height * scale)))
-    if grid != reproduced.size:
-        reproduced = reproduced.resize(grid, Image.Resampling.BOX)
-    shrink = (published_box[2] - published_box[0]) > grid[0]
-    published = published.resize(grid, Image.Resampling.BOX if shrink else
-                                 Image.Resampling.BICUBIC, box=published_box)
-    a = np.atleast_3d(np.asarray(published, np.float32) / np.float32(255.0))
-    b = np.atleast_3d(np.asarray(reproduced, np.float32) / np.float32(255.0))
-    redrawn = _outside_neighbours(a, b, tolerance) | _outside_neighbours(b, a, tolerance)
-    return float(ndimage.binary_opening(redrawn, structure=np.ones((2, 2), bool)).mean())
-
-
-def _outside_neighbours(reference: np.ndarray, other: np.ndarray, tolerance: float) -> np.ndarray:
-    low = ndimage.minimum_filter(reference, size=(3, 3, 1))
-    high = ndimage.maximum_filter(reference, size=(3, 3, 1))
-    return ((other < low - tolerance) | (other > high + tolerance)).any(axis=2)
-
-
-def is_copy(*, ssim_score: float, mean_abs_diff: float, same_bytes: bool = False) -> bool:
-    """The coarse test: (nearly) pixel-identical at the normalised size. A re-render of nearly the
-    same data passes it too; `copy_verdict` decides."""
-    return same_bytes or (ssim_score >= COPY_MIN_SSIM and mean_abs_diff <= COPY_MAX_MEAN_ABS_DIFF)
-
-
-def copy_verdict(published: Image.Image, reproduced: Image.Image, *, ssim_score: float,
-                 mean_abs_diff: float, same_bytes: bool = False) -> tuple[bool, float | None]:
-    """(copy, redrawn share): the coarse test on the normalised pair's SSIM and mean difference,
-    then, for a near-identical pair that is not byte-identical, `redrawn_share` at full
-    resolution (None when it was not needed)."""
-    if same_bytes:
-        return True, None
-    if not is_copy(ssim_score=ssim_score, mean_abs_diff=mean_abs_diff):
-        return False, None
-    redrawn = redrawn_share(published, reproduced)
-    return redrawn <= COPY_MAX_REDRAWN_SHARE, redrawn
-
-
 def diff_image(published: np.ndarray, reproduced: np.ndarray) -> Image.Image:
     """An overlay for reviewers: ink only in the published figure shows red, ink only in the
     reproduction shows cyan, ink in both shows dark. Inputs are same-shape gray images in [0, 1].
@@ -334,8 +216,10 @@ class PixelSignals:
     phash_distance: float
     mean_abs_diff: float
     copy: bool
+    identical: bool = False
+    """Pixel-identical up to a uniform border (see `judging.signals.copies.CopyCheck`)."""
     redrawn_share: float | None = None
-    """Measured only for a near-identical pair (see `redrawn_share`)."""
+    """Share of the aligned pixels redrawn (None when the copy check stopped earlier)."""
 
 
 @dataclass(frozen=True)
@@ -344,6 +228,7 @@ class PairComparison:
     published: Image.Image
     reproduced: Image.Image
     diff: Image.Image
+    copy_check: CopyCheck
 
 
 def compare_figures(published: Image.Image, reproduced: Image.Image, *,
@@ -353,16 +238,16 @@ def compare_figures(published: Image.Image, reproduced: Image.Image, *,
     gray_published, gray_reproduced = to_gray(norm_published), to_gray(norm_reproduced)
     ssim_score = ssim(blurred_gray(norm_published), blurred_gray(norm_reproduced))
     mad = mean_abs_difference(gray_published, gray_reproduced)
-    copy, redrawn = copy_verdict(published, reproduced, ssim_score=ssim_score, mean_abs_diff=mad,
-                                 same_bytes=same_bytes)
+    copy = check_copy(published, reproduced, same_bytes=same_bytes)
     signals = PixelSignals(
         ssim=ssim_score,
         edge_f1=edge_f1(edge_map(gray_published), edge_map(gray_reproduced)),
         palette_distance=palette_distance(norm_published, norm_reproduced),
         phash_distance=phash_distance(norm_published, norm_reproduced),
         mean_abs_diff=mad,
-        copy=copy,
-        redrawn_share=redrawn,
+        copy=copy.copy,
+        identical=copy.identical,
+        redrawn_share=copy.redrawn_share,
     )
     return PairComparison(signals=signals, published=norm_published, reproduced=norm_reproduced,
-                          diff=diff_image(gray_published, gray_reproduced))
+                          diff=diff_image(gray_published, gray_reproduced), copy_check=copy)

@@ -1,4 +1,5 @@
-"""A logbook page that contradicts itself raises the claim's review priority."""
+"""What raises a claim's review priority: a logbook page that contradicts itself, an identical
+re-render."""
 
 from __future__ import annotations
 
@@ -21,3 +22,14 @@ def test_self_contradiction_raises_the_review_priority() -> None:
     assert flagged.reasons == ["self_contradiction"]
     assert flagged.value == PRIORITY_WEIGHTS["self_contradiction"] > plain.value
     assert PRIORITY_WEIGHTS["self_contradiction"] > PRIORITY_WEIGHTS["falsified"]
+
+
+def test_an_identical_rerender_is_reviewed_as_early_as_a_copy() -> None:
+    from judging.models import Flag
+
+    def flagged(name: str) -> Judgment:
+        return line().model_copy(update={"flags": [Flag(name=name, detail="d")]})
+
+    rerender = review_priority([flagged("identical_rerender")])
+    assert rerender.reasons == ["identical_rerender"]
+    assert rerender.value == review_priority([flagged("copy")]).value == PRIORITY_WEIGHTS["copy"]

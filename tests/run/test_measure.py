@@ -41,7 +41,9 @@ def test_a_vector_reproduced_figure_is_measured_against_a_png(
     absent = {name: s.reason for name, s in signals.items()
               if name.startswith("pixel.") and s.status is SignalStatus.absent}
     assert absent == {}
-    assert signals["pixel.ssim"].value > 0.9 and signals["pixel.copy"].value is False
+    # The same drawing saved as PDF or SVG is pixel for pixel what a converted copy would be: the
+    # copy check may say so (signals/copies.py); what matters here is that it could look.
+    assert signals["pixel.ssim"].value > 0.9 and signals["pixel.copy"].status is SignalStatus.ok
     assert signals["chart.series_published"].value == signals["chart.series_reproduced"].value == 2
     assert signals["chart.match_score"].value > 0.8
     with Image.open(measured.images["reproduced"]) as reviewer_image:

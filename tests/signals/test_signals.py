@@ -1,8 +1,8 @@
-"""Signal invariants, the copy flag and numeric agreement (image loading: test_images.py)."""
+"""Signal invariants and numeric agreement (image loading: test_images.py; copies:
+test_copies.py)."""
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 
@@ -19,14 +19,8 @@ from judging.signals import (
     edge_f1,
     normalize_pair,
     palette_distance,
-    redrawn_share,
     table_agreement,
     trim_border,
-)
-from judging.signals.pixel import (
-    COPY_MAX_MEAN_ABS_DIFF,
-    COPY_MAX_REDRAWN_SHARE,
-    COPY_MIN_SSIM,
 )
 from tests.conftest import open_png, render_chart
 
@@ -106,65 +100,6 @@ def test_missing_series_moves_the_palette(base: Image.Image) -> None:
     missing = _signals(base, open_png(render_chart(series=_series(drop_val=True))))
     restyled_same_colours = _signals(base, open_png(render_chart(dpi=150)))
     assert missing.palette_distance > 0.3 > restyled_same_colours.palette_distance
-
-
-def test_copy_flag(base: Image.Image) -> None:
-    buffer = io.BytesIO()
-    base.save(buffer, format="JPEG", quality=75)
-    jpeg_copy = Image.open(buffer).convert("RGB")
-    assert _signals(base, jpeg_copy).copy is True
-    assert _signals(base, base.resize((480, 360))).copy is True
-    # Honest reproductions: other style, or other data.
-    assert _signals(base, open_png(render_chart(style="ggplot"))).copy is False
-    assert _signals(base, open_png(render_chart(series=_series(0.02)))).copy is False
-    assert _signals(base, open_png(render_chart(series=_series(reverse_train=True)))).copy is False
-
-
-def test_near_identical_rerender_is_not_a_copy(base: Image.Image) -> None:
-    # The train curve half a percent of its range higher: SSIM and the mean difference cannot
-    # tell this re-render from a copy at the normalised size; full resolution can.
-    shifted = dict(_series(), train=(X, np.exp(-X / 3) + 0.105))
-    rerender = _signals(base, open_png(render_chart(series=shifted)))
-    assert rerender.ssim >= COPY_MIN_SSIM and rerender.mean_abs_diff <= COPY_MAX_MEAN_ABS_DIFF
-    assert rerender.redrawn_share is not None
-    assert rerender.redrawn_share > 2 * COPY_MAX_REDRAWN_SHARE
-    assert rerender.copy is False
-    # Copies stay copies: re-encoded, shrunk, converted to gray, padded.
-    buffer = io.BytesIO()
-    base.resize((533, 400), Image.Resampling.BILINEAR).save(buffer, format="JPEG", quality=75)
-    padded = Image.new("RGB", (base.width + 60, base.height + 40), "white")
-    padded.paste(base, (30, 20))
-    for copy in (Image.open(buffer).convert("RGB"), base.convert("L"), padded):
-        assert redrawn_share(base, copy) < COPY_MAX_REDRAWN_SHARE / 4
-        assert _signals(base, copy).copy is True
-
-
-def _pastel_chart(shift: float) -> Image.Image:
-    """A pale curve (no strong ink) under a black title (the only strong ink)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(8, 6), dpi=100)
-    ax.axis("off")
-    ax.set_title("Validation loss", color="black")
-    y = np.exp(-X / 3) + 0.1
-    y[120:160] += shift
-    ax.plot(X, y, color="#a6cee3", linewidth=2)
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png")
-    plt.close(fig)
-    return open_png(buffer.getvalue())
-
-
-def test_a_lone_strong_title_does_not_make_a_redrawn_curve_a_copy() -> None:
-    # Aligned on the title alone, the comparison would see nothing of the moved stretch of curve.
-    rerender = compare_figures(_pastel_chart(0.0), _pastel_chart(0.015)).signals
-    assert rerender.ssim >= COPY_MIN_SSIM and rerender.mean_abs_diff <= COPY_MAX_MEAN_ABS_DIFF
-    assert rerender.redrawn_share is not None
-    assert rerender.redrawn_share > 2 * COPY_MAX_REDRAWN_SHARE
-    assert rerender.copy is False
 
 
 def test_trim_and_common_size(base: Image.Image) -> None:

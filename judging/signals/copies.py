@@ -1,0 +1,614 @@
+"""Is the reproduced figure a copy of the published one? Alignment, then a resampling-tolerant
+comparison.
+
+A copy is the published figure passed through operations that change no plotted mark: a JPEG
+re-encode (quality 60-95, chroma subsampling), a uniform border added (any colour) or a few
+percent cropped, a resize (0.5x-2x, any resampling filter), a grayscale conversion, or several
+of these. A re-render is not a copy, even of the same data in the same style: its marks sit where
+the plotting library put them this time (a seed change, 2% noise, a moved legend, other colours or
+transparency).
+
+How (`check_copy`):
+
+1. Pixel identity up to a uniform border (`pixel_identical`): the case a bit-exact re-run of the
+   paper's own plotting code also produces, so it is reported as such (`CopyCheck.identical`).
+2. Alignment: uniform borders are peeled off both figures (`peel_borders`); a few scale
+   hypotheses (content boxes, image sizes, no resize) are each translated by phase correlation
+   at a small size and the best is refined by phase correlation on a 3x3 set of tiles, whose
+   shifts give a scale and an offset per axis (`align`), first at 256 px, then on the comparison
+   grid. Small crops move the content boxes, which is why the boxes only start the search.
+3. Comparison on the reproduction's grid (at most COMPARE_MAX_SIDE): a reproduced pixel is
+   *redrawn* when its luma lies outside the range of the published pixels under its footprint
+   (any resampling filter's output lies inside it, JPEG ringing within REDRAWN_TOLERANCE), or when
+   either image lies outside the other's 3x3 neighbourhood range; chroma is compared the same
+   way at half resolution (JPEG keeps one chroma sample per 2x2 block) with CHROMA_TOLERANCE;
+   isolated pixels are dropped by a 2x2 opening. A copy has (almost) no redrawn pixel
+   (COPY_MAX_REDRAWN_SHARE) and almost no region whose smoothed luma differs (COPY_MAX_TONE_SHARE:
+   the same marks drawn with another transparency or shade stay inside the ranges).
+   A grayscale reproduction of a colour figure is compared in gray, with the published figure's
+   gray computed by the least-squares channel weights that best explain the reproduction (the
+   luma formula of whoever converted it is unknown).
+
+Hand-written parts say why: no maintained library asks "is B a resampled, re-encoded or
+re-framed A" of a chart (image-forensics tools model camera photos), and scikit-image's
+`phase_cross_correlation` refines sub-pixel peaks by an upsampled DFT that costs 10-25 ms per
+tile here, where the closed-form peak estimate below costs nothing.
+
+Thresholds are measured by benchmarks/copy_check.py (copies of the chart dev set and of the real
+figures of realfig-dev, against re-renders); see the constants.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from PIL import Image, ImageChops
+from scipy import ndimage
+from skimage.filters import window
+
+#: Channel difference above which a pixel counts as content rather than border: high enough that
+#: JPEG ringing around the outermost text does not move the crop.
+BORDER_TOLERANCE = 48
+#: Uniform borders peeled off one after the other (a coloured pad around a white margin).
+PEEL_ROUNDS = 3
+#: Pixel-identical: every channel of the two content boxes within this many levels (colour
+#: management and PNG encoders round differently; a JPEG re-encode moves far more pixels).
+IDENTICAL_MAX_LEVELS = 2
+#: Long side of the coarse alignment grid, and of the comparison grid.
+ALIGN_SIZE = 256
+COMPARE_MAX_SIDE = 1200
+#: Both figures are integer-reduced to at most this long side before anything else (the
+#: footprint ranges are computed at this resolution).
+WORK_MAX_SIDE = 2400
+#: How far (in 8-bit levels, any RGB channel) a reproduced value may fall outside the range of
+#: what resampling the published figure (or its chroma-subsampled version) can give: JPEG ringing
+#: at q60 stays within it on the dev sets; a moved or recoloured mark does not.
+REDRAWN_TOLERANCE = 64
+#: Share of redrawn pixels up to which a pair is a copy. benchmarks/copy_check.py: copies reach at
+#: most ~1e-4 (JPEG q40 and nearest-neighbour halving included), re-renders of the chart dev set
+#: and the faithful/unfaithful real pairs at least ~9e-4.
+COPY_MAX_REDRAWN_SHARE = 4e-4
+#: Smoothed-luma differences: a pixel whose Gaussian-blurred (sigma TONE_BLUR) luma differs by
+#: more than TONE_LEVELS; a copy has at most COPY_MAX_TONE_SHARE of them (nearest-neighbour
+#: halving of thin lines ~0.03), a scatter redrawn with another alpha about 0.3.
+TONE_BLUR = 1.5
+TONE_LEVELS = 26
+COPY_MAX_TONE_SHARE = 0.1
+#: The coarse alignment's verdict above which the fine stages are skipped (not a copy): the share
+#: of redrawn pixels at the 256-px grid. Copies stay far below it; most re-renders far above.
+COARSE_MAX_REDRAWN_SHARE = 0.05
+
+
+@dataclass(frozen=True)
+class CopyCheck:
+    """The copy verdict of one figure pair and what it rests on."""
+
+    copy: bool
+    identical: bool
+    """Pixel-identical up to a uniform border (byte-identical files included): what a bit-exact
+    re-run of the plotting code also produces."""
+    redrawn_share: float | None = None
+    """Share of the compared pixels redrawn once aligned (None: decided before comparing)."""
+    tone_share: float | None = None
+    """Share of the compared pixels whose smoothed luma differs (None: not compared)."""
+    scale: tuple[float, float] | None = None
+    """Published pixels per reproduced pixel (x, y) of the alignment used."""
+    how: str = ""
+    """How the verdict was reached, in a few words (shown in the copy flag)."""
+
+
+def content_box(image: Image.Image, *, tolerance: int = BORDER_TOLERANCE,
+                background: tuple[int, ...] | int | None = None
+                ) -> tuple[int, int, int, int] | None:
+    """Bounding box of what differs from `background` (default: the top-left pixel's colour) by
+    more than `tolerance` gray levels; None for an image that is all border."""
+    colour = image.getpixel((0, 0)) if background is None else background
+    difference = ImageChops.difference(image, Image.new(image.mode, image.size, colour))
+    return difference.convert("L").point(lambda v: 255 if v > tolerance else 0).getbbox()
+
+
+def peel_borders(image: Image.Image, *, tolerance: int = BORDER_TOLERANCE,
+                 rounds: int = PEEL_ROUNDS) -> tuple[int, int, int, int]:
+    """The box left once uniform borders are peeled off, one colour at a time (a grey pad
+    around the figure's own white margin takes two rounds). The whole image when it has none or
+    is all border."""
+    box = (0, 0, *image.size)
+    for _ in range(rounds):
+        crop = image.crop(box)
+        inner = content_box(crop, tolerance=tolerance)
+        if inner is None or inner == (0, 0, *crop.size):
+            break
+        box = (box[0] + inner[0], box[1] + inner[1], box[0] + inner[2], box[1] + inner[3])
+    return box
+
+
+def pixel_identical(published: Image.Image, reproduced: Image.Image, *,
+                    max_levels: int = IDENTICAL_MAX_LEVELS) -> bool:
+    """Same pixels once uniform borders are peeled off: every channel within `max_levels`."""
+    a, b = published.convert("RGB"), reproduced.convert("RGB")
+    a, b = a.crop(peel_borders(a)), b.crop(peel_borders(b))
+    if a.size != b.size:
+        return False
+    difference = ImageChops.difference(a, b)
+    return max(high for _, high in difference.getextrema()) <= max_levels
+
+
+@dataclass(frozen=True)
+class Alignment:
+    """Where each reproduced pixel lies in the published figure: u = scale * r + offset per axis,
+    in the continuous pixel coordinates of the two (work-size) images."""
+
+    scale: tuple[float, float]
+    offset: tuple[float, float]
+
+    def plausible(self) -> bool:
+        """A scale a copy can have (MAX_RESIZE either way, MAX_STRETCH between the axes)."""
+        sx, sy = self.scale
+        return (all(math.isfinite(v) for v in (*self.scale, *self.offset))
+                and all(1 / MAX_RESIZE <= v <= MAX_RESIZE for v in (sx, sy))
+                and max(sx, sy) <= MAX_STRETCH * min(sx, sy))
+
+    def grid_map(self, box: tuple[int, int, int, int], grid: tuple[int, int]
+                 ) -> tuple[tuple[float, float], tuple[float, float]]:
+        """(step, origin) in published pixels of the grid that resamples `box` of the
+        reproduction at `grid` pixels."""
+        step = (self.scale[0] * (box[2] - box[0]) / grid[0],
+                self.scale[1] * (box[3] - box[1]) / grid[1])
+        origin = (self.scale[0] * box[0] + self.offset[0],
+                  self.scale[1] * box[1] + self.offset[1])
+        return step, origin
+
+    def corrected(self, box: tuple[int, int, int, int], grid: tuple[int, int],
+                  shift: tuple[float, float], slope: tuple[float, float]) -> Alignment:
+        """The alignment once the published grid is found displaced by shift + slope * g (grid
+        pixels) from the reproduction: reproduced(g) ~ published(g - d(g))."""
+        step, origin = self.grid_map(box, grid)
+        scale, offset = [], []
+        for axis in (0, 1):
+            new_step = step[axis] * (1 - slope[axis])
+            new_origin = origin[axis] - step[axis] * shift[axis]
+            size = (box[2] - box[0]) if axis == 0 else (box[3] - box[1])
+            scale.append(new_step * grid[axis] / size)
+            offset.append(new_origin - scale[axis] * box[axis])
+        return Alignment((scale[0], scale[1]), (offset[0], offset[1]))
+
+
+def resample(image: Image.Image, step: tuple[float, float], origin: tuple[float, float],
+             size: tuple[int, int], *, fill: tuple[int, ...] | int,
+             method: Image.Resampling = Image.Resampling.BICUBIC) -> Image.Image:
+    """`image` at u = origin + step * g for the pixels g of a `size` grid (continuous
+    coordinates); what falls outside the image is `fill`. Pillow's resize with a source box
+    filters properly when shrinking; the pad keeps the box inside the image, as it requires."""
+    x0, y0 = origin
+    x1, y1 = x0 + step[0] * size[0], y0 + step[1] * size[1]
+    left, top = max(0, math.ceil(-x0) + 2), max(0, math.ceil(-y0) + 2)
+    right = max(0, math.ceil(x1 - image.width) + 2)
+    bottom = max(0, math.ceil(y1 - image.height) + 2)
+    if left or top or right or bottom:
+        canvas = Image.new(image.mode, (image.width + left + right, image.height + top + bottom),
+                           fill)
+        canvas.paste(image, (left, top))
+        image = canvas
+    return image.resize(size, method, box=(x0 + left, y0 + top, x1 + left, y1 + top))
+
+
+def _gray(image: Image.Image) -> np.ndarray:
+    return np.asarray(image.convert("L"), np.float32) / np.float32(255.0)
+
+
+def _ink(gray: np.ndarray) -> np.ndarray:
+    """Distance from the most common gray level (the background): zero where nothing is drawn,
+    so that the taper of a phase correlation weighs the marks and never correlates with itself
+    (a mean-subtracted white background under the same taper pulls every shift towards 0)."""
+    background = np.bincount(np.round(gray * 255).astype(np.int64).ravel(),
+                             minlength=256).argmax() / np.float32(255.0)
+    return np.abs(gray - background)
+
+
+def phase_shift(reference: np.ndarray, moving: np.ndarray
+                ) -> tuple[float, float, float, bool, bool]:
+    """(dy, dx, peak, y located, x located): reference(x) ~ moving(x - d), by phase correlation
+    (inputs mean-free and windowed). The sub-pixel offset is Foroosh, Zerubia & Berthod's
+    closed form for the phase-correlation peak (IEEE Trans. Image Process. 11(3), 2002,
+    doi:10.1109/83.988953), which is unbiased where a parabola fit is pulled to whole pixels. An
+    axis is not located when the peak is a ridge along it (an edge seen along its length)."""
+    cross = np.fft.rfft2(reference) * np.conj(np.fft.rfft2(moving))
+    cross /= np.maximum(np.abs(cross), 1e-12)
+    surface = np.fft.irfft2(cross, s=reference.shape)
+    iy, ix = np.unravel_index(int(np.argmax(surface)), surface.shape)
+    peak = float(surface[iy, ix])
+    h, w = surface.shape
+
+    def offset(before: float, after: float) -> float:
+        if after > before:
+            return after / (after + peak) if after + peak > 0 else 0.0
+        return -before / (before + peak) if before + peak > 0 else 0.0
+
+    dy = iy + offset(surface[(iy - 1) % h, ix], surface[(iy + 1) % h, ix])
+    dx = ix + offset(surface[iy, (ix - 1) % w], surface[iy, (ix + 1) % w])
+    dy, dx = (dy - h if dy > h / 2 else dy), (dx - w if dx > w / 2 else dx)
+    along_y = max(surface[(iy + k) % h, ix] for k in (-3, -2, 2, 3))
+    along_x = max(surface[iy, (ix + k) % w] for k in (-3, -2, 2, 3))
+    return float(dy), float(dx), peak, along_y < 0.5 * peak, along_x < 0.5 * peak
+
+
+#: The largest resize, and the largest ratio of the two axes' scales, an alignment may find:
+#: beyond them the figures are not copies of each other (nor is the search converging).
+MAX_RESIZE = 8.0
+MAX_STRETCH = 1.5
+#: Content boxes narrower than this (work-size pixels) are not compared (not a copy).
+MIN_CONTENT = 8
+#: Tiles whose correlation peak is below this say nothing (no shared structure).
+MIN_PEAK = 0.05
+#: A tile shift beyond this (grid pixels) is a wrong peak, not a residual.
+MAX_TILE_SHIFT = 6.0
+
+
+def _tile_shifts(reference: np.ndarray, moving: np.ndarray, tile: tuple[int, int]
+                 ) -> list[tuple[float, float, float, float, bool, bool]]:
+    """(centre x, centre y, dx, dy, y located, x located) of a 3x3 set of tiles of two ink
+    images."""
+    h, w = reference.shape
+    th, tw = min(tile[1], h), min(tile[0], w)
+    taper = window("hann", (th, tw)).astype(np.float32)
+    found = []
+    for y0 in sorted({round(i * (h - th) / 2) for i in range(3)}):
+        for x0 in sorted({round(j * (w - tw) / 2) for j in range(3)}):
+            a = reference[y0:y0 + th, x0:x0 + tw]
+            b = moving[y0:y0 + th, x0:x0 + tw]
+            if a.max() < 0.1 or b.max() < 0.1:
+                continue
+            dy, dx, peak, y_ok, x_ok = phase_shift(a * taper, b * taper)
+            if peak >= MIN_PEAK:
+                found.append((x0 + tw / 2, y0 + th / 2, dx, dy, y_ok and abs(dy) < MAX_TILE_SHIFT,
+                              x_ok and abs(dx) < MAX_TILE_SHIFT))
+    return found
+
+
+def _line_fit(centres: list[float], shifts: list[float]) -> tuple[float, float]:
+    """shift ~ p + q * centre, refitted without the tiles it explains worst (a wrong peak)."""
+    if not centres:
+        return 0.0, 0.0
+    c, d = np.asarray(centres), np.asarray(shifts)
+    keep = np.ones(len(c), bool)
+    for _ in range(3):
+        if len(np.unique(np.round(c[keep]))) >= 2:
+            q, p = np.polyfit(c[keep], d[keep], 1)
+        else:
+            q, p = 0.0, float(np.median(d[keep]))
+        residual = np.abs(d - (p + q * c))
+        fits = residual <= max(0.75, 2.5 * float(np.median(residual)))
+        if fits.sum() < 2 or (fits == keep).all():
+            break
+        keep = fits
+    return float(p), float(q)
+
+
+def _refine(alignment: Alignment, published: Image.Image, reference: np.ndarray,
+            box: tuple[int, int, int, int], *, tile: tuple[int, int], fill: int,
+            iterations: int) -> Alignment:
+    """Phase-correlation refinement of `alignment` on the reproduction's grid `reference`
+    (gray, the box resampled at its shape)."""
+    grid = (reference.shape[1], reference.shape[0])
+    reference = _ink(reference)
+    for _ in range(iterations):
+        step, origin = alignment.grid_map(box, grid)
+        moving = _ink(_gray(resample(published, step, origin, grid, fill=fill)))
+        tiles = _tile_shifts(reference, moving, tile)
+        along_x = [t for t in tiles if t[5]]
+        along_y = [t for t in tiles if t[4]]
+        if not along_x and not along_y:
+            break
+        px, qx = _line_fit([t[0] for t in along_x], [t[2] for t in along_x])
+        py, qy = _line_fit([t[1] for t in along_y], [t[3] for t in along_y])
+        corrected = alignment.corrected(box, grid, (px, py), (qx, qy))
+        if not corrected.plausible():
+            break
+        alignment = corrected
+        if max(abs(px), abs(py), abs(qx) * grid[0], abs(qy) * grid[1]) < 0.05:
+            break
+    return alignment
+
+
+#: Long side of the ink profiles the per-axis scale search works on.
+PROFILE_SIZE = 512
+PROFILE_BLUR = 1.5
+#: The scale search: relative steps around each hypothesis, then a finer pass around the best.
+_COARSE_STEPS = np.exp(np.linspace(-0.08, 0.08, 33))
+_FINE_STEPS = np.exp(np.linspace(-0.01, 0.01, 11))
+
+
+def _ink_profiles(image: Image.Image) -> tuple[np.ndarray, np.ndarray, float, float]:
+    """Column and row sums of the ink (difference from the top-left pixel), zero-mean, of
+    `image` reduced to PROFILE_SIZE at most, and the reduction per axis (samples per pixel)."""
+    k = min(1.0, PROFILE_SIZE / max(image.size))
+    size = (max(4, round(image.width * k)), max(4, round(image.height * k)))
+    gray = np.asarray(image.resize(size, Image.Resampling.BOX), np.float32)
+    ink = np.abs(gray - gray[0, 0])
+    # The square root tames the spikes of long frame and grid lines (text and marks count too);
+    # the blur lets a scale a fraction of a percent off still line the far ends up.
+    columns, rows = (ndimage.gaussian_filter1d(np.sqrt(ink.sum(axis=a)), PROFILE_BLUR)
+                     for a in (0, 1))
+    return (columns - columns.mean(), rows - rows.mean(), size[0] / image.width,
+            size[1] / image.height)
+
+
+def _profile_fit(published: np.ndarray, reproduced: np.ndarray, scale: float
+                 ) -> tuple[float, float]:
+    """(normalised correlation, offset) of the published profile sampled at `scale` published
+    samples per reproduced sample against the reproduced profile, at the best whole shift."""
+    n = max(4, math.ceil(len(published) / scale))
+    positions = scale * (np.arange(n) + 0.5) - 0.5
+    sampled = np.interp(positions, np.arange(len(published)), published)
+    sampled -= sampled.mean()
+    size = 1 << (n + len(reproduced)).bit_length()
+    corr = np.fft.irfft(np.fft.rfft(sampled, size) * np.conj(np.fft.rfft(reproduced, size)), size)
+    shift = int(np.argmax(corr))
+    norm = float(np.linalg.norm(sampled) * np.linalg.norm(reproduced)) or 1.0
+    if shift > size // 2:
+        shift -= size
+    return float(corr[shift]) / norm, scale * shift
+
+
+def _profile_scale(published: np.ndarray, reproduced: np.ndarray, guesses: list[float]
+                   ) -> tuple[float, float]:
+    """The scale (and offset) that best matches two ink profiles, searched around `guesses`."""
+    best = max(((_profile_fit(published, reproduced, g * step), g * step)
+                for g in guesses for step in _COARSE_STEPS), key=lambda found: found[0][0])
+    centre = best[1]
+    (_, offset), scale = max(((_profile_fit(published, reproduced, centre * step),
+                               centre * step) for step in _FINE_STEPS),
+                             key=lambda found: found[0][0])
+    return scale, offset
+
+
+def _hypotheses(published: Image.Image, reproduced: Image.Image,
+                boxes: tuple[tuple[int, int, int, int], tuple[int, int, int, int]],
+                native: float) -> list[Alignment]:
+    """Candidate alignments: scales (published pixels per reproduced pixel) from the content
+    boxes per axis and uniformly (a crop moves one box side), the image sizes, no resize at all
+    (`native`: the ratio of the two work-size reductions), each centring the boxes; and the
+    per-axis scale and offset that best match the two figures' ink profiles (column and row
+    sums), searched around those, which a crop does not mislead."""
+    (p0, p1, p2, p3), (r0, r1, r2, r3) = boxes
+    bx, by = (p2 - p0) / max(1, r2 - r0), (p3 - p1) / max(1, r3 - r1)
+    ix, iy = published.width / reproduced.width, published.height / reproduced.height
+    scales = [(bx, by), (bx, bx), (by, by), ((bx * by) ** 0.5,) * 2, (ix, iy), (native, native)]
+    found = [Alignment((sx, sy), ((p0 + p2) / 2 - sx * (r0 + r2) / 2,
+                                  (p1 + p3) / 2 - sy * (r1 + r3) / 2)) for sx, sy in scales]
+    pub_x, pub_y, kpx, kpy = _ink_profiles(published)
+    rep_x, rep_y, krx, kry = _ink_profiles(reproduced)
+    # In profile samples (continuous, from 0): published = s * reproduced + o; in pixels
+    # u = c / k, so the pixel scale is s * kr / kp and the pixel offset o / kp.
+    sx, ox = _profile_scale(pub_x, rep_x, [g * kpx / krx for g in (bx, by, ix, native)])
+    sy, oy = _profile_scale(pub_y, rep_y, [g * kpy / kry for g in (by, bx, iy, native)])
+    found.append(Alignment((sx * krx / kpx, sy * kry / kpy), (ox / kpx, oy / kpy)))
+    return [a for a in found if a.plausible()]
+
+
+def align(published: Image.Image, reproduced: Image.Image, *, native: float = 1.0,
+          boxes: tuple[tuple[int, int, int, int], tuple[int, int, int, int]] | None = None,
+          fill: int = 255, size: int = ALIGN_SIZE) -> Alignment | None:
+    """The alignment of two gray figures (mode L); None when no hypothesis is plausible.
+
+    Each hypothesis (`_hypotheses`) is translated by phase correlation of the whole
+    reproduction's grid (`size` px on the long side) and scored by the correlation of the two
+    lightly blurred ink grids; the best is refined on 3x3 tiles of half the grid.
+    """
+    pbox, rbox = boxes or (peel_borders(published), peel_borders(reproduced))
+    width, height = rbox[2] - rbox[0], rbox[3] - rbox[1]
+    k = min(1.0, size / max(width, height))
+    grid = (max(16, round(width * k)), max(16, round(height * k)))
+    reference = _gray(reproduced.resize(grid, Image.Resampling.BOX, box=rbox))
+    taper = window("hann", reference.shape).astype(np.float32)
+    ink = _ink(reference)
+    smooth = ndimage.gaussian_filter(ink, 1.0)
+    smooth = (smooth - smooth.mean()) / (smooth.std() or 1.0)
+    best: tuple[float, Alignment] | None = None
+    for guess in _hypotheses(published, reproduced, (pbox, rbox), native):
+        step, origin = guess.grid_map(rbox, grid)
+        moving = _ink(_gray(resample(published, step, origin, grid, fill=fill)))
+        dy, dx, _, _, _ = phase_shift(ink * taper, moving * taper)
+        shifted = guess.corrected(rbox, grid, (dx, dy), (0.0, 0.0))
+        if not shifted.plausible():
+            continue
+        step, origin = shifted.grid_map(rbox, grid)
+        moved = ndimage.gaussian_filter(
+            _ink(_gray(resample(published, step, origin, grid, fill=fill))), 1.0)
+        score = float((smooth * (moved - moved.mean())).mean() / (moved.std() or 1.0))
+        if best is None or score > best[0]:
+            best = (score, shifted)
+    if best is None:
+        return None
+    return _refine(best[1], published, reference, rbox, tile=(grid[0] // 2, grid[1] // 2),
+                   fill=fill, iterations=4)
+
+
+def _is_gray(image: Image.Image) -> bool:
+    small = np.asarray(image.convert("RGB").reduce(max(1, max(image.size) // 256)), np.int16)
+    return bool((small.max(axis=2) - small.min(axis=2) <= 12).mean() > 0.999)
+
+
+def _work_size(image: Image.Image) -> tuple[Image.Image, int]:
+    factor = math.ceil(max(image.size) / WORK_MAX_SIDE)
+    return (image.reduce(factor) if factor > 1 else image), factor
+
+
+def _ranges(versions: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Per pixel and channel, the lowest and highest value any version takes within half a pixel
+    (linear interpolation towards each of the four neighbours): what resampling with an
+    alignment error below half a pixel can give."""
+    lows, highs = [], []
+    for v in versions:
+        padded = np.pad(v, ((1, 1), (1, 1), (0, 0)), mode="edge")
+        h, w = v.shape[:2]
+        candidates = [v] + [(v + padded[1 + dy:1 + dy + h, 1 + dx:1 + dx + w]) // 2
+                            for dy, dx in ((-1, 0), (1, 0), (0, -1), (0, 1))]
+        lows.append(np.minimum.reduce(candidates))
+        highs.append(np.maximum.reduce(candidates))
+    return np.minimum.reduce(lows), np.maximum.reduce(highs)
+
+
+def _outside(values: np.ndarray, low: np.ndarray, high: np.ndarray, tolerance: int
+             ) -> np.ndarray:
+    """Where some channel of `values` leaves [low - tolerance, high + tolerance]."""
+    return ((values < low - tolerance) | (values > high + tolerance)).any(axis=-1)
+
+
+def _chroma_subsampled(rgb: np.ndarray) -> np.ndarray:
+    """What JPEG's 4:2:0 chroma subsampling makes of an RGB image: one chroma sample per 2x2
+    block, interpolated back (a thin saturated line loses much of its colour, not its luma)."""
+    ycc = Image.fromarray(rgb.astype(np.uint8), "RGB").convert("YCbCr")
+    y, cb, cr = ycc.split()
+    half = (max(1, ycc.width // 2), max(1, ycc.height // 2))
+    cb, cr = (c.resize(half, Image.Resampling.BOX).resize(ycc.size, Image.Resampling.BILINEAR)
+              for c in (cb, cr))
+    return np.asarray(Image.merge("YCbCr", (y, cb, cr)).convert("RGB"), np.int16)
+
+
+#: The footprint test runs on the pixels the neighbourhood test flags, when there are few: many
+#: flagged pixels mean a re-render whatever the footprint says.
+FOOTPRINT_MAX_SHARE = 0.1
+
+
+def _footprint_clears(flagged: np.ndarray, reproduced: np.ndarray, published: np.ndarray,
+                      step: tuple[float, float], origin: tuple[float, float], fill: np.ndarray
+                      ) -> np.ndarray:
+    """Which flagged pixels lie within the range of the published pixels under their footprint
+    (half a grid pixel around it, at the published figure's own resolution): any resampling filter,
+    nearest-neighbour included, puts its output there, and JPEG ringing stays within
+    REDRAWN_TOLERANCE of it."""
+    ys, xs = np.nonzero(flagged)
+    half_x = max(1, math.ceil(step[0] / 2))
+    half_y = max(1, math.ceil(step[1] / 2))
+    pad = max(half_x, half_y) + 2
+    padded = np.pad(published, ((pad, pad), (pad, pad), (0, 0)), mode="constant")
+    if fill.size:
+        padded[:pad], padded[-pad:], padded[:, :pad], padded[:, -pad:] = fill, fill, fill, fill
+    cx = np.floor(origin[0] + step[0] * (xs + 0.5)).astype(np.int64) + pad
+    cy = np.floor(origin[1] + step[1] * (ys + 0.5)).astype(np.int64) + pad
+    cx = np.clip(cx, half_x, padded.shape[1] - half_x - 1)
+    cy = np.clip(cy, half_y, padded.shape[0] - half_y - 1)
+    low = np.full((len(xs), published.shape[2]), 255, np.int16)
+    high = np.zeros((len(xs), published.shape[2]), np.int16)
+    for dy in range(-half_y, half_y + 1):
+        for dx in range(-half_x, half_x + 1):
+            values = padded[cy + dy, cx + dx]
+            np.minimum(low, values, out=low)
+            np.maximum(high, values, out=high)
+    values = reproduced[ys, xs]
+    inside = ~((values < low - REDRAWN_TOLERANCE) | (values > high + REDRAWN_TOLERANCE)).any(axis=-1)
+    cleared = np.zeros_like(flagged)
+    cleared[ys[inside], xs[inside]] = True
+    return cleared
+
+
+def _gray_like(published: Image.Image, reproduced_gray: np.ndarray, step: tuple[float, float],
+               origin: tuple[float, float], grid: tuple[int, int]) -> Image.Image:
+    """The published colour figure in gray, with the channel weights (and offset) that best
+    explain the gray reproduction (least squares on every 7th aligned pixel)."""
+    sampled = np.asarray(resample(published, step, origin, grid,
+                                  fill=published.getpixel((0, 0))), np.float32)
+    rgb = sampled.reshape(-1, 3)[::7]
+    design = np.c_[rgb, np.ones(len(rgb), np.float32)]
+    weights, *_ = np.linalg.lstsq(design, reproduced_gray.reshape(-1)[::7].astype(np.float32),
+                                  rcond=None)
+    gray = np.asarray(published, np.float32) @ weights[:3] + weights[3]
+    return Image.fromarray(np.clip(gray.round(), 0, 255).astype(np.uint8))
+
+
+_LUMA = np.array([0.299, 0.587, 0.114], np.float32)
+
+
+def _redrawn(published: Image.Image, reproduced: Image.Image, alignment: Alignment,
+             box: tuple[int, int, int, int], grid: tuple[int, int], *, gray: bool,
+             footprint: bool = True) -> tuple[float, float]:
+    """(redrawn share, tone share) of the reproduction's `box` resampled at `grid`."""
+    step, origin = alignment.grid_map(box, grid)
+    rep = reproduced.resize(grid, Image.Resampling.BOX, box=box)
+    if gray:
+        b = np.asarray(rep.convert("L"), np.int16)
+        pub = (published.convert("L") if _is_gray(published)
+               else _gray_like(published, b, step, origin, grid))
+        b = b[..., None]
+    else:
+        b = np.asarray(rep, np.int16)
+        pub = published
+    fill = pub.getpixel((0, 0))
+    a = np.atleast_3d(np.asarray(resample(pub, step, origin, grid, fill=fill), np.int16))
+    # What the published figure can become: resampled with a smooth filter, its chroma
+    # subsampled (JPEG), or point-sampled when shrunk (nearest-neighbour: thin lines kept whole
+    # or dropped, not faded).
+    versions = [a] if gray else [a, _chroma_subsampled(a)]
+    if min(step) >= 1.5:
+        versions.append(np.atleast_3d(np.asarray(resample(
+            pub, step, origin, grid, fill=fill, method=Image.Resampling.NEAREST), np.int16)))
+    low, high = _ranges(versions)
+    forward = _outside(b, low, high, REDRAWN_TOLERANCE)
+    if footprint and 0 < forward.mean() <= FOOTPRINT_MAX_SHARE:
+        native = np.atleast_3d(np.asarray(pub))
+        forward &= ~_footprint_clears(forward, b, native, step, origin,
+                                      np.atleast_1d(np.asarray(fill, np.uint8)))
+    rep_low, rep_high = _ranges([b])
+    converse = np.logical_and.reduce([_outside(v, rep_low, rep_high, REDRAWN_TOLERANCE)
+                                      for v in versions])
+    opened = ndimage.binary_opening(forward | converse, structure=np.ones((2, 2), bool))
+    luma_a = a[..., 0] if gray else a @ _LUMA
+    luma_b = b[..., 0] if gray else b @ _LUMA
+    smooth = np.abs(ndimage.gaussian_filter(np.asarray(luma_a, np.float32), TONE_BLUR)
+                    - ndimage.gaussian_filter(np.asarray(luma_b, np.float32), TONE_BLUR))
+    return float(opened.mean()), float((smooth > TONE_LEVELS).mean())
+
+
+def check_copy(published: Image.Image, reproduced: Image.Image, *, same_bytes: bool = False
+               ) -> CopyCheck:
+    """Whether `reproduced` is a copy of `published` (see the module docstring for what a copy
+    is and how it is told from a re-render)."""
+    if same_bytes:
+        return CopyCheck(copy=True, identical=True, redrawn_share=0.0, scale=(1.0, 1.0),
+                         how="byte-identical files")
+    if pixel_identical(published, reproduced):
+        return CopyCheck(copy=True, identical=True, redrawn_share=0.0, scale=(1.0, 1.0),
+                         how="pixel-identical once uniform borders are trimmed")
+    pub, pub_factor = _work_size(published.convert("RGB"))
+    rep, rep_factor = _work_size(reproduced.convert("RGB"))
+    gray = _is_gray(pub) or _is_gray(rep)
+    boxes = (peel_borders(pub), peel_borders(rep))
+    if min(b[2] - b[0] for b in boxes) < MIN_CONTENT or \
+            min(b[3] - b[1] for b in boxes) < MIN_CONTENT:
+        return CopyCheck(copy=False, identical=False, how="too little content to compare")
+    pub_gray, rep_gray = pub.convert("L"), rep.convert("L")
+    found = align(pub_gray, rep_gray, native=rep_factor / pub_factor, boxes=boxes,
+                  fill=pub_gray.getpixel((0, 0)))
+    if found is None:
+        return CopyCheck(copy=False, identical=False, how="sizes no copy can have")
+    alignment = found
+    rbox = boxes[1]
+    width, height = rbox[2] - rbox[0], rbox[3] - rbox[1]
+    k = min(1.0, ALIGN_SIZE / max(width, height))
+    coarse_grid = (max(16, round(width * k)), max(16, round(height * k)))
+    coarse, _ = _redrawn(pub, rep, alignment, rbox, coarse_grid, gray=gray, footprint=False)
+    scale = (alignment.scale[0] * pub_factor / rep_factor,
+             alignment.scale[1] * pub_factor / rep_factor)
+    if coarse > COARSE_MAX_REDRAWN_SHARE:
+        return CopyCheck(copy=False, identical=False, scale=scale,
+                         how=f"{coarse:.1%} of the pixels redrawn at {ALIGN_SIZE} px")
+    # The comparison grid: the reproduction's box, no finer than either figure, at most
+    # COMPARE_MAX_SIDE.
+    k = min(1.0, COMPARE_MAX_SIDE / max(width, height), max(alignment.scale))
+    grid = (max(16, round(width * k)), max(16, round(height * k)))
+    if grid != coarse_grid:
+        reference = _gray(rep_gray.resize(grid, Image.Resampling.BOX, box=rbox))
+        alignment = _refine(alignment, pub_gray, reference, rbox,
+                            tile=(min(128, grid[0] // 2), min(128, grid[1] // 2)),
+                            fill=pub_gray.getpixel((0, 0)), iterations=2)
+    redrawn, tone = _redrawn(pub, rep, alignment, rbox, grid, gray=gray)
+    copy = redrawn <= COPY_MAX_REDRAWN_SHARE and tone <= COPY_MAX_TONE_SHARE
+    scale = (alignment.scale[0] * pub_factor / rep_factor,
+             alignment.scale[1] * pub_factor / rep_factor)
+    how = (f"{redrawn:.1e} of its pixels redrawn and {tone:.1e} shaded otherwise once aligned "
+           f"(scale {1 / scale[0]:.3f} x {1 / scale[1]:.3f}{', gray' if gray else ''})")
+    return CopyCheck(copy=copy, identical=False, redrawn_share=redrawn, tone_share=tone,
+                     scale=scale, how=how)
