@@ -90,6 +90,8 @@ def test_transformed_copies_are_copies(base: Image.Image, name: str) -> None:
     copy = COPIES[name](base)
     check = check_copy(base, copy)
     assert check.copy is True, check.how
+    # ... and the measure stage's cheap gate (compare_figures) sends them to that check.
+    assert compare_figures(base, copy).signals.copy is True
     # A border added, or cut within the figure's own white margin, leaves the pixels as they were.
     assert check.identical is (name in ("padded 40 px white", "padded 10% gray, uneven",
                                         "cropped 3%"))
