@@ -228,8 +228,9 @@ def measure_figures(claim: ClaimInput, *, options: MeasureOptions, out_dir: Path
         "pixel.phash_distance": Signal(value=round(pixel.phash_distance, 6)),
         "pixel.mean_abs_diff": Signal(value=round(pixel.mean_abs_diff, 6)),
     }
-    copied, result.flags = copy_signals(claim, comparison.copy_check)
+    copied, flags = copy_signals(claim, comparison.copy_check)
     result.signals.update(copied)
+    result.flags.extend(flags)
     if claim.participant_reference_path is not None:
         result.flags.extend(check_participant_reference(claim, published, options=options))
     overlay = None

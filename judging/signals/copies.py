@@ -3,44 +3,59 @@ comparison.
 
 A copy is the published figure passed through operations that change no plotted mark: a JPEG
 re-encode (quality 60-95, chroma subsampling), a uniform border added (any colour) or a few
-percent cropped, a resize (0.5x-2x, any resampling filter), a grayscale conversion, or several
-of these. A re-render is not a copy, even of the same data in the same style: its marks sit where
-the plotting library put them this time (a seed change, 2% noise, a moved legend, other colours or
-transparency).
+percent cropped, a resize (0.5x-2x, any resampling filter, nearest-neighbour included), a
+grayscale conversion, or several of these. A re-render is not a copy, even of the same data in
+the same style: its marks sit where the plotting library put them this time (a seed change, 2%
+noise, a curve half a percent higher, a moved legend, other colours or transparency).
 
 How (`check_copy`):
 
-1. Pixel identity up to a uniform border (`pixel_identical`): the case a bit-exact re-run of the
-   paper's own plotting code also produces, so it is reported as such (`CopyCheck.identical`).
-2. Alignment: uniform borders are peeled off both figures (`peel_borders`); a few scale
-   hypotheses (content boxes, image sizes, no resize) are each translated by phase correlation
-   at a small size and the best is refined by phase correlation on a 3x3 set of tiles, whose
-   shifts give a scale and an offset per axis (`align`), first at 256 px, then on the comparison
-   grid. Small crops move the content boxes, which is why the boxes only start the search.
-3. Comparison on the reproduction's grid (at most COMPARE_MAX_SIDE): a reproduced pixel is
-   *redrawn* when its luma lies outside the range of the published pixels under its footprint
-   (any resampling filter's output lies inside it, JPEG ringing within REDRAWN_TOLERANCE), or when
-   either image lies outside the other's 3x3 neighbourhood range; chroma is compared the same
-   way at half resolution (JPEG keeps one chroma sample per 2x2 block) with CHROMA_TOLERANCE;
-   isolated pixels are dropped by a 2x2 opening. A copy has (almost) no redrawn pixel
-   (COPY_MAX_REDRAWN_SHARE) and almost no region whose smoothed luma differs (COPY_MAX_TONE_SHARE:
-   the same marks drawn with another transparency or shade stay inside the ranges).
-   A grayscale reproduction of a colour figure is compared in gray, with the published figure's
-   gray computed by the least-squares channel weights that best explain the reproduction (the
-   luma formula of whoever converted it is unknown).
+1. Pixel identity up to a uniform border (`pixel_identical`): what a bit-exact re-run of the
+   paper's own plotting code also produces, so it is reported as such (`CopyCheck.identical`;
+   the measure stage reads the claim's logs to tell the two apart).
+2. Alignment (`align`): uniform borders are peeled off both figures (`peel_borders`). Scale
+   hypotheses come from the content boxes, the image sizes, "no resize", and a per-axis search
+   matching the two figures' ink profiles (column and row sums), which small crops do not
+   mislead the way they move the boxes. Each is tried as it is and translated by the highest
+   peaks of a phase correlation at 128 px (evenly spaced bars give a peak per bar), and scored
+   by the correlation of the two figures' marks; the best is refined by phase correlation on
+   3x3 tiles, whose shifts give a scale and an offset per axis, at 256 px and again on the
+   comparison grid.
+3. Comparison on the reproduction's grid (no finer than either figure, at most
+   COMPARE_MAX_SIDE): a pixel is *redrawn* when the reproduction leaves, in some channel, by
+   more than REDRAWN_TOLERANCE, the range that the published figure takes within half a pixel
+   in any of its versions (resampled smoothly; with its chroma subsampled as JPEG does; point-
+   sampled when shrunk), and, for the few such pixels, the range of the published pixels under
+   its footprint at their own resolution, where any resampling filter puts its output; or when
+   every version of the published figure leaves the reproduction's range likewise (marks it
+   lacks). A 2x2 opening drops isolated pixels. A copy has (almost) no redrawn pixel
+   (COPY_MAX_REDRAWN_SHARE), few pixels whose smoothed luma differs (COPY_MAX_TONE_SHARE:
+   the same marks drawn with another transparency stay inside the ranges, not in the shade),
+   and marks that correlate with the published ones (COPY_MIN_CORRELATION: a figure of thin
+   strokes only, which the opening removes, is not a copy for having nothing left redrawn).
+   Pairs plainly redrawn stop early: no alignment correlates (SEARCH_MIN_CORRELATION), or too
+   much is redrawn at 256 px or at half the comparison grid.
+   A gray reproduction of a colour figure is compared in gray, the published figure's gray made
+   with the least-squares channel weights that best explain the reproduction (whoever converted
+   it used a luma formula of their own).
+
+What it cannot tell: a re-render in the same style at another resolution, or with lines a
+fraction of a pixel wider, reads as a resized copy (its marks are where a copy's would be).
 
 Hand-written parts say why: no maintained library asks "is B a resampled, re-encoded or
-re-framed A" of a chart (image-forensics tools model camera photos), and scikit-image's
+re-framed A" of a chart (image-forensics tools model camera photos); scikit-image's
 `phase_cross_correlation` refines sub-pixel peaks by an upsampled DFT that costs 10-25 ms per
-tile here, where the closed-form peak estimate below costs nothing.
+tile here, where the closed-form peak estimate of `phase_shift` costs nothing.
 
 Thresholds are measured by benchmarks/copy_check.py (copies of the chart dev set and of the real
-figures of realfig-dev, against re-renders); see the constants.
+figures of realfig-dev, against re-renders and the real faithful/unfaithful pairs); see the
+constants.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -56,29 +71,37 @@ PEEL_ROUNDS = 3
 #: Pixel-identical: every channel of the two content boxes within this many levels (colour
 #: management and PNG encoders round differently; a JPEG re-encode moves far more pixels).
 IDENTICAL_MAX_LEVELS = 2
-#: Long side of the coarse alignment grid, and of the comparison grid.
+#: Long side of the coarse alignment grid (the search works at SEARCH_SIZE), and the largest
+#: comparison grid.
 ALIGN_SIZE = 256
 COMPARE_MAX_SIDE = 1200
 #: Both figures are integer-reduced to at most this long side before anything else (the
 #: footprint ranges are computed at this resolution).
 WORK_MAX_SIDE = 2400
 #: How far (in 8-bit levels, any RGB channel) a reproduced value may fall outside the range of
-#: what resampling the published figure (or its chroma-subsampled version) can give: JPEG ringing
-#: at q60 stays within it on the dev sets; a moved or recoloured mark does not.
+#: what resampling the published figure can give: JPEG ringing at q40 stays within it on the dev
+#: sets; a moved or recoloured mark does not.
 REDRAWN_TOLERANCE = 64
-#: Share of redrawn pixels up to which a pair is a copy. benchmarks/copy_check.py: copies reach at
-#: most ~1e-4 (JPEG q40 and nearest-neighbour halving included), re-renders of the chart dev set
-#: and the faithful/unfaithful real pairs at least ~9e-4.
+#: Share of redrawn pixels up to which a pair is a copy. benchmarks/copy_check.py: the 1,783
+#: synthetic copies (dev-set and real figures through 24 transformations, JPEG q40 and
+#: nearest-neighbour halving included) reach at most 3.7e-5; the closest re-render of the dev
+#: set (its legend moved) 1.1e-3, the closest real re-plot 5.6e-3.
 COPY_MAX_REDRAWN_SHARE = 4e-4
 #: Smoothed-luma differences: a pixel whose Gaussian-blurred (sigma TONE_BLUR) luma differs by
-#: more than TONE_LEVELS; a copy has at most COPY_MAX_TONE_SHARE of them (nearest-neighbour
-#: halving of thin lines ~0.03), a scatter redrawn with another alpha about 0.3.
+#: more than TONE_LEVELS; copies have at most 0.025 of them (nearest-neighbour halving of thin
+#: pgfplots lines), a scatter redrawn with another transparency 0.13.
 TONE_BLUR = 1.5
 TONE_LEVELS = 26
 COPY_MAX_TONE_SHARE = 0.1
+#: The correlation of the aligned, lightly blurred marks (`_ink_correlation`) below which a pair
+#: is no copy: copies correlate at least 0.82 (nearest-neighbour halving), a sparse scatter
+#: re-plotted elsewhere 0.12 and 0.40 while its thin marks, opened away, left nothing redrawn.
+COPY_MIN_CORRELATION = 0.7
 #: The coarse alignment's verdict above which the fine stages are skipped (not a copy): the share
 #: of redrawn pixels at the 256-px grid. Copies stay far below it; most re-renders far above.
 COARSE_MAX_REDRAWN_SHARE = 0.05
+#: The same at half the comparison grid: a pair above it is not compared at full size.
+MIDDLE_MAX_REDRAWN_SHARE = 10 * COPY_MAX_REDRAWN_SHARE
 
 
 @dataclass(frozen=True)
@@ -93,6 +116,8 @@ class CopyCheck:
     """Share of the compared pixels redrawn once aligned (None: decided before comparing)."""
     tone_share: float | None = None
     """Share of the compared pixels whose smoothed luma differs (None: not compared)."""
+    correlation: float | None = None
+    """Correlation of the two figures' aligned, lightly blurred marks at 256 px."""
     scale: tuple[float, float] | None = None
     """Published pixels per reproduced pixel (x, y) of the alignment used."""
     how: str = ""
@@ -109,6 +134,16 @@ def content_box(image: Image.Image, *, tolerance: int = BORDER_TOLERANCE,
     return difference.convert("L").point(lambda v: 255 if v > tolerance else 0).getbbox()
 
 
+def _uniform_edge(image: Image.Image, *, tolerance: int) -> bool:
+    """Whether some outermost row or column is all of the top-left pixel's colour (else there
+    is no border of that colour to peel)."""
+    colour = image.getpixel((0, 0))
+    width, height = image.size
+    return any(content_box(image.crop(edge), tolerance=tolerance, background=colour) is None
+               for edge in ((0, 0, width, 1), (0, height - 1, width, height), (0, 0, 1, height),
+                            (width - 1, 0, width, height)))
+
+
 def peel_borders(image: Image.Image, *, tolerance: int = BORDER_TOLERANCE,
                  rounds: int = PEEL_ROUNDS) -> tuple[int, int, int, int]:
     """The box left once uniform borders are peeled off, one colour at a time (a grey pad
@@ -117,6 +152,8 @@ def peel_borders(image: Image.Image, *, tolerance: int = BORDER_TOLERANCE,
     box = (0, 0, *image.size)
     for _ in range(rounds):
         crop = image.crop(box)
+        if not _uniform_edge(crop, tolerance=tolerance):
+            break  # content touches an edge: no border to peel (and no full pass to pay for)
         inner = content_box(crop, tolerance=tolerance)
         if inner is None or inner == (0, 0, *crop.size):
             break
@@ -128,10 +165,16 @@ def pixel_identical(published: Image.Image, reproduced: Image.Image, *,
                     max_levels: int = IDENTICAL_MAX_LEVELS) -> bool:
     """Same pixels once uniform borders are peeled off: every channel within `max_levels`."""
     a, b = published.convert("RGB"), reproduced.convert("RGB")
-    a, b = a.crop(peel_borders(a)), b.crop(peel_borders(b))
-    if a.size != b.size:
+    return _same_pixels(a, b, (peel_borders(a), peel_borders(b)), max_levels=max_levels)
+
+
+def _same_pixels(a: Image.Image, b: Image.Image,
+                 boxes: tuple[tuple[int, int, int, int], tuple[int, int, int, int]], *,
+                 max_levels: int = IDENTICAL_MAX_LEVELS) -> bool:
+    (a0, a1, a2, a3), (b0, b1, b2, b3) = boxes
+    if (a2 - a0, a3 - a1) != (b2 - b0, b3 - b1):
         return False
-    difference = ImageChops.difference(a, b)
+    difference = ImageChops.difference(a.crop(boxes[0]), b.crop(boxes[1]))
     return max(high for _, high in difference.getextrema()) <= max_levels
 
 
@@ -175,12 +218,19 @@ class Alignment:
         return Alignment((scale[0], scale[1]), (offset[0], offset[1]))
 
 
+#: Pillow's two-step resize (`Image.resize(reducing_gap=...)`): "indistinguishable from fair
+#: resampling in most cases" at 2.0 (Pillow's documentation), and several times faster here.
+REDUCING_GAP = 2.0
+
+
 def resample(image: Image.Image, step: tuple[float, float], origin: tuple[float, float],
              size: tuple[int, int], *, fill: tuple[int, ...] | int,
              method: Image.Resampling = Image.Resampling.BICUBIC) -> Image.Image:
     """`image` at u = origin + step * g for the pixels g of a `size` grid (continuous
     coordinates); what falls outside the image is `fill`. Pillow's resize with a source box
-    filters properly when shrinking; the pad keeps the box inside the image, as it requires."""
+    filters properly when shrinking (first by an integer box reduction, `reducing_gap`, which
+    costs a fraction of filtering the whole figure at each call); the pad keeps the box inside
+    the image, as it requires."""
     x0, y0 = origin
     x1, y1 = x0 + step[0] * size[0], y0 + step[1] * size[1]
     left, top = max(0, math.ceil(-x0) + 2), max(0, math.ceil(-y0) + 2)
@@ -191,33 +241,44 @@ def resample(image: Image.Image, step: tuple[float, float], origin: tuple[float,
                            fill)
         canvas.paste(image, (left, top))
         image = canvas
-    return image.resize(size, method, box=(x0 + left, y0 + top, x1 + left, y1 + top))
+    gap = None if method is Image.Resampling.NEAREST else REDUCING_GAP
+    return image.resize(size, method, box=(x0 + left, y0 + top, x1 + left, y1 + top),
+                        reducing_gap=gap)
 
 
 def _gray(image: Image.Image) -> np.ndarray:
     return np.asarray(image.convert("L"), np.float32) / np.float32(255.0)
 
 
-def _ink(gray: np.ndarray) -> np.ndarray:
-    """Distance from the most common gray level (the background): zero where nothing is drawn,
-    so that the taper of a phase correlation weighs the marks and never correlates with itself
-    (a mean-subtracted white background under the same taper pulls every shift towards 0)."""
-    background = np.bincount(np.round(gray * 255).astype(np.int64).ravel(),
-                             minlength=256).argmax() / np.float32(255.0)
-    return np.abs(gray - background)
+def _background(gray: np.ndarray) -> float:
+    """The most common gray level (in [0, 1], in bins of 4 levels, which JPEG noise does not
+    split): the background of a figure."""
+    counts = np.bincount((np.round(gray * 255).astype(np.int64) // 4).ravel(), minlength=64)
+    return (4 * float(counts.argmax()) + 1.5) / 255.0
 
 
-def phase_shift(reference: np.ndarray, moving: np.ndarray
-                ) -> tuple[float, float, float, bool, bool]:
-    """(dy, dx, peak, y located, x located): reference(x) ~ moving(x - d), by phase correlation
-    (inputs mean-free and windowed). The sub-pixel offset is Foroosh, Zerubia & Berthod's
-    closed form for the phase-correlation peak (IEEE Trans. Image Process. 11(3), 2002,
-    doi:10.1109/83.988953), which is unbiased where a parabola fit is pulled to whole pixels. An
-    axis is not located when the peak is a ridge along it (an edge seen along its length)."""
+def figure_background(image: Image.Image) -> float:
+    """The background level of a gray figure (mode L), read from a copy of at most 256 px."""
+    return _background(_gray(image.reduce(max(1, max(image.size) // 256))))
+
+
+def _ink(gray: np.ndarray, background: float | None = None) -> np.ndarray:
+    """Distance from the background: zero where nothing is drawn, so that the taper of a phase
+    correlation weighs the marks and never correlates with itself (a mean-subtracted white
+    background under the same taper pulls every shift towards 0)."""
+    level = _background(gray) if background is None else background
+    return np.abs(gray - np.float32(level))
+
+
+def _correlation_surface(reference: np.ndarray, moving: np.ndarray) -> np.ndarray:
     cross = np.fft.rfft2(reference) * np.conj(np.fft.rfft2(moving))
     cross /= np.maximum(np.abs(cross), 1e-12)
-    surface = np.fft.irfft2(cross, s=reference.shape)
-    iy, ix = np.unravel_index(int(np.argmax(surface)), surface.shape)
+    return np.fft.irfft2(cross, s=reference.shape)
+
+
+def _peak(surface: np.ndarray, iy: int, ix: int) -> tuple[float, float, float, bool, bool]:
+    """The sub-pixel shift of the peak at (iy, ix) of a phase-correlation surface: see
+    `phase_shift`."""
     peak = float(surface[iy, ix])
     h, w = surface.shape
 
@@ -234,22 +295,60 @@ def phase_shift(reference: np.ndarray, moving: np.ndarray
     return float(dy), float(dx), peak, along_y < 0.5 * peak, along_x < 0.5 * peak
 
 
+def phase_shift(reference: np.ndarray, moving: np.ndarray
+                ) -> tuple[float, float, float, bool, bool]:
+    """(dy, dx, peak, y located, x located): reference(x) ~ moving(x - d), by phase correlation
+    (inputs windowed, zero where nothing is drawn). The sub-pixel offset is Foroosh, Zerubia &
+    Berthod's closed form for the phase-correlation peak (IEEE Trans. Image Process. 11(3),
+    2002, doi:10.1109/83.988953), which is unbiased where a parabola fit is pulled to whole
+    pixels. An axis is not located when the peak is a ridge along it (an edge seen along its
+    length)."""
+    surface = _correlation_surface(reference, moving)
+    iy, ix = np.unravel_index(int(np.argmax(surface)), surface.shape)
+    return _peak(surface, int(iy), int(ix))
+
+
+def phase_peaks(reference: np.ndarray, moving: np.ndarray, count: int
+                ) -> list[tuple[float, float]]:
+    """The (dy, dx) of the `count` highest peaks of the phase correlation, at least 4 px apart:
+    repeated marks (evenly spaced bars, grid lines) give a peak per period, and the highest is
+    not always the right one."""
+    surface = _correlation_surface(reference, moving)
+    found = []
+    work = surface.copy()
+    for _ in range(count):
+        iy, ix = (int(v) for v in np.unravel_index(int(np.argmax(work)), work.shape))
+        dy, dx, *_ = _peak(surface, iy, ix)
+        found.append((dy, dx))
+        rows = np.arange(iy - 4, iy + 5) % work.shape[0]
+        cols = np.arange(ix - 4, ix + 5) % work.shape[1]
+        work[np.ix_(rows, cols)] = -np.inf
+    return found
+
+
 #: The largest resize, and the largest ratio of the two axes' scales, an alignment may find:
 #: beyond them the figures are not copies of each other (nor is the search converging).
 MAX_RESIZE = 8.0
 MAX_STRETCH = 1.5
 #: Content boxes narrower than this (work-size pixels) are not compared (not a copy).
 MIN_CONTENT = 8
+#: The alignment search works at this size (long side), and gives up (not a copy) when no
+#: candidate's marks correlate better than SEARCH_MIN_CORRELATION with the reproduction's.
+SEARCH_SIZE = 128
+SEARCH_MIN_CORRELATION = 0.4
+#: Translations tried per scale hypothesis (the highest peaks of the phase correlation), besides
+#: the one that centres the content boxes.
+TRANSLATION_PEAKS = 3
 #: Tiles whose correlation peak is below this say nothing (no shared structure).
 MIN_PEAK = 0.05
 #: A tile shift beyond this (grid pixels) is a wrong peak, not a residual.
 MAX_TILE_SHIFT = 6.0
 
 
-def _tile_shifts(reference: np.ndarray, moving: np.ndarray, tile: tuple[int, int]
-                 ) -> list[tuple[float, float, float, float, bool, bool]]:
-    """(centre x, centre y, dx, dy, y located, x located) of a 3x3 set of tiles of two ink
-    images."""
+def _tile_shifts(reference: np.ndarray, moving: Callable[[int, int, int, int], np.ndarray],
+                 tile: tuple[int, int]) -> list[tuple[float, float, float, float, bool, bool]]:
+    """(centre x, centre y, dx, dy, y located, x located) of a 3x3 set of tiles of the ink image
+    `reference`; `moving(x0, y0, width, height)` gives the other figure's ink at a tile."""
     h, w = reference.shape
     th, tw = min(tile[1], h), min(tile[0], w)
     taper = window("hann", (th, tw)).astype(np.float32)
@@ -257,8 +356,10 @@ def _tile_shifts(reference: np.ndarray, moving: np.ndarray, tile: tuple[int, int
     for y0 in sorted({round(i * (h - th) / 2) for i in range(3)}):
         for x0 in sorted({round(j * (w - tw) / 2) for j in range(3)}):
             a = reference[y0:y0 + th, x0:x0 + tw]
-            b = moving[y0:y0 + th, x0:x0 + tw]
-            if a.max() < 0.1 or b.max() < 0.1:
+            if a.max() < 0.1:
+                continue
+            b = moving(x0, y0, tw, th)
+            if b.max() < 0.1:
                 continue
             dy, dx, peak, y_ok, x_ok = phase_shift(a * taper, b * taper)
             if peak >= MIN_PEAK:
@@ -288,14 +389,22 @@ def _line_fit(centres: list[float], shifts: list[float]) -> tuple[float, float]:
 
 def _refine(alignment: Alignment, published: Image.Image, reference: np.ndarray,
             box: tuple[int, int, int, int], *, tile: tuple[int, int], fill: int,
-            iterations: int) -> Alignment:
+            backgrounds: tuple[float, float], iterations: int) -> Alignment:
     """Phase-correlation refinement of `alignment` on the reproduction's grid `reference`
-    (gray, the box resampled at its shape)."""
+    (gray, the box resampled at its shape); the published figure is resampled tile by tile.
+    `backgrounds`: the two figures' background levels (`_background`)."""
     grid = (reference.shape[1], reference.shape[0])
-    reference = _ink(reference)
+    reference = _ink(reference, backgrounds[1])
     for _ in range(iterations):
         step, origin = alignment.grid_map(box, grid)
-        moving = _ink(_gray(resample(published, step, origin, grid, fill=fill)))
+
+        def moving(x0: int, y0: int, width: int, height: int,
+                   step: tuple[float, float] = step, origin: tuple[float, float] = origin
+                   ) -> np.ndarray:
+            corner = (origin[0] + step[0] * x0, origin[1] + step[1] * y0)
+            return _ink(_gray(resample(published, step, corner, (width, height), fill=fill)),
+                        backgrounds[0])
+
         tiles = _tile_shifts(reference, moving, tile)
         along_x = [t for t in tiles if t[5]]
         along_y = [t for t in tiles if t[4]]
@@ -335,33 +444,36 @@ def _ink_profiles(image: Image.Image) -> tuple[np.ndarray, np.ndarray, float, fl
             size[1] / image.height)
 
 
-def _profile_fit(published: np.ndarray, reproduced: np.ndarray, scale: float
-                 ) -> tuple[float, float]:
-    """(normalised correlation, offset) of the published profile sampled at `scale` published
-    samples per reproduced sample against the reproduced profile, at the best whole shift."""
-    n = max(4, math.ceil(len(published) / scale))
-    positions = scale * (np.arange(n) + 0.5) - 0.5
-    sampled = np.interp(positions, np.arange(len(published)), published)
-    sampled -= sampled.mean()
+def _profile_fits(published: np.ndarray, reproduced: np.ndarray, scales: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """For each scale (published samples per reproduced sample): the normalised correlation of
+    the published profile sampled at that scale with the reproduced profile at the best whole
+    shift, and the offset (published samples) it gives. One batch of FFTs for all scales."""
+    n = max(4, math.ceil(len(published) / float(scales.min())))
+    positions = scales[:, None] * (np.arange(n) + 0.5)[None, :] - 0.5
+    inside = positions <= len(published) - 1
+    sampled = np.where(inside, np.interp(positions, np.arange(len(published)), published), 0.0)
+    counts = np.maximum(inside.sum(axis=1, keepdims=True), 1)
+    sampled = np.where(inside, sampled - sampled.sum(axis=1, keepdims=True) / counts, 0.0)
     size = 1 << (n + len(reproduced)).bit_length()
-    corr = np.fft.irfft(np.fft.rfft(sampled, size) * np.conj(np.fft.rfft(reproduced, size)), size)
-    shift = int(np.argmax(corr))
-    norm = float(np.linalg.norm(sampled) * np.linalg.norm(reproduced)) or 1.0
-    if shift > size // 2:
-        shift -= size
-    return float(corr[shift]) / norm, scale * shift
+    corr = np.fft.irfft(np.fft.rfft(sampled, size, axis=1)
+                        * np.conj(np.fft.rfft(reproduced, size))[None, :], size, axis=1)
+    shifts = corr.argmax(axis=1)
+    norms = np.linalg.norm(sampled, axis=1) * np.linalg.norm(reproduced)
+    best = corr[np.arange(len(scales)), shifts] / np.where(norms > 0, norms, 1.0)
+    shifts = np.where(shifts > size // 2, shifts - size, shifts)
+    return best, scales * shifts
 
 
 def _profile_scale(published: np.ndarray, reproduced: np.ndarray, guesses: list[float]
                    ) -> tuple[float, float]:
     """The scale (and offset) that best matches two ink profiles, searched around `guesses`."""
-    best = max(((_profile_fit(published, reproduced, g * step), g * step)
-                for g in guesses for step in _COARSE_STEPS), key=lambda found: found[0][0])
-    centre = best[1]
-    (_, offset), scale = max(((_profile_fit(published, reproduced, centre * step),
-                               centre * step) for step in _FINE_STEPS),
-                             key=lambda found: found[0][0])
-    return scale, offset
+    scales = np.concatenate([g * _COARSE_STEPS for g in guesses if g > 0])
+    scores, _ = _profile_fits(published, reproduced, scales)
+    scales = scales[int(scores.argmax())] * _FINE_STEPS
+    scores, offsets = _profile_fits(published, reproduced, scales)
+    best = int(scores.argmax())
+    return float(scales[best]), float(offsets[best])
 
 
 def _hypotheses(published: Image.Image, reproduced: Image.Image,
@@ -385,49 +497,68 @@ def _hypotheses(published: Image.Image, reproduced: Image.Image,
     sx, ox = _profile_scale(pub_x, rep_x, [g * kpx / krx for g in (bx, by, ix, native)])
     sy, oy = _profile_scale(pub_y, rep_y, [g * kpy / kry for g in (by, bx, iy, native)])
     found.append(Alignment((sx * krx / kpx, sy * kry / kpy), (ox / kpx, oy / kpy)))
+    # Either axis's profile scale for both (copies keep their aspect; evenly spaced bars or grid
+    # lines can mislead one axis), the offsets fitted again at that scale.
+    for scale in (sx * krx / kpx, sy * kry / kpy):
+        _, (ux,) = _profile_fits(pub_x, rep_x, np.array([scale * kpx / krx]))
+        _, (uy,) = _profile_fits(pub_y, rep_y, np.array([scale * kpy / kry]))
+        found.append(Alignment((scale, scale), (float(ux) / kpx, float(uy) / kpy)))
     return [a for a in found if a.plausible()]
 
 
 def align(published: Image.Image, reproduced: Image.Image, *, native: float = 1.0,
           boxes: tuple[tuple[int, int, int, int], tuple[int, int, int, int]] | None = None,
-          fill: int = 255, size: int = ALIGN_SIZE) -> Alignment | None:
-    """The alignment of two gray figures (mode L); None when no hypothesis is plausible.
+          fill: int = 255, backgrounds: tuple[float, float] | None = None,
+          size: int = ALIGN_SIZE, min_score: float = -1.0
+          ) -> tuple[Alignment, float] | None:
+    """The alignment of two gray figures (mode L) and how well it explains the reproduction
+    (the correlation of the lightly blurred marks, before refinement); None when no hypothesis
+    is plausible.
 
-    Each hypothesis (`_hypotheses`) is translated by phase correlation of the whole
-    reproduction's grid (`size` px on the long side) and scored by the correlation of the two
-    lightly blurred ink grids; the best is refined on 3x3 tiles of half the grid.
+    Each hypothesis (`_hypotheses`) is tried as it is and translated by each of the highest
+    peaks of the phase correlation of the whole reproduction at SEARCH_SIZE px; every candidate
+    is scored by the correlation of the two figures' lightly blurred marks there, and the best
+    is refined on 3x3 tiles of half the `size` grid, unless it scores below `min_score`.
     """
     pbox, rbox = boxes or (peel_borders(published), peel_borders(reproduced))
+    backgrounds = backgrounds or (figure_background(published),) * 2
     width, height = rbox[2] - rbox[0], rbox[3] - rbox[1]
+    k = min(1.0, SEARCH_SIZE / max(width, height))
+    small = (max(16, round(width * k)), max(16, round(height * k)))
+    ink = _ink(_gray(reproduced.resize(small, Image.Resampling.BOX, box=rbox)), backgrounds[1])
+    taper = window("hann", ink.shape).astype(np.float32)
+    smooth = ndimage.gaussian_filter(ink, 1.0)
+    smooth = (smooth - smooth.mean()) / (smooth.std() or 1.0)
+
+    def marks(candidate: Alignment) -> np.ndarray:
+        step, origin = candidate.grid_map(rbox, small)
+        return _ink(_gray(resample(published, step, origin, small, fill=fill)), backgrounds[0])
+
+    best: tuple[float, Alignment] | None = None
+    for guess in _hypotheses(published, reproduced, (pbox, rbox), native):
+        candidates = [guess] + [guess.corrected(rbox, small, (dx, dy), (0.0, 0.0)) for dy, dx in
+                                phase_peaks(ink * taper, marks(guess) * taper, TRANSLATION_PEAKS)]
+        for candidate in candidates:
+            if not candidate.plausible():
+                continue
+            moved = ndimage.gaussian_filter(marks(candidate), 1.0)
+            score = float((smooth * (moved - moved.mean())).mean() / (moved.std() or 1.0))
+            if best is None or score > best[0]:
+                best = (score, candidate)
+    if best is None:
+        return None
+    if best[0] < min_score:
+        return best[1], best[0]
     k = min(1.0, size / max(width, height))
     grid = (max(16, round(width * k)), max(16, round(height * k)))
     reference = _gray(reproduced.resize(grid, Image.Resampling.BOX, box=rbox))
-    taper = window("hann", reference.shape).astype(np.float32)
-    ink = _ink(reference)
-    smooth = ndimage.gaussian_filter(ink, 1.0)
-    smooth = (smooth - smooth.mean()) / (smooth.std() or 1.0)
-    best: tuple[float, Alignment] | None = None
-    for guess in _hypotheses(published, reproduced, (pbox, rbox), native):
-        step, origin = guess.grid_map(rbox, grid)
-        moving = _ink(_gray(resample(published, step, origin, grid, fill=fill)))
-        dy, dx, _, _, _ = phase_shift(ink * taper, moving * taper)
-        shifted = guess.corrected(rbox, grid, (dx, dy), (0.0, 0.0))
-        if not shifted.plausible():
-            continue
-        step, origin = shifted.grid_map(rbox, grid)
-        moved = ndimage.gaussian_filter(
-            _ink(_gray(resample(published, step, origin, grid, fill=fill))), 1.0)
-        score = float((smooth * (moved - moved.mean())).mean() / (moved.std() or 1.0))
-        if best is None or score > best[0]:
-            best = (score, shifted)
-    if best is None:
-        return None
     return _refine(best[1], published, reference, rbox, tile=(grid[0] // 2, grid[1] // 2),
-                   fill=fill, iterations=4)
+                   fill=fill, backgrounds=backgrounds, iterations=4), best[0]
 
 
 def _is_gray(image: Image.Image) -> bool:
-    small = np.asarray(image.convert("RGB").reduce(max(1, max(image.size) // 256)), np.int16)
+    """Whether an RGB figure has (almost) no colour: at most 0.1% of its pixels, at 256 px."""
+    small = np.asarray(image.reduce(max(1, max(image.size) // 256)).convert("RGB"), np.int16)
     return bool((small.max(axis=2) - small.min(axis=2) <= 12).mean() > 0.999)
 
 
@@ -440,15 +571,21 @@ def _ranges(versions: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """Per pixel and channel, the lowest and highest value any version takes within half a pixel
     (linear interpolation towards each of the four neighbours): what resampling with an
     alignment error below half a pixel can give."""
-    lows, highs = [], []
+    low = high = None
     for v in versions:
         padded = np.pad(v, ((1, 1), (1, 1), (0, 0)), mode="edge")
         h, w = v.shape[:2]
-        candidates = [v] + [(v + padded[1 + dy:1 + dy + h, 1 + dx:1 + dx + w]) // 2
-                            for dy, dx in ((-1, 0), (1, 0), (0, -1), (0, 1))]
-        lows.append(np.minimum.reduce(candidates))
-        highs.append(np.maximum.reduce(candidates))
-    return np.minimum.reduce(lows), np.maximum.reduce(highs)
+        if low is None or high is None:
+            low, high = v.copy(), v.copy()
+        else:
+            np.minimum(low, v, out=low)
+            np.maximum(high, v, out=high)
+        for dy, dx in ((-1, 0), (1, 0), (0, -1), (0, 1)):
+            half = (v + padded[1 + dy:1 + dy + h, 1 + dx:1 + dx + w]) // 2
+            np.minimum(low, half, out=low)
+            np.maximum(high, half, out=high)
+    assert low is not None and high is not None
+    return low, high
 
 
 def _outside(values: np.ndarray, low: np.ndarray, high: np.ndarray, tolerance: int
@@ -508,13 +645,18 @@ def _footprint_clears(flagged: np.ndarray, reproduced: np.ndarray, published: np
 def _gray_like(published: Image.Image, reproduced_gray: np.ndarray, step: tuple[float, float],
                origin: tuple[float, float], grid: tuple[int, int]) -> Image.Image:
     """The published colour figure in gray, with the channel weights (and offset) that best
-    explain the gray reproduction (least squares on every 7th aligned pixel)."""
+    explain the gray reproduction (least squares on every 7th aligned pixel), when they are
+    weights a gray conversion can have (non-negative, summing to about 1)."""
     sampled = np.asarray(resample(published, step, origin, grid,
                                   fill=published.getpixel((0, 0))), np.float32)
     rgb = sampled.reshape(-1, 3)[::7]
     design = np.c_[rgb, np.ones(len(rgb), np.float32)]
     weights, *_ = np.linalg.lstsq(design, reproduced_gray.reshape(-1)[::7].astype(np.float32),
                                   rcond=None)
+    if weights[:3].min() < -0.05 or not 0.75 <= weights[:3].sum() <= 1.25 or \
+            abs(weights[3]) > 32:
+        # No gray conversion does that (it would be fitting a figure it is not): Pillow's luma.
+        return published.convert("L")
     gray = np.asarray(published, np.float32) @ weights[:3] + weights[3]
     return Image.fromarray(np.clip(gray.round(), 0, 255).astype(np.uint8))
 
@@ -523,14 +665,15 @@ _LUMA = np.array([0.299, 0.587, 0.114], np.float32)
 
 
 def _redrawn(published: Image.Image, reproduced: Image.Image, alignment: Alignment,
-             box: tuple[int, int, int, int], grid: tuple[int, int], *, gray: bool,
-             footprint: bool = True) -> tuple[float, float]:
-    """(redrawn share, tone share) of the reproduction's `box` resampled at `grid`."""
+             box: tuple[int, int, int, int], grid: tuple[int, int], *,
+             gray: tuple[bool, bool], footprint: bool = True) -> tuple[float, float]:
+    """(redrawn share, tone share) of the reproduction's `box` resampled at `grid`; `gray`:
+    whether each figure is gray (they are compared in gray when either is)."""
     step, origin = alignment.grid_map(box, grid)
     rep = reproduced.resize(grid, Image.Resampling.BOX, box=box)
-    if gray:
+    if any(gray):
         b = np.asarray(rep.convert("L"), np.int16)
-        pub = (published.convert("L") if _is_gray(published)
+        pub = (published.convert("L") if gray[0]
                else _gray_like(published, b, step, origin, grid))
         b = b[..., None]
     else:
@@ -541,7 +684,7 @@ def _redrawn(published: Image.Image, reproduced: Image.Image, alignment: Alignme
     # What the published figure can become: resampled with a smooth filter, its chroma
     # subsampled (JPEG), or point-sampled when shrunk (nearest-neighbour: thin lines kept whole
     # or dropped, not faded).
-    versions = [a] if gray else [a, _chroma_subsampled(a)]
+    versions = [a] if any(gray) else [a, _chroma_subsampled(a)]
     if min(step) >= 1.5:
         versions.append(np.atleast_3d(np.asarray(resample(
             pub, step, origin, grid, fill=fill, method=Image.Resampling.NEAREST), np.int16)))
@@ -555,11 +698,34 @@ def _redrawn(published: Image.Image, reproduced: Image.Image, alignment: Alignme
     converse = np.logical_and.reduce([_outside(v, rep_low, rep_high, REDRAWN_TOLERANCE)
                                       for v in versions])
     opened = ndimage.binary_opening(forward | converse, structure=np.ones((2, 2), bool))
-    luma_a = a[..., 0] if gray else a @ _LUMA
-    luma_b = b[..., 0] if gray else b @ _LUMA
+    luma_a = a[..., 0] if any(gray) else a @ _LUMA
+    luma_b = b[..., 0] if any(gray) else b @ _LUMA
     smooth = np.abs(ndimage.gaussian_filter(np.asarray(luma_a, np.float32), TONE_BLUR)
                     - ndimage.gaussian_filter(np.asarray(luma_b, np.float32), TONE_BLUR))
     return float(opened.mean()), float((smooth > TONE_LEVELS).mean())
+
+
+def _ink_correlation(published: Image.Image, reproduced: Image.Image, alignment: Alignment,
+                     box: tuple[int, int, int, int], grid: tuple[int, int], background: float
+                     ) -> float:
+    """Correlation of the two gray figures' marks (ink, lightly blurred) once aligned: near 1
+    for a copy whatever was done to it, lower for a figure whose thin marks alone differ (what
+    the 2x2 opening of the redrawn pixels cannot see)."""
+    step, origin = alignment.grid_map(box, grid)
+    a = _ink(_gray(resample(published, step, origin, grid, fill=published.getpixel((0, 0)))),
+             background)
+    b = _ink(_gray(reproduced.resize(grid, Image.Resampling.BOX, box=box)), background)
+    a, b = ndimage.gaussian_filter(a, 1.0), ndimage.gaussian_filter(b, 1.0)
+    a, b = a - a.mean(), b - b.mean()
+    norm = float(np.sqrt((a * a).sum() * (b * b).sum()))
+    return float((a * b).sum()) / norm if norm > 0 else 0.0
+
+
+def _native_scale(alignment: Alignment, pub_factor: int, rep_factor: int
+                  ) -> tuple[float, float]:
+    """The alignment's scale in the figures' own pixels (before the work-size reductions)."""
+    return (alignment.scale[0] * pub_factor / rep_factor,
+            alignment.scale[1] * pub_factor / rep_factor)
 
 
 def check_copy(published: Image.Image, reproduced: Image.Image, *, same_bytes: bool = False
@@ -569,46 +735,67 @@ def check_copy(published: Image.Image, reproduced: Image.Image, *, same_bytes: b
     if same_bytes:
         return CopyCheck(copy=True, identical=True, redrawn_share=0.0, scale=(1.0, 1.0),
                          how="byte-identical files")
-    if pixel_identical(published, reproduced):
+    pub_full, rep_full = published.convert("RGB"), reproduced.convert("RGB")
+    full_boxes = (peel_borders(pub_full), peel_borders(rep_full))
+    if _same_pixels(pub_full, rep_full, full_boxes):
         return CopyCheck(copy=True, identical=True, redrawn_share=0.0, scale=(1.0, 1.0),
                          how="pixel-identical once uniform borders are trimmed")
-    pub, pub_factor = _work_size(published.convert("RGB"))
-    rep, rep_factor = _work_size(reproduced.convert("RGB"))
-    gray = _is_gray(pub) or _is_gray(rep)
-    boxes = (peel_borders(pub), peel_borders(rep))
+    pub, pub_factor = _work_size(pub_full)
+    rep, rep_factor = _work_size(rep_full)
+    gray = (_is_gray(pub), _is_gray(rep))
+    boxes = (full_boxes[0] if pub_factor == 1 else peel_borders(pub),
+             full_boxes[1] if rep_factor == 1 else peel_borders(rep))
     if min(b[2] - b[0] for b in boxes) < MIN_CONTENT or \
             min(b[3] - b[1] for b in boxes) < MIN_CONTENT:
         return CopyCheck(copy=False, identical=False, how="too little content to compare")
     pub_gray, rep_gray = pub.convert("L"), rep.convert("L")
+    # One background level for both: a copy's is the published one's (whose largest flat area,
+    # bars say, can outnumber a re-encoded background's split gray levels).
+    level = figure_background(pub_gray)
+    backgrounds = (level, level)
     found = align(pub_gray, rep_gray, native=rep_factor / pub_factor, boxes=boxes,
-                  fill=pub_gray.getpixel((0, 0)))
+                  fill=pub_gray.getpixel((0, 0)), backgrounds=backgrounds,
+                  min_score=SEARCH_MIN_CORRELATION)
     if found is None:
         return CopyCheck(copy=False, identical=False, how="sizes no copy can have")
-    alignment = found
+    alignment, score = found
+    if score < SEARCH_MIN_CORRELATION:
+        return CopyCheck(copy=False, identical=False, correlation=score,
+                         scale=_native_scale(alignment, pub_factor, rep_factor),
+                         how=f"no alignment found: the marks correlate {score:.2f} at best")
     rbox = boxes[1]
     width, height = rbox[2] - rbox[0], rbox[3] - rbox[1]
     k = min(1.0, ALIGN_SIZE / max(width, height))
     coarse_grid = (max(16, round(width * k)), max(16, round(height * k)))
     coarse, _ = _redrawn(pub, rep, alignment, rbox, coarse_grid, gray=gray, footprint=False)
-    scale = (alignment.scale[0] * pub_factor / rep_factor,
-             alignment.scale[1] * pub_factor / rep_factor)
-    if coarse > COARSE_MAX_REDRAWN_SHARE:
-        return CopyCheck(copy=False, identical=False, scale=scale,
-                         how=f"{coarse:.1%} of the pixels redrawn at {ALIGN_SIZE} px")
+    correlation = _ink_correlation(pub_gray, rep_gray, alignment, rbox, coarse_grid, level)
+    scale = _native_scale(alignment, pub_factor, rep_factor)
+    if coarse > COARSE_MAX_REDRAWN_SHARE or correlation < COPY_MIN_CORRELATION:
+        return CopyCheck(copy=False, identical=False, scale=scale, correlation=correlation,
+                         how=f"{coarse:.1%} of the pixels redrawn at {ALIGN_SIZE} px, the marks "
+                             f"correlate {correlation:.2f}")
     # The comparison grid: the reproduction's box, no finer than either figure, at most
-    # COMPARE_MAX_SIDE.
+    # COMPARE_MAX_SIDE; a pair plainly redrawn at half that size is not compared again.
     k = min(1.0, COMPARE_MAX_SIDE / max(width, height), max(alignment.scale))
     grid = (max(16, round(width * k)), max(16, round(height * k)))
     if grid != coarse_grid:
         reference = _gray(rep_gray.resize(grid, Image.Resampling.BOX, box=rbox))
         alignment = _refine(alignment, pub_gray, reference, rbox,
                             tile=(min(128, grid[0] // 2), min(128, grid[1] // 2)),
-                            fill=pub_gray.getpixel((0, 0)), iterations=2)
+                            fill=pub_gray.getpixel((0, 0)), backgrounds=backgrounds,
+                            iterations=2)
+    middle = (max(16, grid[0] // 2), max(16, grid[1] // 2))
+    if min(grid) >= 2 * min(coarse_grid) and middle != coarse_grid:
+        redrawn, tone = _redrawn(pub, rep, alignment, rbox, middle, gray=gray)
+        if redrawn > MIDDLE_MAX_REDRAWN_SHARE:
+            return CopyCheck(copy=False, identical=False, redrawn_share=redrawn,
+                             tone_share=tone, correlation=correlation,
+                             scale=_native_scale(alignment, pub_factor, rep_factor),
+                             how=f"{redrawn:.1e} of its pixels redrawn at half resolution")
     redrawn, tone = _redrawn(pub, rep, alignment, rbox, grid, gray=gray)
     copy = redrawn <= COPY_MAX_REDRAWN_SHARE and tone <= COPY_MAX_TONE_SHARE
-    scale = (alignment.scale[0] * pub_factor / rep_factor,
-             alignment.scale[1] * pub_factor / rep_factor)
+    scale = _native_scale(alignment, pub_factor, rep_factor)
     how = (f"{redrawn:.1e} of its pixels redrawn and {tone:.1e} shaded otherwise once aligned "
-           f"(scale {1 / scale[0]:.3f} x {1 / scale[1]:.3f}{', gray' if gray else ''})")
+           f"(scale {1 / scale[0]:.3f} x {1 / scale[1]:.3f}{', gray' if any(gray) else ''})")
     return CopyCheck(copy=copy, identical=False, redrawn_share=redrawn, tone_share=tone,
-                     scale=scale, how=how)
+                     correlation=correlation, scale=scale, how=how)

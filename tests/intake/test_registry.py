@@ -124,7 +124,7 @@ def test_near_identical_reference_copies(tmp_path: Path, submission: SubmissionB
                if f.name == "reference_mismatch"]
     assert bool(details) is flagged, details
     if flagged:
-        assert "redrawn at full resolution" in details[0]
+        assert "of its pixels redrawn" in details[0]
 
 
 @pytest.mark.parametrize("content, message", [
