@@ -192,8 +192,9 @@ def _data_similarity(pair: _Pair | None) -> float:
 
 @dataclass(frozen=True)
 class _PanelResult:
-    published: int
-    reproduced: int
+    published_series: list[Series]
+    reproduced_series: list[Series]
+    """The series that carry each panel's data (`_significant`), kept for reading_confidence."""
     matches: list[tuple[Series, Series, _Pair]]
     extra: int
     x_iou: float | None
@@ -203,6 +204,14 @@ class _PanelResult:
     """(share of the published points near a reproduced point, and the converse)."""
     decades: tuple[int, int] = (0, 0)
     """Powers of ten the reproduced x and y values were multiplied by (unread axis multipliers)."""
+
+    @property
+    def published(self) -> int:
+        return len(self.published_series)
+
+    @property
+    def reproduced(self) -> int:
+        return len(self.reproduced_series)
 
 
 def _tolerance(tolerance: Tolerance | None, frame: _Frame) -> tuple[float | None, float | None]:
@@ -362,7 +371,7 @@ def _compare_panels(pub: Panel, rep: Panel, tolerance: Tolerance | None) -> _Pan
                 if a is not None and b is not None]
     if compared:
         scale_match = all(a == b for a, b in compared)
-    return _PanelResult(published=len(pub_series), reproduced=len(rep_series), matches=matches,
+    return _PanelResult(published_series=pub_series, reproduced_series=rep_series, matches=matches,
                         extra=extra, x_iou=x_iou, y_iou=y_iou, scale_match=scale_match,
                         coverage=_coverage(pub, frame, pub_pts, rep_pts), decades=decades)
 
@@ -679,10 +688,10 @@ def reading_confidence(pub_panels: list[Panel], rep_panels: list[Panel],
     if len(pub_panels) != len(rep_panels):
         scores.append((0.3, f"{len(pub_panels)} data panels read in the published chart, "
                             f"{len(rep_panels)} in the reproduction: panels may be mispaired"))
-    for index, (pub, rep) in enumerate(zip(pub_panels, rep_panels), 1):
+    for index, (pub, rep, result) in enumerate(zip(pub_panels, rep_panels, results), 1):
         where = f" (panel {index})" if len(results) > 1 else ""
-        for who, panel in (("published", pub), ("reproduced", rep)):
-            significant = _significant(panel.series)
+        for who, panel, significant in (("published", pub, result.published_series),
+                                        ("reproduced", rep, result.reproduced_series)):
             bars = bool(significant) and all(s.kind == "bar" for s in significant)
             for name in ("x", "y"):
                 axis = getattr(panel, name)
