@@ -43,7 +43,7 @@ from judging.signals import (
 log = logging.getLogger(__name__)
 
 #: Bump when signal definitions change: part of every judgment's input hash.
-SIGNALS_VERSION = "signals/4"
+SIGNALS_VERSION = "signals/5"
 
 
 @dataclass(frozen=True)

@@ -204,6 +204,10 @@ class _PanelResult:
     """(share of the published points near a reproduced point, and the converse)."""
     decades: tuple[int, int] = (0, 0)
     """Powers of ten the reproduced x and y values were multiplied by (unread axis multipliers)."""
+    categorical_x: bool = False
+    """Neither chart has a numeric x axis: x compared as a share of the data's extent."""
+    x_axis_iou: float | None = None
+    """Overlap of the two x axes' ranges read from their tick labels."""
 
     @property
     def published(self) -> int:
@@ -330,6 +334,9 @@ def _compare_panels(pub: Panel, rep: Panel, tolerance: Tolerance | None) -> _Pan
     if decades != (0, 0):
         factor = np.array([10.0 ** decades[0], 10.0 ** decades[1]])
         rep_pts = [p * factor for p in rep_pts]
+    categorical_x = pub.x is None and rep.x is None
+    if categorical_x:
+        rep_pts = _align_x_extent(pub_pts, rep_pts)
     origin, scale = _unit_frame(pub, frame, pub_pts)
     pairs = {(i, j): (_compare_points(a, b, origin=origin, scale=scale)
                       if "scatter" in (pub_series[i].kind, rep_series[j].kind)
@@ -373,7 +380,44 @@ def _compare_panels(pub: Panel, rep: Panel, tolerance: Tolerance | None) -> _Pan
         scale_match = all(a == b for a, b in compared)
     return _PanelResult(published_series=pub_series, reproduced_series=rep_series, matches=matches,
                         extra=extra, x_iou=x_iou, y_iou=y_iou, scale_match=scale_match,
-                        coverage=_coverage(pub, frame, pub_pts, rep_pts), decades=decades)
+                        coverage=_coverage(pub, frame, pub_pts, rep_pts), decades=decades,
+                        categorical_x=categorical_x, x_axis_iou=_axis_iou(pub.x, rep.x))
+
+
+def _align_x_extent(pub_pts: list[np.ndarray], rep_pts: list[np.ndarray]) -> list[np.ndarray]:
+    """The reproduced points with x mapped so that their extent is the published one.
+
+    With no numeric x axis on either chart (categories, month names, dates the OCR does not
+    read) x is a share of the plot width, and plotting libraries pad categories differently
+    (matplotlib puts the first category on the frame, ggplot2 and Excel half a category in):
+    the same data would sit a few percent apart. The first and last categories are where the
+    data starts and ends on both charts, so the extents are aligned."""
+    a, b = _extent(pub_pts, 0), _extent(rep_pts, 0)
+    if a is None or b is None or not (a[1] > a[0] and b[1] > b[0]):
+        return rep_pts
+    factor = (a[1] - a[0]) / (b[1] - b[0])
+    out = []
+    for p in rep_pts:
+        q = p.copy()
+        q[:, 0] = a[0] + (p[:, 0] - b[0]) * factor
+        out.append(q)
+    return out
+
+
+def _axis_iou(pub_axis, rep_axis) -> float | None:
+    """Overlap (IoU) of two axes' ranges as their tick labels give them (log10 on log axes)."""
+    if pub_axis is None or rep_axis is None or pub_axis.scale != rep_axis.scale:
+        return None
+    ranges = []
+    for axis in (pub_axis, rep_axis):
+        lo, hi = axis.data_range
+        if axis.scale == "log":
+            with np.errstate(divide="ignore", invalid="ignore"):
+                lo, hi = np.log10(lo), np.log10(hi)
+        if not (np.isfinite(lo) and np.isfinite(hi)):
+            return None
+        ranges.append((float(min(lo, hi)), float(max(lo, hi))))
+    return _iou(*ranges)
 
 
 #: How far apart (as a share of the published axis span, on either axis) a point may be from a
@@ -630,6 +674,14 @@ SMALL_SCATTER = 30
 #: A matched line spanning less than this share of its counterpart's plot width, under axes
 #: that span the same range, was (most likely) read in part.
 PARTIAL_LINE = 0.7
+#: Trust in a comparison of charts with no numeric x axis on either side (categories, months,
+#: dates), x aligned on the data's extent: enough to fail on what the y values show.
+CATEGORICAL_X = 0.7
+#: Trust given by a difference two independent readings confirm (see _confirmed_crop).
+CONFIRMED_DIFFERENCE = 0.8
+#: Below this overlap (IoU) of both the x axes' ranges and the data's x ranges, the x range
+#: was cut (or extended): a faithful re-plot keeps the range within a few percent.
+CROP_OVERLAP = 0.7
 #: Tick labels whose values lie off the axis fit by more than this share of the axis span were
 #: misread (or the fit is wrong).
 TICK_RESIDUAL = 0.02
@@ -685,6 +737,7 @@ def reading_confidence(pub_panels: list[Panel], rep_panels: list[Panel],
     rarely agree by accident.
     """
     scores: list[tuple[float, str]] = []
+    confirmed: list[str] = []
     if len(pub_panels) != len(rep_panels):
         scores.append((0.3, f"{len(pub_panels)} data panels read in the published chart, "
                             f"{len(rep_panels)} in the reproduction: panels may be mispaired"))
@@ -697,6 +750,14 @@ def reading_confidence(pub_panels: list[Panel], rep_panels: list[Panel],
                 axis = getattr(panel, name)
                 if axis is None and name == "x" and bars:
                     # Bars stand on categories: compared by position, no numeric axis needed.
+                    continue
+                if axis is None and name == "x" and result.categorical_x:
+                    # Neither chart has numbers on x (categories, months, dates): both are
+                    # compared over the data's extent, which is the same frame on both sides.
+                    if who == "published":
+                        scores.append((CATEGORICAL_X, f"no numeric x axis on either chart{where} "
+                                                      f"(categories or dates): x compared over "
+                                                      f"the extent of the data"))
                     continue
                 if axis is None:
                     scores.append((0.2, f"{name} axis of the {who} chart unread{where}"))
@@ -737,6 +798,9 @@ def reading_confidence(pub_panels: list[Panel], rep_panels: list[Panel],
                                     f"against {max(wa, wb):.0%} under the same x range{where}: "
                                     f"read in part, or cut (not sure enough to fail)"))
                 break
+        crop = _confirmed_crop(pub_panels[index - 1], rep_panels[index - 1], result)
+        if crop:
+            confirmed.append(crop + where)
         coverage = result.coverage
         split_differs = result.published != result.reproduced or \
             len(result.matches) < result.published
@@ -749,7 +813,31 @@ def reading_confidence(pub_panels: list[Panel], rep_panels: list[Panel],
         return 1.0, []
     scores.sort(key=lambda item: item[0])
     value = float(scores[0][0])
-    return round(value, 3), [why for v, why in scores if v < 1.0][:4]
+    doubts = [why for v, why in scores if v < 1.0][:4]
+    if confirmed and value < CONFIRMED_DIFFERENCE:
+        # A difference that two independent readings show (the tick labels and the ink) does
+        # not depend on how the series were split: it is enough to fail, whatever else is
+        # uncertain. The doubts stay in the reason for whoever reviews it.
+        return CONFIRMED_DIFFERENCE, [f"confirmed: {confirmed[0]}", *doubts][:4]
+    return round(value, 3), doubts
+
+
+def _confirmed_crop(pub: Panel, rep: Panel, result: _PanelResult) -> str:
+    """Why the two panels' x ranges certainly differ, or "" when nothing confirms it.
+
+    A crop shows twice: the x axes' tick labels span other ranges (a plotting library fits
+    the axis to the data) and the plotted data, mapped through those axes, spans other ranges
+    too. Both readings must agree and both axes must be read with at least three tick labels
+    on their fit (axis_trust), so that neither a misread tick nor a line read in part (its ink
+    is short, its axis is not) can fake it."""
+    if pub.x is None or rep.x is None or result.x_axis_iou is None or result.x_iou is None:
+        return ""
+    if axis_trust(pub.x)[0] < 1.0 or axis_trust(rep.x)[0] < 1.0:
+        return ""
+    if result.x_axis_iou >= CROP_OVERLAP or result.x_iou >= CROP_OVERLAP:
+        return ""
+    return (f"the x ranges differ on both the tick labels (overlap {result.x_axis_iou:.2f}) and "
+            f"the plotted data (overlap {result.x_iou:.2f})")
 
 
 def _match_score(signals: dict, *, extra: float, same_kind: float) -> float:

@@ -221,3 +221,62 @@ def test_bars_coloured_by_category_are_one_series():
     assert faithful["chart.series_published"] == faithful["chart.series_reproduced"] == 1
     assert faithful["chart.match_score"] >= 0.8, faithful
     assert lower["chart.match_score"] < 0.4, lower
+
+
+# --- answers the reader can give without trusting its series: categories, confirmed crops ----
+
+MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+HIGHS = np.array([8, 9, 12, 15, 19, 22, 25, 25, 21, 16, 11, 8], dtype=float)
+LOWS = np.array([2, 2, 4, 6, 9, 12, 14, 14, 11, 8, 5, 3], dtype=float)
+
+
+def _months(highs, lows, *, padded: bool):
+    def draw(ax):
+        ax.plot(MONTHS, highs, label="high", color="tab:red")
+        ax.plot(MONTHS, lows, label="low", color="tab:blue")
+        # ggplot2 and Excel put the first category half a step in; matplotlib on the frame.
+        ax.margins(x=0.06 if padded else 0.0)
+        ax.set_ylabel("temperature (C)")
+        ax.legend()
+    return _figure(draw)
+
+
+def test_month_names_on_x_are_compared_over_the_data_extent():
+    """No numeric x axis on either chart (month names): x is compared over the data's extent,
+    so another library's category padding is no difference, and a shifted series is a sure "no"."""
+    published = read_chart(_months(HIGHS, LOWS, padded=False))
+    restyled = compare_charts(published, read_chart(_months(HIGHS, LOWS, padded=True))).signals
+    shifted = compare_charts(published, read_chart(_months(HIGHS, LOWS + 5, padded=True)))
+    assert restyled["chart.match_score"] >= 0.7, restyled
+    assert shifted.signals["chart.match_score"] < 0.4, shifted.signals
+    assert shifted.signals["chart.reading_confidence"] >= 0.7, shifted.reasons
+    assert "no numeric x axis" in shifted.reasons["chart.reading_confidence"]
+
+
+def _clouds(x_max: float, *, style: str = "default"):
+    rng = np.random.default_rng(11)
+
+    def draw(ax):
+        for name, slope, colour in (("a", 0.5, "tab:orange"), ("b", 0.2, "tab:green")):
+            x = rng.uniform(0, 100, 240)
+            y = slope * x + rng.normal(0, 6, 240)
+            keep = x <= x_max
+            ax.scatter(x[keep], y[keep], s=30, alpha=0.7, label=name, color=colour)
+        ax.set_xlabel("step")
+        ax.legend()
+    with plt.style.context(style):
+        return _figure(draw)
+
+
+def test_a_crop_seen_on_ticks_and_ink_is_sure_even_in_a_cloud():
+    """Overlapping markers make a cloud's series approximate, so a "no" from them is not sure;
+    but a reproduction whose x axis and data both stop at 55% of the range was cut, whatever
+    the series: the tick labels and the ink confirm each other."""
+    published = read_chart(_clouds(100))
+    restyled = compare_charts(published, read_chart(_clouds(100, style="ggplot")))
+    cut = compare_charts(published, read_chart(_clouds(55)))
+    assert "scatter cloud" in restyled.reasons["chart.reading_confidence"]
+    assert restyled.signals["chart.reading_confidence"] < 0.7  # no sure "no" on a restyle
+    assert cut.signals["chart.reading_confidence"] >= 0.7, cut.reasons
+    assert cut.reasons["chart.reading_confidence"].startswith("confirmed: the x ranges differ")
+    assert cut.signals["chart.range_overlap"] < 0.7
