@@ -810,6 +810,16 @@ class ValueSpread(StrictModel):
     maximum: float | None = None
     outliers: list[ClaimKey] = Field(default_factory=list)
 
+    def describe(self) -> str:
+        """In words: "median 80.05, MAD 0.1, 79.9..95 (n=4)" (a table cell's with its name)."""
+        name = "" if self.name == "value" else f"{self.name}: "
+        if self.median is None or self.mad is None:
+            span = f", {self.minimum:g}..{self.maximum:g}" if self.minimum is not None \
+                and self.maximum is not None else ""
+            return f"{name}n={self.n}{span}"
+        return (f"{name}median {self.median:g}, MAD {self.mad:g}, {self.minimum:g}.."
+                f"{self.maximum:g} (n={self.n})")
+
 
 class ClaimConsensus(StrictModel):
     """Every reproduction of one registry claim side by side, and what they agree on."""

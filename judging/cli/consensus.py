@@ -28,7 +28,6 @@ def consensus(run_dir: Path, as_json: bool) -> None:
     outcome changes.
     """
     from judging.consensus import run_consensus
-    from judging.resolve import spread_text
 
     report = run_consensus(run_dir)
     if as_json:
@@ -47,7 +46,7 @@ def consensus(run_dir: Path, as_json: bool) -> None:
                       str(claim.independent), votes, claim.verdict or "none",
                       str(claim.support),
                       "-" if claim.agreement is None else f"{claim.agreement:.0%}",
-                      escape("; ".join(spread_text(s) for s in claim.spread) or "-"))
+                      escape("; ".join(s.describe() for s in claim.spread) or "-"))
     console.print(table)
     flagged = [row for claim in report.claims for row in claim.reproductions if row.flags]
     for row in flagged:

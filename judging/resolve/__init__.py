@@ -19,10 +19,8 @@ from judging.resolve.leaderboard import (
                                          CONSENSUS_COLUMNS,
                                          consensus_rows,
                                          leaderboard_rows,
-                                         spread_text,
                                          write_leaderboard,
 )
 
 __all__ = ["CONSENSUS_COLUMNS", "ClaimDecision", "FinalAnswer", "FinalOutcome", "RubricDecision",
-           "consensus_rows", "leaderboard_rows", "resolve_run", "spread_text",
-           "write_leaderboard"]
+           "consensus_rows", "leaderboard_rows", "resolve_run", "write_leaderboard"]

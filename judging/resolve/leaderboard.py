@@ -19,7 +19,7 @@ from pathlib import Path
 
 from judging.consensus import load_consensus
 from judging.errors import JudgingError
-from judging.models import ClaimConsensus, ConsensusReport, NotAddressed, ValueSpread
+from judging.models import ClaimConsensus, ConsensusReport, NotAddressed
 from judging.resolve.decide import ClaimDecision
 from judging.rundir import RunPaths, read_jsonl, read_not_addressed
 
@@ -29,16 +29,6 @@ COLUMNS = ["claims", "passed", "failed", "not_addressed", "pending", "incomplete
 CONSENSUS_COLUMNS = ["registry_claim", "paper", "reproductions", "independent", "verified",
                      "falsified", "inconclusive", "consensus", "support", "agreement",
                      "contradicting", "value_outliers", "spread"]
-
-
-def spread_text(spread: ValueSpread) -> str:
-    """One value's spread in words: "median 80.05, MAD 0.1, 79.9..95 (n=4)"."""
-    name = "" if spread.name == "value" else f"{spread.name}: "
-    if spread.median is None:
-        span = f", {spread.minimum:g}..{spread.maximum:g}" if spread.minimum is not None else ""
-        return f"{name}n={spread.n}{span}"
-    return (f"{name}median {spread.median:g}, MAD {spread.mad:g}, {spread.minimum:g}.."
-            f"{spread.maximum:g} (n={spread.n})")
 
 
 def consensus_row(claim: ClaimConsensus) -> dict:
@@ -51,7 +41,7 @@ def consensus_row(claim: ClaimConsensus) -> dict:
             "consensus": claim.verdict or "none", "support": claim.support,
             "agreement": claim.agreement, "contradicting": flagged("contradicts_consensus"),
             "value_outliers": flagged("value_outlier"),
-            "spread": "; ".join(spread_text(s) for s in claim.spread)}
+            "spread": "; ".join(s.describe() for s in claim.spread)}
 
 
 def consensus_rows(report: ConsensusReport | None) -> list[dict]:
