@@ -190,7 +190,8 @@ def _claim_consensus(claim_id: str, claims: list[ClaimInput], chosen: dict[str, 
 def _spread(name: str, tolerance: Tolerance | None, rows: list[Reproduction],
             rules: ConsensusRules) -> ValueSpread:
     """Median, MAD and outliers of one value; every reproduction's value gets its z-score against
-    the independent, full-scale ones (copies and toy runs are scored, not used as reference)."""
+    the independent, full-scale ones (copies and toy runs are scored, not used as reference; a
+    toy run is never called an outlier)."""
     found = [(row, v) for row in rows for v in row.values if v.name == name]
     reference = [v.reproduced for row, v in found if row.independent and not row.toy]
     reported = next((v.reported for _, v in found if v.reported is not None), None)
@@ -207,7 +208,8 @@ def _spread(name: str, tolerance: Tolerance | None, rows: list[Reproduction],
     for row, value in found:
         z = modified_z(value.reproduced, median=median, scale=scale)
         value.z = None if z is None else round(z, 3)
-        if z is not None and abs(z) > rules.outlier_z:
+        # A toy run's value is scored but not flagged: its declared scale explains a distance.
+        if z is not None and abs(z) > rules.outlier_z and not row.toy:
             value.outlier = True
             spread.outliers.append(row.claim)
             row.flags.append(Flag(

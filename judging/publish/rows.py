@@ -188,7 +188,8 @@ def consensus_rows(report: ConsensusReport, scrubber: Scrubber) -> list[dict[str
         side_by_side = [{
             "submission_id": r.claim.submission_id, "claim_id": r.claim.claim_id,
             "agent": r.agent, "verdict": r.verdict.value if r.verdict else None,
-            "source_verdict": r.source_verdict, "toy": r.toy, "scale_note": r.scale_note,
+            # The scale note is the claims table's (participant text is published once).
+            "source_verdict": r.source_verdict, "toy": r.toy,
             "independent": r.independent, "counted": r.counted,
             "copy_of": [str(k) for k in r.copy_of],
             "values": [v.model_dump(mode="json") for v in r.values],

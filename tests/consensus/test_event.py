@@ -38,8 +38,8 @@ from tests.consensus.event import (
     TRACEBACK_LOG,
     write_event,
 )
-from tests.publish.test_publish import HF_TOKEN, REPO, MiniHub
 from tests.fakehub import patch_hub
+from tests.publish.test_publish import HF_TOKEN, REPO, MiniHub
 
 EXPECTED_FLAGS = {OUTLIER: ["value_outlier"], CONTRADICTION: ["contradicts_consensus"],
                   COPY: ["not_independent"], FALSE_FALSIFICATION: ["contradicts_consensus"]}
