@@ -887,6 +887,16 @@ class ConsensusReport(VersionedModel):
                 return consensus, found
         return None
 
+    def agrees(self, key: ClaimKey | str) -> bool | None:
+        """Whether a reproduction's verdict is its registry claim's consensus verdict: True when
+        it is, False when it is the opposite direction (or inconclusive), None when there is no
+        consensus, no verdict, or the claim is no registry claim (the falsification audit's
+        "the other reproductions agree")."""
+        found = self.of(key)
+        if found is None or found[0].verdict is None or found[1].verdict is None:
+            return None
+        return found[1].verdict.value == found[0].verdict
+
     def flags(self) -> dict[str, list[Flag]]:
         """The consensus flags, by claim key."""
         return {str(r.claim): list(r.flags) for c in self.claims for r in c.reproductions

@@ -215,7 +215,7 @@ def _spread(name: str, tolerance: Tolerance | None, rows: list[Reproduction],
             row.flags.append(Flag(
                 name=VALUE_OUTLIER,
                 detail=f"reproduced value{label} {value.reproduced:g} is far from the other "
-                       f"reproductions: median {median:g}, modified z-score {z:.1f} (MAD "
+                       f"reproductions: median {median:g}, modified z-score {z:.2f} (MAD "
                        f"{mad:g}{floored}; above {rules.outlier_z:g} is an outlier)"))
     return spread
 

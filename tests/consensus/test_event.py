@@ -96,6 +96,8 @@ def test_consensus_flags_exactly_those(event) -> None:
     assert (event["run"] / "judgments.jsonl").read_bytes() == event["judgments"]
     for key in EXPECTED_FLAGS:
         assert key in " ".join(event["output"].split())
+    assert report.agrees(FALSE_FALSIFICATION) is False and report.agrees(COPIED) is True
+    assert report.agrees("nobody::paper-9/c9") is None
     (detail,) = [f.detail for f in report.flags()[FALSE_FALSIFICATION]]
     assert detail.startswith("falsified against a verified consensus (4 of 5")
 

@@ -150,3 +150,23 @@ def test_table_cells_have_a_spread_each_with_a_relative_floor(tmp_path: Path) ->
     assert spreads["BLEU"].outliers == []
     (flag,) = report.flags()["team3/p::p/t"]
     assert flag.name == "value_outlier" and "(chrF) 41" in flag.detail
+
+
+def test_the_command_without_registry_claims_and_on_a_bad_folder(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from judging.cli import main
+
+    sub = SubmissionBuilder(tmp_path / "s", "team/p", "p")
+    sub.number_claim("p/own")
+    out = tmp_path / "run"
+    run_judging(RunRequest(sources=[str(sub.write())], out=out))
+    result = CliRunner().invoke(main, ["consensus", str(out)])
+    assert result.exit_code == 0 and "no registry claim in this run" in result.output
+    result = CliRunner().invoke(main, ["consensus", str(out), "--json"])
+    assert result.exit_code == 0 and '"schema": "judging.consensus/1"' in result.output
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = CliRunner().invoke(main, ["consensus", str(empty)])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert len([line for line in result.output.splitlines() if line.strip()]) == 1
