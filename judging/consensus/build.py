@@ -116,7 +116,8 @@ def _copy_groups(keys: list[str], integrity: IntegrityReport) -> list[list[str]]
     return [sorted(group) for group in groups.values()]
 
 
-def _claim_consensus(claim_id: str, claims: list[ClaimInput], chosen: dict[str, dict[str, Judgment]],
+def _claim_consensus(claim_id: str, claims: list[ClaimInput],
+                     chosen: dict[str, dict[str, Judgment]],
                      integrity: IntegrityReport, rules: ConsensusRules) -> ClaimConsensus:
     claims = sorted(claims, key=lambda c: str(c.key))
     rows: dict[str, Reproduction] = {}
