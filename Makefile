@@ -104,6 +104,7 @@ demo: install argilla-env sysdeps-demo
 	@echo "judge: $(DEMO_JUDGE)"
 	$(BIN)/judging run examples/submissions examples/logbooks --claims examples/registry/claims.yaml \
 	  --out $(DEMO_OUT) --judge $(DEMO_JUDGE)
+	$(BIN)/judging consensus $(DEMO_OUT)
 	$(BIN)/judging report $(DEMO_OUT)
 	@$(BIN)/judging review status --home $(REVIEW_HOME) >/dev/null 2>&1 || \
 	  $(BIN)/judging review serve --background --home $(REVIEW_HOME) --port $(REVIEW_PORT)

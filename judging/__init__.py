@@ -13,6 +13,8 @@ its command, in the order the flow runs:
     review/      `judging review`: push to Argilla, pull human labels back; server/ runs one
     calibrate/   `judging calibrate`: LLM-human agreement per criterion, trust
     resolve/     `judging resolve | leaderboard`: final decisions per claim
+    consensus/   `judging consensus`: the reproductions of one registry claim side by side, their
+                 consensus verdict, support and spread; flags in a side file (never outcomes)
     publish/     `judging publish`: final decisions as a Hub dataset
     cli/         the command line, one module per command group
 

@@ -739,3 +739,165 @@ class IntegrityReport(VersionedModel):
                 found.setdefault(str(this), []).append(Flag(
                     name=pair.kind, detail=f"{what} {other} in another submission ({measure})"))
         return found
+
+
+# --- consensus across submissions --------------------------------------------------------------
+
+#: The flags consensus writes (judging consensus): a reproduction whose verdict is the opposite of
+#: its registry claim's consensus, a reproduced value far from the others, and a reproduction that
+#: adds no support because it is a copy of another one.
+CONTRADICTS_CONSENSUS = "contradicts_consensus"
+VALUE_OUTLIER = "value_outlier"
+NOT_INDEPENDENT = "not_independent"
+CONSENSUS_FLAGS = (CONTRADICTS_CONSENSUS, VALUE_OUTLIER, NOT_INDEPENDENT)
+
+Direction = Literal["verified", "falsified"]
+
+
+class ReproducedValue(StrictModel):
+    """One value of one reproduction: a number claim's (name "value") or a table cell's."""
+
+    name: str
+    reported: float | None = None
+    reproduced: float
+    z: float | None = None
+    """Modified z-score against the other reproductions (None: too few to compare)."""
+    outlier: bool = False
+
+
+class Reproduction(StrictModel):
+    """One submission's reproduction of a registry claim, as consensus sees it."""
+
+    claim: ClaimKey
+    agent: str | None = None
+    """The agent's name (and model) that did the reproduction."""
+    human_help: str | None = None
+    verdict: Verdict | None = None
+    source_verdict: str | None = None
+    """The participant's own verdict label, verbatim (logbooks)."""
+    toy: bool = False
+    """Reduced scale by the participant's own account: its verdict is not counted."""
+    scale_note: str | None = None
+    values: list[ReproducedValue] = Field(default_factory=list)
+    outcomes: dict[str, str] = Field(default_factory=dict)
+    """The AI's outcome per rubric `id@version` (figure-match, verdict-justification...), from
+    the line that speaks for the AI (a panel, else an LLM judge, else offline)."""
+    independent: bool = True
+    """False when it copies another reproduction of the claim (a duplicate figure, a copied
+    justification: the group counts once) or its figure copies the published one."""
+    copy_of: list[ClaimKey] = Field(default_factory=list)
+    """The reproductions it shares a figure or justification with."""
+    counted: bool = False
+    """Its verdict counts toward the consensus: independent, not toy, verified/falsified/
+    inconclusive."""
+    flags: list[Flag] = Field(default_factory=list)
+    """The consensus flags of this reproduction (CONSENSUS_FLAGS)."""
+
+
+class ValueSpread(StrictModel):
+    """The spread of one value (a number claim's, or one table cell) across reproductions."""
+
+    name: str
+    reported: float | None = None
+    n: int
+    """Values of independent, non-toy reproductions (the reference the z-scores use)."""
+    median: float | None = None
+    mad: float | None = None
+    """Median absolute deviation of the reference values (unscaled)."""
+    floor: float | None = None
+    """The claim's tolerance in the value's units: the smallest deviation used in z-scores."""
+    minimum: float | None = None
+    maximum: float | None = None
+    outliers: list[ClaimKey] = Field(default_factory=list)
+
+    def describe(self) -> str:
+        """In words: "median 80.05, MAD 0.1, 79.9..95 (n=4)" (a table cell's with its name)."""
+        name = "" if self.name == "value" else f"{self.name}: "
+        if self.median is None or self.mad is None:
+            span = f", {self.minimum:g}..{self.maximum:g}" if self.minimum is not None \
+                and self.maximum is not None else ""
+            return f"{name}n={self.n}{span}"
+        return (f"{name}median {self.median:g}, MAD {self.mad:g}, {self.minimum:g}.."
+                f"{self.maximum:g} (n={self.n})")
+
+
+class ClaimConsensus(StrictModel):
+    """Every reproduction of one registry claim side by side, and what they agree on."""
+
+    claim_id: str
+    paper_id: str | None = None
+    kind: ClaimKind | None = None
+    statement: str | None = None
+    reproductions: list[Reproduction] = Field(default_factory=list)
+    independent: int = 0
+    """Reproductions that are not copies of another."""
+    votes: dict[str, int] = Field(default_factory=dict)
+    """Counted verdicts (independent, not toy) by verdict."""
+    verdict: Direction | None = None
+    """The consensus: the majority direction when at least `min_support` counted reproductions
+    give it and it holds more than half of them."""
+    support: int = 0
+    """Counted reproductions that give the consensus verdict (0 without one)."""
+    agreement: float | None = None
+    """Share of counted verdicts that agree with the most common one (None: none counted)."""
+    reason: str
+    """Why there is a consensus, or why not (too few, a tie, no majority)."""
+    spread: list[ValueSpread] = Field(default_factory=list)
+
+    def reproduction(self, key: ClaimKey | str) -> Reproduction | None:
+        return next((r for r in self.reproductions if str(r.claim) == str(key)), None)
+
+
+class ConsensusRules(StrictModel):
+    min_support: int = 3
+    """Counted reproductions needed for a consensus verdict."""
+    outlier_z: float = 3.5
+    """A value whose modified z-score exceeds this (in absolute value) is an outlier."""
+
+
+class ConsensusReport(VersionedModel):
+    """The consensus side file (consensus.json): per registry claim, its reproductions side by
+    side; flags merged into judgments on read (rundir.flags), never written into them."""
+
+    # Bump only when the shape changes, with a step in `migrate` (see VersionedModel).
+    schema_: Literal["judging.consensus/1"] = Field(default="judging.consensus/1",
+                                                    alias="schema")
+    computed_at: datetime | None = None
+    inputs_hash: str | None = None
+    """Hash of what it was computed from (chosen judgment lines, integrity pairs): a later
+    `judging run` that changes them makes it stale."""
+    rules: ConsensusRules = Field(default_factory=ConsensusRules)
+    claims: list[ClaimConsensus] = Field(default_factory=list)
+
+    @classmethod
+    def migrate(cls, data: dict[str, Any]) -> dict[str, Any]:
+        # judging.consensus/1 is the first version.
+        return data
+
+    def claim(self, claim_id: str) -> ClaimConsensus | None:
+        """The consensus of one registry claim, by its registry id."""
+        return next((c for c in self.claims if c.claim_id == claim_id), None)
+
+    def of(self, key: ClaimKey | str) -> tuple[ClaimConsensus, Reproduction] | None:
+        """The registry claim a claim key reproduces, and its row there (None: not a registry
+        claim, or not in this report)."""
+        for consensus in self.claims:
+            found = consensus.reproduction(key)
+            if found is not None:
+                return consensus, found
+        return None
+
+    def agrees(self, key: ClaimKey | str) -> bool | None:
+        """Whether a reproduction's verdict is its registry claim's consensus verdict: True when
+        it is, False when it is the opposite direction (or inconclusive), None when there is no
+        consensus, no verdict, or the claim is no registry claim (the falsification audit's
+        "the other reproductions agree")."""
+        found = self.of(key)
+        if found is None or found[0].verdict is None or found[1].verdict is None:
+            return None
+        return found[1].verdict.value == found[0].verdict
+
+    def flags(self) -> dict[str, list[Flag]]:
+        """The consensus flags, by claim key."""
+        return {str(r.claim): list(r.flags) for c in self.claims for r in c.reproductions
+                if r.flags}

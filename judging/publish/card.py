@@ -107,6 +107,24 @@ def calibration_summary(calibration_dir: Path, judgments: list[Judgment]) -> lis
     return lines
 
 
+def consensus_summary(rows: list[dict[str, Any]]) -> list[str]:
+    """The consensus table of the card, and its rule."""
+    if not rows:
+        return ["No registry claim was reproduced by these submissions."]
+    lines = ["The consensus verdict of a registry claim is the majority direction (verified or "
+             "falsified) among its independent, full-scale reproductions when at least 3 give "
+             "it and it holds more than half of them; otherwise there is none. A copy (a "
+             "shared figure or justification) adds no support. The consensus informs and "
+             "raises review priority; it changes no outcome.", ""]
+    lines += _table(["registry claim", "reproductions", "independent", "verified / falsified / "
+                     "inconclusive", "consensus", "support", "contradicting", "value outliers"],
+                    [(r["claim_id"], r["reproductions"], r["independent"],
+                      f"{r['verified']} / {r['falsified']} / {r['inconclusive']}",
+                      r["consensus"] or "none", r["support"], len(r["contradicting"]),
+                      len(r["value_outliers"])) for r in rows])
+    return lines
+
+
 def dataset_card(*, run_id: str, repo_id: str | None, license: str,
                  tables: dict[str, list[dict[str, Any]]], decisions: list[RubricDecision],
                  judgments: list[Judgment], calibration_dir: Path,
@@ -159,6 +177,12 @@ def dataset_card(*, run_id: str, repo_id: str | None, license: str,
         "with rationales (`answers`, JSON), aggregate score, coverage and outcome, measured "
         "signals, flags, and provenance (model, settings, prompt-template and request hashes, "
         "token usage, cost, code version, the raw answer).", "",
+        f"- `consensus` ({len(tables['consensus'])} rows, `data/consensus.parquet`): one row per "
+        "registry claim reproduced by the submissions (`judging consensus`): verdict counts, the "
+        "consensus verdict and its support, agreement, the spread of reproduced values "
+        "(`spread`, JSON), the reproductions flagged as contradicting the consensus, as value "
+        "outliers or as copies that add no support, and every reproduction side by side "
+        "(`rows`, JSON).", "",
         "Each table is also given as JSON lines (`data/*.jsonl`, the same rows).", ""]
 
     refs: dict[str, tuple[str, str, str, str]] = {}
@@ -203,6 +227,8 @@ def dataset_card(*, run_id: str, repo_id: str | None, license: str,
     out += ["", "### Verdict upheld", ""]
     out += _table(["upheld", "claims"], _counts((r["upheld"] for r in claims),
                                                 ["yes", "no", "pending"]))
+    out += ["", "### Consensus per registry claim", ""]
+    out += consensus_summary(tables["consensus"])
     out += ["", "### Who decided each criterion", ""]
     out += _table(["decided by", "criteria"],
                   [(k, deciders.get(k, 0)) for k in ("humans", "construction labels",

@@ -6,11 +6,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from judging.models import ClaimInput, Judgment
+from judging.models import ClaimInput, ConsensusReport, Judgment
 from judging.publish.scrub import Scrubber, pseudonym, public_endpoint
 from judging.resolve import ClaimDecision, RubricDecision
 
-CONFIGS = ("claims", "decisions", "judgments")
+CONFIGS = ("claims", "decisions", "judgments", "consensus")
 """The dataset's tables (Hub configs), in the order the card lists them."""
 
 
@@ -43,6 +43,12 @@ def table_schemas() -> dict[str, Any]:
             ("request_hash", s), ("input_hash", s), ("raw_answer", s), ("prompt_tokens", i),
             ("completion_tokens", i), ("total_tokens", i), ("cost_usd", f), ("latency_s", f),
             ("timestamp", s), ("code_version", s)]),
+        "consensus": pa.schema([
+            ("claim_id", s), ("paper_id", s), ("kind", s), ("statement", s),
+            ("reproductions", i), ("independent", i), ("verified", i), ("falsified", i),
+            ("inconclusive", i), ("consensus", s), ("support", i), ("agreement", f),
+            ("reason", s), ("contradicting", strings), ("value_outliers", strings),
+            ("not_independent", strings), ("spread", s), ("rows", s)]),
     }
 
 
@@ -163,6 +169,46 @@ def judgment_rows(judgments: list[Judgment], scrubber: Scrubber) -> list[dict[st
             "timestamp": p.timestamp.isoformat().replace("+00:00", "Z"),
             "code_version": p.code_version})
         for key in ("answers", "signals", "flag_details", "settings"):
+            row[key] = _json(row[key])
+        rows.append(row)
+    return rows
+
+
+def consensus_rows(report: ConsensusReport, scrubber: Scrubber) -> list[dict[str, Any]]:
+    """One row per registry claim: the consensus verdict, its support, the spread of values, the
+    flagged reproductions (claim keys) and, as JSON, every reproduction side by side."""
+    from judging.models import CONTRADICTS_CONSENSUS, NOT_INDEPENDENT, VALUE_OUTLIER
+
+    rows = []
+    for claim in report.claims:
+        def flagged(name: str, claim=claim) -> list[str]:
+            return [str(r.claim) for r in claim.reproductions
+                    if any(f.name == name for f in r.flags)]
+
+        side_by_side = [{
+            "submission_id": r.claim.submission_id, "claim_id": r.claim.claim_id,
+            "agent": r.agent, "verdict": r.verdict.value if r.verdict else None,
+            # The scale note is the claims table's (participant text is published once).
+            "source_verdict": r.source_verdict, "toy": r.toy,
+            "independent": r.independent, "counted": r.counted,
+            "copy_of": [str(k) for k in r.copy_of],
+            "values": [v.model_dump(mode="json") for v in r.values],
+            "outcomes": dict(r.outcomes),
+            "flags": [{"name": f.name, "detail": f.detail} for f in r.flags],
+        } for r in claim.reproductions]
+        row = scrubber.tree({
+            "claim_id": claim.claim_id, "paper_id": claim.paper_id,
+            "kind": claim.kind.value if claim.kind else None, "statement": claim.statement,
+            "reproductions": len(claim.reproductions), "independent": claim.independent,
+            **{v: claim.votes.get(v, 0) for v in ("verified", "falsified", "inconclusive")},
+            "consensus": claim.verdict, "support": claim.support,
+            "agreement": claim.agreement, "reason": claim.reason,
+            "contradicting": flagged(CONTRADICTS_CONSENSUS),
+            "value_outliers": flagged(VALUE_OUTLIER),
+            "not_independent": flagged(NOT_INDEPENDENT),
+            "spread": [s.model_dump(mode="json") for s in claim.spread],
+            "rows": side_by_side})
+        for key in ("spread", "rows"):
             row[key] = _json(row[key])
         rows.append(row)
     return rows

@@ -10,6 +10,8 @@ Stages a folder (default `RUN_DIR/publish/`, rebuilt each time):
     data/decisions.jsonl
     data/judgments.parquet  one row per AI judgment line (the newest per claim/rubric/judge/sample)
     data/judgments.jsonl
+    data/consensus.parquet  one row per registry claim: the consensus of its reproductions
+    data/consensus.jsonl    (`judging consensus`: verdict, support, spread, flagged claims)
 
 then uploads it with `HfApi.create_repo` + `upload_folder` (or, with `--dry-run`, only lists it).
 
@@ -33,6 +35,7 @@ from judging.publish.card import DEFAULT_LICENSE, dataset_card
 from judging.publish.rows import (
     CONFIGS,
     claim_rows,
+    consensus_rows,
     decision_rows,
     judgment_rows,
     table_schemas,
@@ -115,6 +118,7 @@ def stage(run_dir: Path, *, out: Path | None = None, calibration_dir: Path | Non
           salt: str | None = None) -> Staged:
     """Build the dataset folder for a resolved run (nothing is sent anywhere)."""
     from judging.calibrate import calibration_root
+    from judging.consensus import load_consensus
 
     run_dir = Path(run_dir)
     require_resolved(run_dir)
@@ -132,7 +136,8 @@ def stage(run_dir: Path, *, out: Path | None = None, calibration_dir: Path | Non
     schemas = table_schemas()
     tables = {"claims": claim_rows(finals, claims, scrubber),
               "decisions": decision_rows(decisions, scrubber, salt),
-              "judgments": judgment_rows(judgments, scrubber)}
+              "judgments": judgment_rows(judgments, scrubber),
+              "consensus": consensus_rows(load_consensus(run_dir), scrubber)}
     files: list[StagedFile] = []
     for name in CONFIGS:
         files += _write_table(folder, name, tables[name], schemas[name])

@@ -12,7 +12,7 @@ from judging.atomic import write_text_atomic
 from judging.errors import JudgingError
 from judging.models import Judgment, LineStatus, NotAddressed, ReferenceOrigin
 from judging.rubrics import Rubric, RubricLibrary
-from judging.rundir import RunStore, judgments_with_flags, read_not_addressed
+from judging.rundir import RunStore, judgments_with_flags, read_consensus, read_not_addressed
 from judging.signal_catalogue import CATALOGUE
 
 
@@ -144,6 +144,8 @@ def write_html_report(run_dir: Path, *, out: Path | None = None, rubrics_dir: Pa
                       autoescape=select_autoescape(["html", "j2"]), trim_blocks=True,
                       lstrip_blocks=True)
     html = env.get_template("report.html.j2").render(
+        consensus=read_consensus(store.root),
+        anchors={section["key"]: section["anchor"] for section in sections},
         info=store.info, sections=sections, rows=summary_rows(judgments),
         rubrics=rubrics, catalogue=CATALOGUE, outcome_label=outcome_label,
         claims=claim_inputs, warnings=submission_warnings(claim_inputs),

@@ -15,7 +15,12 @@ from judging.resolve.decide import (
                                     RubricDecision,
                                     resolve_run,
 )
-from judging.resolve.leaderboard import leaderboard_rows, write_leaderboard
+from judging.resolve.leaderboard import (
+                                         CONSENSUS_COLUMNS,
+                                         consensus_rows,
+                                         leaderboard_rows,
+                                         write_leaderboard,
+)
 
-__all__ = ["ClaimDecision", "FinalAnswer", "FinalOutcome", "RubricDecision", "leaderboard_rows",
-           "resolve_run", "write_leaderboard"]
+__all__ = ["CONSENSUS_COLUMNS", "ClaimDecision", "FinalAnswer", "FinalOutcome", "RubricDecision",
+           "consensus_rows", "leaderboard_rows", "resolve_run", "write_leaderboard"]

@@ -4,6 +4,10 @@ upheld, from the final decisions (CSV and HTML).
 A registry claim a submission does not address (not_addressed.jsonl, written by `judging run`)
 counts as a judged claim that did not pass: it is in `claims` and `not_addressed`, and in the
 pass rate's denominator, so that skipping the hard claims of a paper never raises a pass rate.
+
+When the run reproduces registry claims, a third table lists each registry claim's consensus
+(`judging consensus`; computed afresh when its side file is missing or stale): its verdict,
+support, agreement and the spread of reproduced values. It ranks nobody.
 """
 
 from __future__ import annotations
@@ -13,13 +17,35 @@ import html
 from collections import Counter, defaultdict
 from pathlib import Path
 
+from judging.consensus import load_consensus
 from judging.errors import JudgingError
-from judging.models import NotAddressed
+from judging.models import ClaimConsensus, ConsensusReport, NotAddressed
 from judging.resolve.decide import ClaimDecision
 from judging.rundir import RunPaths, read_jsonl, read_not_addressed
 
 COLUMNS = ["claims", "passed", "failed", "not_addressed", "pending", "incomplete", "upheld",
            "pass_rate"]
+
+CONSENSUS_COLUMNS = ["registry_claim", "paper", "reproductions", "independent", "verified",
+                     "falsified", "inconclusive", "consensus", "support", "agreement",
+                     "contradicting", "value_outliers", "spread"]
+
+
+def consensus_row(claim: ClaimConsensus) -> dict:
+    """One registry claim's consensus as a leaderboard row (CONSENSUS_COLUMNS)."""
+    flagged = lambda name: sum(1 for r in claim.reproductions  # noqa: E731
+                               if any(f.name == name for f in r.flags))
+    return {"registry_claim": claim.claim_id, "paper": claim.paper_id,
+            "reproductions": len(claim.reproductions), "independent": claim.independent,
+            **{v: claim.votes.get(v, 0) for v in ("verified", "falsified", "inconclusive")},
+            "consensus": claim.verdict or "none", "support": claim.support,
+            "agreement": claim.agreement, "contradicting": flagged("contradicts_consensus"),
+            "value_outliers": flagged("value_outlier"),
+            "spread": "; ".join(s.describe() for s in claim.spread)}
+
+
+def consensus_rows(report: ConsensusReport | None) -> list[dict]:
+    return [consensus_row(c) for c in report.claims] if report is not None else []
 
 
 def leaderboard_rows(finals: list[ClaimDecision],
@@ -70,22 +96,35 @@ def write_leaderboard(run_dir: Path) -> tuple[Path, Path, Path]:
                            f"first")
     finals = read_jsonl(path, ClaimDecision)
     submissions, papers = leaderboard_rows(finals, read_not_addressed(Path(run_dir)))
-    outputs = RunPaths(Path(run_dir)).leaderboards
-    for rows, target, first in ((submissions, outputs[0], ["submission", "paper"]),
-                                (papers, outputs[1], ["paper", "submissions"])):
+    paths = RunPaths(Path(run_dir))
+    outputs = paths.leaderboards
+    consensus = consensus_rows(load_consensus(run_dir))
+    tables = [(submissions, outputs[0], ["submission", "paper", *COLUMNS]),
+              (papers, outputs[1], ["paper", "submissions", *COLUMNS])]
+    if consensus:
+        tables.append((consensus, paths.leaderboard_consensus, CONSENSUS_COLUMNS))
+    for rows, target, columns in tables:
         with target.open("w", newline="", encoding="utf-8") as handle:
-            writer = csv.DictWriter(handle, fieldnames=[*first, *COLUMNS])
+            writer = csv.DictWriter(handle, fieldnames=columns)
             writer.writeheader()
             writer.writerows(rows)
 
-    def table(title: str, rows: list[dict]) -> str:
+    def table(title: str, rows: list[dict], *, ranked: bool = True) -> str:
         if not rows:
             return f"<h2>{title}</h2><p>none</p>"
         cell = lambda v: f"<td>{html.escape('' if v is None else str(v))}</td>"  # noqa: E731
-        head = "<tr><th>rank</th>" + "".join(f"<th>{html.escape(k)}</th>" for k in rows[0])
-        body = "".join(f"<tr>{cell(rank)}" + "".join(cell(v) for v in row.values()) + "</tr>"
+        head = ("<tr><th>rank</th>" if ranked else "<tr>") + "".join(
+            f"<th>{html.escape(k)}</th>" for k in rows[0])
+        body = "".join("<tr>" + (cell(rank) if ranked else "")
+                       + "".join(cell(v) for v in row.values()) + "</tr>"
                        for rank, row in enumerate(rows, start=1))
         return f"<h2>{title}</h2><table>{head}</tr>{body}</table>"
+
+    consensus_html = (table("Consensus per registry claim", consensus, ranked=False)
+                      + "<p>The majority direction among independent, full-scale reproductions "
+                        "when at least 3 give it and it holds more than half of them "
+                        "(judging consensus). It raises review priority and informs; it "
+                        "changes no outcome.</p>") if consensus else ""
 
     outputs[2].write_text(
         "<!doctype html><html><head><meta charset='utf-8'><title>judging leaderboard</title>"
@@ -94,6 +133,6 @@ def write_leaderboard(run_dir: Path) -> tuple[Path, Path, Path]:
         "<h1>Leaderboard</h1><p>Claims passed, failed and pending review after human and "
         "trusted-AI decisions (judging resolve). A registry claim a submission does not "
         "address counts as a claim that did not pass (not_addressed).</p>"
-        + table("Submissions", submissions) + table("Papers", papers) + "</body></html>",
-        encoding="utf-8")
-    return outputs
+        + table("Submissions", submissions) + table("Papers", papers) + consensus_html
+        + "</body></html>", encoding="utf-8")
+    return (*outputs, paths.leaderboard_consensus) if consensus else outputs

@@ -19,6 +19,7 @@ from typing import Any
 import argilla as rg
 
 from judging.models import (
+    CONSENSUS_FLAGS,
     AnswerStatus,
     ClaimInput,
     ClaimKind,
@@ -172,6 +173,12 @@ PRIORITY_WEIGHTS = {
     "identical_rerender": 0.9,
     "duplicate_figure": 0.9,
     "copied_justification": 0.85,
+    # Consensus (judging consensus): a verdict against the other reproductions of its registry
+    # claim, a copy that adds no support, a value far from the others. It raises priority and
+    # informs reviewers; it never decides anything.
+    "contradicts_consensus": 0.85,
+    "not_independent": 0.85,
+    "value_outlier": 0.7,
     "untrusted_criteria": 0.8,
     "unreadable": 0.8,
     "judge_disagreement": 0.75,
@@ -198,7 +205,8 @@ def review_priority(judgments: list[Judgment], *, untrusted: set[str] = frozense
     for judgment in judgments:
         names = {f.name for f in judgment.flags}
         reasons |= names & {"reference_mismatch", "copy", "identical_rerender",
-                            "order_inconsistent", "duplicate_figure", "copied_justification"}
+                            "order_inconsistent", "duplicate_figure", "copied_justification",
+                            *CONSENSUS_FLAGS}
         if judgment.status is LineStatus.error:
             reasons.add("unreadable")
         if judgment.verdict is not None and judgment.verdict.value == "falsified":

@@ -1,7 +1,7 @@
 """The run directory, owned in one place: what files a run has (`layout`), the append-only store
 of run.json, judgments, claims and fingerprints (`store`), the side files of flags computed
-after judging, merged on read (`flags`), and the registry claims a submission leaves unanswered
-(`not_addressed`). Every file names its schema version
+after judging, merged on read (`flags`: integrity and consensus), and the registry claims a
+submission leaves unanswered (`not_addressed`). Every file names its schema version
 (`layout.RUN_FILES`) and is upgraded on read from earlier ones.
 
 Every stage reads and writes the run directory through this package; no other module spells a
@@ -13,8 +13,10 @@ from __future__ import annotations
 from judging.rundir.flags import (
                                   flags_by_claim,
                                   judgments_with_flags,
+                                  read_consensus,
                                   read_integrity,
                                   with_flags,
+                                  write_consensus,
                                   write_integrity,
 )
 from judging.rundir.layout import (
@@ -44,6 +46,6 @@ from judging.rundir.store import (
 __all__ = ["CALIBRATION_DIR", "CALIBRATION_PLOTS", "CALIBRATION_REPORT_JSON",
            "CALIBRATION_REPORT_MD", "RUN_FILES", "CalibrationPaths", "Invocation", "LineKey",
            "RunFile", "RunInfo", "RunPaths", "RunStore", "claim_images", "flags_by_claim",
-           "judgments_with_flags", "line_key", "new_run_id", "read_integrity", "read_judgments",
-           "read_jsonl", "read_not_addressed", "utc_now", "with_flags", "write_integrity",
-           "write_not_addressed"]
+           "judgments_with_flags", "line_key", "new_run_id", "read_consensus", "read_integrity",
+           "read_judgments", "read_jsonl", "read_not_addressed", "utc_now", "with_flags",
+           "write_consensus", "write_integrity", "write_not_addressed"]

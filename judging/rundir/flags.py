@@ -1,5 +1,6 @@
 """Flags computed after judging live in side files of the run directory and are merged into
-judgments on read, never by rewriting judgment lines (integrity today; consensus next).
+judgments on read, never by rewriting judgment lines (integrity: copies across submissions;
+consensus: reproductions of one registry claim that contradict the others or stand out).
 
 A side file of flags is marked `flags_side_file` in `layout.RUN_FILES` and has a reader here
 (`FLAG_READERS`); `flags_by_claim` reads them all, `with_flags` merges them into a judgment.
@@ -12,11 +13,12 @@ from pathlib import Path
 
 from judging.atomic import write_text_atomic
 from judging.models import (
+    ConsensusReport,
     Flag,
     IntegrityReport,
     Judgment,
 )
-from judging.rundir.layout import INTEGRITY, RUN_FILES, RunPaths
+from judging.rundir.layout import CONSENSUS, INTEGRITY, RUN_FILES, RunPaths
 
 
 def write_integrity(run_root: Path, report: IntegrityReport) -> Path:
@@ -34,10 +36,31 @@ def read_integrity(run_root: Path) -> IntegrityReport:
     return IntegrityReport.from_file(path.read_bytes())
 
 
+def write_consensus(run_root: Path, report: ConsensusReport) -> Path:
+    """Write the consensus side file (`judging consensus`): replaced whole each time."""
+    path = RunPaths(run_root).consensus
+    write_text_atomic(path, report.model_dump_json(indent=2))
+    return path
+
+
+def read_consensus(run_root: Path) -> ConsensusReport | None:
+    """The consensus side file; None when `judging consensus` has not run on this run yet."""
+    path = RunPaths(run_root).consensus
+    if not path.is_file():
+        return None
+    return ConsensusReport.from_file(path.read_bytes())
+
+
+def _consensus_flags(run_root: Path) -> dict[str, list[Flag]]:
+    report = read_consensus(run_root)
+    return report.flags() if report is not None else {}
+
+
 #: How to read the flags of each side file (by its name in `layout`), as claim key -> flags. A new
-#: side file (consensus) adds its reader here and `flags_side_file=True` in `RUN_FILES`.
+#: side file adds its reader here and `flags_side_file=True` in `RUN_FILES`.
 FLAG_READERS: dict[str, Callable[[Path], dict[str, list[Flag]]]] = {
     INTEGRITY: lambda run_root: read_integrity(run_root).flags(),
+    CONSENSUS: _consensus_flags,
 }
 
 

@@ -11,6 +11,7 @@ its paths from `RunPaths`. (Docstrings and CLI help may name the files.)
 | fingerprints.jsonl         | `Fingerprint` of every reproduced figure      | judging.fingerprint/1   | run          |
 | integrity.json             | `IntegrityReport` (side file, merged on read) | judging.integrity/1     | run          |
 | not_addressed.jsonl        | `NotAddressed`: registry claims not answered  | judging.not_addressed/1 | run          |
+| consensus.json             | `ConsensusReport` (side file, merged on read) | judging.consensus/1     | consensus    |
 | diffs/<claim>/*.png        | the figures reviewers see                     |                         | run          |
 | sources/                   | downloaded Hub sources                        |                         | run (intake) |
 | logbooks/                  | figures and run logs read from logbooks       |                         | run (intake) |
@@ -48,6 +49,7 @@ CLAIMS = "claims.jsonl"
 FINGERPRINTS = "fingerprints.jsonl"
 INTEGRITY = "integrity.json"
 NOT_ADDRESSED = "not_addressed.jsonl"
+CONSENSUS = "consensus.json"
 DIFFS = "diffs"
 SOURCES = "sources"
 LOGBOOKS = "logbooks"
@@ -58,6 +60,7 @@ FINAL = "final.jsonl"
 LEADERBOARD_SUBMISSIONS = "leaderboard_submissions.csv"
 LEADERBOARD_PAPERS = "leaderboard_papers.csv"
 LEADERBOARD_HTML = "leaderboard.html"
+LEADERBOARD_CONSENSUS = "leaderboard_consensus.csv"
 PUBLISH_STAGING = "publish"
 PUBLISH_SALT = ".publish-salt"
 
@@ -106,6 +109,10 @@ class RunPaths:
         return self.root / NOT_ADDRESSED
 
     @property
+    def consensus(self) -> Path:
+        return self.root / CONSENSUS
+
+    @property
     def diffs(self) -> Path:
         return self.root / DIFFS
 
@@ -141,6 +148,11 @@ class RunPaths:
                 self.root / LEADERBOARD_HTML)
 
     @property
+    def leaderboard_consensus(self) -> Path:
+        """Per registry claim: the consensus of its reproductions (CSV; also in the HTML)."""
+        return self.root / LEADERBOARD_CONSENSUS
+
+    @property
     def publish_staging(self) -> Path:
         return self.root / PUBLISH_STAGING
 
@@ -174,6 +186,8 @@ RUN_FILES: tuple[RunFile, ...] = (
     RunFile(INTEGRITY, "judging.models:IntegrityReport", "judging.integrity/1", "run",
             flags_side_file=True),
     RunFile(NOT_ADDRESSED, "judging.models:NotAddressed", "judging.not_addressed/1", "run"),
+    RunFile(CONSENSUS, "judging.models:ConsensusReport", "judging.consensus/1", "consensus",
+            flags_side_file=True),
     RunFile(LABELS, "judging.models:Label", "judging.label/1", "review pull"),
     RunFile(DECISIONS, "judging.resolve.decide:RubricDecision", "judging.decision/1", "resolve"),
     RunFile(FINAL, "judging.resolve.decide:ClaimDecision", "judging.final/1", "resolve"),

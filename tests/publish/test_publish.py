@@ -178,12 +178,12 @@ def test_staged_tables_have_the_expected_rows(resolved, staged) -> None:
 def test_nothing_personal_or_local_in_any_staged_file(resolved, staged) -> None:
     files = [p for p in staged.rglob("*") if p.is_file()]
     assert {p.relative_to(staged).as_posix() for p in files} == {
-        "README.md", *(f"data/{n}.{e}" for n in ("claims", "decisions", "judgments")
+        "README.md", *(f"data/{n}.{e}" for n in ("claims", "decisions", "judgments", "consensus")
                        for e in ("parquet", "jsonl"))}
     local = {str(resolved["base"]), str(resolved["base"].resolve()), str(ROOT),
              str(Path.cwd()), str(Path.home())}
     texts = {p.name: p.read_bytes() for p in files}
-    for name in ("claims", "decisions", "judgments"):  # parquet pages may be compressed
+    for name in ("claims", "decisions", "judgments", "consensus"):  # pages may be compressed
         table = pq.read_table(staged / "data" / f"{name}.parquet")
         texts[f"{name}.parquet (decoded)"] = json.dumps(table.to_pylist()).encode()
     for name, data in texts.items():
@@ -228,7 +228,7 @@ def test_the_card(resolved, staged) -> None:
     front = yaml.safe_load(text.split("---\n")[1])
     assert front["license"] == "cc-by-4.0" and front["pretty_name"] and front["tags"]
     configs = {c["config_name"]: c["data_files"] for c in front["configs"]}
-    assert set(configs) == {"claims", "decisions", "judgments"}
+    assert set(configs) == {"claims", "decisions", "judgments", "consensus"}
     for files in configs.values():
         for entry in files:
             assert (staged / entry["path"]).is_file() and entry["path"].endswith(".parquet")

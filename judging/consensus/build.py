@@ -1,0 +1,272 @@
+"""Build the consensus of a run: every reproduction of each registry claim side by side.
+
+Reads the run directory's claims, judgments and integrity side file (what `judging run` wrote);
+writes the consensus side file (consensus.json). Nothing here changes a judgment, a decision or
+an outcome: the flags raise review priority and inform people.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
+
+from judging.consensus.rules import consensus_verdict, modified_z, value_scale
+from judging.hashing import content_hash
+from judging.judges import choose_judgment
+from judging.models import (
+    CONTRADICTS_CONSENSUS,
+    NOT_INDEPENDENT,
+    VALUE_OUTLIER,
+    ClaimConsensus,
+    ClaimInput,
+    ClaimKind,
+    ConsensusReport,
+    ConsensusRules,
+    Flag,
+    IntegrityReport,
+    Judgment,
+    LineStatus,
+    ReferenceOrigin,
+    ReproducedValue,
+    Reproduction,
+    Tolerance,
+    ValueSpread,
+    Verdict,
+)
+from judging.rundir import RunStore, read_consensus, read_integrity, write_consensus
+
+#: The judgment flag of a reproduced figure that copies the published one (run/measure.py): not
+#: a reproduction at all, so it adds no support.
+COPY_OF_PUBLISHED = "copy"
+
+#: Integrity pairs that make two reproductions of one claim one source of evidence.
+COPY_KINDS = ("duplicate_figure", "copied_justification")
+
+#: Reference values a spread needs before any value is called an outlier.
+MIN_VALUES = 3
+
+
+def _chosen_lines(judgments: list[Judgment]) -> dict[str, dict[str, Judgment]]:
+    """Claim key -> rubric `id@version` -> the line that speaks for the AI."""
+    groups: dict[tuple[str, str], list[Judgment]] = defaultdict(list)
+    for judgment in judgments:
+        if judgment.rubric is not None:
+            groups[(str(judgment.claim), str(judgment.rubric))].append(judgment)
+    chosen: dict[str, dict[str, Judgment]] = defaultdict(dict)
+    for (key, rubric), lines in sorted(groups.items()):
+        line = choose_judgment(lines)
+        if line is not None:
+            chosen[key][rubric] = line
+    return chosen
+
+
+def _outcome(line: Judgment) -> str:
+    if line.status is LineStatus.error:
+        return "error"
+    return line.aggregate.outcome.value if line.aggregate else line.status.value
+
+
+def _floor(tolerance: Tolerance | None, reported: float | None, median: float) -> float | None:
+    """The tolerance in the value's units (a relative one of the reported value, else of the
+    median)."""
+    if tolerance is None:
+        return None
+    if tolerance.absolute is not None:
+        return tolerance.absolute
+    base = reported if reported not in (None, 0) else median
+    return abs(base) * (tolerance.relative or 0.0)
+
+
+def _values(claim: ClaimInput) -> list[tuple[ReproducedValue, Tolerance | None]]:
+    c = claim.claim
+    if c.kind is ClaimKind.table:
+        return [(ReproducedValue(name=v.name, reported=v.reported, reproduced=v.reproduced),
+                 v.tolerance or c.tolerance) for v in c.values or [] if v.reproduced is not None]
+    if c.reproduced_value is not None:
+        return [(ReproducedValue(name="value", reported=c.reported_value,
+                                 reproduced=c.reproduced_value), c.tolerance)]
+    return []
+
+
+def _agent(claim: ClaimInput) -> str | None:
+    agent = claim.submission.agent
+    if agent is None:
+        return None
+    return f"{agent.name} ({agent.model})" if agent.model else agent.name
+
+
+def _copy_groups(keys: list[str], integrity: IntegrityReport) -> list[list[str]]:
+    """Groups of reproductions joined by shared figures or justifications (connected components:
+    A copies B and B copies C make one group)."""
+    index = {key: i for i, key in enumerate(keys)}
+    edges = [(index[str(p.a)], index[str(p.b)]) for p in integrity.pairs
+             if p.kind in COPY_KINDS and str(p.a) in index and str(p.b) in index]
+    rows = [a for a, _ in edges]
+    cols = [b for _, b in edges]
+    graph = coo_matrix((np.ones(len(edges)), (rows, cols)), shape=(len(keys), len(keys)))
+    _, labels = connected_components(graph, directed=False)
+    groups: dict[int, list[str]] = defaultdict(list)
+    for key, label in zip(keys, labels):
+        groups[int(label)].append(key)
+    return [sorted(group) for group in groups.values()]
+
+
+def _claim_consensus(claim_id: str, claims: list[ClaimInput],
+                     chosen: dict[str, dict[str, Judgment]],
+                     integrity: IntegrityReport, rules: ConsensusRules) -> ClaimConsensus:
+    claims = sorted(claims, key=lambda c: str(c.key))
+    rows: dict[str, Reproduction] = {}
+    tolerances: dict[str, Tolerance | None] = {}
+    for claim in claims:
+        key = str(claim.key)
+        lines = chosen.get(key, {})
+        values = _values(claim)
+        for value, tolerance in values:
+            tolerances.setdefault(value.name, tolerance)
+        row = Reproduction(
+            claim=claim.key, agent=_agent(claim),
+            human_help=claim.submission.human_help.value if claim.submission.human_help
+            else None,
+            verdict=claim.claim.verdict, source_verdict=claim.claim.source_verdict,
+            toy=claim.claim.toy, scale_note=claim.claim.scale_note,
+            values=[v for v, _ in values],
+            outcomes={rubric: _outcome(line) for rubric, line in sorted(lines.items())})
+        if any(f.name == COPY_OF_PUBLISHED for line in lines.values() for f in line.flags):
+            row.independent = False
+            row.flags.append(Flag(name=NOT_INDEPENDENT,
+                                  detail="its reproduced figure is a copy of the published "
+                                         "figure: it adds no support to the consensus"))
+        rows[key] = row
+
+    # A group of copies counts once: its first eligible member (not toy, with a verdict, not a
+    # copy of the published figure) speaks for it, the others add no support.
+    for group in _copy_groups(list(rows), integrity):
+        if len(group) < 2:
+            continue
+        eligible = [k for k in group if rows[k].independent and not rows[k].toy
+                    and rows[k].verdict is not None]
+        speaker = (eligible or group)[0]
+        for key in group:
+            row = rows[key]
+            row.copy_of = [rows[k].claim for k in group if k != key]
+            if key != speaker and row.independent:
+                row.independent = False
+                row.flags.append(Flag(
+                    name=NOT_INDEPENDENT,
+                    detail=f"shares its figure or justification with {speaker}: the "
+                           f"{len(group)} copies count once (as {speaker}), this one adds no "
+                           f"support"))
+    for row in rows.values():
+        row.counted = row.independent and not row.toy and row.verdict is not None
+
+    votes = Counter(r.verdict.value for r in rows.values() if r.counted and r.verdict)
+    verdict, support, reason = consensus_verdict(votes, min_support=rules.min_support)
+    counted = sum(votes.values())
+    if verdict is not None:
+        opposite = Verdict.falsified if verdict == "verified" else Verdict.verified
+        for row in rows.values():
+            if row.verdict is opposite:
+                row.flags.append(Flag(
+                    name=CONTRADICTS_CONSENSUS,
+                    detail=f"{opposite.value} against a {verdict} consensus ({support} of "
+                           f"{counted} independent, full-scale reproductions)"))
+
+    spreads = []
+    for name, tolerance in tolerances.items():
+        spreads.append(_spread(name, tolerance, list(rows.values()), rules))
+    return ClaimConsensus(
+        claim_id=claim_id, paper_id=claims[0].submission.paper_id, kind=claims[0].claim.kind,
+        statement=claims[0].claim.statement, reproductions=list(rows.values()),
+        independent=sum(1 for r in rows.values() if r.independent),
+        votes=dict(sorted(votes.items())), verdict=verdict, support=support,
+        agreement=round(max(votes.values()) / counted, 3) if counted else None,
+        reason=reason, spread=spreads)
+
+
+def _spread(name: str, tolerance: Tolerance | None, rows: list[Reproduction],
+            rules: ConsensusRules) -> ValueSpread:
+    """Median, MAD and outliers of one value; every reproduction's value gets its z-score against
+    the independent, full-scale ones (copies and toy runs are scored, not used as reference; a
+    toy run is never called an outlier)."""
+    found = [(row, v) for row in rows for v in row.values if v.name == name]
+    reference = [v.reproduced for row, v in found if row.independent and not row.toy]
+    reported = next((v.reported for _, v in found if v.reported is not None), None)
+    spread = ValueSpread(name=name, reported=reported, n=len(reference))
+    if reference:
+        spread.minimum, spread.maximum = min(reference), max(reference)
+    if len(reference) < MIN_VALUES:
+        return spread
+    floor = _floor(tolerance, reported, float(np.median(reference)))
+    median, mad, scale = value_scale(reference, floor=floor)
+    spread.median, spread.mad, spread.floor = median, mad, floor
+    label = "" if name == "value" else f" ({name})"
+    floored = f", floored at the tolerance {floor:g}" if floor is not None else ""
+    for row, value in found:
+        z = modified_z(value.reproduced, median=median, scale=scale)
+        value.z = None if z is None else round(z, 3)
+        # A toy run's value is scored but not flagged: its declared scale explains a distance.
+        if z is not None and abs(z) > rules.outlier_z and not row.toy:
+            value.outlier = True
+            spread.outliers.append(row.claim)
+            row.flags.append(Flag(
+                name=VALUE_OUTLIER,
+                detail=f"reproduced value{label} {value.reproduced:g} is far from the other "
+                       f"reproductions: median {median:g}, modified z-score {z:.2f} (MAD "
+                       f"{mad:g}{floored}; above {rules.outlier_z:g} is an outlier)"))
+    return spread
+
+
+def inputs_hash(store: RunStore, integrity: IntegrityReport) -> str:
+    """What a consensus is computed from: the claims' stored contents' judgment input hashes and
+    the integrity pairs (a later run that changes either makes a stored consensus stale)."""
+    lines = sorted((str(j.claim), str(j.rubric), j.judge, j.sample, j.input_hash)
+                   for j in store.latest())
+    claims = sorted(store.claims())
+    return content_hash({"lines": lines, "claims": claims,
+                         "pairs": [p.model_dump(mode="json") for p in integrity.pairs]})
+
+
+def compute_consensus(run_dir: Path, *, rules: ConsensusRules | None = None) -> ConsensusReport:
+    """The consensus of every registry claim that the run's submissions reproduce (nothing is
+    written)."""
+    rules = rules or ConsensusRules()
+    store = RunStore.open(Path(run_dir), create=False)
+    integrity = read_integrity(store.root)
+    chosen = _chosen_lines(store.latest())
+    by_claim: dict[str, list[ClaimInput]] = defaultdict(list)
+    for claim in store.claims().values():
+        if claim.reference is ReferenceOrigin.registry:
+            by_claim[claim.claim.claim_id].append(claim)
+    return ConsensusReport(
+        computed_at=datetime.now(UTC), inputs_hash=inputs_hash(store, integrity), rules=rules,
+        claims=[_claim_consensus(claim_id, claims, chosen, integrity, rules)
+                for claim_id, claims in sorted(by_claim.items())])
+
+
+def run_consensus(run_dir: Path, *, rules: ConsensusRules | None = None) -> ConsensusReport:
+    """`judging consensus RUN_DIR`: compute the consensus and write RUN_DIR/consensus.json."""
+    report = compute_consensus(run_dir, rules=rules)
+    write_consensus(Path(run_dir), report)
+    return report
+
+
+def is_current(run_dir: Path, report: ConsensusReport) -> bool:
+    """Whether `report` was computed from the run directory as it is now."""
+    store = RunStore.open(Path(run_dir), create=False)
+    return report.inputs_hash == inputs_hash(store, read_integrity(store.root))
+
+
+def load_consensus(run_dir: Path | str) -> ConsensusReport:
+    """The consensus of a run, per registry claim: the stored side file when it is current, else
+    computed afresh (and not written: writing is `judging consensus`'s job). For the dashboard
+    and any reader that needs the table without running the command."""
+    run_dir = Path(run_dir)
+    stored = read_consensus(run_dir)
+    if stored is not None and is_current(run_dir, stored):
+        return stored
+    return compute_consensus(run_dir, rules=stored.rules if stored is not None else None)
