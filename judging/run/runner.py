@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from judging.consensus import run_consensus
 from judging.errors import JudgingError
 from judging.hashing import content_hash, slug
 from judging.intake import (
@@ -400,6 +401,9 @@ class Runner:
                                                        "skipped": result.skipped,
                                                        "not_addressed": len(result.not_addressed)}
             store.write_info()
+        # The consensus side file follows the judgments it is computed from: review push and the
+        # report read it as written, so a run that adds claims must not leave it stale.
+        run_consensus(store.root)
         return result
 
     async def _judge_all(self, registry: Registry | None, rubrics: list[Rubric],

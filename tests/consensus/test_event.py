@@ -65,10 +65,16 @@ def event(tmp_path_factory: pytest.TempPathFactory) -> dict:
             mp.delenv(name, raising=False)
         run_judging(RunRequest(sources=[str(f) for f in folders], out=run, registry=registry))
     calibration = base / "no-calibration"
+    # `judging run` ends by writing the consensus side file; without it, the priorities are
+    # those of the judgments alone.
+    written_by_run = read_consensus(run)
+    (run / "consensus.json").unlink()
     before = _priorities(run, calibration)
     judgments = (run / "judgments.jsonl").read_bytes()
     result = CliRunner().invoke(main, ["consensus", str(run)])
     assert result.exit_code == 0, result.output
+    assert read_consensus(run).model_copy(update={"computed_at": None}) == \
+        written_by_run.model_copy(update={"computed_at": None})  # the same consensus
     return {"base": base, "run": run, "calibration": calibration, "before": before,
             "after": _priorities(run, calibration), "judgments": judgments,
             "output": result.output}
