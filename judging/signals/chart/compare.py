@@ -185,9 +185,18 @@ def _name_similarity(a: str | None, b: str | None) -> float | None:
 
 
 def _data_similarity(pair: _Pair | None) -> float:
+    """Shape and values alike, and, a little, how much of the x range the two share: a
+    fragment of a line (a colour blend where two lines converge, a piece cut off) agrees with
+    the line as well as the whole line does on the part it covers, and must not be preferred."""
     if pair is None:
         return 0.0
-    return 0.5 * pair.shape + 0.5 * pair.values
+    return (1.0 - X_OVERLAP_WEIGHT) * (0.5 * pair.shape + 0.5 * pair.values) + \
+        X_OVERLAP_WEIGHT * pair.x_overlap
+
+
+#: The share of _data_similarity that the x overlap holds: a tie-breaker between a series and
+#: a fragment of it, too small to pair series whose data disagree.
+X_OVERLAP_WEIGHT = 0.05
 
 
 @dataclass(frozen=True)
@@ -204,6 +213,9 @@ class _PanelResult:
     """(share of the published points near a reproduced point, and the converse)."""
     decades: tuple[int, int] = (0, 0)
     """Powers of ten the reproduced x and y values were multiplied by (unread axis multipliers)."""
+    read_counts: tuple[int, int] = (0, 0)
+    """Series read on each side before colour blends were set aside: how many colours the
+    reader had to tell apart (reading_confidence's "too many series")."""
     categorical_x: bool = False
     """Neither chart has a numeric x axis: x compared as a share of the data's extent."""
     x_axis_iou: float | None = None
@@ -361,12 +373,27 @@ def _compare_panels(pub: Panel, rep: Panel, tolerance: Tolerance | None) -> _Pan
     # A reproduced series left over is extra, unless it repeats the values of a series it
     # could stand for (a fragment of a line the reader split in two).
     extra = 0
+    blends = set()
     for j in range(len(rep_series)):
         if j in assigned.values():
             continue
         twins = [pairs[i, j] for i in assigned if pairs[i, j] is not None]
-        if not any(p.values >= 0.8 and p.shape >= 0.8 for p in twins):
-            extra += 1
+        if any(p.values >= 0.8 and p.shape >= 0.8 for p in twins) or \
+                _drawn_over(j, rep_pts, origin, scale):
+            blends.add(j)
+            continue
+        extra += 1
+    # Unmatched series that repeat a matched one (a fragment of a line the reader split in two)
+    # or lie on their chart's other series (a colour blend where lines converge) are neither
+    # missing nor extra, on either side, and are not counted among the chart's series.
+    # A published series the reproduction lacks is missing even when a reproduced series
+    # resembles it (a left-out curve among close ones): only a colour blend is set aside there,
+    # and one the legend names must be short to be one (a named curve is a curve, however close
+    # to the others).
+    rep_kept = [s for j, s in enumerate(rep_series) if j not in blends]
+    pub_kept = [s for i, s in enumerate(pub_series)
+                if i in assigned or not _drawn_over(i, pub_pts, origin, scale,
+                                                    short=bool(s.name))]
     x_iou = y_iou = None
     ext = [(_extent(pub_pts, c), _extent(rep_pts, c)) for c in (0, 1)]
     if ext[0][0] and ext[0][1]:
@@ -378,10 +405,37 @@ def _compare_panels(pub: Panel, rep: Panel, tolerance: Tolerance | None) -> _Pan
                 if a is not None and b is not None]
     if compared:
         scale_match = all(a == b for a, b in compared)
-    return _PanelResult(published_series=pub_series, reproduced_series=rep_series, matches=matches,
+    return _PanelResult(published_series=pub_kept, reproduced_series=rep_kept, matches=matches,
                         extra=extra, x_iou=x_iou, y_iou=y_iou, scale_match=scale_match,
                         coverage=_coverage(pub, frame, pub_pts, rep_pts), decades=decades,
+                        read_counts=(len(pub_series), len(rep_series)),
                         categorical_x=categorical_x, x_axis_iou=_axis_iou(pub.x, rep.x))
+
+
+#: An unmatched series whose points lie this much on the ink of the chart's other series is
+#: no series of its own (see _drawn_over).
+DRAWN_OVER = 0.9
+#: ... and spans at most this share of the widest other series' x range.
+BLEND_WIDTH = 0.6
+
+
+def _drawn_over(j: int, rep_pts: list[np.ndarray], origin: np.ndarray, scale: np.ndarray, *,
+                short: bool = False) -> bool:
+    """Whether reproduced series j lies on the other series' ink: where two lines converge,
+    anti-aliasing blends their colours into a third that the reader takes for a series (a red
+    and a purple line meeting make a crimson run). A reader of the chart sees no extra series
+    there either, so it is not counted as one."""
+    own = rep_pts[j]
+    others = [p for k, p in enumerate(rep_pts) if k != j and len(p)]
+    if len(own) < 2 or not others:
+        return False
+    # short: only a blend where lines meet, a part of the chart's width, and not a series
+    # spanning as much as the others, however close (one left out among close curves).
+    widest = max(float(np.ptp(p[:, 0])) for p in others)
+    if short and float(np.ptp(own[:, 0])) > BLEND_WIDTH * widest:
+        return False
+    covered, _ = _covered((own - origin) / scale, (np.concatenate(others) - origin) / scale)
+    return covered >= DRAWN_OVER
 
 
 def _align_x_extent(pub_pts: list[np.ndarray], rep_pts: list[np.ndarray]) -> list[np.ndarray]:
@@ -743,8 +797,9 @@ def reading_confidence(pub_panels: list[Panel], rep_panels: list[Panel],
                             f"{len(rep_panels)} in the reproduction: panels may be mispaired"))
     for index, (pub, rep, result) in enumerate(zip(pub_panels, rep_panels, results), 1):
         where = f" (panel {index})" if len(results) > 1 else ""
-        for who, panel, significant in (("published", pub, result.published_series),
-                                        ("reproduced", rep, result.reproduced_series)):
+        for who, panel, significant, read in (
+                ("published", pub, result.published_series, result.read_counts[0]),
+                ("reproduced", rep, result.reproduced_series, result.read_counts[1])):
             bars = bool(significant) and all(s.kind == "bar" for s in significant)
             for name in ("x", "y"):
                 axis = getattr(panel, name)
@@ -775,7 +830,7 @@ def reading_confidence(pub_panels: list[Panel], rep_panels: list[Panel],
                 scores.append((0.5, f"a scatter cloud in the {who} chart{where}: overlapping "
                                     f"markers are read as blobs, so markers and series are "
                                     f"approximate"))
-            many = len(significant)
+            many = max(len(significant), read)
             from_data = bool(significant) and all(s.style.startswith("data:")
                                                   for s in significant)
             if many > MAX_RELIABLE_SERIES and not from_data:  # data never confuses series

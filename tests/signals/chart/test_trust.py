@@ -280,3 +280,55 @@ def test_a_crop_seen_on_ticks_and_ink_is_sure_even_in_a_cloud():
     assert cut.signals["chart.reading_confidence"] >= 0.7, cut.reasons
     assert cut.reasons["chart.reading_confidence"].startswith("confirmed: the x ranges differ")
     assert cut.signals["chart.range_overlap"] < 0.7
+
+
+# --- colour blends: where two lines converge, anti-aliasing makes a third colour --------------
+
+def _axis(name: str, lo: float, hi: float):
+    from judging.signals.chart.types import Axis, Tick
+
+    pixels = (100.0, 700.0) if name == "x" else (500.0, 100.0)
+    slope = (hi - lo) / (pixels[1] - pixels[0])
+    ticks = [Tick(pixel=pixels[0] + k * (pixels[1] - pixels[0]) / 4, value=lo + k * (hi - lo) / 4,
+                  text=f"{lo + k * (hi - lo) / 4:g}") for k in range(5)]
+    return Axis(orientation=name, scale="linear", pixel_range=pixels, data_range=(lo, hi),
+                ticks=ticks, confidence=1.0, intercept=lo - slope * pixels[0], slope=slope)
+
+
+def _reading(series: list[tuple[str | None, np.ndarray]], *, x_max: float = 5.0):
+    from judging.signals.chart.types import ChartReading, Panel, Series
+
+    def one(name, points, k):
+        norm = np.column_stack([points[:, 0] / x_max, points[:, 1] / 9000.0])
+        return Series(name=name, style=f"#{k:02x}0000", kind="line", points=points,
+                      confidence=1.0, normalised=norm)
+
+    panel = Panel(bbox=(100, 100, 700, 500), x=_axis("x", 0.0, x_max), y=_axis("y", 0.0, 9000.0),
+                  series=[one(name, pts, k) for k, (name, pts) in enumerate(series)])
+    return ChartReading(panels=[panel], readable=True, size=(800, 600))
+
+
+V = np.linspace(0.5, 5.0, 400)
+ISOTHERMS = [("p0", np.column_stack([V, 2500 / V])),
+             ("p1", np.column_stack([V, 2500 / V + 1600 / V**2])),
+             ("p2", np.column_stack([V, 2500 / V + 1600 / V**2 - 300 / V**3]))]
+
+
+def test_a_colour_blend_where_lines_converge_is_no_extra_series():
+    """bmh's red and purple isotherms meet towards the right; their anti-aliased edge is a
+    crimson run the reader takes for a series of its own (tz-isotherms in realfig-dev)."""
+    tail = V >= 3.2
+    blend = np.column_stack([V[tail], ISOTHERMS[1][1][tail, 1] + 40.0])
+    reproduced = [*ISOTHERMS, (None, blend)]
+    signals = compare_charts(_reading(ISOTHERMS), _reading(reproduced)).signals
+    assert signals["chart.series_reproduced"] == 3.0, signals
+    assert signals["chart.series_matched"] == 1.0 and signals["chart.match_score"] >= 0.9
+
+
+def test_a_named_series_left_out_is_missing_however_close_to_the_others():
+    """A curve that runs close to the others for most of its length is still a curve when the
+    legend names it: a reproduction without it misses a series."""
+    close = [*ISOTHERMS, ("p3", np.column_stack([V, ISOTHERMS[1][1][:, 1] + 60.0]))]
+    signals = compare_charts(_reading(close), _reading(ISOTHERMS)).signals
+    assert signals["chart.series_published"] == 4.0, signals
+    assert signals["chart.series_matched"] < 1.0
