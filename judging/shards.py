@@ -34,7 +34,8 @@ class Shard(BaseModel):
     @model_validator(mode="after")
     def _in_range(self) -> Shard:
         if self.index > self.count:
-            raise ValueError(f"shard {self.index} of {self.count}: the index must be 1..{self.count}")
+            raise ValueError(f"shard {self.index} of {self.count}: the index must be "
+                             f"1..{self.count}")
         return self
 
     @classmethod

@@ -40,7 +40,8 @@ def print_merge(result) -> None:
     from judging.rundir import RunPaths
 
     shards = [i.shard for i in result.inputs if i.shard]
-    console.print(f"merged {len(result.inputs)} run director{'y' if len(result.inputs) == 1 else 'ies'}"
+    dirs = "directory" if len(result.inputs) == 1 else "directories"
+    console.print(f"merged {len(result.inputs)} run {dirs}"
                   + (f" (shards {', '.join(shards)})" if shards else "")
                   + f" into {escape(str(result.out))} (run {result.run_id}): {result.added} "
                   f"judgment line(s) added, {result.already} already there, "

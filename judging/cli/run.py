@@ -252,7 +252,8 @@ def _run_on_engine(request, *, shards: int, address: str | None, output: str, cp
                           f"{outcome.written} new line(s), {outcome.skipped} already done, in "
                           f"{escape(outcome.out)}", soft_wrap=True, highlight=False)
 
-    result = run_sharded(request, shards=shards, address=address, output=output,  # type: ignore[arg-type]
+    result = run_sharded(request, shards=shards, address=address,
+                         output=output,  # type: ignore[arg-type]
                          cpus_per_shard=cpus, on_shard=on_shard)
     from judging.cli.merge import print_merge
 

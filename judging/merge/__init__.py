@@ -10,8 +10,13 @@ optional `cluster` extra, imported only there).
 
 from __future__ import annotations
 
-from judging.merge.engine import EngineError, EngineResult, ShardOutcome, run_sharded, \
-    shard_requests
+from judging.merge.engine import (
+           EngineError,
+           EngineResult,
+           ShardOutcome,
+           run_sharded,
+           shard_requests,
+)
 from judging.merge.union import MergeResult, merge_runs
 
 __all__ = ["EngineError", "EngineResult", "MergeResult", "ShardOutcome", "merge_runs",

@@ -37,7 +37,6 @@ from judging.errors import RunStoreError
 from judging.hashing import canonical_json
 from judging.models import (
     ClaimInput,
-    ConflictReport,
     ConflictSide,
     Fingerprint,
     IntegrityReport,

@@ -47,8 +47,9 @@ from judging.rundir.store import (
 )
 
 __all__ = ["CALIBRATION_DIR", "CALIBRATION_PLOTS", "CALIBRATION_REPORT_JSON",
-           "CALIBRATION_REPORT_MD", "RUN_FILES", "CalibrationPaths", "Invocation", "LineKey", "Merge", "MergeInput",
-           "RunFile", "RunInfo", "RunPaths", "RunStore", "append_jsonl", "claim_images", "flags_by_claim",
-           "judgments_with_flags", "line_key", "new_run_id", "read_conflicts", "read_integrity", "read_judgments",
-           "read_jsonl", "read_not_addressed", "utc_now", "with_flags", "write_conflicts", "write_integrity",
+           "CALIBRATION_REPORT_MD", "RUN_FILES", "CalibrationPaths", "Invocation", "LineKey",
+           "Merge", "MergeInput", "RunFile", "RunInfo", "RunPaths", "RunStore", "append_jsonl",
+           "claim_images", "flags_by_claim", "judgments_with_flags", "line_key", "new_run_id",
+           "read_conflicts", "read_integrity", "read_judgments", "read_jsonl",
+           "read_not_addressed", "utc_now", "with_flags", "write_conflicts", "write_integrity",
            "write_not_addressed"]

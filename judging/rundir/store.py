@@ -10,9 +10,9 @@ import logging
 import os
 import secrets
 import time
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
-from collections.abc import Iterable
 from typing import Any, Literal, NamedTuple, TypeVar
 
 from pydantic import Field, ValidationError

@@ -37,7 +37,6 @@ from judging.rundir import (
     line_key,
     read_conflicts,
     read_integrity,
-    read_jsonl,
     read_judgments,
     read_not_addressed,
 )
