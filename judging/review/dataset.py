@@ -168,6 +168,8 @@ def build_settings(rubric: Rubric, *, calibration: bool, overlap: int) -> rg.Set
 #: What raises a claim's review priority (the highest applicable weight wins).
 PRIORITY_WEIGHTS = {
     "reference_mismatch": 1.0,
+    # `judging merge` met two final lines that disagree (conflicts.json): a person decides.
+    "merge_conflict": 0.95,
     "copy": 0.9,
     "identical_rerender": 0.9,
     "duplicate_figure": 0.9,
@@ -198,7 +200,8 @@ def review_priority(judgments: list[Judgment], *, untrusted: set[str] = frozense
     for judgment in judgments:
         names = {f.name for f in judgment.flags}
         reasons |= names & {"reference_mismatch", "copy", "identical_rerender",
-                            "order_inconsistent", "duplicate_figure", "copied_justification"}
+                            "order_inconsistent", "duplicate_figure", "copied_justification",
+                            "merge_conflict"}
         if judgment.status is LineStatus.error:
             reasons.add("unreadable")
         if judgment.verdict is not None and judgment.verdict.value == "falsified":

@@ -29,6 +29,7 @@ from PIL import Image
 
 from judging.cli import main
 from judging.models import MERGE_CONFLICT, AnswerStatus, LineStatus
+from judging.review.dataset import review_priority
 from judging.rundir import (
     RunInfo,
     RunPaths,
@@ -343,6 +344,7 @@ def test_two_final_lines_that_disagree_are_a_reported_conflict(shards: list[Path
     assert shown.answers == conflict.kept.line.answers
     flagged = judgments_with_flags(out, [shown])[0]
     assert MERGE_CONFLICT in {f.name for f in flagged.flags}
+    assert MERGE_CONFLICT in review_priority([flagged]).reasons
     # Merging again meets the same conflict: still exit 1, still one record.
     again = CliRunner().invoke(main, args)
     assert again.exit_code == 1 and len(read_conflicts(out).conflicts) == 1
