@@ -179,15 +179,16 @@ def run_sharded(request: RunRequest, *, shards: int, address: str | None = None,
 
 def _run_tasks(ray, requests: list[RunRequest], *, output: ShardOutput, cpus: float,
                on_shard: Callable[[ShardOutcome], None] | None) -> list[ShardOutcome]:
-    options = {"num_cpus": cpus, "max_retries": MAX_RETRIES}
+    task = ray.remote(num_cpus=cpus, max_retries=MAX_RETRIES)(
+        run_shard_shared if output == "shared" else run_shard_returned)
     pending = {}
     for request in requests:
         if output == "shared":
-            ref = ray.remote(**options)(run_shard_shared).remote(request)
+            ref = task.remote(request)
         else:
             target = request.out
             previous = _pack(target) if (target / "run.json").exists() else None
-            ref = ray.remote(**options)(run_shard_returned).remote(request, previous)
+            ref = task.remote(request, previous)
         pending[ref] = request
     outcomes: dict[str, ShardOutcome] = {}
     while pending:
