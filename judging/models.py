@@ -901,3 +901,69 @@ class ConsensusReport(VersionedModel):
         """The consensus flags, by claim key."""
         return {str(r.claim): list(r.flags) for c in self.claims for r in c.reproductions
                 if r.flags}
+
+
+# --- merging run directories (judging merge) ---------------------------------------------------
+
+#: The flag `judging merge` puts on a claim whose run directories disagree (conflicts.json).
+MERGE_CONFLICT = "merge_conflict"
+
+
+class ConflictSide(StrictModel):
+    """One of the disagreeing lines of a merge conflict, and where it came from."""
+
+    source: str
+    """The run directory it was read from."""
+    run_id: str
+    shard: str | None = None
+    line: Judgment
+
+
+class MergeConflict(StrictModel):
+    """Two final lines of one (claim, rubric, judge, sample, order) with different answers, met
+    by `judging merge`. The line of the first directory given (or already in the merged one) is
+    the one in judgments.jsonl; every line is kept here, and the claim is flagged."""
+
+    claim: ClaimKey
+    rubric: str | None
+    """`id@version` (None: a loader error line)."""
+    judge: str
+    sample: int = 0
+    swapped: bool = False
+    kept: ConflictSide
+    others: list[ConflictSide]
+
+    def describe(self) -> str:
+        def side(s: ConflictSide) -> str:
+            answers = ", ".join(f"{a.criterion_id}={a.value if a.value is not None else a.status}"
+                                for a in s.line.answers)
+            return f"{s.source} [{s.line.status.value}: {answers}]"
+
+        what = f"{self.claim} {self.rubric or 'loader'} {self.judge}#{self.sample}" + \
+            ("/swapped" if self.swapped else "")
+        return f"{what}: kept {side(self.kept)}; differs: " + "; ".join(map(side, self.others))
+
+
+class ConflictReport(VersionedModel):
+    """The conflicts side file (conflicts.json), written by `judging merge`."""
+
+    # Bump only when the shape changes, with a step in `migrate` (see VersionedModel).
+    schema_: Literal["judging.conflicts/1"] = Field(default="judging.conflicts/1", alias="schema")
+    conflicts: list[MergeConflict] = Field(default_factory=list)
+
+    @classmethod
+    def migrate(cls, data: dict[str, Any]) -> dict[str, Any]:
+        # judging.conflicts/1 is the first version.
+        return data
+
+    def flags(self) -> dict[str, list[Flag]]:
+        """A `merge_conflict` flag on every claim with a conflict, by claim key."""
+        found: dict[str, list[Flag]] = {}
+        for conflict in self.conflicts:
+            sources = ", ".join(s.source for s in (conflict.kept, *conflict.others))
+            found.setdefault(str(conflict.claim), []).append(Flag(
+                name=MERGE_CONFLICT,
+                detail=f"run directories disagree on {conflict.rubric or 'loading'} by "
+                       f"{conflict.judge}#{conflict.sample} ({sources}); the first one's line is "
+                       f"shown, every line is in conflicts.json"))
+        return found

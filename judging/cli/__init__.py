@@ -13,6 +13,7 @@ from rich.logging import RichHandler
 from judging.cli.calibrate import calibrate
 from judging.cli.check import check
 from judging.cli.consensus import consensus
+from judging.cli.merge import merge
 from judging.cli.options import err_console
 from judging.cli.publish import publish
 from judging.cli.report import report
@@ -34,8 +35,8 @@ def main(verbose: bool) -> None:
 
 
 # In the order `judging --help` lists them (click sorts by name) and the README tells them.
-for command in (check, run, report, review, calibrate, resolve, consensus, leaderboard, publish,
-                similarity, chart, rubric):
+for command in (check, run, merge, report, review, calibrate, resolve, consensus, leaderboard,
+                publish, similarity, chart, rubric):
     main.add_command(command)
 
 

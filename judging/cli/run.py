@@ -41,6 +41,17 @@ def _parse_price(ctx: click.Context, param: click.Parameter, values: tuple[str, 
     return prices
 
 
+def _parse_shard(ctx: click.Context, param: click.Parameter, value: str | None):
+    from judging.shards import Shard
+
+    if value is None:
+        return None
+    try:
+        return Shard.parse(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
 @click.command()
 @click.argument("sources", nargs=-1, required=False)
 @click.option("--discover", "discover", multiple=True, metavar="TAG",
@@ -112,6 +123,26 @@ def _parse_price(ctx: click.Context, param: click.Parameter, values: tuple[str, 
               show_default=True, help="Long side, in pixels, figures are compared at.")
 @click.option("--max-pixels", type=click.IntRange(1), default=DEFAULT_MAX_PIXELS,
               show_default=True, help="Larger images are refused before decoding.")
+@click.option("--shard", "shard", default=None, metavar="I/N", callback=_parse_shard,
+              help="Judge only shard I of N (1..N): the claims whose key hashes to it (SHA-256 of "
+                   "the claim key, the same on every machine); recorded in run.json. Merge the "
+                   "shards' run directories with `judging merge`.")
+@click.option("--engine", type=click.Choice(["local", "ray"]), default="local",
+              show_default=True,
+              help="ray: run --shards N shards as tasks on a Ray cluster (the optional "
+                   "'cluster' extra), each into OUT/shards/I-of-N, then merge them into OUT.")
+@click.option("--address", default=None, metavar="ADDR",
+              help="--engine ray: the cluster (host:port of the head, or ray://host:10001) "
+                   "[default: RAY_ADDRESS, else a Ray started on this machine].")
+@click.option("--shards", "shard_count", type=click.IntRange(1, 100_000), default=None,
+              help="--engine ray: how many shards (tasks) to run.")
+@click.option("--shard-output", type=click.Choice(["shared", "driver"]), default="shared",
+              show_default=True,
+              help="--engine ray: 'shared': tasks write OUT/shards/I-of-N on a filesystem every "
+                   "node sees; 'driver': tasks write a temporary directory on their node and "
+                   "return it (a tar archive) to this machine.")
+@click.option("--cpus-per-shard", type=click.FloatRange(min=0.01), default=1.0,
+              show_default=True, help="--engine ray: CPUs Ray reserves for each shard task.")
 @rubrics_dir_option
 @friendly_errors
 def run(sources: tuple[str, ...], discover: tuple[str, ...], as_of: str | None,
@@ -121,7 +152,9 @@ def run(sources: tuple[str, ...], discover: tuple[str, ...], as_of: str | None,
         prices: dict[str, tuple[float, float]], prices_file: Path | None, base_url: str | None, api_key: str | None,
         temperature: float, max_tokens: int, timeout: float, max_retries: int, image_detail: str,
         no_images: bool, response_format: str, cache_dir: Path | None, no_cache: bool,
-        image_size: int, max_pixels: int, rubrics_dir: Path | None) -> None:
+        image_size: int, max_pixels: int, shard, engine: str, address: str | None,
+        shard_count: int | None, shard_output: str, cpus_per_shard: float,
+        rubrics_dir: Path | None) -> None:
     """Judge the claims of one or more submissions.
 
     SOURCE is a submission folder (with submission.yaml), a folder of such folders, or a Hugging
@@ -138,6 +171,11 @@ def run(sources: tuple[str, ...], discover: tuple[str, ...], as_of: str | None,
 
     if not sources and not discover:
         raise click.UsageError("give at least one SOURCE or --discover TAG")
+    if engine == "local" and (shard_count is not None or address is not None):
+        raise click.UsageError("--shards and --address go with --engine ray")
+    if engine == "ray" and (shard is not None or shard_count is None or estimate):
+        raise click.UsageError("--engine ray needs --shards N (it runs every shard itself: no "
+                               "--shard), and --estimate runs locally (no --engine)")
     deadline = parse_as_of(as_of) if as_of is not None else None
 
     judge_specs = list(judges) or [os.environ.get("JUDGING_JUDGE") or "offline"]
@@ -153,7 +191,11 @@ def run(sources: tuple[str, ...], discover: tuple[str, ...], as_of: str | None,
                          measure=MeasureOptions(image_size=image_size, max_pixels=max_pixels),
                          rubrics_dir=rubrics_dir, llm=llm, discover=list(discover),
                          as_of=deadline, hf_token=os.environ.get("HF_TOKEN") or None,
-                         extract=extract)
+                         extract=extract, shard=shard)
+    if engine == "ray":
+        _run_on_engine(request, shards=shard_count, address=address,  # type: ignore[arg-type]
+                       output=shard_output, cpus=cpus_per_shard)
+        return
     if estimate:
         _print_estimate(asyncio.run(Runner(request).estimate()))
         return
@@ -192,6 +234,30 @@ def run(sources: tuple[str, ...], discover: tuple[str, ...], as_of: str | None,
     for error in result.source_errors:
         err_console.print(f"[bold red]source error:[/] {escape(error)}", highlight=False,
                           soft_wrap=True)
+    if result.failed:
+        sys.exit(1)
+
+
+def _run_on_engine(request, *, shards: int, address: str | None, output: str, cpus: float
+                   ) -> None:
+    from judging.merge import run_sharded
+
+    def on_shard(outcome) -> None:
+        if outcome.failed:
+            err_console.print(f"[bold red]shard {outcome.shard} failed[/] ({escape(outcome.out)}): "
+                              + escape("; ".join(outcome.errors)), highlight=False,
+                              soft_wrap=True)
+        else:
+            console.print(f"shard {outcome.shard} on {escape(outcome.node or '?')}: "
+                          f"{outcome.written} new line(s), {outcome.skipped} already done, in "
+                          f"{escape(outcome.out)}", soft_wrap=True, highlight=False)
+
+    result = run_sharded(request, shards=shards, address=address,
+                         output=output,  # type: ignore[arg-type]
+                         cpus_per_shard=cpus, on_shard=on_shard)
+    from judging.cli.merge import print_merge
+
+    print_merge(result.merge)
     if result.failed:
         sys.exit(1)
 

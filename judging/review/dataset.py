@@ -169,6 +169,8 @@ def build_settings(rubric: Rubric, *, calibration: bool, overlap: int) -> rg.Set
 #: What raises a claim's review priority (the highest applicable weight wins).
 PRIORITY_WEIGHTS = {
     "reference_mismatch": 1.0,
+    # `judging merge` met two final lines that disagree (conflicts.json): a person decides.
+    "merge_conflict": 0.95,
     "copy": 0.9,
     "identical_rerender": 0.9,
     "duplicate_figure": 0.9,
@@ -206,7 +208,7 @@ def review_priority(judgments: list[Judgment], *, untrusted: set[str] = frozense
         names = {f.name for f in judgment.flags}
         reasons |= names & {"reference_mismatch", "copy", "identical_rerender",
                             "order_inconsistent", "duplicate_figure", "copied_justification",
-                            *CONSENSUS_FLAGS}
+                            "merge_conflict", *CONSENSUS_FLAGS}
         if judgment.status is LineStatus.error:
             reasons.add("unreadable")
         if judgment.verdict is not None and judgment.verdict.value == "falsified":

@@ -9,6 +9,7 @@ and writes that side file. A rerun on the same directory resumes: finished lines
 
 from __future__ import annotations
 
+from judging.run.integrity import find_pairs
 from judging.run.measure import Measurement, MeasureOptions, measure_claim
 from judging.run.runner import (
            Estimate,
@@ -19,5 +20,5 @@ from judging.run.runner import (
            summarize,
 )
 
-__all__ = ["Estimate", "MeasureOptions", "Measurement", "RunRequest", "RunResult", "Runner",
+__all__ = ["Estimate", "find_pairs", "MeasureOptions", "Measurement", "RunRequest", "RunResult", "Runner",
            "measure_claim", "run_judging", "summarize"]

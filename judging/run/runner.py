@@ -69,6 +69,7 @@ from judging.rundir import (
     write_integrity,
     write_not_addressed,
 )
+from judging.shards import Shard
 from judging.version import code_version
 
 log = logging.getLogger(__name__)
@@ -102,6 +103,9 @@ class RunRequest:
     extract: str | None = None
     """`openai:MODEL`: an LLM fills the logbook fields the deterministic extractor missed
     (through `llm`'s endpoint, cache and the run's budget)."""
+    shard: Shard | None = None
+    """`--shard I/N`: judge only the claims whose key falls in this shard (every submission is
+    still loaded, to know its claims); recorded in run.json."""
 
 
 @dataclass
@@ -135,6 +139,7 @@ class Runner:
         self.request = request
         self.on_progress = on_progress
         self.store = RunStore.open(request.out)
+        self.store.set_shard(request.shard)
         self.library = RubricLibrary(request.rubrics_dir) if request.rubrics_dir else None
         self._measurements: dict[ClaimKey, asyncio.Future[Measurement]] = {}
         self._cpu = asyncio.Semaphore(max(1, os.cpu_count() or 1))
@@ -258,15 +263,18 @@ class Runner:
                 if sid in seen_submissions:
                     continue
                 seen_submissions[sid] = loaded.folder
-                result.not_addressed += not_addressed(loaded, registry)
-                claims = loaded.claims
+                shard = self.request.shard
+                result.not_addressed += [r for r in not_addressed(loaded, registry)
+                                         if shard is None or shard.holds(r.key)]
+                claims = [c for c in loaded.claims if shard is None or shard.holds(c.key)]
+                problems = [p for p in loaded.problems if shard is None or shard.holds(p.key)]
                 if planned.provenance is not None:
                     result.submissions[sid] = planned.provenance
                     claims = [claim.model_copy(update={"source": planned.provenance})
                               for claim in claims]
                 yield claims, [problem_judgment(p, run_id=run_id,
                                                        paper_id=loaded.header.paper_id)
-                                      for p in loaded.problems]
+                                      for p in problems]
 
     def _plan(self) -> SourcePlan:
         """The sources given plus the Spaces discovered, pinned to --as-of (Hub calls)."""

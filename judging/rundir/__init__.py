@@ -13,9 +13,11 @@ from __future__ import annotations
 from judging.rundir.flags import (
                                   flags_by_claim,
                                   judgments_with_flags,
+                                  read_conflicts,
                                   read_consensus,
                                   read_integrity,
                                   with_flags,
+                                  write_conflicts,
                                   write_consensus,
                                   write_integrity,
 )
@@ -34,8 +36,11 @@ from judging.rundir.not_addressed import read_not_addressed, write_not_addressed
 from judging.rundir.store import (
                                   Invocation,
                                   LineKey,
+                                  Merge,
+                                  MergeInput,
                                   RunInfo,
                                   RunStore,
+                                  append_jsonl,
                                   line_key,
                                   new_run_id,
                                   read_jsonl,
@@ -45,7 +50,8 @@ from judging.rundir.store import (
 
 __all__ = ["CALIBRATION_DIR", "CALIBRATION_PLOTS", "CALIBRATION_REPORT_JSON",
            "CALIBRATION_REPORT_MD", "RUN_FILES", "CalibrationPaths", "Invocation", "LineKey",
-           "RunFile", "RunInfo", "RunPaths", "RunStore", "claim_images", "flags_by_claim",
-           "judgments_with_flags", "line_key", "new_run_id", "read_consensus", "read_integrity",
-           "read_judgments", "read_jsonl", "read_not_addressed", "utc_now", "with_flags",
-           "write_consensus", "write_integrity", "write_not_addressed"]
+           "Merge", "MergeInput", "RunFile", "RunInfo", "RunPaths", "RunStore", "append_jsonl",
+           "claim_images", "flags_by_claim", "judgments_with_flags", "line_key", "new_run_id",
+           "read_conflicts", "read_consensus", "read_integrity", "read_judgments", "read_jsonl",
+           "read_not_addressed", "utc_now", "with_flags", "write_conflicts", "write_consensus",
+           "write_integrity", "write_not_addressed"]

@@ -13,12 +13,13 @@ from pathlib import Path
 
 from judging.atomic import write_text_atomic
 from judging.models import (
+    ConflictReport,
     ConsensusReport,
     Flag,
     IntegrityReport,
     Judgment,
 )
-from judging.rundir.layout import CONSENSUS, INTEGRITY, RUN_FILES, RunPaths
+from judging.rundir.layout import CONFLICTS, CONSENSUS, INTEGRITY, RUN_FILES, RunPaths
 
 
 def write_integrity(run_root: Path, report: IntegrityReport) -> Path:
@@ -56,11 +57,27 @@ def _consensus_flags(run_root: Path) -> dict[str, list[Flag]]:
     return report.flags() if report is not None else {}
 
 
+def write_conflicts(run_root: Path, report: ConflictReport) -> Path:
+    """Write the conflicts side file (lines that run directories merged disagree on)."""
+    path = RunPaths(run_root).conflicts
+    write_text_atomic(path, report.model_dump_json(indent=2, by_alias=True))
+    return path
+
+
+def read_conflicts(run_root: Path) -> ConflictReport:
+    """The conflicts side file; an empty report when the run has none (never merged)."""
+    path = RunPaths(run_root).conflicts
+    if not path.is_file():
+        return ConflictReport()
+    return ConflictReport.from_file(path.read_bytes())
+
+
 #: How to read the flags of each side file (by its name in `layout`), as claim key -> flags. A new
 #: side file adds its reader here and `flags_side_file=True` in `RUN_FILES`.
 FLAG_READERS: dict[str, Callable[[Path], dict[str, list[Flag]]]] = {
     INTEGRITY: lambda run_root: read_integrity(run_root).flags(),
     CONSENSUS: _consensus_flags,
+    CONFLICTS: lambda run_root: read_conflicts(run_root).flags(),
 }
 
 

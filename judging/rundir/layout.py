@@ -12,9 +12,11 @@ its paths from `RunPaths`. (Docstrings and CLI help may name the files.)
 | integrity.json             | `IntegrityReport` (side file, merged on read) | judging.integrity/1     | run          |
 | not_addressed.jsonl        | `NotAddressed`: registry claims not answered  | judging.not_addressed/1 | run          |
 | consensus.json             | `ConsensusReport` (side file, merged on read) | judging.consensus/1     | consensus    |
+| conflicts.json             | `ConflictReport` (side file, merged on read)  | judging.conflicts/1     | merge        |
 | diffs/<claim>/*.png        | the figures reviewers see                     |                         | run          |
 | sources/                   | downloaded Hub sources                        |                         | run (intake) |
 | logbooks/                  | figures and run logs read from logbooks       |                         | run (intake) |
+| shards/<I>-of-<N>/         | shard runs of `judging run --engine`          | (run directories)       | run          |
 | report.html                | the HTML report                               |                         | report       |
 | labels.jsonl               | `Label` lines pulled from Argilla             | judging.label/1         | review pull  |
 | decisions.jsonl            | `RubricDecision` lines                        | judging.decision/1      | resolve      |
@@ -23,6 +25,11 @@ its paths from `RunPaths`. (Docstrings and CLI help may name the files.)
 | publish/, .publish-salt    | the staged Hub dataset, the pseudonym salt    |                         | publish      |
 
 (diffs/<claim>/ holds published, reproduced, diff and overlay .png.)
+
+`judging merge RUN_DIR... --out DIR` unions run.json (invocations, plus a `merges` record),
+judgments, claims, fingerprints, not_addressed, labels, diffs/, sources/ and logbooks/; it
+recomputes integrity.json over the union and writes conflicts.json. The files derived from
+judgments (report.html, decisions, final, leaderboards, publish/) are not merged: rebuild them.
 
 A calibration folder (default `./calibration`, or `RUN_DIR/calibration` in the demo) holds
 `artifacts/<rubric>@<version>/<judge>.json` (`CalibrationArtifact`, judging.calibration/1) and
@@ -50,7 +57,9 @@ FINGERPRINTS = "fingerprints.jsonl"
 INTEGRITY = "integrity.json"
 NOT_ADDRESSED = "not_addressed.jsonl"
 CONSENSUS = "consensus.json"
+CONFLICTS = "conflicts.json"
 DIFFS = "diffs"
+SHARDS = "shards"
 SOURCES = "sources"
 LOGBOOKS = "logbooks"
 REPORT = "report.html"
@@ -113,8 +122,17 @@ class RunPaths:
         return self.root / CONSENSUS
 
     @property
+    def conflicts(self) -> Path:
+        return self.root / CONFLICTS
+
+    @property
     def diffs(self) -> Path:
         return self.root / DIFFS
+
+    @property
+    def shards(self) -> Path:
+        """The shard run directories of `judging run --engine`, merged into this one."""
+        return self.root / SHARDS
 
     @property
     def sources(self) -> Path:
@@ -187,6 +205,8 @@ RUN_FILES: tuple[RunFile, ...] = (
             flags_side_file=True),
     RunFile(NOT_ADDRESSED, "judging.models:NotAddressed", "judging.not_addressed/1", "run"),
     RunFile(CONSENSUS, "judging.models:ConsensusReport", "judging.consensus/1", "consensus",
+            flags_side_file=True),
+    RunFile(CONFLICTS, "judging.models:ConflictReport", "judging.conflicts/1", "merge",
             flags_side_file=True),
     RunFile(LABELS, "judging.models:Label", "judging.label/1", "review pull"),
     RunFile(DECISIONS, "judging.resolve.decide:RubricDecision", "judging.decision/1", "resolve"),

@@ -10,6 +10,7 @@ import logging
 import os
 import secrets
 import time
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, NamedTuple, TypeVar
@@ -28,7 +29,8 @@ from judging.models import (
     SubmissionSource,
     VersionedModel,
 )
-from judging.rundir.layout import DIFFS, RUN_JSON, RunPaths
+from judging.rundir.layout import DIFFS, RUN_JSON, SHARDS, RunPaths
+from judging.shards import Shard
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +70,32 @@ class Invocation(StrictModel):
     """Sources left out on purpose, each with its reason (e.g. no commit before `--as-of`)."""
     submissions: dict[str, SubmissionSource] = Field(default_factory=dict)
     """Per submission id read from the Hub: the revision judged."""
+    run_id: str | None = None
+    """Set by `judging merge`: the run directory (its run id) this invocation ran in."""
+    shard: str | None = None
+    """Set by `judging merge`: the shard ("I/N") that directory judged, if it was one."""
+
+
+class MergeInput(StrictModel):
+    """One run directory read by a `judging merge`."""
+
+    path: str
+    run_id: str
+    shard: str | None = None
+    lines: int = 0
+    """Judgment lines it holds."""
+
+
+class Merge(StrictModel):
+    """One `judging merge` into this directory (a merge into an existing one adds one)."""
+
+    started_at: datetime
+    ended_at: datetime | None = None
+    code_version: str
+    inputs: list[MergeInput] = Field(default_factory=list)
+    counts: dict[str, int] = Field(default_factory=dict)
+    """added / already present lines, conflicts, claims, fingerprints, diff files..."""
+    warnings: list[str] = Field(default_factory=list)
 
 
 class RunInfo(VersionedModel):
@@ -78,10 +106,19 @@ class RunInfo(VersionedModel):
     run_id: str
     created_at: datetime
     invocations: list[Invocation] = Field(default_factory=list)
+    shard: Shard | None = None
+    """`judging run --shard I/N`: this directory judges only the claims of that shard."""
+    merges: list[Merge] = Field(default_factory=list)
+    """`judging merge` into this directory: what each merge read and found."""
+    roots: list[str] = Field(default_factory=list)
+    """Every absolute path this directory was written at: claims.jsonl names files under it
+    (logbook figures, Hub downloads), which `judging merge` rebases onto the merged directory
+    even when the directory was moved (a shard run elsewhere, then downloaded)."""
 
     @classmethod
     def migrate(cls, data: dict[str, Any]) -> dict[str, Any]:
-        # judging.run/1 is the first version: every run.json has always carried it.
+        # judging.run/1 is the first version: every run.json has always carried it (`shard`
+        # and `merges` are optional fields added later, not a shape change).
         return data
 
 
@@ -126,6 +163,18 @@ def read_jsonl(path: Path, model: type[M]) -> list[M]:
                                 f"({exc.errors()[0]['msg']}); the file was edited or damaged"
                                 ) from exc
     return records
+
+
+def append_jsonl(path: Path, records: Iterable[StrictModel]) -> int:
+    """Append `records` as lines (as the store writes them), then fsync; the number written (no
+    file is created for none)."""
+    lines = [record.model_dump_json(by_alias=True) + "\n" for record in records]
+    if lines:
+        with path.open("a", encoding="utf-8") as handle:
+            handle.writelines(lines)
+            handle.flush()
+            os.fsync(handle.fileno())
+    return len(lines)
 
 
 def read_judgments(path: Path) -> list[Judgment]:
@@ -179,7 +228,9 @@ class RunStore:
             raise RunStoreError(f"{root}: not a run directory (no {RUN_JSON}); run `judging run "
                                 f"... --out {root}` first")
         else:
-            if root.exists() and any(p.name != DIFFS for p in root.iterdir()):
+            # diffs/ may come first; shards/ holds the shard runs of `judging run --engine`,
+            # which are merged into this directory.
+            if root.exists() and any(p.name not in (DIFFS, SHARDS) for p in root.iterdir()):
                 raise RunStoreError(f"{root}: exists and is not a run directory; choose another "
                                     f"--out")
             root.mkdir(parents=True, exist_ok=True)
@@ -189,7 +240,24 @@ class RunStore:
             paths = RunPaths(root)
             for path in (paths.judgments, paths.claims, paths.fingerprints):
                 _cut_torn_tail(path)
+            where = str(root.resolve())
+            if where not in info.roots:
+                info.roots.append(where)  # written with run.json by the next write_info
         return cls(root, info)
+
+    def set_shard(self, shard: Shard | None) -> None:
+        """Record the shard this directory judges, or refuse a rerun with another one: a
+        directory holds one shard (or the whole run), so that a merge of the shards of one run
+        never meets a claim twice."""
+        info = self.info
+        if info.shard == shard:
+            return
+        if info.invocations or info.merges:
+            held = f"shard {info.shard}" if info.shard else "every claim (no --shard)"
+            asked = f"--shard {shard}" if shard else "no --shard"
+            raise RunStoreError(f"{self.root}: this run directory judges {held}; it cannot be "
+                                f"resumed with {asked} (use another --out)")
+        info.shard = shard
 
     def write_info(self) -> None:
         write_text_atomic(self.run_json_path, self.info.model_dump_json(indent=2, by_alias=True))
