@@ -10,6 +10,7 @@ import logging
 import click
 from rich.logging import RichHandler
 
+from judging.cli.app import app
 from judging.cli.calibrate import calibrate
 from judging.cli.check import check
 from judging.cli.options import err_console
@@ -33,8 +34,8 @@ def main(verbose: bool) -> None:
 
 
 # In the order `judging --help` lists them (click sorts by name) and the README tells them.
-for command in (check, run, report, review, calibrate, resolve, leaderboard, publish, similarity, chart,
-                rubric):
+for command in (check, run, report, review, calibrate, resolve, leaderboard, publish, app,
+                similarity, chart, rubric):
     main.add_command(command)
 
 

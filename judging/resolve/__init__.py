@@ -13,9 +13,10 @@ from judging.resolve.decide import (
                                     FinalAnswer,
                                     FinalOutcome,
                                     RubricDecision,
+                                    decide_run,
                                     resolve_run,
 )
 from judging.resolve.leaderboard import leaderboard_rows, write_leaderboard
 
-__all__ = ["ClaimDecision", "FinalAnswer", "FinalOutcome", "RubricDecision", "leaderboard_rows",
-           "resolve_run", "write_leaderboard"]
+__all__ = ["ClaimDecision", "FinalAnswer", "FinalOutcome", "RubricDecision", "decide_run",
+           "leaderboard_rows", "resolve_run", "write_leaderboard"]
