@@ -31,6 +31,8 @@ class ConsensusRow:
     scale_note: str | None
     figure_match: str | None
     """The final outcome of figure-match on this reproduction (figure claims)."""
+    figure_match_ai: str | None
+    """The AI judge's own figure-match outcome (before human review and calibration)."""
     outcome: str
     upheld: str
     independent: bool
@@ -63,6 +65,7 @@ def consensus_rows(data: AppData, claim_id: str) -> list[ConsensusRow]:
             reported=_values(record, "reported"), reproduced=_values(record, "reproduced"),
             verdict=record.verdict, source_verdict=record.source_verdict, toy=record.toy,
             scale_note=record.scale_note, figure_match=record.figure_match_outcome(),
+            figure_match_ai=record.figure_match_ai_outcome(),
             outcome=record.outcome, upheld=record.upheld,
             independent=not (set(record.flags) & NOT_INDEPENDENT), flags=list(record.flags)))
     return rows

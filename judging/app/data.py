@@ -117,6 +117,19 @@ class ClaimRecord:
                        key=_version_key)
         return self.outcomes[found[-1]] if found else None
 
+    def figure_match_ai_outcome(self) -> str | None:
+        """The AI's outcome on the newest figure-match version (the judgment line that speaks
+        for the AI: a panel, else an LLM judge, else the offline judge, as `resolve` picks)."""
+        lines = [j for j in self.judgments if j.rubric.startswith("figure-match@")]
+        if not lines:
+            return None
+        newest = max(_version_key(j.rubric) for j in lines)
+        lines = [j for j in lines if _version_key(j.rubric) == newest]
+        chosen = max(lines, key=lambda j: (2 if j.judge.startswith("panel(") else
+                                           0 if j.judge == "offline" else 1,
+                                           j.status == "scored"))
+        return chosen.outcome
+
 
 @dataclass
 class AppData:

@@ -18,11 +18,16 @@ from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any
 
-from judging.app.consensus import consensus_rows
-from judging.app.data import AppData, ClaimRecord, JudgmentView
-
 # Gradio reads this at import; a dashboard on a closed network must not phone home.
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+
+# Imported at the top (not inside build_app) because Gradio finds its special arguments
+# (gr.SelectData, gr.Request) by resolving the handlers' annotations in this module's globals.
+import gradio as gr  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from judging.app.consensus import consensus_rows  # noqa: E402
+from judging.app.data import AppData, ClaimRecord, JudgmentView  # noqa: E402
 
 ALL = "(all)"
 SUBMISSION_COLUMNS = ["submission", "paper", "claims", "passed", "failed", "not_addressed",
@@ -186,6 +191,16 @@ def judgments_html(record: ClaimRecord) -> str:
             + "".join(_judgment_html(v) for v in record.judgments) + "</div>")
 
 
+def figure_match_cell(final: str | None, ai: str | None) -> str:
+    """The final figure-match outcome, and the AI's own where it differs (pending review)."""
+    if final is None and ai is None:
+        return ""
+    shown = badge(final) if final else ""
+    if ai and ai != final:
+        shown += f"<span class='jd-muted'> · AI {e(ai)}</span>"
+    return shown
+
+
 def consensus_html(data: AppData, record: ClaimRecord) -> str:
     rows = consensus_rows(data, record.claim_id)
     cells = []
@@ -195,7 +210,8 @@ def consensus_html(data: AppData, record: ClaimRecord) -> str:
                                     if row.source_verdict else "")
         cells.append([e(row.submission) + mark, e(row.agent), e(row.reported), e(row.reproduced),
                       verdict, "toy" if row.toy else "", e(row.scale_note),
-                      badge(row.figure_match) if row.figure_match else "", badge(row.outcome),
+                      figure_match_cell(row.figure_match, row.figure_match_ai),
+                      badge(row.outcome),
                       e(row.upheld), "yes" if row.independent else "<b>no</b>",
                       e(", ".join(row.flags))])
     independent = sum(1 for r in rows if r.independent)
@@ -337,9 +353,6 @@ class AppApi:
 
 def build_app(data: AppData):
     """The dashboard as a `gradio.Blocks` (not launched)."""
-    import gradio as gr
-    import pandas as pd
-
     api = AppApi(data)
     papers = sorted({str(c.paper_id) for c in data.claims.values() if c.paper_id})
     outcomes = sorted({c.outcome for c in data.claims.values()})
@@ -441,7 +454,5 @@ def build_app(data: AppData):
 def theme():
     """Gradio's default look with the system's fonts: the default theme fetches Google fonts,
     which a closed network (or a privacy-minded organizer) does not serve."""
-    import gradio as gr
-
     return gr.themes.Default(font=["system-ui", "sans-serif"],
                              font_mono=["ui-monospace", "monospace"])
