@@ -407,7 +407,9 @@ def load_dataset_folder(folder: Path, *, origin: str | None = None) -> AppData:
             flags=sorted(set(row.get("flags") or []) | flags.get(key, set())),
             figures=figures,
             judgments=sorted(lines.get(key, []), key=lambda j: (j.rubric, j.judge, j.sample)))
-        record.toy = "toy" in record.flags
+        record.source_verdict = row.get("source_verdict")
+        # Datasets published before the `toy` column: the intake flag says the same.
+        record.toy = bool(row["toy"]) if row.get("toy") is not None else "toy" in record.flags
         claims[key] = record
         try:
             finals.append(ClaimDecision(

@@ -12,6 +12,7 @@ registry claim, the leaderboard and the review queue. The UI's own events are pr
 from __future__ import annotations
 
 import html
+import json
 import os
 import urllib.parse
 from collections.abc import Callable
@@ -250,8 +251,15 @@ def header_markdown(data: AppData) -> str:
 # --- the API (Gradio endpoints; MCP tools with mcp_server=True) ----------------------------------
 
 
+def _json(value: Any) -> str:
+    # JSON text, not Python objects: Gradio's MCP server sends a tool's result as str(result),
+    # which for a list of dicts is a Python repr (None, True, single quotes), not JSON.
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
 class AppApi:
-    """The functions agents call. Their docstrings and type hints are the API's documentation."""
+    """The functions agents call. Their docstrings and type hints are the API's documentation;
+    each returns JSON text."""
 
     def __init__(self, data: AppData):
         self.data = data
@@ -260,8 +268,7 @@ class AppApi:
         return [self.get_verdicts, self.get_claim, self.get_consensus, self.get_leaderboard,
                 self.get_review_queue]
 
-    def get_verdicts(self, submission: str = "", paper: str = "", claim_id: str = ""
-                     ) -> list[dict]:
+    def get_verdicts(self, submission: str = "", paper: str = "", claim_id: str = "") -> str:
         """The final verdict of every claim, optionally for one submission, paper or registry
         claim.
 
@@ -271,7 +278,7 @@ class AppApi:
             claim_id: a registry claim id (e.g. "neurips26-4821/c2"); empty for all.
 
         Returns:
-            One dict per claim: claim_key, submission, claim_id, paper, kind, the participant's
+            JSON: a list with one object per claim: claim_key, submission, claim_id, paper, kind, the participant's
             verdict, our outcome (pass, fail, incomplete, pending), upheld (yes, no, pending),
             outcomes per rubric, who decided, flags.
         """
@@ -289,9 +296,9 @@ class AppApi:
                          "outcome": record.outcome, "upheld": record.upheld,
                          "outcomes": dict(record.outcomes),
                          "decided_by": list(record.decided_by), "flags": list(record.flags)})
-        return rows
+        return _json(rows)
 
-    def get_claim(self, claim_key: str) -> dict:
+    def get_claim(self, claim_key: str) -> str:
         """One claim in full: statement, justification, numbers, decision and every judgment
         with its answers, rationales and signals.
 
@@ -299,42 +306,42 @@ class AppApi:
             claim_key: "SUBMISSION_ID::CLAIM_ID", as get_verdicts returns it.
 
         Returns:
-            The claim as a dict, or {"error": ...} when the key is unknown.
+            JSON: the claim as an object, or {"error": ...} when the key is unknown.
         """
         record = self.data.claims.get(claim_key)
         if record is None:
-            return {"error": f"no claim {claim_key!r}; get_verdicts lists the claim keys"}
+            return _json({"error": f"no claim {claim_key!r}; get_verdicts lists the claim keys"})
         out = asdict(record)
         out["figures"] = sorted(record.figures)
-        return out
+        return _json(out)
 
-    def get_consensus(self, claim_id: str) -> list[dict]:
+    def get_consensus(self, claim_id: str) -> str:
         """Every reproduction of one registry claim side by side.
 
         Args:
             claim_id: a registry claim id, e.g. "neurips26-4821/c1".
 
         Returns:
-            One dict per reproduction: submission, agent, reported and reproduced values,
+            JSON: a list with one object per reproduction: submission, agent, reported and reproduced values,
             verdict (and the participant's own words), toy scale, scale note, figure-match
             outcome, final outcome, upheld, whether it is independent (not a copy), flags.
         """
-        return [row.as_dict() for row in consensus_rows(self.data, claim_id)]
+        return _json([row.as_dict() for row in consensus_rows(self.data, claim_id)])
 
-    def get_leaderboard(self, by: str = "submission") -> list[dict]:
+    def get_leaderboard(self, by: str = "submission") -> str:
         """The leaderboard, best first, as `judging leaderboard` computes it.
 
         Args:
             by: "submission" or "paper".
 
         Returns:
-            One dict per submission (or paper): claims, passed, failed, not_addressed, pending,
-            incomplete, upheld, pass_rate.
+            JSON: a list with one object per submission (or paper), best first: rank,
+            claims, passed, failed, not_addressed, pending, incomplete, upheld, pass_rate.
         """
         rows = self.data.by_paper if by == "paper" else self.data.by_submission
-        return [dict(row, rank=rank) for rank, row in enumerate(rows, start=1)]
+        return _json([dict(row, rank=rank) for rank, row in enumerate(rows, start=1)])
 
-    def get_review_queue(self, limit: int = 50) -> list[dict]:
+    def get_review_queue(self, limit: int = 50) -> str:
         """The claims waiting for people, highest review priority first (as `judging review
         push` ranks them).
 
@@ -342,10 +349,10 @@ class AppApi:
             limit: at most this many rows.
 
         Returns:
-            One dict per (claim, rubric version): priority, reasons, claim_key, rubric, Argilla
+            JSON: a list with one object per (claim, rubric version): priority, reasons, claim_key, rubric, Argilla
             dataset, record id and URL; empty for a published dataset (no queue).
         """
-        return [asdict(row) for row in (self.data.queue or [])[:max(0, int(limit))]]
+        return _json([asdict(row) for row in (self.data.queue or [])[:max(0, int(limit))]])
 
 
 # --- the Blocks ---------------------------------------------------------------------------------

@@ -31,7 +31,8 @@ def table_schemas() -> dict[str, Any]:
             ("statement", s), ("justification", s), ("scale_note", s), ("reported_value", f),
             ("reproduced_value", f), ("values", s), ("tolerance", s), ("problem_kind", s),
             ("problem_note", s), ("evidence_files", strings), ("agent_name", s),
-            ("agent_model", s), ("human_help", s), ("figures", s)]),
+            ("agent_model", s), ("human_help", s), ("figures", s), ("source_verdict", s),
+            ("toy", b)]),
         "decisions": pa.schema([
             ("submission_id", s), ("claim_id", s), ("paper_id", s), ("kind", s), ("verdict", s),
             ("rubric_id", s), ("rubric_version", s), ("rubric_hash", s), ("rubric_outcome", s),
@@ -110,6 +111,8 @@ def claim_rows(finals: list[ClaimDecision], claims: dict[str, ClaimInput],
             "agent_model": header.agent.model if header and header.agent else None,
             "human_help": header.human_help.value if header and header.human_help else None,
             "figures": figures.get(str(final.claim)) or None,
+            "source_verdict": claim.source_verdict if claim else None,
+            "toy": claim.toy if claim else None,
         }
         row = scrubber.tree(row)
         for key in ("outcomes", "values", "tolerance", "figures"):
