@@ -14,6 +14,8 @@ its command, in the order the flow runs:
     calibrate/   `judging calibrate`: LLM-human agreement per criterion, trust
     resolve/     `judging resolve | leaderboard`: final decisions per claim
     publish/     `judging publish`: final decisions as a Hub dataset
+    app/         `judging app`: the organizers' Gradio dashboard (leaderboard, claims, review queue,
+                 MCP tools) over a run directory or a published dataset
     cli/         the command line, one module per command group
 
     rundir/      the run directory, owned in one place (file names, store, atomic writes, flags)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 from pathlib import Path
 
@@ -90,6 +91,11 @@ def serve(run_dir: Path | None, dataset: str | None, revision: str | None, host:
     """Serve the dashboard of RUN_DIR (or of --dataset)."""
     from judging.app import Source, launch, load, start_background
 
+    for module, what in (("gradio", "Gradio"), *((("mcp", "the MCP server"),) if mcp else ())):
+        if importlib.util.find_spec(module) is None:
+            raise JudgingError(f"the dashboard needs {what} ({module} is not installed): "
+                               f"pip install 'judging[app]'" + (" or give --no-mcp"
+                                                               if module == "mcp" else ""))
     if (run_dir is None) == (dataset is None):
         raise JudgingError("give a run directory or --dataset OWNER/NAME (one of them)")
     if dataset is not None:
