@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -334,9 +335,12 @@ def _json_field(value: Any) -> Any:
 
 
 def _inside(folder: Path, relative: str) -> Path | None:
-    """`folder/relative` if it is a file inside `folder` (a dataset's paths are data)."""
-    path = (folder / relative).resolve()
-    if folder.resolve() in path.parents and path.is_file():
+    """`folder/relative` if it names a file inside `folder` (a dataset's paths are data: no
+    `..` or absolute path may leave it). Compared without resolving links: a Hub cache's
+    snapshot folder holds links into its blob store."""
+    root = Path(os.path.normpath(folder.absolute()))
+    path = Path(os.path.normpath(root / relative))
+    if root in path.parents and path.is_file():
         return path
     return None
 

@@ -47,6 +47,8 @@ class Source:
     calibration_dir: Path | None = None
     rubrics_dir: Path | None = None
     workspace: str | None = None
+    download_dir: Path | None = None
+    """Where a dataset is downloaded as real files (default: the Hub cache)."""
 
     def arguments(self) -> list[str]:
         args = []
@@ -54,7 +56,8 @@ class Source:
                             ("--revision", self.revision),
                             ("--calibration", self.calibration_dir),
                             ("--rubrics-dir", self.rubrics_dir),
-                            ("--workspace", self.workspace)):
+                            ("--workspace", self.workspace),
+                            ("--download-dir", self.download_dir)):
             if value is not None:
                 args += [flag, str(Path(value).resolve()) if isinstance(value, Path) else value]
         return args
@@ -78,13 +81,13 @@ def app_url(host: str, port: int) -> str:
     return f"http://{shown}:{port}"
 
 
-def load(source: Source, *, argilla_url: str | None = None, argilla_api_key: str | None = None,
-         download_dir: Path | None = None):
+def load(source: Source, *, argilla_url: str | None = None, argilla_api_key: str | None = None):
     """The dashboard's data (`AppData`) for `source`."""
     from judging.app.data import load_dataset, load_run
 
     if source.dataset:
-        return load_dataset(source.dataset, revision=source.revision, local_dir=download_dir)
+        return load_dataset(source.dataset, revision=source.revision,
+                            local_dir=source.download_dir)
     if source.run_dir is None:
         raise JudgingError("give a run directory or --dataset OWNER/NAME")
     return load_run(source.run_dir, calibration_dir=source.calibration_dir,
@@ -295,6 +298,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--calibration", type=Path)
     parser.add_argument("--rubrics-dir", type=Path)
     parser.add_argument("--workspace")
+    parser.add_argument("--download-dir", type=Path)
     parser.add_argument("--host", default=DEFAULT_HOST)
     parser.add_argument("--port", type=int, default=DEFAULT_PORT)
     parser.add_argument("--mcp", action="store_true")
@@ -302,7 +306,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(message)s")
     source = Source(run_dir=args.run_dir, dataset=args.dataset, revision=args.revision,
                     calibration_dir=args.calibration, rubrics_dir=args.rubrics_dir,
-                    workspace=args.workspace)
+                    workspace=args.workspace, download_dir=args.download_dir)
     try:
         data = load(source, argilla_url=os.environ.get("ARGILLA_API_URL"),
                     argilla_api_key=os.environ.get("ARGILLA_API_KEY"))

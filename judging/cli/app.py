@@ -104,7 +104,11 @@ def serve(run_dir: Path | None, dataset: str | None, revision: str | None, host:
         check_repo_id(dataset)
     source = Source(run_dir=run_dir, dataset=dataset, revision=revision,
                     calibration_dir=calibration_dir, rubrics_dir=rubrics_dir,
-                    workspace=workspace)
+                    workspace=workspace,
+                    # A dataset is downloaded as real files under the app's home, so that the
+                    # figures Gradio serves are plain files (the Hub cache holds links).
+                    download_dir=Path(app_home) / "datasets" / dataset.replace("/", "__")
+                    if dataset else None)
     argilla_url, argilla_key = _argilla(api_url, api_key, home)
     if background:
         info = start_background(source, home=app_home, host=host, port=port, mcp=mcp,

@@ -37,7 +37,7 @@ def cli_env(tmp: Path) -> dict[str, str]:
     return env
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def offline_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """`judging run --judge offline` on a copy of the examples (with the planted markup)."""
     base = tmp_path_factory.mktemp("app-run")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
+import subprocess
 import uuid
 from pathlib import Path
 
@@ -20,8 +21,9 @@ from judging.resolve import decide_run, leaderboard_rows, resolve_run
 from judging.review.push import PushOptions, connect, plan_records, push_run
 from judging.rubrics import RubricLibrary
 from judging.rundir import RunStore, read_not_addressed
-from tests.app.conftest import OPENED, PLANTED
+from tests.app.conftest import OPENED, PLANTED, cli_env
 from tests.argilla_server import free_port
+from tests.conftest import JUDGING_CLI
 from tests.fakehub import FakeHub
 
 TOOLS = {"get_verdicts", "get_claim", "get_consensus", "get_leaderboard", "get_review_queue"}
@@ -139,8 +141,31 @@ def test_space_mode_reads_the_published_dataset(offline_run: Path, run_data, tmp
     resolve_run(run)
     staged = stage(run, out=tmp_path / "staged", repo_id="org/verdicts").folder
     with FakeHub({("dataset", "org/verdicts"): staged}) as hub:
+        # As a Space runs it: `judging app --dataset` in its own process, over HTTP to the Hub,
+        # asked through Gradio's own client.
+        env = hub.environ(tmp_path / "hf-cli", base=cli_env(tmp_path))
+        home, port = tmp_path / "app-home", free_port()
+        started = subprocess.run([*JUDGING_CLI, "app", "--dataset", "org/verdicts",
+                                  "--background", "--no-mcp", "--port", str(port),
+                                  "--app-home", str(home)], env=env, capture_output=True,
+                                 text=True, timeout=150)
+        try:
+            assert started.returncode == 0, started.stdout + started.stderr
+            from gradio_client import Client
+
+            client = Client(f"http://127.0.0.1:{port}/", verbose=False)
+            served = json.loads(client.predict(OPENED[1], api_name="/get_consensus"))
+            shown = json.loads(client.predict(f"{OPENED[0]}::{OPENED[1]}",
+                                              api_name="/get_claim"))
+        finally:
+            subprocess.run([*JUDGING_CLI, "app", "stop", "--app-home", str(home)], env=env,
+                           capture_output=True, timeout=60)
+        assert any(path.endswith("data/claims.jsonl") for _, path in hub.requests)
         hub.patch(monkeypatch, tmp_path / "hf")
         space = load_dataset("org/verdicts", local_dir=tmp_path / "download")
+    assert served == [r.as_dict() for r in consensus_rows(run_data, OPENED[1])]
+    assert {"published", "reproduced", "diff"} <= set(shown["figures"]), shown["figures"]
+    assert shown["statement"] == run_data.claims[f"{OPENED[0]}::{OPENED[1]}"].statement
     assert space.origin == "hf://datasets/org/verdicts" and space.queue is None
     assert space.by_submission == run_data.by_submission
     assert space.by_paper == run_data.by_paper
