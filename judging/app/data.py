@@ -454,6 +454,10 @@ def load_dataset(repo_id: str, *, revision: str | None = None, local_dir: Path |
         status = exc.response.status_code if exc.response is not None else "error"
         raise JudgingError(f"cannot download the dataset {repo_id} from the Hub ({status}): "
                            f"{str(exc).splitlines()[0]}") from None
-    except (OSError, ValueError) as exc:
-        raise JudgingError(f"cannot download the dataset {repo_id}: {exc}") from None
+    except (OSError, ValueError) as exc:  # no connection: huggingface_hub's own OSErrors
+        from huggingface_hub import constants
+
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise JudgingError(f"cannot download the dataset {repo_id} from {constants.ENDPOINT}: "
+                           f"{first[:300]}") from None
     return load_dataset_folder(Path(folder), origin=f"hf://datasets/{repo_id}")

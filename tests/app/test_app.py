@@ -200,3 +200,16 @@ def test_stop_without_a_dashboard(tmp_path: Path) -> None:
     assert result.exit_code == 0 and "No dashboard is running" in result.output
     result = CliRunner().invoke(main, ["app", "status", "--app-home", str(tmp_path)])
     assert result.exit_code == 1
+
+
+def test_unreachable_hub_is_one_clear_line(monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+                                           ) -> None:
+    from tests.fakehub import patch_hub
+
+    url = f"http://127.0.0.1:{free_port()}"  # nothing listens there
+    patch_hub(monkeypatch, url, tmp_path / "hf")
+    result = CliRunner().invoke(main, ["app", "--dataset", "org/verdicts", "--no-mcp",
+                                       "--app-home", str(tmp_path / "home")])
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert result.exit_code == 1 and len(lines) == 1, result.output
+    assert f"cannot download the dataset org/verdicts from {url}" in result.output
