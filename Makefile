@@ -22,6 +22,9 @@ export JUDGING_ARGILLA_PYTHON
 DEMO_OUT ?= runs/demo
 REVIEW_HOME ?= .judging/argilla
 REVIEW_PORT ?= 6900
+# The organizers' dashboard (`judging app`), started in the background by `make demo`.
+APP_HOME ?= .judging/app
+APP_PORT ?= 7860
 DEMO_REVIEWER ?= reviewer
 DEMO_REVIEWER_PASSWORD ?= reviewer-demo-1
 # System packages: command (or a file glob) -> Debian package. Tesseract's English model is what
@@ -113,6 +116,10 @@ demo: install argilla-env sysdeps-demo
 	  --home $(REVIEW_HOME) >/dev/null
 	$(BIN)/judging calibrate $(DEMO_OUT) --labels calibration/sets/examples/labels.jsonl \
 	  --out $(DEMO_OUT)/calibration
+	@# The dashboard keeps the run it read in memory: restart it on the new run.
+	@$(BIN)/judging app stop --app-home $(APP_HOME) >/dev/null
+	$(BIN)/judging app $(DEMO_OUT) --background --port $(APP_PORT) --app-home $(APP_HOME) \
+	  --home $(REVIEW_HOME) --calibration $(DEMO_OUT)/calibration
 	@echo
 	@echo "report:  $(CURDIR)/$(DEMO_OUT)/report.html"
 	@echo "calibration of the judge against the examples' construction labels (not human labels):"
@@ -120,6 +127,9 @@ demo: install argilla-env sysdeps-demo
 	@echo "review:  $$($(BIN)/judging review status --home $(REVIEW_HOME) | sed -n 's/.*\(http[^ ]*\).*/\1/p' | head -n 1)"
 	@echo "         log in as $(DEMO_REVIEWER) / $(DEMO_REVIEWER_PASSWORD) (annotator; the owner is argilla / 12345678)"
 	@echo "         stop the server with: $(BIN)/judging review stop --home $(REVIEW_HOME)"
+	@echo "dashboard: $$($(BIN)/judging app status --app-home $(APP_HOME) | sed -n 's/.*\(http[^ ]*\).*/\1/p')"
+	@echo "         leaderboard, claims side by side, review queue; MCP tools at /gradio_api/mcp/"
+	@echo "         stop it with: $(BIN)/judging app stop --app-home $(APP_HOME)"
 
 test: install argilla-env trackio-env sysdeps-test lint
 	$(BIN)/python -m pytest -q

@@ -16,6 +16,8 @@ its command, in the order the flow runs:
     consensus/   `judging consensus`: the reproductions of one registry claim side by side, their
                  consensus verdict, support and spread; flags in a side file (never outcomes)
     publish/     `judging publish`: final decisions as a Hub dataset
+    app/         `judging app`: the organizers' Gradio dashboard (leaderboard, claims, review queue,
+                 MCP tools) over a run directory or a published dataset
     cli/         the command line, one module per command group
 
     rundir/      the run directory, owned in one place (file names, store, atomic writes, flags)

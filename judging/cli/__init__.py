@@ -10,6 +10,7 @@ import logging
 import click
 from rich.logging import RichHandler
 
+from judging.cli.app import app
 from judging.cli.calibrate import calibrate
 from judging.cli.check import check
 from judging.cli.consensus import consensus
@@ -36,7 +37,7 @@ def main(verbose: bool) -> None:
 
 # In the order `judging --help` lists them (click sorts by name) and the README tells them.
 for command in (check, run, merge, report, review, calibrate, resolve, consensus, leaderboard,
-                publish, similarity, chart, rubric):
+                publish, app, similarity, chart, rubric):
     main.add_command(command)
 
 

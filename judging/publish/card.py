@@ -176,14 +176,20 @@ def dataset_card(*, run_id: str, repo_id: str | None, license: str,
         "AI judgment (the newest per claim, rubric, judge and sample): per-criterion answers "
         "with rationales (`answers`, JSON), aggregate score, coverage and outcome, measured "
         "signals, flags, and provenance (model, settings, prompt-template and request hashes, "
-        "token usage, cost, code version, the raw answer).", "",
+        "token usage, cost, code version, the raw answer).",
+        f"- `not_addressed` ({len(tables.get('not_addressed', []))} rows, "
+        "`data/not_addressed.parquet`): one row per registry claim a submission did not "
+        "address; the leaderboard counts each as a claim that did not pass.",
         f"- `consensus` ({len(tables['consensus'])} rows, `data/consensus.parquet`): one row per "
         "registry claim reproduced by the submissions (`judging consensus`): verdict counts, the "
         "consensus verdict and its support, agreement, the spread of reproduced values "
         "(`spread`, JSON), the reproductions flagged as contradicting the consensus, as value "
         "outliers or as copies that add no support, and every reproduction side by side "
         "(`rows`, JSON).", "",
-        "Each table is also given as JSON lines (`data/*.jsonl`, the same rows).", ""]
+        "Each table is also given as JSON lines (`data/*.jsonl`, the same rows). The "
+        "normalised published and reproduced figures, their visual diff and the chart "
+        "overlay of each figure claim are under `figures/` (the claims' `figures` column "
+        "names them).", ""]
 
     refs: dict[str, tuple[str, str, str, str]] = {}
     for d in decisions:

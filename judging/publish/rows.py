@@ -6,12 +6,16 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from judging.models import ClaimInput, ConsensusReport, Judgment
+from judging.models import ClaimInput, ConsensusReport, Judgment, NotAddressed
 from judging.publish.scrub import Scrubber, pseudonym, public_endpoint
 from judging.resolve import ClaimDecision, RubricDecision
 
-CONFIGS = ("claims", "decisions", "judgments", "consensus")
+CONFIGS = ("claims", "decisions", "judgments", "not_addressed", "consensus")
 """The dataset's tables (Hub configs), in the order the card lists them."""
+
+FIGURES_DIR = "figures"
+"""The staged folder of the normalised figures: figures/<claim folder>/<published|reproduced|diff|
+overlay>.png, as `judging run` wrote them under diffs/ (the claims table's `figures` names them)."""
 
 
 def table_schemas() -> dict[str, Any]:
@@ -27,7 +31,8 @@ def table_schemas() -> dict[str, Any]:
             ("statement", s), ("justification", s), ("scale_note", s), ("reported_value", f),
             ("reproduced_value", f), ("values", s), ("tolerance", s), ("problem_kind", s),
             ("problem_note", s), ("evidence_files", strings), ("agent_name", s),
-            ("agent_model", s), ("human_help", s)]),
+            ("agent_model", s), ("human_help", s), ("figures", s), ("source_verdict", s),
+            ("toy", b)]),
         "decisions": pa.schema([
             ("submission_id", s), ("claim_id", s), ("paper_id", s), ("kind", s), ("verdict", s),
             ("rubric_id", s), ("rubric_version", s), ("rubric_hash", s), ("rubric_outcome", s),
@@ -43,6 +48,9 @@ def table_schemas() -> dict[str, Any]:
             ("request_hash", s), ("input_hash", s), ("raw_answer", s), ("prompt_tokens", i),
             ("completion_tokens", i), ("total_tokens", i), ("cost_usd", f), ("latency_s", f),
             ("timestamp", s), ("code_version", s)]),
+        "not_addressed": pa.schema([
+            ("submission_id", s), ("paper_id", s), ("claim_id", s), ("statement", s),
+            ("source", s)]),
         "consensus": pa.schema([
             ("claim_id", s), ("paper_id", s), ("kind", s), ("statement", s),
             ("reproductions", i), ("independent", i), ("verified", i), ("falsified", i),
@@ -67,7 +75,11 @@ def _value_text(value: bool | int | None) -> str | None:
 
 
 def claim_rows(finals: list[ClaimDecision], claims: dict[str, ClaimInput],
-               scrubber: Scrubber) -> list[dict[str, Any]]:
+               scrubber: Scrubber, figures: dict[str, dict[str, str]] | None = None
+               ) -> list[dict[str, Any]]:
+    """One row per claim; `figures`: claim key -> {kind: path in the dataset} of its staged
+    figures (`figures` column, JSON)."""
+    figures = figures or {}
     rows = []
     for final in finals:
         content = claims.get(str(final.claim))
@@ -104,12 +116,23 @@ def claim_rows(finals: list[ClaimDecision], claims: dict[str, ClaimInput],
             "agent_name": header.agent.name if header and header.agent else None,
             "agent_model": header.agent.model if header and header.agent else None,
             "human_help": header.human_help.value if header and header.human_help else None,
+            "figures": figures.get(str(final.claim)) or None,
+            "source_verdict": claim.source_verdict if claim else None,
+            "toy": claim.toy if claim else None,
         }
         row = scrubber.tree(row)
-        for key in ("outcomes", "values", "tolerance"):
+        for key in ("outcomes", "values", "tolerance", "figures"):
             row[key] = _json(row[key])
         rows.append(row)
     return rows
+
+
+def not_addressed_rows(records: list[NotAddressed], scrubber: Scrubber) -> list[dict[str, Any]]:
+    """The registry claims each submission left unanswered (they count as not passed on the
+    leaderboard, so a Space that reads the dataset ranks as `judging leaderboard` does)."""
+    return [scrubber.tree({"submission_id": r.submission_id, "paper_id": r.paper_id,
+                           "claim_id": r.claim_id, "statement": r.statement,
+                           "source": r.source}) for r in records]
 
 
 def decision_rows(decisions: list[RubricDecision], scrubber: Scrubber, salt: str

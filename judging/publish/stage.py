@@ -10,8 +10,11 @@ Stages a folder (default `RUN_DIR/publish/`, rebuilt each time):
     data/decisions.jsonl
     data/judgments.parquet  one row per AI judgment line (the newest per claim/rubric/judge/sample)
     data/judgments.jsonl
+    data/not_addressed.*    one row per registry claim a submission left unanswered
     data/consensus.parquet  one row per registry claim: the consensus of its reproductions
     data/consensus.jsonl    (`judging consensus`: verdict, support, spread, flagged claims)
+    figures/<claim>/*.png   the normalised published and reproduced figures, the diff and the
+                            chart overlay of each figure claim (named in the claims' `figures`)
 
 then uploads it with `HfApi.create_repo` + `upload_folder` (or, with `--dry-run`, only lists it).
 
@@ -31,13 +34,16 @@ from pathlib import Path
 from typing import Any
 
 from judging.errors import PublishError
+from judging.models import Judgment
 from judging.publish.card import DEFAULT_LICENSE, dataset_card
 from judging.publish.rows import (
     CONFIGS,
+    FIGURES_DIR,
     claim_rows,
     consensus_rows,
     decision_rows,
     judgment_rows,
+    not_addressed_rows,
     table_schemas,
 )
 from judging.publish.scrub import (
@@ -48,7 +54,7 @@ from judging.publish.scrub import (
     publish_salt,
 )
 from judging.resolve import ClaimDecision, RubricDecision
-from judging.rundir import RunPaths, RunStore, read_jsonl
+from judging.rundir import RunPaths, RunStore, read_jsonl, read_not_addressed
 
 
 @dataclass
@@ -89,7 +95,7 @@ def _prepare_folder(folder: Path, run_dir: Path) -> None:
         if not folder.is_dir():
             raise PublishError(f"--out {folder}: exists and is not a folder")
         strangers = [p.name for p in folder.iterdir()
-                     if p.name not in ("README.md", "data", ".cache")]
+                     if p.name not in ("README.md", "data", FIGURES_DIR, ".cache")]
         if strangers:
             shown = ", ".join(sorted(strangers)[:3])
             raise PublishError(f"--out {folder}: holds other files ({shown}); give an empty or "
@@ -113,6 +119,36 @@ def _write_table(folder: Path, name: str, rows: list[dict[str, Any]], schema: An
             StagedFile(f"data/{name}.jsonl", jsonl.stat().st_size, len(rows))]
 
 
+def _stage_figures(folder: Path, run_dir: Path, judgments: list[Judgment]
+                   ) -> tuple[dict[str, dict[str, str]], list[StagedFile]]:
+    """Copy each claim's normalised figures (diffs/<claim>/, written by `judging run`) to
+    figures/<claim>/; claim key -> {kind: path in the dataset}. Only files inside the run's
+    diffs/ folder are copied (an artifact path is the run's own, but never trusted blindly)."""
+    diffs = RunPaths(run_dir).diffs.resolve()
+    by_claim: dict[str, dict[str, str]] = {}
+    files: list[StagedFile] = []
+    for judgment in sorted(judgments, key=lambda j: (str(j.claim), str(j.rubric))):
+        key = str(judgment.claim)
+        if key in by_claim or not judgment.artifacts.diff:
+            continue
+        staged: dict[str, str] = {}
+        for kind in ("published", "reproduced", "diff", "overlay"):
+            relative = getattr(judgment.artifacts, kind)
+            if not relative:
+                continue
+            source = (run_dir / relative).resolve()
+            if not source.is_file() or diffs not in source.parents:
+                continue
+            target = f"{FIGURES_DIR}/{source.parent.name}/{source.name}"
+            (folder / target).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, folder / target)
+            staged[kind] = target
+            files.append(StagedFile(target, (folder / target).stat().st_size, None))
+        if staged:
+            by_claim[key] = staged
+    return by_claim, files
+
+
 def stage(run_dir: Path, *, out: Path | None = None, calibration_dir: Path | None = None,
           license: str = DEFAULT_LICENSE, repo_id: str | None = None,
           salt: str | None = None) -> Staged:
@@ -134,13 +170,16 @@ def stage(run_dir: Path, *, out: Path | None = None, calibration_dir: Path | Non
     scrubber = Scrubber(local_roots(run_dir, claims.values(),
                                      [folder, calibration_dir, Path.home()]))
     schemas = table_schemas()
-    tables = {"claims": claim_rows(finals, claims, scrubber),
+    figures, figure_files = _stage_figures(folder, run_dir, judgments)
+    tables = {"claims": claim_rows(finals, claims, scrubber, figures),
               "decisions": decision_rows(decisions, scrubber, salt),
               "judgments": judgment_rows(judgments, scrubber),
+              "not_addressed": not_addressed_rows(read_not_addressed(run_dir), scrubber),
               "consensus": consensus_rows(load_consensus(run_dir), scrubber)}
     files: list[StagedFile] = []
     for name in CONFIGS:
         files += _write_table(folder, name, tables[name], schemas[name])
+    files += figure_files
     card = dataset_card(
         run_id=store.info.run_id, repo_id=repo_id, license=license, tables=tables,
         decisions=decisions, judgments=judgments, calibration_dir=calibration_dir,

@@ -13,6 +13,7 @@ from judging.resolve.decide import (
                                     FinalAnswer,
                                     FinalOutcome,
                                     RubricDecision,
+                                    decide_run,
                                     resolve_run,
 )
 from judging.resolve.leaderboard import (
@@ -23,4 +24,4 @@ from judging.resolve.leaderboard import (
 )
 
 __all__ = ["CONSENSUS_COLUMNS", "ClaimDecision", "FinalAnswer", "FinalOutcome", "RubricDecision",
-           "consensus_rows", "leaderboard_rows", "resolve_run", "write_leaderboard"]
+           "consensus_rows", "decide_run", "leaderboard_rows", "resolve_run", "write_leaderboard"]

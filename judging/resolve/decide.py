@@ -207,6 +207,20 @@ def combined(outcomes: list[FinalOutcome]) -> FinalOutcome:
 def resolve_run(run_dir: Path, *, labels_path: Path | None = None,
                 calibration_dir: Path | None = None, rubrics_dir: Path | None = None
                 ) -> tuple[list[RubricDecision], list[ClaimDecision]]:
+    """Decide the run (`decide_run`) and write decisions.jsonl and final.jsonl."""
+    store = RunStore.open(run_dir, create=False)
+    decisions, finals = decide_run(run_dir, labels_path=labels_path,
+                                   calibration_dir=calibration_dir, rubrics_dir=rubrics_dir)
+    write_jsonl_atomic(store.paths.decisions, decisions)
+    write_jsonl_atomic(store.paths.final, finals)
+    return decisions, finals
+
+
+def decide_run(run_dir: Path, *, labels_path: Path | None = None,
+               calibration_dir: Path | None = None, rubrics_dir: Path | None = None
+               ) -> tuple[list[RubricDecision], list[ClaimDecision]]:
+    """The final decisions of a run, computed from its judgments, labels and calibrations and
+    written nowhere (`resolve_run` writes them; the app shows them live)."""
     store = RunStore.open(run_dir, create=False)
     calibration_dir = calibration_root(calibration_dir)
     path = labels_path or store.paths.labels
@@ -256,6 +270,4 @@ def resolve_run(run_dir: Path, *, labels_path: Path | None = None,
             outcomes={str(d.rubric): d.outcome for d in items},
             outcome=combined([d.outcome for d in items]),
             upheld=upheld(first.verdict, items), decided_by=deciders))
-    write_jsonl_atomic(store.paths.decisions, decisions)
-    write_jsonl_atomic(store.paths.final, finals)
     return decisions, finals

@@ -31,13 +31,15 @@ from tenacity import (
 
 from judging.errors import JudgingError, ReviewError
 from judging.judges import choose_judgment
-from judging.models import Judgment, ref_name
+from judging.models import ClaimInput, Judgment, ref_name
 from judging.review.dataset import (
+    Priority,
     ReviewRecord,
     build_record,
     build_settings,
     dataset_name,
     in_calibration,
+    record_id,
     review_priority,
 )
 from judging.rubrics import Rubric, RubricLibrary
@@ -128,9 +130,29 @@ def ensure_dataset(client: rg.Argilla, name: str, workspace: str, settings: rg.S
     return dataset
 
 
-def plan_records(store: RunStore, library: RubricLibrary, options: PushOptions
-                 ) -> tuple[dict[str, tuple[Rubric, bool]], list[ReviewRecord], list[str]]:
-    """Which record goes to which dataset, built from the run's stored judgments and claims."""
+@dataclass
+class PlannedReview:
+    """One (claim, rubric version) of a run as review sees it: the AI line shown, where its
+    record goes, its record id and its priority (what `push` sends, and the app's queue)."""
+
+    claim_key: str
+    rubric: Rubric
+    judgment: Judgment
+    """The chosen AI line with the side-file flags merged in."""
+    claim: ClaimInput | None
+    dataset: str
+    blind: bool
+    priority: Priority
+
+    @property
+    def record_id(self) -> str:
+        return record_id(self.claim_key, self.rubric.id, self.rubric.version)
+
+
+def plan_reviews(store: RunStore, library: RubricLibrary, options: PushOptions
+                 ) -> tuple[list[PlannedReview], list[str]]:
+    """Which (claim, rubric version) goes to which dataset with which priority, from the run's
+    stored judgments, claims, side-file flags and calibrations; and the lines skipped."""
     claims = store.claims()
     side_flags = flags_by_claim(store.root)
     groups: dict[tuple[str, str, str], list[Judgment]] = defaultdict(list)
@@ -143,8 +165,7 @@ def plan_records(store: RunStore, library: RubricLibrary, options: PushOptions
         groups[(str(judgment.claim), ref.id, ref.version)].append(judgment)
     rubrics: dict[str, Rubric] = {}
     artifacts: dict = {}  # calibration artifacts read, by (root, rubric, judge)
-    datasets: dict[str, tuple[Rubric, bool]] = {}
-    records: list[ReviewRecord] = []
+    planned: list[PlannedReview] = []
     for (claim_key, rubric_id, version), lines in sorted(groups.items()):
         chosen = choose_judgment(lines)
         if chosen is None or chosen.rubric is None:
@@ -160,8 +181,6 @@ def plan_records(store: RunStore, library: RubricLibrary, options: PushOptions
             rubrics[name] = rubric
         rubric = rubrics[name]
         blind = in_calibration(claim_key, share=options.blind_share, seed=options.seed)
-        name = dataset_name(rubric_id, version, calibration=blind)
-        datasets[name] = (rubric, blind)
         untrusted = untrusted_criteria(chosen, root=options.calibration_dir,
                                        artifacts=artifacts)
         chosen = with_flags(chosen, side_flags)
@@ -169,10 +188,26 @@ def plan_records(store: RunStore, library: RubricLibrary, options: PushOptions
         priority = review_priority([*lines, chosen], untrusted=untrusted,
                                    claim_flags=[f.name for f in claim_input.flags]
                                    if claim_input is not None else ())
-        record = build_record(rubric, chosen, claims.get(claim_key), blind=blind,
-                              priority=priority, run_root=store.root)
-        records.append(ReviewRecord(dataset=name, record=record, claim_key=claim_key,
-                                    blind=blind, priority=priority))
+        planned.append(PlannedReview(
+            claim_key=claim_key, rubric=rubric, judgment=chosen, claim=claim_input,
+            dataset=dataset_name(rubric_id, version, calibration=blind), blind=blind,
+            priority=priority))
+    return planned, skipped
+
+
+def plan_records(store: RunStore, library: RubricLibrary, options: PushOptions
+                 ) -> tuple[dict[str, tuple[Rubric, bool]], list[ReviewRecord], list[str]]:
+    """Which record goes to which dataset, built from the run's stored judgments and claims."""
+    planned, skipped = plan_reviews(store, library, options)
+    datasets: dict[str, tuple[Rubric, bool]] = {}
+    records: list[ReviewRecord] = []
+    for item in planned:
+        datasets[item.dataset] = (item.rubric, item.blind)
+        record = build_record(item.rubric, item.judgment, item.claim, blind=item.blind,
+                              priority=item.priority, run_root=store.root)
+        records.append(ReviewRecord(dataset=item.dataset, record=record,
+                                    claim_key=item.claim_key, blind=item.blind,
+                                    priority=item.priority))
     return datasets, records, skipped
 
 

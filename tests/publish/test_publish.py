@@ -40,6 +40,7 @@ BEARER = "Bearer abc123DEF456ghi789jkl"
 REVIEWERS = ("ada.reviewer@uni.example.edu", "grace_h")
 PLANTED = [EMAIL, HF_TOKEN, SK_KEY, "/home/alice", "abc123DEF456ghi789jkl", *REVIEWERS]
 REPO = "judging-org/demo-verdicts"
+TABLES = ("claims", "decisions", "judgments", "not_addressed", "consensus")
 
 
 def _plant(submissions: Path) -> None:
@@ -175,15 +176,40 @@ def test_staged_tables_have_the_expected_rows(resolved, staged) -> None:
     assert all(isinstance(json.loads(r["answers"]), list) for r in judgments)
 
 
+def test_figures_are_staged_and_named_in_the_claims_table(resolved, staged) -> None:
+    """The Space mode of `judging app` shows these: each figure claim's normalised published and
+    reproduced figures and its diff, byte for byte the run's, named in the claims' `figures`."""
+    run = resolved["run"]
+    latest = RunStore.open(run, create=False).latest()
+    expected = {str(j.claim): j.artifacts for j in latest if j.artifacts.diff}
+    assert expected, "the examples have figure claims"
+    claims = {f"{r['submission_id']}::{r['claim_id']}": r
+              for r in _rows(staged / "data" / "claims.jsonl")}
+    for key, artifacts in expected.items():
+        figures = json.loads(claims[key]["figures"])
+        assert set(figures) >= {"published", "reproduced", "diff"}, (key, figures)
+        for kind, path in figures.items():
+            assert (staged / path).read_bytes() == \
+                (run / getattr(artifacts, kind)).read_bytes(), (key, kind)
+    assert all(r["figures"] is None for k, r in claims.items() if k not in expected)
+    not_addressed = _rows(staged / "data" / "not_addressed.jsonl")
+    assert len(not_addressed) == len(_rows(run / "not_addressed.jsonl")) > 0
+    assert set(not_addressed[0]) == {"submission_id", "paper_id", "claim_id", "statement",
+                                     "source"}
+
+
 def test_nothing_personal_or_local_in_any_staged_file(resolved, staged) -> None:
     files = [p for p in staged.rglob("*") if p.is_file()]
-    assert {p.relative_to(staged).as_posix() for p in files} == {
-        "README.md", *(f"data/{n}.{e}" for n in ("claims", "decisions", "judgments", "consensus")
-                       for e in ("parquet", "jsonl"))}
+    names = {p.relative_to(staged).as_posix() for p in files}
+    assert {n for n in names if not n.startswith("figures/")} == {
+        "README.md", *(f"data/{n}.{e}" for n in TABLES for e in ("parquet", "jsonl"))}
+    assert all(re.fullmatch(r"figures/[a-z0-9.-]+/(published|reproduced|diff|overlay)\.png", n)
+               for n in names if n.startswith("figures/")), names
+    files = [p for p in files if p.suffix != ".png"]
     local = {str(resolved["base"]), str(resolved["base"].resolve()), str(ROOT),
              str(Path.cwd()), str(Path.home())}
     texts = {p.name: p.read_bytes() for p in files}
-    for name in ("claims", "decisions", "judgments", "consensus"):  # pages may be compressed
+    for name in TABLES:  # parquet pages may be compressed
         table = pq.read_table(staged / "data" / f"{name}.parquet")
         texts[f"{name}.parquet (decoded)"] = json.dumps(table.to_pylist()).encode()
     for name, data in texts.items():
@@ -228,7 +254,7 @@ def test_the_card(resolved, staged) -> None:
     front = yaml.safe_load(text.split("---\n")[1])
     assert front["license"] == "cc-by-4.0" and front["pretty_name"] and front["tags"]
     configs = {c["config_name"]: c["data_files"] for c in front["configs"]}
-    assert set(configs) == {"claims", "decisions", "judgments", "consensus"}
+    assert set(configs) == set(TABLES)
     for files in configs.values():
         for entry in files:
             assert (staged / entry["path"]).is_file() and entry["path"].endswith(".parquet")

@@ -1,0 +1,465 @@
+"""The Gradio dashboard: leaderboard, claims and the claim view, the review queue, and the API.
+
+Participant and model text is escaped before it reaches the page, as in the HTML report: every
+panel is HTML this module writes with `html.escape` around each value, never Markdown (Markdown
+would render a participant's links and images). Tables are plain-text dataframes.
+
+The API functions (`AppApi`) are Gradio API endpoints with docstrings and type hints, so with
+`mcp_server=True` an agent gets them as MCP tools: verdicts, one claim, the consensus of a
+registry claim, the leaderboard and the review queue. The UI's own events are private.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import urllib.parse
+from collections.abc import Callable
+from dataclasses import asdict
+from typing import Any
+
+# Gradio reads this at import; a dashboard on a closed network must not phone home.
+os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+
+# Imported at the top (not inside build_app) because Gradio finds its special arguments
+# (gr.SelectData, gr.Request) by resolving the handlers' annotations in this module's globals.
+import gradio as gr  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from judging.app.consensus import consensus_rows  # noqa: E402
+from judging.app.data import AppData, ClaimRecord, JudgmentView  # noqa: E402
+
+ALL = "(all)"
+SUBMISSION_COLUMNS = ["submission", "paper", "claims", "passed", "failed", "not_addressed",
+                      "pending", "incomplete", "upheld", "pass_rate"]
+PAPER_COLUMNS = ["paper", "submissions", "claims", "passed", "failed", "not_addressed",
+                 "pending", "incomplete", "upheld", "pass_rate"]
+CLAIM_COLUMNS = ["submission", "claim", "paper", "kind", "verdict", "outcome", "upheld",
+                 "figure_match", "flags"]
+
+CSS = """
+.jd-claim h2 {margin: 0 0 .3rem 0}
+.jd-claim blockquote {border-left: 4px solid #999; margin: .5rem 0; padding: .2rem .8rem}
+.jd-claim pre, .jd-judgments pre {white-space: pre-wrap; word-break: break-word; margin: 0;
+  font: inherit}
+.jd-badge {display: inline-block; padding: 0 .5rem; border-radius: .6rem; margin-right: .3rem;
+  background: #eee; color: #222; font-size: 90%}
+.jd-pass {background: #d4f4d4} .jd-fail {background: #f8d0d0} .jd-pending, .jd-incomplete
+  {background: #f6ecc8} .jd-error {background: #e0d0f0}
+.jd-table {border-collapse: collapse; width: 100%; margin: .3rem 0 .8rem 0}
+.jd-table td, .jd-table th {border: 1px solid #ccc; padding: 3px 6px; vertical-align: top;
+  text-align: left}
+.jd-table th {background: #f0f0f0}
+.jd-muted {color: #666}
+"""
+
+
+def e(value: Any) -> str:
+    """Escaped text of any value (None as an empty string)."""
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+def badge(text: str | None) -> str:
+    text = text or "?"
+    return f"<span class='jd-badge jd-{e(text)}'>{e(text)}</span>"
+
+
+def table(header: list[str], rows: list[list[str]], *, css: str = "jd-table") -> str:
+    """An HTML table of cells that are already HTML (escape each value when building them)."""
+    head = "".join(f"<th>{e(h)}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
+    return f"<table class='{css}'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+# --- pure views (the UI and the tests call these) -----------------------------------------------
+
+
+def _matches(text: str, *values: Any) -> bool:
+    needle = text.strip().lower()
+    return not needle or any(needle in str(v).lower() for v in values if v is not None)
+
+
+def leaderboard_table(data: AppData, *, by: str = "submission", search: str = "",
+                      paper: str = ALL) -> list[list[Any]]:
+    """Leaderboard rows (ranked as `judging leaderboard`), filtered by text and paper."""
+    rows = data.by_paper if by == "paper" else data.by_submission
+    columns = PAPER_COLUMNS if by == "paper" else SUBMISSION_COLUMNS
+    shown = []
+    for rank, row in enumerate(rows, start=1):
+        if paper not in (ALL, "", None) and row.get("paper") != paper:
+            continue
+        if not _matches(search, *(row.get(c) for c in columns)):
+            continue
+        shown.append([rank, *(row.get(c) for c in columns)])
+    return shown
+
+
+def claims_table(data: AppData, *, search: str = "", outcome: str = ALL) -> list[list[Any]]:
+    shown = []
+    for record in data.claims.values():
+        if outcome not in (ALL, "", None) and record.outcome != outcome:
+            continue
+        cells = [record.submission_id, record.claim_id, record.paper_id, record.kind,
+                 record.verdict, record.outcome, record.upheld, record.figure_match_outcome(),
+                 ", ".join(record.flags)]
+        if _matches(search, *cells, record.statement):
+            shown.append(cells)
+    return shown
+
+
+def _value_rows(record: ClaimRecord) -> list[list[str]]:
+    rows = []
+    if record.reported_value is not None or record.reproduced_value is not None:
+        rows.append([e(record.claim_id), e(record.reported_value), e(record.reproduced_value),
+                     e(record.tolerance)])
+    for value in record.values or []:
+        rows.append([e(value.get("name")), e(value.get("reported")), e(value.get("reproduced")),
+                     e(value.get("tolerance") or record.tolerance)])
+    return rows
+
+
+def claim_html(record: ClaimRecord) -> str:
+    """The claim: ids, our decision, the participant's statement, justification and numbers."""
+    parts = [f"<div class='jd-claim'><h2>{e(record.claim_id)} · {e(record.submission_id)}</h2>",
+             "<p>", f"paper {e(record.paper_id)}",
+             f" — {e(record.paper_title)}" if record.paper_title else "",
+             f"<br>kind {badge(record.kind)} verdict {badge(record.verdict)} "
+             f"outcome {badge(record.outcome)} upheld {badge(record.upheld)}"]
+    if record.outcomes:
+        parts.append("<br>per rubric: " + " ".join(f"{e(ref)} {badge(outcome)}"
+                                                   for ref, outcome in record.outcomes.items()))
+    if record.decided_by:
+        parts.append(f"<br>decided by {e(', '.join(record.decided_by))}")
+    if record.agent:
+        parts.append(f"<br>agent {e(record.agent)}")
+    if record.reference:
+        parts.append(f"<br>reference: {e(record.reference)}")
+    parts.append("</p>")
+    parts.append(f"<blockquote class='jd-statement'><pre>{e(record.statement)}</pre></blockquote>")
+    if record.source_verdict:
+        parts.append(f"<p>participant's words for the verdict: <q>{e(record.source_verdict)}</q>"
+                     "</p>")
+    if record.flags:
+        parts.append("<p>flags: " + " ".join(badge(f) for f in record.flags) + "</p>")
+    values = _value_rows(record)
+    if values:
+        parts.append(table(["value", "reported", "reproduced", "tolerance"], values))
+    parts.append("<h3>Justification</h3>")
+    parts.append(f"<pre class='jd-justification'>{e(record.justification) or '(none)'}</pre>")
+    if record.scale_note:
+        parts.append(f"<h3>Scale note</h3><pre>{e(record.scale_note)}</pre>")
+    if record.problem_kind:
+        parts.append(f"<p>problem kind: {e(record.problem_kind)}</p>")
+    if not record.figures:
+        parts.append("<p class='jd-muted'>No figures for this claim.</p>")
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def _judgment_html(view: JudgmentView) -> str:
+    score = "" if view.score is None else f" score {view.score:.2f}"
+    coverage = "" if view.coverage is None else f" coverage {view.coverage:.0%}"
+    head = (f"<summary><b>{e(view.rubric)}</b> · judge {e(view.judge)}"
+            + (f" · sample {view.sample}" if view.sample else "")
+            + f" · {badge(view.outcome or view.status)}{e(score)}{e(coverage)}</summary>")
+    parts = [f"<details open class='jd-judgment'>{head}"]
+    if view.reason:
+        parts.append(f"<p>{e(view.status)}: {e(view.reason)}</p>")
+    if view.answers:
+        rows = []
+        for answer in view.answers:
+            why = answer.rationale if answer.status == "scored" else (answer.reason or "")
+            confidence = "" if answer.confidence is None else f"{answer.confidence:.2f}"
+            rows.append([e(answer.criterion), e(answer.status), e(answer.value), e(confidence),
+                         f"<pre>{e(why)}</pre>"])
+        parts.append(table(["criterion", "status", "answer", "confidence",
+                            "rationale / reason"], rows))
+    if view.signals:
+        rows = [[e(s.name), e(s.value if s.status == "ok" else s.status), e(s.reason)]
+                for s in view.signals]
+        parts.append(table(["signal", "value", "reason"], rows))
+    if view.flags:
+        parts.append(table(["flag", "detail"], [[e(n), e(d)] for n, d in view.flags]))
+    parts.append("</details>")
+    return "".join(parts)
+
+
+def judgments_html(record: ClaimRecord) -> str:
+    if not record.judgments:
+        return "<p class='jd-muted'>No judgment lines.</p>"
+    return ("<div class='jd-judgments'><h3>Judgments</h3>"
+            + "".join(_judgment_html(v) for v in record.judgments) + "</div>")
+
+
+def figure_match_cell(final: str | None, ai: str | None) -> str:
+    """The final figure-match outcome, and the AI's own where it differs (pending review)."""
+    if final is None and ai is None:
+        return ""
+    shown = badge(final) if final else ""
+    if ai and ai != final:
+        shown += f"<span class='jd-muted'> · AI {e(ai)}</span>"
+    return shown
+
+
+def consensus_html(data: AppData, record: ClaimRecord) -> str:
+    rows = consensus_rows(data, record.claim_id)
+    cells = []
+    for row in rows:
+        mark = " <b>(this one)</b>" if row.submission == record.submission_id else ""
+        verdict = e(row.verdict) + (f" <span class='jd-muted'>({e(row.source_verdict)})</span>"
+                                    if row.source_verdict else "")
+        cells.append([e(row.submission) + mark, e(row.agent), e(row.reported), e(row.reproduced),
+                      verdict, "toy" if row.toy else "", e(row.scale_note),
+                      figure_match_cell(row.figure_match, row.figure_match_ai),
+                      badge(row.outcome),
+                      e(row.upheld), "yes" if row.independent else "<b>no</b>",
+                      e(", ".join(row.flags))])
+    independent = sum(1 for r in rows if r.independent)
+    return (f"<div class='jd-consensus'><h3>Reproductions of {e(record.claim_id)}</h3>"
+            f"<p>{len(rows)} reproduction(s), {independent} independent (a copy adds no "
+            f"support).</p>"
+            + table(["submission", "agent", "reported", "reproduced", "verdict", "scale",
+                     "scale note", "figure match", "outcome", "upheld", "independent", "flags"],
+                    cells) + "</div>")
+
+
+def queue_html(data: AppData, *, limit: int = 500) -> str:
+    note = f"<p class='jd-muted'>{e(data.queue_note)}</p>" if data.queue_note else ""
+    if data.queue is None:
+        return note
+    rows = []
+    for item in data.queue[:limit]:
+        claim_link = f"<a href='?claim={e(urllib.parse.quote(item.claim_key, safe=''))}'>" \
+                     f"{e(item.claim_key)}</a>"
+        link = (f"<a href='{e(item.url)}' target='_blank' rel='noopener noreferrer'>"
+                f"open in Argilla</a>") if item.url else ""
+        rows.append([e(f"{item.priority:.2f}"), e(", ".join(item.reasons) or "none"), claim_link,
+                     e(item.rubric), e(item.dataset) + (" (blind)" if item.blind else ""),
+                     f"<code>{e(item.record_id)}</code>", link])
+    return note + table(["priority", "reasons", "claim", "rubric", "dataset", "record id",
+                         "Argilla"], rows)
+
+
+def header_markdown(data: AppData) -> str:
+    papers = {c.paper_id for c in data.claims.values()}
+    text = (f"**{len(data.claims)} claim(s)** from {len(data.by_submission)} submission(s) on "
+            f"{len(papers)} paper(s) · source `{data.origin}`")
+    return "\n\n".join([text, *(f"*{note}*" for note in data.notes)])
+
+
+# --- the API (Gradio endpoints; MCP tools with mcp_server=True) ----------------------------------
+
+
+def _json(value: Any) -> str:
+    # JSON text, not Python objects: Gradio's MCP server sends a tool's result as str(result),
+    # which for a list of dicts is a Python repr (None, True, single quotes), not JSON.
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+class AppApi:
+    """The functions agents call. Their docstrings and type hints are the API's documentation;
+    each returns JSON text."""
+
+    def __init__(self, data: AppData):
+        self.data = data
+
+    def functions(self) -> list[Callable[..., Any]]:
+        return [self.get_verdicts, self.get_claim, self.get_consensus, self.get_leaderboard,
+                self.get_review_queue]
+
+    def get_verdicts(self, submission: str = "", paper: str = "", claim_id: str = "") -> str:
+        """The final verdict of every claim, optionally for one submission, paper or registry
+        claim.
+
+        Args:
+            submission: a submission id (e.g. "alice/repro-neurips26-4821"); empty for all.
+            paper: a paper id (e.g. "neurips26-4821"); empty for all.
+            claim_id: a registry claim id (e.g. "neurips26-4821/c2"); empty for all.
+
+        Returns:
+            JSON: a list with one object per claim: claim_key, submission, claim_id, paper, kind, the participant's
+            verdict, our outcome (pass, fail, incomplete, pending), upheld (yes, no, pending),
+            outcomes per rubric, who decided, flags.
+        """
+        rows = []
+        for record in self.data.claims.values():
+            if submission and record.submission_id != submission:
+                continue
+            if paper and record.paper_id != paper:
+                continue
+            if claim_id and record.claim_id != claim_id:
+                continue
+            rows.append({"claim_key": record.key, "submission": record.submission_id,
+                         "claim_id": record.claim_id, "paper": record.paper_id,
+                         "kind": record.kind, "verdict": record.verdict,
+                         "outcome": record.outcome, "upheld": record.upheld,
+                         "outcomes": dict(record.outcomes),
+                         "decided_by": list(record.decided_by), "flags": list(record.flags)})
+        return _json(rows)
+
+    def get_claim(self, claim_key: str) -> str:
+        """One claim in full: statement, justification, numbers, decision and every judgment
+        with its answers, rationales and signals.
+
+        Args:
+            claim_key: "SUBMISSION_ID::CLAIM_ID", as get_verdicts returns it.
+
+        Returns:
+            JSON: the claim as an object, or {"error": ...} when the key is unknown.
+        """
+        record = self.data.claims.get(claim_key)
+        if record is None:
+            return _json({"error": f"no claim {claim_key!r}; get_verdicts lists the claim keys"})
+        out = asdict(record)
+        out["figures"] = sorted(record.figures)
+        return _json(out)
+
+    def get_consensus(self, claim_id: str) -> str:
+        """Every reproduction of one registry claim side by side.
+
+        Args:
+            claim_id: a registry claim id, e.g. "neurips26-4821/c1".
+
+        Returns:
+            JSON: a list with one object per reproduction: submission, agent, reported and reproduced values,
+            verdict (and the participant's own words), toy scale, scale note, figure-match
+            outcome, final outcome, upheld, whether it is independent (not a copy), flags.
+        """
+        return _json([row.as_dict() for row in consensus_rows(self.data, claim_id)])
+
+    def get_leaderboard(self, by: str = "submission") -> str:
+        """The leaderboard, best first, as `judging leaderboard` computes it.
+
+        Args:
+            by: "submission" or "paper".
+
+        Returns:
+            JSON: a list with one object per submission (or paper), best first: rank,
+            claims, passed, failed, not_addressed, pending, incomplete, upheld, pass_rate.
+        """
+        rows = self.data.by_paper if by == "paper" else self.data.by_submission
+        return _json([dict(row, rank=rank) for rank, row in enumerate(rows, start=1)])
+
+    def get_review_queue(self, limit: int = 50) -> str:
+        """The claims waiting for people, highest review priority first (as `judging review
+        push` ranks them).
+
+        Args:
+            limit: at most this many rows.
+
+        Returns:
+            JSON: a list with one object per (claim, rubric version): priority, reasons, claim_key, rubric, Argilla
+            dataset, record id and URL; empty for a published dataset (no queue).
+        """
+        return _json([asdict(row) for row in (self.data.queue or [])[:max(0, int(limit))]])
+
+
+# --- the Blocks ---------------------------------------------------------------------------------
+
+
+def build_app(data: AppData):
+    """The dashboard as a `gradio.Blocks` (not launched)."""
+    api = AppApi(data)
+    papers = sorted({str(c.paper_id) for c in data.claims.values() if c.paper_id})
+    outcomes = sorted({c.outcome for c in data.claims.values()})
+    keys = list(data.claims)
+    private = {"api_visibility": "private", "queue": False}
+
+    def board(by: str, search: str, paper: str) -> pd.DataFrame:
+        mode = "paper" if by == "papers" else "submission"
+        columns = ["rank", *(PAPER_COLUMNS if mode == "paper" else SUBMISSION_COLUMNS)]
+        return pd.DataFrame(leaderboard_table(data, by=mode, search=search, paper=paper),
+                            columns=columns)
+
+    def claim_list(search: str, outcome: str) -> pd.DataFrame:
+        return pd.DataFrame(claims_table(data, search=search, outcome=outcome),
+                            columns=CLAIM_COLUMNS)
+
+    def show(key: str | None):
+        record = data.claims.get(key or "")
+        if record is None:
+            empty = "<p class='jd-muted'>Choose a claim in the Claims tab.</p>"
+            return empty, None, None, None, "", ""
+        figure = record.figures.get
+        return (claim_html(record), figure("published"), figure("reproduced"), figure("diff"),
+                judgments_html(record), consensus_html(data, record))
+
+    def pick(table_value: pd.DataFrame, evt: gr.SelectData):
+        row = evt.index[0] if isinstance(evt.index, (list, tuple)) else evt.index
+        try:
+            submission, claim_id = table_value.iloc[int(row)][["submission", "claim"]]
+        except (IndexError, KeyError, ValueError, TypeError):
+            return gr.update(), gr.update()
+        return f"{submission}::{claim_id}", gr.Tabs(selected="claim")
+
+    def from_url(request: gr.Request):
+        key = (request.query_params.get("claim") if request is not None else None) or ""
+        if key in data.claims:
+            return key, gr.Tabs(selected="claim")
+        return gr.update(), gr.update()
+
+    with gr.Blocks(title="judging dashboard") as app:
+        gr.Markdown("# judging: organizer dashboard")
+        gr.Markdown(header_markdown(data))
+        with gr.Tabs() as tabs:
+            with gr.Tab("Leaderboard", id="leaderboard"):
+                with gr.Row():
+                    board_by = gr.Radio(["submissions", "papers"], value="submissions",
+                                        label="rank", elem_id="board-by")
+                    board_search = gr.Textbox(label="filter", placeholder="submission or paper",
+                                              elem_id="board-search")
+                    board_paper = gr.Dropdown([ALL, *papers], value=ALL, label="paper",
+                                              elem_id="board-paper")
+                board_table = gr.Dataframe(board("submissions", "", ALL), interactive=False,
+                                           label="leaderboard (click a header to sort)",
+                                           elem_id="board", wrap=True)
+                gr.Markdown("A registry claim a submission does not address counts as a claim "
+                            "that did not pass (not_addressed); pass rate = passed / (passed + "
+                            "failed + not_addressed).")
+            with gr.Tab("Claims", id="claims"):
+                with gr.Row():
+                    claim_search = gr.Textbox(label="filter",
+                                              placeholder="submission, claim, paper, flag...",
+                                              elem_id="claim-search")
+                    claim_outcome = gr.Dropdown([ALL, *outcomes], value=ALL, label="outcome",
+                                                elem_id="claim-outcome")
+                claim_table = gr.Dataframe(claim_list("", ALL), interactive=False,
+                                           label="claims (click a row to open it)",
+                                           elem_id="claims", wrap=True)
+            with gr.Tab("Claim", id="claim"):
+                chosen = gr.Dropdown(keys, value=None, label="claim", elem_id="claim-key",
+                                     allow_custom_value=False)
+                claim_panel = gr.HTML(elem_id="claim-panel")
+                with gr.Row():
+                    published = gr.Image(label="published figure", type="filepath",
+                                         interactive=False, elem_id="fig-published")
+                    reproduced = gr.Image(label="reproduced figure", type="filepath",
+                                          interactive=False, elem_id="fig-reproduced")
+                    diff = gr.Image(label="diff", type="filepath", interactive=False,
+                                    elem_id="fig-diff")
+                consensus_panel = gr.HTML(elem_id="consensus-panel")
+                judgments_panel = gr.HTML(elem_id="judgments-panel")
+            with gr.Tab("Review queue", id="queue"):
+                gr.HTML(queue_html(data), elem_id="queue-panel")
+
+        for control in (board_by, board_paper):
+            control.change(board, [board_by, board_search, board_paper], board_table, **private)
+        board_search.change(board, [board_by, board_search, board_paper], board_table,
+                            **private)
+        claim_search.change(claim_list, [claim_search, claim_outcome], claim_table, **private)
+        claim_outcome.change(claim_list, [claim_search, claim_outcome], claim_table, **private)
+        claim_table.select(pick, [claim_table], [chosen, tabs], **private)
+        chosen.change(show, [chosen], [claim_panel, published, reproduced, diff,
+                                       judgments_panel, consensus_panel], **private)
+        app.load(from_url, None, [chosen, tabs], **private)
+        for function in api.functions():
+            gr.api(function, api_name=function.__name__)
+    return app
+
+
+def theme():
+    """Gradio's default look with the system's fonts: the default theme fetches Google fonts,
+    which a closed network (or a privacy-minded organizer) does not serve."""
+    return gr.themes.Default(font=["system-ui", "sans-serif"],
+                             font_mono=["ui-monospace", "monospace"])

@@ -1,0 +1,52 @@
+"""The run the dashboard tests serve: the bundled examples (submissions and logbook) judged by
+`judging run --judge offline`, with markup planted in one participant's justification (it must
+reach the page as text, never as HTML)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.conftest import EXAMPLES, JUDGING_CLI, REGISTRY, SUBMISSIONS
+
+#: The claim the browser opens: Alice's figure claim, reproduced also by Bob (a copy of the
+#: published figure) and by Dana's logbook.
+OPENED = ("alice/repro-neurips26-4821", "neurips26-4821/c1")
+PLANTED = ('<img src="x" onerror="window.__planted = 1"> <script>window.__planted = 2'
+           '</script> <b id="planted">bold?</b>')
+
+
+def plant(submissions: Path) -> None:
+    manifest = submissions / "alice-neurips26-4821" / "submission.yaml"
+    data = yaml.safe_load(manifest.read_text())
+    claim = next(c for c in data["claims"] if c["claim_id"] == OPENED[1])
+    claim["justification"] += " " + PLANTED
+    manifest.write_text(yaml.safe_dump(data, sort_keys=False))
+
+
+def cli_env(tmp: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "JUDGING_JUDGE"))}
+    env.update({"JUDGING_CACHE_DIR": str(tmp / "cache"), "HF_HUB_OFFLINE": "1",
+                "GRADIO_TEMP_DIR": str(tmp / "gradio"), "GRADIO_ANALYTICS_ENABLED": "False",
+                "NO_PROXY": "127.0.0.1,localhost"})
+    return env
+
+
+@pytest.fixture(scope="session")
+def offline_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`judging run --judge offline` on a copy of the examples (with the planted markup)."""
+    base = tmp_path_factory.mktemp("app-run")
+    submissions = base / "submissions"
+    shutil.copytree(SUBMISSIONS, submissions)
+    plant(submissions)
+    run = base / "run"
+    done = subprocess.run([*JUDGING_CLI, "run", str(submissions), str(EXAMPLES / "logbooks"),
+                           "--claims", str(REGISTRY), "--judge", "offline", "--out", str(run)],
+                          env=cli_env(base), capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return run
