@@ -31,10 +31,11 @@ from judging.calibrate.run import (
                                          calibrate_run,
                                          join,
 )
+from judging.calibrate.report import write_table_report
 from judging.calibrate.tables import TableReport, calibrate_table
 
 __all__ = ["NOT_CALIBRATED", "CalibrationArtifact", "CalibrationResult", "CriterionCalibration",
            "TableReport", "TrustOptions", "calibrate_criterion", "calibrate_run",
            "calibrate_table", "calibration_root", "check_label_hashes", "compare_run",
            "judged_rubric", "join", "load_artifact", "majority", "metrics", "read_labels", "staleness",
-           "trusted_criteria"]
+           "trusted_criteria", "write_table_report"]
