@@ -49,6 +49,9 @@ from judging.models import (
 from judging.rules import RULES
 from judging.signal_catalogue import CATALOGUE
 
+#: The rubric that audits falsified claims (review push raises their priority unless its line
+#: passes and the consensus agrees).
+FALSIFICATION_AUDIT = "falsification-audit"
 SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$")
 CRITERION_ID = r"^[a-z][a-z0-9_]{0,63}$"
 

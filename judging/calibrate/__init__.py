@@ -25,13 +25,13 @@ from judging.calibrate.artifacts import (
 )
 from judging.calibrate.compare import compare_run
 from judging.calibrate.metrics import majority
+from judging.calibrate.report import write_table_report
 from judging.calibrate.run import (
                                          CalibrationResult,
                                          calibrate_criterion,
                                          calibrate_run,
                                          join,
 )
-from judging.calibrate.report import write_table_report
 from judging.calibrate.tables import TableReport, calibrate_table
 
 __all__ = ["NOT_CALIBRATED", "CalibrationArtifact", "CalibrationResult", "CriterionCalibration",

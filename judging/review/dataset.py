@@ -24,9 +24,13 @@ from judging.models import (
     ClaimKind,
     Judgment,
     LineStatus,
+    Outcome,
+    SignalStatus,
+    Verdict,
     ref_name,
 )
 from judging.rubrics import Criterion, Rubric, Scale
+from judging.rules import CONSENSUS_AGREES
 
 #: Record ids are uuid5 of the claim key and the rubric version in this namespace: a re-push
 #: updates the same records (and keeps the responses people gave them).
@@ -64,8 +68,9 @@ def agent_name(judge: str) -> str:
 
 
 def guidelines(rubric: Rubric) -> str:
-    lines = [f"# {rubric.title}", f"Rubric **{rubric.ref_name}** (`{rubric.content_hash()[:19]}`)",
-             "", rubric.instructions.strip(), "", "## Criteria", ""]
+    lines = [f"# {rubric.title}", f"Rubric **{rubric.ref_name}** (`{rubric.content_hash()[:19]}`), "
+             f"for {rubric.describe_scope()}", "", rubric.instructions.strip(), "",
+             "## Criteria", ""]
     for criterion in rubric.criteria:
         tags = [criterion.scale.value, f"weight {criterion.weight:g}"]
         if criterion.gate:
@@ -176,6 +181,9 @@ PRIORITY_WEIGHTS = {
     "unreadable": 0.8,
     "judge_disagreement": 0.75,
     "self_contradiction": 0.7,
+    # A falsification goes to people first unless its audit passes and the consensus of the
+    # other reproductions supports it (`falsification_supported`); then it is "falsified".
+    "falsification_unconfirmed": 0.95,
     "falsified": 0.6,
     "order_inconsistent": 0.6,
     "low_confidence": 0.5,
@@ -189,11 +197,24 @@ class Priority:
     reasons: list[str]
 
 
+def falsification_supported(audit: Judgment | None) -> bool:
+    """Whether a falsified claim may wait its turn: its falsification-audit line passes and the
+    consensus of the registry claim's other reproductions agrees with it (the signal
+    `consensus.agrees`, which `judging consensus` provides). Without either it goes to people
+    first."""
+    if audit is None or audit.aggregate is None or audit.aggregate.outcome is not Outcome.passed:
+        return False
+    agrees = audit.signals.get(CONSENSUS_AGREES)
+    return agrees is not None and agrees.status is SignalStatus.ok and agrees.value is True
+
+
 def review_priority(judgments: list[Judgment], *, untrusted: set[str] = frozenset(),
-                    claim_flags: Collection[str] = ()) -> Priority:
+                    claim_flags: Collection[str] = (),
+                    falsification_supported: bool = False) -> Priority:
     """How urgently people should look at a claim under one rubric, with the reasons.
     `claim_flags`: the names of the claim input's flags (intake's, e.g. a logbook page that
-    contradicts itself: `self_contradiction`)."""
+    contradicts itself: `self_contradiction`). `falsification_supported`: see the function of
+    that name; a falsified claim without that support is `falsification_unconfirmed`."""
     reasons: set[str] = set(claim_flags) & {"self_contradiction"}
     for judgment in judgments:
         names = {f.name for f in judgment.flags}
@@ -201,8 +222,8 @@ def review_priority(judgments: list[Judgment], *, untrusted: set[str] = frozense
                             "order_inconsistent", "duplicate_figure", "copied_justification"}
         if judgment.status is LineStatus.error:
             reasons.add("unreadable")
-        if judgment.verdict is not None and judgment.verdict.value == "falsified":
-            reasons.add("falsified")
+        if judgment.verdict is Verdict.falsified:
+            reasons.add("falsified" if falsification_supported else "falsification_unconfirmed")
         for answer in judgment.answers:
             if answer.status is AnswerStatus.unscored:
                 reasons.add("unscored_criteria")

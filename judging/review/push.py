@@ -37,10 +37,11 @@ from judging.review.dataset import (
     build_record,
     build_settings,
     dataset_name,
+    falsification_supported,
     in_calibration,
     review_priority,
 )
-from judging.rubrics import Rubric, RubricLibrary
+from judging.rubrics import FALSIFICATION_AUDIT, Rubric, RubricLibrary
 from judging.rundir import RunStore, flags_by_claim, with_flags
 
 log = logging.getLogger(__name__)
@@ -141,6 +142,9 @@ def plan_records(store: RunStore, library: RubricLibrary, options: PushOptions
             continue
         ref = judgment.rubric
         groups[(str(judgment.claim), ref.id, ref.version)].append(judgment)
+    audits = {claim_key: choose_judgment(lines)
+              for (claim_key, rubric_id, _), lines in groups.items()
+              if rubric_id == FALSIFICATION_AUDIT}
     rubrics: dict[str, Rubric] = {}
     artifacts: dict = {}  # calibration artifacts read, by (root, rubric, judge)
     datasets: dict[str, tuple[Rubric, bool]] = {}
@@ -168,7 +172,9 @@ def plan_records(store: RunStore, library: RubricLibrary, options: PushOptions
         claim_input = claims.get(claim_key)
         priority = review_priority([*lines, chosen], untrusted=untrusted,
                                    claim_flags=[f.name for f in claim_input.flags]
-                                   if claim_input is not None else ())
+                                   if claim_input is not None else (),
+                                   falsification_supported=falsification_supported(
+                                       audits.get(claim_key)))
         record = build_record(rubric, chosen, claims.get(claim_key), blind=blind,
                               priority=priority, run_root=store.root)
         records.append(ReviewRecord(dataset=name, record=record, claim_key=claim_key,
