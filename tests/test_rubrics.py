@@ -20,7 +20,7 @@ from judging.rubrics import (
 
 from .conftest import RUBRICS
 
-PUBLISHED = ["figure-match@1.0.0", "figure-match@1.1.0", "figure-match@1.2.0",
+PUBLISHED = ["falsification-audit@1.0.0", "figure-match@1.0.0", "figure-match@1.1.0", "figure-match@1.2.0",
              "figure-match@1.3.0",
              "verdict-justification@1.0.0"]
 

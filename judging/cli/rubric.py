@@ -37,7 +37,8 @@ def rubric_list(rubrics_dir: Path | None) -> None:
 
     library = _library(rubrics_dir)
     table = Table(title=f"rubrics in {library.root}")
-    for column in ("rubric", "status", "applies to", "criteria", "hash"):
+    table.add_column("rubric", no_wrap=True)
+    for column in ("status", "applies to", "criteria", "hash"):
         table.add_column(column)
     for entry in library.entries():
         try:
