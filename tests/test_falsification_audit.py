@@ -221,7 +221,7 @@ def test_llm_audit_answers_are_stored_pushed_reviewed_and_calibrated(argilla, tm
     reviewer = argilla.create_user(workspaces=[workspace])
     with argilla.http(reviewer.api_key) as http:
         for key, record in records.items():
-            values = {"proof_shows_problem": "yes" if record.id != record_id(
+            values = {"proof_shows_problem": "yes" if key != record_id(
                 CAROL_C2, AUDIT, "1.0.0") else "no", "overall_verdict": "fail"}
             response = http.post(f"/api/v1/records/{record._server_id}/responses",
                                  json={"values": {k: {"value": v} for k, v in values.items()},

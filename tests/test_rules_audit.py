@@ -8,11 +8,11 @@ import pytest
 from judging.intake.manifest import load_submission
 from judging.models import ClaimInput, Signal
 from judging.rules import (
+    consensus_agrees,
     ends_in_traceback,
     problem_kind_given,
     proof_run_logged,
     proof_script_present,
-    consensus_agrees,
 )
 from tests.conftest import SubmissionBuilder
 
