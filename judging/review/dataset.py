@@ -29,8 +29,8 @@ from judging.models import (
     Verdict,
     ref_name,
 )
-from judging.rubrics import Criterion, Rubric, Scale
-from judging.rules import CONSENSUS_AGREES
+from judging.rubrics import FALSIFICATION_AUDIT, Criterion, Rubric, Scale
+from judging.rules import CONSENSUS_AGREES, MAX_LOG_BYTES, proof_runs
 
 #: Record ids are uuid5 of the claim key and the rubric version in this namespace: a re-push
 #: updates the same records (and keeps the responses people gave them).
@@ -100,6 +100,50 @@ def shows_overlay(rubric: Rubric) -> bool:
     return rubric.applies_to == "figure" and rubric.version_tuple >= (1, 1, 0)
 
 
+def shows_proof(rubric: Rubric) -> bool:
+    """falsification-audit datasets show the proof script and the log of its run: reviewers judge
+    what the proof printed (a field of their own, so that other datasets keep their design)."""
+    return rubric.id == FALSIFICATION_AUDIT
+
+
+#: Characters of the proof script and of each log of its run shown to reviewers.
+MAX_PROOF_FIELD_CHARS = 6000
+
+
+def _file_head_and_tail(path: Path, limit: int) -> str:
+    with path.open("rb") as handle:
+        text = handle.read(MAX_LOG_BYTES).decode("utf-8", errors="replace")
+    if len(text) <= limit:
+        return text
+    return text[:limit // 2] + "\n[... cut ...]\n" + text[-(limit // 2):]
+
+
+def proof_text(claim: ClaimInput | None) -> str:
+    """The proof script and the cited logs of its runs (plain text: participant content)."""
+    if claim is None:
+        return ""
+    evidence = claim.claim.evidence
+    parts = []
+    runs = proof_runs(claim)
+    for index, name in enumerate(evidence.logs):
+        run = next((r for r in runs if r.log == name), None)
+        path = claim.evidence_paths.get(f"logs[{index}]")
+        if run is None or path is None or not path.is_file():
+            continue
+        state = f"failed: {run.failure}" if run.failure else "ran to its end"
+        parts.append(f"=== log {name} ({state}) ===\n"
+                     + _file_head_and_tail(path, MAX_PROOF_FIELD_CHARS))
+    proof = claim.evidence_paths.get("proof_script")
+    if evidence.proof_script and proof is not None and proof.is_file():
+        parts.append(f"=== proof script {evidence.proof_script} ===\n"
+                     + _file_head_and_tail(proof, MAX_PROOF_FIELD_CHARS))
+    elif evidence.proof_script:
+        parts.append(f"=== proof script {evidence.proof_script}: not found in the submission ===")
+    if not runs:
+        parts.append("(no cited log shows a run of the proof script)")
+    return "\n\n".join(parts)
+
+
 def build_settings(rubric: Rubric, *, calibration: bool, overlap: int) -> rg.Settings:
     fields: list[Any] = [
         rg.TextField(name="claim", title="Claim", use_markdown=True),
@@ -119,6 +163,9 @@ def build_settings(rubric: Rubric, *, calibration: bool, overlap: int) -> rg.Set
         rg.TextField(name="ai_assessment", title="AI assessment (empty on blind records)",
                      use_markdown=True, required=False),
     ]
+    if shows_proof(rubric):
+        fields.append(rg.TextField(name="proof", use_markdown=False, required=False,
+                                   title="Proof script and the log of its run (untrusted text)"))
     if shows_overlay(rubric):
         fields.append(rg.ImageField(name="overlay", required=False,
                                     title="Data read back from both charts (wide pale: published, "
@@ -376,6 +423,8 @@ def build_record(rubric: Rubric, judgment: Judgment, claim: ClaimInput | None, *
     fields: dict[str, Any] = {"claim": claim_markdown(claim, judgment),
                               "justification": justification_text(claim),
                               "ai_assessment": "" if blind else ai_assessment(judgment)}
+    if shows_proof(rubric):
+        fields["proof"] = proof_text(claim)
     artifacts = judgment.artifacts
     images = [("published_figure", artifacts.published),
               ("reproduced_figure", artifacts.reproduced), ("diff", artifacts.diff)]
