@@ -292,3 +292,23 @@ def test_load_rubric_file_reports_path(tmp_path: Path) -> None:
     path.write_text(MINIMAL.replace("title: A demo rubric\n", ""))
     with pytest.raises(RubricError, match=r"r\.yaml:1: Field required \(field: title\)"):
         load_rubric_file(path)
+
+
+def test_a_rubric_level_applies_if_selects_the_claims_judged() -> None:
+    from judging.models import Claim
+
+    library = RubricLibrary(RUBRICS)
+    audit = library.load("falsification-audit@1.0.0")
+    verdict = library.load("verdict-justification@1.0.0")
+
+    def claim(verdict_value: str | None, kind: str = "theorem") -> Claim:
+        return Claim(claim_id="p/c1", kind=kind, statement="A claim of the paper.",
+                     verdict=verdict_value)
+
+    assert audit.applies_to_claim(claim("falsified"))
+    for other in ("verified", "inconclusive", None):  # no verdict found: not a falsification
+        assert not audit.applies_to_claim(claim(other))
+        assert verdict.applies_to_claim(claim(other))
+    assert audit.describe_scope() == "claims with verdict falsified"
+    # published rubrics written before the field existed keep their hashes
+    assert verdict.applies_if is None and library.lock[verdict.ref_name] == verdict.content_hash()
