@@ -303,7 +303,8 @@ def test_a_rubric_level_applies_if_selects_the_claims_judged() -> None:
 
     def claim(verdict_value: str | None, kind: str = "theorem") -> Claim:
         return Claim(claim_id="p/c1", kind=kind, statement="A claim of the paper.",
-                     verdict=verdict_value)
+                     verdict=verdict_value,
+                     absent={} if verdict_value else {"verdict": "no label on the page"})
 
     assert audit.applies_to_claim(claim("falsified"))
     for other in ("verified", "inconclusive", None):  # no verdict found: not a falsification
