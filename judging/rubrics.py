@@ -49,6 +49,9 @@ from judging.models import (
 from judging.rules import RULES
 from judging.signal_catalogue import CATALOGUE
 
+#: The rubric that audits falsified claims (review push raises their priority unless its line
+#: passes and the consensus agrees).
+FALSIFICATION_AUDIT = "falsification-audit"
 SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$")
 CRITERION_ID = r"^[a-z][a-z0-9_]{0,63}$"
 
@@ -234,6 +237,10 @@ class Rubric(StrictModel):
     """Semantic version, e.g. 1.0.0 (quote it in YAML)."""
     applies_to: Literal["figure", "verdict"]
     """figure: figure claims' reproduced vs published figure; verdict: every claim's verdict."""
+    applies_if: AppliesIf | None = None
+    """Only claims that match are judged with this rubric (falsification-audit: falsified
+    claims); the others get no line under it. Unset on rubrics written before it existed, so
+    their published hashes are unchanged."""
     title: str = Field(min_length=3)
     instructions: str = Field(min_length=10)
     criteria: list[Criterion] = Field(min_length=1)
@@ -298,6 +305,25 @@ class Rubric(StrictModel):
 
     def applies_to_kind(self, kind: ClaimKind) -> bool:
         return self.applies_to == "verdict" or kind is ClaimKind.figure
+
+    def applies_to_claim(self, claim: Claim) -> bool:
+        """Whether a claim is judged with this rubric: its kind, and the rubric's `applies_if`
+        (a claim without a verdict matches no verdict condition)."""
+        if not self.applies_to_kind(claim.kind):
+            return False
+        condition = self.applies_if
+        if condition is None:
+            return True
+        if condition.verdict is not None and claim.verdict not in condition.verdict:
+            return False
+        return condition.kind is None or claim.kind in condition.kind
+
+    def describe_scope(self) -> str:
+        """Which claims the rubric judges, for people (rubric show, guidelines, README)."""
+        if self.applies_if is not None:
+            claims = "claims" if self.applies_to == "verdict" else "figure claims"
+            return f"{claims} with {self.applies_if.describe()}"
+        return "every claim" if self.applies_to == "verdict" else "figure claims"
 
 
 def aggregate(rubric: Rubric, answers: Sequence[CriterionAnswer]) -> Aggregate:

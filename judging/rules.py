@@ -370,3 +370,165 @@ def chart_same_series_named(claim: ClaimInput, signals: dict[str, Signal]) -> Ru
                           confidence=0.6)
     return RuleResult(True, f"{counted.rationale}; the {int(named.value)} named series carry the "
                             f"published legend names", confidence=0.7)
+
+
+# --- falsification-audit: the proof of a falsified claim, checked further ----------------------
+
+#: How much of a proof script is read to tell a script from a binary file.
+MAX_PROOF_HEAD_BYTES = 64 * 1024
+TRACEBACK_HEADER = "Traceback (most recent call last):"
+#: The exception line that closes a Python traceback ("ValueError: ...", "pkg.Error", "KeyboardInterrupt").
+_EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(?::.*)?$")
+#: A log's exit code line, as the logbook importer writes run cells' logs ("exit code: 0").
+_EXIT_CODE = re.compile(r"^exit code:\s*(-?\d+)\s*$", re.MULTILINE)
+#: Lines a logbook run cell's log starts with (not output of the run).
+_RUN_CELL_HEADER = re.compile(r"^(command|exit code|duration|page|cell):|^--- output ---$")
+#: Lines after a traceback's exception line that still count as its message: a log that goes
+#: on for longer shows the run going on after printing a caught exception.
+MESSAGE_LINES = 3
+
+
+@rule("proof_script_present",
+      "the proof script is named, present in the submission, not empty, and a text file")
+def proof_script_present(claim: ClaimInput, signals: dict[str, Signal]) -> RuleResult:
+    name = claim.claim.evidence.proof_script
+    if not name:
+        return RuleResult(False, "no proof_script is named")
+    path = claim.evidence_paths.get("proof_script")
+    state = _file_state(path)
+    if state:
+        return RuleResult(False, f"proof script {quote(name)} {state}")
+    assert path is not None
+    with path.open("rb") as handle:
+        head = handle.read(MAX_PROOF_HEAD_BYTES)
+    if b"\0" in head:
+        return RuleResult(False, f"proof script {quote(name)} is a binary file, not a script")
+    lines = [line for line in head.decode("utf-8", errors="replace").splitlines() if line.strip()]
+    return RuleResult(True, f"proof script {quote(name)} is present ({len(lines)} non-blank "
+                            f"lines{' or more' if len(head) == MAX_PROOF_HEAD_BYTES else ''})")
+
+
+def ends_in_traceback(text: str) -> str | None:
+    """The exception line when a log ends in a Python traceback (the run died of it), else None.
+
+    The last `Traceback (most recent call last):` counts when its indented frame lines are
+    followed by the exception line and at most MESSAGE_LINES more lines (its message); a log
+    that goes on after that shows a caught exception printed by a run that continued.
+    """
+    lines = text.rstrip().splitlines()
+    headers = [i for i, line in enumerate(lines) if line.strip() == TRACEBACK_HEADER]
+    if not headers:
+        return None
+    rest = lines[headers[-1] + 1:]
+    i = 0
+    while i < len(rest) and (not rest[i].strip() or rest[i][:1] in " \t"):
+        i += 1
+    if i == len(rest):
+        return TRACEBACK_HEADER + " (cut before its exception line)"
+    exception = rest[i].strip()
+    if not _EXCEPTION_LINE.match(exception):
+        return None
+    trailing = [line for line in rest[i + 1:] if line.strip()]
+    return exception if len(trailing) <= MESSAGE_LINES else None
+
+
+@dataclass(frozen=True)
+class ProofRun:
+    """What one cited log says about a run of the proof script."""
+
+    log: str
+    how: str
+    """How the log was tied to the script: the line naming it, or the log's file name."""
+    output_lines: int
+    exit_code: int | None
+    failure: str | None
+    """Why the run failed (an exit code other than 0, a traceback, no output), or None."""
+
+
+def proof_runs(claim: ClaimInput) -> list[ProofRun]:
+    """The cited logs that show a run of the claim's proof script: a log with a line naming
+    the script (a `$ python proof.py` line, a run cell's `command:`), or named after it
+    (`logs/proof_c3.txt` for `proof_c3.py`)."""
+    evidence = claim.claim.evidence
+    if not evidence.proof_script:
+        return []
+    script = Path(evidence.proof_script)
+    runs = []
+    for name, path in _cited(claim, "logs", list(evidence.logs)):
+        text = _read_log(path)
+        lines = text.splitlines()
+        mention = next((i for i, line in enumerate(lines) if _mentions(line, script.name)), None)
+        if mention is None and Path(name).stem != script.stem:
+            continue
+        how = (f"line {mention + 1}: {quote(lines[mention].strip())}" if mention is not None
+               else f"the log is named after {quote(script.name)}")
+        output = [line for i, line in enumerate(lines) if line.strip() and i != mention
+                  and not _RUN_CELL_HEADER.match(line.strip())]
+        code_line = _EXIT_CODE.search(text)
+        code = int(code_line.group(1)) if code_line else None
+        failure = None
+        if code is not None and code != 0:
+            failure = f"it records exit code {code}"
+        elif (exception := ends_in_traceback(text)) is not None:
+            failure = f"it ends in a traceback ({quote(exception)})"
+        elif not output:
+            failure = "it shows no output"
+        runs.append(ProofRun(log=name, how=how, output_lines=len(output), exit_code=code,
+                             failure=failure))
+    return runs
+
+
+@rule("proof_run_logged",
+      "a cited log shows the proof script run to its end: its output, exit code 0 where the "
+      "log records one, no traceback at its end")
+def proof_run_logged(claim: ClaimInput, signals: dict[str, Signal]) -> RuleResult:
+    evidence = claim.claim.evidence
+    if not evidence.proof_script:
+        return RuleResult(False, "no proof_script is named, so no log can show it run")
+    if not evidence.logs:
+        return RuleResult(False, "no log is cited")
+    runs = proof_runs(claim)
+    script = quote(evidence.proof_script)
+    good = [run for run in runs if run.failure is None]
+    if good:
+        run = good[0]
+        code = "; exit code 0" if run.exit_code == 0 else ""
+        confidence = 1.0 if run.exit_code == 0 else 0.9 if run.how.startswith("line") else 0.7
+        return RuleResult(True, f"{quote(run.log)} shows the run of {script} ({run.how}) and "
+                                f"{run.output_lines} line(s) of its output{code}",
+                          confidence=confidence)
+    if runs:
+        return RuleResult(False, "the run of " + script + " failed: " + "; ".join(
+            f"{quote(run.log)}: {run.failure}" for run in runs), confidence=0.9)
+    return RuleResult(False, f"no cited log shows a run of {script} (none names it or is "
+                             f"named after it)", confidence=0.8)
+
+
+@rule("problem_kind_given", "a falsified claim says what kind of problem it found")
+def problem_kind_given(claim: ClaimInput, signals: dict[str, Signal]) -> RuleResult:
+    evidence = claim.claim.evidence
+    if evidence.problem_kind is None:
+        return RuleResult(False, "no problem_kind is given")
+    note = f" ({quote(evidence.problem_note)})" if (evidence.problem_note or "").strip() else ""
+    return RuleResult(True, f"problem kind: {evidence.problem_kind.value}{note}")
+
+
+#: The fact of `judging consensus` that the audit reads (see the signal catalogue).
+CONSENSUS_AGREES = "consensus.agrees"
+
+
+@rule("consensus_agrees",
+      "the registry claim's consensus verdict (judging consensus) is this claim's verdict")
+def consensus_agrees(claim: ClaimInput, signals: dict[str, Signal]) -> RuleResult:
+    signal = signals.get(CONSENSUS_AGREES)
+    if signal is None:
+        return RuleResult(None, "no consensus available: the run has no consensus of the "
+                                "registry claim's reproductions (`judging consensus`)")
+    if signal.status is SignalStatus.absent:
+        return RuleResult(None, f"no consensus available: {signal.reason}")
+    verdict = claim.claim.verdict.value if claim.claim.verdict else "none"
+    if signal.value:
+        return RuleResult(True, f"the consensus of the independent reproductions of this "
+                                f"registry claim is {verdict}, as this claim's verdict")
+    return RuleResult(False, f"the consensus of the independent reproductions of this registry "
+                             f"claim is the opposite of this claim's verdict ({verdict})")

@@ -38,6 +38,10 @@ CATALOGUE: dict[str, SignalSpec] = {spec.name: spec for spec in [
                "the reproduced figure is pixel-identical to the published one and a cited log "
                "shows its plotting script re-run: possibly a bit-exact re-run, for a human to "
                "confirm"),
+    SignalSpec("consensus.agrees", "flag", None,
+               "the consensus verdict of the registry claim (judging consensus: the majority "
+               "direction among its independent, non-toy reproductions) is this claim's "
+               "verdict; false when it is the opposite one; absent when there is no consensus"),
     SignalSpec("numeric.abs_diff", "number", "lower", "|reproduced - reported|"),
     SignalSpec("numeric.rel_diff", "number", "lower", "|reproduced - reported| / |reported|"),
     SignalSpec("numeric.within_tolerance", "flag", None,

@@ -20,7 +20,7 @@ from judging.rubrics import (
 
 from .conftest import RUBRICS
 
-PUBLISHED = ["figure-match@1.0.0", "figure-match@1.1.0", "figure-match@1.2.0",
+PUBLISHED = ["falsification-audit@1.0.0", "figure-match@1.0.0", "figure-match@1.1.0", "figure-match@1.2.0",
              "figure-match@1.3.0",
              "verdict-justification@1.0.0"]
 
@@ -292,3 +292,24 @@ def test_load_rubric_file_reports_path(tmp_path: Path) -> None:
     path.write_text(MINIMAL.replace("title: A demo rubric\n", ""))
     with pytest.raises(RubricError, match=r"r\.yaml:1: Field required \(field: title\)"):
         load_rubric_file(path)
+
+
+def test_a_rubric_level_applies_if_selects_the_claims_judged() -> None:
+    from judging.models import Claim
+
+    library = RubricLibrary(RUBRICS)
+    audit = library.load("falsification-audit@1.0.0")
+    verdict = library.load("verdict-justification@1.0.0")
+
+    def claim(verdict_value: str | None, kind: str = "theorem") -> Claim:
+        return Claim(claim_id="p/c1", kind=kind, statement="A claim of the paper.",
+                     verdict=verdict_value,
+                     absent={} if verdict_value else {"verdict": "no label on the page"})
+
+    assert audit.applies_to_claim(claim("falsified"))
+    for other in ("verified", "inconclusive", None):  # no verdict found: not a falsification
+        assert not audit.applies_to_claim(claim(other))
+        assert verdict.applies_to_claim(claim(other))
+    assert audit.describe_scope() == "claims with verdict falsified"
+    # published rubrics written before the field existed keep their hashes
+    assert verdict.applies_if is None and library.lock[verdict.ref_name] == verdict.content_hash()

@@ -25,6 +25,7 @@ from judging.calibrate.artifacts import (
 )
 from judging.calibrate.compare import compare_run
 from judging.calibrate.metrics import majority
+from judging.calibrate.report import write_table_report
 from judging.calibrate.run import (
                                          CalibrationResult,
                                          calibrate_criterion,
@@ -37,4 +38,4 @@ __all__ = ["NOT_CALIBRATED", "CalibrationArtifact", "CalibrationResult", "Criter
            "TableReport", "TrustOptions", "calibrate_criterion", "calibrate_run",
            "calibrate_table", "calibration_root", "check_label_hashes", "compare_run",
            "judged_rubric", "join", "load_artifact", "majority", "metrics", "read_labels", "staleness",
-           "trusted_criteria"]
+           "trusted_criteria", "write_table_report"]

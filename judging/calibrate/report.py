@@ -7,6 +7,7 @@ from pathlib import Path
 
 from judging.atomic import write_text_atomic
 from judging.calibrate.artifacts import CalibrationArtifact, CriterionCalibration
+from judging.calibrate.tables import TableReport
 from judging.rubrics import Rubric
 from judging.rundir import (
     CALIBRATION_PLOTS,
@@ -161,4 +162,126 @@ def write_calibration_report(artifact: CalibrationArtifact, folder: Path, *, rub
     payload["plots"] = PLOTS
     write_text_atomic(folder / CALIBRATION_REPORT_JSON, json.dumps(payload, indent=2))
     write_text_atomic(folder / CALIBRATION_REPORT_MD, markdown(artifact, rubric))
+    return folder
+
+
+# --- `judging calibrate --table` -------------------------------------------------------------
+
+#: The shape of a table report's report.json (a report, never read back by the package).
+TABLE_REPORT_SCHEMA = "judging.calibration-table-report/1"
+
+
+def table_payload(report: TableReport) -> dict:
+    """Every figure `calibrate --table` prints, unrounded: report.json's content."""
+    return {
+        "schema": TABLE_REPORT_SCHEMA,
+        "table": str(report.path),
+        "sha256": report.sha256,
+        "items": report.items,
+        "gold_items": report.gold_items,
+        "ties": report.ties,
+        "labels": report.labels,
+        "judge_column": report.judge_column,
+        "human_columns": report.human_columns,
+        "ordinal": report.ordinal,
+        "judges": {column: m.as_dict() for column, m in report.judges.items()},
+        "human_kappa": report.human_kappa,
+        "judge_human_kappa": report.judge_human_kappa,
+        "alpha": report.alpha,
+        "between_judges": report.between_judges,
+        "plots": TABLE_PLOTS,
+    }
+
+
+#: No confidence column in a label table: no reliability plot.
+TABLE_PLOTS = {key: PLOTS[key] for key in ("f1", "confusion")}
+
+
+def table_markdown(report: TableReport) -> str:
+    kappa = "quadratic-weighted kappa" if report.ordinal else "kappa"
+    lines = [
+        f"# Calibration on a label table: {report.judge_column}",
+        "",
+        f"- table: `{report.path}` (`{report.sha256[:19]}...`), {report.items} items",
+        f"- gold: the majority of the human columns {', '.join(report.human_columns)}, on "
+        f"{report.gold_items} items ({report.ties} ties left out)",
+        f"- labels: {', '.join(map(str, report.labels))}"
+        + (" (ordered)" if report.ordinal else ""),
+        "",
+        f"| judge | n | accuracy | macro P | macro R | macro F1 | {kappa} | mean κ with each "
+        f"human |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for column, m in report.judges.items():
+        k = m.weighted_kappa if report.ordinal else m.kappa
+        lines.append(f"| {column} | {m.n} | {_fmt(m.accuracy, 4)} | {_fmt(m.macro_precision, 4)} "
+                     f"| {_fmt(m.macro_recall, 4)} | {_fmt(m.macro_f1, 4)} | {_fmt(k)} | "
+                     f"{_fmt(report.judge_human_kappa.get(column))} |")
+    lines += ["", "## Agreement among the humans", ""]
+    lines += [f"- {pair}: kappa {_fmt(k)}" for pair, k in report.human_kappa.items()]
+    lines.append(f"- Krippendorff's alpha: {_fmt(report.alpha)}")
+    if report.between_judges:
+        lines += ["", "## Between the two judges", "",
+                  f"- accuracy {_fmt(report.between_judges['accuracy'], 4)}, kappa "
+                  f"{_fmt(report.between_judges['kappa'])}"]
+    for column, m in report.judges.items():
+        lines += ["", f"## Confusion: {column} (rows gold, columns judge)", "",
+                  "| gold \\ judge | " + " | ".join(map(str, m.labels)) + " |",
+                  "|---" * (len(m.labels) + 1) + "|"]
+        lines += [f"| {label} | " + " | ".join(str(n) for n in row) + " |"
+                  for label, row in zip(m.labels, m.confusion)]
+    lines += ["", "## Plots", "", f"![Agreement per judge]({TABLE_PLOTS['f1']})", "",
+              f"![Confusion matrices]({TABLE_PLOTS['confusion']})", "",
+              "A label table has no confidence column: there is no reliability plot.", ""]
+    return "\n".join(lines)
+
+
+def _table_plots(report: TableReport, folder: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = ["accuracy", "macro P", "macro R", "macro F1"]
+    columns = list(report.judges)
+    fig, ax = plt.subplots(figsize=(6.5, 4), dpi=100)
+    width = 0.8 / max(1, len(columns))
+    for index, column in enumerate(columns):
+        m = report.judges[column]
+        values = [m.accuracy, m.macro_precision, m.macro_recall, m.macro_f1]
+        ax.bar([i + index * width for i in range(len(names))], values, width=width, label=column)
+    ax.set_xticks([i + width * (len(columns) - 1) / 2 for i in range(len(names))], names)
+    ax.set_ylim(0, 1.05)
+    ax.set_ylabel("against the human majority")
+    ax.set_title(f"{report.path.name}: {report.gold_items} items with a gold label")
+    ax.legend(loc="lower right")
+    fig.tight_layout()
+    fig.savefig(folder / TABLE_PLOTS["f1"], metadata={"Software": None})
+    plt.close(fig)
+
+    fig, axes = plt.subplots(1, len(columns), figsize=(3.6 * len(columns), 3.4), dpi=100,
+                             squeeze=False)
+    for ax, column in zip(axes.flat, columns):
+        m = report.judges[column]
+        ax.imshow(m.confusion, cmap="Blues")
+        for i, row in enumerate(m.confusion):
+            for j, n in enumerate(row):
+                ax.text(j, i, str(n), ha="center", va="center", fontsize=9)
+        ax.set_xticks(range(len(m.labels)), [str(label) for label in m.labels])
+        ax.set_yticks(range(len(m.labels)), [str(label) for label in m.labels])
+        ax.set_xlabel(column)
+        ax.set_ylabel("human majority")
+        ax.set_title(column, fontsize=9)
+    fig.tight_layout()
+    fig.savefig(folder / TABLE_PLOTS["confusion"], metadata={"Software": None})
+    plt.close(fig)
+
+
+def write_table_report(report: TableReport, folder: Path) -> Path:
+    """report.json (every printed figure), report.md and the plots of a --table calibration."""
+    folder.mkdir(parents=True, exist_ok=True)
+    _table_plots(report, folder)
+    write_text_atomic(folder / CALIBRATION_REPORT_JSON, json.dumps(table_payload(report),
+                                                                   indent=2))
+    write_text_atomic(folder / CALIBRATION_REPORT_MD, table_markdown(report))
     return folder

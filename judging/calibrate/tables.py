@@ -4,11 +4,12 @@ table (gold = the humans' majority)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from judging.calibrate import metrics as agreement
 from judging.errors import CalibrationError
+from judging.hashing import file_sha256
 
 
 @dataclass
@@ -29,6 +30,12 @@ class TableReport:
     alpha: float | None
     between_judges: dict[str, float | None] | None = None
     """With --compare: the two judges' agreement (accuracy and kappa) on the same items."""
+    judge_column: str = ""
+    """The judge column (the first of `judges`); names the report folder."""
+    human_columns: list[str] = field(default_factory=list)
+    ordinal: bool = False
+    sha256: str = ""
+    """Of the table file: which labels the report is about."""
 
 
 def read_table(path: Path) -> list[dict[str, str]]:
@@ -112,4 +119,6 @@ def calibrate_table(path: Path, *, judge_column: str, human_columns: Sequence[st
                    "kappa": metrics.weighted_kappa if ordinal else metrics.kappa}
     return TableReport(path=path, items=len(rows), gold_items=len(gold_rows), ties=ties,
                        labels=labels, judges=results, human_kappa=human_kappa,
-                       judge_human_kappa=judge_human, alpha=alpha, between_judges=between)
+                       judge_human_kappa=judge_human, alpha=alpha, between_judges=between,
+                       judge_column=judge_column, human_columns=list(human_columns),
+                       ordinal=ordinal, sha256=file_sha256(path) or "")

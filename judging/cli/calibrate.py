@@ -53,7 +53,13 @@ def calibrate(run_dir: Path | None, labels_path: Path | None, out: Path, judges:
     calibration/artifacts/RUBRIC@VERSION/JUDGE.json and calibration/reports/... . With --table:
     agreement on any table of per-item labels (gold = the human majority).
     """
-    from judging.calibrate import TrustOptions, calibrate_run, calibrate_table
+    from judging.calibrate import (
+        TrustOptions,
+        calibrate_run,
+        calibrate_table,
+        write_table_report,
+    )
+    from judging.rundir import CalibrationPaths
 
     if table is not None:
         if not judge_column or not human_columns:
@@ -62,7 +68,10 @@ def calibrate(run_dir: Path | None, labels_path: Path | None, out: Path, judges:
                                  human_columns=[c.strip() for c in human_columns.split(",")],
                                  compare=compare, ordinal=ordinal,
                                  order=order.split(",") if order else None)
+        folder = write_table_report(report, CalibrationPaths(out).table_report_dir(judge_column))
         _print_table_report(report)
+        console.print(f"report: {folder / 'report.md'} (report.json, f1.png, confusion.png)",
+                      soft_wrap=True)
         return
     if run_dir is None:
         raise click.UsageError("give RUN_DIR, or --table FILE")

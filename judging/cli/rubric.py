@@ -37,12 +37,13 @@ def rubric_list(rubrics_dir: Path | None) -> None:
 
     library = _library(rubrics_dir)
     table = Table(title=f"rubrics in {library.root}")
-    for column in ("rubric", "status", "applies to", "criteria", "hash"):
+    table.add_column("rubric", no_wrap=True)
+    for column in ("status", "applies to", "criteria", "hash"):
         table.add_column(column)
     for entry in library.entries():
         try:
             loaded = library.load(entry.ref_name)
-            table.add_row(entry.ref_name, entry.status.value, loaded.applies_to,
+            table.add_row(entry.ref_name, entry.status.value, loaded.describe_scope(),
                           str(len(loaded.criteria)), loaded.content_hash()[:19])
         except RubricError as exc:
             table.add_row(entry.ref_name, "[red]invalid[/]", "", "", str(exc))
@@ -86,7 +87,7 @@ def rubric_show(ref: str, as_json: bool, rubrics_dir: Path | None) -> None:
         click.echo(json.dumps(loaded.model_dump(mode="json"), indent=2))
         return
     console.print(f"[bold]{loaded.ref_name}[/] — {loaded.title}  ({loaded.content_hash()[:19]})")
-    console.print(f"applies to: {loaded.applies_to} claims; pass at {loaded.pass_threshold:g} "
+    console.print(f"applies to: {loaded.describe_scope()}; pass at {loaded.pass_threshold:g} "
                   f"(weighted mean)\n")
     console.print(loaded.instructions.strip() + "\n", highlight=False)
     for criterion in loaded.criteria:

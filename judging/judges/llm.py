@@ -458,6 +458,10 @@ class OpenAIJudge:
         """The answer body, or an unscored result saying why there is none."""
         # One attempt per response format left in the fallback chain (the SDK retries each).
         for _ in range(len(self._modes) - self._mode_index):
+            if request.mode != self.mode:
+                # The chain fell back while this request waited for its slot: build it in the
+                # current mode rather than spend a call on a format already refused.
+                request = self.prepare(task)  # type: ignore[assignment]
             try:
                 return request, await self._send(request)
             except openai.BadRequestError as exc:

@@ -28,13 +28,16 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from judging.judges.base import JudgeTask
 from judging.models import ClaimInput, ClaimKind, Signal, SignalStatus
 from judging.rubrics import Criterion, Rubric, Scale
-from judging.rules import MAX_LOG_BYTES, RULES, number_in_text, quote
+from judging.rules import MAX_LOG_BYTES, RULES, number_in_text, proof_runs, quote
 from judging.signal_catalogue import CATALOGUE
 
 CANNOT_TELL = "cannot_tell"
 #: Log excerpts sent to a judge: the lines that mention the reported numbers, and the log's tail.
 MAX_LOG_EXCERPT_CHARS = 3000
 MAX_LOGS_IN_PROMPT = 3
+#: A falsified claim's proof script and the log of its run are shown at their head and tail
+#: (the falsification-audit judge reads what the proof computes and prints).
+MAX_PROOF_CHARS = 4000
 
 
 def template_hash(rubric: Rubric) -> str:
@@ -155,6 +158,24 @@ def log_excerpt(path: Path, values: Sequence[float]) -> str:
         excerpt[:MAX_LOG_EXCERPT_CHARS] + "\n[... cut]"
 
 
+def head_and_tail(path: Path, limit: int) -> str:
+    """A file's lines, numbered, cut in the middle to stay within `limit` characters."""
+    with path.open("rb") as handle:
+        text = handle.read(MAX_LOG_BYTES).decode("utf-8", errors="replace")
+    lines = [f"{index + 1}: {line}" for index, line in enumerate(text.splitlines())]
+    whole = "\n".join(lines)
+    if len(whole) <= limit:
+        return whole
+    head, tail, size = [], [], 0
+    for start, end in zip(lines, reversed(lines)):
+        if size + len(start) + len(end) + 2 > limit - 10:
+            break
+        head.append(start)
+        tail.append(end)
+        size += len(start) + len(end) + 2
+    return "\n".join([*head, "[... cut]", *reversed(tail)])
+
+
 def _claimed_values(claim: ClaimInput) -> list[float]:
     c = claim.claim
     values = [v for v in (c.reported_value, c.reproduced_value) if v is not None]
@@ -202,14 +223,25 @@ def describe_claim(claim: ClaimInput) -> str:
         parts += ["", "The participant's problem note:",
                   untrusted("problem_note", evidence.problem_note)]
     values = _claimed_values(claim)
+    proof_logs = {run.log for run in proof_runs(claim)}
     shown = 0
     for index, log_name in enumerate(evidence.logs):
         path = claim.evidence_paths.get(f"logs[{index}]")
         if path is None or not path.is_file() or shown >= MAX_LOGS_IN_PROMPT:
             continue
-        parts += ["", f"Excerpt of the cited log {quote(log_name)} (line numbers added):",
-                  untrusted(f"log:{log_name}", log_excerpt(path, values))]
+        if log_name in proof_logs:
+            parts += ["", f"The cited log {quote(log_name)}, which shows the run of the proof "
+                          f"script (line numbers added):",
+                      untrusted(f"log:{log_name}", head_and_tail(path, MAX_PROOF_CHARS))]
+        else:
+            parts += ["", f"Excerpt of the cited log {quote(log_name)} (line numbers added):",
+                      untrusted(f"log:{log_name}", log_excerpt(path, values))]
         shown += 1
+    proof = claim.evidence_paths.get("proof_script")
+    if evidence.proof_script and proof is not None and proof.is_file():
+        parts += ["", f"The proof script {quote(evidence.proof_script)} (line numbers added):",
+                  untrusted(f"proof_script:{evidence.proof_script}",
+                            head_and_tail(proof, MAX_PROOF_CHARS))]
     return "\n".join(parts)
 
 
@@ -332,7 +364,8 @@ def build_messages(task: JudgeTask, criteria: Sequence[Criterion], options: Prom
 #: PROMPT_PARTS did not change (e.g. a change in how a rubric field is read elsewhere).
 TEMPLATE_VERSION = "prompt-template/1"
 #: The definitions whose code shapes the prompt's text and the answer schema.
-PROMPT_PARTS = ("CANNOT_TELL", "MAX_LOG_EXCERPT_CHARS", "MAX_LOGS_IN_PROMPT", "SYSTEM_RULES",
+PROMPT_PARTS = ("CANNOT_TELL", "MAX_LOG_EXCERPT_CHARS", "MAX_LOGS_IN_PROMPT", "MAX_PROOF_CHARS",
+                "head_and_tail", "SYSTEM_RULES",
                 "answer_choices", "_criterion_model", "criterion_model", "_answer_model",
                 "answer_model", "schema_text", "untrusted", "_number", "_signal_line",
                 "log_excerpt", "_claimed_values", "describe_claim", "describe_criteria",

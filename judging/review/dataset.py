@@ -25,9 +25,13 @@ from judging.models import (
     ClaimKind,
     Judgment,
     LineStatus,
+    Outcome,
+    SignalStatus,
+    Verdict,
     ref_name,
 )
-from judging.rubrics import Criterion, Rubric, Scale
+from judging.rubrics import FALSIFICATION_AUDIT, Criterion, Rubric, Scale
+from judging.rules import CONSENSUS_AGREES, MAX_LOG_BYTES, proof_runs
 
 #: Record ids are uuid5 of the claim key and the rubric version in this namespace: a re-push
 #: updates the same records (and keeps the responses people gave them).
@@ -65,8 +69,9 @@ def agent_name(judge: str) -> str:
 
 
 def guidelines(rubric: Rubric) -> str:
-    lines = [f"# {rubric.title}", f"Rubric **{rubric.ref_name}** (`{rubric.content_hash()[:19]}`)",
-             "", rubric.instructions.strip(), "", "## Criteria", ""]
+    lines = [f"# {rubric.title}", f"Rubric **{rubric.ref_name}** (`{rubric.content_hash()[:19]}`), "
+             f"for {rubric.describe_scope()}", "", rubric.instructions.strip(), "",
+             "## Criteria", ""]
     for criterion in rubric.criteria:
         tags = [criterion.scale.value, f"weight {criterion.weight:g}"]
         if criterion.gate:
@@ -96,6 +101,50 @@ def shows_overlay(rubric: Rubric) -> bool:
     return rubric.applies_to == "figure" and rubric.version_tuple >= (1, 1, 0)
 
 
+def shows_proof(rubric: Rubric) -> bool:
+    """falsification-audit datasets show the proof script and the log of its run: reviewers judge
+    what the proof printed (a field of their own, so that other datasets keep their design)."""
+    return rubric.id == FALSIFICATION_AUDIT
+
+
+#: Characters of the proof script and of each log of its run shown to reviewers.
+MAX_PROOF_FIELD_CHARS = 6000
+
+
+def _file_head_and_tail(path: Path, limit: int) -> str:
+    with path.open("rb") as handle:
+        text = handle.read(MAX_LOG_BYTES).decode("utf-8", errors="replace")
+    if len(text) <= limit:
+        return text
+    return text[:limit // 2] + "\n[... cut ...]\n" + text[-(limit // 2):]
+
+
+def proof_text(claim: ClaimInput | None) -> str:
+    """The proof script and the cited logs of its runs (plain text: participant content)."""
+    if claim is None:
+        return ""
+    evidence = claim.claim.evidence
+    parts = []
+    runs = proof_runs(claim)
+    for index, name in enumerate(evidence.logs):
+        run = next((r for r in runs if r.log == name), None)
+        path = claim.evidence_paths.get(f"logs[{index}]")
+        if run is None or path is None or not path.is_file():
+            continue
+        state = f"failed: {run.failure}" if run.failure else "ran to its end"
+        parts.append(f"=== log {name} ({state}) ===\n"
+                     + _file_head_and_tail(path, MAX_PROOF_FIELD_CHARS))
+    proof = claim.evidence_paths.get("proof_script")
+    if evidence.proof_script and proof is not None and proof.is_file():
+        parts.append(f"=== proof script {evidence.proof_script} ===\n"
+                     + _file_head_and_tail(proof, MAX_PROOF_FIELD_CHARS))
+    elif evidence.proof_script:
+        parts.append(f"=== proof script {evidence.proof_script}: not found in the submission ===")
+    if not runs:
+        parts.append("(no cited log shows a run of the proof script)")
+    return "\n\n".join(parts)
+
+
 def build_settings(rubric: Rubric, *, calibration: bool, overlap: int) -> rg.Settings:
     fields: list[Any] = [
         rg.TextField(name="claim", title="Claim", use_markdown=True),
@@ -115,6 +164,9 @@ def build_settings(rubric: Rubric, *, calibration: bool, overlap: int) -> rg.Set
         rg.TextField(name="ai_assessment", title="AI assessment (empty on blind records)",
                      use_markdown=True, required=False),
     ]
+    if shows_proof(rubric):
+        fields.append(rg.TextField(name="proof", use_markdown=False, required=False,
+                                   title="Proof script and the log of its run (untrusted text)"))
     if shows_overlay(rubric):
         fields.append(rg.ImageField(name="overlay", required=False,
                                     title="Data read back from both charts (wide pale: published, "
@@ -185,6 +237,9 @@ PRIORITY_WEIGHTS = {
     "unreadable": 0.8,
     "judge_disagreement": 0.75,
     "self_contradiction": 0.7,
+    # A falsification goes to people first unless its audit passes and the consensus of the
+    # other reproductions supports it (`falsification_supported`); then it is "falsified".
+    "falsification_unconfirmed": 0.95,
     "falsified": 0.6,
     "order_inconsistent": 0.6,
     "low_confidence": 0.5,
@@ -198,11 +253,24 @@ class Priority:
     reasons: list[str]
 
 
+def falsification_supported(audit: Judgment | None) -> bool:
+    """Whether a falsified claim may wait its turn: its falsification-audit line passes and the
+    consensus of the registry claim's other reproductions agrees with it (the signal
+    `consensus.agrees`, which `judging consensus` provides). Without either it goes to people
+    first."""
+    if audit is None or audit.aggregate is None or audit.aggregate.outcome is not Outcome.passed:
+        return False
+    agrees = audit.signals.get(CONSENSUS_AGREES)
+    return agrees is not None and agrees.status is SignalStatus.ok and agrees.value is True
+
+
 def review_priority(judgments: list[Judgment], *, untrusted: set[str] = frozenset(),
-                    claim_flags: Collection[str] = ()) -> Priority:
+                    claim_flags: Collection[str] = (),
+                    falsification_supported: bool = False) -> Priority:
     """How urgently people should look at a claim under one rubric, with the reasons.
     `claim_flags`: the names of the claim input's flags (intake's, e.g. a logbook page that
-    contradicts itself: `self_contradiction`)."""
+    contradicts itself: `self_contradiction`). `falsification_supported`: see the function of
+    that name; a falsified claim without that support is `falsification_unconfirmed`."""
     reasons: set[str] = set(claim_flags) & {"self_contradiction"}
     for judgment in judgments:
         names = {f.name for f in judgment.flags}
@@ -211,8 +279,8 @@ def review_priority(judgments: list[Judgment], *, untrusted: set[str] = frozense
                             "merge_conflict", *CONSENSUS_FLAGS}
         if judgment.status is LineStatus.error:
             reasons.add("unreadable")
-        if judgment.verdict is not None and judgment.verdict.value == "falsified":
-            reasons.add("falsified")
+        if judgment.verdict is Verdict.falsified:
+            reasons.add("falsified" if falsification_supported else "falsification_unconfirmed")
         for answer in judgment.answers:
             if answer.status is AnswerStatus.unscored:
                 reasons.add("unscored_criteria")
@@ -365,6 +433,8 @@ def build_record(rubric: Rubric, judgment: Judgment, claim: ClaimInput | None, *
     fields: dict[str, Any] = {"claim": claim_markdown(claim, judgment),
                               "justification": justification_text(claim),
                               "ai_assessment": "" if blind else ai_assessment(judgment)}
+    if shows_proof(rubric):
+        fields["proof"] = proof_text(claim)
     artifacts = judgment.artifacts
     images = [("published_figure", artifacts.published),
               ("reproduced_figure", artifacts.reproduced), ("diff", artifacts.diff)]

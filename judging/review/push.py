@@ -38,11 +38,12 @@ from judging.review.dataset import (
     build_record,
     build_settings,
     dataset_name,
+    falsification_supported,
     in_calibration,
     record_id,
     review_priority,
 )
-from judging.rubrics import Rubric, RubricLibrary
+from judging.rubrics import FALSIFICATION_AUDIT, Rubric, RubricLibrary
 from judging.rundir import RunStore, flags_by_claim, with_flags
 
 log = logging.getLogger(__name__)
@@ -163,6 +164,9 @@ def plan_reviews(store: RunStore, library: RubricLibrary, options: PushOptions
             continue
         ref = judgment.rubric
         groups[(str(judgment.claim), ref.id, ref.version)].append(judgment)
+    audits = {claim_key: choose_judgment(lines)
+              for (claim_key, rubric_id, _), lines in groups.items()
+              if rubric_id == FALSIFICATION_AUDIT}
     rubrics: dict[str, Rubric] = {}
     artifacts: dict = {}  # calibration artifacts read, by (root, rubric, judge)
     planned: list[PlannedReview] = []
@@ -187,7 +191,9 @@ def plan_reviews(store: RunStore, library: RubricLibrary, options: PushOptions
         claim_input = claims.get(claim_key)
         priority = review_priority([*lines, chosen], untrusted=untrusted,
                                    claim_flags=[f.name for f in claim_input.flags]
-                                   if claim_input is not None else ())
+                                   if claim_input is not None else (),
+                                   falsification_supported=falsification_supported(
+                                       audits.get(claim_key)))
         planned.append(PlannedReview(
             claim_key=claim_key, rubric=rubric, judgment=chosen, claim=claim_input,
             dataset=dataset_name(rubric_id, version, calibration=blind), blind=blind,

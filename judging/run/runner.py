@@ -297,7 +297,7 @@ class Runner:
         for claim in claims:
             fingerprint = claim_fingerprint(claim)
             for rubric in rubrics:
-                if not rubric.applies_to_kind(claim.claim.kind):
+                if not rubric.applies_to_claim(claim.claim):
                     continue
                 if rubric.applies_to == "figure" and any(
                         f.name == FIGURE_MATCH_NOT_APPLICABLE for f in claim.flags):

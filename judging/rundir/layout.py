@@ -45,9 +45,11 @@ changes; a new optional field is not a shape change, and is left out of input ha
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from judging.hashing import slug
 from judging.models import ref_name
 
 RUN_JSON = "run.json"
@@ -81,6 +83,8 @@ CLAIM_IMAGES = {"published": "published.png", "reproduced": "reproduced.png", "d
 CALIBRATION_DIR = "calibration"
 CALIBRATION_ARTIFACTS = "artifacts"
 CALIBRATION_REPORTS = "reports"
+#: `judging calibrate --table`: reports/table/<judge column>/ (the same report files and plots).
+CALIBRATION_TABLE_REPORTS = "table"
 CALIBRATION_PLOTS = {"f1": "f1.png", "confusion": "confusion.png",
                      "reliability": "reliability.png"}
 CALIBRATION_REPORT_MD = "report.md"
@@ -237,3 +241,10 @@ class CalibrationPaths:
 
     def report_dir(self, rubric_id: str, version: str, judge_slug: str) -> Path:
         return self.root / CALIBRATION_REPORTS / ref_name(rubric_id, version) / judge_slug
+
+    def table_report_dir(self, judge_column: str) -> Path:
+        """`--table` mode's report folder, named after the judge column (a path-safe slug
+        when the column's name is not a plain file name)."""
+        plain = re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,59}", judge_column) is not None
+        return self.root / CALIBRATION_REPORTS / CALIBRATION_TABLE_REPORTS / (
+            judge_column if plain else slug(judge_column))

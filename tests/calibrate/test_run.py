@@ -5,6 +5,7 @@ tests/resolve/."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -194,6 +195,50 @@ def test_table_mode_reproduces_pandalm() -> None:
                         ("annotator2~annotator3", "0.862")):
         assert f"{pair} {kappa}" in flat
     assert "between the two judges" in flat
+
+
+def test_table_mode_writes_the_figures_it_prints(tmp_path: Path) -> None:
+    """--table --out DIR writes reports/table/<judge column>/ (report.json, report.md, plots),
+    and report.json holds the very figures printed (parsed from both, compared)."""
+    out = tmp_path / "cal"
+    result = CliRunner().invoke(main, [
+        "calibrate", "--table", str(PANDALM), "--judge-column", "gpt35",
+        "--human-columns", "annotator1,annotator2,annotator3", "--compare", "pandalm7b",
+        "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    folder = out / "reports" / "table" / "gpt35"
+    assert {p.name for p in folder.iterdir()} == {"report.json", "report.md", "f1.png",
+                                                    "confusion.png"}
+    report = json.loads((folder / "report.json").read_text())
+    printed_rows = {}
+    for line in result.output.splitlines():
+        cells = [c.strip() for c in line.strip("│ ").split("│")]
+        if len(cells) == 8 and cells[0] in ("gpt35", "pandalm7b"):
+            printed_rows[cells[0]] = cells[1:]
+    assert set(printed_rows) == {"gpt35", "pandalm7b"}
+    for column, (n, accuracy, precision, recall, f1, kappa, with_humans) in printed_rows.items():
+        m = report["judges"][column]
+        assert int(n) == m["n"]
+        for shown, key in ((accuracy, "accuracy"), (precision, "macro_precision"),
+                           (recall, "macro_recall"), (f1, "macro_f1")):
+            assert shown == f"{m[key]:.4f}", (column, key)
+        assert kappa == f"{m['kappa']:.3f}"
+        assert with_humans == f"{report['judge_human_kappa'][column]:.3f}"
+    flat = " ".join(result.output.split())
+    header = re.search(r"(\d+) items, gold = human majority on (\d+) \((\d+) ties", flat)
+    assert header is not None
+    assert [int(g) for g in header.groups()] == [report["items"], report["gold_items"],
+                                                 report["ties"]]
+    for pair, shown in re.findall(r"(annotator\d~annotator\d) (\d\.\d{3})", flat):
+        assert shown == f"{report['human_kappa'][pair]:.3f}"
+    assert re.search(r"Krippendorff's alpha (\d\.\d{3})", flat).group(1) == \
+        f"{report['alpha']:.3f}"
+    between = re.search(r"accuracy (\d\.\d{4}), kappa (\d\.\d{3})", flat)
+    assert between.groups() == (f"{report['between_judges']['accuracy']:.4f}",
+                                f"{report['between_judges']['kappa']:.3f}")
+    assert report["judges"]["gpt35"]["accuracy"] == pytest.approx(0.7107, abs=5e-5)
+    markdown = (folder / "report.md").read_text()
+    assert "| gpt35 | 999 | 0.7107 | 0.5879 | 0.5736 | 0.5755 |" in markdown
 
 
 def test_cli_calibrate_resolve_on_examples(tmp_path: Path) -> None:

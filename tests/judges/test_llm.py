@@ -84,14 +84,15 @@ def test_structured_answers_with_full_provenance(tmp_path: Path, fake: FakeOpenA
     assert not result.failed
     lines = _lines(out)
     llm_lines = [j for j in lines if j.judge == f"openai:{MODEL}"]
-    # 14 claims: 8 figure claims x 2 rubrics + 6 others; the corrupt figure makes no call.
-    assert len(llm_lines) == 22
-    assert fake.calls == 21
+    # 14 claims: 8 figure claims x 2 rubrics + 6 others, + the falsification audit of the 3
+    # falsified claims; the corrupt figure makes no call.
+    assert len(llm_lines) == 25
+    assert fake.calls == 24
     request = fake.requests[0]
     schema = request["response_format"]
     assert schema["type"] == "json_schema" and schema["json_schema"]["strict"] is True
     scored = [j for j in llm_lines if j.status is LineStatus.scored]
-    assert len(scored) == 21
+    assert len(scored) == 24
     line = next(j for j in scored if j.kind == "figure" and j.rubric.id == "figure-match")
     provenance = line.provenance
     assert provenance.model == MODEL and provenance.judge == f"openai:{MODEL}"
@@ -116,7 +117,9 @@ def test_structured_answers_with_full_provenance(tmp_path: Path, fake: FakeOpenA
     assert kinds == {"figure", "number", "table", "theorem"}
     with_images = [r for r in fake.requests
                    if any(p["type"] == "image_url" for p in r["messages"][1]["content"])]
-    assert len(with_images) == 14  # 7 readable figure claims x 2 rubrics
+    # 7 readable figure claims x 2 rubrics, + the falsification audit of the falsified figure
+    # claim (its judge compares the statement with the published figure)
+    assert len(with_images) == 15
     assert all(p["image_url"]["url"].startswith("data:image/png;base64,") for p in images)
     # The API key is used, never recorded.
     assert "sk-test-not-a-secret" not in (out / "judgments.jsonl").read_text()
@@ -162,14 +165,15 @@ def test_plain_json_object_mode(tmp_path: Path, fake: FakeOpenAI) -> None:
     assert {r["response_format"]["type"] for r in fake.requests} == {"json_object"}
     assert all("schema" not in r["response_format"] for r in fake.requests)
     scored = [j for j in _lines(out) if j.status is LineStatus.scored]
-    assert len(scored) == 7  # 8 lines, one of them the corrupt figure
+    assert len(scored) == 9  # 10 lines, one of them the corrupt figure
 
 
 # --- faults -------------------------------------------------------------------------------------
 
 CAROL = [str(SUBMISSIONS / "carol-iclr27-0137")]
-# Carol's claims: c1 figure (2 calls), c2 number, c3 corrupt figure (1 call: verdict only),
-# c4 number, c5 figure (2 calls) -> 7 calls, 8 lines.
+# Carol's claims: c1 falsified figure (3 calls: figure, verdict, falsification audit), c2
+# falsified number (2 calls: verdict, audit), c3 corrupt figure (1 call: verdict only), c4
+# number, c5 figure (2 calls) -> 9 calls, 10 lines.
 TARGET = '"claim key: carol/iclr27-0137-repro::iclr27-0137/c2'
 
 
@@ -180,10 +184,10 @@ def test_transient_faults_are_retried_and_scored(tmp_path: Path, fake: FakeOpenA
     started = time.perf_counter()
     run_judging(_request(tmp_path / "run", fake, sources=CAROL))
     lines = [j for j in _lines(tmp_path / "run") if j.judge == f"openai:{MODEL}"]
-    assert len(lines) == 8
-    assert fake.calls == 7 + extra_calls
-    target = next(j for j in lines if j.claim.claim_id == "iclr27-0137/c2")
-    assert target.status is LineStatus.scored
+    assert len(lines) == 10
+    assert fake.calls == 9 + extra_calls
+    targets = [j for j in lines if j.claim.claim_id == "iclr27-0137/c2"]
+    assert len(targets) == 2 and all(j.status is LineStatus.scored for j in targets)
     if fault == "429":
         assert time.perf_counter() - started >= 0.2  # Retry-After was honoured
 
@@ -203,8 +207,12 @@ def test_bad_answers_are_unscored_with_a_reason(tmp_path: Path, fake: FakeOpenAI
     out = tmp_path / "run"
     run_judging(_request(out, fake, sources=CAROL))
     lines = [j for j in _lines(out) if j.judge == f"openai:{MODEL}"]
-    assert len(lines) == 8  # no claim lost
-    target = next(j for j in lines if j.claim.claim_id == "iclr27-0137/c2")
+    assert len(lines) == 10  # no claim lost
+    # c2 is asked twice (verdict, falsification audit): the one request that met the fault
+    # is unscored, the other one scored
+    c2 = [j for j in lines if j.claim.claim_id == "iclr27-0137/c2"]
+    (target,) = [j for j in c2 if j.status is not LineStatus.scored]
+    assert len(c2) == 2
     assert target.status is LineStatus.unscored
     assert reason in target.reason
     assert target.final is final
@@ -215,8 +223,8 @@ def test_bad_answers_are_unscored_with_a_reason(tmp_path: Path, fake: FakeOpenAI
     assert target.aggregate.outcome == "incomplete" and target.aggregate.score is None
     if fault not in ("400", "refusal", "content_filter"):
         assert target.provenance.raw_answer  # kept for audit
-    others = [j for j in lines if j.claim.claim_id != "iclr27-0137/c2"]
-    assert sum(j.status is LineStatus.scored for j in others) == 6  # + the corrupt figure error
+    others = [j for j in lines if j is not target]
+    assert sum(j.status is LineStatus.scored for j in others) == 8  # + the corrupt figure error
 
 
 def test_schema_violation_in_one_criterion_keeps_the_others() -> None:
@@ -243,17 +251,20 @@ def test_schema_violation_in_one_criterion_keeps_the_others() -> None:
 
 def test_timeouts_leave_unscored_lines_that_a_rerun_retries(tmp_path: Path, fake: FakeOpenAI
                                                             ) -> None:
-    fake.add_fault("timeout", match="iclr27-0137/c2", times=2, delay=5)
+    # c2's two requests (verdict, falsification audit) time out twice each (a retry each)
+    fake.add_fault("timeout", match="iclr27-0137/c2", times=4, delay=5)
     out = tmp_path / "run"
     run_judging(_request(out, fake, sources=CAROL, timeout=1.0, max_retries=1))
-    target = next(j for j in _lines(out) if j.claim.claim_id == "iclr27-0137/c2")
-    assert target.status is LineStatus.unscored and "timed out" in target.reason
-    assert target.final is False
+    targets = [j for j in _lines(out) if j.claim.claim_id == "iclr27-0137/c2"]
+    assert len(targets) == 2
+    for target in targets:
+        assert target.status is LineStatus.unscored and "timed out" in target.reason
+        assert target.final is False
     calls = fake.calls
     run_judging(_request(out, fake, sources=CAROL, timeout=1.0, max_retries=1))
-    assert fake.calls == calls + 1  # only the unfinished line is tried again
-    target = next(j for j in _lines(out) if j.claim.claim_id == "iclr27-0137/c2")
-    assert target.status is LineStatus.scored
+    assert fake.calls == calls + 2  # only the unfinished lines are tried again
+    targets = [j for j in _lines(out) if j.claim.claim_id == "iclr27-0137/c2"]
+    assert all(target.status is LineStatus.scored for target in targets)
 
 
 def test_bad_credentials_stop_the_run(tmp_path: Path, fake: FakeOpenAI) -> None:
@@ -376,7 +387,7 @@ def test_cache_hits_make_no_calls(tmp_path: Path, fake: FakeOpenAI) -> None:
     cache = tmp_path / "cache"
     run_judging(_request(tmp_path / "first", fake, sources=CAROL, cache_dir=cache))
     calls = fake.calls
-    assert calls == 7
+    assert calls == 9
     # Re-judge into another run directory: every answer comes from the cache.
     run_judging(_request(tmp_path / "second", fake, sources=CAROL, cache_dir=cache))
     assert fake.calls == calls
@@ -395,10 +406,10 @@ def test_cache_hits_make_no_calls(tmp_path: Path, fake: FakeOpenAI) -> None:
 
 def test_samples_never_share_an_answer(tmp_path: Path, fake: FakeOpenAI) -> None:
     run_judging(_request(tmp_path / "run", fake, sources=CAROL, samples=3))
-    assert fake.calls == 21
+    assert fake.calls == 27
     lines = [j for j in _lines(tmp_path / "run") if j.judge == f"openai:{MODEL}"]
     hashes = [j.provenance.request_hash for j in lines if j.provenance.request_hash]
-    assert len(hashes) == len(set(hashes)) == 21
+    assert len(hashes) == len(set(hashes)) == 27
     assert {r["seed"] for r in fake.requests} == {0, 1, 2}
 
 
@@ -509,7 +520,7 @@ def test_budget_stops_new_calls_and_a_rerun_finishes(tmp_path: Path, fake: FakeO
     runner = Runner(request)
     import asyncio
     asyncio.run(runner.run())
-    assert 1 <= fake.calls < 7
+    assert 1 <= fake.calls < 9
     lines = [j for j in _lines(out) if j.judge == f"openai:{MODEL}"]
     budget = [j for j in lines if j.reason == "budget"]
     assert budget and all(j.final is False for j in budget)
@@ -520,7 +531,7 @@ def test_budget_stops_new_calls_and_a_rerun_finishes(tmp_path: Path, fake: FakeO
                          prices={MODEL: (100.0, 100.0)}))
     lines = [j for j in _lines(out) if j.judge == f"openai:{MODEL}"]
     assert not [j for j in lines if j.reason == "budget"]
-    assert fake.calls == 7
+    assert fake.calls == 9
 
 
 def test_max_cost_needs_a_price(tmp_path: Path, fake: FakeOpenAI) -> None:
@@ -539,14 +550,14 @@ def test_estimate_sends_nothing(tmp_path: Path, fake: FakeOpenAI) -> None:
     assert f"openai:{MODEL}" in result.output and "estimate" in result.output
     row = next(line for line in result.output.splitlines() if f"openai:{MODEL}" in line)
     cells = [c.strip() for c in row.split("│") if c.strip()]
-    assert cells[1] == "14" and cells[2] == "0"  # 7 calls x 2 samples, none cached
-    assert int(cells[4].replace(",", "")) > 14 * 1000  # prompt tokens
+    assert cells[1] == "18" and cells[2] == "0"  # 9 calls x 2 samples, none cached
+    assert int(cells[4].replace(",", "")) > 18 * 1000  # prompt tokens
     assert float(cells[6]) > 0
     assert CliRunner().invoke(main, args).exit_code == 0
     result = CliRunner().invoke(main, [*args, "--out", str(tmp_path / "other"), "--estimate"])
     row = next(line for line in result.output.splitlines() if f"openai:{MODEL}" in line)
     cells = [c.strip() for c in row.split("│") if c.strip()]
-    assert cells[1] == "0" and cells[2] == "14"  # everything is in the cache now
+    assert cells[1] == "0" and cells[2] == "18"  # everything is in the cache now
 
 
 # --- prompt assembly --------------------------------------------------------------------------
@@ -577,7 +588,7 @@ def test_default_judge_from_the_environment(tmp_path: Path, fake: FakeOpenAI,
     monkeypatch.setenv("OPENAI_BASE_URL", fake.url)
     result = CliRunner().invoke(main, ["run", *CAROL, "--out", str(tmp_path / "run")])
     assert result.exit_code == 0, result.output
-    assert fake.calls == 7
+    assert fake.calls == 9
     assert {j.judge for j in _lines(tmp_path / "run")} == {f"openai:{MODEL}"}
 
 

@@ -158,6 +158,10 @@ def test_falsified_rule_checks_the_file(submission: SubmissionBuilder, tmp_path:
     out = tmp_path / "run"
     run_judging(RunRequest(sources=[str(submission.write())], out=out))
     from judging.rundir.store import RunStore
-    (line,) = [j for j in RunStore.open(out, create=False).latest()]
-    answer = line.answer("proof_for_falsified")
+    # the verdict rubric, and the falsification audit (a falsified claim)
+    lines = {j.rubric.id: j for j in RunStore.open(out, create=False).latest()}
+    assert set(lines) == {"verdict-justification", "falsification-audit"}
+    answer = lines["verdict-justification"].answer("proof_for_falsified")
     assert answer.value is False and '"proof.py" not found' in answer.rationale
+    audit = lines["falsification-audit"].answer("proof_script_present")
+    assert audit.value is False and '"proof.py" not found' in audit.rationale

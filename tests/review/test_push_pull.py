@@ -23,6 +23,7 @@ from judging.rundir.store import RunStore
 from tests.conftest import REGISTRY, SUBMISSIONS
 
 FIG, VER = "figure-match-1.3.0", "verdict-justification-1.0.0"
+AUD = "falsification-audit-1.0.0"
 
 
 @pytest.fixture(scope="module")
@@ -66,8 +67,9 @@ def test_push_creates_one_dataset_per_rubric_version(argilla, example_run: Path,
                       options=PushOptions(workspace=workspace, blind_share=0.3, overlap=2))
     expected = _expected_split(example_run, 0.3)
     assert result.records == {name: len(ids) for name, ids in expected.items()}
-    assert result.total == 22
-    assert set(expected) == {FIG, FIG + "-calibration", VER, VER + "-calibration"}
+    assert result.total == 25  # 22 + the falsification audits of the 3 falsified claims
+    assert set(expected) == {FIG, FIG + "-calibration", VER, VER + "-calibration", AUD,
+                             AUD + "-calibration"}
     for name, ids in expected.items():
         records = _records(client, name, workspace)
         assert set(records) == ids  # deterministic ids: claim key + rubric version
@@ -194,8 +196,14 @@ def test_filter_queries_through_the_sdk(argilla, example_run: Path, workspace: s
                       ("carol/iclr27-0137-repro", "iclr27-0137/c1"),
                       ("carol/iclr27-0137-repro", "iclr27-0137/c2")}
     figures = client.datasets(name=FIG, workspace=workspace)
-    urgent = figures.records(query=rg.Query(filter=rg.Filter(("metadata.priority", ">=", 0.9))))
-    assert {r.metadata["claim_id"] for r in urgent} == {"neurips26-4821/c1", "neurips26-4821/c6"}
+    urgent = list(figures.records(query=rg.Query(filter=rg.Filter(("metadata.priority", ">=",
+                                                                   0.9)))))
+    # bob's copy and doctored reference, and carol's falsified figure claim: a falsification
+    # goes to people first unless its audit passes and the consensus supports it
+    assert {r.metadata["claim_id"] for r in urgent} == {"neurips26-4821/c1", "neurips26-4821/c6",
+                                                       "iclr27-0137/c1"}
+    (carol,) = [r for r in urgent if r.metadata["claim_id"] == "iclr27-0137/c1"]
+    assert "falsification_unconfirmed" in carol.metadata["priority_reasons"]
     text = figures.records(query=rg.Query(query="doctored OR registry"))
     assert all(r.metadata for r in text)
     said_no = figures.records(query=rg.Query(filter=rg.Filter(
@@ -222,7 +230,8 @@ def test_cli_push_pull_and_users(argilla, example_run: Path, workspace: str,
     result = runner.invoke(main, ["review", "push", str(example_run), "--workspace", workspace,
                                   "--blind-share", "0", *server])
     assert result.exit_code == 0, result.output
-    assert f"{FIG}: 8 record(s)" in result.output and "pushed 22 record(s)" in result.output
+    assert f"{FIG}: 8 record(s)" in result.output and "pushed 25 record(s)" in result.output
+    assert f"{AUD}: 3 record(s)" in result.output
     result = runner.invoke(main, ["review", "users", "add", "reviewer-x", "--workspace",
                                   workspace, "--password", "reviewer-pass-1", *server])
     assert result.exit_code == 0, result.output

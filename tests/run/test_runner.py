@@ -48,13 +48,15 @@ def test_run_writes_the_store_and_resumes(tmp_path: Path, examples_copy: Path) -
                         "--out", str(out))
     assert code == 0, output
     lines = _lines(out)
-    assert len(lines) == 22  # 14 claims: 8 figure claims x 2 rubrics + 6 others x 1
+    # 14 claims: 8 figure claims x 2 rubrics + 6 others x 1, + the falsification audit of the
+    # 3 falsified claims
+    assert len(lines) == 25
     assert len({(l["claim"]["submission_id"], l["claim"]["claim_id"]) for l in lines}) == 14
     info = json.loads((out / "run.json").read_text())
     (invocation,) = info["invocations"]
     assert invocation["status"] == "finished" and invocation["judges"] == ["offline"]
     assert {r.split("#")[0] for r in invocation["rubrics"]} == {
-        "figure-match@1.3.0", "verdict-justification@1.0.0"}
+        "falsification-audit@1.0.0", "figure-match@1.3.0", "verdict-justification@1.0.0"}
     assert re.match(r"judging \S+( git:[0-9a-f]{12}(\+dirty)?)?$", invocation["code_version"])
     for line in lines:
         assert line["provenance"]["code_version"] == invocation["code_version"]
@@ -66,18 +68,18 @@ def test_run_writes_the_store_and_resumes(tmp_path: Path, examples_copy: Path) -
     # A second run over the same inputs adds nothing.
     code, output = _run(str(examples_copy / "submissions"), "--claims", str(registry),
                         "--out", str(out))
-    assert code == 0 and len(_lines(out)) == 22
-    assert "0 new judgment line(s), 22 already done" in output
+    assert code == 0 and len(_lines(out)) == 25
+    assert "0 new judgment line(s), 25 already done" in output
 
     # Changing one claim's file re-judges that claim only (both of its rubrics).
     log = examples_copy / "submissions" / "alice-neurips26-4821" / "logs" / "train_vit_sparse.txt"
     log.write_text(log.read_text() + "\n# appended note\n")
     code, output = _run(str(examples_copy / "submissions"), "--claims", str(registry),
                         "--out", str(out))
-    new = _lines(out)[22:]
+    new = _lines(out)[25:]
     assert code == 0 and new
     assert {l["claim"]["claim_id"] for l in new} <= {"neurips26-4821/c1", "neurips26-4821/c3"}
-    assert len(RunStore.open(out, create=False).latest()) == 22
+    assert len(RunStore.open(out, create=False).latest()) == 25
 
 
 def test_torn_last_line_is_survived(tmp_path: Path, examples_copy: Path) -> None:

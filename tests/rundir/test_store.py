@@ -31,7 +31,8 @@ def judged(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The offline judge's run over the bundled examples (read only: copy it to change it)."""
     out = tmp_path_factory.mktemp("store") / "run"
     result = run_judging(RunRequest(sources=[str(SUBMISSIONS)], out=out, registry=REGISTRY))
-    assert result.written == 22 and not result.source_errors
+    # 8 figure claims x 2 rubrics + 6 others, + the falsification audit of 3 falsified claims
+    assert result.written == 25 and not result.source_errors
     return out
 
 
@@ -103,7 +104,7 @@ def test_run_json_of_another_tool_is_refused(tmp_path: Path, content: str) -> No
 def test_append_then_reopen_keeps_every_line_and_resumes(judged: Path, tmp_path: Path) -> None:
     source = RunStore.open(judged, create=False)
     judgments = source.judgments()
-    assert len(judgments) == 22 and all(isinstance(j, Judgment) for j in judgments)
+    assert len(judgments) == 25 and all(isinstance(j, Judgment) for j in judgments)
 
     store = RunStore.open(tmp_path / "copy")
     store.info = RunInfo(run_id=source.info.run_id, created_at=source.info.created_at)
@@ -127,7 +128,7 @@ def test_append_then_reopen_keeps_every_line_and_resumes(judged: Path, tmp_path:
     reopened = RunStore.open(tmp_path / "copy", create=False)
     assert reopened.judgments() == judgments  # every field survives the round trip
     assert reopened.latest() == judgments
-    assert len(_raw_lines(reopened.judgments_path)) == 22
+    assert len(_raw_lines(reopened.judgments_path)) == 25
     # The same work with another input (a changed file) is not done.
     changed = judgments[0].model_copy(update={"input_hash": "sha256:" + "0" * 64})
     assert not reopened.has(line_key(changed))
@@ -136,7 +137,7 @@ def test_append_then_reopen_keeps_every_line_and_resumes(judged: Path, tmp_path:
 def test_a_rerun_of_finished_work_adds_nothing(run: Path) -> None:
     before = (run / JUDGMENTS).read_bytes()
     result = run_judging(RunRequest(sources=[str(SUBMISSIONS)], out=run, registry=REGISTRY))
-    assert result.written == 0 and result.skipped == 22
+    assert result.written == 0 and result.skipped == 25
     assert (run / JUDGMENTS).read_bytes() == before
 
 
@@ -194,7 +195,7 @@ def test_a_torn_last_line_is_cut_on_reopen(run: Path, name: str) -> None:
     path.write_bytes(intact + last[: len(last) // 2])  # a crash in the middle of a line
     # Opening to read leaves the file alone and ignores the torn line ...
     store = RunStore.open(run, create=False)
-    assert len(store.judgments()) == 22 and len(store.claims()) == 14
+    assert len(store.judgments()) == 25 and len(store.claims()) == 14
     assert len(store.fingerprints()) == 7
     assert path.read_bytes() == intact + last[: len(last) // 2]
     # ... opening to write cuts it, so the next line starts on a fresh line.
@@ -203,8 +204,8 @@ def test_a_torn_last_line_is_cut_on_reopen(run: Path, name: str) -> None:
     if name == JUDGMENTS:
         store.append(store.judgments()[0])
         store.close()
-        assert len(RunStore.open(run, create=False).judgments()) == 23
-    assert len(store.judgments()) == 22 + (name == JUDGMENTS)
+        assert len(RunStore.open(run, create=False).judgments()) == 26
+    assert len(store.judgments()) == 25 + (name == JUDGMENTS)
 
 
 def test_read_jsonl_ignores_only_a_torn_last_line(run: Path, caplog: pytest.LogCaptureFixture
@@ -214,7 +215,7 @@ def test_read_jsonl_ignores_only_a_torn_last_line(run: Path, caplog: pytest.LogC
     path.write_bytes(b"".join(lines[:-1]) + b"\n\n" + lines[-1][:40])  # a blank line, torn tail
     with caplog.at_level("WARNING"):
         records = read_jsonl(path, Judgment)
-    assert len(records) == 21
+    assert len(records) == 24
     assert "ignoring a torn last line (40 bytes)" in caplog.text
     assert read_jsonl(run / "missing.jsonl", Judgment) == []
 

@@ -25,6 +25,7 @@ from judging.rubrics import RubricLibrary  # noqa: E402
 ALICE, BOB, CAROL = ("alice/repro-neurips26-4821", "bob/neurips26-4821-check",
                      "carol/iclr27-0137-repro")
 FIGURE, VERDICT = "figure-match@1.0.0", "verdict-justification@1.0.0"
+AUDIT = "falsification-audit@1.0.0"
 WHEN = datetime(2026, 11, 29, tzinfo=UTC)
 ANNOTATOR = "construction:examples/generate.py"
 
@@ -60,6 +61,11 @@ CONSTRUCTION: dict[tuple[str, str, str], dict[str, bool | int]] = {
     (BOB, "neurips26-4821/c3", VERDICT): {"verdict_consistent": True,
                                           "proof_for_falsified": True, "value_in_logs": True,
                                           "cites_evidence": True},
+    # ... and its proof holds up: proof_c3.py is present, logs/proof_c3.txt shows its run, whose
+    # output counts the 1893 overlapping images and recovers 94.06 on the leaky split
+    (BOB, "neurips26-4821/c3", AUDIT): {"proof_script_present": True, "proof_was_run": True,
+                                        "problem_kind_given": True,
+                                        "proof_shows_problem": True},
     # 9. matches a doctored copy: against the registry's figure the spike is lower and later
     (BOB, "neurips26-4821/c6", FIGURE): {"values_within_tolerance": False,
                                          "independent_reproduction": True},
@@ -68,9 +74,15 @@ CONSTRUCTION: dict[tuple[str, str, str], dict[str, bool | int]] = {
                                         "overall_match": 1},
     (CAROL, "iclr27-0137/c1", VERDICT): {"verdict_consistent": True,
                                          "proof_for_falsified": True},
+    # logs/proof_c1.txt shows proof_c1.py's run: non-monotonic under alpha/r, saturating under
+    # alpha/sqrt(r), the paper-error stated
+    (CAROL, "iclr27-0137/c1", AUDIT): {"proof_script_present": True, "proof_was_run": True,
+                                       "problem_kind_given": True, "proof_shows_problem": True},
     # 11. outside tolerance, falsified without a proof script or problem kind
     (CAROL, "iclr27-0137/c2", VERDICT): {"verdict_consistent": True,
                                          "proof_for_falsified": False, "value_in_logs": True},
+    (CAROL, "iclr27-0137/c2", AUDIT): {"proof_script_present": False, "proof_was_run": False,
+                                       "problem_kind_given": False},
     # 13. the cited log ends at 13.90, not the claimed 12.3: the evidence contradicts "verified"
     (CAROL, "iclr27-0137/c4", VERDICT): {"verdict_consistent": False, "value_in_logs": False},
     # 14. faithful restyle of a figure outside the registry
