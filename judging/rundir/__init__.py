@@ -30,10 +30,13 @@ from judging.rundir.layout import (
 )
 from judging.rundir.not_addressed import read_not_addressed, write_not_addressed
 from judging.rundir.store import (
+                                  Identity,
                                   Invocation,
                                   LineKey,
                                   RunInfo,
                                   RunStore,
+                                  identity,
+                                  iter_jsonl,
                                   line_key,
                                   new_run_id,
                                   read_jsonl,
@@ -42,8 +45,8 @@ from judging.rundir.store import (
 )
 
 __all__ = ["CALIBRATION_DIR", "CALIBRATION_PLOTS", "CALIBRATION_REPORT_JSON",
-           "CALIBRATION_REPORT_MD", "RUN_FILES", "CalibrationPaths", "Invocation", "LineKey",
-           "RunFile", "RunInfo", "RunPaths", "RunStore", "claim_images", "flags_by_claim",
-           "judgments_with_flags", "line_key", "new_run_id", "read_integrity", "read_judgments",
-           "read_jsonl", "read_not_addressed", "utc_now", "with_flags", "write_integrity",
-           "write_not_addressed"]
+           "CALIBRATION_REPORT_MD", "CalibrationPaths", "Identity", "Invocation", "LineKey",
+           "RUN_FILES", "RunFile", "RunInfo", "RunPaths", "RunStore", "claim_images",
+           "flags_by_claim", "identity", "iter_jsonl", "judgments_with_flags", "line_key",
+           "new_run_id", "read_integrity", "read_jsonl", "read_judgments", "read_not_addressed",
+           "utc_now", "with_flags", "write_integrity", "write_not_addressed"]
