@@ -376,7 +376,7 @@ class Runner:
             for line in self.panel_lines(items):
                 store.append(line)
                 result.written += 1
-            result.integrity = find_pairs(store.fingerprints(), store.claims())
+            result.integrity = find_pairs(store.fingerprints(), store.iter_claims())
             write_integrity(store.root, result.integrity)
             write_not_addressed(store.root, result.not_addressed)
             invocation.status = "failed" if result.source_errors else "finished"
