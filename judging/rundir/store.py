@@ -380,7 +380,15 @@ class RunStore:
         return list(self.iter_latest())
 
     def latest_count(self) -> int:
+        """How many identities have a line."""
         return len(self._latest)
+
+    def identities(self) -> list[Identity]:
+        return list(self._latest)
+
+    def claim_count(self) -> int:
+        """How many claims have a line."""
+        return len({ident[0] for ident in self._latest})
 
     def latest_by_claim(self) -> Iterator[tuple[str, list[Judgment]]]:
         """(claim key, its newest lines in file order) per claim, sorted by claim key: one
