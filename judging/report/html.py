@@ -232,7 +232,9 @@ def _remove_pages(out: Path) -> None:
 
 def _script(payload: object, *, assign: bool) -> str:
     """A data file the index page loads with a <script> tag (file:// pages cannot fetch())."""
-    data = json.dumps(payload, ensure_ascii=True, separators=(",", ":"))
+    # "<" only inside JSON strings: escaped, so that no participant text can ever close a
+    # script element, even if the data were inlined.
+    data = json.dumps(payload, ensure_ascii=True, separators=(",", ":")).replace("<", "\\u003c")
     if assign:
         return f"window.JUDGING_REPORT = {data};\n"
     return f"window.JUDGING_REPORT.shards.push({data});\n"
@@ -318,7 +320,8 @@ def write_paged_report(store: RunStore, *, out: Path, rubrics_dir: Path | None =
     if shard or not shards:
         flush_shard()
     write_text_atomic(building / "meta.js", _script({
-        "fields": ROW_FIELDS, "rubrics": rubric_ids, "pages": page_names,
+        "fields": ROW_FIELDS, "rubrics": rubric_ids,
+        "pages": [f"{final.name}/{n}" for n in page_names],  # relative to the index page
         "submissions": sorted(submissions), "papers": sorted(papers),
         "outcomes": sorted(outcome_names),
         "flags": sorted(flag_names), "shards": []}, assign=True))
