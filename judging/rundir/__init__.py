@@ -35,6 +35,7 @@ from judging.rundir.store import (
                                   LineKey,
                                   RunInfo,
                                   RunStore,
+                                  cut_torn_tail,
                                   identity,
                                   iter_jsonl,
                                   line_key,
@@ -46,7 +47,7 @@ from judging.rundir.store import (
 
 __all__ = ["CALIBRATION_DIR", "CALIBRATION_PLOTS", "CALIBRATION_REPORT_JSON",
            "CALIBRATION_REPORT_MD", "CalibrationPaths", "Identity", "Invocation", "LineKey",
-           "RUN_FILES", "RunFile", "RunInfo", "RunPaths", "RunStore", "claim_images",
+           "RUN_FILES", "RunFile", "RunInfo", "RunPaths", "RunStore", "claim_images", "cut_torn_tail",
            "flags_by_claim", "identity", "iter_jsonl", "judgments_with_flags", "line_key",
            "new_run_id", "read_integrity", "read_jsonl", "read_judgments", "read_not_addressed",
            "utc_now", "with_flags", "write_integrity", "write_not_addressed"]

@@ -15,6 +15,8 @@ its paths from `RunPaths`. (Docstrings and CLI help may name the files.)
 | sources/                   | downloaded Hub sources                        |                         | run (intake) |
 | logbooks/                  | figures and run logs read from logbooks       |                         | run (intake) |
 | report.html                | the HTML report                               |                         | report       |
+| report_pages/              | a paged report's index data and claim pages   |                         | report       |
+| pushed.jsonl               | `PushedRecord`: records a push sent           | judging.pushed/1        | review push  |
 | labels.jsonl               | `Label` lines pulled from Argilla             | judging.label/1         | review pull  |
 | decisions.jsonl            | `RubricDecision` lines                        | judging.decision/1      | resolve      |
 | final.jsonl                | `ClaimDecision` lines                         | judging.final/1         | resolve      |
@@ -53,6 +55,7 @@ SOURCES = "sources"
 LOGBOOKS = "logbooks"
 REPORT = "report.html"
 LABELS = "labels.jsonl"
+PUSHED = "pushed.jsonl"
 DECISIONS = "decisions.jsonl"
 FINAL = "final.jsonl"
 LEADERBOARD_SUBMISSIONS = "leaderboard_submissions.csv"
@@ -127,6 +130,11 @@ class RunPaths:
         return self.root / LABELS
 
     @property
+    def pushed(self) -> Path:
+        """The resume point of `judging review push`."""
+        return self.root / PUSHED
+
+    @property
     def decisions(self) -> Path:
         return self.root / DECISIONS
 
@@ -174,6 +182,7 @@ RUN_FILES: tuple[RunFile, ...] = (
     RunFile(INTEGRITY, "judging.models:IntegrityReport", "judging.integrity/1", "run",
             flags_side_file=True),
     RunFile(NOT_ADDRESSED, "judging.models:NotAddressed", "judging.not_addressed/1", "run"),
+    RunFile(PUSHED, "judging.review.push:PushedRecord", "judging.pushed/1", "review push"),
     RunFile(LABELS, "judging.models:Label", "judging.label/1", "review pull"),
     RunFile(DECISIONS, "judging.resolve.decide:RubricDecision", "judging.decision/1", "resolve"),
     RunFile(FINAL, "judging.resolve.decide:ClaimDecision", "judging.final/1", "resolve"),

@@ -243,7 +243,7 @@ class RunStore:
             # Before the store reads the files: a cut line must not be remembered as done.
             paths = RunPaths(root)
             for path in (paths.judgments, paths.claims, paths.fingerprints):
-                _cut_torn_tail(path)
+                cut_torn_tail(path)
         return cls(root, info)
 
     def write_info(self) -> None:
@@ -404,7 +404,7 @@ def _digest(line: str) -> bytes:
     return hashlib.blake2b(line.encode(), digest_size=16).digest()
 
 
-def _cut_torn_tail(path: Path) -> None:
+def cut_torn_tail(path: Path) -> None:
     """Cut a partial last line left by a crash, so that appends start on a fresh line."""
     if not path.exists() or path.stat().st_size == 0:
         return
