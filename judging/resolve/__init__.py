@@ -12,10 +12,12 @@ from judging.resolve.decide import (
                                     ClaimDecision,
                                     FinalAnswer,
                                     FinalOutcome,
+                                    Resolution,
                                     RubricDecision,
                                     resolve_run,
+                                    write_resolution,
 )
 from judging.resolve.leaderboard import leaderboard_rows, write_leaderboard
 
-__all__ = ["ClaimDecision", "FinalAnswer", "FinalOutcome", "RubricDecision", "leaderboard_rows",
-           "resolve_run", "write_leaderboard"]
+__all__ = ["ClaimDecision", "FinalAnswer", "FinalOutcome", "Resolution", "RubricDecision",
+           "leaderboard_rows", "resolve_run", "write_leaderboard", "write_resolution"]
