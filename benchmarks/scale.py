@@ -224,11 +224,11 @@ def bench(n: int, work: Path) -> dict[str, float]:
         [*cli, "report", str(run)], log=work / "report.log")
     if code != 0:
         raise SystemExit(f"judging report failed ({code}); see {work / 'report.log'}")
+    from judging.report.html import pages_dir
     from judging.rundir import RunPaths
 
-    paths = RunPaths(run)
-    index = paths.report
-    report_size = size_of([index, index.with_suffix("")])
+    index = RunPaths(run).report
+    report_size = size_of([index, pages_dir(index)])
     print(f"N={n}: report built in {report_wall:.1f} s (peak RSS {report_rss / 2**20:.0f} MB), "
           f"index page {index.stat().st_size / 2**20:.2f} MB, whole report "
           f"{report_size / 2**20:.1f} MB (figures are the run's own files, not counted)",

@@ -24,7 +24,6 @@ dependency for a 256-bit range search that numpy does in a few lines.
 
 from __future__ import annotations
 
-import hashlib
 import math
 import re
 from collections.abc import Iterable, Iterator, Mapping
@@ -111,11 +110,10 @@ def find_pairs(fingerprints: Mapping[str, Fingerprint] | Iterable[Fingerprint],
 
 
 def _shingle_ids(text: str) -> list[int]:
-    """The justification's shingles as 64-bit ids (a collision between two distinct shingles
-    has odds of about 2^-64 per pair: it cannot make a copy of a text)."""
-    return sorted({int.from_bytes(hashlib.blake2b(" ".join(shingle).encode(),
-                                                  digest_size=8).digest(), "big")
-                   for shingle in shingles(text)})
+    """The justification's shingles as 64-bit ids, for the arrays of `_similar_sets`. Python's own
+    hash: the ids live for one `find_pairs` call in one process, and two distinct shingles
+    sharing one has odds of about 2^-64 per pair (it cannot make a copy of a text)."""
+    return sorted({hash(shingle) & 0xFFFF_FFFF_FFFF_FFFF for shingle in shingles(text)})
 
 
 def _run_pairs(order: np.ndarray, values: np.ndarray) -> Iterator[np.ndarray]:
@@ -145,26 +143,25 @@ def _close_hashes(hashes: list[int], submissions: list[str]
     n = len(hashes)
     if n < 2:
         return
-    bits = HASH_SIZE ** 2
+    nbytes = HASH_SIZE ** 2 // 8
+    bits = np.unpackbits(np.frombuffer(b"".join(h.to_bytes(nbytes, "big") for h in hashes),
+                                       dtype=np.uint8).reshape(n, nbytes), axis=1)
     parts = FIGURE_MAX_DISTANCE + 1
-    widths = [bits // parts + (1 if k < bits % parts else 0) for k in range(parts)]
-    words = bits // 64
-    packed = np.array([[(h >> (64 * w)) & (2**64 - 1) for w in range(words)] for h in hashes],
-                      dtype=np.uint64)
     candidates = []
-    low = 0
-    for width in widths:
-        mask = (1 << width) - 1
-        values = np.array([(h >> low) & mask for h in hashes], dtype=np.int64)
-        low += width
+    for part in range(parts):
+        # Chunk `part` takes every parts-th bit: charts share a run of almost constant bits (the
+        # lowest frequencies of the hash), and a chunk made of them would put every chart in one
+        # bucket; strided chunks spread them (the pigeonhole holds for any partition of the bits).
+        chunk = bits[:, part::parts].astype(np.int64)
+        values = chunk @ (np.int64(1) << np.arange(chunk.shape[1], dtype=np.int64))
         candidates += list(_run_pairs(np.argsort(values, kind="stable"), values))
     pairs = _unique_pairs(candidates, n)
     if not len(pairs):
         return
-    distance = np.bitwise_count(packed[pairs[:, 0]] ^ packed[pairs[:, 1]]).sum(axis=1)
+    distance = (bits[pairs[:, 0]] != bits[pairs[:, 1]]).sum(axis=1)
     for (i, j), d in zip(pairs.tolist(), distance.tolist(), strict=True):
         if d <= FIGURE_MAX_DISTANCE and submissions[i] != submissions[j]:
-            yield i, j, d
+            yield i, j, int(d)
 
 
 def _similar_sets(sets: list[list[int]], submissions: list[str]
