@@ -129,10 +129,19 @@ def _run_pairs(order: np.ndarray, values: np.ndarray) -> Iterator[np.ndarray]:
         yield np.stack([members[a], members[b]], axis=1)
 
 
-def _unique_pairs(chunks: list[np.ndarray], n: int) -> np.ndarray:
-    if not chunks:
-        return np.empty((0, 2), dtype=np.int64)
-    codes = np.unique(np.concatenate([c[:, 0].astype(np.int64) * n + c[:, 1] for c in chunks]))
+def _unique_pairs(chunks: Iterable[np.ndarray], n: int) -> np.ndarray:
+    """The distinct pairs of `chunks` (rows i < j), merged as they come: a pair shared through
+    many buckets is held once, not once per bucket."""
+    merged = np.empty(0, dtype=np.int64)
+    waiting: list[np.ndarray] = []
+    size = 0
+    for chunk in chunks:
+        waiting.append(chunk[:, 0].astype(np.int64) * n + chunk[:, 1])
+        size += len(chunk)
+        if size > 1_000_000:
+            merged = np.unique(np.concatenate([merged, *waiting]))
+            waiting, size = [], 0
+    codes = np.unique(np.concatenate([merged, *waiting]))
     return np.stack([codes // n, codes % n], axis=1)
 
 
@@ -154,7 +163,8 @@ def _close_hashes(hashes: list[int], submissions: list[str]
         # bucket; strided chunks spread them (the pigeonhole holds for any partition of the bits).
         chunk = bits[:, part::parts].astype(np.int64)
         values = chunk @ (np.int64(1) << np.arange(chunk.shape[1], dtype=np.int64))
-        candidates += list(_run_pairs(np.argsort(values, kind="stable"), values))
+        candidates.append(_unique_pairs(_run_pairs(np.argsort(values, kind="stable"), values),
+                                        n))
     pairs = _unique_pairs(candidates, n)
     if not len(pairs):
         return
@@ -205,10 +215,8 @@ def _similar_sets(sets: list[list[int]], submissions: list[str]
             yield i, j, float(similarity)
 
 
-def _prefix_pairs(tokens: np.ndarray, owners: np.ndarray) -> list[np.ndarray]:
+def _prefix_pairs(tokens: np.ndarray, owners: np.ndarray) -> Iterator[np.ndarray]:
     """Pairs of owners (i < j) sharing a token: the items grouped by token."""
     order = np.argsort(tokens, kind="stable")
-    found = []
     for pairs in _run_pairs(order, tokens):
-        found.append(np.sort(owners[pairs], axis=1))
-    return found
+        yield np.sort(owners[pairs], axis=1)
