@@ -36,6 +36,7 @@ from PIL import Image
 from judging.models import (
     HASH_SIZE,
     ClaimInput,
+    ClaimKey,
     Fingerprint,
     IntegrityPair,
     IntegrityReport,
@@ -92,28 +93,30 @@ def find_pairs(fingerprints: Mapping[str, Fingerprint] | Iterable[Fingerprint],
             score=distance)))
     report.pairs = [pair for *_, pair in sorted(found, key=lambda f: (f[0], f[1]))]
 
-    texts: list[tuple[str, ClaimInput, list[int]]] = []
+    # Per claim only its key and its shingle ids (8 bytes each) are kept, not the claim.
+    texts: list[tuple[str, ClaimKey, np.ndarray]] = []
     for claim in (claims.values() if isinstance(claims, Mapping) else claims):
         tokens = _shingle_ids(claim.claim.justification)
-        if tokens:
-            texts.append((str(claim.key), claim, tokens))
+        if len(tokens):
+            texts.append((str(claim.key), claim.key, tokens))
     texts.sort(key=lambda t: t[0])
     report.justifications = len(texts)
     found = []
     for i, j, similarity in _similar_sets([t[2] for t in texts],
-                                          [t[1].key.submission_id for t in texts]):
+                                          [t[1].submission_id for t in texts]):
         found.append((texts[i][0], texts[j][0], IntegrityPair(
-            kind="copied_justification", a=texts[i][1].key, b=texts[j][1].key,
+            kind="copied_justification", a=texts[i][1], b=texts[j][1],
             score=round(similarity, 4))))
     report.pairs += [pair for *_, pair in sorted(found, key=lambda f: (f[0], f[1]))]
     return report
 
 
-def _shingle_ids(text: str) -> list[int]:
+def _shingle_ids(text: str) -> np.ndarray:
     """The justification's shingles as 64-bit ids, for the arrays of `_similar_sets`. Python's own
     hash: the ids live for one `find_pairs` call in one process, and two distinct shingles
     sharing one has odds of about 2^-64 per pair (it cannot make a copy of a text)."""
-    return sorted({hash(shingle) & 0xFFFF_FFFF_FFFF_FFFF for shingle in shingles(text)})
+    return np.array(sorted({hash(shingle) & 0xFFFF_FFFF_FFFF_FFFF for shingle in shingles(text)}),
+                    dtype=np.uint64)
 
 
 def _run_pairs(order: np.ndarray, values: np.ndarray) -> Iterator[np.ndarray]:
@@ -174,7 +177,7 @@ def _close_hashes(hashes: list[int], submissions: list[str]
             yield i, j, int(d)
 
 
-def _similar_sets(sets: list[list[int]], submissions: list[str]
+def _similar_sets(sets: list[np.ndarray], submissions: list[str]
                   ) -> Iterator[tuple[int, int, float]]:
     """(i, j, Jaccard similarity) of the sets from different submissions at least
     TEXT_MIN_SIMILARITY alike (prefix filtering, then the exact similarity)."""
@@ -185,7 +188,7 @@ def _similar_sets(sets: list[list[int]], submissions: list[str]
     # one shingle too short could miss a pair.
     t = Fraction(TEXT_MIN_SIMILARITY).limit_denominator(1000)
     sizes = np.array([len(s) for s in sets])
-    flat = np.concatenate([np.array(s, dtype=np.uint64) for s in sets])
+    flat = np.concatenate(sets)
     owner = np.repeat(np.arange(n), sizes)
     tokens, inverse, counts = np.unique(flat, return_inverse=True, return_counts=True)
     # Rank of each token in the global order: rarest first, ties by token.
