@@ -145,6 +145,8 @@ bench: install argilla-env
 	$(BIN)/python benchmarks/review.py
 	$(BIN)/python benchmarks/chart_signals.py
 	$(BIN)/python benchmarks/copy_check.py
+	$(BIN)/python benchmarks/report.py
+	$(BIN)/python benchmarks/scale.py 2000
 
 # Rebuild the example submissions and the example logbook from their generators (deterministic).
 examples: install

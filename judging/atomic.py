@@ -6,10 +6,11 @@ through these.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -43,8 +44,27 @@ def write_text_atomic(path: Path, text: str, *, mode: int | None = None) -> None
 
 
 def write_jsonl_atomic(path: Path, items: Iterable[BaseModel]) -> None:
-    """One model per line, written atomically."""
-    write_text_atomic(path, "".join(item.model_dump_json() + "\n" for item in items))
+    """One model per line, written atomically, one line at a time (`items` may be a stream)."""
+    def write(handle: IO[bytes]) -> None:
+        for item in items:
+            handle.write(item.model_dump_json().encode("utf-8") + b"\n")
+
+    _replace(path, write)
+
+
+@contextlib.contextmanager
+def atomic_lines(path: Path) -> Iterator[Callable[[BaseModel], None]]:
+    """A function that appends one model as a line to `path`'s replacement; the replacement takes
+    `path`'s place when the block ends without an error (several files can be written side by
+    side, a line at a time)."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            yield lambda item: handle.write(item.model_dump_json().encode("utf-8") + b"\n")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def write_json_atomic(path: Path, payload: Any, *, mode: int | None = None) -> None:

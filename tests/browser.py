@@ -38,6 +38,10 @@ def chromium() -> str:
                 "(`make test` installs it when run as root)", pytrace=False)
 
 
+def normalize(text: str) -> str:
+    return " ".join(text.split())
+
+
 class PageError(AssertionError):
     pass
 

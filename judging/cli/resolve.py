@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from pathlib import Path
 
 import click
@@ -30,21 +29,18 @@ def resolve(run_dir: Path, labels_path: Path | None, calibration_dir: Path | Non
     RUN_DIR/final.jsonl (per claim: outcome and whether the participant's verdict is upheld).
     """
 
-    from judging.resolve import resolve_run
+    from judging.resolve import write_resolution
 
-    decisions, finals = resolve_run(run_dir, labels_path=labels_path,
-                                    calibration_dir=calibration_dir, rubrics_dir=rubrics_dir)
-    outcomes = Counter(f.outcome for f in finals)
-    upheld = Counter(f.upheld for f in finals)
-    deciders = Counter(a.decided_by or "pending" for d in decisions for a in d.answers
-                       if a.status != "not_applicable")
-    console.print(f"{len(finals)} claim(s): " + ", ".join(f"{n} {k}" for k, n in
-                                                         sorted(outcomes.items())),
+    done = write_resolution(run_dir, labels_path=labels_path, calibration_dir=calibration_dir,
+                            rubrics_dir=rubrics_dir)
+    console.print(f"{done.claims} claim(s): " + ", ".join(f"{n} {k}" for k, n in
+                                                          sorted(done.outcomes.items())),
                   soft_wrap=True)
-    console.print("verdict upheld: " + ", ".join(f"{n} {k}" for k, n in sorted(upheld.items())),
-                  soft_wrap=True)
+    console.print("verdict upheld: " + ", ".join(f"{n} {k}" for k, n in
+                                                 sorted(done.upheld.items())), soft_wrap=True)
     console.print("criteria decided by: " + ", ".join(f"{n} {k}" for k, n in
-                                                      sorted(deciders.items())), soft_wrap=True)
+                                                      sorted(done.deciders.items())),
+                  soft_wrap=True)
     console.print(f"wrote {run_dir / 'decisions.jsonl'} and {run_dir / 'final.jsonl'}",
                   soft_wrap=True)
 

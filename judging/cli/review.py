@@ -115,16 +115,20 @@ def _client(api_url: str | None, api_key: str | None, home: Path):
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seed of the calibration draw.")
 @click.option("--batch-size", type=click.IntRange(1, 1000), default=64, show_default=True)
+@click.option("--full", is_flag=True,
+              help="Send every record, also those a previous push already sent as they are "
+                   "(by default a rerun sends only what is missing or changed).")
 @rubrics_dir_option
 @server_options
 @friendly_errors
 def push(run_dir: Path, workspace: str, blind_share: float, overlap: int, seed: int,
-         batch_size: int, rubrics_dir: Path | None, api_url: str | None, api_key: str | None,
-         home: Path) -> None:
+         batch_size: int, full: bool, rubrics_dir: Path | None, api_url: str | None,
+         api_key: str | None, home: Path) -> None:
     """Push a run's judgments as records with AI suggestions (idempotent, resumable).
 
     One dataset per rubric version; a re-push updates records in place and keeps every
-    human response.
+    human response. Each batch the server acknowledges is recorded in RUN_DIR/pushed.jsonl:
+    after an interruption, the same command sends only the records still missing.
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
@@ -132,7 +136,7 @@ def push(run_dir: Path, workspace: str, blind_share: float, overlap: int, seed: 
 
     client = _client(api_url, api_key, home)
     options = PushOptions(workspace=workspace, blind_share=blind_share, overlap=overlap,
-                          seed=seed, batch_size=batch_size)
+                          seed=seed, batch_size=batch_size, full=full)
     with Progress(TextColumn("[bold]pushing"), BarColumn(), MofNCompleteColumn(),
                   console=err_console) as progress:
         task = progress.add_task("push", total=None)
@@ -146,8 +150,10 @@ def push(run_dir: Path, workspace: str, blind_share: float, overlap: int, seed: 
                       highlight=False)
         for line in result.skipped:
             console.print(f"  {escape(line)}", highlight=False, soft_wrap=True)
+    resumed = (f"; {result.resumed} already there from an earlier push (--full sends them "
+               f"again)" if result.resumed else "")
     console.print(f"pushed {result.total} record(s) to workspace {workspace!r} at "
-                  f"{client.api_url}", highlight=False, soft_wrap=True)
+                  f"{client.api_url}{resumed}", highlight=False, soft_wrap=True)
 
 
 @review.command()

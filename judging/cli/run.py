@@ -212,7 +212,13 @@ def run(sources: tuple[str, ...], discover: tuple[str, ...], as_of: str | None,
     from judging.report import summary_rows
 
     _print_sources(result)
-    _print_summary(summary_rows(runner.store.latest()))
+    if runner.store.latest_count() <= SUMMARY_MAX_LINES:
+        _print_summary(summary_rows(runner.store.latest()))
+    else:  # a table of every claim of a large run is no summary: counts, and the report
+        console.print("judgments: " + ", ".join(f"{name} {n}" for name, n in
+                                                sorted(result.counts.items()))
+                      + f" (per claim: `judging report {escape(str(result.root))}`)",
+                      soft_wrap=True)
     console.print(f"run [bold]{result.run_id}[/] in {escape(str(result.root))}: {result.written} "
                   f"new judgment line(s), {result.skipped} already done (resumed)", soft_wrap=True)
     if runner.budget is not None:
@@ -260,6 +266,10 @@ def _run_on_engine(request, *, shards: int, address: str | None, output: str, cp
     print_merge(result.merge)
     if result.failed:
         sys.exit(1)
+
+
+#: Up to this many judgment lines, the run ends with a table of every claim.
+SUMMARY_MAX_LINES = 400
 
 
 def _print_sources(result) -> None:

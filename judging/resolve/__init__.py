@@ -12,9 +12,11 @@ from judging.resolve.decide import (
                                     ClaimDecision,
                                     FinalAnswer,
                                     FinalOutcome,
+                                    Resolution,
                                     RubricDecision,
                                     decide_run,
                                     resolve_run,
+                                    write_resolution,
 )
 from judging.resolve.leaderboard import (
                                          CONSENSUS_COLUMNS,
@@ -23,5 +25,6 @@ from judging.resolve.leaderboard import (
                                          write_leaderboard,
 )
 
-__all__ = ["CONSENSUS_COLUMNS", "ClaimDecision", "FinalAnswer", "FinalOutcome", "RubricDecision",
-           "consensus_rows", "decide_run", "leaderboard_rows", "resolve_run", "write_leaderboard"]
+__all__ = ["CONSENSUS_COLUMNS", "ClaimDecision", "FinalAnswer", "FinalOutcome", "Resolution",
+           "RubricDecision", "consensus_rows", "decide_run", "leaderboard_rows", "resolve_run",
+           "write_leaderboard", "write_resolution"]

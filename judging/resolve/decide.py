@@ -9,12 +9,14 @@ participant's verdict is upheld, and who decided.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import Field
 
-from judging.atomic import write_jsonl_atomic
+from judging.atomic import atomic_lines
 from judging.calibrate import (
     calibration_root,
     check_label_hashes,
@@ -207,12 +209,16 @@ def combined(outcomes: list[FinalOutcome]) -> FinalOutcome:
 def resolve_run(run_dir: Path, *, labels_path: Path | None = None,
                 calibration_dir: Path | None = None, rubrics_dir: Path | None = None
                 ) -> tuple[list[RubricDecision], list[ClaimDecision]]:
-    """Decide the run (`decide_run`) and write decisions.jsonl and final.jsonl."""
-    store = RunStore.open(run_dir, create=False)
-    decisions, finals = decide_run(run_dir, labels_path=labels_path,
-                                   calibration_dir=calibration_dir, rubrics_dir=rubrics_dir)
-    write_jsonl_atomic(store.paths.decisions, decisions)
-    write_jsonl_atomic(store.paths.final, finals)
+    """`write_resolution`, with every decision also returned (small runs and tests)."""
+    decisions: list[RubricDecision] = []
+    finals: list[ClaimDecision] = []
+
+    def keep(claim_decisions: list[RubricDecision], final: ClaimDecision) -> None:
+        decisions.extend(claim_decisions)
+        finals.append(final)
+
+    write_resolution(run_dir, labels_path=labels_path, calibration_dir=calibration_dir,
+                     rubrics_dir=rubrics_dir, on_claim=keep)
     return decisions, finals
 
 
@@ -220,54 +226,111 @@ def decide_run(run_dir: Path, *, labels_path: Path | None = None,
                calibration_dir: Path | None = None, rubrics_dir: Path | None = None
                ) -> tuple[list[RubricDecision], list[ClaimDecision]]:
     """The final decisions of a run, computed from its judgments, labels and calibrations and
-    written nowhere (`resolve_run` writes them; the app shows them live)."""
+    written nowhere (`write_resolution` writes them; the app shows them live)."""
+    decisions: list[RubricDecision] = []
+    finals: list[ClaimDecision] = []
+    for claim_decisions, final in iter_decisions(run_dir, labels_path=labels_path,
+                                                 calibration_dir=calibration_dir,
+                                                 rubrics_dir=rubrics_dir):
+        decisions.extend(claim_decisions)
+        finals.append(final)
+    return decisions, finals
+
+
+@dataclass
+class Resolution:
+    """What `write_resolution` decided, counted."""
+
+    claims: int = 0
+    outcomes: Counter[str] = field(default_factory=Counter)
+    upheld: Counter[str] = field(default_factory=Counter)
+    deciders: Counter[str] = field(default_factory=Counter)
+    """Criteria (not n/a) by who decided them (`pending` when nobody did)."""
+
+
+def write_resolution(run_dir: Path, *, labels_path: Path | None = None,
+                     calibration_dir: Path | None = None, rubrics_dir: Path | None = None,
+                     on_claim: Callable[[list[RubricDecision], ClaimDecision], None] | None = None
+                     ) -> Resolution:
+    """Decide every claim of a run (one claim's lines in memory at a time, in claim key order)
+    and write decisions.jsonl and final.jsonl, each replaced whole when all is decided."""
+    store = RunStore.open(run_dir, create=False)
+    summary = Resolution()
+    with atomic_lines(store.paths.decisions) as write_decision, \
+            atomic_lines(store.paths.final) as write_final:
+        for items, final in iter_decisions(run_dir, labels_path=labels_path,
+                                           calibration_dir=calibration_dir,
+                                           rubrics_dir=rubrics_dir):
+            for decision in items:
+                write_decision(decision)
+            write_final(final)
+            summary.claims += 1
+            summary.outcomes[final.outcome] += 1
+            summary.upheld[final.upheld] += 1
+            summary.deciders.update(a.decided_by or "pending" for d in items for a in d.answers
+                                    if a.status != "not_applicable")
+            if on_claim is not None:
+                on_claim(items, final)
+    store.close()
+    return summary
+
+
+def iter_decisions(run_dir: Path, *, labels_path: Path | None = None,
+                   calibration_dir: Path | None = None, rubrics_dir: Path | None = None
+                   ) -> Iterator[tuple[list[RubricDecision], ClaimDecision]]:
+    """Each claim's rubric decisions and final decision, one claim's lines in memory at a time,
+    in claim key order; nothing written."""
     store = RunStore.open(run_dir, create=False)
     calibration_dir = calibration_root(calibration_dir)
     path = labels_path or store.paths.labels
     labels = read_labels(path) if path.is_file() else []
-    judgments = [j for j in store.latest() if j.rubric is not None]
-    refs = {str(j.rubric): j.rubric for j in judgments}  # type: ignore
+    refs = {}
+    for ident in store.identities():
+        if ident[1] is not None and ident[1] not in refs:
+            line = store.latest_line(ident)
+            if line is not None and line.rubric is not None:
+                refs[str(line.rubric)] = line.rubric
     check_label_hashes(labels, refs)
     index = _label_index(labels)
     construction = _construction_annotators(labels)
     library = RubricLibrary(rubrics_dir)
     rubrics: dict[str, Rubric] = {}
     artifacts: dict = {}
-    groups: dict[tuple[str, str], list[Judgment]] = defaultdict(list)
-    for judgment in judgments:
-        groups[(str(judgment.claim), str(judgment.rubric))].append(
-            judgment)  # type: ignore[union-attr]
-    decisions: list[RubricDecision] = []
-    for (claim_key, ref_name), lines in sorted(groups.items()):
-        chosen = choose_judgment(lines)
-        if chosen is None or chosen.rubric is None:
-            continue
-        if ref_name not in rubrics:
-            rubrics[ref_name] = judged_rubric(library, chosen.rubric)
-        rubric = rubrics[ref_name]
-        trusted, problem = trusted_criteria(calibration_dir, chosen, artifacts=artifacts)
-        answers = decide(rubric, chosen, chosen.claim, labels=index, trusted=trusted,
-                         ai_problem=problem, construction=construction)
-        outcome, score, coverage = rubric_outcome(rubric, answers)
-        overall = majority(list(index.get((claim_key, ref_name, "overall_verdict"),
-                                                    {}).values()))
-        decisions.append(RubricDecision(
-            claim=chosen.claim, paper_id=chosen.paper_id, kind=chosen.kind,
-            verdict=chosen.verdict, rubric=chosen.rubric, applies_to=rubric.applies_to,
-            outcome=outcome, score=score, coverage=coverage, answers=answers,
-            ai_judge=chosen.judge, ai_calibration=problem,
-            human_overall=str(overall) if overall is not None else None))
-    by_claim: dict[str, list[RubricDecision]] = defaultdict(list)
-    for decision in decisions:
-        by_claim[str(decision.claim)].append(decision)
-    finals = []
-    for _claim_key, items in sorted(by_claim.items()):
-        first = items[0]
-        deciders = sorted({(a.decided_by if a.decided_by != "ai" else a.who[0])
-                           for d in items for a in d.answers if a.status == "decided"})
-        finals.append(ClaimDecision(
-            claim=first.claim, paper_id=first.paper_id, kind=first.kind, verdict=first.verdict,
-            outcomes={str(d.rubric): d.outcome for d in items},
-            outcome=combined([d.outcome for d in items]),
-            upheld=upheld(first.verdict, items), decided_by=deciders))
-    return decisions, finals
+    try:
+        for claim_key, claim_lines in store.latest_by_claim():
+            groups: dict[str, list[Judgment]] = defaultdict(list)
+            for judgment in claim_lines:
+                if judgment.rubric is not None:
+                    groups[str(judgment.rubric)].append(judgment)
+            items: list[RubricDecision] = []
+            for ref_name, lines in sorted(groups.items()):
+                chosen = choose_judgment(lines)
+                if chosen is None or chosen.rubric is None:
+                    continue
+                if ref_name not in rubrics:
+                    rubrics[ref_name] = judged_rubric(library, chosen.rubric)
+                rubric = rubrics[ref_name]
+                trusted, problem = trusted_criteria(calibration_dir, chosen, artifacts=artifacts)
+                answers = decide(rubric, chosen, chosen.claim, labels=index, trusted=trusted,
+                                 ai_problem=problem, construction=construction)
+                outcome, score, coverage = rubric_outcome(rubric, answers)
+                overall = majority(list(index.get((claim_key, ref_name, "overall_verdict"),
+                                                  {}).values()))
+                items.append(RubricDecision(
+                    claim=chosen.claim, paper_id=chosen.paper_id, kind=chosen.kind,
+                    verdict=chosen.verdict, rubric=chosen.rubric, applies_to=rubric.applies_to,
+                    outcome=outcome, score=score, coverage=coverage, answers=answers,
+                    ai_judge=chosen.judge, ai_calibration=problem,
+                    human_overall=str(overall) if overall is not None else None))
+            if not items:
+                continue
+            first = items[0]
+            deciders = sorted({(a.decided_by if a.decided_by != "ai" else a.who[0])
+                               for d in items for a in d.answers if a.status == "decided"})
+            yield items, ClaimDecision(
+                claim=first.claim, paper_id=first.paper_id, kind=first.kind,
+                verdict=first.verdict, outcomes={str(d.rubric): d.outcome for d in items},
+                outcome=combined([d.outcome for d in items]),
+                upheld=upheld(first.verdict, items), decided_by=deciders)
+    finally:
+        store.close()

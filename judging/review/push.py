@@ -1,8 +1,12 @@
 """`judging review push RUN_DIR`: judgments into Argilla as records with AI suggestions.
 
 Idempotent: record ids are derived from the claim key and the rubric version, so a re-push updates
-records in place and never touches the responses people gave. Batched, and resumable: if the
-server dies, rerun the push (records already sent are simply updated).
+records in place and never touches the responses people gave. Streamed and batched: records are
+built one (claim, rubric) at a time from the run directory and sent in batches, two in flight.
+Resumable: after each batch the server acknowledged, its records are appended to
+RUN_DIR/pushed.jsonl (dataset id on the server, record id, digest of the record's content), so a
+rerun after an interruption sends only the records that are missing or changed; a dataset deleted
+and created again has a new id, so its records are all sent again. `full=True` sends everything.
 """
 
 from __future__ import annotations
@@ -10,18 +14,21 @@ from __future__ import annotations
 import contextlib
 import functools
 import logging
+import os
 import threading
 import warnings
 from collections import defaultdict
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import argilla as rg
 import argilla.records._dataset_records as _sdk_records
 import httpx
+from pydantic import Field
 from tenacity import (
     retry,
     retry_if_exception_type,
@@ -30,8 +37,9 @@ from tenacity import (
 )
 
 from judging.errors import JudgingError, ReviewError
+from judging.hashing import content_hash
 from judging.judges import choose_judgment
-from judging.models import ClaimInput, Judgment, ref_name
+from judging.models import ClaimInput, Judgment, VersionedModel, ref_name
 from judging.review.dataset import (
     Priority,
     ReviewRecord,
@@ -44,10 +52,47 @@ from judging.review.dataset import (
     review_priority,
 )
 from judging.rubrics import FALSIFICATION_AUDIT, Rubric, RubricLibrary
-from judging.rundir import RunStore, flags_by_claim, with_flags
+from judging.rundir import (
+    RunStore,
+    cut_torn_tail,
+    flags_by_claim,
+    iter_jsonl,
+    utc_now,
+    with_flags,
+)
 
 log = logging.getLogger(__name__)
 DEFAULT_WORKSPACE = "judging"
+
+
+class PushedRecord(VersionedModel):
+    """One record the server acknowledged (RUN_DIR/pushed.jsonl): the resume point of a push."""
+
+    # Bump only when the shape changes, with a step in `migrate` (see VersionedModel).
+    schema_: Literal["judging.pushed/1"] = Field(default="judging.pushed/1", alias="schema")
+    api_url: str
+    workspace: str
+    dataset: str
+    dataset_id: str
+    """The dataset's id on the server: a dataset made again has another, and is pushed again."""
+    record_id: str
+    digest: str
+    """Of the record's fields, metadata and suggestions (image files by path, size, mtime)."""
+    pushed_at: datetime
+
+
+def record_digest(record: rg.Record) -> str:
+    """What a record sends, hashed: a changed judgment, text or image file changes it."""
+    fields = {}
+    for name, value in record.fields.items():
+        if isinstance(value, Path):
+            stat = value.stat()
+            value = f"file:{value}:{stat.st_size}:{stat.st_mtime_ns}"
+        fields[name] = value
+    suggestions = sorted((s.question_name, str(s.value), s.score, s.agent)
+                         for s in record.suggestions)
+    return content_hash({"id": str(record.id), "fields": fields,
+                         "metadata": dict(record.metadata), "suggestions": suggestions})
 
 
 def connect(api_url: str | None = None, api_key: str | None = None) -> rg.Argilla:
@@ -89,6 +134,8 @@ class PushOptions:
     seed: int = 0
     batch_size: int = 64
     calibration_dir: Path | None = None
+    full: bool = False
+    """Send every record, not only those missing or changed since the last push (`--full`)."""
 
 
 @dataclass
@@ -96,6 +143,8 @@ class PushResult:
     records: dict[str, int] = field(default_factory=dict)
     """Records sent per dataset."""
     skipped: list[str] = field(default_factory=list)
+    resumed: int = 0
+    """Records already on the server as they are now (a previous push sent them): not sent."""
 
     @property
     def total(self) -> int:
@@ -152,69 +201,81 @@ class PlannedReview:
 
 def plan_reviews(store: RunStore, library: RubricLibrary, options: PushOptions
                  ) -> tuple[list[PlannedReview], list[str]]:
-    """Which (claim, rubric version) goes to which dataset with which priority, from the run's
-    stored judgments, claims, side-file flags and calibrations; and the lines skipped."""
-    claims = store.claims()
-    side_flags = flags_by_claim(store.root)
-    groups: dict[tuple[str, str, str], list[Judgment]] = defaultdict(list)
+    """Which (claim, rubric version) goes to which dataset with which priority, all in memory
+    (the app's queue, tests): see `iter_planned`; and the lines skipped."""
     skipped: list[str] = []
-    for judgment in store.latest():
-        if judgment.rubric is None:
-            skipped.append(f"{judgment.claim}: {judgment.reason}")
-            continue
-        ref = judgment.rubric
-        groups[(str(judgment.claim), ref.id, ref.version)].append(judgment)
-    audits = {claim_key: choose_judgment(lines)
-              for (claim_key, rubric_id, _), lines in groups.items()
-              if rubric_id == FALSIFICATION_AUDIT}
+    return list(iter_planned(store, library, options, skipped=skipped)), skipped
+
+
+def iter_planned(store: RunStore, library: RubricLibrary, options: PushOptions, *,
+                 skipped: list[str]) -> Iterator[PlannedReview]:
+    """The reviews of a run, one (claim, rubric version) at a time in claim key order, from its
+    stored judgments, claims, side-file flags and calibrations; `skipped` gets each line that
+    names no rubric (a claim that failed to load)."""
+    side_flags = flags_by_claim(store.root)
     rubrics: dict[str, Rubric] = {}
     artifacts: dict = {}  # calibration artifacts read, by (root, rubric, judge)
-    planned: list[PlannedReview] = []
-    for (claim_key, rubric_id, version), lines in sorted(groups.items()):
-        chosen = choose_judgment(lines)
-        if chosen is None or chosen.rubric is None:
-            continue
-        name = ref_name(rubric_id, version)
-        if name not in rubrics:
-            rubric = library.load(name)
-            if not rubric.judged_with(chosen.rubric):
-                raise ReviewError(f"{name} in {library.root} has hash "
-                                  f"{rubric.content_hash()[:19]}..., the run used "
-                                  f"{chosen.rubric.hash[:19]}...: push with the rubric the run "
-                                  f"used")
-            rubrics[name] = rubric
-        rubric = rubrics[name]
-        blind = in_calibration(claim_key, share=options.blind_share, seed=options.seed)
-        untrusted = untrusted_criteria(chosen, root=options.calibration_dir,
-                                       artifacts=artifacts)
-        chosen = with_flags(chosen, side_flags)
-        claim_input = claims.get(claim_key)
-        priority = review_priority([*lines, chosen], untrusted=untrusted,
-                                   claim_flags=[f.name for f in claim_input.flags]
-                                   if claim_input is not None else (),
-                                   falsification_supported=falsification_supported(
-                                       audits.get(claim_key)))
-        planned.append(PlannedReview(
-            claim_key=claim_key, rubric=rubric, judgment=chosen, claim=claim_input,
-            dataset=dataset_name(rubric_id, version, calibration=blind), blind=blind,
-            priority=priority))
-    return planned, skipped
+    for claim_key, claim_lines in store.latest_by_claim():
+        groups: dict[tuple[str, str], list[Judgment]] = defaultdict(list)
+        for judgment in claim_lines:
+            if judgment.rubric is None:
+                skipped.append(f"{judgment.claim}: {judgment.reason}")
+                continue
+            groups[(judgment.rubric.id, judgment.rubric.version)].append(judgment)
+        claim_input = store.claim(claim_key) if groups else None
+        # A falsified claim's audit (falsification-audit) decides whether it waits for people.
+        audit = next((choose_judgment(lines) for (rubric_id, _), lines in sorted(groups.items())
+                      if rubric_id == FALSIFICATION_AUDIT), None)
+        for (rubric_id, version), lines in sorted(groups.items()):
+            chosen = choose_judgment(lines)
+            if chosen is None or chosen.rubric is None:
+                continue
+            name = ref_name(rubric_id, version)
+            if name not in rubrics:
+                rubric = library.load(name)
+                if not rubric.judged_with(chosen.rubric):
+                    raise ReviewError(f"{name} in {library.root} has hash "
+                                      f"{rubric.content_hash()[:19]}..., the run used "
+                                      f"{chosen.rubric.hash[:19]}...: push with the rubric the "
+                                      f"run used")
+                rubrics[name] = rubric
+            rubric = rubrics[name]
+            blind = in_calibration(claim_key, share=options.blind_share, seed=options.seed)
+            untrusted = untrusted_criteria(chosen, root=options.calibration_dir,
+                                           artifacts=artifacts)
+            chosen = with_flags(chosen, side_flags)
+            priority = review_priority([*lines, chosen], untrusted=untrusted,
+                                       claim_flags=[f.name for f in claim_input.flags]
+                                       if claim_input is not None else (),
+                                       falsification_supported=falsification_supported(audit))
+            yield PlannedReview(claim_key=claim_key, rubric=rubric, judgment=chosen,
+                                claim=claim_input,
+                                dataset=dataset_name(rubric_id, version, calibration=blind),
+                                blind=blind, priority=priority)
 
 
 def plan_records(store: RunStore, library: RubricLibrary, options: PushOptions
                  ) -> tuple[dict[str, tuple[Rubric, bool]], list[ReviewRecord], list[str]]:
-    """Which record goes to which dataset, built from the run's stored judgments and claims."""
-    planned, skipped = plan_reviews(store, library, options)
+    """Which record goes to which dataset, all in memory (small runs, tests): see
+    `iter_records`."""
     datasets: dict[str, tuple[Rubric, bool]] = {}
-    records: list[ReviewRecord] = []
-    for item in planned:
+    skipped: list[str] = []
+    records = list(iter_records(store, library, options, datasets=datasets, skipped=skipped))
+    return datasets, records, skipped
+
+
+def iter_records(store: RunStore, library: RubricLibrary, options: PushOptions, *,
+                 datasets: dict[str, tuple[Rubric, bool]], skipped: list[str]
+                 ) -> Iterator[ReviewRecord]:
+    """The records of a run, one (claim, rubric version) at a time in claim key order
+    (`iter_planned`); `datasets` gets each dataset met (with its rubric and whether it is
+    blind), `skipped` each line that names no rubric."""
+    for item in iter_planned(store, library, options, skipped=skipped):
         datasets[item.dataset] = (item.rubric, item.blind)
         record = build_record(item.rubric, item.judgment, item.claim, blind=item.blind,
                               priority=item.priority, run_root=store.root)
-        records.append(ReviewRecord(dataset=item.dataset, record=record,
-                                    claim_key=item.claim_key, blind=item.blind,
-                                    priority=item.priority))
-    return datasets, records, skipped
+        yield ReviewRecord(dataset=item.dataset, record=record, claim_key=item.claim_key,
+                           blind=item.blind, priority=item.priority)
 
 
 _TRANSIENT = (httpx.TransportError, ConnectionError)
@@ -279,6 +340,9 @@ def _push_error(exc: BaseException, *, name: str, done: int, total: int) -> Base
 def push_run(run_dir: Path, *, client: rg.Argilla, options: PushOptions | None = None,
              rubrics_dir: Path | None = None,
              on_progress: Callable[[int, int], None] | None = None) -> PushResult:
+    """Push a run's records (see the module docstring): datasets are made as their first record
+    comes, batches of `options.batch_size` records of one dataset are sent two at a time, and each
+    acknowledged batch is recorded in RUN_DIR/pushed.jsonl, so that a rerun resumes."""
     options = options or PushOptions()
     if not 0 <= options.blind_share <= 1:
         raise ReviewError("--blind-share must be between 0 and 1")
@@ -286,36 +350,89 @@ def push_run(run_dir: Path, *, client: rg.Argilla, options: PushOptions | None =
         raise ReviewError("--overlap must be at least 1")
     store = RunStore.open(run_dir, create=False)
     library = RubricLibrary(rubrics_dir)
-    datasets, records, skipped = plan_records(store, library, options)
-    result = PushResult(skipped=skipped)
-    if not records:
-        return result
-    _ensure_workspace(client, options.workspace)
-    handles = {name: ensure_dataset(client, name, options.workspace,
-                                    build_settings(rubric, calibration=blind,
-                                                   overlap=options.overlap))
-               for name, (rubric, blind) in sorted(datasets.items())}
-    by_dataset: dict[str, list[rg.Record]] = defaultdict(list)
-    for planned in records:
-        by_dataset[planned.dataset].append(planned.record)
-    batches = [(name, batch_records[start:start + options.batch_size])
-               for name, batch_records in sorted(by_dataset.items())
-               for start in range(0, len(batch_records), options.batch_size)]
+    result = PushResult()
+    datasets: dict[str, tuple[Rubric, bool]] = {}
+    total = sum(1 for ident in store.identities() if ident[1] is not None)  # an upper bound
+    api_url = str(client.api_url)
+    state = store.paths.pushed
+    cut_torn_tail(state)  # a push killed mid-write: appends start on a fresh line
+    done_before = set() if options.full else {
+        (p.dataset_id, p.record_id, p.digest) for p in iter_jsonl(state, PushedRecord)
+        if p.api_url == api_url and p.workspace == options.workspace}
+    handles: dict[str, rg.Dataset] = {}
+    pending: dict[str, list[ReviewRecord]] = defaultdict(list)
+    in_flight: dict[Future, tuple[str, list[ReviewRecord], list[str]]] = {}
     done = 0
-    # Two batches in flight: the next one is encoded (images read and base64-encoded) while the
-    # server stores the previous one.
+    workspace_ready = False
+
+    def handle(name: str) -> rg.Dataset:
+        nonlocal workspace_ready
+        if name not in handles:
+            if not workspace_ready:
+                _ensure_workspace(client, options.workspace)
+                workspace_ready = True
+            rubric, blind = datasets[name]
+            handles[name] = ensure_dataset(client, name, options.workspace, build_settings(
+                rubric, calibration=blind, overlap=options.overlap))
+        return handles[name]
+
+    def settle(future: Future) -> None:
+        nonlocal done
+        name, batch, digests = in_flight.pop(future)
+        try:
+            future.result()
+        except BaseException as exc:
+            raise _push_error(exc, name=name, done=done + result.resumed, total=total) from exc
+        now = utc_now()
+        dataset_id = str(handles[name].id)
+        lines = "".join(PushedRecord(
+            api_url=api_url, workspace=options.workspace, dataset=name, dataset_id=dataset_id,
+            record_id=str(planned.record.id), digest=digest, pushed_at=now,
+        ).model_dump_json(by_alias=True) + "\n" for planned, digest in zip(batch, digests,
+                                                                           strict=True))
+        with state.open("a", encoding="utf-8") as out:
+            out.write(lines)
+            out.flush()
+            os.fsync(out.fileno())
+        done += len(batch)
+        result.records[name] = result.records.get(name, 0) + len(batch)
+        if on_progress is not None:
+            on_progress(done + result.resumed, total)
+
+    def send(pool: ThreadPoolExecutor, name: str) -> None:
+        batch = pending.pop(name)
+        dataset = handle(name)
+        digests = [record_digest(p.record) for p in batch]
+        future = pool.submit(_log_batch, dataset, [p.record for p in batch])
+        in_flight[future] = (name, batch, digests)
+        # At most PUSH_THREADS batches in flight: the next one is built and encoded (images
+        # read and base64-encoded) while the server stores the previous ones, and no more of a
+        # large run is held in memory.
+        while len(in_flight) >= PUSH_THREADS:
+            settle(next(as_completed(list(in_flight))))
+
     with sdk_progress_bars_off(), ThreadPoolExecutor(max_workers=PUSH_THREADS) as pool:
-        futures = {pool.submit(_log_batch, handles[name], batch): (name, len(batch))
-                   for name, batch in batches}
-        for future in as_completed(futures):
-            name, size = futures[future]
-            try:
-                future.result()
-            except BaseException as exc:
-                pool.shutdown(wait=True, cancel_futures=True)
-                raise _push_error(exc, name=name, done=done, total=len(records)) from exc
-            done += size
-            result.records[name] = result.records.get(name, 0) + size
-            if on_progress is not None:
-                on_progress(done, len(records))
+        try:
+            for planned in iter_records(store, library, options, datasets=datasets,
+                                        skipped=result.skipped):
+                if done_before:
+                    dataset = handle(planned.dataset)
+                    key = (str(dataset.id), str(planned.record.id), record_digest(planned.record))
+                    if key in done_before:
+                        result.resumed += 1
+                        continue
+                pending[planned.dataset].append(planned)
+                if len(pending[planned.dataset]) >= options.batch_size:
+                    send(pool, planned.dataset)
+            for name in sorted(pending):
+                send(pool, name)
+            while in_flight:
+                settle(next(as_completed(list(in_flight))))
+        except BaseException:
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+        finally:
+            store.close()
+    if on_progress is not None:
+        on_progress(done + result.resumed, done + result.resumed)
     return result

@@ -10,7 +10,7 @@ import asyncio
 import logging
 import os
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -62,6 +62,7 @@ from judging.run.lines import (
 )
 from judging.run.measure import Measurement, MeasureOptions, measure_claim
 from judging.rundir import (
+    Identity,
     Invocation,
     RunStore,
     line_key,
@@ -151,6 +152,10 @@ class Runner:
         # Tasks past their measurement: twice the call bound, so that the next prompts are built
         # while calls are in flight, without building all of a large run's prompts at once.
         self.window = asyncio.Semaphore(2 * max(1, request.concurrency))
+        # Work items started and not yet written (their claims, measurements and prompts are in
+        # memory): enough to keep every core and every call slot busy, bounded so that a run of
+        # 36k claims does not hold them all.
+        self.ahead = max(64, 4 * max(1, request.concurrency), 8 * (os.cpu_count() or 1))
         self.judges = [make_judge(spec, llm=llm, budget=self.budget, limiter=self.limiter)
                        for spec in request.judges]
         # The LLM extractor is built here (judges' client, cache, budget) and injected into the
@@ -321,14 +326,11 @@ class Runner:
         groups: dict[tuple[str, str], list[WorkItem]] = {}
         for item in items:
             groups.setdefault((str(item.claim.key), item.rubric.ref_name), []).append(item)
-        if all(len(group) < 2 for group in groups.values()):
-            return []
-        latest = {line_key(j)[:-1]: j for j in self.store.latest()}
         lines = []
         for group in groups.values():
             if len(group) < 2:
                 continue
-            members = [latest.get(item.key[:-1]) for item in group]
+            members = [self.store.latest_line(_identity(item)) for item in group]
             present = [m for m in members if m is not None and m.input_hash in
                        {i.input_hash for i in group}]
             if len(present) < 2:
@@ -381,11 +383,8 @@ class Runner:
         store.info.invocations.append(invocation)
         store.write_info()
         try:
-            items = await self._judge_all(registry, rubrics, result)
-            for line in self.panel_lines(items):
-                store.append(line)
-                result.written += 1
-            result.integrity = find_pairs(store.fingerprints(), store.claims())
+            await self._judge_all(registry, rubrics, result)
+            result.integrity = find_pairs(store.fingerprints(), store.iter_claims())
             write_integrity(store.root, result.integrity)
             write_not_addressed(store.root, result.not_addressed)
             invocation.status = "failed" if result.source_errors else "finished"
@@ -403,8 +402,7 @@ class Runner:
             invocation.errors = result.source_errors
             invocation.skipped = result.skipped_sources
             invocation.submissions = dict(result.submissions)
-            latest = [j for j in store.latest()]
-            result.counts = summarize(latest)
+            result.counts = summarize(store.iter_latest())
             invocation.counts = dict(result.counts) | {"written": result.written,
                                                        "skipped": result.skipped,
                                                        "not_addressed": len(result.not_addressed)}
@@ -415,13 +413,23 @@ class Runner:
         return result
 
     async def _judge_all(self, registry: Registry | None, rubrics: list[Rubric],
-                         result: RunResult) -> list[WorkItem]:
+                         result: RunResult) -> None:
         """Load submission after submission, starting each one's judge calls at once (loading
-        and downloading go on in a thread meanwhile), and append lines as calls finish."""
+        and downloading go on in a thread meanwhile), and append lines as calls finish.
+
+        Memory stays flat in the size of the run: at most `self.ahead` work items are in flight
+        (loading the next submission waits for room), a claim's measurement is dropped once its
+        last line is written, and a panel's line is written as soon as its members' lines are
+        (no list of every work item or judgment is kept)."""
         store = self.store
         finished: asyncio.Queue[asyncio.Task[Judgment] | None] = asyncio.Queue()
-        planned: list[WorkItem] = []
-        launched: list[asyncio.Task[Judgment]] = []
+        running: set[asyncio.Task[Judgment]] = set()
+        ahead = asyncio.Semaphore(self.ahead)
+        # Work items not yet written, per claim (its measurement is kept until 0) and per panel
+        # group of two or more members (claim, rubric): (items left, the group's items).
+        left: Counter[ClaimKey] = Counter()
+        groups: dict[tuple[str, str], list] = {}
+        item_group: dict[int, tuple[str, str]] = {}
         progress = {"done": 0, "total": 0}
 
         def write(line: Judgment) -> None:
@@ -430,13 +438,31 @@ class Runner:
             progress["done"] += 1
             self._progress(progress["done"], progress["total"])
 
+        def write_panels(group: list[WorkItem]) -> None:
+            for line in self.panel_lines(group):
+                store.append(line)
+                result.written += 1
+
+        def done(item: WorkItem) -> None:
+            left[item.claim.key] -= 1
+            if left[item.claim.key] <= 0:
+                del left[item.claim.key]
+                self._measurements.pop(item.claim.key, None)
+            name = item_group.pop(id(item), None)
+            if name is not None:
+                group = groups[name]
+                group[0] -= 1
+                if group[0] == 0:
+                    del groups[name]
+                    write_panels(group[1])
+
         async def produce() -> None:
             submissions = self._submissions(registry, result)
             while (batch := await asyncio.to_thread(next, submissions, None)) is not None:
                 claims, problems = batch
                 store.record_claims(claims)
                 items = self.plan(claims, rubrics)
-                planned.extend(items)
+                del claims
                 pending_problems = [j for j in problems if not store.has(line_key(j))]
                 pending = [item for item in items if not store.has(item.key)]
                 result.skipped += len(items) - len(pending) + len(problems) \
@@ -444,30 +470,51 @@ class Runner:
                 progress["total"] += len(pending) + len(pending_problems)
                 for line in pending_problems:
                     write(line)
+                by_group: dict[tuple[str, str], list[WorkItem]] = {}
+                for item in items:
+                    by_group.setdefault((str(item.claim.key), item.rubric.ref_name),
+                                        []).append(item)
+                waiting = {id(item) for item in pending}
+                for name, group in by_group.items():
+                    if len(group) < 2:
+                        continue
+                    count = sum(1 for item in group if id(item) in waiting)
+                    if count == 0:
+                        write_panels(group)  # every member was done before: resume the panel
+                        continue
+                    groups[name] = [count, group]
+                    for item in group:
+                        if id(item) in waiting:
+                            item_group[id(item)] = name
+                del items, by_group
                 for item in pending:
+                    left[item.claim.key] += 1
+                for item in pending:
+                    await ahead.acquire()
                     task = asyncio.create_task(self._judge(item))
+                    task.item = item  # type: ignore[attr-defined]
                     task.add_done_callback(finished.put_nowait)
-                    launched.append(task)
+                    running.add(task)
 
         producer = asyncio.create_task(produce())
         producer.add_done_callback(lambda _: finished.put_nowait(None))
-        written_from_tasks = 0
         producing = True
         try:
-            while producing or written_from_tasks < len(launched):
+            while producing or running:
                 task = await finished.get()
                 if task is None:
                     producer.result()  # re-raise a loading failure
                     producing = False
                     continue
+                running.discard(task)
+                ahead.release()
                 write(task.result())
-                written_from_tasks += 1
+                done(task.item)  # type: ignore[attr-defined]
         except BaseException:
             producer.cancel()
-            for task in launched:
+            for task in running:
                 task.cancel()
             raise
-        return planned
 
     async def aclose(self) -> None:
         for judge in self.judges:
@@ -486,11 +533,9 @@ class Runner:
             self.extractor.dry_run = True  # cached extraction answers only; count the rest
 
         registry = load_registry(self.request.registry) if self.request.registry else None
-        claims, _ = self._load(registry, RunResult(root=self.store.root,
-                                                   run_id=self.store.info.run_id))
-        items = [i for i in self.plan(claims, self._rubrics()) if not self.store.has(i.key)]
+        rubrics = self._rubrics()
         rows: dict[str, Estimate] = {}
-        for item in items:
+        for item in self._pending_items(registry, rubrics):
             row = rows.setdefault(item.judge.spec, Estimate(judge=item.judge.spec))
             if not isinstance(item.judge, OpenAIJudge):
                 row.local += 1
@@ -529,6 +574,18 @@ class Runner:
                 priced=cost is not None)
         return list(rows.values())
 
+    def _pending_items(self, registry: Registry | None, rubrics: list[Rubric]
+                       ) -> Iterator[WorkItem]:
+        """The work items not done yet, submission by submission; a claim's measurement is
+        dropped once its items have been seen."""
+        result = RunResult(root=self.store.root, run_id=self.store.info.run_id)
+        for claims, _ in self._submissions(registry, result):
+            for claim in claims:
+                for item in self.plan([claim], rubrics):
+                    if not self.store.has(item.key):
+                        yield item
+                self._measurements.pop(claim.key, None)
+
     def _progress(self, done: int, total: int) -> None:
         if self.on_progress is not None:
             self.on_progress(done, total)
@@ -550,6 +607,12 @@ class Estimate:
     """False when the model has no price entry (the cost is then unknown)."""
 
 
+def _identity(item: WorkItem) -> Identity:
+    """The store identity of a work item's line (see `judging.rundir.identity`)."""
+    return (str(item.claim.key), str(item.rubric.ref()), item.judge.spec, item.sample,
+            item.swapped)
+
+
 def not_addressed(loaded: LoadedSubmission, registry: Registry | None) -> list[NotAddressed]:
     """The registry claims of the submission's paper that it has no claim for. A claim that
     failed to load still addresses its registry claim (its error line is its judgment)."""
@@ -563,13 +626,15 @@ def not_addressed(loaded: LoadedSubmission, registry: Registry | None) -> list[N
             for entry in registry.not_addressed(header.paper_id, answered)]
 
 
-def summarize(judgments: list[Judgment]) -> Counter[str]:
+def summarize(judgments: Iterable[Judgment]) -> Counter[str]:
     counts: Counter[str] = Counter()
+    claims: set[str] = set()
     for judgment in judgments:
         counts[f"status:{judgment.status.value}"] += 1
+        claims.add(str(judgment.claim))
         if judgment.aggregate is not None and judgment.status is not LineStatus.error:
             counts[f"outcome:{judgment.aggregate.outcome.value}"] += 1
-    counts["claims"] = len({str(j.claim) for j in judgments})
+    counts["claims"] = len(claims)
     return counts
 
 

@@ -34,6 +34,7 @@ from judging.rundir.layout import (
 )
 from judging.rundir.not_addressed import read_not_addressed, write_not_addressed
 from judging.rundir.store import (
+                                  Identity,
                                   Invocation,
                                   LineKey,
                                   Merge,
@@ -41,6 +42,9 @@ from judging.rundir.store import (
                                   RunInfo,
                                   RunStore,
                                   append_jsonl,
+                                  cut_torn_tail,
+                                  identity,
+                                  iter_jsonl,
                                   line_key,
                                   new_run_id,
                                   read_jsonl,
@@ -49,9 +53,10 @@ from judging.rundir.store import (
 )
 
 __all__ = ["CALIBRATION_DIR", "CALIBRATION_PLOTS", "CALIBRATION_REPORT_JSON",
-           "CALIBRATION_REPORT_MD", "RUN_FILES", "CalibrationPaths", "Invocation", "LineKey",
-           "Merge", "MergeInput", "RunFile", "RunInfo", "RunPaths", "RunStore", "append_jsonl",
-           "claim_images", "flags_by_claim", "judgments_with_flags", "line_key", "new_run_id",
-           "read_conflicts", "read_consensus", "read_integrity", "read_judgments", "read_jsonl",
-           "read_not_addressed", "utc_now", "with_flags", "write_conflicts", "write_consensus",
-           "write_integrity", "write_not_addressed"]
+           "CALIBRATION_REPORT_MD", "RUN_FILES", "CalibrationPaths", "Identity", "Invocation",
+           "LineKey", "Merge", "MergeInput", "RunFile", "RunInfo", "RunPaths", "RunStore",
+           "append_jsonl", "claim_images", "cut_torn_tail", "flags_by_claim", "identity",
+           "iter_jsonl", "judgments_with_flags", "line_key", "new_run_id", "read_conflicts",
+           "read_consensus", "read_integrity", "read_judgments", "read_jsonl", "read_not_addressed",
+           "utc_now", "with_flags", "write_conflicts", "write_consensus", "write_integrity",
+           "write_not_addressed"]

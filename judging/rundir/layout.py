@@ -18,6 +18,8 @@ its paths from `RunPaths`. (Docstrings and CLI help may name the files.)
 | logbooks/                  | figures and run logs read from logbooks       |                         | run (intake) |
 | shards/<I>-of-<N>/         | shard runs of `judging run --engine`          | (run directories)       | run          |
 | report.html                | the HTML report                               |                         | report       |
+| report_pages/              | a paged report's index data and claim pages   |                         | report       |
+| pushed.jsonl               | `PushedRecord`: records a push sent           | judging.pushed/1        | review push  |
 | labels.jsonl               | `Label` lines pulled from Argilla             | judging.label/1         | review pull  |
 | decisions.jsonl            | `RubricDecision` lines                        | judging.decision/1      | resolve      |
 | final.jsonl                | `ClaimDecision` lines                         | judging.final/1         | resolve      |
@@ -66,6 +68,7 @@ SOURCES = "sources"
 LOGBOOKS = "logbooks"
 REPORT = "report.html"
 LABELS = "labels.jsonl"
+PUSHED = "pushed.jsonl"
 DECISIONS = "decisions.jsonl"
 FINAL = "final.jsonl"
 LEADERBOARD_SUBMISSIONS = "leaderboard_submissions.csv"
@@ -156,6 +159,11 @@ class RunPaths:
         return self.root / LABELS
 
     @property
+    def pushed(self) -> Path:
+        """The resume point of `judging review push`."""
+        return self.root / PUSHED
+
+    @property
     def decisions(self) -> Path:
         return self.root / DECISIONS
 
@@ -212,6 +220,7 @@ RUN_FILES: tuple[RunFile, ...] = (
             flags_side_file=True),
     RunFile(CONFLICTS, "judging.models:ConflictReport", "judging.conflicts/1", "merge",
             flags_side_file=True),
+    RunFile(PUSHED, "judging.review.push:PushedRecord", "judging.pushed/1", "review push"),
     RunFile(LABELS, "judging.models:Label", "judging.label/1", "review pull"),
     RunFile(DECISIONS, "judging.resolve.decide:RubricDecision", "judging.decision/1", "resolve"),
     RunFile(FINAL, "judging.resolve.decide:ClaimDecision", "judging.final/1", "resolve"),

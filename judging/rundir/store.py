@@ -6,11 +6,12 @@ in-flight work; a torn last line (a crash mid-write) is cut off when the run is 
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import secrets
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, NamedTuple, TypeVar
@@ -142,27 +143,40 @@ def line_key(judgment: Judgment) -> LineKey:
 M = TypeVar("M", bound=StrictModel)
 
 
-def read_jsonl(path: Path, model: type[M]) -> list[M]:
-    """Every line of an append-only file as `model`, upgraded from any earlier version (see
-    `VersionedModel`). A torn last line (a crash mid-write) is ignored; a bad line elsewhere
+def iter_jsonl_offsets(path: Path, model: type[M]) -> Iterator[tuple[int, M]]:
+    """(byte offset, record) of every line of an append-only file, read one line at a time (a
+    run's judgments.jsonl of 36k claims is hundreds of MB), each upgraded from any earlier version
+    (see `VersionedModel`). A torn last line (a crash mid-write) is ignored; a bad line elsewhere
     means the file was edited or damaged, and is an error."""
     if not path.exists():
-        return []
-    lines = path.read_bytes().split(b"\n")
-    records = []
-    for number, raw in enumerate(lines, start=1):
-        if not raw.strip():
-            continue
-        try:
-            records.append(model.model_validate_json(raw, context=FROM_FILE))
-        except ValidationError as exc:
-            if number == len(lines):
-                log.warning("%s: ignoring a torn last line (%d bytes)", path, len(raw))
+        return
+    offset = 0
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            start, offset = offset, offset + len(raw)
+            if not raw.strip():
                 continue
-            raise RunStoreError(f"{path}:{number}: not a valid {model.__name__} line "
-                                f"({exc.errors()[0]['msg']}); the file was edited or damaged"
-                                ) from exc
-    return records
+            try:
+                record = model.model_validate_json(raw, context=FROM_FILE)
+            except ValidationError as exc:
+                if not raw.endswith(b"\n"):  # the last line, cut mid-write
+                    log.warning("%s: ignoring a torn last line (%d bytes)", path, len(raw))
+                    continue
+                raise RunStoreError(f"{path}:{number}: not a valid {model.__name__} line "
+                                    f"({exc.errors()[0]['msg']}); the file was edited or damaged"
+                                    ) from exc
+            yield start, record
+
+
+def iter_jsonl(path: Path, model: type[M]) -> Iterator[M]:
+    """Every line of an append-only file as `model` (see `iter_jsonl_offsets`)."""
+    for _, record in iter_jsonl_offsets(path, model):
+        yield record
+
+
+def read_jsonl(path: Path, model: type[M]) -> list[M]:
+    """Every line of an append-only file as `model` (see `iter_jsonl_offsets`)."""
+    return list(iter_jsonl(path, model))
 
 
 def append_jsonl(path: Path, records: Iterable[StrictModel]) -> int:
@@ -181,22 +195,62 @@ def read_judgments(path: Path) -> list[Judgment]:
     return read_jsonl(path, Judgment)
 
 
+Identity = tuple[str, str | None, str, int, bool]
+"""(claim key, rubric id@version, judge, sample, swapped): lines of one identity replace each
+other, the newest counts."""
+
+
+def identity(judgment: Judgment) -> Identity:
+    rubric = str(judgment.rubric) if judgment.rubric else None
+    return (str(judgment.claim), rubric, judgment.judge, judgment.sample, judgment.swapped)
+
+
+class _LineReader:
+    """Reads single lines of an append-only file by byte offset (one open handle, reopened when
+    the file was replaced)."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self._handle: Any = None
+
+    def read(self, offset: int) -> bytes:
+        if self._handle is None:
+            self._handle = self.path.open("rb")
+        self._handle.seek(offset)
+        return self._handle.readline()
+
+    def close(self) -> None:
+        if self._handle is not None:
+            self._handle.close()
+            self._handle = None
+
+
 class RunStore:
-    """Append-only access to one run directory."""
+    """Append-only access to one run directory.
+
+    Nothing grows with the run but small indexes: the newest line of each identity and each
+    claim's content are remembered by their byte offset in the file and read back when asked for,
+    so that a run of 36k claims holds keys and offsets in memory, not judgments."""
 
     def __init__(self, root: Path, info: RunInfo):
         self.root = root
         self.paths = RunPaths(root)
         self.info = info
-        self._handle = None
+        self._handle: Any = None
         self._synced_at = 0.0
-        self._claims: dict[str, ClaimInput] | None = None
-        # The file is read once: the newest line per identity is kept in memory, and lines that
-        # are not final (budget, transport failures) do not count as done.
-        self._latest: dict[tuple[Any, ...], Judgment] = {}
+        self._claims: dict[str, tuple[int, bytes]] | None = None
+        """Claim key -> (offset of its newest line in claims.jsonl, digest of that line)."""
+        # The file is read once: the offset of the newest line per identity is kept, and lines
+        # that are not final (budget, transport failures) do not count as done.
+        self._latest: dict[Identity, int] = {}
         self.keys: set[LineKey] = set()
-        for judgment in read_judgments(self.judgments_path):
-            self._remember(judgment)
+        self._size = 0
+        for offset, judgment in iter_jsonl_offsets(self.judgments_path, Judgment):
+            self._remember(judgment, offset)
+        if self.judgments_path.exists():
+            self._size = self.judgments_path.stat().st_size
+        self._lines = _LineReader(self.judgments_path)
+        self._claim_lines = _LineReader(self.claims_path)
 
     @property
     def judgments_path(self) -> Path:
@@ -239,7 +293,7 @@ class RunStore:
             # Before the store reads the files: a cut line must not be remembered as done.
             paths = RunPaths(root)
             for path in (paths.judgments, paths.claims, paths.fingerprints):
-                _cut_torn_tail(path)
+                cut_torn_tail(path)
             where = str(root.resolve())
             if where not in info.roots:
                 info.roots.append(where)  # written with run.json by the next write_info
@@ -270,21 +324,22 @@ class RunStore:
         fsynced at least every FSYNC_INTERVAL seconds and on close (a power cut loses at most
         that much): an fsync per line would cost more than a judge call's own client work."""
         if self._handle is None:
-            self._handle = self.judgments_path.open("a", encoding="utf-8")
-        line = judgment.model_dump_json(by_alias=True, exclude_none=False)
-        self._handle.write(line + "\n")
+            self._handle = self.judgments_path.open("ab")
+            self._size = self._handle.tell()
+        line = judgment.model_dump_json(by_alias=True, exclude_none=False).encode() + b"\n"
+        self._handle.write(line)
         self._handle.flush()
         now = time.monotonic()
         if now - self._synced_at >= FSYNC_INTERVAL:
             os.fsync(self._handle.fileno())
             self._synced_at = now
-        self._remember(judgment)
+        self._remember(judgment, self._size)
+        self._size += len(line)
 
-    def _remember(self, judgment: Judgment) -> None:
-        rubric = str(judgment.rubric) if judgment.rubric else None
-        identity = (str(judgment.claim), rubric, judgment.judge, judgment.sample, judgment.swapped)
-        self._latest.pop(identity, None)  # keep dict order = order of the newest lines
-        self._latest[identity] = judgment
+    def _remember(self, judgment: Judgment, offset: int) -> None:
+        ident = identity(judgment)
+        self._latest.pop(ident, None)  # keep dict order = order of the newest lines
+        self._latest[ident] = offset
         if judgment.final:
             self.keys.add(line_key(judgment))
 
@@ -294,25 +349,65 @@ class RunStore:
             os.fsync(self._handle.fileno())
             self._handle.close()
             self._handle = None
+        self._lines.close()
+        self._claim_lines.close()
 
-    def record_claims(self, claims: list[ClaimInput]) -> None:
+    # --- claims ---
+
+    def _claim_index(self) -> dict[str, tuple[int, bytes]]:
+        if self._claims is None:
+            self._claims = {}
+            for offset, claim in iter_jsonl_offsets(self.claims_path, ClaimInput):
+                self._claims[str(claim.key)] = (offset, _digest(claim.model_dump_json()))
+        return self._claims
+
+    def record_claims(self, claims: Iterable[ClaimInput]) -> None:
         """Keep each judged claim's content (later stages read it from here, not the sources)."""
-        known = self.claims()
-        changed = [c for c in claims if known.get(str(c.key)) != c]
+        known = self._claim_index()
+        changed = []
+        for claim in claims:
+            line = claim.model_dump_json()
+            digest = _digest(line)
+            held = known.get(str(claim.key))
+            if held is None or held[1] != digest:
+                changed.append((str(claim.key), line, digest))
         if not changed:
             return
-        with self.claims_path.open("a", encoding="utf-8") as handle:
-            for claim in changed:
-                handle.write(claim.model_dump_json() + "\n")
+        with self.claims_path.open("ab") as handle:
+            offset = handle.tell()
+            for key, line, digest in changed:
+                data = line.encode() + b"\n"
+                handle.write(data)
+                known[key] = (offset, digest)
+                offset += len(data)
             handle.flush()
             os.fsync(handle.fileno())
-        known.update((str(c.key), c) for c in changed)
+        self._claim_lines.close()  # the reader's buffer may end before the new lines
+
+    def claim(self, key: str) -> ClaimInput | None:
+        """The newest stored content of one claim (read from the file by its offset)."""
+        held = self._claim_index().get(key)
+        if held is None:
+            return None
+        return ClaimInput.model_validate_json(self._claim_lines.read(held[0]), context=FROM_FILE)
+
+    def claim_keys(self) -> list[str]:
+        return list(self._claim_index())
+
+    def iter_claims(self) -> Iterator[ClaimInput]:
+        """The newest stored content of every claim, in the order of their newest lines, read
+        one line at a time."""
+        newest = {offset for offset, _ in self._claim_index().values()}
+        for offset, claim in iter_jsonl_offsets(self.claims_path, ClaimInput):
+            if offset in newest:
+                yield claim
 
     def claims(self) -> dict[str, ClaimInput]:
-        """The newest stored content of every claim, by claim key (read once, then kept)."""
-        if self._claims is None:
-            self._claims = {str(c.key): c for c in read_jsonl(self.claims_path, ClaimInput)}
-        return self._claims
+        """The newest stored content of every claim, by claim key, all in memory (small runs;
+        a large one reads `iter_claims` or `claim`)."""
+        return {str(c.key): c for c in self.iter_claims()}
+
+    # --- fingerprints ---
 
     def record_fingerprint(self, fingerprint: Fingerprint) -> None:
         with (self.paths.fingerprints).open("a", encoding="utf-8") as handle:
@@ -320,17 +415,63 @@ class RunStore:
 
     def fingerprints(self) -> dict[str, Fingerprint]:
         """The newest perceptual hash of every measured figure claim, by claim key."""
-        return {str(f.claim): f for f in read_jsonl(self.paths.fingerprints, Fingerprint)}
+        return {str(f.claim): f for f in iter_jsonl(self.paths.fingerprints, Fingerprint)}
+
+    # --- judgments ---
 
     def judgments(self) -> list[Judgment]:
         return read_judgments(self.judgments_path)
 
+    def _line(self, offset: int) -> Judgment:
+        if self._handle is not None:
+            self._handle.flush()
+        return Judgment.model_validate_json(self._lines.read(offset), context=FROM_FILE)
+
+    def latest_line(self, ident: Identity) -> Judgment | None:
+        """The newest line of one identity (see `identity`), or None."""
+        offset = self._latest.get(ident)
+        return None if offset is None else self._line(offset)
+
+    def iter_latest(self) -> Iterator[Judgment]:
+        """The newest line per (claim, rubric id@version, judge, sample, order), in the order of
+        the newest lines, read from the file one line at a time."""
+        if self._handle is not None:
+            self._handle.flush()
+        newest = set(self._latest.values())
+        for offset, judgment in iter_jsonl_offsets(self.judgments_path, Judgment):
+            if offset in newest:
+                yield judgment
+
     def latest(self) -> list[Judgment]:
-        """The newest line per (claim, rubric id@version, judge, sample, order)."""
-        return list(self._latest.values())
+        """`iter_latest`, all in memory (small runs and tests)."""
+        return list(self.iter_latest())
+
+    def latest_count(self) -> int:
+        """How many identities have a line."""
+        return len(self._latest)
+
+    def identities(self) -> list[Identity]:
+        return list(self._latest)
+
+    def claim_count(self) -> int:
+        """How many claims have a line."""
+        return len({ident[0] for ident in self._latest})
+
+    def latest_by_claim(self) -> Iterator[tuple[str, list[Judgment]]]:
+        """(claim key, its newest lines in file order) per claim, sorted by claim key: one
+        claim's lines in memory at a time."""
+        offsets: dict[str, list[int]] = {}
+        for ident, offset in self._latest.items():
+            offsets.setdefault(ident[0], []).append(offset)
+        for key in sorted(offsets):
+            yield key, [self._line(offset) for offset in sorted(offsets[key])]
 
 
-def _cut_torn_tail(path: Path) -> None:
+def _digest(line: str) -> bytes:
+    return hashlib.blake2b(line.encode(), digest_size=16).digest()
+
+
+def cut_torn_tail(path: Path) -> None:
     """Cut a partial last line left by a crash, so that appends start on a fresh line."""
     if not path.exists() or path.stat().st_size == 0:
         return

@@ -27,7 +27,7 @@ from PIL import Image
 
 from judging.review.push import PushOptions, connect, push_run
 from judging.run.runner import RunRequest, run_judging
-from tests.browser import Browser, PageError, chromium
+from tests.browser import Browser, PageError, chromium, normalize
 from tests.conftest import REGISTRY, SUBMISSIONS
 
 FIG = "figure-match-1.0.0"
@@ -36,10 +36,6 @@ FIG = "figure-match-1.0.0"
 SHOWN = {"submission_id": "bob/neurips26-4821-check", "claim_id": "neurips26-4821/c1"}
 IMAGE_FIELDS = ("published_figure", "reproduced_figure", "diff")
 SCREENSHOT_COPY = Path("/tmp/judging-review-screenshot.png")
-
-
-def normalize(text: str) -> str:
-    return " ".join(text.split())
 
 
 # The state of the annotation page: the record's fields as rendered, and the suggestion marks.

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -144,15 +145,25 @@ def test_kill_during_review_push_then_rerun(argilla, tmp_path: Path) -> None:
 
     process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                start_new_session=True)
-    _wait_for(lambda: pushed() >= 32, what="records being pushed")
+    state = run / "pushed.jsonl"  # the push's resume point: records the server acknowledged
+
+    def acknowledged() -> int:
+        return len(state.read_text().splitlines()) if state.is_file() else 0
+
+    _wait_for(lambda: acknowledged() >= 32, what="records being pushed")
     os.killpg(process.pid, signal.SIGKILL)
     process.wait()
-    before = pushed()
+    before, recorded = pushed(), acknowledged()
     completed = subprocess.run(args, capture_output=True, text=True, timeout=300)
     assert completed.returncode == 0, completed.stderr[-2000:]
+    # The rerun sends only what the killed push had not recorded as acknowledged.
+    sent = int(re.search(r"pushed (\d+) record", completed.stdout).group(1))
+    resumed = int(re.search(r"(\d+) already there", completed.stdout).group(1))
+    assert resumed == recorded >= 32 and sent == 240 - recorded, completed.stdout
     dataset = client.datasets(name="figure-match-1.0.0", workspace=workspace)
     ids = [str(r.id) for r in dataset.records(with_suggestions=False)]
-    print(f"\ncrash safety (push): 1 kill -9 after {before} of 240 records; after the rerun "
+    print(f"\ncrash safety (push): 1 kill -9 after {before} of 240 records ({recorded} "
+          f"recorded as acknowledged); the rerun sent {sent}; after it "
           f"{len(ids)} records, {len(ids) - len(set(ids))} duplicated, {240 - len(set(ids))} lost")
     assert 0 < before < 240
     assert len(ids) == len(set(ids)) == 240

@@ -112,3 +112,53 @@ def test_integrity_file_is_valid_json(tmp_path: Path) -> None:
     # A rerun keeps the index complete even though nothing is re-measured.
     CliRunner().invoke(main, ["run", *map(str, folders), "--out", str(out)])
     assert len(read_integrity(out).pairs) == 2
+
+
+def test_the_indexes_find_exactly_the_pairs_of_an_all_pairs_comparison() -> None:
+    """Multi-index hashing and prefix filtering (judging/run/integrity.py) against the quadratic
+    comparison they replace, on near-duplicates at and around both thresholds."""
+    import itertools
+    import random
+    from types import SimpleNamespace
+
+    from judging.models import HASH_SIZE, ClaimKey, Fingerprint
+    from judging.run.integrity import FIGURE_MAX_DISTANCE, TEXT_MIN_SIMILARITY
+
+    rng = random.Random(1)
+    bits = HASH_SIZE ** 2
+    bases = [rng.getrandbits(bits) for _ in range(30)]
+    fingerprints = {}
+    for n in range(400):
+        value = rng.choice(bases)
+        for _ in range(rng.randint(0, 2 * FIGURE_MAX_DISTANCE)):
+            value ^= 1 << rng.randrange(bits)
+        key = ClaimKey(submission_id=f"s{n % 37}", claim_id=f"c{n}")
+        fingerprints[str(key)] = Fingerprint(claim=key, phash=f"{value:0{bits // 4}x}")
+    expected = []
+    for (a, fa), (b, fb) in itertools.combinations(sorted(fingerprints.items()), 2):
+        distance = (int(fa.phash, 16) ^ int(fb.phash, 16)).bit_count()
+        if fa.claim.submission_id != fb.claim.submission_id and distance <= FIGURE_MAX_DISTANCE:
+            expected.append((a, b, distance))
+    found = [(str(p.a), str(p.b), p.score) for p in find_pairs(fingerprints, {}).pairs]
+    assert len(expected) > 100 and found == expected
+
+    words = [f"w{i}" for i in range(300)]
+    texts = [[rng.choice(words) for _ in range(rng.randint(15, 60))] for _ in range(25)]
+    claims = {}
+    for n in range(400):
+        text = list(rng.choice(texts))
+        for _ in range(rng.randint(0, 12)):
+            text[rng.randrange(len(text))] = rng.choice(words)
+        key = ClaimKey(submission_id=f"s{n % 23}", claim_id=f"c{n}")
+        # find_pairs reads a claim's key and justification only
+        claims[str(key)] = SimpleNamespace(key=key,
+                                           claim=SimpleNamespace(justification=" ".join(text)))
+    expected = []
+    sets = [(k, c.key.submission_id, shingles(c.claim.justification))
+            for k, c in sorted(claims.items())]
+    for (a, sa, set_a), (b, sb, set_b) in itertools.combinations([s for s in sets if s[2]], 2):
+        similarity = len(set_a & set_b) / len(set_a | set_b)
+        if sa != sb and similarity >= TEXT_MIN_SIMILARITY:
+            expected.append((a, b, round(similarity, 4)))
+    found = [(str(p.a), str(p.b), p.score) for p in find_pairs({}, claims).pairs]  # type: ignore
+    assert len(expected) > 50 and found == expected
