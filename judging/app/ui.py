@@ -44,8 +44,8 @@ REGISTRY_COLUMNS = list(CONSENSUS_COLUMNS)
 BOARDS = {"submissions": "submission", "papers": "paper", "registry claims": "claim"}
 #: The columns of the consensus panel's reproductions (the browser test reads them by name).
 REPRODUCTION_COLUMNS = ["submission", "agent", "reported", "reproduced", "z-score", "verdict",
-                        "scale", "scale note", "figure match", "outcome", "upheld",
-                        "independent", "counted", "flags"]
+                        "scale note", "figure match", "outcome", "upheld", "independent",
+                        "counted", "flags"]
 
 CSS = """
 .jd-claim h2 {margin: 0 0 .3rem 0}
@@ -66,6 +66,9 @@ CSS = """
 .jd-flag {background: #f8d0d0; font-weight: 600}
 .jd-outlier {color: #a00000; font-weight: 600}
 .jd-consensus ul {margin: .2rem 0 .6rem 1.2rem; padding: 0}
+.jd-consensus {overflow-x: auto}
+.jd-reproductions {font-size: 90%}
+.jd-wrap {overflow-wrap: anywhere} .jd-badge {white-space: nowrap}
 """
 
 
@@ -266,7 +269,7 @@ def _summary_html(view: ConsensusView, rows: int) -> str:
     if view.verdict is not None:
         head.append(f"support {view.support}")
     if view.agreement is not None:
-        head.append(f"agreement {view.agreement:.0%}")
+        head.append(f"agreement {view.agreement:.0%} of {sum(view.votes.values())} counted")
     head.append(f"{view.independent} of {rows} reproduction(s) independent (a copy adds no "
                 f"support)")
     votes = ", ".join(f"{n} {e(v)}" for v, n in view.votes.items()) or "none"
@@ -297,16 +300,20 @@ def consensus_html(data: AppData, record: ClaimRecord) -> str:
     for row in rows:
         mark = " <b>(this one)</b>" if row.submission == record.submission_id else ""
         verdict = e(row.verdict) + (f" <span class='jd-muted'>({e(row.source_verdict)})</span>"
-                                    if row.source_verdict else "")
+                                    if row.source_verdict else "") \
+            + (" <span class='jd-badge'>toy</span>" if row.toy else "")
         independent = _yes_no(row.independent, strong_no=True)
         if row.copy_of:
-            independent += f"<br><span class='jd-muted'>shares with {e(', '.join(row.copy_of))}" \
-                           f"</span>"
-        cells.append([e(row.submission) + mark, e(row.agent), e(row.reported), e(row.reproduced),
-                      _z_cell(row), verdict, "toy" if row.toy else "", e(row.scale_note),
+            independent += f"<br><span class='jd-muted jd-wrap'>shares with " \
+                           f"{e(', '.join(row.copy_of))}</span>"
+        # Long words (ids, flag names, paths in a scale note) may break anywhere, so that the
+        # table fits the panel; badges and short values keep whole.
+        wrap = lambda html_text: f"<span class='jd-wrap'>{html_text}</span>"  # noqa: E731
+        cells.append([wrap(e(row.submission)) + mark, wrap(e(row.agent)), e(row.reported),
+                      e(row.reproduced), _z_cell(row), verdict, wrap(e(row.scale_note)),
                       figure_match_cell(row.figure_match, row.figure_match_ai),
                       badge(row.outcome), e(row.upheld), independent, _yes_no(row.counted),
-                      _flags_cell(row)])
+                      wrap(_flags_cell(row))])
         details += [f"<li>{e(row.submission)}: {badge_flag(f['name'])} {e(f['detail'])}</li>"
                     for f in row.consensus_flags]
     summary = _summary_html(view, len(rows)) if view is not None else ""
