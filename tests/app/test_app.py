@@ -26,11 +26,12 @@ from judging.app import (
 from judging.app.ui import AppApi, claim_html, consensus_html, leaderboard_table, queue_html
 from judging.cli import main
 from judging.consensus import load_consensus
+from judging.models import ConsensusReport
 from judging.resolve import consensus_rows as registry_rows
 from judging.resolve import decide_run, leaderboard_rows, resolve_run
 from judging.review.push import PushOptions, connect, plan_records, push_run
 from judging.rubrics import RubricLibrary
-from judging.rundir import RunStore, read_not_addressed
+from judging.rundir import RunStore, flags_by_claim, read_not_addressed
 from tests.app.conftest import OPENED, PLANTED, cli_env
 from tests.argilla_server import free_port
 from tests.conftest import JUDGING_CLI
@@ -282,6 +283,23 @@ def test_consensus_event_in_both_modes(consensus_run: Path, tmp_path: Path) -> N
                                            ["verified", 4]]
     assert leaderboard_table(space, by="claim", search="c2") == [board[1]]
     assert json.loads(AppApi(local).get_leaderboard("claim")) == local.by_registry_claim
+
+    # A stale consensus.json (a later run changed what it was computed from) is recomputed,
+    # and the claims' flags, here and in the published tables, are the recomputed consensus's.
+    stale = tmp_path / "stale"
+    shutil.copytree(run, stale)
+    stored = ConsensusReport.from_file((stale / "consensus.json").read_bytes())
+    for claim in stored.claims:
+        for reproduction in claim.reproductions:
+            reproduction.flags = []
+    (stale / "consensus.json").write_text(
+        stored.model_copy(update={"inputs_hash": "stale"}).model_dump_json())
+    assert not flags_by_claim(stale).get(OUTLIER)
+    again = load_run(stale)
+    assert "value_outlier" in again.claims[OUTLIER].flags
+    assert consensus_view(again, C1) == consensus_view(local, C1)
+    restaged = load_dataset_folder(stage(stale, out=tmp_path / "restaged").folder)
+    assert restaged.claims[OUTLIER].flags == local.claims[OUTLIER].flags
 
     # A dataset published before the consensus table: the rows, no statistics, a note; a
     # row that cannot be read costs only its own claim's consensus.
