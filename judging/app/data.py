@@ -9,6 +9,11 @@ A run directory is decided live (`judging.resolve.decide_run`: human labels, tru
 else pending), so the dashboard agrees with `judging resolve` without writing anything. A Hub
 dataset is read as `judging publish` wrote it: its claims table carries the final decisions, its
 judgments table the answers and signals, `figures/` the normalised figures.
+
+The consensus per registry claim is the consensus stage's: `judging.consensus.load_consensus` on
+a run directory (the claims' flags then carry that very consensus's flags), the `consensus`
+table of a dataset (whose claims and judgments tables carry the same flags: `publish` merges the
+side files' flags into them).
 """
 
 from __future__ import annotations
@@ -24,14 +29,20 @@ from typing import Any
 from judging.app.queue import QueueRow, review_queue
 from judging.errors import JudgingError
 from judging.models import (
+    ClaimConsensus,
     ClaimInput,
     ClaimKey,
     ClaimKind,
+    ConsensusReport,
     CriterionAnswer,
+    Flag,
     Judgment,
     LineStatus,
     NotAddressed,
+    ReproducedValue,
+    Reproduction,
     Signal,
+    ValueSpread,
     Verdict,
 )
 
@@ -146,6 +157,12 @@ class AppData:
     queue_note: str = ""
     notes: list[str] = field(default_factory=list)
     """What the reader should know about where the figures come from."""
+    consensus: ConsensusReport | None = None
+    """Per registry claim, its reproductions side by side (`judging consensus`); None for a
+    dataset published without a consensus table."""
+    by_registry_claim: list[dict[str, Any]] = field(default_factory=list)
+    """The consensus per registry claim as `judging leaderboard` tabulates it
+    (`judging.resolve.consensus_rows`: verdict, support, agreement, counts, spread)."""
 
     def claim_ids(self) -> list[str]:
         return sorted({c.claim_id for c in self.claims.values()})
@@ -264,14 +281,19 @@ def load_run(run_dir: Path, *, calibration_dir: Path | None = None,
              rubrics_dir: Path | None = None, argilla_url: str | None = None,
              argilla_api_key: str | None = None, workspace: str | None = None) -> AppData:
     """Everything the dashboard shows about a run directory (nothing is written)."""
-    from judging.resolve import decide_run, leaderboard_rows
+    from judging.consensus import load_consensus
+    from judging.resolve import consensus_rows, decide_run, leaderboard_rows
     from judging.rundir import RunStore, judgments_with_flags, read_not_addressed
 
     run_dir = Path(run_dir)
     store = RunStore.open(run_dir, create=False)
-    judgments = judgments_with_flags(store.root, store.latest())
-    if not judgments:
+    latest = store.latest()
+    if not latest:
         raise JudgingError(f"{run_dir}: no judgments yet; run `judging run ... --out {run_dir}`")
+    # Recomputed when consensus.json is stale (and not written); the claims' flags are that
+    # consensus's, so the panel and the flags agree.
+    consensus = load_consensus(run_dir)
+    judgments = judgments_with_flags(store.root, latest, consensus=consensus)
     contents = store.claims()
     _, finals = decide_run(run_dir, calibration_dir=calibration_dir, rubrics_dir=rubrics_dir)
     lines_by_claim: dict[str, list[Judgment]] = defaultdict(list)
@@ -296,7 +318,8 @@ def load_run(run_dir: Path, *, calibration_dir: Path | None = None,
         claims[key] = record
     by_submission, by_paper = leaderboard_rows(finals, read_not_addressed(store.root))
     data = AppData(origin=str(run_dir), run_dir=run_dir, claims=claims,
-                   by_submission=by_submission, by_paper=by_paper)
+                   by_submission=by_submission, by_paper=by_paper, consensus=consensus,
+                   by_registry_claim=consensus_rows(consensus))
     data.queue, data.queue_note = review_queue(
         run_dir, rubrics_dir=rubrics_dir, calibration_dir=calibration_dir,
         argilla_url=argilla_url, argilla_api_key=argilla_api_key, workspace=workspace)
@@ -370,9 +393,56 @@ def _hub_judgment(row: dict[str, Any]) -> JudgmentView:
         flags=sorted((name, str(details.get(name, ""))) for name in row.get("flags") or []))
 
 
+def _claim_key(text: str) -> ClaimKey:
+    submission_id, _, claim_id = text.partition("::")
+    return ClaimKey(submission_id=submission_id, claim_id=claim_id)
+
+
+def _hub_consensus(row: dict[str, Any]) -> ClaimConsensus:
+    """One row of the consensus table (`publish.rows.consensus_rows`) as the consensus stage's
+    model (without what the table leaves to the claims table: scale notes, human help)."""
+    reproductions = [Reproduction(
+        claim=ClaimKey(submission_id=raw["submission_id"], claim_id=raw["claim_id"]),
+        agent=raw.get("agent"), verdict=raw.get("verdict"),
+        source_verdict=raw.get("source_verdict"), toy=bool(raw.get("toy")),
+        values=[ReproducedValue.model_validate(v) for v in raw.get("values") or []],
+        outcomes=dict(raw.get("outcomes") or {}), independent=bool(raw.get("independent", True)),
+        copy_of=[_claim_key(k) for k in raw.get("copy_of") or []],
+        counted=bool(raw.get("counted")),
+        flags=[Flag.model_validate(f) for f in raw.get("flags") or []])
+        for raw in _json_field(row.get("rows")) or []]
+    votes = {v: int(row[v]) for v in ("falsified", "inconclusive", "verified") if row.get(v)}
+    return ClaimConsensus(
+        claim_id=row["claim_id"], paper_id=row.get("paper_id"), kind=row.get("kind"),
+        statement=row.get("statement"), reproductions=reproductions,
+        independent=int(row.get("independent") or 0), votes=votes, verdict=row.get("consensus"),
+        support=int(row.get("support") or 0), agreement=row.get("agreement"),
+        reason=row.get("reason") or "",
+        spread=[ValueSpread.model_validate(s) for s in _json_field(row.get("spread")) or []])
+
+
+def _hub_consensus_report(folder: Path, notes: list[str]) -> ConsensusReport | None:
+    """The dataset's consensus table; None when it has none (published before it existed). A
+    row that cannot be read is left out with a note (the other claims keep theirs)."""
+    if not (folder / "data" / "consensus.jsonl").is_file():
+        notes.append("this dataset has no consensus table (published before it existed): the "
+                     "claim view shows the reproductions without a consensus")
+        return None
+    claims = []
+    for number, row in enumerate(_read_rows(folder, "consensus"), start=1):
+        try:
+            claims.append(_hub_consensus(row))
+        except (KeyError, TypeError, ValueError) as exc:
+            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            notes.append(f"data/consensus.jsonl row {number} "
+                         f"({row.get('claim_id', '?') if isinstance(row, dict) else '?'}) "
+                         f"could not be read ({first[:200]}): shown without its consensus")
+    return ConsensusReport(claims=claims)
+
+
 def load_dataset_folder(folder: Path, *, origin: str | None = None) -> AppData:
     """A dataset folder as `judging publish` stages it (downloaded from the Hub, or local)."""
-    from judging.resolve import ClaimDecision, leaderboard_rows
+    from judging.resolve import ClaimDecision, consensus_rows, leaderboard_rows
 
     folder = Path(folder)
     claim_rows = _read_rows(folder, "claims")
@@ -429,11 +499,13 @@ def load_dataset_folder(folder: Path, *, origin: str | None = None) -> AppData:
     notes = [] if not_addressed_rows or not claim_rows else [
         "this dataset has no not_addressed table (published before it existed): the "
         "leaderboard counts only the claims judged"]
+    consensus = _hub_consensus_report(folder, notes)
     return AppData(origin=origin or str(folder), run_dir=None, claims=dict(sorted(claims.items())),
                    by_submission=by_submission, by_paper=by_paper, queue=None,
                    queue_note="The review queue is read from a run directory "
                               "(`judging app RUN_DIR`); a published dataset has none.",
-                   notes=notes)
+                   notes=notes, consensus=consensus,
+                   by_registry_claim=consensus_rows(consensus))
 
 
 def load_dataset(repo_id: str, *, revision: str | None = None, local_dir: Path | None = None,

@@ -27,8 +27,10 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 import gradio as gr  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from judging.app.consensus import consensus_rows  # noqa: E402
+from judging.app.consensus import ConsensusRow, ConsensusView, consensus_view  # noqa: E402
 from judging.app.data import AppData, ClaimRecord, JudgmentView  # noqa: E402
+from judging.models import CONSENSUS_FLAGS  # noqa: E402
+from judging.resolve import CONSENSUS_COLUMNS  # noqa: E402
 
 ALL = "(all)"
 SUBMISSION_COLUMNS = ["submission", "paper", "claims", "passed", "failed", "not_addressed",
@@ -37,6 +39,13 @@ PAPER_COLUMNS = ["paper", "submissions", "claims", "passed", "failed", "not_addr
                  "pending", "incomplete", "upheld", "pass_rate"]
 CLAIM_COLUMNS = ["submission", "claim", "paper", "kind", "verdict", "outcome", "upheld",
                  "figure_match", "flags"]
+#: The registry claims' consensus, as `judging leaderboard` writes leaderboard_consensus.csv.
+REGISTRY_COLUMNS = list(CONSENSUS_COLUMNS)
+BOARDS = {"submissions": "submission", "papers": "paper", "registry claims": "claim"}
+#: The columns of the consensus panel's reproductions (the browser test reads them by name).
+REPRODUCTION_COLUMNS = ["submission", "agent", "reported", "reproduced", "z-score", "verdict",
+                        "scale note", "figure match", "outcome", "upheld", "independent",
+                        "counted", "flags"]
 
 CSS = """
 .jd-claim h2 {margin: 0 0 .3rem 0}
@@ -52,6 +61,14 @@ CSS = """
   text-align: left}
 .jd-table th {background: #f0f0f0}
 .jd-muted {color: #666}
+.jd-verified {background: #d4f4d4} .jd-falsified {background: #f8d0d0} .jd-none
+  {background: #e8e8e8}
+.jd-flag {background: #f8d0d0; font-weight: 600}
+.jd-outlier {color: #a00000; font-weight: 600}
+.jd-consensus ul {margin: .2rem 0 .6rem 1.2rem; padding: 0}
+.jd-consensus {overflow-x: auto}
+.jd-reproductions {font-size: 90%}
+.jd-wrap {overflow-wrap: anywhere} .jd-badge {white-space: nowrap}
 """
 
 
@@ -80,18 +97,28 @@ def _matches(text: str, *values: Any) -> bool:
     return not needle or any(needle in str(v).lower() for v in values if v is not None)
 
 
+def board_columns(by: str) -> list[str]:
+    """The columns of one leaderboard table: `by` is submission, paper or claim (the registry
+    claims' consensus: it ranks nobody, so it has no rank)."""
+    if by == "claim":
+        return REGISTRY_COLUMNS
+    return ["rank", *(PAPER_COLUMNS if by == "paper" else SUBMISSION_COLUMNS)]
+
+
 def leaderboard_table(data: AppData, *, by: str = "submission", search: str = "",
                       paper: str = ALL) -> list[list[Any]]:
-    """Leaderboard rows (ranked as `judging leaderboard`), filtered by text and paper."""
-    rows = data.by_paper if by == "paper" else data.by_submission
-    columns = PAPER_COLUMNS if by == "paper" else SUBMISSION_COLUMNS
+    """Leaderboard rows (ranked as `judging leaderboard`), filtered by text and paper; `by`
+    "claim": the consensus per registry claim, as `judging leaderboard` tabulates it."""
+    rows = {"paper": data.by_paper, "claim": data.by_registry_claim}.get(by, data.by_submission)
+    columns = board_columns(by)
     shown = []
     for rank, row in enumerate(rows, start=1):
         if paper not in (ALL, "", None) and row.get("paper") != paper:
             continue
-        if not _matches(search, *(row.get(c) for c in columns)):
+        cells = [rank if c == "rank" else row.get(c) for c in columns]
+        if not _matches(search, *cells[1 if by != "claim" else 0:]):
             continue
-        shown.append([rank, *(row.get(c) for c in columns)])
+        shown.append(cells)
     return shown
 
 
@@ -202,26 +229,99 @@ def figure_match_cell(final: str | None, ai: str | None) -> str:
     return shown
 
 
-def consensus_html(data: AppData, record: ClaimRecord) -> str:
-    rows = consensus_rows(data, record.claim_id)
+def _float(value: float | None) -> str:
+    return "" if value is None else f"{value:g}"
+
+
+def _z_cell(row: ConsensusRow) -> str:
+    """Each value's modified z-score against the other reproductions (an outlier in bold)."""
     cells = []
+    for value in row.values:
+        name = "" if value.get("name") == "value" else f"{e(value.get('name'))}: "
+        z = value.get("z")
+        shown = "n/a" if z is None else f"{z:+.2f}"
+        css = " class='jd-outlier'" if value.get("outlier") else ""
+        cells.append(f"<span{css}>{name}{e(shown)}"
+                     f"{' (outlier)' if value.get('outlier') else ''}</span>")
+    return "<br>".join(cells)
+
+
+def _flags_cell(row: ConsensusRow) -> str:
+    """Every flag of the reproduction; the consensus stage's as badges."""
+    return " ".join(badge_flag(f) if f in CONSENSUS_FLAGS else e(f) for f in row.flags)
+
+
+def badge_flag(name: str) -> str:
+    return f"<span class='jd-badge jd-flag'>{e(name)}</span>"
+
+
+def _yes_no(value: bool | None, *, strong_no: bool = False) -> str:
+    if value is None:
+        return ""
+    return "yes" if value else ("<b>no</b>" if strong_no else "no")
+
+
+def _summary_html(view: ConsensusView, rows: int) -> str:
+    if not view.registry:
+        return (f"<p>{rows} claim(s) with this id; no consensus: {e(view.reason)}.</p>")
+    verdict = view.verdict or "none"
+    head = [f"consensus <span class='jd-badge jd-{e(verdict)}'>{e(verdict)}</span>"]
+    if view.verdict is not None:
+        head.append(f"support {view.support}")
+    if view.agreement is not None:
+        head.append(f"agreement {view.agreement:.0%} of {sum(view.votes.values())} counted")
+    head.append(f"{view.independent} of {rows} reproduction(s) independent (a copy adds no "
+                f"support)")
+    votes = ", ".join(f"{n} {e(v)}" for v, n in view.votes.items()) or "none"
+    parts = [f"<p class='jd-consensus-summary'>{' · '.join(head)}<br>counted verdicts "
+             f"(independent, full-scale): {votes}"]
+    if view.verdict is None:
+        parts.append(f"<br>no consensus: {e(view.reason)}")
+    parts.append("</p>")
+    if view.spread:
+        parts.append(table(
+            ["value", "reported", "n", "median", "MAD", "tolerance floor", "range",
+             "outliers"],
+            [[e(s.name), e(_float(s.reported)), e(s.n), e(_float(s.median)), e(_float(s.mad)),
+              e(_float(s.floor)),
+              e(f"{s.minimum:g}..{s.maximum:g}" if s.minimum is not None
+                and s.maximum is not None else ""),
+              e(", ".join(s.outliers))] for s in view.spread], css="jd-table jd-spread"))
+    return "".join(parts)
+
+
+def consensus_html(data: AppData, record: ClaimRecord) -> str:
+    """The reproductions of the claim's registry claim: the consensus verdict, support,
+    agreement and value spread (the consensus stage's), then one row per reproduction with its
+    z-score and flags, and the details of the consensus flags."""
+    view = consensus_view(data, record.claim_id)
+    rows = view.rows if view is not None else []
+    cells, details = [], []
     for row in rows:
         mark = " <b>(this one)</b>" if row.submission == record.submission_id else ""
         verdict = e(row.verdict) + (f" <span class='jd-muted'>({e(row.source_verdict)})</span>"
-                                    if row.source_verdict else "")
-        cells.append([e(row.submission) + mark, e(row.agent), e(row.reported), e(row.reproduced),
-                      verdict, "toy" if row.toy else "", e(row.scale_note),
+                                    if row.source_verdict else "") \
+            + (" <span class='jd-badge'>toy</span>" if row.toy else "")
+        independent = _yes_no(row.independent, strong_no=True)
+        if row.copy_of:
+            independent += f"<br><span class='jd-muted jd-wrap'>shares with " \
+                           f"{e(', '.join(row.copy_of))}</span>"
+        # Long words (ids, flag names, paths in a scale note) may break anywhere, so that the
+        # table fits the panel; badges and short values keep whole.
+        wrap = lambda html_text: f"<span class='jd-wrap'>{html_text}</span>"  # noqa: E731
+        cells.append([wrap(e(row.submission)) + mark, wrap(e(row.agent)), e(row.reported),
+                      e(row.reproduced), _z_cell(row), verdict, wrap(e(row.scale_note)),
                       figure_match_cell(row.figure_match, row.figure_match_ai),
-                      badge(row.outcome),
-                      e(row.upheld), "yes" if row.independent else "<b>no</b>",
-                      e(", ".join(row.flags))])
-    independent = sum(1 for r in rows if r.independent)
+                      badge(row.outcome), e(row.upheld), independent, _yes_no(row.counted),
+                      wrap(_flags_cell(row))])
+        details += [f"<li>{e(row.submission)}: {badge_flag(f['name'])} {e(f['detail'])}</li>"
+                    for f in row.consensus_flags]
+    summary = _summary_html(view, len(rows)) if view is not None else ""
+    flagged = f"<p>Consensus flags (they raise review priority; they change no outcome):</p>" \
+              f"<ul class='jd-consensus-flags'>{''.join(details)}</ul>" if details else ""
     return (f"<div class='jd-consensus'><h3>Reproductions of {e(record.claim_id)}</h3>"
-            f"<p>{len(rows)} reproduction(s), {independent} independent (a copy adds no "
-            f"support).</p>"
-            + table(["submission", "agent", "reported", "reproduced", "verdict", "scale",
-                     "scale note", "figure match", "outcome", "upheld", "independent", "flags"],
-                    cells) + "</div>")
+            + summary + table(REPRODUCTION_COLUMNS, cells, css="jd-table jd-reproductions")
+            + flagged + "</div>")
 
 
 def queue_html(data: AppData, *, limit: int = 500) -> str:
@@ -316,28 +416,43 @@ class AppApi:
         return _json(out)
 
     def get_consensus(self, claim_id: str) -> str:
-        """Every reproduction of one registry claim side by side.
+        """The consensus of one registry claim and every reproduction of it side by side.
 
         Args:
             claim_id: a registry claim id, e.g. "neurips26-4821/c1".
 
         Returns:
-            JSON: a list with one object per reproduction: submission, agent, reported and reproduced values,
-            verdict (and the participant's own words), toy scale, scale note, figure-match
-            outcome, final outcome, upheld, whether it is independent (not a copy), flags.
+            JSON: an object: claim_id, registry (whether the consensus covers it), verdict (the
+            consensus: verified, falsified or null), support, agreement, independent (the
+            number of independent reproductions), votes, reason, spread (per value: median,
+            mad, floor = the tolerance floor, n, minimum, maximum, outliers) and rows, one per
+            reproduction: submission, agent, reported and reproduced values, values (each with
+            its z-score and whether it is an outlier), verdict (and the participant's own
+            words), toy scale, scale note, figure-match outcome (final and the AI's), final
+            outcome, upheld, independent, counted, copy_of, flags and consensus_flags (name and
+            detail: contradicts_consensus, value_outlier, not_independent). {"error": ...} when
+            no claim has that id.
         """
-        return _json([row.as_dict() for row in consensus_rows(self.data, claim_id)])
+        view = consensus_view(self.data, claim_id)
+        if view is None:
+            return _json({"error": f"no claim with id {claim_id!r}; get_verdicts lists them"})
+        return _json(view.as_dict())
 
     def get_leaderboard(self, by: str = "submission") -> str:
         """The leaderboard, best first, as `judging leaderboard` computes it.
 
         Args:
-            by: "submission" or "paper".
+            by: "submission", "paper", or "claim" (the consensus per registry claim).
 
         Returns:
             JSON: a list with one object per submission (or paper), best first: rank,
-            claims, passed, failed, not_addressed, pending, incomplete, upheld, pass_rate.
+            claims, passed, failed, not_addressed, pending, incomplete, upheld, pass_rate. For
+            "claim", one object per registry claim (unranked): reproductions, independent,
+            verified, falsified, inconclusive, consensus, support, agreement, contradicting,
+            value_outliers, spread.
         """
+        if by == "claim":
+            return _json(list(self.data.by_registry_claim))
         rows = self.data.by_paper if by == "paper" else self.data.by_submission
         return _json([dict(row, rank=rank) for rank, row in enumerate(rows, start=1)])
 
@@ -367,10 +482,9 @@ def build_app(data: AppData):
     private = {"api_visibility": "private", "queue": False}
 
     def board(by: str, search: str, paper: str) -> pd.DataFrame:
-        mode = "paper" if by == "papers" else "submission"
-        columns = ["rank", *(PAPER_COLUMNS if mode == "paper" else SUBMISSION_COLUMNS)]
+        mode = BOARDS.get(by, "submission")
         return pd.DataFrame(leaderboard_table(data, by=mode, search=search, paper=paper),
-                            columns=columns)
+                            columns=board_columns(mode))
 
     def claim_list(search: str, outcome: str) -> pd.DataFrame:
         return pd.DataFrame(claims_table(data, search=search, outcome=outcome),
@@ -405,8 +519,8 @@ def build_app(data: AppData):
         with gr.Tabs() as tabs:
             with gr.Tab("Leaderboard", id="leaderboard"):
                 with gr.Row():
-                    board_by = gr.Radio(["submissions", "papers"], value="submissions",
-                                        label="rank", elem_id="board-by")
+                    board_by = gr.Radio(list(BOARDS), value="submissions", label="rank",
+                                        elem_id="board-by")
                     board_search = gr.Textbox(label="filter", placeholder="submission or paper",
                                               elem_id="board-search")
                     board_paper = gr.Dropdown([ALL, *papers], value=ALL, label="paper",
@@ -416,7 +530,11 @@ def build_app(data: AppData):
                                            elem_id="board", wrap=True)
                 gr.Markdown("A registry claim a submission does not address counts as a claim "
                             "that did not pass (not_addressed); pass rate = passed / (passed + "
-                            "failed + not_addressed).")
+                            "failed + not_addressed). *Registry claims*: the consensus of each "
+                            "claim of the registry (`judging consensus`: the majority direction "
+                            "among independent, full-scale reproductions when at least 3 give it "
+                            "and it holds more than half of them); it ranks nobody and changes "
+                            "no outcome.")
             with gr.Tab("Claims", id="claims"):
                 with gr.Row():
                     claim_search = gr.Textbox(label="filter",

@@ -166,8 +166,8 @@ def dataset_card(*, run_id: str, repo_id: str | None, license: str,
         "## Configs", "",
         f"- `claims` ({len(claims)} rows, `data/claims.parquet`): one row per claim: ids, kind, "
         "the participant's verdict, our outcome (overall and per rubric, `outcomes` as JSON), "
-        "whether the verdict is upheld, who decided, and the claim's statement, justification "
-        "and scale note (scrubbed, see below).",
+        "whether the verdict is upheld, who decided, its flags, and the claim's statement, "
+        "justification and scale note (scrubbed, see below).",
         f"- `decisions` ({len(tables['decisions'])} rows, `data/decisions.parquet`): one row per "
         "(claim, rubric, criterion): status (decided, pending, not applicable), the value "
         "(`yes`/`no` or a level), whether it passes, who decided (`humans` or `ai`) and why a "
@@ -176,7 +176,11 @@ def dataset_card(*, run_id: str, repo_id: str | None, license: str,
         "AI judgment (the newest per claim, rubric, judge and sample): per-criterion answers "
         "with rationales (`answers`, JSON), aggregate score, coverage and outcome, measured "
         "signals, flags, and provenance (model, settings, prompt-template and request hashes, "
-        "token usage, cost, code version, the raw answer).",
+        "token usage, cost, code version, the raw answer). Flags found after judging "
+        "(copies across submissions, `contradicts_consensus`, `value_outlier`, "
+        "`not_independent`, merge conflicts) are listed in the claims' and the judgments' "
+        "`flags` as the run's own readers merge them, the consensus ones as the `consensus` "
+        "table gives them.",
         f"- `not_addressed` ({len(tables.get('not_addressed', []))} rows, "
         "`data/not_addressed.parquet`): one row per registry claim a submission did not "
         "address; the leaderboard counts each as a claim that did not pass.",

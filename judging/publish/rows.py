@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from judging.models import ClaimInput, ConsensusReport, Judgment, NotAddressed
+from judging.models import ClaimInput, ConsensusReport, Flag, Judgment, NotAddressed
 from judging.publish.scrub import Scrubber, pseudonym, public_endpoint
 from judging.resolve import ClaimDecision, RubricDecision
 
@@ -75,11 +75,13 @@ def _value_text(value: bool | int | None) -> str | None:
 
 
 def claim_rows(finals: list[ClaimDecision], claims: dict[str, ClaimInput],
-               scrubber: Scrubber, figures: dict[str, dict[str, str]] | None = None
-               ) -> list[dict[str, Any]]:
+               scrubber: Scrubber, figures: dict[str, dict[str, str]] | None = None, *,
+               side_flags: dict[str, list[Flag]] | None = None) -> list[dict[str, Any]]:
     """One row per claim; `figures`: claim key -> {kind: path in the dataset} of its staged
-    figures (`figures` column, JSON)."""
+    figures (`figures` column, JSON); `side_flags`: claim key -> the flags of the run's side
+    files (`rundir.flags_by_claim`), listed in `flags` after the claim's own."""
     figures = figures or {}
+    side_flags = side_flags or {}
     rows = []
     for final in finals:
         content = claims.get(str(final.claim))
@@ -99,7 +101,9 @@ def claim_rows(finals: list[ClaimDecision], claims: dict[str, ClaimInput],
             "outcome": final.outcome, "upheld": final.upheld,
             "outcomes": dict(final.outcomes), "decided_by": list(final.decided_by),
             "reference": content.reference.value if content is not None else None,
-            "flags": [flag.name for flag in content.flags] if content is not None else [],
+            "flags": list(dict.fromkeys(
+                [*(flag.name for flag in (content.flags if content is not None else [])),
+                 *(flag.name for flag in side_flags.get(str(final.claim), []))])),
             "statement": claim.statement if claim else None,
             "justification": claim.justification if claim else None,
             "scale_note": claim.scale_note if claim else None,

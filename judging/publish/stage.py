@@ -54,7 +54,14 @@ from judging.publish.scrub import (
     publish_salt,
 )
 from judging.resolve import ClaimDecision, RubricDecision
-from judging.rundir import RunPaths, RunStore, read_jsonl, read_not_addressed
+from judging.rundir import (
+    RunPaths,
+    RunStore,
+    flags_by_claim,
+    read_jsonl,
+    read_not_addressed,
+    with_flags,
+)
 
 
 @dataclass
@@ -171,11 +178,18 @@ def stage(run_dir: Path, *, out: Path | None = None, calibration_dir: Path | Non
                                      [folder, calibration_dir, Path.home()]))
     schemas = table_schemas()
     figures, figure_files = _stage_figures(folder, run_dir, judgments)
-    tables = {"claims": claim_rows(finals, claims, scrubber, figures),
+    consensus = load_consensus(run_dir)
+    # The flags of the side files (integrity, consensus, merge conflicts) are published merged,
+    # as every reader of the run sees them (report, review push, the dashboard): in the claims'
+    # and the judgments' `flags`, the consensus ones from the very consensus the `consensus`
+    # table publishes. A Space reading the dataset then shows what the local dashboard shows.
+    side_flags = flags_by_claim(run_dir, consensus=consensus)
+    tables = {"claims": claim_rows(finals, claims, scrubber, figures, side_flags=side_flags),
               "decisions": decision_rows(decisions, scrubber, salt),
-              "judgments": judgment_rows(judgments, scrubber),
+              "judgments": judgment_rows([with_flags(j, side_flags) for j in judgments],
+                                         scrubber),
               "not_addressed": not_addressed_rows(read_not_addressed(run_dir), scrubber),
-              "consensus": consensus_rows(load_consensus(run_dir), scrubber)}
+              "consensus": consensus_rows(consensus, scrubber)}
     files: list[StagedFile] = []
     for name in CONFIGS:
         files += _write_table(folder, name, tables[name], schemas[name])

@@ -81,12 +81,20 @@ FLAG_READERS: dict[str, Callable[[Path], dict[str, list[Flag]]]] = {
 }
 
 
-def flags_by_claim(run_root: Path) -> dict[str, list[Flag]]:
-    """Claim key -> the flags of every side file of the run, in `RUN_FILES` order."""
+def flags_by_claim(run_root: Path, *, consensus: ConsensusReport | None = None
+                   ) -> dict[str, list[Flag]]:
+    """Claim key -> the flags of every side file of the run, in `RUN_FILES` order.
+
+    `consensus`: a report to take the consensus flags from instead of the stored side file (a
+    reader that shows a consensus recomputed because consensus.json is stale, such as the
+    dashboard and `publish`, shows the flags of that same consensus)."""
     merged: dict[str, list[Flag]] = {}
     for run_file in RUN_FILES:
         if run_file.flags_side_file:
-            for claim, flags in FLAG_READERS[run_file.name](run_root).items():
+            read = FLAG_READERS[run_file.name]
+            found = consensus.flags() if consensus is not None and run_file.name == CONSENSUS \
+                else read(run_root)
+            for claim, flags in found.items():
                 merged.setdefault(claim, []).extend(flags)
     return merged
 
@@ -97,7 +105,9 @@ def with_flags(judgment: Judgment, flags: dict[str, list[Flag]]) -> Judgment:
     return judgment.model_copy(update={"flags": [*judgment.flags, *extra]}) if extra else judgment
 
 
-def judgments_with_flags(run_root: Path, judgments: Iterable[Judgment]) -> list[Judgment]:
-    """`judgments` with the flags of every side file of the run merged in."""
-    flags = flags_by_claim(run_root)
+def judgments_with_flags(run_root: Path, judgments: Iterable[Judgment], *,
+                         consensus: ConsensusReport | None = None) -> list[Judgment]:
+    """`judgments` with the flags of every side file of the run merged in (`consensus`: as in
+    `flags_by_claim`)."""
+    flags = flags_by_claim(run_root, consensus=consensus)
     return [with_flags(judgment, flags) for judgment in judgments]

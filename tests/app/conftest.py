@@ -1,6 +1,8 @@
-"""The run the dashboard tests serve: the bundled examples (submissions and logbook) judged by
-`judging run --judge offline`, with markup planted in one participant's justification (it must
-reach the page as text, never as HTML)."""
+"""The runs the dashboard tests serve: the bundled examples (submissions and logbook) judged by
+`judging run --judge offline`, with markup planted in one participant's justification and scale
+note (it must reach the page as text, never as HTML); and the consensus event of
+tests/consensus/event.py (4 registry claims x 5 submissions: a value outlier, a contradiction, a
+copied figure, a false falsification), judged offline."""
 
 from __future__ import annotations
 
@@ -26,6 +28,8 @@ def plant(submissions: Path) -> None:
     data = yaml.safe_load(manifest.read_text())
     claim = next(c for c in data["claims"] if c["claim_id"] == OPENED[1])
     claim["justification"] += " " + PLANTED
+    # The scale note is shown in the consensus panel too (every reproduction's).
+    claim["scale_note"] += " " + PLANTED
     manifest.write_text(yaml.safe_dump(data, sort_keys=False))
 
 
@@ -49,4 +53,21 @@ def offline_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
                            "--claims", str(REGISTRY), "--judge", "offline", "--out", str(run)],
                           env=cli_env(base), capture_output=True, text=True, timeout=240)
     assert done.returncode == 0, done.stdout + done.stderr
+    return run
+
+
+@pytest.fixture(scope="session")
+def consensus_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The consensus event judged offline (`judging run` writes consensus.json at its end)."""
+    from judging.run.runner import RunRequest, run_judging
+    from tests.consensus.event import write_event
+
+    base = tmp_path_factory.mktemp("app-consensus")
+    registry, folders = write_event(base)
+    run = base / "run"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("JUDGING_CACHE_DIR", str(base / "cache"))
+        for name in ("JUDGING_JUDGE", "OPENAI_BASE_URL", "OPENAI_API_KEY", "JUDGING_RUBRICS_DIR"):
+            mp.delenv(name, raising=False)
+        run_judging(RunRequest(sources=[str(f) for f in folders], out=run, registry=registry))
     return run

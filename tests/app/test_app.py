@@ -1,6 +1,7 @@
 """The dashboard's data, API and modes: MCP tools over HTTP, the review queue against `review push`
-and a real Argilla server, the Space mode against a published dataset served by the fake Hub, and
-the escaping of participant text."""
+and a real Argilla server, the Space mode against a published dataset served by the fake Hub, the
+consensus panel against the consensus stage in both modes (the examples, and the consensus event
+of tests/consensus/event.py), and the escaping of participant text."""
 
 from __future__ import annotations
 
@@ -14,16 +15,27 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from judging.app import consensus_rows, launch, load_dataset, load_run
-from judging.app.ui import claim_html, consensus_html, queue_html
+from judging.app import (
+    consensus_rows,
+    consensus_view,
+    launch,
+    load_dataset,
+    load_dataset_folder,
+    load_run,
+)
+from judging.app.ui import AppApi, claim_html, consensus_html, leaderboard_table, queue_html
 from judging.cli import main
+from judging.consensus import load_consensus
+from judging.models import ConsensusReport
+from judging.resolve import consensus_rows as registry_rows
 from judging.resolve import decide_run, leaderboard_rows, resolve_run
 from judging.review.push import PushOptions, connect, plan_records, push_run
 from judging.rubrics import RubricLibrary
-from judging.rundir import RunStore, read_not_addressed
+from judging.rundir import RunStore, flags_by_claim, read_not_addressed
 from tests.app.conftest import OPENED, PLANTED, cli_env
 from tests.argilla_server import free_port
 from tests.conftest import JUDGING_CLI
+from tests.consensus.event import C1, C2, C3, C4, CONTRADICTION, COPY, FALSE_FALSIFICATION, OUTLIER
 from tests.fakehub import FakeHub
 
 TOOLS = {"get_verdicts", "get_claim", "get_consensus", "get_leaderboard", "get_review_queue"}
@@ -45,23 +57,43 @@ def test_run_data_is_what_resolve_decides(offline_run: Path, run_data) -> None:
     assert not (offline_run / "decisions.jsonl").exists()
 
 
-def test_consensus_rows_of_a_registry_claim(run_data) -> None:
+def test_consensus_rows_of_a_registry_claim(offline_run: Path, run_data) -> None:
     rows = {r.submission: r for r in consensus_rows(run_data, OPENED[1])}
     assert set(rows) == {OPENED[0], "bob/neurips26-4821-check", "dana/neurips26-4821-logbook"}
-    assert not rows["bob/neurips26-4821-check"].independent
+    bob = rows["bob/neurips26-4821-check"]
+    assert not bob.independent and not bob.counted
+    assert [f["name"] for f in bob.consensus_flags] == ["not_independent"]
+    assert "copy of the published figure" in bob.consensus_flags[0]["detail"]
+    assert "not_independent" in bob.flags and "copy" in bob.flags
     assert rows[OPENED[0]].independent and rows[OPENED[0]].figure_match_ai == "pass"
     dana = rows["dana/neurips26-4821-logbook"]
     assert (dana.reported, dana.reproduced) == ("0.25", "0.215")
+    # One value: too few to score (a z-score needs 3 reference values).
+    assert dana.values == [{"name": "value", "reported": 0.25, "reproduced": 0.215, "z": None,
+                            "outlier": False}]
+    # The statistics are the consensus stage's: Bob's copy adds no support, so two counted
+    # verdicts are too few for a consensus.
+    stage = load_consensus(offline_run).claim(OPENED[1])
+    view = consensus_view(run_data, OPENED[1])
+    assert view.registry and (view.verdict, view.support, view.agreement, view.independent,
+                              view.votes, view.reason) == \
+        (stage.verdict, stage.support, stage.agreement, stage.independent, stage.votes,
+         stage.reason)
+    assert view.verdict is None and view.reason.startswith("too few"), view.reason
+    assert [r.submission for r in view.rows] == \
+        [r.claim.submission_id for r in stage.reproductions]
     assert consensus_rows(run_data, "no/such-claim") == []
+    assert consensus_view(run_data, "no/such-claim") is None
 
 
 def test_participant_text_is_escaped(run_data) -> None:
     record = run_data.claims[f"{OPENED[0]}::{OPENED[1]}"]
     for page in (claim_html(record), consensus_html(run_data, record), queue_html(run_data)):
         assert "<img src=\"x\"" not in page and "<script>" not in page and 'id="planted"' not in page
-    assert "&lt;img src=&quot;x&quot; onerror=&quot;window.__planted = 1&quot;&gt;" in \
-        claim_html(record)
-    assert PLANTED in record.justification
+    escaped = "&lt;img src=&quot;x&quot; onerror=&quot;window.__planted = 1&quot;&gt;"
+    assert escaped in claim_html(record)
+    assert escaped in consensus_html(run_data, record)  # the scale note, in the reproductions
+    assert PLANTED in record.justification and PLANTED in record.scale_note
 
 
 def test_review_queue_ranks_as_review_push(offline_run: Path, run_data) -> None:
@@ -119,8 +151,7 @@ def test_mcp_tools_answer_over_http(run_data) -> None:
     finally:
         app.close()
     assert TOOLS <= tools, tools
-    assert {row["submission"] for row in consensus} == \
-        {r.submission for r in consensus_rows(run_data, OPENED[1])}
+    assert consensus == [consensus_view(run_data, OPENED[1]).as_dict()]
     assert {row["claim_key"] for row in verdicts} == \
         {k for k, c in run_data.claims.items() if c.submission_id == OPENED[0]}
 
@@ -163,7 +194,9 @@ def test_space_mode_reads_the_published_dataset(offline_run: Path, run_data, tmp
         assert any(path.endswith("data/claims.jsonl") for _, path in hub.requests)
         hub.patch(monkeypatch, tmp_path / "hf")
         space = load_dataset("org/verdicts", local_dir=tmp_path / "download")
-    assert served == [r.as_dict() for r in consensus_rows(run_data, OPENED[1])]
+    # The consensus panel is the same in both modes: the Space reads the published consensus
+    # table, the local app the consensus stage.
+    assert served == consensus_view(run_data, OPENED[1]).as_dict()
     assert {"published", "reproduced", "diff"} <= set(shown["figures"]), shown["figures"]
     assert shown["statement"] == run_data.claims[f"{OPENED[0]}::{OPENED[1]}"].statement
     assert space.origin == "hf://datasets/org/verdicts" and space.queue is None
@@ -177,12 +210,116 @@ def test_space_mode_reads_the_published_dataset(offline_run: Path, run_data, tmp
         assert set(remote.figures) == set(local.figures), key
         for kind, path in local.figures.items():
             assert remote.figures[kind].read_bytes() == path.read_bytes(), (key, kind)
-        assert [(j.rubric, j.judge, j.outcome, [a.rationale for a in j.answers])
-                for j in remote.judgments] == \
-            [(j.rubric, j.judge, j.outcome, [a.rationale for a in j.answers])
-             for j in local.judgments], key
-    assert [r.as_dict() for r in consensus_rows(space, OPENED[1])] == \
-        [r.as_dict() for r in consensus_rows(run_data, OPENED[1])]
+        assert [(j.rubric, j.judge, j.outcome, [a.rationale for a in j.answers],
+                 {name for name, _ in j.flags}) for j in remote.judgments] == \
+            [(j.rubric, j.judge, j.outcome, [a.rationale for a in j.answers],
+              {name for name, _ in j.flags}) for j in local.judgments], key
+        # The flags found after judging (integrity, consensus) are published merged.
+        assert remote.flags == local.flags, key
+        assert consensus_html(space, remote) == consensus_html(run_data, local), key
+    assert "not_independent" in space.claims["bob/neurips26-4821-check::" + OPENED[1]].flags
+    assert consensus_view(space, OPENED[1]) == consensus_view(run_data, OPENED[1])
+    assert space.by_registry_claim == run_data.by_registry_claim
+
+
+def test_consensus_event_in_both_modes(consensus_run: Path, tmp_path: Path) -> None:
+    """The consensus event: the panel, the API and the leaderboard's registry claims show the
+    consensus stage's verdicts, supports, spreads, z-scores and flags, the same from the run
+    directory and from the dataset `publish` writes."""
+    from judging.publish import stage
+
+    run = tmp_path / "run"
+    shutil.copytree(consensus_run, run)
+    resolve_run(run)
+    local = load_run(run)
+    staged = stage(run, out=tmp_path / "staged", repo_id="org/event").folder
+    space = load_dataset_folder(staged)
+    report = load_consensus(run)
+
+    assert {c.claim_id: (c.verdict, c.support) for c in report.claims} == \
+        {C1: ("verified", 5), C2: ("falsified", 4), C3: ("verified", 4), C4: ("verified", 4)}
+    assert local.by_registry_claim == registry_rows(report) == space.by_registry_claim
+    for claim in report.claims:
+        view = consensus_view(local, claim.claim_id)
+        assert view == consensus_view(space, claim.claim_id), claim.claim_id
+        assert (view.verdict, view.support, view.agreement, view.independent, view.votes,
+                view.reason) == (claim.verdict, claim.support, claim.agreement,
+                                 claim.independent, claim.votes, claim.reason)
+        assert [(r.submission, r.independent, r.counted, r.values, r.consensus_flags)
+                for r in view.rows] == \
+            [(r.claim.submission_id, r.independent, r.counted,
+              [v.model_dump(mode="json") for v in r.values],
+              [f.model_dump(mode="json") for f in r.flags]) for r in claim.reproductions]
+        assert [(s.median, s.mad, s.floor, s.n) for s in view.spread] == \
+            [(s.median, s.mad, s.floor, s.n) for s in claim.spread]
+    flagged = {key: sorted(f.name for f in flags) for key, flags in report.flags().items()}
+    assert flagged == {OUTLIER: ["value_outlier"], CONTRADICTION: ["contradicts_consensus"],
+                       COPY: ["not_independent"], FALSE_FALSIFICATION: ["contradicts_consensus"]}
+    for key, names in flagged.items():
+        assert set(names) <= set(local.claims[key].flags), key
+    for key, record in local.claims.items():
+        assert space.claims[key].flags == record.flags, key
+        assert consensus_html(space, space.claims[key]) == consensus_html(local, record), key
+
+    # The panel: the consensus verdict and support, the spread with its tolerance floor, each
+    # reproduction's z-score, the outlier and its flag's detail.
+    page = consensus_html(local, local.claims[OUTLIER])
+    assert "consensus <span class='jd-badge jd-verified'>verified</span> · support 5" in page
+    assert "<td>value</td><td>80</td><td>5</td><td>80.1</td><td>0.1</td><td>0.5</td>" \
+           "<td>79.9..86</td><td>team5/paper-9::paper-9/c1</td>" in page, page
+    assert "+7.96 (outlier)" in page and "-0.27" in page
+    assert "reproduced value 86 is far from the other reproductions" in page
+    copy = consensus_html(local, local.claims[COPY])
+    assert "shares with team1/paper-9::paper-9/c3" in copy and "<b>no</b>" in copy
+    # The API and the leaderboard's registry claims.
+    api = json.loads(AppApi(space).get_consensus(C2))
+    assert (api["verdict"], api["support"], api["independent"]) == ("falsified", 4, 5)
+    assert [r["submission"] for r in api["rows"]
+            if r["consensus_flags"]] == [CONTRADICTION.split("::")[0]]
+    assert "error" in json.loads(AppApi(space).get_consensus("no/such-claim"))
+    board = leaderboard_table(space, by="claim")
+    assert [row[0] for row in board] == [C1, C2, C3, C4]
+    assert [row[7:9] for row in board] == [["verified", 5], ["falsified", 4], ["verified", 4],
+                                           ["verified", 4]]
+    assert leaderboard_table(space, by="claim", search="c2") == [board[1]]
+    assert json.loads(AppApi(local).get_leaderboard("claim")) == local.by_registry_claim
+
+    # A stale consensus.json (a later run changed what it was computed from) is recomputed,
+    # and the claims' flags, here and in the published tables, are the recomputed consensus's.
+    stale = tmp_path / "stale"
+    shutil.copytree(run, stale)
+    stored = ConsensusReport.from_file((stale / "consensus.json").read_bytes())
+    for claim in stored.claims:
+        for reproduction in claim.reproductions:
+            reproduction.flags = []
+    (stale / "consensus.json").write_text(
+        stored.model_copy(update={"inputs_hash": "stale"}).model_dump_json())
+    assert not flags_by_claim(stale).get(OUTLIER)
+    again = load_run(stale)
+    assert "value_outlier" in again.claims[OUTLIER].flags
+    assert consensus_view(again, C1) == consensus_view(local, C1)
+    restaged = load_dataset_folder(stage(stale, out=tmp_path / "restaged").folder)
+    assert restaged.claims[OUTLIER].flags == local.claims[OUTLIER].flags
+
+    # A dataset published before the consensus table: the rows, no statistics, a note; a
+    # row that cannot be read costs only its own claim's consensus.
+    old = tmp_path / "old"
+    shutil.copytree(staged, old)
+    (old / "data" / "consensus.jsonl").unlink()
+    before = load_dataset_folder(old)
+    assert before.consensus is None and any("no consensus table" in n for n in before.notes)
+    view = consensus_view(before, C1)
+    assert not view.registry and view.verdict is None and len(view.rows) == 5
+    assert "no consensus table" in consensus_html(before, before.claims[OUTLIER])
+    lines = (staged / "data" / "consensus.jsonl").read_text().splitlines()
+    broken = json.loads(lines[0])
+    broken["rows"] = json.dumps([{"submission_id": "x"}])
+    (old / "data" / "consensus.jsonl").write_text(
+        "\n".join([json.dumps(broken), *lines[1:]]) + "\n")
+    partial = load_dataset_folder(old)
+    assert any(f"row 1 ({C1}) could not be read" in n for n in partial.notes), partial.notes
+    assert not consensus_view(partial, C1).registry
+    assert consensus_view(partial, C2) == consensus_view(local, C2)
 
 
 @pytest.mark.parametrize(("args", "expected"), [

@@ -1,13 +1,15 @@
 """The dashboard in a real headless Chromium: `judging app RUN_DIR --background` on a run made by
-`judging run --judge offline` on the bundled examples; the leaderboard is filtered and a claim is
-opened from the claims table (a mouse click on its row).
+`judging run --judge offline` on the bundled examples; the leaderboard is switched to the registry
+claims' consensus and back, filtered, and a claim is opened from the claims table (a mouse click
+on its row).
 
 The page must show the leaderboard ranked as `judging resolve` + `leaderboard_rows` rank it, only
 the filtered row after filtering, and for the opened claim: its statement, the participant's
 justification with the planted markup as text (no element, no script run), the very figure files
 of the run (published, reproduced, diff), the judgment lines with their rationales, and the
-consensus table of the registry claim (three reproductions; Bob's copy is not independent). The
-screenshot of the claim view is copied to SCREENSHOT_COPY.
+consensus of the registry claim (its verdict or why there is none, and three reproductions; Bob's
+copy is not independent, flagged by the consensus stage). The screenshot of the claim view is
+copied to SCREENSHOT_COPY.
 
 Chromium is driven over the DevTools protocol (tests/browser.py); Gradio pages need JavaScript.
 Never skipped: without Chromium the test fails with the command that installs it.
@@ -27,6 +29,9 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from judging.app.ui import REPRODUCTION_COLUMNS
+from judging.consensus import load_consensus
+from judging.resolve import consensus_rows as registry_rows
 from judging.resolve import decide_run, leaderboard_rows
 from judging.rundir import RunStore, read_not_addressed
 from tests.app.conftest import OPENED, PLANTED, cli_env
@@ -42,6 +47,9 @@ VIEWPORT = (1400, 2600)
 ROWS = """(sel => [...document.querySelectorAll(sel + ' [role=row]')]
   .filter(r => r.querySelector('[role=gridcell]'))
   .map(r => [...r.querySelectorAll('[role=gridcell]')].map(c => c.textContent.trim())))"""
+
+RADIO = """[...document.querySelectorAll('#board-by label')].find(
+  l => l.innerText.trim() === {name})"""
 
 TAB = """[...document.querySelectorAll('button[role=tab]')].find(b => b.innerText.trim() === {name})"""
 
@@ -129,6 +137,17 @@ def test_filter_the_leaderboard_and_open_a_claim(offline_run: Path, dashboard: s
         assert [r[1] for r in board] == [row["submission"] for row in by_submission], board
         assert [int(r[3]) for r in board] == [row["claims"] for row in by_submission], board
 
+        # The registry claims' consensus (unranked), as `judging leaderboard` tabulates it.
+        registry = registry_rows(load_consensus(offline_run))
+        browser.click(RADIO.format(name=json.dumps("registry claims")))
+        board = wait_rows(browser, "#board", lambda r: [c[0] for c in r] == [
+            row["registry_claim"] for row in registry], "the registry claims")
+        assert [r[7:9] for r in board] == [[row["consensus"], str(row["support"])]
+                                           for row in registry], board
+        browser.click(RADIO.format(name=json.dumps("submissions")))
+        wait_rows(browser, "#board", lambda r: [c[1] for c in r] == [
+            row["submission"] for row in by_submission], "the leaderboard again")
+
         browser.type_into("#board-search textarea, #board-search input", "carol")
         board = wait_rows(browser, "#board", lambda r: len(r) == 1, "the filtered leaderboard")
         carol = next(row for row in by_submission if row["submission"].startswith("carol"))
@@ -152,13 +171,21 @@ def test_filter_the_leaderboard_and_open_a_claim(offline_run: Path, dashboard: s
             return panel && panel.getClientRects().length > 0
               && panel.textContent.includes({json.dumps(OPENED[0])})
               && figures.every(i => i && i.complete && i.naturalWidth > 0)
-              && document.querySelectorAll('#consensus-panel tbody tr').length === 3; }})()""",
+              && document.querySelectorAll('#consensus-panel .jd-reproductions tbody tr')
+                   .length === 3; }})()""",
                          "the claim view with its figures and consensus", timeout=30)
         state = browser.evaluate("""(() => ({
             panel: document.querySelector('#claim-panel').textContent,
             justification: document.querySelector('#claim-panel .jd-justification').textContent,
-            consensus: [...document.querySelectorAll('#consensus-panel tbody tr')].map(
+            consensus: [...document.querySelectorAll(
+              '#consensus-panel .jd-reproductions tbody tr')].map(
               tr => [...tr.querySelectorAll('td')].map(td => td.textContent.trim())),
+            columns: [...document.querySelectorAll('#consensus-panel .jd-reproductions th')]
+              .map(th => th.textContent.trim()),
+            summary: document.querySelector('#consensus-panel .jd-consensus-summary')
+              .textContent,
+            consensusFlags: document.querySelector('#consensus-panel .jd-consensus-flags')
+              ?.textContent ?? '',
             judgments: document.querySelector('#judgments-panel').textContent,
             planted: [document.getElementById('planted') !== null,
                       !!document.querySelector('img[src="x"]'), window.__planted ?? null],
@@ -192,17 +219,31 @@ def test_filter_the_leaderboard_and_open_a_claim(offline_run: Path, dashboard: s
     # The judgments with their rationales, and the consensus of the registry claim.
     assert "figure-match@1.3.0" in state["judgments"], context
     assert " ".join(rationale.split()) in " ".join(state["judgments"].split()), context
-    consensus = {r[0].replace("(this one)", "").strip(): r for r in state["consensus"]}
+    assert state["columns"] == REPRODUCTION_COLUMNS, state["columns"]
+    consensus = {r[0].replace("(this one)", "").strip(): dict(zip(state["columns"], r))
+                 for r in state["consensus"]}
     assert set(consensus) == {OPENED[0], "bob/neurips26-4821-check",
                               "dana/neurips26-4821-logbook"}, state["consensus"]
     assert "(this one)" in next(r[0] for r in state["consensus"] if OPENED[0] in r[0])
-    bob = consensus["bob/neurips26-4821-check"]
-    assert bob[10] == "no" and "copy" in bob[11], bob  # a copy is not independent support
-    assert consensus[OPENED[0]][10] == "yes", consensus[OPENED[0]]
+    bob, alice = consensus["bob/neurips26-4821-check"], consensus[OPENED[0]]
+    # A copy is not independent support: the consensus stage flags it, and says why.
+    assert bob["independent"] == "no" and bob["counted"] == "no", bob
+    assert "copy" in bob["flags"] and "not_independent" in bob["flags"], bob
+    assert "not_independent" in state["consensusFlags"] and \
+        "copy of the published figure" in state["consensusFlags"], state["consensusFlags"]
+    assert alice["independent"] == "yes" and alice["counted"] == "yes", alice
+    assert PLANTED in alice["scale note"], alice  # participant text, shown as text
     # Final figure-match outcomes are pending (no calibration trusts the offline judge); the
     # AI's own outcome is shown beside them: Bob's copy fails, Alice's and Dana's pass.
-    assert bob[7] == "pending · AI fail", bob
-    assert consensus[OPENED[0]][7] == "pending · AI pass", consensus[OPENED[0]]
+    assert bob["figure match"] == "pending · AI fail", bob
+    assert alice["figure match"] == "pending · AI pass", alice
+    # The consensus verdict of the registry claim, and why there is none: with Bob's copy out,
+    # two counted verdicts are too few.
+    reason = load_consensus(offline_run).claim(OPENED[1]).reason
+    summary = " ".join(state["summary"].split())
+    assert "consensus none" in summary and f"no consensus: {reason}" in summary, summary
+    assert "2 of 3 reproduction(s) independent" in summary, summary
+    assert consensus["dana/neurips26-4821-logbook"]["z-score"] == "n/a"  # one value: no spread
 
     # The screenshot shows the figures (matplotlib's default blue is in their thin curves).
     shot = np.asarray(Image.open(screenshot).convert("RGB")).reshape(-1, 3).astype(int)
