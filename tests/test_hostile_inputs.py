@@ -600,7 +600,9 @@ def test_overflowing_numbers_are_stored_readably(runs: Runs) -> None:
     assert signals["numeric.abs_diff"]["status"] == "absent"
     assert "overflows" in signals["numeric.abs_diff"]["reason"]
     assert signals["numeric.within_tolerance"]["value"] is False
-    (line,) = by_key[("hostile/text", "paper-1/near-max")]
+    # a falsified claim also gets its falsification-audit line: the verdict rubric's is read
+    (line,) = [j for j in by_key[("hostile/text", "paper-1/near-max")]
+               if j["rubric"]["id"] != "falsification-audit"]
     answers = {a["criterion_id"]: a for a in line["answers"]}
     assert answers["value_in_logs"]["value"] is False, answers["value_in_logs"]
 

@@ -28,12 +28,13 @@ def test_report_renders_the_figures(tmp_path: Path) -> None:
     run_judging(RunRequest(sources=[str(SUBMISSIONS)], out=out, registry=REGISTRY))
     report = write_html_report(out)
     screenshot = tmp_path / "report.png"
-    completed = _chromium(tmp_path, "--window-size=1400,6000", f"--screenshot={screenshot}",
+    completed = _chromium(tmp_path, "--window-size=1400,12000", f"--screenshot={screenshot}",
                           report.as_uri())
     assert screenshot.is_file(), completed.stderr[-2000:]
     pixels = np.asarray(Image.open(screenshot).convert("RGB")).reshape(-1, 3).astype(int)
     # matplotlib's default blue (31, 119, 180) is in the published figures: if the images did
-    # not load, the page would hold only text and tables.
+    # not load, the page would hold only text and tables (the window is tall enough to reach the
+    # claims below the summary and the consensus tables).
     blue = (np.abs(pixels - [31, 119, 180]).sum(axis=1) < 40).sum()
     # (about 1,000 with the images, 0 without)
     print("figure-blue pixels:", blue)
