@@ -11,11 +11,11 @@ import logging
 import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 
-from judging.consensus import run_consensus
+from judging.consensus import compute_consensus, run_consensus
 from judging.errors import JudgingError
 from judging.hashing import content_hash, slug
 from judging.intake import (
@@ -43,14 +43,18 @@ from judging.models import (
     AnswerStatus,
     ClaimInput,
     ClaimKey,
+    ConsensusReport,
     Fingerprint,
     IntegrityReport,
     Judgment,
     LineStatus,
     NotAddressed,
+    Signal,
+    SignalStatus,
     SubmissionSource,
 )
 from judging.rubrics import Rubric, RubricLibrary, resolve_rubric
+from judging.rules import CONSENSUS_AGREES
 from judging.run.integrity import find_pairs
 from judging.run.lines import (
     WorkItem,
@@ -132,6 +136,14 @@ class RunResult:
         return bool(self.source_errors)
 
 
+def reads_consensus(rubric: Rubric) -> bool:
+    """Whether a rubric's offline answers read `consensus.agrees` (the falsification audit's
+    "the other reproductions agree"): it is judged after the consensus of the others."""
+    return any(c.offline is not None and (c.offline.rule == "consensus_agrees"
+                                          or c.offline.signal == CONSENSUS_AGREES)
+               for c in rubric.criteria)
+
+
 class Runner:
     """One invocation of `judging run`."""
 
@@ -145,6 +157,8 @@ class Runner:
         self._measurements: dict[ClaimKey, asyncio.Future[Measurement]] = {}
         self._cpu = asyncio.Semaphore(max(1, os.cpu_count() or 1))
         self._estimating = False
+        # The consensus of the first pass, read by the rubrics judged in the second.
+        self._consensus: ConsensusReport | None = None
         llm = request.llm
         self.budget = Budget(llm.max_cost) if llm.max_cost is not None else None
         # One bound on the calls in flight, shared by every judge of the run (--concurrency).
@@ -205,6 +219,11 @@ class Runner:
         if item.rubric.applies_to == "figure" and measurement.figure_error:
             return self._error_line(item, measurement,
                                     f"figure cannot be judged: {measurement.figure_error}")
+        if reads_consensus(item.rubric):
+            # The fact is recorded on the line like any signal (provenance), not in the
+            # claim's shared measurement.
+            measurement = replace(measurement, signals={
+                **measurement.signals, CONSENSUS_AGREES: self._consensus_fact(item.claim)})
         task = JudgeTask(claim=item.claim, rubric=item.rubric, signals=measurement.signals,
                          images=measurement.images, sample=item.sample, swapped=item.swapped)
         async with self.window:
@@ -227,6 +246,20 @@ class Runner:
             reason=reason, final=result.final, settings_used=result.settings_used,
             request_hash=result.request_hash, raw_answer=result.raw_answer, usage=result.usage,
             latency_s=result.latency_s, cost_usd=result.cost_usd, cached=result.cached)
+
+    def _stored_claims(self, batch: int = 200
+                       ) -> Iterator[tuple[list[ClaimInput], list[Judgment]]]:
+        """The claims this run recorded, in batches (a second pass over the run)."""
+        claims: list[ClaimInput] = []
+        for claim in self.store.iter_claims():
+            shard = self.request.shard
+            if shard is None or shard.holds(claim.key):
+                claims.append(claim)
+            if len(claims) >= batch:
+                yield claims, []
+                claims = []
+        if claims:
+            yield claims, []
 
     def _submissions(self, registry: Registry | None, result: RunResult
                      ) -> Iterator[tuple[list[ClaimInput], list[Judgment]]]:
@@ -312,11 +345,17 @@ class Runner:
                                                and rubric.applies_to == "figure") else [False]
                     for sample in range(samples_for(judge, self.request.samples)):
                         for swapped in orders:
-                            input_hash = content_hash({
+                            inputs = {
                                 "claim": fingerprint, "rubric": rubric.content_hash(),
                                 "judge": judge.spec, "settings": judge.answer_settings,
                                 "template": judge.template_hash(rubric), "sample": sample,
-                                "swapped": swapped, "measure": measure_settings})
+                                "swapped": swapped, "measure": measure_settings}
+                            if reads_consensus(rubric):
+                                # A consensus that changes (more reproductions judged) is a
+                                # new input: the audit is judged again.
+                                inputs["consensus"] = self._consensus_fact(claim).model_dump(
+                                    mode="json")
+                            input_hash = content_hash(inputs)
                             items.append(WorkItem(claim, rubric, judge, sample, swapped,
                                                   input_hash))
         return items
@@ -383,9 +422,15 @@ class Runner:
         store.info.invocations.append(invocation)
         store.write_info()
         try:
-            await self._judge_all(registry, rubrics, result)
+            # Rubrics that read the consensus of a registry claim's reproductions (the
+            # falsification audit) are judged after every other line, on that consensus.
+            later = [r for r in rubrics if reads_consensus(r)]
+            await self._judge_all(registry, [r for r in rubrics if r not in later], result)
             result.integrity = find_pairs(store.fingerprints(), store.iter_claims())
             write_integrity(store.root, result.integrity)
+            if later:
+                self._consensus = compute_consensus(store.root)
+                await self._judge_all(registry, later, result, stored=True)
             write_not_addressed(store.root, result.not_addressed)
             invocation.status = "failed" if result.source_errors else "finished"
         except JudgeConfigError as exc:
@@ -412,8 +457,25 @@ class Runner:
         run_consensus(store.root)
         return result
 
+    def _consensus_fact(self, claim: ClaimInput) -> Signal:
+        """`consensus.agrees` of a claim: whether its verdict is its registry claim's consensus
+        verdict (`judging consensus`), absent with the reason when there is none."""
+        report = self._consensus
+        found = report.of(claim.key) if report is not None else None
+        if found is None:
+            return Signal(status=SignalStatus.absent,
+                          reason="not a registry claim with reproductions judged in this run")
+        consensus, _ = found
+        agrees = report.agrees(claim.key)
+        if agrees is None:
+            return Signal(status=SignalStatus.absent,
+                          reason=f"no consensus verdict for {consensus.claim_id}: "
+                                 f"{consensus.reason}")
+        return Signal(value=agrees, reason=f"consensus of {consensus.claim_id}: "
+                                           f"{consensus.verdict} (support {consensus.support})")
+
     async def _judge_all(self, registry: Registry | None, rubrics: list[Rubric],
-                         result: RunResult) -> None:
+                         result: RunResult, *, stored: bool = False) -> None:
         """Load submission after submission, starting each one's judge calls at once (loading
         and downloading go on in a thread meanwhile), and append lines as calls finish.
 
@@ -457,10 +519,13 @@ class Runner:
                     write_panels(group[1])
 
         async def produce() -> None:
-            submissions = self._submissions(registry, result)
+            # stored: the claims this run recorded (a second pass over them), else loaded.
+            submissions = self._stored_claims() if stored else \
+                self._submissions(registry, result)
             while (batch := await asyncio.to_thread(next, submissions, None)) is not None:
                 claims, problems = batch
-                store.record_claims(claims)
+                if not stored:
+                    store.record_claims(claims)
                 items = self.plan(claims, rubrics)
                 del claims
                 pending_problems = [j for j in problems if not store.has(line_key(j))]

@@ -233,3 +233,23 @@ def test_a_later_run_makes_the_stored_consensus_stale(event, tmp_path) -> None:
     del raw["schema"]
     assert ConsensusReport.from_file(json.dumps(raw)) == report
     assert compute_consensus(event["run"]).claims == report.claims
+
+
+def test_the_falsification_audit_reads_the_consensus_of_the_others(event) -> None:
+    """`judging run` judges the falsification audit after the other lines, on their consensus:
+    the false falsification (against a verified consensus, its proof a traceback) fails "it was
+    run" and is answered "no" on "the other reproductions agree"; the falsifications of C2, a
+    falsified consensus, are answered "yes"; the fact is on the line as the signal."""
+    store = RunStore.open(event["run"], create=False)
+    audits = {str(j.claim): j for j in store.latest()
+              if j.rubric is not None and j.rubric.id == "falsification-audit"}
+    assert FALSE_FALSIFICATION in audits
+    answers = {a.criterion_id: a for a in audits[FALSE_FALSIFICATION].answers}
+    assert answers["reproductions_agree"].value is False, answers["reproductions_agree"]
+    assert answers["proof_was_run"].value is False
+    assert audits[FALSE_FALSIFICATION].signals["consensus.agrees"].value is False
+    falsified_c2 = [key for key in audits if key.endswith(f"::{C2}")]
+    assert falsified_c2
+    for key in falsified_c2:
+        agree = {a.criterion_id: a for a in audits[key].answers}["reproductions_agree"]
+        assert agree.value is True, (key, agree)
