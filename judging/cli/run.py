@@ -112,6 +112,11 @@ def _parse_price(ctx: click.Context, param: click.Parameter, values: tuple[str, 
               show_default=True, help="Long side, in pixels, figures are compared at.")
 @click.option("--max-pixels", type=click.IntRange(1), default=DEFAULT_MAX_PIXELS,
               show_default=True, help="Larger images are refused before decoding.")
+@click.option("--measure-cache", type=click.Path(path_type=Path, file_okay=False),
+              envvar="JUDGING_MEASURE_CACHE", default=None, show_envvar=True,
+              help="Measurement cache, shared by runs that name it [default RUN_DIR/measurements].")
+@click.option("--measure-workers", type=click.IntRange(0, 256), default=None,
+              help="Processes measuring figures [default: one per core; 0: in this process].")
 @rubrics_dir_option
 @friendly_errors
 def run(sources: tuple[str, ...], discover: tuple[str, ...], as_of: str | None,
@@ -121,7 +126,8 @@ def run(sources: tuple[str, ...], discover: tuple[str, ...], as_of: str | None,
         prices: dict[str, tuple[float, float]], prices_file: Path | None, base_url: str | None, api_key: str | None,
         temperature: float, max_tokens: int, timeout: float, max_retries: int, image_detail: str,
         no_images: bool, response_format: str, cache_dir: Path | None, no_cache: bool,
-        image_size: int, max_pixels: int, rubrics_dir: Path | None) -> None:
+        image_size: int, max_pixels: int, measure_cache: Path | None,
+        measure_workers: int | None, rubrics_dir: Path | None) -> None:
     """Judge the claims of one or more submissions.
 
     SOURCE is a submission folder (with submission.yaml), a folder of such folders, or a Hugging
@@ -153,7 +159,8 @@ def run(sources: tuple[str, ...], discover: tuple[str, ...], as_of: str | None,
                          measure=MeasureOptions(image_size=image_size, max_pixels=max_pixels),
                          rubrics_dir=rubrics_dir, llm=llm, discover=list(discover),
                          as_of=deadline, hf_token=os.environ.get("HF_TOKEN") or None,
-                         extract=extract)
+                         extract=extract, measure_cache=measure_cache,
+                         measure_workers=measure_workers)
     if estimate:
         _print_estimate(asyncio.run(Runner(request).estimate()))
         return

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -59,7 +58,8 @@ from judging.run.lines import (
     samples_for,
     unscored_all,
 )
-from judging.run.measure import Measurement, MeasureOptions, measure_claim
+from judging.run.measure import Measurement, MeasureOptions, measure_claim, measurement_key
+from judging.run.pool import MeasurementCache, MeasurePool, MeasureStats, MeasureWorkerDied
 from judging.rundir import (
     Invocation,
     RunStore,
@@ -101,6 +101,10 @@ class RunRequest:
     extract: str | None = None
     """`openai:MODEL`: an LLM fills the logbook fields the deterministic extractor missed
     (through `llm`'s endpoint, cache and the run's budget)."""
+    measure_cache: Path | None = None
+    """The measurement cache (`--measure-cache`); None: `measurements/` in the run directory."""
+    measure_workers: int | None = None
+    """Measuring processes; None: one per core; 0: measure in a thread of this process."""
 
 
 @dataclass
@@ -120,6 +124,8 @@ class RunResult:
     """What source planning did (Spaces discovered...)."""
     submissions: dict[str, SubmissionSource] = field(default_factory=dict)
     """Submission id -> the Hub revision judged."""
+    measure: MeasureStats = field(default_factory=MeasureStats)
+    """Figure claims measured and read from the measurement cache."""
 
     @property
     def failed(self) -> bool:
@@ -136,7 +142,15 @@ class Runner:
         self.store = RunStore.open(request.out)
         self.library = RubricLibrary(request.rubrics_dir) if request.rubrics_dir else None
         self._measurements: dict[ClaimKey, asyncio.Future[Measurement]] = {}
-        self._cpu = asyncio.Semaphore(max(1, os.cpu_count() or 1))
+        self._items_left: Counter[ClaimKey] = Counter()
+        """Work items per claim not finished yet: a claim's measurement is dropped after its
+        last item (a long run keeps only the measurements in use)."""
+        self._measuring: dict[str, asyncio.Future[None]] = {}
+        """Measurement keys being measured: an identical figure pair waits, then reads the
+        cache."""
+        self.pool = MeasurePool(request.measure_workers)
+        self.measure_cache = MeasurementCache(request.measure_cache or self.store.paths.measurements)
+        self.measure_stats = MeasureStats()
         self._estimating = False
         llm = request.llm
         self.budget = Budget(llm.max_cost) if llm.max_cost is not None else None
@@ -145,6 +159,11 @@ class Runner:
         # Tasks past their measurement: twice the call bound, so that the next prompts are built
         # while calls are in flight, without building all of a large run's prompts at once.
         self.window = asyncio.Semaphore(2 * max(1, request.concurrency))
+        # Work items measured (or being measured) ahead of the calls: the window's items plus
+        # as many again and a few per measuring process, so that the pool is never idle while
+        # calls wait, and a large run is not measured all at once.
+        self.ahead = asyncio.Semaphore(4 * max(1, request.concurrency)
+                                       + 4 * max(1, self.pool.workers))
         self.judges = [make_judge(spec, llm=llm, budget=self.budget, limiter=self.limiter)
                        for spec in request.judges]
         # The LLM extractor is built here (judges' client, cache, budget) and injected into the
@@ -159,34 +178,75 @@ class Runner:
         return [resolve_rubric(spec, library) for spec in self.request.rubrics]
 
     async def _measure(self, claim: ClaimInput) -> Measurement:
+        """A claim's measurement, made once per run however many items ask for it."""
         future = self._measurements.get(claim.key)
         if future is None:
             future = asyncio.get_running_loop().create_future()
             self._measurements[claim.key] = future
-            out_dir = self.store.diffs_dir / slug(str(claim.key))
-            async with self._cpu:
-                try:
-                    measurement = await asyncio.to_thread(
-                        measure_claim, claim, options=self.request.measure,
-                        run_root=self.store.root, out_dir=out_dir)
-                except Exception as exc:  # recorded on every line of this claim, batch goes on
-                    future.set_exception(exc)
-                    raise
-                future.set_result(measurement)
-                if measurement.fingerprint is not None and not self._estimating:
-                    self.store.record_fingerprint(Fingerprint(claim=claim.key,
-                                                              phash=measurement.fingerprint))
+            try:
+                measurement = await self._measure_once(claim)
+            except Exception as exc:  # recorded on every line of this claim, batch goes on
+                future.set_exception(exc)
+                future.exception()  # retrieved here: the claim's other items may not ask
+                raise
+            future.set_result(measurement)
+            if measurement.fingerprint is not None and not self._estimating:
+                self.store.record_fingerprint(Fingerprint(claim=claim.key,
+                                                          phash=measurement.fingerprint))
         return await future
 
-    def _error_line(self, item: WorkItem, measurement: Measurement, reason: str) -> Judgment:
+    async def _measure_once(self, claim: ClaimInput) -> Measurement:
+        """From the measurement cache, else in the pool; other claims' signals (numbers) cost
+        microseconds and are computed here."""
+        options = self.request.measure
+        key = await asyncio.to_thread(measurement_key, claim, options)  # hashes the files
+        if key is None:
+            return measure_claim(claim, options=options)
+        while (measuring := self._measuring.get(key)) is not None:
+            await asyncio.wait([measuring])  # the same content is being measured: wait for it
+        self._measuring[key] = done = asyncio.get_running_loop().create_future()
+        try:
+            root = self.store.root
+            out_dir = self.store.diffs_dir / slug(str(claim.key))
+            hit = await asyncio.to_thread(self.measure_cache.get, key, out_dir=out_dir,
+                                          run_root=root)
+            if hit is not None:
+                self.measure_stats.cached += 1
+                return hit
+            measurement = await self.pool.measure(claim, options, run_root=root,
+                                                  out_dir=out_dir,
+                                                  cache_root=self.measure_cache.root, key=key)
+            self.measure_stats.measured += 1
+            self.measure_stats.cpu_s += measurement.cpu_s
+            return measurement
+        finally:
+            del self._measuring[key]
+            done.set_result(None)
+
+    def _error_line(self, item: WorkItem, measurement: Measurement, reason: str, *,
+                    final: bool = True) -> Judgment:
         return build_judgment(item, run_id=self.store.info.run_id, measurement=measurement,
                               answers=unscored_all(item.rubric, reason),
-                              status=LineStatus.error, reason=reason)
+                              status=LineStatus.error, reason=reason, final=final)
 
     async def _judge(self, item: WorkItem) -> Judgment:
         """One judgment line; every failure becomes an error line with its reason."""
         try:
+            async with self.ahead:
+                return await self._judge_measured(item)
+        finally:
+            key = item.claim.key
+            self._items_left[key] -= 1
+            if self._items_left[key] <= 0:
+                del self._items_left[key]
+                self._measurements.pop(key, None)
+
+    async def _judge_measured(self, item: WorkItem) -> Judgment:
+        try:
             measurement = await self._measure(item.claim)
+        except MeasureWorkerDied as exc:  # not this claim's fault, maybe: a rerun tries again
+            return self._error_line(item, Measurement(), f"signals could not be computed: {exc}",
+                                    final=False)
         except Exception as exc:  # recorded on this claim's lines; the batch goes on
             log.exception("measuring %s failed", item.claim.key)
             return self._error_line(item, Measurement(), f"signals could not be computed: "
@@ -396,9 +456,15 @@ class Runner:
             invocation.submissions = dict(result.submissions)
             latest = [j for j in store.latest()]
             result.counts = summarize(latest)
-            invocation.counts = dict(result.counts) | {"written": result.written,
-                                                       "skipped": result.skipped,
-                                                       "not_addressed": len(result.not_addressed)}
+            stats = result.measure = self.measure_stats
+            invocation.counts = dict(result.counts) | {
+                "written": result.written, "skipped": result.skipped,
+                "not_addressed": len(result.not_addressed),
+                # what measuring cost: figure claims measured, read from the measurement cache,
+                # CPU milliseconds spent, pools lost to a dead measuring process
+                "measured": stats.measured, "measure_cache_hits": stats.cached,
+                "measure_cpu_ms": round(stats.cpu_s * 1000),
+                "measure_workers_died": stats.workers_died}
             store.write_info()
         return result
 
@@ -433,6 +499,8 @@ class Runner:
                 for line in pending_problems:
                     write(line)
                 for item in pending:
+                    self._items_left[item.claim.key] += 1
+                for item in pending:
                     task = asyncio.create_task(self._judge(item))
                     task.add_done_callback(finished.put_nowait)
                     launched.append(task)
@@ -462,6 +530,8 @@ class Runner:
             close = getattr(judge, "aclose", None)
             if close is not None:
                 await close()
+        await asyncio.to_thread(self.pool.shutdown)
+        self.measure_stats.workers_died = self.pool.died
 
     async def estimate(self) -> list[Estimate]:
         """What the pending work would cost, per judge, without calling any endpoint: claims are

@@ -14,6 +14,7 @@ its paths from `RunPaths`. (Docstrings and CLI help may name the files.)
 | diffs/<claim>/*.png        | the figures reviewers see                     |                         | run          |
 | sources/                   | downloaded Hub sources                        |                         | run (intake) |
 | logbooks/                  | figures and run logs read from logbooks       |                         | run (intake) |
+| measurements/              | the measurement cache (default place)         | judging.measurement/1   | run          |
 | report.html                | the HTML report                               |                         | report       |
 | labels.jsonl               | `Label` lines pulled from Argilla             | judging.label/1         | review pull  |
 | decisions.jsonl            | `RubricDecision` lines                        | judging.decision/1      | resolve      |
@@ -51,6 +52,7 @@ NOT_ADDRESSED = "not_addressed.jsonl"
 DIFFS = "diffs"
 SOURCES = "sources"
 LOGBOOKS = "logbooks"
+MEASUREMENTS = "measurements"
 REPORT = "report.html"
 LABELS = "labels.jsonl"
 DECISIONS = "decisions.jsonl"
@@ -119,6 +121,12 @@ class RunPaths:
         return self.root / LOGBOOKS
 
     @property
+    def measurements(self) -> Path:
+        """The measurement cache, unless `--measure-cache` puts it elsewhere (run/pool.py): a
+        cache, not a record; deleting it costs a re-measure."""
+        return self.root / MEASUREMENTS
+
+    @property
     def report(self) -> Path:
         return self.root / REPORT
 
@@ -174,6 +182,8 @@ RUN_FILES: tuple[RunFile, ...] = (
     RunFile(INTEGRITY, "judging.models:IntegrityReport", "judging.integrity/1", "run",
             flags_side_file=True),
     RunFile(NOT_ADDRESSED, "judging.models:NotAddressed", "judging.not_addressed/1", "run"),
+    RunFile(f"{MEASUREMENTS}/<ab>/<key>.json", "judging.run.pool:CachedMeasurement",
+            "judging.measurement/1", "run"),
     RunFile(LABELS, "judging.models:Label", "judging.label/1", "review pull"),
     RunFile(DECISIONS, "judging.resolve.decide:RubricDecision", "judging.decision/1", "resolve"),
     RunFile(FINAL, "judging.resolve.decide:ClaimDecision", "judging.final/1", "resolve"),
