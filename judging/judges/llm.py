@@ -313,12 +313,46 @@ class PreparedRequest:
     request_hash: str
 
 
+class EndpointClient:
+    """One `AsyncOpenAI` client, so one HTTP connection pool, for every LLM judge of a run: its
+    connections are sized to the run's --concurrency (the calls in flight), kept alive between
+    calls, and set up once, not per call or per judge. Built on first use (inside the event
+    loop), closed by `aclose`."""
+
+    def __init__(self, options: LLMOptions, *, connections: int | None):
+        self.options = options
+        self.connections = max(1, connections) if connections is not None else None
+        """None: the SDK's default pool (a judge made alone, whose limiter is not known)."""
+        self._client: openai.AsyncOpenAI | None = None
+
+    @property
+    def client(self) -> openai.AsyncOpenAI:
+        if self._client is None:
+            http_client = None
+            if self.connections is not None:
+                limits = httpx2.Limits(max_connections=self.connections,
+                                       max_keepalive_connections=self.connections)
+                http_client = openai.DefaultAsyncHttpxClient(limits=limits,
+                                                             timeout=self.options.timeout)
+            self._client = openai.AsyncOpenAI(
+                base_url=self.options.base_url, api_key=client_key(self.options),
+                timeout=self.options.timeout, max_retries=self.options.max_retries,
+                http_client=http_client)
+        return self._client
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
+
+
 class OpenAIJudge:
     """`openai:MODEL`: one chat-completions call per (claim, rubric, sample, figure order)."""
 
     def __init__(self, model: str, options: LLMOptions, *, cache: AnswerCache | None,
                  budget: Budget | None, prices: dict[str, tuple[float, float]],
-                 limiter: asyncio.Semaphore | None = None):
+                 limiter: asyncio.Semaphore | None = None,
+                 endpoint: EndpointClient | None = None):
         if not model:
             raise JudgeConfigError("an openai judge needs a model: openai:MODEL")
         self.model = model
@@ -342,25 +376,21 @@ class OpenAIJudge:
         self.settings: dict[str, SettingValue] = {
             "endpoint": endpoint_label(options.base_url), **self.answer_settings,
             "timeout": options.timeout, "max_retries": options.max_retries}
-        self._client: openai.AsyncOpenAI | None = None
+        # A run shares one endpoint client between its judges; a judge made alone owns one.
+        self._owns_endpoint = endpoint is None
+        self.endpoint = endpoint or EndpointClient(options, connections=None)
 
     @property
     def client(self) -> openai.AsyncOpenAI:
-        if self._client is None:
-            self._client = openai.AsyncOpenAI(base_url=self.options.base_url,
-                                              api_key=client_key(self.options),
-                                              timeout=self.options.timeout,
-                                              max_retries=self.options.max_retries)
-        return self._client
+        return self.endpoint.client
 
     def template_hash(self, rubric: Rubric) -> str:
         return prompt.template_hash(rubric)
 
     async def aclose(self) -> None:
-        """Close the HTTP connections (before the event loop ends)."""
-        if self._client is not None:
-            await self._client.close()
-            self._client = None
+        """Close the HTTP connections (before the event loop ends), if this judge owns them."""
+        if self._owns_endpoint:
+            await self.endpoint.aclose()
 
     @property
     def mode(self) -> ResponseMode:
@@ -559,9 +589,10 @@ def error_message(exc: openai.APIStatusError) -> str:
 
 def openai_judge(model: str, options: LLMOptions, *, budget: Budget | None = None,
                  prices: dict[str, tuple[float, float]] | None = None,
-                 limiter: asyncio.Semaphore | None = None) -> OpenAIJudge:
+                 limiter: asyncio.Semaphore | None = None,
+                 endpoint: EndpointClient | None = None) -> OpenAIJudge:
     cache = AnswerCache(options.cache_dir or default_cache_dir()) if options.use_cache else None
     return OpenAIJudge(model, options, cache=cache, budget=budget,
                        prices=prices if prices is not None else load_prices(
                            options.prices, prices_file=options.prices_file),
-                       limiter=limiter)
+                       limiter=limiter, endpoint=endpoint)

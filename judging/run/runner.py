@@ -28,6 +28,7 @@ from judging.intake import (
 from judging.judges import (
     AGGREGATION,
     Budget,
+    EndpointClient,
     JudgeConfigError,
     JudgeTask,
     LLMOptions,
@@ -164,7 +165,10 @@ class Runner:
         # calls wait, and a large run is not measured all at once.
         self.ahead = asyncio.Semaphore(4 * max(1, request.concurrency)
                                        + 4 * max(1, self.pool.workers))
-        self.judges = [make_judge(spec, llm=llm, budget=self.budget, limiter=self.limiter)
+        # One HTTP connection pool for every LLM judge of the run, sized to that bound.
+        self.endpoint = EndpointClient(llm, connections=request.concurrency)
+        self.judges = [make_judge(spec, llm=llm, budget=self.budget, limiter=self.limiter,
+                                  endpoint=self.endpoint)
                        for spec in request.judges]
         # The LLM extractor is built here (judges' client, cache, budget) and injected into the
         # logbook importer, which sits below judges and cannot import it.
@@ -530,6 +534,7 @@ class Runner:
             close = getattr(judge, "aclose", None)
             if close is not None:
                 await close()
+        await self.endpoint.aclose()
         await asyncio.to_thread(self.pool.shutdown)
         self.measure_stats.workers_died = self.pool.died
 
