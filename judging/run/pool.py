@@ -5,8 +5,9 @@ The pool is the standard library's `ProcessPoolExecutor`, started lazily (a run 
 to measure starts no process) from a forkserver that has imported the measuring code once, so
 that workers start in milliseconds and no worker is forked from a process running threads. A
 measurement that raises is that claim's error; a worker that dies (killed for memory, a crash
-in a native library) breaks the executor: the claims it held fail with `MeasureWorkerDied` and
-the next claims get a fresh pool.
+in a native library) breaks the executor: the next claims get a fresh pool, and the claims the
+broken one held are measured again one at a time, each alone in a process, so that only a claim
+that kills its process by itself fails (`MeasureWorkerDied`).
 
 The cache (`MeasurementCache`) is a directory of one JSON entry per measurement key
 (`measurement_key`: file contents, measured claim fields, options, the measuring code) plus the
@@ -23,6 +24,7 @@ import shutil
 import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -172,13 +174,20 @@ class MeasureStats:
     workers_died: int = 0
 
 
+MeasureTask = Callable[[ClaimInput, MeasureOptions, Path | None, Path | None, Path | None,
+                        str | None], Measurement]
+
+
 class MeasurePool:
     """The run's measuring processes (`workers` of them; 0: measure in a thread of this process,
-    for debugging and profiling)."""
+    for debugging and profiling). `task` is what a worker runs per claim (`measure_and_store`;
+    a test gives one that kills its process)."""
 
-    def __init__(self, workers: int | None = None):
+    def __init__(self, workers: int | None = None, *, task: MeasureTask = measure_and_store):
         self.workers = default_workers() if workers is None else workers
+        self.task = task
         self._executor: ProcessPoolExecutor | None = None
+        self._alone = asyncio.Lock()
         self.died = 0
         """Pools lost to a dead worker."""
 
@@ -192,30 +201,40 @@ class MeasurePool:
                       key: str | None) -> Measurement:
         args = (claim, options, run_root, out_dir, cache_root, key)
         if self.workers == 0:
-            return await asyncio.to_thread(measure_and_store, *args)
+            return await asyncio.to_thread(self.task, *args)
         for _ in range(2):
             executor = self._get()
             try:
-                future = executor.submit(measure_and_store, *args)
+                future = executor.submit(self.task, *args)
             except BrokenProcessPool:
                 self._replace(executor)  # it broke before it took this claim: a fresh pool
                 continue
             try:
                 return await asyncio.wrap_future(future)
-            except BrokenProcessPool as exc:
+            except BrokenProcessPool:
                 self._replace(executor)
+                break
+        # A process died while the pool held this claim, which may be the cause or may have been
+        # queued beside it: measured again alone, so that only a claim that kills a process by
+        # itself fails (and the batch goes on).
+        async with self._alone:
+            alone = ProcessPoolExecutor(max_workers=1, mp_context=_context())
+            try:
+                return await asyncio.wrap_future(alone.submit(self.task, *args))
+            except BrokenProcessPool as exc:
                 raise MeasureWorkerDied(
-                    "the measuring process died while it held this claim (killed for memory, "
-                    "or a crash in a native image library; it may have been another claim "
-                    "measured at the same time): a rerun measures it again") from exc
-        raise MeasureWorkerDied("the measuring processes keep dying as they start")
+                    "the measuring process died measuring this claim, twice (killed for "
+                    "memory, or a crash in a native image library): a rerun measures it "
+                    "again") from exc
+            finally:
+                alone.shutdown(wait=False)
 
     def _replace(self, executor: ProcessPoolExecutor) -> None:
         """Drop a broken pool (once: every claim it held comes here); the next claim starts a
         new one."""
         if self._executor is executor:
-            log.error("a measuring process died; the claims it held are recorded as errors and "
-                      "a new pool measures the rest")
+            log.error("a measuring process died; the claims it held are measured again one by "
+                      "one, and a new pool measures the rest")
             self._executor = None
             self.died += 1
             executor.shutdown(wait=False, cancel_futures=True)
