@@ -22,9 +22,9 @@ import multiprocessing
 import os
 import shutil
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -34,8 +34,8 @@ from pydantic import Field, ValidationError
 from judging.atomic import write_text_atomic
 from judging.errors import JudgingError
 from judging.models import Artifacts, ClaimInput, Flag, Signal, VersionedModel
-from judging.rundir import claim_images
 from judging.run.measure import Measurement, MeasureOptions, measure_claim
+from judging.rundir import claim_images
 
 log = logging.getLogger(__name__)
 
@@ -108,7 +108,7 @@ class MeasurementCache:
                      if name in entry.images}
             try:
                 out_dir.mkdir(parents=True, exist_ok=True)
-                for name, path in paths.items():
+                for path in paths.values():
                     _link_or_copy(images_dir / path.name, path)
             except OSError as exc:
                 log.warning("measurement cache entry %s lost its images (%s)", entry_path, exc)
