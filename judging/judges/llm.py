@@ -527,9 +527,15 @@ class OpenAIJudge:
         """The answer body, or an unscored result saying why there is none."""
         # One attempt per response format left in the fallback chain (the SDK retries each).
         for _ in range(len(self._modes) - self._mode_index):
+            if request.mode != self.mode:
+                # Prepared ahead, before another call found the format refused: re-built in the
+                # format that works, rather than refused again (and the chain walked too far).
+                request = self.prepare(task)  # type: ignore[assignment]
             try:
                 return request, await self._send(request)
             except openai.BadRequestError as exc:
+                if self._format_rejected(exc) and request.mode != self.mode:
+                    continue  # another call fell back meanwhile: retry in its format
                 if self._format_rejected(exc) and self._mode_index + 1 < len(self._modes):
                     self._mode_index += 1
                     log.warning("%s: the endpoint rejected response format %s; falling back to "

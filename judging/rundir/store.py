@@ -28,7 +28,7 @@ from judging.models import (
     SubmissionSource,
     VersionedModel,
 )
-from judging.rundir.layout import DIFFS, RUN_JSON, RunPaths
+from judging.rundir.layout import DIFFS, MEASUREMENTS, RUN_JSON, RunPaths
 
 log = logging.getLogger(__name__)
 
@@ -179,7 +179,9 @@ class RunStore:
             raise RunStoreError(f"{root}: not a run directory (no {RUN_JSON}); run `judging run "
                                 f"... --out {root}` first")
         else:
-            if root.exists() and any(p.name != DIFFS for p in root.iterdir()):
+            # `--estimate` measures (images, the measurement cache) before any run.json
+            if root.exists() and any(p.name not in (DIFFS, MEASUREMENTS)
+                                     for p in root.iterdir()):
                 raise RunStoreError(f"{root}: exists and is not a run directory; choose another "
                                     f"--out")
             root.mkdir(parents=True, exist_ok=True)
