@@ -1,28 +1,38 @@
-"""LLM judging throughput against the local OpenAI-compatible server with injected latency.
+"""LLM judging at the endpoint's concurrency bound, against the local OpenAI-compatible server.
 
-1,000 claims (half figure claims with two 512-px images, half number claims): figure claims get
-two rubrics (figure-match and verdict-justification), number claims one, so 1,500 calls. The
-server runs in its own process (so it does not share the client's GIL) and sleeps `--latency`
-seconds per call. Printed:
-- the judging wall time (signals are measured beforehand: this times the judge stage), the
-  concurrency bound (calls x latency / concurrency) and the ratio to it (target <= 1.1x at 32);
-- a plain sequential loop over the same calls (measured on a sample, extrapolated), and the ratio
-  (target >= 20x);
-- a warm rerun over the same run directory (target 0 calls, <= 3 s), and a re-judge into a new
-  run directory answered from the cache (0 calls).
+The fake server (judging/testing/fake_openai.py) runs in its own process and sleeps `--latency`
+seconds per call; calls are counted by the server. A figure claim makes one call per rubric,
+sample and figure order (two rubrics here: figure-match and verdict-justification); a number
+claim one. Printed, with the acceptance targets of issue 15:
 
-    .venv/bin/python benchmarks/judging.py [--claims 1000] [--latency 0.25] [--concurrency 32]
+- warm: the figures already measured once (a shared measurement cache), the marginal time of
+  the extra calls of a 400-figure-claim run over a 100-claim run, against their concurrency
+  bound (extra calls x latency / concurrency), at each --concurrency (target <= 1.2x);
+- cold: a fresh measurement cache, the whole 400-claim run against max(concurrency bound,
+  measurement CPU time / cores) (target <= 1.2x: measurement and calls overlap);
+- peer: calls/s of `judging run` on number claims against inspect_ai's `model_graded_qa` over
+  the same endpoint, at the same concurrency (target >= 2x). inspect-ai is installed into its
+  own venv (`--inspect-venv`, created on first use).
+
+Every run is a real `judging run` (Runner.run: loading, planning, measuring, calls, lines).
+
+    .venv/bin/python benchmarks/judging.py [--latency 0.2] [--concurrency 16 64]
+        [--figures 400 --base 100] [--numbers 800] [--only warm cold peer]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
+import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import textwrap
 import time
+import urllib.request
 from pathlib import Path
 
 import numpy as np
@@ -37,13 +47,14 @@ sys.path.insert(0, str(_HERE.parent))
 
 from judging.judges.llm import LLMOptions  # noqa: E402
 from judging.run.runner import Runner, RunRequest  # noqa: E402
+from judging.rundir import RunStore  # noqa: E402
 
 MODEL = "bench-judge"
-PER_SUBMISSION = 250
+PER_SUBMISSION = 100
 
 
 def chart(seed: int, *, jitter: float) -> Image.Image:
-    """A 512x384 line chart drawn with Pillow (fast to make 1,000 of)."""
+    """A 512x384 line chart drawn with Pillow (fast to make hundreds of)."""
     rng = np.random.default_rng(seed)
     image = Image.new("RGB", (512, 384), "white")
     draw = ImageDraw.Draw(image)
@@ -55,37 +66,55 @@ def chart(seed: int, *, jitter: float) -> Image.Image:
     return image
 
 
-def build_sources(root: Path, n_claims: int) -> list[Path]:
+def figure_sources(root: Path, n_claims: int, figures: Path) -> list[str]:
+    """`n_claims` figure claims; claim i uses figures/p{i}.png and r{i}.png (drawn once into
+    `figures`, copied into each submission: the same content, so the same measurement key)."""
     folders = []
     for s in range(0, n_claims, PER_SUBMISSION):
         folder = root / f"sub{s // PER_SUBMISSION}"
         (folder / "figures").mkdir(parents=True)
-        (folder / "logs").mkdir()
         claims = []
         for i in range(s, min(s + PER_SUBMISSION, n_claims)):
-            if i % 2 == 0:
-                published, reproduced = f"figures/p{i}.png", f"figures/r{i}.png"
-                chart(i, jitter=1).save(folder / published)
-                chart(i + 7919, jitter=3).save(folder / reproduced)
-                claims.append({"claim_id": f"bench/f{i}", "kind": "figure",
-                               "statement": f"Loss curve {i} falls fast then flattens.",
-                               "published_figure": published, "reproduced_figure": reproduced,
-                               "verdict": "verified", "justification": "The curves match.",
-                               "evidence": {"logs": []}})
-            else:
-                log = f"logs/run{i}.txt"
-                (folder / log).write_text(f"step 1000 loss 0.5\nfinal top1 {90 + i % 7}.20\n")
-                claims.append({"claim_id": f"bench/n{i}", "kind": "number",
-                               "statement": f"Accuracy {i} is {90 + i % 7}.4%",
-                               "reported_value": 90.4 + i % 7, "reproduced_value": 90.2 + i % 7,
-                               "tolerance": {"absolute": 0.5}, "verdict": "verified",
-                               "justification": f"final top1 {90 + i % 7}.20 in {log}",
-                               "evidence": {"logs": [log]}})
-        manifest = {"submission_id": f"bench/sub{s // PER_SUBMISSION}", "paper_id": "bench",
-                    "claims": claims}
-        (folder / "submission.yaml").write_text(yaml.safe_dump(manifest, sort_keys=False))
-        folders.append(folder)
+            for name, seed, jitter in ((f"p{i}.png", i, 1), (f"r{i}.png", i + 7919, 3)):
+                source = figures / name
+                if not source.exists():
+                    chart(seed, jitter=jitter).save(source)
+                shutil.copyfile(source, folder / "figures" / name)
+            claims.append({"claim_id": f"bench/f{i}", "kind": "figure",
+                           "statement": f"Loss curve {i} falls fast then flattens.",
+                           "published_figure": f"figures/p{i}.png",
+                           "reproduced_figure": f"figures/r{i}.png",
+                           "verdict": "verified", "justification": "The curves match.",
+                           "evidence": {"logs": []}})
+        write_manifest(folder, s, claims)
+        folders.append(str(folder))
     return folders
+
+
+def number_sources(root: Path, n_claims: int) -> list[str]:
+    folders = []
+    for s in range(0, n_claims, PER_SUBMISSION):
+        folder = root / f"sub{s // PER_SUBMISSION}"
+        (folder / "logs").mkdir(parents=True)
+        claims = []
+        for i in range(s, min(s + PER_SUBMISSION, n_claims)):
+            log = f"logs/run{i}.txt"
+            (folder / log).write_text(f"step 1000 loss 0.5\nfinal top1 {90 + i % 7}.20\n")
+            claims.append({"claim_id": f"bench/n{i}", "kind": "number",
+                           "statement": f"Accuracy {i} is {90 + i % 7}.4%",
+                           "reported_value": 90.4 + i % 7, "reproduced_value": 90.2 + i % 7,
+                           "tolerance": {"absolute": 0.5}, "verdict": "verified",
+                           "justification": f"final top1 {90 + i % 7}.20 in {log}",
+                           "evidence": {"logs": [log]}})
+        write_manifest(folder, s, claims)
+        folders.append(str(folder))
+    return folders
+
+
+def write_manifest(folder: Path, start: int, claims: list[dict]) -> None:
+    manifest = {"submission_id": f"bench/sub{start // PER_SUBMISSION}", "paper_id": "bench",
+                "claims": claims}
+    (folder / "submission.yaml").write_text(yaml.safe_dump(manifest, sort_keys=False))
 
 
 def start_server(latency: float) -> tuple[subprocess.Popen, str]:
@@ -100,101 +129,180 @@ def start_server(latency: float) -> tuple[subprocess.Popen, str]:
 
 
 def count_calls(url: str) -> int:
-    import json
-    import urllib.request
     with urllib.request.urlopen(url.rsplit("/v1", 1)[0] + "/stats") as response:
         return int(json.load(response)["calls"])
 
 
-async def run_judging(request: RunRequest, *, premeasure: bool) -> tuple[float, Runner]:
-    runner = Runner(request)
-    if premeasure:
-        # Measure every claim first, so that the timed part is the judge stage.
-        from judging.intake.manifest import load_submission
-        from judging.intake.sources import expand_source
-        claims = [c for source in request.sources
-                  for folder in expand_source(source, download_root=request.out)
-                  for c in load_submission(folder).claims]
-        await asyncio.gather(*(runner._measure(c) for c in claims))
-    started = time.perf_counter()
-    await runner.run()
-    return time.perf_counter() - started, runner
+class Bench:
+    def __init__(self, url: str, work: Path, latency: float):
+        self.url = url
+        self.work = work
+        self.latency = latency
+        self.serial = 0
+
+    def run(self, sources: list[str], *, concurrency: int, judge: str | None = None,
+            measure_cache: Path | None = None, rubrics: list[str] | None = None
+            ) -> tuple[float, int, dict[str, int]]:
+        """(wall seconds, endpoint calls, run.json counts) of one fresh `judging run` (a new
+        run directory and an empty answer cache: every call is made)."""
+        self.serial += 1
+        out = self.work / f"run{self.serial}"
+        llm = LLMOptions(base_url=self.url, api_key="sk-bench", max_retries=2,
+                         cache_dir=self.work / f"answers{self.serial}")
+        request = RunRequest(sources=sources, out=out, judges=[judge or f"openai:{MODEL}"],
+                             concurrency=concurrency, llm=llm, measure_cache=measure_cache,
+                             rubrics=rubrics or [])
+        before = count_calls(self.url)
+        started = time.perf_counter()
+        asyncio.run(Runner(request).run())
+        wall = time.perf_counter() - started
+        store = RunStore.open(out, create=False)
+        counts = dict(store.info.invocations[-1].counts)
+        latencies = [j.provenance.latency_s for j in store.latest() if j.provenance.latency_s]
+        # what one call took as the client saw it (the server's latency + transport + its work)
+        counts["mean_latency_ms"] = round(1000 * sum(latencies) / max(1, len(latencies)))
+        return wall, count_calls(self.url) - before, counts
 
 
-async def sequential_sample(request: RunRequest, n_calls: int) -> float:
-    """Seconds per call when the same calls are made one after another."""
-    runner = Runner(request)
-    from judging.intake.manifest import load_submission
-    from judging.intake.sources import expand_source
-    from judging.judges import JudgeTask
-    claims = [c for source in request.sources
-              for folder in expand_source(source, download_root=request.out)
-              for c in load_submission(folder).claims]
-    rubrics = runner._rubrics()
-    items = runner.plan(claims, rubrics)[:n_calls]
-    measured = [await runner._measure(item.claim) for item in items]
+def warm(bench: Bench, args: argparse.Namespace) -> None:
+    figures = bench.work / "figures"
+    figures.mkdir(exist_ok=True)
+    big = figure_sources(bench.work / "warm-big", args.figures, figures)
+    small = figure_sources(bench.work / "warm-small", args.base, figures)
+    cache = bench.work / "measure-cache"
     started = time.perf_counter()
-    for item, measurement in zip(items, measured):
-        await item.judge(JudgeTask(claim=item.claim, rubric=item.rubric,
-                                   signals=measurement.signals, images=measurement.images,
-                                   sample=item.sample))
-    elapsed = time.perf_counter() - started
-    await runner.aclose()
-    return elapsed / len(items)
+    _, _, counts = bench.run(big, concurrency=16, judge="offline", measure_cache=cache)
+    print(f"warm-up: {counts['measured']} figure claims measured into the cache in "
+          f"{time.perf_counter() - started:.1f} s (offline judge)")
+    for concurrency in args.concurrency:
+        t_small, c_small, k_small = bench.run(small, concurrency=concurrency, measure_cache=cache)
+        t_big, c_big, k_big = bench.run(big, concurrency=concurrency, measure_cache=cache)
+        assert k_small["measured"] == 0 and k_big["measured"] == 0, "the cache was not warm"
+        extra = c_big - c_small
+        bound = extra * bench.latency / concurrency
+        marginal = t_big - t_small
+        print(f"warm, concurrency {concurrency:3d}: {args.base} claims {c_small} calls "
+              f"{t_small:6.2f} s; {args.figures} claims {c_big} calls {t_big:6.2f} s; "
+              f"the extra {extra} calls took {marginal:6.2f} s, bound {bound:5.2f} s: "
+              f"{marginal / bound:5.2f}x  (target <= 1.2); a call took "
+              f"{k_big['mean_latency_ms']} ms on average as the client saw it")
+
+
+def cold(bench: Bench, args: argparse.Namespace) -> None:
+    figures = bench.work / "figures"
+    figures.mkdir(exist_ok=True)
+    sources = figure_sources(bench.work / "cold", args.figures, figures)
+    concurrency = args.concurrency[0]
+    wall, calls, counts = bench.run(sources, concurrency=concurrency)
+    cores = os.cpu_count() or 1
+    cpu = counts["measure_cpu_ms"] / 1000
+    calls_bound = calls * bench.latency / concurrency
+    bound = max(calls_bound, cpu / cores)
+    print(f"cold, concurrency {concurrency:3d}: {args.figures} claims, {counts['measured']} "
+          f"measured ({cpu:.1f} s CPU on {cores} cores = {cpu / cores:.1f} s), {calls} calls "
+          f"(bound {calls_bound:.1f} s): whole run {wall:.2f} s, {wall / bound:.2f}x "
+          f"max(bounds)  (target <= 1.2)")
+
+
+INSPECT_TASK = '''
+import json, sys, time
+from inspect_ai import Task, eval
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.model import ModelOutput, get_model
+from inspect_ai.scorer import model_graded_qa
+from inspect_ai.solver import solver
+
+n, concurrency, log_dir = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+
+
+@solver
+def answered():
+    """The answer is given (as a reproduction's claim is): only the grader calls the model."""
+    async def solve(state, generate):
+        state.output = ModelOutput.from_content(model="given", content=state.metadata["answer"])
+        return state
+    return solve
+
+
+samples = [Sample(input=f"Accuracy {i} is {90 + i % 7}.4%: does the reproduction agree?",
+                  target=f"{90 + i % 7}.4", metadata={"answer": f"final top1 {90 + i % 7}.20"})
+           for i in range(n)]
+# Chat completions, as the fake server (and most OpenAI-compatible servers) speak.
+grader = get_model("openai/bench-judge", responses_api=False)
+task = Task(dataset=MemoryDataset(samples), solver=answered(),
+            scorer=model_graded_qa(model=grader))
+started = time.perf_counter()
+logs = eval(task, model=grader, max_connections=concurrency, max_samples=concurrency,
+            log_dir=log_dir, display="none", score_display=False)
+wall = time.perf_counter() - started
+if logs[0].status != "success":
+    sys.exit(f"inspect_ai: {logs[0].status}: {logs[0].error and logs[0].error.message}")
+print(json.dumps({"wall": wall}))
+'''
+
+
+def inspect_python(venv: Path) -> Path:
+    python = venv / "bin" / "python"
+    if not python.exists():
+        print(f"installing inspect-ai into {venv} ...", flush=True)
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        subprocess.run([str(python), "-m", "pip", "install", "-q", "inspect-ai", "openai"],
+                       check=True)
+    return python
+
+
+def peer(bench: Bench, args: argparse.Namespace) -> None:
+    python = inspect_python(args.inspect_venv)
+    version = subprocess.run([str(python), "-c", "import inspect_ai; print(inspect_ai.__version__)"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    script = bench.work / "inspect_task.py"
+    script.write_text(textwrap.dedent(INSPECT_TASK))
+    sources = number_sources(bench.work / "numbers", args.numbers)
+    env = {**os.environ, "OPENAI_BASE_URL": bench.url, "OPENAI_API_KEY": "sk-bench",
+           "INSPECT_LOG_LEVEL": "warning"}
+    for concurrency in args.concurrency:
+        wall, calls, _ = bench.run(sources, concurrency=concurrency,
+                                   rubrics=["verdict-justification"])
+        ours = calls / wall
+        before = count_calls(bench.url)
+        done = subprocess.run([str(python), str(script), str(args.numbers), str(concurrency),
+                               str(bench.work / f"inspect-logs-{concurrency}")],
+                              capture_output=True, text=True, env=env)
+        if done.returncode != 0:
+            raise SystemExit(f"inspect_ai failed:\n{done.stderr[-3000:]}")
+        theirs_calls = count_calls(bench.url) - before
+        theirs_wall = json.loads(done.stdout.strip().splitlines()[-1])["wall"]
+        theirs = theirs_calls / theirs_wall
+        bound = concurrency / bench.latency
+        print(f"peer, concurrency {concurrency:3d}: judging run {calls} calls in {wall:.2f} s = "
+              f"{ours:6.1f} calls/s; inspect_ai {version} model_graded_qa {theirs_calls} calls "
+              f"in {theirs_wall:.2f} s = {theirs:6.1f} calls/s; ratio {ours / theirs:.2f}x "
+              f"(target >= 2; the bound is {bound:.0f} calls/s)")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--claims", type=int, default=1000)
-    parser.add_argument("--latency", type=float, default=0.25)
-    parser.add_argument("--concurrency", type=int, default=32)
-    parser.add_argument("--sequential-sample", type=int, default=40,
-                        help="calls timed one after another (the rest is extrapolated)")
+    parser.add_argument("--latency", type=float, default=0.2)
+    parser.add_argument("--concurrency", type=int, nargs="+", default=[16, 64])
+    parser.add_argument("--figures", type=int, default=400)
+    parser.add_argument("--base", type=int, default=100)
+    parser.add_argument("--numbers", type=int, default=800)
+    parser.add_argument("--only", nargs="+", choices=["warm", "cold", "peer"],
+                        default=["warm", "cold", "peer"])
+    parser.add_argument("--inspect-venv", type=Path,
+                        default=Path(os.environ.get("XDG_CACHE_HOME")
+                                     or Path.home() / ".cache") / "judging" / "bench-inspect-venv",
+                        help="venv for inspect-ai (created with pip on first use)")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="judging-bench-"))
     server, url = start_server(args.latency)
+    print(f"latency {args.latency * 1000:.0f} ms, concurrency {args.concurrency}, "
+          f"{os.cpu_count()} cores")
     try:
-        sources = [str(p) for p in build_sources(work / "sources", args.claims)]
-
-        def request(out: Path, cache: Path, *, no_cache: bool = False) -> RunRequest:
-            llm = LLMOptions(base_url=url, api_key="sk-bench", cache_dir=cache,
-                             use_cache=not no_cache, max_retries=2)
-            return RunRequest(sources=sources, out=out, judges=[f"openai:{MODEL}"],
-                              concurrency=args.concurrency, llm=llm)
-
-        cache = work / "cache"
-        before = count_calls(url)
-        wall, runner = asyncio.run(run_judging(request(work / "run", cache), premeasure=True))
-        calls = count_calls(url) - before
-        bound = calls * args.latency / args.concurrency
-        print(f"claims: {args.claims} ({args.claims // 2} figure claims with two 512-px images, "
-              f"{args.claims - args.claims // 2} number claims)")
-        print(f"calls: {calls}, latency {args.latency * 1000:.0f} ms, concurrency "
-              f"{args.concurrency}")
-        print(f"judging wall time:           {wall:8.2f} s")
-        print(f"concurrency bound:           {bound:8.2f} s  (calls x latency / concurrency)")
-        print(f"ratio to the bound:          {wall / bound:8.3f} x  (target <= 1.1)")
-
-        per_call = asyncio.run(sequential_sample(
-            request(work / "seq", work / "seq-cache", no_cache=True), args.sequential_sample))
-        sequential = per_call * calls
-        print(f"sequential loop:             {sequential:8.2f} s  ({per_call * 1000:.0f} ms a "
-              f"call, measured on {args.sequential_sample} calls, extrapolated to {calls})")
-        print(f"speed-up over sequential:    {sequential / wall:8.1f} x  (target >= 20)")
-
-        def rerun(out: Path) -> tuple[float, int]:
-            """Seconds and endpoint calls of a plain run into `out` with the shared cache."""
-            before = count_calls(url)
-            started = time.perf_counter()
-            asyncio.run(Runner(request(out, cache)).run())
-            return time.perf_counter() - started, count_calls(url) - before
-
-        warm, warm_calls = rerun(work / "run")
-        print(f"warm rerun (same run dir):   {warm:8.2f} s, {warm_calls} calls  "
-              f"(target 0 calls, <= 3 s)")
-        rejudge, rejudge_calls = rerun(work / "rejudge")
-        print(f"re-judge into a new run dir: {rejudge:8.2f} s, {rejudge_calls} calls "
-              f"(answers from the cache; signals measured again)")
+        bench = Bench(url, work, args.latency)
+        for part in ("warm", "cold", "peer"):
+            if part in args.only:
+                {"warm": warm, "cold": cold, "peer": peer}[part](bench, args)
     finally:
         server.terminate()
         server.wait(timeout=10)

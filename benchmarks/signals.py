@@ -1,15 +1,18 @@
-"""Per-pair cost of the default pixel signals on 1600x1200 chart PNGs.
+"""Per-pair cost of measuring 1600x1200 chart PNGs, alone and in a run.
 
 Prints the time to measure one figure pair the way `judging run` does (decode both PNGs, trim,
-resize, all pixel signals, write the normalised pair and the diff image) and its ratio to the time
-needed just to decode the two PNGs. Target: at most 3x.
+resize, all pixel and chart signals, write the normalised pair, the diff and the overlay) and its
+ratio to the time needed just to decode the two PNGs; then the marginal wall time per claim of a
+`judging run --judge offline` over `--run` such claims (the process pool, one worker per core)
+over a run of `--run-base` claims, against the same decode time (issue 15: <= 5x, goal 3x).
 
-    .venv/bin/python benchmarks/signals.py [--pairs 12] [--repeat 3]
+    .venv/bin/python benchmarks/signals.py [--pairs 12] [--repeat 3] [--run 32 --run-base 8]
 """
 
 from __future__ import annotations
 
 import argparse
+import shutil
 import statistics
 import sys
 import tempfile
@@ -21,6 +24,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from judging.models import Claim, ClaimInput, ClaimKey, SubmissionHeader  # noqa: E402
+from judging.run import Runner, RunRequest  # noqa: E402
 from judging.run.measure import MeasureOptions, measure_claim  # noqa: E402
 from judging.signals import load_image  # noqa: E402
 
@@ -50,6 +54,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, default=12)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--run", type=int, default=32, help="figure claims in the timed run")
+    parser.add_argument("--run-base", type=int, default=8,
+                        help="figure claims in the run it is compared with")
     args = parser.parse_args()
     styles = ["default", "ggplot", "seaborn-v0_8-whitegrid", "bmh"]
     with tempfile.TemporaryDirectory() as tmp:
@@ -88,6 +95,52 @@ def main() -> None:
         print(f"full pixel signals per pair (median): {pair * 1000:7.1f} ms  "
               f"(decode + trim + resize + SSIM, edge F1, palette, pHash, copy + write 3 PNGs)")
         print(f"ratio to decode:                      {pair / decode:7.2f} x  (target <= 3x)")
+        if args.run:
+            in_a_run(root, args, styles, decode)
+
+
+def in_a_run(root: Path, args: argparse.Namespace, styles: list[str], decode: float) -> None:
+    """The marginal wall time per claim of a `judging run` over args.run claims (distinct
+    pairs, each measured in the pool: a fresh run directory, so a cold measurement cache)."""
+    import asyncio
+    import os
+
+    import yaml
+
+    folder = root / "submission"
+    (folder / "figures").mkdir(parents=True)
+    claims = []
+    for i in range(args.run):
+        published, reproduced = f"figures/pub{i}.png", f"figures/rep{i}.png"
+        render(folder / published, seed=1000 + i, style="default", shift=0.0)
+        render(folder / reproduced, seed=2000 + i, style=styles[i % len(styles)],
+               shift=0.02 * (i % 3))
+        claims.append({"claim_id": f"bench/f{i}", "kind": "figure", "statement": "bench",
+                       "published_figure": published, "reproduced_figure": reproduced,
+                       "verdict": "verified", "justification": "The curves match."})
+
+    def run(n: int, name: str) -> float:
+        sub = root / f"{name}-source"
+        shutil.copytree(folder, sub)
+        (sub / "submission.yaml").write_text(yaml.safe_dump(
+            {"submission_id": "bench/sub", "paper_id": "bench", "claims": claims[:n]}))
+        request = RunRequest(sources=[str(sub)], out=root / name, judges=["offline"],
+                             rubrics=["figure-match"])
+        start = time.perf_counter()
+        result = asyncio.run(Runner(request).run())
+        wall = time.perf_counter() - start
+        assert result.measure.measured == n, result.measure
+        return wall
+
+    base = run(args.run_base, "run-base")
+    full = run(args.run, "run-full")
+    marginal = (full - base) / (args.run - args.run_base)
+    print(f"judging run --judge offline, {args.run_base} then {args.run} claims: {base:.2f} s, "
+          f"{full:.2f} s ({os.cpu_count()} cores, one measuring process each)")
+    print(f"marginal wall time per claim:         {marginal * 1000:7.1f} ms  "
+          f"= {marginal / decode:5.2f}x the decode of its pair (target <= 5x, goal 3x)")
+    print(f"mean wall time per claim (32-claim run):{full / args.run * 1000:6.1f} ms  "
+          f"= {full / args.run / decode:5.2f}x")
 
 
 if __name__ == "__main__":

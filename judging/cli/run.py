@@ -143,6 +143,11 @@ def _parse_shard(ctx: click.Context, param: click.Parameter, value: str | None):
                    "return it (a tar archive) to this machine.")
 @click.option("--cpus-per-shard", type=click.FloatRange(min=0.01), default=1.0,
               show_default=True, help="--engine ray: CPUs Ray reserves for each shard task.")
+@click.option("--measure-cache", type=click.Path(path_type=Path, file_okay=False),
+              envvar="JUDGING_MEASURE_CACHE", default=None, show_envvar=True,
+              help="Measurement cache, shared by runs that name it [default RUN_DIR/measurements].")
+@click.option("--measure-workers", type=click.IntRange(0, 256), default=None,
+              help="Processes measuring figures [default: one per core; 0: in this process].")
 @rubrics_dir_option
 @friendly_errors
 def run(sources: tuple[str, ...], discover: tuple[str, ...], as_of: str | None,
@@ -154,6 +159,7 @@ def run(sources: tuple[str, ...], discover: tuple[str, ...], as_of: str | None,
         no_images: bool, response_format: str, cache_dir: Path | None, no_cache: bool,
         image_size: int, max_pixels: int, shard, engine: str, address: str | None,
         shard_count: int | None, shard_output: str, cpus_per_shard: float,
+        measure_cache: Path | None, measure_workers: int | None,
         rubrics_dir: Path | None) -> None:
     """Judge the claims of one or more submissions.
 
@@ -191,7 +197,8 @@ def run(sources: tuple[str, ...], discover: tuple[str, ...], as_of: str | None,
                          measure=MeasureOptions(image_size=image_size, max_pixels=max_pixels),
                          rubrics_dir=rubrics_dir, llm=llm, discover=list(discover),
                          as_of=deadline, hf_token=os.environ.get("HF_TOKEN") or None,
-                         extract=extract, shard=shard)
+                         extract=extract, shard=shard, measure_cache=measure_cache,
+                         measure_workers=measure_workers)
     if engine == "ray":
         _run_on_engine(request, shards=shard_count, address=address,  # type: ignore[arg-type]
                        output=shard_output, cpus=cpus_per_shard)

@@ -15,6 +15,7 @@ from judging.errors import JudgingError
 from judging.judges.base import Judge, JudgeResult, JudgeTask
 from judging.judges.llm import (
     Budget,
+    EndpointClient,
     JudgeConfigError,
     LLMOptions,
     OpenAIJudge,
@@ -31,7 +32,7 @@ from judging.judges.panel import (
 )
 from judging.judges.structured import StructuredAnswer, StructuredCaller, structured_caller
 
-__all__ = ["AGGREGATION", "Budget", "Judge", "JudgeConfigError", "JudgeResult", "JudgeTask",
+__all__ = ["AGGREGATION", "Budget", "EndpointClient", "Judge", "JudgeConfigError", "JudgeResult", "JudgeTask",
            "LLMOptions", "OfflineJudge", "OpenAIJudge", "UnknownJudgeSpec", "aggregate_panel",
            "choose_judgment", "estimate_tokens", "make_judge", "offline_judge", "openai_judge",
            "order_consistency", "panel_name", "StructuredAnswer", "StructuredCaller",
@@ -43,12 +44,14 @@ class UnknownJudgeSpec(JudgingError):
 
 
 def make_judge(spec: str, *, llm: LLMOptions | None = None, budget: Budget | None = None,
-               limiter: asyncio.Semaphore | None = None) -> Judge:
+               limiter: asyncio.Semaphore | None = None,
+               endpoint: EndpointClient | None = None) -> Judge:
     """Build a judge from its spec: `offline`, or `openai:MODEL` (any OpenAI-compatible
     endpoint, as `llm` says; the CLI fills it from OPENAI_BASE_URL / OPENAI_API_KEY)."""
     if spec == "offline":
         return offline_judge()
     kind, _, model = spec.partition(":")
     if kind == "openai":
-        return openai_judge(model, llm or LLMOptions(), budget=budget, limiter=limiter)
+        return openai_judge(model, llm or LLMOptions(), budget=budget, limiter=limiter,
+                            endpoint=endpoint)
     raise UnknownJudgeSpec(f"unknown judge {spec!r}: use 'offline' or 'openai:MODEL'")

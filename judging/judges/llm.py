@@ -11,12 +11,13 @@ exponential backoff capped at 8 s, honouring Retry-After up to 60 s; other 4xx a
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import json
 import logging
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -313,12 +314,83 @@ class PreparedRequest:
     request_hash: str
 
 
+#: Connections per HTTP pool of an endpoint client (see EndpointClient).
+CONNECTIONS_PER_POOL = 8
+
+
+class EndpointClient:
+    """The HTTP connections to the endpoint for every LLM judge of a run: `connections` in all
+    (the run's --concurrency, the calls in flight), kept alive between calls and set up once,
+    not per call or per judge. Built on first use (inside the event loop), closed by `aclose`.
+
+    They are held by `AsyncOpenAI` clients of at most CONNECTIONS_PER_POOL connections each,
+    not by one client: httpcore probes every idle connection of a pool's socket on each request
+    and each response (`has_expired`), so one pool of 64 connections cost 3 ms of CPU a call
+    (benchmarks/judging.py, the largest client cost) where pools of 8 cost a few tenths. A call
+    takes the least busy client, which always has a free connection: the calls in flight never
+    exceed the connections in all (the run's limiter), so some pool is below its size."""
+
+    def __init__(self, options: LLMOptions, *, connections: int | None):
+        self.options = options
+        self.connections = max(1, connections) if connections is not None else None
+        """None: one client with the SDK's default pool (a judge made alone, whose limiter is
+        not known)."""
+        self._clients: list[openai.AsyncOpenAI] = []
+        self._busy: list[int] = []
+
+    def _make(self, size: int | None) -> openai.AsyncOpenAI:
+        http_client = None
+        if size is not None:
+            limits = httpx2.Limits(max_connections=size, max_keepalive_connections=size)
+            http_client = openai.DefaultAsyncHttpxClient(limits=limits,
+                                                         timeout=self.options.timeout)
+        return openai.AsyncOpenAI(base_url=self.options.base_url,
+                                  api_key=client_key(self.options),
+                                  timeout=self.options.timeout,
+                                  max_retries=self.options.max_retries, http_client=http_client)
+
+    def _build(self) -> None:
+        if self.connections is None:
+            self._clients = [self._make(None)]
+        else:
+            pools = -(-self.connections // CONNECTIONS_PER_POOL)
+            sizes = [self.connections // pools + (i < self.connections % pools)
+                     for i in range(pools)]
+            self._clients = [self._make(size) for size in sizes]
+        self._busy = [0] * len(self._clients)
+
+    @property
+    def client(self) -> openai.AsyncOpenAI:
+        """The first client (for calls outside `lease`)."""
+        if not self._clients:
+            self._build()
+        return self._clients[0]
+
+    @contextlib.asynccontextmanager
+    async def lease(self) -> AsyncIterator[openai.AsyncOpenAI]:
+        """The least busy client, for one call."""
+        if not self._clients:
+            self._build()
+        index = min(range(len(self._busy)), key=self._busy.__getitem__)
+        self._busy[index] += 1
+        try:
+            yield self._clients[index]
+        finally:
+            self._busy[index] -= 1
+
+    async def aclose(self) -> None:
+        clients, self._clients, self._busy = self._clients, [], []
+        for client in clients:
+            await client.close()
+
+
 class OpenAIJudge:
     """`openai:MODEL`: one chat-completions call per (claim, rubric, sample, figure order)."""
 
     def __init__(self, model: str, options: LLMOptions, *, cache: AnswerCache | None,
                  budget: Budget | None, prices: dict[str, tuple[float, float]],
-                 limiter: asyncio.Semaphore | None = None):
+                 limiter: asyncio.Semaphore | None = None,
+                 endpoint: EndpointClient | None = None):
         if not model:
             raise JudgeConfigError("an openai judge needs a model: openai:MODEL")
         self.model = model
@@ -342,25 +414,21 @@ class OpenAIJudge:
         self.settings: dict[str, SettingValue] = {
             "endpoint": endpoint_label(options.base_url), **self.answer_settings,
             "timeout": options.timeout, "max_retries": options.max_retries}
-        self._client: openai.AsyncOpenAI | None = None
+        # A run shares one endpoint client between its judges; a judge made alone owns one.
+        self._owns_endpoint = endpoint is None
+        self.endpoint = endpoint or EndpointClient(options, connections=None)
 
     @property
     def client(self) -> openai.AsyncOpenAI:
-        if self._client is None:
-            self._client = openai.AsyncOpenAI(base_url=self.options.base_url,
-                                              api_key=client_key(self.options),
-                                              timeout=self.options.timeout,
-                                              max_retries=self.options.max_retries)
-        return self._client
+        return self.endpoint.client
 
     def template_hash(self, rubric: Rubric) -> str:
         return prompt.template_hash(rubric)
 
     async def aclose(self) -> None:
-        """Close the HTTP connections (before the event loop ends)."""
-        if self._client is not None:
-            await self._client.close()
-            self._client = None
+        """Close the HTTP connections (before the event loop ends), if this judge owns them."""
+        if self._owns_endpoint:
+            await self.endpoint.aclose()
 
     @property
     def mode(self) -> ResponseMode:
@@ -414,8 +482,9 @@ class OpenAIJudge:
                 response_format["schema"] = \
                     structured_output_format(request.answer_model)["json_schema"]["schema"]
             body["response_format"] = response_format
-        response = await self.client.post("/chat/completions", body=body,
-                                          cast_to=httpx2.Response)
+        async with self.endpoint.lease() as client:
+            response = await client.post("/chat/completions", body=body,
+                                         cast_to=httpx2.Response)
         return response.json()
 
     async def __call__(self, task: JudgeTask) -> JudgeResult:
@@ -459,12 +528,14 @@ class OpenAIJudge:
         # One attempt per response format left in the fallback chain (the SDK retries each).
         for _ in range(len(self._modes) - self._mode_index):
             if request.mode != self.mode:
-                # The chain fell back while this request waited for its slot: build it in the
-                # current mode rather than spend a call on a format already refused.
+                # Prepared ahead, before another call found the format refused: re-built in the
+                # format that works, rather than refused again (and the chain walked too far).
                 request = self.prepare(task)  # type: ignore[assignment]
             try:
                 return request, await self._send(request)
             except openai.BadRequestError as exc:
+                if self._format_rejected(exc) and request.mode != self.mode:
+                    continue  # another call fell back meanwhile: retry in its format
                 if self._format_rejected(exc) and self._mode_index + 1 < len(self._modes):
                     self._mode_index += 1
                     log.warning("%s: the endpoint rejected response format %s; falling back to "
@@ -563,9 +634,10 @@ def error_message(exc: openai.APIStatusError) -> str:
 
 def openai_judge(model: str, options: LLMOptions, *, budget: Budget | None = None,
                  prices: dict[str, tuple[float, float]] | None = None,
-                 limiter: asyncio.Semaphore | None = None) -> OpenAIJudge:
+                 limiter: asyncio.Semaphore | None = None,
+                 endpoint: EndpointClient | None = None) -> OpenAIJudge:
     cache = AnswerCache(options.cache_dir or default_cache_dir()) if options.use_cache else None
     return OpenAIJudge(model, options, cache=cache, budget=budget,
                        prices=prices if prices is not None else load_prices(
                            options.prices, prices_file=options.prices_file),
-                       limiter=limiter)
+                       limiter=limiter, endpoint=endpoint)

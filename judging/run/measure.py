@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import math
 from dataclasses import dataclass, field
+from importlib import metadata
 from pathlib import Path
 
 from PIL import Image
@@ -13,7 +15,7 @@ from PIL import Image
 from judging.atomic import write_png_atomic
 from judging.errors import FigureDataError, ImageLoadError
 from judging.figure_data import FigureDataFile, load_figure_data
-from judging.hashing import file_sha256
+from judging.hashing import content_hash, file_sha256
 from judging.models import Artifacts, ClaimInput, ClaimKind, Flag, Signal, Tolerance
 from judging.rules import plotting_rerun
 from judging.run.integrity import figure_phash
@@ -68,6 +70,10 @@ class Measurement:
     """Why a figure claim's figures could not be compared (the figure rubric cannot be judged)."""
     fingerprint: str | None = None
     """Perceptual hash of the trimmed reproduced figure (integrity checks across submissions)."""
+    cpu_s: float = 0.0
+    """CPU seconds the measurement took (0 for one read from the measurement cache)."""
+    cached: bool = False
+    """Read from the measurement cache (nothing was measured)."""
 
 
 FIGURE_SIGNALS = (*signal_names("pixel"), *CHART_SIGNALS, *CHART_SOURCE_SIGNALS)
@@ -392,3 +398,57 @@ def measure_claim(claim: ClaimInput, *, options: MeasureOptions, run_root: Path 
         result = Measurement()
     result.signals.update(measure_numbers(claim))
     return result
+
+
+#: Claim fields that no measurement reads (identity and prose): left out of the measurement key,
+#: so that the same figures under another claim id or wording are measured once.
+NOT_MEASURED = frozenset({"claim_id", "source", "statement", "justification", "scale_note",
+                          "verdict", "source_verdict", "toy", "provenance", "absent",
+                          "theorem_values"})
+#: The code a measurement runs, besides the signals package (whose every file counts).
+MEASURE_MODULES = ("run/measure.py", "run/integrity.py", "figure_data.py", "figure_formats.py",
+                   "rules.py", "models.py", "signal_catalogue.py")
+#: Libraries whose version can change a measured value.
+MEASURE_LIBRARIES = ("numpy", "scipy", "scikit-image", "pillow")
+
+
+@functools.cache
+def measure_code_digest() -> str:
+    """sha256 of the source of the code that measures (the signals package and the modules in
+    MEASURE_MODULES) and of the libraries' versions: a cached measurement is valid only for the
+    code that made it, so an edit of a chart heuristic re-measures without a version bump."""
+    package = Path(__file__).resolve().parent.parent
+    digest = hashlib.sha256()
+    files = sorted((package / "signals").rglob("*.py")) + [package / m for m in MEASURE_MODULES]
+    for path in files:
+        digest.update(path.relative_to(package).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    for name in MEASURE_LIBRARIES:
+        try:
+            digest.update(f"{name}=={metadata.version(name)}\0".encode())
+        except metadata.PackageNotFoundError:
+            digest.update(f"{name} absent\0".encode())
+    return "sha256:" + digest.hexdigest()
+
+
+def measurement_key(claim: ClaimInput, options: MeasureOptions) -> str | None:
+    """What a figure claim's measurement depends on, as a hash: the contents of every file it
+    reads (figures, data files, the participant's copy of a registry figure, the cited scripts
+    and logs, by name and content), the claim's measured fields, the options and the code.
+    None for other kinds of claims (their signals cost microseconds: nothing to cache)."""
+    if claim.claim.kind is not ClaimKind.figure:
+        return None
+    files = {"published": claim.published_path, "reproduced": claim.reproduced_path,
+             "participant_reference": claim.participant_reference_path,
+             "published_data": claim.published_data_path,
+             "reproduced_data": claim.reproduced_data_path, **claim.evidence_paths}
+    return content_hash({
+        "code": measure_code_digest(), "options": options.as_settings(),
+        "claim": claim.claim.model_dump(mode="json", exclude=set(NOT_MEASURED)),
+        "reference": claim.reference.value,
+        # the names a flag shows (the data files' names) and the ones plotting_rerun looks for
+        "data_names": {side: _data_name(claim, side) for side in ("published", "reproduced")
+                       if (claim.published_data_path if side == "published"
+                           else claim.reproduced_data_path) is not None},
+        "files": {role: (path.name, file_sha256(path)) if path is not None else None
+                  for role, path in sorted(files.items())}})

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
@@ -30,6 +29,7 @@ from judging.intake import (
 from judging.judges import (
     AGGREGATION,
     Budget,
+    EndpointClient,
     JudgeConfigError,
     JudgeTask,
     LLMOptions,
@@ -64,7 +64,8 @@ from judging.run.lines import (
     samples_for,
     unscored_all,
 )
-from judging.run.measure import Measurement, MeasureOptions, measure_claim
+from judging.run.measure import Measurement, MeasureOptions, measure_claim, measurement_key
+from judging.run.pool import MeasurementCache, MeasurePool, MeasureStats, MeasureWorkerDied
 from judging.rundir import (
     Identity,
     Invocation,
@@ -111,6 +112,10 @@ class RunRequest:
     shard: Shard | None = None
     """`--shard I/N`: judge only the claims whose key falls in this shard (every submission is
     still loaded, to know its claims); recorded in run.json."""
+    measure_cache: Path | None = None
+    """The measurement cache (`--measure-cache`); None: `measurements/` in the run directory."""
+    measure_workers: int | None = None
+    """Measuring processes; None: one per core; 0: measure in a thread of this process."""
 
 
 @dataclass
@@ -130,6 +135,8 @@ class RunResult:
     """What source planning did (Spaces discovered...)."""
     submissions: dict[str, SubmissionSource] = field(default_factory=dict)
     """Submission id -> the Hub revision judged."""
+    measure: MeasureStats = field(default_factory=MeasureStats)
+    """Figure claims measured and read from the measurement cache."""
 
     @property
     def failed(self) -> bool:
@@ -155,7 +162,13 @@ class Runner:
         self.store.set_shard(request.shard)
         self.library = RubricLibrary(request.rubrics_dir) if request.rubrics_dir else None
         self._measurements: dict[ClaimKey, asyncio.Future[Measurement]] = {}
-        self._cpu = asyncio.Semaphore(max(1, os.cpu_count() or 1))
+        """Measurements of the claims in flight (dropped after a claim's last line, _judge_all)."""
+        self._measuring: dict[str, asyncio.Future[None]] = {}
+        """Measurement keys being measured: an identical figure pair waits, then reads the
+        cache."""
+        self.pool = MeasurePool(request.measure_workers)
+        self.measure_cache = MeasurementCache(request.measure_cache or self.store.paths.measurements)
+        self.measure_stats = MeasureStats()
         self._estimating = False
         # The consensus of the first pass, read by the rubrics judged in the second.
         self._consensus: ConsensusReport | None = None
@@ -166,11 +179,15 @@ class Runner:
         # Tasks past their measurement: twice the call bound, so that the next prompts are built
         # while calls are in flight, without building all of a large run's prompts at once.
         self.window = asyncio.Semaphore(2 * max(1, request.concurrency))
+        # One HTTP connection pool for every LLM judge of the run, sized to that bound.
+        self.endpoint = EndpointClient(llm, connections=request.concurrency)
         # Work items started and not yet written (their claims, measurements and prompts are in
-        # memory): enough to keep every core and every call slot busy, bounded so that a run of
-        # 36k claims does not hold them all.
-        self.ahead = max(64, 4 * max(1, request.concurrency), 8 * (os.cpu_count() or 1))
-        self.judges = [make_judge(spec, llm=llm, budget=self.budget, limiter=self.limiter)
+        # memory): the window's items plus as many again and a few per measuring process, so
+        # that the pool is never idle while calls wait, bounded so that a run of 36k claims
+        # does not hold them all.
+        self.ahead = max(64, 4 * max(1, request.concurrency) + 4 * max(1, self.pool.workers))
+        self.judges = [make_judge(spec, llm=llm, budget=self.budget, limiter=self.limiter,
+                                  endpoint=self.endpoint)
                        for spec in request.judges]
         # The LLM extractor is built here (judges' client, cache, budget) and injected into the
         # logbook importer, which sits below judges and cannot import it.
@@ -184,34 +201,64 @@ class Runner:
         return [resolve_rubric(spec, library) for spec in self.request.rubrics]
 
     async def _measure(self, claim: ClaimInput) -> Measurement:
+        """A claim's measurement, made once per run however many items ask for it."""
         future = self._measurements.get(claim.key)
         if future is None:
             future = asyncio.get_running_loop().create_future()
             self._measurements[claim.key] = future
-            out_dir = self.store.diffs_dir / slug(str(claim.key))
-            async with self._cpu:
-                try:
-                    measurement = await asyncio.to_thread(
-                        measure_claim, claim, options=self.request.measure,
-                        run_root=self.store.root, out_dir=out_dir)
-                except Exception as exc:  # recorded on every line of this claim, batch goes on
-                    future.set_exception(exc)
-                    raise
-                future.set_result(measurement)
-                if measurement.fingerprint is not None and not self._estimating:
-                    self.store.record_fingerprint(Fingerprint(claim=claim.key,
-                                                              phash=measurement.fingerprint))
+            try:
+                measurement = await self._measure_once(claim)
+            except Exception as exc:  # recorded on every line of this claim, batch goes on
+                future.set_exception(exc)
+                future.exception()  # retrieved here: the claim's other items may not ask
+                raise
+            future.set_result(measurement)
+            if measurement.fingerprint is not None and not self._estimating:
+                self.store.record_fingerprint(Fingerprint(claim=claim.key,
+                                                          phash=measurement.fingerprint))
         return await future
 
-    def _error_line(self, item: WorkItem, measurement: Measurement, reason: str) -> Judgment:
+    async def _measure_once(self, claim: ClaimInput) -> Measurement:
+        """From the measurement cache, else in the pool; other claims' signals (numbers) cost
+        microseconds and are computed here."""
+        options = self.request.measure
+        key = await asyncio.to_thread(measurement_key, claim, options)  # hashes the files
+        if key is None:
+            return measure_claim(claim, options=options)
+        while (measuring := self._measuring.get(key)) is not None:
+            await asyncio.wait([measuring])  # the same content is being measured: wait for it
+        self._measuring[key] = done = asyncio.get_running_loop().create_future()
+        try:
+            root = self.store.root
+            out_dir = self.store.diffs_dir / slug(str(claim.key))
+            hit = await asyncio.to_thread(self.measure_cache.get, key, out_dir=out_dir,
+                                          run_root=root)
+            if hit is not None:
+                self.measure_stats.cached += 1
+                return hit
+            measurement = await self.pool.measure(claim, options, run_root=root,
+                                                  out_dir=out_dir,
+                                                  cache_root=self.measure_cache.root, key=key)
+            self.measure_stats.measured += 1
+            self.measure_stats.cpu_s += measurement.cpu_s
+            return measurement
+        finally:
+            del self._measuring[key]
+            done.set_result(None)
+
+    def _error_line(self, item: WorkItem, measurement: Measurement, reason: str, *,
+                    final: bool = True) -> Judgment:
         return build_judgment(item, run_id=self.store.info.run_id, measurement=measurement,
                               answers=unscored_all(item.rubric, reason),
-                              status=LineStatus.error, reason=reason)
+                              status=LineStatus.error, reason=reason, final=final)
 
     async def _judge(self, item: WorkItem) -> Judgment:
         """One judgment line; every failure becomes an error line with its reason."""
         try:
             measurement = await self._measure(item.claim)
+        except MeasureWorkerDied as exc:  # not this claim's fault, maybe: a rerun tries again
+            return self._error_line(item, Measurement(), f"signals could not be computed: {exc}",
+                                    final=False)
         except Exception as exc:  # recorded on this claim's lines; the batch goes on
             log.exception("measuring %s failed", item.claim.key)
             return self._error_line(item, Measurement(), f"signals could not be computed: "
@@ -448,9 +495,15 @@ class Runner:
             invocation.skipped = result.skipped_sources
             invocation.submissions = dict(result.submissions)
             result.counts = summarize(store.iter_latest())
-            invocation.counts = dict(result.counts) | {"written": result.written,
-                                                       "skipped": result.skipped,
-                                                       "not_addressed": len(result.not_addressed)}
+            stats = result.measure = self.measure_stats
+            invocation.counts = dict(result.counts) | {
+                "written": result.written, "skipped": result.skipped,
+                "not_addressed": len(result.not_addressed),
+                # what measuring cost: figure claims measured, read from the measurement cache,
+                # CPU milliseconds spent, pools lost to a dead measuring process
+                "measured": stats.measured, "measure_cache_hits": stats.cached,
+                "measure_cpu_ms": round(stats.cpu_s * 1000),
+                "measure_workers_died": stats.workers_died}
             store.write_info()
         # The consensus side file follows the judgments it is computed from: review push and the
         # report read it as written, so a run that adds claims must not leave it stale.
@@ -586,6 +639,9 @@ class Runner:
             close = getattr(judge, "aclose", None)
             if close is not None:
                 await close()
+        await self.endpoint.aclose()
+        await asyncio.to_thread(self.pool.shutdown)
+        self.measure_stats.workers_died = self.pool.died
 
     async def estimate(self) -> list[Estimate]:
         """What the pending work would cost, per judge, without calling any endpoint: claims are

@@ -17,6 +17,7 @@ its paths from `RunPaths`. (Docstrings and CLI help may name the files.)
 | sources/                   | downloaded Hub sources                        |                         | run (intake) |
 | logbooks/                  | figures and run logs read from logbooks       |                         | run (intake) |
 | shards/<I>-of-<N>/         | shard runs of `judging run --engine`          | (run directories)       | run          |
+| measurements/              | the measurement cache (default place)         | judging.measurement/1   | run          |
 | report.html                | the HTML report                               |                         | report       |
 | report_pages/              | a paged report's index data and claim pages   |                         | report       |
 | pushed.jsonl               | `PushedRecord`: records a push sent           | judging.pushed/1        | review push  |
@@ -66,6 +67,7 @@ DIFFS = "diffs"
 SHARDS = "shards"
 SOURCES = "sources"
 LOGBOOKS = "logbooks"
+MEASUREMENTS = "measurements"
 REPORT = "report.html"
 LABELS = "labels.jsonl"
 PUSHED = "pushed.jsonl"
@@ -151,6 +153,12 @@ class RunPaths:
         return self.root / LOGBOOKS
 
     @property
+    def measurements(self) -> Path:
+        """The measurement cache, unless `--measure-cache` puts it elsewhere (run/pool.py): a
+        cache, not a record; deleting it costs a re-measure."""
+        return self.root / MEASUREMENTS
+
+    @property
     def report(self) -> Path:
         return self.root / REPORT
 
@@ -221,6 +229,8 @@ RUN_FILES: tuple[RunFile, ...] = (
     RunFile(CONFLICTS, "judging.models:ConflictReport", "judging.conflicts/1", "merge",
             flags_side_file=True),
     RunFile(PUSHED, "judging.review.push:PushedRecord", "judging.pushed/1", "review push"),
+    RunFile(f"{MEASUREMENTS}/<ab>/<key>.json", "judging.run.pool:CachedMeasurement",
+            "judging.measurement/1", "run"),
     RunFile(LABELS, "judging.models:Label", "judging.label/1", "review pull"),
     RunFile(DECISIONS, "judging.resolve.decide:RubricDecision", "judging.decision/1", "resolve"),
     RunFile(FINAL, "judging.resolve.decide:ClaimDecision", "judging.final/1", "resolve"),

@@ -30,7 +30,7 @@ from judging.models import (
     SubmissionSource,
     VersionedModel,
 )
-from judging.rundir.layout import DIFFS, RUN_JSON, SHARDS, RunPaths
+from judging.rundir.layout import DIFFS, MEASUREMENTS, RUN_JSON, SHARDS, RunPaths
 from judging.shards import Shard
 
 log = logging.getLogger(__name__)
@@ -283,8 +283,10 @@ class RunStore:
                                 f"... --out {root}` first")
         else:
             # diffs/ may come first; shards/ holds the shard runs of `judging run --engine`,
-            # which are merged into this directory.
-            if root.exists() and any(p.name not in (DIFFS, SHARDS) for p in root.iterdir()):
+            # which are merged into this directory; `--estimate` measures (images, the
+            # measurement cache) before any run.json.
+            if root.exists() and any(p.name not in (DIFFS, SHARDS, MEASUREMENTS)
+                                     for p in root.iterdir()):
                 raise RunStoreError(f"{root}: exists and is not a run directory; choose another "
                                     f"--out")
             root.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,245 @@
+"""Measurement off the event loop: figure claims are measured in a process pool (every core, one
+pool per run), and measurements are cached by content so that a figure pair is measured once.
+
+The pool is the standard library's `ProcessPoolExecutor`, started lazily (a run with no figure
+to measure starts no process) from a forkserver that has imported the measuring code once, so
+that workers start in milliseconds and no worker is forked from a process running threads. A
+measurement that raises is that claim's error; a worker that dies (killed for memory, a crash
+in a native library) breaks the executor: the next claims get a fresh pool, and the claims the
+broken one held are measured again one at a time, each alone in a process, so that only a claim
+that kills its process by itself fails (`MeasureWorkerDied`).
+
+The cache (`MeasurementCache`) is a directory of one JSON entry per measurement key
+(`measurement_key`: file contents, measured claim fields, options, the measuring code) plus the
+entry's reviewer images; a hit copies the images into the run's diffs/ and measures nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import multiprocessing
+import os
+import shutil
+import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, ValidationError
+
+from judging.atomic import write_text_atomic
+from judging.errors import JudgingError
+from judging.models import Artifacts, ClaimInput, Flag, Signal, VersionedModel
+from judging.run.measure import Measurement, MeasureOptions, measure_claim
+from judging.rundir import claim_images
+
+log = logging.getLogger(__name__)
+
+MEASUREMENT_SCHEMA = "judging.measurement/1"
+
+
+class MeasureWorkerDied(JudgingError):
+    """A measuring process died while it held this claim (the claim may not be the cause)."""
+
+
+class CachedMeasurement(VersionedModel):
+    """One cached measurement (`<cache>/<ab>/<key>.json`; its images in `<cache>/<ab>/<key>/`)."""
+
+    # Bump only when the shape changes, with a step in `migrate` (see VersionedModel).
+    schema_: Literal["judging.measurement/1"] = Field(default=MEASUREMENT_SCHEMA, alias="schema")
+    key: str
+    signals: dict[str, Signal] = Field(default_factory=dict)
+    flags: list[Flag] = Field(default_factory=list)
+    figure_error: str | None = None
+    fingerprint: str | None = None
+    images: list[str] = Field(default_factory=list)
+    """Names (published, reproduced, diff, overlay) of the images stored with the entry."""
+    cpu_s: float = 0.0
+    """What measuring it cost, in CPU seconds."""
+
+
+def _link_or_copy(source: Path, target: Path) -> None:
+    """`target` becomes a hard link to `source` (a copy across file systems), atomically: a
+    reader sees the old file or the new one. Images are written by rename (atomic.py), never in
+    place, so a linked file never changes under the other name."""
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.link")
+    tmp.unlink(missing_ok=True)
+    try:
+        os.link(source, tmp)
+    except OSError:
+        shutil.copyfile(source, tmp)
+    os.replace(tmp, target)
+
+
+class MeasurementCache:
+    """Measurements by measurement key, on disk (see the module docstring)."""
+
+    def __init__(self, root: Path):
+        self.root = root
+
+    def _paths(self, key: str) -> tuple[Path, Path]:
+        digest = key.split(":", 1)[-1]
+        folder = self.root / digest[:2]
+        return folder / f"{digest}.json", folder / digest
+
+    def get(self, key: str, *, out_dir: Path | None, run_root: Path | None
+            ) -> Measurement | None:
+        """The cached measurement, its images linked into `out_dir`; None on a miss (or an
+        entry that is unreadable or lost an image: it is measured again)."""
+        entry_path, images_dir = self._paths(key)
+        try:
+            entry = CachedMeasurement.from_file(entry_path.read_bytes())
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError, ValidationError) as exc:
+            log.warning("ignoring an unreadable measurement cache entry %s (%s)", entry_path, exc)
+            return None
+        if entry.key != key:
+            return None
+        measurement = Measurement(signals=dict(entry.signals), flags=list(entry.flags),
+                                  figure_error=entry.figure_error, fingerprint=entry.fingerprint,
+                                  cached=True)
+        if entry.images and out_dir is not None and run_root is not None:
+            paths = {name: path for name, path in claim_images(out_dir).items()
+                     if name in entry.images}
+            try:
+                out_dir.mkdir(parents=True, exist_ok=True)
+                for path in paths.values():
+                    _link_or_copy(images_dir / path.name, path)
+            except OSError as exc:
+                log.warning("measurement cache entry %s lost its images (%s)", entry_path, exc)
+                return None
+            measurement.images = paths
+            measurement.artifacts = Artifacts(**{k: p.relative_to(run_root).as_posix()
+                                                 for k, p in paths.items()})
+        return measurement
+
+    def put(self, key: str, measurement: Measurement) -> None:
+        """Store a measurement (its images first, the entry last: an entry on disk is whole)."""
+        entry_path, images_dir = self._paths(key)
+        images_dir.mkdir(parents=True, exist_ok=True)
+        for path in measurement.images.values():
+            _link_or_copy(path, images_dir / path.name)
+        entry = CachedMeasurement(key=key, signals=measurement.signals, flags=measurement.flags,
+                                  figure_error=measurement.figure_error,
+                                  fingerprint=measurement.fingerprint,
+                                  images=sorted(measurement.images), cpu_s=measurement.cpu_s)
+        write_text_atomic(entry_path, entry.model_dump_json(by_alias=True))
+
+
+def measure_and_store(claim: ClaimInput, options: MeasureOptions, run_root: Path | None,
+                      out_dir: Path | None, cache_root: Path | None, key: str | None
+                      ) -> Measurement:
+    """One claim's measurement, timed in CPU seconds and stored in the cache (in a worker)."""
+    started = time.process_time()
+    measurement = measure_claim(claim, options=options, run_root=run_root, out_dir=out_dir)
+    measurement.cpu_s = time.process_time() - started
+    if cache_root is not None and key is not None:
+        try:
+            MeasurementCache(cache_root).put(key, measurement)
+        except OSError as exc:  # a full or read-only cache costs a re-measure, never the claim
+            log.warning("could not cache the measurement of %s (%s)", claim.key, exc)
+    return measurement
+
+
+def default_workers() -> int:
+    return max(1, os.cpu_count() or 1)
+
+
+def _context() -> multiprocessing.context.BaseContext:
+    """A forkserver that imported the measuring code once (workers then start in milliseconds),
+    where the platform has one; else spawn. Never a plain fork of this process, which runs the
+    event loop's threads."""
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(["judging.run.pool"])
+        return context
+    return multiprocessing.get_context("spawn")
+
+
+@dataclass
+class MeasureStats:
+    """What measurement cost in one run (recorded in run.json's invocation counts)."""
+
+    measured: int = 0
+    """Figure claims measured (in the pool)."""
+    cached: int = 0
+    """Figure claims read from the measurement cache."""
+    cpu_s: float = 0.0
+    """CPU seconds of the measurements made."""
+    workers_died: int = 0
+
+
+MeasureTask = Callable[[ClaimInput, MeasureOptions, Path | None, Path | None, Path | None,
+                        str | None], Measurement]
+
+
+class MeasurePool:
+    """The run's measuring processes (`workers` of them; 0: measure in a thread of this process,
+    for debugging and profiling). `task` is what a worker runs per claim (`measure_and_store`;
+    a test gives one that kills its process)."""
+
+    def __init__(self, workers: int | None = None, *, task: MeasureTask = measure_and_store):
+        self.workers = default_workers() if workers is None else workers
+        self.task = task
+        self._executor: ProcessPoolExecutor | None = None
+        self._alone = asyncio.Lock()
+        self.died = 0
+        """Pools lost to a dead worker."""
+
+    def _get(self) -> ProcessPoolExecutor:
+        if self._executor is None:
+            self._executor = ProcessPoolExecutor(max_workers=self.workers, mp_context=_context())
+        return self._executor
+
+    async def measure(self, claim: ClaimInput, options: MeasureOptions, *,
+                      run_root: Path | None, out_dir: Path | None, cache_root: Path | None,
+                      key: str | None) -> Measurement:
+        args = (claim, options, run_root, out_dir, cache_root, key)
+        if self.workers == 0:
+            return await asyncio.to_thread(self.task, *args)
+        for _ in range(2):
+            executor = self._get()
+            try:
+                future = executor.submit(self.task, *args)
+            except BrokenProcessPool:
+                self._replace(executor)  # it broke before it took this claim: a fresh pool
+                continue
+            try:
+                return await asyncio.wrap_future(future)
+            except BrokenProcessPool:
+                self._replace(executor)
+                break
+        # A process died while the pool held this claim, which may be the cause or may have been
+        # queued beside it: measured again alone, so that only a claim that kills a process by
+        # itself fails (and the batch goes on).
+        async with self._alone:
+            alone = ProcessPoolExecutor(max_workers=1, mp_context=_context())
+            try:
+                return await asyncio.wrap_future(alone.submit(self.task, *args))
+            except BrokenProcessPool as exc:
+                raise MeasureWorkerDied(
+                    "the measuring process died measuring this claim, twice (killed for "
+                    "memory, or a crash in a native image library): a rerun measures it "
+                    "again") from exc
+            finally:
+                alone.shutdown(wait=False)
+
+    def _replace(self, executor: ProcessPoolExecutor) -> None:
+        """Drop a broken pool (once: every claim it held comes here); the next claim starts a
+        new one."""
+        if self._executor is executor:
+            log.error("a measuring process died; the claims it held are measured again one by "
+                      "one, and a new pool measures the rest")
+            self._executor = None
+            self.died += 1
+            executor.shutdown(wait=False, cancel_futures=True)
+
+    def shutdown(self, *, wait: bool = True) -> None:
+        executor, self._executor = self._executor, None
+        if executor is not None:
+            executor.shutdown(wait=wait, cancel_futures=True)

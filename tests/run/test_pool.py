@@ -1,0 +1,161 @@
+"""Measurement in a process pool with a content cache (judging/run/pool.py): the same judgments
+as measuring in this process, a cache hit measures nothing, identical figures are measured once,
+a claim whose measurement raises is an error line while the others are judged, and a measuring
+process that dies is reported (never a hang) and costs only the claim that killed it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from judging.cli import main
+from judging.hashing import slug
+from judging.models import ClaimInput
+from judging.run import Runner, RunRequest
+from judging.run.pool import MeasurePool, measure_and_store
+from judging.rundir import RunPaths
+from tests.conftest import SubmissionBuilder, render_chart
+
+FIGURE_MATCH = "figure-match@1.3.0"
+VERDICT = "verdict-justification@1.0.0"
+
+
+@pytest.fixture(scope="module")
+def charts() -> tuple[bytes, bytes, bytes]:
+    import numpy as np
+
+    x = np.linspace(0, 10, 120)
+    return (render_chart(),
+            render_chart(series={"train": (x, np.exp(-x / 2)), "val": (x, np.exp(-x / 3))}),
+            render_chart(series={"acc": (x, 1 - np.exp(-x / 2))}))
+
+
+def _submission(root: Path, charts: tuple[bytes, bytes, bytes], *, sid: str = "tester/sub-1",
+                n: int = 2) -> Path:
+    builder = SubmissionBuilder(root, submission_id=sid)
+    for i in range(n):
+        builder.figure_claim(f"paper-1/f{i}", published=charts[0], reproduced=charts[1 + i % 2])
+    builder.number_claim("paper-1/c1")
+    return builder.write()
+
+
+def _run(*args: str) -> None:
+    result = CliRunner().invoke(main, ["run", *args, "--judge", "offline"])
+    assert result.exit_code == 0, result.output
+
+
+def _counts(out: Path) -> dict[str, int]:
+    return json.loads(RunPaths(out).run_json.read_text())["invocations"][-1]["counts"]
+
+
+def _lines(out: Path) -> list[dict]:
+    return [json.loads(line) for line in RunPaths(out).judgments.read_text().splitlines()]
+
+
+def _by_claim(lines: list[dict]) -> dict[tuple[str, str], dict]:
+    return {(line["claim"]["claim_id"], line["rubric"]["id"]): line for line in lines}
+
+
+def test_the_pool_judges_as_measuring_in_process_does(tmp_path: Path, charts) -> None:
+    source = _submission(tmp_path / "sub", charts)
+    _run(str(source), "--out", str(tmp_path / "pool"))
+    _run(str(source), "--out", str(tmp_path / "inline"), "--measure-workers", "0")
+    pooled, inline = _by_claim(_lines(tmp_path / "pool")), _by_claim(_lines(tmp_path / "inline"))
+    assert pooled.keys() == inline.keys() and len(pooled) == 5
+    for key, line in pooled.items():
+        for field in ("signals", "flags", "answers", "aggregate", "status", "artifacts",
+                      "input_hash"):
+            assert line[field] == inline[key][field], (key, field)
+    assert _counts(tmp_path / "pool")["measured"] == 2
+    for name in ("published", "reproduced", "diff"):
+        relative = pooled[("paper-1/f0", "figure-match")]["artifacts"][name]
+        assert (tmp_path / "pool" / relative).read_bytes() == \
+            (tmp_path / "inline" / relative).read_bytes()
+
+
+def test_rejudging_with_another_rubric_measures_nothing(tmp_path: Path, charts) -> None:
+    source, out = _submission(tmp_path / "sub", charts), tmp_path / "run"
+    _run(str(source), "--out", str(out), "--rubric", FIGURE_MATCH)
+    first = _counts(out)
+    assert (first["measured"], first["measure_cache_hits"]) == (2, 0)
+    assert first["measure_cpu_ms"] > 0
+    shutil.rmtree(out / "diffs")  # the images come back from the cache
+    _run(str(source), "--out", str(out), "--rubric", VERDICT)
+    second = _counts(out)
+    assert (second["measured"], second["measure_cache_hits"], second["measure_cpu_ms"]) == \
+        (0, 2, 0)
+    lines = _by_claim(_lines(out))
+    for i in range(2):
+        figure, verdict = lines[(f"paper-1/f{i}", "figure-match")], \
+            lines[(f"paper-1/f{i}", "verdict-justification")]
+        assert verdict["signals"] == figure["signals"] and verdict["flags"] == figure["flags"]
+        assert verdict["artifacts"] == figure["artifacts"]
+        assert all((out / path).is_file() for path in verdict["artifacts"].values() if path)
+
+
+def test_identical_figures_are_measured_once_and_a_shared_cache_serves_other_runs(
+        tmp_path: Path, charts) -> None:
+    # Two submissions with the same files (a copied reproduction): one measurement.
+    first = _submission(tmp_path / "a", charts, sid="alice/repro", n=1)
+    second = _submission(tmp_path / "b", charts, sid="bob/repro", n=1)
+    cache = tmp_path / "measure-cache"
+    _run(str(first), str(second), "--out", str(tmp_path / "run1"), "--measure-cache", str(cache))
+    counts = _counts(tmp_path / "run1")
+    assert (counts["measured"], counts["measure_cache_hits"]) == (1, 1)
+    assert not (tmp_path / "run1" / "measurements").exists()
+    lines = [line for line in _lines(tmp_path / "run1") if line["rubric"]["id"] == "figure-match"]
+    assert len(lines) == 2 and lines[0]["signals"] == lines[1]["signals"]
+    _run(str(first), "--out", str(tmp_path / "run2"), "--measure-cache", str(cache))
+    assert _counts(tmp_path / "run2")["measured"] == 0
+    # The fingerprints of a run whose figures came from the cache are there for the integrity
+    # check all the same.
+    assert len(RunPaths(tmp_path / "run2").fingerprints.read_text().splitlines()) == 1
+
+
+def test_a_claim_whose_measurement_raises_is_an_error_line_and_the_rest_is_judged(
+        tmp_path: Path, charts) -> None:
+    source, out = _submission(tmp_path / "sub", charts), tmp_path / "run"
+    # A file where the claim's image folder goes: writing its images fails in the worker.
+    blocked = out / "diffs" / slug("tester/sub-1::paper-1/f0")
+    blocked.parent.mkdir(parents=True)
+    blocked.write_text("in the way")
+    _run(str(source), "--out", str(out))
+    lines = _by_claim(_lines(out))
+    for rubric in ("figure-match", "verdict-justification"):
+        bad = lines[("paper-1/f0", rubric)]
+        assert bad["status"] == "error"
+        assert bad["reason"].startswith("signals could not be computed: FileExistsError")
+    assert lines[("paper-1/f1", "figure-match")]["status"] == "scored"
+    assert lines[("paper-1/c1", "verdict-justification")]["status"] == "scored"
+
+
+def dies_on_boom(claim: ClaimInput, *args: object) -> object:
+    """A measuring task that kills its process on one claim (a segfault, the OOM killer)."""
+    if claim.claim.claim_id.endswith("boom"):
+        os._exit(17)
+    return measure_and_store(claim, *args)  # type: ignore[arg-type]
+
+
+def test_a_dead_measuring_process_is_reported_and_costs_only_its_claim(tmp_path: Path,
+                                                                     charts) -> None:
+    builder = SubmissionBuilder(tmp_path / "sub")
+    for claim_id in ("paper-1/f1", "paper-1/boom", "paper-1/f2", "paper-1/f3"):
+        builder.figure_claim(claim_id, published=charts[0], reproduced=charts[1])
+    out = tmp_path / "run"
+    runner = Runner(RunRequest(sources=[str(builder.write())], out=out, rubrics=[FIGURE_MATCH]))
+    runner.pool = MeasurePool(2, task=dies_on_boom)
+    result = asyncio.run(asyncio.wait_for(runner.run(), timeout=300))
+    lines = _by_claim(_lines(out))
+    boom = lines[("paper-1/boom", "figure-match")]
+    assert boom["status"] == "error" and not boom["final"]
+    assert "the measuring process died measuring this claim" in boom["reason"]
+    for claim_id in ("paper-1/f1", "paper-1/f2", "paper-1/f3"):
+        assert lines[(claim_id, "figure-match")]["status"] == "scored", claim_id
+    assert result.measure.workers_died >= 1
+    assert _counts(out)["measure_workers_died"] >= 1
