@@ -655,6 +655,10 @@ class Runner:
 
         registry = load_registry(self.request.registry) if self.request.registry else None
         rubrics = self._rubrics()
+        if any(reads_consensus(r) for r in rubrics) and self.store.claim_count():
+            # The audit's inputs hold the consensus of the lines already judged: as a run
+            # would see it after its first pass (new claims may still change it).
+            self._consensus = compute_consensus(self.store.root)
         rows: dict[str, Estimate] = {}
         for item in self._pending_items(registry, rubrics):
             row = rows.setdefault(item.judge.spec, Estimate(judge=item.judge.spec))
