@@ -84,7 +84,9 @@ class Browser:
 
     def _devtools_endpoint(self) -> tuple[str, str]:
         port_file = self.profile / "DevToolsActivePort"  # "PORT\n/devtools/browser/ID"
-        deadline = time.monotonic() + WAIT_SECONDS
+        # A first start on a busy machine (a fresh profile, fonts, the GPU process refused)
+        # has taken over 30 s: the port gets twice the page wait.
+        deadline = time.monotonic() + 2 * WAIT_SECONDS
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise PageError(f"Chromium exited with {self.proc.returncode}:\n{self.log_tail()}")
@@ -92,7 +94,7 @@ class Browser:
             if len(lines) >= 2:
                 return lines[0], lines[1]
             time.sleep(0.05)
-        raise PageError(f"Chromium did not open its DevTools port in {WAIT_SECONDS} s:\n"
+        raise PageError(f"Chromium did not open its DevTools port in {2 * WAIT_SECONDS} s:\n"
                         f"{self.log_tail()}")
 
     def log_tail(self, lines: int = 30) -> str:

@@ -66,6 +66,8 @@ def _link_or_copy(source: Path, target: Path) -> None:
     """`target` becomes a hard link to `source` (a copy across file systems), atomically: a
     reader sees the old file or the new one. Images are written by rename (atomic.py), never in
     place, so a linked file never changes under the other name."""
+    if target.exists() and os.path.samefile(source, target):
+        return  # already that file (a rerun, a second claim with the same figures)
     tmp = target.with_name(f".{target.name}.{os.getpid()}.link")
     tmp.unlink(missing_ok=True)
     try:
@@ -73,6 +75,9 @@ def _link_or_copy(source: Path, target: Path) -> None:
     except OSError:
         shutil.copyfile(source, tmp)
     os.replace(tmp, target)
+    # rename() does nothing when both names are links to one file (POSIX): then the temporary
+    # name is still there, and is removed.
+    tmp.unlink(missing_ok=True)
 
 
 class MeasurementCache:

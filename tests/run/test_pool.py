@@ -159,3 +159,19 @@ def test_a_dead_measuring_process_is_reported_and_costs_only_its_claim(tmp_path:
         assert lines[(claim_id, "figure-match")]["status"] == "scored", claim_id
     assert result.measure.workers_died >= 1
     assert _counts(out)["measure_workers_died"] >= 1
+
+
+def test_linking_a_cached_image_twice_leaves_no_temporary_file(tmp_path: Path) -> None:
+    """rename() does nothing when both names are links to one file (POSIX): a cache hit on a
+    figure already linked into diffs/ once left its temporary name behind (seen in a merge)."""
+    from judging.run.pool import _link_or_copy
+
+    source = tmp_path / "cache" / "diff.png"
+    source.parent.mkdir()
+    source.write_bytes(b"\x89PNG not really")
+    target = tmp_path / "diffs" / "diff.png"
+    target.parent.mkdir()
+    _link_or_copy(source, target)
+    _link_or_copy(source, target)
+    assert target.read_bytes() == source.read_bytes()
+    assert sorted(p.name for p in target.parent.iterdir()) == ["diff.png"]
