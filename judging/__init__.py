@@ -8,8 +8,11 @@ its command, in the order the flow runs:
                  trace, personal data; an event's profile) before it is judged; writes nothing
     signals/     pure measures of a claim: pixel similarity, copies, numbers, chart reading
     judges/      async judges over one claim: offline (signals + rules), LLM, panels
-    run/         `judging run`: load -> plan -> measure -> judge -> append to the run directory
-    report/      `judging report`: the run as one HTML page
+    run/         `judging run`: load -> plan -> measure (a process pool, a content cache) -> judge
+                 -> append to the run directory; `--shard I/N` judges one shard
+    merge/       `judging merge`: the append-only union of run directories (shards), conflicts
+                 reported; engine.py runs the shards of a run on a Ray cluster
+    report/      `judging report`: the run as one HTML page, or a paged report with an index
     review/      `judging review`: push to Argilla, pull human labels back; server/ runs one
     calibrate/   `judging calibrate`: LLM-human agreement per criterion, trust
     resolve/     `judging resolve | leaderboard`: final decisions per claim
@@ -26,7 +29,8 @@ Vocabulary: `models` (claims, judgment lines, labels), `rubrics` (schema, aggreg
 lock), `rules` (named rule checks rubrics attach), `signal_catalogue` (every signal's name and
 meaning), `figure_data` (a figure's data files: JSON or CSV series in data units), `errors`,
 `hashing`, `version`, `_yaml`, `scrub` (personal-data patterns: publish replaces them, check
-reports them), `figure_formats` (figure file formats, the SVG checks intake and signals share).
+reports them), `figure_formats` (figure file formats, the SVG checks intake and signals share), `shards`
+(which shard a claim key falls in).
 Layers: cli above the stages above rundir and the vocabulary; the import contracts in
 pyproject.toml check it.
 """
