@@ -45,7 +45,7 @@ from judging.signals import (
 log = logging.getLogger(__name__)
 
 #: Bump when signal definitions change: part of every judgment's input hash.
-SIGNALS_VERSION = "signals/5"
+SIGNALS_VERSION = "signals/6"
 
 
 @dataclass(frozen=True)

@@ -117,6 +117,8 @@ class _Pair:
     """Largest |difference| as a share of the published y span."""
     trend_same: bool
     x_overlap: float
+    cloud: bool = False
+    """Compared as point clouds (by conditional medians), not as curves."""
 
 
 def _resample(pts: np.ndarray, xs: np.ndarray) -> np.ndarray:
@@ -350,10 +352,20 @@ def _compare_panels(pub: Panel, rep: Panel, tolerance: Tolerance | None) -> _Pan
     if categorical_x:
         rep_pts = _align_x_extent(pub_pts, rep_pts)
     origin, scale = _unit_frame(pub, frame, pub_pts)
-    pairs = {(i, j): (_compare_points(a, b, origin=origin, scale=scale)
-                      if "scatter" in (pub_series[i].kind, rep_series[j].kind)
-                      else _compare(a, b, span=span, tol_abs=tol_abs, tol_rel=tol_rel))
-             for i, a in enumerate(pub_pts) for j, b in enumerate(rep_pts)}
+    unit_pub = [(p - origin) / scale for p in pub_pts]
+    unit_rep = [(p - origin) / scale for p in rep_pts]
+    cloud_pub = [s.kind == "scatter" and _cloud_like(p) for s, p in zip(pub_series, unit_pub)]
+    cloud_rep = [s.kind == "scatter" and _cloud_like(p) for s, p in zip(rep_series, unit_rep)]
+    pairs = {}
+    for i, a in enumerate(pub_pts):
+        for j, b in enumerate(rep_pts):
+            if cloud_pub[i] or cloud_rep[j]:
+                pair = _compare_clouds(unit_pub[i], unit_rep[j])
+            elif "scatter" in (pub_series[i].kind, rep_series[j].kind):
+                pair = _compare_points(a, b, origin=origin, scale=scale)
+            else:
+                pair = _compare(a, b, span=span, tol_abs=tol_abs, tol_rel=tol_rel)
+            pairs[i, j] = pair
     data = np.array([[_data_similarity(pairs[i, j]) for j in range(len(rep_pts))]
                      for i in range(len(pub_pts))]).reshape(len(pub_pts), len(rep_pts))
     by_name = _name_pairs(pub_series, rep_series)
@@ -398,7 +410,10 @@ def _compare_panels(pub: Panel, rep: Panel, tolerance: Tolerance | None) -> _Pan
     ext = [(_extent(pub_pts, c), _extent(rep_pts, c)) for c in (0, 1)]
     if ext[0][0] and ext[0][1]:
         x_iou = _iou(*ext[0])
-    if ext[1][0] and ext[1][1]:
+    # A cloud's y extent is its outliers', which a reader keeps or loses with the marker style
+    # (and a fit line drawn in the cloud's colour may be all that is read of it): clouds are
+    # compared by their medians, and only x says whether the range was cut.
+    if ext[1][0] and ext[1][1] and not (any(cloud_pub) or any(cloud_rep)):
         y_iou = _iou(*ext[1])
     scale_match = None
     compared = [(a.scale, b.scale) for a, b in ((pub.x, rep.x), (pub.y, rep.y))
@@ -570,6 +585,85 @@ def _histogram_overlap(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.minimum(ha / ha.sum(), hb / hb.sum()).sum())
 
 
+#: Vertical bins of a cloud's conditional medians, and the points a bin needs on both sides.
+CLOUD_BINS = 6
+CLOUD_BIN_POINTS = 3
+#: A series whose points scatter this much (median spread of y within narrow x bins, as a share
+#: of the y axis) is a cloud, not a curve, whatever the reader called it.
+CLOUD_SPREAD = 0.04
+#: The reading confidence of a panel with a cloud whose series both legends name alike (see
+#: _named_alike): enough to fail on; 0.5 otherwise.
+CLOUD_TRUST = 0.7
+
+
+def _cloud_like(unit: np.ndarray) -> bool:
+    """More than a handful of points (unit frame) that spread in y within narrow x bins."""
+    if len(unit) <= SMALL_SCATTER:
+        return False
+    edges = np.linspace(unit[:, 0].min(), unit[:, 0].max() + 1e-9, 13)
+    which = np.digitize(unit[:, 0], edges) - 1
+    spreads = [float(np.std(unit[which == k, 1])) for k in range(12)
+               if np.sum(which == k) >= CLOUD_BIN_POINTS]
+    return len(spreads) >= 3 and float(np.median(spreads)) >= CLOUD_SPREAD
+
+
+def _compare_clouds(a: np.ndarray, b: np.ndarray) -> _Pair | None:
+    """Two point clouds (unit frame) compared by their conditional medians: the median y in
+    CLOUD_BINS bins of their common x range, a curve that a restyle keeps (whatever the marker
+    size, however markers merge into blobs) and that a shifted or reversed cloud moves."""
+    if len(a) < 2 or len(b) < 2:
+        return None
+    lo, hi = max(a[:, 0].min(), b[:, 0].min()), min(a[:, 0].max(), b[:, 0].max())
+    overlap = _x_overlap(a, b)
+    if hi <= lo or overlap < MIN_X_OVERLAP:
+        return _Pair(shape=0.0, values=0.0, max_error=float("inf"), trend_same=False,
+                     x_overlap=overlap)
+    inner = [p[(p[:, 0] >= lo) & (p[:, 0] <= hi)] for p in (a, b)]
+    if min(len(p) for p in inner) < CLOUD_BINS * CLOUD_BIN_POINTS:
+        return _compare_points_unit(a, b, overlap)
+    # Bins of equal counts of the published cloud: each median stands on as many points.
+    edges = np.quantile(inner[0][:, 0], np.linspace(0, 1, CLOUD_BINS + 1))
+    edges[0], edges[-1] = lo, hi
+    medians, allowed = [], []
+    for k in range(CLOUD_BINS):
+        inside = [p[(p[:, 0] >= edges[k]) & (p[:, 0] <= edges[k + 1]), 1] for p in inner]
+        if any(len(v) < CLOUD_BIN_POINTS for v in inside):
+            continue
+        medians.append((float(np.median(inside[0])), float(np.median(inside[1]))))
+        # The standard error of a median (1.25 sigma / sqrt(n), sigma from the MAD) of both
+        # clouds: a bin of a few markers cannot place its median better than that.
+        se = [1.25 * 1.4826 * float(np.median(np.abs(v - np.median(v)))) / np.sqrt(len(v))
+              for v in inside]
+        allowed.append(max(DEFAULT_VALUE_TOLERANCE, 2.0 * float(np.hypot(*se))))
+    if len(medians) < 3:
+        return _compare_points_unit(a, b, overlap)
+    ma, mb = np.array(medians).T
+    flat_a, flat_b = np.ptp(ma) < FLAT, np.ptp(mb) < FLAT
+    if flat_a and flat_b:
+        shape = 1.0
+    elif flat_a or flat_b:
+        shape = 0.0
+    else:
+        r = float(np.corrcoef(ma, mb)[0, 1])
+        shape = max(0.0, r) if np.isfinite(r) else 0.0
+    diff = np.abs(mb - ma)
+    values = float(np.mean(diff <= np.array(allowed)))
+    # Medians that all agree within their noise are the same cloud: a weak trend's medians
+    # correlate poorly by chance alone.
+    shape = max(shape, values)
+    return _Pair(shape=shape, values=values, max_error=float(diff.max()),
+                 trend_same=_direction(ma, 1.0) == _direction(mb, 1.0), x_overlap=overlap,
+                 cloud=True)
+
+
+def _compare_points_unit(a: np.ndarray, b: np.ndarray, overlap: float) -> _Pair:
+    """Two clouds too thin to bin (unit frame): by where their mass lies."""
+    covered = _histogram_overlap(a, b)
+    near = np.abs(np.median(b[:, 1]) - np.median(a[:, 1]))
+    return _Pair(shape=covered, values=covered, max_error=float(near),
+                 trend_same=covered >= 0.5, x_overlap=overlap)
+
+
 def _compare_points(pub: np.ndarray, rep: np.ndarray, *, origin: np.ndarray,
                     scale: np.ndarray) -> _Pair | None:
     """Two scatter series compared as point sets, not as curves: a cloud is no function of x,
@@ -583,17 +677,19 @@ def _compare_points(pub: np.ndarray, rep: np.ndarray, *, origin: np.ndarray,
     # disagreement, while a moved one is uncovered both ways; so the better of the two shares.
     # Missing markers are the range and series criteria's business. Clouds: the worse, since a
     # dense cloud covers much of the plot whatever it shows.
-    few = max(len(a), len(b)) <= SMALL_SCATTER
-    if few:
-        covered = max(_covered(a, b))
-    else:
-        covered = _histogram_overlap(a, b)
-    lo, hi = max(a[:, 0].min(), b[:, 0].min()), min(a[:, 0].max(), b[:, 0].max())
-    union = max(a[:, 0].max(), b[:, 0].max()) - min(a[:, 0].min(), b[:, 0].min())
-    overlap = float(max(0.0, hi - lo) / union) if union > 0 else 1.0
+    if max(len(a), len(b)) > SMALL_SCATTER:
+        return _compare_points_unit(a, b, _x_overlap(a, b))
+    covered = max(_covered(a, b))
     near = np.abs(np.median(b[:, 1]) - np.median(a[:, 1]))
     return _Pair(shape=covered, values=covered, max_error=float(near),
-                 trend_same=covered >= 0.5, x_overlap=overlap)
+                 trend_same=covered >= 0.5, x_overlap=_x_overlap(a, b))
+
+
+def _x_overlap(a: np.ndarray, b: np.ndarray) -> float:
+    """The share of the two point sets' joint x extent that both cover."""
+    lo, hi = max(a[:, 0].min(), b[:, 0].min()), min(a[:, 0].max(), b[:, 0].max())
+    union = max(a[:, 0].max(), b[:, 0].max()) - min(a[:, 0].min(), b[:, 0].min())
+    return float(max(0.0, hi - lo) / union) if union > 0 else 1.0
 
 
 def _name_pairs(pub: list[Series], rep: list[Series]) -> dict[int, int]:
@@ -827,7 +923,8 @@ def reading_confidence(pub_panels: list[Panel], rep_panels: list[Panel],
                 scores.append((0.2, f"no substantial data series read in the {who} chart"
                                     f"{where} (only marks of a few points: spans, a legend)"))
             if any(s.kind == "scatter" and len(s.points) > SMALL_SCATTER for s in significant):
-                scores.append((0.5, f"a scatter cloud in the {who} chart{where}: overlapping "
+                scores.append((CLOUD_TRUST if _named_alike(result) else 0.5,
+                               f"a scatter cloud in the {who} chart{where}: overlapping "
                                     f"markers are read as blobs, so markers and series are "
                                     f"approximate"))
             many = max(len(significant), read)
@@ -875,6 +972,18 @@ def reading_confidence(pub_panels: list[Panel], rep_panels: list[Panel],
         # uncertain. The doubts stay in the reason for whoever reviews it.
         return CONFIRMED_DIFFERENCE, [f"confirmed: {confirmed[0]}", *doubts][:4]
     return round(value, 3), doubts
+
+
+def _named_alike(result: _PanelResult) -> bool:
+    """Every series of the panel matched one to one, on both charts, to a series of the same
+    legend name and read as the same kind (markers as markers): the reader's split of the ink
+    into series agrees with both legends, so series compared by their medians are the same
+    groups of points (a cloud's colours are otherwise easily split or merged, hollow markers
+    most of all, and a cloud read as a line on one side is one track through it)."""
+    if not result.matches or not (len(result.matches) == result.published == result.reproduced):
+        return False
+    return all((_name_similarity(a.name, b.name) or 0.0) >= 0.8 and a.kind == b.kind
+               for a, b, _ in result.matches)
 
 
 def _confirmed_crop(pub: Panel, rep: Panel, result: _PanelResult) -> str:

@@ -657,8 +657,11 @@ def extract_series(page: Page, box: Box, exclude: list[tuple[int, int, int, int]
         total = sum(px.values())
         filled = _fill_small_holes(union, hh, ww)
         parts_of_filled = _components(filled)
-        if _scattered(filled, parts_of_filled):
-            pts = _markers(filled, parts_of_filled)
+        markers = filled if _scattered(filled, parts_of_filled) else \
+            _markers_without_lines(filled, parts_of_filled)
+        if markers is not None:
+            parts_of_markers = parts_of_filled if markers is filled else _components(markers)
+            pts = _markers(markers, parts_of_markers)
             if pts:
                 xs = np.array([p[0] for p in pts]) + l
                 ys = np.array([p[1] for p in pts]) + t
@@ -753,6 +756,51 @@ def _scattered(mask: np.ndarray, c: _Comps) -> bool:
     yy, xx = np.mgrid[-r:r + 1, -r:r + 1]
     opened = ndimage.binary_opening(mask, structure=(xx ** 2 + yy ** 2) <= r * r + 0.5)
     return float(opened.sum()) >= 0.75 * float(mask.sum()) or not _chained(c)
+
+
+#: A cloud with a line through it: at least this many markers stand apart from the rest, and
+#: the markers (what survives an opening by a disk a third of their size) hold this share of
+#: the colour's ink.
+CLOUD_MARKERS = 8
+CLOUD_INK = 0.5
+#: ... and this share of the columns its markers cover cross two markers or more.
+CLOUD_STACKED = 0.3
+
+
+def _markers_without_lines(mask: np.ndarray, c: _Comps) -> np.ndarray | None:
+    """The markers of a cloud drawn with a line of its colour through it (a fit line, a
+    smoother: ggplot2's geom_smooth, seaborn's regplot), or None when the mask is no such cloud.
+    The line joins the markers it crosses into one large component, so `_scattered` sees no
+    markers; the markers that stand apart give their size, and an opening by a disk a fifth of
+    that size keeps the markers (merged ones as blobs) and removes the thinner line. Reading
+    such a group as a line would trace one wandering track through the cloud."""
+    if c.n < CLOUD_MARKERS or c.n > _MAX_COMPONENTS:
+        return None
+    span, compact = _compact(c)
+    if compact.sum() < CLOUD_MARKERS:
+        return None
+    size = float(np.median(span[compact]))
+    if size < 5:
+        return None
+    # A fifth of their size: a triangle's inscribed circle is 0.29 of its side, so a larger disk
+    # would erase triangle markers with the line.
+    r = max(2, int(round(0.2 * size)))
+    yy, xx = np.mgrid[-r:r + 1, -r:r + 1]
+    opened = ndimage.binary_opening(mask, structure=(xx ** 2 + yy ** 2) <= r * r + 0.5)
+    if float(opened.sum()) < CLOUD_INK * float(mask.sum()):
+        return None
+    # Markers, not a thick line: the opened ink is many pieces, not one or two strokes.
+    parts = _components(opened)
+    if parts.n < CLOUD_MARKERS or _chained(parts):
+        return None  # a few strokes, or the markers of one line, one after the other along x
+    # A cloud stacks markers above each other: many columns cross two of them or more, where
+    # a line's markers (touching where the line is flat) meet a column once.
+    cols, _, _ = _runs(opened)
+    per_column = np.bincount(cols)
+    per_column = per_column[per_column > 0]
+    if float(np.mean(per_column >= 2)) < CLOUD_STACKED:
+        return None
+    return opened
 
 
 def _fill_small_holes(mask: np.ndarray, hh: int, ww: int) -> np.ndarray:

@@ -291,3 +291,44 @@ def loss_curves(seed: int, *, noise: float = 0.0, size: tuple[float, float] = (6
         ax.set_ylabel("loss")
         ax.legend()
         return _png(fig, dpi=100)
+
+
+# -- 9. Named clouds with a fit line each (ggplot2 geom_smooth, seaborn regplot) -----------------
+
+#: Three groups of points: name, centre (x, y), slope of y on x. Drawn, like the Palmer penguins
+#: figures of realfig-dev, as overlapping markers with a least-squares line in the group's colour.
+CLOUD_GROUPS = (("Adelie", 190.0, 39.0, 0.15), ("Chinstrap", 196.0, 49.0, 0.2),
+                ("Gentoo", 217.0, 47.5, 0.25))
+CLOUD_STYLES = {
+    "published": ("default", (8, 6), 30, ("tab:orange", "tab:purple", "tab:cyan")),
+    "ggplot": ("ggplot", (7, 7), 12, ("#F8766D", "#00BA38", "#619CFF")),
+    "seaborn": ("seaborn-v0_8-whitegrid", (9, 5), 50, ("#4c72b0", "#dd8452", "#55a868")),
+}
+
+
+def named_clouds(style: str = "published", *, shift: str | None = None,
+                 reverse: str | None = None, names: Sequence[str] | None = None) -> bytes:
+    """The three clouds drawn in one of CLOUD_STYLES. `shift`: that group moved up by a fifth of
+    the y range; `reverse`: that group's y values in reverse x order (its trend reversed);
+    `names`: the legend labels in group order (swap two to mislabel them)."""
+    rng = np.random.default_rng(5)
+    theme, size, marker, colours = CLOUD_STYLES[style]
+    labels = names or [g[0] for g in CLOUD_GROUPS]
+    with _style(theme):
+        fig, ax = plt.subplots(figsize=size, dpi=100)
+        for (name, cx, cy, slope), label, colour in zip(CLOUD_GROUPS, labels, colours):
+            x = rng.normal(cx, 6, 120)
+            y = cy + slope * (x - cx) + rng.normal(0, 2.5, 120)
+            if name == shift:
+                y = y + 5.5
+            if name == reverse:
+                order = np.argsort(x)
+                y[order] = y[order][::-1]
+            ax.scatter(x, y, s=marker, alpha=0.8, color=colour, label=label)
+            k, b = np.polyfit(x, y, 1)
+            ends = np.array([x.min(), x.max()])
+            ax.plot(ends, k * ends + b, color=colour, linewidth=2)
+        ax.set_xlabel("flipper length (mm)")
+        ax.set_ylabel("bill length (mm)")
+        ax.legend(title="species")
+        return _png(fig, dpi=100)

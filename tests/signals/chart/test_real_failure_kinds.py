@@ -177,3 +177,25 @@ def test_the_demo_alice_figure_claim_is_not_failed(judge_loaded):
     assert claim.published_path is not None and claim.reproduced_path is not None
     judged = judge_loaded("demo alice c1", claim)
     assert judged.outcome in NOT_FAIL, judged.explain()
+
+
+# -- 9. Named clouds with fit lines (realfig-dev's Palmer penguins figures) ------------------------
+
+@pytest.mark.parametrize("style", ["ggplot", "seaborn"])
+def test_a_restyled_cloud_with_fit_lines_passes(judge, style):
+    # Markers merge with the fit line drawn through them: read as a line, the cloud is one track
+    # wandering through it. Read as markers and compared by their medians, a restyle matches.
+    judged = judge(f"clouds/{style}", wild.named_clouds(), wild.named_clouds(style))
+    assert judged.outcome == "pass", judged.explain()
+
+
+@pytest.mark.parametrize("change", [{"shift": "Adelie"}, {"reverse": "Gentoo"},
+                                    {"names": ("Adelie", "Gentoo", "Chinstrap")}],
+                         ids=["shifted", "reversed", "names-swapped"])
+def test_a_changed_named_cloud_fails_on_a_trusted_reading(judge, change):
+    # Every cloud carries its legend name on both charts and the series split agrees with both
+    # legends: the reading is sure enough to fail on, though markers overlap.
+    judged = judge(f"clouds/{'-'.join(change)}", wild.named_clouds(),
+                   wild.named_clouds("ggplot", **change))
+    assert judged.outcome == "fail", judged.explain()
+    assert judged.value("chart.reading_confidence") >= 0.7, judged.explain()

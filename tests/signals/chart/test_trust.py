@@ -332,3 +332,47 @@ def test_a_named_series_left_out_is_missing_however_close_to_the_others():
     signals = compare_charts(_reading(close), _reading(ISOTHERMS)).signals
     assert signals["chart.series_published"] == 4.0, signals
     assert signals["chart.series_matched"] < 1.0
+
+
+# --- clouds with a line of their colour through them --------------------------------------------
+
+def test_a_cloud_with_its_fit_line_is_read_as_markers_and_a_marked_line_as_a_line():
+    """A fit line joins the markers it crosses into one component, which hid the markers; the
+    markers standing apart give their size and an opening removes the thinner line. A line
+    with a marker at every point (markers one after the other along x) stays a line."""
+    import io
+
+    from PIL import Image
+
+    from tests.signals.chart import figures_wild as wild
+
+    cloud = read_chart(Image.open(io.BytesIO(wild.named_clouds("seaborn"))).convert("RGB"))
+    kinds = {s.name: s.kind for p in cloud.panels for s in p.series if s.name}
+    assert kinds == {"Adelie": "scatter", "Chinstrap": "scatter", "Gentoo": "scatter"}, kinds
+
+    def marked(ax):
+        x = np.linspace(0, 10, 25)
+        ax.plot(x, np.sqrt(x), "o-", markersize=7, label="accuracy")
+        ax.plot(x, 0.3 * x, "s-", markersize=7, label="loss")
+        ax.legend()
+
+    lines = read_chart(_figure(marked))
+    kinds = {s.name: s.kind for p in lines.panels for s in p.series if s.name}
+    assert kinds.get("accuracy") == "line" and kinds.get("loss") == "line", kinds
+
+
+def test_clouds_without_legend_names_are_not_sure_enough_to_fail():
+    """Unnamed clouds split by colour alone may be split or merged otherwise on the other chart:
+    their medians may disagree through the reader's grouping, so no sure "no"."""
+    rng = np.random.default_rng(2)
+    x = rng.uniform(0, 100, 200)
+
+    def draw(shift):
+        def plot(ax):
+            ax.scatter(x, 0.5 * x + rng.normal(0, 6, 200), s=30, alpha=0.7, color="tab:blue")
+            ax.scatter(x, 0.1 * x + shift + rng.normal(0, 6, 200), s=30, alpha=0.7,
+                       color="tab:red")
+        return read_chart(_figure(plot))
+
+    moved = compare_charts(draw(0.0), draw(25.0))
+    assert moved.signals["chart.reading_confidence"] < 0.7, moved.reasons
