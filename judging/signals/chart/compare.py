@@ -982,8 +982,15 @@ def _named_alike(result: _PanelResult) -> bool:
     most of all, and a cloud read as a line on one side is one track through it)."""
     if not result.matches or not (len(result.matches) == result.published == result.reproduced):
         return False
-    return all((_name_similarity(a.name, b.name) or 0.0) >= 0.8 and a.kind == b.kind
-               for a, b, _ in result.matches)
+    if any(a.kind != b.kind for a, b, _ in result.matches):
+        return False
+    similar = [_name_similarity(a.name, b.name) for a, b, _ in result.matches]
+    # One legend entry left unread (OCR misses a label) leaves one series to pair by
+    # elimination, once the others are paired by name: still the legends' split. A name that
+    # disagrees is another matter.
+    unread = sum(1 for v in similar if v is None)
+    named = sum(1 for v in similar if v is not None and v >= 0.8)
+    return named == len(similar) or (unread == 1 and named == len(similar) - 1 and named >= 2)
 
 
 def _confirmed_crop(pub: Panel, rep: Panel, result: _PanelResult) -> str:

@@ -376,3 +376,48 @@ def test_clouds_without_legend_names_are_not_sure_enough_to_fail():
 
     moved = compare_charts(draw(0.0), draw(25.0))
     assert moved.signals["chart.reading_confidence"] < 0.7, moved.reasons
+
+
+def _cloud_reading(names, *, shift: float = 0.0):
+    """Three named clouds of 150 points each, in a reading built by hand (names as OCR gave them)."""
+    from judging.signals.chart.types import ChartReading, Panel, Series
+
+    rng = np.random.default_rng(4)
+    series = []
+    for k, (name, centre) in enumerate(zip(names, (2.0, 5.0, 8.0))):
+        x = np.sort(rng.normal(centre, 0.8, 150))
+        y = 3000 + 300 * k + 200 * (x - centre) + rng.normal(0, 400, 150) + (shift if k == 0
+                                                                           else 0.0)
+        points = np.column_stack([x, y])
+        series.append(Series(name=name, style=f"#{40 * k + 20:02x}3060", kind="scatter",
+                             points=points, confidence=0.8,
+                             normalised=np.column_stack([x / 10.0, y / 9000.0])))
+    panel = Panel(bbox=(100, 100, 700, 500), x=_axis("x", 0.0, 10.0), y=_axis("y", 0.0, 9000.0),
+                  series=series)
+    return ChartReading(panels=[panel], readable=True, size=(800, 600))
+
+
+@pytest.mark.parametrize("names, trusted", [
+    (("Adelie", "Chinstrap", "Gentoo"), True),
+    ((None, "Chinstrap", "Gentoo"), True),   # one label unread: paired by elimination
+    (("Adelie", None, None), False),         # two unread: the split is the reader's alone
+])
+def test_a_shifted_cloud_is_failed_only_when_the_legends_confirm_the_split(names, trusted):
+    published = _cloud_reading(("Adelie", "Chinstrap", "Gentoo"))
+    shifted = compare_charts(published, _cloud_reading(names, shift=1800.0))
+    confidence = shifted.signals["chart.reading_confidence"]
+    assert (confidence >= 0.7) is trusted, shifted.reasons
+    if trusted:
+        assert shifted.signals["chart.value_agreement"] < 0.5  # the moved cloud disagrees
+        same = compare_charts(published, _cloud_reading(names))
+        assert same.signals["chart.match_score"] >= 0.8, same.signals
+
+
+def test_swapped_cloud_names_are_a_sure_difference():
+    """The legends pair Adelie with "Adelie": a reproduction whose labels were swapped shows
+    other data under those names, and both legends confirm it."""
+    published = _cloud_reading(("Adelie", "Chinstrap", "Gentoo"))
+    swapped = compare_charts(published, _cloud_reading(("Gentoo", "Chinstrap", "Adelie")))
+    assert swapped.signals["chart.reading_confidence"] >= 0.7, swapped.reasons
+    assert swapped.signals["chart.value_agreement"] < 0.5
+    assert swapped.signals["chart.match_score"] < 0.4
