@@ -148,6 +148,10 @@ def _parse_shard(ctx: click.Context, param: click.Parameter, value: str | None):
               help="Measurement cache, shared by runs that name it [default RUN_DIR/measurements].")
 @click.option("--measure-workers", type=click.IntRange(0, 256), default=None,
               help="Processes measuring figures [default: one per core; 0: in this process].")
+@click.option("--measure-timeout", type=click.FloatRange(min=0, min_open=True), default=300.0,
+              show_default=True,
+              help="Seconds one figure claim's measurement may take; a claim that outlasts it "
+                   "has its process stopped and gets an error line (a rerun measures it again).")
 @rubrics_dir_option
 @friendly_errors
 def run(sources: tuple[str, ...], discover: tuple[str, ...], as_of: str | None,
@@ -159,7 +163,7 @@ def run(sources: tuple[str, ...], discover: tuple[str, ...], as_of: str | None,
         no_images: bool, response_format: str, cache_dir: Path | None, no_cache: bool,
         image_size: int, max_pixels: int, shard, engine: str, address: str | None,
         shard_count: int | None, shard_output: str, cpus_per_shard: float,
-        measure_cache: Path | None, measure_workers: int | None,
+        measure_cache: Path | None, measure_workers: int | None, measure_timeout: float,
         rubrics_dir: Path | None) -> None:
     """Judge the claims of one or more submissions.
 
@@ -198,7 +202,7 @@ def run(sources: tuple[str, ...], discover: tuple[str, ...], as_of: str | None,
                          rubrics_dir=rubrics_dir, llm=llm, discover=list(discover),
                          as_of=deadline, hf_token=os.environ.get("HF_TOKEN") or None,
                          extract=extract, shard=shard, measure_cache=measure_cache,
-                         measure_workers=measure_workers)
+                         measure_workers=measure_workers, measure_timeout=measure_timeout)
     if engine == "ray":
         _run_on_engine(request, shards=shard_count, address=address,  # type: ignore[arg-type]
                        output=shard_output, cpus=cpus_per_shard)

@@ -1,13 +1,13 @@
 """Measurement off the event loop: figure claims are measured in a process pool (every core, one
 pool per run), and measurements are cached by content so that a figure pair is measured once.
 
-The pool is the standard library's `ProcessPoolExecutor`, started lazily (a run with no figure
-to measure starts no process) from a forkserver that has imported the measuring code once, so
-that workers start in milliseconds and no worker is forked from a process running threads. A
-measurement that raises is that claim's error; a worker that dies (killed for memory, a crash
-in a native library) breaks the executor: the next claims get a fresh pool, and the claims the
-broken one held are measured again one at a time, each alone in a process, so that only a claim
-that kills its process by itself fails (`MeasureWorkerDied`).
+The pool is pebble's `ProcessPool`, started lazily (a run with no figure to measure starts no
+process) from a forkserver that has imported the measuring code once, so that workers start in
+milliseconds and no worker is forked from a process running threads. A measurement that raises
+is that claim's error. A worker that dies (killed for memory, a crash in a native library) costs
+only the claim it was measuring (`MeasureWorkerDied`), and a claim whose measurement outlasts the
+timeout has its worker stopped (`MeasureTimedOut`): pebble replaces the worker and the batch goes
+on, where concurrent.futures would break the whole executor and cannot stop a running task.
 
 The cache (`MeasurementCache`) is a directory of one JSON entry per measurement key
 (`measurement_key`: file contents, measured claim fields, options, the measuring code) plus the
@@ -23,12 +23,11 @@ import os
 import shutil
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from pebble import ProcessExpired, ProcessPool
 from pydantic import Field, ValidationError
 
 from judging.atomic import write_text_atomic
@@ -43,7 +42,16 @@ MEASUREMENT_SCHEMA = "judging.measurement/1"
 
 
 class MeasureWorkerDied(JudgingError):
-    """A measuring process died while it held this claim (the claim may not be the cause)."""
+    """The measuring process died while it measured this claim (a rerun measures it again)."""
+
+
+class MeasureTimedOut(MeasureWorkerDied):
+    """Measuring this claim outlasted the pool's timeout; its process was stopped."""
+
+
+#: Seconds one claim's measurement may take before its process is stopped: a 1600x1200 pair
+#: takes about a second, so this is a hang (a pathological image), not a slow claim.
+DEFAULT_MEASURE_TIMEOUT = 300.0
 
 
 class CachedMeasurement(VersionedModel):
@@ -177,6 +185,8 @@ class MeasureStats:
     cpu_s: float = 0.0
     """CPU seconds of the measurements made."""
     workers_died: int = 0
+    timed_out: int = 0
+    """Claims whose measurement outlasted the timeout."""
 
 
 MeasureTask = Callable[[ClaimInput, MeasureOptions, Path | None, Path | None, Path | None,
@@ -186,20 +196,24 @@ MeasureTask = Callable[[ClaimInput, MeasureOptions, Path | None, Path | None, Pa
 class MeasurePool:
     """The run's measuring processes (`workers` of them; 0: measure in a thread of this process,
     for debugging and profiling). `task` is what a worker runs per claim (`measure_and_store`;
-    a test gives one that kills its process)."""
+    a test gives one that kills its process); `timeout` the seconds a claim may take (None: no
+    limit)."""
 
-    def __init__(self, workers: int | None = None, *, task: MeasureTask = measure_and_store):
+    def __init__(self, workers: int | None = None, *, task: MeasureTask = measure_and_store,
+                 timeout: float | None = DEFAULT_MEASURE_TIMEOUT):
         self.workers = default_workers() if workers is None else workers
         self.task = task
-        self._executor: ProcessPoolExecutor | None = None
-        self._alone = asyncio.Lock()
+        self.timeout = timeout
+        self._pool: ProcessPool | None = None
         self.died = 0
-        """Pools lost to a dead worker."""
+        """Workers lost while measuring a claim."""
+        self.timed_out = 0
+        """Workers stopped on a claim that outlasted the timeout."""
 
-    def _get(self) -> ProcessPoolExecutor:
-        if self._executor is None:
-            self._executor = ProcessPoolExecutor(max_workers=self.workers, mp_context=_context())
-        return self._executor
+    def _get(self) -> ProcessPool:
+        if self._pool is None:
+            self._pool = ProcessPool(max_workers=self.workers, context=_context())
+        return self._pool
 
     async def measure(self, claim: ClaimInput, options: MeasureOptions, *,
                       run_root: Path | None, out_dir: Path | None, cache_root: Path | None,
@@ -207,44 +221,32 @@ class MeasurePool:
         args = (claim, options, run_root, out_dir, cache_root, key)
         if self.workers == 0:
             return await asyncio.to_thread(self.task, *args)
-        for _ in range(2):
-            executor = self._get()
-            try:
-                future = executor.submit(self.task, *args)
-            except BrokenProcessPool:
-                self._replace(executor)  # it broke before it took this claim: a fresh pool
-                continue
-            try:
-                return await asyncio.wrap_future(future)
-            except BrokenProcessPool:
-                self._replace(executor)
-                break
-        # A process died while the pool held this claim, which may be the cause or may have been
-        # queued beside it: measured again alone, so that only a claim that kills a process by
-        # itself fails (and the batch goes on).
-        async with self._alone:
-            alone = ProcessPoolExecutor(max_workers=1, mp_context=_context())
-            try:
-                return await asyncio.wrap_future(alone.submit(self.task, *args))
-            except BrokenProcessPool as exc:
-                raise MeasureWorkerDied(
-                    "the measuring process died measuring this claim, twice (killed for "
-                    "memory, or a crash in a native image library): a rerun measures it "
-                    "again") from exc
-            finally:
-                alone.shutdown(wait=False)
-
-    def _replace(self, executor: ProcessPoolExecutor) -> None:
-        """Drop a broken pool (once: every claim it held comes here); the next claim starts a
-        new one."""
-        if self._executor is executor:
-            log.error("a measuring process died; the claims it held are measured again one by "
-                      "one, and a new pool measures the rest")
-            self._executor = None
+        future = self._get().schedule(self.task, args=args, timeout=self.timeout)
+        try:
+            return await asyncio.wrap_future(future)
+        except ProcessExpired as exc:
             self.died += 1
-            executor.shutdown(wait=False, cancel_futures=True)
+            log.error("the process measuring %s died (exit code %s); a new one measures the "
+                      "rest", claim.key, exc.exitcode)
+            raise MeasureWorkerDied(
+                f"the measuring process died measuring this claim (exit code {exc.exitcode}: "
+                f"killed for memory, or a crash in a native image library): a rerun measures it "
+                f"again") from exc
+        except TimeoutError as exc:  # pebble's timeout: the worker is stopped and replaced
+            self.timed_out += 1
+            log.error("measuring %s took longer than %g s: its process was stopped", claim.key,
+                      self.timeout)
+            raise MeasureTimedOut(
+                f"measuring this claim took longer than {self.timeout:g} s, so its process was "
+                f"stopped (a hung image library?): a rerun measures it again "
+                f"(--measure-timeout sets the limit)") from exc
 
     def shutdown(self, *, wait: bool = True) -> None:
-        executor, self._executor = self._executor, None
-        if executor is not None:
-            executor.shutdown(wait=wait, cancel_futures=True)
+        pool, self._pool = self._pool, None
+        if pool is None:
+            return
+        if wait:
+            pool.close()  # the scheduled claims finish first
+        else:
+            pool.stop()
+        pool.join()

@@ -65,7 +65,13 @@ from judging.run.lines import (
     unscored_all,
 )
 from judging.run.measure import Measurement, MeasureOptions, measure_claim, measurement_key
-from judging.run.pool import MeasurementCache, MeasurePool, MeasureStats, MeasureWorkerDied
+from judging.run.pool import (
+    DEFAULT_MEASURE_TIMEOUT,
+    MeasurementCache,
+    MeasurePool,
+    MeasureStats,
+    MeasureWorkerDied,
+)
 from judging.rundir import (
     Identity,
     Invocation,
@@ -116,6 +122,8 @@ class RunRequest:
     """The measurement cache (`--measure-cache`); None: `measurements/` in the run directory."""
     measure_workers: int | None = None
     """Measuring processes; None: one per core; 0: measure in a thread of this process."""
+    measure_timeout: float | None = DEFAULT_MEASURE_TIMEOUT
+    """Seconds one claim's measurement may take before its process is stopped (None: no limit)."""
 
 
 @dataclass
@@ -166,7 +174,7 @@ class Runner:
         self._measuring: dict[str, asyncio.Future[None]] = {}
         """Measurement keys being measured: an identical figure pair waits, then reads the
         cache."""
-        self.pool = MeasurePool(request.measure_workers)
+        self.pool = MeasurePool(request.measure_workers, timeout=request.measure_timeout)
         self.measure_cache = MeasurementCache(request.measure_cache or self.store.paths.measurements)
         self.measure_stats = MeasureStats()
         self._estimating = False
@@ -500,10 +508,12 @@ class Runner:
                 "written": result.written, "skipped": result.skipped,
                 "not_addressed": len(result.not_addressed),
                 # what measuring cost: figure claims measured, read from the measurement cache,
-                # CPU milliseconds spent, pools lost to a dead measuring process
+                # CPU milliseconds spent, measuring processes that died or were stopped on a
+                # claim that outlasted the timeout
                 "measured": stats.measured, "measure_cache_hits": stats.cached,
                 "measure_cpu_ms": round(stats.cpu_s * 1000),
-                "measure_workers_died": stats.workers_died}
+                "measure_workers_died": stats.workers_died,
+                "measure_timed_out": stats.timed_out}
             store.write_info()
         # The consensus side file follows the judgments it is computed from: review push and the
         # report read it as written, so a run that adds claims must not leave it stale.
@@ -642,6 +652,7 @@ class Runner:
         await self.endpoint.aclose()
         await asyncio.to_thread(self.pool.shutdown)
         self.measure_stats.workers_died = self.pool.died
+        self.measure_stats.timed_out = self.pool.timed_out
 
     async def estimate(self) -> list[Estimate]:
         """What the pending work would cost, per judge, without calling any endpoint: claims are

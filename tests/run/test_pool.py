@@ -161,6 +161,34 @@ def test_a_dead_measuring_process_is_reported_and_costs_only_its_claim(tmp_path:
     assert _counts(out)["measure_workers_died"] >= 1
 
 
+def hangs_on_slow(claim: ClaimInput, *args: object) -> object:
+    """A measuring task that never returns on one claim (an image library stuck in a loop)."""
+    if claim.claim.claim_id.endswith("slow"):
+        import time
+
+        time.sleep(3600)
+    return measure_and_store(claim, *args)  # type: ignore[arg-type]
+
+
+def test_a_hung_measurement_is_stopped_at_the_timeout_and_costs_only_its_claim(
+        tmp_path: Path, charts) -> None:
+    builder = SubmissionBuilder(tmp_path / "sub")
+    for claim_id in ("paper-1/f1", "paper-1/slow", "paper-1/f2", "paper-1/f3"):
+        builder.figure_claim(claim_id, published=charts[0], reproduced=charts[1])
+    out = tmp_path / "run"
+    runner = Runner(RunRequest(sources=[str(builder.write())], out=out, rubrics=[FIGURE_MATCH]))
+    runner.pool = MeasurePool(2, task=hangs_on_slow, timeout=20)
+    result = asyncio.run(asyncio.wait_for(runner.run(), timeout=300))
+    lines = _by_claim(_lines(out))
+    slow = lines[("paper-1/slow", "figure-match")]
+    assert slow["status"] == "error" and not slow["final"]  # a rerun measures it again
+    assert "took longer than 20 s, so its process was stopped" in slow["reason"]
+    for claim_id in ("paper-1/f1", "paper-1/f2", "paper-1/f3"):
+        assert lines[(claim_id, "figure-match")]["status"] == "scored", claim_id
+    assert result.measure.timed_out == 1
+    assert _counts(out)["measure_timed_out"] == 1
+
+
 def test_linking_a_cached_image_twice_leaves_no_temporary_file(tmp_path: Path) -> None:
     """rename() does nothing when both names are links to one file (POSIX): a cache hit on a
     figure already linked into diffs/ once left its temporary name behind (seen in a merge)."""
