@@ -4,6 +4,7 @@ series -> data units."""
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 import numpy as np
 from PIL import Image
@@ -120,6 +121,7 @@ def read(image: Image.Image, *, ocr=None) -> ChartReading:
         panels.append(Panel(bbox=bbox, x=axes.get("x"), y=axes.get("y"), series=series,
                             legend=list(legend.names) if legend is not None else [],
                             problems=problems, legend_bbox=legend_bbox))
+    panels = _share_legend_names(panels)
     readable = any(p.series for p in panels)
     reason = None
     if not readable:
@@ -130,6 +132,56 @@ def read(image: Image.Image, *, ocr=None) -> ChartReading:
             reason = "; ".join(dict.fromkeys(issues))
     return ChartReading(panels, readable, reason, size=size,
                         seconds=time.perf_counter() - start)
+
+
+#: Largest channel difference between two series' colours that one legend entry names both.
+SAME_COLOUR = 24
+
+
+def _share_legend_names(panels: list[Panel]) -> list[Panel]:
+    """Facets (ggplot2's facet_wrap, subplots with one legend) name their series once: a panel
+    without a legend of its own takes the names of the legend-named series of the other panels,
+    matched by colour and style, when the match is one to one. Unnamed, a facet's series could
+    only be paired by their data, and a swap inside it would go unseen."""
+    named: dict[str, list[tuple[tuple[int, int, int], str, str]]] = {}
+    for panel in panels:
+        for s_ in panel.series:
+            colour = _colour(s_.style)
+            if s_.name and colour is not None:
+                named.setdefault(s_.name, []).append((colour, s_.style.partition(" ")[2],
+                                                      s_.kind))
+    if not named:
+        return panels
+    out = []
+    for panel in panels:
+        if panel.legend or not panel.series:
+            out.append(panel)
+            continue
+        guesses = []
+        for s_ in panel.series:
+            colour = _colour(s_.style)
+            hits = {name for name, looks in named.items() for c, line, kind in looks
+                    if colour is not None and kind == s_.kind and
+                    line == s_.style.partition(" ")[2] and
+                    max(abs(a - b) for a, b in zip(c, colour)) <= SAME_COLOUR}
+            guesses.append(next(iter(hits)) if len(hits) == 1 and not s_.name else s_.name)
+        given = [g for g in guesses if g]
+        if len(given) != len(set(given)):  # two series for one name: not one to one
+            out.append(panel)
+            continue
+        out.append(replace(panel, series=[replace(s_, name=g)
+                                          for s_, g in zip(panel.series, guesses)]))
+    return out
+
+
+def _colour(style: str) -> tuple[int, int, int] | None:
+    head = style.partition(" ")[0]
+    if len(head) != 7 or not head.startswith("#"):
+        return None
+    try:
+        return int(head[1:3], 16), int(head[3:5], 16), int(head[5:7], 16)
+    except ValueError:
+        return None
 
 
 def _axis(page: Page, box: Box, labels) -> tuple[Axis | None, str | None]:

@@ -750,7 +750,9 @@ def _scattered(mask: np.ndarray, c: _Comps) -> bool:
         return False
     size = float(np.median(span[compact]))
     if size < 5:
-        return False
+        # Dots smaller than markers are a dotted line's, unless they lie over each other, not
+        # one after the other (a cloud of small dots).
+        return c.n >= CLOUD_MARKERS and not _chained(c) and _stacked(mask) >= CLOUD_STACKED
     # Markers survive an opening by a disk a third of their size, lines between them do not.
     r = max(2, int(round(0.3 * size)))
     yy, xx = np.mgrid[-r:r + 1, -r:r + 1]
@@ -795,12 +797,17 @@ def _markers_without_lines(mask: np.ndarray, c: _Comps) -> np.ndarray | None:
         return None  # a few strokes, or the markers of one line, one after the other along x
     # A cloud stacks markers above each other: many columns cross two of them or more, where
     # a line's markers (touching where the line is flat) meet a column once.
-    cols, _, _ = _runs(opened)
-    per_column = np.bincount(cols)
-    per_column = per_column[per_column > 0]
-    if float(np.mean(per_column >= 2)) < CLOUD_STACKED:
+    if _stacked(opened) < CLOUD_STACKED:
         return None
     return opened
+
+
+def _stacked(mask: np.ndarray) -> float:
+    """The share of the columns a mask covers that cross it twice or more."""
+    cols, _, _ = _runs(mask)
+    per_column = np.bincount(cols)
+    per_column = per_column[per_column > 0]
+    return float(np.mean(per_column >= 2)) if per_column.size else 0.0
 
 
 def _fill_small_holes(mask: np.ndarray, hh: int, ww: int) -> np.ndarray:

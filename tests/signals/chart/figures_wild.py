@@ -332,3 +332,24 @@ def named_clouds(style: str = "published", *, shift: str | None = None,
         ax.set_ylabel("bill length (mm)")
         ax.legend(title="species")
         return _png(fig, dpi=100)
+
+
+def faceted_clouds(*, swap_in_panel: int | None = None) -> bytes:
+    """Two groups of small dots in three facets (ggplot2's facet_wrap), one legend for all in
+    the first facet. `swap_in_panel`: that facet's two groups drawn in each other's colours."""
+    rng = np.random.default_rng(8)
+    with _style("seaborn-v0_8-whitegrid"):
+        fig, axes = plt.subplots(1, 3, figsize=(12, 4.5), dpi=100, sharey=True)
+        for k, ax in enumerate(axes):
+            colours = ["#1f77b4", "#d62728"]
+            if k == swap_in_panel:
+                colours.reverse()
+            for (name, lift), colour in zip((("female", 0.0), ("male", 600.0)), colours):
+                x = rng.normal(190 + 12 * k, 6, 60)
+                y = 3300 + 400 * k + lift + 30 * (x - 190 - 12 * k) + rng.normal(0, 250, 60)
+                ax.scatter(x, y, s=6, color=colour, label=name)
+            ax.set_xlabel("flipper length (mm)")
+        axes[0].set_ylabel("body mass (g)")
+        axes[0].legend(loc="upper left")
+        fig.tight_layout()
+        return _png(fig, dpi=100)

@@ -421,3 +421,28 @@ def test_swapped_cloud_names_are_a_sure_difference():
     assert swapped.signals["chart.reading_confidence"] >= 0.7, swapped.reasons
     assert swapped.signals["chart.value_agreement"] < 0.5
     assert swapped.signals["chart.match_score"] < 0.4
+
+
+def test_facets_share_their_one_legend_by_colour_and_small_dots_are_a_cloud():
+    """facet_wrap draws one legend: the other facets' series take its names by colour, so a
+    group swapped inside a facet without a legend is still caught by name; dots smaller than
+    markers that lie over each other are a cloud, not a dotted line."""
+    import io
+
+    from PIL import Image
+
+    from tests.signals.chart import figures_wild as wild
+
+    def read(png: bytes):
+        return read_chart(Image.open(io.BytesIO(png)).convert("RGB"))
+
+    published = read(wild.faceted_clouds())
+    names = [[(s.kind, s.name) for s in p.series] for p in published.panels if p.series]
+    assert len(names) == 3, names
+    for panel in names:
+        assert sorted(panel) == [("scatter", "female"), ("scatter", "male")], names
+    same = compare_charts(published, read(wild.faceted_clouds()))
+    assert same.signals["chart.match_score"] >= 0.8, same.signals
+    swapped = compare_charts(published, read(wild.faceted_clouds(swap_in_panel=2)))
+    assert swapped.signals["chart.match_score"] < 0.4, swapped.signals
+    assert swapped.signals["chart.reading_confidence"] >= 0.7, swapped.reasons
