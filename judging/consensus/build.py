@@ -225,7 +225,7 @@ def inputs_hash(store: RunStore, integrity: IntegrityReport) -> str:
     """What a consensus is computed from: the claims' stored contents' judgment input hashes and
     the integrity pairs (a later run that changes either makes a stored consensus stale)."""
     lines = sorted((str(j.claim), str(j.rubric), j.judge, j.sample, j.input_hash)
-                   for j in store.latest())
+                   for j in store.iter_latest_heads())
     claims = sorted(store.claims())
     return content_hash({"lines": lines, "claims": claims,
                          "pairs": [p.model_dump(mode="json") for p in integrity.pairs]})

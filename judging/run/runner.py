@@ -69,6 +69,7 @@ from judging.run.pool import MeasurementCache, MeasurePool, MeasureStats, Measur
 from judging.rundir import (
     Identity,
     Invocation,
+    LineHead,
     RunStore,
     line_key,
     utc_now,
@@ -172,6 +173,9 @@ class Runner:
         self._estimating = False
         # The consensus of the first pass, read by the rubrics judged in the second.
         self._consensus: ConsensusReport | None = None
+        self._consensus_due = False
+        """The second pass has begun and the consensus is not computed yet: it is computed when
+        the first claim an audit rubric applies to is met (a run without one reads no lines)."""
         llm = request.llm
         self.budget = Budget(llm.max_cost) if llm.max_cost is not None else None
         # One bound on the calls in flight, shared by every judge of the run (--concurrency).
@@ -380,13 +384,17 @@ class Runner:
         items = []
         measure_settings = self.request.measure.as_settings()
         for claim in claims:
-            fingerprint = claim_fingerprint(claim)
+            # Made when a rubric applies (it hashes the claim's files): the second pass of the
+            # audit rubrics meets every claim of the run and applies to few.
+            fingerprint = None
             for rubric in rubrics:
                 if not rubric.applies_to_claim(claim.claim):
                     continue
                 if rubric.applies_to == "figure" and any(
                         f.name == FIGURE_MATCH_NOT_APPLICABLE for f in claim.flags):
                     continue
+                if fingerprint is None:
+                    fingerprint = claim_fingerprint(claim)
                 for judge in self.judges:
                     orders = [False, True] if (self.request.swap and judge.model is not None
                                                and rubric.applies_to == "figure") else [False]
@@ -476,7 +484,7 @@ class Runner:
             result.integrity = find_pairs(store.fingerprints(), store.iter_claims())
             write_integrity(store.root, result.integrity)
             if later:
-                self._consensus = compute_consensus(store.root)
+                self._consensus_due = True
                 await self._judge_all(registry, later, result, stored=True)
             write_not_addressed(store.root, result.not_addressed)
             invocation.status = "failed" if result.source_errors else "finished"
@@ -494,7 +502,7 @@ class Runner:
             invocation.errors = result.source_errors
             invocation.skipped = result.skipped_sources
             invocation.submissions = dict(result.submissions)
-            result.counts = summarize(store.iter_latest())
+            result.counts = summarize(store.iter_latest_heads())
             stats = result.measure = self.measure_stats
             invocation.counts = dict(result.counts) | {
                 "written": result.written, "skipped": result.skipped,
@@ -513,6 +521,11 @@ class Runner:
     def _consensus_fact(self, claim: ClaimInput) -> Signal:
         """`consensus.agrees` of a claim: whether its verdict is its registry claim's consensus
         verdict (`judging consensus`), absent with the reason when there is none."""
+        if self._consensus_due:
+            # No line is written between the first pass and this: the same consensus as one
+            # computed when the second pass began.
+            self._consensus = compute_consensus(self.store.root)
+            self._consensus_due = False
         report = self._consensus
         found = report.of(claim.key) if report is not None else None
         if found is None:
@@ -751,7 +764,7 @@ def not_addressed(loaded: LoadedSubmission, registry: Registry | None) -> list[N
             for entry in registry.not_addressed(header.paper_id, answered)]
 
 
-def summarize(judgments: Iterable[Judgment]) -> Counter[str]:
+def summarize(judgments: Iterable[Judgment | LineHead]) -> Counter[str]:
     counts: Counter[str] = Counter()
     claims: set[str] = set()
     for judgment in judgments:
