@@ -38,6 +38,7 @@ from judging.judges import (
     panel_name,
     structured_caller,
 )
+from judging.judges.prompt import hold_images, read_images, release_images
 from judging.models import (
     FIGURE_MATCH_NOT_APPLICABLE,
     AnswerStatus,
@@ -167,6 +168,8 @@ class Runner:
         self._measuring: dict[str, asyncio.Future[None]] = {}
         """Measurement keys being measured: an identical figure pair waits, then reads the
         cache."""
+        self._images: dict[ClaimKey, list] = {}
+        """The prompt images held for the claims in flight (released with their measurement)."""
         self.pool = MeasurePool(request.measure_workers)
         self.measure_cache = MeasurementCache(request.measure_cache or self.store.paths.measurements)
         self.measure_stats = MeasureStats()
@@ -193,6 +196,8 @@ class Runner:
         self.judges = [make_judge(spec, llm=llm, budget=self.budget, limiter=self.limiter,
                                   endpoint=self.endpoint)
                        for spec in request.judges]
+        # LLM judges show the figures: each claim's are read once, off the event loop.
+        self._prompt_images = llm.images and any(j.model is not None for j in self.judges)
         # The LLM extractor is built here (judges' client, cache, budget) and injected into the
         # logbook importer, which sits below judges and cannot import it.
         self.extractor = structured_caller(request.extract, llm, budget=self.budget) \
@@ -216,6 +221,12 @@ class Runner:
                 future.set_exception(exc)
                 future.exception()  # retrieved here: the claim's other items may not ask
                 raise
+            if self._prompt_images and measurement.images:
+                try:
+                    read = await asyncio.to_thread(read_images, measurement.images)
+                except OSError:
+                    read = []  # read again when a prompt is built, which reports the error
+                self._images[claim.key] = hold_images(read)
             future.set_result(measurement)
             if measurement.fingerprint is not None and not self._estimating:
                 self.store.record_fingerprint(Fingerprint(claim=claim.key,
@@ -249,6 +260,11 @@ class Runner:
         finally:
             del self._measuring[key]
             done.set_result(None)
+
+    def _drop_measurement(self, key: ClaimKey) -> None:
+        """A claim's measurement and prompt images, once its last line is written."""
+        self._measurements.pop(key, None)
+        release_images(self._images.pop(key, ()))
 
     def _error_line(self, item: WorkItem, measurement: Measurement, reason: str, *,
                     final: bool = True) -> Judgment:
@@ -575,7 +591,7 @@ class Runner:
             left[item.claim.key] -= 1
             if left[item.claim.key] <= 0:
                 del left[item.claim.key]
-                self._measurements.pop(item.claim.key, None)
+                self._drop_measurement(item.claim.key)
             name = item_group.pop(id(item), None)
             if name is not None:
                 group = groups[name]
@@ -648,6 +664,8 @@ class Runner:
             raise
 
     async def aclose(self) -> None:
+        for key in list(self._images):  # claims left in flight (an error, an interrupt)
+            self._drop_measurement(key)
         for judge in self.judges:
             close = getattr(judge, "aclose", None)
             if close is not None:
@@ -722,7 +740,7 @@ class Runner:
                 for item in self.plan([claim], rubrics):
                     if not self.store.has(item.key):
                         yield item
-                self._measurements.pop(claim.key, None)
+                self._drop_measurement(claim.key)
 
     def _progress(self, done: int, total: int) -> None:
         if self.on_progress is not None:
