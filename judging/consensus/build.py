@@ -231,11 +231,13 @@ def inputs_hash(store: RunStore, integrity: IntegrityReport) -> str:
                          "pairs": [p.model_dump(mode="json") for p in integrity.pairs]})
 
 
-def compute_consensus(run_dir: Path, *, rules: ConsensusRules | None = None) -> ConsensusReport:
+def compute_consensus(run_dir: Path, *, rules: ConsensusRules | None = None,
+                      store: RunStore | None = None) -> ConsensusReport:
     """The consensus of every registry claim that the run's submissions reproduce (nothing is
     written)."""
     rules = rules or ConsensusRules()
-    store = RunStore.open(Path(run_dir), create=False)
+    # `judging run` gives its own store, which knows its lines (no second read of the file).
+    store = store or RunStore.open(Path(run_dir), create=False)
     integrity = read_integrity(store.root)
     chosen = _chosen_lines(store.latest())
     by_claim: dict[str, list[ClaimInput]] = defaultdict(list)
@@ -248,9 +250,10 @@ def compute_consensus(run_dir: Path, *, rules: ConsensusRules | None = None) -> 
                 for claim_id, claims in sorted(by_claim.items())])
 
 
-def run_consensus(run_dir: Path, *, rules: ConsensusRules | None = None) -> ConsensusReport:
+def run_consensus(run_dir: Path, *, rules: ConsensusRules | None = None,
+                  store: RunStore | None = None) -> ConsensusReport:
     """`judging consensus RUN_DIR`: compute the consensus and write RUN_DIR/consensus.json."""
-    report = compute_consensus(run_dir, rules=rules)
+    report = compute_consensus(run_dir, rules=rules, store=store)
     write_consensus(Path(run_dir), report)
     return report
 

@@ -492,7 +492,7 @@ class OpenAIJudge:
         # more on a body that carries two base64 figures.
         content = pydantic_core.to_json(body)
         async with self.endpoint.lease() as client:
-            response = await client.post("/chat/completions", body=content,
+            response = await client.post("/chat/completions", content=content,
                                          cast_to=httpx2.Response)
         return pydantic_core.from_json(response.content)
 

@@ -531,7 +531,7 @@ class Runner:
             store.write_info()
         # The consensus side file follows the judgments it is computed from: review push and the
         # report read it as written, so a run that adds claims must not leave it stale.
-        run_consensus(store.root)
+        run_consensus(store.root, store=store)
         return result
 
     def _consensus_fact(self, claim: ClaimInput) -> Signal:
@@ -540,7 +540,7 @@ class Runner:
         if self._consensus_due:
             # No line is written between the first pass and this: the same consensus as one
             # computed when the second pass began.
-            self._consensus = compute_consensus(self.store.root)
+            self._consensus = compute_consensus(self.store.root, store=self.store)
             self._consensus_due = False
         report = self._consensus
         found = report.of(claim.key) if report is not None else None
