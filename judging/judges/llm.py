@@ -301,6 +301,15 @@ def structured_output_format(model: type) -> dict[str, Any]:
 
 
 @functools.cache
+def _has_aiohttp() -> bool:
+    try:
+        import aiohttp  # noqa: F401 - the SDK's optional transport (openai[aiohttp])
+    except ImportError:
+        return False
+    return True
+
+
+@functools.cache
 def _format_digest(model: type) -> str:
     return content_hash(structured_output_format(model))
 
@@ -315,7 +324,7 @@ class PreparedRequest:
     request_hash: str
 
 
-#: Connections per HTTP pool of an endpoint client (see EndpointClient).
+#: Connections per HTTP pool of an endpoint client without aiohttp (see EndpointClient).
 CONNECTIONS_PER_POOL = 8
 
 
@@ -324,12 +333,15 @@ class EndpointClient:
     (the run's --concurrency, the calls in flight), kept alive between calls and set up once,
     not per call or per judge. Built on first use (inside the event loop), closed by `aclose`.
 
-    They are held by `AsyncOpenAI` clients of at most CONNECTIONS_PER_POOL connections each,
-    not by one client: httpcore probes every idle connection of a pool's socket on each request
-    and each response (`has_expired`), so one pool of 64 connections cost 3 ms of CPU a call
-    (benchmarks/judging.py, the largest client cost) where pools of 8 cost a few tenths. A call
-    takes the least busy client, which always has a free connection: the calls in flight never
-    exceed the connections in all (the run's limiter), so some pool is below its size."""
+    One `AsyncOpenAI` client over the SDK's aiohttp transport (`openai[aiohttp]`, which the SDK
+    recommends for concurrency): its C HTTP parser and connection pool cost a call about 0.8 ms
+    of CPU less than the default httpx2/httpcore transport (benchmarks/judging.py at
+    concurrency 64, where the run's event loop is the bound). Without aiohttp, clients of at
+    most CONNECTIONS_PER_POOL httpx2 connections each: httpcore probes every idle connection of
+    a pool's socket on each request and each response (`has_expired`), so one pool of 64
+    connections cost 3 ms of CPU a call where pools of 8 cost a few tenths. A call takes the
+    least busy client, which always has a free connection: the calls in flight never exceed
+    the connections in all (the run's limiter), so some pool is below its size."""
 
     def __init__(self, options: LLMOptions, *, connections: int | None):
         self.options = options
@@ -339,13 +351,14 @@ class EndpointClient:
         self._clients: list[openai.AsyncOpenAI] = []
         self._busy: list[int] = []
 
-    def _make(self, size: int | None, ssl_context: Any = None) -> openai.AsyncOpenAI:
+    def _make(self, size: int | None, ssl_context: Any = None, *,
+              aiohttp: bool = False) -> openai.AsyncOpenAI:
         http_client = None
         if size is not None:
             limits = httpx2.Limits(max_connections=size, max_keepalive_connections=size)
-            http_client = openai.DefaultAsyncHttpxClient(limits=limits,
-                                                         timeout=self.options.timeout,
-                                                         verify=ssl_context)
+            make = openai.DefaultAioHttpClient if aiohttp else openai.DefaultAsyncHttpxClient
+            http_client = make(limits=limits, timeout=self.options.timeout,
+                               **({} if aiohttp else {"verify": ssl_context}))
         return openai.AsyncOpenAI(base_url=self.options.base_url,
                                   api_key=client_key(self.options),
                                   timeout=self.options.timeout,
@@ -354,6 +367,8 @@ class EndpointClient:
     def _build(self) -> None:
         if self.connections is None:
             self._clients = [self._make(None)]
+        elif _has_aiohttp():
+            self._clients = [self._make(self.connections, aiohttp=True)]
         else:
             pools = -(-self.connections // CONNECTIONS_PER_POOL)
             sizes = [self.connections // pools + (i < self.connections % pools)
@@ -419,6 +434,7 @@ class OpenAIJudge:
         self.settings: dict[str, SettingValue] = {
             "endpoint": endpoint_label(options.base_url), **self.answer_settings,
             "timeout": options.timeout, "max_retries": options.max_retries}
+        self._template_hashes: dict[str, str] = {}
         # A run shares one endpoint client between its judges; a judge made alone owns one.
         self._owns_endpoint = endpoint is None
         self.endpoint = endpoint or EndpointClient(options, connections=None)
@@ -428,7 +444,12 @@ class OpenAIJudge:
         return self.endpoint.client
 
     def template_hash(self, rubric: Rubric) -> str:
-        return prompt.template_hash(rubric)
+        # Asked for every work item of a run (its input hash): made once per rubric content.
+        key = rubric.content_hash()
+        found = self._template_hashes.get(key)
+        if found is None:
+            found = self._template_hashes[key] = prompt.template_hash(rubric)
+        return found
 
     async def aclose(self) -> None:
         """Close the HTTP connections (before the event loop ends), if this judge owns them."""
