@@ -226,7 +226,7 @@ def inputs_hash(store: RunStore, integrity: IntegrityReport) -> str:
     the integrity pairs (a later run that changes either makes a stored consensus stale)."""
     lines = sorted((str(j.claim), str(j.rubric), j.judge, j.sample, j.input_hash)
                    for j in store.iter_latest_heads())
-    claims = sorted(store.claims())
+    claims = sorted(store.claim_keys())
     return content_hash({"lines": lines, "claims": claims,
                          "pairs": [p.model_dump(mode="json") for p in integrity.pairs]})
 
@@ -239,11 +239,12 @@ def compute_consensus(run_dir: Path, *, rules: ConsensusRules | None = None,
     # `judging run` gives its own store, which knows its lines (no second read of the file).
     store = store or RunStore.open(Path(run_dir), create=False)
     integrity = read_integrity(store.root)
-    chosen = _chosen_lines(store.latest())
     by_claim: dict[str, list[ClaimInput]] = defaultdict(list)
-    for claim in store.claims().values():
+    for claim in store.iter_claims():
         if claim.reference is ReferenceOrigin.registry:
             by_claim[claim.claim.claim_id].append(claim)
+    # The lines are read only when a registry claim has reproductions to make a consensus of.
+    chosen = _chosen_lines(store.latest()) if by_claim else {}
     return ConsensusReport(
         computed_at=datetime.now(UTC), inputs_hash=inputs_hash(store, integrity), rules=rules,
         claims=[_claim_consensus(claim_id, claims, chosen, integrity, rules)
