@@ -44,6 +44,7 @@ from judging.models import (
     AnswerStatus,
     ClaimInput,
     ClaimKey,
+    ClaimKind,
     ConsensusReport,
     Fingerprint,
     IntegrityReport,
@@ -237,7 +238,10 @@ class Runner:
         """From the measurement cache, else in the pool; other claims' signals (numbers) cost
         microseconds and are computed here."""
         options = self.request.measure
-        key = await asyncio.to_thread(measurement_key, claim, options)  # hashes the files
+        # Only figure claims have a key (their files' hashes, made in a thread): a number
+        # claim's signals are made here at once, with no hop to a thread and back per claim.
+        key = None if claim.claim.kind is not ClaimKind.figure else \
+            await asyncio.to_thread(measurement_key, claim, options)
         if key is None:
             return measure_claim(claim, options=options)
         while (measuring := self._measuring.get(key)) is not None:
