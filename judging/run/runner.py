@@ -34,11 +34,13 @@ from judging.judges import (
     JudgeTask,
     LLMOptions,
     aggregate_panel,
+    hold_images,
     make_judge,
     panel_name,
+    read_images,
+    release_images,
     structured_caller,
 )
-from judging.judges.prompt import hold_images, read_images, release_images
 from judging.models import (
     FIGURE_MATCH_NOT_APPLICABLE,
     AnswerStatus,
