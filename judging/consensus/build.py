@@ -225,32 +225,36 @@ def inputs_hash(store: RunStore, integrity: IntegrityReport) -> str:
     """What a consensus is computed from: the claims' stored contents' judgment input hashes and
     the integrity pairs (a later run that changes either makes a stored consensus stale)."""
     lines = sorted((str(j.claim), str(j.rubric), j.judge, j.sample, j.input_hash)
-                   for j in store.latest())
-    claims = sorted(store.claims())
+                   for j in store.iter_latest_heads())
+    claims = sorted(store.claim_keys())
     return content_hash({"lines": lines, "claims": claims,
                          "pairs": [p.model_dump(mode="json") for p in integrity.pairs]})
 
 
-def compute_consensus(run_dir: Path, *, rules: ConsensusRules | None = None) -> ConsensusReport:
+def compute_consensus(run_dir: Path, *, rules: ConsensusRules | None = None,
+                      store: RunStore | None = None) -> ConsensusReport:
     """The consensus of every registry claim that the run's submissions reproduce (nothing is
     written)."""
     rules = rules or ConsensusRules()
-    store = RunStore.open(Path(run_dir), create=False)
+    # `judging run` gives its own store, which knows its lines (no second read of the file).
+    store = store or RunStore.open(Path(run_dir), create=False)
     integrity = read_integrity(store.root)
-    chosen = _chosen_lines(store.latest())
     by_claim: dict[str, list[ClaimInput]] = defaultdict(list)
-    for claim in store.claims().values():
+    for claim in store.iter_claims():
         if claim.reference is ReferenceOrigin.registry:
             by_claim[claim.claim.claim_id].append(claim)
+    # The lines are read only when a registry claim has reproductions to make a consensus of.
+    chosen = _chosen_lines(store.latest()) if by_claim else {}
     return ConsensusReport(
         computed_at=datetime.now(UTC), inputs_hash=inputs_hash(store, integrity), rules=rules,
         claims=[_claim_consensus(claim_id, claims, chosen, integrity, rules)
                 for claim_id, claims in sorted(by_claim.items())])
 
 
-def run_consensus(run_dir: Path, *, rules: ConsensusRules | None = None) -> ConsensusReport:
+def run_consensus(run_dir: Path, *, rules: ConsensusRules | None = None,
+                  store: RunStore | None = None) -> ConsensusReport:
     """`judging consensus RUN_DIR`: compute the consensus and write RUN_DIR/consensus.json."""
-    report = compute_consensus(run_dir, rules=rules)
+    report = compute_consensus(run_dir, rules=rules, store=store)
     write_consensus(Path(run_dir), report)
     return report
 

@@ -30,13 +30,14 @@ from judging.judges.panel import (
     order_consistency,
     panel_name,
 )
+from judging.judges.prompt import hold_images, read_images, release_images
 from judging.judges.structured import StructuredAnswer, StructuredCaller, structured_caller
 
 __all__ = ["AGGREGATION", "Budget", "EndpointClient", "Judge", "JudgeConfigError", "JudgeResult", "JudgeTask",
            "LLMOptions", "OfflineJudge", "OpenAIJudge", "UnknownJudgeSpec", "aggregate_panel",
-           "choose_judgment", "estimate_tokens", "make_judge", "offline_judge", "openai_judge",
-           "order_consistency", "panel_name", "StructuredAnswer", "StructuredCaller",
-           "structured_caller"]
+           "choose_judgment", "estimate_tokens", "hold_images", "make_judge", "offline_judge",
+           "openai_judge", "order_consistency", "panel_name", "read_images", "release_images",
+           "StructuredAnswer", "StructuredCaller", "structured_caller"]
 
 
 class UnknownJudgeSpec(JudgingError):

@@ -93,8 +93,56 @@ def schema_text(model: type[BaseModel]) -> str:
 
 
 @functools.lru_cache(maxsize=256)
-def _data_uri(path: Path, mtime_ns: int) -> str:
+def _read_data_uri(path: Path, mtime_ns: int) -> str:
     return "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode("ascii")
+
+
+#: The images a prompt shows (`build_messages`).
+PROMPT_IMAGES = ("published", "reproduced")
+#: Data URIs held for the claims in flight (`hold_images`), by (path, mtime): image -> (data
+#: URI, holders).
+_HELD: dict[tuple[Path, int], tuple[str, int]] = {}
+
+
+def _data_uri(path: Path, mtime_ns: int) -> str:
+    held = _HELD.get((path, mtime_ns))
+    return held[0] if held is not None else _read_data_uri(path, mtime_ns)
+
+
+def read_images(images: dict[str, Path]) -> list[tuple[tuple[Path, int], str]]:
+    """A claim's prompt images as data URIs, for `hold_images`: read once per claim in a thread
+    of the run, so that building its prompts (rubrics, samples, orders) reads no file on the
+    event loop, where each read waits for the GIL behind the run's other threads."""
+    read = []
+    for name in PROMPT_IMAGES:
+        path = images.get(name)
+        if path is not None:
+            key = (path, path.stat().st_mtime_ns)
+            # not through the cache of `_data_uri`: held, the image needs no second copy
+            read.append((key, _read_data_uri.__wrapped__(*key)))
+    return read
+
+
+def hold_images(read: Sequence[tuple[tuple[Path, int], str]]) -> list[tuple[Path, int]]:
+    """Hold images read by `read_images` until `release_images` (both on the event loop); their
+    keys are returned, for `release_images`."""
+    keys = []
+    for key, uri in read:
+        held = _HELD.get(key)
+        _HELD[key] = (uri, 1 + (held[1] if held is not None else 0))
+        keys.append(key)
+    return keys
+
+
+def release_images(keys: Sequence[tuple[Path, int]]) -> None:
+    for key in keys:
+        held = _HELD.get(key)
+        if held is None:
+            continue
+        if held[1] <= 1:
+            del _HELD[key]
+        else:
+            _HELD[key] = (held[0], held[1] - 1)
 
 
 @functools.lru_cache(maxsize=512)

@@ -34,8 +34,11 @@ from judging.judges import (
     JudgeTask,
     LLMOptions,
     aggregate_panel,
+    hold_images,
     make_judge,
     panel_name,
+    read_images,
+    release_images,
     structured_caller,
 )
 from judging.models import (
@@ -43,6 +46,7 @@ from judging.models import (
     AnswerStatus,
     ClaimInput,
     ClaimKey,
+    ClaimKind,
     ConsensusReport,
     Fingerprint,
     IntegrityReport,
@@ -75,6 +79,7 @@ from judging.run.pool import (
 from judging.rundir import (
     Identity,
     Invocation,
+    LineHead,
     RunStore,
     line_key,
     utc_now,
@@ -174,12 +179,17 @@ class Runner:
         self._measuring: dict[str, asyncio.Future[None]] = {}
         """Measurement keys being measured: an identical figure pair waits, then reads the
         cache."""
+        self._images: dict[ClaimKey, list] = {}
+        """The prompt images held for the claims in flight (released with their measurement)."""
         self.pool = MeasurePool(request.measure_workers, timeout=request.measure_timeout)
         self.measure_cache = MeasurementCache(request.measure_cache or self.store.paths.measurements)
         self.measure_stats = MeasureStats()
         self._estimating = False
         # The consensus of the first pass, read by the rubrics judged in the second.
         self._consensus: ConsensusReport | None = None
+        self._consensus_due = False
+        """The second pass has begun and the consensus is not computed yet: it is computed when
+        the first claim an audit rubric applies to is met (a run without one reads no lines)."""
         llm = request.llm
         self.budget = Budget(llm.max_cost) if llm.max_cost is not None else None
         # One bound on the calls in flight, shared by every judge of the run (--concurrency).
@@ -197,6 +207,8 @@ class Runner:
         self.judges = [make_judge(spec, llm=llm, budget=self.budget, limiter=self.limiter,
                                   endpoint=self.endpoint)
                        for spec in request.judges]
+        # LLM judges show the figures: each claim's are read once, off the event loop.
+        self._prompt_images = llm.images and any(j.model is not None for j in self.judges)
         # The LLM extractor is built here (judges' client, cache, budget) and injected into the
         # logbook importer, which sits below judges and cannot import it.
         self.extractor = structured_caller(request.extract, llm, budget=self.budget) \
@@ -220,6 +232,12 @@ class Runner:
                 future.set_exception(exc)
                 future.exception()  # retrieved here: the claim's other items may not ask
                 raise
+            if self._prompt_images and measurement.images:
+                try:
+                    read = await asyncio.to_thread(read_images, measurement.images)
+                except OSError:
+                    read = []  # read again when a prompt is built, which reports the error
+                self._images[claim.key] = hold_images(read)
             future.set_result(measurement)
             if measurement.fingerprint is not None and not self._estimating:
                 self.store.record_fingerprint(Fingerprint(claim=claim.key,
@@ -230,7 +248,10 @@ class Runner:
         """From the measurement cache, else in the pool; other claims' signals (numbers) cost
         microseconds and are computed here."""
         options = self.request.measure
-        key = await asyncio.to_thread(measurement_key, claim, options)  # hashes the files
+        # Only figure claims have a key (their files' hashes, made in a thread): a number
+        # claim's signals are made here at once, with no hop to a thread and back per claim.
+        key = None if claim.claim.kind is not ClaimKind.figure else \
+            await asyncio.to_thread(measurement_key, claim, options)
         if key is None:
             return measure_claim(claim, options=options)
         while (measuring := self._measuring.get(key)) is not None:
@@ -253,6 +274,11 @@ class Runner:
         finally:
             del self._measuring[key]
             done.set_result(None)
+
+    def _drop_measurement(self, key: ClaimKey) -> None:
+        """A claim's measurement and prompt images, once its last line is written."""
+        self._measurements.pop(key, None)
+        release_images(self._images.pop(key, ()))
 
     def _error_line(self, item: WorkItem, measurement: Measurement, reason: str, *,
                     final: bool = True) -> Judgment:
@@ -388,13 +414,17 @@ class Runner:
         items = []
         measure_settings = self.request.measure.as_settings()
         for claim in claims:
-            fingerprint = claim_fingerprint(claim)
+            # Made when a rubric applies (it hashes the claim's files): the second pass of the
+            # audit rubrics meets every claim of the run and applies to few.
+            fingerprint = None
             for rubric in rubrics:
                 if not rubric.applies_to_claim(claim.claim):
                     continue
                 if rubric.applies_to == "figure" and any(
                         f.name == FIGURE_MATCH_NOT_APPLICABLE for f in claim.flags):
                     continue
+                if fingerprint is None:
+                    fingerprint = claim_fingerprint(claim)
                 for judge in self.judges:
                     orders = [False, True] if (self.request.swap and judge.model is not None
                                                and rubric.applies_to == "figure") else [False]
@@ -484,7 +514,7 @@ class Runner:
             result.integrity = find_pairs(store.fingerprints(), store.iter_claims())
             write_integrity(store.root, result.integrity)
             if later:
-                self._consensus = compute_consensus(store.root)
+                self._consensus_due = True
                 await self._judge_all(registry, later, result, stored=True)
             write_not_addressed(store.root, result.not_addressed)
             invocation.status = "failed" if result.source_errors else "finished"
@@ -502,7 +532,7 @@ class Runner:
             invocation.errors = result.source_errors
             invocation.skipped = result.skipped_sources
             invocation.submissions = dict(result.submissions)
-            result.counts = summarize(store.iter_latest())
+            result.counts = summarize(store.iter_latest_heads())
             stats = result.measure = self.measure_stats
             invocation.counts = dict(result.counts) | {
                 "written": result.written, "skipped": result.skipped,
@@ -517,12 +547,17 @@ class Runner:
             store.write_info()
         # The consensus side file follows the judgments it is computed from: review push and the
         # report read it as written, so a run that adds claims must not leave it stale.
-        run_consensus(store.root)
+        run_consensus(store.root, store=store)
         return result
 
     def _consensus_fact(self, claim: ClaimInput) -> Signal:
         """`consensus.agrees` of a claim: whether its verdict is its registry claim's consensus
         verdict (`judging consensus`), absent with the reason when there is none."""
+        if self._consensus_due:
+            # No line is written between the first pass and this: the same consensus as one
+            # computed when the second pass began.
+            self._consensus = compute_consensus(self.store.root, store=self.store)
+            self._consensus_due = False
         report = self._consensus
         found = report.of(claim.key) if report is not None else None
         if found is None:
@@ -572,7 +607,7 @@ class Runner:
             left[item.claim.key] -= 1
             if left[item.claim.key] <= 0:
                 del left[item.claim.key]
-                self._measurements.pop(item.claim.key, None)
+                self._drop_measurement(item.claim.key)
             name = item_group.pop(id(item), None)
             if name is not None:
                 group = groups[name]
@@ -645,6 +680,8 @@ class Runner:
             raise
 
     async def aclose(self) -> None:
+        for key in list(self._images):  # claims left in flight (an error, an interrupt)
+            self._drop_measurement(key)
         for judge in self.judges:
             close = getattr(judge, "aclose", None)
             if close is not None:
@@ -720,7 +757,7 @@ class Runner:
                 for item in self.plan([claim], rubrics):
                     if not self.store.has(item.key):
                         yield item
-                self._measurements.pop(claim.key, None)
+                self._drop_measurement(claim.key)
 
     def _progress(self, done: int, total: int) -> None:
         if self.on_progress is not None:
@@ -762,7 +799,7 @@ def not_addressed(loaded: LoadedSubmission, registry: Registry | None) -> list[N
             for entry in registry.not_addressed(header.paper_id, answered)]
 
 
-def summarize(judgments: Iterable[Judgment]) -> Counter[str]:
+def summarize(judgments: Iterable[Judgment | LineHead]) -> Counter[str]:
     counts: Counter[str] = Counter()
     claims: set[str] = set()
     for judgment in judgments:

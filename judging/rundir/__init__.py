@@ -36,6 +36,7 @@ from judging.rundir.not_addressed import read_not_addressed, write_not_addressed
 from judging.rundir.store import (
                                   Identity,
                                   Invocation,
+                                  LineHead,
                                   LineKey,
                                   Merge,
                                   MergeInput,
@@ -54,7 +55,7 @@ from judging.rundir.store import (
 
 __all__ = ["CALIBRATION_DIR", "CALIBRATION_PLOTS", "CALIBRATION_REPORT_JSON",
            "CALIBRATION_REPORT_MD", "RUN_FILES", "CalibrationPaths", "Identity", "Invocation",
-           "LineKey", "Merge", "MergeInput", "RunFile", "RunInfo", "RunPaths", "RunStore",
+           "LineHead", "LineKey", "Merge", "MergeInput", "RunFile", "RunInfo", "RunPaths", "RunStore",
            "append_jsonl", "claim_images", "cut_torn_tail", "flags_by_claim", "identity",
            "iter_jsonl", "judgments_with_flags", "line_key", "new_run_id", "read_conflicts",
            "read_consensus", "read_integrity", "read_judgments", "read_jsonl", "read_not_addressed",

@@ -16,15 +16,19 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, NamedTuple, TypeVar
 
-from pydantic import Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from judging.atomic import write_text_atomic
 from judging.errors import RunStoreError
 from judging.models import (
     FROM_FILE,
     ClaimInput,
+    ClaimKey,
     Fingerprint,
     Judgment,
+    LineStatus,
+    Outcome,
+    RubricRef,
     SettingValue,
     StrictModel,
     SubmissionSource,
@@ -140,7 +144,33 @@ def line_key(judgment: Judgment) -> LineKey:
                    judgment.swapped, judgment.input_hash)
 
 
-M = TypeVar("M", bound=StrictModel)
+M = TypeVar("M", bound=BaseModel)
+
+
+class _AggregateHead(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    outcome: Outcome
+
+
+class LineHead(BaseModel):
+    """What summaries and input hashes read of a judgment line: its identity, input hash,
+    status and outcome. Read with the rest of the line skipped (a tenth of the CPU of a whole
+    `Judgment`, whose signals and answers are validated one by one), for passes over every line
+    of a run that need no more (`RunStore.iter_latest_heads`). The fields are those of every
+    judgment version so far (judging.judgment/1): a Judgment version that migrates these fields
+    must migrate them here too."""
+
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+    schema_: Literal["judging.judgment/1"] = Field(default="judging.judgment/1", alias="schema")
+    claim: ClaimKey
+    rubric: RubricRef | None
+    judge: str
+    sample: int = 0
+    swapped: bool = False
+    input_hash: str
+    final: bool = True
+    status: LineStatus
+    aggregate: _AggregateHead | None = None
 
 
 def iter_jsonl_offsets(path: Path, model: type[M]) -> Iterator[tuple[int, M]]:
@@ -443,6 +473,15 @@ class RunStore:
         for offset, judgment in iter_jsonl_offsets(self.judgments_path, Judgment):
             if offset in newest:
                 yield judgment
+
+    def iter_latest_heads(self) -> Iterator[LineHead]:
+        """`iter_latest` as line heads (see `LineHead`)."""
+        if self._handle is not None:
+            self._handle.flush()
+        newest = set(self._latest.values())
+        for offset, head in iter_jsonl_offsets(self.judgments_path, LineHead):
+            if offset in newest:
+                yield head
 
     def latest(self) -> list[Judgment]:
         """`iter_latest`, all in memory (small runs and tests)."""

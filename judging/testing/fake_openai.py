@@ -205,7 +205,9 @@ def _default_for(schema: Any, root: dict, depth: int = 0) -> Any:
     return None
 
 
-_SIGNAL_LINE = re.compile(r"^\s*[-*]\s*([A-Za-z_][\w.\-]*)\s*=\s*(.+?)\s*$", re.MULTILINE)
+# The value is the rest of the line up to its last non-space character (greedy: a lazy `.+?\s*$`
+# tried the end of the line after every character, the server's largest cost per request).
+_SIGNAL_LINE = re.compile(r"^\s*[-*]\s*([A-Za-z_][\w.\-]*)\s*=\s*(.*\S)\s*$", re.MULTILINE)
 _RULE_LINE = re.compile(r"^\s*[-*]\s*rule\s+([\w.\-]+)\s*:\s*(yes|no|unscored)\b", re.MULTILINE | re.IGNORECASE)
 
 
@@ -258,7 +260,7 @@ def _binary_answer(criterion_id: str, description: str, signals: dict, rules: di
     if f1 is not None and f1 >= 0.5:
         return "yes", f"pixel.edge_f1 = {f1:g} (>= 0.5)"
     if within is ABSENT and f1 is None:
-        verified = "verdict: verified" in text.lower()
+        verified = "verdict: verified" in text.lower()  # the caller may give it lowered
         return ("yes" if verified else "no"), ("no measured signal; the participant's verdict is "
                                                + ("verified" if verified else "not verified"))
     evidence = [f"numeric.within_tolerance = {str(within).lower()}"] if within is not ABSENT else []
@@ -302,30 +304,56 @@ def default_policy(request: dict) -> str:
     root = find_answer_schema(request)
     if root is None:
         return json.dumps({"error": "no schema"})
-    root_resolved = _resolve(root, root)
     user_text = _text_of(request, ("user",))
     signals, rules = parse_evidence(user_text)
+    lowered = user_text.lower()  # what `_binary_answer` looks for, lowered once per request
     answer: dict[str, Any] = {}
+    for criterion_id, kind, description, enum, defaults in _answer_plan(root):
+        if kind == "item":
+            value, why = _choose(criterion_id, description, enum, signals, rules, lowered)
+            item = dict(defaults)
+            item["answer"] = value
+            if "rationale" in item:
+                item["rationale"] = f"Scripted judge: {why}."
+            if "confidence" in item:
+                item["confidence"] = 0.8
+            answer[criterion_id] = item
+        elif kind == "enum":
+            answer[criterion_id] = _choose(criterion_id, description, enum, signals, rules, lowered)[0]
+        else:
+            answer[criterion_id] = defaults
+    return json.dumps(answer)
+
+
+_PLANS: dict[str, list[tuple[str, str, str, list, Any]]] = {}
+
+
+def _answer_plan(root: dict) -> list[tuple[str, str, str, list, Any]]:
+    """What `default_policy` reads of an answer schema, per criterion: (id, "item" | "enum" |
+    "default", description, enum, the item's default fields | the default value). Made once per
+    schema: a benchmark sends thousands of requests with a handful of schemas, and resolving a
+    schema cost the server more CPU than the rest of a request."""
+    key = repr(root)  # the same schema text gives the same dict, keys in the same order
+    plan = _PLANS.get(key)
+    if plan is not None:
+        return plan
+    plan = []
+    root_resolved = _resolve(root, root)
     for criterion_id, prop in (root_resolved.get("properties") or {}).items():
         criterion = _resolve(prop, root)
         fields = {name: _resolve(sub, root) for name, sub in (criterion.get("properties") or {}).items()}
         description = " ".join(str(x) for x in (criterion.get("description"), criterion.get("title"),
                                                  (fields.get("answer") or {}).get("description")) if x)
         if "answer" in fields and fields["answer"].get("enum"):
-            value, why = _choose(criterion_id, description, fields["answer"]["enum"], signals, rules, user_text)
-            item = {name: _default_for(sub, root) for name, sub in fields.items()}
-            item["answer"] = value
-            if "rationale" in fields:
-                item["rationale"] = f"Scripted judge: {why}."
-            if "confidence" in fields:
-                item["confidence"] = 0.8
-            answer[criterion_id] = item
+            plan.append((criterion_id, "item", description, fields["answer"]["enum"],
+                         {name: _default_for(sub, root) for name, sub in fields.items()}))
         elif criterion.get("enum"):
-            answer[criterion_id] = _choose(criterion_id, description, criterion["enum"], signals, rules,
-                                           user_text)[0]
+            plan.append((criterion_id, "enum", description, criterion["enum"], None))
         else:
-            answer[criterion_id] = _default_for(criterion, root)
-    return json.dumps(answer)
+            plan.append((criterion_id, "default", description, [], _default_for(criterion, root)))
+    if len(_PLANS) < 1024:
+        _PLANS[key] = plan
+    return plan
 
 
 def answer_json(schema_properties: dict[str, str], *, confidence: float = 0.8,
@@ -659,19 +687,22 @@ class FakeOpenAI:
     """An OpenAI-compatible server on 127.0.0.1 (a free port by default), in background threads.
 
     `calls` counts every POST to the chat-completions endpoint (faulted ones included), `requests` holds their
-    parsed bodies in arrival order. `latency` (settable while running) is slept by each normal or 200-fault
-    answer in its own thread; error faults answer at once.
+    parsed bodies in arrival order (unless `keep_requests` is False). `latency` (settable while running) is
+    slept by each normal or 200-fault answer in its own thread; error faults answer at once.
     """
 
     def __init__(self, policy: Policy | None = None, *, latency: float = 0.0, model_prefix_check: bool = False,
                  json_schema_supported: bool = True, images_supported: bool = True, port: int = 0,
-                 verbose: bool = False):
+                 verbose: bool = False, keep_requests: bool = True):
         self.policy: Policy = policy or default_policy
         self.latency = latency
         self.model_prefix_check = model_prefix_check
         self.json_schema_supported = json_schema_supported
         self.images_supported = images_supported
         self.verbose = verbose
+        self.keep_requests = keep_requests
+        """Keep every parsed body in `requests` (tests read them); the served process of a
+        benchmark does not: thousands of bodies with images would hold hundreds of MB."""
         self._requested_port = port
         self._lock = threading.Lock()
         self._calls = 0
@@ -776,7 +807,8 @@ class FakeOpenAI:
     def _record(self, request: dict, raw: str, parsed: dict | None) -> _Fault | None:
         with self._lock:
             self._calls += 1
-            self._requests.append(request)
+            if self.keep_requests:
+                self._requests.append(request)
             if parsed is None:
                 return None
             for fault in self._faults:
@@ -819,7 +851,7 @@ def main(argv: list[str] | None = None) -> int:
 
     fake = FakeOpenAI(latency=args.latency, model_prefix_check=args.model_prefix_check,
                       json_schema_supported=not args.no_json_schema, images_supported=not args.no_images,
-                      port=args.port, verbose=args.verbose).start()
+                      port=args.port, verbose=args.verbose, keep_requests=False).start()
     done = threading.Event()
 
     def _stop(signum: int, frame: Any) -> None:
