@@ -11,7 +11,7 @@ import logging
 import os
 import secrets
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, NamedTuple, TypeVar
@@ -459,11 +459,14 @@ class RunStore:
         """How many claims have a line."""
         return len({ident[0] for ident in self._latest})
 
-    def latest_by_claim(self) -> Iterator[tuple[str, list[Judgment]]]:
-        """(claim key, its newest lines in file order) per claim, sorted by claim key: one
-        claim's lines in memory at a time."""
+    def latest_by_claim(self, keys: Collection[str] | None = None
+                        ) -> Iterator[tuple[str, list[Judgment]]]:
+        """(claim key, its newest lines in file order) per claim (of `keys` only, when given),
+        sorted by claim key: one claim's lines in memory at a time."""
         offsets: dict[str, list[int]] = {}
         for ident, offset in self._latest.items():
+            if keys is not None and ident[0] not in keys:
+                continue
             offsets.setdefault(ident[0], []).append(offset)
         for key in sorted(offsets):
             yield key, [self._line(offset) for offset in sorted(offsets[key])]
