@@ -262,11 +262,13 @@ def compute_consensus(run_dir: Path, *, rules: ConsensusRules | None = None) -> 
             by_claim[claim.claim.claim_id].append(str(claim.key))
     registry_keys = {key for keys in by_claim.values() for key in keys}
     chosen = {key: _chosen(lines) for key, lines in store.latest_by_claim(registry_keys)}
-    report = ConsensusReport(computed_at=datetime.now(UTC),
-                             inputs_hash=inputs_hash(store, integrity), rules=rules)
+    consensus = []
     for claim_id, keys in sorted(by_claim.items()):
         claims = [claim for claim in map(store.claim, keys) if claim is not None]
-        report.claims.append(_claim_consensus(claim_id, claims, chosen, integrity, rules))
+        consensus.append(_claim_consensus(claim_id, claims, chosen, integrity, rules))
+    report = ConsensusReport(computed_at=datetime.now(UTC),
+                             inputs_hash=inputs_hash(store, integrity), rules=rules,
+                             claims=consensus)
     store.close()
     return report
 

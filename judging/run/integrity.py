@@ -191,21 +191,28 @@ def _similar_sets(sets: list[np.ndarray], submissions: list[str]
     flat = np.concatenate(sets)
     owner = np.repeat(np.arange(n), sizes)
     tokens, inverse, counts = np.unique(flat, return_inverse=True, return_counts=True)
+    del flat  # each array here is one entry per shingle of the run: none is kept longer
     # Rank of each token in the global order: rarest first, ties by token.
     rank = np.empty(len(tokens), dtype=np.int64)
     rank[np.lexsort((np.arange(len(tokens)), counts))] = np.arange(len(tokens))
     ranked = rank[inverse]
+    del tokens, inverse, counts, rank
     # Within each set, order its tokens by rank and keep the prefix.
     order = np.lexsort((ranked, owner))
     ranked, owner_sorted = ranked[order], owner[order]
+    del order, owner
     starts = np.r_[0, np.cumsum(sizes)[:-1]]
     position = np.arange(len(ranked)) - starts[owner_sorted]
     prefix = sizes - np.array([math.ceil(t * int(size)) for size in sizes]) + 1
     keep = position < prefix[owner_sorted]
+    del position
     prefix_tokens, prefix_owner = ranked[keep], owner_sorted[keep]
+    del keep, owner_sorted
     candidates = _prefix_pairs(prefix_tokens, prefix_owner)
     pairs = _unique_pairs(candidates, n)
-    by_set = [np.sort(ranked[starts[k]:starts[k] + sizes[k]]) for k in range(n)]
+    del prefix_tokens, prefix_owner
+    # Views, not copies: `ranked` is sorted by set, then by rank within a set.
+    by_set = [ranked[starts[k]:starts[k] + sizes[k]] for k in range(n)]
     for i, j in pairs.tolist():
         if submissions[i] == submissions[j]:
             continue
