@@ -10,6 +10,7 @@ import hashlib
 import logging
 import os
 import secrets
+import sys
 import time
 from collections.abc import Collection, Iterable, Iterator
 from datetime import UTC, datetime
@@ -339,11 +340,17 @@ class RunStore:
         self._size += len(line)
 
     def _remember(self, judgment: Judgment, offset: int) -> None:
-        ident = identity(judgment)
+        # The index's strings are interned: a claim key, a rubric and a judge are one string
+        # each, not one per line and index (the index is what grows with a run).
+        claim, rubric, judge, sample, swapped = identity(judgment)
+        ident = (sys.intern(claim), sys.intern(rubric) if rubric else None, sys.intern(judge),
+                 sample, swapped)
         self._latest.pop(ident, None)  # keep dict order = order of the newest lines
         self._latest[ident] = offset
         if judgment.final:
-            self.keys.add(line_key(judgment))
+            key = line_key(judgment)
+            self.keys.add(key._replace(claim=ident[0], judge=ident[2],
+                                       rubric=sys.intern(key.rubric) if key.rubric else None))
 
     def close(self) -> None:
         if self._handle is not None:
@@ -360,7 +367,8 @@ class RunStore:
         if self._claims is None:
             self._claims = {}
             for offset, claim in iter_jsonl_offsets(self.claims_path, ClaimInput):
-                self._claims[str(claim.key)] = (offset, _digest(claim.model_dump_json()))
+                self._claims[sys.intern(str(claim.key))] = (offset,
+                                                            _digest(claim.model_dump_json()))
         return self._claims
 
     def record_claims(self, claims: Iterable[ClaimInput]) -> None:
@@ -372,7 +380,7 @@ class RunStore:
             digest = _digest(line)
             held = known.get(str(claim.key))
             if held is None or held[1] != digest:
-                changed.append((str(claim.key), line, digest))
+                changed.append((sys.intern(str(claim.key)), line, digest))
         if not changed:
             return
         with self.claims_path.open("ab") as handle:
