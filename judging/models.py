@@ -14,6 +14,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PrivateAttr,
     StringConstraints,
     ValidationInfo,
     model_validator,
@@ -868,6 +869,8 @@ class ConsensusReport(VersionedModel):
     `judging run` that changes them makes it stale."""
     rules: ConsensusRules = Field(default_factory=ConsensusRules)
     claims: list[ClaimConsensus] = Field(default_factory=list)
+    _index: tuple[tuple[int, int], dict[str, tuple[ClaimConsensus, Reproduction]]] | None = \
+        PrivateAttr(default=None)
 
     @classmethod
     def migrate(cls, data: dict[str, Any]) -> dict[str, Any]:
@@ -881,11 +884,16 @@ class ConsensusReport(VersionedModel):
     def of(self, key: ClaimKey | str) -> tuple[ClaimConsensus, Reproduction] | None:
         """The registry claim a claim key reproduces, and its row there (None: not a registry
         claim, or not in this report)."""
-        for consensus in self.claims:
-            found = consensus.reproduction(key)
-            if found is not None:
-                return consensus, found
-        return None
+        # An index by claim key, made on first use (and again if `claims` changed): the second
+        # pass of `judging run` asks for every claim, and a scan per claim would be quadratic.
+        stamp = (id(self.claims), len(self.claims))
+        if self._index is None or self._index[0] != stamp:
+            index: dict[str, tuple[ClaimConsensus, Reproduction]] = {}
+            for consensus in self.claims:
+                for row in consensus.reproductions:
+                    index.setdefault(str(row.claim), (consensus, row))
+            self._index = (stamp, index)
+        return self._index[1].get(str(key))
 
     def agrees(self, key: ClaimKey | str) -> bool | None:
         """Whether a reproduction's verdict is its registry claim's consensus verdict: True when

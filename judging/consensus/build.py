@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 from scipy.sparse import coo_matrix
@@ -51,18 +52,30 @@ COPY_KINDS = ("duplicate_figure", "copied_justification")
 MIN_VALUES = 3
 
 
-def _chosen_lines(judgments: list[Judgment]) -> dict[str, dict[str, Judgment]]:
-    """Claim key -> rubric `id@version` -> the line that speaks for the AI."""
-    groups: dict[tuple[str, str], list[Judgment]] = defaultdict(list)
-    for judgment in judgments:
+class _Chosen(NamedTuple):
+    """What the consensus reads of a claim's chosen lines (one per rubric `id@version`, the line
+    that speaks for the AI): its outcomes, and whether one flags its figure as a copy of the
+    published one. Kept per registry claim instead of the lines, so that memory does not grow
+    with the judgments of a large run."""
+
+    outcomes: dict[str, str]
+    copy: bool
+
+
+def _chosen(lines: list[Judgment]) -> _Chosen:
+    """Of one claim's newest lines (in file order): per rubric the line that speaks for the AI."""
+    groups: dict[str, list[Judgment]] = defaultdict(list)
+    for judgment in lines:
         if judgment.rubric is not None:
-            groups[(str(judgment.claim), str(judgment.rubric))].append(judgment)
-    chosen: dict[str, dict[str, Judgment]] = defaultdict(dict)
-    for (key, rubric), lines in sorted(groups.items()):
-        line = choose_judgment(lines)
+            groups[str(judgment.rubric)].append(judgment)
+    chosen = {}
+    for rubric, group in sorted(groups.items()):
+        line = choose_judgment(group)
         if line is not None:
-            chosen[key][rubric] = line
-    return chosen
+            chosen[rubric] = line
+    return _Chosen(outcomes={rubric: _outcome(line) for rubric, line in chosen.items()},
+                   copy=any(f.name == COPY_OF_PUBLISHED for line in chosen.values()
+                            for f in line.flags))
 
 
 def _outcome(line: Judgment) -> str:
@@ -117,14 +130,14 @@ def _copy_groups(keys: list[str], integrity: IntegrityReport) -> list[list[str]]
 
 
 def _claim_consensus(claim_id: str, claims: list[ClaimInput],
-                     chosen: dict[str, dict[str, Judgment]],
+                     chosen: dict[str, _Chosen],
                      integrity: IntegrityReport, rules: ConsensusRules) -> ClaimConsensus:
     claims = sorted(claims, key=lambda c: str(c.key))
     rows: dict[str, Reproduction] = {}
     tolerances: dict[str, Tolerance | None] = {}
     for claim in claims:
         key = str(claim.key)
-        lines = chosen.get(key, {})
+        lines = chosen.get(key) or _Chosen(outcomes={}, copy=False)
         values = _values(claim)
         for value, tolerance in values:
             tolerances.setdefault(value.name, tolerance)
@@ -135,8 +148,8 @@ def _claim_consensus(claim_id: str, claims: list[ClaimInput],
             verdict=claim.claim.verdict, source_verdict=claim.claim.source_verdict,
             toy=claim.claim.toy, scale_note=claim.claim.scale_note,
             values=[v for v, _ in values],
-            outcomes={rubric: _outcome(line) for rubric, line in sorted(lines.items())})
-        if any(f.name == COPY_OF_PUBLISHED for line in lines.values() for f in line.flags):
+            outcomes=dict(lines.outcomes))
+        if lines.copy:
             row.independent = False
             row.flags.append(Flag(name=NOT_INDEPENDENT,
                                   detail="its reproduced figure is a copy of the published "
@@ -224,6 +237,7 @@ def _spread(name: str, tolerance: Tolerance | None, rows: list[Reproduction],
 def inputs_hash(store: RunStore, integrity: IntegrityReport) -> str:
     """What a consensus is computed from: the claims' stored contents' judgment input hashes and
     the integrity pairs (a later run that changes either makes a stored consensus stale)."""
+    # The lines are read one at a time and only these fields kept (not the judgments).
     lines = sorted((str(j.claim), str(j.rubric), j.judge, j.sample, j.input_hash)
                    for j in store.iter_latest_heads())
     claims = sorted(store.claim_keys())
@@ -234,21 +248,34 @@ def inputs_hash(store: RunStore, integrity: IntegrityReport) -> str:
 def compute_consensus(run_dir: Path, *, rules: ConsensusRules | None = None,
                       store: RunStore | None = None) -> ConsensusReport:
     """The consensus of every registry claim that the run's submissions reproduce (nothing is
-    written)."""
+    written).
+
+    Streams the run: the claims are read one at a time and only the registry ones' keys kept,
+    the chosen lines are read per claim and kept as their outcomes, and each registry claim's
+    reproductions are read back by key when its consensus is made; what grows with the run is
+    the report itself (a row per reproduction)."""
     rules = rules or ConsensusRules()
-    # `judging run` gives its own store, which knows its lines (no second read of the file).
+    # `judging run` gives its own store, which knows its lines (no second read of the file); it
+    # stays open for the caller.
+    opened = store is None
     store = store or RunStore.open(Path(run_dir), create=False)
     integrity = read_integrity(store.root)
-    by_claim: dict[str, list[ClaimInput]] = defaultdict(list)
+    by_claim: dict[str, list[str]] = defaultdict(list)
     for claim in store.iter_claims():
         if claim.reference is ReferenceOrigin.registry:
-            by_claim[claim.claim.claim_id].append(claim)
-    # The lines are read only when a registry claim has reproductions to make a consensus of.
-    chosen = _chosen_lines(store.latest()) if by_claim else {}
-    return ConsensusReport(
-        computed_at=datetime.now(UTC), inputs_hash=inputs_hash(store, integrity), rules=rules,
-        claims=[_claim_consensus(claim_id, claims, chosen, integrity, rules)
-                for claim_id, claims in sorted(by_claim.items())])
+            by_claim[claim.claim.claim_id].append(str(claim.key))
+    registry_keys = {key for keys in by_claim.values() for key in keys}
+    chosen = {key: _chosen(lines) for key, lines in store.latest_by_claim(registry_keys)}
+    consensus = []
+    for claim_id, keys in sorted(by_claim.items()):
+        claims = [claim for claim in map(store.claim, keys) if claim is not None]
+        consensus.append(_claim_consensus(claim_id, claims, chosen, integrity, rules))
+    report = ConsensusReport(computed_at=datetime.now(UTC),
+                             inputs_hash=inputs_hash(store, integrity), rules=rules,
+                             claims=consensus)
+    if opened:
+        store.close()
+    return report
 
 
 def run_consensus(run_dir: Path, *, rules: ConsensusRules | None = None,

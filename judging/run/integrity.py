@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import math
 import re
+import sys
+from array import array
 from collections.abc import Iterable, Iterator, Mapping
 from fractions import Fraction
 
@@ -80,35 +82,56 @@ def find_pairs(fingerprints: Mapping[str, Fingerprint] | Iterable[Fingerprint],
     `fingerprints` and `claims` may be streams (one pass over each; only the hashes and the
     shingles of each claim are kept)."""
     report = IntegrityReport()
-    figures = {}
+    # Per claim only its key's strings and its hash or shingle ids are kept, not the claim or
+    # its fingerprint (their models are ten times that); the keys are made again for the pairs.
+    figures: dict[str, tuple[str, str, int]] = {}
     for fp in (fingerprints.values() if isinstance(fingerprints, Mapping) else fingerprints):
-        figures[str(fp.claim)] = fp
+        figures[str(fp.claim)] = (sys.intern(fp.claim.submission_id), fp.claim.claim_id,
+                                  int(fp.phash, 16))
     keys = sorted(figures)
     report.figures = len(keys)
     found = []
-    for i, j, distance in _close_hashes([int(figures[k].phash, 16) for k in keys],
-                                        [figures[k].claim.submission_id for k in keys]):
+    for i, j, distance in _close_hashes([figures[k][2] for k in keys],
+                                        [figures[k][0] for k in keys]):
         found.append((keys[i], keys[j], IntegrityPair(
-            kind="duplicate_figure", a=figures[keys[i]].claim, b=figures[keys[j]].claim,
+            kind="duplicate_figure", a=_key(figures[keys[i]]), b=_key(figures[keys[j]]),
             score=distance)))
     report.pairs = [pair for *_, pair in sorted(found, key=lambda f: (f[0], f[1]))]
+    del figures, keys
 
-    # Per claim only its key and its shingle ids (8 bytes each) are kept, not the claim.
-    texts: list[tuple[str, ClaimKey, np.ndarray]] = []
+    # The shingle ids of every claim in one array (8 bytes each), their counts in another.
+    names: list[tuple[str, str, str]] = []
+    ids = array("Q")
+    sizes = array("q")
     for claim in (claims.values() if isinstance(claims, Mapping) else claims):
         tokens = _shingle_ids(claim.claim.justification)
         if len(tokens):
-            texts.append((str(claim.key), claim.key, tokens))
-    texts.sort(key=lambda t: t[0])
-    report.justifications = len(texts)
+            key = claim.key
+            names.append((str(key), sys.intern(key.submission_id), key.claim_id))
+            ids.frombytes(tokens.tobytes())
+            sizes.append(len(tokens))
+    report.justifications = len(names)
+    # In claim key order (as `_similar_sets` numbers them).
+    order = sorted(range(len(names)), key=lambda i: names[i][0])
+    names = [names[i] for i in order]
+    flat = np.frombuffer(ids, dtype=np.uint64)
+    count = np.frombuffer(sizes, dtype=np.int64)
+    starts = np.r_[0, np.cumsum(count)[:-1]].astype(np.int64)
+    ordered = np.concatenate([flat[starts[i]:starts[i] + count[i]] for i in order]) \
+        if order else np.empty(0, dtype=np.uint64)
+    count = count[order] if order else np.empty(0, dtype=np.int64)
+    del flat, ids, sizes, order, starts
     found = []
-    for i, j, similarity in _similar_sets([t[2] for t in texts],
-                                          [t[1].submission_id for t in texts]):
-        found.append((texts[i][0], texts[j][0], IntegrityPair(
-            kind="copied_justification", a=texts[i][1], b=texts[j][1],
+    for i, j, similarity in _similar_sets(ordered, count, [n[1] for n in names]):
+        found.append((names[i][0], names[j][0], IntegrityPair(
+            kind="copied_justification", a=_key(names[i][1:]), b=_key(names[j][1:]),
             score=round(similarity, 4))))
     report.pairs += [pair for *_, pair in sorted(found, key=lambda f: (f[0], f[1]))]
     return report
+
+
+def _key(held: tuple) -> ClaimKey:
+    return ClaimKey(submission_id=held[0], claim_id=held[1])
 
 
 def _shingle_ids(text: str) -> np.ndarray:
@@ -148,6 +171,13 @@ def _unique_pairs(chunks: Iterable[np.ndarray], n: int) -> np.ndarray:
     return np.stack([codes // n, codes % n], axis=1)
 
 
+#: Candidate pairs whose distance is computed at once (bounds the temporary arrays).
+DISTANCE_BLOCK = 65_536
+
+#: Set bits of each byte value.
+_POPCOUNT = np.array([bin(value).count("1") for value in range(256)], dtype=np.uint8)
+
+
 def _close_hashes(hashes: list[int], submissions: list[str]
                   ) -> Iterator[tuple[int, int, int]]:
     """(i, j, distance) of the hashes from different submissions at most FIGURE_MAX_DISTANCE
@@ -156,8 +186,9 @@ def _close_hashes(hashes: list[int], submissions: list[str]
     if n < 2:
         return
     nbytes = HASH_SIZE ** 2 // 8
-    bits = np.unpackbits(np.frombuffer(b"".join(h.to_bytes(nbytes, "big") for h in hashes),
-                                       dtype=np.uint8).reshape(n, nbytes), axis=1)
+    packed = np.frombuffer(b"".join(h.to_bytes(nbytes, "big") for h in hashes),
+                           dtype=np.uint8).reshape(n, nbytes)
+    bits = np.unpackbits(packed, axis=1)
     parts = FIGURE_MAX_DISTANCE + 1
     candidates = []
     for part in range(parts):
@@ -169,43 +200,58 @@ def _close_hashes(hashes: list[int], submissions: list[str]
         candidates.append(_unique_pairs(_run_pairs(np.argsort(values, kind="stable"), values),
                                         n))
     pairs = _unique_pairs(candidates, n)
+    del bits, candidates
     if not len(pairs):
         return
-    distance = (bits[pairs[:, 0]] != bits[pairs[:, 1]]).sum(axis=1)
-    for (i, j), d in zip(pairs.tolist(), distance.tolist(), strict=True):
-        if d <= FIGURE_MAX_DISTANCE and submissions[i] != submissions[j]:
-            yield i, j, int(d)
+    # Similar charts share chunks, so the candidates grow faster than the hashes: their distances
+    # are taken from the packed bytes (32 per hash, not 256 bits), a block of pairs at a time,
+    # and only the close pairs are kept.
+    close = []
+    for start in range(0, len(pairs), DISTANCE_BLOCK):
+        block = pairs[start:start + DISTANCE_BLOCK]
+        distance = _POPCOUNT[packed[block[:, 0]] ^ packed[block[:, 1]]].sum(axis=1)
+        near = distance <= FIGURE_MAX_DISTANCE
+        close.append((block[near], distance[near]))
+    for block, distance in close:
+        for (i, j), d in zip(block.tolist(), distance.tolist(), strict=True):
+            if submissions[i] != submissions[j]:
+                yield i, j, int(d)
 
 
-def _similar_sets(sets: list[np.ndarray], submissions: list[str]
+def _similar_sets(flat: np.ndarray, sizes: np.ndarray, submissions: list[str]
                   ) -> Iterator[tuple[int, int, float]]:
     """(i, j, Jaccard similarity) of the sets from different submissions at least
-    TEXT_MIN_SIMILARITY alike (prefix filtering, then the exact similarity)."""
-    n = len(sets)
+    TEXT_MIN_SIMILARITY alike (prefix filtering, then the exact similarity). `flat` holds every
+    set's distinct ids one set after the other, `sizes` their lengths."""
+    n = len(sizes)
     if n < 2:
         return
     # Exact arithmetic for ceil(t * size): 0.6 * 5 is 3.0000000000000004 in floats, and a prefix
     # one shingle too short could miss a pair.
     t = Fraction(TEXT_MIN_SIMILARITY).limit_denominator(1000)
-    sizes = np.array([len(s) for s in sets])
-    flat = np.concatenate(sets)
-    owner = np.repeat(np.arange(n), sizes)
-    tokens, inverse, counts = np.unique(flat, return_inverse=True, return_counts=True)
-    # Rank of each token in the global order: rarest first, ties by token.
-    rank = np.empty(len(tokens), dtype=np.int64)
-    rank[np.lexsort((np.arange(len(tokens)), counts))] = np.arange(len(tokens))
-    ranked = rank[inverse]
-    # Within each set, order its tokens by rank and keep the prefix.
-    order = np.lexsort((ranked, owner))
-    ranked, owner_sorted = ranked[order], owner[order]
+    ranked = _token_ranks(flat)
+    # Within each set, order its tokens by rank: one in-place sort of (set, rank) packed in an
+    # integer (ranks are distinct within a set), the order of a lexsort without its index array.
+    shift = max(1, int(ranked.max()).bit_length()) if len(ranked) else 1
+    packed = np.repeat(np.arange(n, dtype=np.int64), sizes)
+    packed <<= shift
+    packed |= ranked
+    del ranked
+    packed.sort()
+    packed &= (1 << shift) - 1
+    ranked = packed  # by set, then by rank within a set
+    # Keep each set's prefix (its first `prefix` entries).
     starts = np.r_[0, np.cumsum(sizes)[:-1]]
-    position = np.arange(len(ranked)) - starts[owner_sorted]
     prefix = sizes - np.array([math.ceil(t * int(size)) for size in sizes]) + 1
-    keep = position < prefix[owner_sorted]
-    prefix_tokens, prefix_owner = ranked[keep], owner_sorted[keep]
+    keep = np.arange(len(ranked)) < np.repeat(starts + prefix, sizes)
+    prefix_tokens = ranked[keep]
+    del keep
+    prefix_owner = np.repeat(np.arange(n, dtype=np.int64), prefix)
     candidates = _prefix_pairs(prefix_tokens, prefix_owner)
     pairs = _unique_pairs(candidates, n)
-    by_set = [np.sort(ranked[starts[k]:starts[k] + sizes[k]]) for k in range(n)]
+    del prefix_tokens, prefix_owner
+    # Views, not copies: `ranked` is sorted by set, then by rank within a set.
+    by_set = [ranked[starts[k]:starts[k] + sizes[k]] for k in range(n)]
     for i, j in pairs.tolist():
         if submissions[i] == submissions[j]:
             continue
@@ -216,6 +262,38 @@ def _similar_sets(sets: list[np.ndarray], submissions: list[str]
         similarity = shared / (sizes[i] + sizes[j] - shared)
         if similarity >= TEXT_MIN_SIMILARITY:
             yield i, j, float(similarity)
+
+
+def _token_ranks(flat: np.ndarray) -> np.ndarray:
+    """Each entry's rank in the global order of the distinct values: rarest first, ties by value.
+    What `np.unique(..., return_inverse=True, return_counts=True)` gives, with half of its
+    temporary arrays (each one entry per shingle of the run)."""
+    total = len(flat)
+    if total == 0:
+        return np.empty(0, dtype=np.int64)
+    order = np.argsort(flat)  # equal values share one rank: any order among them will do
+    values = flat[order]
+    first = np.empty(total, dtype=bool)
+    first[0] = True
+    np.not_equal(values[1:], values[:-1], out=first[1:])
+    del values
+    starts = np.flatnonzero(first)
+    counts = np.diff(starts, append=total)
+    del starts
+    group = np.cumsum(first, dtype=np.int64)  # of each sorted entry: its value's index, from 1
+    del first
+    group -= 1
+    # Rarest first, ties by value: a stable sort of the counts (values are in ascending order).
+    by_count = np.argsort(counts, kind="stable")
+    del counts
+    rank = np.empty(len(by_count), dtype=np.int64)
+    rank[by_count] = np.arange(len(by_count))
+    del by_count
+    group = rank[group]
+    del rank
+    ranked = np.empty(total, dtype=np.int64)
+    ranked[order] = group
+    return ranked
 
 
 def _prefix_pairs(tokens: np.ndarray, owners: np.ndarray) -> Iterator[np.ndarray]:

@@ -10,8 +10,9 @@ import hashlib
 import logging
 import os
 import secrets
+import sys
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, NamedTuple, TypeVar
@@ -369,11 +370,17 @@ class RunStore:
         self._size += len(line)
 
     def _remember(self, judgment: Judgment, offset: int) -> None:
-        ident = identity(judgment)
+        # The index's strings are interned: a claim key, a rubric and a judge are one string
+        # each, not one per line and index (the index is what grows with a run).
+        claim, rubric, judge, sample, swapped = identity(judgment)
+        ident = (sys.intern(claim), sys.intern(rubric) if rubric else None, sys.intern(judge),
+                 sample, swapped)
         self._latest.pop(ident, None)  # keep dict order = order of the newest lines
         self._latest[ident] = offset
         if judgment.final:
-            self.keys.add(line_key(judgment))
+            key = line_key(judgment)
+            self.keys.add(key._replace(claim=ident[0], judge=ident[2],
+                                       rubric=sys.intern(key.rubric) if key.rubric else None))
 
     def close(self) -> None:
         if self._handle is not None:
@@ -390,7 +397,8 @@ class RunStore:
         if self._claims is None:
             self._claims = {}
             for offset, claim in iter_jsonl_offsets(self.claims_path, ClaimInput):
-                self._claims[str(claim.key)] = (offset, _digest(claim.model_dump_json()))
+                self._claims[sys.intern(str(claim.key))] = (offset,
+                                                            _digest(claim.model_dump_json()))
         return self._claims
 
     def record_claims(self, claims: Iterable[ClaimInput]) -> None:
@@ -402,7 +410,7 @@ class RunStore:
             digest = _digest(line)
             held = known.get(str(claim.key))
             if held is None or held[1] != digest:
-                changed.append((str(claim.key), line, digest))
+                changed.append((sys.intern(str(claim.key)), line, digest))
         if not changed:
             return
         with self.claims_path.open("ab") as handle:
@@ -498,11 +506,14 @@ class RunStore:
         """How many claims have a line."""
         return len({ident[0] for ident in self._latest})
 
-    def latest_by_claim(self) -> Iterator[tuple[str, list[Judgment]]]:
-        """(claim key, its newest lines in file order) per claim, sorted by claim key: one
-        claim's lines in memory at a time."""
+    def latest_by_claim(self, keys: Collection[str] | None = None
+                        ) -> Iterator[tuple[str, list[Judgment]]]:
+        """(claim key, its newest lines in file order) per claim (of `keys` only, when given),
+        sorted by claim key: one claim's lines in memory at a time."""
         offsets: dict[str, list[int]] = {}
         for ident, offset in self._latest.items():
+            if keys is not None and ident[0] not in keys:
+                continue
             offsets.setdefault(ident[0], []).append(offset)
         for key in sorted(offsets):
             yield key, [self._line(offset) for offset in sorted(offsets[key])]
