@@ -21,9 +21,11 @@ import logging
 import multiprocessing
 import os
 import shutil
+import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
@@ -187,33 +189,88 @@ class MeasureStats:
     workers_died: int = 0
     timed_out: int = 0
     """Claims whose measurement outlasted the timeout."""
+    pools_replaced: int = 0
+    """Measuring pools that broke or wedged and were replaced (their claims measured again)."""
 
 
 MeasureTask = Callable[[ClaimInput, MeasureOptions, Path | None, Path | None, Path | None,
                         str | None], Measurement]
 
 
+class _PoolLost(Exception):
+    """The pool a claim was scheduled in broke or wedged before the claim's answer came back."""
+
+
+#: Seconds between two looks at the pool's health while a claim is measured in it.
+HEALTH_CHECK_S = 1.0
+#: Slack over the timeout before a pool that finishes nothing is called wedged (dispatch,
+#: pickling, a busy machine).
+WEDGE_GRACE_S = 30.0
+
+
+@dataclass
+class _Generation:
+    """One pebble pool and what the watch knows of it."""
+
+    pool: ProcessPool
+    held: int = 0
+    """Claims scheduled in it and not yet answered."""
+    progress_at: float = field(default_factory=time.monotonic)
+    """When it last answered a claim (or was given one while it held none)."""
+
+
 class MeasurePool:
     """The run's measuring processes (`workers` of them; 0: measure in a thread of this process,
     for debugging and profiling). `task` is what a worker runs per claim (`measure_and_store`;
     a test gives one that kills its process); `timeout` the seconds a claim may take (None: no
-    limit)."""
+    limit).
+
+    pebble attributes a dead worker to its claim and stops a claim that outlasts the timeout,
+    but its pool can itself break or wedge: a worker killed while it holds the workers' shared
+    channel lock, or one lost when no claim is known to be running on it, leaves the claims
+    queued behind it unanswered forever (pebble issues #69, #153, #163; reproduced here with a
+    worker SIGKILLed under a deep queue). So at most 2 x `workers` claims are in the pool at a
+    time (a queued claim then starts within one timeout), each claim's wait looks at the pool's
+    health every HEALTH_CHECK_S, and a pool that broke (pebble's status) or answered nothing for
+    longer than the timeout (plus WEDGE_GRACE_S) while it held claims is retired and replaced;
+    the claims it held are measured again in the new pool, once: a claim that loses a second
+    pool is that claim's error. pebble has no hook for this, and no maintained pool both stops
+    a hung task and survives a lost worker, hence this hand-written watch."""
 
     def __init__(self, workers: int | None = None, *, task: MeasureTask = measure_and_store,
                  timeout: float | None = DEFAULT_MEASURE_TIMEOUT):
         self.workers = default_workers() if workers is None else workers
         self.task = task
         self.timeout = timeout
-        self._pool: ProcessPool | None = None
+        self._current: _Generation | None = None
+        self._slots: asyncio.Semaphore | None = None
         self.died = 0
         """Workers lost while measuring a claim."""
         self.timed_out = 0
         """Workers stopped on a claim that outlasted the timeout."""
+        self.replaced = 0
+        """Pools retired because they broke or wedged (see the class docstring)."""
 
-    def _get(self) -> ProcessPool:
-        if self._pool is None:
-            self._pool = ProcessPool(max_workers=self.workers, context=_context())
-        return self._pool
+    def _get(self) -> _Generation:
+        if self._current is None:
+            self._current = _Generation(ProcessPool(max_workers=self.workers,
+                                                    context=_context()))
+        return self._current
+
+    def _wedged(self, generation: _Generation) -> bool:
+        if self.timeout is None or generation.held == 0:
+            return False
+        return time.monotonic() - generation.progress_at > self.timeout + WEDGE_GRACE_S
+
+    def _retire(self, generation: _Generation, why: str) -> None:
+        if self._current is not generation:
+            return  # another claim of the same pool retired it already
+        self._current = None
+        self.replaced += 1
+        log.error("the measuring pool %s: a new pool measures its claims again", why)
+        # Stopped in a thread of its own: a wedged pool's join may never return.
+        threading.Thread(target=_stop_quietly, args=(generation.pool,), daemon=True,
+                         name="retire-measure-pool").start()
 
     async def measure(self, claim: ClaimInput, options: MeasureOptions, *,
                       run_root: Path | None, out_dir: Path | None, cache_root: Path | None,
@@ -221,9 +278,52 @@ class MeasurePool:
         args = (claim, options, run_root, out_dir, cache_root, key)
         if self.workers == 0:
             return await asyncio.to_thread(self.task, *args)
-        future = self._get().schedule(self.task, args=args, timeout=self.timeout)
+        if self._slots is None:
+            self._slots = asyncio.Semaphore(2 * self.workers)
+        async with self._slots:
+            try:
+                return await self._measure_once(claim, args)
+            except _PoolLost:
+                pass  # not this claim's doing (as far as anyone knows): once more, in a new pool
+            try:
+                return await self._measure_once(claim, args)
+            except _PoolLost as lost:
+                raise MeasureWorkerDied(
+                    f"the measuring pool broke twice while it held this claim ({lost}): a "
+                    f"rerun measures it again") from lost
+
+    async def _measure_once(self, claim: ClaimInput, args: tuple) -> Measurement:
+        generation = self._get()
         try:
-            return await asyncio.wrap_future(future)
+            future = generation.pool.schedule(self.task, args=args, timeout=self.timeout)
+        except RuntimeError as exc:  # pebble: "Unexpected error within the Pool"
+            self._retire(generation, f"refused a claim ({exc})")
+            raise _PoolLost(str(exc)) from exc
+        if generation.held == 0:
+            generation.progress_at = time.monotonic()
+        generation.held += 1
+        waiting = asyncio.wrap_future(future)
+        try:
+            # Bounded: the pool answers, breaks, or is wedged after the timeout and the grace.
+            while not waiting.done():
+                await asyncio.wait({waiting}, timeout=HEALTH_CHECK_S)
+                if waiting.done():
+                    break
+                if not generation.pool.active:
+                    why = "broke"
+                elif self._wedged(generation):
+                    why = (f"answered nothing for {self.timeout:g} + {WEDGE_GRACE_S:g} s while "
+                           f"it held claims (wedged)")
+                else:
+                    continue
+                self._retire(generation, why)
+                waiting.cancel()
+                raise _PoolLost(f"it {why}")
+            generation.progress_at = time.monotonic()
+            return waiting.result()
+        except BrokenProcessPool as exc:
+            self._retire(generation, f"broke ({exc})")
+            raise _PoolLost(f"it broke: {exc}") from exc
         except ProcessExpired as exc:
             self.died += 1
             log.error("the process measuring %s died (exit code %s); a new one measures the "
@@ -240,13 +340,30 @@ class MeasurePool:
                 f"measuring this claim took longer than {self.timeout:g} s, so its process was "
                 f"stopped (a hung image library?): a rerun measures it again "
                 f"(--measure-timeout sets the limit)") from exc
+        finally:
+            generation.held -= 1
 
     def shutdown(self, *, wait: bool = True) -> None:
-        pool, self._pool = self._pool, None
-        if pool is None:
+        current, self._current = self._current, None
+        self._slots = None
+        if current is None:
+            return
+        pool = current.pool
+        if not pool.active:  # broke at the very end: stopped aside, as a retired pool is
+            threading.Thread(target=_stop_quietly, args=(pool,), daemon=True,
+                             name="retire-measure-pool").start()
             return
         if wait:
             pool.close()  # the scheduled claims finish first
         else:
             pool.stop()
         pool.join()
+
+
+def _stop_quietly(pool: ProcessPool) -> None:
+    """Stop a retired pool (in a daemon thread: pebble's join of a wedged pool may not return)."""
+    try:
+        pool.stop()
+        pool.join(timeout=30)
+    except (RuntimeError, OSError, TimeoutError) as exc:
+        log.warning("a retired measuring pool did not stop cleanly (%s)", exc)

@@ -539,11 +539,12 @@ class Runner:
                 "not_addressed": len(result.not_addressed),
                 # what measuring cost: figure claims measured, read from the measurement cache,
                 # CPU milliseconds spent, measuring processes that died or were stopped on a
-                # claim that outlasted the timeout
+                # claim that outlasted the timeout, pools replaced because they broke
                 "measured": stats.measured, "measure_cache_hits": stats.cached,
                 "measure_cpu_ms": round(stats.cpu_s * 1000),
                 "measure_workers_died": stats.workers_died,
-                "measure_timed_out": stats.timed_out}
+                "measure_timed_out": stats.timed_out,
+                "measure_pools_replaced": stats.pools_replaced}
             store.write_info()
         # The consensus side file follows the judgments it is computed from: review push and the
         # report read it as written, so a run that adds claims must not leave it stale.
@@ -690,6 +691,7 @@ class Runner:
         await asyncio.to_thread(self.pool.shutdown)
         self.measure_stats.workers_died = self.pool.died
         self.measure_stats.timed_out = self.pool.timed_out
+        self.measure_stats.pools_replaced = self.pool.replaced
 
     async def estimate(self) -> list[Estimate]:
         """What the pending work would cost, per judge, without calling any endpoint: claims are

@@ -219,7 +219,10 @@ def test_nothing_personal_or_local_in_any_staged_file(resolved, staged) -> None:
             if len(path) > 1:
                 assert path.encode() not in data, (name, path)
         assert not re.search(rb"/home/(?!<user>)", data), name
-        assert b'"/' not in data, name  # no JSON string is an absolute path
+        # No JSON string is an absolute path: asked of text (a parquet file's raw bytes are
+        # binary, where `"/` turns up by chance; its decoded rows are asked instead).
+        if not name.endswith(".parquet"):
+            assert b'"/' not in data, name
 
 
 def test_reviewers_pseudonymised_and_hashes_survive(resolved, staged) -> None:

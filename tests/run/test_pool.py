@@ -9,6 +9,7 @@ import asyncio
 import json
 import os
 import shutil
+import threading
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ from judging.cli import main
 from judging.hashing import slug
 from judging.models import ClaimInput
 from judging.run import Runner, RunRequest
+from judging.run.measure import Measurement
 from judging.run.pool import MeasurePool, measure_and_store
 from judging.rundir import RunPaths
 from tests.conftest import SubmissionBuilder, render_chart
@@ -187,6 +189,38 @@ def test_a_hung_measurement_is_stopped_at_the_timeout_and_costs_only_its_claim(
         assert lines[(claim_id, "figure-match")]["status"] == "scored", claim_id
     assert result.measure.timed_out == 1
     assert _counts(out)["measure_timed_out"] == 1
+
+
+def answers_then_dies(claim: object, *args: object) -> Measurement:
+    """A measuring task whose process dies just after it answered (the OOM killer picking an
+    idle worker): pebble then finds no claim to charge and marks its whole pool broken."""
+    if claim == "dies-when-idle":
+        threading.Timer(0.2, os._exit, args=(17,)).start()
+    return Measurement(figure_error=f"measured {claim}")
+
+
+def test_a_worker_lost_while_idle_breaks_no_claim_the_pool_is_replaced() -> None:
+    async def scenario() -> tuple[list[Measurement], MeasurePool]:
+        pool = MeasurePool(2, task=answers_then_dies, timeout=60)
+
+        async def measure(claim: str) -> Measurement:
+            return await pool.measure(claim, None, run_root=None, out_dir=None,  # type: ignore
+                                      cache_root=None, key=None)
+
+        await measure("dies-when-idle")
+        broken = pool._current.pool  # type: ignore[union-attr]
+        for _ in range(300):  # until pebble has seen the death (its pool is then broken)
+            if not broken.active:
+                break
+            await asyncio.sleep(0.1)
+        assert not broken.active, "the worker did not die"
+        answers = await asyncio.gather(*(measure(f"c{i}") for i in range(6)))
+        await asyncio.to_thread(pool.shutdown)
+        return answers, pool
+
+    answers, pool = asyncio.run(asyncio.wait_for(scenario(), timeout=120))
+    assert [a.figure_error for a in answers] == [f"measured c{i}" for i in range(6)]
+    assert pool.replaced == 1 and pool.died == 0
 
 
 def test_linking_a_cached_image_twice_leaves_no_temporary_file(tmp_path: Path) -> None:
