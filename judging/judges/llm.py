@@ -350,6 +350,8 @@ class EndpointClient:
         not known)."""
         self._clients: list[openai.AsyncOpenAI] = []
         self._busy: list[int] = []
+        self.chat_completions_url = "/chat/completions"
+        """Where calls are posted (absolute once the clients are built)."""
 
     def _make(self, size: int | None, ssl_context: Any = None, *,
               aiohttp: bool = False) -> openai.AsyncOpenAI:
@@ -378,6 +380,11 @@ class EndpointClient:
             context = httpx2.create_ssl_context()
             self._clients = [self._make(size, context) for size in sizes]
         self._busy = [0] * len(self._clients)
+        # Absolute, made once: the SDK merges a relative path into its base URL on every call
+        # (two URL parses, 0.4 ms of CPU a call at concurrency 64); an absolute one it parses once.
+        base = self._clients[0].base_url
+        if not base.query:  # (a base URL with a query string is left to the SDK to merge)
+            self.chat_completions_url = f"{base}chat/completions"
 
     @property
     def client(self) -> openai.AsyncOpenAI:
@@ -513,7 +520,7 @@ class OpenAIJudge:
         # more on a body that carries two base64 figures.
         content = pydantic_core.to_json(body)
         async with self.endpoint.lease() as client:
-            response = await client.post("/chat/completions", content=content,
+            response = await client.post(self.endpoint.chat_completions_url, content=content,
                                          cast_to=httpx2.Response)
         return pydantic_core.from_json(response.content)
 
@@ -544,8 +551,10 @@ class OpenAIJudge:
                 self.budget.charge(cost)
             # The answer is cached before its slot is released: a crash then loses at most the
             # calls in flight, never an answer that arrived (a small write, well under a call).
+            # In a thread: the file system's calls (create, write, rename) then cost the event
+            # loop nothing (they release the GIL), where they were a tenth of its time.
             if self.cache is not None:
-                self.cache.put(request.request_hash, {
+                await asyncio.to_thread(self.cache.put, request.request_hash, {
                     "model": self.model, "mode": request.mode, "latency_s": latency,
                     "created": datetime.now(UTC).isoformat(), "body": body})
         # Let the call that was waiting for this slot go out before this answer is processed.
