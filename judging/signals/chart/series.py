@@ -202,14 +202,36 @@ class _Comps:
     y0: np.ndarray
 
 
+def _extent(mask: np.ndarray, margin: int = 0) -> tuple[int, int, int, int] | None:
+    """(top, bottom, left, right), half-open, of a mask's pixels grown by `margin` within the
+    array, or None for an empty mask. A colour's ink covers a part of the plot area: labelling,
+    hole filling and dilation on that part give the same pixels as on the whole area."""
+    rows = np.flatnonzero(mask.any(axis=1))
+    if rows.size == 0:
+        return None
+    cols = np.flatnonzero(mask.any(axis=0))
+    hh, ww = mask.shape
+    return (max(0, int(rows[0]) - margin), min(hh, int(rows[-1]) + margin + 1),
+            max(0, int(cols[0]) - margin), min(ww, int(cols[-1]) + margin + 1))
+
+
 def _components(mask: np.ndarray) -> _Comps:
-    labels, n = ndimage.label(mask, structure=np.ones((3, 3), bool))
-    objs = ndimage.find_objects(labels)
+    """8-connected components, labelled on the mask's extent (raster order within it is the
+    whole array's, so the labels are the same)."""
+    labels = np.zeros(mask.shape, np.int32)
+    box = _extent(mask)
+    if box is None:
+        empty = np.zeros(0)
+        return _Comps(labels, 0, empty, empty, empty, empty, empty)
+    t, b, l, r = box
+    sub, n = ndimage.label(mask[t:b, l:r], structure=np.ones((3, 3), bool))
+    labels[t:b, l:r] = sub
+    objs = ndimage.find_objects(sub)
     w = np.array([sl[1].stop - sl[1].start for sl in objs], dtype=float)
     h = np.array([sl[0].stop - sl[0].start for sl in objs], dtype=float)
-    x0 = np.array([sl[1].start for sl in objs], dtype=float)
-    y0 = np.array([sl[0].start for sl in objs], dtype=float)
-    area = np.bincount(labels.ravel(), minlength=n + 1)[1:].astype(float)
+    x0 = np.array([sl[1].start + l for sl in objs], dtype=float)
+    y0 = np.array([sl[0].start + t for sl in objs], dtype=float)
+    area = np.bincount(sub.ravel(), minlength=n + 1)[1:].astype(float)
     return _Comps(labels, n, w, h, area, x0, y0)
 
 
@@ -239,8 +261,8 @@ def _style_split(mask: np.ndarray, plot_w: int, min_px: int) -> list[tuple[str, 
     def near(target: np.ndarray, gap: float) -> np.ndarray:
         if not target.any():
             return np.zeros(c.n, bool)
-        tmask = np.isin(c.labels, np.nonzero(target)[0] + 1)
-        grown = ndimage.binary_dilation(tmask, iterations=max(1, int(round(gap))))
+        tmask = np.concatenate([[False], target])[c.labels]
+        grown = _dilate(tmask, max(1, int(round(gap))))
         touched = np.unique(c.labels[grown & (c.labels > 0)]) - 1
         out = np.zeros(c.n, bool)
         out[touched] = True
@@ -261,7 +283,7 @@ def _style_split(mask: np.ndarray, plot_w: int, min_px: int) -> list[tuple[str, 
         px = c.area[sel].sum()
         if px < min_px or px < 0.1 * total:
             continue
-        m = np.isin(c.labels, np.nonzero(sel)[0] + 1)
+        m = np.concatenate([[False], sel])[c.labels]
         out.append((name, m, lw))
     return out
 
@@ -443,11 +465,26 @@ def _compact(c: _Comps) -> tuple[np.ndarray, np.ndarray]:
     return span, (c.area >= 0.4 * c.w * c.h) & (span <= 2.5 * small) & (small >= 3)
 
 
+def _centres(c: _Comps) -> list[tuple[float, float]]:
+    """Each component's centre (row, column): `ndimage.center_of_mass(mask, c.labels, 1..n)`
+    on the components' extent (sums of whole pixel coordinates, exact either way)."""
+    box = _extent(c.labels)
+    if box is None:
+        return []
+    t, b, l, r = box
+    labels = c.labels[t:b, l:r].ravel()
+    rows, cols = np.indices((b - t, r - l))
+    count = np.bincount(labels, minlength=c.n + 1)[1:]
+    cy = np.bincount(labels, weights=(rows + t).ravel(), minlength=c.n + 1)[1:] / count
+    cx = np.bincount(labels, weights=(cols + l).ravel(), minlength=c.n + 1)[1:] / count
+    return list(zip(cy.tolist(), cx.tolist()))
+
+
 def _markers(mask: np.ndarray, c: _Comps) -> list[tuple[float, float]]:
     """Marker centres of a mask that `_scattered` accepted (`c`: its components)."""
     _, compact = _compact(c)
     typical = float(np.median(c.area[compact]))
-    centres = ndimage.center_of_mass(mask, c.labels, np.arange(1, c.n + 1))
+    centres = _centres(c)
     points = []
     big_blobs = 0
     for k in range(c.n):
@@ -476,13 +513,17 @@ def _markers(mask: np.ndarray, c: _Comps) -> list[tuple[float, float]]:
 
 def _runs(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Vertical runs of a mask: (column, centre row, length), ordered by column then row."""
-    hh, ww = mask.shape
-    padded = np.zeros((ww, hh + 2), np.int8)
-    padded[:, 1:-1] = mask.T
+    box = _extent(mask)
+    if box is None:
+        empty = np.zeros(0, np.intp)
+        return empty, empty.astype(float), empty.astype(float)
+    t, b, l, r = box
+    padded = np.zeros((r - l, b - t + 2), np.int8)
+    padded[:, 1:-1] = mask[t:b, l:r].T
     d = np.diff(padded, axis=1)
     cs, rs = np.nonzero(d == 1)
     _, re = np.nonzero(d == -1)
-    return cs, (rs + re - 1) / 2.0, (re - rs).astype(float)
+    return cs + l, (rs + re - 1 + 2 * t) / 2.0, (re - rs).astype(float)
 
 
 def _lines(mask: np.ndarray, max_tracks: int = 4) -> list[tuple[np.ndarray, np.ndarray, float]]:
@@ -521,7 +562,10 @@ def _lines(mask: np.ndarray, max_tracks: int = 4) -> list[tuple[np.ndarray, np.n
     lens0 = np.full(K, 1.0)
     for k, j in enumerate(order):
         lens0[k] = first_len[j]
-    for step in (1, -1):
+    if K == 1:
+        ys[0] = _follow_one(centres, lengths, starts, counts, best_mid, ys[0, best_mid],
+                            lens0[0], hh, ww)
+    for step in ((1, -1) if K > 1 else ()):
         last = ys[:, best_mid].copy()
         last_x = np.full(K, best_mid)
         last_len = lens0.copy()
@@ -577,6 +621,48 @@ def _lines(mask: np.ndarray, max_tracks: int = 4) -> list[tuple[np.ndarray, np.n
     return out
 
 
+def _follow_one(centres: np.ndarray, lengths: np.ndarray, starts: np.ndarray,
+                counts: np.ndarray, start_x: int, y0: float, len0: float, hh: int, ww: int
+                ) -> np.ndarray:
+    """`_lines`' tracking when there is one track (most colour groups): from `start_x` both
+    ways, the nearest run within reach of the predicted height in each column. The same
+    arithmetic and choices as the general pass (the first of equally near runs), in Python
+    floats: numpy's per-call cost on arrays of one or two runs was most of a chart reading's
+    line tracing."""
+    ys = np.full(ww, np.nan)
+    ys[start_x] = y0
+    centre, length = centres.tolist(), lengths.tolist()
+    first, count = starts.tolist(), counts.tolist()
+    lost_after, far, drift, steepest = 0.08 * ww, 0.25 * hh, 0.02 * hh, 0.5 * hh
+    for step in (1, -1):
+        last, last_x, last_len, slope = float(y0), start_x, float(len0), 0.0
+        x = start_x + step
+        while 0 <= x < ww:
+            if count[x]:
+                gap = abs(x - last_x)
+                lost = gap > lost_after
+                pred = last + slope * (x - last_x)
+                best, best_dist = -1, 0.0
+                for i in range(first[x], first[x + 1]):
+                    dist = abs(pred - centre[i])
+                    reach = 4 + 0.6 * (last_len + length[i]) + drift * (gap - 1)
+                    if lost:
+                        reach = max(reach, far)
+                    if dist <= reach and (best < 0 or dist < best_dist):
+                        best, best_dist = i, dist
+                if best >= 0:
+                    y = centre[best]
+                    if not lost and gap <= 3:
+                        slope = 0.7 * slope + 0.3 * min(max((y - last) / (x - last_x),
+                                                            -steepest), steepest)
+                    else:
+                        slope = 0.0
+                    ys[x] = y
+                    last, last_x, last_len = y, x, length[best]
+            x += step
+    return ys
+
+
 # --------------------------------------------------------------------------- entry point
 
 
@@ -612,7 +698,7 @@ def extract_series(page: Page, box: Box, exclude: list[tuple[int, int, int, int]
     strength = np.abs(lum - bg_lum)
     achromatic = ink & ~chromatic & (strength > 50)
     # The pale fringe of a coloured line is not a grey line.
-    achromatic &= ~ndimage.binary_dilation(chromatic, iterations=2)
+    achromatic &= ~_dilate(chromatic, 2)
     _drop_edge_ticks(achromatic)
     min_px = max(20, int(0.04 * ww))
     groups = [(c, mk, True) for c, mk in _colour_groups(rgb, chroma, chromatic, plot_bg, min_px)]
@@ -632,7 +718,7 @@ def extract_series(page: Page, box: Box, exclude: list[tuple[int, int, int, int]
             ys = np.array([p[1] for p in bars]) + t
             series.append(RawSeries("bar", _rgb(colour), "bars", xs, ys, 0.9, int(sub.sum()),
                                     chrom))
-    edges = ndimage.binary_dilation(bar_mask, iterations=3) if bar_mask.any() else None
+    edges = _dilate(bar_mask, 3) if bar_mask.any() else None
     # Then, per colour (grey level), the line styles together: one colour is one series unless
     # its pixels hold several curves (tracks), each named after the style of most of its pixels.
     for gi, (colour, _, chrom) in enumerate(groups):
@@ -756,7 +842,7 @@ def _scattered(mask: np.ndarray, c: _Comps) -> bool:
     # Markers survive an opening by a disk a third of their size, lines between them do not.
     r = max(2, int(round(0.3 * size)))
     yy, xx = np.mgrid[-r:r + 1, -r:r + 1]
-    opened = ndimage.binary_opening(mask, structure=(xx ** 2 + yy ** 2) <= r * r + 0.5)
+    opened = _open(mask, (xx ** 2 + yy ** 2) <= r * r + 0.5)
     return float(opened.sum()) >= 0.75 * float(mask.sum()) or not _chained(c)
 
 
@@ -788,7 +874,7 @@ def _markers_without_lines(mask: np.ndarray, c: _Comps) -> np.ndarray | None:
     # would erase triangle markers with the line.
     r = max(2, int(round(0.2 * size)))
     yy, xx = np.mgrid[-r:r + 1, -r:r + 1]
-    opened = ndimage.binary_opening(mask, structure=(xx ** 2 + yy ** 2) <= r * r + 0.5)
+    opened = _open(mask, (xx ** 2 + yy ** 2) <= r * r + 0.5)
     if float(opened.sum()) < CLOUD_INK * float(mask.sum()):
         return None
     # Markers, not a thick line: the opened ink is many pieces, not one or two strokes.
@@ -811,17 +897,57 @@ def _stacked(mask: np.ndarray) -> float:
 
 
 def _fill_small_holes(mask: np.ndarray, hh: int, ww: int) -> np.ndarray:
-    """Hollow markers filled (holes no bigger than a marker), for telling markers apart."""
-    filled = ndimage.binary_fill_holes(mask)
-    holes = filled & ~mask
-    if not holes.any():
+    """Hollow markers filled (holes no bigger than a marker), for telling markers apart.
+
+    A hole is a piece of background (4-connected, as `binary_fill_holes` has it) that does not
+    reach the edge: one labelling of the background finds them all, where `binary_fill_holes`
+    grows the outside by one pixel per pass (a fifth of a chart reading on real figures)."""
+    # On the ink's extent grown by a pixel: the ring of background around it joins everything
+    # that reaches the extent's edge to the outside, as the whole area's edge would.
+    box = _extent(mask, 1)
+    if box is None:
         return mask
-    lab, n = ndimage.label(holes)
-    sizes = np.bincount(lab.ravel(), minlength=n + 1)
+    t, b, l, r = box
+    background, n = ndimage.label(~mask[t:b, l:r])
+    if n == 0:
+        return mask
+    outside = np.zeros(n + 1, bool)
+    for edge in (background[0], background[-1], background[:, 0], background[:, -1]):
+        outside[edge] = True
+    sizes = np.bincount(background.ravel(), minlength=n + 1)
     limit = (0.05 * min(hh, ww)) ** 2
-    keep = sizes <= limit
+    keep = ~outside & (sizes <= limit)
     keep[0] = False
-    return mask | keep[lab]
+    if not keep.any():
+        return mask
+    filled = mask.copy()
+    filled[t:b, l:r] |= keep[background]
+    return filled
+
+
+def _open(mask: np.ndarray, structure: np.ndarray) -> np.ndarray:
+    """`ndimage.binary_opening(mask, structure=...)` on the mask's extent: an opening keeps a
+    subset of the mask, and erosion sees background beyond the extent either way."""
+    out = np.zeros(mask.shape, bool)
+    box = _extent(mask)
+    if box is None:
+        return out
+    t, b, l, r = box
+    out[t:b, l:r] = ndimage.binary_opening(mask[t:b, l:r], structure=structure)
+    return out
+
+
+def _dilate(mask: np.ndarray, iterations: int) -> np.ndarray:
+    """`ndimage.binary_dilation(mask, iterations=...)`, computed on the mask's bounding box grown
+    by `iterations` (nothing outside it can be reached): the same pixels, at the cost of the
+    ink's extent rather than the whole plot area's."""
+    out = np.zeros(mask.shape, bool)
+    box = _extent(mask, iterations)
+    if box is None:
+        return out
+    t, b, l, r = box
+    out[t:b, l:r] = ndimage.binary_dilation(mask[t:b, l:r], iterations=iterations)
+    return out
 
 
 def _drop_edge_ticks(mask: np.ndarray) -> None:
@@ -834,9 +960,9 @@ def _drop_edge_ticks(mask: np.ndarray) -> None:
     y1 = c.y0 + c.h - 1
     edge = (c.x0 <= 4) | (c.y0 <= 4) | (x1 >= ww - 5) | (y1 >= hh - 5)
     short = np.maximum(c.w, c.h) <= max(12, 0.035 * max(hh, ww))
-    drop = np.nonzero(edge & short)[0] + 1
-    if drop.size:
-        mask[np.isin(c.labels, drop)] = False
+    drop = edge & short
+    if drop.any():
+        mask[np.concatenate([[False], drop])[c.labels]] = False
 
 
 def _rgb(colour: np.ndarray) -> tuple[int, int, int]:
