@@ -535,13 +535,18 @@ def align(published: Image.Image, reproduced: Image.Image, *, native: float = 1.
         return _ink(_gray(resample(published, step, origin, small, fill=fill)), backgrounds[0])
 
     best: tuple[float, Alignment] | None = None
-    for guess in _hypotheses(published, reproduced, (pbox, rbox), native):
+    # Hypotheses often coincide (figures of one size and layout: every scale is 1), and an
+    # equal candidate scores the same and cannot win over the first (strictly better wins):
+    # each distinct one is tried once.
+    for guess in dict.fromkeys(_hypotheses(published, reproduced, (pbox, rbox), native)):
+        guess_marks = marks(guess)
         candidates = [guess] + [guess.corrected(rbox, small, (dx, dy), (0.0, 0.0)) for dy, dx in
-                                phase_peaks(ink * taper, marks(guess) * taper, TRANSLATION_PEAKS)]
+                                phase_peaks(ink * taper, guess_marks * taper, TRANSLATION_PEAKS)]
         for candidate in candidates:
             if not candidate.plausible():
                 continue
-            moved = ndimage.gaussian_filter(marks(candidate), 1.0)
+            moved = ndimage.gaussian_filter(
+                guess_marks if candidate is guess else marks(candidate), 1.0)
             score = float((smooth * (moved - moved.mean())).mean() / (moved.std() or 1.0))
             if best is None or score > best[0]:
                 best = (score, candidate)
