@@ -10,6 +10,9 @@ claim one. Printed, with the acceptance targets of issue 15:
   bound (extra calls x latency / concurrency), at each --concurrency (target <= 1.2x);
 - cold: a fresh measurement cache, the whole 400-claim run against max(concurrency bound,
   measurement CPU time / cores) (target <= 1.2x: measurement and calls overlap);
+- floor: the same number of calls as the warm part's extra ones through the openai SDK alone,
+  on judging's own call path and transport with a figure claim's body, and no judging work:
+  the client's cost on this machine, under which no run's ratio can go;
 - peer: calls/s of `judging run` on number claims against inspect_ai's `model_graded_qa` over
   the same endpoint, at the same concurrency (target >= 2x). inspect-ai is installed into its
   own venv (`--inspect-venv`, created on first use).
@@ -17,7 +20,7 @@ claim one. Printed, with the acceptance targets of issue 15:
 Every run is a real `judging run` (Runner.run: loading, planning, measuring, calls, lines).
 
     .venv/bin/python benchmarks/judging.py [--latency 0.2] [--concurrency 16 64]
-        [--figures 400 --base 100] [--numbers 800] [--only warm cold peer]
+        [--figures 400 --base 100] [--numbers 800] [--only floor warm cold peer]
 """
 
 from __future__ import annotations
@@ -188,6 +191,61 @@ def warm(bench: Bench, args: argparse.Namespace) -> None:
               f"{k_big['mean_latency_ms']} ms on average as the client saw it")
 
 
+async def _sdk_floor(url: str, concurrency: int, calls: int, image: Path) -> float:
+    """Wall seconds of `calls` chat completions through the openai SDK alone, over the
+    transport and the call path `judging run` uses (one AsyncOpenAI client on the SDK's
+    aiohttp transport sized to the concurrency, a body serialised once by pydantic-core and
+    posted as bytes, the answer read as raw JSON), each body a figure claim's shape: a prompt and
+    the published and reproduced figures as PNG data URIs. No judging work at all: what the
+    client costs on this machine, the floor under any run's ratio."""
+    import base64
+
+    import httpx2
+    import openai
+    import pydantic_core
+
+    uri = "data:image/png;base64," + base64.b64encode(image.read_bytes()).decode("ascii")
+    content = [{"type": "text", "text": "Judge the reproduced figure against the published one "
+                                        "and answer the rubric's JSON schema."},
+               {"type": "image_url", "image_url": {"url": uri, "detail": "low"}},
+               {"type": "image_url", "image_url": {"url": uri, "detail": "low"}}]
+    limits = httpx2.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+    client = openai.AsyncOpenAI(base_url=url, api_key="sk-bench", max_retries=2,
+                                http_client=openai.DefaultAioHttpClient(limits=limits))
+    endpoint = f"{client.base_url}chat/completions"
+    limiter = asyncio.Semaphore(concurrency)
+
+    async def call(seed: int) -> None:
+        body = pydantic_core.to_json({"model": MODEL, "seed": seed,
+                                      "messages": [{"role": "user", "content": content}],
+                                      "response_format": {"type": "json_object"}})
+        async with limiter:
+            response = await client.post(endpoint, content=body, cast_to=httpx2.Response)
+        pydantic_core.from_json(response.content)
+
+    try:
+        await asyncio.gather(*(call(i) for i in range(concurrency)))  # connections opened
+        started = time.perf_counter()
+        await asyncio.gather(*(call(i) for i in range(calls)))
+        return time.perf_counter() - started
+    finally:
+        await client.close()
+
+
+def floor(bench: Bench, args: argparse.Namespace) -> None:
+    figures = bench.work / "figures"
+    figures.mkdir(exist_ok=True)
+    image = figures / "floor.png"
+    chart(1, jitter=1).save(image)
+    calls = 2 * (args.figures - args.base)  # the warm part's extra calls
+    for concurrency in args.concurrency:
+        wall = asyncio.run(_sdk_floor(bench.url, concurrency, calls, image))
+        bound = calls * bench.latency / concurrency
+        print(f"floor, concurrency {concurrency:3d}: the openai SDK alone (judging's call path, "
+              f"no judging work) made {calls} calls in {wall:6.2f} s, bound {bound:5.2f} s: "
+              f"{wall / bound:5.2f}x")
+
+
 def cold(bench: Bench, args: argparse.Namespace) -> None:
     figures = bench.work / "figures"
     figures.mkdir(exist_ok=True)
@@ -287,8 +345,8 @@ def main() -> None:
     parser.add_argument("--figures", type=int, default=400)
     parser.add_argument("--base", type=int, default=100)
     parser.add_argument("--numbers", type=int, default=800)
-    parser.add_argument("--only", nargs="+", choices=["warm", "cold", "peer"],
-                        default=["warm", "cold", "peer"])
+    parser.add_argument("--only", nargs="+", choices=["floor", "warm", "cold", "peer"],
+                        default=["floor", "warm", "cold", "peer"])
     parser.add_argument("--inspect-venv", type=Path,
                         default=Path(os.environ.get("XDG_CACHE_HOME")
                                      or Path.home() / ".cache") / "judging" / "bench-inspect-venv",
@@ -300,9 +358,9 @@ def main() -> None:
           f"{os.cpu_count()} cores")
     try:
         bench = Bench(url, work, args.latency)
-        for part in ("warm", "cold", "peer"):
+        for part in ("floor", "warm", "cold", "peer"):
             if part in args.only:
-                {"warm": warm, "cold": cold, "peer": peer}[part](bench, args)
+                {"floor": floor, "warm": warm, "cold": cold, "peer": peer}[part](bench, args)
     finally:
         server.terminate()
         server.wait(timeout=10)
