@@ -902,9 +902,9 @@ def _fill_small_holes(mask: np.ndarray, hh: int, ww: int) -> np.ndarray:
     A hole is a piece of background (4-connected, as `binary_fill_holes` has it) that does not
     reach the edge: one labelling of the background finds them all, where `binary_fill_holes`
     grows the outside by one pixel per pass (a fifth of a chart reading on real figures)."""
-    # On the ink's extent grown by a pixel: the ring of background around it joins everything
-    # that reaches the extent's edge to the outside, as the whole area's edge would.
-    box = _extent(mask, 1)
+    # On the ink's extent: background on its edge touches the background around the ink, so
+    # what reaches the extent's edge reaches the outside, as on the whole area.
+    box = _extent(mask)
     if box is None:
         return mask
     t, b, l, r = box
