@@ -51,6 +51,17 @@ class MeasureTimedOut(MeasureWorkerDied):
     """Measuring this claim outlasted the pool's timeout; its process was stopped."""
 
 
+class MeasuringUnavailable(JudgingError):
+    """Measuring processes cannot start here (pools break before measuring anything: a broken
+    native library, no memory for a worker): the run stops instead of recording the same failure
+    on every figure claim; a rerun resumes where it stopped."""
+
+
+#: Pools in a row that may break before measuring a single claim before the run is stopped:
+#: one is a worker lost at a bad moment, several in a row are workers that cannot start.
+MAX_BARREN_POOLS = 3
+
+
 #: Seconds one claim's measurement may take before its process is stopped: a 1600x1200 pair
 #: takes about a second, so this is a hang (a pathological image), not a slow claim.
 DEFAULT_MEASURE_TIMEOUT = 300.0
@@ -217,6 +228,8 @@ class _Generation:
     """Claims scheduled in it and not yet answered."""
     progress_at: float = field(default_factory=time.monotonic)
     """When it last answered a claim (or was given one while it held none)."""
+    answered: int = 0
+    """Claims it finished (measured, raised, or lost their worker): it could start workers."""
 
 
 class MeasurePool:
@@ -235,13 +248,22 @@ class MeasurePool:
     longer than the timeout (plus WEDGE_GRACE_S) while it held claims is retired and replaced;
     the claims it held are measured again in the new pool, once: a claim that loses a second
     pool is that claim's error. pebble has no hook for this, and no maintained pool both stops
-    a hung task and survives a lost worker, hence this hand-written watch."""
+    a hung task and survives a lost worker, hence this hand-written watch. MAX_BARREN_POOLS
+    pools in a row that broke before finishing any claim mean workers cannot start at all: every
+    claim then raises `MeasuringUnavailable` (the run stops) instead of new pools being started
+    for ever. `initializer` runs in each worker as it starts (pebble's)."""
 
     def __init__(self, workers: int | None = None, *, task: MeasureTask = measure_and_store,
-                 timeout: float | None = DEFAULT_MEASURE_TIMEOUT):
+                 timeout: float | None = DEFAULT_MEASURE_TIMEOUT,
+                 initializer: Callable[[], object] | None = None):
         self.workers = default_workers() if workers is None else workers
         self.task = task
         self.timeout = timeout
+        self.initializer = initializer
+        self.barren = 0
+        """Pools retired in a row that had finished no claim."""
+        self.unavailable: str | None = None
+        """Why measuring cannot go on in this run (set after MAX_BARREN_POOLS barren pools)."""
         self._current: _Generation | None = None
         self._slots: asyncio.Semaphore | None = None
         self.died = 0
@@ -254,7 +276,8 @@ class MeasurePool:
     def _get(self) -> _Generation:
         if self._current is None:
             self._current = _Generation(ProcessPool(max_workers=self.workers,
-                                                    context=_context()))
+                                                    context=_context(),
+                                                    initializer=self.initializer))
         return self._current
 
     def _wedged(self, generation: _Generation) -> bool:
@@ -266,8 +289,16 @@ class MeasurePool:
         if self._current is not generation:
             return  # another claim of the same pool retired it already
         self._current = None
-        self.replaced += 1
-        log.error("the measuring pool %s: a new pool measures its claims again", why)
+        self.barren = self.barren + 1 if generation.answered == 0 else 0
+        if self.barren >= MAX_BARREN_POOLS:
+            self.unavailable = (
+                f"{self.barren} measuring pools in a row broke before measuring any claim (the "
+                f"last one {why}): the measuring processes cannot start here; the log above has "
+                f"the workers' own error. The run stops; a rerun resumes where it stopped")
+            log.error("%s", self.unavailable)
+        else:
+            self.replaced += 1
+            log.error("the measuring pool %s: a new pool measures its claims again", why)
         # Stopped in a thread of its own: a wedged pool's join may never return.
         threading.Thread(target=_stop_quietly, args=(generation.pool,), daemon=True,
                          name="retire-measure-pool").start()
@@ -281,16 +312,22 @@ class MeasurePool:
         if self._slots is None:
             self._slots = asyncio.Semaphore(2 * self.workers)
         async with self._slots:
+            self._check_available()
             try:
                 return await self._measure_once(claim, args)
             except _PoolLost:
                 pass  # not this claim's doing (as far as anyone knows): once more, in a new pool
+            self._check_available()
             try:
                 return await self._measure_once(claim, args)
             except _PoolLost as lost:
                 raise MeasureWorkerDied(
                     f"the measuring pool broke twice while it held this claim ({lost}): a "
                     f"rerun measures it again") from lost
+
+    def _check_available(self) -> None:
+        if self.unavailable is not None:
+            raise MeasuringUnavailable(self.unavailable)
 
     async def _measure_once(self, claim: ClaimInput, args: tuple) -> Measurement:
         generation = self._get()
@@ -320,6 +357,8 @@ class MeasurePool:
                 waiting.cancel()
                 raise _PoolLost(f"it {why}")
             generation.progress_at = time.monotonic()
+            if not isinstance(waiting.exception(), BrokenProcessPool):
+                generation.answered += 1  # a result, the task's own error, or its worker lost
             return waiting.result()
         except BrokenProcessPool as exc:
             self._retire(generation, f"broke ({exc})")

@@ -75,6 +75,7 @@ from judging.run.pool import (
     MeasurePool,
     MeasureStats,
     MeasureWorkerDied,
+    MeasuringUnavailable,
 )
 from judging.rundir import (
     Identity,
@@ -290,6 +291,8 @@ class Runner:
         """One judgment line; every failure becomes an error line with its reason."""
         try:
             measurement = await self._measure(item.claim)
+        except MeasuringUnavailable:
+            raise  # no figure can be measured here: stop the run (it resumes on a rerun)
         except MeasureWorkerDied as exc:  # not this claim's fault, maybe: a rerun tries again
             return self._error_line(item, Measurement(), f"signals could not be computed: {exc}",
                                     final=False)
@@ -518,7 +521,7 @@ class Runner:
                 await self._judge_all(registry, later, result, stored=True)
             write_not_addressed(store.root, result.not_addressed)
             invocation.status = "failed" if result.source_errors else "finished"
-        except JudgeConfigError as exc:
+        except (JudgeConfigError, MeasuringUnavailable) as exc:
             invocation.status = "failed"
             result.source_errors.append(str(exc))
             raise

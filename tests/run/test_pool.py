@@ -237,3 +237,39 @@ def test_linking_a_cached_image_twice_leaves_no_temporary_file(tmp_path: Path) -
     _link_or_copy(source, target)
     assert target.read_bytes() == source.read_bytes()
     assert sorted(p.name for p in target.parent.iterdir()) == ["diff.png"]
+
+
+def cannot_start() -> None:
+    """A worker that cannot start (a native library that fails to load in a fresh process)."""
+    raise ImportError("libbroken.so: cannot open shared object file")
+
+
+def test_workers_that_cannot_start_stop_the_run_with_the_reason_and_a_rerun_resumes(
+        tmp_path: Path, charts) -> None:
+    """Pools that break before measuring anything are not replaced for ever (seen: a script
+    whose forkserver workers failed to import it churned through pools for minutes)."""
+    from judging.run.pool import MAX_BARREN_POOLS, MeasuringUnavailable
+
+    builder = SubmissionBuilder(tmp_path / "sub")
+    for n in range(6):
+        builder.figure_claim(f"paper-1/f{n}", published=charts[0], reproduced=charts[1])
+    source = str(builder.write())
+    out = tmp_path / "run"
+    runner = Runner(RunRequest(sources=[source], out=out, rubrics=[FIGURE_MATCH, VERDICT]))
+    runner.pool = MeasurePool(2, initializer=cannot_start, timeout=60)
+    with pytest.raises(MeasuringUnavailable, match="cannot start here"):
+        asyncio.run(asyncio.wait_for(runner.run(), timeout=300))
+    assert runner.pool.barren == MAX_BARREN_POOLS
+    info = json.loads((out / "run.json").read_text())
+    invocation = info["invocations"][-1]
+    assert invocation["status"] == "failed"
+    assert any("measuring pools in a row broke" in e for e in invocation["errors"])
+    assert not any(line["kind"] == "figure" and line["status"] == "scored"
+                   for line in _lines(out) if line["rubric"]["id"] == "figure-match")
+
+    result = asyncio.run(asyncio.wait_for(Runner(RunRequest(
+        sources=[source], out=out, rubrics=[FIGURE_MATCH, VERDICT])).run(), timeout=300))
+    lines = _by_claim(_lines(out))
+    for n in range(6):
+        assert lines[(f"paper-1/f{n}", "figure-match")]["status"] == "scored"
+    assert result.measure.measured == 6
