@@ -549,16 +549,17 @@ class OpenAIJudge:
             cost = self.cost_of(usage_of(body))
             if self.budget is not None:
                 self.budget.charge(cost)
-            # The answer is cached before its slot is released: a crash then loses at most the
-            # calls in flight, never an answer that arrived (a small write, well under a call).
-            # In a thread: the file system's calls (create, write, rename) then cost the event
-            # loop nothing (they release the GIL), where they were a tenth of its time.
-            if self.cache is not None:
-                await asyncio.to_thread(self.cache.put, request.request_hash, {
-                    "model": self.model, "mode": request.mode, "latency_s": latency,
-                    "created": datetime.now(UTC).isoformat(), "body": body})
-        # Let the call that was waiting for this slot go out before this answer is processed.
+        # The slot is free as soon as the answer is here: the call waiting for it goes out
+        # before this answer is cached and processed (the thread hop of the cache write, under
+        # a busy thread pool, held slots idle at concurrency 64).
         await asyncio.sleep(0)
+        # In a thread: the file system's calls (create, write, rename) then cost the event loop
+        # nothing (they release the GIL), where they were a tenth of its time. Written before
+        # the answer is processed: a crash loses at most the answers in flight or being written.
+        if self.cache is not None:
+            await asyncio.to_thread(self.cache.put, request.request_hash, {
+                "model": self.model, "mode": request.mode, "latency_s": latency,
+                "created": datetime.now(UTC).isoformat(), "body": body})
         return self._result(request, body, latency=latency, cached=False)
 
     async def _call(self, task: JudgeTask, request: PreparedRequest
