@@ -30,7 +30,7 @@ lock), `rules` (named rule checks rubrics attach), `signal_catalogue` (every sig
 meaning), `figure_data` (a figure's data files: JSON or CSV series in data units), `errors`,
 `hashing`, `version`, `_yaml`, `scrub` (personal-data patterns: publish replaces them, check
 reports them), `figure_formats` (figure file formats, the SVG checks intake and signals share), `shards`
-(which shard a claim key falls in).
+(which shard a claim key falls in), `pidfile` (the pid files of the review server and dashboard).
 Layers: cli above the stages above rundir and the vocabulary; the import contracts in
 pyproject.toml check it.
 """

@@ -12,11 +12,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import logging
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -25,6 +23,7 @@ from pathlib import Path
 
 import httpx
 
+from judging import pidfile
 from judging.errors import JudgingError
 
 log = logging.getLogger(__name__)
@@ -117,73 +116,22 @@ def _pid_path(home: Path) -> Path:
 
 
 def _read_pid_file(home: Path) -> dict | None:
-    try:
-        data = json.loads(_pid_path(home).read_text())
-        int(data["pid"])
-        return data
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
+    return pidfile.read_pid_file(_pid_path(home))
 
 
 def _write_pid_file(home: Path, data: dict) -> None:
-    path = _pid_path(home)
-    tmp = path.with_suffix(".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as handle:
-        json.dump(data, handle, indent=2)
-    os.replace(tmp, path)
-
-
-def _alive(pid: int) -> bool:
-    with contextlib.suppress(ChildProcessError, OSError):
-        os.waitpid(pid, os.WNOHANG)  # reap it if it is our own exited child
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    with contextlib.suppress(OSError, IndexError):
-        if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
-            return False
-    return True
-
-
-def _start_time(pid: int) -> int | None:
-    """The process start time (clock ticks since boot), to tell a reused pid from ours."""
-    try:
-        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19])
-    except (OSError, IndexError, ValueError):
-        return None
+    pidfile.write_pid_file(_pid_path(home), data)
 
 
 def _running(home: Path) -> dict | None:
     """The pid file's data if its app is running; a stale pid file is removed."""
-    data = _read_pid_file(home)
-    if data is not None:
-        pid = int(data["pid"])
-        recorded, actual = data.get("start_time"), _start_time(pid)
-        if _alive(pid) and (recorded is None or actual is None or int(recorded) == actual):
-            return data
-    _pid_path(home).unlink(missing_ok=True)
-    return None
+    return pidfile.running(_pid_path(home))
 
 
 def _info(home: Path, data: dict) -> AppInfo:
     return AppInfo(url=data["url"], pid=int(data["pid"]),
                    log_path=Path(data["log"]) if data.get("log") else None,
                    home=Path(home).resolve(), mcp=bool(data.get("mcp")))
-
-
-def _port_free(host: str, port: int) -> bool:
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    with socket.socket(family, socket.SOCK_STREAM) as sock:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            sock.bind((host, port))
-        except OSError:
-            return False
-    return True
 
 
 def _healthy(url: str, timeout: float = 1.0) -> bool:
@@ -194,14 +142,7 @@ def _healthy(url: str, timeout: float = 1.0) -> bool:
 
 
 def log_tail(home: Path, lines: int = 20, since: int = 0) -> str:
-    path = Path(home).resolve() / LOG_FILE
-    try:
-        with path.open("rb") as handle:
-            handle.seek(since)
-            text = handle.read().decode(errors="replace")
-    except OSError:
-        return "(no log)"
-    return "\n".join(text.strip().splitlines()[-lines:]) or "(empty log)"
+    return pidfile.log_tail(Path(home).resolve() / LOG_FILE, lines=lines, since=since)
 
 
 def _last_error(text: str) -> str:
@@ -223,7 +164,7 @@ def start_background(source: Source, *, home: Path = DEFAULT_HOME, host: str = D
         raise JudgingError(f"a dashboard from {home} is already running at {data.get('url')} "
                            f"(pid {data['pid']}); stop it with `judging app stop --app-home "
                            f"{home}`")
-    if not _port_free(host, port):
+    if not pidfile.port_free(host, port):
         raise JudgingError(f"port {port} on {host} is already in use: pick another with --port")
     log_path = home / LOG_FILE
     with log_path.open("ab") as handle:
@@ -241,7 +182,7 @@ def start_background(source: Source, *, home: Path = DEFAULT_HOME, host: str = D
                                    stderr=subprocess.STDOUT, start_new_session=True,
                                    close_fds=True, env=env)
     url = app_url(host, port)
-    _write_pid_file(home, {"pid": process.pid, "start_time": _start_time(process.pid),
+    _write_pid_file(home, {"pid": process.pid, "start_time": pidfile.start_time(process.pid),
                            "url": url, "host": host, "port": port, "log": str(log_path),
                            "mcp": mcp})
     deadline = time.monotonic() + timeout
@@ -272,9 +213,9 @@ def stop(home: Path = DEFAULT_HOME, timeout: float = 20) -> bool:
     with contextlib.suppress(ProcessLookupError):
         os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + timeout
-    while _alive(pid) and time.monotonic() < deadline:
+    while pidfile.alive(pid) and time.monotonic() < deadline:
         time.sleep(0.1)
-    if _alive(pid):
+    if pidfile.alive(pid):
         log.warning("the dashboard (pid %d) did not stop within %.0f s: killing it", pid,
                     timeout)
         with contextlib.suppress(ProcessLookupError, PermissionError):

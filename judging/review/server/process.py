@@ -17,8 +17,8 @@ Run ``python -m judging.review.server --home DIR [--host H] [--port P]`` for the
 The server runs in an environment of its own (argilla-server 2.8.0 pins pydantic ~2.9, httpx ~0.27
 and typer<0.10, which the product environment must not carry): `start_background()` and
 `serve_foreground()` start it with that environment's interpreter (`server_python()`). This module
-imports only the standard library, httpx, judging.errors and (inside functions) argilla_server and
-fakeredis, so that environment holds judging without its dependencies.
+imports only the standard library, httpx, judging.errors, judging.pidfile and (inside functions)
+argilla_server and fakeredis, so that environment holds judging without its dependencies.
 """
 
 from __future__ import annotations
@@ -29,14 +29,12 @@ import contextlib
 import dataclasses
 import inspect
 import io
-import json
 import logging
 import os
 import re
 import secrets
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -46,6 +44,7 @@ from typing import Any
 
 import httpx
 
+from judging import pidfile
 from judging.errors import JudgingError, ReviewServerError
 from judging.review.server.patches import BUILD_HINT, SUPPORTED_VERSION, apply_patches
 
@@ -319,7 +318,7 @@ async def _serve_async(app: Any, home: Path, host: str, port: int, started: floa
     datasets, records = await _rebuild_index()
     url = server_url(host, port)
     log_path = _stdout_log(home)
-    _write_pid_file(home, {"pid": os.getpid(), "start_time": _start_time(os.getpid()), "url": url,
+    _write_pid_file(home, {"pid": os.getpid(), "start_time": pidfile.start_time(os.getpid()), "url": url,
                            "host": host, "port": port, "username": username,
                            "password": actual_password, "api_key": actual_key,
                            "log": str(log_path) if log_path else None})
@@ -371,66 +370,16 @@ def _pid_path(home: Path) -> Path:
 
 
 def _read_pid_file(home: Path) -> dict | None:
-    try:
-        data = json.loads(_pid_path(home).read_text())
-        int(data["pid"])
-        return data
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
+    return pidfile.read_pid_file(_pid_path(home))
 
 
 def _write_pid_file(home: Path, data: dict) -> None:
-    path = _pid_path(home)
-    tmp = path.with_suffix(".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as handle:
-        json.dump(data, handle, indent=2)
-    os.replace(tmp, path)
-
-
-def _alive(pid: int) -> bool:
-    with contextlib.suppress(ChildProcessError, OSError):
-        os.waitpid(pid, os.WNOHANG)  # reap it if it is our own exited child
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    with contextlib.suppress(OSError, IndexError):
-        if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
-            return False
-    return True
-
-
-def _start_time(pid: int) -> int | None:
-    """The process start time (clock ticks since boot), to tell a reused pid from ours."""
-    try:
-        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19])
-    except (OSError, IndexError, ValueError):
-        return None
-
-
-def _is_our_server(data: dict) -> bool:
-    """The pid file's process is alive and is the one that wrote it (pids get reused)."""
-    pid = int(data["pid"])
-    if not _alive(pid):
-        return False
-    recorded, actual = data.get("start_time"), _start_time(pid)
-    return recorded is None or actual is None or int(recorded) == actual
+    pidfile.write_pid_file(_pid_path(home), data)
 
 
 def _running(home: Path) -> dict | None:
     """The pid file's data if its server is running; a stale pid file is removed."""
-    data = _read_pid_file(home)
-    if data is None:
-        if _pid_path(home).exists():
-            _pid_path(home).unlink(missing_ok=True)
-        return None
-    if _is_our_server(data):
-        return data
-    _pid_path(home).unlink(missing_ok=True)
-    return None
+    return pidfile.running(_pid_path(home))
 
 
 def _claim_pid_file(home: Path, host: str, port: int) -> None:
@@ -439,7 +388,7 @@ def _claim_pid_file(home: Path, host: str, port: int) -> None:
         raise ReviewServerError(f"a review server from {home} is already running at {data.get('url')} "
                                 f"(pid {data['pid']}); stop it with `judging review stop --home {home}`")
     if data is None:
-        _write_pid_file(home, {"pid": os.getpid(), "start_time": _start_time(os.getpid()),
+        _write_pid_file(home, {"pid": os.getpid(), "start_time": pidfile.start_time(os.getpid()),
                                "url": server_url(host, port), "host": host, "port": port})
 
 
@@ -458,27 +407,10 @@ def _info(home: Path, data: dict) -> ServerInfo:
                       home=Path(home).resolve())
 
 
-def _port_free(host: str, port: int) -> bool:
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    with socket.socket(family, socket.SOCK_STREAM) as sock:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            sock.bind((host, port))
-        except OSError:
-            return False
-    return True
-
-
 def log_tail(home: Path, lines: int = 30, since: int = 0) -> str:
     """The last lines of the server log (written from byte `since` on)."""
-    path = Path(home).resolve() / LOG_FILE
-    try:
-        with path.open("rb") as handle:
-            handle.seek(since)
-            text = handle.read().decode(errors="replace")
-    except OSError:
-        return "(no server log)"
-    return "\n".join(text.strip().splitlines()[-lines:]) or "(empty server log)"
+    return pidfile.log_tail(Path(home).resolve() / LOG_FILE, lines=lines, since=since,
+                            what="server log")
 
 
 def _last_line(text: str) -> str:
@@ -589,7 +521,7 @@ def start_background(home: Path, host: str = DEFAULT_HOST, port: int = DEFAULT_P
     if data is not None:
         raise ReviewServerError(f"a review server from {home} is already running at {data.get('url')} "
                                 f"(pid {data['pid']}); stop it with `judging review stop --home {home}`")
-    if not _port_free(host, port):
+    if not pidfile.port_free(host, port):
         raise ReviewServerError(f"port {port} on {host} is already in use: pick another with --port")
     executable = server_python(python)
     log_path = home / LOG_FILE
@@ -602,7 +534,7 @@ def start_background(home: Path, host: str = DEFAULT_HOST, port: int = DEFAULT_P
         process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=handle,
                                    stderr=subprocess.STDOUT, start_new_session=True, close_fds=True,
                                    env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    _write_pid_file(home, {"pid": process.pid, "start_time": _start_time(process.pid), "url": url,
+    _write_pid_file(home, {"pid": process.pid, "start_time": pidfile.start_time(process.pid), "url": url,
                            "host": host, "port": port, "log": str(log_path)})
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -640,16 +572,16 @@ def stop(home: Path, timeout: float = 20) -> bool:
         raise ReviewServerError(f"not allowed to stop the review server of {home} (pid {pid}, "
                                 f"another user's process)") from None
     deadline = time.monotonic() + timeout
-    while _alive(pid) and time.monotonic() < deadline:
+    while pidfile.alive(pid) and time.monotonic() < deadline:
         time.sleep(0.1)
-    if _alive(pid):
+    if pidfile.alive(pid):
         log.warning("the review server (pid %d) did not stop within %.0f s: killing it", pid, timeout)
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(pid, signal.SIGKILL)
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
         deadline = time.monotonic() + 5
-        while _alive(pid) and time.monotonic() < deadline:
+        while pidfile.alive(pid) and time.monotonic() < deadline:
             time.sleep(0.1)
     _pid_path(home).unlink(missing_ok=True)
     return True
