@@ -7,6 +7,11 @@ class JudgingError(Exception):
     """Base class for every error this package raises on purpose."""
 
 
+class RunStopped(JudgingError):
+    """The run cannot go on at all (the judge refuses its credentials, measuring processes cannot
+    start): it stops rather than record the same failure on every claim; a rerun resumes."""
+
+
 class InputFileError(JudgingError):
     """A YAML/JSON file (manifest, registry, rubric) could not be read or validated.
 

@@ -30,7 +30,7 @@ import pydantic_core
 from pydantic import ValidationError
 
 from judging.atomic import write_text_atomic
-from judging.errors import JudgingError
+from judging.errors import RunStopped
 from judging.hashing import content_hash
 from judging.judges import prompt
 from judging.judges.base import JudgeResult, JudgeTask
@@ -61,7 +61,7 @@ DEFAULT_PRICES: dict[str, tuple[float, float]] = {
 }
 
 
-class JudgeConfigError(JudgingError):
+class JudgeConfigError(RunStopped):
     """The judge cannot work at all (bad key, unknown model, no price for a budget): stop the run
     rather than record the same failure on every claim."""
 

@@ -33,7 +33,7 @@ from pebble import ProcessExpired, ProcessPool
 from pydantic import Field, ValidationError
 
 from judging.atomic import write_text_atomic
-from judging.errors import JudgingError
+from judging.errors import JudgingError, RunStopped
 from judging.models import Artifacts, ClaimInput, Flag, Signal, VersionedModel
 from judging.run.measure import Measurement, MeasureOptions, measure_claim
 from judging.rundir import claim_images
@@ -51,7 +51,7 @@ class MeasureTimedOut(MeasureWorkerDied):
     """Measuring this claim outlasted the pool's timeout; its process was stopped."""
 
 
-class MeasuringUnavailable(JudgingError):
+class MeasuringUnavailable(RunStopped):
     """Measuring processes cannot start here (pools break before measuring anything: a broken
     native library, no memory for a worker): the run stops instead of recording the same failure
     on every figure claim; a rerun resumes where it stopped."""
@@ -228,8 +228,8 @@ class _Generation:
     """Claims scheduled in it and not yet answered."""
     progress_at: float = field(default_factory=time.monotonic)
     """When it last answered a claim (or was given one while it held none)."""
-    answered: int = 0
-    """Claims it finished (measured, raised, or lost their worker): it could start workers."""
+    finished_a_claim: bool = False
+    """A claim came back from it (measured, raised, or lost its worker): its workers started."""
 
 
 class MeasurePool:
@@ -289,7 +289,7 @@ class MeasurePool:
         if self._current is not generation:
             return  # another claim of the same pool retired it already
         self._current = None
-        self.barren = self.barren + 1 if generation.answered == 0 else 0
+        self.barren = 0 if generation.finished_a_claim else self.barren + 1
         if self.barren >= MAX_BARREN_POOLS:
             self.unavailable = (
                 f"{self.barren} measuring pools in a row broke before measuring any claim (the "
@@ -358,7 +358,7 @@ class MeasurePool:
                 raise _PoolLost(f"it {why}")
             generation.progress_at = time.monotonic()
             if not isinstance(waiting.exception(), BrokenProcessPool):
-                generation.answered += 1  # a result, the task's own error, or its worker lost
+                generation.finished_a_claim = True
             return waiting.result()
         except BrokenProcessPool as exc:
             self._retire(generation, f"broke ({exc})")

@@ -15,7 +15,7 @@ from datetime import datetime
 from pathlib import Path
 
 from judging.consensus import compute_consensus, run_consensus
-from judging.errors import JudgingError
+from judging.errors import JudgingError, RunStopped
 from judging.hashing import content_hash, slug
 from judging.intake import (
     LoadedSubmission,
@@ -30,7 +30,6 @@ from judging.judges import (
     AGGREGATION,
     Budget,
     EndpointClient,
-    JudgeConfigError,
     JudgeTask,
     LLMOptions,
     aggregate_panel,
@@ -75,7 +74,6 @@ from judging.run.pool import (
     MeasurePool,
     MeasureStats,
     MeasureWorkerDied,
-    MeasuringUnavailable,
 )
 from judging.rundir import (
     Identity,
@@ -291,8 +289,8 @@ class Runner:
         """One judgment line; every failure becomes an error line with its reason."""
         try:
             measurement = await self._measure(item.claim)
-        except MeasuringUnavailable:
-            raise  # no figure can be measured here: stop the run (it resumes on a rerun)
+        except RunStopped:
+            raise  # no figure can be measured here: stop the run (a rerun resumes)
         except MeasureWorkerDied as exc:  # not this claim's fault, maybe: a rerun tries again
             return self._error_line(item, Measurement(), f"signals could not be computed: {exc}",
                                     final=False)
@@ -313,7 +311,7 @@ class Runner:
         async with self.window:
             try:
                 result = await item.judge(task)
-            except JudgeConfigError:
+            except RunStopped:
                 raise  # the judge cannot work at all: stop the run
             except JudgingError as exc:
                 return self._error_line(item, measurement, str(exc))
@@ -521,7 +519,7 @@ class Runner:
                 await self._judge_all(registry, later, result, stored=True)
             write_not_addressed(store.root, result.not_addressed)
             invocation.status = "failed" if result.source_errors else "finished"
-        except (JudgeConfigError, MeasuringUnavailable) as exc:
+        except RunStopped as exc:
             invocation.status = "failed"
             result.source_errors.append(str(exc))
             raise

@@ -20,7 +20,12 @@ from judging.hashing import slug
 from judging.models import ClaimInput
 from judging.run import Runner, RunRequest
 from judging.run.measure import Measurement
-from judging.run.pool import MeasurePool, measure_and_store
+from judging.run.pool import (
+    MAX_BARREN_POOLS,
+    MeasurePool,
+    MeasuringUnavailable,
+    measure_and_store,
+)
 from judging.rundir import RunPaths
 from tests.conftest import SubmissionBuilder, render_chart
 
@@ -248,8 +253,6 @@ def test_workers_that_cannot_start_stop_the_run_with_the_reason_and_a_rerun_resu
         tmp_path: Path, charts) -> None:
     """Pools that break before measuring anything are not replaced for ever (seen: a script
     whose forkserver workers failed to import it churned through pools for minutes)."""
-    from judging.run.pool import MAX_BARREN_POOLS, MeasuringUnavailable
-
     builder = SubmissionBuilder(tmp_path / "sub")
     for n in range(6):
         builder.figure_claim(f"paper-1/f{n}", published=charts[0], reproduced=charts[1])
