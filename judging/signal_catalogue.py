@@ -77,6 +77,15 @@ CATALOGUE: dict[str, SignalSpec] = {spec.name: spec for spec in [
     SignalSpec("chart.data_coverage", "score", "higher",
                "series-free agreement: the smaller of the share of published data points with a "
                "reproduced point nearby and the converse (3% of the axis spans)"),
+    SignalSpec("chart.ink_coverage", "score", "higher",
+               "series-free agreement of the data ink itself (every strongly drawn pixel of the "
+               "plot areas, gridlines and legends left out, mapped through the axes): the "
+               "smaller of the two shares of ink with ink of the other chart nearby"),
+    SignalSpec("chart.same_data", "score", "higher",
+               "calibrated probability that the reproduction plots the same data, from what two "
+               "independent readings (the series, the ink, the tick labels, the legend names) "
+               "confirm after the alternative readings; near one half when nothing is "
+               "confirmed; its reason names the evidence and the doubts"),
     SignalSpec("chart.reading_confidence", "score", "higher",
                "how far the chart reading can be trusted to fail a figure (axes read, panels "
                "paired, series separable, series split consistent with the data coverage); "

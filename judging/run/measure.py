@@ -32,6 +32,7 @@ from judging.signals import (
     check_copy,
     compare_charts,
     compare_figures,
+    comparison_signals,
     load_image,
     read_chart,
     reading_from_data,
@@ -151,18 +152,8 @@ def compare_pair(published: Image.Image, reproduced: Image.Image, *,
         log.exception("reading the charts failed")
         reason = f"chart reading failed ({type(exc).__name__}: {str(exc)[:120]})"
         return ChartPair(signals={name: Signal.absent(reason) for name in CHART_SIGNALS})
-    signals = {}
-    for name in CHART_SIGNALS:
-        value = comparison.signals.get(name)
-        if value is None or (isinstance(value, float) and not math.isfinite(value)):
-            signals[name] = Signal.absent(comparison.reasons.get(name) or "could not be computed")
-        elif isinstance(value, bool):
-            signals[name] = Signal(value=value)
-        else:
-            # A present signal may say why it is what it is (the reading confidence's doubts).
-            signals[name] = Signal(value=round(float(value), 6),
-                                   reason=comparison.reasons.get(name))
-    return ChartPair(signals=signals, overlay=overlay, reference_lines=left_out)
+    return ChartPair(signals=comparison_signals(comparison), overlay=overlay,
+                     reference_lines=left_out)
 
 
 def measure_chart(published: Image.Image, reproduced: Image.Image, *,

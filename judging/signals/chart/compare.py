@@ -16,6 +16,8 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 from judging.models import Tolerance
+from judging.signals.chart.evidence import NamesEvidence, PanelEvidence, weigh
+from judging.signals.chart.settings import DEFAULT_COMPARE, CompareSettings
 from judging.signals.chart.types import (
     CHART_SIGNALS,
     ChartComparison,
@@ -222,6 +224,20 @@ class _PanelResult:
     """Neither chart has a numeric x axis: x compared as a share of the data's extent."""
     x_axis_iou: float | None = None
     """Overlap of the two x axes' ranges read from their tick labels."""
+    ink_coverage: tuple[float, float] | None = None
+    """As `coverage`, on the panels' data ink (`Panel.ink`) instead of their series: a reading
+    of the data that does not rest on the series extraction at all."""
+    crossed: float | None = None
+    """When the legend names pair some series otherwise than their data do: the agreement of
+    the series paired by their data alone (`_series_agreement`)."""
+
+    @property
+    def series_agreement(self) -> float | None:
+        """Agreement of this panel's paired series (see `_series_agreement`)."""
+        if not self.published_series:
+            return None
+        return _series_agreement(self.matches, published=self.published, extra=self.extra,
+                                 reproduced=self.reproduced)
 
     @property
     def published(self) -> int:
@@ -349,9 +365,14 @@ def _compare_panels(pub: Panel, rep: Panel, tolerance: Tolerance | None) -> _Pan
         factor = np.array([10.0 ** decades[0], 10.0 ** decades[1]])
         rep_pts = [p * factor for p in rep_pts]
     categorical_x = pub.x is None and rep.x is None
+    pub_ink, rep_ink = _ink_coords(pub, frame, pub_pts), _ink_coords(rep, frame, rep_pts)
+    if decades != (0, 0):
+        rep_ink = rep_ink * factor
     if categorical_x:
-        rep_pts = _align_x_extent(pub_pts, rep_pts)
+        rep_pts, rep_ink = _align_x_extent(pub_pts, rep_pts, rep_ink)
     origin, scale = _unit_frame(pub, frame, pub_pts)
+    ink_coverage = _covered((pub_ink - origin) / scale, (rep_ink - origin) / scale) \
+        if len(pub_ink) >= 2 and len(rep_ink) >= 2 else None
     unit_pub = [(p - origin) / scale for p in pub_pts]
     unit_rep = [(p - origin) / scale for p in rep_pts]
     cloud_pub = [s.kind == "scatter" and _cloud_like(p) for s, p in zip(pub_series, unit_pub)]
@@ -369,6 +390,14 @@ def _compare_panels(pub: Panel, rep: Panel, tolerance: Tolerance | None) -> _Pan
     data = np.array([[_data_similarity(pairs[i, j]) for j in range(len(rep_pts))]
                      for i in range(len(pub_pts))]).reshape(len(pub_pts), len(rep_pts))
     by_name = _name_pairs(pub_series, rep_series)
+    by_data = _data_pairs(data) if by_name else {}
+    crossed = None
+    if any(by_data.get(i) not in (None, j) for i, j in by_name.items()):
+        # The legends pair some series otherwise than their data do: how well the data agree
+        # paired the data's way (a swapped legend: the data match the other way round).
+        crossed = _series_agreement([(pub_series[i], rep_series[j], pairs[i, j])
+                                     for i, j in by_data.items() if pairs[i, j] is not None],
+                                    published=len(pub_series), extra=0, reproduced=len(rep_series))
     # One to one: a published series is matched by its legend name when both legends name it
     # alike (a reproduction whose labels were swapped must not be matched by shape), else by
     # the Hungarian assignment on data similarity.
@@ -423,8 +452,10 @@ def _compare_panels(pub: Panel, rep: Panel, tolerance: Tolerance | None) -> _Pan
     return _PanelResult(published_series=pub_kept, reproduced_series=rep_kept, matches=matches,
                         extra=extra, x_iou=x_iou, y_iou=y_iou, scale_match=scale_match,
                         coverage=_coverage(pub, frame, pub_pts, rep_pts), decades=decades,
+                        ink_coverage=ink_coverage,
                         read_counts=(len(pub_series), len(rep_series)),
-                        categorical_x=categorical_x, x_axis_iou=_axis_iou(pub.x, rep.x))
+                        categorical_x=categorical_x, x_axis_iou=_axis_iou(pub.x, rep.x),
+                        crossed=crossed)
 
 
 #: An unmatched series whose points lie this much on the ink of the chart's other series is
@@ -453,7 +484,24 @@ def _drawn_over(j: int, rep_pts: list[np.ndarray], origin: np.ndarray, scale: np
     return covered >= DRAWN_OVER
 
 
-def _align_x_extent(pub_pts: list[np.ndarray], rep_pts: list[np.ndarray]) -> list[np.ndarray]:
+def _ink_coords(panel: Panel, frame: _Frame, series_pts: list[np.ndarray]) -> np.ndarray:
+    """The panel's data ink in the frame's units; a panel without ink (taken from a data file)
+    is its series' points, which are its data exactly."""
+    if panel.ink is None or panel.ink_normalised is None:
+        return np.concatenate([p for p in series_pts if len(p)] or [np.zeros((0, 2))])
+    x = panel.ink[:, 0] if frame.x_data and panel.x is not None else panel.ink_normalised[:, 0]
+    y = panel.ink[:, 1] if frame.y_data and panel.y is not None else panel.ink_normalised[:, 1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if frame.x_log and frame.x_data:
+            x = np.log10(x)
+        if frame.y_log and frame.y_data:
+            y = np.log10(y)
+    pts = np.column_stack([x, y])
+    return pts[np.isfinite(pts).all(axis=1)]
+
+
+def _align_x_extent(pub_pts: list[np.ndarray], rep_pts: list[np.ndarray],
+                    rep_ink: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
     """The reproduced points with x mapped so that their extent is the published one.
 
     With no numeric x axis on either chart (categories, month names, dates the OCR does not
@@ -463,14 +511,15 @@ def _align_x_extent(pub_pts: list[np.ndarray], rep_pts: list[np.ndarray]) -> lis
     data starts and ends on both charts, so the extents are aligned."""
     a, b = _extent(pub_pts, 0), _extent(rep_pts, 0)
     if a is None or b is None or not (a[1] > a[0] and b[1] > b[0]):
-        return rep_pts
+        return rep_pts, rep_ink
     factor = (a[1] - a[0]) / (b[1] - b[0])
-    out = []
-    for p in rep_pts:
+
+    def moved(p: np.ndarray) -> np.ndarray:
         q = p.copy()
         q[:, 0] = a[0] + (p[:, 0] - b[0]) * factor
-        out.append(q)
-    return out
+        return q
+
+    return [moved(p) for p in rep_pts], moved(rep_ink)
 
 
 def _axis_iou(pub_axis, rep_axis) -> float | None:
@@ -704,6 +753,31 @@ def _name_pairs(pub: list[Series], rep: list[Series]) -> dict[int, int]:
     return out
 
 
+def _data_pairs(data: np.ndarray) -> dict[int, int]:
+    """Published index -> reproduced index by data similarity alone (one to one)."""
+    if data.size == 0:
+        return {}
+    return {int(i): int(j) for i, j in zip(*linear_sum_assignment(-data))
+            if data[i, j] >= MIN_MATCH}
+
+
+def _series_agreement(matches: list[tuple[Series, Series, _Pair]], *, published: int,
+                      extra: int, reproduced: int) -> float:
+    """How far the paired series of one panel show the same data, in [0, 1]: every published
+    series matched, none extra, and each pair alike in shape, values and trend, drawn as the
+    same kind of mark (bars as bars). A product, so that one wrong aspect pulls it down; the x
+    range and the axis scales are left to their own readings."""
+    if not published:
+        return 0.0
+    matched = len(matches) / published
+    extra_share = extra / max(1, reproduced)
+    worst = min((((0.5 + 0.5 * p.shape) * (0.3 + 0.7 * p.values) *
+                  (0.75 + 0.25 * p.trend_same) *
+                  (1.0 if (a.kind == "bar") == (b.kind == "bar") else 0.4))
+                 for a, b, p in matches), default=0.0)
+    return float(np.clip((1.0 - extra_share) ** 2 * matched ** 2 * worst, 0.0, 1.0))
+
+
 def _reading_order(panels: list[Panel]) -> list[Panel]:
     if not panels:
         return []
@@ -723,7 +797,8 @@ def _absent(reason: str) -> ChartComparison:
 
 
 def compare(published: ChartReading, reproduced: ChartReading, *,
-            tolerance: Tolerance | None = None) -> ChartComparison:
+            tolerance: Tolerance | None = None,
+            settings: CompareSettings = DEFAULT_COMPARE) -> ChartComparison:
     if not published.readable:
         return _absent(f"published chart unreadable: {published.reason}")
     if not reproduced.readable:
@@ -780,6 +855,20 @@ def compare(published: ChartReading, reproduced: ChartReading, *,
                                              sum(c[1] for c in coverages) / n_panels)
     else:
         reasons["chart.data_coverage"] = "no data points on both charts to compare"
+    inks = [r.ink_coverage for r in results]
+    if results and all(c is not None for c in inks):
+        n_panels = max(len(pub_panels), len(rep_panels))
+        signals["chart.ink_coverage"] = min(sum(c[0] for c in inks) / n_panels,
+                                            sum(c[1] for c in inks) / n_panels)
+    else:
+        reasons["chart.ink_coverage"] = "no data ink on both charts to compare"
+    evidence = weigh([_panel_evidence(k, len(results), a, b, r) for k, (a, b, r) in
+                      enumerate(zip(pub_panels, rep_panels, results), 1)],
+                     panel_counts=(len(pub_panels), len(rep_panels)),
+                     names=NamesEvidence(named=named, agreement=agreement),
+                     settings=settings.evidence)
+    signals["chart.same_data"] = evidence.same_data
+    reasons["chart.same_data"] = evidence.reason()
     confidence, doubts = reading_confidence(pub_panels, rep_panels, results, signals)
     signals["chart.reading_confidence"] = confidence
     reasons["chart.reading_confidence"] = "; ".join(doubts) if doubts else \
@@ -790,6 +879,42 @@ def compare(published: ChartReading, reproduced: ChartReading, *,
         reasons["chart.max_value_error"] = "the matched series do not share an x range"
     return ChartComparison(signals=signals, reasons=reasons,
                            matches=[(a, b, p.shape, p.values) for a, b, p in matches])
+
+
+def _panel_evidence(index: int, count: int, pub: Panel, rep: Panel,
+                    result: _PanelResult) -> PanelEvidence:
+    """One panel pair's readings for the evidence (judging.signals.chart.evidence)."""
+    # The legends pair the series otherwise than their data, and every matched series carries
+    # its published name on both charts: the names were read, they are no OCR slip.
+    named = [(a.name, b.name) for a, b, _ in result.matches if a.name]
+    names_read = len(named) >= 2 and all(
+        (_name_similarity(a, b) or 0.0) >= 0.8 for a, b in named)
+    where = f" (panel {index})" if count > 1 else ""
+    bars = all(s.kind == "bar" for s in result.published_series + result.reproduced_series) \
+        and bool(result.published_series)
+    doubt = None
+    for who, panel in (("published", pub), ("reproduced", rep)):
+        for name in ("x", "y"):
+            axis = getattr(panel, name)
+            if axis is None:
+                if name == "x" and (result.categorical_x or bars):
+                    continue  # categories on both charts: compared over the data's extent
+                doubt = doubt or f"the {name} axis of the {who} chart is unread"
+                continue
+            trust, why = axis_trust(axis)
+            if trust < 1.0:
+                doubt = doubt or f"the {name} axis of the {who} chart: {why}"
+    if any(result.decades):
+        doubt = doubt or "the axes differ by a power of ten (an unread axis multiplier?)"
+    if result.scale_match is False:
+        doubt = doubt or "the axes' scale types differ (linear and log)"
+    x_confirmed = pub.x is not None and rep.x is not None and \
+        axis_trust(pub.x)[0] >= 1.0 and axis_trust(rep.x)[0] >= 1.0
+    return PanelEvidence(index=index, where=where, series=result.series_agreement,
+                         crossed=result.crossed if names_read else None,
+                         ink=result.ink_coverage, x_ticks=result.x_axis_iou,
+                         x_data=result.x_iou, y_in_data=pub.y is not None and rep.y is not None,
+                         axes_doubt=doubt, x_axes_confirmed=x_confirmed)
 
 
 def legend_agreement(matches: list[tuple[Series, Series, _Pair]]

@@ -666,9 +666,27 @@ def _follow_one(centres: np.ndarray, lengths: np.ndarray, starts: np.ndarray,
 # --------------------------------------------------------------------------- entry point
 
 
+#: Data-ink pixels a panel keeps for the series-free comparison (a seeded, even subsample).
+INK_POINTS = 4000
+
+
+def ink_sample(mask: np.ndarray, top: int, left: int) -> np.ndarray:
+    """(N, 2) work-pixel (x, y) of at most INK_POINTS pixels of `mask`, evenly drawn with a
+    fixed seed: the chart's data ink as it is, before any series is traced through it."""
+    ys, xs = np.nonzero(mask)
+    if len(xs) > INK_POINTS:
+        keep = np.random.default_rng(0).choice(len(xs), INK_POINTS, replace=False)
+        keep.sort()
+        xs, ys = xs[keep], ys[keep]
+    return np.column_stack([xs + left, ys + top]).astype(np.float64)
+
+
 def extract_series(page: Page, box: Box, exclude: list[tuple[int, int, int, int]], *,
                    grid=None, plot_bg: np.ndarray | None = None
-                   ) -> tuple[list[RawSeries], list[str]]:
+                   ) -> tuple[list[RawSeries], list[str], np.ndarray]:
+    """The series of one plot area, the problems met, and the area's data ink (`ink_sample`:
+    pixels that differ strongly from the plot background, gridlines and the legend left out),
+    which the comparison reads without the series split."""
     t, b, l, r = box.top, box.bottom, box.left, box.right
     rgb = page.rgb[t:b + 1, l:r + 1].astype(np.float32)
     lum = page.lum[t:b + 1, l:r + 1]
@@ -686,16 +704,18 @@ def extract_series(page: Page, box: Box, exclude: list[tuple[int, int, int, int]
     ink[:, :m] = ink[:, -m:] = False
     for el, et, er, eb in exclude:
         ink[max(0, et - t):max(0, eb - t + 1), max(0, el - l):max(0, er - l + 1)] = False
+    bg_chroma = float(plot_bg.max() - plot_bg.min())
+    bg_lum = float(plot_bg @ np.array([0.299, 0.587, 0.114]))
+    strength = np.abs(lum - bg_lum)
+    strong = ink & ((chroma >= 40 + bg_chroma) | (strength > 50))
+    ink_points = ink_sample(strong, t, l)
     series: list[RawSeries] = []
     bar_series, bar_region = _bar_chart(ink, rgb, lum, plot_bg)
     for colour, chrom, xs, ys, npx in bar_series:
         series.append(RawSeries("bar", _rgb(colour), "bars", xs + l, ys + t, 0.9, npx, chrom))
     if bar_region is not None:
         ink &= ~bar_region
-    bg_chroma = float(plot_bg.max() - plot_bg.min())
     chromatic = ink & (chroma >= 40 + bg_chroma)
-    bg_lum = float(plot_bg @ np.array([0.299, 0.587, 0.114]))
-    strength = np.abs(lum - bg_lum)
     achromatic = ink & ~chromatic & (strength > 50)
     # The pale fringe of a coloured line is not a grey line.
     achromatic &= ~_dilate(chromatic, 2)
@@ -777,7 +797,7 @@ def extract_series(page: Page, box: Box, exclude: list[tuple[int, int, int, int]
     series = _drop_fragments(series, t, l, hh, ww)
     if not series:
         problems.append("no data series found in the plot area")
-    return series, problems
+    return series, problems, ink_points
 
 
 def _drop_fragments(series: list[RawSeries], t: int, l: int, hh: int, ww: int
