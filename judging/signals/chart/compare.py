@@ -16,7 +16,7 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 from judging.models import Tolerance
-from judging.signals.chart.evidence import NamesEvidence, PanelEvidence, weigh
+from judging.signals.chart.evidence import PanelEvidence, weigh
 from judging.signals.chart.settings import DEFAULT_COMPARE, CompareSettings
 from judging.signals.chart.types import (
     CHART_SIGNALS,
@@ -173,17 +173,26 @@ def _compare(pub: np.ndarray, rep: np.ndarray, *, span: float, tol_abs: float | 
                  x_overlap=float(overlap))
 
 
+#: Letters OCR confuses with digits (and the reverse): folded alike on both sides before names
+#: are compared, so "H2O" read as "H20" or "var1" as "varl" is the same name.
+_OCR_FOLD = str.maketrans({"l": "1", "i": "1", "o": "0"})
+
+
 def _name_similarity(a: str | None, b: str | None) -> float | None:
     if not a or not b:
         return None
-    a, b = (re.sub(r"[^a-z0-9]+", " ", s.lower()).strip() for s in (a, b))
+    a, b = (re.sub(r"[^a-z0-9]+", " ", s.lower()).strip().translate(_OCR_FOLD) for s in (a, b))
     if not a or not b:
         return None
     if a == b:
         return 1.0
     ratio = difflib.SequenceMatcher(None, a, b).ratio()
-    # OCR often keeps only the first word of a label ("no" of "no aug").
+    # OCR often keeps only the first word of a label ("no" of "no aug"), or loses its start to
+    # a legend handle drawn over it ("t. (3)" of "opt. (3)").
     if a.startswith(b) or b.startswith(a):
+        ratio = max(ratio, 0.8)
+    shorter, longer = sorted((a, b), key=len)
+    if len(shorter) >= 3 and longer.endswith(shorter):
         ratio = max(ratio, 0.8)
     return ratio
 
@@ -227,6 +236,10 @@ class _PanelResult:
     ink_coverage: tuple[float, float] | None = None
     """As `coverage`, on the panels' data ink (`Panel.ink`) instead of their series: a reading
     of the data that does not rest on the series extraction at all."""
+    series_on_ink: tuple[float, float] | None = None
+    """(share of the published series' points on the reproduced data ink, the converse): each
+    chart's data as read against the other's ink as drawn, so that neither a series missed on
+    one side nor furniture drawn on one side only (a band, a span, a label) counts."""
     crossed: float | None = None
     """When the legend names pair some series otherwise than their data do: the agreement of
     the series paired by their data alone (`_series_agreement`)."""
@@ -373,6 +386,12 @@ def _compare_panels(pub: Panel, rep: Panel, tolerance: Tolerance | None) -> _Pan
     origin, scale = _unit_frame(pub, frame, pub_pts)
     ink_coverage = _covered((pub_ink - origin) / scale, (rep_ink - origin) / scale) \
         if len(pub_ink) >= 2 and len(rep_ink) >= 2 else None
+    series_on_ink = None
+    pub_all = np.concatenate([p for p in pub_pts if len(p)] or [np.zeros((0, 2))])
+    rep_all = np.concatenate([p for p in rep_pts if len(p)] or [np.zeros((0, 2))])
+    if min(len(pub_all), len(rep_all), len(pub_ink), len(rep_ink)) >= 2:
+        series_on_ink = (_covered((pub_all - origin) / scale, (rep_ink - origin) / scale)[0],
+                         _covered((rep_all - origin) / scale, (pub_ink - origin) / scale)[0])
     unit_pub = [(p - origin) / scale for p in pub_pts]
     unit_rep = [(p - origin) / scale for p in rep_pts]
     cloud_pub = [s.kind == "scatter" and _cloud_like(p) for s, p in zip(pub_series, unit_pub)]
@@ -452,7 +471,7 @@ def _compare_panels(pub: Panel, rep: Panel, tolerance: Tolerance | None) -> _Pan
     return _PanelResult(published_series=pub_kept, reproduced_series=rep_kept, matches=matches,
                         extra=extra, x_iou=x_iou, y_iou=y_iou, scale_match=scale_match,
                         coverage=_coverage(pub, frame, pub_pts, rep_pts), decades=decades,
-                        ink_coverage=ink_coverage,
+                        ink_coverage=ink_coverage, series_on_ink=series_on_ink,
                         read_counts=(len(pub_series), len(rep_series)),
                         categorical_x=categorical_x, x_axis_iou=_axis_iou(pub.x, rep.x),
                         crossed=crossed)
@@ -761,18 +780,24 @@ def _data_pairs(data: np.ndarray) -> dict[int, int]:
             if data[i, j] >= MIN_MATCH}
 
 
+#: Two series whose x ranges overlap this much (IoU) are compared over all of their data: the
+#: ends of a re-plotted line move by a marker or a pixel column.
+FULL_X_OVERLAP = 0.9
+
+
 def _series_agreement(matches: list[tuple[Series, Series, _Pair]], *, published: int,
                       extra: int, reproduced: int) -> float:
     """How far the paired series of one panel show the same data, in [0, 1]: every published
-    series matched, none extra, and each pair alike in shape, values and trend, drawn as the
-    same kind of mark (bars as bars). A product, so that one wrong aspect pulls it down; the x
-    range and the axis scales are left to their own readings."""
+    series matched, none extra, and each pair alike in shape, values and trend over the x range
+    both span, drawn as the same kind of mark (bars as bars). A product, so that one wrong
+    aspect pulls it down; the axis scales are left to their own readings. A pair compared on
+    part of its range only (a curve matched to a shorter line) agrees on that part only."""
     if not published:
         return 0.0
     matched = len(matches) / published
     extra_share = extra / max(1, reproduced)
     worst = min((((0.5 + 0.5 * p.shape) * (0.3 + 0.7 * p.values) *
-                  (0.75 + 0.25 * p.trend_same) *
+                  (0.75 + 0.25 * p.trend_same) * min(1.0, p.x_overlap / FULL_X_OVERLAP) *
                   (1.0 if (a.kind == "bar") == (b.kind == "bar") else 0.4))
                  for a, b, p in matches), default=0.0)
     return float(np.clip((1.0 - extra_share) ** 2 * matched ** 2 * worst, 0.0, 1.0))
@@ -865,7 +890,6 @@ def compare(published: ChartReading, reproduced: ChartReading, *,
     evidence = weigh([_panel_evidence(k, len(results), a, b, r) for k, (a, b, r) in
                       enumerate(zip(pub_panels, rep_panels, results), 1)],
                      panel_counts=(len(pub_panels), len(rep_panels)),
-                     names=NamesEvidence(named=named, agreement=agreement),
                      settings=settings.evidence)
     signals["chart.same_data"] = evidence.same_data
     reasons["chart.same_data"] = evidence.reason()
@@ -884,11 +908,8 @@ def compare(published: ChartReading, reproduced: ChartReading, *,
 def _panel_evidence(index: int, count: int, pub: Panel, rep: Panel,
                     result: _PanelResult) -> PanelEvidence:
     """One panel pair's readings for the evidence (judging.signals.chart.evidence)."""
-    # The legends pair the series otherwise than their data, and every matched series carries
-    # its published name on both charts: the names were read, they are no OCR slip.
-    named = [(a.name, b.name) for a, b, _ in result.matches if a.name]
-    names_read = len(named) >= 2 and all(
-        (_name_similarity(a, b) or 0.0) >= 0.8 for a, b in named)
+    names, names_why = _names_status(result)
+    names_read = names == "agree"
     where = f" (panel {index})" if count > 1 else ""
     bars = all(s.kind == "bar" for s in result.published_series + result.reproduced_series) \
         and bool(result.published_series)
@@ -906,6 +927,15 @@ def _panel_evidence(index: int, count: int, pub: Panel, rep: Panel,
                 doubt = doubt or f"the {name} axis of the {who} chart: {why}"
     if any(result.decades):
         doubt = doubt or "the axes differ by a power of ten (an unread axis multiplier?)"
+    split = abs(result.published - result.reproduced)
+    if split >= SPLIT_DOUBT:
+        # A reproduction that leaves out or adds a series changes the count by one; more is the
+        # reader's split of the ink (legend text read as lines, a band read as two edges).
+        series_doubt = (f"{result.published} series read in the published panel, "
+                        f"{result.reproduced} in the reproduction: the reader's series split "
+                        f"is in doubt")
+    else:
+        series_doubt = None
     if result.scale_match is False:
         doubt = doubt or "the axes' scale types differ (linear and log)"
     x_confirmed = pub.x is not None and rep.x is not None and \
@@ -914,7 +944,47 @@ def _panel_evidence(index: int, count: int, pub: Panel, rep: Panel,
                          crossed=result.crossed if names_read else None,
                          ink=result.ink_coverage, x_ticks=result.x_axis_iou,
                          x_data=result.x_iou, y_in_data=pub.y is not None and rep.y is not None,
-                         axes_doubt=doubt, x_axes_confirmed=x_confirmed)
+                         axes_doubt=doubt, series_doubt=series_doubt,
+                         x_axes_confirmed=x_confirmed, names=names,
+                         names_why=names_why, series_on_ink=result.series_on_ink)
+
+
+#: Series counts of two paired panels that differ this much put the reader's series split in
+#: doubt (see _panel_evidence).
+SPLIT_DOUBT = 2
+#: The least likeness of two legend names that the best one-to-one pairing of the names may
+#: keep and still count as the same name read with OCR slips.
+NAME_FLOOR = 0.5
+
+
+def _names_status(result: _PanelResult) -> tuple[str, str]:
+    """Whether the legends' names confirm the pairing of the series: "unnamed" (the published
+    legend names fewer than two matched series: nothing to swap), "agree" (every named series
+    is paired with the reproduced series whose name is most like its own, among all pairings
+    of the names, and at most one reproduced name is unread: paired by elimination), "unread"
+    (more names unread: a swap cannot be ruled out) or "disagree" (the names would pair the
+    series otherwise: misread, renamed or swapped); and why."""
+    named = [(a, b) for a, b, _ in result.matches if a.name]
+    if len(named) < 2:
+        return "unnamed", ""
+    unread = sum(1 for _, b in named if not b.name)
+    pub_named = [s for s in result.published_series if s.name]
+    rep_named = [s for s in result.reproduced_series if s.name]
+    if len(named) - unread >= 1 and rep_named:
+        sims = np.array([[_name_similarity(a.name, b.name) or 0.0 for b in rep_named]
+                         for a in pub_named])
+        best = {id(pub_named[i]): rep_named[j] for i, j in zip(*linear_sum_assignment(-sims))}
+        for a, b in named:
+            if not b.name:
+                continue
+            likeness = _name_similarity(a.name, b.name) or 0.0
+            if best.get(id(a)) is not b or likeness < NAME_FLOOR:
+                return "disagree", (f"the legends would pair {a.name!r} with another series "
+                                    f"than the data do ({b.name!r} by data)")
+    if unread > 1:
+        return "unread", (f"{unread} of the {len(named)} named series have no name read in "
+                          f"the reproduction")
+    return "agree", f"the {len(named)} named series pair by their names as by their data"
 
 
 def legend_agreement(matches: list[tuple[Series, Series, _Pair]]

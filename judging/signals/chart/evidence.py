@@ -60,14 +60,14 @@ class PanelEvidence:
     their fit on both charts, or categories on both)."""
     x_axes_confirmed: bool
     """Both x axes read with at least three tick labels on their fit."""
-
-
-@dataclass(frozen=True)
-class NamesEvidence:
-    named: int
-    """Matched published series that the published legend names."""
-    agreement: float | None
-    """Share of those whose reproduced series carries the same name (None: unread)."""
+    series_doubt: str | None = None
+    """Why the series split cannot carry a difference (the counts differ by more than one)."""
+    names: str = "unnamed"
+    """What the legend names say of the pairing: "unnamed" (fewer than two named series),
+    "agree", "unread" (a swap cannot be ruled out) or "disagree"."""
+    names_why: str = ""
+    series_on_ink: tuple[float, float] | None = None
+    """(share of the published series' points on the reproduced ink, the converse)."""
 
 
 @dataclass(frozen=True)
@@ -95,39 +95,25 @@ class Evidence:
 
 
 def weigh(panels: list[PanelEvidence], *, panel_counts: tuple[int, int],
-          names: NamesEvidence, settings: EvidenceSettings) -> Evidence:
+          settings: EvidenceSettings) -> Evidence:
     """Agreement and difference that two independent readings confirm (see the module)."""
     confirmed: list[str] = []
     doubts: list[str] = []
-    agreements: list[float] = []
-    differences: list[float] = []
     if panel_counts[0] != panel_counts[1] or not panels:
         doubts.append(f"{panel_counts[0]} data panels read in the published chart, "
                       f"{panel_counts[1]} in the reproduction: panels may be mispaired")
         return _finish(0.0, 0.0, confirmed, doubts, settings)
-    for p in panels:
-        agreement, difference = _panel(p, settings, confirmed, doubts)
-        agreements.append(agreement)
-        differences.append(difference)
-    agreement = min(agreements)
-    difference = max(differences)
-    # Names: a legend that names two or more series must be read on both charts, and agree.
-    if names.named >= 2:
-        if names.agreement is None:
-            doubts.append("the published legend names the series but the reproduction's "
-                          "names were not read: a swapped legend cannot be ruled out")
-            agreement = min(agreement, settings.unverified_names_agreement)
-        elif names.agreement < 1.0:
-            agreement = 0.0
-            doubts.append(f"only {names.agreement:.0%} of the named series carry the published "
-                          f"name (misread, renamed or swapped)")
-    return _finish(agreement, difference, confirmed, doubts, settings)
+    strengths = [_panel(p, settings, confirmed, doubts) for p in panels]
+    # Every panel must agree; one confirmed difference is enough.
+    return _finish(min(a for a, _ in strengths), max(d for _, d in strengths), confirmed,
+                   doubts, settings)
 
 
 def _panel(p: PanelEvidence, settings: EvidenceSettings, confirmed: list[str],
            doubts: list[str]) -> tuple[float, float]:
     where = p.where
     ink = min(p.ink) if p.ink is not None else None
+    on_ink = min(p.series_on_ink) if p.series_on_ink is not None else ink
     agreement = difference = 0.0
     axes_doubt = p.axes_doubt
     if p.x_ticks is not None and p.x_ticks < settings.some_x_overlap:
@@ -135,30 +121,39 @@ def _panel(p: PanelEvidence, settings: EvidenceSettings, confirmed: list[str],
         # crop keeps part of the range), and then every value is compared at the wrong x.
         axes_doubt = axes_doubt or (f"the x axes' ranges do not overlap (tick labels "
                                     f"{p.x_ticks:.2f}): an x axis misread rather than a crop")
-    # Agreement: series and ink agree in data units, and so do the x ranges.
-    if p.series is None or ink is None:
+    # Agreement: each chart's series lie on the other's ink, the series agree with each other,
+    # in data units, over the same x range, paired as the legend names pair them.
+    if p.series is None or on_ink is None:
         doubts.append(f"no series or no ink to compare{where}")
     elif not p.y_in_data:
         doubts.append(f"a y axis unread{where}: a shifted series would look the same")
+    elif p.names in ("unread", "disagree"):
+        doubts.append(p.names_why + where + (": a swapped legend cannot be ruled out"
+                                             if p.names == "unread" else ""))
+        agreement = min(p.series, on_ink) if p.names == "unread" else 0.0
+        agreement = min(agreement, settings.unverified_names_agreement)
     else:
         x_range = p.x_ticks if p.x_ticks is not None else p.x_data
-        agreement = min(p.series, ink, 1.0 if x_range is None else
+        agreement = min(p.series, on_ink, 1.0 if x_range is None else
                         min(1.0, x_range / settings.same_x_range))
         if agreement >= 1.0 - settings.report_at:
-            confirmed.append(f"the series ({p.series:.2f}) and the ink ({ink:.2f}) agree{where}")
-    # Difference in the data: the series and the ink both show it, on axes that hold.
+            confirmed.append(f"the series agree ({p.series:.2f}) and lie on each other's ink "
+                             f"({on_ink:.2f}){where}"
+                             + (f"; {p.names_why}" if p.names == "agree" else ""))
+    # Difference in the data: the series and the ink both show it, read either way (the ink
+    # against the ink, and each chart's series against the other's ink), on axes that hold.
     if p.series is not None and ink is not None:
-        data = min(1.0 - p.series, 1.0 - ink)
+        data = min(1.0 - p.series, 1.0 - max(ink, on_ink if on_ink is not None else ink))
         if data > 0:
-            if axes_doubt is not None:
+            if axes_doubt is not None or p.series_doubt is not None:
                 if data >= settings.report_at:
                     doubts.append(f"the series ({p.series:.2f}) and the ink ({ink:.2f}) differ, "
-                                  f"but {axes_doubt}{where}")
+                                  f"but {axes_doubt or p.series_doubt}{where}")
             else:
                 difference = data
                 if data >= settings.report_at:
-                    confirmed.append(f"the series ({p.series:.2f}) and the ink ({ink:.2f}) "
-                                     f"differ{where}")
+                    confirmed.append(f"the series ({p.series:.2f}) and the ink ({ink:.2f}, "
+                                     f"series on ink {on_ink:.2f}) differ{where}")
     elif p.series is not None and p.series <= 1.0 - settings.report_at:
         doubts.append(f"the series differ ({p.series:.2f}) but no ink confirms it{where}")
     # A swapped legend: the names, read alike on both charts, pair the series one way and
