@@ -38,6 +38,11 @@ CATALOGUE: dict[str, SignalSpec] = {spec.name: spec for spec in [
                "the reproduced figure is pixel-identical to the published one and a cited log "
                "shows its plotting script re-run: possibly a bit-exact re-run, for a human to "
                "confirm"),
+    SignalSpec("pixel.near_identical", "flag", None,
+               "the reproduced figure is pixel-identical to the published one but for a few "
+               "small clusters of pixels (text placed a pixel otherwise): the same plotting "
+               "code run again elsewhere, or a copy with a label edited; nothing in the pixels "
+               "tells them apart, so it is left to a human (not flagged as a copy)"),
     SignalSpec("consensus.agrees", "flag", None,
                "the consensus verdict of the registry claim (judging consensus: the majority "
                "direction among its independent, non-toy reproductions) is this claim's "

@@ -176,7 +176,12 @@ def copy_signals(claim: ClaimInput, check: CopyCheck) -> tuple[dict[str, Signal]
     confirm (a bit-exact re-run of deterministic plotting code is possible), not a copy."""
     rerun = plotting_rerun(claim) if check.identical else None
     signals = {"pixel.copy": Signal(value=check.copy and rerun is None),
-               "pixel.identical_rerender": Signal(value=rerun is not None)}
+               "pixel.identical_rerender": Signal(value=rerun is not None),
+               "pixel.near_identical": Signal(value=check.near_identical)}
+    if check.near_identical:
+        return signals, [Flag(name="near_identical", detail=(
+            f"the reproduced figure is {check.how}: the same plotting code run again "
+            f"elsewhere, or a copy with a label edited; a human should tell which")[:4000])]
     if rerun is not None:
         return signals, [Flag(name="identical_rerender", detail=(
             f"the reproduced figure is pixel-identical to the published figure ({check.how}), "
