@@ -52,6 +52,9 @@ TRAIN_WRONG_CAP = 0.015
 #: Candidate trust levels (probabilities of the same data).
 PASS_LEVELS = (0.6, 0.7, 0.75, 0.8, 0.85, 0.88, 0.9, 0.92, 0.94, 0.95, 0.96, 0.97, 0.98, 0.99)
 FAIL_LEVELS = (0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.08, 0.1, 0.12, 0.15, 0.2, 0.25, 0.3, 0.4)
+#: Candidate `confirm_at` of the evidence settings (the weakest agreement or difference that
+#: counts as confirmed).
+CONFIRM_LEVELS = (0.1, 0.15, 0.2, 0.25, 0.3)
 #: Reliability diagram bins.
 READER_BINS = 10
 JUDGE_BINS = 5
@@ -94,8 +97,9 @@ class Scored:
     repo: str
     dataset: str
     figure: str
-    evidence: float | None
-    """The comparison's evidence value in [-1, 1] (None: the charts were not compared)."""
+    evidences: dict[float, float | None]
+    """The comparison's evidence value in [-1, 1] under each candidate `confirm_at` of the
+    evidence settings (None: the charts were not compared)."""
     match_score: float | None
     outcomes: dict[str, str]
     """Region of chart.same_data -> the judge's outcome."""
@@ -103,6 +107,8 @@ class Scored:
     probability: float | None = None
     """chart.same_data as the fold's calibration table gives it."""
     outcome: str | None = None
+    evidence: float | None = None
+    """The evidence under the fold's chosen `confirm_at`."""
 
     @property
     def faithful(self) -> bool:
@@ -148,26 +154,38 @@ def judge_regions(rubric, claims_and_signals) -> list[dict[str, str]]:
 
 # --- calibration ---------------------------------------------------------------------------
 
+#: Width of the evidence bins the calibration is fitted on.
+CALIBRATION_BIN = 0.1
+
+
 def fit_table(evidence: Sequence[float], faithful: Sequence[bool]
               ) -> tuple[tuple[float, float], ...]:
-    """Knots (evidence, probability of the same data): scikit-learn's isotonic regression of the
-    labels on the evidence; each of its blocks (a run of equal fitted values) becomes the
-    probability (faithful + 1) / (pairs + 2), so that a block of a few pairs of one label says
-    "likely", not "certain"; two knots per block, at its smallest and largest evidence."""
+    """Knots (evidence, probability of the same data): the pairs binned by evidence
+    (CALIBRATION_BIN wide), scikit-learn's isotonic regression of the bins' faithful shares
+    (weighted by their pairs), each block of bins it pools given the probability
+    (faithful + 1) / (pairs + 2), so that a few pairs of one label say "likely", not "certain";
+    a knot at each block's smallest and largest bin centre. Binning keeps the few pairs near
+    a boundary from being pooled with the many far from it (which would lend them the others'
+    certainty)."""
     from sklearn.isotonic import IsotonicRegression
 
     x = np.asarray(evidence, dtype=float)
     y = np.asarray(faithful, dtype=float)
-    order = np.argsort(x, kind="stable")
-    x, y = x[order], y[order]
-    fitted = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit_transform(x, y)
+    index = np.clip(np.floor((x + 1.0) / CALIBRATION_BIN), 0,
+                    round(2.0 / CALIBRATION_BIN) - 1).astype(int)
+    bins = sorted(set(index.tolist()))
+    centres = np.array([-1.0 + (b + 0.5) * CALIBRATION_BIN for b in bins])
+    counts = np.array([int((index == b).sum()) for b in bins], dtype=float)
+    positives = np.array([float(y[index == b].sum()) for b in bins])
+    fitted = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(
+        centres, positives / counts, sample_weight=counts).predict(centres)
     knots: list[tuple[float, float]] = []
     start = 0
-    for end in range(1, len(x) + 1):
-        if end == len(x) or fitted[end] != fitted[start]:
-            block = y[start:end]
-            p = (float(block.sum()) + 1.0) / (len(block) + 2.0)
-            for e in (float(x[start]), float(x[end - 1])):
+    for end in range(1, len(bins) + 1):
+        if end == len(bins) or abs(fitted[end] - fitted[start]) > 1e-9:
+            k, n = positives[start:end].sum(), counts[start:end].sum()
+            p = (float(k) + 1.0) / (float(n) + 2.0)
+            for e in (float(centres[start]), float(centres[end - 1])):
                 if knots and e <= knots[-1][0]:
                     e = knots[-1][0] + 1e-6
                 knots.append((round(e, 6), round(p, 4)))
@@ -191,6 +209,7 @@ class Choice:
     table: tuple[tuple[float, float], ...]
     pass_at: float
     fail_at: float
+    confirm_at: float
 
 
 def _counts(pairs: Sequence[Scored], probabilities: Sequence[float | None], pass_at: float,
@@ -211,7 +230,7 @@ def _counts(pairs: Sequence[Scored], probabilities: Sequence[float | None], pass
 
 
 def choose_levels(pairs: Sequence[Scored], probabilities: Sequence[float | None]
-                  ) -> tuple[float, float]:
+                  ) -> tuple[tuple[float, float], tuple | None]:
     """The trust levels that answer the most of the rarer-answered class with at most
     TRAIN_WRONG_CAP wrong fails and wrong passes; ties go to the stricter levels. With none
     within the cap, the strictest levels. Pairs whose outcome no level changes (a copy gate
@@ -227,29 +246,38 @@ def choose_levels(pairs: Sequence[Scored], probabilities: Sequence[float | None]
             key = (min(af / max(1, nf), au / max(1, nu)), af + au, pass_at, -fail_at)
             if best_key is None or key > best_key:
                 best, best_key = (pass_at, fail_at), key
-    return best
+    return best, best_key
 
 
-def loro_predictions(pairs: Sequence[Scored]) -> list[float | None]:
+def loro_predictions(pairs: Sequence[Scored], confirm_at: float) -> list[float | None]:
     """Each pair's chart.same_data from a table fitted without its repository."""
     out: list[float | None] = [None] * len(pairs)
     for repo in sorted({p.repo for p in pairs}):
-        train = [p for p in pairs if p.repo != repo and p.evidence is not None]
+        train = [p for p in pairs if p.repo != repo and p.evidences[confirm_at] is not None]
         if not train:
             continue
-        table = fit_table([p.evidence for p in train], [p.faithful for p in train])
+        table = fit_table([p.evidences[confirm_at] for p in train], [p.faithful for p in train])
         for k, p in enumerate(pairs):
             if p.repo == repo:
-                out[k] = apply_table(table, p.evidence)
+                out[k] = apply_table(table, p.evidences[confirm_at])
     return out
 
 
 def choose(pairs: Sequence[Scored]) -> Choice:
-    """The calibration table and trust levels chosen on these pairs alone."""
-    usable = [p for p in pairs if p.evidence is not None]
-    table = fit_table([p.evidence for p in usable], [p.faithful for p in usable])
-    pass_at, fail_at = choose_levels(pairs, loro_predictions(pairs))
-    return Choice(table=table, pass_at=pass_at, fail_at=fail_at)
+    """The evidence's `confirm_at`, calibration table and trust levels chosen on these pairs
+    alone: for each candidate `confirm_at`, the trust levels chosen on the pairs' own
+    leave-one-repository-out predictions; the candidate whose choice answers the most wins
+    (ties: the larger `confirm_at`, which confirms less)."""
+    best, best_key = None, None
+    for confirm_at in sorted(pairs[0].evidences, reverse=True):
+        levels, key = choose_levels(pairs, loro_predictions(pairs, confirm_at))
+        if best is None or (key is not None and (best_key is None or key > best_key)):
+            best, best_key = (confirm_at, levels), key
+    assert best is not None
+    confirm_at, (pass_at, fail_at) = best
+    usable = [p for p in pairs if p.evidences[confirm_at] is not None]
+    table = fit_table([p.evidences[confirm_at] for p in usable], [p.faithful for p in usable])
+    return Choice(table=table, pass_at=pass_at, fail_at=fail_at, confirm_at=confirm_at)
 
 
 def run_loro(pairs: list[Scored]) -> dict[str, Choice]:
@@ -261,10 +289,15 @@ def run_loro(pairs: list[Scored]) -> dict[str, Choice]:
         choices[repo] = choice
         for p in pairs:
             if p.repo == repo:
-                p.probability = apply_table(choice.table, p.evidence)
-                p.outcome = p.outcomes[region(p.probability, pass_at=choice.pass_at,
-                                              fail_at=choice.fail_at)]
+                apply_choice(p, choice)
     return choices
+
+
+def apply_choice(p: Scored, choice: Choice) -> None:
+    p.evidence = p.evidences[choice.confirm_at]
+    p.probability = apply_table(choice.table, p.evidence)
+    p.outcome = p.outcomes[region(p.probability, pass_at=choice.pass_at,
+                                  fail_at=choice.fail_at)]
 
 
 # --- figures --------------------------------------------------------------------------------
@@ -376,7 +409,7 @@ def print_loro(pairs: list[Scored], choices: dict[str, Choice], *, title: str) -
           f"{len({p.repo for p in pairs})} repositories, each scored with the choice made on "
           f"all the others")
     print(f"  {'repository left out':40} {'n f/u':>7} {'wrong fails':>13} {'wrong passes':>13} "
-          f"{'f answered':>11} {'u answered':>11} {'AUC':>6}   chosen (pass at, fail at)")
+          f"{'f answered':>11} {'u answered':>11} {'AUC':>6}   chosen (pass at / fail at / confirm at)")
     aucs = {}
     for repo in sorted({p.repo for p in pairs}):
         group = [p for p in pairs if p.repo == repo]
@@ -392,7 +425,8 @@ def print_loro(pairs: list[Scored], choices: dict[str, Choice], *, title: str) -
               f"{wp:3d} {_pct(f['wrong_pass'])} {_pct(f['faithful_answered']):>11} "
               f"{_pct(f['unfaithful_answered']):>11} "
               f"{'  -  ' if a is None else f'{a:6.3f}'}   "
-              + (f"{choice.pass_at:.2f} / {choice.fail_at:.2f}" if choice else ""))
+              + (f"{choice.pass_at:.2f} / {choice.fail_at:.2f} / {choice.confirm_at:.2f}"
+                 if choice else ""))
     pooled = outcome_figures(pairs)
     print("  pooled over the repositories left out (95% bootstrap over figures):")
     lines = (("wrong fails (faithful failed)", "wrong_fail", TARGET_WRONG_FAIL, "<="),
@@ -502,8 +536,6 @@ def with_choice(pairs: list[Scored], choice: Choice) -> list[Scored]:
     out = []
     for p in pairs:
         q = replace(p)
-        q.probability = apply_table(choice.table, p.evidence)
-        q.outcome = p.outcomes[region(q.probability, pass_at=choice.pass_at,
-                                      fail_at=choice.fail_at)]
+        apply_choice(q, choice)
         out.append(q)
     return out

@@ -61,8 +61,11 @@ def _load(name: str):
 measure = _load("realfig_measure")
 loro = _load("realfig_loro")
 
-#: Evidence read as it is: chart.same_data = (evidence + 1) / 2.
-IDENTITY = CompareSettings(evidence=EvidenceSettings(calibration=((-1.0, 0.0), (1.0, 1.0))))
+
+def identity(confirm_at: float) -> CompareSettings:
+    """Settings under which chart.same_data is the evidence as it is: (evidence + 1) / 2."""
+    return CompareSettings(evidence=EvidenceSettings(calibration=((-1.0, 0.0), (1.0, 1.0)),
+                                                     confirm_at=confirm_at))
 
 
 def scored_pairs(pairs, rubric, lines_by_id) -> list:
@@ -70,17 +73,20 @@ def scored_pairs(pairs, rubric, lines_by_id) -> list:
     out, tasks = [], []
     for pair in pairs:
         signals = dict(pair.signals)
-        evidence = None
+        evidences: dict[float, float | None] = {c: None for c in loro.CONFIRM_LEVELS}
         if pair.readings is not None:
             comparison = compare_charts(*pair.readings)
             signals.update(comparison_signals(comparison))
-            raw = compare_charts(*pair.readings, settings=IDENTITY).signals["chart.same_data"]
-            evidence = None if raw is None else round(2.0 * float(raw) - 1.0, 6)
+            for confirm_at in loro.CONFIRM_LEVELS:
+                raw = compare_charts(*pair.readings, settings=identity(confirm_at)
+                                     ).signals["chart.same_data"]
+                evidences[confirm_at] = None if raw is None else round(2.0 * float(raw) - 1.0,
+                                                                       6)
         score = signals.get("chart.match_score")
         match = None if score is None or score.value is None else float(score.value)
         copy = signals.get("pixel.copy")
         item = loro.Scored(id=pair.id, label=pair.label, repo=pair.repo, dataset=pair.dataset,
-                           figure=f"{pair.dataset}/{pair.figure}", evidence=evidence,
+                           figure=f"{pair.dataset}/{pair.figure}", evidences=evidences,
                            match_score=match, outcomes={},
                            copy_flag=bool(copy is not None and copy.value))
         out.append(item)
@@ -131,9 +137,7 @@ def run_real(paths: list[Path], *, rubric_ref: str | None, jobs: int | None, out
     for p in ambiguous + copies:
         repo_choice = choices.get(p.repo) or loro.choose(
             [q for q in labelled if q.repo != p.repo])
-        p.probability = loro.apply_table(repo_choice.table, p.evidence)
-        p.outcome = p.outcomes[loro.region(p.probability, pass_at=repo_choice.pass_at,
-                                           fail_at=repo_choice.fail_at)]
+        loro.apply_choice(p, repo_choice)
     datasets = sorted({p.dataset for p in labelled})
     for dataset in datasets:
         loro.print_loro([p for p in labelled if p.dataset == dataset], choices,
@@ -149,13 +153,15 @@ def run_real(paths: list[Path], *, rubric_ref: str | None, jobs: int | None, out
     # chosen on all repositories: what the code and the rubric ship with
     everything = loro.choose(labelled)
     print(f"\nchosen on all repositories (ship these): trust levels pass at "
-          f"{everything.pass_at:g}, fail at {everything.fail_at:g}; calibration table "
+          f"{everything.pass_at:g}, fail at {everything.fail_at:g}; confirm_at "
+          f"{everything.confirm_at:g}; calibration table "
           f"({len(everything.table)} knots):\n  CALIBRATION = (" + ", ".join(
               f"({e:.4f}, {q:.4f})" for e, q in everything.table) + ")")
     shipped = _shipped(rubric)
     if shipped is not None:
         same = shipped.table == everything.table and \
-            (shipped.pass_at, shipped.fail_at) == (everything.pass_at, everything.fail_at)
+            (shipped.pass_at, shipped.fail_at, shipped.confirm_at) == \
+            (everything.pass_at, everything.fail_at, everything.confirm_at)
         print(f"  shipped now: pass at {shipped.pass_at:g}, fail at {shipped.fail_at:g}, "
               f"{len(shipped.table)} knots: "
               + ("the same" if same else "NOT the values chosen on all repositories"))
@@ -189,6 +195,7 @@ def run_real(paths: list[Path], *, rubric_ref: str | None, jobs: int | None, out
                 handle.write(json.dumps({
                     "id": p.id, "dataset": p.dataset, "repo": p.repo, "label": p.label,
                     "ambiguous": p.ambiguous, "evidence": s.evidence,
+                    "evidences": {str(k): v for k, v in s.evidences.items()},
                     "same_data_loro": s.probability, "outcome_loro": s.outcome,
                     "outcomes": s.outcomes, "match_score": s.match_score, "error": p.error,
                     "measure_s": round(p.measure_s, 3), "decode_s": round(p.decode_s, 4),
@@ -215,7 +222,8 @@ def _shipped(rubric):
             levels["fail"] = rule.fails_only_when.at_most
     if set(levels) != {"pass", "fail"}:
         return None
-    return loro.Choice(table=tuple(CALIBRATION), pass_at=levels["pass"], fail_at=levels["fail"])
+    return loro.Choice(table=tuple(CALIBRATION), pass_at=levels["pass"], fail_at=levels["fail"],
+                       confirm_at=EvidenceSettings().confirm_at)
 
 
 def main() -> None:

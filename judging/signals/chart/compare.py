@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from PIL import Image, ImageDraw
@@ -121,6 +121,15 @@ class _Pair:
     x_overlap: float
     cloud: bool = False
     """Compared as point clouds (by conditional medians), not as curves."""
+    reach: float | None = None
+    """The share of both series' points that were compared (inside the x range both span) or,
+    outside it, lie on the other chart's data ink (a line read in part on one chart); None:
+    not measured (the x overlap stands for it)."""
+
+    def reach_factor(self) -> float:
+        if self.reach is not None:
+            return self.reach
+        return min(1.0, self.x_overlap / FULL_X_OVERLAP)
 
 
 def _resample(pts: np.ndarray, xs: np.ndarray) -> np.ndarray:
@@ -240,6 +249,9 @@ class _PanelResult:
     """(share of the published series' points on the reproduced data ink, the converse): each
     chart's data as read against the other's ink as drawn, so that neither a series missed on
     one side nor furniture drawn on one side only (a band, a span, a label) counts."""
+    drawn_on_both: int = 0
+    """Extra reproduced series (counted in `extra`) whose points lie on the published data ink:
+    the published chart draws them too, its reader did not take them for series."""
     crossed: float | None = None
     """When the legend names pair some series otherwise than their data do: the agreement of
     the series paired by their data alone (`_series_agreement`)."""
@@ -249,8 +261,9 @@ class _PanelResult:
         """Agreement of this panel's paired series (see `_series_agreement`)."""
         if not self.published_series:
             return None
-        return _series_agreement(self.matches, published=self.published, extra=self.extra,
-                                 reproduced=self.reproduced)
+        return _series_agreement(self.matches, published=self.published,
+                                 extra=self.extra - self.drawn_on_both,
+                                 reproduced=self.reproduced - self.drawn_on_both)
 
     @property
     def published(self) -> int:
@@ -428,8 +441,10 @@ def _compare_panels(pub: Panel, rep: Panel, tolerance: Tolerance | None) -> _Pan
         for a, b in zip(*linear_sum_assignment(-sub)):
             if sub[a, b] >= MIN_MATCH:
                 assigned[free_pub[a]] = free_rep[b]
-    matches = [(pub_series[i], rep_series[j], pairs[i, j]) for i, j in sorted(assigned.items())
-               if pairs[i, j] is not None]
+    pub_ink_u, rep_ink_u = (pub_ink - origin) / scale, (rep_ink - origin) / scale
+    matches = [(pub_series[i], rep_series[j],
+                _with_reach(pairs[i, j], unit_pub[i], unit_rep[j], pub_ink_u, rep_ink_u))
+               for i, j in sorted(assigned.items()) if pairs[i, j] is not None]
     # A reproduced series left over is extra, unless it repeats the values of a series it
     # could stand for (a fragment of a line the reader split in two).
     extra = 0
@@ -450,6 +465,11 @@ def _compare_panels(pub: Panel, rep: Panel, tolerance: Tolerance | None) -> _Pan
     # resembles it (a left-out curve among close ones): only a colour blend is set aside there,
     # and one the legend names must be short to be one (a named curve is a curve, however close
     # to the others).
+    # An extra reproduced series whose points lie on the published chart's data ink is drawn on
+    # both charts: the published reader missed it (a faint reference line), it is not extra.
+    drawn_on_both = sum(1 for j in range(len(rep_series))
+                        if j not in assigned.values() and j not in blends
+                        and _on_ink(unit_rep[j], pub_ink_u) >= DRAWN_ON_BOTH)
     rep_kept = [s for j, s in enumerate(rep_series) if j not in blends]
     pub_kept = [s for i, s in enumerate(pub_series)
                 if i in assigned or not _drawn_over(i, pub_pts, origin, scale,
@@ -472,9 +492,40 @@ def _compare_panels(pub: Panel, rep: Panel, tolerance: Tolerance | None) -> _Pan
                         extra=extra, x_iou=x_iou, y_iou=y_iou, scale_match=scale_match,
                         coverage=_coverage(pub, frame, pub_pts, rep_pts), decades=decades,
                         ink_coverage=ink_coverage, series_on_ink=series_on_ink,
+                        drawn_on_both=drawn_on_both,
                         read_counts=(len(pub_series), len(rep_series)),
                         categorical_x=categorical_x, x_axis_iou=_axis_iou(pub.x, rep.x),
                         crossed=crossed)
+
+
+#: An extra series with this share of its points on the other chart's data ink is drawn on both
+#: charts (see _compare_panels).
+DRAWN_ON_BOTH = 0.9
+
+
+def _on_ink(points: np.ndarray, ink: np.ndarray) -> float:
+    """The share of `points` within COVERAGE_TOLERANCE of `ink` (unit frame); 0 without ink."""
+    if len(points) == 0 or len(ink) < 2:
+        return 0.0
+    return _covered(points, ink)[0]
+
+
+def _with_reach(pair: _Pair, pub: np.ndarray, rep: np.ndarray, pub_ink: np.ndarray,
+                rep_ink: np.ndarray) -> _Pair:
+    """The pair with its reach (see _Pair.reach): the points outside the x range both series
+    span count when they lie on the other chart's data ink."""
+    if len(pub) < 2 or len(rep) < 2 or len(pub_ink) < 2 or len(rep_ink) < 2:
+        return pair
+    lo, hi = max(pub[:, 0].min(), rep[:, 0].min()), min(pub[:, 0].max(), rep[:, 0].max())
+    shares = []
+    for own, other_ink in ((pub, rep_ink), (rep, pub_ink)):
+        outside = (own[:, 0] < lo) | (own[:, 0] > hi)
+        if not outside.any():
+            shares.append(1.0)
+            continue
+        covered = _on_ink(own[outside], other_ink) * int(outside.sum())
+        shares.append(float((int((~outside).sum()) + covered) / len(own)))
+    return replace(pair, reach=round(min(shares), 4))
 
 
 #: An unmatched series whose points lie this much on the ink of the chart's other series is
@@ -797,7 +848,7 @@ def _series_agreement(matches: list[tuple[Series, Series, _Pair]], *, published:
     matched = len(matches) / published
     extra_share = extra / max(1, reproduced)
     worst = min((((0.5 + 0.5 * p.shape) * (0.3 + 0.7 * p.values) *
-                  (0.75 + 0.25 * p.trend_same) * min(1.0, p.x_overlap / FULL_X_OVERLAP) *
+                  (0.75 + 0.25 * p.trend_same) * p.reach_factor() *
                   (1.0 if (a.kind == "bar") == (b.kind == "bar") else 0.4))
                  for a, b, p in matches), default=0.0)
     return float(np.clip((1.0 - extra_share) ** 2 * matched ** 2 * worst, 0.0, 1.0))
@@ -908,7 +959,7 @@ def compare(published: ChartReading, reproduced: ChartReading, *,
 def _panel_evidence(index: int, count: int, pub: Panel, rep: Panel,
                     result: _PanelResult) -> PanelEvidence:
     """One panel pair's readings for the evidence (judging.signals.chart.evidence)."""
-    names, names_why = _names_status(result)
+    names, names_why = _names_status(result, (pub.legend, rep.legend))
     names_read = names == "agree"
     where = f" (panel {index})" if count > 1 else ""
     bars = all(s.kind == "bar" for s in result.published_series + result.reproduced_series) \
@@ -927,6 +978,7 @@ def _panel_evidence(index: int, count: int, pub: Panel, rep: Panel,
                 doubt = doubt or f"the {name} axis of the {who} chart: {why}"
     if any(result.decades):
         doubt = doubt or "the axes differ by a power of ten (an unread axis multiplier?)"
+    unmatched = result.published - len(result.matches)
     split = abs(result.published - result.reproduced)
     if split >= SPLIT_DOUBT:
         # A reproduction that leaves out or adds a series changes the count by one; more is the
@@ -944,7 +996,7 @@ def _panel_evidence(index: int, count: int, pub: Panel, rep: Panel,
                          crossed=result.crossed if names_read else None,
                          ink=result.ink_coverage, x_ticks=result.x_axis_iou,
                          x_data=result.x_iou, y_in_data=pub.y is not None and rep.y is not None,
-                         axes_doubt=doubt, series_doubt=series_doubt,
+                         axes_doubt=doubt, series_doubt=series_doubt, unmatched=unmatched,
                          x_axes_confirmed=x_confirmed, names=names,
                          names_why=names_why, series_on_ink=result.series_on_ink)
 
@@ -957,7 +1009,8 @@ SPLIT_DOUBT = 2
 NAME_FLOOR = 0.5
 
 
-def _names_status(result: _PanelResult) -> tuple[str, str]:
+def _names_status(result: _PanelResult, legend_sizes: tuple[list[str], ...] = ()
+                  ) -> tuple[str, str]:
     """Whether the legends' names confirm the pairing of the series: "unnamed" (the published
     legend names fewer than two matched series: nothing to swap), "agree" (every named series
     is paired with the reproduced series whose name is most like its own, among all pairings
@@ -966,6 +1019,12 @@ def _names_status(result: _PanelResult) -> tuple[str, str]:
     series otherwise: misread, renamed or swapped); and why."""
     named = [(a, b) for a, b, _ in result.matches if a.name]
     if len(named) < 2:
+        legends = [len(panel_legend) for panel_legend in legend_sizes if panel_legend]
+        if len(result.matches) >= 2 and any(n >= 2 for n in legends):
+            # A legend names the series but its names are not on the paired series: which
+            # series is which is unverified.
+            return "unread", (f"a legend of {max(legends)} entries, but fewer than two of the "
+                              f"{len(result.matches)} paired series carry its names")
         return "unnamed", ""
     unread = sum(1 for _, b in named if not b.name)
     pub_named = [s for s in result.published_series if s.name]

@@ -62,6 +62,8 @@ class PanelEvidence:
     """Both x axes read with at least three tick labels on their fit."""
     series_doubt: str | None = None
     """Why the series split cannot carry a difference (the counts differ by more than one)."""
+    unmatched: int = 0
+    """Published series the reproduction has no series for."""
     names: str = "unnamed"
     """What the legend names say of the pairing: "unnamed" (fewer than two named series),
     "agree", "unread" (a swap cannot be ruled out) or "disagree"."""
@@ -127,6 +129,9 @@ def _panel(p: PanelEvidence, settings: EvidenceSettings, confirmed: list[str],
         doubts.append(f"no series or no ink to compare{where}")
     elif not p.y_in_data:
         doubts.append(f"a y axis unread{where}: a shifted series would look the same")
+    elif p.unmatched:
+        doubts.append(f"{p.unmatched} published series without a counterpart in the "
+                      f"reproduction{where}: left out, or not read")
     elif p.names in ("unread", "disagree"):
         doubts.append(p.names_why + where + (": a swapped legend cannot be ruled out"
                                              if p.names == "unread" else ""))
@@ -190,6 +195,9 @@ def _panel(p: PanelEvidence, settings: EvidenceSettings, confirmed: list[str],
 
 def _finish(agreement: float, difference: float, confirmed: list[str], doubts: list[str],
             settings: EvidenceSettings) -> Evidence:
+    # Below the precision of a chart reading nothing is confirmed either way.
+    agreement = agreement if agreement >= settings.confirm_at else 0.0
+    difference = difference if difference >= settings.confirm_at else 0.0
     agreement, difference = round(float(agreement), 4), round(float(difference), 4)
     same = calibrated(agreement - difference, settings)
     return Evidence(agreement=agreement, difference=difference, same_data=same,

@@ -35,6 +35,9 @@ class EvidenceSettings:
     unverified_names_agreement: float = 0.0
     """The most agreement a pair can show when the published legend names its series and the
     reproduction's names were not read (a swap cannot be ruled out)."""
+    confirm_at: float = 0.1
+    """An agreement or a difference weaker than this is not confirmed (0): about the precision
+    with which two readings of one chart agree (not chosen from the figures)."""
     report_at: float = 0.3
     """Agreements and differences from this strength on are named in the reason."""
 
