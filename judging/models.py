@@ -252,7 +252,7 @@ class Claim(StrictModel):
     reproduced_value: FiniteFloat | None = None
     values: list[TableValue] | None = Field(default=None, max_length=200)
     """Table claims: one entry per cell compared."""
-    # Figure data (`judging.figure_data`): the chart signals compare series data to data where a
+    # Figure data (`judging.figures.data`): the chart signals compare series data to data where a
     # side has it. Left out of input hashes while unset (run/lines.py HASHED_ALWAYS).
     reproduced_data: RelativePath | None = None
     """Figure claims: the reproduced figure's plotted data (CSV or JSON), beside the figure."""

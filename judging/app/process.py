@@ -23,8 +23,8 @@ from pathlib import Path
 
 import httpx
 
-from judging import pidfile
 from judging.errors import JudgingError
+from judging.services import pidfile
 
 log = logging.getLogger(__name__)
 

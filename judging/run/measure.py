@@ -14,7 +14,7 @@ from PIL import Image
 
 from judging.atomic import write_png_atomic
 from judging.errors import FigureDataError, ImageLoadError
-from judging.figure_data import FigureDataFile, load_figure_data
+from judging.figures.data import FigureDataFile, load_figure_data
 from judging.hashing import content_hash, file_sha256
 from judging.models import Artifacts, ClaimInput, ClaimKind, Flag, Signal, Tolerance
 from judging.rules import plotting_rerun
@@ -406,7 +406,7 @@ NOT_MEASURED = frozenset({"claim_id", "source", "statement", "justification", "s
                           "verdict", "source_verdict", "toy", "provenance", "absent",
                           "theorem_values"})
 #: The code a measurement runs, besides the signals package (whose every file counts).
-MEASURE_MODULES = ("run/measure.py", "run/integrity.py", "figure_data.py", "figure_formats.py",
+MEASURE_MODULES = ("run/measure.py", "run/integrity.py", "figures/data.py", "figures/formats.py",
                    "rules.py", "models.py", "signal_catalogue.py")
 #: Libraries whose version can change a measured value.
 MEASURE_LIBRARIES = ("numpy", "scipy", "scikit-image", "pillow")

@@ -80,12 +80,12 @@ from judging.rundir import (
     Invocation,
     LineHead,
     RunStore,
+    Shard,
     line_key,
     utc_now,
     write_integrity,
     write_not_addressed,
 )
-from judging.shards import Shard
 from judging.version import code_version
 
 log = logging.getLogger(__name__)

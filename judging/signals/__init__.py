@@ -3,7 +3,7 @@
 Reads images and numbers, never the run directory; gives signals by the names of
 `judging.signal_catalogue`: pixel similarity and copy checks of a figure pair (`pixel`), numeric
 agreement of reported and reproduced values (`numeric`), and the data-aware chart reader and
-comparison (`chart`), which takes a side's series from its data file (`judging.figure_data`)
+comparison (`chart`), which takes a side's series from its data file (`judging.figures.data`)
 instead of its image when there is one (`reading_from_data`). Images are loaded with
 decompression-bomb and format checks (`images`).
 """

@@ -17,7 +17,7 @@ Run ``python -m judging.review.server --home DIR [--host H] [--port P]`` for the
 The server runs in an environment of its own (argilla-server 2.8.0 pins pydantic ~2.9, httpx ~0.27
 and typer<0.10, which the product environment must not carry): `start_background()` and
 `serve_foreground()` start it with that environment's interpreter (`server_python()`). This module
-imports only the standard library, httpx, judging.errors, judging.pidfile and (inside functions)
+imports only the standard library, httpx, judging.errors, judging.services and (inside functions)
 argilla_server and fakeredis, so that environment holds judging without its dependencies.
 """
 
@@ -44,9 +44,9 @@ from typing import Any
 
 import httpx
 
-from judging import pidfile
 from judging.errors import JudgingError, ReviewServerError
 from judging.review.server.patches import BUILD_HINT, SUPPORTED_VERSION, apply_patches
+from judging.services import pidfile
 
 log = logging.getLogger(__name__)
 
