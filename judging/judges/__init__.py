@@ -33,6 +33,7 @@ from judging.judges.panel import (
     choose_judgment,
     order_consistency,
     panel_name,
+    speaking_lines,
 )
 from judging.judges.prompt import hold_images, read_images, release_images
 
@@ -40,7 +41,7 @@ __all__ = ["AGGREGATION", "AnswerCache", "Budget", "CallEstimate", "EndpointClie
            "JudgeConfigError", "JudgeResult", "JudgeTask",
            "LLMOptions", "OfflineJudge", "OpenAIJudge", "UnknownJudgeSpec", "aggregate_panel",
            "choose_judgment", "hold_images", "make_judge", "offline_judge",
-           "openai_judge", "order_consistency", "panel_name", "read_images", "release_images",
+           "openai_judge", "order_consistency", "panel_name", "read_images", "release_images", "speaking_lines",
            "StructuredAnswer", "StructuredCaller", "structured_caller"]
 
 
