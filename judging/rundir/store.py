@@ -310,8 +310,15 @@ class RunStore:
                 raise RunStoreError(f"{run_json}: not a judging run file ({exc.errors()[0]['msg']})"
                                     ) from exc
         elif not create:
-            raise RunStoreError(f"{root}: not a run directory (no {RUN_JSON}); run `judging run "
-                                f"... --out {root}` first")
+            if root.is_dir() and any(root.iterdir()):
+                # Files but no run.json: a submission folder, most often. A run is never written
+                # into one: suggest a folder of its own.
+                raise RunStoreError(
+                    f"{root}: not a run directory (no {RUN_JSON}; it holds other files: a "
+                    f"submission?); judge it into a folder of its own with `judging run {root} "
+                    f"--out runs/{root.resolve().name or 'run'}`, then give that folder")
+            raise RunStoreError(f"{root}: not a run directory (no {RUN_JSON}); make it with "
+                                f"`judging run SOURCE... --out {root}` first")
         else:
             # diffs/ may come first; shards/ holds the shard runs of `judging run --engine`,
             # which are merged into this directory; `--estimate` measures (images, the
