@@ -11,7 +11,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell sha256sum pyproject.toml 2>/dev/null | cut -c1-12)
 # The local Argilla review server's own environment: argilla-server and fakeredis, plus this
 # package without its dependencies (the server modules need only the standard library, httpx,
-# argilla_server, fakeredis and judging.errors).
+# argilla_server, fakeredis, judging.errors and judging.services).
 ARGILLA_VENV ?= .venv-argilla
 ARGILLA_BIN := $(ARGILLA_VENV)/bin
 ARGILLA_REQUIREMENTS := argilla-server==2.8.0 fakeredis>=2.20

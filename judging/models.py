@@ -224,11 +224,16 @@ class Evidence(StrictModel):
 class FieldProvenance(StrictModel):
     """How one field of a claim was obtained when it was read from prose (a logbook page)."""
 
-    how: Annotated[str, StringConstraints(pattern=r"^(declared|pattern|llm:[^\s]{1,200})$")]
+    how: Annotated[str, StringConstraints(
+        pattern=r"^(declared|pattern|order|llm:[^\s]{1,200})$")]
     """declared (the participant's own structured field: a table cell, a cell title, a
-    `Verdict:` line), pattern (a deterministic text pattern), or llm:MODEL."""
+    `Verdict:` line), pattern (a deterministic text pattern), order (a claim id numbered by
+    the claim's position, the text giving no number), or llm:MODEL."""
     quote: str = Field(max_length=MAX_NOTE_CHARS)
     """The verbatim text it came from (a substring of the page)."""
+    place: SingleLine | None = Field(default=None, max_length=200)
+    """Which declared place: "Verdict line", "claims table cell", "run output key=value",
+    "results file results.json", "short_description", ... (None: not recorded)."""
     model: SingleLine | None = Field(default=None, max_length=200)
     """LLM-extracted fields: the model that answered."""
     request_hash: SingleLine | None = Field(default=None, max_length=200)
@@ -252,7 +257,7 @@ class Claim(StrictModel):
     reproduced_value: FiniteFloat | None = None
     values: list[TableValue] | None = Field(default=None, max_length=200)
     """Table claims: one entry per cell compared."""
-    # Figure data (`judging.figure_data`): the chart signals compare series data to data where a
+    # Figure data (`judging.figures.data`): the chart signals compare series data to data where a
     # side has it. Left out of input hashes while unset (run/lines.py HASHED_ALWAYS).
     reproduced_data: RelativePath | None = None
     """Figure claims: the reproduced figure's plotted data (CSV or JSON), beside the figure."""

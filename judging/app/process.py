@@ -1,7 +1,7 @@
 """Serving the dashboard: in the foreground, or detached with a pid file (`judging app
 --background`, stopped by `judging app stop`), as `judging review serve` runs the Argilla server
-(judging/review/server/process.py: the same pid-file checks, so a reused pid is never taken for
-ours and a stale pid file is removed).
+(both through judging/services/background.py: the same pid-file checks, so a reused pid is never
+taken for ours and a stale pid file is removed).
 
 The background server is `python -m judging.app ...` (this module's `main`), with its output in
 HOME/app.log and its pid, start time and URL in HOME/app.pid (JSON). An Argilla API key travels
@@ -11,20 +11,14 @@ in the child's environment, never on its command line.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import logging
 import os
-import signal
-import subprocess
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
-
-from judging import pidfile
 from judging.errors import JudgingError
+from judging.services.background import BackgroundService
 
 log = logging.getLogger(__name__)
 
@@ -128,41 +122,7 @@ def launch(data, *, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, mcp: boo
     return app
 
 
-# --- the pid file (the pattern of judging/review/server/process.py) ------------------------------
-
-
-def _pid_path(home: Path) -> Path:
-    return Path(home).resolve() / PID_FILE
-
-
-def _read_pid_file(home: Path) -> dict | None:
-    return pidfile.read_pid_file(_pid_path(home))
-
-
-def _write_pid_file(home: Path, data: dict) -> None:
-    pidfile.write_pid_file(_pid_path(home), data)
-
-
-def _running(home: Path) -> dict | None:
-    """The pid file's data if its app is running; a stale pid file is removed."""
-    return pidfile.running(_pid_path(home))
-
-
-def _info(home: Path, data: dict) -> AppInfo:
-    return AppInfo(url=data["url"], pid=int(data["pid"]),
-                   log_path=Path(data["log"]) if data.get("log") else None,
-                   home=Path(home).resolve(), mcp=bool(data.get("mcp")))
-
-
-def _healthy(url: str, timeout: float = 1.0) -> bool:
-    try:
-        return httpx.get(url + "/gradio_api/info", timeout=timeout).status_code == 200
-    except httpx.HTTPError:
-        return False
-
-
-def log_tail(home: Path, lines: int = 20, since: int = 0) -> str:
-    return pidfile.log_tail(Path(home).resolve() / LOG_FILE, lines=lines, since=since)
+# --- the background process (judging/services/background.py, as the review server) -------------
 
 
 def _last_error(text: str) -> str:
@@ -173,79 +133,45 @@ def _last_error(text: str) -> str:
     return lines[-1][:300] if lines else "no output"
 
 
+SERVICE = BackgroundService(
+    name="the dashboard", one="a dashboard", pid_file=PID_FILE, log_file=LOG_FILE,
+    health_path="/gradio_api/info", stop_command="judging app stop --app-home",
+    error=lambda message, _tail: JudgingError(message), last_line=_last_error)
+
+
+def _info(home: Path, data: dict) -> AppInfo:
+    return AppInfo(url=data["url"], pid=int(data["pid"]),
+                   log_path=Path(data["log"]) if data.get("log") else None,
+                   home=Path(home).resolve(), mcp=bool(data.get("mcp")))
+
+
+def log_tail(home: Path, lines: int = 20, since: int = 0) -> str:
+    return SERVICE.log_tail(home, lines=lines, since=since)
+
+
 def start_background(source: Source, *, home: Path = DEFAULT_HOME, host: str = DEFAULT_HOST,
                      port: int = DEFAULT_PORT, mcp: bool = False, argilla_url: str | None = None,
                      argilla_api_key: str | None = None, timeout: float = 120) -> AppInfo:
     """Start the dashboard detached and wait until it answers."""
     home = Path(home).resolve()
-    home.mkdir(parents=True, exist_ok=True)
-    data = _running(home)
-    if data is not None:
-        raise JudgingError(f"a dashboard from {home} is already running at {data.get('url')} "
-                           f"(pid {data['pid']}); stop it with `judging app stop --app-home "
-                           f"{home}`")
-    if not pidfile.port_free(host, port):
-        raise JudgingError(f"port {port} on {host} is already in use: pick another with --port")
-    log_path = home / LOG_FILE
-    with log_path.open("ab") as handle:
-        handle.write(f"\n--- starting {time.strftime('%Y-%m-%d %H:%M:%S')} on {host}:{port}\n"
-                     .encode())
-        offset = handle.tell()
+    url = app_url(host, port)
     command = [sys.executable, "-m", "judging.app", *source.arguments(), "--host", host,
                "--port", str(port), *(["--mcp"] if mcp else [])]
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    for name, value in (("ARGILLA_API_URL", argilla_url), ("ARGILLA_API_KEY", argilla_api_key)):
-        if value:
-            env[name] = value
-    with log_path.open("ab") as handle:
-        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=handle,
-                                   stderr=subprocess.STDOUT, start_new_session=True,
-                                   close_fds=True, env=env)
-    url = app_url(host, port)
-    _write_pid_file(home, {"pid": process.pid, "start_time": pidfile.start_time(process.pid),
-                           "url": url, "host": host, "port": port, "log": str(log_path),
-                           "mcp": mcp})
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            _pid_path(home).unlink(missing_ok=True)
-            tail = log_tail(home, since=offset)
-            raise JudgingError(f"the dashboard exited with code {process.returncode} before "
-                               f"answering: {_last_error(tail)} (log: {log_path})")
-        if _healthy(url):
-            return _info(home, _read_pid_file(home) or {"pid": process.pid, "url": url})
-        time.sleep(0.2)
-    with contextlib.suppress(OSError):
-        os.killpg(process.pid, signal.SIGKILL)
-    process.wait(5)
-    _pid_path(home).unlink(missing_ok=True)
-    raise JudgingError(f"the dashboard did not answer at {url} within {timeout:.0f} s: "
-                       f"{_last_error(log_tail(home, since=offset))} (log: {log_path})")
+    env = {name: value for name, value in (("ARGILLA_API_URL", argilla_url),
+                                           ("ARGILLA_API_KEY", argilla_api_key)) if value}
+    return SERVICE.start(
+        home, host=host, port=port, url=url, command=lambda: command, timeout=timeout, env=env,
+        pid_data={"mcp": mcp},
+        ready=lambda pid: _info(home, SERVICE.read(home) or {"pid": pid, "url": url}))
 
 
 def stop(home: Path = DEFAULT_HOME, timeout: float = 20) -> bool:
     """Stop the dashboard of this home (SIGTERM, then SIGKILL); False if none was running."""
-    home = Path(home).resolve()
-    data = _running(home)
-    if data is None:
-        return False
-    pid = int(data["pid"])
-    with contextlib.suppress(ProcessLookupError):
-        os.kill(pid, signal.SIGTERM)
-    deadline = time.monotonic() + timeout
-    while pidfile.alive(pid) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    if pidfile.alive(pid):
-        log.warning("the dashboard (pid %d) did not stop within %.0f s: killing it", pid,
-                    timeout)
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(pid, signal.SIGKILL)
-    _pid_path(home).unlink(missing_ok=True)
-    return True
+    return SERVICE.stop(home, timeout)
 
 
 def status(home: Path = DEFAULT_HOME) -> AppInfo | None:
-    data = _running(home)
+    data = SERVICE.running(home)
     return _info(home, data) if data is not None else None
 
 

@@ -25,7 +25,7 @@ from judging.calibrate import (
     read_labels,
     trusted_criteria,
 )
-from judging.judges import choose_judgment
+from judging.judges import speaking_lines
 from judging.models import (
     AnswerStatus,
     ClaimKey,
@@ -325,15 +325,10 @@ def iter_decisions(run_dir: Path, *, labels_path: Path | None = None,
     artifacts: dict = {}
     try:
         for claim_key, claim_lines in store.latest_by_claim():
-            groups: dict[str, list[Judgment]] = defaultdict(list)
-            for judgment in claim_lines:
-                if judgment.rubric is not None:
-                    groups[str(judgment.rubric)].append(judgment)
             items: list[RubricDecision] = []
-            for ref_name, lines in sorted(groups.items()):
-                chosen = choose_judgment(lines)
-                if chosen is None or chosen.rubric is None:
-                    continue
+            for chosen, _ in speaking_lines(claim_lines):
+                assert chosen.rubric is not None
+                ref_name = str(chosen.rubric)
                 if ref_name not in rubrics:
                     rubrics[ref_name] = judged_rubric(library, chosen.rubric)
                 rubric = rubrics[ref_name]
