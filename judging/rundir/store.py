@@ -35,7 +35,15 @@ from judging.models import (
     SubmissionSource,
     VersionedModel,
 )
-from judging.rundir.layout import DIFFS, MEASUREMENTS, RUN_JSON, SHARDS, RunPaths
+from judging.rundir.layout import (
+    DIFFS,
+    MEASUREMENTS,
+    RUN_JSON,
+    SHARDS,
+    WATCH,
+    WATCH_LOCK,
+    RunPaths,
+)
 from judging.rundir.shards import Shard
 
 log = logging.getLogger(__name__)
@@ -323,8 +331,9 @@ class RunStore:
             # diffs/ may come first; shards/ holds the shard runs of `judging run --engine`,
             # which are merged into this directory; `--estimate` measures (images, the
             # measurement cache) before any run.json.
-            if root.exists() and any(p.name not in (DIFFS, SHARDS, MEASUREMENTS)
-                                     for p in root.iterdir()):
+            # `judging watch` keeps its state and lock beside the run it starts.
+            if root.exists() and any(p.name not in (DIFFS, SHARDS, MEASUREMENTS, WATCH,
+                                                    WATCH_LOCK) for p in root.iterdir()):
                 raise RunStoreError(f"{root}: exists and is not a run directory; choose another "
                                     f"--out")
             root.mkdir(parents=True, exist_ok=True)
