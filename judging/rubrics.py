@@ -482,7 +482,12 @@ class RubricLibrary:
         candidates = [e for e in self.entries() if e.id == rubric_id
                       and (include_drafts or e.status is RubricStatus.published)]
         if not candidates:
-            raise RubricNotFound(f"no published version of rubric {rubric_id!r} in {self.root}")
+            ids = sorted({e.id for e in self.entries()
+                          if include_drafts or e.status is RubricStatus.published})
+            close = difflib.get_close_matches(rubric_id, ids, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise RubricNotFound(f"no published version of rubric {rubric_id!r} in {self.root} "
+                                 f"(known: {', '.join(ids) or 'none'}){hint}")
         return max(candidates, key=lambda e: e.version_tuple)
 
     def load(self, ref_name: str) -> Rubric:
