@@ -22,7 +22,7 @@ from click.testing import CliRunner
 from PIL import Image
 
 from judging.cli import main
-from judging.figure_formats import check_svg
+from judging.figures.formats import check_svg
 from judging.intake import expand_source, load_folder
 from judging.intake.logbook import load_logbook, read_logbook
 from judging.intake.logbook.figures import (
