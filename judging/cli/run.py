@@ -52,6 +52,14 @@ def _parse_shard(ctx: click.Context, param: click.Parameter, value: str | None):
         raise click.BadParameter(str(exc)) from None
 
 
+def extract_spec(extract: str | None, judges: list[str]) -> str | None:
+    """The LLM extractor of a run: as given, none for "none", else the first LLM judge's model
+    (a run with an LLM judge reads prose values too; the offline judge's run stays offline)."""
+    if extract is not None:
+        return None if extract.strip().lower() == "none" else extract
+    return next((spec for spec in judges if spec.startswith("openai:")), None)
+
+
 @click.command()
 @click.argument("sources", nargs=-1, required=False)
 @click.option("--discover", "discover", multiple=True, metavar="TAG",
@@ -71,11 +79,12 @@ def _parse_shard(ctx: click.Context, param: click.Parameter, value: str | None):
 @click.option("--judge", "judges", multiple=True,
               help="Judge spec, repeatable: 'offline' or 'openai:MODEL' [env JUDGING_JUDGE; "
                    "default offline]. Several judges form a panel.")
-@click.option("--extract", "extract", default=None, metavar="openai:MODEL",
-              help="Logbooks: after the deterministic extractor, an LLM fills the values, "
-                   "verdict, toy flag and scale note it did not find, each kept only when its "
-                   "verbatim quote is on the page (same endpoint, cache and budget as the "
-                   "judges: --base-url/--api-key).")
+@click.option("--extract", "extract", default=None, metavar="openai:MODEL|none",
+              help="Logbooks and Spaces: after the deterministic extractor, an LLM fills the "
+                   "values, verdict, toy flag and scale note stated in prose, each kept only "
+                   "when its verbatim quote is on the page and holds it (same endpoint, cache "
+                   "and budget as the judges: --base-url/--api-key). Default: the first "
+                   "openai:MODEL judge (none with the offline judge); 'none' turns it off.")
 @click.option("--samples", type=click.IntRange(1, 50), default=1, show_default=True,
               help="Answers per LLM judge and claim (aggregated: majority / median).")
 @click.option("--swap", is_flag=True,
@@ -189,6 +198,7 @@ def run(sources: tuple[str, ...], discover: tuple[str, ...], as_of: str | None,
     deadline = parse_as_of(as_of) if as_of is not None else None
 
     judge_specs = list(judges) or [os.environ.get("JUDGING_JUDGE") or "offline"]
+    extract = extract_spec(extract, judge_specs)
     out = out or Path("runs") / new_run_id()
     llm = LLMOptions(base_url=base_url or None, api_key=api_key or None, temperature=temperature,
                      max_tokens=max_tokens, timeout=timeout, max_retries=max_retries,

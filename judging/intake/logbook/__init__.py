@@ -87,7 +87,7 @@ def fill_with_llm(found: list[FoundClaim], ask: StructuredAsk, *, paper: str
     return [llm_fill(claim.extraction, ask, page_text=claim.page.text, prose=claim.prose,
                      statement=statement(claim) or claim.title,
                      claim_ref=f"{paper}/{claim.local_id}")
-            for claim in found if claim.page.error is None]
+            for claim in found if claim.page.error is None and claim.place != "absent page"]
 
 
 def load_logbook(folder: Path | str, *, out_dir: Path, registry: Registry | None = None,

@@ -247,7 +247,8 @@ def index_page(logbook: Logbook) -> Page | None:
     `## Pages`)."""
     if not logbook.index_text.strip():
         return None
-    page = Page(slug="index", path=logbook.root / "pages" / "index.md", text=logbook.index_text)
+    page = Page(slug="index", path=logbook.root / "pages" / "index.md", text=logbook.index_text,
+                origin=logbook.index_origin)
     try:
         page.title, page.cells, page.has_markers = parse_cells(logbook.index_text, page.warnings)
     except ValueError as exc:
@@ -590,6 +591,12 @@ def _json_claim_statuses(data: object, depth: int = 0) -> list[tuple[int, str, s
         elif isinstance(value, dict):
             out += _json_claim_statuses(value, depth + 1)
     return out
+
+
+def extract_page(claim: FoundClaim, *, verdict_places: frozenset[str] = VERDICT_PLACES,
+                 value_places: frozenset[str] = VALUE_PLACES) -> None:
+    """A claim page's verdict and values from its own declared places (no other page's)."""
+    _extract_page(claim, _Context(verdict_places=verdict_places, value_places=value_places))
 
 
 def _extract_page(claim: FoundClaim, context: _Context) -> None:

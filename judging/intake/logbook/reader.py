@@ -114,6 +114,8 @@ class Logbook:
     """Slugs the followed order lists whose page folder is not there."""
     readme_outside: bool = False
     """`readme` is a repository's README around the logbook (not the published Space's own)."""
+    index_origin: str | None = None
+    """The file shown for the index page when it is not `pages/index.md` (a Space's README)."""
 
 
 def _is_root(folder: Path) -> bool:
