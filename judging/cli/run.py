@@ -81,11 +81,12 @@ class LLMChoice:
 
 
 llm_options = option_group("llm", _llm,
-    click.option("--extract", "extract", default=None, metavar="openai:MODEL",
-                  help="Logbooks: after the deterministic extractor, an LLM fills the values, "
-                       "verdict, toy flag and scale note it did not find, each kept only when its "
-                       "verbatim quote is on the page (same endpoint, cache and budget as the "
-                       "judges: --base-url/--api-key)."),
+    click.option("--extract", "extract", default=None, metavar="openai:MODEL|none",
+                  help="Logbooks and Spaces: after the deterministic extractor, an LLM fills the "
+                       "values, verdict, toy flag and scale note stated in prose, each kept only "
+                       "when its verbatim quote is on the page and holds it (same endpoint, cache "
+                       "and budget as the judges: --base-url/--api-key). Default: the first "
+                       "openai:MODEL judge (none with the offline judge); 'none' turns it off."),
     click.option("--max-cost", type=click.FloatRange(min=0), default=None,
                   help="USD budget: no new LLM call starts once it is spent; the rest is recorded "
                        "as unscored (reason: budget) and a rerun picks it up."),
@@ -193,6 +194,14 @@ engine_options = option_group("engine", Engine,
 )
 
 
+def extract_spec(extract: str | None, judges: list[str]) -> str | None:
+    """The LLM extractor of a run: as given, none for "none", else the first LLM judge's model
+    (a run with an LLM judge reads prose values too; the offline judge's run stays offline)."""
+    if extract is not None:
+        return None if extract.strip().lower() == "none" else extract
+    return next((spec for spec in judges if spec.startswith("openai:")), None)
+
+
 @click.command()
 @click.argument("sources", nargs=-1, required=False)
 @click.option("--discover", "discover", multiple=True, metavar="TAG",
@@ -254,6 +263,7 @@ def run(sources: tuple[str, ...], discover: tuple[str, ...], as_of: str | None,
     deadline = parse_as_of(as_of) if as_of is not None else None
 
     judge_specs = list(judges) or [os.environ.get("JUDGING_JUDGE") or "offline"]
+    extract = extract_spec(llm.extract, judge_specs)
     out = out or Path("runs") / new_run_id()
     request = RunRequest(sources=list(sources), out=out, registry=registry, rubrics=list(rubrics),
                          judges=judge_specs, samples=samples, swap=swap, concurrency=concurrency,
@@ -261,7 +271,7 @@ def run(sources: tuple[str, ...], discover: tuple[str, ...], as_of: str | None,
                                                 max_pixels=measuring.max_pixels),
                          rubrics_dir=rubrics_dir, llm=llm.options, discover=list(discover),
                          as_of=deadline, hf_token=os.environ.get("HF_TOKEN") or None,
-                         extract=llm.extract, shard=engine.shard,
+                         extract=extract, shard=engine.shard,
                          measure_cache=measuring.measure_cache,
                          measure_workers=measuring.measure_workers,
                          measure_timeout=measuring.measure_timeout)

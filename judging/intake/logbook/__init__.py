@@ -30,6 +30,7 @@ from judging.intake.logbook.claims import (
     kind_of,
     materialize,
     paper_id,
+    readme_labels,
     scale_notes,
     statement,
     submission_id,
@@ -86,7 +87,7 @@ def fill_with_llm(found: list[FoundClaim], ask: StructuredAsk, *, paper: str
     return [llm_fill(claim.extraction, ask, page_text=claim.page.text, prose=claim.prose,
                      statement=statement(claim) or claim.title,
                      claim_ref=f"{paper}/{claim.local_id}")
-            for claim in found if claim.page.error is None]
+            for claim in found if claim.page.error is None and claim.place != "absent page"]
 
 
 def load_logbook(folder: Path | str, *, out_dir: Path, registry: Registry | None = None,
@@ -129,6 +130,7 @@ def load_logbook(folder: Path | str, *, out_dir: Path, registry: Registry | None
         fill_with_llm(found, extractor, paper=pid)
     shared = materialize(logbook, found, out_dir)
     scope = scale_notes(logbook)
+    readme = readme_labels(logbook.readme) if logbook.readme_outside else {}
     for warning in warnings:
         log.warning("%s: %s", sid, warning)
     seen: set[str] = set()
@@ -145,8 +147,17 @@ def load_logbook(folder: Path | str, *, out_dir: Path, registry: Registry | None
             continue
         seen.add(claim_id)
         try:
-            loaded.claims.append(_to_claim_input(claim, claim_id, origin, header, out_dir,
-                                                 registry, shared, warnings, scope))
+            claim_input = _to_claim_input(claim, claim_id, origin, header, out_dir,
+                                          registry, shared, warnings, scope)
+            other = readme.get(claim.number) if claim.number is not None else None
+            if other is not None and claim_input.claim.verdict is not None and \
+                    other.mapped.verdict not in (None, claim_input.claim.verdict):
+                claim_input.flags.append(Flag(
+                    name="readme_disagrees",
+                    detail=(f"the repository README gives claim {claim.number} the label "
+                            f"{other.text!r} ({other.quote}); the logbook's verdict "
+                            f"{claim_input.claim.verdict.value} stands")[:4000]))
+            loaded.claims.append(claim_input)
         except (ValidationError, UnsafePathError, ValueError) as exc:
             loaded.problems.append(ClaimProblem(submission_id=sid, claim_id=claim_id,
                                                 index=index, manifest=str(claim.page.path),
@@ -259,8 +270,9 @@ def _to_claim_input(found: FoundClaim, claim_id: str, origin: str, header: Submi
                           detail=f"the verdict changes down the page: {ex.changed[0]!r}, later "
                                  f"{ex.changed[1]!r}; the last is taken"[:4000]))
     for warning in found.warnings:
-        flags.append(Flag(name="page_absent" if warning.startswith("page absent")
-                          else "logbook_warning", detail=warning[:4000]))
+        name = ("page_absent" if warning.startswith("page absent") else "figure_reused"
+                if warning.startswith("figure reused") else "logbook_warning")
+        flags.append(Flag(name=name, detail=warning[:4000]))
     if ex.toy:
         flags.append(Flag(name="toy", detail=scale or "toy"))
     slug = found.page.slug

@@ -360,7 +360,8 @@ VERDICT_PLACES = frozenset({
     "run printout", "run output JSON", "short_description"})
 #: The kinds of declared place a value is read from (`Value.place`).
 VALUE_PLACES = frozenset({"table cell", "results table", "run output key=value",
-                          "run output JSON", "results file", "sentence pairing both"})
+                          "run output JSON", "results file", "log key=value",
+                          "sentence pairing both"})
 
 
 def place_kind(place: str) -> str:
