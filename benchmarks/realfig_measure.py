@@ -152,8 +152,8 @@ class _Measured:
 
 
 def _measure(args: tuple[str, dict, bool]) -> _Measured:
-    from judging.run.measure import MeasureOptions, chart_readings, figure_data, measure_claim
-    from judging.signals import load_image
+    from judging.run.measure import MeasureOptions, figure_data, measure_claim
+    from judging.signals import chart_readings, load_image
 
     folder, line, published_data = args
     logging.getLogger("judging").propagate = False

@@ -207,6 +207,9 @@ class Evidence(StrictModel):
     input hashes while empty."""
     logs: list[RelativePath] = Field(default_factory=list, max_length=50)
     """Log files that show the reproduced numbers."""
+    traces: list[RelativePath] = Field(default_factory=list, max_length=50)
+    """The agent's traces of the reproduction (Claude-Code event JSONL, `judging.traces`): the
+    session that ran it. Left out of input hashes while empty."""
     proof_script: RelativePath | None = None
     """For a falsified claim: a script that shows the problem."""
     problem_kind: ProblemKind | None = None
@@ -224,11 +227,16 @@ class Evidence(StrictModel):
 class FieldProvenance(StrictModel):
     """How one field of a claim was obtained when it was read from prose (a logbook page)."""
 
-    how: Annotated[str, StringConstraints(pattern=r"^(declared|pattern|llm:[^\s]{1,200})$")]
+    how: Annotated[str, StringConstraints(
+        pattern=r"^(declared|pattern|order|llm:[^\s]{1,200})$")]
     """declared (the participant's own structured field: a table cell, a cell title, a
-    `Verdict:` line), pattern (a deterministic text pattern), or llm:MODEL."""
+    `Verdict:` line), pattern (a deterministic text pattern), order (a claim id numbered by
+    the claim's position, the text giving no number), or llm:MODEL."""
     quote: str = Field(max_length=MAX_NOTE_CHARS)
     """The verbatim text it came from (a substring of the page)."""
+    place: SingleLine | None = Field(default=None, max_length=200)
+    """Which declared place: "Verdict line", "claims table cell", "run output key=value",
+    "results file results.json", "short_description", ... (None: not recorded)."""
     model: SingleLine | None = Field(default=None, max_length=200)
     """LLM-extracted fields: the model that answered."""
     request_hash: SingleLine | None = Field(default=None, max_length=200)
@@ -252,7 +260,7 @@ class Claim(StrictModel):
     reproduced_value: FiniteFloat | None = None
     values: list[TableValue] | None = Field(default=None, max_length=200)
     """Table claims: one entry per cell compared."""
-    # Figure data (`judging.figure_data`): the chart signals compare series data to data where a
+    # Figure data (`judging.figures.data`): the chart signals compare series data to data where a
     # side has it. Left out of input hashes while unset (run/lines.py HASHED_ALWAYS).
     reproduced_data: RelativePath | None = None
     """Figure claims: the reproduced figure's plotted data (CSV or JSON), beside the figure."""
@@ -353,6 +361,17 @@ class SubmissionSource(StrictModel):
     """The tags of `--discover` that found it (empty: named on the command line)."""
 
 
+def natural_key(text: str | None) -> tuple[tuple[int, int | str], ...]:
+    """Sort key that orders the digit runs of an id by value: `r2` before `r10`, `c9` before
+    `c10` (every id list a person reads is ordered by it).
+
+    >>> sorted(["p/r10", "p/r2", "p/c1"], key=natural_key)
+    ['p/c1', 'p/r2', 'p/r10']
+    """
+    return tuple((0, int(part)) if part.isdigit() else (1, part)
+                 for part in re.split(r"(\d+)", text or "") if part)
+
+
 class ClaimKey(StrictModel):
     """The identity of a claim everywhere: several submissions reproduce the same registry claim."""
 
@@ -362,6 +381,10 @@ class ClaimKey(StrictModel):
 
     def __str__(self) -> str:
         return f"{self.submission_id}::{self.claim_id}"
+
+    def sort_key(self) -> tuple:
+        """Natural order: by submission, then claim id (`c2` before `c10`)."""
+        return natural_key(self.submission_id), natural_key(self.claim_id)
 
 
 class ReferenceOrigin(StrEnum):
@@ -705,7 +728,7 @@ class Fingerprint(VersionedModel):
 
 
 class IntegrityPair(StrictModel):
-    kind: Literal["duplicate_figure", "copied_justification"]
+    kind: Literal["duplicate_figure", "copied_justification", "duplicate_submission"]
     a: ClaimKey
     b: ClaimKey
     score: float
@@ -732,6 +755,12 @@ class IntegrityReport(VersionedModel):
         """Flags for both claims of every pair, by claim key."""
         found: dict[str, list[Flag]] = {}
         for pair in self.pairs:
+            if pair.kind == "duplicate_submission":
+                for this, other in ((pair.a, pair.b), (pair.b, pair.a)):
+                    found.setdefault(str(this), []).append(Flag(
+                        name=pair.kind, detail=f"the same user submitted the same paper twice: "
+                                               f"{other.submission_id} is judged too ({other})"))
+                continue
             what = ("reproduced figure is (nearly) identical to" if pair.kind == "duplicate_figure"
                     else "justification is copied from or to")
             measure = (f"{pair.score:g} of {HASH_SIZE ** 2} hash bits differ"
