@@ -409,11 +409,14 @@ def _compare_panels(pub: Panel, rep: Panel, tolerance: Tolerance | None) -> _Pan
     unit_rep = [(p - origin) / scale for p in rep_pts]
     cloud_pub = [s.kind == "scatter" and _cloud_like(p) for s, p in zip(pub_series, unit_pub)]
     cloud_rep = [s.kind == "scatter" and _cloud_like(p) for s, p in zip(rep_series, unit_rep)]
+    bar_reach = _bar_reach(unit_pub, pub_series)
     pairs = {}
     for i, a in enumerate(pub_pts):
         for j, b in enumerate(rep_pts):
             if cloud_pub[i] or cloud_rep[j]:
                 pair = _compare_clouds(unit_pub[i], unit_rep[j])
+            elif pub_series[i].kind == rep_series[j].kind == "bar" and bar_reach is not None:
+                pair = _compare_bars(unit_pub[i], unit_rep[j], reach=bar_reach)
             elif "scatter" in (pub_series[i].kind, rep_series[j].kind):
                 pair = _compare_points(a, b, origin=origin, scale=scale)
             else:
@@ -775,6 +778,44 @@ def _compare_clouds(a: np.ndarray, b: np.ndarray) -> _Pair | None:
                  cloud=True)
 
 
+def _bar_reach(unit_pub: list[np.ndarray], series: list[Series]) -> float | None:
+    """How far (unit frame, along x) a reproduced bar may stand from a published one and still
+    be the same bar: a third of the smallest gap between neighbouring published bars, so that a
+    bar is never taken for its neighbour in a group; None without two bars to measure it."""
+    xs = np.sort(np.concatenate([p[:, 0] for p, s in zip(unit_pub, series) if s.kind == "bar"]
+                                or [np.zeros(0)]))
+    gaps = np.diff(xs)
+    gaps = gaps[gaps > 1e-6]
+    return float(gaps.min()) / 3.0 if len(gaps) else None
+
+
+def _compare_bars(a: np.ndarray, b: np.ndarray, *, reach: float) -> _Pair:
+    """Two bar series (unit frame) compared bar by bar: a bar has its counterpart at the same
+    place along x (within `reach`), else none. Interpolating heights between bar positions, as
+    curves are compared, would make neighbouring groups of grouped bars look alike (a group
+    a third of a category off is its neighbour's shape, shifted)."""
+    overlap = _x_overlap(a, b)
+    found = np.array([np.min(np.abs(b[:, 0] - x)) <= reach for x in a[:, 0]]) if len(b) \
+        else np.zeros(len(a), bool)
+    paired = [(y, b[int(np.argmin(np.abs(b[:, 0] - x))), 1]) for (x, y), ok in zip(a, found)
+              if ok]
+    if not paired:
+        return _Pair(shape=0.0, values=0.0, max_error=float("inf"), trend_same=False,
+                     x_overlap=overlap)
+    ya, yb = np.array(paired).T
+    close = np.abs(yb - ya) <= DEFAULT_VALUE_TOLERANCE
+    # Bars paired and of the same height, among the bars of the side that has more.
+    values = float(np.sum(close)) / max(len(a), len(b))
+    if len(ya) >= 3 and np.ptp(ya) > 0 and np.ptp(yb) > 0:
+        r = float(np.corrcoef(ya, yb)[0, 1])
+        shape = max(0.0, r) if np.isfinite(r) else 0.0
+    else:
+        shape = values
+    shape *= float(found.mean())
+    return _Pair(shape=shape, values=values, max_error=float(np.abs(yb - ya).max()),
+                 trend_same=_direction(ya, 1.0) == _direction(yb, 1.0), x_overlap=overlap)
+
+
 def _compare_points_unit(a: np.ndarray, b: np.ndarray, overlap: float) -> _Pair:
     """Two clouds too thin to bin (unit frame): by where their mass lies."""
     covered = _histogram_overlap(a, b)
@@ -811,11 +852,23 @@ def _x_overlap(a: np.ndarray, b: np.ndarray) -> float:
     return float(max(0.0, hi - lo) / union) if union > 0 else 1.0
 
 
+def _name_matrix(pub: list[Series], rep: list[Series]) -> np.ndarray:
+    """Likeness of every published name to every reproduced one; a partial match (a prefix, a
+    suffix) that fits several names of the other side ("GPT" of "GPT-small" and "GPT-large")
+    says nothing of which: it drops to NAME_FLOOR."""
+    sims = np.array([[(_name_similarity(a.name, b.name) or 0.0) for b in rep] for a in pub],
+                    dtype=float).reshape(len(pub), len(rep))
+    close = sims >= 0.8
+    ambiguous = (close & (close.sum(axis=1, keepdims=True) > 1)) | \
+        (close & (close.sum(axis=0, keepdims=True) > 1))
+    return np.where(ambiguous & (sims < 1.0), np.minimum(sims, NAME_FLOOR), sims)
+
+
 def _name_pairs(pub: list[Series], rep: list[Series]) -> dict[int, int]:
     """Published index -> reproduced index for series both legends name alike (one to one)."""
     if len(pub) < 2 or len(rep) < 2:
         return {}
-    sims = np.array([[(_name_similarity(a.name, b.name) or 0.0) for b in rep] for a in pub])
+    sims = _name_matrix(pub, rep)
     out = {}
     for i, j in zip(*linear_sum_assignment(-sims)):
         if sims[i, j] >= 0.8:
@@ -960,7 +1013,10 @@ def _panel_evidence(index: int, count: int, pub: Panel, rep: Panel,
                     result: _PanelResult) -> PanelEvidence:
     """One panel pair's readings for the evidence (judging.signals.chart.evidence)."""
     names, names_why = _names_status(result, (pub.legend, rep.legend))
-    names_read = names == "agree"
+    # A swap rests on names read on every named pair, each attached to its series without a
+    # rival of a similar look (a grey a few levels off, another blue).
+    names_read = names == "agree" and all(
+        b.name and a.name_sure and b.name_sure for a, b, _ in result.matches if a.name)
     where = f" (panel {index})" if count > 1 else ""
     bars = all(s.kind == "bar" for s in result.published_series + result.reproduced_series) \
         and bool(result.published_series)
@@ -997,6 +1053,7 @@ def _panel_evidence(index: int, count: int, pub: Panel, rep: Panel,
                          ink=result.ink_coverage, x_ticks=result.x_axis_iou,
                          x_data=result.x_iou, y_in_data=pub.y is not None and rep.y is not None,
                          axes_doubt=doubt, series_doubt=series_doubt, unmatched=unmatched,
+                         scales_differ=result.scale_match is False,
                          x_axes_confirmed=x_confirmed, names=names,
                          names_why=names_why, series_on_ink=result.series_on_ink)
 
@@ -1030,14 +1087,14 @@ def _names_status(result: _PanelResult, legend_sizes: tuple[list[str], ...] = ()
     pub_named = [s for s in result.published_series if s.name]
     rep_named = [s for s in result.reproduced_series if s.name]
     if len(named) - unread >= 1 and rep_named:
-        sims = np.array([[_name_similarity(a.name, b.name) or 0.0 for b in rep_named]
-                         for a in pub_named])
-        best = {id(pub_named[i]): rep_named[j] for i, j in zip(*linear_sum_assignment(-sims))}
+        sims = _name_matrix(pub_named, rep_named)
+        best = {id(pub_named[i]): (rep_named[j], float(sims[i, j]))
+                for i, j in zip(*linear_sum_assignment(-sims))}
         for a, b in named:
             if not b.name:
                 continue
-            likeness = _name_similarity(a.name, b.name) or 0.0
-            if best.get(id(a)) is not b or likeness < NAME_FLOOR:
+            paired, likeness = best.get(id(a), (None, 0.0))
+            if paired is not b or likeness < NAME_FLOOR:
                 return "disagree", (f"the legends would pair {a.name!r} with another series "
                                     f"than the data do ({b.name!r} by data)")
     if unread > 1:

@@ -64,6 +64,8 @@ class PanelEvidence:
     """Why the series split cannot carry a difference (the counts differ by more than one)."""
     unmatched: int = 0
     """Published series the reproduction has no series for."""
+    scales_differ: bool = False
+    """The two charts' axes were read with other scale types (linear and log)."""
     names: str = "unnamed"
     """What the legend names say of the pairing: "unnamed" (fewer than two named series),
     "agree", "unread" (a swap cannot be ruled out) or "disagree"."""
@@ -129,6 +131,9 @@ def _panel(p: PanelEvidence, settings: EvidenceSettings, confirmed: list[str],
         doubts.append(f"no series or no ink to compare{where}")
     elif not p.y_in_data:
         doubts.append(f"a y axis unread{where}: a shifted series would look the same")
+    elif p.scales_differ:
+        doubts.append(f"the axes' scale types differ (linear and log){where}: the same data "
+                      f"drawn on another scale reads otherwise")
     elif p.unmatched:
         doubts.append(f"{p.unmatched} published series without a counterpart in the "
                       f"reproduction{where}: left out, or not read")
@@ -164,8 +169,9 @@ def _panel(p: PanelEvidence, settings: EvidenceSettings, confirmed: list[str],
     # A swapped legend: the names, read alike on both charts, pair the series one way and
     # their data the other way; how much of the named pairing's shortfall the data's pairing
     # makes up.
-    if p.crossed is not None and p.series is not None and p.crossed > p.series:
-        swap = (p.crossed - p.series) / max(1e-9, 1.0 - p.series)
+    if p.crossed is not None and p.series is not None and \
+            p.crossed - p.series >= settings.confirm_at:
+        swap = (p.crossed - p.series) / (1.0 - p.series)
         agreement = 0.0
         difference = max(difference, float(swap))
         if swap >= settings.report_at:

@@ -57,6 +57,13 @@ class Legend:
 
     def assign(self, series: list[RawSeries]) -> list[str | None]:
         """The legend name of each series (by its sample's colour and line style), or None."""
+        return [name for name, _ in self.assign_sure(series)]
+
+    def assign_sure(self, series: list[RawSeries]) -> list[tuple[str | None, bool]]:
+        """The legend name of each series and whether it is sure: a name is unsure when another
+        entry would fit its series, or another series its entry, within ASSIGN_MARGIN of the
+        fit that was taken (greys a few levels apart, two blues): the names of such series may
+        as well be the other way round."""
         costs = []
         for i, s in enumerate(series):
             for j, e in enumerate(self.entries):
@@ -75,15 +82,22 @@ class Legend:
                     continue
                 style_cost = 0.0 if _style_ok(s.line, e.style) else 30.0
                 costs.append((d + style_cost, i, j))
-        names: list[str | None] = [None] * len(series)
+        names: list[tuple[str | None, bool]] = [(None, True)] * len(series)
         used_s, used_e = set(), set()
-        for _, i, j in sorted(costs):
+        for cost, i, j in sorted(costs):
             if i in used_s or j in used_e:
                 continue
             used_s.add(i)
             used_e.add(j)
-            names[i] = self.entries[j].name or None
+            rivals = [c for c, i2, j2 in costs if (i2 == i) != (j2 == j)]
+            sure = all(c > cost + ASSIGN_MARGIN for c in rivals)
+            names[i] = (self.entries[j].name or None, sure)
         return names
+
+
+#: Colour distance (channel levels) by which the fit of a series to its legend entry must beat
+#: any other pairing of either for the name to be sure (see Legend.assign_sure).
+ASSIGN_MARGIN = 12
 
 
 def _style_ok(line: str, handle: str) -> bool:

@@ -129,9 +129,9 @@ def read(image: Image.Image, *, ocr=None) -> ChartReading:
         raw, more, ink = extract_series(page, box, exclude, grid=draft.grid,
                                         plot_bg=draft.plot_bg)
         problems = problems + more
-        names = legend.assign(raw) if legend is not None else [None] * len(raw)
-        series = [_to_series(page, box, r, name, axes.get("x"), axes.get("y"))
-                  for r, name in zip(raw, names)]
+        names = legend.assign_sure(raw) if legend is not None else [(None, True)] * len(raw)
+        series = [_to_series(page, box, r, name, axes.get("x"), axes.get("y"), name_sure=sure)
+                  for r, (name, sure) in zip(raw, names)]
         series = [s_ for s_ in series if s_ is not None]
         f = page.factor
         bbox = (box.left * f, box.top * f, (box.right + 1) * f, (box.bottom + 1) * f)
@@ -274,7 +274,8 @@ def _to_units(page: Page, box: Box, work: np.ndarray, x_axis: Axis | None,
 
 
 def _to_series(page: Page, box: Box, raw: RawSeries, name: str | None,
-               x_axis: Axis | None, y_axis: Axis | None) -> Series | None:
+               x_axis: Axis | None, y_axis: Axis | None, *, name_sure: bool = True
+               ) -> Series | None:
     pts, normalised = _to_units(page, box, np.column_stack([raw.x, raw.y]), x_axis, y_axis)
     if len(pts) == 0:
         return None
@@ -288,4 +289,4 @@ def _to_series(page: Page, box: Box, raw: RawSeries, name: str | None,
                   confidence=round(float(conf), 3),
                   x_units="data" if x_axis is not None else "normalised",
                   y_units="data" if y_axis is not None else "normalised",
-                  normalised=normalised[order])
+                  normalised=normalised[order], name_sure=name_sure or name is None)

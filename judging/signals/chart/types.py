@@ -61,6 +61,9 @@ class Series:
     normalised: np.ndarray | None = None
     """(N, 2) the same points in plot-area units: x 0 (left) .. 1 (right), y 0 (bottom) .. 1
     (top); shape comparisons fall back on these when an axis is unreadable."""
+    name_sure: bool = True
+    """The legend entry named this series and no other fits it (or it another series) nearly as
+    well (legend.Legend.assign_sure); False: the name may belong to a similar-looking series."""
 
 
 @dataclass(frozen=True)
