@@ -185,13 +185,11 @@ def fit_table(evidence: Sequence[float], faithful: Sequence[bool]
         if end == len(bins) or abs(fitted[end] - fitted[start]) > 1e-9:
             k, n = positives[start:end].sum(), counts[start:end].sum()
             p = (float(k) + 1.0) / (float(n) + 2.0)
-            for e in (float(centres[start]), float(centres[end - 1])):
-                if knots and e <= knots[-1][0]:
-                    e = knots[-1][0] + 1e-6
+            for e in sorted({float(centres[start]), float(centres[end - 1])}):
                 knots.append((round(e, 6), round(p, 4)))
             start = end
     if len(knots) < 2:
-        knots.append((knots[0][0] + 1e-6, knots[0][1]))
+        knots.append((round(knots[0][0] + CALIBRATION_BIN, 6), knots[0][1]))
     return tuple(knots)
 
 
