@@ -26,7 +26,13 @@ from judging.models import Signal, Tolerance
 from judging.signals.chart.compare import compare, overlay
 from judging.signals.chart.data import reading_from_data, without_reference_lines
 from judging.signals.chart.read import read
-from judging.signals.chart.settings import DEFAULT_COMPARE, CompareSettings, EvidenceSettings
+from judging.signals.chart.settings import (
+    DEFAULT_COMPARE,
+    DEFAULT_READER,
+    CompareSettings,
+    EvidenceSettings,
+    ReaderSettings,
+)
 from judging.signals.chart.types import (
     CHART_SIGNALS,
     CHART_SOURCE_SIGNALS,
@@ -39,13 +45,15 @@ from judging.signals.chart.types import (
 )
 
 
-def read_chart(image: Image.Image, *, ocr: object | None = None) -> ChartReading:
+def read_chart(image: Image.Image, *, ocr: object | None = None,
+               settings: ReaderSettings = DEFAULT_READER) -> ChartReading:
     """Read a chart image: plot areas, axes (OCR of the tick labels), legend and series.
 
-    `ocr` is a `tesserocr.PyTessBaseAPI` to use instead of this thread's own engine. Never
+    `ocr` is a `tesserocr.PyTessBaseAPI` to use instead of this thread's own engine; `settings`
+    replaces the stages' values chosen from data (judging.signals.chart.settings). Never
     raises on odd images: an unreadable chart is `readable=False` with a `reason`.
     """
-    return read(image, ocr=ocr)
+    return read(image, ocr=ocr, settings=settings)
 
 
 def compare_charts(published: ChartReading, reproduced: ChartReading, *,
@@ -80,6 +88,7 @@ def comparison_signals(comparison: ChartComparison) -> dict[str, Signal]:
 
 
 __all__ = ["CHART_SIGNALS", "CHART_SOURCE_SIGNALS", "DEFAULT_COMPARE", "Axis",
-           "ChartComparison", "ChartReading", "CompareSettings", "EvidenceSettings", "Panel",
+           "ChartComparison", "ChartReading", "CompareSettings", "DEFAULT_READER", "EvidenceSettings",
+           "Panel", "ReaderSettings",
            "Series", "Tick", "compare_charts", "comparison_signals", "read_chart",
            "reading_from_data", "render_overlay", "without_reference_lines"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -26,6 +27,16 @@ from judging.signals.chart.types import (
     Series,
 )
 
+#: The settings of the comparison under way: `compare` makes its record the active one for the
+#: helpers of this module while it runs (a context variable, so concurrent comparisons in
+#: threads each see their own), instead of handing it down through every helper.
+_ACTIVE: ContextVar[CompareSettings] = ContextVar("chart_compare_settings",
+                                                  default=DEFAULT_COMPARE)
+
+
+def _s() -> CompareSettings:
+    return _ACTIVE.get()
+
 
 def linear_sum_assignment(cost: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """scipy's Hungarian assignment, imported on first use: scipy.optimize costs a quarter of a
@@ -33,23 +44,6 @@ def linear_sum_assignment(cost: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     from scipy.optimize import linear_sum_assignment as assign
 
     return assign(cost)
-
-
-#: Points a curve is resampled to before curves are compared.
-SAMPLES = 64
-#: Without a claim tolerance, values agree within this share of the published y range: about the
-#: precision with which a value can be read off a chart (the rubric's guidance says 5%).
-DEFAULT_VALUE_TOLERANCE = 0.05
-#: A claim tolerance tighter than this share of the y range is below what a chart can show.
-READING_PRECISION = 0.02
-#: A curve whose spread is below this share of its panel's y range is flat.
-FLAT = 0.04
-#: Pairs whose data agree less than this are not "the same series" (counted as unmatched).
-MIN_MATCH = 0.35
-#: A line narrower than this share of the plot width is a fragment, not a series.
-MIN_SERIES_WIDTH = 0.3
-#: Shares of x overlap below which two curves cannot be compared.
-MIN_X_OVERLAP = 0.2
 
 
 # --- coordinates -----------------------------------------------------------------------------
@@ -129,7 +123,7 @@ class _Pair:
     def reach_factor(self) -> float:
         if self.reach is not None:
             return self.reach
-        return min(1.0, self.x_overlap / FULL_X_OVERLAP)
+        return min(1.0, self.x_overlap / _s().full_x_overlap)
 
 
 def _resample(pts: np.ndarray, xs: np.ndarray) -> np.ndarray:
@@ -145,7 +139,7 @@ def _direction(y: np.ndarray, span: float) -> int:
     if len(y) < 2:
         return 0
     slope = np.polyfit(np.linspace(0, 1, len(y)), y, 1)[0]
-    return 0 if abs(slope) < FLAT * span else int(np.sign(slope))
+    return 0 if abs(slope) < _s().flat * span else int(np.sign(slope))
 
 
 def _compare(pub: np.ndarray, rep: np.ndarray, *, span: float, tol_abs: float | None,
@@ -155,13 +149,13 @@ def _compare(pub: np.ndarray, rep: np.ndarray, *, span: float, tol_abs: float | 
     lo, hi = max(pub[0, 0], rep[0, 0]), min(pub[-1, 0], rep[-1, 0])
     union = max(pub[-1, 0], rep[-1, 0]) - min(pub[0, 0], rep[0, 0])
     overlap = (hi - lo) / union if union > 0 else 1.0
-    if hi <= lo or overlap < MIN_X_OVERLAP:
+    if hi <= lo or overlap < _s().min_x_overlap:
         return _Pair(shape=0.0, values=0.0, max_error=float("inf"), trend_same=False,
                      x_overlap=max(0.0, float(overlap)))
-    xs = np.linspace(lo, hi, SAMPLES)
+    xs = np.linspace(lo, hi, _s().samples)
     a, b = _resample(pub, xs), _resample(rep, xs)
     spread_a, spread_b = np.ptp(a), np.ptp(b)
-    flat_a, flat_b = spread_a < FLAT * span, spread_b < FLAT * span
+    flat_a, flat_b = spread_a < _s().flat * span, spread_b < _s().flat * span
     if flat_a and flat_b:
         shape = 1.0
     elif flat_a or flat_b:
@@ -170,12 +164,12 @@ def _compare(pub: np.ndarray, rep: np.ndarray, *, span: float, tol_abs: float | 
         r = float(np.corrcoef(a, b)[0, 1])
         shape = max(0.0, r) if np.isfinite(r) else 0.0
     diff = np.abs(b - a)
-    allowed = np.full_like(a, DEFAULT_VALUE_TOLERANCE * span)
+    allowed = np.full_like(a, _s().default_value_tolerance * span)
     if tol_abs is not None:
         allowed[:] = tol_abs
     elif tol_rel is not None:
         allowed = tol_rel * np.abs(a)
-    allowed = np.maximum(allowed, READING_PRECISION * span)
+    allowed = np.maximum(allowed, _s().reading_precision * span)
     return _Pair(shape=shape, values=float(np.mean(diff <= allowed)),
                  max_error=float(diff.max() / span),
                  trend_same=_direction(a, span) == _direction(b, span),
@@ -212,13 +206,8 @@ def _data_similarity(pair: _Pair | None) -> float:
     the line as well as the whole line does on the part it covers, and must not be preferred."""
     if pair is None:
         return 0.0
-    return (1.0 - X_OVERLAP_WEIGHT) * (0.5 * pair.shape + 0.5 * pair.values) + \
-        X_OVERLAP_WEIGHT * pair.x_overlap
-
-
-#: The share of _data_similarity that the x overlap holds: a tie-breaker between a series and
-#: a fragment of it, too small to pair series whose data disagree.
-X_OVERLAP_WEIGHT = 0.05
+    return (1.0 - _s().x_overlap_weight) * (0.5 * pair.shape + 0.5 * pair.values) + \
+        _s().x_overlap_weight * pair.x_overlap
 
 
 @dataclass(frozen=True)
@@ -313,7 +302,7 @@ def _significant(series: list[Series]) -> list[Series]:
         width = float(np.ptp(norm[:, 0])) if len(norm) else 0.0
         if s.kind == "line" and _frame_line(s, norm):
             continue
-        if (s.kind == "line" and width >= MIN_SERIES_WIDTH) or \
+        if (s.kind == "line" and width >= _s().min_series_width) or \
                 (s.kind != "line" and len(norm) >= 3):
             out.append(s)
     out = out or list(series)
@@ -372,7 +361,7 @@ def _without_duplicates(series: list[Series]) -> list[Series]:
         duplicate = any(
             series[m].style.split()[0] == colour and (pair := _compare(
                 points[m], points[k], span=1.0, tol_abs=None, tol_rel=None)) is not None
-            and pair.values >= 0.9 and pair.x_overlap >= MIN_X_OVERLAP for m in keep)
+            and pair.values >= 0.9 and pair.x_overlap >= _s().min_x_overlap for m in keep)
         if not duplicate:
             keep.append(k)
     return [series[k] for k in sorted(keep)]
@@ -442,7 +431,7 @@ def _compare_panels(pub: Panel, rep: Panel, tolerance: Tolerance | None) -> _Pan
     if free_pub and free_rep:
         sub = data[np.ix_(free_pub, free_rep)]
         for a, b in zip(*linear_sum_assignment(-sub)):
-            if sub[a, b] >= MIN_MATCH:
+            if sub[a, b] >= _s().min_match:
                 assigned[free_pub[a]] = free_rep[b]
     pub_ink_u, rep_ink_u = (pub_ink - origin) / scale, (rep_ink - origin) / scale
     matches = [(pub_series[i], rep_series[j],
@@ -472,7 +461,7 @@ def _compare_panels(pub: Panel, rep: Panel, tolerance: Tolerance | None) -> _Pan
     # both charts: the published reader missed it (a faint reference line), it is not extra.
     drawn_on_both = sum(1 for j in range(len(rep_series))
                         if j not in assigned.values() and j not in blends
-                        and _on_ink(unit_rep[j], pub_ink_u) >= DRAWN_ON_BOTH)
+                        and _on_ink(unit_rep[j], pub_ink_u) >= _s().drawn_on_both)
     rep_kept = [s for j, s in enumerate(rep_series) if j not in blends]
     pub_kept = [s for i, s in enumerate(pub_series)
                 if i in assigned or not _drawn_over(i, pub_pts, origin, scale,
@@ -501,13 +490,8 @@ def _compare_panels(pub: Panel, rep: Panel, tolerance: Tolerance | None) -> _Pan
                         crossed=crossed)
 
 
-#: An extra series with this share of its points on the other chart's data ink is drawn on both
-#: charts (see _compare_panels).
-DRAWN_ON_BOTH = 0.9
-
-
 def _on_ink(points: np.ndarray, ink: np.ndarray) -> float:
-    """The share of `points` within COVERAGE_TOLERANCE of `ink` (unit frame); 0 without ink."""
+    """The share of `points` within _s().coverage_tolerance of `ink` (unit frame); 0 without ink."""
     if len(points) == 0 or len(ink) < 2:
         return 0.0
     return _covered(points, ink)[0]
@@ -531,13 +515,6 @@ def _with_reach(pair: _Pair, pub: np.ndarray, rep: np.ndarray, pub_ink: np.ndarr
     return replace(pair, reach=round(min(shares), 4))
 
 
-#: An unmatched series whose points lie this much on the ink of the chart's other series is
-#: no series of its own (see _drawn_over).
-DRAWN_OVER = 0.9
-#: ... and spans at most this share of the widest other series' x range.
-BLEND_WIDTH = 0.6
-
-
 def _drawn_over(j: int, rep_pts: list[np.ndarray], origin: np.ndarray, scale: np.ndarray, *,
                 short: bool = False) -> bool:
     """Whether reproduced series j lies on the other series' ink: where two lines converge,
@@ -551,10 +528,10 @@ def _drawn_over(j: int, rep_pts: list[np.ndarray], origin: np.ndarray, scale: np
     # short: only a blend where lines meet, a part of the chart's width, and not a series
     # spanning as much as the others, however close (one left out among close curves).
     widest = max(float(np.ptp(p[:, 0])) for p in others)
-    if short and float(np.ptp(own[:, 0])) > BLEND_WIDTH * widest:
+    if short and float(np.ptp(own[:, 0])) > _s().blend_width * widest:
         return False
     covered, _ = _covered((own - origin) / scale, (np.concatenate(others) - origin) / scale)
-    return covered >= DRAWN_OVER
+    return covered >= _s().drawn_over
 
 
 def _ink_coords(panel: Panel, frame: _Frame, series_pts: list[np.ndarray]) -> np.ndarray:
@@ -611,14 +588,6 @@ def _axis_iou(pub_axis, rep_axis) -> float | None:
     return _iou(*ranges)
 
 
-#: How far apart (as a share of the published axis span, on either axis) a point may be from a
-#: point of the other chart and still count as covered: about the drawing precision of a chart
-#: (a marker, a line width) at the sizes charts are read.
-COVERAGE_TOLERANCE = 0.03
-#: Points per chart and panel the coverage is computed on (a random, seeded subsample).
-COVERAGE_POINTS = 3000
-
-
 def _decades(pub_axis, rep_axis, linear_data: bool) -> int:
     """The power of ten k such that the reproduced axis span times 10**k is the published one,
     when the two linear axes differ by a whole power of ten (within 30%): tick labels read
@@ -661,25 +630,25 @@ def _unit_frame(panel: Panel, frame: _Frame, pub_pts: list[np.ndarray]
 
 
 def _covered(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
-    """(share of a's points within COVERAGE_TOLERANCE of a point of b, the converse), both in
-    unit-frame coordinates; at most COVERAGE_POINTS of each (a seeded subsample)."""
+    """(share of a's points within _s().coverage_tolerance of a point of b, the converse), both in
+    unit-frame coordinates; at most _s().coverage_points of each (a seeded subsample)."""
     from scipy.spatial import cKDTree  # scipy.spatial, like scipy.optimize, imported on use
 
     rng = np.random.default_rng(0)
-    if len(a) > COVERAGE_POINTS:
-        a = a[rng.choice(len(a), COVERAGE_POINTS, replace=False)]
-    if len(b) > COVERAGE_POINTS:
-        b = b[rng.choice(len(b), COVERAGE_POINTS, replace=False)]
+    if len(a) > _s().coverage_points:
+        a = a[rng.choice(len(a), _s().coverage_points, replace=False)]
+    if len(b) > _s().coverage_points:
+        b = b[rng.choice(len(b), _s().coverage_points, replace=False)]
     near_a, _ = cKDTree(b).query(a, p=np.inf)
     near_b, _ = cKDTree(a).query(b, p=np.inf)
-    return (float(np.mean(near_a <= COVERAGE_TOLERANCE)),
-            float(np.mean(near_b <= COVERAGE_TOLERANCE)))
+    return (float(np.mean(near_a <= _s().coverage_tolerance)),
+            float(np.mean(near_b <= _s().coverage_tolerance)))
 
 
 def _coverage(panel: Panel, frame: _Frame, pub_pts: list[np.ndarray],
               rep_pts: list[np.ndarray]) -> tuple[float, float] | None:
     """Series-free agreement of two panels: the share of the published data points with a
-    reproduced point within COVERAGE_TOLERANCE, and the converse. It does not depend on how the
+    reproduced point within _s().coverage_tolerance, and the converse. It does not depend on how the
     reader split the ink into series (colours, fragments, bands), so it tells a misread series
     split (the data cover each other, the series do not match) from a changed chart."""
     a = np.concatenate([p for p in pub_pts if len(p)] or [np.zeros((0, 2))])
@@ -690,16 +659,12 @@ def _coverage(panel: Panel, frame: _Frame, pub_pts: list[np.ndarray],
     return _covered((a - origin) / scale, (b - origin) / scale)
 
 
-#: Cells per axis of the grid on which two clouds' densities are compared.
-CLOUD_GRID = 8
-
-
 def _histogram_overlap(a: np.ndarray, b: np.ndarray) -> float:
-    """Histogram intersection of two point clouds on a CLOUD_GRID x CLOUD_GRID grid over the
+    """Histogram intersection of two point clouds on a _s().cloud_grid x _s().cloud_grid grid over the
     published axes (1 = the same density). Markers of a cloud overlap and are read as blobs
     whose centres move with the marker size, so marker-to-marker distances say little; where
     the cloud lies does (a shifted or reversed cloud moves its mass to other cells)."""
-    edges = np.linspace(-0.05, 1.05, CLOUD_GRID + 1)
+    edges = np.linspace(-0.05, 1.05, _s().cloud_grid + 1)
     ha, _, _ = np.histogram2d(np.clip(a[:, 0], -0.05, 1.05), np.clip(a[:, 1], -0.05, 1.05),
                               bins=[edges, edges])
     hb, _, _ = np.histogram2d(np.clip(b[:, 0], -0.05, 1.05), np.clip(b[:, 1], -0.05, 1.05),
@@ -707,60 +672,49 @@ def _histogram_overlap(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.minimum(ha / ha.sum(), hb / hb.sum()).sum())
 
 
-#: Vertical bins of a cloud's conditional medians, and the points a bin needs on both sides.
-CLOUD_BINS = 6
-CLOUD_BIN_POINTS = 3
-#: A series whose points scatter this much (median spread of y within narrow x bins, as a share
-#: of the y axis) is a cloud, not a curve, whatever the reader called it.
-CLOUD_SPREAD = 0.04
-#: The reading confidence of a panel with a cloud whose series both legends name alike (see
-#: _named_alike): enough to fail on; 0.5 otherwise.
-CLOUD_TRUST = 0.7
-
-
 def _cloud_like(unit: np.ndarray) -> bool:
     """More than a handful of points (unit frame) that spread in y within narrow x bins."""
-    if len(unit) <= SMALL_SCATTER:
+    if len(unit) <= _s().small_scatter:
         return False
     edges = np.linspace(unit[:, 0].min(), unit[:, 0].max() + 1e-9, 13)
     which = np.digitize(unit[:, 0], edges) - 1
     spreads = [float(np.std(unit[which == k, 1])) for k in range(12)
-               if np.sum(which == k) >= CLOUD_BIN_POINTS]
-    return len(spreads) >= 3 and float(np.median(spreads)) >= CLOUD_SPREAD
+               if np.sum(which == k) >= _s().cloud_bin_points]
+    return len(spreads) >= 3 and float(np.median(spreads)) >= _s().cloud_spread
 
 
 def _compare_clouds(a: np.ndarray, b: np.ndarray) -> _Pair | None:
     """Two point clouds (unit frame) compared by their conditional medians: the median y in
-    CLOUD_BINS bins of their common x range, a curve that a restyle keeps (whatever the marker
+    _s().cloud_bins bins of their common x range, a curve that a restyle keeps (whatever the marker
     size, however markers merge into blobs) and that a shifted or reversed cloud moves."""
     if len(a) < 2 or len(b) < 2:
         return None
     lo, hi = max(a[:, 0].min(), b[:, 0].min()), min(a[:, 0].max(), b[:, 0].max())
     overlap = _x_overlap(a, b)
-    if hi <= lo or overlap < MIN_X_OVERLAP:
+    if hi <= lo or overlap < _s().min_x_overlap:
         return _Pair(shape=0.0, values=0.0, max_error=float("inf"), trend_same=False,
                      x_overlap=overlap)
     inner = [p[(p[:, 0] >= lo) & (p[:, 0] <= hi)] for p in (a, b)]
-    if min(len(p) for p in inner) < CLOUD_BINS * CLOUD_BIN_POINTS:
+    if min(len(p) for p in inner) < _s().cloud_bins * _s().cloud_bin_points:
         return _compare_points_unit(a, b, overlap)
     # Bins of equal counts of the published cloud: each median stands on as many points.
-    edges = np.quantile(inner[0][:, 0], np.linspace(0, 1, CLOUD_BINS + 1))
+    edges = np.quantile(inner[0][:, 0], np.linspace(0, 1, _s().cloud_bins + 1))
     edges[0], edges[-1] = lo, hi
     medians, allowed = [], []
-    for k in range(CLOUD_BINS):
+    for k in range(_s().cloud_bins):
         inside = [p[(p[:, 0] >= edges[k]) & (p[:, 0] <= edges[k + 1]), 1] for p in inner]
-        if any(len(v) < CLOUD_BIN_POINTS for v in inside):
+        if any(len(v) < _s().cloud_bin_points for v in inside):
             continue
         medians.append((float(np.median(inside[0])), float(np.median(inside[1]))))
         # The standard error of a median (1.25 sigma / sqrt(n), sigma from the MAD) of both
         # clouds: a bin of a few markers cannot place its median better than that.
         se = [1.25 * 1.4826 * float(np.median(np.abs(v - np.median(v)))) / np.sqrt(len(v))
               for v in inside]
-        allowed.append(max(DEFAULT_VALUE_TOLERANCE, 2.0 * float(np.hypot(*se))))
+        allowed.append(max(_s().default_value_tolerance, 2.0 * float(np.hypot(*se))))
     if len(medians) < 3:
         return _compare_points_unit(a, b, overlap)
     ma, mb = np.array(medians).T
-    flat_a, flat_b = np.ptp(ma) < FLAT, np.ptp(mb) < FLAT
+    flat_a, flat_b = np.ptp(ma) < _s().flat, np.ptp(mb) < _s().flat
     if flat_a and flat_b:
         shape = 1.0
     elif flat_a or flat_b:
@@ -803,7 +757,7 @@ def _compare_bars(a: np.ndarray, b: np.ndarray, *, reach: float) -> _Pair:
         return _Pair(shape=0.0, values=0.0, max_error=float("inf"), trend_same=False,
                      x_overlap=overlap)
     ya, yb = np.array(paired).T
-    close = np.abs(yb - ya) <= DEFAULT_VALUE_TOLERANCE
+    close = np.abs(yb - ya) <= _s().default_value_tolerance
     # Bars paired and of the same height, among the bars of the side that has more.
     values = float(np.sum(close)) / max(len(a), len(b))
     if len(ya) >= 3 and np.ptp(ya) > 0 and np.ptp(yb) > 0:
@@ -837,7 +791,7 @@ def _compare_points(pub: np.ndarray, rep: np.ndarray, *, origin: np.ndarray,
     # disagreement, while a moved one is uncovered both ways; so the better of the two shares.
     # Missing markers are the range and series criteria's business. Clouds: the worse, since a
     # dense cloud covers much of the plot whatever it shows.
-    if max(len(a), len(b)) > SMALL_SCATTER:
+    if max(len(a), len(b)) > _s().small_scatter:
         return _compare_points_unit(a, b, _x_overlap(a, b))
     covered = max(_covered(a, b))
     near = np.abs(np.median(b[:, 1]) - np.median(a[:, 1]))
@@ -855,13 +809,13 @@ def _x_overlap(a: np.ndarray, b: np.ndarray) -> float:
 def _name_matrix(pub: list[Series], rep: list[Series]) -> np.ndarray:
     """Likeness of every published name to every reproduced one; a partial match (a prefix, a
     suffix) that fits several names of the other side ("GPT" of "GPT-small" and "GPT-large")
-    says nothing of which: it drops to NAME_FLOOR."""
+    says nothing of which: it drops to _s().name_floor."""
     sims = np.array([[(_name_similarity(a.name, b.name) or 0.0) for b in rep] for a in pub],
                     dtype=float).reshape(len(pub), len(rep))
     close = sims >= 0.8
     ambiguous = (close & (close.sum(axis=1, keepdims=True) > 1)) | \
         (close & (close.sum(axis=0, keepdims=True) > 1))
-    return np.where(ambiguous & (sims < 1.0), np.minimum(sims, NAME_FLOOR), sims)
+    return np.where(ambiguous & (sims < 1.0), np.minimum(sims, _s().name_floor), sims)
 
 
 def _name_pairs(pub: list[Series], rep: list[Series]) -> dict[int, int]:
@@ -881,12 +835,7 @@ def _data_pairs(data: np.ndarray) -> dict[int, int]:
     if data.size == 0:
         return {}
     return {int(i): int(j) for i, j in zip(*linear_sum_assignment(-data))
-            if data[i, j] >= MIN_MATCH}
-
-
-#: Two series whose x ranges overlap this much (IoU) are compared over all of their data: the
-#: ends of a re-plotted line move by a marker or a pixel column.
-FULL_X_OVERLAP = 0.9
+            if data[i, j] >= _s().min_match}
 
 
 def _series_agreement(matches: list[tuple[Series, Series, _Pair]], *, published: int,
@@ -928,6 +877,16 @@ def _absent(reason: str) -> ChartComparison:
 def compare(published: ChartReading, reproduced: ChartReading, *,
             tolerance: Tolerance | None = None,
             settings: CompareSettings = DEFAULT_COMPARE) -> ChartComparison:
+    token = _ACTIVE.set(settings)
+    try:
+        return _compare_readings(published, reproduced, tolerance=tolerance, settings=settings)
+    finally:
+        _ACTIVE.reset(token)
+
+
+def _compare_readings(published: ChartReading, reproduced: ChartReading, *,
+                      tolerance: Tolerance | None,
+                      settings: CompareSettings) -> ChartComparison:
     if not published.readable:
         return _absent(f"published chart unreadable: {published.reason}")
     if not reproduced.readable:
@@ -1036,7 +995,7 @@ def _panel_evidence(index: int, count: int, pub: Panel, rep: Panel,
         doubt = doubt or "the axes differ by a power of ten (an unread axis multiplier?)"
     unmatched = result.published - len(result.matches)
     split = abs(result.published - result.reproduced)
-    if split >= SPLIT_DOUBT:
+    if split >= _s().split_doubt:
         # A reproduction that leaves out or adds a series changes the count by one; more is the
         # reader's split of the ink (legend text read as lines, a band read as two edges).
         series_doubt = (f"{result.published} series read in the published panel, "
@@ -1056,14 +1015,6 @@ def _panel_evidence(index: int, count: int, pub: Panel, rep: Panel,
                          scales_differ=result.scale_match is False,
                          x_axes_confirmed=x_confirmed, names=names,
                          names_why=names_why, series_on_ink=result.series_on_ink)
-
-
-#: Series counts of two paired panels that differ this much put the reader's series split in
-#: doubt (see _panel_evidence).
-SPLIT_DOUBT = 2
-#: The least likeness of two legend names that the best one-to-one pairing of the names may
-#: keep and still count as the same name read with OCR slips.
-NAME_FLOOR = 0.5
 
 
 def _names_status(result: _PanelResult, legend_sizes: tuple[list[str], ...] = ()
@@ -1094,7 +1045,7 @@ def _names_status(result: _PanelResult, legend_sizes: tuple[list[str], ...] = ()
             if not b.name:
                 continue
             paired, likeness = best.get(id(a), (None, 0.0))
-            if paired is not b or likeness < NAME_FLOOR:
+            if paired is not b or likeness < _s().name_floor:
                 return "disagree", (f"the legends would pair {a.name!r} with another series "
                                     f"than the data do ({b.name!r} by data)")
     if unread > 1:
@@ -1120,32 +1071,6 @@ def legend_agreement(matches: list[tuple[Series, Series, _Pair]]
                                   "series is which is unverified")
     same = [(_name_similarity(a.name, b.name) or 0.0) >= 0.8 for a, b in named]
     return len(named), float(np.mean(same)), ""
-
-
-#: Series told apart by colour alone beyond this many per panel are guesses (palettes repeat,
-#: translucent points blend into new colours).
-MAX_RELIABLE_SERIES = 8
-#: Both charts' data cover each other at least this much: the same ink, whatever the series.
-SAME_INK = 0.9
-#: A panel none of whose series holds this many points has no data series read (spans shaded
-#: behind the data, a legend swatch), whatever the reader made of it.
-MIN_DATA_POINTS = 3
-#: A scatter series with more markers than this is a cloud in which markers overlap.
-SMALL_SCATTER = 30
-#: A matched line spanning less than this share of its counterpart's plot width, under axes
-#: that span the same range, was (most likely) read in part.
-PARTIAL_LINE = 0.7
-#: Trust in a comparison of charts with no numeric x axis on either side (categories, months,
-#: dates), x aligned on the data's extent: enough to fail on what the y values show.
-CATEGORICAL_X = 0.7
-#: Trust given by a difference two independent readings confirm (see _confirmed_crop).
-CONFIRMED_DIFFERENCE = 0.8
-#: Below this overlap (IoU) of both the x axes' ranges and the data's x ranges, the x range
-#: was cut (or extended): a faithful re-plot keeps the range within a few percent.
-CROP_OVERLAP = 0.7
-#: Tick labels whose values lie off the axis fit by more than this share of the axis span were
-#: misread (or the fit is wrong).
-TICK_RESIDUAL = 0.02
 
 
 def _same_x_range(pub: Panel, rep: Panel) -> bool:
@@ -1176,7 +1101,7 @@ def axis_trust(axis) -> tuple[float, str]:
     if len(ticks) < 2 or not np.isfinite(span) or span <= 0:
         return min(axis.confidence, 0.3), f"{len(ticks)} tick label(s) read"
     residual = float(np.nanmax(np.abs(values - fitted))) / span
-    if not np.isfinite(residual) or residual > TICK_RESIDUAL:
+    if not np.isfinite(residual) or residual > _s().tick_residual:
         trust = max(axis.confidence, 0.2)
         return min(trust, 0.5), f"tick labels off the {axis.scale} fit by {residual:.1%} of the span"
     if len(ticks) == 2:
@@ -1217,7 +1142,7 @@ def reading_confidence(pub_panels: list[Panel], rep_panels: list[Panel],
                     # Neither chart has numbers on x (categories, months, dates): both are
                     # compared over the data's extent, which is the same frame on both sides.
                     if who == "published":
-                        scores.append((CATEGORICAL_X, f"no numeric x axis on either chart{where} "
+                        scores.append((_s().categorical_x, f"no numeric x axis on either chart{where} "
                                                       f"(categories or dates): x compared over "
                                                       f"the extent of the data"))
                     continue
@@ -1229,21 +1154,21 @@ def reading_confidence(pub_panels: list[Panel], rep_panels: list[Panel],
                     scores.append((trust, f"{name} axis of the {who} chart: {why}{where}"))
             # Bars of one colour per category are one point each: together they are data.
             bar_points = sum(len(s.points) for s in significant if s.kind == "bar")
-            if not any(len(s.points) >= MIN_DATA_POINTS for s in significant) and \
-                    not (bars and bar_points >= MIN_DATA_POINTS):
+            if not any(len(s.points) >= _s().min_data_points for s in significant) and \
+                    not (bars and bar_points >= _s().min_data_points):
                 scores.append((0.2, f"no substantial data series read in the {who} chart"
                                     f"{where} (only marks of a few points: spans, a legend)"))
-            if any(s.kind == "scatter" and len(s.points) > SMALL_SCATTER for s in significant):
-                scores.append((CLOUD_TRUST if _named_alike(result) else 0.5,
+            if any(s.kind == "scatter" and len(s.points) > _s().small_scatter for s in significant):
+                scores.append((_s().cloud_trust if _named_alike(result) else 0.5,
                                f"a scatter cloud in the {who} chart{where}: overlapping "
                                     f"markers are read as blobs, so markers and series are "
                                     f"approximate"))
             many = max(len(significant), read)
             from_data = bool(significant) and all(s.style.startswith("data:")
                                                   for s in significant)
-            if many > MAX_RELIABLE_SERIES and not from_data:  # data never confuses series
+            if many > _s().max_reliable_series and not from_data:  # data never confuses series
                 scores.append((0.4, f"{many} series in the {who} chart{where}: more than "
-                                    f"{MAX_RELIABLE_SERIES} cannot be told apart by colour"))
+                                    f"{_s().max_reliable_series} cannot be told apart by colour"))
     for index, result in enumerate(results, 1):
         where = f" (panel {index})" if len(results) > 1 else ""
         if any(result.decades):
@@ -1256,7 +1181,7 @@ def reading_confidence(pub_panels: list[Panel], rep_panels: list[Panel],
                                                               rep_panels[index - 1]):
                 continue
             wa, wb = float(np.ptp(a.normalised[:, 0])), float(np.ptp(b.normalised[:, 0]))
-            if min(wa, wb) < PARTIAL_LINE * max(wa, wb):
+            if min(wa, wb) < _s().partial_line * max(wa, wb):
                 scores.append((0.5, f"a matched line spans {min(wa, wb):.0%} of its plot width "
                                     f"against {max(wa, wb):.0%} under the same x range{where}: "
                                     f"read in part, or cut (not sure enough to fail)"))
@@ -1267,7 +1192,7 @@ def reading_confidence(pub_panels: list[Panel], rep_panels: list[Panel],
         coverage = result.coverage
         split_differs = result.published != result.reproduced or \
             len(result.matches) < result.published
-        if coverage is not None and min(coverage) >= SAME_INK and split_differs:
+        if coverage is not None and min(coverage) >= _s().same_ink and split_differs:
             scores.append((0.3, f"the plotted data cover each other ({coverage[0]:.2f}/"
                                 f"{coverage[1]:.2f}) but the series read differ "
                                 f"({result.published} published, {result.reproduced} reproduced, "
@@ -1277,11 +1202,11 @@ def reading_confidence(pub_panels: list[Panel], rep_panels: list[Panel],
     scores.sort(key=lambda item: item[0])
     value = float(scores[0][0])
     doubts = [why for v, why in scores if v < 1.0][:4]
-    if confirmed and value < CONFIRMED_DIFFERENCE:
+    if confirmed and value < _s().confirmed_difference:
         # A difference that two independent readings show (the tick labels and the ink) does
         # not depend on how the series were split: it is enough to fail, whatever else is
         # uncertain. The doubts stay in the reason for whoever reviews it.
-        return CONFIRMED_DIFFERENCE, [f"confirmed: {confirmed[0]}", *doubts][:4]
+        return _s().confirmed_difference, [f"confirmed: {confirmed[0]}", *doubts][:4]
     return round(value, 3), doubts
 
 
@@ -1316,7 +1241,7 @@ def _confirmed_crop(pub: Panel, rep: Panel, result: _PanelResult) -> str:
         return ""
     if axis_trust(pub.x)[0] < 1.0 or axis_trust(rep.x)[0] < 1.0:
         return ""
-    if result.x_axis_iou >= CROP_OVERLAP or result.x_iou >= CROP_OVERLAP:
+    if result.x_axis_iou >= _s().crop_overlap or result.x_iou >= _s().crop_overlap:
         return ""
     return (f"the x ranges differ on both the tick labels (overlap {result.x_axis_iou:.2f}) and "
             f"the plotted data (overlap {result.x_iou:.2f})")

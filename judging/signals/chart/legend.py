@@ -28,11 +28,10 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import ndimage
 
-from judging.signals.chart.geometry import TICK_REACH, Box, Page, common_colour, maxabs
+from judging.signals.chart.geometry import Box, Page, common_colour, maxabs
 from judging.signals.chart.ocr import Crop, read_crops
 from judging.signals.chart.series import RawSeries, blend
-
-_MAX_ENTRIES = 30
+from judging.signals.chart.settings import reader_settings
 
 
 @dataclass
@@ -61,7 +60,7 @@ class Legend:
 
     def assign_sure(self, series: list[RawSeries]) -> list[tuple[str | None, bool]]:
         """The legend name of each series and whether it is sure: a name is unsure when another
-        entry would fit its series, or another series its entry, within ASSIGN_MARGIN of the
+        entry would fit its series, or another series its entry, within LegendSettings.assign_margin of the
         fit that was taken (greys a few levels apart, two blues): the names of such series may
         as well be the other way round."""
         costs = []
@@ -90,14 +89,9 @@ class Legend:
             used_s.add(i)
             used_e.add(j)
             rivals = [c for c, i2, j2 in costs if (i2 == i) != (j2 == j)]
-            sure = all(c > cost + ASSIGN_MARGIN for c in rivals)
+            sure = all(c > cost + reader_settings().legend.assign_margin for c in rivals)
             names[i] = (self.entries[j].name or None, sure)
         return names
-
-
-#: Colour distance (channel levels) by which the fit of a series to its legend entry must beat
-#: any other pairing of either for the name to be sure (see Legend.assign_sure).
-ASSIGN_MARGIN = 12
 
 
 def _style_ok(line: str, handle: str) -> bool:
@@ -135,7 +129,7 @@ def find_legend(page: Page, boxes: list[Box], mask: np.ndarray, glyph: float, *,
             for entries in _entries(page, region, bb, glyphlike, small, labels, glyph):
                 if len(entries) >= least and len(entries) > len(best):
                     best = entries
-        all_entries += [(bi, e) for e in best[:_MAX_ENTRIES]]
+        all_entries += [(bi, e) for e in best[:reader_settings().legend.max_entries]]
     if all_entries and ocr is not False:
         # A legend shared by several panels (below a row of facets) is read once.
         unique: dict[tuple[int, ...], Entry] = {}
@@ -183,7 +177,8 @@ def _regions(box: Box, boxes: list[Box], mask: np.ndarray, glyph: float
                        and o.left < box.right and o.right > box.left] + [h - 1])
     # Below: past the tick marks and the x tick labels, which end at the first blank band
     # (rotated labels are cut by the region's top edge into glyph-sized pieces in a row).
-    y0, y1 = _below_labels(mask, box, box.bottom + TICK_REACH, bottom_edge, glyph), bottom_edge
+    y0, y1 = _below_labels(mask, box, box.bottom + reader_settings().geometry.tick_reach,
+                           bottom_edge, glyph), bottom_edge
     if y1 - y0 > 2 * glyph:
         # A legend below may be wider than its plot area (centred under the figure): the band
         # spans the image, short of panels beside it.

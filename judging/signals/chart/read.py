@@ -29,10 +29,13 @@ from judging.signals.chart.geometry import (
 from judging.signals.chart.legend import find_legend
 from judging.signals.chart.ocr import TICK_WHITELIST, OcrUnavailable, read_crops
 from judging.signals.chart.series import RawSeries, extract_series, plot_background
+from judging.signals.chart.settings import (
+    DEFAULT_READER,
+    ReaderSettings,
+    reader_settings,
+    reading_with,
+)
 from judging.signals.chart.types import Axis, ChartReading, Panel, Series, Tick
-
-#: Images smaller than this (either side) are not charts one can read.
-MIN_SIDE = 64
 
 
 @dataclass
@@ -50,10 +53,16 @@ class _PanelDraft:
     problems: list[str] = field(default_factory=list)
 
 
-def read(image: Image.Image, *, ocr=None) -> ChartReading:
+def read(image: Image.Image, *, ocr=None, settings: ReaderSettings = DEFAULT_READER
+         ) -> ChartReading:
+    with reading_with(settings):
+        return _read(image, ocr=ocr)
+
+
+def _read(image: Image.Image, *, ocr=None) -> ChartReading:
     start = time.perf_counter()
     size = image.size
-    if min(size) < MIN_SIDE:
+    if min(size) < reader_settings().read.min_side:
         return ChartReading([], False, f"image too small to read ({size[0]}x{size[1]})",
                             size=size)
     page = prepare(image)
@@ -157,10 +166,6 @@ def read(image: Image.Image, *, ocr=None) -> ChartReading:
                         seconds=time.perf_counter() - start)
 
 
-#: Largest channel difference between two series' colours that one legend entry names both.
-SAME_COLOUR = 24
-
-
 def _share_legend_names(panels: list[Panel]) -> list[Panel]:
     """Facets (ggplot2's facet_wrap, subplots with one legend) name their series once: a panel
     without a legend of its own takes the names of the legend-named series of the other panels,
@@ -186,7 +191,7 @@ def _share_legend_names(panels: list[Panel]) -> list[Panel]:
             hits = {name for name, looks in named.items() for c, line, kind in looks
                     if colour is not None and kind == s_.kind and
                     line == s_.style.partition(" ")[2] and
-                    max(abs(a - b) for a, b in zip(c, colour)) <= SAME_COLOUR}
+                    max(abs(a - b) for a, b in zip(c, colour)) <= reader_settings().read.same_colour}
             guesses.append(next(iter(hits)) if len(hits) == 1 and not s_.name else s_.name)
         given = [g for g in guesses if g]
         if len(given) != len(set(given)):  # two series for one name: not one to one
