@@ -42,10 +42,13 @@ class Source:
     workspace: str | None = None
     download_dir: Path | None = None
     """Where a dataset is downloaded as real files (default: the Hub cache)."""
+    event: Path | None = None
+    """The event's rules the leaderboard applies (`--event`)."""
 
     def arguments(self) -> list[str]:
         args = []
         for flag, value in (("--run-dir", self.run_dir), ("--dataset", self.dataset),
+                            ("--event", self.event),
                             ("--revision", self.revision),
                             ("--calibration", self.calibration_dir),
                             ("--rubrics-dir", self.rubrics_dir),
@@ -75,27 +78,44 @@ def app_url(host: str, port: int) -> str:
 
 
 def load(source: Source, *, argilla_url: str | None = None, argilla_api_key: str | None = None):
-    """The dashboard's data (`AppData`) for `source`."""
+    """The dashboard's data for `source`: a run directory's as `LiveData` (read again when the
+    run changes), a dataset's as `AppData`. Read once here, so a bad source fails at start."""
     from judging.app.data import load_dataset, load_run
+    from judging.app.live import LiveData, run_roots
+    from judging.resolve import load_event_rules
 
+    rules = load_event_rules(source.event)
     if source.dataset:
         return load_dataset(source.dataset, revision=source.revision,
-                            local_dir=source.download_dir)
+                            local_dir=source.download_dir, rules=rules)
     if source.run_dir is None:
         raise JudgingError("give a run directory or --dataset OWNER/NAME")
-    return load_run(source.run_dir, calibration_dir=source.calibration_dir,
-                    rubrics_dir=source.rubrics_dir, argilla_url=argilla_url,
-                    argilla_api_key=argilla_api_key, workspace=source.workspace)
+    run_dir = source.run_dir
+    live = LiveData(lambda: load_run(run_dir, calibration_dir=source.calibration_dir,
+                                     rubrics_dir=source.rubrics_dir, argilla_url=argilla_url,
+                                     argilla_api_key=argilla_api_key,
+                                     workspace=source.workspace, rules=rules),
+                    roots=run_roots(run_dir, source.calibration_dir))
+    live.current()
+    return live
 
 
 def launch(data, *, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, mcp: bool = False,
            block: bool = True):
-    """Launch the Blocks of `data` on host:port; returns the Blocks (running, when not `block`)."""
+    """Launch the Blocks of `data` (`AppData`, or `LiveData` that follows a run directory) on
+    host:port; returns the Blocks (running, when not `block`)."""
+    from judging.app.live import LiveData
     from judging.app.ui import CSS, build_app, theme
+    from judging.rundir import RunPaths
 
     app = build_app(data)
-    roots = [str(path.parent) for record in data.claims.values()
+    current = data.current() if isinstance(data, LiveData) else data
+    roots = [str(path.parent) for record in current.claims.values()
              for path in record.figures.values()]
+    if current.run_dir is not None:
+        # Figures of claims judged after the start land in the run's folders of figures.
+        paths = RunPaths(Path(current.run_dir).resolve())
+        roots += [str(paths.diffs), str(paths.logbooks)]
     app.launch(server_name=host, server_port=port, mcp_server=mcp, prevent_thread_lock=not block,
                quiet=True, show_error=True, theme=theme(), css=CSS,
                allowed_paths=sorted(set(roots)), footer_links=["api"], ssr_mode=False)
@@ -166,6 +186,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rubrics-dir", type=Path)
     parser.add_argument("--workspace")
     parser.add_argument("--download-dir", type=Path)
+    parser.add_argument("--event", type=Path)
     parser.add_argument("--host", default=DEFAULT_HOST)
     parser.add_argument("--port", type=int, default=DEFAULT_PORT)
     parser.add_argument("--mcp", action="store_true")
@@ -173,7 +194,8 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(message)s")
     source = Source(run_dir=args.run_dir, dataset=args.dataset, revision=args.revision,
                     calibration_dir=args.calibration, rubrics_dir=args.rubrics_dir,
-                    workspace=args.workspace, download_dir=args.download_dir)
+                    workspace=args.workspace, download_dir=args.download_dir,
+                    event=args.event)
     try:
         data = load(source, argilla_url=os.environ.get("ARGILLA_API_URL"),
                     argilla_api_key=os.environ.get("ARGILLA_API_KEY"))
