@@ -310,3 +310,19 @@ def test_the_llm_reads_a_spaces_prose_values_with_a_quote_check(tmp_path: Path) 
     # 0.95 is not in its quote: rejected, left absent with the reason
     assert claim.get("reproduced_value") is None
     assert "not in its quote" in claim["absent"]["reproduced_value"]
+
+
+def test_a_logbook_tagged_with_an_openreview_id_meets_the_registrys_paper(tmp_path: Path
+                                                                          ) -> None:
+    from tests.intake.test_logbook import cell, write_page
+
+    root = tmp_path / "lb"
+    (root / "pages").mkdir(parents=True)
+    (root / "logbook.json").write_text(json.dumps({"space_id": "eve/repro",
+                                                   "tags": ["paper-XZAOCytvKQ"]}))
+    write_page(root, "claim-2-x", "# Claim 2: x" + cell("markdown") + "**Verdict: VERIFIED**\n")
+    loaded = load_folder(root, registry=load_registry(registry(tmp_path)),
+                         logbooks_dir=tmp_path / "out")
+    [claim] = loaded.claims
+    assert claim.claim.claim_id == "neurips26-4821/c2" and claim.reference.value == "registry"
+    assert any("XZAOCytvKQ" in w and "neurips26-4821" in w for w in loaded.header.warnings)

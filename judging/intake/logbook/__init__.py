@@ -39,6 +39,7 @@ from judging.intake.logbook.extract import (
     VALUE_PLACES,
     VERDICT_PLACES,
     VERDICT_TABLE,
+    Extraction,
     map_verdict,
 )
 from judging.intake.logbook.figures import Figure
@@ -110,6 +111,10 @@ def load_logbook(folder: Path | str, *, out_dir: Path, registry: Registry | None
     if pid is None:
         warnings.append(f"paper id: {pid_from}; the submission id stands in")
         pid = re.sub(r"[^A-Za-z0-9._-]+", "-", sid.split("/")[-1]) or "unknown-paper"
+    canonical = registry.canonical(pid) if registry is not None else None
+    if canonical is not None and canonical != pid:
+        warnings.append(f"paper id: {pid} ({pid_from}) is {canonical} in the registry")
+        pid = canonical
     who = agent(logbook)
     header = SubmissionHeader(
         submission_id=sid, paper_id=pid, paper_title=(logbook.title[:500] or None),
@@ -261,20 +266,11 @@ def _to_claim_input(found: FoundClaim, claim_id: str, origin: str, header: Submi
                           detail="a logbook carries no published figure and no registry claim "
                                  "gives one: figure-match is not applicable; the verdict rubric "
                                  "judges the claim"))
-    if ex.contradiction is not None:
-        flags.append(Flag(name="self_contradiction",
-                          detail=f"the page contradicts itself: {ex.contradiction[0]!r} vs "
-                                 f"{ex.contradiction[1]!r}"[:4000]))
-    if ex.changed is not None:
-        flags.append(Flag(name="verdict_changed",
-                          detail=f"the verdict changes down the page: {ex.changed[0]!r}, later "
-                                 f"{ex.changed[1]!r}; the last is taken"[:4000]))
+    flags += extraction_flags(ex, "page")
     for warning in found.warnings:
         name = ("page_absent" if warning.startswith("page absent") else "figure_reused"
                 if warning.startswith("figure reused") else "logbook_warning")
         flags.append(Flag(name=name, detail=warning[:4000]))
-    if ex.toy:
-        flags.append(Flag(name="toy", detail=scale or "toy"))
     slug = found.page.slug
     page_warnings = [w for w in warnings if f"pages/{slug}/" in w or f"page {slug}:" in w
                      or f"page {slug!r}" in w]
@@ -283,6 +279,24 @@ def _to_claim_input(found: FoundClaim, claim_id: str, origin: str, header: Submi
     return claim_input.model_copy(update={"flags": flags, "origin": origin,
                                           "key": ClaimKey(submission_id=header.submission_id,
                                                           claim_id=claim_id)})
+
+
+def extraction_flags(ex: Extraction, where: str) -> list[Flag]:
+    """The flags of what the extractor read: labels that contradict each other, a verdict that
+    changed down the `where` (page, report), a toy scale."""
+    flags = []
+    if ex.contradiction is not None:
+        flags.append(Flag(name="self_contradiction",
+                          detail=f"the {where} contradicts itself: {ex.contradiction[0]!r} vs "
+                                 f"{ex.contradiction[1]!r}"[:4000]))
+    if ex.changed is not None:
+        flags.append(Flag(name="verdict_changed",
+                          detail=f"the verdict changes down the {where}: {ex.changed[0]!r}, "
+                                 f"later {ex.changed[1]!r}; the last is taken"[:4000]))
+    if ex.toy:
+        scale = f"toy: {ex.toy_quote}" if ex.toy_quote else ex.scale_note
+        flags.append(Flag(name="toy", detail=scale or "toy"))
+    return flags
 
 
 def _scripts(found: FoundClaim, out_dir: Path) -> list[str]:

@@ -498,6 +498,15 @@ def readme_labels(readme: str) -> dict[int, Label]:
     compare with the logbook's (a README written later may disagree)."""
     text = re.sub(r"\A---\n.*?\n---\n", "", readme, flags=re.DOTALL)
     out: dict[int, Label] = {}
+    for number, label, raw in numbered_rows(text):
+        out.setdefault(number, Label(label, raw, "README", 3, elsewhere=True))
+    return out
+
+
+def numbered_rows(text: str) -> list[tuple[int, str, str]]:
+    """(claim number, verdict label, the verbatim row) of the numbered rows of the claims
+    tables of `text`."""
+    out = []
     for header, rows, raws in _tables(text):
         verdict_col = _claims_table(header, rows)
         if verdict_col is None:
@@ -506,8 +515,7 @@ def readme_labels(readme: str) -> dict[int, Label]:
             m = _ROW_NUMBER.match(row[0]) if row else None
             label = cell_label(row[verdict_col]) if len(row) > verdict_col else None
             if m is not None and label is not None:
-                out.setdefault(int(m.group("n")), Label(label, raw.strip(), "README", 3,
-                                                        elsewhere=True))
+                out.append((int(m.group("n")), label, raw.strip()))
     return out
 
 
@@ -516,18 +524,10 @@ def readme_labels(readme: str) -> dict[int, Label]:
 def _context(pages: list[Page]) -> _Context:
     context = _Context()
     for page in pages:
-        for header, rows, raws in _tables(page_prose(page)):
-            verdict_col = _claims_table(header, rows)
-            if verdict_col is None:
-                continue
-            for row, raw in zip(rows, raws, strict=False):
-                m = _ROW_NUMBER.match(row[0]) if row else None
-                label = cell_label(row[verdict_col]) if len(row) > verdict_col else None
-                if m is None or label is None:
-                    continue
-                context.table_labels.setdefault(int(m.group("n")), []).append(
-                    (page.slug, Label(label, raw.strip(), f"claims table on {page.slug}", 3,
-                                      elsewhere=True)))
+        for number, label, raw in numbered_rows(page_prose(page)):
+            context.table_labels.setdefault(number, []).append(
+                (page.slug, Label(label, raw, f"claims table on {page.slug}", 3,
+                                  elsewhere=True)))
         for i, cell in enumerate(page.cells):
             if not cell.is_run:
                 continue
