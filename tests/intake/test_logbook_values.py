@@ -90,6 +90,10 @@ def test_labels_from_declared_places_and_a_title_that_is_a_statement() -> None:
     assert heading_label("Consistent hashing in practice") is None
     # a verdict word naming what follows is a caption or a section, not a label
     assert heading_label("Reproduced figure") is None
+    # a claim's title states it; only a verdict after the claim's name is a label
+    assert heading_label("Claim 2 — Consistent estimation of the mean") is None
+    assert heading_label("Claim 3: Supported decoding for long inputs") is None
+    assert heading_label("Current Claim 1 — VERIFIED") == "VERIFIED"
     captions = text_labels("**Reproduced figure 3.** below\n\n## Verified claims\n\n"
                            "**Mechanism reproduced.**\n")
     assert [lb.text for lb in captions] == ["Mechanism reproduced"]

@@ -326,3 +326,15 @@ def test_a_logbook_tagged_with_an_openreview_id_meets_the_registrys_paper(tmp_pa
     [claim] = loaded.claims
     assert claim.claim.claim_id == "neurips26-4821/c2" and claim.reference.value == "registry"
     assert any("XZAOCytvKQ" in w and "neurips26-4821" in w for w in loaded.header.warnings)
+
+
+def test_a_huge_readme_is_one_error_and_the_reports_are_judged(tmp_path: Path) -> None:
+    folder = tmp_path / "big--space"
+    folder.mkdir()
+    (folder / "README.md").write_text("---\ntags: [arxiv:2508.18741]\n---\n"
+                                      + "padding " * (MAX_REPORT_BYTES // 8 + 10))
+    (folder / "report.md").write_text("# Report\n\n## Claim 1: slope\n\n**Verdict: VERIFIED**\n")
+    loaded = load_folder(folder, logbooks_dir=tmp_path / "out")
+    assert [c.claim.claim_id for c in loaded.claims] == ["space/c1"]
+    [problem] = loaded.problems
+    assert problem.reason.startswith("README.md: ") and "over the limit" in problem.reason

@@ -85,10 +85,32 @@ def fill_with_llm(found: list[FoundClaim], ask: StructuredAsk, *, paper: str
                   ) -> list[LLMOutcome]:
     """The LLM extractor over every claim found (in place): fills what the deterministic
     extractor missed, each field's quote checked against its page (see `llm.llm_fill`)."""
-    return [llm_fill(claim.extraction, ask, page_text=claim.page.text, prose=claim.prose,
-                     statement=statement(claim) or claim.title,
+    return [llm_fill(claim.extraction, ask, page_text=claim.page.text,
+                     prose=llm_text(claim), statement=statement(claim) or claim.title,
                      claim_ref=f"{paper}/{claim.local_id}")
             for claim in found if claim.page.error is None and claim.place != "absent page"]
+
+
+#: A `raw` fence (a figure's plotted data) is shown to the LLM up to this many lines.
+RAW_LINES = 40
+
+
+def llm_text(claim: FoundClaim) -> str:
+    """What the LLM extractor reads of a claim: a claim page whole (its run cells' commands and
+    outputs too), a row, item or section as found; data URIs cut short and a figure's raw data
+    fence to its first lines (the numbers a claim states are not in a 5,000-row CSV)."""
+    text = claim.page.text if claim.place == "page" and claim.page.text else claim.prose
+    text = re.sub(r"data:image/[\w+.-]+;base64,[A-Za-z0-9+/=\s]{100,}", "data:image/...", text)
+
+    def head(match: re.Match[str]) -> str:
+        lines = match.group("body").splitlines()
+        if len(lines) <= RAW_LINES:
+            return match.group(0)
+        return (f"{match.group('open')}{chr(10).join(lines[:RAW_LINES])}\n[... {len(lines) - RAW_LINES} "
+                f"more lines of raw data ...]\n{match.group('close')}")
+
+    return re.sub(r"(?ms)(?P<open>^(?P<f>`{3,}|~{3,})raw[^\n]*\n)(?P<body>.*?)(?P<close>^(?P=f)"
+                  r"[ \t]*$)", head, text)
 
 
 def load_logbook(folder: Path | str, *, out_dir: Path, registry: Registry | None = None,
