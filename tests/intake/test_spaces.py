@@ -338,3 +338,15 @@ def test_a_huge_readme_is_one_error_and_the_reports_are_judged(tmp_path: Path) -
     assert [c.claim.claim_id for c in loaded.claims] == ["space/c1"]
     [problem] = loaded.problems
     assert problem.reason.startswith("README.md: ") and "over the limit" in problem.reason
+
+
+def test_an_id_that_cannot_be_one_is_one_error_in_our_words(tmp_path: Path) -> None:
+    from judging.errors import ManifestError
+
+    folder = tmp_path / "s"
+    folder.mkdir()
+    (folder / "README.md").write_text("---\ntags:\n  - paper-" + "A" * 300 + "\n---\n# x\n")
+    with pytest.raises(ManifestError) as info:
+        load_folder(folder, logbooks_dir=tmp_path / "out")
+    assert "paper_id: longer than 200 characters" in str(info.value)
+    assert not any(leak in str(info.value) for leak in (*LEAKS, "errors.pydantic.dev"))
