@@ -123,6 +123,14 @@ def test_a_neurips_space_with_its_trace_dataset_meets_the_registry_by_arxiv_id(
     not_addressed = [json.loads(x) for x in (out / "not_addressed.jsonl").read_text()
                      .splitlines()]
     assert [n["claim_id"] for n in not_addressed] == ["neurips26-4821/c3"]
+    # reviewers see the trace among the evidence
+    from judging.review.dataset import claim_markdown
+    from judging.rundir.store import RunStore
+
+    store = RunStore.open(out, create=False)
+    judgment = next(j for j in store.latest() if j.claim.claim_id == "neurips26-4821/c1")
+    markdown = claim_markdown(store.claims()[str(judgment.claim)], judgment)
+    assert "agent traces `.judging/linked/datasets/" in markdown
 
 
 def test_judging_check_counts_the_spaces_trace(hub: FakeHub) -> None:
