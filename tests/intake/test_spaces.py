@@ -358,3 +358,18 @@ def test_an_id_that_cannot_be_one_is_one_error_in_our_words(tmp_path: Path) -> N
         load_folder(folder, logbooks_dir=tmp_path / "out")
     assert "paper_id: longer than 200 characters" in str(info.value)
     assert not any(leak in str(info.value) for leak in (*LEAKS, "errors.pydantic.dev"))
+
+
+def test_a_folder_of_spaces_with_a_dataset_card_stands_for_its_spaces(tmp_path: Path) -> None:
+    from judging.intake import expand_source
+
+    root = tmp_path / "event"
+    root.mkdir()
+    (root / "README.md").write_text("---\nlicense: cc-by-4.0\n---\n# The event's Spaces\n")
+    for name in ("alice--repro-2508.18741", "bob--repro-2601.22449"):
+        (root / name).mkdir()
+        (root / name / "README.md").write_text("---\ntags: [neurips26-repro]\n---\n# x\n")
+    assert [p.name for p in expand_source(str(root), download_root=tmp_path / "dl")] == \
+        ["alice--repro-2508.18741", "bob--repro-2601.22449"]
+    assert expand_source(str(root / "alice--repro-2508.18741"),
+                         download_root=tmp_path / "dl") == [root / "alice--repro-2508.18741"]
