@@ -51,7 +51,8 @@ def test_one_sentence_pairing_both_sides_gives_both_values_with_the_quote() -> N
 
 def test_run_output_keys_naming_a_side_and_json_lines() -> None:
     output = ("paper_v1_final_mae_ratio=0.2188679245283019\nobserved_final_mae_ratio=0.2222\n"
-              "seed=42\ntarget_entropy=5.05\nmax_error=1e-14\n"
+              "seed=42\ntarget_entropy=5.05\nmax_error=1e-14\npaper_batch_size=256\n"
+              "measured_seed=3\n"
               '{"reported_value": 94.1, "measured_accuracy": 93.8, "n": 4000}\n')
     found = {(v.side, v.value, v.place) for v in output_values(output)}
     assert found == {("reported", 0.2188679245283019, "run output key=value"),

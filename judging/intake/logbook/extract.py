@@ -478,8 +478,17 @@ _REPRODUCED_COLUMN = re.compile(r"(?i)\b(?:ours|our|reproduced|measured|observed
                                 r"reproduction)\b")
 
 
+#: A key naming a setting or an identifier, not a result ("paper_batch_size", "paper_id").
+_SETTING_KEY = re.compile(r"(?i)(?:^|[_\W])(?:id|ids|seed|seeds|batch|size|steps?|epochs?|lr|"
+                          r"learning[_ ]rate|version|year|index|page|n|num|count|arxiv|doi)"
+                          r"(?:[_\W]|$)")
+
+
 def key_side(key: str) -> str | None:
-    """"reported" when a key names the paper, "reproduced" when it names the measurement."""
+    """"reported" when a key names the paper, "reproduced" when it names the measurement (not a
+    setting or an identifier of either)."""
+    if _SETTING_KEY.search(key):
+        return None
     rep, ours = _KEY_REPORTED.search(key), _KEY_REPRODUCED.search(key)
     if bool(rep) == bool(ours):
         return None
