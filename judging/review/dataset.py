@@ -359,6 +359,8 @@ def claim_markdown(claim: ClaimInput | None, judgment: Judgment) -> str:
              f"scripts {', '.join(f'`{x}`' for x in evidence.scripts)}" if evidence.scripts
              else None,
              f"logs {', '.join(f'`{x}`' for x in evidence.logs)}" if evidence.logs else None,
+             f"agent traces {', '.join(f'`{x}`' for x in evidence.traces)}" if evidence.traces
+             else None,
              f"proof script `{evidence.proof_script}`" if evidence.proof_script else None,
              f"problem kind **{evidence.problem_kind.value}**" if evidence.problem_kind else None]
     lines.append("evidence: " + (", ".join(f for f in files if f) or "none"))
