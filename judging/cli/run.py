@@ -391,14 +391,15 @@ def _print_summary(rows: list[dict[str, str]]) -> None:
     if not rows:
         console.print("no judgments")
         return
-    table = Table(title="judgments (outcome score (coverage) per rubric)", show_lines=False)
+    table = Table(title="judgments per rubric (outcome, score and coverage; incomplete: the "
+                        "criteria answered)", show_lines=False)
     for column in rows[0]:
         table.add_column(column, overflow="fold")
     colours = {"pass": "green", "fail": "red", "incomplete": "yellow", "error": "bold red"}
     for row in rows:
         cells = []
         for value in row.values():
-            colour = colours.get(value.split(" ")[0])
+            colour = colours.get(value.split(" ")[0].rstrip(":"))
             cells.append(f"[{colour}]{escape(value)}[/]" if colour else escape(value))
         table.add_row(*cells)
     console.print(table)
