@@ -91,16 +91,6 @@ def server_options(func: F) -> F:
     return home_option(func)
 
 
-def event_option(func: F) -> F:
-    """`--event FILE`: the event's rules the leaderboard applies (leaderboard, app)."""
-    return click.option("--event", "event_path", type=click.Path(path_type=Path, dir_okay=False,
-                                                                 exists=True),
-                        envvar="JUDGING_EVENT", default=None,
-                        help="The event's rules (YAML: name, max_papers_per_participant, "
-                             "participants) [env JUDGING_EVENT; default: no limit, a "
-                             "submission's participant is its Hub namespace].")(func)
-
-
 def option_group(name: str, build: Callable[..., Any], *options: Callable[[F], F]
                  ) -> Callable[[F], F]:
     """Options that reach the command as one value: the parameter `name`, `build(**values of
@@ -122,3 +112,13 @@ def option_group(name: str, build: Callable[..., Any], *options: Callable[[F], F
             grouped = option(grouped)
         return grouped  # type: ignore[return-value]
     return decorate
+
+
+def event_option(func: F) -> F:
+    """`--event FILE`: the event's rules the leaderboard applies (leaderboard, app)."""
+    return click.option("--event", "event_path", type=click.Path(path_type=Path, dir_okay=False,
+                                                                 exists=True),
+                        envvar="JUDGING_EVENT", default=None,
+                        help="The event's rules (YAML: name, max_papers_per_participant, "
+                             "participants) [env JUDGING_EVENT; default: no limit, a "
+                             "submission's participant is its Hub namespace].")(func)

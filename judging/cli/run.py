@@ -240,8 +240,9 @@ def run(sources: tuple[str, ...], discover: tuple[str, ...], as_of: str | None,
         llm: LLMChoice, measuring: Measuring, engine: Engine, rubrics_dir: Path | None) -> None:
     """Judge the claims of one or more submissions.
 
-    SOURCE is a submission folder (with submission.yaml), a folder of such folders, or a Hugging
-    Face repo: hf://spaces/OWNER/NAME or hf://datasets/OWNER/NAME[@REV][/SUBFOLDER]. With
+    SOURCE is a submission folder (submission.yaml, a Trackio logbook, or a free-form Space: a
+    README.md with front matter and its reports), a folder of such folders, or a Hugging Face
+    repo: hf://spaces/OWNER/NAME or hf://datasets/OWNER/NAME[@REV][/SUBFOLDER]. With
     --discover TAG, SOURCE may be left out. HF_TOKEN, when set, is sent to the Hub.
     """
     import asyncio
@@ -391,14 +392,15 @@ def _print_summary(rows: list[dict[str, str]]) -> None:
     if not rows:
         console.print("no judgments")
         return
-    table = Table(title="judgments (outcome score (coverage) per rubric)", show_lines=False)
+    table = Table(title="judgments per rubric (outcome, score and coverage; incomplete: the "
+                        "criteria answered)", show_lines=False)
     for column in rows[0]:
         table.add_column(column, overflow="fold")
     colours = {"pass": "green", "fail": "red", "incomplete": "yellow", "error": "bold red"}
     for row in rows:
         cells = []
         for value in row.values():
-            colour = colours.get(value.split(" ")[0])
+            colour = colours.get(value.split(" ")[0].rstrip(":"))
             cells.append(f"[{colour}]{escape(value)}[/]" if colour else escape(value))
         table.add_row(*cells)
     console.print(table)

@@ -33,7 +33,13 @@ from pydantic import ValidationError
 
 from judging._yaml import parse_document
 from judging.errors import InputFileError, ManifestError, UnsafePathError
-from judging.intake.logbook import StructuredAsk, fill_with_llm, in_our_words
+from judging.intake.logbook import (
+    StructuredAsk,
+    extraction_flags,
+    fill_with_llm,
+    in_our_words,
+    submission_header,
+)
 from judging.intake.logbook.claims import (
     FoundClaim,
     extract_page,
@@ -526,8 +532,8 @@ def load_space(folder: Path | str, *, out_dir: Path, registry: Registry | None =
     title = files.front.get("title") if isinstance(files.front.get("title"), str) else None
     h1 = re.search(r"(?m)^#[ \t]+(.+)$", files.body)
     title = (title or (h1.group(1).strip() if h1 else "") or sid)[:500]
-    header = SubmissionHeader(submission_id=sid, paper_id=pid, paper_title=title,
-                              warnings=[w[:MAX_NOTE_CHARS] for w in warnings][:200])
+    header = submission_header(folder, submission_id=sid, paper_id=pid, paper_title=title,
+                               warnings=[w[:MAX_NOTE_CHARS] for w in warnings][:200])
     loaded = LoadedSubmission(header=header, folder=folder.resolve(),
                               manifest=folder / "README.md")
     for index, (where, what) in enumerate(files.errors):
@@ -655,17 +661,7 @@ def _to_input(found: FoundClaim, claim_id: str, origin: str, header: SubmissionH
         theorem_values=kind == "theorem" and any(v is not None for v in values.values()),
         **{k: v for k, v in values.items() if v is not None})
     claim_input = _claim_input(claim, header, folder.resolve(), registry, None)
-    flags = list(claim_input.flags)
-    if ex.contradiction is not None:
-        flags.append(Flag(name="self_contradiction",
-                          detail=f"the Space contradicts itself: {ex.contradiction[0]!r} vs "
-                                 f"{ex.contradiction[1]!r}"[:4000]))
-    if ex.changed is not None:
-        flags.append(Flag(name="verdict_changed",
-                          detail=f"the verdict changes down the report: {ex.changed[0]!r}, "
-                                 f"later {ex.changed[1]!r}; the last is taken"[:4000]))
-    if ex.toy:
-        flags.append(Flag(name="toy", detail=scale or "toy"))
+    flags = list(claim_input.flags) + extraction_flags(ex, "Space")
     if kind == "figure" and (registry is None or claim_input.published_path is None):
         flags.append(Flag(name="figure_match_not_applicable",
                           detail="the Space carries no published figure and no registry claim "

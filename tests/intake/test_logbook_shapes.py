@@ -16,8 +16,7 @@ import pytest
 from judging.intake import load_folder
 from judging.intake.logbook import read_logbook
 from judging.models import Verdict
-from tests.conftest import trackio_cli
-from tests.intake.test_logbook import cell, png_bytes, tk, write_page
+from tests.intake.test_logbook import cell, png_bytes, tk, trackio_or_skip, write_page
 
 
 @pytest.fixture(scope="module")
@@ -26,10 +25,7 @@ def built(tmp_path_factory) -> Path:
     changes down the page (a later cell), claim 3 with no verdict of its own, a page holding
     claims 4 and 5 as sections; `metadata.json` without tags (the paper tag is in
     logbook.json)."""
-    if trackio_cli() is None:
-        if os.environ.get("JUDGING_TRACKIO"):
-            pytest.fail(f"JUDGING_TRACKIO={os.environ['JUDGING_TRACKIO']} is not a file")
-        pytest.skip("no trackio CLI")
+    trackio_or_skip()
     ws = tmp_path_factory.mktemp("shapes")
     assert tk(ws, "open", "--no-serve", "--title", "Reproduction: Shapes").returncode == 0
     for title in ("Claim 1: bound holds", "Claim 2: rate", "Claim 3: scaling",

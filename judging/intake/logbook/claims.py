@@ -64,6 +64,9 @@ _NUMBER_IN_SLUG = re.compile(r"(?i)(?:^|[-_])claim[-_]?c?(?P<n>\d+)(?:$|[-_])")
 _ROW_NUMBER = re.compile(r"^\s*(?:\*\*)?(?:c|claim\s*)?(?P<n>\d+)\b", re.IGNORECASE)
 _CLAIM_COLUMN = re.compile(r"(?i)claim|statement|^#$|^id$|^no\.?$")
 _SECTION = re.compile(r"(?im)^#{2,4}[ \t]+(?:claim[ \t]+C?(?P<n>\d+)|C(?P<c>\d+))\b[^\n]*$")
+#: A claim's section opened by a bold lead instead of a heading ("**Claim 2 (Theorem 1).** ...").
+_BOLD_SECTION = re.compile(r"(?im)^(?:\*\*|__)(?:claim[ \t]+C?(?P<n>\d+)|C(?P<c>\d+))\b"
+                           r"[^\n]*$")
 _CLAIMS_HEADING = re.compile(r"(?im)^#{1,4}[ \t]+[^\n]*\bclaims?\b[^\n]*$")
 _LIST_ITEM = re.compile(r"(?m)^[ \t]{0,3}(?P<n>\d{1,3})[.)][ \t]+(?P<first>\S[^\n]*)$")
 _THEOREM = re.compile(r"\b(?:theorem|proposition|lemma|corollary|conjecture|bound)\b",
@@ -479,8 +482,14 @@ def _list_claims(page: Page, context: _Context) -> list[FoundClaim]:
 
 
 def _section_claims(page: Page, context: _Context) -> list[FoundClaim]:
+    """Each `## Claim N` section of a page, else each paragraph run opened by a bold
+    "**Claim N ...**" lead (two at least: one bold mention is not a structure)."""
     prose = page_prose(page)
     sections = list(_SECTION.finditer(prose))
+    if not sections:
+        sections = list(_BOLD_SECTION.finditer(prose))
+        if len({m.group("n") or m.group("c") for m in sections}) < 2:
+            sections = []
     found = []
     for k, m in enumerate(sections):
         end = sections[k + 1].start() if k + 1 < len(sections) else len(prose)
@@ -498,6 +507,15 @@ def readme_labels(readme: str) -> dict[int, Label]:
     compare with the logbook's (a README written later may disagree)."""
     text = re.sub(r"\A---\n.*?\n---\n", "", readme, flags=re.DOTALL)
     out: dict[int, Label] = {}
+    for number, label, raw in numbered_rows(text):
+        out.setdefault(number, Label(label, raw, "README", 3, elsewhere=True))
+    return out
+
+
+def numbered_rows(text: str) -> list[tuple[int, str, str]]:
+    """(claim number, verdict label, the verbatim row) of the numbered rows of the claims
+    tables of `text`."""
+    out = []
     for header, rows, raws in _tables(text):
         verdict_col = _claims_table(header, rows)
         if verdict_col is None:
@@ -506,8 +524,7 @@ def readme_labels(readme: str) -> dict[int, Label]:
             m = _ROW_NUMBER.match(row[0]) if row else None
             label = cell_label(row[verdict_col]) if len(row) > verdict_col else None
             if m is not None and label is not None:
-                out.setdefault(int(m.group("n")), Label(label, raw.strip(), "README", 3,
-                                                        elsewhere=True))
+                out.append((int(m.group("n")), label, raw.strip()))
     return out
 
 
@@ -516,18 +533,10 @@ def readme_labels(readme: str) -> dict[int, Label]:
 def _context(pages: list[Page]) -> _Context:
     context = _Context()
     for page in pages:
-        for header, rows, raws in _tables(page_prose(page)):
-            verdict_col = _claims_table(header, rows)
-            if verdict_col is None:
-                continue
-            for row, raw in zip(rows, raws, strict=False):
-                m = _ROW_NUMBER.match(row[0]) if row else None
-                label = cell_label(row[verdict_col]) if len(row) > verdict_col else None
-                if m is None or label is None:
-                    continue
-                context.table_labels.setdefault(int(m.group("n")), []).append(
-                    (page.slug, Label(label, raw.strip(), f"claims table on {page.slug}", 3,
-                                      elsewhere=True)))
+        for number, label, raw in numbered_rows(page_prose(page)):
+            context.table_labels.setdefault(number, []).append(
+                (page.slug, Label(label, raw, f"claims table on {page.slug}", 3,
+                                  elsewhere=True)))
         for i, cell in enumerate(page.cells):
             if not cell.is_run:
                 continue
