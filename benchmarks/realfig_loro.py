@@ -83,6 +83,27 @@ CHANGES: tuple[tuple[str, str], ...] = (
     ("a panel whose own tick labels were found but not read keeps its axis unread instead of "
      "borrowing an aligned panel's",
      "cockpit-exp11__faithful1 (the CPU panel took the GPU panel's log y axis)"),
+    ("each chart's series checked against the other chart's data ink (not only ink against "
+     "ink); extra series drawn on both charts and lines read in part are the reader's; a pair "
+     "compared over part of its x range agrees on that part only; series counts two apart put "
+     "the split in doubt; agreement needs every published series paired",
+     "the feature table again (faithful pairs whose ink differed by furniture: vl-point-log, "
+     "vl-falkensee, tz-isotherms; jove-scaling__unfaithful2 passed with a dropped series)"),
+    ("legend names: OCR slips folded, a name read in part pairs only when it fits one name, a "
+     "pairing confirmed when the best pairing of the names is the data's, only sure names (no "
+     "rival swatch) confirm a swap",
+     "cascade-fig9__faithful1, falx-042__faithful1, sp-dark__faithful1, jove-scaling_hgs "
+     "(names read with slips); synthetic pair-0030 and pair-0118 (grey swatches, 'GPT')"),
+    ("bars compared bar by bar at the same place along x; other scale types leave no agreement",
+     "synthetic axis_scale_flip pairs, a drawn grouped-bar chart with swapped names (tests)"),
+    ("the calibration fitted on evidence bins; the dead zone confirm_at chosen LORO",
+     "cascade-demystifying-fig8 (a faithful genuine pair failed on a weak difference; it still "
+     "is when its repository is left out)"),
+    ("frame sides as short as the smallest plot area kept (five stacked gnuplot panels)",
+     "pulsed-PULS0050__faithful2, pulsed-PULS0250__unfaithful2 (no plot area found)"),
+    ("copies: pixel-identical but for a few small clusters (text placed a pixel otherwise) is "
+     "near_identical, for a human, not a copy",
+     "kbroman-fig1a (kbroman-fig1b is byte-identical: no image check can tell it from a copy)"),
 )
 
 

@@ -186,9 +186,11 @@ def find_plot_areas(page: Page) -> list[Box]:
     diff = np.abs(page.lum - bg_lum)
     line_mask = (diff > 28) & (page.chroma < 60)
     coloured = page.chroma >= 60
-    hlines = long_lines(line_mask, max(20, int(0.1 * w)), bridge=coloured)
-    vlines = long_lines(line_mask.T, max(20, int(0.1 * h)), bridge=coloured.T)
     min_w, min_h = max(16, int(0.08 * w)), max(16, int(0.08 * h))
+    # A frame's sides are as long as the smallest plot area kept (five panels stacked in a
+    # page, gnuplot's multiplot, are each under a tenth of its height).
+    hlines = long_lines(line_mask, max(20, min_w), bridge=coloured)
+    vlines = long_lines(line_mask.T, max(20, min_h), bridge=coloured.T)
     # Spines run on past a corner by a tick mark (and a tick label glued to it by gap closing).
     tick_reach = reader_settings().geometry.tick_reach
     reach_x, reach_y = max(tick_reach, int(0.03 * w)), max(tick_reach, int(0.03 * h))
