@@ -749,17 +749,29 @@ def _compare_bars(a: np.ndarray, b: np.ndarray, *, reach: float) -> _Pair:
     curves are compared, would make neighbouring groups of grouped bars look alike (a group
     a third of a category off is its neighbour's shape, shifted)."""
     overlap = _x_overlap(a, b)
-    found = np.array([np.min(np.abs(b[:, 0] - x)) <= reach for x in a[:, 0]]) if len(b) \
-        else np.zeros(len(a), bool)
-    paired = [(y, b[int(np.argmin(np.abs(b[:, 0] - x))), 1]) for (x, y), ok in zip(a, found)
-              if ok]
+    a, b = a[np.argsort(a[:, 0], kind="stable")], b[np.argsort(b[:, 0], kind="stable")]
+    if len(a) == len(b) and len(a) >= 2:
+        # As many bars: the k-th with the k-th, if it stands within half a step of the series'
+        # own bars (a restyle with other bar widths moves a group's bars within their category).
+        step = float(np.median(np.diff(a[:, 0])))
+        found = np.abs(b[:, 0] - a[:, 0]) <= max(reach, 0.5 * step)
+        paired = [(ya, yb) for ya, yb, ok in zip(a[:, 1], b[:, 1], found) if ok]
+    else:
+        found = np.array([np.min(np.abs(b[:, 0] - x)) <= reach for x in a[:, 0]]) if len(b) \
+            else np.zeros(len(a), bool)
+        paired = [(y, b[int(np.argmin(np.abs(b[:, 0] - x))), 1])
+                  for (x, y), ok in zip(a, found) if ok]
     if not paired:
         return _Pair(shape=0.0, values=0.0, max_error=float("inf"), trend_same=False,
                      x_overlap=overlap)
     ya, yb = np.array(paired).T
     close = np.abs(yb - ya) <= _s().default_value_tolerance
-    # Bars paired and of the same height, among the bars of the side that has more.
-    values = float(np.sum(close)) / max(len(a), len(b))
+    # Published bars paired with a bar of the same height; a reproduced bar standing where no
+    # published bar stands is one more that disagrees (one next to a published bar is the
+    # reader's split of it: an edge, a hatch).
+    step = float(np.median(np.diff(a[:, 0]))) if len(a) >= 2 else reach
+    far = int(sum(np.min(np.abs(a[:, 0] - x)) > max(reach, 0.5 * step) for x in b[:, 0]))
+    values = float(np.sum(close)) / (len(a) + far)
     if len(ya) >= 3 and np.ptp(ya) > 0 and np.ptp(yb) > 0:
         r = float(np.corrcoef(ya, yb)[0, 1])
         shape = max(0.0, r) if np.isfinite(r) else 0.0
@@ -929,7 +941,7 @@ def _compare_readings(published: ChartReading, reproduced: ChartReading, *,
         if matches else 1.0
     signals["chart.match_score"] = _match_score(signals, extra=extra / max(1, n_rep),
                                                 same_kind=same_kind)
-    named, agreement, why_not = legend_agreement(matches)
+    named, agreement, why_not = legend_agreement(results)
     signals["chart.named_series"] = float(named)
     if agreement is None:
         reasons["chart.legend_agreement"] = why_not
@@ -1054,23 +1066,49 @@ def _names_status(result: _PanelResult, legend_sizes: tuple[list[str], ...] = ()
     return "agree", f"the {len(named)} named series pair by their names as by their data"
 
 
-def legend_agreement(matches: list[tuple[Series, Series, _Pair]]
-                     ) -> tuple[int, float | None, str]:
+def legend_agreement(results: list[_PanelResult]) -> tuple[int, float | None, str]:
     """(published series named by the legend among the matched ones, the share of those whose
-    reproduced counterpart carries the same name, why that share is absent).
+    reproduced counterpart carries their name, why that share is absent).
 
     Series are paired by their data when the legend names do not pair them, so a reproduction
-    whose legend swaps two names matches by data, and only the names tell. With fewer than two
-    named series there is nothing to swap; when the reproduction's names could not be read,
-    the series' identities are unverified (absent), not agreed."""
-    named = [(a, b) for a, b, _ in matches if a.name]
+    whose legend swaps two names matches by data, and only the names tell. A name "carried" is
+    the reproduced name that the best one-to-one pairing of the panel's names gives it (OCR
+    slips and names read in part allowed, `_consistent_names`); one name left unread in a panel
+    pairs by elimination. With fewer than two named series there is nothing to swap; when the
+    reproduction's names could not be read, the identities are unverified (absent)."""
+    named = [(a, b) for r in results for a, b, _ in r.matches if a.name]
     if len(named) < 2:
         return len(named), None, "fewer than two matched series are named by the published legend"
     if not any(b.name for _, b in named):
         return len(named), None, ("the reproduction's legend names could not be read: which "
                                   "series is which is unverified")
-    same = [(_name_similarity(a.name, b.name) or 0.0) >= 0.8 for a, b in named]
-    return len(named), float(np.mean(same)), ""
+    carried = [c for r in results for c in _consistent_names(r)]
+    return len(named), float(np.mean(carried)), ""
+
+
+def _consistent_names(result: _PanelResult) -> list[bool]:
+    """For each matched series of the panel that the published legend names: whether its
+    counterpart carries the name (the best pairing of the names pairs them, at least
+    NAME_FLOOR alike; a single unread name counts as carried, by elimination)."""
+    named = [(a, b) for a, b, _ in result.matches if a.name]
+    if not named:
+        return []
+    pub_named = [s for s in result.published_series if s.name]
+    rep_named = [s for s in result.reproduced_series if s.name]
+    best: dict[int, tuple[Series, float]] = {}
+    if rep_named and pub_named:
+        sims = _name_matrix(pub_named, rep_named)
+        best = {id(pub_named[i]): (rep_named[j], float(sims[i, j]))
+                for i, j in zip(*linear_sum_assignment(-sims))}
+    unread = sum(1 for _, b in named if not b.name)
+    out = []
+    for a, b in named:
+        if not b.name:
+            out.append(unread == 1)
+            continue
+        paired, likeness = best.get(id(a), (None, 0.0))
+        out.append(paired is b and likeness >= _s().name_floor)
+    return out
 
 
 def _same_x_range(pub: Panel, rep: Panel) -> bool:
