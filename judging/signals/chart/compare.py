@@ -386,14 +386,16 @@ def _compare_panels(pub: Panel, rep: Panel, tolerance: Tolerance | None) -> _Pan
     if categorical_x:
         rep_pts, rep_ink = _align_x_extent(pub_pts, rep_pts, rep_ink)
     origin, scale = _unit_frame(pub, frame, pub_pts)
-    ink_coverage = _covered((pub_ink - origin) / scale, (rep_ink - origin) / scale) \
+    pub_ink_u, rep_ink_u = (pub_ink - origin) / scale, (rep_ink - origin) / scale
+    pub_index, rep_index = _InkIndex(pub_ink_u), _InkIndex(rep_ink_u)
+    ink_coverage = (rep_index.share_near(pub_ink_u), pub_index.share_near(rep_ink_u)) \
         if len(pub_ink) >= 2 and len(rep_ink) >= 2 else None
     series_on_ink = None
     pub_all = np.concatenate([p for p in pub_pts if len(p)] or [np.zeros((0, 2))])
     rep_all = np.concatenate([p for p in rep_pts if len(p)] or [np.zeros((0, 2))])
     if min(len(pub_all), len(rep_all), len(pub_ink), len(rep_ink)) >= 2:
-        series_on_ink = (_covered((pub_all - origin) / scale, (rep_ink - origin) / scale)[0],
-                         _covered((rep_all - origin) / scale, (pub_ink - origin) / scale)[0])
+        series_on_ink = (rep_index.share_near((pub_all - origin) / scale),
+                         pub_index.share_near((rep_all - origin) / scale))
     unit_pub = [(p - origin) / scale for p in pub_pts]
     unit_rep = [(p - origin) / scale for p in rep_pts]
     cloud_pub = [s.kind == "scatter" and _cloud_like(p) for s, p in zip(pub_series, unit_pub)]
@@ -433,9 +435,8 @@ def _compare_panels(pub: Panel, rep: Panel, tolerance: Tolerance | None) -> _Pan
         for a, b in zip(*linear_sum_assignment(-sub)):
             if sub[a, b] >= _s().min_match:
                 assigned[free_pub[a]] = free_rep[b]
-    pub_ink_u, rep_ink_u = (pub_ink - origin) / scale, (rep_ink - origin) / scale
     matches = [(pub_series[i], rep_series[j],
-                _with_reach(pairs[i, j], unit_pub[i], unit_rep[j], pub_ink_u, rep_ink_u))
+                _with_reach(pairs[i, j], unit_pub[i], unit_rep[j], pub_index, rep_index))
                for i, j in sorted(assigned.items()) if pairs[i, j] is not None]
     # A reproduced series left over is extra, unless it repeats the values of a series it
     # could stand for (a fragment of a line the reader split in two).
@@ -461,7 +462,7 @@ def _compare_panels(pub: Panel, rep: Panel, tolerance: Tolerance | None) -> _Pan
     # both charts: the published reader missed it (a faint reference line), it is not extra.
     drawn_on_both = sum(1 for j in range(len(rep_series))
                         if j not in assigned.values() and j not in blends
-                        and _on_ink(unit_rep[j], pub_ink_u) >= _s().drawn_on_both)
+                        and pub_index.share_near(unit_rep[j]) >= _s().drawn_on_both)
     rep_kept = [s for j, s in enumerate(rep_series) if j not in blends]
     pub_kept = [s for i, s in enumerate(pub_series)
                 if i in assigned or not _drawn_over(i, pub_pts, origin, scale,
@@ -490,15 +491,38 @@ def _compare_panels(pub: Panel, rep: Panel, tolerance: Tolerance | None) -> _Pan
                         crossed=crossed)
 
 
-def _on_ink(points: np.ndarray, ink: np.ndarray) -> float:
-    """The share of `points` within _s().coverage_tolerance of `ink` (unit frame); 0 without ink."""
-    if len(points) == 0 or len(ink) < 2:
-        return 0.0
-    return _covered(points, ink)[0]
+class _InkIndex:
+    """A panel's data ink (unit frame, at most CompareSettings.coverage_points of it, a seeded
+    subsample) and its KD-tree, built on first use and asked many times: how much of a set of
+    points lies on the ink (within CompareSettings.coverage_tolerance)."""
+
+    def __init__(self, ink: np.ndarray) -> None:
+        most = _s().coverage_points
+        if len(ink) > most:
+            ink = ink[np.random.default_rng(0).choice(len(ink), most, replace=False)]
+        self.ink = ink
+        self._tree = None
+
+    def __len__(self) -> int:
+        return len(self.ink)
+
+    def share_near(self, points: np.ndarray) -> float:
+        """The share of `points` within the tolerance of the ink; 0 without ink or points."""
+        from scipy.spatial import cKDTree  # imported on use, like scipy.optimize
+
+        if len(points) == 0 or len(self.ink) < 2:
+            return 0.0
+        most, tolerance = _s().coverage_points, _s().coverage_tolerance
+        if len(points) > most:
+            points = points[np.random.default_rng(0).choice(len(points), most, replace=False)]
+        if self._tree is None:
+            self._tree = cKDTree(self.ink)
+        near, _ = self._tree.query(points, p=np.inf, distance_upper_bound=tolerance * 1.000001)
+        return float(np.mean(near <= tolerance))
 
 
-def _with_reach(pair: _Pair, pub: np.ndarray, rep: np.ndarray, pub_ink: np.ndarray,
-                rep_ink: np.ndarray) -> _Pair:
+def _with_reach(pair: _Pair, pub: np.ndarray, rep: np.ndarray, pub_ink: _InkIndex,
+                rep_ink: _InkIndex) -> _Pair:
     """The pair with its reach (see _Pair.reach): the points outside the x range both series
     span count when they lie on the other chart's data ink."""
     if len(pub) < 2 or len(rep) < 2 or len(pub_ink) < 2 or len(rep_ink) < 2:
@@ -510,7 +534,7 @@ def _with_reach(pair: _Pair, pub: np.ndarray, rep: np.ndarray, pub_ink: np.ndarr
         if not outside.any():
             shares.append(1.0)
             continue
-        covered = _on_ink(own[outside], other_ink) * int(outside.sum())
+        covered = other_ink.share_near(own[outside]) * int(outside.sum())
         shares.append(float((int((~outside).sum()) + covered) / len(own)))
     return replace(pair, reach=round(min(shares), 4))
 
