@@ -185,7 +185,8 @@ def fit_table(evidence: Sequence[float], faithful: Sequence[bool]
     (CALIBRATION_BIN wide), scikit-learn's isotonic regression of the bins' faithful shares
     (weighted by their pairs), each block of bins it pools given the probability
     (faithful + 1) / (pairs + 2), so that a few pairs of one label say "likely", not "certain";
-    a knot at each block's smallest and largest bin centre. Binning keeps the few pairs near
+    a knot at the low edge of each block's first bin and just below the high edge of its last
+    (between blocks the probability steps within a ten-thousandth). Binning keeps the few pairs near
     a boundary from being pooled with the many far from it (which would lend them the others'
     certainty)."""
     from sklearn.isotonic import IsotonicRegression
@@ -196,6 +197,7 @@ def fit_table(evidence: Sequence[float], faithful: Sequence[bool]
                     round(2.0 / CALIBRATION_BIN) - 1).astype(int)
     bins = sorted(set(index.tolist()))
     centres = np.array([-1.0 + (b + 0.5) * CALIBRATION_BIN for b in bins])
+    lows = [-1.0 + b * CALIBRATION_BIN for b in bins]
     counts = np.array([int((index == b).sum()) for b in bins], dtype=float)
     positives = np.array([float(y[index == b].sum()) for b in bins])
     fitted = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(
@@ -206,8 +208,10 @@ def fit_table(evidence: Sequence[float], faithful: Sequence[bool]
         if end == len(bins) or abs(fitted[end] - fitted[start]) > 1e-9:
             k, n = positives[start:end].sum(), counts[start:end].sum()
             p = (float(k) + 1.0) / (float(n) + 2.0)
-            for e in sorted({float(centres[start]), float(centres[end - 1])}):
-                knots.append((round(e, 6), round(p, 4)))
+            # The block's bins from the low edge of its first to (just below) the high edge
+            # of its last: a value on a bin's edge belongs to the bin above it.
+            knots.append((round(lows[start], 4), round(p, 4)))
+            knots.append((round(lows[end - 1] + CALIBRATION_BIN - 1e-4, 4), round(p, 4)))
             start = end
     if len(knots) < 2:
         knots.append((round(knots[0][0] + CALIBRATION_BIN, 6), knots[0][1]))

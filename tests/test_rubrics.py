@@ -21,7 +21,7 @@ from judging.rubrics import (
 from .conftest import RUBRICS
 
 PUBLISHED = ["falsification-audit@1.0.0", "figure-match@1.0.0", "figure-match@1.1.0", "figure-match@1.2.0",
-             "figure-match@1.3.0",
+             "figure-match@1.3.0", "figure-match@1.4.0",
              "verdict-justification@1.0.0"]
 
 
@@ -31,7 +31,7 @@ def test_published_rubrics_match_the_lock() -> None:
         rubric = library.load(ref)
         assert library.lock[ref] == rubric.content_hash()
     # the newest published version of each rubric is the default
-    assert {r.ref_name for r in library.defaults()} >= {"figure-match@1.3.0",
+    assert {r.ref_name for r in library.defaults()} >= {"figure-match@1.4.0",
                                                         "verdict-justification@1.0.0"}
 
 
@@ -142,20 +142,20 @@ def test_comments_and_layout_are_not_content(rubrics_copy: Path) -> None:
 
 
 def test_lock_publishes_drafts_once(rubrics_copy: Path) -> None:
-    draft = rubrics_copy / "figure-match" / "1.4.0.yaml"
-    content = yaml.safe_load((rubrics_copy / "figure-match" / "1.3.0.yaml").read_text())
-    content["version"] = "1.4.0"
+    draft = rubrics_copy / "figure-match" / "1.5.0.yaml"
+    content = yaml.safe_load((rubrics_copy / "figure-match" / "1.4.0.yaml").read_text())
+    content["version"] = "1.5.0"
     content["pass_threshold"] = 0.75
     draft.write_text(yaml.safe_dump(content, sort_keys=False))
     library = RubricLibrary(rubrics_copy)
-    assert library.latest_entry("figure-match").version == "1.3.0"  # drafts are not defaults
-    assert library.lock_drafts() == ["figure-match@1.4.0"]
+    assert library.latest_entry("figure-match").version == "1.4.0"  # drafts are not defaults
+    assert library.lock_drafts() == ["figure-match@1.5.0"]
     library = RubricLibrary(rubrics_copy)
-    assert library.latest_entry("figure-match").version == "1.4.0"
+    assert library.latest_entry("figure-match").version == "1.5.0"
     assert library.lock_drafts() == []
     draft.write_text(draft.read_text().replace("0.75", "0.8"))
     with pytest.raises(RubricError, match="edited in place"):
-        RubricLibrary(rubrics_copy).load("figure-match@1.4.0")
+        RubricLibrary(rubrics_copy).load("figure-match@1.5.0")
 
 
 def test_file_must_match_its_path(rubrics_copy: Path) -> None:
@@ -271,11 +271,11 @@ def test_cli_list_show_validate_diff(rubrics_copy: Path) -> None:
     assert result.exit_code == 1 and "bad.yaml:9" in result.output
 
     newer = yaml.safe_load((rubrics_copy / "figure-match" / "1.0.0.yaml").read_text())
-    newer["version"] = "1.4.0"
+    newer["version"] = "1.5.0"
     newer["criteria"] = [c for c in newer["criteria"] if c["id"] != "no_misleading_cropping"]
     newer["criteria"][0]["weight"] = 3
-    (rubrics_copy / "figure-match" / "1.4.0.yaml").write_text(yaml.safe_dump(newer))
-    result = runner.invoke(main, ["rubric", "diff", "figure-match@1.0.0", "figure-match@1.4.0",
+    (rubrics_copy / "figure-match" / "1.5.0.yaml").write_text(yaml.safe_dump(newer))
+    result = runner.invoke(main, ["rubric", "diff", "figure-match@1.0.0", "figure-match@1.5.0",
                                   "--rubrics-dir", str(rubrics_copy)])
     assert result.exit_code == 0
     assert "removed criterion no_misleading_cropping" in result.output
