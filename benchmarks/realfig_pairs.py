@@ -179,9 +179,9 @@ def run_real(paths: list[Path], *, rubric_ref: str | None, jobs: int | None, out
     print(f"  other pairs flagged as copies: {len(false_flags)}   target none: "
           f"{loro._met(not false_flags)}"
           + ("" if not false_flags else ": " + ", ".join(p.id for p in false_flags)))
-    rerenders = [p for p in pairs if "identical" in p.flags or "identical_rerender" in p.flags]
+    rerenders = [p for p in pairs if {"near_identical", "identical_rerender"} & set(p.flags)]
     if rerenders:
-        print("  flagged pixel-identical (a copy or a bit-exact re-run, for a human): "
+        print("  flagged (near-)identical, for a human (a copy or the same code run again): "
               + ", ".join(f"{p.id} ({p.label})" for p in rerenders))
 
     loro.summary_speed([p.measure_s for p in pairs], [p.decode_s for p in pairs],

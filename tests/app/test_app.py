@@ -107,7 +107,10 @@ def test_the_claims_show_the_ai_outcomes_awaiting_review(run_data) -> None:
     carol = [r[1] for r in claims_table(run_data) if r[0].startswith("carol")]
     assert carol == [f"iclr27-0137/c{i}" for i in range(1, 6)]
     bob = next(r for r in run_data.by_submission if r["submission"].startswith("bob"))
-    assert (bob["failed"], bob["ai_failed"]) == (3, 3)
+    # c1 (a copy) and c2 (a series left out) fail; c6 (judged against the registry's figure, a
+    # spike moved on 1.5% of the pixels) is left to review by figure-match 1.4.0 (nothing two
+    # readings confirm: the ink still covers), c3 fails on its verdict.
+    assert (bob["failed"], bob["ai_failed"]) == (2, 2)
 
 
 def test_the_claim_view_opens_a_claim_and_survives_an_unreadable_figure(

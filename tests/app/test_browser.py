@@ -230,7 +230,7 @@ def test_filter_the_leaderboard_and_open_a_claim(offline_run: Path, dashboard: s
         assert np.array_equal(pixels(base64.b64decode(figures[kind])), pixels(expected)), kind
 
     # The judgments with their rationales, and the consensus of the registry claim.
-    assert "figure-match@1.3.0" in state["judgments"], context
+    assert "figure-match@1.4.0" in state["judgments"], context
     assert " ".join(rationale.split()) in " ".join(state["judgments"].split()), context
     assert state["columns"] == REPRODUCTION_COLUMNS, state["columns"]
     consensus = {r[0].replace("(this one)", "").strip(): dict(zip(state["columns"], r))

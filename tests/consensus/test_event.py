@@ -130,7 +130,7 @@ def test_consensus_verdicts_supports_and_spread(event) -> None:
     # Side by side: values, verdicts, scale, figure-match outcomes, agent.
     row = report.claim(C2).reproduction(CONTRADICTION)
     assert row.verdict.value == "verified" and row.agent == "agent-5 (some-model)"
-    assert row.outcomes["figure-match@1.3.0"] in ("pass", "fail", "incomplete")
+    assert row.outcomes["figure-match@1.4.0"] in ("pass", "fail", "incomplete")
     assert row.toy is False and row.values == []
     # The dashboard's entry point gives the same table, from the side file while it is current.
     assert is_current(event["run"], report)

@@ -101,7 +101,7 @@ def test_structured_answers_with_full_provenance(tmp_path: Path, fake: FakeOpenA
     assert provenance.settings["endpoint"] == fake.url
     assert provenance.template_hash.startswith("sha256:")
     assert provenance.request_hash.startswith("sha256:")
-    assert line.rubric.hash == RubricLibrary(RUBRICS).load("figure-match@1.3.0").content_hash()
+    assert line.rubric.hash == RubricLibrary(RUBRICS).load("figure-match@1.4.0").content_hash()
     assert json.loads(provenance.raw_answer)  # the raw answer is kept
     assert provenance.usage.prompt_tokens > 0 and provenance.latency_s > 0
     assert provenance.cost_usd == pytest.approx(

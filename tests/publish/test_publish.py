@@ -275,8 +275,9 @@ def test_the_card(resolved, staged) -> None:
         assert f"| {outcome} | {n} |" in body
     flat = " ".join(body.split())
     assert "construction labels" in flat and "not human labels" in flat
-    assert "figure-match@1.3.0, judge `offline`" in flat
-    assert "Trusted criteria (" in flat and "`same_trend` (F1 1.00 [1.00, 1.00]" in flat
+    assert "figure-match@1.4.0, judge `offline`" in flat
+    assert "Trusted criteria (" in flat and \
+        "`independent_reproduction` (F1 1.00 [1.00, 1.00]" in flat
     decisions = _rows(staged / "data" / "decisions.jsonl")
     humans = sum(1 for r in decisions if r["decided_by"] == "humans")
     pending = sum(1 for r in decisions if r["status"] == "pending")

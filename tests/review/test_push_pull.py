@@ -22,7 +22,7 @@ from judging.run.runner import RunRequest, run_judging
 from judging.rundir.store import RunStore
 from tests.conftest import REGISTRY, SUBMISSIONS
 
-FIG, VER = "figure-match-1.3.0", "verdict-justification-1.0.0"
+FIG, VER = "figure-match-1.4.0", "verdict-justification-1.0.0"
 AUD = "falsification-audit-1.0.0"
 
 
@@ -75,8 +75,8 @@ def test_push_creates_one_dataset_per_rubric_version(argilla, example_run: Path,
         assert set(records) == ids  # deterministic ids: claim key + rubric version
     review = _records(client, FIG, workspace)
     copy_record = review[record_id("bob/neurips26-4821-check::neurips26-4821/c1", "figure-match",
-                                   "1.3.0")] if record_id(
-        "bob/neurips26-4821-check::neurips26-4821/c1", "figure-match", "1.3.0") in review else None
+                                   "1.4.0")] if record_id(
+        "bob/neurips26-4821-check::neurips26-4821/c1", "figure-match", "1.4.0") in review else None
     # figure-match 1.1.0 and later datasets show the data read back from both charts.
     fields = [f.name for f in client.datasets(name=FIG, workspace=workspace).settings.fields]
     assert "overlay" in fields
@@ -171,7 +171,7 @@ def test_responses_are_pulled_label_by_label_and_survive_repushes(argilla, examp
     submission_id, claim_id = review_keys[first]
     assert {(l.claim.submission_id, l.claim.claim_id) for l in first_labels} == {
         (submission_id, claim_id)}
-    assert all(l.rubric.id == "figure-match" and l.rubric.version == "1.3.0" and
+    assert all(l.rubric.id == "figure-match" and l.rubric.version == "1.4.0" and
                l.rubric.hash.startswith("sha256:") for l in labels)
 
     # Two more pushes: the same records, the responses intact.
@@ -334,7 +334,7 @@ def test_a_dataset_made_before_side_by_side_keeps_its_design(argilla, example_ru
 
     client = _client(argilla)
     rg.Workspace(name=workspace, client=client).create()
-    rubric = RubricLibrary().load("figure-match@1.3.0")
+    rubric = RubricLibrary().load("figure-match@1.4.0")
     rg.Dataset(name=FIG, workspace=workspace, client=client,
                settings=build_settings(rubric, calibration=False, overlap=2,
                                        design=SEPARATE)).create()
@@ -357,12 +357,13 @@ def test_only_datasets_from_figure_match_1_1_0_show_the_overlay() -> None:
     library = RubricLibrary()
     names = {version: [f.name for f in build_settings(library.load(f"figure-match@{version}"),
                                                       calibration=False, overlap=1).fields]
-             for version in ("1.0.0", "1.1.0", "1.2.0", "1.3.0")}
+             for version in ("1.0.0", "1.1.0", "1.2.0", "1.3.0", "1.4.0")}
     assert "overlay" not in names["1.0.0"]
     assert "overlay" in names["1.1.0"]
     assert names["1.1.0"][:-1] == names["1.0.0"]
     assert names["1.2.0"] == names["1.1.0"]
     assert names["1.3.0"] == names["1.2.0"]
+    assert names["1.4.0"] == names["1.3.0"]
     verdict = library.load("verdict-justification@1.0.0")
     assert "overlay" not in [f.name for f in build_settings(verdict, calibration=False,
                                                             overlap=1).fields]

@@ -78,9 +78,9 @@ def test_shared_figures_and_copied_text_are_flagged_on_both(tmp_path: Path) -> N
     store = RunStore.open(out, create=False)
     _, records, _ = plan_records(store, RubricLibrary(RUBRICS), PushOptions(blind_share=0.0))
     priority = {(r.claim_key, r.dataset): r.priority for r in records}
-    flagged = priority[("bob/sub::paper-1/f1", "figure-match-1.3.0")]
+    flagged = priority[("bob/sub::paper-1/f1", "figure-match-1.4.0")]
     assert flagged.value >= 0.9 and "duplicate_figure" in flagged.reasons
-    assert priority[("carol/sub::paper-1/f1", "figure-match-1.3.0")].value < 0.9
+    assert priority[("carol/sub::paper-1/f1", "figure-match-1.4.0")].value < 0.9
     CliRunner().invoke(main, ["report", str(out)])
     assert "duplicate_figure" in (out / "report.html").read_text()
 

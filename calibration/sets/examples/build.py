@@ -96,12 +96,12 @@ CONSTRUCTION: dict[tuple[str, str, str], dict[str, bool | int]] = {
 def main() -> None:
     library = RubricLibrary(ROOT / "rubrics")
     lines = []
-    # figure-match 1.1.0 to 1.3.0 ask the same questions as 1.0.0 (1.1.0 changed the offline
-    # rules, 1.2.0 made overall_match a gate, 1.3.0 abstains before failing): the construction
-    # answers hold for all four.
+    # figure-match 1.1.0 to 1.4.0 ask the same questions as 1.0.0 (1.1.0 changed the offline
+    # rules, 1.2.0 made overall_match a gate, 1.3.0 abstains before failing, 1.4.0 answers only on
+    # confirmed evidence): the construction answers hold for all five.
     items = [(s, c, r, a) for (s, c, r), a in CONSTRUCTION.items()]
     items += [(s, c, later, a) for later in ("figure-match@1.1.0", "figure-match@1.2.0",
-                                             "figure-match@1.3.0")
+                                             "figure-match@1.3.0", "figure-match@1.4.0")
               for (s, c, r), a in CONSTRUCTION.items() if r == FIGURE]
     for submission, claim, ref, answers in items:
         rubric = library.load(ref)

@@ -654,8 +654,9 @@ def _unit_frame(panel: Panel, frame: _Frame, pub_pts: list[np.ndarray]
 
 
 def _covered(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
-    """(share of a's points within _s().coverage_tolerance of a point of b, the converse), both in
-    unit-frame coordinates; at most _s().coverage_points of each (a seeded subsample)."""
+    """(share of a's points within CompareSettings.coverage_tolerance of a point of b, the
+    converse), both in unit-frame coordinates; at most CompareSettings.coverage_points of each
+    (a seeded subsample)."""
     from scipy.spatial import cKDTree  # scipy.spatial, like scipy.optimize, imported on use
 
     rng = np.random.default_rng(0)
@@ -672,9 +673,10 @@ def _covered(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
 def _coverage(panel: Panel, frame: _Frame, pub_pts: list[np.ndarray],
               rep_pts: list[np.ndarray]) -> tuple[float, float] | None:
     """Series-free agreement of two panels: the share of the published data points with a
-    reproduced point within _s().coverage_tolerance, and the converse. It does not depend on how the
-    reader split the ink into series (colours, fragments, bands), so it tells a misread series
-    split (the data cover each other, the series do not match) from a changed chart."""
+    reproduced point within CompareSettings.coverage_tolerance, and the converse. It does not
+    depend on how the reader split the ink into series (colours, fragments, bands), so it tells
+    a misread series split (the data cover each other, the series do not match) from a changed
+    chart."""
     a = np.concatenate([p for p in pub_pts if len(p)] or [np.zeros((0, 2))])
     b = np.concatenate([p for p in rep_pts if len(p)] or [np.zeros((0, 2))])
     if len(a) < 2 or len(b) < 2:
@@ -684,7 +686,8 @@ def _coverage(panel: Panel, frame: _Frame, pub_pts: list[np.ndarray],
 
 
 def _histogram_overlap(a: np.ndarray, b: np.ndarray) -> float:
-    """Histogram intersection of two point clouds on a _s().cloud_grid x _s().cloud_grid grid over the
+    """Histogram intersection of two point clouds on a square grid of CompareSettings.cloud_grid
+    cells a side over the
     published axes (1 = the same density). Markers of a cloud overlap and are read as blobs
     whose centres move with the marker size, so marker-to-marker distances say little; where
     the cloud lies does (a shifted or reversed cloud moves its mass to other cells)."""
@@ -709,8 +712,9 @@ def _cloud_like(unit: np.ndarray) -> bool:
 
 def _compare_clouds(a: np.ndarray, b: np.ndarray) -> _Pair | None:
     """Two point clouds (unit frame) compared by their conditional medians: the median y in
-    _s().cloud_bins bins of their common x range, a curve that a restyle keeps (whatever the marker
-    size, however markers merge into blobs) and that a shifted or reversed cloud moves."""
+    CompareSettings.cloud_bins bins of their common x range, a curve that a restyle keeps
+    (whatever the marker size, however markers merge into blobs) and that a shifted or reversed
+    cloud moves."""
     if len(a) < 2 or len(b) < 2:
         return None
     lo, hi = max(a[:, 0].min(), b[:, 0].min()), min(a[:, 0].max(), b[:, 0].max())
@@ -845,7 +849,7 @@ def _x_overlap(a: np.ndarray, b: np.ndarray) -> float:
 def _name_matrix(pub: list[Series], rep: list[Series]) -> np.ndarray:
     """Likeness of every published name to every reproduced one; a partial match (a prefix, a
     suffix) that fits several names of the other side ("GPT" of "GPT-small" and "GPT-large")
-    says nothing of which: it drops to _s().name_floor."""
+    says nothing of which: it drops to CompareSettings.name_floor."""
     sims = np.array([[(_name_similarity(a.name, b.name) or 0.0) for b in rep] for a in pub],
                     dtype=float).reshape(len(pub), len(rep))
     close = sims >= 0.8

@@ -41,16 +41,19 @@ class EvidenceSettings:
     """Knots (evidence, probability of the same data), evidence increasing."""
     same_x_range: float = 0.85
     """Overlap (IoU) of two x ranges that a faithful re-plot keeps: below it (on the tick
-    labels and the data both) the range was cut or extended."""
+    labels and the data both) the range was cut or extended. Set by hand (axis padding differs
+    by a few percent between libraries; the changes cut to 55%), not chosen on the figures."""
     some_x_overlap: float = 0.2
     """Below this overlap (IoU) two x ranges share too little for one to be a crop of the
-    other: one of the x axes was misread."""
+    other: one of the x axes was misread (set after cascade-fig3__faithful1, see the benchmark's
+    record of changes)."""
     unverified_names_agreement: float = 0.0
     """The most agreement a pair can show when the published legend names its series and the
     reproduction's names were not read (a swap cannot be ruled out)."""
     confirm_at: float = 0.1
-    """An agreement or a difference weaker than this is not confirmed (0): about the precision
-    with which two readings of one chart agree (not chosen from the figures)."""
+    """An agreement or a difference weaker than this is not confirmed (0). Chosen with the
+    calibration, one repository left out at a time, among 0.1 to 0.3 (0.1 is about where 95% of
+    the synthetic dev set's faithful re-plots stay: they differ by 0.085 or less)."""
     report_at: float = 0.3
     """Agreements and differences from this strength on are named in the reason."""
 
@@ -159,7 +162,8 @@ DEFAULT_COMPARE = CompareSettings()
 
 @dataclass(frozen=True)
 class GeometrySettings:
-    """Finding the plot areas, the page background and gridlines (judging.signals.chart.geometry)."""
+    """Finding the plot areas, the page background and gridlines
+    (judging.signals.chart.geometry)."""
 
     work_size: int = 800
     """work_size"""
@@ -185,7 +189,8 @@ class AxisSettings:
 
 @dataclass(frozen=True)
 class LegendSettings:
-    """Finding the legend, reading its names and attaching them to series (judging.signals.chart.legend)."""
+    """Finding the legend, reading its names and attaching them to series
+    (judging.signals.chart.legend)."""
 
     max_entries: int = 30
     """_max_entries"""
