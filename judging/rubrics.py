@@ -35,9 +35,11 @@ from judging._yaml import (
 from judging.atomic import write_text_atomic
 from judging.errors import RubricError, RubricNotFound
 from judging.models import (
+    FIGURE_MATCH_NOT_APPLICABLE,
     Aggregate,
     AnswerStatus,
     Claim,
+    ClaimInput,
     ClaimKind,
     CriterionAnswer,
     Outcome,
@@ -317,6 +319,15 @@ class Rubric(StrictModel):
         if condition.verdict is not None and claim.verdict not in condition.verdict:
             return False
         return condition.kind is None or claim.kind in condition.kind
+
+    def applies_to_input(self, claim: ClaimInput) -> bool:
+        """Whether a loaded claim is judged with this rubric: `applies_to_claim`, and a figure
+        rubric does not judge a claim flagged as having no published figure to compare with
+        (`FIGURE_MATCH_NOT_APPLICABLE`: the verdict rubric judges it)."""
+        if not self.applies_to_claim(claim.claim):
+            return False
+        return self.applies_to != "figure" or not any(
+            f.name == FIGURE_MATCH_NOT_APPLICABLE for f in claim.flags)
 
     def describe_scope(self) -> str:
         """Which claims the rubric judges, for people (rubric show, guidelines, README)."""

@@ -47,7 +47,8 @@ from judging.rundir import RunStore, read_consensus, read_integrity, write_conse
 COPY_OF_PUBLISHED = "copy"
 
 #: Integrity pairs that make two reproductions of one claim one source of evidence.
-COPY_KINDS = ("duplicate_figure", "copied_justification")
+#: Two submissions of one user for one paper (`duplicate_submission`) are one source too.
+COPY_KINDS = ("duplicate_figure", "copied_justification", "duplicate_submission")
 
 #: Reference values a spread needs before any value is called an outlier.
 MIN_VALUES = 3

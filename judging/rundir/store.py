@@ -488,6 +488,11 @@ class RunStore:
         offset = self._latest.get(ident)
         return None if offset is None else self._line(offset)
 
+    def newest_lines(self, idents: Iterable[Identity]) -> list[Judgment | None]:
+        """The newest line of each identity, None where there is none (the members of a panel
+        that an earlier invocation finished)."""
+        return [self.latest_line(ident) for ident in idents]
+
     def iter_latest(self) -> Iterator[Judgment]:
         """The newest line per (claim, rubric id@version, judge, sample, order), in the order of
         the newest lines, read from the file one line at a time."""
