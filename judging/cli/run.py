@@ -240,9 +240,14 @@ def run(sources: tuple[str, ...], discover: tuple[str, ...], as_of: str | None,
         llm: LLMChoice, measuring: Measuring, engine: Engine, rubrics_dir: Path | None) -> None:
     """Judge the claims of one or more submissions.
 
-    SOURCE is a submission folder (with submission.yaml), a folder of such folders, or a Hugging
-    Face repo: hf://spaces/OWNER/NAME or hf://datasets/OWNER/NAME[@REV][/SUBFOLDER]. With
+    SOURCE is a submission folder (with submission.yaml), a Trackio logbook (a published
+    logbook's folder, or a workspace holding .trackio/logbook/), a Space's files (a README.md
+    with front matter), a folder of any of these, or a Hugging Face repo: hf://spaces/OWNER/NAME
+    (a submission, a logbook or a Space) or hf://datasets/OWNER/NAME[@REV][/SUBFOLDER]. With
     --discover TAG, SOURCE may be left out. HF_TOKEN, when set, is sent to the Hub.
+
+    An LLM judge's endpoint is checked before the first call; a run whose calls all fail, or
+    that stops because they keep failing the same way, is `failed` (exit code 1).
     """
     import asyncio
     import os
@@ -283,6 +288,10 @@ def run(sources: tuple[str, ...], discover: tuple[str, ...], as_of: str | None,
     if estimate:
         _print_estimate(asyncio.run(Runner(request).estimate()))
         return
+    # Sources, registry, rubrics, judges and their endpoint, before anything is drawn or
+    # written: a configuration error is one line, no progress bar, no run folder.
+    runner = Runner(request)
+    runner.prepare()
     with Progress(TextColumn("[bold]judging"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), TimeRemainingColumn(), console=err_console,
                   transient=False) as progress:
@@ -291,7 +300,7 @@ def run(sources: tuple[str, ...], discover: tuple[str, ...], as_of: str | None,
         def on_progress(done: int, total: int) -> None:
             progress.update(task, completed=done, total=total)
 
-        runner = Runner(request, on_progress=on_progress)
+        runner.on_progress = on_progress
         result = asyncio.run(runner.run())
     from judging.report import summary_rows
 
@@ -303,8 +312,9 @@ def run(sources: tuple[str, ...], discover: tuple[str, ...], as_of: str | None,
                                                 sorted(result.counts.items()))
                       + f" (per claim: `judging report {escape(str(result.root))}`)",
                       soft_wrap=True)
+    resumed = f", {result.skipped} already done (resumed)" if result.skipped else ""
     console.print(f"run [bold]{result.run_id}[/] in {escape(str(result.root))}: {result.written} "
-                  f"new judgment line(s), {result.skipped} already done (resumed)", soft_wrap=True)
+                  f"new judgment line(s){resumed}", soft_wrap=True)
     if runner.budget is not None:
         console.print(f"spent ${runner.budget.spent:.4f} of the ${runner.budget.limit:.4f} "
                       f"budget", soft_wrap=True)

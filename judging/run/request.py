@@ -71,6 +71,8 @@ class RunResult:
     """What source planning did (Spaces discovered...)."""
     submissions: dict[str, SubmissionSource] = field(default_factory=dict)
     """Submission id -> the Hub revision judged."""
+    loaded: set[str] = field(default_factory=set)
+    """The submissions this invocation loaded (their not-addressed records are its own)."""
     measure: MeasureStats = field(default_factory=MeasureStats)
     """Figure claims measured and read from the measurement cache."""
 

@@ -523,8 +523,11 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(200, {"object": "list", "data": [_model_object()]})
         elif path.rsplit("/", 1)[0] in _MODELS_PATHS:
             model = path.rsplit("/", 1)[1]
-            if model == MODEL_ID:
-                self._send_json(200, _model_object())
+            # As the chat path: every model name is served, unless model_prefix_check holds it to
+            # names starting with "fake" (a run's endpoint check retrieves its model here).
+            fake = self.server.fake
+            if model == MODEL_ID or not fake.model_prefix_check or model.startswith("fake"):
+                self._send_json(200, _model_object(model))
             else:
                 self._send_error(404, f"The model `{model}` does not exist or you do not have access to it.",
                                  code="model_not_found")
@@ -675,8 +678,8 @@ def _as_content(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value)
 
 
-def _model_object() -> dict:
-    return {"id": MODEL_ID, "object": "model", "created": 1_700_000_000, "owned_by": "judging"}
+def _model_object(model: str = MODEL_ID) -> dict:
+    return {"id": model, "object": "model", "created": 1_700_000_000, "owned_by": "judging"}
 
 
 # --------------------------------------------------------------------------------------------------------
