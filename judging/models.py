@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
+from collections.abc import Sequence
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path, PurePosixPath, PureWindowsPath
@@ -525,6 +527,40 @@ class CriterionAnswer(StrictModel):
     """Panels and sample sets: share of the scored members that gave the aggregate answer."""
     spread: float | None = None
     """Panels and sample sets: max - min level (ordinal) or the minority share (yes/no)."""
+
+
+#: The text in place of a reason already shown above, in a table of answers.
+AS_ABOVE = "(as above)"
+
+
+def shown_reasons(reasons: Sequence[str | None]) -> list[str | None]:
+    """Each reason as a table of answers shows it: a reason repeated is shown once, where it
+    first stands, with how many criteria it holds for; its later places say "(as above)".
+
+    >>> shown_reasons(["no rule", "fine", "no rule", None, "no rule"])
+    ['no rule (3 criteria)', 'fine', '(as above)', None, '(as above)']
+    """
+    counts = Counter(r for r in reasons if r)
+    seen: set[str] = set()
+    shown: list[str | None] = []
+    for reason in reasons:
+        if not reason or counts[reason] == 1:
+            shown.append(reason)
+        elif reason in seen:
+            shown.append(AS_ABOVE)
+        else:
+            seen.add(reason)
+            shown.append(f"{reason} ({counts[reason]} criteria)")
+    return shown
+
+
+def answer_texts(answers: Sequence[CriterionAnswer]) -> list[str]:
+    """What a table of answers shows beside each: the rationale of a scored answer, else its
+    reason, a repeated reason once with its count (`shown_reasons`)."""
+    reasons = shown_reasons([None if a.status is AnswerStatus.scored else a.reason
+                             for a in answers])
+    return [a.rationale if a.status is AnswerStatus.scored else (reason or "")
+            for a, reason in zip(answers, reasons)]
 
 
 class Outcome(StrEnum):

@@ -31,7 +31,7 @@ import pandas as pd  # noqa: E402
 from judging.app.consensus import ConsensusRow, ConsensusView, consensus_view  # noqa: E402
 from judging.app.data import AppData, ClaimRecord, JudgmentView  # noqa: E402
 from judging.app.live import LiveData  # noqa: E402
-from judging.models import CONSENSUS_FLAGS, natural_key  # noqa: E402
+from judging.models import CONSENSUS_FLAGS, natural_key, shown_reasons  # noqa: E402
 from judging.resolve import (  # noqa: E402
     CONSENSUS_COLUMNS,
     PAPER_COLUMNS,
@@ -242,8 +242,10 @@ def _judgment_html(view: JudgmentView) -> str:
         parts.append(f"<p>{e(view.status)}: {e(view.reason)}</p>")
     if view.answers:
         rows = []
-        for answer in view.answers:
-            why = answer.rationale if answer.status == "scored" else (answer.reason or "")
+        reasons = shown_reasons([None if a.status == "scored" else a.reason
+                                 for a in view.answers])
+        for answer, reason in zip(view.answers, reasons):
+            why = answer.rationale if answer.status == "scored" else (reason or "")
             confidence = "" if answer.confidence is None else f"{answer.confidence:.2f}"
             rows.append([e(answer.criterion), e(answer.status), e(answer.value), e(confidence),
                          f"<pre>{e(why)}</pre>"])

@@ -417,17 +417,28 @@ def ai_assessment(judgment: Judgment) -> str:
     if judgment.reason:
         lines.append(f"_{_escape_markdown(judgment.reason)}_")
     rows = ["| criterion | AI answer | confidence | rationale |", "|---|---|---|---|"]
+    # A reason several criteria share (the offline judge's "needs an LLM or a human") is one
+    # row naming them all, with their count.
+    unscored: dict[tuple[str, str], list[str]] = {}
+    for answer in judgment.answers:
+        if answer.status is not AnswerStatus.scored:
+            unscored.setdefault((answer.status.value, answer.reason or ""), []).append(
+                answer.criterion_id)
     for answer in judgment.answers:
         if answer.status is AnswerStatus.scored:
             shown = (YES if answer.value else NO) if isinstance(answer.value, bool) \
                 else f"level {answer.value}"
             confidence = f"{answer.confidence:.2f}" if answer.confidence is not None else ""
-            text = answer.rationale
+            text, criteria = answer.rationale, answer.criterion_id
         else:
+            group = unscored.get((answer.status.value, answer.reason or ""))
+            if not group or group[0] != answer.criterion_id:
+                continue  # shown with the first criterion of its reason
             shown, confidence = answer.status.value.replace("_", " "), ""
             text = answer.reason or ""
+            criteria = ", ".join(group) + (f" ({len(group)})" if len(group) > 1 else "")
         text = _escape_markdown(text).replace("|", "\\|").replace("\n", " ")[:600]
-        rows.append(f"| {answer.criterion_id} | {shown} | {confidence} | {text} |")
+        rows.append(f"| {criteria} | {shown} | {confidence} | {text} |")
     lines.append("\n".join(rows))
     signals = [f"- `{name}` = " + (f"{s.value:.4g}" if isinstance(s.value, float) else
                                    str(s.value).lower() if s.value is not None else
