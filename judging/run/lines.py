@@ -21,11 +21,12 @@ from judging.models import (
     Judgment,
     LineStatus,
     Provenance,
+    Signal,
     SubmissionHeader,
     TableValue,
     Tolerance,
 )
-from judging.rubrics import Rubric, aggregate, not_applicable
+from judging.rubrics import Rubric, aggregate, not_applicable, rule_not_applicable
 from judging.run.measure import Measurement
 from judging.rundir import LineKey, utc_now
 from judging.version import code_version
@@ -120,10 +121,11 @@ def unscored_all(rubric: Rubric, reason: str) -> list[CriterionAnswer]:
             for c in rubric.criteria]
 
 
-def complete_answers(rubric: Rubric, claim: ClaimInput, answers: list[CriterionAnswer]
-                     ) -> list[CriterionAnswer]:
+def complete_answers(rubric: Rubric, claim: ClaimInput, answers: list[CriterionAnswer],
+                     signals: dict[str, Signal] | None = None) -> list[CriterionAnswer]:
     """One answer per rubric criterion, in rubric order: criteria that do not apply to the claim
-    are not applicable, criteria a judge left out are unscored (never silently dropped)."""
+    (by its kind and verdict, or by their rule on `signals`: no re-run to read) are not
+    applicable, criteria a judge left out are unscored (never silently dropped)."""
     given = {a.criterion_id: a for a in answers}
     complete = []
     no_verdict = claim.claim.verdict is None
@@ -137,6 +139,9 @@ def complete_answers(rubric: Rubric, claim: ClaimInput, answers: list[CriterionA
                        + claim.claim.absent.get("verdict", "none given")))
         elif not criterion.applies_to(claim.claim):
             complete.append(not_applicable(criterion))
+        elif signals is not None and (
+                unfit := rule_not_applicable(criterion, claim, signals)) is not None:
+            complete.append(unfit)
         elif criterion.id in given:
             complete.append(given[criterion.id])
         else:
@@ -151,7 +156,7 @@ def build_judgment(item: WorkItem, *, run_id: str, measurement: Measurement,
                    final: bool = True, settings_used: dict | None = None,
                    **provenance: object) -> Judgment:
     claim = item.claim
-    answers = complete_answers(item.rubric, claim, answers)
+    answers = complete_answers(item.rubric, claim, answers, measurement.signals)
     agg: Aggregate = aggregate(item.rubric, answers)
     record = line_provenance(item.judge, item.rubric, **provenance)
     if settings_used:

@@ -52,9 +52,11 @@ from judging.models import (
     Judgment,
     LineStatus,
     NotAddressed,
+    RerunRecord,
     Signal,
     SignalStatus,
     SubmissionSource,
+    rerun_signals,
 )
 from judging.rubrics import Rubric, RubricLibrary, resolve_rubric
 from judging.rules import CONSENSUS_AGREES
@@ -81,6 +83,7 @@ from judging.rundir import (
     LineHead,
     RunStore,
     line_key,
+    read_reruns,
     utc_now,
     write_integrity,
     write_not_addressed,
@@ -155,6 +158,13 @@ class RunResult:
         return bool(self.source_errors)
 
 
+def reads_rerun(rubric: Rubric) -> bool:
+    """Whether a rubric's offline answers read the re-run's facts (`judging rerun`; the verdict
+    rubric from 1.1.0): the newest re-run of a claim is then an input of its judgment."""
+    return any(c.offline is not None and (c.offline.rule == "rerun_reproduces" or (
+        c.offline.signal or "").startswith("rerun.")) for c in rubric.criteria)
+
+
 def reads_consensus(rubric: Rubric) -> bool:
     """Whether a rubric's offline answers read `consensus.agrees` (the falsification audit's
     "the other reproductions agree"): it is judged after the consensus of the others."""
@@ -173,6 +183,8 @@ class Runner:
         self.store = RunStore.open(request.out)
         self.store.set_shard(request.shard)
         self.library = RubricLibrary(request.rubrics_dir) if request.rubrics_dir else None
+        self._reruns: dict[str, RerunRecord] | None = None
+        """The newest re-run of each claim (reruns.jsonl), read on first use."""
         self._measurements: dict[ClaimKey, asyncio.Future[Measurement]] = {}
         """Measurements of the claims in flight (dropped after a claim's last line, _judge_all)."""
         self._measuring: dict[str, asyncio.Future[None]] = {}
@@ -301,6 +313,9 @@ class Runner:
         if item.rubric.applies_to == "figure" and measurement.figure_error:
             return self._error_line(item, measurement,
                                     f"figure cannot be judged: {measurement.figure_error}")
+        if reads_rerun(item.rubric):
+            measurement = replace(measurement, signals={**measurement.signals,
+                                                        **self._rerun_facts(item.claim)})
         if reads_consensus(item.rubric):
             # The fact is recorded on the line like any signal (provenance), not in the
             # claim's shared measurement.
@@ -436,6 +451,12 @@ class Runner:
                                 "judge": judge.spec, "settings": judge.answer_settings,
                                 "template": judge.template_hash(rubric), "sample": sample,
                                 "swapped": swapped, "measure": measure_settings}
+                            if reads_rerun(rubric):
+                                # A claim re-run again with another result is judged again;
+                                # the others resume.
+                                inputs["rerun"] = {name: signal.model_dump(mode="json")
+                                                   for name, signal in sorted(
+                                                       self._rerun_facts(claim).items())}
                             if reads_consensus(rubric):
                                 # A consensus that changes (more reproductions judged) is a
                                 # new input: the audit is judged again.
@@ -551,6 +572,13 @@ class Runner:
         # report read it as written, so a run that adds claims must not leave it stale.
         run_consensus(store.root, store=store)
         return result
+
+    def _rerun_facts(self, claim: ClaimInput) -> dict[str, Signal]:
+        """The re-run's facts of a claim (`rerun_signals` of its newest reruns.jsonl line),
+        read once per run."""
+        if self._reruns is None:
+            self._reruns = read_reruns(self.store.root)
+        return rerun_signals(self._reruns.get(str(claim.key)))
 
     def _consensus_fact(self, claim: ClaimInput) -> Signal:
         """`consensus.agrees` of a claim: whether its verdict is its registry claim's consensus
