@@ -156,6 +156,20 @@ def _own_processes() -> int:
     return count
 
 
+def _parents(targets: list[str]) -> list[str]:
+    """`--dir` for the folders above mount points, readable by all (bubblewrap makes them 0700
+    when run as root, which the sandbox's uid could not enter)."""
+    system = tuple(f"{d}/" for d in SYSTEM_DIRS)
+    made: list[str] = []
+    for target in targets:
+        if target.startswith(system):
+            continue
+        for parent in reversed(Path(target).parents[:-1]):
+            if str(parent) not in made:
+                made.append(str(parent))
+    return [arg for folder in made for arg in ("--perms", "0755", "--dir", folder)]
+
+
 class Sandbox:
     """bubblewrap around one process at a time (or nothing, with `enabled=False`)."""
 
@@ -207,8 +221,10 @@ class Sandbox:
             options += ["--unshare-user", "--cap-drop", "ALL"]
         return options
 
-    def _system_options(self, private: Path) -> list[str]:
-        options: list[str] = []
+    def _system_options(self, private: Path, *, network: bool = False) -> list[str]:
+        options: list[str] = ["--perms", "0755", "--dir", "/etc"]
+        if network:  # the install step's name resolution
+            options += ["--ro-bind-try", "/etc/resolv.conf", "/etc/resolv.conf"]
         for folder in SYSTEM_DIRS:
             path = Path(folder)
             if path.is_symlink():
@@ -255,7 +271,8 @@ class Sandbox:
             if self.enabled:
                 size = str(limits.disk_mb * 1024 * 1024)
                 options = [*self._namespace_options(network=network),
-                           *self._system_options(private),
+                           *self._system_options(private, network=network),
+                           *_parents([SANDBOX_HOME, *(m.target for m in mounts)]),
                            "--perms", "1777", "--size", size, "--tmpfs", "/tmp",
                            "--perms", "0755", "--size", size, "--tmpfs", WORK,
                            "--perms", "0700", "--size", size, "--tmpfs", SANDBOX_HOME]
