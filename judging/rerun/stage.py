@@ -17,8 +17,7 @@ from typing import Literal
 
 from judging.errors import JudgingError
 from judging.models import RerunLimits, RerunRecord, RerunStatus
-from judging.rerun.environment import EnvCache, EnvironmentError_, environment_key, \
-    find_interpreter
+from judging.rerun.environment import EnvCache, EnvironmentError_, environment_key, find_interpreter
 from judging.rerun.sandbox import DEFAULT_LIMITS, Sandbox
 from judging.rerun.select import Budget, select_claims
 from judging.rerun.task import RerunTask, execute, not_run_record, plan_task

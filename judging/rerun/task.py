@@ -42,10 +42,10 @@ STDERR_TAIL_CHARS = 2000
 RUNNERS = {".py": ["python"], ".sh": ["/bin/bash"]}
 #: What a failure's stderr says about the limit it met (words for the one-line report).
 LIMIT_HINTS = (
-    (re.compile(r"MemoryError|Cannot allocate memory|std::bad_alloc"), "the memory limit"),
-    (re.compile(r"No space left on device|Disk quota exceeded"), "the disk limit"),
+    (re.compile(r"MemoryError|Cannot allocate memory|std::bad_alloc"), "memory limit reached"),
+    (re.compile(r"No space left on device|Disk quota exceeded"), "disk limit reached"),
     (re.compile(r"Resource temporarily unavailable|can't start new thread|fork"),
-     "the process limit"),
+     "process limit reached"),
     (re.compile(r"Network is unreachable|Temporary failure in name resolution|"
                 r"Name or service not known|Connection refused|nodename nor servname"),
      "no network in the sandbox"),
@@ -183,7 +183,7 @@ def classify(task: RerunTask, outcome: ProcessOutcome, *, stdout: str, stderr_ta
         last = (stderr_tail or "").strip().splitlines()[-1:] or [""]
         said = f": {last[0][:200]}" if last[0] else ""
         return (RerunStatus.failed, f"exit code {outcome.exit_code}{killed}"
-                                    + (f" (it met {hint})" if hint else "") + said, [])
+                                    + (f" ({hint})" if hint else "") + said, [])
     values = compare(task.claim, read_values(task.claim, stdout=stdout,
                                              results=outcome.results))
     if any(v.rerun is None for v in values):

@@ -748,8 +748,10 @@ class Runner:
             if item.rubric.applies_to == "figure" and measurement.figure_error:
                 row.local += 1
                 continue
+            signals = ({**measurement.signals, **self._rerun_facts(item.claim)}
+                       if reads_rerun(item.rubric) else measurement.signals)
             request = item.judge.prepare(JudgeTask(
-                claim=item.claim, rubric=item.rubric, signals=measurement.signals,
+                claim=item.claim, rubric=item.rubric, signals=signals,
                 images=measurement.images, sample=item.sample, swapped=item.swapped))
             if request is None:
                 continue

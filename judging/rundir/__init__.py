@@ -1,7 +1,8 @@
 """The run directory, owned in one place: what files a run has (`layout`), the append-only store
 of run.json, judgments, claims and fingerprints (`store`), the side files of flags computed
 after judging, merged on read (`flags`: integrity and consensus), and the registry claims a
-submission leaves unanswered (`not_addressed`), and `judging rerun`'s results (`reruns`). Every file names its schema version
+submission leaves unanswered (`not_addressed`), and `judging rerun`'s results
+(`reruns`). Every file names its schema version
 (`layout.RUN_FILES`) and is upgraded on read from earlier ones.
 
 Every stage reads and writes the run directory through this package; no other module spells a
