@@ -24,17 +24,26 @@ import numpy as np
 # every resolve, push and publish, and scikit-learn alone costs about a second to load.
 
 __all__ = [
+    "BaselineMetrics",
     "ClassificationMetrics",
+    "CorrectedRate",
     "ReliabilityBin",
+    "RetestAgreement",
     "ThresholdResult",
     "bootstrap_interval",
     "classification_metrics",
+    "cluster_bootstrap_interval",
     "confidence_threshold",
+    "corrected_rate",
     "f1_interval",
     "krippendorff_alpha",
     "majority",
     "pairwise_kappa",
+    "random_baseline",
+    "rate_interval",
     "reliability_bins",
+    "retest_agreement",
+    "rogan_gladen",
 ]
 
 
@@ -504,3 +513,484 @@ def reliability_bins(confidences: Sequence[float], correct: Sequence[bool], *,
             mean_confidence=float(conf[members].mean()) if count else None,
             accuracy=float(ok[members].mean()) if count else None))
     return result
+
+
+# --------------------------------------------------------------------------------------------------
+# Intervals of a rate
+
+
+def rate_interval(successes: int, n: int, *, confidence: float = 0.95) -> tuple[float, float] | None:
+    """Wilson score interval of a proportion ``successes / n`` (e.g. a judge's true-positive rate).
+
+    Parameters
+    ----------
+    successes, n : int
+        Counts, ``0 <= successes <= n``.
+    confidence : float, optional
+        Coverage of the interval.
+
+    Returns
+    -------
+    interval : (low, high) or None
+        None when ``n == 0`` (no case to measure the rate on).
+
+    Notes
+    -----
+    The Wilson interval keeps a sensible width at 0/n and n/n, where the Wald interval collapses to
+    a point; computed by ``scipy.stats.binomtest(...).proportion_ci(method="wilson")``.
+
+    References
+    ----------
+    .. [1] Wilson, E. B. (1927). Probable inference, the law of succession, and statistical
+           inference. Journal of the American Statistical Association 22(158), 209-212.
+           :doi:`10.1080/01621459.1927.10502953`
+
+    Examples
+    --------
+    >>> low, high = rate_interval(9, 10)
+    >>> round(low, 4), round(high, 4)
+    (0.5958, 0.9821)
+    >>> rate_interval(0, 0) is None
+    True
+    """
+    for name, value in (("successes", successes), ("n", n)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+            raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+    if successes > n:
+        raise ValueError(f"successes ({successes}) exceed n ({n})")
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be strictly between 0 and 1, got {confidence!r}")
+    if n == 0:
+        return None
+    from scipy.stats import binomtest
+
+    ci = binomtest(int(successes), int(n)).proportion_ci(confidence_level=confidence,
+                                                         method="wilson")
+    return float(ci.low), float(ci.high)
+
+
+# --------------------------------------------------------------------------------------------------
+# Test-retest agreement of a judge with itself
+
+
+def cluster_bootstrap_interval(clusters: Sequence[Hashable],
+                               statistic: Callable[[np.ndarray], float | None], *,
+                               n_resamples: int = 1000, seed: int = 0,
+                               confidence: float = 0.95) -> tuple[float, float] | None:
+    """Percentile bootstrap interval of ``statistic(item_indices)`` resampling whole clusters.
+
+    Items of one cluster (the claims of one logbook) are not independent: the same page, the same
+    model call. Each resample draws as many clusters as there are, with replacement, in the order
+    the clusters first appear in `clusters`, and passes the indices of all their items (a cluster
+    drawn twice contributes its items twice) to `statistic`. The draws are those of
+    `bootstrap_interval` over the clusters (the same seed gives the same clusters).
+
+    Parameters
+    ----------
+    clusters : sequence of hashable
+        The cluster of each item (e.g. its logbook's space id).
+    statistic : callable
+        Takes an array of item indices; returns a float, or None / NaN where undefined (skipped).
+
+    Returns
+    -------
+    interval : (low, high) or None
+        None when the statistic is defined on fewer than half of the resamples.
+
+    References
+    ----------
+    .. [1] Field, C. A. and Welsh, A. H. (2007). Bootstrapping clustered data. Journal of the
+           Royal Statistical Society B 69(3), 369-390. :doi:`10.1111/j.1467-9868.2007.00593.x`
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> values = np.array([1.0, 1.0, 0.0, 0.0, 1.0, 0.0])
+    >>> low, high = cluster_bootstrap_interval(["a", "a", "b", "b", "c", "c"],
+    ...                                        lambda idx: values[idx].mean(), n_resamples=200)
+    >>> 0.0 <= low <= 0.5 <= high <= 1.0
+    True
+    """
+    keys = _as_list(clusters, "clusters")
+    if not keys:
+        raise ValueError("clusters is empty: no item to resample")
+    members: dict[Hashable, list[int]] = {}
+    for index, key in enumerate(keys):
+        if key is None or _is_nan(key):
+            raise ValueError(f"clusters[{index}] is {key!r}: every item needs a cluster")
+        members.setdefault(key, []).append(index)
+    groups = [np.asarray(items, dtype=np.int64) for items in members.values()]
+    return bootstrap_interval(
+        len(groups), lambda picked: statistic(np.concatenate([groups[i] for i in picked])),
+        n_resamples=n_resamples, seed=seed, confidence=confidence)
+
+
+@dataclass(frozen=True)
+class RetestAgreement:
+    """How far a judge agrees with itself on the same items (see `retest_agreement`)."""
+
+    n: int
+    """Items with both verdicts."""
+    missing: int
+    """Items left out because one of the two verdicts is missing."""
+    disagreements: int
+    disagreement: float
+    """Share of items whose two verdicts differ."""
+    disagreement_interval: tuple[float, float] | None
+    agreement: float
+    """1 - disagreement: the judge's ceiling for any agreement with people."""
+    alpha: float | None
+    """Krippendorff's alpha with the two verdicts as two coders (None: undefined)."""
+    alpha_interval: tuple[float, float] | None
+    flips: dict[str, int]
+    """Disagreements by direction, ``"first -> second"``, most frequent first."""
+    clusters: int | None
+    """Clusters (e.g. logbooks) when the bootstrap resampled clusters, else None."""
+    cluster_disagreements: dict[str, tuple[int, int]]
+    """Per cluster that carries a disagreement: (items, disagreements), most first; empty
+    without clusters."""
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def retest_agreement(first: Sequence[Hashable | None], second: Sequence[Hashable | None], *,
+                     labels: Sequence[Hashable], clusters: Sequence[Hashable] | None = None,
+                     level: Literal["nominal", "ordinal"] = "nominal", n_resamples: int = 1000,
+                     seed: int = 0, confidence: float = 0.95) -> RetestAgreement:
+    """Test-retest agreement of two verdicts per item by the same judge on the same input.
+
+    Parameters
+    ----------
+    first, second : sequence of hashable or None
+        The two verdicts of each item (None: missing; the item is left out, never counted as an
+        agreement).
+    labels : sequence of hashable
+        Every possible verdict, in order (the ordinal scale when ``level="ordinal"``).
+    clusters : sequence of hashable, optional
+        The cluster of each item (e.g. the logbook): the intervals then resample clusters
+        (`cluster_bootstrap_interval`), since items of one cluster are judged together, and the
+        result says which clusters carry the disagreements. Without it, items are resampled.
+    level : {"nominal", "ordinal"}
+        Krippendorff's alpha's level of measurement.
+    n_resamples, seed, confidence : optional
+        Of the percentile bootstrap (both intervals use the same draws).
+
+    Returns
+    -------
+    agreement : RetestAgreement
+
+    Notes
+    -----
+    The disagreement share is the complement of percent agreement; alpha corrects it for the
+    agreement the label frequencies give by chance. A judge's agreement with people cannot
+    exceed its agreement with itself: ``agreement`` is that ceiling.
+
+    References
+    ----------
+    .. [1] Krippendorff, K. (2011). Computing Krippendorff's alpha-reliability. Annenberg School
+           for Communication, University of Pennsylvania. https://repository.upenn.edu/asc_papers/43
+    .. [2] Efron, B. and Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman &
+           Hall. :doi:`10.1201/9780429246593`
+
+    Examples
+    --------
+    >>> r = retest_agreement(["yes", "yes", "no", "no"], ["yes", "no", "no", "no"],
+    ...                      labels=["yes", "no"], n_resamples=200)
+    >>> r.disagreements, r.disagreement, r.flips
+    (1, 0.25, {'yes -> no': 1})
+    """
+    labels, index = _label_index(labels)
+    a = _as_list(first, "first")
+    b = _as_list(second, "second")
+    if len(a) != len(b):
+        raise ValueError(f"first and second differ in length: {len(a)} != {len(b)}")
+    keys = _as_list(clusters, "clusters") if clusters is not None else None
+    if keys is not None and len(keys) != len(a):
+        raise ValueError(f"clusters has {len(keys)} entries for {len(a)} items")
+    x = _encode(a, index, name="first", allow_none=True)
+    y = _encode(b, index, name="second", allow_none=True)
+    both = (x >= 0) & (y >= 0)
+    if not both.any():
+        raise ValueError("no item has both verdicts: nothing to compare")
+    x, y = x[both], y[both]
+    kept_keys = [k for k, keep in zip(keys, both) if keep] if keys is not None else None
+    differ = x != y
+    import krippendorff
+
+    domain = np.arange(len(labels))
+
+    def alpha_of(idx: np.ndarray) -> float | None:
+        data = np.vstack([x[idx], y[idx]]).astype(float)
+        if len(np.unique(data)) < 2:
+            return None  # one value only: no expected disagreement, alpha is 0/0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return _defined(krippendorff.alpha(reliability_data=data, value_domain=domain,
+                                               level_of_measurement=level))
+
+    def rate_of(idx: np.ndarray) -> float:
+        return float(differ[idx].mean())
+
+    options = {"n_resamples": n_resamples, "seed": seed, "confidence": confidence}
+    if kept_keys is not None:
+        alpha_interval = cluster_bootstrap_interval(kept_keys, alpha_of, **options)
+        rate_interval_ = cluster_bootstrap_interval(kept_keys, rate_of, **options)
+    else:
+        alpha_interval = bootstrap_interval(len(x), alpha_of, **options)
+        rate_interval_ = bootstrap_interval(len(x), rate_of, **options)
+    flips = Counter(f"{labels[i]} -> {labels[j]}" for i, j in zip(x[differ], y[differ]))
+    per_cluster: dict[str, tuple[int, int]] = {}
+    if kept_keys is not None:
+        items = Counter(map(str, kept_keys))
+        carried = Counter(str(k) for k, d in zip(kept_keys, differ) if d)
+        per_cluster = {k: (items[k], n) for k, n in
+                       sorted(carried.items(), key=lambda kv: (-kv[1], kv[0]))}
+    n = int(len(x))
+    disagreements = int(differ.sum())
+    return RetestAgreement(
+        n=n, missing=int(len(a) - n), disagreements=disagreements,
+        disagreement=disagreements / n, disagreement_interval=rate_interval_,
+        agreement=1 - disagreements / n, alpha=alpha_of(np.arange(n)),
+        alpha_interval=alpha_interval,
+        flips=dict(sorted(flips.items(), key=lambda kv: (-kv[1], kv[0]))),
+        clusters=len(set(map(str, kept_keys))) if kept_keys is not None else None,
+        cluster_disagreements=per_cluster)
+
+
+# --------------------------------------------------------------------------------------------------
+# Rates corrected for the judge's errors
+
+
+def rogan_gladen(observed: float, *, sensitivity: float, specificity: float) -> float | None:
+    """The true pass rate behind an observed one, given the judge's sensitivity and specificity.
+
+    ``(observed + specificity - 1) / (sensitivity + specificity - 1)``, clipped to [0, 1].
+
+    Parameters
+    ----------
+    observed : float
+        Share of items the judge passes.
+    sensitivity, specificity : float
+        The judge's true-positive rate (passes a true pass) and true-negative rate (fails a true
+        fail), measured against people.
+
+    Returns
+    -------
+    rate : float or None
+        None when ``sensitivity + specificity <= 1``: a judge no better than chance says nothing
+        about the true rate.
+
+    References
+    ----------
+    .. [1] Rogan, W. J. and Gladen, B. (1978). Estimating prevalence from the results of a
+           screening test. American Journal of Epidemiology 107(1), 71-76.
+           :doi:`10.1093/oxfordjournals.aje.a112510`
+
+    Examples
+    --------
+    >>> round(rogan_gladen(0.3, sensitivity=0.8, specificity=0.9), 6)
+    0.285714
+    >>> rogan_gladen(0.5, sensitivity=0.5, specificity=0.5) is None
+    True
+    """
+    for name, value in (("observed", observed), ("sensitivity", sensitivity),
+                        ("specificity", specificity)):
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.floating)) \
+                or not 0 <= value <= 1:
+            raise ValueError(f"{name} must be a rate in [0, 1], got {value!r}")
+    denominator = sensitivity + specificity - 1
+    if denominator <= 0:
+        return None
+    return float(min(1.0, max(0.0, (observed + specificity - 1) / denominator)))
+
+
+@dataclass(frozen=True)
+class CorrectedRate:
+    """An observed pass rate and the rate corrected for the judge's errors (`corrected_rate`)."""
+
+    n: int
+    passed: int
+    observed: float
+    sensitivity: float | None
+    specificity: float | None
+    corrected: float | None
+    """Rogan-Gladen; None when the judge is no better than chance or a rate is unmeasured."""
+    interval: tuple[float, float] | None
+    """Carries the uncertainty of the observed rate and of both calibration rates."""
+    clipped: bool
+    """The point estimate fell outside [0, 1] and was clipped (the judge's measured rates and the
+    observed rate disagree: read the interval, not the point)."""
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def corrected_rate(passed: int, n: int, *, true_positives: int, false_negatives: int,
+                   true_negatives: int, false_positives: int, n_resamples: int = 4000,
+                   seed: int = 0, confidence: float = 0.95) -> CorrectedRate:
+    """A judge's pass rate on `n` items corrected for its sensitivity and specificity, with an
+    interval that carries the calibration's uncertainty.
+
+    Parameters
+    ----------
+    passed, n : int
+        Items the judge passed, of the items it judged (the rate to correct).
+    true_positives, false_negatives, true_negatives, false_positives : int
+        The judge against people on the calibration set (rows gold, columns judge).
+    n_resamples, seed, confidence : optional
+        Of the Monte Carlo interval.
+
+    Returns
+    -------
+    rate : CorrectedRate
+
+    Notes
+    -----
+    The point estimate is `rogan_gladen`. The interval is the percentile interval of the
+    Rogan-Gladen estimate over draws of the three rates from their Jeffreys posteriors,
+    ``Beta(k + 1/2, n - k + 1/2)``, independently (the run's items and the calibration's are
+    different items); draws where the judge is no better than chance are skipped. A small
+    calibration set widens the interval even when it measured no error at all, which a
+    resampling of its counts would not.
+
+    References
+    ----------
+    .. [1] Rogan, W. J. and Gladen, B. (1978). Estimating prevalence from the results of a
+           screening test. American Journal of Epidemiology 107(1), 71-76.
+           :doi:`10.1093/oxfordjournals.aje.a112510`
+    .. [2] Lang, Z. and Reiczigel, J. (2014). Confidence limits for prevalence of disease
+           adjusted for estimated sensitivity and specificity. Preventive Veterinary Medicine
+           113(1), 13-22. :doi:`10.1016/j.prevetmed.2013.09.015`
+    .. [3] Brown, L. D., Cai, T. T. and DasGupta, A. (2001). Interval estimation for a binomial
+           proportion. Statistical Science 16(2), 101-133. :doi:`10.1214/ss/1009213286`
+
+    Examples
+    --------
+    >>> r = corrected_rate(30, 100, true_positives=8, false_negatives=2, true_negatives=18,
+    ...                    false_positives=2)
+    >>> round(r.observed, 3), r.sensitivity, r.specificity, round(r.corrected, 6)
+    (0.3, 0.8, 0.9, 0.285714)
+    >>> r.interval[0] < r.corrected < r.interval[1]
+    True
+    """
+    counts = {"passed": passed, "n": n, "true_positives": true_positives,
+              "false_negatives": false_negatives, "true_negatives": true_negatives,
+              "false_positives": false_positives}
+    for name, value in counts.items():
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+            raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+    if n == 0:
+        raise ValueError("n is 0: no judged item to correct a rate on")
+    if passed > n:
+        raise ValueError(f"passed ({passed}) exceeds n ({n})")
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) \
+            or n_resamples < 1:
+        raise ValueError(f"n_resamples must be a positive integer, got {n_resamples!r}")
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be strictly between 0 and 1, got {confidence!r}")
+    gold_pass = true_positives + false_negatives
+    gold_fail = true_negatives + false_positives
+    observed = passed / n
+    sensitivity = true_positives / gold_pass if gold_pass else None
+    specificity = true_negatives / gold_fail if gold_fail else None
+    if sensitivity is None or specificity is None:
+        return CorrectedRate(n=n, passed=passed, observed=observed, sensitivity=sensitivity,
+                             specificity=specificity, corrected=None, interval=None,
+                             clipped=False)
+    raw = (observed + specificity - 1) / (sensitivity + specificity - 1) \
+        if sensitivity + specificity > 1 else None
+    corrected = rogan_gladen(observed, sensitivity=sensitivity, specificity=specificity)
+    # Hand-written: no maintained library gives a Rogan-Gladen interval that carries the
+    # uncertainty of the sensitivity and specificity (statsmodels' proportion_confint covers the
+    # observed rate only).
+    rng = np.random.default_rng(seed)
+    p = rng.beta(passed + 0.5, n - passed + 0.5, size=n_resamples)
+    se = rng.beta(true_positives + 0.5, false_negatives + 0.5, size=n_resamples)
+    sp = rng.beta(true_negatives + 0.5, false_positives + 0.5, size=n_resamples)
+    useful = se + sp > 1
+    interval = None
+    if 2 * int(useful.sum()) >= n_resamples:
+        draws = np.clip((p[useful] + sp[useful] - 1) / (se[useful] + sp[useful] - 1), 0, 1)
+        tail = (1 - confidence) / 2
+        low, high = np.quantile(draws, [tail, 1 - tail])
+        interval = (float(low), float(high))
+    return CorrectedRate(n=n, passed=passed, observed=observed, sensitivity=sensitivity,
+                         specificity=specificity, corrected=corrected, interval=interval,
+                         clipped=raw is not None and not 0 <= raw <= 1)
+
+
+# --------------------------------------------------------------------------------------------------
+# Chance
+
+
+@dataclass(frozen=True)
+class BaselineMetrics:
+    """What a judge answering at random at the gold labels' base rates scores, in expectation."""
+
+    n: int
+    base_rates: dict[str, float]
+    """Share of each gold label (by its str)."""
+    accuracy: float
+    macro_f1: float
+    kappa: float
+    precision: float | None
+    recall: float | None
+    f1: float | None
+    true_negative_rate: float | None
+    """Of the positive class; None without one."""
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def random_baseline(gold: Sequence[Hashable], *, labels: Sequence[Hashable],
+                    positive: Hashable | None = None) -> BaselineMetrics:
+    """The expected agreement of a judge that draws each answer at random with the gold labels'
+    own frequencies: the row a calibration's figures are read against.
+
+    Parameters
+    ----------
+    gold : sequence of hashable
+        The gold labels.
+    labels : sequence of hashable
+        All possible labels.
+    positive : hashable, optional
+        The positive class for precision, recall (true-positive rate), F1 and the true-negative
+        rate.
+
+    Returns
+    -------
+    baseline : BaselineMetrics
+        With base rates ``p_k``: accuracy ``sum(p_k^2)``; precision, recall and F1 of the positive
+        class ``p_pos``; true-negative rate ``1 - p_pos``; macro F1 the mean of ``p_k`` over the
+        labels; Cohen's kappa 0.
+
+    References
+    ----------
+    .. [1] Cohen, J. (1960). A coefficient of agreement for nominal scales. Educational and
+           Psychological Measurement 20(1), 37-46. :doi:`10.1177/001316446002000104`
+
+    Examples
+    --------
+    >>> b = random_baseline([True, True, True, False], labels=[True, False], positive=True)
+    >>> b.accuracy, b.f1, b.true_negative_rate, b.kappa
+    (0.625, 0.75, 0.25, 0.0)
+    """
+    labels, index = _label_index(labels)
+    values = _as_list(gold, "gold")
+    if not values:
+        raise ValueError("gold is empty: no base rate")
+    codes = _encode(values, index, name="gold")
+    rates = np.bincount(codes, minlength=len(labels)) / len(codes)
+    precision = recall = f1 = tnr = None
+    if positive is not None:
+        try:
+            pos = labels.index(positive)
+        except ValueError:
+            raise ValueError(f"positive = {positive!r} is not one of labels {labels!r}") from None
+        precision = recall = f1 = float(rates[pos])
+        tnr = float(1 - rates[pos])
+    return BaselineMetrics(
+        n=len(codes), base_rates={str(label): float(r) for label, r in zip(labels, rates)},
+        accuracy=float((rates ** 2).sum()), macro_f1=float(rates.mean()), kappa=0.0,
+        precision=precision, recall=recall, f1=f1, true_negative_rate=tnr)

@@ -40,13 +40,24 @@ from judging.cli.options import (
                    "specs or two rubric versions (id@version) side by side on the same claims.")
 @click.option("--ordinal", is_flag=True, help="--table: labels are ordered (weighted kappa).")
 @click.option("--order", default=None, help="--table: the label order, comma-separated.")
+@click.option("--retest", default=None,
+              help="--table: 'A,B', two columns of verdicts by the same judge on the same input "
+                   "(test-retest agreement). RUN_DIR: N, re-judge a random sample of N lines "
+                   "with the answer cache bypassed and measure the agreement with the originals.")
+@click.option("--cluster", default=None,
+              help="--table --retest: the column that groups items judged together (e.g. "
+                   "space_id): the intervals resample those groups.")
+@click.option("--against", default=None,
+              help="--table --retest: comma-separated columns to set against A (e.g. an "
+                   "archived verdict).")
 @rubrics_dir_option
 @friendly_errors
 def calibrate(run_dir: Path | None, labels_path: Path | None, out: Path, judges: tuple[str, ...],
               include_anchored: bool, min_support: int, min_coverage: float, floor: float,
               bootstrap: int, seed: int, table: Path | None, judge_column: str | None,
               human_columns: str | None, compare: str | None, ordinal: bool,
-              order: str | None, rubrics_dir: Path | None) -> None:
+              order: str | None, retest: str | None, cluster: str | None,
+              against: str | None, rubrics_dir: Path | None) -> None:
     """How far each AI judge agrees with people, per criterion: metrics, trust decisions, reports.
 
     With RUN_DIR: joins the run's judgments with its labels (blind ones by default) and writes
@@ -61,6 +72,10 @@ def calibrate(run_dir: Path | None, labels_path: Path | None, out: Path, judges:
     )
     from judging.rundir import CalibrationPaths
 
+    if table is not None and retest is not None:
+        _table_retest(table, retest, cluster=cluster, against=against, order=order,
+                      ordinal=ordinal, bootstrap=bootstrap, seed=seed, out=out)
+        return
     if table is not None:
         if not judge_column or not human_columns:
             raise click.UsageError("--table needs --judge-column and --human-columns")
@@ -94,6 +109,54 @@ def calibrate(run_dir: Path | None, labels_path: Path | None, out: Path, judges:
             table.add_row(row.group, row.criterion, str(row.both), _num(row.agreement, 2),
                           _num(row.kappa, 2), _num(row.left_f1, 2), _num(row.right_f1, 2))
         console.print(table)
+
+
+def _table_retest(table: Path, retest: str, *, cluster: str | None, against: str | None,
+                  order: str | None, ordinal: bool, bootstrap: int, seed: int, out: Path) -> None:
+    from judging.calibrate.retest import retest_table, write_retest_report
+    from judging.rundir import CalibrationPaths
+
+    first, _, second = retest.partition(",")
+    if not first.strip() or not second.strip() or "," in second:
+        raise click.UsageError("--retest with --table takes two columns: A,B")
+    report = retest_table(table, first=first.strip(), second=second.strip(), cluster=cluster,
+                          against=[c.strip() for c in against.split(",") if c.strip()]
+                          if against else [],
+                          order=order.split(",") if order else None, ordinal=ordinal,
+                          n_resamples=bootstrap, seed=seed)
+    r = report.retest
+    title = (f"{table.name}: {r.n} items" + (f" in {r.clusters} {cluster}" if cluster else "")
+             + f", {bootstrap} bootstrap resamples of {cluster or 'items'}")
+    rich_table = Table(title=title)
+    for column in ("pair", "n", "disagree", "disagreement [95%]", "alpha [95%]", "ratio [95%]"):
+        rich_table.add_column(column)
+
+    def span(value, interval, percent=False):
+        show = (lambda v: f"{100 * v:.2f}%") if percent else (lambda v: f"{v:.4f}")
+        if value is None:
+            return "-"
+        return show(value) + (f" [{show(interval[0])}, {show(interval[1])}]" if interval else "")
+
+    rich_table.add_row(f"{report.first} vs {report.second}", str(r.n), str(r.disagreements),
+                       span(r.disagreement, r.disagreement_interval, True),
+                       span(r.alpha, r.alpha_interval), "1")
+    for other in report.against:
+        o = other.result
+        rich_table.add_row(f"{report.first} vs {other.column}", str(o.n), str(o.disagreements),
+                           span(o.disagreement, o.disagreement_interval, True),
+                           span(o.alpha, o.alpha_interval),
+                           span(other.ratio, other.ratio_interval))
+    console.print(rich_table)
+    console.print("flips " + ", ".join(f"{flip}: {n}" for flip, n in r.flips.items()),
+                  soft_wrap=True)
+    if cluster:
+        stable = (r.clusters or 0) - len(r.cluster_disagreements)
+        console.print(f"{stable} of {r.clusters} {cluster} fully stable; "
+                      f"{len(r.cluster_disagreements)} carry the {r.disagreements} "
+                      f"disagreements (listed in the report)", soft_wrap=True)
+    folder = write_retest_report(report, CalibrationPaths(out).table_report_dir(
+        f"retest-{report.first}-{report.second}"))
+    console.print(f"report: {folder / 'report.md'} (report.json)", soft_wrap=True)
 
 
 def _num(value: float | None, digits: int = 3) -> str:
