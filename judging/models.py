@@ -1200,3 +1200,14 @@ def rerun_signals(record: RerunRecord | None) -> dict[str, Signal]:
     else:
         agrees = Signal.absent(said)
     return {RERUN_ATTEMPTED: attempted, RERUN_AGREES: agrees}
+
+
+def rerun_text(lines: list[Judgment]) -> str | None:
+    """What the re-run of a claim gave, in words, from the first of its judgment lines that read
+    it (the report, the review records and the dashboard show it beside the participant's
+    number): e.g. "re-run reproduced: re-run 93.8 vs participant 93.8 and paper 94.1"."""
+    for line in lines:
+        attempted = line.signals.get(RERUN_ATTEMPTED)
+        if attempted is not None and attempted.status is SignalStatus.ok and attempted.reason:
+            return attempted.reason
+    return None

@@ -15,7 +15,14 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 
 from judging.atomic import write_text_atomic
 from judging.errors import JudgingError
-from judging.models import ClaimInput, Judgment, LineStatus, NotAddressed, ReferenceOrigin
+from judging.models import (
+    ClaimInput,
+    Judgment,
+    LineStatus,
+    NotAddressed,
+    ReferenceOrigin,
+    rerun_text,
+)
 from judging.rubrics import Rubric, RubricLibrary
 from judging.rundir import (
     RunStore,
@@ -158,6 +165,7 @@ def _section(key: str, lines: list[Judgment], claim: ClaimInput | None, *, root:
                     if figures else None),
         "signals": signals,
         "own_figure": None if figures else own_figure(),
+        "rerun": rerun_text(lines),
     }
 
 

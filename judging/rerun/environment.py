@@ -234,8 +234,8 @@ def environment_key(root: Path, request: EnvRequest, interpreter: Interpreter | 
     files = [request.file]
     if request.kind == "uv.lock":
         files.append(str(Path(request.file).with_name("pyproject.toml")))
-    for name in files:
-        digest.update(name.encode() + b"\0" + (root / name).read_bytes() + b"\0")
+    for name in files:  # contents only: the same lock in two submissions is one environment
+        digest.update((root / name).read_bytes() + b"\0")
     digest.update(json.dumps([request.kind, interpreter.version if interpreter else None,
                               uv_version(), platform.machine()]).encode())
     return digest.hexdigest()[:24]

@@ -290,3 +290,30 @@ def test_the_verdict_rubric_reads_the_rerun_and_rejudges_only_what_changed(
     assert crash.status is AnswerStatus.unscored and "needs a human" in crash.reason
     assert after["paper-1/untouched"].input_hash == before["paper-1/untouched"].input_hash
     assert after["paper-1/ok"].signals["rerun.agrees"].value is True
+
+
+def test_the_report_review_records_and_dashboard_show_the_rerun_beside_the_number(
+        tmp_path: Path, make_submission, env_cache: Path) -> None:
+    from judging.app.data import load_run
+    from judging.app.ui import claim_html
+    from judging.review.dataset import claim_markdown
+
+    builder = make_submission()
+    script_claim(builder, "paper-1/c1", "fake.py", "print('{\"top1\": 88.0}')\n")
+    builder.write()
+    run = judged_run(builder.root.parent, tmp_path / "run")
+    judging("rerun", str(run), "--env-cache", str(env_cache))
+    judging("run", str(builder.root.parent), "--out", str(run), "--judge", "offline")
+    said = "re-run differs: re-run 88 vs participant 93.8 (differs) and paper 94.1 (differs)"
+    judging("report", str(run))
+    assert f"<strong>Re-run.</strong> {said}" in (run / "report.html").read_text()
+    store = RunStore.open(run, create=False)
+    try:
+        line = next(j for j in store.iter_latest() if j.rubric and j.rubric.id ==
+                    "verdict-justification")
+        claim = store.claim(str(line.claim))
+    finally:
+        store.close()
+    assert f"**Re-run** (organizers, sandboxed): {said}" in claim_markdown(claim, line)
+    record = next(iter(load_run(run).claims.values()))
+    assert record.rerun == said and said in claim_html(record)
