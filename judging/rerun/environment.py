@@ -298,8 +298,11 @@ class EnvCache:
                target: Path, *, sandbox: Sandbox, log: Path | None) -> ProcessOutcome:
         shutil.rmtree(target, ignore_errors=True)
         target.mkdir(parents=True)
-        cache = self.root / "uv-cache"
-        cache.mkdir(exist_ok=True)
+        # uv's download cache, one per sandbox uid (as root, each process of ours has a uid of
+        # its own: Ray workers, parallel runs), since its files belong to the uid that wrote them
+        owner = sandbox.uid if sandbox.enabled and sandbox.privileged else os.getuid()
+        cache = self.root / "uv-cache" / str(owner)
+        cache.mkdir(parents=True, exist_ok=True)
         if sandbox.enabled and sandbox.privileged:
             # the install runs as the sandbox's uid: it owns what it writes
             for path in (target, cache):

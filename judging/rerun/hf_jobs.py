@@ -50,6 +50,14 @@ class HfJobsError(JudgingError):
     """The Hub's Jobs API cannot be used (no token, no such namespace...)."""
 
 
+def _hub_errors() -> tuple[type[BaseException], ...]:
+    """What a call to the Hub raises when it is refused or unreachable (huggingface_hub's own
+    error, its transport's, the socket's)."""
+    import httpx2
+    from huggingface_hub.errors import HfHubHTTPError
+    return (HfHubHTTPError, httpx2.HTTPError, OSError)
+
+
 def _api(request: RerunRequest):
     from huggingface_hub import HfApi
     return HfApi(token=request.hf_token)
@@ -57,11 +65,10 @@ def _api(request: RerunRequest):
 
 def hardware_prices(request: RerunRequest) -> dict[str, float]:
     """US dollars per minute of each flavor, from the Hub's hardware list."""
-    from huggingface_hub.errors import HfHubHTTPError
     try:
         hardware = _api(request).list_jobs_hardware()
-    except (HfHubHTTPError, OSError) as exc:
-        raise HfJobsError(f"cannot read the Jobs hardware list: {exc}") from exc
+    except _hub_errors() as exc:
+        raise HfJobsError(f"cannot read the Jobs hardware list from the Hub: {exc}") from exc
     return {h.name: h.unit_cost_usd * (60 if h.unit_label == "second" else 1)
             for h in hardware if h.unit_label in ("minute", "second")}
 
@@ -154,11 +161,14 @@ def _parse(lines: list[str], nonce: str) -> tuple[list[str], list[str], int | No
 def run_hf_jobs(request: RerunRequest, tasks: list[RerunTask],
                 on_result: Callable[[RerunRecord], None]) -> None:
     from huggingface_hub import Volume
-    from huggingface_hub.errors import HfHubHTTPError
 
     api = _api(request)
     prices = hardware_prices(request)
-    namespace = request.hf_namespace or api.whoami()["name"]
+    try:
+        namespace = request.hf_namespace or api.whoami()["name"]
+    except _hub_errors() as exc:
+        raise HfJobsError(f"cannot tell whose jobs these are (give --hf-namespace): {exc}"
+                          ) from exc
     spent = 0.0
     started: list[tuple[RerunTask, str, str]] = []
     for index, task in enumerate(tasks):
@@ -198,14 +208,20 @@ def run_hf_jobs(request: RerunRequest, tasks: list[RerunTask],
                 labels={"judging": "rerun"}, namespace=namespace,
                 volumes=[Volume(type=source.repo_type, source=source.repo_id,
                                 revision=source.revision, mount_path="/submission")])
-        except HfHubHTTPError as exc:
+        except _hub_errors() as exc:
             on_result(write_result(request.run_dir, not_run_record(
                 task, engine="hf-jobs", sandbox=None, final=False,
                 reason=f"the Hub did not start the job: {exc}"), logs=None))
             continue
         started.append((task, job.id, nonce))
     for task, job_id, nonce in started:
-        on_result(_finish(request, api, namespace, task, job_id, nonce, prices))
+        try:
+            record = _finish(request, api, namespace, task, job_id, nonce, prices)
+        except (*_hub_errors(), TimeoutError) as exc:  # one lost job does not sink the rest
+            record = write_result(request.run_dir, not_run_record(
+                task, engine="hf-jobs", sandbox=None, final=False,
+                reason=f"job {job_id} could not be followed to its end: {exc}"), logs=None)
+        on_result(record)
 
 
 def _finish(request: RerunRequest, api, namespace: str, task: RerunTask, job_id: str,

@@ -35,6 +35,8 @@ its paths from `RunPaths`. (Docstrings and CLI help may name the files.)
 judgments, claims, fingerprints, not_addressed, labels, diffs/, sources/ and logbooks/; it
 recomputes integrity.json over the union and writes conflicts.json. The files derived from
 judgments (report.html, decisions, final, leaderboards, publish/) are not merged: rebuild them.
+reruns.jsonl and reruns/ are not merged either: `judging rerun` the merged directory (its Ray
+engine spreads the claims over a cluster).
 
 A calibration folder (default `./calibration`, or `RUN_DIR/calibration` in the demo) holds
 `artifacts/<rubric>@<version>/<judge>.json` (`CalibrationArtifact`, judging.calibration/1) and
