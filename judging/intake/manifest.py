@@ -190,6 +190,8 @@ def _claim_input(claim: Claim, header: SubmissionHeader, folder: Path, registry:
         evidence[f"logs[{i}]"] = confine_file(folder, log)
     if claim.evidence.rerun is not None and claim.evidence.rerun.environment:
         evidence["rerun.environment"] = confine_file(folder, claim.evidence.rerun.environment)
+    for i, trace in enumerate(claim.evidence.traces):
+        evidence[f"traces[{i}]"] = confine_file(folder, trace)
     own_published = (confine_file(folder, claim.published_figure) if claim.published_figure
                      else None)
     reproduced = (confine_file(folder, claim.reproduced_figure) if claim.reproduced_figure
@@ -205,7 +207,8 @@ def _claim_input(claim: Claim, header: SubmissionHeader, folder: Path, registry:
     if entry is not None:
         assert registry is not None
         effective, flags = apply_registry(claim, entry)
-        if entry.paper_id and entry.paper_id != header.paper_id:
+        if entry.paper_id and entry.paper_id != (registry.canonical(header.paper_id)
+                                                 or header.paper_id):
             flags.append(Flag(name="paper_mismatch",
                               detail=f"the registry lists this claim under paper {entry.paper_id}, "
                                      f"the submission under {header.paper_id}"))

@@ -28,6 +28,7 @@ its paths from `RunPaths`. (Docstrings and CLI help may name the files.)
 | final.jsonl                | `ClaimDecision` lines                         | judging.final/1         | resolve      |
 | leaderboard_*.csv, .html   | the leaderboard                               |                         | resolve      |
 | publish/, .publish-salt    | the staged Hub dataset, the pseudonym salt    |                         | publish      |
+| watch.json, watch.lock     | `WatchState`: the Spaces a watch follows      | judging.watch/1         | watch        |
 
 (diffs/<claim>/ holds published, reproduced, diff and overlay .png.)
 
@@ -86,6 +87,8 @@ LEADERBOARD_PAPERS = "leaderboard_papers.csv"
 LEADERBOARD_HTML = "leaderboard.html"
 LEADERBOARD_CONSENSUS = "leaderboard_consensus.csv"
 LEADERBOARD_PARTICIPANTS = "leaderboard_participants.csv"
+WATCH = "watch.json"
+WATCH_LOCK = "watch.lock"
 PUBLISH_STAGING = "publish"
 PUBLISH_SALT = ".publish-salt"
 
@@ -214,6 +217,16 @@ class RunPaths:
         return self.root / LEADERBOARD_CONSENSUS
 
     @property
+    def watch(self) -> Path:
+        """`judging watch`: the Spaces it follows, the revision of each it judged, its polls."""
+        return self.root / WATCH
+
+    @property
+    def watch_lock(self) -> Path:
+        """Held (flock) by the one `judging watch` of this run directory."""
+        return self.root / WATCH_LOCK
+
+    @property
     def publish_staging(self) -> Path:
         return self.root / PUBLISH_STAGING
 
@@ -258,6 +271,7 @@ RUN_FILES: tuple[RunFile, ...] = (
     RunFile(LABELS, "judging.models:Label", "judging.label/1", "review pull"),
     RunFile(DECISIONS, "judging.resolve.decide:RubricDecision", "judging.decision/1", "resolve"),
     RunFile(FINAL, "judging.resolve.decide:ClaimDecision", "judging.final/1", "resolve"),
+    RunFile(WATCH, "judging.watch.state:WatchState", "judging.watch/1", "watch"),
     RunFile(f"{CALIBRATION_ARTIFACTS}/<rubric>@<version>/<judge>.json",
             "judging.calibrate.artifacts:CalibrationArtifact", "judging.calibration/1",
             "calibrate"),
