@@ -317,3 +317,28 @@ def test_the_report_review_records_and_dashboard_show_the_rerun_beside_the_numbe
     assert f"**Re-run** (organizers, sandboxed): {said}" in claim_markdown(claim, line)
     record = next(iter(load_run(run).claims.values()))
     assert record.rerun == said and said in claim_html(record)
+
+
+def test_top_and_sample_select_reproducibly(tmp_path: Path, make_submission,
+                                            env_cache: Path) -> None:
+    import csv
+
+    for n in range(4):
+        builder = make_submission(f"s{n}", f"team-{n}/sub", requirements=None)
+        script_claim(builder, "paper-1/c1", "eval.py", PRINT_JSON)  # no environment: quick
+        builder.write()
+    run = judged_run(tmp_path / "subs", tmp_path / "run")
+    judging("resolve", str(run))
+    judging("leaderboard", str(run))
+    with (run / "leaderboard_submissions.csv").open() as handle:
+        first = next(csv.DictReader(handle))["submission"]
+    judging("rerun", str(run), "--env-cache", str(env_cache), "--select", "top:1")
+    assert [key.split("::")[0] for key in read_reruns(run)] == [first]
+
+    def sampled(seed: int, out: str) -> set[str]:
+        other = judged_run(tmp_path / "subs", tmp_path / out)
+        judging("rerun", str(other), "--env-cache", str(env_cache), "--select", "sample:2",
+                "--seed", str(seed))
+        return set(read_reruns(other))
+
+    assert len(sampled(3, "a")) == 2 and sampled(3, "a2") == sampled(3, "a")
