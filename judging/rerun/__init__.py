@@ -13,11 +13,12 @@ result changed.
 Parts: `sandbox` (bubblewrap and the limits), `environment` (uv, the cache of built
 environments), `number` (reading and comparing the numbers), `task` (one claim: plan and run),
 `select` (--select, --budget), `stage` (the plan, the estimate, the local engine), `ray_engine`
-and `hf_jobs` (the other engines).
+and `hf_jobs` (the other engines), `engines` (`run_rerun`: the engine a request names).
 """
 
 from __future__ import annotations
 
+from judging.rerun.engines import run_rerun
 from judging.rerun.environment import EnvCache
 from judging.rerun.sandbox import DEFAULT_LIMITS, Sandbox, SandboxUnavailable
 from judging.rerun.select import SELECTORS, Budget, SelectionError, parse_budget
@@ -28,7 +29,6 @@ from judging.rerun.stage import (
     RerunSummary,
     default_cache_dir,
     plan_rerun,
-    run_rerun,
 )
 
 __all__ = ["DEFAULT_LIMITS", "SELECTORS", "Budget", "EnvCache", "Estimate", "RerunPlan",

@@ -200,24 +200,3 @@ def run_local(request: RerunRequest, tasks: list[RerunTask],
         spent += (record.duration_s or 0.0) + ((record.environment.build_s or 0.0)
                                                if record.environment else 0.0)
         on_result(write_result(request.run_dir, record, logs=logs))
-
-
-def run_rerun(request: RerunRequest, plan: RerunPlan,
-              on_result: Callable[[RerunRecord], None] | None = None) -> RerunSummary:
-    """Run the plan's tasks on the request's engine; each result is appended as it comes."""
-    summary = RerunSummary()
-
-    def collect(record: RerunRecord) -> None:
-        summary.records.append(record)
-        if on_result is not None:
-            on_result(record)
-
-    if request.engine == "local":
-        run_local(request, plan.tasks, collect)
-    elif request.engine == "ray":
-        from judging.rerun.ray_engine import run_ray
-        run_ray(request, plan.tasks, collect)
-    else:
-        from judging.rerun.hf_jobs import run_hf_jobs
-        run_hf_jobs(request, plan.tasks, collect)
-    return summary
