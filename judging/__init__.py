@@ -11,6 +11,8 @@ its command, in the order the flow runs:
     judges/      async judges over one claim: offline (signals + rules), LLM, panels
     run/         `judging run`: load -> plan -> measure (a process pool, a content cache) -> judge
                  -> append to the run directory; `--shard I/N` judges one shard
+    rerun/       `judging rerun`: re-run the number claims' scripts in their declared environments
+                 (uv), sandboxed (bubblewrap), locally, on Ray or on HF Jobs; compare the numbers
     merge/       `judging merge`: the append-only union of run directories (shards), conflicts
                  reported; engine.py runs the shards of a run on a Ray cluster
     report/      `judging report`: the run as one HTML page, or a paged report with an index

@@ -44,11 +44,12 @@ from judging.models import (
     CriterionAnswer,
     Outcome,
     RubricRef,
+    Signal,
     StrictModel,
     Verdict,
     ref_name,
 )
-from judging.rules import RULES
+from judging.rules import CONDITIONAL_RULES, RULES
 from judging.signal_catalogue import CATALOGUE
 
 #: The rubric that audits falsified claims (review push raises their priority unless its line
@@ -572,6 +573,20 @@ def diff_rubrics(old: Rubric, new: Rubric) -> list[str]:
     lines.append("")
     lines.extend(difflib.unified_diff(old_text, new_text, old.ref_name, new.ref_name, lineterm=""))
     return lines
+
+
+def rule_not_applicable(criterion: Criterion, claim: ClaimInput,
+                        signals: dict[str, Signal]) -> CriterionAnswer | None:
+    """The "not applicable" answer of a criterion whose offline rule says it does not apply to
+    this claim (e.g. `rerun_reproduces` on a claim that was not re-run), else None. Every judge
+    answers such a criterion the same way, and it carries no weight."""
+    if criterion.offline is None or criterion.offline.rule not in CONDITIONAL_RULES:
+        return None
+    result = RULES[criterion.offline.rule](claim, signals)
+    if result.applicable:
+        return None
+    return CriterionAnswer(criterion_id=criterion.id, status=AnswerStatus.not_applicable,
+                           reason=result.rationale, evidence=[criterion.offline.rule])
 
 
 def not_applicable(criterion: Criterion) -> CriterionAnswer:

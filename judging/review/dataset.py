@@ -30,6 +30,7 @@ from judging.models import (
     SignalStatus,
     Verdict,
     ref_name,
+    rerun_text,
 )
 from judging.rubrics import FALSIFICATION_AUDIT, Criterion, Rubric, Scale
 from judging.rules import CONSENSUS_AGREES, MAX_LOG_BYTES, proof_runs
@@ -354,6 +355,9 @@ def claim_markdown(claim: ClaimInput | None, judgment: Judgment) -> str:
         rows += [f"| {_escape_markdown(v.name)} | {v.reported} | {v.reproduced} |"
                  for v in c.values]
         lines.append("\n".join(rows))
+    rerun = rerun_text([judgment])
+    if rerun:
+        lines.append(f"**Re-run** (organizers, sandboxed): {_escape_markdown(rerun)}")
     evidence = c.evidence
     files = [f"script `{evidence.script}`" if evidence.script else None,
              f"scripts {', '.join(f'`{x}`' for x in evidence.scripts)}" if evidence.scripts
