@@ -313,6 +313,12 @@ def not_a_copy(claim: ClaimInput, signals: dict[str, Signal]) -> RuleResult:
     if copy is None:
         return RuleResult(None, "copy check unavailable: " + _absent_reason(
             signals, "pixel.copy", missing="no figure pair"))
+    near = _signal_value(signals, "pixel.near_identical")
+    if near is not None and near.value:
+        return RuleResult(None, "pixel-identical to the published figure but for a few small "
+                                "clusters of pixels (text placed a pixel otherwise): the same "
+                                "plotting code run again elsewhere, or a copy with a label "
+                                "edited; a human should tell which")
     rerender = _signal_value(signals, "pixel.identical_rerender")
     if rerender is not None and rerender.value:
         rerun = plotting_rerun(claim)

@@ -253,6 +253,7 @@ PRIORITY_WEIGHTS = {
     "merge_conflict": 0.95,
     "copy": 0.9,
     "identical_rerender": 0.9,
+    "near_identical": 0.9,
     "duplicate_figure": 0.9,
     "copied_justification": 0.85,
     # Consensus (judging consensus): a verdict against the other reproductions of its registry
@@ -303,7 +304,7 @@ def review_priority(judgments: list[Judgment], *, untrusted: set[str] = frozense
     for judgment in judgments:
         names = {f.name for f in judgment.flags}
         reasons |= names & {"reference_mismatch", "copy", "identical_rerender",
-                            "order_inconsistent", "duplicate_figure", "copied_justification",
+                            "near_identical", "order_inconsistent", "duplicate_figure", "copied_justification",
                             "merge_conflict", *CONSENSUS_FLAGS}
         if judgment.status is LineStatus.error:
             reasons.add("unreadable")
