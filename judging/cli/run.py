@@ -223,8 +223,10 @@ def extract_spec(extract: str | None, judges: list[str]) -> str | None:
                    "default offline]. Several judges form a panel.")
 @click.option("--samples", type=click.IntRange(1, 50), default=1, show_default=True,
               help="Answers per LLM judge and claim (aggregated: majority / median).")
-@click.option("--swap", is_flag=True,
-              help="LLM judges also see the figures in swapped order (position-bias check).")
+@click.option("--swap/--no-swap", default=True, show_default=True,
+              help="LLM judges see figure claims in both figure orders; an answer that changes "
+                   "with the order is left unscored as a doubt (--no-swap: published first "
+                   "only, half the calls).")
 @click.option("--concurrency", type=click.IntRange(1, 512), default=8, show_default=True,
               help="Judge calls in flight at once.")
 @click.option("--estimate", is_flag=True,

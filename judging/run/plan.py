@@ -27,7 +27,7 @@ class Plan:
     samples: int
     """Answers per LLM judge and claim (the offline judge is deterministic: always 1)."""
     swap: bool
-    """LLM judges also see figure claims with the figures in swapped order."""
+    """LLM judges see figure claims in both figure orders (RunRequest.swap)."""
     measure_settings: dict[str, int | str | bool]
     consensus_fact: Callable[[ClaimInput], Signal]
     """`consensus.agrees` of a claim, for the rubrics that read it (`audit`)."""
