@@ -223,8 +223,10 @@ def extract_spec(extract: str | None, judges: list[str]) -> str | None:
                    "default offline]. Several judges form a panel.")
 @click.option("--samples", type=click.IntRange(1, 50), default=1, show_default=True,
               help="Answers per LLM judge and claim (aggregated: majority / median).")
-@click.option("--swap", is_flag=True,
-              help="LLM judges also see the figures in swapped order (position-bias check).")
+@click.option("--swap/--no-swap", default=True, show_default=True,
+              help="LLM judges see figure claims in both figure orders; an answer that changes "
+                   "with the order is left unscored as a doubt (--no-swap: published first "
+                   "only, half the calls).")
 @click.option("--concurrency", type=click.IntRange(1, 512), default=8, show_default=True,
               help="Judge calls in flight at once.")
 @click.option("--estimate", is_flag=True,
@@ -240,10 +242,9 @@ def run(sources: tuple[str, ...], discover: tuple[str, ...], as_of: str | None,
         llm: LLMChoice, measuring: Measuring, engine: Engine, rubrics_dir: Path | None) -> None:
     """Judge the claims of one or more submissions.
 
-    SOURCE is a submission folder (with submission.yaml), a Trackio logbook (a published
-    logbook's folder, or a workspace holding .trackio/logbook/), a Space's files (a README.md
-    with front matter), a folder of any of these, or a Hugging Face repo: hf://spaces/OWNER/NAME
-    (a submission, a logbook or a Space) or hf://datasets/OWNER/NAME[@REV][/SUBFOLDER]. With
+    SOURCE is a submission folder (submission.yaml, a Trackio logbook, or a free-form Space: a
+    README.md with front matter and its reports), a folder of such folders, or a Hugging Face
+    repo: hf://spaces/OWNER/NAME or hf://datasets/OWNER/NAME[@REV][/SUBFOLDER]. With
     --discover TAG, SOURCE may be left out. HF_TOKEN, when set, is sent to the Hub.
 
     An LLM judge's endpoint is checked before the first call; a run whose calls all fail, or

@@ -73,7 +73,7 @@ def watch(tags: tuple[str, ...], out: Path, every: str, as_of: str | None, polls
     deadline = parse_as_of(as_of) if as_of is not None else None
     request = RunRequest(sources=[], out=out, registry=registry, rubrics=list(rubrics),
                          judges=list(judges) or [os.environ.get("JUDGING_JUDGE") or "offline"],
-                         rubrics_dir=rubrics_dir,
+                         swap=True, rubrics_dir=rubrics_dir,
                          llm=LLMOptions(base_url=os.environ.get("OPENAI_BASE_URL") or None,
                                         api_key=os.environ.get("OPENAI_API_KEY") or None),
                          hf_token=os.environ.get("HF_TOKEN") or None)

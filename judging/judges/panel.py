@@ -67,7 +67,43 @@ def aggregate_panel(rubric: Rubric, members: Sequence[Judgment]) -> tuple[list[C
         for answer in member.answers:
             by_criterion[answer.criterion_id].append(answer)
     answers = [_aggregate_criterion(c, by_criterion.get(c.id, [])) for c in rubric.criteria]
+    split = orders_disagree(members)
+    answers = [_order_doubt(a, split[a.criterion_id]) if a.criterion_id in split else a
+               for a in answers]
     return answers, order_consistency(members)
+
+
+def orders_disagree(members: Sequence[Judgment]) -> dict[str, str]:
+    """Criterion id -> the answers of a judge (and sample) that answered it otherwise when the
+    figures were shown in the other order."""
+    pairs: dict[tuple[str, int], dict[bool, Judgment]] = defaultdict(dict)
+    for member in members:
+        pairs[(member.judge, member.sample)][member.swapped] = member
+    split: dict[str, str] = {}
+    for (judge, sample), orders in sorted(pairs.items()):
+        if len(orders) != 2:
+            continue
+        straight = {a.criterion_id: a.value for a in orders[False].answers
+                    if a.status is AnswerStatus.scored}
+        swapped = {a.criterion_id: a.value for a in orders[True].answers
+                   if a.status is AnswerStatus.scored}
+        for criterion in sorted(straight.keys() & swapped.keys()):
+            if straight[criterion] != swapped[criterion]:
+                split.setdefault(criterion, f"{judge} sample {sample}: published first "
+                                            f"{straight[criterion]!r}, reproduced first "
+                                            f"{swapped[criterion]!r}")
+    return split
+
+
+def _order_doubt(answer: CriterionAnswer, detail: str) -> CriterionAnswer:
+    """A figure criterion whose answer changed with the order of the figures is in doubt: its
+    answer leans on where a figure is shown, not on what it shows. Unscored, with the doubt."""
+    if answer.status is AnswerStatus.not_applicable:
+        return answer
+    return CriterionAnswer(criterion_id=answer.criterion_id, status=AnswerStatus.unscored,
+                           reason=f"the two figure orders disagree ({detail}); a human should "
+                                  f"look", members=answer.members, agreement=answer.agreement,
+                           spread=answer.spread)
 
 
 def order_consistency(members: Sequence[Judgment]) -> list[Flag]:

@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from judging.judges.base import JudgeTask
 from judging.models import ClaimInput, ClaimKind, Signal, SignalStatus
-from judging.rubrics import Criterion, Rubric, Scale
+from judging.rubrics import Criterion, Rubric, Scale, rule_not_applicable
 from judging.rules import MAX_LOG_BYTES, RULES, number_in_text, proof_runs, quote
 from judging.signal_catalogue import CATALOGUE
 
@@ -47,8 +47,12 @@ def template_hash(rubric: Rubric) -> str:
     return "sha256:" + digest.hexdigest()
 
 
-def applicable_criteria(rubric: Rubric, claim: ClaimInput) -> list[Criterion]:
-    return rubric.criteria_for(claim.claim)
+def applicable_criteria(rubric: Rubric, claim: ClaimInput,
+                        signals: dict[str, Signal] | None = None) -> list[Criterion]:
+    """The criteria a judge is asked: those that apply to the claim, less those whose rule says
+    they do not apply to it (`rule_not_applicable`: they are answered "not applicable")."""
+    return [c for c in rubric.criteria_for(claim.claim)
+            if signals is None or rule_not_applicable(c, claim, signals) is None]
 
 
 def answer_choices(criterion: Criterion) -> tuple[str, ...]:
@@ -338,9 +342,60 @@ def rule_checks(rubric: Rubric, task: JudgeTask) -> list[str]:
     return lines
 
 
+#: The chart reader's own confidence: the probability it gives that the reproduction plots the
+#: same data (judging.signals.chart.evidence).
+CHART_CONFIDENCE = "chart.same_data"
+#: Between these the reader is sure of neither the same data nor a difference: its readings are
+#: shown as unsure hints.
+CHART_UNSURE = (0.2, 0.8)
+
+
+def describe_chart_hints(signals: dict[str, Signal]) -> list[str]:
+    """The chart reader's readings as hints with its confidence, never as facts: what it read
+    of both charts, how sure it is (chart.same_data), whether it abstained (the charts could
+    not be read) or its readings disagree with one another (its doubts)."""
+    chart = {name: s for name, s in signals.items() if name.startswith("chart.")}
+    if not chart:
+        return []
+    parts = ["", "## The chart reader's hints (read off the images by the judging system; "
+                 "hints, not facts: check them against the figures)"]
+    confidence = chart.get(CHART_CONFIDENCE)
+    present = [s for s in chart.values() if s.status is not SignalStatus.absent]
+    if confidence is None or confidence.status is SignalStatus.absent or not present:
+        reason = confidence.reason if confidence is not None and confidence.reason else \
+            next((s.reason for s in chart.values() if s.reason), "not measured")
+        parts.append(f"- The reader ABSTAINED: it could not compare the charts ({reason}). "
+                     f"Judge from the figures alone.")
+        return parts
+    value = float(confidence.value)
+    low, high = CHART_UNSURE
+    why = confidence.reason or ""
+    if value >= high:
+        stance = f"it is fairly sure the reproduction plots the same data ({value:.0%})"
+    elif value <= low:
+        stance = f"it is fairly sure the reproduction plots other data ({1 - value:.0%})"
+    else:
+        stance = (f"it is NOT SURE either way (probability of the same data {value:.0%}); "
+                  f"its readings below are unsure hints, do not rely on them")
+    parts.append(f"- Reader's confidence ({CHART_CONFIDENCE}): {stance}.")
+    if "doubts:" in why:
+        parts.append("- The reader's readings disagree with one another or are in doubt: "
+                     + why.split("doubts:", 1)[1].strip())
+    if "confirmed:" in why:
+        confirmed = why.split("confirmed:", 1)[1].split("; doubts:", 1)[0].strip()
+        parts.append(f"- Confirmed by two of its readings: {confirmed}")
+    parts.append("- Its readings (each a hint" + (", unsure" if low < value < high else "")
+                 + "):")
+    parts += ["  " + _signal_line(name, signal) for name, signal in sorted(chart.items())
+              if name != CHART_CONFIDENCE]
+    return parts
+
+
 def describe_evidence(rubric: Rubric, task: JudgeTask) -> str:
     parts = ["# Measured evidence (computed by the judging system, not by the participant)"]
-    parts += [_signal_line(name, signal) for name, signal in sorted(task.signals.items())]
+    parts += [_signal_line(name, signal) for name, signal in sorted(task.signals.items())
+              if not name.startswith("chart.")]
+    parts += describe_chart_hints(task.signals)
     if not task.signals:
         parts.append("- no signals for this kind of claim")
     flags = task.claim.flags
@@ -417,8 +472,8 @@ PROMPT_PARTS = ("CANNOT_TELL", "MAX_LOG_EXCERPT_CHARS", "MAX_LOGS_IN_PROMPT", "M
                 "answer_choices", "_criterion_model", "criterion_model", "_answer_model",
                 "answer_model", "schema_text", "untrusted", "_number", "_signal_line",
                 "log_excerpt", "_claimed_values", "describe_claim", "describe_criteria",
-                "_describe_criteria", "rule_checks", "describe_evidence", "_image_part",
-                "build_messages")
+                "_describe_criteria", "rule_checks", "CHART_CONFIDENCE", "CHART_UNSURE",
+                "describe_chart_hints", "describe_evidence", "_image_part", "build_messages")
 
 
 @functools.cache

@@ -30,6 +30,7 @@ from judging.models import (
     SignalStatus,
     Verdict,
     ref_name,
+    rerun_text,
 )
 from judging.rubrics import FALSIFICATION_AUDIT, Criterion, Rubric, Scale
 from judging.rules import CONSENSUS_AGREES, MAX_LOG_BYTES, proof_runs
@@ -252,6 +253,7 @@ PRIORITY_WEIGHTS = {
     "merge_conflict": 0.95,
     "copy": 0.9,
     "identical_rerender": 0.9,
+    "near_identical": 0.9,
     "duplicate_figure": 0.9,
     "copied_justification": 0.85,
     # Consensus (judging consensus): a verdict against the other reproductions of its registry
@@ -302,7 +304,7 @@ def review_priority(judgments: list[Judgment], *, untrusted: set[str] = frozense
     for judgment in judgments:
         names = {f.name for f in judgment.flags}
         reasons |= names & {"reference_mismatch", "copy", "identical_rerender",
-                            "order_inconsistent", "duplicate_figure", "copied_justification",
+                            "near_identical", "order_inconsistent", "duplicate_figure", "copied_justification",
                             "merge_conflict", *CONSENSUS_FLAGS}
         if judgment.status is LineStatus.error:
             reasons.add("unreadable")
@@ -354,11 +356,16 @@ def claim_markdown(claim: ClaimInput | None, judgment: Judgment) -> str:
         rows += [f"| {_escape_markdown(v.name)} | {v.reported} | {v.reproduced} |"
                  for v in c.values]
         lines.append("\n".join(rows))
+    rerun = rerun_text([judgment])
+    if rerun:
+        lines.append(f"**Re-run** (organizers, sandboxed): {_escape_markdown(rerun)}")
     evidence = c.evidence
     files = [f"script `{evidence.script}`" if evidence.script else None,
              f"scripts {', '.join(f'`{x}`' for x in evidence.scripts)}" if evidence.scripts
              else None,
              f"logs {', '.join(f'`{x}`' for x in evidence.logs)}" if evidence.logs else None,
+             f"agent traces {', '.join(f'`{x}`' for x in evidence.traces)}" if evidence.traces
+             else None,
              f"proof script `{evidence.proof_script}`" if evidence.proof_script else None,
              f"problem kind **{evidence.problem_kind.value}**" if evidence.problem_kind else None]
     lines.append("evidence: " + (", ".join(f for f in files if f) or "none"))

@@ -29,7 +29,9 @@ class RunRequest:
     samples: int = 1
     """Answers per LLM judge and claim (the offline judge is deterministic: always 1)."""
     swap: bool = False
-    """LLM judges also see figure claims with the figures in swapped order."""
+    """LLM judges also see figure claims in the other figure order (an answer that changes with
+    the order is a doubt: judges.panel.orders_disagree). `judging run` asks both orders unless
+    told --no-swap; a request built in code asks what it says."""
     concurrency: int = 8
     measure: MeasureOptions = field(default_factory=MeasureOptions)
     rubrics_dir: Path | None = None

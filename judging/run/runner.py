@@ -32,6 +32,7 @@ from judging.run.integrity import find_pairs
 from judging.run.lines import Panels, WorkItem
 from judging.run.plan import Plan
 from judging.run.request import Estimate, RunRequest, RunResult, invocation, record_end
+from judging.run.reruns import RerunFacts
 from judging.run.schedule import schedule
 from judging.rundir import (
     RunPaths,
@@ -95,12 +96,15 @@ class Runner:
         self.store.set_shard(request.shard)
         calls.run_id = self.store.info.run_id
         self.facts = ConsensusFacts(self.store)
+        self.reruns = RerunFacts(self.store)
+        calls.rerun_facts = self.reruns
         self.inflight.store = self.store
         self.inflight.prompt_images = request.llm.images and any(
             j.model is not None for j in calls.judges)
         self.feed = Feed(request, self.store, extractor=calls.extractor)
         self.plan = Plan(calls.judges, request.samples, request.swap,
-                         request.measure.as_settings(), self.facts.fact)
+                         request.measure.as_settings(), self.facts.fact,
+                         rerun_facts=self.reruns.facts)
 
     def _rubrics(self) -> list[Rubric]:
         library = RubricLibrary(self.request.rubrics_dir) if self.request.rubrics_dir \
@@ -234,7 +238,8 @@ class Runner:
                 row.local += 1
                 continue
             call = item.judge.estimate(JudgeTask(
-                claim=item.claim, rubric=item.rubric, signals=measurement.signals,
+                claim=item.claim, rubric=item.rubric,
+                signals=self.reruns.with_facts(item.rubric, item.claim, measurement.signals),
                 images=measurement.images, sample=item.sample, swapped=item.swapped))
             if call is not None:
                 row.add(call)

@@ -470,6 +470,26 @@ def test_order_swap_consistency_flag() -> None:
     assert "overall_match" not in flag.detail
 
 
+def test_an_answer_that_changes_with_the_figure_order_is_a_doubt() -> None:
+    rubric = RubricLibrary(RUBRICS).load("figure-match@1.0.0")
+    straight = _member([_answer("same_trend", True), _answer("overall_match", 4)])
+    swapped = _member([_answer("same_trend", False), _answer("overall_match", 4)], swapped=True)
+    answers, _ = aggregate_panel(rubric, [straight, swapped])
+    by_id = {a.criterion_id: a for a in answers}
+    trend = by_id["same_trend"]
+    assert trend.status is AnswerStatus.unscored
+    assert "the two figure orders disagree" in trend.reason and "reproduced first False" in \
+        trend.reason
+    assert by_id["overall_match"].status is AnswerStatus.scored  # the orders agree on it
+
+
+def test_judging_run_asks_both_figure_orders_unless_told_not_to() -> None:
+    from judging.cli.run import run as run_command
+
+    swap = next(p for p in run_command.params if p.name == "swap")
+    assert swap.default is True and "--no-swap" in swap.secondary_opts
+
+
 def test_panel_lines_end_to_end(tmp_path: Path) -> None:
     def moody_policy(request: dict) -> str:
         # Sample 1 disagrees on every yes/no; the swapped order flips same_trend.
@@ -542,8 +562,9 @@ def test_max_cost_needs_a_price(tmp_path: Path, fake: FakeOpenAI) -> None:
 
 
 def test_estimate_sends_nothing(tmp_path: Path, fake: FakeOpenAI) -> None:
+    # One figure order (--no-swap): the counts below are the estimate's, not the orders'.
     args = ["run", *CAROL, "--out", str(tmp_path / "run"), "--judge", f"openai:{MODEL}",
-            "--base-url", fake.url, "--price", f"{MODEL}=1:2", "--samples", "2"]
+            "--base-url", fake.url, "--price", f"{MODEL}=1:2", "--samples", "2", "--no-swap"]
     result = CliRunner().invoke(main, [*args, "--estimate"])
     assert result.exit_code == 0, result.output
     assert fake.calls == 0
@@ -590,7 +611,8 @@ def test_default_judge_from_the_environment(tmp_path: Path, fake: FakeOpenAI,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("JUDGING_JUDGE", f"openai:{MODEL}")
     monkeypatch.setenv("OPENAI_BASE_URL", fake.url)
-    result = CliRunner().invoke(main, ["run", *CAROL, "--out", str(tmp_path / "run")])
+    result = CliRunner().invoke(main, ["run", *CAROL, "--out", str(tmp_path / "run"),
+                                       "--no-swap"])  # one figure order: one line per claim
     assert result.exit_code == 0, result.output
     assert fake.calls == 9
     assert {j.judge for j in _lines(tmp_path / "run")} == {f"openai:{MODEL}"}

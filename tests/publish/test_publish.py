@@ -167,7 +167,7 @@ def test_staged_tables_have_the_expected_rows(resolved, staged) -> None:
     assert "[home]/experiments/warmup/run3.log" in row["justification"]
     assert "[email]" in row["scale_note"]
     assert row["statement"] and row["verdict"] == "verified"
-    assert set(json.loads(row["outcomes"])) == {"verdict-justification@1.0.0"}
+    assert set(json.loads(row["outcomes"])) == {"verdict-justification@1.1.0"}
     for key in ("root", "published_path", "reproduced_path", "evidence_paths"):
         assert key not in row
     judgments = _rows(staged / "data" / "judgments.jsonl")

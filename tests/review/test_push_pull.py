@@ -22,7 +22,7 @@ from judging.run.runner import RunRequest, run_judging
 from judging.rundir.store import RunStore
 from tests.conftest import REGISTRY, SUBMISSIONS
 
-FIG, VER = "figure-match-1.3.0", "verdict-justification-1.0.0"
+FIG, VER = "figure-match-1.3.0", "verdict-justification-1.1.0"
 AUD = "falsification-audit-1.0.0"
 
 
