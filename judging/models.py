@@ -149,6 +149,22 @@ class Verdict(StrEnum):
     inconclusive = "inconclusive"
 
 
+class OwnVerdict(StrEnum):
+    """A judge's (or reviewer's) own verdict on a claim, from the evidence, whatever the
+    participant said: the ICML 2026 challenge's four labels. `toy`: the evidence is real but
+    only at a reduced scale or scope, so it settles neither direction."""
+
+    verified = "verified"
+    falsified = "falsified"
+    toy = "toy"
+    inconclusive = "inconclusive"
+
+
+#: The criterion of a verdict rubric (verdict-justification 1.2.0 and later) that asks for the
+#: judge's own verdict; `resolve` makes it the claim's final verdict.
+OWN_VERDICT = "own_verdict"
+
+
 class ProblemKind(StrEnum):
     paper_error = "paper-error"
     code_bug = "code-bug"
@@ -487,10 +503,15 @@ class CriterionAnswer(StrictModel):
     status: AnswerStatus
     reason: str | None = None
     """Why the criterion is unscored or not applicable."""
-    value: bool | int | None = None
-    """yes/no for binary criteria, the level for ordinal ones; None unless scored."""
+    value: bool | int | str | None = None
+    """yes/no for binary criteria, the level for ordinal ones, the category for categorical
+    ones; None unless scored."""
     passed: bool | None = None
-    """yes, or level >= the criterion's pass_at; None unless scored."""
+    """yes, or level >= the criterion's pass_at; None unless scored (and for a category, which
+    neither passes nor fails)."""
+    quote: str | None = None
+    """Categorical answers (the judge's own verdict): the passage of the evidence it rests on,
+    verbatim."""
     rationale: str = ""
     confidence: float | None = Field(default=None, ge=0, le=1)
     confidence_source: ConfidenceSource | None = None
@@ -568,6 +589,24 @@ class Provenance(StrictModel):
     """The answer was replayed from the answer cache (no call was made for this line)."""
     timestamp: datetime
     code_version: str
+    served_model: str | None = None
+    """What the endpoint says it served (the response's `model`), which a router may change
+    behind the requested name."""
+    system_fingerprint: str | None = None
+    """The response's `system_fingerprint` (the backend configuration), when the endpoint gives
+    one."""
+    provider: dict[str, str] = Field(default_factory=dict)
+    """Provider headers of the response that name who served it (e.g. a router's provider),
+    where present."""
+
+    def served(self) -> str | None:
+        """The served model and fingerprint as one string (None: the endpoint said nothing)."""
+        if self.served_model is None and self.system_fingerprint is None:
+            return None
+        where = "; ".join(f"{k}={v}" for k, v in sorted(self.provider.items()))
+        return (f"{self.served_model or '?'}"
+                + (f" @ {self.system_fingerprint}" if self.system_fingerprint else "")
+                + (f" ({where})" if where else ""))
 
 
 class SignalStatus(StrEnum):

@@ -22,6 +22,8 @@ its paths from `RunPaths`. (Docstrings and CLI help may name the files.)
 | report_pages/              | a paged report's index data and claim pages   |                         | report       |
 | pushed.jsonl               | `PushedRecord`: records a push sent           | judging.pushed/1        | review push  |
 | labels.jsonl               | `Label` lines pulled from Argilla             | judging.label/1         | review pull  |
+| retests.jsonl              | `Retest` lines: originals re-judged, beside   | judging.retest/1        | calibrate    |
+|                            | them (never replacing them)                   |                         |              |
 | decisions.jsonl            | `RubricDecision` lines                        | judging.decision/1      | resolve      |
 | final.jsonl                | `ClaimDecision` lines                         | judging.final/1         | resolve      |
 | leaderboard_*.csv, .html   | the leaderboard                               |                         | resolve      |
@@ -71,6 +73,7 @@ MEASUREMENTS = "measurements"
 REPORT = "report.html"
 LABELS = "labels.jsonl"
 PUSHED = "pushed.jsonl"
+RETESTS = "retests.jsonl"
 DECISIONS = "decisions.jsonl"
 FINAL = "final.jsonl"
 LEADERBOARD_SUBMISSIONS = "leaderboard_submissions.csv"
@@ -180,6 +183,11 @@ class RunPaths:
         return self.root / FINAL
 
     @property
+    def retests(self) -> Path:
+        """`calibrate RUN_DIR --retest N`: lines re-judged with the answer cache bypassed."""
+        return self.root / RETESTS
+
+    @property
     def leaderboards(self) -> tuple[Path, Path, Path]:
         """Per submission (CSV), per paper (CSV), and both as HTML."""
         return (self.root / LEADERBOARD_SUBMISSIONS, self.root / LEADERBOARD_PAPERS,
@@ -232,6 +240,7 @@ RUN_FILES: tuple[RunFile, ...] = (
     RunFile(f"{MEASUREMENTS}/<ab>/<key>.json", "judging.run.pool:CachedMeasurement",
             "judging.measurement/1", "run"),
     RunFile(LABELS, "judging.models:Label", "judging.label/1", "review pull"),
+    RunFile(RETESTS, "judging.calibrate.retest:Retest", "judging.retest/1", "calibrate"),
     RunFile(DECISIONS, "judging.resolve.decide:RubricDecision", "judging.decision/1", "resolve"),
     RunFile(FINAL, "judging.resolve.decide:ClaimDecision", "judging.final/1", "resolve"),
     RunFile(f"{CALIBRATION_ARTIFACTS}/<rubric>@<version>/<judge>.json",
