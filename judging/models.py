@@ -817,6 +817,14 @@ class Reproduction(StrictModel):
     """The participant's own verdict label, verbatim (logbooks)."""
     toy: bool = False
     """Reduced scale by the participant's own account: its verdict is not counted."""
+    final_verdict: str | None = None
+    """The claim's final verdict from `resolve` (human, else trusted AI): verified, falsified,
+    toy or inconclusive; None when it has none (not resolved, pending, or no rubric asks)."""
+    counted_verdict: str | None = None
+    """The verdict the consensus counts: the final verdict where there is one, else the
+    participant's (None: neither, or toy)."""
+    counted_from: Literal["final", "participant"] | None = None
+    """Which of the two `counted_verdict` is."""
     scale_note: str | None = None
     values: list[ReproducedValue] = Field(default_factory=list)
     outcomes: dict[str, str] = Field(default_factory=dict)
@@ -829,7 +837,7 @@ class Reproduction(StrictModel):
     """The reproductions it shares a figure or justification with."""
     counted: bool = False
     """Its verdict counts toward the consensus: independent, not toy, verified/falsified/
-    inconclusive."""
+    inconclusive (the final verdict where there is one, else the participant's)."""
     flags: list[Flag] = Field(default_factory=list)
     """The consensus flags of this reproduction (CONSENSUS_FLAGS)."""
 
@@ -873,6 +881,9 @@ class ClaimConsensus(StrictModel):
     """Reproductions that are not copies of another."""
     votes: dict[str, int] = Field(default_factory=dict)
     """Counted verdicts (independent, not toy) by verdict."""
+    counted_from: dict[str, int] = Field(default_factory=dict)
+    """How many counted verdicts are final verdicts ("final") and how many the participants'
+    own ("participant")."""
     verdict: Direction | None = None
     """The consensus: the majority direction when at least `min_support` counted reproductions
     give it and it holds more than half of them."""

@@ -116,6 +116,9 @@ class ClaimRecord:
     outcomes: dict[str, str] = field(default_factory=dict)
     """By rubric `id@version`."""
     upheld: str = "pending"
+    final_verdict: str | None = None
+    """The claim's own final verdict (verified, falsified, toy, inconclusive, pending; None when
+    no rubric asks for one)."""
     decided_by: list[str] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
     """Flag names of the claim and of its judgments (side files merged)."""
@@ -308,6 +311,7 @@ def load_run(run_dir: Path, *, calibration_dir: Path | None = None,
         final = finals_by_claim.get(key)
         if final is not None:
             record.outcome, record.upheld = final.outcome, final.upheld
+            record.final_verdict = final.final_verdict
             record.outcomes, record.decided_by = dict(final.outcomes), list(final.decided_by)
         elif any(j.status is LineStatus.error for j in lines):
             record.outcome = "error"
@@ -482,6 +486,7 @@ def load_dataset_folder(folder: Path, *, origin: str | None = None) -> AppData:
             figures=figures,
             judgments=sorted(lines.get(key, []), key=lambda j: (j.rubric, j.judge, j.sample)))
         record.source_verdict = row.get("source_verdict")
+        record.final_verdict = row.get("final_verdict")
         # Datasets published before the `toy` column: the intake flag says the same.
         record.toy = bool(row["toy"]) if row.get("toy") is not None else "toy" in record.flags
         claims[key] = record
@@ -491,7 +496,8 @@ def load_dataset_folder(folder: Path, *, origin: str | None = None) -> AppData:
                 kind=ClaimKind(record.kind) if record.kind else None,
                 verdict=Verdict(record.verdict) if record.verdict else None,
                 outcomes=outcomes, outcome=record.outcome, upheld=record.upheld,
-                decided_by=record.decided_by))
+                decided_by=record.decided_by, final_verdict=record.final_verdict,
+                final_verdict_by=row.get("final_verdict_by")))
         except ValueError as exc:
             raise JudgingError(f"data/claims.jsonl: claim {key}: {exc}") from None
     not_addressed = [NotAddressed.model_validate(r) for r in not_addressed_rows]

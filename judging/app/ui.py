@@ -152,7 +152,8 @@ def claim_html(record: ClaimRecord) -> str:
              "<p>", f"paper {e(record.paper_id)}",
              f" — {e(record.paper_title)}" if record.paper_title else "",
              f"<br>kind {badge(record.kind)} verdict {badge(record.verdict)} "
-             f"outcome {badge(record.outcome)} upheld {badge(record.upheld)}"]
+             f"outcome {badge(record.outcome)} upheld {badge(record.upheld)}"
+             + (f" final verdict {badge(record.final_verdict)}" if record.final_verdict else "")]
     if record.outcomes:
         parts.append("<br>per rubric: " + " ".join(f"{e(ref)} {badge(outcome)}"
                                                    for ref, outcome in record.outcomes.items()))
@@ -394,6 +395,7 @@ class AppApi:
                          "claim_id": record.claim_id, "paper": record.paper_id,
                          "kind": record.kind, "verdict": record.verdict,
                          "outcome": record.outcome, "upheld": record.upheld,
+                         "final_verdict": record.final_verdict,
                          "outcomes": dict(record.outcomes),
                          "decided_by": list(record.decided_by), "flags": list(record.flags)})
         return _json(rows)

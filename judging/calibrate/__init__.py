@@ -28,13 +28,16 @@ from judging.calibrate.metrics import majority
 from judging.calibrate.report import write_table_report
 from judging.calibrate.run import (
                                          CalibrationResult,
+                                         CorrectedRow,
                                          calibrate_criterion,
                                          calibrate_run,
+                                         corrected_rates,
                                          join,
 )
 from judging.calibrate.tables import TableReport, calibrate_table
 
-__all__ = ["NOT_CALIBRATED", "CalibrationArtifact", "CalibrationResult", "CriterionCalibration",
+__all__ = ["NOT_CALIBRATED", "CalibrationArtifact", "CalibrationResult", "CorrectedRow",
+           "CriterionCalibration", "corrected_rates",
            "TableReport", "TrustOptions", "calibrate_criterion", "calibrate_run",
            "calibrate_table", "calibration_root", "check_label_hashes", "compare_run",
            "judged_rubric", "join", "load_artifact", "majority", "metrics", "read_labels", "staleness",

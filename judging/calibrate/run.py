@@ -438,3 +438,60 @@ def calibrate_run(run_dir: Path, *, labels_path: Path | None = None, out: Path =
                                "and judgments are joined by claim key, rubric version and "
                                "criterion)")
     return results
+
+
+@dataclass
+class CorrectedRow:
+    """One criterion's pass rate in a run, corrected for the judge's measured errors."""
+
+    rubric: str
+    judge: str
+    criterion: str
+    decision: str
+    """The calibration's trust decision on the criterion (trusted | needs_humans)."""
+    stale: str | None
+    """Why the calibration no longer holds for the run's lines (then the rate is not shown as
+    corrected)."""
+    rate: CorrectedPassRate
+
+
+def corrected_rates(run_dir: Path, *, calibration_dir: Path = DEFAULT_DIR,
+                    rubrics_dir: Path | None = None,
+                    options: TrustOptions | None = None) -> list[CorrectedRow]:
+    """Per (rubric version, judge, criterion) of a run with a calibration: the judge's pass
+    rate on the run's claims (one line per claim: sample 0, straight order) and that rate
+    corrected for the sensitivity and specificity the calibration measured. Categorical
+    criteria and criteria the calibration has no counts for are left out."""
+    store = RunStore.open(run_dir, create=False)
+    try:
+        groups: dict[tuple[str, str], list[Judgment]] = defaultdict(list)
+        for line in store.iter_latest():
+            if line.rubric is not None and line.sample == 0 and not line.swapped:
+                groups[(str(line.rubric), line.judge)].append(line)
+    finally:
+        store.close()
+    rows = []
+    library = RubricLibrary(rubrics_dir)
+    for (ref_name, judge), lines in sorted(groups.items()):
+        ref = lines[0].rubric
+        assert ref is not None
+        artifact = load_artifact(calibration_dir, ref, judge)
+        if artifact is None:
+            continue
+        rubric = judged_rubric(library, ref)
+        first = lines[0].provenance
+        stale = staleness(artifact, rubric=ref, template_hash=first.template_hash,
+                          model=first.model, served=first.served())
+        for calibration in artifact.criteria:
+            if calibration.scale is Scale.categorical or not calibration.counts:
+                continue
+            criterion = rubric.criterion(calibration.criterion)
+            values = [a.value for line in lines if (a := line.answer(calibration.criterion))
+                      is not None and a.status is AnswerStatus.scored and a.value is not None]
+            rate = corrected_pass_rate(criterion, calibration, values,
+                                       options=options or artifact.options)
+            if rate is not None:
+                rows.append(CorrectedRow(rubric=ref_name, judge=judge,
+                                         criterion=calibration.criterion,
+                                         decision=calibration.decision, stale=stale, rate=rate))
+    return rows

@@ -26,7 +26,8 @@ def resolve(run_dir: Path, labels_path: Path | None, calibration_dir: Path | Non
     """Final decisions: human majority, else trusted AI, else pending review.
 
     Writes RUN_DIR/decisions.jsonl (per claim and rubric, per criterion, who decided) and
-    RUN_DIR/final.jsonl (per claim: outcome and whether the participant's verdict is upheld).
+    RUN_DIR/final.jsonl (per claim: outcome, whether the participant's verdict is upheld, and
+    the claim's final verdict: verified, falsified, toy, inconclusive or pending).
     """
 
     from judging.resolve import write_resolution
@@ -36,8 +37,11 @@ def resolve(run_dir: Path, labels_path: Path | None, calibration_dir: Path | Non
     console.print(f"{done.claims} claim(s): " + ", ".join(f"{n} {k}" for k, n in
                                                           sorted(done.outcomes.items())),
                   soft_wrap=True)
-    console.print("verdict upheld: " + ", ".join(f"{n} {k}" for k, n in
-                                                 sorted(done.upheld.items())), soft_wrap=True)
+    console.print("participant's verdict upheld: " + ", ".join(
+        f"{n} {k}" for k, n in sorted(done.upheld.items())), soft_wrap=True)
+    if done.final_verdicts:
+        console.print("final verdict (human, else trusted AI, else pending): " + ", ".join(
+            f"{n} {k}" for k, n in sorted(done.final_verdicts.items())), soft_wrap=True)
     console.print("criteria decided by: " + ", ".join(f"{n} {k}" for k, n in
                                                       sorted(done.deciders.items())),
                   soft_wrap=True)
@@ -47,10 +51,14 @@ def resolve(run_dir: Path, labels_path: Path | None, calibration_dir: Path | Non
 
 @click.command()
 @click.argument("run_dir", type=click.Path(path_type=Path, file_okay=False, exists=True))
+@calibration_dir_option
+@rubrics_dir_option
 @friendly_errors
-def leaderboard(run_dir: Path) -> None:
-    """Per submission and per paper: claims judged, passed, failed, pending (CSV and HTML)."""
+def leaderboard(run_dir: Path, calibration_dir: Path | None, rubrics_dir: Path | None) -> None:
+    """Per submission and per paper: claims judged, passed, failed, pending, final verdicts (CSV
+    and HTML, with the pass rates corrected for the judges' measured errors)."""
     from judging.resolve import write_leaderboard
 
-    for path in write_leaderboard(run_dir):
+    for path in write_leaderboard(run_dir, calibration_dir=calibration_dir,
+                                  rubrics_dir=rubrics_dir):
         console.print(f"wrote {path}", soft_wrap=True)

@@ -184,7 +184,9 @@ def dataset_card(*, run_id: str, repo_id: str | None, license: str,
         "## Configs", "",
         f"- `claims` ({len(claims)} rows, `data/claims.parquet`): one row per claim: ids, kind, "
         "the participant's verdict, our outcome (overall and per rubric, `outcomes` as JSON), "
-        "whether the verdict is upheld, who decided, its flags, and the claim's statement, "
+        "whether the verdict is upheld, the claim's final verdict (`final_verdict`: verified, "
+        "falsified, toy, inconclusive or pending, and who decided it), who decided, its flags, "
+        "and the claim's statement, "
         "justification and scale note (scrubbed, see below).",
         f"- `decisions` ({len(tables['decisions'])} rows, `data/decisions.parquet`): one row per "
         "(claim, rubric, criterion): status (decided, pending, not applicable), the value "
@@ -255,6 +257,14 @@ def dataset_card(*, run_id: str, repo_id: str | None, license: str,
     out += ["", "### Verdict upheld", ""]
     out += _table(["upheld", "claims"], _counts((r["upheld"] for r in claims),
                                                 ["yes", "no", "pending"]))
+    finals = [r.get("final_verdict") for r in claims if r.get("final_verdict")]
+    if finals:
+        out += ["", "### Final verdicts", "",
+                "The claim's own verdict from the evidence (the verdict rubric's `own_verdict`): "
+                "the reviewers' majority, else the AI where a calibration trusts it, else "
+                "pending. Beside the participant's verdict, not instead of it.", ""]
+        out += _table(["final verdict", "claims"], _counts(
+            finals, ["verified", "falsified", "toy", "inconclusive", "pending"]))
     out += ["", "### Consensus per registry claim", ""]
     out += consensus_summary(tables["consensus"])
     out += ["", "### Who decided each criterion", ""]

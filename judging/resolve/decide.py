@@ -27,6 +27,7 @@ from judging.calibrate import (
 )
 from judging.judges import choose_judgment
 from judging.models import (
+    OWN_VERDICT,
     AnswerStatus,
     ClaimKey,
     ClaimKind,
@@ -38,21 +39,24 @@ from judging.models import (
     Verdict,
     VersionedModel,
 )
-from judging.rubrics import Rubric, RubricLibrary, aggregate
+from judging.rubrics import Criterion, Rubric, RubricLibrary, aggregate
 from judging.rundir import RunStore
 
 FinalOutcome = Literal["pass", "fail", "incomplete", "pending"]
+FinalVerdict = Literal["verified", "falsified", "toy", "inconclusive", "pending"]
 
 
 class FinalAnswer(StrictModel):
     criterion: str
     status: Literal["decided", "pending", "not_applicable"]
-    value: bool | int | None = None
+    value: bool | int | str | None = None
     passed: bool | None = None
     decided_by: Literal["humans", "construction", "ai"] | None = None
     """construction: labels derived from how an example was built, never called human."""
     who: list[str] = Field(default_factory=list)
     """The reviewers in the majority, or the judge."""
+    quote: str | None = None
+    """The AI's quote from the evidence, for a category it decided (its own verdict)."""
     reason: str | None = None
     """Why it is pending (a tie, an untrusted criterion, no answer)."""
 
@@ -100,6 +104,13 @@ class ClaimDecision(VersionedModel):
     upheld: Literal["yes", "no", "pending"]
     """Whether the participant's verdict stands."""
     decided_by: list[str]
+    final_verdict: FinalVerdict | None = None
+    """The claim's own verdict from the evidence (the verdict rubric's `own_verdict`): the
+    reviewers' majority, else the AI's where a calibration trusts it, else pending. None when no
+    rubric the claim was judged with asks for one (verdict-justification before 1.2.0)."""
+    final_verdict_by: Literal["humans", "construction", "ai"] | None = None
+    final_verdict_note: str | None = None
+    """Why the final verdict is pending, or the quote the AI's verdict rests on."""
 
     @classmethod
     def migrate(cls, data: dict[str, Any]) -> dict[str, Any]:
@@ -150,10 +161,15 @@ def decide(rubric: Rubric, judgment: Judgment | None, claim: ClaimKey, *,
                 decided_by="construction" if set(who) <= construction else "humans", who=who))
             continue
         if ai is not None and ai.status is AnswerStatus.scored and ai.value is not None:
+            unstable = samples_disagree(criterion, ai)
+            if unstable is not None:
+                answers.append(FinalAnswer(criterion=criterion.id, status="pending",
+                                           reason=f"pending review: {unstable}"))
+                continue
             if criterion.id in trusted:
                 answers.append(FinalAnswer(
                     criterion=criterion.id, status="decided", value=ai.value,
-                    passed=criterion.passes(ai.value), decided_by="ai",
+                    passed=criterion.passes(ai.value), decided_by="ai", quote=ai.quote,
                     who=[judgment.judge]))  # type: ignore[union-attr]
                 continue
             reason = f"the AI's answer is not trusted ({ai_problem or 'calibration says so'})"
@@ -163,6 +179,35 @@ def decide(rubric: Rubric, judgment: Judgment | None, claim: ClaimKey, *,
         answers.append(FinalAnswer(criterion=criterion.id, status="pending",
                                    reason=f"pending review: {reason}"))
     return answers
+
+
+def samples_disagree(criterion: Criterion, answer: CriterionAnswer) -> str | None:
+    """Why an answer aggregated from samples (`run --samples K`) goes to a person: its samples
+    agree less than the rubric's `reliability.samples_agree_at_least` (None: they agree enough,
+    or the answer is no sample set, or the rubric sets no limit)."""
+    limit = criterion.reliability.samples_agree_at_least if criterion.reliability else None
+    if limit is None or answer.agreement is None or (answer.members or 0) < 2:
+        return None
+    if answer.agreement >= limit - 1e-9:
+        return None
+    return (f"the judge's {answer.members} samples disagree: {answer.agreement:.0%} gave the "
+            f"answer, below the rubric's {limit:.0%}")
+
+
+def final_verdict(decisions: list[RubricDecision]
+                  ) -> tuple[FinalVerdict | None, str | None, str | None]:
+    """The claim's own verdict from its verdict rubric's `own_verdict` answer: (verdict, who
+    decided, note). Humans, else a trusted AI, else pending; None when no decision asks."""
+    for decision in decisions:
+        answer = next((a for a in decision.answers if a.criterion == OWN_VERDICT), None)
+        if answer is None or answer.status == "not_applicable":
+            continue
+        if answer.status == "decided" and isinstance(answer.value, str):
+            note = f"decided by {', '.join(answer.who)}" + \
+                (f": “{answer.quote[:300]}”" if answer.quote else "")
+            return answer.value, answer.decided_by, note  # type: ignore[return-value]
+        return "pending", None, answer.reason
+    return None, None, None
 
 
 def rubric_outcome(rubric: Rubric, answers: list[FinalAnswer]) -> tuple[FinalOutcome, float | None,
@@ -246,6 +291,8 @@ class Resolution:
     upheld: Counter[str] = field(default_factory=Counter)
     deciders: Counter[str] = field(default_factory=Counter)
     """Criteria (not n/a) by who decided them (`pending` when nobody did)."""
+    final_verdicts: Counter[str] = field(default_factory=Counter)
+    """Claims by final verdict (those whose rubrics ask for one)."""
 
 
 def write_resolution(run_dir: Path, *, labels_path: Path | None = None,
@@ -267,6 +314,8 @@ def write_resolution(run_dir: Path, *, labels_path: Path | None = None,
             summary.claims += 1
             summary.outcomes[final.outcome] += 1
             summary.upheld[final.upheld] += 1
+            if final.final_verdict is not None:
+                summary.final_verdicts[final.final_verdict] += 1
             summary.deciders.update(a.decided_by or "pending" for d in items for a in d.answers
                                     if a.status != "not_applicable")
             if on_claim is not None:
@@ -327,10 +376,13 @@ def iter_decisions(run_dir: Path, *, labels_path: Path | None = None,
             first = items[0]
             deciders = sorted({(a.decided_by if a.decided_by != "ai" else a.who[0])
                                for d in items for a in d.answers if a.status == "decided"})
+            own, own_by, own_note = final_verdict(items)
             yield items, ClaimDecision(
                 claim=first.claim, paper_id=first.paper_id, kind=first.kind,
                 verdict=first.verdict, outcomes={str(d.rubric): d.outcome for d in items},
                 outcome=combined([d.outcome for d in items]),
-                upheld=upheld(first.verdict, items), decided_by=deciders)
+                upheld=upheld(first.verdict, items), decided_by=deciders,
+                final_verdict=own, final_verdict_by=own_by,  # type: ignore[arg-type]
+                final_verdict_note=own_note)
     finally:
         store.close()

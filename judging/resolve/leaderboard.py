@@ -17,6 +17,7 @@ import html
 from collections import Counter, defaultdict
 from pathlib import Path
 
+from judging.calibrate import CorrectedRow, calibration_root, corrected_rates
 from judging.consensus import load_consensus
 from judging.errors import JudgingError
 from judging.models import ClaimConsensus, ConsensusReport, NotAddressed
@@ -25,10 +26,14 @@ from judging.rundir import RunPaths, read_jsonl, read_not_addressed
 
 COLUMNS = ["claims", "passed", "failed", "not_addressed", "pending", "incomplete", "upheld",
            "pass_rate"]
+#: The claims' final verdicts (verified, falsified, toy, inconclusive): the verdict rubric's
+#: own_verdict as resolve decided it (human, else trusted AI); claims still pending are in none.
+#: Only when some claim was judged with a rubric that asks for one.
+FINAL_VERDICT_COLUMNS = ["final_verified", "final_falsified", "final_toy", "final_inconclusive"]
 
 CONSENSUS_COLUMNS = ["registry_claim", "paper", "reproductions", "independent", "verified",
                      "falsified", "inconclusive", "consensus", "support", "agreement",
-                     "contradicting", "value_outliers", "spread"]
+                     "contradicting", "value_outliers", "spread", "counted_from"]
 
 
 def consensus_row(claim: ClaimConsensus) -> dict:
@@ -41,7 +46,8 @@ def consensus_row(claim: ClaimConsensus) -> dict:
             "consensus": claim.verdict or "none", "support": claim.support,
             "agreement": claim.agreement, "contradicting": flagged("contradicts_consensus"),
             "value_outliers": flagged("value_outlier"),
-            "spread": "; ".join(s.describe() for s in claim.spread)}
+            "spread": "; ".join(s.describe() for s in claim.spread),
+            "counted_from": ", ".join(f"{n} {what}" for what, n in claim.counted_from.items())}
 
 
 def consensus_rows(report: ConsensusReport | None) -> list[dict]:
@@ -69,7 +75,13 @@ def leaderboard_rows(finals: list[ClaimDecision],
                 "pending": outcomes["pending"], "incomplete": outcomes["incomplete"],
                 "upheld": sum(1 for d in items
                               if isinstance(d, ClaimDecision) and d.upheld == "yes"),
-                "pass_rate": round(outcomes["pass"] / decided, 3) if decided else None}
+                "pass_rate": round(outcomes["pass"] / decided, 3) if decided else None,
+                **({f"final_{v}": sum(1 for d in items if isinstance(d, ClaimDecision)
+                                      and d.final_verdict == v)
+                    for v in ("verified", "falsified", "toy", "inconclusive")}
+                   if asks_final else {})}
+
+    asks_final = any(d.final_verdict is not None for d in finals)
 
     # A claim that has a final decision is not also counted as not addressed (a run resumed after
     # a submission dropped a claim keeps that claim's judgments).
@@ -89,7 +101,36 @@ def leaderboard_rows(finals: list[ClaimDecision],
     return sorted(by_submission, key=order), sorted(by_paper, key=order)
 
 
-def write_leaderboard(run_dir: Path) -> tuple[Path, Path, Path]:
+def corrected_html(rows: list[CorrectedRow]) -> str:
+    """The leaderboard's section of pass rates corrected for the judges' measured errors."""
+    if not rows:
+        return ("<h2>Pass rates corrected for the judges' errors</h2><p>No calibration of this "
+                "run's judges: no rate can be corrected (`judging calibrate`).</p>")
+    cell = lambda v: f"<td>{html.escape('–' if v is None else str(v))}</td>"  # noqa: E731
+    body = []
+    for row in rows:
+        r = row.rate
+        corrected = "–" if r.corrected is None or row.stale else \
+            f"{r.corrected:.3f}" + (f" [{r.interval[0]:.3f}, {r.interval[1]:.3f}]"
+                                    if r.interval else "") + (" (clipped)" if r.clipped else "")
+        status = f"stale: {row.stale}" if row.stale else row.decision.replace("_", " ")
+        body.append("<tr>" + "".join(cell(v) for v in (
+            row.rubric, row.judge, row.criterion, r.n, f"{r.observed:.3f}",
+            None if r.sensitivity is None else f"{r.sensitivity:.3f}",
+            None if r.specificity is None else f"{r.specificity:.3f}", corrected, status))
+            + "</tr>")
+    head = "".join(f"<th>{h}</th>" for h in (
+        "rubric", "judge", "criterion", "judged", "observed pass rate", "sensitivity",
+        "specificity", "corrected [95%]", "calibration"))
+    return ("<h2>Pass rates corrected for the judges' errors</h2><table><tr>" + head + "</tr>"
+            + "".join(body) + "</table><p>The AI's pass rate on this run's claims, corrected for "
+            "the sensitivity and specificity its calibration measured against people "
+            "(Rogan–Gladen); the interval carries the calibration's uncertainty. A stale "
+            "calibration corrects nothing.</p>")
+
+
+def write_leaderboard(run_dir: Path, *, calibration_dir: Path | None = None,
+                      rubrics_dir: Path | None = None) -> tuple[Path, Path, Path]:
     path = RunPaths(Path(run_dir)).final
     if not path.is_file():
         raise JudgingError(f"{path}: no final decisions yet; run `judging resolve {run_dir}` "
@@ -99,8 +140,10 @@ def write_leaderboard(run_dir: Path) -> tuple[Path, Path, Path]:
     paths = RunPaths(Path(run_dir))
     outputs = paths.leaderboards
     consensus = consensus_rows(load_consensus(run_dir))
-    tables = [(submissions, outputs[0], ["submission", "paper", *COLUMNS]),
-              (papers, outputs[1], ["paper", "submissions", *COLUMNS])]
+    columns = [*COLUMNS, *(FINAL_VERDICT_COLUMNS if any(d.final_verdict is not None
+                                                         for d in finals) else [])]
+    tables = [(submissions, outputs[0], ["submission", "paper", *columns]),
+              (papers, outputs[1], ["paper", "submissions", *columns])]
     if consensus:
         tables.append((consensus, paths.leaderboard_consensus, CONSENSUS_COLUMNS))
     for rows, target, columns in tables:
@@ -134,5 +177,9 @@ def write_leaderboard(run_dir: Path) -> tuple[Path, Path, Path]:
         "trusted-AI decisions (judging resolve). A registry claim a submission does not "
         "address counts as a claim that did not pass (not_addressed).</p>"
         + table("Submissions", submissions) + table("Papers", papers) + consensus_html
+        + "<p>final_*: claims by final verdict (the verdict rubric's own verdict, decided by "
+          "people, else by a trusted AI; beside whether the participant's verdict is upheld).</p>"
+        + corrected_html(corrected_rates(run_dir, calibration_dir=calibration_root(
+            calibration_dir), rubrics_dir=rubrics_dir))
         + "</body></html>", encoding="utf-8")
     return (*outputs, paths.leaderboard_consensus) if consensus else outputs

@@ -10,6 +10,7 @@ run-directory file name.
 
 from __future__ import annotations
 
+from judging.rundir.finals import iter_final_verdicts
 from judging.rundir.flags import (
                                   flags_by_claim,
                                   judgments_with_flags,
@@ -57,7 +58,7 @@ __all__ = ["CALIBRATION_DIR", "CALIBRATION_PLOTS", "CALIBRATION_REPORT_JSON",
            "CALIBRATION_REPORT_MD", "RUN_FILES", "CalibrationPaths", "Identity", "Invocation",
            "LineHead", "LineKey", "Merge", "MergeInput", "RunFile", "RunInfo", "RunPaths", "RunStore",
            "append_jsonl", "claim_images", "cut_torn_tail", "flags_by_claim", "identity",
-           "iter_jsonl", "judgments_with_flags", "line_key", "new_run_id", "read_conflicts",
+           "iter_final_verdicts", "iter_jsonl", "judgments_with_flags", "line_key", "new_run_id", "read_conflicts",
            "read_consensus", "read_integrity", "read_judgments", "read_jsonl", "read_not_addressed",
            "utc_now", "with_flags", "write_conflicts", "write_consensus", "write_integrity",
            "write_not_addressed"]
