@@ -11,7 +11,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell sha256sum pyproject.toml 2>/dev/null | cut -c1-12)
 # The local Argilla review server's own environment: argilla-server and fakeredis, plus this
 # package without its dependencies (the server modules need only the standard library, httpx,
-# argilla_server, fakeredis and judging.errors).
+# argilla_server, fakeredis, judging.errors and judging.services).
 ARGILLA_VENV ?= .venv-argilla
 ARGILLA_BIN := $(ARGILLA_VENV)/bin
 ARGILLA_REQUIREMENTS := argilla-server==2.8.0 fakeredis>=2.20
@@ -20,6 +20,8 @@ ARGILLA_STAMP := $(ARGILLA_VENV)/.installed-$(shell { cat pyproject.toml; echo '
 JUDGING_ARGILLA_PYTHON ?= $(abspath $(ARGILLA_BIN)/python)
 export JUDGING_ARGILLA_PYTHON
 DEMO_OUT ?= runs/demo
+# The event's rules the demo's leaderboard and dashboard apply (README, "The ranking").
+DEMO_EVENT ?= examples/event-neurips2026.yaml
 REVIEW_HOME ?= .judging/argilla
 REVIEW_PORT ?= 6900
 # The organizers' dashboard (`judging app`), started in the background by `make demo`.
@@ -116,10 +118,13 @@ demo: install argilla-env sysdeps-demo
 	  --home $(REVIEW_HOME) >/dev/null
 	$(BIN)/judging calibrate $(DEMO_OUT) --labels calibration/sets/examples/labels.jsonl \
 	  --out $(DEMO_OUT)/calibration
-	@# The dashboard keeps the run it read in memory: restart it on the new run.
+	$(BIN)/judging resolve $(DEMO_OUT) --calibration $(DEMO_OUT)/calibration
+	$(BIN)/judging leaderboard $(DEMO_OUT) --event $(DEMO_EVENT)
+	@# The dashboard follows its run directory as it changes; it is restarted here because the
+	@# demo's options (run, calibration, event) may differ from those it was started with.
 	@$(BIN)/judging app stop --app-home $(APP_HOME) >/dev/null
 	$(BIN)/judging app $(DEMO_OUT) --background --port $(APP_PORT) --app-home $(APP_HOME) \
-	  --home $(REVIEW_HOME) --calibration $(DEMO_OUT)/calibration
+	  --home $(REVIEW_HOME) --calibration $(DEMO_OUT)/calibration --event $(DEMO_EVENT)
 	@echo
 	@echo "report:  $(CURDIR)/$(DEMO_OUT)/report.html"
 	@echo "calibration of the judge against the examples' construction labels (not human labels):"

@@ -48,7 +48,7 @@ _HERE = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 sys.path.insert(0, str(_HERE.parent))
 
-from judging.judges.llm import LLMOptions  # noqa: E402
+from judging.judges import LLMOptions  # noqa: E402
 from judging.run.runner import Runner, RunRequest  # noqa: E402
 from judging.rundir import RunStore  # noqa: E402
 

@@ -1,7 +1,7 @@
 """The paged report of a large run: build time, and how soon the index shows its first page in a
 real headless Chromium.
 
-A synthetic run directory of N claims (judging/testing/synthetic_run.py: judgment lines written
+A synthetic run directory of N claims (tests/synthetic_run.py: judgment lines written
 directly, no judging) is reported with `write_html_report`; the build is timed in this process,
 with the size of the index page, its data files and the claim pages. Then headless Chromium
 (driven over the DevTools protocol, tests/browser.py) opens the index from file:// RUNS times,
@@ -30,8 +30,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from judging.report import write_html_report
 from judging.report.html import pages_dir
-from judging.testing.synthetic_run import write_synthetic_run
 from tests.browser import Browser
+from tests.synthetic_run import write_synthetic_run
 
 MARK = "judging:first-page"
 

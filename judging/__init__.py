@@ -23,14 +23,17 @@ its command, in the order the flow runs:
                  MCP tools) over a run directory or a published dataset
     cli/         the command line, one module per command group
 
-    rundir/      the run directory, owned in one place (file names, store, atomic writes, flags)
+    rundir/      the run directory, owned in one place (file names, store, atomic writes, flags,
+                 which shard of a run a directory holds)
+    figures/     figure files (formats, safe SVG rasterization) and figure data files: the shape
+                 of a figure that intake and signals share
+    services/    the background services' processes and pid files (review server, dashboard)
+    testing/     the fake OpenAI-compatible server, for tests and benchmarks only (no product
+                 module imports it: an import contract)
 
 Vocabulary: `models` (claims, judgment lines, labels), `rubrics` (schema, aggregation, library and
 lock), `rules` (named rule checks rubrics attach), `signal_catalogue` (every signal's name and
-meaning), `figure_data` (a figure's data files: JSON or CSV series in data units), `errors`,
-`hashing`, `version`, `_yaml`, `scrub` (personal-data patterns: publish replaces them, check
-reports them), `figure_formats` (figure file formats, the SVG checks intake and signals share), `shards`
-(which shard a claim key falls in), `pidfile` (the pid files of the review server and dashboard).
+meaning), `errors`, `hashing`, `version`, `atomic`, `_yaml`.
 Layers: cli above the stages above rundir and the vocabulary; the import contracts in
 pyproject.toml check it.
 """

@@ -18,15 +18,42 @@ from PIL import Image
 from pydantic import BaseModel
 
 
-def _replace(path: Path, write: Callable[[IO[bytes]], None], *, mode: int | None = None) -> None:
-    # A unique temporary name per writer: two processes writing the same file (the answer cache)
-    # never share a half-written temporary.
+def process_umask() -> int:
+    """The process's umask, read without changing it (Linux reports it in /proc/self/status;
+    elsewhere it is set and restored at once, as `os.umask` only reads by writing)."""
+    with contextlib.suppress(OSError, ValueError):
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def default_file_mode() -> int:
+    """The bits `open()` would give a new file: 0o666 less the umask (0o644 under 022)."""
+    return 0o666 & ~process_umask()
+
+
+def _temporary(path: Path, mode: int | None) -> tuple[int, str]:
+    """A unique temporary beside `path` (two processes writing the same file, the answer cache,
+    never share one), with `mode` or the bits a plain `open()` gives: `mkstemp` makes it 0600,
+    which would leave every run file unreadable to a colleague or a web server."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        os.fchmod(fd, default_file_mode() if mode is None else mode)
+    except BaseException:
+        os.close(fd)
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return fd, tmp
+
+
+def _replace(path: Path, write: Callable[[IO[bytes]], None], *, mode: int | None = None) -> None:
+    fd, tmp = _temporary(path, mode)
     try:
         with os.fdopen(fd, "wb") as handle:
             write(handle)
-        if mode is not None:
-            os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -57,7 +84,7 @@ def atomic_lines(path: Path) -> Iterator[Callable[[BaseModel], None]]:
     """A function that appends one model as a line to `path`'s replacement; the replacement takes
     `path`'s place when the block ends without an error (several files can be written side by
     side, a line at a time)."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp = _temporary(path, None)
     try:
         with os.fdopen(fd, "wb") as handle:
             yield lambda item: handle.write(item.model_dump_json().encode("utf-8") + b"\n")

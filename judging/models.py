@@ -240,11 +240,16 @@ class Evidence(StrictModel):
 class FieldProvenance(StrictModel):
     """How one field of a claim was obtained when it was read from prose (a logbook page)."""
 
-    how: Annotated[str, StringConstraints(pattern=r"^(declared|pattern|llm:[^\s]{1,200})$")]
+    how: Annotated[str, StringConstraints(
+        pattern=r"^(declared|pattern|order|llm:[^\s]{1,200})$")]
     """declared (the participant's own structured field: a table cell, a cell title, a
-    `Verdict:` line), pattern (a deterministic text pattern), or llm:MODEL."""
+    `Verdict:` line), pattern (a deterministic text pattern), order (a claim id numbered by
+    the claim's position, the text giving no number), or llm:MODEL."""
     quote: str = Field(max_length=MAX_NOTE_CHARS)
     """The verbatim text it came from (a substring of the page)."""
+    place: SingleLine | None = Field(default=None, max_length=200)
+    """Which declared place: "Verdict line", "claims table cell", "run output key=value",
+    "results file results.json", "short_description", ... (None: not recorded)."""
     model: SingleLine | None = Field(default=None, max_length=200)
     """LLM-extracted fields: the model that answered."""
     request_hash: SingleLine | None = Field(default=None, max_length=200)
@@ -268,7 +273,7 @@ class Claim(StrictModel):
     reproduced_value: FiniteFloat | None = None
     values: list[TableValue] | None = Field(default=None, max_length=200)
     """Table claims: one entry per cell compared."""
-    # Figure data (`judging.figure_data`): the chart signals compare series data to data where a
+    # Figure data (`judging.figures.data`): the chart signals compare series data to data where a
     # side has it. Left out of input hashes while unset (run/lines.py HASHED_ALWAYS).
     reproduced_data: RelativePath | None = None
     """Figure claims: the reproduced figure's plotted data (CSV or JSON), beside the figure."""
@@ -369,6 +374,17 @@ class SubmissionSource(StrictModel):
     """The tags of `--discover` that found it (empty: named on the command line)."""
 
 
+def natural_key(text: str | None) -> tuple[tuple[int, int | str], ...]:
+    """Sort key that orders the digit runs of an id by value: `r2` before `r10`, `c9` before
+    `c10` (every id list a person reads is ordered by it).
+
+    >>> sorted(["p/r10", "p/r2", "p/c1"], key=natural_key)
+    ['p/c1', 'p/r2', 'p/r10']
+    """
+    return tuple((0, int(part)) if part.isdigit() else (1, part)
+                 for part in re.split(r"(\d+)", text or "") if part)
+
+
 class ClaimKey(StrictModel):
     """The identity of a claim everywhere: several submissions reproduce the same registry claim."""
 
@@ -378,6 +394,10 @@ class ClaimKey(StrictModel):
 
     def __str__(self) -> str:
         return f"{self.submission_id}::{self.claim_id}"
+
+    def sort_key(self) -> tuple:
+        """Natural order: by submission, then claim id (`c2` before `c10`)."""
+        return natural_key(self.submission_id), natural_key(self.claim_id)
 
 
 class ReferenceOrigin(StrEnum):

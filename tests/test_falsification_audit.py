@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from judging.calibrate import TrustOptions, calibrate_run
 from judging.cli import main
-from judging.judges.llm import LLMOptions
+from judging.judges import LLMOptions
 from judging.models import AnswerStatus, ConfidenceSource, Judgment, Signal
 from judging.review.dataset import PRIORITY_WEIGHTS, record_id
 from judging.review.pull import pull_run, read_labels

@@ -35,8 +35,7 @@ from judging.models import (
 )
 from judging.rubrics import Rubric, aggregate, parse_rubric_text
 from judging.rules import number_in_text
-from judging.run.measure import measure_numbers
-from judging.signals import agreement, compare_figures
+from judging.signals import agreement, compare_figures, measure_numbers
 
 from .test_rubrics import MINIMAL
 

@@ -9,13 +9,20 @@ Exit 1 with the differences listed when the contents differ.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import sys
 from pathlib import Path
 
 VOLATILE = {"run_id", "timestamp", "started_at", "ended_at", "created_at", "latency_s",
-            "code_version", "schema", "version_", "generated_at", "computed_at", "pulled_at"}
+            "code_version", "schema", "version_", "generated_at", "computed_at", "pulled_at",
+            # CPU time spent measuring differs from run to run, like latency
+            "cpu_s", "measure_cpu_ms"}
+#: The measurement cache (`measurements/`) names each entry by its measurement key, which hashes
+#: the source of the measuring code: a refactor renames every entry. Entries are compared by
+#: content (their files and their JSON without the key), not by name.
+MEASUREMENTS = "measurements"
 #: Fields whose values embed a time or the code version inside text.
 TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d(:\d\d(\.\d+)?)?(\+00:00|Z| UTC)?"
                        r"|\d{8}-\d{6}-[0-9a-f]{6}")
@@ -41,10 +48,28 @@ def lines(path: Path) -> list[str]:
                   for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
 
 
+def measurement_entries(root: Path) -> list[str]:
+    """The measurement cache's entries by content, sorted: each entry's JSON without its key, and
+    the names and bytes of the images beside it."""
+    entries = []
+    for path in sorted((root / MEASUREMENTS).glob("*/*.json")):
+        data = json.loads(path.read_text())
+        data.pop("key", None)
+        images = path.with_suffix("")
+        files = {p.name: hashlib.sha256(p.read_bytes()).hexdigest()
+                 for p in sorted(images.glob("*")) if p.is_file()} if images.is_dir() else {}
+        entries.append(json.dumps({"entry": normal(data), "files": files}, sort_keys=True))
+    return sorted(entries)
+
+
 def compare(old: Path, new: Path) -> list[str]:
     problems = []
-    old_files = {p.relative_to(old) for p in old.rglob("*") if p.is_file()}
-    new_files = {p.relative_to(new) for p in new.rglob("*") if p.is_file()}
+    if measurement_entries(old) != measurement_entries(new):
+        problems.append(f"differs: {MEASUREMENTS}/ (entries compared by content)")
+    old_files = {p.relative_to(old) for p in old.rglob("*")
+                 if p.is_file() and p.relative_to(old).parts[0] != MEASUREMENTS}
+    new_files = {p.relative_to(new) for p in new.rglob("*")
+                 if p.is_file() and p.relative_to(new).parts[0] != MEASUREMENTS}
     for missing in sorted(old_files - new_files):
         problems.append(f"only in {old}: {missing}")
     for extra in sorted(new_files - old_files):

@@ -45,6 +45,7 @@ from judging.models import (
     ValueSpread,
     Verdict,
 )
+from judging.resolve import EventRules
 
 FIGURE_KINDS = ("published", "reproduced", "diff", "overlay")
 
@@ -115,6 +116,11 @@ class ClaimRecord:
     """The final outcome across rubrics (pass | fail | incomplete | pending)."""
     outcomes: dict[str, str] = field(default_factory=dict)
     """By rubric `id@version`."""
+    ai_outcome: str | None = None
+    """While the outcome waits for review: the AI's (pass | fail | incomplete), which ranks
+    provisionally ("AI pass, awaiting review")."""
+    ai_outcomes: dict[str, str] = field(default_factory=dict)
+    """The AI's outcome by rubric, for the rubrics that wait for review."""
     upheld: str = "pending"
     final_verdict: str | None = None
     """The claim's own final verdict (verified, falsified, toy, inconclusive, pending; None when
@@ -126,11 +132,34 @@ class ClaimRecord:
     """published / reproduced / diff / overlay: files that exist."""
     judgments: list[JudgmentView] = field(default_factory=list)
 
-    def figure_match_outcome(self) -> str | None:
-        """The final outcome of the newest figure-match version judged on this claim."""
+    @property
+    def outcome_label(self) -> str:
+        """The outcome as a person reads it: "AI pass, awaiting review" while it waits."""
+        from judging.resolve import outcome_label
+
+        return outcome_label(self.outcome, self.ai_outcome)
+
+    def rubric_label(self, ref: str) -> str:
+        """One rubric's outcome as a person reads it."""
+        from judging.resolve import outcome_label
+
+        return outcome_label(self.outcomes[ref], self.ai_outcomes.get(ref))
+
+    def figure_match_ref(self) -> str | None:
+        """The newest figure-match version decided on this claim."""
         found = sorted((ref for ref in self.outcomes if ref.startswith("figure-match@")),
                        key=_version_key)
-        return self.outcomes[found[-1]] if found else None
+        return found[-1] if found else None
+
+    def figure_match_outcome(self) -> str | None:
+        """The final outcome of the newest figure-match version judged on this claim."""
+        ref = self.figure_match_ref()
+        return self.outcomes[ref] if ref else None
+
+    def figure_match_label(self) -> str | None:
+        """That outcome as a person reads it ("AI pass, awaiting review" while it waits)."""
+        ref = self.figure_match_ref()
+        return self.rubric_label(ref) if ref else None
 
     def figure_match_ai_outcome(self) -> str | None:
         """The AI's outcome on the newest figure-match version (the judgment line that speaks
@@ -155,6 +184,8 @@ class AppData:
     claims: dict[str, ClaimRecord]
     by_submission: list[dict[str, Any]]
     by_paper: list[dict[str, Any]]
+    by_participant: list[dict[str, Any]] = field(default_factory=list)
+    """Per participant, under the event's rules (`judging leaderboard --event`)."""
     queue: list[QueueRow] | None = None
     """None where there is no queue to show (`queue_note` says why)."""
     queue_note: str = ""
@@ -282,10 +313,16 @@ def _run_figures(root: Path, lines: list[Judgment], content: ClaimInput | None
 
 def load_run(run_dir: Path, *, calibration_dir: Path | None = None,
              rubrics_dir: Path | None = None, argilla_url: str | None = None,
-             argilla_api_key: str | None = None, workspace: str | None = None) -> AppData:
+             argilla_api_key: str | None = None, workspace: str | None = None,
+             rules: EventRules | None = None) -> AppData:
     """Everything the dashboard shows about a run directory (nothing is written)."""
     from judging.consensus import load_consensus
-    from judging.resolve import consensus_rows, decide_run, leaderboard_rows
+    from judging.resolve import (
+        build_leaderboard,
+        consensus_rows,
+        decide_run,
+        submission_times,
+    )
     from judging.rundir import RunStore, judgments_with_flags, read_not_addressed
 
     run_dir = Path(run_dir)
@@ -313,6 +350,7 @@ def load_run(run_dir: Path, *, calibration_dir: Path | None = None,
             record.outcome, record.upheld = final.outcome, final.upheld
             record.final_verdict = final.final_verdict
             record.outcomes, record.decided_by = dict(final.outcomes), list(final.decided_by)
+            record.ai_outcome, record.ai_outcomes = final.ai_outcome, dict(final.ai_outcomes)
         elif any(j.status is LineStatus.error for j in lines):
             record.outcome = "error"
         record.flags = sorted({f.name for j in lines for f in j.flags}
@@ -320,9 +358,11 @@ def load_run(run_dir: Path, *, calibration_dir: Path | None = None,
         record.figures = _run_figures(store.root, lines, content)
         record.judgments = [judgment_view(j) for j in lines]
         claims[key] = record
-    by_submission, by_paper = leaderboard_rows(finals, read_not_addressed(store.root))
+    board = build_leaderboard(finals, read_not_addressed(store.root), rules=rules,
+                              submitted=submission_times(store.root))
     data = AppData(origin=str(run_dir), run_dir=run_dir, claims=claims,
-                   by_submission=by_submission, by_paper=by_paper, consensus=consensus,
+                   by_submission=board.submissions, by_paper=board.papers,
+                   by_participant=board.participants, consensus=consensus,
                    by_registry_claim=consensus_rows(consensus))
     data.queue, data.queue_note = review_queue(
         run_dir, rubrics_dir=rubrics_dir, calibration_dir=calibration_dir,
@@ -444,9 +484,10 @@ def _hub_consensus_report(folder: Path, notes: list[str]) -> ConsensusReport | N
     return ConsensusReport(claims=claims)
 
 
-def load_dataset_folder(folder: Path, *, origin: str | None = None) -> AppData:
+def load_dataset_folder(folder: Path, *, origin: str | None = None,
+                        rules: EventRules | None = None) -> AppData:
     """A dataset folder as `judging publish` stages it (downloaded from the Hub, or local)."""
-    from judging.resolve import ClaimDecision, consensus_rows, leaderboard_rows
+    from judging.resolve import ClaimDecision, build_leaderboard, consensus_rows
 
     folder = Path(folder)
     claim_rows = _read_rows(folder, "claims")
@@ -480,7 +521,9 @@ def load_dataset_folder(folder: Path, *, origin: str | None = None) -> AppData:
             tolerance=_tolerance_text(_json_field(row.get("tolerance"))),
             problem_kind=row.get("problem_kind"), agent=agent or None,
             reference=row.get("reference"), outcome=row.get("outcome") or "pending",
-            outcomes=dict(outcomes), upheld=row.get("upheld") or "pending",
+            outcomes=dict(outcomes), ai_outcome=row.get("ai_outcome"),
+            ai_outcomes=dict(_json_field(row.get("ai_outcomes")) or {}),
+            upheld=row.get("upheld") or "pending",
             decided_by=list(row.get("decided_by") or []),
             flags=sorted(set(row.get("flags") or []) | flags.get(key, set())),
             figures=figures,
@@ -496,18 +539,20 @@ def load_dataset_folder(folder: Path, *, origin: str | None = None) -> AppData:
                 kind=ClaimKind(record.kind) if record.kind else None,
                 verdict=Verdict(record.verdict) if record.verdict else None,
                 outcomes=outcomes, outcome=record.outcome, upheld=record.upheld,
-                decided_by=record.decided_by, final_verdict=record.final_verdict,
+                decided_by=record.decided_by, ai_outcome=record.ai_outcome,
+                ai_outcomes=record.ai_outcomes, final_verdict=record.final_verdict,
                 final_verdict_by=row.get("final_verdict_by")))
         except ValueError as exc:
             raise JudgingError(f"data/claims.jsonl: claim {key}: {exc}") from None
     not_addressed = [NotAddressed.model_validate(r) for r in not_addressed_rows]
-    by_submission, by_paper = leaderboard_rows(finals, not_addressed)
+    board = build_leaderboard(finals, not_addressed, rules=rules)
     notes = [] if not_addressed_rows or not claim_rows else [
         "this dataset has no not_addressed table (published before it existed): the "
         "leaderboard counts only the claims judged"]
     consensus = _hub_consensus_report(folder, notes)
     return AppData(origin=origin or str(folder), run_dir=None, claims=dict(sorted(claims.items())),
-                   by_submission=by_submission, by_paper=by_paper, queue=None,
+                   by_submission=board.submissions, by_paper=board.papers,
+                   by_participant=board.participants, queue=None,
                    queue_note="The review queue is read from a run directory "
                               "(`judging app RUN_DIR`); a published dataset has none.",
                    notes=notes, consensus=consensus,
@@ -515,7 +560,7 @@ def load_dataset_folder(folder: Path, *, origin: str | None = None) -> AppData:
 
 
 def load_dataset(repo_id: str, *, revision: str | None = None, local_dir: Path | None = None,
-                 token: str | None = None) -> AppData:
+                 token: str | None = None, rules: EventRules | None = None) -> AppData:
     """A published dataset, downloaded from the Hub (HF_ENDPOINT) with `snapshot_download`."""
     from huggingface_hub import snapshot_download
     from huggingface_hub.errors import HfHubHTTPError, OfflineModeIsEnabled
@@ -538,4 +583,4 @@ def load_dataset(repo_id: str, *, revision: str | None = None, local_dir: Path |
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise JudgingError(f"cannot download the dataset {repo_id} from {constants.ENDPOINT}: "
                            f"{first[:300]}") from None
-    return load_dataset_folder(Path(folder), origin=f"hf://datasets/{repo_id}")
+    return load_dataset_folder(Path(folder), origin=f"hf://datasets/{repo_id}", rules=rules)

@@ -17,6 +17,7 @@ import os
 import urllib.parse
 from collections.abc import Callable
 from dataclasses import asdict
+from pathlib import Path
 from typing import Any
 
 # Gradio reads this at import; a dashboard on a closed network must not phone home.
@@ -29,19 +30,24 @@ import pandas as pd  # noqa: E402
 
 from judging.app.consensus import ConsensusRow, ConsensusView, consensus_view  # noqa: E402
 from judging.app.data import AppData, ClaimRecord, JudgmentView  # noqa: E402
-from judging.models import CONSENSUS_FLAGS  # noqa: E402
-from judging.resolve import CONSENSUS_COLUMNS  # noqa: E402
+from judging.app.live import LiveData  # noqa: E402
+from judging.models import CONSENSUS_FLAGS, natural_key  # noqa: E402
+from judging.resolve import (  # noqa: E402
+    CONSENSUS_COLUMNS,
+    PAPER_COLUMNS,
+    PARTICIPANT_COLUMNS,
+    RULE_TEXT,
+    SUBMISSION_COLUMNS,
+    rank_text,
+)
 
 ALL = "(all)"
-SUBMISSION_COLUMNS = ["submission", "paper", "claims", "passed", "failed", "not_addressed",
-                      "pending", "incomplete", "upheld", "pass_rate"]
-PAPER_COLUMNS = ["paper", "submissions", "claims", "passed", "failed", "not_addressed",
-                 "pending", "incomplete", "upheld", "pass_rate"]
 CLAIM_COLUMNS = ["submission", "claim", "paper", "kind", "verdict", "outcome", "upheld",
                  "figure_match", "flags"]
 #: The registry claims' consensus, as `judging leaderboard` writes leaderboard_consensus.csv.
 REGISTRY_COLUMNS = list(CONSENSUS_COLUMNS)
-BOARDS = {"submissions": "submission", "papers": "paper", "registry claims": "claim"}
+BOARDS = {"submissions": "submission", "participants": "participant", "papers": "paper",
+          "registry claims": "claim"}
 #: The columns of the consensus panel's reproductions (the browser test reads them by name).
 REPRODUCTION_COLUMNS = ["submission", "agent", "reported", "reproduced", "z-score", "verdict",
                         "scale note", "figure match", "outcome", "upheld", "independent",
@@ -69,6 +75,14 @@ CSS = """
 .jd-consensus {overflow-x: auto}
 .jd-reproductions {font-size: 90%}
 .jd-wrap {overflow-wrap: anywhere} .jd-badge {white-space: nowrap}
+/* A header never breaks inside a word (`table_widths` makes every column wide enough). */
+#board .header-content span, #claims .header-content span
+  {word-break: keep-all; overflow-wrap: normal}
+.jd-caption {font-weight: 600; margin: 0 0 .2rem 0}
+/* The figures' buttons (fullscreen, download) in a row above the image, not on its top corner,
+   where they hide titles and legends. */
+.jd-figure .icon-button-wrapper {position: static !important; display: flex;
+  justify-content: flex-end; box-shadow: none; margin: 0 0 .2rem 0}
 """
 
 
@@ -82,6 +96,16 @@ def badge(text: str | None) -> str:
     return f"<span class='jd-badge jd-{e(text)}'>{e(text)}</span>"
 
 
+def outcome_badge(outcome: str | None, label: str | None) -> str:
+    """An outcome's badge, coloured by what it reads as ("AI pass, awaiting review" in the
+    pass colour, marked provisional)."""
+    label = label or outcome or "?"
+    css = next((k for k in ("pass", "fail", "incomplete") if label.startswith(f"AI {k}")),
+               outcome or "?")
+    extra = " jd-provisional" if label.startswith("AI ") else ""
+    return f"<span class='jd-badge jd-{e(css)}{extra}'>{e(label)}</span>"
+
+
 def table(header: list[str], rows: list[list[str]], *, css: str = "jd-table") -> str:
     """An HTML table of cells that are already HTML (escape each value when building them)."""
     head = "".join(f"<th>{e(h)}</th>" for h in header)
@@ -92,44 +116,65 @@ def table(header: list[str], rows: list[list[str]], *, css: str = "jd-table") ->
 # --- pure views (the UI and the tests call these) -----------------------------------------------
 
 
-def _matches(text: str, *values: Any) -> bool:
-    needle = text.strip().lower()
+def _matches(text: str | None, *values: Any) -> bool:
+    needle = (text or "").strip().lower()
     return not needle or any(needle in str(v).lower() for v in values if v is not None)
 
 
 def board_columns(by: str) -> list[str]:
-    """The columns of one leaderboard table: `by` is submission, paper or claim (the registry
-    claims' consensus: it ranks nobody, so it has no rank)."""
-    if by == "claim":
-        return REGISTRY_COLUMNS
-    return ["rank", *(PAPER_COLUMNS if by == "paper" else SUBMISSION_COLUMNS)]
+    """The columns of one leaderboard table: `by` is submission, participant, paper or claim
+    (the registry claims' consensus: it ranks nobody, so it has no rank)."""
+    return {"claim": REGISTRY_COLUMNS, "paper": PAPER_COLUMNS,
+            "participant": PARTICIPANT_COLUMNS}.get(by, SUBMISSION_COLUMNS)
 
 
 def leaderboard_table(data: AppData, *, by: str = "submission", search: str = "",
                       paper: str = ALL) -> list[list[Any]]:
-    """Leaderboard rows (ranked as `judging leaderboard`), filtered by text and paper; `by`
-    "claim": the consensus per registry claim, as `judging leaderboard` tabulates it."""
-    rows = {"paper": data.by_paper, "claim": data.by_registry_claim}.get(by, data.by_submission)
+    """Leaderboard rows (ranked as `judging leaderboard`: `=2` for a tie, `-` for a submission
+    not counted), filtered by text and paper; `by` "claim": the consensus per registry claim,
+    as `judging leaderboard` tabulates it."""
+    rows = {"paper": data.by_paper, "claim": data.by_registry_claim,
+            "participant": data.by_participant}.get(by, data.by_submission)
     columns = board_columns(by)
     shown = []
-    for rank, row in enumerate(rows, start=1):
-        if paper not in (ALL, "", None) and row.get("paper") != paper:
+    for row in rows:
+        if paper not in (ALL, "", None) and by != "participant" and row.get("paper") != paper:
             continue
-        cells = [rank if c == "rank" else row.get(c) for c in columns]
+        cells = [rank_text(row) if c == "rank" else row.get(c) for c in columns]
         if not _matches(search, *cells[1 if by != "claim" else 0:]):
             continue
         shown.append(cells)
     return shown
 
 
+#: Column widths of the dashboard's tables, from the longest text of each column (monospace).
+CHAR_PX, CELL_PADDING_PX, MAX_COLUMN_PX = 9, 34, 320
+
+
+def table_widths(columns: list[str], rows: list[list[Any]]) -> list[str]:
+    """Each column as wide as its header and its longest word (at most MAX_COLUMN_PX; longer
+    cells wrap between words): Gradio otherwise shares the width out evenly, and a narrow
+    column breaks its header a letter per line."""
+    widths = []
+    for index, column in enumerate(columns):
+        longest = max([len(column), *(max((len(w) for w in str(row[index]).split()),
+                                          default=0) for row in rows
+                                      if row[index] is not None)])
+        widths.append(f"{min(MAX_COLUMN_PX, longest * CHAR_PX + CELL_PADDING_PX)}px")
+    return widths
+
+
 def claims_table(data: AppData, *, search: str = "", outcome: str = ALL) -> list[list[Any]]:
+    """Every claim (natural order of ids: c2 before c10), its outcome as a person reads it
+    ("AI pass, awaiting review" while it waits); `outcome` filters on that text."""
     shown = []
-    for record in data.claims.values():
-        if outcome not in (ALL, "", None) and record.outcome != outcome:
+    for record in sorted(data.claims.values(), key=lambda r: (natural_key(r.submission_id),
+                                                              natural_key(r.claim_id))):
+        if outcome not in (ALL, "", None) and record.outcome_label != outcome:
             continue
         cells = [record.submission_id, record.claim_id, record.paper_id, record.kind,
-                 record.verdict, record.outcome, record.upheld, record.figure_match_outcome(),
-                 ", ".join(record.flags)]
+                 record.verdict, record.outcome_label, record.upheld,
+                 record.figure_match_label(), ", ".join(record.flags)]
         if _matches(search, *cells, record.statement):
             shown.append(cells)
     return shown
@@ -152,11 +197,13 @@ def claim_html(record: ClaimRecord) -> str:
              "<p>", f"paper {e(record.paper_id)}",
              f" — {e(record.paper_title)}" if record.paper_title else "",
              f"<br>kind {badge(record.kind)} verdict {badge(record.verdict)} "
-             f"outcome {badge(record.outcome)} upheld {badge(record.upheld)}"
+             f"outcome {outcome_badge(record.outcome, record.outcome_label)} "
+             f"upheld {badge(record.upheld)}"
              + (f" final verdict {badge(record.final_verdict)}" if record.final_verdict else "")]
     if record.outcomes:
-        parts.append("<br>per rubric: " + " ".join(f"{e(ref)} {badge(outcome)}"
-                                                   for ref, outcome in record.outcomes.items()))
+        parts.append("<br>per rubric: " + " ".join(
+            f"{e(ref)} {outcome_badge(outcome, record.rubric_label(ref))}"
+            for ref, outcome in record.outcomes.items()))
     if record.decided_by:
         parts.append(f"<br>decided by {e(', '.join(record.decided_by))}")
     if record.agent:
@@ -342,11 +389,12 @@ def queue_html(data: AppData, *, limit: int = 500) -> str:
                          "Argilla"], rows)
 
 
-def header_markdown(data: AppData) -> str:
+def header_markdown(data: AppData, *, problem: str | None = None) -> str:
     papers = {c.paper_id for c in data.claims.values()}
     text = (f"**{len(data.claims)} claim(s)** from {len(data.by_submission)} submission(s) on "
             f"{len(papers)} paper(s) · source `{data.origin}`")
-    return "\n\n".join([text, *(f"*{note}*" for note in data.notes)])
+    return "\n\n".join([text, *(f"*{note}*" for note in data.notes),
+                         *([f"**{problem}**"] if problem else [])])
 
 
 # --- the API (Gradio endpoints; MCP tools with mcp_server=True) ----------------------------------
@@ -362,8 +410,13 @@ class AppApi:
     """The functions agents call. Their docstrings and type hints are the API's documentation;
     each returns JSON text."""
 
-    def __init__(self, data: AppData):
-        self.data = data
+    def __init__(self, data: AppData | LiveData):
+        self.live = data if isinstance(data, LiveData) else LiveData.fixed(data)
+
+    @property
+    def data(self) -> AppData:
+        """The current data (a run directory's as it is now)."""
+        return self.live.current()
 
     def functions(self) -> list[Callable[..., Any]]:
         return [self.get_verdicts, self.get_claim, self.get_consensus, self.get_leaderboard,
@@ -380,8 +433,9 @@ class AppApi:
 
         Returns:
             JSON: a list with one object per claim: claim_key, submission, claim_id, paper, kind, the participant's
-            verdict, our outcome (pass, fail, incomplete, pending), upheld (yes, no, pending),
-            outcomes per rubric, who decided, flags.
+            verdict, our outcome (pass, fail, incomplete, pending), ai_outcome (while pending:
+            the AI's outcome, which ranks provisionally), label (e.g. "AI pass, awaiting
+            review"), upheld (yes, no, pending), outcomes per rubric, who decided, flags.
         """
         rows = []
         for record in self.data.claims.values():
@@ -394,7 +448,8 @@ class AppApi:
             rows.append({"claim_key": record.key, "submission": record.submission_id,
                          "claim_id": record.claim_id, "paper": record.paper_id,
                          "kind": record.kind, "verdict": record.verdict,
-                         "outcome": record.outcome, "upheld": record.upheld,
+                         "outcome": record.outcome, "ai_outcome": record.ai_outcome,
+                         "label": record.outcome_label, "upheld": record.upheld,
                          "final_verdict": record.final_verdict,
                          "outcomes": dict(record.outcomes),
                          "decided_by": list(record.decided_by), "flags": list(record.flags)})
@@ -444,19 +499,22 @@ class AppApi:
         """The leaderboard, best first, as `judging leaderboard` computes it.
 
         Args:
-            by: "submission", "paper", or "claim" (the consensus per registry claim).
+            by: "submission", "participant", "paper", or "claim" (the consensus per registry
+                claim).
 
         Returns:
-            JSON: a list with one object per submission (or paper), best first: rank,
-            claims, passed, failed, not_addressed, pending, incomplete, upheld, pass_rate. For
+            JSON: a list with one object per submission (participant, paper), best first: rank
+            (equal for a tie, with tie true; null for a submission beyond its participant's
+            paper limit), claims, addressed, passed, ai_passed (of which an AI pass awaiting
+            review), failed, ai_failed, undecided, not_addressed, upheld, pass_rate, note. For
             "claim", one object per registry claim (unranked): reproductions, independent,
             verified, falsified, inconclusive, consensus, support, agreement, contradicting,
             value_outliers, spread.
         """
-        if by == "claim":
-            return _json(list(self.data.by_registry_claim))
-        rows = self.data.by_paper if by == "paper" else self.data.by_submission
-        return _json([dict(row, rank=rank) for rank, row in enumerate(rows, start=1)])
+        data = self.data
+        rows = {"claim": data.by_registry_claim, "paper": data.by_paper,
+                "participant": data.by_participant}.get(by, data.by_submission)
+        return _json([dict(row) for row in rows])
 
     def get_review_queue(self, limit: int = 50) -> str:
         """The claims waiting for people, highest review priority first (as `judging review
@@ -475,31 +533,83 @@ class AppApi:
 # --- the Blocks ---------------------------------------------------------------------------------
 
 
-def build_app(data: AppData):
-    """The dashboard as a `gradio.Blocks` (not launched)."""
-    api = AppApi(data)
-    papers = sorted({str(c.paper_id) for c in data.claims.values() if c.paper_id})
-    outcomes = sorted({c.outcome for c in data.claims.values()})
-    keys = list(data.claims)
+def readable_figure(path: Path | None) -> tuple[Path | None, str | None]:
+    """`path` when it is an image Pillow can read, else (None, why): one unreadable figure
+    leaves its own place empty with the reason, never the whole claim view."""
+    if path is None:
+        return None, None
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with Image.open(path) as image:
+            image.verify()
+    except (OSError, UnidentifiedImageError, ValueError, Image.DecompressionBombError) as exc:
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        return None, f"{path.name} cannot be read ({first[:160]})"
+    return path, None
+
+
+FIGURE_CAPTIONS = {"published": "published figure", "reproduced": "reproduced figure",
+                   "diff": "diff"}
+
+
+def claim_view(data: AppData, key: str | None) -> tuple[str, dict[str, Path | None], str, str]:
+    """(claim panel, figures by kind, judgments panel, consensus panel) of one claim; the first
+    claim in natural order when `key` names none."""
+    record = data.claims.get(key or "") or (data.claims[claim_keys(data)[0]]
+                                            if data.claims else None)
+    if record is None:
+        return "<p class='jd-muted'>No claims yet.</p>", dict.fromkeys(FIGURE_CAPTIONS), "", ""
+    figures, problems = {}, []
+    for kind in FIGURE_CAPTIONS:
+        figures[kind], problem = readable_figure(record.figures.get(kind))
+        if problem:
+            problems.append(f"{kind}: {problem}")
+    panel = claim_html(record)
+    if problems:
+        panel += ("<p class='jd-muted jd-figure-problems'>"
+                  + "<br>".join(e(p) for p in problems) + "</p>")
+    return panel, figures, judgments_html(record), consensus_html(data, record)
+
+
+def claim_keys(data: AppData) -> list[str]:
+    """The claim keys in natural order (c2 before c10)."""
+    return sorted(data.claims, key=lambda k: tuple(natural_key(p) for p in k.split("::", 1)))
+
+
+def build_app(data: AppData | LiveData):
+    """The dashboard as a `gradio.Blocks` (not launched). With `LiveData` each page load shows
+    the run directory as it is then (a reload after `review pull`, `resolve` or new judgments
+    shows them, no restart)."""
+    live = data if isinstance(data, LiveData) else LiveData.fixed(data)
+    api = AppApi(live)
+    first = live.current()
     private = {"api_visibility": "private", "queue": False}
 
-    def board(by: str, search: str, paper: str) -> pd.DataFrame:
-        mode = BOARDS.get(by, "submission")
-        return pd.DataFrame(leaderboard_table(data, by=mode, search=search, paper=paper),
-                            columns=board_columns(mode))
+    def papers_of(current: AppData) -> list[str]:
+        return sorted({str(c.paper_id) for c in current.claims.values() if c.paper_id},
+                      key=natural_key)
 
-    def claim_list(search: str, outcome: str) -> pd.DataFrame:
-        return pd.DataFrame(claims_table(data, search=search, outcome=outcome),
-                            columns=CLAIM_COLUMNS)
+    def outcomes_of(current: AppData) -> list[str]:
+        return sorted({c.outcome_label for c in current.claims.values()})
+
+    def frame(rows: list[list[Any]], columns: list[str]):
+        return gr.Dataframe(value=pd.DataFrame(rows, columns=columns),
+                            column_widths=table_widths(columns, rows))
+
+    def board(by: str, search: str, paper: str):
+        mode = BOARDS.get(by, "submission")
+        return frame(leaderboard_table(live.current(), by=mode, search=search, paper=paper),
+                     board_columns(mode))
+
+    def claim_list(search: str, outcome: str):
+        return frame(claims_table(live.current(), search=search, outcome=outcome),
+                     CLAIM_COLUMNS)
 
     def show(key: str | None):
-        record = data.claims.get(key or "")
-        if record is None:
-            empty = "<p class='jd-muted'>Choose a claim in the Claims tab.</p>"
-            return empty, None, None, None, "", ""
-        figure = record.figures.get
-        return (claim_html(record), figure("published"), figure("reproduced"), figure("diff"),
-                judgments_html(record), consensus_html(data, record))
+        panel, figures, judgments, consensus = claim_view(live.current(), key)
+        return (panel, figures["published"], figures["reproduced"], figures["diff"],
+                judgments, consensus)
 
     def pick(table_value: pd.DataFrame, evt: gr.SelectData):
         row = evt.index[0] if isinstance(evt.index, (list, tuple)) else evt.index
@@ -509,15 +619,35 @@ def build_app(data: AppData):
             return gr.update(), gr.update()
         return f"{submission}::{claim_id}", gr.Tabs(selected="claim")
 
-    def from_url(request: gr.Request):
-        key = (request.query_params.get("claim") if request is not None else None) or ""
-        if key in data.claims:
-            return key, gr.Tabs(selected="claim")
-        return gr.update(), gr.update()
+    def refresh(by: str, search: str, paper: str, claim_search: str, outcome: str,
+                key: str | None, request: gr.Request):
+        """On each page load: everything as the run is now (and the claim of ?claim=)."""
+        current = live.current()
+        keys = claim_keys(current)
+        by, search, claim_search = by or "submissions", search or "", claim_search or ""
+        wanted = (request.query_params.get("claim") if request is not None else None) or ""
+        opened = wanted if wanted in current.claims else (key if key in current.claims else
+                                                          (keys[0] if keys else None))
+        paper_choices, outcome_choices = [ALL, *papers_of(current)], [ALL, *outcomes_of(current)]
+        paper = paper if paper in paper_choices else ALL
+        outcome = outcome if outcome in outcome_choices else ALL
+        stamp = (f"<p class='jd-muted' data-loaded='{e(live.read_at)}'>run read at "
+                 f"{e(live.read_at)}</p>")
+        return (header_markdown(current, problem=live.problem), stamp, board(by, search, paper),
+                gr.Dropdown(choices=paper_choices, value=paper),
+                claim_list(claim_search, outcome),
+                gr.Dropdown(choices=outcome_choices, value=outcome),
+                gr.Dropdown(choices=keys, value=opened), *show(opened),
+                queue_html(current),
+                gr.Tabs(selected="claim") if wanted in current.claims else gr.update())
 
+    keys = claim_keys(first)
     with gr.Blocks(title="judging dashboard") as app:
         gr.Markdown("# judging: organizer dashboard")
-        gr.Markdown(header_markdown(data))
+        header = gr.Markdown(header_markdown(first), elem_id="header")
+        # Filled by the page-load refresh: a test (or a curious organizer) sees when the page
+        # shows the run as it is now.
+        loaded = gr.HTML("", elem_id="loaded")
         with gr.Tabs() as tabs:
             with gr.Tab("Leaderboard", id="leaderboard"):
                 with gr.Row():
@@ -525,44 +655,54 @@ def build_app(data: AppData):
                                         elem_id="board-by")
                     board_search = gr.Textbox(label="filter", placeholder="submission or paper",
                                               elem_id="board-search")
-                    board_paper = gr.Dropdown([ALL, *papers], value=ALL, label="paper",
-                                              elem_id="board-paper")
-                board_table = gr.Dataframe(board("submissions", "", ALL), interactive=False,
-                                           label="leaderboard (click a header to sort)",
-                                           elem_id="board", wrap=True)
-                gr.Markdown("A registry claim a submission does not address counts as a claim "
-                            "that did not pass (not_addressed); pass rate = passed / (passed + "
-                            "failed + not_addressed). *Registry claims*: the consensus of each "
-                            "claim of the registry (`judging consensus`: the majority direction "
-                            "among independent, full-scale reproductions when at least 3 give it "
-                            "and it holds more than half of them); it ranks nobody and changes "
-                            "no outcome.")
+                    board_paper = gr.Dropdown([ALL, *papers_of(first)], value=ALL,
+                                              label="paper", elem_id="board-paper")
+                initial = leaderboard_table(first, by="submission")
+                board_table = gr.Dataframe(
+                    pd.DataFrame(initial, columns=board_columns("submission")),
+                    column_widths=table_widths(board_columns("submission"), initial),
+                    interactive=False, label="leaderboard (click a header to sort)",
+                    elem_id="board", wrap=True)
+                gr.Markdown(RULE_TEXT + " Pass rate = passed / (passed + failed + "
+                            "not_addressed); ai_passed and ai_failed count the AI's outcomes "
+                            "still awaiting review. *Participants*: each participant's best "
+                            "submission per paper, within the event's paper limit. *Registry "
+                            "claims*: the consensus of each claim of the registry (`judging "
+                            "consensus`: the majority direction among independent, full-scale "
+                            "reproductions when at least 3 give it and it holds more than half "
+                            "of them); it ranks nobody and changes no outcome.")
             with gr.Tab("Claims", id="claims"):
                 with gr.Row():
                     claim_search = gr.Textbox(label="filter",
                                               placeholder="submission, claim, paper, flag...",
                                               elem_id="claim-search")
-                    claim_outcome = gr.Dropdown([ALL, *outcomes], value=ALL, label="outcome",
-                                                elem_id="claim-outcome")
-                claim_table = gr.Dataframe(claim_list("", ALL), interactive=False,
-                                           label="claims (click a row to open it)",
-                                           elem_id="claims", wrap=True)
+                    claim_outcome = gr.Dropdown([ALL, *outcomes_of(first)], value=ALL,
+                                                label="outcome", elem_id="claim-outcome")
+                initial = claims_table(first)
+                claim_table = gr.Dataframe(
+                    pd.DataFrame(initial, columns=CLAIM_COLUMNS),
+                    column_widths=table_widths(CLAIM_COLUMNS, initial), interactive=False,
+                    label="claims (click a row to open it)", elem_id="claims", wrap=True)
             with gr.Tab("Claim", id="claim"):
-                chosen = gr.Dropdown(keys, value=None, label="claim", elem_id="claim-key",
-                                     allow_custom_value=False)
+                chosen = gr.Dropdown(keys, value=keys[0] if keys else None, label="claim",
+                                     elem_id="claim-key", allow_custom_value=False)
                 claim_panel = gr.HTML(elem_id="claim-panel")
                 with gr.Row():
-                    published = gr.Image(label="published figure", type="filepath",
-                                         interactive=False, elem_id="fig-published")
-                    reproduced = gr.Image(label="reproduced figure", type="filepath",
-                                          interactive=False, elem_id="fig-reproduced")
-                    diff = gr.Image(label="diff", type="filepath", interactive=False,
-                                    elem_id="fig-diff")
+                    figures = []
+                    for kind, caption in FIGURE_CAPTIONS.items():
+                        with gr.Column():
+                            # A caption above the image, not Gradio's label badge, which sits
+                            # on the image's top left and hides titles and legends.
+                            gr.HTML(f"<p class='jd-caption'>{e(caption)}</p>")
+                            figures.append(gr.Image(show_label=False, type="filepath",
+                                                    interactive=False, elem_id=f"fig-{kind}",
+                                                    elem_classes=["jd-figure"]))
                 consensus_panel = gr.HTML(elem_id="consensus-panel")
                 judgments_panel = gr.HTML(elem_id="judgments-panel")
             with gr.Tab("Review queue", id="queue"):
-                gr.HTML(queue_html(data), elem_id="queue-panel")
+                queue_panel = gr.HTML(queue_html(first), elem_id="queue-panel")
 
+        claim_outputs = [claim_panel, *figures, judgments_panel, consensus_panel]
         for control in (board_by, board_paper):
             control.change(board, [board_by, board_search, board_paper], board_table, **private)
         board_search.change(board, [board_by, board_search, board_paper], board_table,
@@ -570,9 +710,11 @@ def build_app(data: AppData):
         claim_search.change(claim_list, [claim_search, claim_outcome], claim_table, **private)
         claim_outcome.change(claim_list, [claim_search, claim_outcome], claim_table, **private)
         claim_table.select(pick, [claim_table], [chosen, tabs], **private)
-        chosen.change(show, [chosen], [claim_panel, published, reproduced, diff,
-                                       judgments_panel, consensus_panel], **private)
-        app.load(from_url, None, [chosen, tabs], **private)
+        chosen.change(show, [chosen], claim_outputs, **private)
+        app.load(refresh, [board_by, board_search, board_paper, claim_search, claim_outcome,
+                           chosen],
+                 [header, loaded, board_table, board_paper, claim_table, claim_outcome, chosen,
+                  *claim_outputs, queue_panel, tabs], **private)
         for function in api.functions():
             gr.api(function, api_name=function.__name__)
     return app

@@ -9,7 +9,7 @@ from pathlib import Path
 from judging.check.model import MISSING, OK, WARNING, Checklist
 from judging.check.personal import SKIP_DIRS
 from judging.errors import FigureDataError
-from judging.figure_data import load_figure_data
+from judging.figures.data import load_figure_data
 from judging.models import ClaimInput, ClaimKind, Verdict
 
 #: The hackathon's environment: any of these at the submission's top or one folder down.

@@ -1,5 +1,5 @@
 """Personal data left in a submission's files: e-mail addresses, tokens and keys, user names in
-home-directory paths, each with its file and line (the scrubber's own patterns, judging.scrub)."""
+home-directory paths, each with its file and line (the scrubber's own patterns, judging.check.patterns)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from judging.check.model import WARNING, Checklist
-from judging.scrub import find_personal_data
+from judging.check.patterns import find_personal_data
 
 #: Files larger than this are not read (a logbook page of repeated base64 PNG is about 1 MB).
 MAX_SCAN_BYTES = 20 * 1024 * 1024

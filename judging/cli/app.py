@@ -11,6 +11,7 @@ import click
 from judging.cli.options import (
     calibration_dir_option,
     console,
+    event_option,
     friendly_errors,
     rubrics_dir_option,
     server_options,
@@ -80,14 +81,15 @@ def _argilla(api_url: str | None, api_key: str | None, home: Path) -> tuple[str 
 @click.option("--workspace", default=None,
               help="Argilla workspace of the review queue's links [default: judging].")
 @app_home_option
+@event_option
 @calibration_dir_option
 @rubrics_dir_option
 @server_options
 @friendly_errors
 def serve(run_dir: Path | None, dataset: str | None, revision: str | None, host: str,
           port: int, mcp: bool, background: bool, workspace: str | None, app_home: Path,
-          calibration_dir: Path | None, rubrics_dir: Path | None, api_url: str | None,
-          api_key: str | None, home: Path) -> None:
+          event_path: Path | None, calibration_dir: Path | None, rubrics_dir: Path | None,
+          api_url: str | None, api_key: str | None, home: Path) -> None:
     """Serve the dashboard of RUN_DIR (or of --dataset)."""
     from judging.app import Source, launch, load, start_background
 
@@ -104,7 +106,7 @@ def serve(run_dir: Path | None, dataset: str | None, revision: str | None, host:
         check_repo_id(dataset)
     source = Source(run_dir=run_dir, dataset=dataset, revision=revision,
                     calibration_dir=calibration_dir, rubrics_dir=rubrics_dir,
-                    workspace=workspace,
+                    workspace=workspace, event=event_path,
                     # A dataset is downloaded as real files under the app's home, so that the
                     # figures Gradio serves are plain files (the Hub cache holds links).
                     download_dir=Path(app_home) / "datasets" / dataset.replace("/", "__")
@@ -119,9 +121,11 @@ def serve(run_dir: Path | None, dataset: str | None, revision: str | None, host:
         click.echo(f"Stop it with: judging app stop --app-home {info.home}")
         return
     data = load(source, argilla_url=argilla_url, argilla_api_key=argilla_key)
+    from judging.app.live import LiveData
     from judging.app.process import app_url
 
-    console.print(f"dashboard at {app_url(host, port)} ({len(data.claims)} claims; Ctrl+C "
+    claims = len((data.current() if isinstance(data, LiveData) else data).claims)
+    console.print(f"dashboard at {app_url(host, port)} ({claims} claims; Ctrl+C "
                   f"stops it)", highlight=False, soft_wrap=True)
     if mcp:
         console.print(f"MCP server at {app_url(host, port)}/gradio_api/mcp/", highlight=False,

@@ -10,13 +10,33 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import click
-from rich.console import Console
+from rich.console import Console, ConsoleDimensions
 from rich.markup import escape
 
 from judging.errors import JudgingError
 
-console = Console()
-err_console = Console(stderr=True)
+#: The width of console output that goes to a file or a pipe (no terminal to fit): tables keep
+#: their natural width up to this, instead of rich's 80 columns, which cut every cell into slivers.
+PIPE_WIDTH = 1000
+
+
+class PipeWideConsole(Console):
+    """Rich's console, except that output to a file or a pipe is not fitted to 80 columns
+    (`COLUMNS` still sets the width when given)."""
+
+    @property
+    def size(self) -> ConsoleDimensions:
+        if self._width is None and not self.is_terminal:
+            return ConsoleDimensions(PIPE_WIDTH, self._height or 25)
+        return super().size
+
+    @size.setter
+    def size(self, new_size: tuple[int, int]) -> None:
+        self._width, self._height = new_size
+
+
+console = PipeWideConsole()
+err_console = PipeWideConsole(stderr=True)
 F = TypeVar("F", bound=Callable[..., Any])
 DEFAULT_REVIEW_HOME = Path(".judging") / "argilla"
 
@@ -69,3 +89,13 @@ def server_options(func: F) -> F:
     func = click.option("--api-url", envvar="ARGILLA_API_URL", default=None, show_envvar=True,
                         help="Argilla server [default: the local server of --home].")(func)
     return home_option(func)
+
+
+def event_option(func: F) -> F:
+    """`--event FILE`: the event's rules the leaderboard applies (leaderboard, app)."""
+    return click.option("--event", "event_path", type=click.Path(path_type=Path, dir_okay=False,
+                                                                 exists=True),
+                        envvar="JUDGING_EVENT", default=None,
+                        help="The event's rules (YAML: name, max_papers_per_participant, "
+                             "participants) [env JUDGING_EVENT; default: no limit, a "
+                             "submission's participant is its Hub namespace].")(func)

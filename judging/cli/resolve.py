@@ -5,10 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
+from rich.table import Table
 
 from judging.cli.options import (
     calibration_dir_option,
     console,
+    event_option,
     friendly_errors,
     rubrics_dir_option,
 )
@@ -49,16 +51,53 @@ def resolve(run_dir: Path, labels_path: Path | None, calibration_dir: Path | Non
                   soft_wrap=True)
 
 
+def leaderboard_console_table(title: str, rows: list[dict], columns: list[str]) -> Table:
+    """A leaderboard table for the console, ranks as the page shows them (=2 for a tie)."""
+    from judging.resolve import rank_text
+
+    shown = [c for c in columns if c != "note" or any(r.get("note") for r in rows)]
+    table = Table(title=title, title_justify="left")
+    for column in shown:
+        table.add_column(column, justify="right" if column not in (
+            "submission", "paper", "participant", "note") else "left")
+    for row in rows:
+        table.add_row(*(rank_text(row) if c == "rank" else
+                        "" if row.get(c) is None else str(row[c]) for c in shown))
+    return table
+
+
 @click.command()
 @click.argument("run_dir", type=click.Path(path_type=Path, file_okay=False, exists=True))
+@event_option
 @calibration_dir_option
 @rubrics_dir_option
 @friendly_errors
-def leaderboard(run_dir: Path, calibration_dir: Path | None, rubrics_dir: Path | None) -> None:
-    """Per submission and per paper: claims judged, passed, failed, pending, final verdicts (CSV
-    and HTML, with the pass rates corrected for the judges' measured errors)."""
-    from judging.resolve import write_leaderboard
+def leaderboard(run_dir: Path, event_path: Path | None, calibration_dir: Path | None,
+                rubrics_dir: Path | None) -> None:
+    """Rank submissions, participants and papers by the final decisions (CSV, HTML, console).
 
-    for path in write_leaderboard(run_dir, calibration_dir=calibration_dir,
+    More passes first, then more claims addressed, then fewer fails; a claim waiting for review
+    counts with the AI's outcome, provisionally; a registry claim not addressed counts as not
+    passed. Run `judging resolve RUN_DIR` first.
+    """
+    from judging.resolve import (
+        PARTICIPANT_COLUMNS,
+        RULE_TEXT,
+        SUBMISSION_COLUMNS,
+        load_event_rules,
+        run_leaderboard,
+        write_leaderboard,
+    )
+
+    board = run_leaderboard(run_dir, rules=load_event_rules(event_path))
+    console.print(leaderboard_console_table("Submissions", board.submissions,
+                                            [c for c in SUBMISSION_COLUMNS
+                                             if c != "participant"]))
+    if any(r["submissions"] > 1 or r["note"] for r in board.participants) or \
+            board.rules.max_papers_per_participant:
+        console.print(leaderboard_console_table("Participants", board.participants,
+                                                PARTICIPANT_COLUMNS))
+    console.print(RULE_TEXT, soft_wrap=True, highlight=False)
+    for path in write_leaderboard(run_dir, board=board, calibration_dir=calibration_dir,
                                   rubrics_dir=rubrics_dir):
         console.print(f"wrote {path}", soft_wrap=True)

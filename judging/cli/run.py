@@ -42,7 +42,7 @@ def _parse_price(ctx: click.Context, param: click.Parameter, values: tuple[str, 
 
 
 def _parse_shard(ctx: click.Context, param: click.Parameter, value: str | None):
-    from judging.shards import Shard
+    from judging.rundir import Shard
 
     if value is None:
         return None

@@ -18,7 +18,7 @@ from scipy.sparse.csgraph import connected_components
 
 from judging.consensus.rules import consensus_verdict, modified_z, value_scale
 from judging.hashing import content_hash
-from judging.judges import choose_judgment
+from judging.judges import speaking_lines
 from judging.models import (
     CONTRADICTS_CONSENSUS,
     NOT_INDEPENDENT,
@@ -70,15 +70,7 @@ class _Chosen(NamedTuple):
 
 def _chosen(lines: list[Judgment]) -> _Chosen:
     """Of one claim's newest lines (in file order): per rubric the line that speaks for the AI."""
-    groups: dict[str, list[Judgment]] = defaultdict(list)
-    for judgment in lines:
-        if judgment.rubric is not None:
-            groups[str(judgment.rubric)].append(judgment)
-    chosen = {}
-    for rubric, group in sorted(groups.items()):
-        line = choose_judgment(group)
-        if line is not None:
-            chosen[rubric] = line
+    chosen = {str(line.rubric): line for line, _ in speaking_lines(lines)}
     return _Chosen(outcomes={rubric: _outcome(line) for rubric, line in chosen.items()},
                    copy=any(f.name == COPY_OF_PUBLISHED for line in chosen.values()
                             for f in line.flags))

@@ -55,10 +55,11 @@ __all__ = ["MANIFEST_NAMES", "DiscoveredSpace", "HubSource", "LoadedSubmission",
 
 
 def load_folder(folder: Path | str, *, registry: Registry | None = None,
-                logbooks_dir: Path | None = None, extractor: StructuredAsk | None = None
-                ) -> LoadedSubmission:
+                logbooks_dir: Path | None = None, extractor: StructuredAsk | None = None,
+                **places: frozenset[str]) -> LoadedSubmission:
     """One submission folder of any format: our manifest, else a Trackio logbook (its figures
-    and run logs are written under `logbooks_dir`/<folder name>, in the run directory)."""
+    and run logs are written under `logbooks_dir`/<folder name>, in the run directory).
+    `places` (`verdict_places`, `value_places`) narrow the declared places read (benchmarks)."""
     folder = Path(folder)
     if find_manifest(folder) is not None or not is_logbook(folder):
         return load_submission(folder, registry=registry)
@@ -68,4 +69,4 @@ def load_folder(folder: Path | str, *, registry: Registry | None = None,
     # folders of one name apart
     resolved = folder.resolve()
     return load_logbook(folder, out_dir=Path(logbooks_dir) / slug(f"{resolved.name}@{resolved}"),
-                        registry=registry, extractor=extractor)
+                        registry=registry, extractor=extractor, **places)

@@ -56,7 +56,7 @@ class RegistryClaim(StrictModel):
     published_figure: RelativePath | None = None
     """Relative to the registry file."""
     published_data: RelativePath | None = None
-    """The published figure's data (CSV or JSON, `judging.figure_data`; e.g. series digitized
+    """The published figure's data (CSV or JSON, `judging.figures.data`; e.g. series digitized
     once by the organizers), relative to the registry file: the chart signals then compare the
     published side from its data, not its image."""
     reported_value: float | None = None

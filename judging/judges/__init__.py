@@ -3,7 +3,8 @@
 Reads a `JudgeTask` (the claim, its measured signals and images, the rubric); gives a
 `JudgeResult` (one answer per criterion, each scored or unscored with its reason, plus
 provenance). The offline judge answers from signals and rule checks only; LLM judges talk to any
-OpenAI-compatible endpoint (structured outputs, cached, budgeted); `panel` aggregates several
+OpenAI-compatible endpoint through the one transport of `openai/` (structured outputs, cached,
+budgeted; the logbook extractor's calls too); `panel` aggregates several
 judges' lines on one claim and chooses the line that speaks for the AI.
 """
 
@@ -12,31 +13,35 @@ from __future__ import annotations
 import asyncio
 
 from judging.errors import JudgingError
-from judging.judges.base import Judge, JudgeResult, JudgeTask
-from judging.judges.llm import (
+from judging.judges.base import CallEstimate, Judge, JudgeResult, JudgeTask
+from judging.judges.offline import OfflineJudge, offline_judge
+from judging.judges.openai import (
+    AnswerCache,
     Budget,
     EndpointClient,
     JudgeConfigError,
     LLMOptions,
     OpenAIJudge,
-    estimate_tokens,
+    StructuredAnswer,
+    StructuredCaller,
     openai_judge,
+    structured_caller,
 )
-from judging.judges.offline import OfflineJudge, offline_judge
 from judging.judges.panel import (
     AGGREGATION,
     aggregate_panel,
     choose_judgment,
     order_consistency,
     panel_name,
+    speaking_lines,
 )
 from judging.judges.prompt import hold_images, read_images, release_images
-from judging.judges.structured import StructuredAnswer, StructuredCaller, structured_caller
 
-__all__ = ["AGGREGATION", "Budget", "EndpointClient", "Judge", "JudgeConfigError", "JudgeResult", "JudgeTask",
+__all__ = ["AGGREGATION", "AnswerCache", "Budget", "CallEstimate", "EndpointClient", "Judge",
+           "JudgeConfigError", "JudgeResult", "JudgeTask",
            "LLMOptions", "OfflineJudge", "OpenAIJudge", "UnknownJudgeSpec", "aggregate_panel",
-           "choose_judgment", "estimate_tokens", "hold_images", "make_judge", "offline_judge",
-           "openai_judge", "order_consistency", "panel_name", "read_images", "release_images",
+           "choose_judgment", "hold_images", "make_judge", "offline_judge",
+           "openai_judge", "order_consistency", "panel_name", "read_images", "release_images", "speaking_lines",
            "StructuredAnswer", "StructuredCaller", "structured_caller"]
 
 

@@ -44,6 +44,18 @@ class JudgeResult:
     """Per-call settings to record beside the judge's own (e.g. the response format used)."""
 
 
+@dataclass(frozen=True)
+class CallEstimate:
+    """What one task would cost a judge that calls an endpoint (`judging run --estimate`)."""
+
+    cached: bool = False
+    """The answer is in the cache: no call."""
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float | None = None
+    """None when the model has no price (the cost is then unknown)."""
+
+
 @runtime_checkable
 class Judge(Protocol):
     spec: str
@@ -57,6 +69,11 @@ class Judge(Protocol):
 
     def template_hash(self, rubric: Rubric) -> str:
         """Rubric content hash + the version of the code that turns it into questions."""
+        ...
+
+    def estimate(self, task: JudgeTask) -> CallEstimate | None:
+        """What answering the task would cost, without answering it; None when it makes no call
+        (the offline judge; no criterion applies)."""
         ...
 
     async def __call__(self, task: JudgeTask) -> JudgeResult:

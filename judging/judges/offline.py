@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 
-from judging.judges.base import JudgeResult, JudgeTask
+from judging.judges.base import CallEstimate, JudgeResult, JudgeTask
 from judging.models import (
     AnswerStatus,
     ConfidenceSource,
@@ -120,6 +120,9 @@ class OfflineJudge:
     def template_hash(self, rubric: Rubric) -> str:
         digest = hashlib.sha256(f"{rubric.content_hash()}|{OFFLINE_JUDGE_VERSION}".encode())
         return "sha256:" + digest.hexdigest()
+
+    def estimate(self, task: JudgeTask) -> CallEstimate | None:
+        return None  # no endpoint, nothing to pay
 
     async def __call__(self, task: JudgeTask) -> JudgeResult:
         answers = []

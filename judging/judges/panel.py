@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from judging.models import (
     AnswerStatus,
@@ -121,3 +121,18 @@ def choose_judgment(lines: list[Judgment]) -> Judgment | None:
         return kind, 1 if judgment.status is LineStatus.scored else 0
 
     return max(usable, key=rank)
+
+
+def speaking_lines(lines: Iterable[Judgment]) -> Iterator[tuple[Judgment, list[Judgment]]]:
+    """Of one claim's newest lines, per rubric version it was judged under (in `id@version`
+    order): the line that speaks for the AI (`choose_judgment`) and the version's lines. Lines
+    that name no rubric (a claim that failed to load) speak for none. Review push, resolve and
+    consensus all read a claim through this."""
+    groups: dict[str, list[Judgment]] = defaultdict(list)
+    for line in lines:
+        if line.rubric is not None:
+            groups[str(line.rubric)].append(line)
+    for _, group in sorted(groups.items()):
+        chosen = choose_judgment(group)
+        if chosen is not None:
+            yield chosen, group

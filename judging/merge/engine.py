@@ -32,7 +32,7 @@ from typing import Literal
 from judging.errors import JudgingError
 from judging.merge.union import MergeResult, merge_runs
 from judging.run import RunRequest, run_judging
-from judging.shards import all_shards
+from judging.rundir import all_shards
 
 ShardOutput = Literal["shared", "driver"]
 

@@ -184,6 +184,8 @@ def dataset_card(*, run_id: str, repo_id: str | None, license: str,
         "## Configs", "",
         f"- `claims` ({len(claims)} rows, `data/claims.parquet`): one row per claim: ids, kind, "
         "the participant's verdict, our outcome (overall and per rubric, `outcomes` as JSON), "
+        "while it waits for review the AI's outcome that ranks provisionally (`ai_outcome`, "
+        "and per rubric `ai_outcomes` as JSON), "
         "whether the verdict is upheld, the claim's final verdict (`final_verdict`: verified, "
         "falsified, toy, inconclusive or pending, and who decided it), who decided, its flags, "
         "and the claim's statement, "

@@ -32,7 +32,8 @@ def table_schemas() -> dict[str, Any]:
             ("reproduced_value", f), ("values", s), ("tolerance", s), ("problem_kind", s),
             ("problem_note", s), ("evidence_files", strings), ("agent_name", s),
             ("agent_model", s), ("human_help", s), ("figures", s), ("source_verdict", s),
-            ("toy", b), ("final_verdict", s), ("final_verdict_by", s)]),
+            ("toy", b), ("ai_outcome", s), ("ai_outcomes", s), ("final_verdict", s),
+            ("final_verdict_by", s)]),
         "decisions": pa.schema([
             ("submission_id", s), ("claim_id", s), ("paper_id", s), ("kind", s), ("verdict", s),
             ("rubric_id", s), ("rubric_version", s), ("rubric_hash", s), ("rubric_outcome", s),
@@ -123,10 +124,12 @@ def claim_rows(finals: list[ClaimDecision], claims: dict[str, ClaimInput],
             "figures": figures.get(str(final.claim)) or None,
             "source_verdict": claim.source_verdict if claim else None,
             "toy": claim.toy if claim else None,
+            "ai_outcome": final.ai_outcome,
+            "ai_outcomes": dict(final.ai_outcomes) or None,
             "final_verdict": final.final_verdict, "final_verdict_by": final.final_verdict_by,
         }
         row = scrubber.tree(row)
-        for key in ("outcomes", "values", "tolerance", "figures"):
+        for key in ("outcomes", "values", "tolerance", "figures", "ai_outcomes"):
             row[key] = _json(row[key])
         rows.append(row)
     return rows

@@ -13,12 +13,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+# The patterns and `scrub` itself live with `check` (judging/check/patterns.py), which reports what
+# they find and sits below publish; they are re-exported here so that publish's modules and tests
+# keep their names.
+from judging.check import SCRUB_KINDS, SCRUB_PATTERNS, leftovers, scrub
 from judging.models import ClaimInput
 from judging.rundir import RunPaths
-
-# The patterns and `scrub` itself live in the vocabulary (`judging.scrub`), where `check` uses them
-# too; they are re-exported here so that publish's modules and tests keep their names.
-from judging.scrub import SCRUB_KINDS, SCRUB_PATTERNS, leftovers, scrub
 
 __all__ = ["SCRUB_KINDS", "SCRUB_PATTERNS", "Scrubber", "leftovers", "local_roots", "pseudonym",
            "public_endpoint", "publish_salt", "scrub"]

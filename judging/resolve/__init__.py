@@ -18,13 +18,28 @@ from judging.resolve.decide import (
                                     resolve_run,
                                     write_resolution,
 )
+from judging.resolve.event import EventRules, load_event_rules
 from judging.resolve.leaderboard import (
                                          CONSENSUS_COLUMNS,
+                                         PAPER_COLUMNS,
+                                         PARTICIPANT_COLUMNS,
+                                         RULE_TEXT,
+                                         SUBMISSION_COLUMNS,
+                                         ClaimResult,
+                                         Leaderboard,
+                                         build_leaderboard,
                                          consensus_rows,
                                          leaderboard_rows,
+                                         outcome_label,
+                                         rank_text,
+                                         run_leaderboard,
+                                         submission_times,
                                          write_leaderboard,
 )
 
-__all__ = ["CONSENSUS_COLUMNS", "ClaimDecision", "FinalAnswer", "FinalOutcome", "Resolution",
-           "RubricDecision", "consensus_rows", "decide_run", "leaderboard_rows", "resolve_run",
+__all__ = ["CONSENSUS_COLUMNS", "PAPER_COLUMNS", "PARTICIPANT_COLUMNS", "RULE_TEXT",
+           "SUBMISSION_COLUMNS", "ClaimDecision", "ClaimResult", "EventRules", "FinalAnswer",
+           "FinalOutcome", "Leaderboard", "Resolution", "RubricDecision", "build_leaderboard",
+           "consensus_rows", "decide_run", "leaderboard_rows", "load_event_rules",
+           "outcome_label", "rank_text", "resolve_run", "run_leaderboard", "submission_times",
            "write_leaderboard", "write_resolution"]

@@ -25,7 +25,7 @@ from judging.calibrate import (
     read_labels,
     trusted_criteria,
 )
-from judging.judges import choose_judgment
+from judging.judges import speaking_lines
 from judging.models import (
     OWN_VERDICT,
     AnswerStatus,
@@ -59,6 +59,9 @@ class FinalAnswer(StrictModel):
     """The AI's quote from the evidence, for a category it decided (its own verdict)."""
     reason: str | None = None
     """Why it is pending (a tie, an untrusted criterion, no answer)."""
+    ai_value: bool | int | str | None = None
+    """A pending criterion's answer from the AI, which no calibration trusts yet: it stands in
+    provisionally (`ai_outcome`) until a human decides."""
 
 
 class RubricDecision(VersionedModel):
@@ -76,6 +79,10 @@ class RubricDecision(VersionedModel):
     score: float | None
     coverage: float
     answers: list[FinalAnswer]
+    ai_outcome: FinalOutcome | None = None
+    """While `outcome` is pending: the outcome with the AI's own answers standing in for the
+    criteria nobody decided (pass | fail | incomplete), shown as "AI pass, awaiting review" and
+    ranked provisionally; None once decided."""
     ai_judge: str | None
     ai_calibration: str | None
     """Why the AI's answers could not be used (no or stale calibration), if so."""
@@ -104,6 +111,14 @@ class ClaimDecision(VersionedModel):
     upheld: Literal["yes", "no", "pending"]
     """Whether the participant's verdict stands."""
     decided_by: list[str]
+    ai_outcome: FinalOutcome | None = None
+    """While `outcome` is pending or incomplete: the outcome across rubrics with the AI's own
+    answers standing in for the criteria nobody decided (pass | fail | incomplete). The
+    leaderboard ranks a claim by it provisionally ("AI pass, awaiting review") until a human
+    decides; None once the outcome is decided."""
+    ai_outcomes: dict[str, FinalOutcome] = Field(default_factory=dict)
+    """By rubric `id@version`, for the rubrics whose outcome is pending or incomplete: the AI's
+    outcome standing in (RubricDecision.ai_outcome)."""
     final_verdict: FinalVerdict | None = None
     """The claim's own verdict from the evidence (the verdict rubric's `own_verdict`): the
     reviewers' majority, else the AI's where a calibration trusts it, else pending. None when no
@@ -164,6 +179,7 @@ def decide(rubric: Rubric, judgment: Judgment | None, claim: ClaimKey, *,
             unstable = samples_disagree(criterion, ai)
             if unstable is not None:
                 answers.append(FinalAnswer(criterion=criterion.id, status="pending",
+                                           ai_value=ai.value,
                                            reason=f"pending review: {unstable}"))
                 continue
             if criterion.id in trusted:
@@ -172,10 +188,13 @@ def decide(rubric: Rubric, judgment: Judgment | None, claim: ClaimKey, *,
                     passed=criterion.passes(ai.value), decided_by="ai", quote=ai.quote,
                     who=[judgment.judge]))  # type: ignore[union-attr]
                 continue
-            reason = f"the AI's answer is not trusted ({ai_problem or 'calibration says so'})"
-        else:
-            reason = "no answer: " + (ai.reason if ai is not None and ai.reason else
-                                      "the AI could not answer")
+            answers.append(FinalAnswer(
+                criterion=criterion.id, status="pending", ai_value=ai.value,
+                reason="pending review: the AI's answer is not trusted "
+                       f"({ai_problem or 'calibration says so'})"))
+            continue
+        reason = "no answer: " + (ai.reason if ai is not None and ai.reason else
+                                  "the AI could not answer")
         answers.append(FinalAnswer(criterion=criterion.id, status="pending",
                                    reason=f"pending review: {reason}"))
     return answers
@@ -223,6 +242,15 @@ def rubric_outcome(rubric: Rubric, answers: list[FinalAnswer]) -> tuple[FinalOut
     if outcome == "incomplete" and any(a.status == "pending" for a in answers):
         outcome = "pending"
     return outcome, result.score, result.coverage
+
+
+def provisional_outcome(rubric: Rubric, answers: list[FinalAnswer]) -> FinalOutcome:
+    """The rubric's outcome with the AI's untrusted answers standing in for the pending criteria
+    that have one (a criterion nobody answered stays unanswered: incomplete)."""
+    standing_in = [a.model_copy(update={"status": "decided", "value": a.ai_value})
+                   if a.status == "pending" and a.ai_value is not None else a for a in answers]
+    outcome, _, _ = rubric_outcome(rubric, standing_in)
+    return "incomplete" if outcome == "pending" else outcome
 
 
 def upheld(verdict: Verdict | None, decisions: list[RubricDecision]) -> Literal["yes", "no",
@@ -347,15 +375,10 @@ def iter_decisions(run_dir: Path, *, labels_path: Path | None = None,
     artifacts: dict = {}
     try:
         for claim_key, claim_lines in store.latest_by_claim():
-            groups: dict[str, list[Judgment]] = defaultdict(list)
-            for judgment in claim_lines:
-                if judgment.rubric is not None:
-                    groups[str(judgment.rubric)].append(judgment)
             items: list[RubricDecision] = []
-            for ref_name, lines in sorted(groups.items()):
-                chosen = choose_judgment(lines)
-                if chosen is None or chosen.rubric is None:
-                    continue
+            for chosen, _ in speaking_lines(claim_lines):
+                assert chosen.rubric is not None
+                ref_name = str(chosen.rubric)
                 if ref_name not in rubrics:
                     rubrics[ref_name] = judged_rubric(library, chosen.rubric)
                 rubric = rubrics[ref_name]
@@ -369,19 +392,25 @@ def iter_decisions(run_dir: Path, *, labels_path: Path | None = None,
                     claim=chosen.claim, paper_id=chosen.paper_id, kind=chosen.kind,
                     verdict=chosen.verdict, rubric=chosen.rubric, applies_to=rubric.applies_to,
                     outcome=outcome, score=score, coverage=coverage, answers=answers,
+                    ai_outcome=provisional_outcome(rubric, answers)
+                    if outcome in ("pending", "incomplete") else None,
                     ai_judge=chosen.judge, ai_calibration=problem,
                     human_overall=str(overall) if overall is not None else None))
             if not items:
                 continue
             first = items[0]
+            outcome = combined([d.outcome for d in items])
             deciders = sorted({(a.decided_by if a.decided_by != "ai" else a.who[0])
                                for d in items for a in d.answers if a.status == "decided"})
             own, own_by, own_note = final_verdict(items)
             yield items, ClaimDecision(
                 claim=first.claim, paper_id=first.paper_id, kind=first.kind,
                 verdict=first.verdict, outcomes={str(d.rubric): d.outcome for d in items},
-                outcome=combined([d.outcome for d in items]),
-                upheld=upheld(first.verdict, items), decided_by=deciders,
+                outcome=outcome, upheld=upheld(first.verdict, items), decided_by=deciders,
+                ai_outcome=combined([d.ai_outcome or d.outcome for d in items])
+                if outcome in ("pending", "incomplete") else None,
+                ai_outcomes={str(d.rubric): d.ai_outcome for d in items
+                             if d.ai_outcome is not None},
                 final_verdict=own, final_verdict_by=own_by,  # type: ignore[arg-type]
                 final_verdict_note=own_note)
     finally:

@@ -1,11 +1,25 @@
-"""`judging leaderboard`: per submission and per paper, claims judged, passed, failed, pending and
-upheld, from the final decisions (CSV and HTML).
+"""`judging leaderboard`: the ranking of submissions, papers and participants, from each claim's
+final outcome (CSV, HTML and the console; the dashboard and a Space reading the published dataset
+rank with these same functions).
 
-A registry claim a submission does not address (not_addressed.jsonl, written by `judging run`)
-counts as a judged claim that did not pass: it is in `claims` and `not_addressed`, and in the
-pass rate's denominator, so that skipping the hard claims of a paper never raises a pass rate.
+The rule (README, "The ranking"), a pure function of each claim's outcome:
 
-When the run reproduces registry claims, a third table lists each registry claim's consensus
+- A claim **stands** as `pass` or `fail` when people (or a calibrated, trusted AI) decided it.
+  While it waits for review, the AI's own outcome stands in provisionally ("AI pass, awaiting
+  review": `ClaimDecision.ai_outcome`), so an offline or LLM-only event still has a leaderboard;
+  a claim with neither is `undecided`. A registry claim the submission does not address
+  (not_addressed.jsonl) stands as not passed.
+- Submissions rank by **passes** (more first), then by **claims addressed** (more first: trying
+  a hard claim and failing it never ranks below skipping it), then by **fails** (fewer first).
+  Nothing else counts: in particular not how many claims still wait for review, so a reviewer's
+  "fail" can never raise a submission and a "pass" can never lower it.
+- Equal keys are ties: they share a rank (shown `=2`), listed in natural order of their ids.
+
+Per participant (`EventRules`): the totals of their submissions, at most one per paper (the best)
+and at most `max_papers_per_participant` papers (the earliest submitted); a submission beyond the
+limit is listed, flagged and unranked, never silently counted.
+
+When the run reproduces registry claims, a further table lists each registry claim's consensus
 (`judging consensus`; computed afresh when its side file is missing or stale): its verdict,
 support, agreement and the spread of reproduced values. It ranks nobody.
 """
@@ -14,26 +28,268 @@ from __future__ import annotations
 
 import csv
 import html
+import io
 from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
+from typing import Any, Literal
 
+from judging.atomic import write_text_atomic
 from judging.calibrate import CorrectedRow, calibration_root, corrected_rates
 from judging.consensus import load_consensus
 from judging.errors import JudgingError
-from judging.models import ClaimConsensus, ConsensusReport, NotAddressed
+from judging.models import ClaimConsensus, ConsensusReport, NotAddressed, natural_key
 from judging.resolve.decide import ClaimDecision
-from judging.rundir import RunPaths, read_jsonl, read_not_addressed
+from judging.resolve.event import EventRules
+from judging.rundir import RunPaths, RunStore, read_jsonl, read_not_addressed
 
-COLUMNS = ["claims", "passed", "failed", "not_addressed", "pending", "incomplete", "upheld",
-           "pass_rate"]
-#: The claims' final verdicts (verified, falsified, toy, inconclusive): the verdict rubric's
-#: own_verdict as resolve decided it (human, else trusted AI); claims still pending are in none.
-#: Only when some claim was judged with a rubric that asks for one.
+Standing = Literal["pass", "fail", "undecided", "not_addressed"]
+
+#: The counts of a row, in the order the tables show them.
+COLUMNS = ["claims", "addressed", "passed", "ai_passed", "failed", "ai_failed", "undecided",
+           "not_addressed", "upheld", "pass_rate"]
+#: What the columns mean, for the page and the dashboard.
+COLUMN_HELP = {
+    "claims": "claims counted: those addressed and the registry claims not addressed",
+    "addressed": "claims the submission made (judged)",
+    "passed": "claims that pass, decided or AI-provisional",
+    "ai_passed": "of which an AI pass awaiting review",
+    "failed": "claims that fail, decided or AI-provisional",
+    "ai_failed": "of which an AI fail awaiting review",
+    "undecided": "neither pass nor fail yet (no human decision, no AI outcome)",
+    "not_addressed": "registry claims of the paper the submission did not address (not passed)",
+    "upheld": "claims whose participant's verdict stands",
+    "pass_rate": "passed / (passed + failed + not_addressed)",
+}
+SUBMISSION_COLUMNS = ["rank", "submission", "paper", "participant", *COLUMNS, "note"]
+PAPER_COLUMNS = ["rank", "paper", "submissions", *COLUMNS]
+PARTICIPANT_COLUMNS = ["rank", "participant", "papers", "submissions", "counted", *COLUMNS,
+                       "note"]
+
+#: The claims' final verdicts (the verdict rubric's own_verdict as resolve decided it: human,
+#: else trusted AI; a claim still pending is in none), beside the ranking, which they do not
+#: change. Only when some claim was judged with a rubric that asks for one.
 FINAL_VERDICT_COLUMNS = ["final_verified", "final_falsified", "final_toy", "final_inconclusive"]
+FINAL_VERDICT_HELP = "claims by final verdict (own_verdict: humans, else a trusted AI)"
 
 CONSENSUS_COLUMNS = ["registry_claim", "paper", "reproductions", "independent", "verified",
                      "falsified", "inconclusive", "consensus", "support", "agreement",
                      "contradicting", "value_outliers", "spread", "counted_from"]
+
+RULE_TEXT = ("Ranked by passes (more first), then claims addressed (more first), then fails "
+             "(fewer first); equal keys are ties (=N). A claim nobody has reviewed yet counts "
+             "with the AI's outcome, provisionally (\"AI pass, awaiting review\"); a registry "
+             "claim a submission does not address counts as not passed.")
+
+
+@dataclass(frozen=True)
+class ClaimResult:
+    """One claim as the ranking sees it: its final outcome, and the AI's while it is pending."""
+
+    submission: str
+    paper: str | None
+    claim_id: str
+    outcome: str
+    """pass | fail | incomplete | pending (ClaimDecision.outcome), or not_addressed."""
+    ai_outcome: str | None = None
+    """The AI's outcome while `outcome` is pending or incomplete (pass | fail | incomplete)."""
+    upheld: bool = False
+    final_verdict: str | None = None
+    """The claim's final verdict (verified, falsified, toy, inconclusive, pending), if asked."""
+
+    @property
+    def standing(self) -> Standing:
+        if self.outcome in ("pass", "fail", "not_addressed"):
+            return self.outcome  # type: ignore[return-value]
+        if self.ai_outcome in ("pass", "fail"):
+            return self.ai_outcome  # type: ignore[return-value]
+        return "undecided"
+
+    @property
+    def provisional(self) -> bool:
+        """The standing is the AI's, awaiting review."""
+        return self.outcome not in ("pass", "fail", "not_addressed") and \
+            self.ai_outcome in ("pass", "fail")
+
+
+def outcome_label(outcome: str, ai_outcome: str | None) -> str:
+    """How an outcome reads to a person: `pass` or `fail` once decided; while it waits for
+    review, the AI's (`AI pass, awaiting review`, `AI fail, ...`, `AI incomplete, ...`); else
+    the outcome itself (`pending`, `incomplete`, `error`)."""
+    if outcome in ("pending", "incomplete") and ai_outcome in ("pass", "fail", "incomplete"):
+        return f"AI {ai_outcome}, awaiting review"
+    return outcome
+
+
+def claim_results(finals: Iterable[ClaimDecision],
+                  not_addressed: Iterable[NotAddressed] = ()) -> list[ClaimResult]:
+    """Every claim the ranking counts. A registry claim with a final decision is never also
+    counted as not addressed (a run resumed after a submission dropped a claim keeps its
+    judgments)."""
+    results = [ClaimResult(submission=f.claim.submission_id, paper=f.paper_id,
+                           claim_id=f.claim.claim_id, outcome=f.outcome,
+                           ai_outcome=f.ai_outcome, upheld=f.upheld == "yes",
+                           final_verdict=f.final_verdict) for f in finals]
+    judged = {(r.submission, r.claim_id) for r in results}
+    results += [ClaimResult(submission=r.submission_id, paper=r.paper_id, claim_id=r.claim_id,
+                            outcome="not_addressed") for r in not_addressed
+                if (r.submission_id, r.claim_id) not in judged]
+    return results
+
+
+def tally(results: Iterable[ClaimResult]) -> dict[str, Any]:
+    """The counts of COLUMNS over some claims."""
+    counts = dict.fromkeys(COLUMNS[:-1], 0)
+    for result in results:
+        standing = result.standing
+        counts["claims"] += 1
+        counts["addressed"] += standing != "not_addressed"
+        counts["passed"] += standing == "pass"
+        counts["failed"] += standing == "fail"
+        counts["ai_passed"] += result.provisional and standing == "pass"
+        counts["ai_failed"] += result.provisional and standing == "fail"
+        counts["undecided"] += standing == "undecided"
+        counts["not_addressed"] += standing == "not_addressed"
+        counts["upheld"] += result.upheld
+    return _with_rate(counts)
+
+
+def final_verdict_counts(results: Iterable[ClaimResult], asks: bool = True) -> dict[str, int]:
+    """The FINAL_VERDICT_COLUMNS of some claims (nothing when no claim's rubric asks for a final
+    verdict: `asks` False)."""
+    if not asks:
+        return {}
+    found = Counter(r.final_verdict for r in results)
+    return {column: found[column.removeprefix("final_")] for column in FINAL_VERDICT_COLUMNS}
+
+
+def _with_rate(counts: dict[str, Any]) -> dict[str, Any]:
+    decided = counts["passed"] + counts["failed"] + counts["not_addressed"]
+    counts["pass_rate"] = round(counts["passed"] / decided, 3) if decided else None
+    return counts
+
+
+def rank_key(row: Mapping[str, Any]) -> tuple[int, int, int]:
+    """The ranking: more passes, then more claims addressed, then fewer fails."""
+    return -row["passed"], -row["addressed"], row["failed"]
+
+
+def ranked(rows: list[dict[str, Any]], name: str) -> list[dict[str, Any]]:
+    """`rows` best first, each with `rank` (shared by ties: competition ranking, 1, 2, 2, 4) and
+    `tie`; ties in natural order of `name`. A row with `ranked` False (a submission beyond its
+    participant's paper limit) is unranked (rank None) and listed last."""
+    counted = sorted((r for r in rows if r.get("ranked", True)),
+                     key=lambda r: (rank_key(r), natural_key(str(r[name]))))
+    rest = sorted((r for r in rows if not r.get("ranked", True)),
+                  key=lambda r: (rank_key(r), natural_key(str(r[name]))))
+    keys = [rank_key(r) for r in counted]
+    for position, row in enumerate(counted):
+        first = keys.index(keys[position])
+        row["rank"] = first + 1
+        row["tie"] = keys.count(keys[position]) > 1
+    for row in rest:
+        row["rank"], row["tie"] = None, False
+    return [*counted, *rest]
+
+
+def rank_text(row: Mapping[str, Any]) -> str:
+    """`3`, `=2` for a tie, `-` for an unranked row."""
+    if row.get("rank") is None:
+        return "-"
+    return f"={row['rank']}" if row.get("tie") else str(row["rank"])
+
+
+@dataclass
+class Leaderboard:
+    """The three rankings, best first."""
+
+    submissions: list[dict[str, Any]]
+    papers: list[dict[str, Any]]
+    participants: list[dict[str, Any]]
+    rules: EventRules = field(default_factory=EventRules)
+
+
+def build_leaderboard(finals: Iterable[ClaimDecision],
+                      not_addressed: Iterable[NotAddressed] = (), *,
+                      rules: EventRules | None = None,
+                      submitted: Mapping[str, datetime | None] | None = None) -> Leaderboard:
+    """Rank the submissions, papers and participants of these final decisions. `submitted`:
+    when each submission was submitted (its commit), to count a participant's earliest papers
+    first; unknown ones after, in natural order of paper id."""
+    rules = rules or EventRules()
+    submitted = submitted or {}
+    results = claim_results(finals, not_addressed)
+    by_submission: dict[str, list[ClaimResult]] = defaultdict(list)
+    by_paper: dict[str, list[ClaimResult]] = defaultdict(list)
+    for result in results:
+        by_submission[result.submission].append(result)
+        by_paper[result.paper or "?"].append(result)
+    asks = any(r.final_verdict is not None for r in results)
+    submissions = [{"submission": s, "paper": next((r.paper for r in group if r.paper), None),
+                    "participant": rules.participant(s), **tally(group), "note": "",
+                    **final_verdict_counts(group, asks)}
+                   for s, group in by_submission.items()]
+    participants = _participants(submissions, rules, submitted)
+    papers = [{"paper": p, "submissions": len({r.submission for r in group}), **tally(group),
+               **final_verdict_counts(group, asks)}
+              for p, group in by_paper.items()]
+    return Leaderboard(submissions=ranked(submissions, "submission"),
+                       papers=ranked(papers, "paper"),
+                       participants=ranked(participants, "participant"), rules=rules)
+
+
+def _participants(submissions: list[dict[str, Any]], rules: EventRules,
+                  submitted: Mapping[str, datetime | None]) -> list[dict[str, Any]]:
+    """Per participant: their best submission per paper, on at most the limit's earliest
+    papers; marks the submissions beyond the limit (`ranked` False, a note) in place."""
+    limit = rules.max_papers_per_participant
+    by_participant: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in submissions:
+        by_participant[row["participant"]].append(row)
+    rows = []
+    for participant, group in by_participant.items():
+        papers: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for row in group:
+            papers[str(row["paper"])].append(row)
+
+        first: dict[str, tuple] = {}
+        for paper, rows_of_paper in papers.items():
+            times = [t.timestamp() for r in rows_of_paper
+                     if (t := submitted.get(r["submission"])) is not None]
+            first[paper] = ((0, min(times)) if times else (1, 0.0), natural_key(paper))
+        order = sorted(papers, key=first.__getitem__)
+        kept = order if limit is None else order[:limit]
+        counted = []
+        for paper in order:
+            best, *others = sorted(papers[paper], key=lambda r: (rank_key(r),
+                                                                 natural_key(r["submission"])))
+            if paper not in kept:
+                for row in papers[paper]:
+                    row["ranked"] = False
+                    row["note"] = (f"beyond the {limit}-paper limit of {participant}: not "
+                                   f"counted")
+                continue
+            counted.append(best)
+            for row in others:
+                row["note"] = (f"{participant}'s other submission on {paper} "
+                               f"({best['submission']}) counts for the participant")
+        totals = _with_rate({c: sum(r[c] for r in counted) for c in COLUMNS[:-1]})
+        over = len(order) - len(kept)
+        rows.append({"participant": participant, "papers": len(order),
+                     "submissions": len(group), "counted": len(counted), **totals,
+                     "note": f"{len(order)} papers: {over} beyond the limit of {limit}, "
+                             f"flagged and not counted" if over else ""})
+    return rows
+
+
+def leaderboard_rows(finals: Iterable[ClaimDecision],
+                     not_addressed: Iterable[NotAddressed] = (), *,
+                     rules: EventRules | None = None) -> tuple[list[dict], list[dict]]:
+    """(per submission, per paper) rows, best first (`build_leaderboard`)."""
+    board = build_leaderboard(finals, not_addressed, rules=rules)
+    return board.submissions, board.papers
 
 
 def consensus_row(claim: ClaimConsensus) -> dict:
@@ -54,59 +310,84 @@ def consensus_rows(report: ConsensusReport | None) -> list[dict]:
     return [consensus_row(c) for c in report.claims] if report is not None else []
 
 
-def leaderboard_rows(finals: list[ClaimDecision],
-                     not_addressed: list[NotAddressed] | tuple[()] = ()
-                     ) -> tuple[list[dict], list[dict]]:
-    """(per submission, per paper) rows, best first. Each not-addressed registry claim counts as
-    a claim that did not pass (a zero)."""
-    Item = ClaimDecision | NotAddressed
+def submission_times(run_dir: Path) -> dict[str, datetime | None]:
+    """When each submission of a run was submitted: the date of the commit judged (Hub
+    sources), else unknown."""
+    store = RunStore.open(run_dir, create=False)
+    try:
+        times: dict[str, datetime | None] = {}
+        for content in store.claims().values():
+            when = content.source.committed_at if content.source is not None else None
+            times[content.key.submission_id] = when or times.get(content.key.submission_id)
+        return times
+    finally:
+        store.close()
 
-    def outcome(item: Item) -> str:
-        return item.outcome if isinstance(item, ClaimDecision) else "not_addressed"
 
-    def submission(item: Item) -> str:
-        return (item.claim if isinstance(item, ClaimDecision) else item.key).submission_id
+def run_leaderboard(run_dir: Path, *, rules: EventRules | None = None) -> Leaderboard:
+    """The leaderboard of a resolved run (final.jsonl and not_addressed.jsonl)."""
+    path = RunPaths(Path(run_dir)).final
+    if not path.is_file():
+        raise JudgingError(f"{path}: no final decisions yet; run `judging resolve {run_dir}` "
+                           f"first")
+    return build_leaderboard(read_jsonl(path, ClaimDecision), read_not_addressed(Path(run_dir)),
+                             rules=rules, submitted=submission_times(Path(run_dir)))
 
-    def tally(items: list[Item]) -> dict:
-        outcomes = Counter(outcome(d) for d in items)
-        decided = outcomes["pass"] + outcomes["fail"] + outcomes["not_addressed"]
-        return {"claims": len(items), "passed": outcomes["pass"], "failed": outcomes["fail"],
-                "not_addressed": outcomes["not_addressed"],
-                "pending": outcomes["pending"], "incomplete": outcomes["incomplete"],
-                "upheld": sum(1 for d in items
-                              if isinstance(d, ClaimDecision) and d.upheld == "yes"),
-                "pass_rate": round(outcomes["pass"] / decided, 3) if decided else None,
-                **({f"final_{v}": sum(1 for d in items if isinstance(d, ClaimDecision)
-                                      and d.final_verdict == v)
-                    for v in ("verified", "falsified", "toy", "inconclusive")}
-                   if asks_final else {})}
 
-    asks_final = any(d.final_verdict is not None for d in finals)
+def _cell(column: str, row: Mapping[str, Any]) -> str:
+    if column == "rank":
+        return rank_text(row)
+    value = row.get(column)
+    return "" if value is None else str(value)
 
-    # A claim that has a final decision is not also counted as not addressed (a run resumed after
-    # a submission dropped a claim keeps that claim's judgments).
-    judged = {str(d.claim) for d in finals}
-    items: list[Item] = [*finals, *(r for r in not_addressed if str(r.key) not in judged)]
-    submissions: dict[str, list[Item]] = defaultdict(list)
-    papers: dict[str, list[Item]] = defaultdict(list)
-    for item in items:
-        submissions[submission(item)].append(item)
-        papers[item.paper_id or "?"].append(item)
-    by_submission = [{"submission": s, "paper": next((d.paper_id for d in group if d.paper_id),
-                                                     None), **tally(group)}
-                     for s, group in submissions.items()]
-    by_paper = [{"paper": p, "submissions": len({submission(d) for d in group}), **tally(group)}
-                for p, group in papers.items()]
-    order = lambda row: (-row["passed"], row["pending"], str(row.get("submission") or row["paper"]))  # noqa: E731
-    return sorted(by_submission, key=order), sorted(by_paper, key=order)
+
+def write_leaderboard(run_dir: Path, *, rules: EventRules | None = None,
+                      board: Leaderboard | None = None, calibration_dir: Path | None = None,
+                      rubrics_dir: Path | None = None) -> list[Path]:
+    """leaderboard_{submissions,papers,participants}.csv, leaderboard.html and, when the run
+    reproduces registry claims, leaderboard_consensus.csv; each file replaced whole. The page
+    also shows the AI's pass rates corrected for its measured errors (`calibration_dir`)."""
+    board = board or run_leaderboard(run_dir, rules=rules)
+    paths = RunPaths(Path(run_dir))
+    consensus = consensus_rows(load_consensus(run_dir))
+    submissions_csv, papers_csv, page = paths.leaderboards
+    finals = FINAL_VERDICT_COLUMNS if any(FINAL_VERDICT_COLUMNS[0] in row
+                                          for row in board.submissions) else []
+    tables: list[tuple[list[dict], Path, list[str]]] = [
+        (board.submissions, submissions_csv, [*SUBMISSION_COLUMNS, *finals, "tie"]),
+        (board.papers, papers_csv, [*PAPER_COLUMNS, *finals, "tie"]),
+        (board.participants, paths.leaderboard_participants, [*PARTICIPANT_COLUMNS, "tie"])]
+    if consensus:
+        tables.append((consensus, paths.leaderboard_consensus, CONSENSUS_COLUMNS))
+    for rows, target, columns in tables:
+        text = io.StringIO(newline="")
+        writer = csv.DictWriter(text, fieldnames=columns, extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(rows)
+        write_text_atomic(target, text.getvalue())
+    corrected = corrected_html(corrected_rates(run_dir, calibration_dir=calibration_root(
+        calibration_dir), rubrics_dir=rubrics_dir))
+    write_text_atomic(page, leaderboard_html(board, consensus, extra=corrected))
+    written = [submissions_csv, papers_csv, page, paths.leaderboard_participants]
+    return [*written, paths.leaderboard_consensus] if consensus else written
+
+
+def _html_table(title: str, rows: Sequence[Mapping[str, Any]], columns: list[str]) -> str:
+    if not rows:
+        return f"<h2>{html.escape(title)}</h2><p>none</p>"
+    head = "".join(f"<th title='{html.escape(COLUMN_HELP.get(c, ''), quote=True)}'>"
+                   f"{html.escape(c)}</th>" for c in columns)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(_cell(c, row))}</td>" for c in columns)
+                   + "</tr>" for row in rows)
+    return f"<h2>{html.escape(title)}</h2><table><tr>{head}</tr>{body}</table>"
 
 
 def corrected_html(rows: list[CorrectedRow]) -> str:
-    """The leaderboard's section of pass rates corrected for the judges' measured errors."""
+    """The page's section of pass rates corrected for the judges' measured errors."""
+    title = "<h2>Pass rates corrected for the judges' errors</h2>"
     if not rows:
-        return ("<h2>Pass rates corrected for the judges' errors</h2><p>No calibration of this "
-                "run's judges: no rate can be corrected (`judging calibrate`).</p>")
-    cell = lambda v: f"<td>{html.escape('–' if v is None else str(v))}</td>"  # noqa: E731
+        return (title + "<p>No calibration of this run's judges: no rate can be corrected "
+                        "(<code>judging calibrate</code>).</p>")
     body = []
     for row in rows:
         r = row.rate
@@ -114,7 +395,8 @@ def corrected_html(rows: list[CorrectedRow]) -> str:
             f"{r.corrected:.3f}" + (f" [{r.interval[0]:.3f}, {r.interval[1]:.3f}]"
                                     if r.interval else "") + (" (clipped)" if r.clipped else "")
         status = f"stale: {row.stale}" if row.stale else row.decision.replace("_", " ")
-        body.append("<tr>" + "".join(cell(v) for v in (
+        body.append("<tr>" + "".join(f"<td>{html.escape('–' if v is None else str(v))}</td>"
+                                     for v in (
             row.rubric, row.judge, row.criterion, r.n, f"{r.observed:.3f}",
             None if r.sensitivity is None else f"{r.sensitivity:.3f}",
             None if r.specificity is None else f"{r.specificity:.3f}", corrected, status))
@@ -122,64 +404,35 @@ def corrected_html(rows: list[CorrectedRow]) -> str:
     head = "".join(f"<th>{h}</th>" for h in (
         "rubric", "judge", "criterion", "judged", "observed pass rate", "sensitivity",
         "specificity", "corrected [95%]", "calibration"))
-    return ("<h2>Pass rates corrected for the judges' errors</h2><table><tr>" + head + "</tr>"
-            + "".join(body) + "</table><p>The AI's pass rate on this run's claims, corrected for "
-            "the sensitivity and specificity its calibration measured against people "
-            "(Rogan–Gladen); the interval carries the calibration's uncertainty. A stale "
-            "calibration corrects nothing.</p>")
+    return (title + "<table><tr>" + head + "</tr>" + "".join(body) + "</table><p>The AI's pass "
+            "rate on this run's claims, corrected for the sensitivity and specificity its "
+            "calibration measured against people (Rogan–Gladen); the interval carries the "
+            "calibration's uncertainty. A stale calibration corrects nothing.</p>")
 
 
-def write_leaderboard(run_dir: Path, *, calibration_dir: Path | None = None,
-                      rubrics_dir: Path | None = None) -> tuple[Path, Path, Path]:
-    path = RunPaths(Path(run_dir)).final
-    if not path.is_file():
-        raise JudgingError(f"{path}: no final decisions yet; run `judging resolve {run_dir}` "
-                           f"first")
-    finals = read_jsonl(path, ClaimDecision)
-    submissions, papers = leaderboard_rows(finals, read_not_addressed(Path(run_dir)))
-    paths = RunPaths(Path(run_dir))
-    outputs = paths.leaderboards
-    consensus = consensus_rows(load_consensus(run_dir))
-    columns = [*COLUMNS, *(FINAL_VERDICT_COLUMNS if any(d.final_verdict is not None
-                                                         for d in finals) else [])]
-    tables = [(submissions, outputs[0], ["submission", "paper", *columns]),
-              (papers, outputs[1], ["paper", "submissions", *columns])]
-    if consensus:
-        tables.append((consensus, paths.leaderboard_consensus, CONSENSUS_COLUMNS))
-    for rows, target, columns in tables:
-        with target.open("w", newline="", encoding="utf-8") as handle:
-            writer = csv.DictWriter(handle, fieldnames=columns)
-            writer.writeheader()
-            writer.writerows(rows)
-
-    def table(title: str, rows: list[dict], *, ranked: bool = True) -> str:
-        if not rows:
-            return f"<h2>{title}</h2><p>none</p>"
-        cell = lambda v: f"<td>{html.escape('' if v is None else str(v))}</td>"  # noqa: E731
-        head = ("<tr><th>rank</th>" if ranked else "<tr>") + "".join(
-            f"<th>{html.escape(k)}</th>" for k in rows[0])
-        body = "".join("<tr>" + (cell(rank) if ranked else "")
-                       + "".join(cell(v) for v in row.values()) + "</tr>"
-                       for rank, row in enumerate(rows, start=1))
-        return f"<h2>{title}</h2><table>{head}</tr>{body}</table>"
-
-    consensus_html = (table("Consensus per registry claim", consensus, ranked=False)
+def leaderboard_html(board: Leaderboard, consensus: list[dict], *, extra: str = "") -> str:
+    limit = board.rules.max_papers_per_participant
+    consensus_html = (_html_table("Consensus per registry claim", consensus, CONSENSUS_COLUMNS)
                       + "<p>The majority direction among independent, full-scale reproductions "
                         "when at least 3 give it and it holds more than half of them "
                         "(judging consensus). It raises review priority and informs; it "
                         "changes no outcome.</p>") if consensus else ""
-
-    outputs[2].write_text(
-        "<!doctype html><html><head><meta charset='utf-8'><title>judging leaderboard</title>"
-        "<style>body{font:14px system-ui,sans-serif;margin:2rem}table{border-collapse:collapse}"
-        "td,th{border:1px solid #ccc;padding:4px 8px}th{background:#eee}</style></head><body>"
-        "<h1>Leaderboard</h1><p>Claims passed, failed and pending review after human and "
-        "trusted-AI decisions (judging resolve). A registry claim a submission does not "
-        "address counts as a claim that did not pass (not_addressed).</p>"
-        + table("Submissions", submissions) + table("Papers", papers) + consensus_html
-        + "<p>final_*: claims by final verdict (the verdict rubric's own verdict, decided by "
-          "people, else by a trusted AI; beside whether the participant's verdict is upheld).</p>"
-        + corrected_html(corrected_rates(run_dir, calibration_dir=calibration_root(
-            calibration_dir), rubrics_dir=rubrics_dir))
-        + "</body></html>", encoding="utf-8")
-    return (*outputs, paths.leaderboard_consensus) if consensus else outputs
+    finals = FINAL_VERDICT_COLUMNS if any(FINAL_VERDICT_COLUMNS[0] in row
+                                          for row in board.submissions) else []
+    legend = "".join(f"<li><b>{html.escape(c)}</b>: {html.escape(h)}</li>"
+                     for c, h in [*COLUMN_HELP.items(),
+                                  *([("final_*", FINAL_VERDICT_HELP)] if finals else [])])
+    participants_note = (f"At most {limit} papers count per participant (the earliest "
+                         f"submitted); submissions beyond it are flagged and unranked."
+                         if limit else "No limit on papers per participant.")
+    return ("<!doctype html><html><head><meta charset='utf-8'><title>judging leaderboard</title>"
+            "<style>body{font:14px system-ui,sans-serif;margin:2rem}table{border-collapse:"
+            "collapse}td,th{border:1px solid #ccc;padding:4px 8px}th{background:#eee}</style>"
+            "</head><body><h1>Leaderboard"
+            + (f": {html.escape(board.rules.name)}" if board.rules.name else "") + "</h1>"
+            f"<p>{html.escape(RULE_TEXT)}</p><ul>{legend}</ul>"
+            + _html_table("Submissions", board.submissions, [*SUBMISSION_COLUMNS, *finals])
+            + _html_table("Participants", board.participants, PARTICIPANT_COLUMNS)
+            + f"<p>{html.escape(participants_note)}</p>"
+            + _html_table("Papers", board.papers, [*PAPER_COLUMNS, *finals]) + consensus_html
+            + extra + "</body></html>")

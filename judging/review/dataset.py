@@ -363,7 +363,8 @@ def extracted_markdown(claim: ClaimInput) -> str:
         value = getattr(c, name, None)
         shown = getattr(value, "value", value)
         lines.append(f"- `{name}`" + (f" = {_escape_markdown(str(shown))}" if shown is not None
-                                      else "") + f" ({p.how}): "
+                                      else "")
+                     + f" ({p.how}{', ' + _escape_markdown(p.place) if p.place else ''}): "
                      + "“" + _escape_markdown(p.quote).replace("\n", " ") + "”")
     for name, reason in sorted(c.absent.items()):
         lines.append(f"- `{name}`: absent ({_escape_markdown(reason)})")

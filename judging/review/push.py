@@ -38,7 +38,7 @@ from tenacity import (
 
 from judging.errors import JudgingError, ReviewError
 from judging.hashing import content_hash
-from judging.judges import choose_judgment
+from judging.judges import speaking_lines
 from judging.models import ClaimInput, Judgment, VersionedModel, ref_name
 from judging.review.dataset import (
     Priority,
@@ -216,20 +216,16 @@ def iter_planned(store: RunStore, library: RubricLibrary, options: PushOptions, 
     rubrics: dict[str, Rubric] = {}
     artifacts: dict = {}  # calibration artifacts read, by (root, rubric, judge)
     for claim_key, claim_lines in store.latest_by_claim():
-        groups: dict[tuple[str, str], list[Judgment]] = defaultdict(list)
-        for judgment in claim_lines:
-            if judgment.rubric is None:
-                skipped.append(f"{judgment.claim}: {judgment.reason}")
-                continue
-            groups[(judgment.rubric.id, judgment.rubric.version)].append(judgment)
-        claim_input = store.claim(claim_key) if groups else None
+        skipped += [f"{j.claim}: {j.reason}" for j in claim_lines if j.rubric is None]
+        speaking = list(speaking_lines(claim_lines))
+        claim_input = store.claim(claim_key) if speaking else None
         # A falsified claim's audit (falsification-audit) decides whether it waits for people.
-        audit = next((choose_judgment(lines) for (rubric_id, _), lines in sorted(groups.items())
-                      if rubric_id == FALSIFICATION_AUDIT), None)
-        for (rubric_id, version), lines in sorted(groups.items()):
-            chosen = choose_judgment(lines)
-            if chosen is None or chosen.rubric is None:
-                continue
+        audit = next((chosen for chosen, _ in speaking
+                      if chosen.rubric is not None and chosen.rubric.id == FALSIFICATION_AUDIT),
+                     None)
+        for chosen, lines in speaking:
+            assert chosen.rubric is not None
+            rubric_id, version = chosen.rubric.id, chosen.rubric.version
             name = ref_name(rubric_id, version)
             if name not in rubrics:
                 rubric = library.load(name)

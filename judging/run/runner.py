@@ -80,12 +80,12 @@ from judging.rundir import (
     Invocation,
     LineHead,
     RunStore,
+    Shard,
     line_key,
     utc_now,
     write_integrity,
     write_not_addressed,
 )
-from judging.shards import Shard
 from judging.version import code_version
 
 log = logging.getLogger(__name__)
@@ -698,8 +698,6 @@ class Runner:
         """What the pending work would cost, per judge, without calling any endpoint: claims are
         measured and every request is built exactly as it would be sent, so that answers already
         in the cache are not counted."""
-        from judging.judges import OpenAIJudge, estimate_tokens
-
         self._estimating = True  # measure (figures are needed to build requests), record nothing
         if self.extractor is not None:
             self.extractor.dry_run = True  # cached extraction answers only; count the rest
@@ -713,36 +711,31 @@ class Runner:
         rows: dict[str, Estimate] = {}
         for item in self._pending_items(registry, rubrics):
             row = rows.setdefault(item.judge.spec, Estimate(judge=item.judge.spec))
-            if not isinstance(item.judge, OpenAIJudge):
+            if item.judge.model is None:  # the offline judge: no endpoint
                 row.local += 1
                 continue
             measurement = await self._measure(item.claim)
             if item.rubric.applies_to == "figure" and measurement.figure_error:
                 row.local += 1
                 continue
-            request = item.judge.prepare(JudgeTask(
+            estimate = item.judge.estimate(JudgeTask(
                 claim=item.claim, rubric=item.rubric, signals=measurement.signals,
                 images=measurement.images, sample=item.sample, swapped=item.swapped))
-            if request is None:
+            if estimate is None:
                 continue
-            cache = item.judge.cache
-            if cache is not None and item.judge.options.use_cache and \
-                    cache.get(request.request_hash) is not None:
+            if estimate.cached:
                 row.cached += 1
                 continue
-            prompt_tokens, completion_tokens = estimate_tokens(
-                request, detail=item.judge.options.image_detail)
             row.calls += 1
-            row.prompt_tokens += prompt_tokens
-            row.completion_tokens += completion_tokens
-            if item.judge.price is None:
+            row.prompt_tokens += estimate.prompt_tokens
+            row.completion_tokens += estimate.completion_tokens
+            if estimate.cost_usd is None:
                 row.priced = False
             else:
-                row.cost_usd += (prompt_tokens * item.judge.price[0]
-                                 + completion_tokens * item.judge.price[1]) / 1_000_000
+                row.cost_usd += estimate.cost_usd
         if self.extractor is not None:
             stats = self.extractor.stats
-            cost = stats.dry_cost(self.extractor.price)
+            cost = self.extractor.dry_cost()
             rows["extract"] = Estimate(
                 judge=f"extract {self.extractor.spec}", calls=stats.dry, cached=stats.cached,
                 prompt_tokens=stats.dry_prompt_tokens,

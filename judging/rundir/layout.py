@@ -80,6 +80,7 @@ LEADERBOARD_SUBMISSIONS = "leaderboard_submissions.csv"
 LEADERBOARD_PAPERS = "leaderboard_papers.csv"
 LEADERBOARD_HTML = "leaderboard.html"
 LEADERBOARD_CONSENSUS = "leaderboard_consensus.csv"
+LEADERBOARD_PARTICIPANTS = "leaderboard_participants.csv"
 PUBLISH_STAGING = "publish"
 PUBLISH_SALT = ".publish-salt"
 
@@ -192,6 +193,11 @@ class RunPaths:
         """Per submission (CSV), per paper (CSV), and both as HTML."""
         return (self.root / LEADERBOARD_SUBMISSIONS, self.root / LEADERBOARD_PAPERS,
                 self.root / LEADERBOARD_HTML)
+
+    @property
+    def leaderboard_participants(self) -> Path:
+        """Per participant, under the event's rules (CSV; also in the HTML)."""
+        return self.root / LEADERBOARD_PARTICIPANTS
 
     @property
     def leaderboard_consensus(self) -> Path:

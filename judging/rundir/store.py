@@ -36,7 +36,7 @@ from judging.models import (
     VersionedModel,
 )
 from judging.rundir.layout import DIFFS, MEASUREMENTS, RUN_JSON, SHARDS, RunPaths
-from judging.shards import Shard
+from judging.rundir.shards import Shard
 
 log = logging.getLogger(__name__)
 

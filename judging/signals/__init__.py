@@ -1,9 +1,10 @@
 """Signals: pure measures, facts about a claim that judges (and reviewers) rest on.
 
 Reads images and numbers, never the run directory; gives signals by the names of
-`judging.signal_catalogue`: pixel similarity and copy checks of a figure pair (`pixel`), numeric
+`judging.signal_catalogue` (`measure_pair` for a loaded figure pair, `measure_numbers` for
+reported against reproduced values, in `measure`): pixel similarity and copy checks of a figure pair (`pixel`), numeric
 agreement of reported and reproduced values (`numeric`), and the data-aware chart reader and
-comparison (`chart`), which takes a side's series from its data file (`judging.figure_data`)
+comparison (`chart`), which takes a side's series from its data file (`judging.figures.data`)
 instead of its image when there is one (`reading_from_data`). Images are loaded with
 decompression-bomb and format checks (`images`).
 """
@@ -23,6 +24,17 @@ from judging.signals.chart import (
 )
 from judging.signals.copies import CopyCheck, check_copy, pixel_identical
 from judging.signals.images import DEFAULT_MAX_PIXELS, SUPPORTED_FORMATS, load_image
+from judging.signals.measure import (
+                                   FIGURE_SIGNALS,
+                                   ChartPair,
+                                   PairSignals,
+                                   chart_readings,
+                                   compare_pair,
+                                   measure_chart,
+                                   measure_numbers,
+                                   measure_pair,
+                                   read_chart_once,
+)
 from judging.signals.numeric import (
                                    Agreement,
                                    TableAgreement,
@@ -50,10 +62,12 @@ from judging.signals.pixel import (
 
 __all__ = [
     "CHART_SIGNALS", "CHART_SOURCE_SIGNALS", "DEFAULT_MAX_PIXELS", "DEFAULT_SIZE",
-    "SUPPORTED_FORMATS", "Agreement", "ChartComparison", "ChartReading", "CopyCheck",
-    "PairComparison", "PixelSignals", "TableAgreement", "agreement", "blurred_gray", "check_copy",
-    "compare_charts", "compare_figures", "diff_image", "edge_f1", "edge_map", "load_image",
-    "mean_abs_difference", "normalize_pair", "palette_distance", "phash_distance",
-    "pixel_identical", "read_chart", "reading_from_data", "reduce_towards", "render_overlay",
-    "ssim", "table_agreement", "to_gray", "trim_border", "without_reference_lines",
+    "FIGURE_SIGNALS", "SUPPORTED_FORMATS", "Agreement", "ChartComparison", "ChartPair",
+    "ChartReading", "CopyCheck", "PairComparison", "PairSignals", "PixelSignals",
+    "TableAgreement", "agreement", "blurred_gray", "chart_readings", "check_copy",
+    "compare_charts", "compare_figures", "compare_pair", "diff_image", "edge_f1", "edge_map",
+    "load_image", "mean_abs_difference", "measure_chart", "measure_numbers", "measure_pair",
+    "normalize_pair", "palette_distance", "phash_distance", "pixel_identical", "read_chart",
+    "read_chart_once", "reading_from_data", "reduce_towards", "render_overlay", "ssim",
+    "table_agreement", "to_gray", "trim_border", "without_reference_lines",
 ]

@@ -18,7 +18,7 @@ import numpy as np
 from PIL import EpsImagePlugin, Image, ImageOps, UnidentifiedImageError
 
 from judging.errors import ImageLoadError
-from judging.figure_formats import (
+from judging.figures.formats import (
     DEFAULT_MAX_PIXELS,
     FIGURE_FORMATS,
     SNIFF_BYTES,
@@ -55,7 +55,7 @@ def load_image(path: Path | str, *, max_pixels: int = DEFAULT_MAX_PIXELS,
       (one that needs a password to open) is refused.
     - SVG: refused when it references anything outside itself (a file, a URL, an entity, a
       script): resvg would read such files from the disk, and a figure drawn without a part
-      would be judged as if it were whole (`judging.figure_formats.svg_size`).
+      would be judged as if it were whole (`judging.figures.formats.svg_size`).
     - EPS: needs ghostscript (`gs`), which Pillow runs with -dSAFER; without it, refused.
 
     Every failure is an `ImageLoadError` whose message says what is wrong with the file.

@@ -29,10 +29,10 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from judging.app.ui import REPRODUCTION_COLUMNS
+from judging.app.ui import REPRODUCTION_COLUMNS, board_columns
 from judging.consensus import load_consensus
 from judging.resolve import consensus_rows as registry_rows
-from judging.resolve import decide_run, leaderboard_rows
+from judging.resolve import decide_run, leaderboard_rows, rank_text
 from judging.rundir import RunStore, read_not_addressed
 from tests.app.conftest import OPENED, PLANTED, cli_env
 from tests.argilla_server import free_port
@@ -61,6 +61,17 @@ FIGURES = """Promise.all(['published', 'reproduced', 'diff'].map(async kind => {
     reader.onload = () => done(reader.result); reader.readAsDataURL(blob); });
   return [kind, data.split(',')[1]];
 }))"""
+
+
+#: The page-load refresh has filled the page with the run as it is now (judging/app/ui.py).
+LOADED = "!!document.querySelector('#loaded [data-loaded]')"
+
+
+def open_dashboard(browser: Browser, url: str) -> None:
+    """Open the dashboard and wait until its page-load refresh has run (before that, a click
+    on a control can be overwritten by the refresh's answer)."""
+    browser.navigate(url)
+    browser.wait_for(LOADED, "the dashboard's page-load refresh", timeout=60)
 
 
 def rows(browser: Browser, selector: str) -> list[list[str]]:
@@ -130,12 +141,15 @@ def test_filter_the_leaderboard_and_open_a_claim(offline_run: Path, dashboard: s
     rationale = next(a.rationale for a in figure_line.answers if a.rationale)
     screenshot = tmp_path / "claim-view.png"
     try:
-        browser.navigate(dashboard)
+        open_dashboard(browser, dashboard)
         board = wait_rows(browser, "#board", lambda r: len(r) == len(by_submission),
                           "the leaderboard", timeout=30)
         # Ranked as `judging leaderboard` ranks the same decisions: rank, submission, paper, ...
+        columns = board_columns("submission")
         assert [r[1] for r in board] == [row["submission"] for row in by_submission], board
-        assert [int(r[3]) for r in board] == [row["claims"] for row in by_submission], board
+        assert [int(r[columns.index("claims")]) for r in board] == [
+            row["claims"] for row in by_submission], board
+        assert [r[0] for r in board] == [rank_text(row) for row in by_submission], board
 
         # The registry claims' consensus (unranked), as `judging leaderboard` tabulates it.
         registry = registry_rows(load_consensus(offline_run))
@@ -151,8 +165,7 @@ def test_filter_the_leaderboard_and_open_a_claim(offline_run: Path, dashboard: s
         browser.type_into("#board-search textarea, #board-search input", "carol")
         board = wait_rows(browser, "#board", lambda r: len(r) == 1, "the filtered leaderboard")
         carol = next(row for row in by_submission if row["submission"].startswith("carol"))
-        rank = by_submission.index(carol) + 1
-        assert board[0][:3] == [str(rank), carol["submission"], carol["paper"]], board
+        assert board[0][:3] == [rank_text(carol), carol["submission"], carol["paper"]], board
 
         browser.click(TAB.format(name=json.dumps("Claims")))
         browser.wait_for("!!document.querySelector('#claim-search textarea, #claim-search input')"

@@ -214,10 +214,13 @@ def test_staleness(tmp_path: Path, verdict_rubric) -> None:
     assert result.stale and "template" in result.stale
 
 
-def test_table_mode_reproduces_pandalm() -> None:
+def test_table_mode_reproduces_pandalm(tmp_path: Path) -> None:
+    # --out under tmp_path: the default (./calibration) is the checkout's, whose tracked report
+    # (calibration/reports/table/gpt35/) a test must never rewrite.
     result = CliRunner().invoke(main, [
         "calibrate", "--table", str(PANDALM), "--judge-column", "gpt35",
-        "--human-columns", "annotator1,annotator2,annotator3", "--compare", "pandalm7b"])
+        "--human-columns", "annotator1,annotator2,annotator3", "--compare", "pandalm7b",
+        "--out", str(tmp_path / "calibration")])
     assert result.exit_code == 0, result.output
     flat = " ".join(result.output.split())
     for figure in ("0.7107", "0.5879", "0.5736", "0.5755"):

@@ -182,12 +182,20 @@ def test_claims_contradiction_and_bad_page_from_a_published_logbook(handmade: Pa
     claims = {c.claim.claim_id: c for c in loaded.claims}
     assert loaded.header.submission_id == "alice/repro-x"
     c1 = claims["Xyz12345/c1"]
-    assert c1.claim.verdict is Verdict.verified and "VERIFIED" in c1.claim.source_verdict
+    # two labels of one cell that disagree, with no order in time: left for the judge, never
+    # resolved by their position on the page
+    assert c1.claim.verdict is None and "conflicting labels" in c1.claim.absent["verdict"]
     assert any(f.name == "self_contradiction" and "FAIL" in f.detail for f in c1.flags)
     c2 = claims["Xyz12345/c2"]
     assert c2.claim.verdict is Verdict.inconclusive
     assert c2.claim.reported_value == 1.5 and c2.claim.reproduced_value == 0.9
+    assert c2.claim.provenance["reproduced_value"].place == "sentence pairing both"
+    assert c2.claim.provenance["claim_id"].how == "declared"
     assert [p for p in loaded.problems if "claim-3-bad" in p.reason]
+    # the index links a claim page that is not there: a claim recorded with "page absent"
+    gone = claims["Xyz12345/c9"]
+    assert gone.claim.verdict is None and "page absent" in gone.claim.absent["verdict"]
+    assert any(f.name == "page_absent" for f in gone.flags)
     assert not list(handmade.rglob("*.png"))
 
 
@@ -195,6 +203,8 @@ def test_claims_table_rows_and_figures_of_a_summary_page(handmade: Path, tmp_pat
                                                          ) -> None:
     for slug in ("claim-1-a", "claim-2-b", "claim-3-bad"):
         shutil.rmtree(handmade / "pages" / slug)
+    (handmade / "pages" / "index.md").write_text(
+        "# Reproduction: X\n\n## Pages\n\n| Page |\n| --- |\n| [Summary](#/summary) |\n")
     loaded = load_folder(handmade, logbooks_dir=tmp_path / "out")
     claims = {c.claim.claim_id: c.claim for c in loaded.claims}
     assert claims["Xyz12345/c1"].verdict is Verdict.verified

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from judging.figure_data import load_figure_data
+from judging.figures.data import load_figure_data
 from judging.intake import load_logbook, load_registry
 from judging.intake.logbook.figures import figure_data_of_raw
 from judging.run.measure import MeasureOptions, measure_claim

@@ -22,7 +22,7 @@ from click.testing import CliRunner
 from PIL import Image
 
 from judging.cli import main
-from judging.figure_formats import check_svg
+from judging.figures.formats import check_svg
 from judging.intake import expand_source, load_folder
 from judging.intake.logbook import load_logbook, read_logbook
 from judging.intake.logbook.figures import (
@@ -418,7 +418,8 @@ def test_report_and_review_records_show_a_logbook_claims_figure_and_quotes(tmp_p
     assert CliRunner().invoke(main, ["report", str(out)]).exit_code == 0
     html = (out / "report.html").read_text()
     assert "Extracted from the page" in html and "pages/claim-1-good/page.md" in html
-    assert "<q>measured 0.51</q>" in html and "<q>paper reports 0.50</q>" in html
+    assert "<q>The paper reports 0.50 and we measured 0.51" in html
+    assert "sentence pairing both" in html
     assert "0.51 &lt;b&gt;&amp;amp;&lt;/b&gt;." in html and "<b>&amp;</b>" not in html
     assert "reproduced (decoded from the participant's page by judging)" in html
     src = html.split('alt="reproduced figure"')[0].rsplit('src="', 1)[1].split('"')[0]
@@ -428,7 +429,8 @@ def test_report_and_review_records_show_a_logbook_claims_figure_and_quotes(tmp_p
     judgment = store.latest()[0]
     markdown = claim_markdown(claim, judgment)
     assert "**Extracted from the page** (pages/claim-1-good/page.md)" in markdown
-    assert "`verdict` = verified (pattern): \u201c**Verdict: VERIFIED**\u201d" in markdown
+    assert "`verdict` = verified (declared, Verdict line): \u201c**Verdict: VERIFIED**\u201d" \
+        in markdown
     assert "<b>" not in markdown
     from judging.review.dataset import build_record, review_priority
     from judging.rubrics import load_rubric_file

@@ -16,7 +16,7 @@ from judging.cli import main
 from judging.intake.logbook import load_logbook
 from judging.intake.logbook.llm import REJECTED
 from judging.judges import Budget, LLMOptions, StructuredCaller
-from judging.judges.llm import AnswerCache
+from judging.judges.openai import AnswerCache
 from judging.testing.fake_openai import FakeOpenAI
 from tests.intake.test_logbook import cell, write_page
 

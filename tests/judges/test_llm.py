@@ -20,7 +20,7 @@ from judging.cli import main
 from judging.intake.manifest import load_submission
 from judging.judges import prompt
 from judging.judges.base import JudgeTask
-from judging.judges.llm import LLMOptions, interpret_answer
+from judging.judges.openai import LLMOptions, interpret_answer
 from judging.judges.panel import aggregate_panel
 from judging.models import (
     AnswerStatus,

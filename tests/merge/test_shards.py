@@ -42,7 +42,7 @@ from judging.rundir import (
     read_judgments,
     read_not_addressed,
 )
-from judging.shards import Shard, shard_bucket
+from judging.rundir.shards import Shard, shard_bucket
 from tests.conftest import EXAMPLES, REGISTRY, ROOT, SUBMISSIONS, SubmissionBuilder, render_chart
 
 LOGBOOKS = EXAMPLES / "logbooks"
@@ -209,7 +209,7 @@ def assert_same_run(merged: Path, full: Path) -> None:
 
 def test_shard_assignment_is_a_stable_hash_of_the_claim_key() -> None:
     # SHA-256 of "submission::claim", not Python's salted hash(): the same in every process.
-    code = ("from judging.shards import shard_bucket; "
+    code = ("from judging.rundir.shards import shard_bucket; "
             "print([shard_bucket(f's{i}::c{i}', 4) for i in range(40)])")
     outputs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                               env={**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(ROOT)},

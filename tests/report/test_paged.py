@@ -14,9 +14,9 @@ from PIL import Image
 
 from judging.report import write_html_report
 from judging.report.html import CLAIMS_PER_PAGE, ROWS_PER_VIEW, anchor, pages_dir
-from judging.testing.synthetic_run import COLOURS, write_synthetic_run
 from tests.browser import Browser, chromium
 from tests.conftest import RUBRICS
+from tests.synthetic_run import COLOURS, write_synthetic_run
 
 N_CLAIMS = 10_000
 

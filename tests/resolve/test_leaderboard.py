@@ -22,7 +22,9 @@ def test_outcomes_upheld_and_leaderboard(tmp_path: Path, verdict_rubric) -> None
             "value_in_logs": True, "justification_quality": 4}
     judgments, labels = [], []
     for i, claim in enumerate(claims):
-        judgments.append(_judgment(verdict_rubric, claim, {}))
+        # The AI answered c4's justification_quality (4), which no reviewer did.
+        judgments.append(_judgment(verdict_rubric, claim,
+                                   {"justification_quality": (4, 0.9)} if i == 4 else {}))
         answers = dict(full)
         if i == 1:
             answers["value_in_logs"] = False  # a failed gate
@@ -36,17 +38,25 @@ def test_outcomes_upheld_and_leaderboard(tmp_path: Path, verdict_rubric) -> None
                                                           "pending"]
     assert [by_id[f"p/c{i}"].upheld for i in range(5)] == ["yes", "no", "yes", "yes", "pending"]
     assert by_id["p/c0"].decided_by == ["humans"]
+    # Nobody answered c4's justification_quality and no calibration trusts the judge's
+    # answer: the AI's own answers stand in provisionally, and they pass.
+    assert by_id["p/c4"].ai_outcome == "pass" and by_id["p/c0"].ai_outcome is None
     paths = write_leaderboard(run)
     import csv
     rows = list(csv.DictReader(paths[0].open()))
     tally = {row["submission"]: row for row in rows}
     # claims 0..4 are in submissions s0..s4 (one each)
-    assert tally["s1"]["failed"] == "1" and tally["s4"]["pending"] == "1"
-    assert sum(int(r["passed"]) for r in rows) == 3
+    assert tally["s1"]["failed"] == "1" and tally["s4"]["ai_passed"] == "1"
+    assert sum(int(r["passed"]) for r in rows) == 4
+    # s0, s2, s3 and s4 pass one claim each: a four-way tie for first, then s1.
+    assert [(r["rank"], r["tie"], r["submission"]) for r in rows] == [
+        ("1", "True", "s0"), ("1", "True", "s2"), ("1", "True", "s3"), ("1", "True", "s4"),
+        ("5", "False", "s1")]
     papers = list(csv.DictReader(paths[1].open()))
-    assert papers == [{"paper": "p", "submissions": "5", "claims": "5", "passed": "3",
-                       "failed": "1", "not_addressed": "0", "pending": "1", "incomplete": "0",
-                       "upheld": "3", "pass_rate": "0.75"}]
+    assert papers == [{"rank": "1", "paper": "p", "submissions": "5", "claims": "5",
+                       "addressed": "5", "passed": "4", "ai_passed": "1", "failed": "1",
+                       "ai_failed": "0", "undecided": "0", "not_addressed": "0",
+                       "upheld": "3", "pass_rate": "0.8", "tie": "False"}]
     html = paths[2].read_text()
     assert "<h2>Submissions</h2>" in html and "s4" in html
     finals_file = read_jsonl(run / "final.jsonl", type(finals[0]))
@@ -76,20 +86,26 @@ def test_not_addressed_registry_claims_count_as_zero(tmp_path: Path, verdict_rub
     import csv
     paths = write_leaderboard(run)
     rows = {row["submission"]: row for row in csv.DictReader(paths[0].open())}
-    assert rows["s0"] == {"submission": "s0", "paper": "p", "claims": "3", "passed": "1",
-                               "failed": "0", "not_addressed": "2", "pending": "0",
-                               "incomplete": "0", "upheld": "1", "pass_rate": "0.333"}
+    assert rows["s0"] == {"rank": "1", "submission": "s0", "paper": "p", "participant": "s0",
+                          "claims": "3", "addressed": "1", "passed": "1", "ai_passed": "0",
+                          "failed": "0", "ai_failed": "0", "undecided": "0",
+                          "not_addressed": "2", "upheld": "1", "pass_rate": "0.333",
+                          "note": "", "tie": "True"}
     assert (rows["s1"]["claims"], rows["s1"]["pass_rate"]) == ("1", "1.0")
+    # Same passes, same claims addressed, no fails: a tie, listed in natural order.
+    assert (rows["s1"]["rank"], rows["s1"]["tie"]) == ("1", "True")
     (paper,) = csv.DictReader(paths[1].open())
     assert (paper["submissions"], paper["claims"], paper["not_addressed"],
             paper["pass_rate"]) == ("2", "4", "2", "0.5")
-    assert "<th>not_addressed</th>" in paths[2].read_text()
+    assert ">not_addressed</th>" in paths[2].read_text()
     # A claim with a final decision is never also counted as not addressed.
     by_submission, _ = leaderboard_rows(finals, [*missing, NotAddressed(
         submission_id="s0", paper_id="p", claim_id="p/c0")])
     assert next(r for r in by_submission if r["submission"] == "s0")["claims"] == 3
     # A submission with nothing judged but registry claims left: all zeros, rate 0.
     by_submission, by_paper = leaderboard_rows([], missing)
-    assert by_submission == [{"submission": "s0", "paper": "p", "claims": 2, "passed": 0,
-                              "failed": 0, "not_addressed": 2, "pending": 0, "incomplete": 0,
-                              "upheld": 0, "pass_rate": 0.0}]
+    assert by_submission == [{"submission": "s0", "paper": "p", "participant": "s0",
+                              "claims": 2, "addressed": 0, "passed": 0, "ai_passed": 0,
+                              "failed": 0, "ai_failed": 0, "undecided": 0, "not_addressed": 2,
+                              "upheld": 0, "pass_rate": 0.0, "note": "", "rank": 1,
+                              "tie": False}]

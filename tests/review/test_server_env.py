@@ -70,7 +70,7 @@ def test_importing_push_leaves_the_sdks_tqdm_untouched() -> None:
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
 
 
-def test_the_server_modules_need_no_more_of_judging_than_its_errors_and_pid_files() -> None:
+def test_the_server_modules_need_no_more_of_judging_than_its_errors_and_services() -> None:
     from tests.argilla_server import server_python
 
     python = server_python()
@@ -79,7 +79,8 @@ def test_the_server_modules_need_no_more_of_judging_than_its_errors_and_pid_file
             "print(' '.join(sorted(m for m in sys.modules if m.split('.')[0] == 'judging')))\n")
     done = subprocess.run([python, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert set(done.stdout.split()) == {"judging", "judging.errors", "judging.pidfile",
+    assert set(done.stdout.split()) == {"judging", "judging.errors", "judging.services",
+                                        "judging.services.background", "judging.services.pidfile",
                                         "judging.review",
                                         "judging.review.server", "judging.review.server.patches",
                                         "judging.review.server.process"}

@@ -19,7 +19,7 @@ import pytest  # noqa: E402
 from PIL import Image  # noqa: E402
 
 from judging.models import Tolerance  # noqa: E402
-from judging.run.measure import measure_chart  # noqa: E402
+from judging.signals import measure_chart  # noqa: E402
 from judging.signals.chart import compare_charts, read_chart, render_overlay
 from judging.signals.chart.types import CHART_SIGNALS
 

@@ -16,7 +16,7 @@ import pytest
 from PIL import EpsImagePlugin, Image
 
 from judging.errors import ImageLoadError
-from judging.figure_formats import vector_format
+from judging.figures.formats import vector_format
 from judging.signals import compare_figures, load_image, read_chart
 from judging.signals.images import VECTOR_DPI
 from tests.conftest import CountingWeb, counting_web_server, open_png, render_chart

@@ -1,11 +1,14 @@
 """Trackio logbooks as submissions: a published logbook folder (pages/index.md), a workspace or
 mirror holding `.trackio/logbook/` (up to 3 folders deep), or a Space downloaded from the Hub.
 
-`load_logbook(folder, out_dir=...)` reads the pages (reader), finds the claims (claims: one per
-`claim-N` page, per claims-table row, or per `## Claim N` section), extracts the verdict and
-values with their quotes (extract), writes figures, their raw data as figure-data files, and run
-logs under `out_dir` (figures; never into the source folder) and gives `ClaimInput`s like a
-manifest's, so every later stage works.
+`load_logbook(folder, out_dir=...)` reads the pages (reader), finds the claims from structure
+(claims: claim pages, index rows whose page is absent, claims-table rows, numbered claims lists,
+`## Claim N` sections), extracts the verdict and values from their declared places with their
+quotes (extract), writes figures, their raw data as figure-data files, and run logs under
+`out_dir` (figures; never into the source folder) and gives `ClaimInput`s like a manifest's, so
+every later stage works. A logbook with pages and no claim found is an error naming its pages.
+A claim that does not fit the claim model is a `ClaimProblem` in our own words (the field and
+why), never a validation library's message.
 """
 
 from __future__ import annotations
@@ -31,7 +34,12 @@ from judging.intake.logbook.claims import (
     statement,
     submission_id,
 )
-from judging.intake.logbook.extract import VERDICT_TABLE, map_verdict
+from judging.intake.logbook.extract import (
+    VALUE_PLACES,
+    VERDICT_PLACES,
+    VERDICT_TABLE,
+    map_verdict,
+)
 from judging.intake.logbook.figures import Figure
 from judging.intake.logbook.llm import LLMOutcome, StructuredAsk, llm_fill
 from judging.intake.logbook.reader import Logbook, find_logbook_root, read_logbook
@@ -82,7 +90,9 @@ def fill_with_llm(found: list[FoundClaim], ask: StructuredAsk, *, paper: str
 
 
 def load_logbook(folder: Path | str, *, out_dir: Path, registry: Registry | None = None,
-                 extractor: StructuredAsk | None = None) -> LoadedSubmission:
+                 extractor: StructuredAsk | None = None,
+                 verdict_places: frozenset[str] = VERDICT_PLACES,
+                 value_places: frozenset[str] = VALUE_PLACES) -> LoadedSubmission:
     """One logbook as a submission. Figures and logs go under `out_dir` (in the run directory);
     a page that does not parse is an error on that page's claim, the others load. With an
     `extractor` (`--extract openai:MODEL`), an LLM fills the fields the patterns missed."""
@@ -108,7 +118,13 @@ def load_logbook(folder: Path | str, *, out_dir: Path, registry: Registry | None
     out_dir.mkdir(parents=True, exist_ok=True)
     loaded = LoadedSubmission(header=header, folder=out_dir.resolve(),
                               manifest=logbook.root / "pages" / "index.md")
-    found = find_claims(logbook)
+    found = find_claims(logbook, verdict_places=verdict_places, value_places=value_places)
+    warnings = list(dict.fromkeys(warnings + logbook.warnings))
+    header = header.model_copy(update={"warnings": [w[:_MAX_NOTE] for w in warnings][:200]})
+    loaded.header = header
+    if not found:
+        loaded.problems.append(no_claim_problem(logbook, sid))
+        return loaded
     if extractor is not None:
         fill_with_llm(found, extractor, paper=pid)
     shared = materialize(logbook, found, out_dir)
@@ -118,7 +134,7 @@ def load_logbook(folder: Path | str, *, out_dir: Path, registry: Registry | None
     seen: set[str] = set()
     for index, claim in enumerate(found):
         claim_id = f"{pid}/{claim.local_id}"
-        origin = f"pages/{claim.page.slug}/page.md" + (f" row {claim.row}" if claim.row else "")
+        origin = claim_origin(claim)
         if claim.page.error is not None or claim_id in seen:
             reason = (f"{origin}: {claim.page.error}" if claim.page.error
                       else f"{origin}: a second claim numbered {claim.local_id}; only the first "
@@ -134,8 +150,51 @@ def load_logbook(folder: Path | str, *, out_dir: Path, registry: Registry | None
         except (ValidationError, UnsafePathError, ValueError) as exc:
             loaded.problems.append(ClaimProblem(submission_id=sid, claim_id=claim_id,
                                                 index=index, manifest=str(claim.page.path),
-                                                line=None, reason=f"{origin}: {exc}"))
+                                                line=None, reason=f"{origin}: {in_our_words(exc)}"))
     return loaded
+
+
+def claim_origin(claim: FoundClaim) -> str:
+    """Where a claim was read: the page, and its place on it."""
+    where = "pages/index.md" if claim.page.slug == "index" and claim.place != "page" \
+        else f"pages/{claim.page.slug}/page.md"
+    where = claim.page.origin or where
+    if claim.place == "table row":
+        return f"{where} row {claim.row}"
+    if claim.place == "list item":
+        return f"{where} item {claim.number if claim.number is not None else claim.row}"
+    if claim.place == "section":
+        return f"{where} section {claim.row}"
+    if claim.place == "absent page":
+        return f"{where} (page absent)"
+    return where
+
+
+def no_claim_problem(logbook: Logbook, sid: str) -> ClaimProblem:
+    """The error of a submission whose pages hold no claim (never an empty success)."""
+    slugs = [p.slug for p in logbook.pages] + (["index"] if logbook.index_text.strip() else [])
+    shown = ", ".join(slugs[:20]) + (f" and {len(slugs) - 20} more" if len(slugs) > 20 else "")
+    return ClaimProblem(
+        submission_id=sid, claim_id=None, index=0, manifest=str(logbook.root / "pages"),
+        line=None,
+        reason=(f"no claim found on its {len(slugs)} page(s) ({shown or 'none'}): no claim page "
+                f"(a claim-... slug or a 'Claim N' title), no claims table, no numbered claims "
+                f"list and no '## Claim N' section")[:4000])
+
+
+def in_our_words(exc: Exception) -> str:
+    """One line for a claim that does not fit the claim model: the field and why, without the
+    validation library's wording, input dump or link."""
+    if isinstance(exc, ValidationError):
+        parts = []
+        for error in exc.errors()[:3]:
+            where = ".".join(str(p) for p in error.get("loc", ()) if p != "__root__")
+            message = str(error.get("msg", "")).removeprefix("Value error, ")
+            message = re.sub(r"\s*\[type=.*$", "", message).strip()
+            parts.append(f"{where}: {message}" if where else message)
+        more = len(exc.errors()) - 3
+        return "; ".join(parts) + (f" (and {more} more)" if more > 0 else "")
+    return re.sub(r"\s+", " ", str(exc)).strip()[:1000]
 
 
 def _to_claim_input(found: FoundClaim, claim_id: str, origin: str, header: SubmissionHeader,
@@ -155,7 +214,8 @@ def _to_claim_input(found: FoundClaim, claim_id: str, origin: str, header: Submi
         text = f"Scope & cost ({scope.page}): {note[0]}"  # type: ignore[union-attr]
         scale = (f"{scale}\n{text}" if scale else text)[:_MAX_NOTE]
         provenance["scale_note"] = FieldProvenance(how="declared", quote=note[1][:_MAX_NOTE])
-    scripts = _scripts(found, out_dir)
+    provenance["claim_id"] = found.id_provenance
+    scripts = _scripts(found, out_dir) if found.place != "absent page" else []
     values: dict[str, object] = {}
     if kind in ("number", "figure", "theorem"):
         values = {"reported_value": ex.reported, "reproduced_value": ex.reproduced}
@@ -194,9 +254,18 @@ def _to_claim_input(found: FoundClaim, claim_id: str, origin: str, header: Submi
         flags.append(Flag(name="self_contradiction",
                           detail=f"the page contradicts itself: {ex.contradiction[0]!r} vs "
                                  f"{ex.contradiction[1]!r}"[:4000]))
+    if ex.changed is not None:
+        flags.append(Flag(name="verdict_changed",
+                          detail=f"the verdict changes down the page: {ex.changed[0]!r}, later "
+                                 f"{ex.changed[1]!r}; the last is taken"[:4000]))
+    for warning in found.warnings:
+        flags.append(Flag(name="page_absent" if warning.startswith("page absent")
+                          else "logbook_warning", detail=warning[:4000]))
     if ex.toy:
         flags.append(Flag(name="toy", detail=scale or "toy"))
-    page_warnings = [w for w in warnings if found.page.slug in w]
+    slug = found.page.slug
+    page_warnings = [w for w in warnings if f"pages/{slug}/" in w or f"page {slug}:" in w
+                     or f"page {slug!r}" in w]
     if page_warnings:
         flags.append(Flag(name="logbook_warning", detail="; ".join(page_warnings)[:4000]))
     return claim_input.model_copy(update={"flags": flags, "origin": origin,

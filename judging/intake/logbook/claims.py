@@ -1,12 +1,25 @@
 """Claims from a logbook's pages, materialized into the claim model every later stage reads.
 
-The rule for pages (README, "Real submissions"):
-1. every page whose slug is `claim-N...` is one claim, numbered N;
-2. else, every row of a claims table (a Markdown table with a verdict column: Assessment,
-   Verdict, Status, Evidence status, Result, Outcome) on any page is one claim, numbered by a
-   `C1` / `Claim 1` / `1` in its first cell, else by its row;
-3. else, every `## Claim N` section of a page is one claim, numbered N.
-Claim ids: `<paper_id>/c<N>` from the participant's numbering, else `<paper_id>/<slug>-r<row>`.
+A claim is found from structure (README, "Real submissions"):
+1. a claim page: a page whose slug names a claim (`claim-3-...`, `claim-c1-...`,
+   `current-claim-1`, `claim-drive-full-model-...`) or whose title does ("Claim 3: ...",
+   "C3 — ..."); two pages carrying one claim number: the one that is not historical, then the
+   one the followed order lists (an orphan newer than every listed page of that number wins),
+   then the first; the others are noted;
+2. an index row linking a claim page that is not there: a claim with the warning "page absent"
+   (unless a present page carries its number);
+3. else each row of a claims table (a Markdown table with a verdict column: Assessment,
+   Verdict, Status, Evidence status, Result, Outcome), each item of a numbered list under a
+   "Claims" heading or on a claims / overview page, each `## Claim N` section, on any page or
+   on the index of a single-page report.
+Claim numbers come from the text ("Claim 3", "C3", a `3.` list item, a `C3` row) when it gives
+them: the id is `<paper_id>/c<N>`; else the id names the place and its order:
+`<paper_id>/<page slug>` for a claim page, `...-r<k>` for a table row, `...-i<k>` for a list item,
+`...-s<k>` for a section (provenance `claim_id`: how "declared" with the quote, or "order").
+
+Each claim's verdict and values come from its declared places (`extract`); other pages' claims
+tables and machine output keyed by the claim's number (`[PASS] c1_...`, `{"C1": {"status":
+...}}`) are lower tiers of its verdict.
 """
 
 from __future__ import annotations
@@ -16,41 +29,83 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from judging.intake.logbook.extract import Extraction, extract
+from judging.intake.logbook.extract import (
+    VALUE_PLACES,
+    VERDICT_PLACES,
+    Extraction,
+    Label,
+    Value,
+    cell_label,
+    choose_values,
+    decide_verdict,
+    heading_label,
+    map_verdict,
+    output_fences,
+    output_values,
+    place_kind,
+    printout_labels,
+    sentence_values,
+    table_values,
+    text_labels,
+    toy_scale,
+)
 from judging.intake.logbook.figures import DECODED, Figure, PageMaterializer, RunLog
-from judging.intake.logbook.reader import Logbook, Page
+from judging.intake.logbook.reader import Logbook, Page, parse_cells
+from judging.models import FieldProvenance
 
-_CLAIM_SLUG = re.compile(r"^claim[-_]?(?P<n>\d+)(?:\b|[-_])", re.IGNORECASE)
-_VERDICT_COLUMN = re.compile(r"assessment|verdict|status|result|outcome|conclusion",
-                             re.IGNORECASE)
-_REPORTED_COLUMN = re.compile(r"paper|prediction|reported|claimed|expected|target|theory",
-                              re.IGNORECASE)
-_REPRODUCED_COLUMN = re.compile(r"observed|reproduced|measured|ours|evidence|obtained|got",
-                                re.IGNORECASE)
+_CLAIM_SLUG = re.compile(r"(?i)(?:^|[-_])claim(?:[-_]|$)")
+#: Slugs that hold the word claim but are about all claims, not one.
+_NOT_ONE_CLAIM = re.compile(r"(?i)scorecard|summary|index|ledger|overview|catalog|mapping|"
+                            r"(?:^|[-_])(?:list|table|status|plan)(?:$|[-_])")
+_NUMBER_IN_TITLE = re.compile(r"(?i)^\s*(?:current\s+)?(?:claim\s*C?(?P<n>\d+)|C(?P<c>\d+))"
+                              r"(?![\w.])")
+_NUMBER_IN_SLUG = re.compile(r"(?i)(?:^|[-_])claim[-_]?c?(?P<n>\d+)(?:$|[-_])")
 _ROW_NUMBER = re.compile(r"^\s*(?:\*\*)?(?:c|claim\s*)?(?P<n>\d+)\b", re.IGNORECASE)
-_SECTION = re.compile(r"(?im)^#{2,4}[ \t]+claim[ \t]+(?P<n>\d+)\b[^\n]*$")
+_CLAIM_COLUMN = re.compile(r"(?i)claim|statement|^#$|^id$|^no\.?$")
+_SECTION = re.compile(r"(?im)^#{2,4}[ \t]+(?:claim[ \t]+C?(?P<n>\d+)|C(?P<c>\d+))\b[^\n]*$")
+_CLAIMS_HEADING = re.compile(r"(?im)^#{1,4}[ \t]+[^\n]*\bclaims?\b[^\n]*$")
+_LIST_ITEM = re.compile(r"(?m)^[ \t]{0,3}(?P<n>\d{1,3})[.)][ \t]+(?P<first>\S[^\n]*)$")
 _THEOREM = re.compile(r"\b(?:theorem|proposition|lemma|corollary|conjecture|bound)\b",
                       re.IGNORECASE)
 _PAPER_TAG = re.compile(r"^paper-(?P<id>[A-Za-z0-9][\w-]{3,})$")
+#: A claim key in machine output: `c1_bounded_tv`, `C3`, `claim_2`, `Claim 2`.
+_CLAIM_KEY = re.compile(r"(?i)(?<![A-Za-z0-9])(?:claim[ _-]?|c)(?P<n>\d{1,3})(?=_|\b)")
+_MACHINE_WORD = re.compile(r"\[(?:PASS|FAIL|OK)\]|\b(?:PASS|FAIL|VERIFIED|FALSIFIED|"
+                           r"INCONCLUSIVE)\b|\bnot[-_ ]verified\b")
 
 
 @dataclass
 class FoundClaim:
     page: Page
     number: int | None
+    """The participant's claim number (None: the text gives none)."""
     row: int | None
-    """Row order within the page's claims table (1-based), or section order."""
+    """Order of the claim at its place: table row, list item or section (1-based)."""
     prose: str
     title: str
     extraction: Extraction
     figures: list[Figure] = field(default_factory=list)
     logs: list[RunLog] = field(default_factory=list)
+    place: str = "page"
+    """page | table row | list item | section | absent page"""
+    number_quote: str | None = None
+    """The text the claim number was read from."""
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def local_id(self) -> str:
         if self.number is not None:
             return f"c{self.number}"
-        return f"{self.page.slug}-r{self.row}"
+        suffix = {"table row": "r", "list item": "i", "section": "s"}.get(self.place)
+        return f"{self.page.slug}-{suffix}{self.row}" if suffix else self.page.slug
+
+    @property
+    def id_provenance(self) -> FieldProvenance:
+        if self.number is not None and self.number_quote:
+            return FieldProvenance(how="declared", quote=self.number_quote[:4000],
+                                   place=f"claim number in the {self.place}")
+        return FieldProvenance(how="order", quote=(self.title or self.page.slug)[:4000],
+                               place=f"{self.place} order")
 
 
 def paper_id(logbook: Logbook) -> tuple[str | None, str]:
@@ -155,57 +210,395 @@ def _cells(line: str) -> list[str]:
     return [c.strip() for c in line.strip().strip("|").split("|")]
 
 
-def _column(header: list[str], pattern: re.Pattern[str], skip: set[int]) -> int | None:
-    for j, name in enumerate(header):
-        if j not in skip and pattern.search(name):
-            return j
+# --- finding the claims ---------------------------------------------------------------------
+
+def title_number(title: str) -> tuple[int, str] | None:
+    m = _NUMBER_IN_TITLE.match(title)
+    if m is None:
+        return None
+    return int(m.group("n") or m.group("c")), m.group(0).strip()
+
+
+def is_claim_page(page: Page) -> bool:
+    if title_number(page.title) or title_number(page.manifest_title):
+        return True
+    return bool(_CLAIM_SLUG.search(page.slug)) and not _NOT_ONE_CLAIM.search(page.slug)
+
+
+def _page_number(page: Page) -> tuple[int | None, str | None, list[str]]:
+    """(number, the text it was read from, warnings): the page title's, else logbook.json's or
+    the index's title's, else the slug's."""
+    warnings = []
+    found = title_number(page.title) or title_number(page.manifest_title)
+    slug = _NUMBER_IN_SLUG.search(page.slug)
+    if found is not None:
+        if slug is not None and int(slug.group("n")) != found[0]:
+            warnings.append(f"pages/{page.slug}/page.md: the title says claim {found[0]}, the "
+                            f"slug claim {slug.group('n')}; the title is followed")
+        return found[0], found[1], warnings
+    if slug is not None:
+        return int(slug.group("n")), page.slug, warnings
+    return None, None, warnings
+
+
+def index_page(logbook: Logbook) -> Page | None:
+    """The index as a page of its own (a single-page report's text; claims tables before
+    `## Pages`)."""
+    if not logbook.index_text.strip():
+        return None
+    page = Page(slug="index", path=logbook.root / "pages" / "index.md", text=logbook.index_text)
+    try:
+        page.title, page.cells, page.has_markers = parse_cells(logbook.index_text, page.warnings)
+    except ValueError as exc:
+        page.error = f"the page does not parse: {exc}"
+    return page
+
+
+@dataclass
+class _Context:
+    """What every claim of a logbook may read besides its own text: other pages' claims-table
+    rows and machine output, by claim number."""
+
+    table_labels: dict[int, list[tuple[str, Label]]] = field(default_factory=dict)
+    machine_labels: dict[int, list[Label]] = field(default_factory=dict)
+    verdict_places: frozenset[str] = VERDICT_PLACES
+    value_places: frozenset[str] = VALUE_PLACES
+
+
+def find_claims(logbook: Logbook, *, verdict_places: frozenset[str] = VERDICT_PLACES,
+                value_places: frozenset[str] = VALUE_PLACES) -> list[FoundClaim]:
+    """The claims of a logbook by the rules of the module docstring; a warning for every page
+    set aside goes to `logbook.warnings`. Verdicts and values are read only from the kinds of
+    place given (`extract.VERDICT_PLACES`, `extract.VALUE_PLACES`)."""
+    pages = [p for p in logbook.pages if p.error is None]
+    index = index_page(logbook)
+    scan = pages + ([index] if index is not None and index.error is None else [])
+    context = _context(scan)
+    context.verdict_places, context.value_places = verdict_places, value_places
+    found = _page_claims(logbook, context)
+    if found:
+        return found
+    for page in scan:
+        found += _table_claims(page, context)
+    if not found:
+        for page in scan:
+            found += _list_claims(page, context)
+    if not found:
+        for page in scan:
+            found += _section_claims(page, context)
+    return found
+
+
+def _page_claims(logbook: Logbook, context: _Context) -> list[FoundClaim]:
+    candidates = [p for p in logbook.pages if is_claim_page(p)]
+    numbered: dict[int, list[Page]] = {}
+    numbers: dict[str, tuple[int | None, str | None]] = {}
+    for page in candidates:
+        number, quote, warnings = _page_number(page)
+        logbook.warnings += warnings
+        numbers[page.slug] = (number, quote)
+        if number is not None:
+            numbered.setdefault(number, []).append(page)
+    judged: set[str] = {p.slug for p in candidates}
+    for number, group in numbered.items():
+        if len(group) < 2:
+            continue
+        winner = _current(group)
+        for page in group:
+            if page is not winner:
+                judged.discard(page.slug)
+                why = ("historical" if page.historical else "not listed" if not page.listed
+                       else "listed later")
+                logbook.warnings.append(
+                    f"pages/{page.slug}/page.md also carries claim {number} ({why}): not "
+                    f"judged; pages/{winner.slug}/page.md is")
+    found: list[FoundClaim] = []
+    for page in candidates:
+        if page.slug not in judged:
+            continue
+        number, quote = numbers[page.slug]
+        title = page.title or page.manifest_title or page.slug
+        claim = FoundClaim(page, number, None, page_prose(page) if page.error is None else "",
+                           title, Extraction(), number_quote=quote)
+        if page.error is None:
+            _extract_page(claim, context)
+        found.append(claim)
+    have = {c.number for c in found if c.number is not None}
+    for text, slug in logbook.index_links:
+        if slug not in logbook.absent:
+            continue
+        number = title_number(text)
+        slug_number = _NUMBER_IN_SLUG.search(slug)
+        n = number[0] if number else int(slug_number.group("n")) if slug_number else None
+        if n is None and not (_CLAIM_SLUG.search(slug) and not _NOT_ONE_CLAIM.search(slug)):
+            continue
+        if n is not None and n in have:
+            continue
+        path = logbook.root / "pages" / slug / "page.md"
+        stub = Page(slug=slug, path=path, title=text)
+        reason = (f"page absent: the {logbook.order_from} links pages/{slug}/page.md, which is "
+                  f"not in the logbook")
+        claim = FoundClaim(stub, n, None, "", text or slug, Extraction(), place="absent page",
+                           number_quote=number[1] if number else slug,
+                           warnings=[f"page absent: pages/{slug}/page.md"])
+        # only what other pages declare of it (a claims table, keyed machine output)
+        _decide(claim, [], [], "", context)
+        ex = claim.extraction
+        for name in ("reported_value", "reproduced_value"):
+            ex.absent[name] = reason
+        if ex.verdict is None:
+            ex.absent["verdict"] = reason
+        found.append(claim)
+        if n is not None:
+            have.add(n)
+    return found
+
+
+def _current(group: list[Page]) -> Page:
+    """The page judged among pages carrying one claim number (module docstring, rule 1)."""
+    live = [p for p in group if not p.historical] or group
+    listed = [p for p in live if p.listed]
+    orphans = [p for p in live if not p.listed]
+    if listed and orphans:
+        newest_listed = [p.newest for p in listed]
+        newer = [p for p in orphans if p.newest and all(t and p.newest > t
+                                                         for t in newest_listed)]
+        if newer:
+            return max(newer, key=lambda p: p.newest or "")
+    return (listed or live)[0]
+
+
+def _claims_table(header: list[str], rows: list[list[str]]) -> int | None:
+    """The verdict column of a claims table, else None."""
+    verdict_col = verdict_column(header)
+    if verdict_col is None or not rows:
+        return None
+    numbered = sum(1 for row in rows if row and _ROW_NUMBER.match(row[0]))
+    if len(rows) < 2 and not numbered:
+        return None
+    if not (_CLAIM_COLUMN.search(header[0]) or numbered >= max(1, len(rows) // 2)):
+        return None
+    return verdict_col
+
+
+#: Column names of a verdict, strongest first ("| # | Self-verdict | Result |": Self-verdict).
+_VERDICT_NAMES = ("verdict", "assessment", "status", "outcome", "conclusion", "result")
+
+
+def verdict_column(header: list[str]) -> int | None:
+    """The verdict column of a table header (never the first column): the one whose name is the
+    strongest verdict word, the rightmost of equals."""
+    for name in _VERDICT_NAMES:
+        for j in range(len(header) - 1, 0, -1):
+            if re.search(rf"(?i)\b{name}", header[j]):
+                return j
     return None
 
 
-def find_claims(logbook: Logbook) -> list[FoundClaim]:
-    pages = [p for p in logbook.pages if p.error is None]
-    claim_pages = [(int(m.group("n")), p) for p in logbook.pages
-                   if (m := _CLAIM_SLUG.match(p.slug))]
-    found: list[FoundClaim] = []
-    if claim_pages:
-        for number, page in claim_pages:
-            prose = page_prose(page)
-            found.append(FoundClaim(page, number, None, prose, page.title or page.slug,
-                                    _extract(page, prose)))
-        return found
-    for page in pages:
-        prose = page_prose(page)
-        for header, rows, raws in _tables(prose):
-            verdict_col = None
-            for j in range(len(header) - 1, 0, -1):
-                if _VERDICT_COLUMN.search(header[j]):
-                    verdict_col = j
-                    break
-            if verdict_col is None or len(rows) < 2:
+def _statement_column(header: list[str], verdict_col: int) -> int:
+    for j, name in enumerate(header):
+        if j != verdict_col and re.search(r"(?i)statement|claim|description", name) and j != 0:
+            return j
+    return 0
+
+
+def _table_claims(page: Page, context: _Context) -> list[FoundClaim]:
+    found = []
+    for header, rows, raws in _tables(page_prose(page)):
+        verdict_col = _claims_table(header, rows)
+        if verdict_col is None:
+            continue
+        text_col = _statement_column(header, verdict_col)
+        for r, (row, raw) in enumerate(zip(rows, raws, strict=False), start=1):
+            if len(row) <= verdict_col or not any(c.strip() for c in row):
                 continue
-            rep = _column(header, _REPORTED_COLUMN, {0, verdict_col})
-            ours = _column(header, _REPRODUCED_COLUMN, {0, verdict_col, rep or -1})
-            for r, (row, raw) in enumerate(zip(rows, raws), start=1):
-                if len(row) <= verdict_col:
-                    continue
-                m = _ROW_NUMBER.match(row[0])
-                ex = extract(raw, page_text=page.text, cell_titles=[], row_label=row[verdict_col],
-                             row_reported=row[rep] if rep is not None and rep < len(row) else "",
-                             row_reproduced=row[ours] if ours is not None and ours < len(row)
-                             else "")
-                found.append(FoundClaim(page, int(m.group("n")) if m else None, r, raw,
-                                        row[0].strip("* "), ex))
-    if found:
-        return found
-    for page in pages:
-        prose = page_prose(page)
-        sections = list(_SECTION.finditer(prose))
-        for k, m in enumerate(sections):
-            end = sections[k + 1].start() if k + 1 < len(sections) else len(prose)
-            text = prose[m.start():end]
-            found.append(FoundClaim(page, int(m.group("n")), k + 1, text,
-                                    m.group(0).strip("# "), _extract(page, text)))
+            m = _ROW_NUMBER.match(row[0])
+            label = cell_label(row[verdict_col])
+            labels = [Label(label, raw.strip(), "claims table cell", 1, r)] if label else []
+            title = (row[text_col] if text_col < len(row) else row[0]).strip("* ")
+            claim = FoundClaim(page, int(m.group("n")) if m else None, r, raw, title,
+                               Extraction(), place="table row",
+                               number_quote=row[0] if m else None)
+            _decide(claim, labels, table_values(header, row, raw), raw, context)
+            found.append(claim)
     return found
+
+
+def _list_claims(page: Page, context: _Context) -> list[FoundClaim]:
+    """Items of a numbered list under a heading naming claims, or on a claims / overview page."""
+    text = page_prose(page)
+    claims_page = bool(re.match(r"(?i)(?:claims?|overview)\b", page.slug) or
+                       re.match(r"(?i)\s*claims?\b", page.title))
+    found = []
+    headings = list(re.finditer(r"(?m)^#{1,4}[ \t]+[^\n]*$", text))
+    for k, heading in enumerate(headings + [None]):
+        start = heading.end() if heading is not None else 0
+        if heading is None:
+            if not claims_page or headings:
+                continue
+            end = len(text)
+        else:
+            end = headings[k + 1].start() if k + 1 < len(headings) else len(text)
+            if not (_CLAIMS_HEADING.match(heading.group(0)) or claims_page):
+                continue
+        section = text[start:end]
+        items = list(_LIST_ITEM.finditer(section))
+        if len(items) < 2:
+            continue
+        for i, item in enumerate(items):
+            stop = items[i + 1].start() if i + 1 < len(items) else len(section)
+            body = section[item.start():stop]
+            body = re.split(r"\n[ \t]*\n(?![ \t]{2,})", body)[0]
+            number = int(item.group("n"))
+            claim = FoundClaim(page, number, i + 1, body, item.group("first")[:300],
+                               Extraction(), place="list item",
+                               number_quote=item.group(0)[:200])
+            _decide(claim, text_labels(body, tier_bold=2), sentence_values(body), body,
+                    context)
+            found.append(claim)
+        if found:
+            break
+    return found
+
+
+def _section_claims(page: Page, context: _Context) -> list[FoundClaim]:
+    prose = page_prose(page)
+    sections = list(_SECTION.finditer(prose))
+    found = []
+    for k, m in enumerate(sections):
+        end = sections[k + 1].start() if k + 1 < len(sections) else len(prose)
+        text = prose[m.start():end]
+        number = int(m.group("n") or m.group("c"))
+        claim = FoundClaim(page, number, k + 1, text, m.group(0).strip("# "), Extraction(),
+                           place="section", number_quote=m.group(0).strip())
+        _decide(claim, text_labels(text), sentence_values(text), text, context)
+        found.append(claim)
+    return found
+
+
+# --- each claim's labels and values ---------------------------------------------------------
+
+def _context(pages: list[Page]) -> _Context:
+    context = _Context()
+    for page in pages:
+        for header, rows, raws in _tables(page_prose(page)):
+            verdict_col = _claims_table(header, rows)
+            if verdict_col is None:
+                continue
+            for row, raw in zip(rows, raws, strict=False):
+                m = _ROW_NUMBER.match(row[0]) if row else None
+                label = cell_label(row[verdict_col]) if len(row) > verdict_col else None
+                if m is None or label is None:
+                    continue
+                context.table_labels.setdefault(int(m.group("n")), []).append(
+                    (page.slug, Label(label, raw.strip(), f"claims table on {page.slug}", 3,
+                                      elsewhere=True)))
+        for i, cell in enumerate(page.cells):
+            if not cell.is_run:
+                continue
+            for output in output_fences(cell.body):
+                for number, label in machine_labels(output, cell=i, time=cell.created_at,
+                                                    where=page.slug):
+                    context.machine_labels.setdefault(number, []).append(label)
+    return context
+
+
+def machine_labels(output: str, *, cell: int | None = None, time: str | None = None,
+                   where: str = "") -> list[tuple[int, Label]]:
+    """(claim number, label) of run output keyed by a claim: a line naming one claim and a
+    machine verdict (`[PASS] c1_bounded_tv`, `C3 ...: 0.53 -> VERIFIED`), or a JSON object
+    whose key names a claim (`{"C1": {"status": "verified"}}`, `{"claim_2": "not-verified"}`)."""
+    out: list[tuple[int, Label]] = []
+    for line in output.splitlines():
+        keys = {int(m.group("n")) for m in _CLAIM_KEY.finditer(line)}
+        words = _MACHINE_WORD.findall(line)
+        if len(keys) == 1 and words and len({map_verdict(w).verdict for w in words}) == 1 \
+                and not line.strip().startswith(("{", "\"")):
+            out.append((keys.pop(), Label(words[-1], line.strip(), f"run printout on {where}", 4,
+                                          0, time, cell, elsewhere=True)))
+    text = output.strip()
+    datas = []
+    if text[:1] in "{[":
+        try:
+            datas.append((json.loads(text), text))
+        except ValueError:
+            pass
+    for data, raw in datas:
+        for number, key, label in _json_claim_statuses(data):
+            quote = next((ln.strip() for ln in raw.splitlines() if f'"{key}"' in ln),
+                         f'"{key}"')
+            if label in quote or f'"{key}": {{' in quote:
+                out.append((number, Label(label, quote, f"run output JSON on {where}", 4, 0,
+                                          time, cell, elsewhere=True)))
+    return out
+
+
+def _json_claim_statuses(data: object, depth: int = 0) -> list[tuple[int, str, str]]:
+    out: list[tuple[int, str, str]] = []
+    if depth > 4 or not isinstance(data, dict):
+        return out
+    for key, value in data.items():
+        m = re.fullmatch(r"(?i)(?:claim[ _-]?|c)(?P<n>\d{1,3})(?:_\w*)?", str(key))
+        if m is not None:
+            status = value
+            if isinstance(value, dict):
+                status = next((value[k] for k in ("status", "verdict", "outcome", "result")
+                               if isinstance(value.get(k), str)), None)
+                if status is None and isinstance(value.get("passed"), bool):
+                    status = "PASS" if value["passed"] else "FAIL"
+            if isinstance(status, str) and map_verdict(status).verdict is not None:
+                out.append((int(m.group("n")), str(key), status))
+        elif isinstance(value, dict):
+            out += _json_claim_statuses(value, depth + 1)
+    return out
+
+
+def _extract_page(claim: FoundClaim, context: _Context) -> None:
+    page = claim.page
+    labels: list[Label] = []
+    for title, place in ((page.title, "page title"),
+                         (page.manifest_title, "page title in logbook.json")):
+        label = heading_label(title) if title else None
+        if label is not None and title_number(title) is not None:
+            labels.append(Label(label, title, place, 1, -1, elsewhere=title not in page.text))
+    values: list[Value] = []
+    sentences: list[Value] = []
+    for i, cell in enumerate(page.cells):
+        if cell.type in ("markdown", "preamble"):
+            if cell.title:
+                label = heading_label(cell.title)
+                if label is not None:
+                    labels.append(Label(label, cell.title, "cell title", 1, cell.start, 
+                                        cell.created_at, i))
+            labels += text_labels(cell.body, cell=i, time=cell.created_at, offset=cell.start)
+            for header, rows, raws in _tables(cell.body):
+                with_values = [(row, raw) for row, raw in zip(rows, raws, strict=False)
+                               if len({v.side for v in table_values(header, row, raw)}) == 2]
+                if len(rows) == 1 and with_values:
+                    values += table_values(header, with_values[0][0], with_values[0][1],
+                                           "results table")
+            sentences += sentence_values(cell.body)
+        elif cell.is_run:
+            for output in output_fences(cell.body):
+                labels += printout_labels(output, cell=i, time=cell.created_at)
+                values += output_values(output)
+    _decide(claim, labels, values + sentences, claim.prose, context)
+
+
+def _decide(claim: FoundClaim, labels: list[Label], values: list[Value], prose: str,
+            context: _Context) -> None:
+    """Verdict and values of one claim from its own labels and values and the context's."""
+    if claim.number is not None:
+        labels = labels + [lb for slug, lb in context.table_labels.get(claim.number, [])
+                           if slug != claim.page.slug or claim.place != "table row"]
+        labels = labels + context.machine_labels.get(claim.number, [])
+    labels = [lb for lb in labels if place_kind(lb.place) in context.verdict_places]
+    values = [v for v in values if place_kind(v.place) in context.value_places]
+    ex = claim.extraction
+    page_text = claim.page.text or prose
+    decide_verdict(ex, labels, page_text)
+    choose_values(ex, values, page_text, prose)
+    toy_scale(ex, prose)
 
 
 _STATEMENT_HEADING = re.compile(
@@ -231,29 +624,6 @@ def statement_text(title: str, prose: str) -> str:
         body = quote.group("s")
     title = re.sub(r"^\s*claim\s*\d+\s*[:.\u2014-]*\s*", "", title, flags=re.IGNORECASE)
     return f"{body}\n{title}" if body else title
-
-
-def _extract(page: Page, prose: str) -> Extraction:
-    titles = [c.title for c in page.cells if c.title and c.type in ("markdown", "preamble")]
-    title = page.title or page.slug
-    section = re.match(r"(?i)#{2,4}[ \t]+(?P<t>claim[^\n]*)", prose)
-    ex = extract(prose, run_output=_run_outputs(page), page_text=page.text, cell_titles=titles,
-                 statement_text=statement_text(section.group("t") if section else title, prose))
-    outputs = "\n".join(c.body for c in page.cells if c.is_run)
-    if ex.verdict is not None and ex.verdict.value == "verified" and re.search(
-            r"not[\s_-]+verified|\bFAIL(?:ED)?\b|\"passed\":\s*false", outputs):
-        quote = re.search(r"[^\n]*(?:not[\s_-]+verified|\bFAIL(?:ED)?\b|\"passed\":\s*false)"
-                          r"[^\n]*", outputs)
-        if quote and ex.contradiction is None:
-            ex.contradiction = (ex.provenance["verdict"].quote if "verdict" in ex.provenance
-                                else ex.source_verdict or "", quote.group(0).strip())
-    return ex
-
-
-def _run_outputs(page: Page) -> str:
-    """The run cells' bodies (their `output` fences give `key=value` values)."""
-    bodies = [c.body for c in page.cells if c.is_run]
-    return "\n" + "\n".join(bodies) if bodies else ""
 
 
 def materialize(logbook: Logbook, claims: list[FoundClaim], out_dir: Path) -> list[Figure]:

@@ -1,30 +1,54 @@
-"""The deterministic extractor: a claim's verdict, reported and reproduced values from its prose,
-each with the verbatim quote it came from (checked to be a substring of the page) and how it was
-found (`declared`: the participant's own label field, a table cell, a cell title, a "Verdict:" or
-"Assessment:" line; `pattern`: a text pattern). A field not found is absent with a reason.
+"""The deterministic extractor: a claim's verdict, reported and reproduced values, read only where
+the submission declares them, each with the verbatim quote it came from (checked to be on the
+page) and how and where it was found. A field not found is absent with the reason.
 
-The participant's own label is kept verbatim (`source_verdict`) and mapped by `VERDICT_TABLE`
-(first match wins, read top to bottom):
+**Verdicts** come from declared labels, in tiers (README, "Real submissions"):
+
+1. the participant's own label on the claim's text: a `Verdict:` / `Assessment:` / `Status:` /
+   `Outcome:` line (also mid-line: "Local outcome: `mixed`."), a `## Verdict` heading's first
+   line, a cell title or heading that is a label ("Falsified", "C3 VERIFIED at paper scale",
+   "Claim 1 — verified"), a claims-table cell, a Space's `short_description`;
+2. a short bold label opening a paragraph ("**Reproduced.**", "**PARTIAL / BLOCKED.**");
+3. another page's claims-table row for the same claim number;
+4. machine output: a verifier's printout (`[PASS] c1_bound`) or a JSON status in run output,
+   the claim page's own or keyed by the claim's number anywhere.
+
+The best tier present decides. Labels of that tier that disagree are either a change down the
+page (each in its own cell, the cells' timestamps rising: the last wins, `verdict_changed` is
+flagged) or a contradiction (`self_contradiction` is flagged and the verdict is left absent for
+the judge: never resolved by position alone). A lower-tier label that disagrees with the
+verdict is flagged `self_contradiction` and does not change it.
+
+Labels are mapped by `VERDICT_TABLE` (first match wins, read top to bottom):
 
 | label (case-insensitive)                                             | maps to      |
 |----------------------------------------------------------------------|--------------|
 | NOT (INDEPENDENTLY) VERIFIED/REPRODUCED/REPLICATED, unverified,       | inconclusive |
 | not attempted, not_reproduced, partial(ly), blocked, mixed,          |              |
-| inconclusive, not scored, undetermined                               |              |
+| inconclusive, undetermined                                           |              |
 | toy, TOY-VERIFIED, proxy, finite, conditional, special case          | toy (scale)  |
 | FALSIFIED (any qualifier), FAIL, REFUTED, contradicted, not supported| falsified    |
 | VERIFIED, REPRODUCED, reproduces, SUPPORTED, CONFIRMED, Aligned,     | verified     |
 | consistent, [PASS], PASS, holds                                      |              |
 
-Within one label the earliest direction word wins ("asymptotically VERIFIED, practical guarantee
-FALSIFIED at low noise" is verified); a label naming both verified and falsified, or two labels
-on one page that disagree, raise a `self_contradiction` flag with both quotes. `toy` is a scale,
-not a direction: the direction is taken from the label when it gives one (TOY-VERIFIED ->
-verified), else inconclusive; the scale note then reads "toy: <quote>".
+A label that declares no verdict ("Not scored as a result", "not assessed") gives none. A
+label naming both verified and falsified is split: `self_contradiction`, verdict absent.
+`toy` is a scale, not a direction: the direction is taken from the label when it gives one
+(TOY-VERIFIED -> verified), else inconclusive; the scale note then reads "toy: <quote>".
+
+**Values** come only from: a claims-table row's paper / ours cells; a results table of the
+claim's text with paper and ours columns and one row; `key=value` or JSON lines of run output
+whose key names the paper (paper, reported, claimed, expected, target, published) or the
+measurement (measured, observed, reproduced, ours, obtained); a linked results file (JSON or
+CSV) with such keys; one sentence that pairs both explicitly ("the paper reports X and we
+measured Y"). Several different values for one side from one place are ambiguous and left
+absent. A number anywhere else in the prose is left absent with the reason "stated in prose:
+needs --extract" (the LLM extractor reads prose, each value checked against its quote).
 """
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from dataclasses import dataclass, field
@@ -34,16 +58,26 @@ from judging.models import FieldProvenance, Verdict
 _INCONCLUSIVE = re.compile(
     r"\bnot[\s_-]+(?:independently[\s_-]+)?(?:verified|reproduced|replicated|confirmed)\b|"
     r"\bunverified\b|\bnot[\s_-]+attempted\b|\bpartial(?:ly)?\b|\bblocked\b|\bmixed\b|"
-    r"\binconclusive\b|\bnot[\s_-]+scored\b|\bundetermined\b|\bnot[\s_-]+assessed\b",
+    r"\binconclusive\b|\bundetermined\b|\bunreproduced\b|\bnot[\s_-]+reproducible\b",
     re.IGNORECASE)
-_TOY = re.compile(r"\btoy\b|\bproxy\b|\bfinite[\s_-]|\bconditional\b|\bspecial[\s_-]case\b",
+#: A label that declares no verdict ("Not scored as a result", "not assessed"): absent, not
+#: inconclusive.
+_NO_VERDICT = re.compile(r"(?i)\bnot[\s_-]+(?:scored|assessed|evaluated|judged)\b")
+_TOY = re.compile(r"\btoy\b|\bproxy\b|\bfinite[\s_-]|\bconditional(?:\b|_)|\bspecial[\s_-]case\b",
                   re.IGNORECASE)
+#: The words a label may open with (a title "Claim 2 — Finite optimum" is not a label).
+_LABEL_OPENING = re.compile(
+    r"(?i)(?:not[\s_-]+(?:independently[\s_-]+)?)?(?:verified|falsified|reproduced|replicated|"
+    r"confirmed|supported|inconclusive|blocked|partial(?:ly)?|refuted|toy(?:-verified)?|pass(?:ed)?|"
+    r"fail(?:ed)?|mixed|consistent|aligned|unverified|undetermined|not_reproduced|holds|"
+    r"supports|reproduces|contradicted)\b|\[(?:pass|fail)\]")
 _FALSIFIED = re.compile(r"\bfalsified\b|\bfail(?:ed|s)?\b|\brefuted\b|\bcontradicted\b|"
                         r"\bnot[\s_-]+supported\b|\bdoes[\s_-]+not[\s_-]+(?:hold|reproduce)\b",
                         re.IGNORECASE)
 _VERIFIED = re.compile(r"\bverified\b|\breproduced\b|\breproduces\b|\bsupported\b|"
                        r"\bconfirmed\b|\baligned\b|\bconsistent\b|\[pass\]|\bpass(?:ed|es)?\b|"
-                       r"\bholds\b|\breplicated\b", re.IGNORECASE)
+                       r"\bholds\b|\breplicated\b|\bsupports\b",
+                       re.IGNORECASE)
 
 #: The table the module docstring shows, as code: (pattern, direction or "toy").
 VERDICT_TABLE: list[tuple[re.Pattern[str], str]] = [
@@ -60,16 +94,21 @@ class MappedVerdict:
 
 
 def map_verdict(label: str) -> MappedVerdict:
-    """The participant's label mapped by `VERDICT_TABLE`."""
+    """The participant's label mapped by `VERDICT_TABLE`; a label declaring no verdict maps to
+    none."""
     toy = bool(_TOY.search(label))
+    if _NO_VERDICT.search(label):
+        return MappedVerdict(None, False, False)
     if _INCONCLUSIVE.search(label):
         return MappedVerdict(Verdict.inconclusive, toy, False)
     fals, ver = _FALSIFIED.search(label), _VERIFIED.search(label)
     split = bool(fals and ver)
-    if fals and (not ver or fals.start() < ver.start()):
-        return MappedVerdict(Verdict.falsified, toy, split)
+    if split:
+        return MappedVerdict(None, toy, True)
+    if fals:
+        return MappedVerdict(Verdict.falsified, toy, False)
     if ver:
-        return MappedVerdict(Verdict.verified, toy, split)
+        return MappedVerdict(Verdict.verified, toy, False)
     if toy:
         return MappedVerdict(Verdict.inconclusive, True, False)
     return MappedVerdict(None, False, False)
@@ -115,6 +154,11 @@ def first_number(text: str) -> tuple[float, str] | None:
     return None
 
 
+#: Reasons of absent values.
+IN_PROSE = "stated in prose: needs --extract"
+NO_NUMBER = "no number is stated for it"
+
+
 @dataclass
 class Extraction:
     source_verdict: str | None = None
@@ -125,165 +169,466 @@ class Extraction:
     provenance: dict[str, FieldProvenance] = field(default_factory=dict)
     absent: dict[str, str] = field(default_factory=dict)
     contradiction: tuple[str, str] | None = None
+    changed: tuple[str, str] | None = None
+    """The verdict changed down the page: (the earlier label's quote, the last one's)."""
     toy_quote: str | None = None
     scale_note: str | None = None
     """A scale note other than toy (the LLM extractor's, with its quote)."""
 
 
+# --- verdict labels -------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Label:
+    """One verdict label found in a declared place."""
+
+    text: str
+    quote: str
+    """Verbatim text of the submission holding the label."""
+    place: str
+    """Where: "Verdict line", "verdict heading", "cell title", "heading", "claims table cell",
+    "bold label", "run printout", "run output JSON", "short_description", ..."""
+    tier: int
+    order: int = 0
+    """Position on the page (offset or cell index): only for reporting, never to decide."""
+    time: str | None = None
+    """The ISO timestamp of the cell holding it, when known."""
+    cell: int | None = None
+    """The index of the cell holding it (labels of one cell have no order in time)."""
+    elsewhere: bool = False
+    """The quote is from another file than the claim's page (another page, logbook.json)."""
+
+    @property
+    def mapped(self) -> MappedVerdict:
+        return map_verdict(self.text)
+
+
+_LABEL_KEY = (r"(?:(?:final|overall|reviewer|scientific|local|self|claim|participant)[\s-]+)?"
+              r"(?:verdict|assessment|status|outcome|result|conclusion)")
 _LABEL_LINE = re.compile(
-    r"(?im)^[ \t>*_#-]*(?:\*\*|__)?(?:final\s+)?(?:verdict|assessment|status|outcome|result)"
-    r"(?:\s*\([^)\n]*\))?\s*(?:\*\*|__)?\s*[:\u2014-]\s*(?:\*\*|__)?(?P<label>[^\n]{1,200})")
-#: A verifier's printout line: `[PASS] ...`, `[FAIL] ...`, `PASS: ...` (run output only).
+    r"(?im)(?:^[ \t>*_#-]*|(?<=[.!?)`*][ \t])[ \t]*)(?:\*\*|__)?" + _LABEL_KEY +
+    r"(?:\s*\([^)\n]{0,60}\))?\s*(?:\*\*|__)?\s*[:\u2014]\s*(?:\*\*|__)?"
+    r"(?P<label>[^\n]{1,200})")
+_VERDICT_HEADING = re.compile(r"(?im)^#{1,4}[ \t]+(?:final[ \t]+|overall[ \t]+)?verdict[ \t]*$"
+                              r"\s*\n(?:[ \t]*\n)*(?P<line>[^\n#|][^\n]{0,200})")
+#: A bold paragraph lead (not a list item's: "- **Directly verified:** ..." labels a part).
+_BOLD_LEAD = re.compile(r"(?m)^[ \t>]*(?:\*\*|__)(?P<label>[^*_\n]{2,120}?)(?:\*\*|__)")
+#: A verifier's printout line: `[PASS] ...`, `[FAIL] ...`, `PASS: ...`.
 _PRINTOUT = re.compile(r"(?m)^[ \t]*(?P<label>\[(?:PASS|FAIL|OK)\]|(?:PASS|FAIL|VERIFIED|FALSIFIED)"
                        r"(?=[:\s]))[^\n]{0,200}")
-_BOLD_LEAD = re.compile(r"(?m)^[ \t>]*(?:\*\*|__)(?P<label>[^*_\n]{2,200}?)(?:\*\*|__)")
-_CELL_TITLE_LABEL = re.compile(r"^(?:verdict|assessment|status)\s*[:\u2014-]\s*(?P<label>.+)$",
-                               re.IGNORECASE)
-_TOY_SCALE = re.compile(r"[^\n.]*\btoy(?:[\s-](?:scale|run|setting|scope|task|model|version|"
-                        r"experiment|verified|synthetic)|_train)\b[^\n.]*", re.IGNORECASE)
-_REPORTED = re.compile(
-    r"(?:paper(?:'s)?|authors?|stated|reports?|reported|table\s+\d+|target|"
-    r"predicted|theory|theoretical|expected)\b[^.\n]{0,80}?(?P<num>" + NUMBER + ")",
-    re.IGNORECASE)
-_REPRODUCED = re.compile(
-    r"(?:we\s+(?:measure|obtain|get|find|observe)|measured|reproduced|observed|our|obtained|"
-    r"gives|discrepancy|residual|error|fitted)\b[^.\n]{0,80}?(?P<num>" + NUMBER + ")",
-    re.IGNORECASE)
+#: An upper-case verdict word: a label in a title or heading ("C3 VERIFIED at paper scale").
+_CAPS_LABEL = re.compile(r"(?<![A-Za-z])(?:NOT[ _-]+(?:INDEPENDENTLY[ _-]+)?)?(?:VERIFIED|"
+                         r"FALSIFIED|INCONCLUSIVE|REPRODUCED|CONFIRMED|SUPPORTED|BLOCKED|"
+                         r"PARTIAL(?:LY)?|REFUTED|TOY-VERIFIED|NOT_REPRODUCED)(?![A-Za-z])")
+#: A heading or title naming a claim and then its label: "Claim 1 — verified".
+_CLAIM_THEN_LABEL = re.compile(r"(?i)^(?:current\s+)?(?:claim\s*C?\d+|C\d+)\s*[\u2014\u2013:-]"
+                               r"\s*(?P<label>[^\n]{1,80})$")
+_HEADING = re.compile(r"(?m)^#{1,4}[ \t]+(?P<t>[^\n]+)$")
+#: How far into a label its verdict word may stand ("SUPPORTED (paper + audit ...)",
+#: "architecture claim (Claim 4) reproduces at the structural level" are labels; "Under this
+#: protocol, the three-seed validation ... does not support ..." is a sentence).
+_LABEL_REACH = 60
 
 
 def _clean_label(label: str) -> str:
+    label = re.sub(r"^[\s*_`>✅❌⚠️✔✗☑️🟢🔴🟡-]+", "", label.strip())
+    # a label in bold ends where the bold does: "**Assessment: verified.** A clean-room ..."
+    label = re.split(r"\*\*|__", label)[0] if re.search(r"\w", re.split(r"\*\*|__", label)[0]) \
+        else label
     label = label.strip().strip("*_` ").strip()
+    label = re.sub(r"[`*_]+(?=[.;:,]?$)", "", label)
     return re.sub(r"\s+", " ", label)
 
 
-def verdict_candidates(prose: str, cell_titles: list[str]) -> list[tuple[str, str, str]]:
-    """(label, quote, how) in page order: cell titles, label lines, bold paragraph leads."""
-    found: list[tuple[int, str, str, str]] = []
-    for title in cell_titles:
-        m = _CELL_TITLE_LABEL.match(title.strip())
-        if m and is_verdict_label(m.group("label")):
-            pos = prose.find(title)
-            found.append((pos if pos >= 0 else 0, _clean_label(m.group("label")), title,
-                          "declared"))
-    for m in _LABEL_LINE.finditer(prose):
-        label = _clean_label(m.group("label"))
-        if is_verdict_label(label):
-            found.append((m.start(), label, m.group(0).strip(), "declared"))
-    for m in _BOLD_LEAD.finditer(prose):
-        label = _clean_label(m.group("label"))
-        if is_verdict_label(label) and len(label) <= 120 and not re.search(r"\?$", label) \
-                and map_verdict(label).verdict is not None and _looks_like_label(label):
-            found.append((m.start(), label, m.group(0).strip(), "pattern"))
-    found.sort(key=lambda item: item[0])
-    out: list[tuple[str, str, str]] = []
-    for _, label, quote, how in found:
-        if not any(label == o[0] for o in out):
-            out.append((label, quote, how))
-    return out
+def _labelish(label: str) -> bool:
+    """A verdict word within the first `_LABEL_REACH` characters: a label, not a sentence.
+    Scale words alone (finite, proxy, conditional) make a label only as one token
+    (FINITE_TRACKING_PROXY); "toy" does anywhere in its reach."""
+    head = label[:_LABEL_REACH]
+    direction = bool(_INCONCLUSIVE.search(head) or _FALSIFIED.search(head)
+                     or _VERIFIED.search(head))
+    return direction or bool(re.search(r"(?i)\btoy\b", head)) \
+        or (" " not in label.strip() and bool(_TOY.search(label)))
 
 
-def printout_candidates(run_output: str) -> list[tuple[str, str, str]]:
-    """(label, quote, how) of a verifier's printout lines (`[PASS] ...`), in order."""
-    return [(m.group(0).strip(), m.group(0).strip(), "pattern")
-            for m in _PRINTOUT.finditer(run_output)
-            if map_verdict(m.group("label")).verdict is not None]
-
-
-def _looks_like_label(label: str) -> bool:
-    """A bold lead is a verdict label when it is short or starts with an upper-case verdict word
-    ("**Reproduced.**", "**PARTIAL / BLOCKED.**", "**VERIFIED for ...**")."""
+def _short_label(label: str) -> bool:
+    """A bold lead is a label when it opens with its verdict word(s) and is short ("**Reproduced
+    .**", "**Not verified.**") or opens in capitals ("**PARTIAL / BLOCKED, with an exact scope
+    qualification.**")."""
     words = label.split()
+    if not words or label.rstrip().endswith("?"):
+        return False
+    if len(words) <= 3 and _LABEL_OPENING.search(label):
+        return True  # "**Mechanism reproduced.**"
+    if not _LABEL_OPENING.match(label):
+        return False
     return len(words) <= 6 or bool(re.match(r"[A-Z][A-Z_/ -]{3,}\b", label))
 
 
-def extract(prose: str, *, page_text: str, cell_titles: list[str],
-            row_label: str | None = None, row_reported: str | None = None,
-            row_reproduced: str | None = None, statement_text: str | None = None,
-            run_output: str = "") -> Extraction:
-    """Verdict and values of one claim. `prose` is the claim's text (a page's markdown, or one
-    section); a claims-table row passes its cells (declared). `run_output` (the run cells'
-    bodies) gives values, and a verdict only when the prose states none: a verifier's printout
-    must not overrule the participant's own final label (they are compared for contradictions)."""
-    ex = Extraction()
-
-    def prov(name: str, how: str, quote: str) -> None:
-        if quote and quote in page_text:
-            ex.provenance[name] = FieldProvenance(how=how, quote=quote[:4000])
-
-    if row_label is not None:
-        candidates = [(_clean_label(row_label), row_label.strip(), "declared")]
-    else:
-        candidates = verdict_candidates(prose, cell_titles) or \
-            verdict_candidates(run_output, []) or printout_candidates(run_output)
-    if candidates:
-        # the final explicit label on the page wins over earlier text
-        label, quote, how = candidates[-1]
-        mapped = map_verdict(label)
-        ex.source_verdict, ex.verdict, ex.toy = label, mapped.verdict, mapped.toy
-        if mapped.toy and mapped.verdict is None:
-            ex.verdict = Verdict.inconclusive
-        prov("verdict", how, quote)
-        if mapped.toy:
-            ex.toy_quote = quote
-        directions = {map_verdict(c[0]).verdict for c in candidates} - {None,
-                                                                         Verdict.inconclusive}
-        if mapped.split:
-            ex.contradiction = (quote, quote)
-        elif len(directions) > 1:
-            first = next(c for c in candidates if map_verdict(c[0]).verdict
-                         not in (None, Verdict.inconclusive, mapped.verdict))
-            ex.contradiction = (first[1], quote)
-    else:
-        ex.absent["verdict"] = "no verdict label (Verdict:, Assessment:, a bold verdict word, " \
-                               "a claims-table cell) was found on the page"
-    if not ex.toy:
-        toy = _TOY_SCALE.search(prose + run_output)
-        if toy:
-            ex.toy, ex.toy_quote = True, toy.group(0).strip()
-    _values(ex, prose + run_output, row_reported, row_reproduced, prov, statement_text)
-    return ex
+def text_labels(text: str, *, tier_bold: int = 2, cell: int | None = None,
+                time: str | None = None, offset: int = 0) -> list[Label]:
+    """Tier-1 and bold labels of a Markdown text (a cell body, a section, a README)."""
+    out: list[Label] = []
+    for m in _LABEL_LINE.finditer(text):
+        label = _clean_label(m.group("label"))
+        if label and _labelish(label):
+            out.append(Label(label, m.group(0).strip(), "Verdict line", 1, offset + m.start(),
+                             time, cell))
+    for m in _VERDICT_HEADING.finditer(text):
+        label = _clean_label(m.group("line"))
+        if label and _labelish(label):
+            out.append(Label(label, m.group(0).strip(), "verdict heading", 1,
+                             offset + m.start(), time, cell))
+    for m in _HEADING.finditer(text):
+        label = heading_label(m.group("t"))
+        if label is not None and not re.match(r"(?i)\s*(?:final\s+|overall\s+)?verdict\b",
+                                              m.group("t")):
+            out.append(Label(label, m.group(0).strip(), "heading", 1, offset + m.start(),
+                             time, cell))
+    for m in _BOLD_LEAD.finditer(text):
+        label = _clean_label(m.group("label")).rstrip(".:;,")
+        if label and _short_label(label) and not re.match(r"(?i)" + _LABEL_KEY, label):
+            out.append(Label(label, m.group(0).strip(), "bold label", tier_bold,
+                             offset + m.start(), time, cell))
+    out.sort(key=lambda lb: lb.order)
+    return _dedupe(out)
 
 
-def _values(ex: Extraction, prose: str, row_reported: str | None, row_reproduced: str | None,
-            prov, statement_text: str | None = None) -> None:
-    for name, cell in (("reported_value", row_reported), ("reproduced_value", row_reproduced)):
-        if cell is not None:
-            hit = first_number(_drop_ignored(cell))
-            if hit is not None:
-                setattr(ex, name.split("_")[0], hit[0])
-                prov(name, "declared", cell.strip())
-    in_row = row_reported is not None or row_reproduced is not None
-    if not in_row:
-        _run_output_values(ex, prose, prov)
-    text = strip_fences(prose)
-    if ex.reported is None and not in_row:
-        hit = statement_number(statement_text) if statement_text else None
+def heading_label(title: str) -> str | None:
+    """The label of a title or heading, when it is one: "Verdict: X", a bare label of at most
+    three words ("Falsified"), "Claim 1 — verified", or an upper-case verdict word."""
+    clean = _clean_label(title)
+    m = re.match(r"(?i)" + _LABEL_KEY + r"\s*[:\u2014-]\s*(?P<l>.+)$", clean)
+    if m and _labelish(_clean_label(m.group("l"))):
+        return _clean_label(m.group("l"))
+    if len(clean.split()) <= 3 and map_verdict(clean).verdict is not None \
+            and _LABEL_OPENING.match(clean):
+        return clean
+    m = _CLAIM_THEN_LABEL.match(clean)
+    if m and _LABEL_OPENING.match(_clean_label(m.group("label"))):
+        return _clean_label(m.group("label"))
+    caps = list(_CAPS_LABEL.finditer(clean))
+    if caps and len({map_verdict(c.group(0)).verdict for c in caps}) == 1:
+        return clean
+    return None
+
+
+def cell_label(cell: str) -> str | None:
+    """The label of a claims-table cell: short (at most eight words) with a verdict word, or
+    opening with one; a cell of prose ("Exact 1D SAM gap is 0.5r^2 ...") is not a label."""
+    clean = _clean_label(cell).rstrip(".;: ")
+    if not clean:
+        return None
+    if len(clean.split()) <= 8 and _labelish(clean):
+        return clean
+    return clean if _LABEL_OPENING.match(clean) else None
+
+
+def _dedupe(labels: list[Label]) -> list[Label]:
+    seen: set[tuple[str, int | None, int]] = set()
+    out = []
+    for label in labels:
+        key = (label.quote, label.cell, label.order)
+        if key not in seen and not any(o.quote == label.quote and o.cell == label.cell
+                                       for o in out):
+            seen.add(key)
+            out.append(label)
+    return out
+
+
+def printout_labels(output: str, *, cell: int | None = None, time: str | None = None
+                    ) -> list[Label]:
+    """Tier-4 labels of run output: a verifier's printout lines (`[PASS] ...`) and its label
+    lines (`result: not verified`)."""
+    out = [Label(m.group(0).strip(), m.group(0).strip(), "run printout", 4, m.start(), time,
+                 cell)
+           for m in _PRINTOUT.finditer(output) if map_verdict(m.group("label")).verdict]
+    for m in _LABEL_LINE.finditer(output):
+        label = _clean_label(m.group("label"))
+        if label and _labelish(label) and not any(o.order == m.start() for o in out):
+            out.append(Label(label, m.group(0).strip(), "run printout", 4, m.start(), time,
+                             cell))
+    return sorted(out, key=lambda lb: lb.order)
+
+
+# --- which places are read -----------------------------------------------------------------
+
+#: The kinds of declared place a verdict label is read from (`Label.place` up to " on <page>").
+VERDICT_PLACES = frozenset({
+    "Verdict line", "verdict heading", "heading", "cell title", "page title",
+    "page title in logbook.json", "claims table cell", "bold label", "claims table",
+    "run printout", "run output JSON", "short_description"})
+#: The kinds of declared place a value is read from (`Value.place`).
+VALUE_PLACES = frozenset({"table cell", "results table", "run output key=value",
+                          "run output JSON", "results file", "sentence pairing both"})
+
+
+def place_kind(place: str) -> str:
+    """The kind of a place: "claims table on executive-summary" is a "claims table"."""
+    return place.split(" on ", 1)[0]
+
+
+# --- deciding the verdict -------------------------------------------------------------------
+
+def decide_verdict(ex: Extraction, labels: list[Label], page_text: str | None = None) -> None:
+    """Set `ex`'s verdict from `labels` by the tier rule of the module docstring."""
+    usable = [lb for lb in labels if lb.mapped.verdict is not None or lb.mapped.split
+              or lb.mapped.toy]
+    if not usable:
+        ex.absent["verdict"] = ("no verdict label was found in a declared place (a Verdict:, "
+                                "Status: or Outcome: line, a Verdict heading, a cell title, a "
+                                "claims-table cell, a short bold label, a verifier printout)")
+        return
+    best = min(lb.tier for lb in usable)
+    top = [lb for lb in usable if lb.tier == best]
+    chosen = top[-1]
+    directions = {lb.mapped.verdict for lb in top}
+    if len(directions) > 1 or any(lb.mapped.split for lb in top):
+        if _a_change(top):
+            chosen = max(top, key=lambda lb: (lb.time or "", lb.order))
+            first = next(lb for lb in top if lb.mapped.verdict != chosen.mapped.verdict)
+            ex.changed = (first.quote, chosen.quote)
+        else:
+            split = next((lb for lb in top if lb.mapped.split), None)
+            a, b = (split, split) if split is not None else \
+                (top[0], next(lb for lb in top if lb.mapped.verdict != top[0].mapped.verdict))
+            ex.contradiction = (a.quote, b.quote)
+            ex.absent["verdict"] = (f"conflicting labels ({a.place}: {a.text!r}; {b.place}: "
+                                    f"{b.text!r}): left for the judge")[:4000]
+            ex.source_verdict = chosen.text[:4000]
+            if any(lb.mapped.toy for lb in top):
+                ex.toy, ex.toy_quote = True, next(lb.quote for lb in top if lb.mapped.toy)
+            return
+    mapped = chosen.mapped
+    ex.source_verdict, ex.verdict, ex.toy = chosen.text, mapped.verdict, mapped.toy
+    if ex.verdict is None:
+        ex.verdict = Verdict.inconclusive
+    # a label of another page (a claims table elsewhere, keyed machine output) is quoted from
+    # that page: only the claim's own labels are checked against its page
+    _prov(ex, "verdict", "declared", chosen.quote, chosen.place,
+          None if chosen.elsewhere else page_text)
+    if mapped.toy:
+        ex.toy_quote = chosen.quote
+    lower = [lb for lb in usable if lb.tier > best and lb.mapped.verdict is not None]
+    if lower and ex.contradiction is None:
+        latest = max(lower, key=lambda lb: (lb.tier == min(x.tier for x in lower),
+                                            lb.time or "", lb.order))
+        if latest.mapped.verdict not in (ex.verdict, None):
+            ex.contradiction = (chosen.quote, latest.quote)
+
+
+def _a_change(labels: list[Label]) -> bool:
+    """Labels that disagree are a change down the page when each stands in its own cell and the
+    cells' timestamps rise with the page order (a later cell revises an earlier one)."""
+    if any(lb.time is None or lb.cell is None for lb in labels):
+        return False
+    by_cell: dict[int, set] = {}
+    for lb in labels:
+        by_cell.setdefault(lb.cell, set()).add(lb.mapped.verdict)  # type: ignore[arg-type]
+    if any(len(v) > 1 for v in by_cell.values()) or any(lb.mapped.split for lb in labels):
+        return False
+    ordered = sorted(labels, key=lambda lb: lb.cell)  # type: ignore[arg-type,return-value]
+    times = [lb.time for lb in ordered]
+    return all(a <= b for a, b in zip(times, times[1:], strict=False)) and times[0] != times[-1]
+
+
+def _prov(ex: Extraction, name: str, how: str, quote: str, place: str,
+          page_text: str | None) -> None:
+    if quote and (page_text is None or quote in page_text):
+        ex.provenance[name] = FieldProvenance(how=how, quote=quote[:4000], place=place[:200])
+
+
+# --- values ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Value:
+    side: str
+    """"reported" or "reproduced"."""
+    value: float
+    quote: str
+    place: str
+
+
+_KEY_REPORTED = re.compile(r"(?i)(?:^|[_\W])(?:paper|reported|claimed|published|authors?)"
+                           r"(?:[_\W]|$)")
+_KEY_REPRODUCED = re.compile(r"(?i)(?:^|[_\W])(?:observed|measured|reproduced|ours|obtained|"
+                             r"reproduction)(?:[_\W]|$)")
+_REPORTED_COLUMN = re.compile(r"(?i)\b(?:paper|reported|claimed|published|authors?|original)\b")
+_REPRODUCED_COLUMN = re.compile(r"(?i)\b(?:ours|our|reproduced|measured|observed|obtained|"
+                                r"reproduction)\b")
+
+
+def key_side(key: str) -> str | None:
+    """"reported" when a key names the paper, "reproduced" when it names the measurement."""
+    rep, ours = _KEY_REPORTED.search(key), _KEY_REPRODUCED.search(key)
+    if bool(rep) == bool(ours):
+        return None
+    return "reported" if rep else "reproduced"
+
+
+def column_side(header: str) -> str | None:
+    """The side a table column holds values of (a "Paper statement" column holds text)."""
+    if re.search(r"(?i)statement|claim|description|source|reference|section|setting|note", header):
+        return None
+    rep, ours = _REPORTED_COLUMN.search(header), _REPRODUCED_COLUMN.search(header)
+    if bool(rep) == bool(ours):
+        return None
+    return "reported" if rep else "reproduced"
+
+
+_OUTPUT_FENCE = re.compile(r"(?ms)^(`{3,}|~{3,})output[^\n]*\n(?P<body>.*?)^\1[ \t]*$")
+_KV_LINE = re.compile(r"(?m)^[ \t]*(?P<key>[A-Za-z][\w.\- ]{0,80}?)[ \t]*[=:][ \t]*"
+                      r"(?P<num>" + NUMBER + r")[ \t]*$")
+
+
+def output_values(output: str) -> list[Value]:
+    """Values of run output: `key=value` / `key: value` lines and JSON objects (one per line or
+    the whole output) whose key names the paper or the measurement."""
+    out: list[Value] = []
+    for m in _KV_LINE.finditer(output):
+        side = key_side(m.group("key"))
+        value = parse_number(m.group("num"))
+        if side is not None and value is not None:
+            out.append(Value(side, value, m.group(0).strip(), "run output key=value"))
+    for data, quote in _json_objects(output):
+        out += [Value(side, value, quote_of(key, quote), "run output JSON")
+                for side, key, value in json_values(data)]
+    return out
+
+
+def quote_of(key: str, text: str) -> str:
+    """The line of `text` holding `key` (a quote on the page), else the text's first line."""
+    for line in text.splitlines():
+        if f'"{key}"' in line or f"{key}" in line:
+            return line.strip()[:4000]
+    return text.strip().splitlines()[0][:4000] if text.strip() else ""
+
+
+def _json_objects(text: str) -> list[tuple[object, str]]:
+    """JSON values in `text`: the whole text, or each line that is one."""
+    stripped = text.strip()
+    if stripped[:1] in "{[":
+        try:
+            return [(json.loads(stripped), stripped)]
+        except ValueError:
+            pass
+    out = []
+    for line in text.splitlines():
+        line = line.strip()
+        if line[:1] == "{" and line[-1:] == "}":
+            try:
+                out.append((json.loads(line), line))
+            except ValueError:
+                continue
+    return out
+
+
+def json_values(data: object, *, depth: int = 0) -> list[tuple[str, str, float]]:
+    """(side, key, value) of the numeric leaves of a JSON value whose key names a side."""
+    out: list[tuple[str, str, float]] = []
+    if depth > 6:
+        return out
+    if isinstance(data, dict):
+        for key, value in data.items():
+            if not isinstance(key, str):
+                continue
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                side = key_side(key)
+                if side is not None and math.isfinite(float(value)):
+                    out.append((side, key, float(value)))
+            elif isinstance(value, (dict, list)):
+                out += json_values(value, depth=depth + 1)
+    elif isinstance(data, list):
+        for item in data[:200]:
+            out += json_values(item, depth=depth + 1)
+    return out
+
+
+def table_values(header: list[str], row: list[str], raw: str, place: str = "table cell"
+                 ) -> list[Value]:
+    """The paper / ours cells of one table row (columns named by `column_side`)."""
+    out: list[Value] = []
+    for j, name in enumerate(header):
+        side = column_side(name)
+        if side is None or j >= len(row):
+            continue
+        hit = _number_in(row[j])
         if hit is not None:
-            ex.reported = hit[0]
-            prov("reported_value", "pattern", hit[1])
-    if ex.reproduced is None and not in_row:
-        hit = result_number(prose)
-        if hit is not None:
-            ex.reproduced = hit[0]
-            prov("reproduced_value", "pattern", hit[1])
-    if ex.reported is None and not in_row:
-        hit = _pattern_number(_REPORTED, text)
-        if hit is not None:
-            ex.reported = hit[0]
-            prov("reported_value", "pattern", hit[1])
-    if ex.reproduced is None and not in_row:
-        hit = _pattern_number(_REPRODUCED, text)
-        if hit is not None:
-            ex.reproduced = hit[0]
-            prov("reproduced_value", "pattern", hit[1])
-    if ex.reported is None:
-        ex.absent["reported_value"] = "no reported value found: no claims-table cell, no " \
-            "paper/reported key in run output, no number in the claim statement, no " \
-            "'paper reports X' pattern"
-    if ex.reproduced is None:
-        ex.absent["reproduced_value"] = "no reproduced value found: no claims-table cell, no " \
-            "measured/observed key in run output, no bold, equation or code number in a " \
-            "Result/Verdict/Assessment section, no 'we measure Y' pattern"
+            out.append(Value(side, hit[0], raw.strip(), place))
+    return out
+
+
+_PAPER_SIDE = (r"(?:the\s+)?(?:paper(?:'s)?|authors?'?|published|reported|claimed|original)"
+               r"(?:\s+(?:reports?|value|gives|states|claims|figure|number|result))?")
+_OURS_SIDE = (r"(?:we\s+(?:measure|measured|obtain|obtained|get|got|find|found|observe|observed|"
+              r"reproduce|reproduced)|measured|reproduced|observed|obtained|ours|our\s+(?:value|"
+              r"run|result|reproduction|measurement|estimate))")
+#: Between a side's marker and its number: at most six words without a digit ("the paper
+#: reports a validation loss below 0.25").
+_SIDE_GAP = r"(?:[ \t\n]+[^\s\d.;:=|]+){0,6}?[ \t\n]*(?:[:=<>≤≥~≈]|of|is)?[ \t]*(?:\*\*|`)?"
+_PAIR_REPORTED = re.compile(r"(?i)\b" + _PAPER_SIDE + _SIDE_GAP + r"(?P<num>" + NUMBER + ")")
+_PAIR_REPRODUCED = re.compile(r"(?i)\b" + _OURS_SIDE + _SIDE_GAP + r"(?P<num>" + NUMBER + ")")
+#: A sentence: up to a full stop after a word, a percent or a closing mark, or to the end of its
+#: paragraph (a hard-wrapped paragraph's lines are one text; a table row or list item is one).
+_SENTENCE = re.compile(r"(?:[^\n]|\n(?![ \t]*(?:\n|[|>#*+-]|\d+[.)]\s)))+?"
+                       r"(?:(?<=[\w%)`*\]])\.(?=\s|$)|(?=\n[ \t]*(?:\n|[|>#*+-]|\d+[.)]\s))|\Z)")
+
+
+def sentence_values(text: str) -> list[Value]:
+    """Values of sentences that pair both sides explicitly ("the paper reports 1.5; we measured
+    0.9"): one number right after a paper marker and one right after a measurement marker."""
+    out: list[Value] = []
+    clean = _drop_ignored(text)
+    for s in _SENTENCE.finditer(strip_fences(text)):
+        sentence = s.group(0).lstrip()
+        start = s.start() + len(s.group(0)) - len(sentence)
+        reps = [m for m in _PAIR_REPORTED.finditer(sentence) if _kept(m, clean, start)]
+        ours = [m for m in _PAIR_REPRODUCED.finditer(sentence) if _kept(m, clean, start)]
+        if len(reps) != 1 or len(ours) != 1:
+            continue
+        rep, our = parse_number(reps[0].group("num")), parse_number(ours[0].group("num"))
+        if rep is None or our is None or reps[0].start() == ours[0].start():
+            continue
+        quote = sentence.strip()
+        out += [Value("reported", rep, quote, "sentence pairing both"),
+                Value("reproduced", our, quote, "sentence pairing both")]
+    return out
+
+
+def _kept(m: re.Match[str], clean: str, offset: int) -> bool:
+    """The number of a side match is not an ignored one (a reference, an id, a setting)."""
+    a, b = m.span("num")
+    return clean[offset + a:offset + b] == m.string[a:b] if offset + b <= len(clean) else True
+
+
+def choose_values(ex: Extraction, values: list[Value], page_text: str | None,
+                  prose: str) -> None:
+    """Each side's value from the first place (in `values`' order of places) that gives exactly
+    one; a place giving several different values for a side is ambiguous and skipped."""
+    for side in ("reported", "reproduced"):
+        name = f"{side}_value"
+        if getattr(ex, side) is not None:
+            continue
+        by_place: dict[str, list[Value]] = {}
+        for value in values:
+            if value.side == side:
+                by_place.setdefault(value.place, []).append(value)
+        ambiguous = []
+        for place, found in by_place.items():
+            distinct = {v.value for v in found}
+            if len(distinct) == 1:
+                setattr(ex, side, found[0].value)
+                _prov(ex, name, "declared", found[0].quote, place, page_text)
+                if name not in ex.provenance:  # the quote is not on the page: do not keep it
+                    setattr(ex, side, None)
+                    continue
+                break
+            ambiguous.append(f"{place} gives {len(distinct)} different values")
+        if getattr(ex, side) is None:
+            if ambiguous:
+                ex.absent[name] = "; ".join(ambiguous) + f": {IN_PROSE}"
+            else:
+                ex.absent[name] = IN_PROSE if _number_in(strip_fences(prose)) else NO_NUMBER
 
 
 # Numbers a reader skips: arXiv ids, dates, sample sizes and parameter settings (N=4000, L=3),
@@ -293,9 +638,9 @@ _IGNORED = re.compile(
     r"\barxiv[:\s]*\d{4}\.\d{4,5}(?:v\d+)?|\b\d{4}\.\d{4,5}(?:v\d+)?\b|"
     r"\b\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?|"
     r"\b[A-Za-z]{1,2}\s*=\s*[\d,.]+(?:[eE][-+]?\d+)?|\bO\([^)\n]*\)|"
-    r"(?:(?i:\b(?:section|sec\.|§|figure|fig\.|table|tab\.|equation|eq\.|eqn\.|theorem|thm\.|"
-    r"proposition|prop\.|lemma|corollary|remark|definition|assumption|appendix|app\.|"
-    r"algorithm|alg\.|step|line|page|claim|row|case|v|version|python|cuda|torch)\s*"
+    r"(?:(?i:\b(?:(?:section|figure|table|equation|theorem|proposition|lemma|corollary|remark|"
+    r"definition|assumption|appendix|algorithm|step|line|page|claim|row|case)s?|sec\.|§|fig\.|"
+    r"tab\.|eq\.|eqn\.|thm\.|prop\.|app\.|alg\.|v|version|python|cuda|torch)\s*"
     r"\(?[A-Z]?\d+(?:\.\d+)*\)?(?:\s*(?:[-\u2013,]|and|or)\s*[A-Z]?\d+(?:\.\d+)*)*)|"
     r"\bv?\d+\.\d+\.\d+\b|\b[0-9a-f]{7,40}\b|\]\([^)\n]*\)|https?://\S+|"
     r"(?<![\d.])[A-Za-z_][\w-]*\d[\w.-]*|"
@@ -323,135 +668,25 @@ def _number_in(text: str) -> tuple[float, str] | None:
     return None
 
 
-def _pattern_number(pattern: re.Pattern[str], text: str) -> tuple[float, str] | None:
-    clean = _drop_ignored(text)
-    for m in pattern.finditer(text):
-        start, end = m.span("num")
-        if clean[start:end] != text[start:end]:
-            continue  # the number is part of an arXiv id, a date, a reference, a setting ...
-        value = parse_number(m.group("num"))
-        if value is not None:
-            return value, m.group(0)
-    return None
-
-
-_CODE_SPAN = re.compile(r"`([^`\n]+)`")
-
-
-def statement_number(statement_text: str) -> tuple[float, str] | None:
-    """The reported value as the claim statement gives it: its first number that is not a
-    reference, a date, a sample size or a parameter setting. Code spans holding formulas
-    (letters) are skipped: their numbers are arguments, not values."""
-    # a parenthesized aside ("(the anchor cites this as Theorem 4.1; v2 numbers it 4.5)") is
-    # not the claim; a parenthesis of bare values ("(`0.623` versus `0.851`)") is kept
-    statement_text = re.sub(r"\((?=[^()]*[A-Za-z]{3})(?![^()]*`)[^()\n]*\)",
-                            lambda m: " " * len(m.group(0)), statement_text)
-    text = _CODE_SPAN.sub(lambda m: m.group(0) if not re.search(r"[A-Za-z\u0370-\u03ff]",
-                                                                 m.group(1))
-                          else " " * len(m.group(0)), statement_text)
-    hit = _number_in(text)
-    if hit is None:
-        return None
-    return hit[0], hit[1]
-
-
-_RESULT_HEADING = re.compile(
-    r"(?im)^(?P<h>#{2,4})[ \t]+(?:final[ \t]+)?(?:results?|verdict|assessment|outcome|"
-    r"findings?|conclusion|summary)\b[^\n]*$")
-_RESULT_LEAD = re.compile(
-    r"(?im)^[ \t>]*(?:\*\*|__)(?:final[ \t]+)?(?:verdict|assessment|result|outcome)\b")
-_BOLD_VALUE = re.compile(r"\*\*(?P<num>[+]?" + NUMBER + r")(?:\s*(?:pp|x|×|points?))?\*\*")
-_EQUATION = re.compile(r"=\s*(?P<num>[+]?" + NUMBER + r")(?![\w.(/*^])")
-
-
-def result_sections(prose: str) -> list[str]:
-    """The page's Result / Results / Verdict / Assessment sections, in page order: a heading's
-    section up to the next heading of its level or higher; a bold "**Verdict: ...**" or
-    "**Assessment: ...**" lead up to the next heading."""
-    out = []
-    for m in _RESULT_HEADING.finditer(prose):
-        level = len(m.group("h"))
-        nxt = re.compile(r"(?m)^#{1," + str(level) + r"}[ \t]").search(prose, m.end())
-        out.append(prose[m.start():nxt.start() if nxt else len(prose)])
-    for m in _RESULT_LEAD.finditer(prose):
-        nxt = re.compile(r"(?m)^#{1,4}[ \t]").search(prose, m.end())
-        out.append(prose[m.start():nxt.start() if nxt else len(prose)])
-    return out
-
-
-def result_number(prose: str) -> tuple[float, str] | None:
-    """The reproduced value as a Result / Verdict / Assessment section states it: its first bold
-    number (`**17.37%**`), else the result of its first computation (`... = 26.79%`, fences
-    included), else its first number in a code span (`0.01197`)."""
-    for section in result_sections(prose):
-        flat = strip_fences(section)
-        for pattern, text in ((_BOLD_VALUE, flat), (_EQUATION, _OUTPUT_FENCE.sub("", section))):
-            clean = _drop_ignored(text)
-            for m in pattern.finditer(text):
-                start, end = m.span("num")
-                if clean[start:end] != text[start:end]:
-                    continue  # a setting (k=1, N=4000), a reference, an id ...
-                line = text[text.rfind("\n", 0, m.start()) + 1:m.end()]
-                if pattern is _BOLD_VALUE and line.lstrip().startswith("|"):
-                    continue  # bold in a table marks a cell, not the section's result
-                hit = _number_in(m.group("num"))
-                if hit is not None and not re.search(r"[<>≤≥]\s*$", line[:-len(m.group(0))]):
-                    return hit[0], line.strip() if len(line) < 300 else m.group(0)
-        for m in _CODE_SPAN.finditer(flat):
-            body = m.group(1).strip()
-            if re.fullmatch(_SIGNED, body):
-                hit = _number_in(body)
-                if hit is not None:
-                    return hit[0], m.group(0)
-    return None
-
-
-_OUTPUT_FENCE = re.compile(r"(?ms)^(`{3,}|~{3,})output[^\n]*\n(?P<body>.*?)^\1[ \t]*$")
-_KV_LINE = re.compile(r"(?m)^[ \t]*(?P<key>[A-Za-z][\w.\- ]{0,80}?)[ \t]*[=:][ \t]*"
-                      r"(?P<num>" + NUMBER + r")[ \t]*$")
-_KEY_REPORTED = re.compile(r"(?i)(?:^|[_\W])(?:paper|reported|claimed|expected|target|"
-                           r"published)(?:[_\W]|$)")
-_KEY_REPRODUCED = re.compile(r"(?i)(?:^|[_\W])(?:observed|measured|reproduced|ours|obtained)"
-                             r"(?:[_\W]|$)")
-
-
-def _run_output_values(ex: Extraction, prose: str, prov) -> None:
-    """`key=value` / `key: value` lines of run output fences: a key naming the paper
-    (paper/reported/claimed/expected/target/published) gives the reported value, one naming the
-    measurement (observed/measured/reproduced/ours/obtained) the reproduced value. When the
-    prose states the same number rounded, the prose's figure is taken (what the page says)."""
-    for fence in _OUTPUT_FENCE.finditer(prose):
-        for m in _KV_LINE.finditer(fence.group("body")):
-            key = m.group("key")
-            rep, ours = _KEY_REPORTED.search(key), _KEY_REPRODUCED.search(key)
-            if bool(rep) == bool(ours):
-                continue
-            name = "reported" if rep else "reproduced"
-            if getattr(ex, name) is not None:
-                continue
-            value = parse_number(m.group("num"))
-            if value is None:
-                continue
-            shown = _rounded_in_prose(value, strip_fences(prose))
-            if shown is not None:
-                setattr(ex, name, shown[0])
-                prov(f"{name}_value", "pattern", shown[1])
-            else:
-                setattr(ex, name, value)
-                prov(f"{name}_value", "pattern", m.group(0).strip())
-
-
-def _rounded_in_prose(value: float, text: str) -> tuple[float, str] | None:
-    for m in _NUMBER.finditer(_drop_ignored(text)):
-        raw = text[m.start():m.end()]
-        shown = parse_number(raw)
-        if shown is None or shown == 0 or "." not in raw:
-            continue
-        digits = len(raw.rstrip("%").split(".")[1].split("e")[0].split("E")[0])
-        if digits >= 2 and round(value, digits) == shown:
-            return shown, raw
-    return None
-
-
 def strip_fences(text: str) -> str:
     return re.sub(r"(?ms)^(`{3,}|~{3,}).*?^\1[ \t]*$", "", text)
+
+
+def output_fences(text: str) -> list[str]:
+    """The bodies of the `output` fences of a run cell."""
+    return [m.group("body") for m in _OUTPUT_FENCE.finditer(text)]
+
+
+_TOY_SCALE = re.compile(r"[^\n.]*\btoy(?:[\s-](?:scale|run|setting|scope|task|model|version|"
+                        r"experiment|verified|synthetic|audits?|support)|_train)\b[^\n.]*",
+                        re.IGNORECASE)
+
+
+def toy_scale(ex: Extraction, text: str) -> None:
+    """The toy flag from a phrase that says the evidence is at toy scale ("within this toy
+    scope", "a toy run"), when no label said so."""
+    if ex.toy:
+        return
+    toy = _TOY_SCALE.search(text)
+    if toy:
+        ex.toy, ex.toy_quote = True, toy.group(0).strip()

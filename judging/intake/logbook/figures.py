@@ -6,7 +6,7 @@
 - Plotly or other HTML figures are drawn from their `raw` fence (CSV or JSON) by our own
   matplotlib code: the participant's JavaScript is never run;
 - a figure cell holding only data (a `raw` fence, no image) gives data, not an image;
-- a `raw` fence that holds the figure's series (figure data, `judging.figure_data`, or the
+- a `raw` fence that holds the figure's series (figure data, `judging.figures.data`, or the
   columns `parse_raw` finds: Plotly traces, records, CSV) is also written as a figure-data JSON
   file, which the claim names as its `reproduced_data`: the chart signals compare it as data;
 - an image hot-linked from elsewhere is recorded as "not fetched" with its URL;
@@ -31,13 +31,13 @@ from pydantic import ValidationError
 
 from judging.atomic import write_bytes_atomic, write_text_atomic
 from judging.errors import FigureDataError
-from judging.figure_data import FigureData, parse_figure_data
-from judging.figure_formats import (
+from judging.figures.data import FigureData, parse_figure_data
+from judging.figures.formats import (
     DEFAULT_MAX_PIXELS,
     find_svg,
     open_checked,
 )
-from judging.figure_formats import rasterize_svg as _rasterize_svg
+from judging.figures.formats import rasterize_svg as _rasterize_svg
 from judging.intake.logbook.reader import Cell, Page
 
 #: Decoded images larger than this are refused from their header, before their pixels are read
@@ -74,7 +74,7 @@ class Figure:
     data_path: str | None = None
     """The figure's plotted data (its raw fence), relative to the output folder."""
     figure_data_path: str | None = None
-    """That data as a figure-data JSON file (`judging.figure_data`), relative to the output
+    """That data as a figure-data JSON file (`judging.figures.data`), relative to the output
     folder, when the fence holds series."""
     url: str | None = None
     detail: str = ""
@@ -151,7 +151,7 @@ def _png_from_bytes(data: bytes) -> bytes:
 
 def rasterize_svg(svg: str) -> bytes:
     """The SVG as PNG at its own size (96 dpi), refused when over MAX_PIXELS, re-encoded as
-    the other decoded figures are (`judging.figure_formats.rasterize_svg` checks it first)."""
+    the other decoded figures are (`judging.figures.formats.rasterize_svg` checks it first)."""
     return _png_from_bytes(_rasterize_svg(svg, max_pixels=MAX_PIXELS))
 
 

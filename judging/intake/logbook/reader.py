@@ -3,7 +3,14 @@
 Needs no trackio installed: the grammar is small. A page is `# Title` then cells, each
 `---` / `<!-- trackio-cell` / one line of JSON / `-->` / a Markdown body up to the next cell.
 Text before the first cell is kept as a markdown cell of its own (`preamble`); a page with no
-cell marker at all is one markdown cell. A page that does not parse is an error on that page.
+cell marker at all is one markdown cell; a cell header whose `-->` never comes is read up to
+its JSON line, with a warning. A page that does not parse is an error on that page.
+
+Which pages are current: the index's links (`[Title](#/slug)`, `pages/<slug>/page.md`) give the
+order, else `logbook.json`'s tree, else the folder listing. When the index and `logbook.json`
+disagree and `logbook.json` was updated after every cell of the index, `logbook.json` is
+followed (a stale index). Pages that `logbook.json` files under a "historical" / "superseded"
+/ "rejected" / "archived" page are marked historical.
 """
 
 from __future__ import annotations
@@ -19,11 +26,18 @@ MAX_PAGE_BYTES = 20 * 1024 * 1024
 #: How deep below a workspace or mirror folder `.trackio/logbook/` may sit.
 MAX_WORKSPACE_DEPTH = 3
 
-_CELL_START = re.compile(r"^---[ \t]*\r?\n<!-- trackio-cell[ \t]*\r?\n(?P<json>[^\n]*)\r?\n"
-                         r"-->[ \t]*\r?\n?", re.MULTILINE)
-_INDEX_LINK = re.compile(r"\[(?P<title>[^\]]*)\]\(#/(?P<slug>[^)\s]+)\)")
+_CELL_START = re.compile(r"^---[ \t]*\r?\n<!-- trackio-cell[ \t]*\r?\n(?P<json>[^\n]*)(?:\r?\n|\Z)"
+                         r"(?P<close>-->[ \t]*(?:\r?\n|\Z))?", re.MULTILINE)
+#: A link's text may hold brackets of its own ("Claim 2 (Theorem 4.1 [v2: Thm 4.3])").
+_LINK_TEXT = r"\[(?P<title>(?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]"
+_INDEX_LINK = re.compile(_LINK_TEXT + r"\((?:(?:\./)?pages/(?P<path>[A-Za-z0-9][\w.-]*)/page\.md|"
+                         r"#/(?P<slug>[^)\s]+))\)")
 _PAGE_LINK = re.compile(r"\]\((?:\.\./)?(?:#/|pages/)?(?P<slug>[A-Za-z0-9][\w.-]*)/page\.md\)|"
                         r"\]\(#/(?P<hash>[A-Za-z0-9][\w.-]*)\)")
+#: A logbook.json parent whose pages are not the current ones.
+_HISTORICAL = re.compile(r"(?i)(?:histor(?:y|ical)|superseded|rejected|archived?|deprecated|"
+                         r"obsolete|old)\b")
+_TIMESTAMP = re.compile(r'"created_at":\s*"(?P<t>\d{4}-\d{2}-\d{2}T[^"]{0,40})"')
 
 
 @dataclass
@@ -44,6 +58,13 @@ class Cell:
     def is_run(self) -> bool:
         return self.type == "code" and "exit_code" in self.meta
 
+    @property
+    def created_at(self) -> str | None:
+        """The cell's ISO timestamp as written (they sort as text), when it has one."""
+        value = self.meta.get("created_at")
+        return value if isinstance(value, str) and re.match(r"\d{4}-\d{2}-\d{2}T", value) \
+            else None
+
 
 @dataclass
 class Page:
@@ -54,6 +75,22 @@ class Page:
     cells: list[Cell] = field(default_factory=list)
     error: str | None = None
     has_markers: bool = True
+    listed: bool = True
+    """The followed order (index, logbook.json or folder listing) lists the page."""
+    historical: bool = False
+    """logbook.json files the page under a historical / superseded / rejected parent."""
+    manifest_title: str = ""
+    """The page's title in logbook.json (or the index's link text), when there is one."""
+    origin: str | None = None
+    """The file shown as the claim's origin when it is not `pages/<slug>/page.md` (a Space's
+    `README.md`)."""
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def newest(self) -> str | None:
+        """The latest cell timestamp of the page (None: no cell has one)."""
+        times = [c.created_at for c in self.cells if c.created_at]
+        return max(times) if times else None
 
 
 @dataclass
@@ -71,6 +108,10 @@ class Logbook:
     order_from: str
     """index | logbook.json | folder listing"""
     warnings: list[str] = field(default_factory=list)
+    index_links: list[tuple[str, str]] = field(default_factory=list)
+    """(link text, slug) of every page the index links, in index order (missing pages too)."""
+    absent: list[str] = field(default_factory=list)
+    """Slugs the followed order lists whose page folder is not there."""
 
 
 def _is_root(folder: Path) -> bool:
@@ -81,18 +122,24 @@ def _is_root(folder: Path) -> bool:
 
 def find_logbook_root(folder: Path) -> Path | None:
     """The logbook root in `folder`: the folder itself when it is a published logbook
-    (pages/index.md), else `.trackio/logbook/` at depth <= 3 below it (the shallowest wins)."""
+    (pages/index.md), else the shallowest `.trackio/logbook/` or published-logbook folder
+    (a mirror's `logbook/`, a monorepo's `submissions/<paper>/`) at depth <= 3 below it; at one
+    depth a `.trackio/logbook/` comes first, then folders in name order."""
     folder = Path(folder)
     if not folder.is_dir():
         return None
     if _is_root(folder):
         return folder
     level = [folder]
-    for _ in range(MAX_WORKSPACE_DEPTH + 1):
+    for depth in range(MAX_WORKSPACE_DEPTH + 1):
         found = sorted(d / ".trackio" / "logbook" for d in level
                        if _is_root(d / ".trackio" / "logbook"))
         if found:
             return found[0]
+        if depth > 0:
+            published = sorted(d for d in level if _is_root(d))
+            if published:
+                return published[0]
         level = [c for d in level for c in sorted(_subdirs(d))]
     return None
 
@@ -122,9 +169,10 @@ def _read_text(path: Path) -> str:
         return ""
 
 
-def parse_cells(text: str) -> tuple[str, list[Cell], bool]:
+def parse_cells(text: str, warnings: list[str] | None = None) -> tuple[str, list[Cell], bool]:
     """(title, cells, whether any cell marker was found). Raises ValueError on a cell header
-    whose JSON does not parse."""
+    whose JSON does not parse. A header whose `-->` never comes is read up to its JSON line and
+    noted in `warnings`."""
     title_match = re.match(r"\A\s*#[ \t]+(?P<t>[^\n]*)\n?", text)
     title = title_match.group("t").strip() if title_match else ""
     head_end = title_match.end() if title_match else 0
@@ -144,6 +192,10 @@ def parse_cells(text: str) -> tuple[str, list[Cell], bool]:
                              ) from None
         if not isinstance(meta, dict):
             raise ValueError("a cell header must be a JSON object")
+        if match.group("close") is None and warnings is not None:
+            line = text.count("\n", 0, match.start("json")) + 1
+            warnings.append(f"line {line}: a cell header is never closed with '-->'; its body "
+                            f"is read from the next line")
         end = matches[i + 1].start() if i + 1 < len(matches) else len(text)
         cell_type = meta.get("type") if isinstance(meta.get("type"), str) else "markdown"
         cells.append(Cell(type=cell_type, meta=meta, body=text[match.end():end],
@@ -171,25 +223,36 @@ def read_page(slug: str, path: Path, root: Path | None = None) -> Page:
         page.error = f"the page is not UTF-8 (byte {exc.start})"
         return page
     try:
-        page.title, page.cells, page.has_markers = parse_cells(page.text)
+        page.title, page.cells, page.has_markers = parse_cells(page.text, page.warnings)
     except ValueError as exc:
         page.error = f"the page does not parse: {exc}"
     return page
 
 
-def _manifest_order(manifest: dict[str, Any]) -> list[str]:
+def _manifest_order(manifest: dict[str, Any]) -> tuple[list[str], set[str], dict[str, str]]:
+    """(slugs in tree order, the slugs that are historical, the title of each slug). A node is
+    historical when its title (else slug) starts with "Historical", "Superseded", "Rejected",
+    "Archived", ... or when it is filed under such a node."""
     slugs: list[str] = []
+    historical: set[str] = set()
+    titles: dict[str, str] = {}
 
-    def walk(node: Any) -> None:
+    def walk(node: Any, old: bool) -> None:
         if not isinstance(node, dict):
             return
         for child in node.get("children") or []:
             if isinstance(child, dict) and isinstance(child.get("slug"), str):
-                slugs.append(child["slug"])
-                walk(child)
+                slug = child["slug"]
+                title = child.get("title") if isinstance(child.get("title"), str) else ""
+                slugs.append(slug)
+                titles[slug] = title
+                here = old or bool(_HISTORICAL.match((title or slug).strip()))
+                if here:
+                    historical.add(slug)
+                walk(child, here)
 
-    walk(manifest.get("root"))
-    return slugs
+    walk(manifest.get("root"), False)
+    return slugs, historical, titles
 
 
 def read_logbook(folder: Path) -> Logbook:
@@ -211,40 +274,57 @@ def read_logbook(folder: Path) -> Logbook:
         else ""
     present = sorted(d.name for d in _subdirs(pages_dir) if (d / "page.md").is_file())
     warnings: list[str] = []
-    index_slugs: list[str] = []
-    for match in _INDEX_LINK.finditer(index_text):
-        if match.group("slug") not in index_slugs:
-            index_slugs.append(match.group("slug"))
-    manifest_slugs = _manifest_order(manifest)
-    if index_slugs:
+    links = index_links(index_text)
+    index_slugs = list(dict.fromkeys(slug for _, slug in links))
+    manifest_slugs, historical, titles = _manifest_order(manifest)
+    titles = {**titles, **{slug: text for text, slug in links if text.strip()}}
+    index_time = max((m.group("t") for m in _TIMESTAMP.finditer(index_text)), default=None)
+    updated = manifest.get("updated_at") if isinstance(manifest.get("updated_at"), str) else None
+    disagree = bool(index_slugs and manifest_slugs) and \
+        [s for s in index_slugs if s in present] != [s for s in manifest_slugs if s in present]
+    if index_slugs and not (disagree and updated and index_time and updated > index_time):
         order, order_from = index_slugs, "index"
     elif manifest_slugs:
         order, order_from = manifest_slugs, "logbook.json"
     else:
         order, order_from = present, "folder listing"
-    for slug in order:
-        if slug not in present:
-            warnings.append(f"dangling link: {order_from} lists page {slug!r}, which is not in "
-                            f"pages/")
+    absent = [slug for slug in order if slug not in present]
+    for slug in absent:
+        warnings.append(f"dangling link: {order_from} lists page {slug!r}, which is not in "
+                        f"pages/")
     orphans = [slug for slug in present if slug not in order]
     for slug in orphans:
         warnings.append(f"orphan page: pages/{slug}/page.md is not listed in the {order_from}")
-    if index_slugs and manifest_slugs and [s for s in index_slugs if s in present] != \
-            [s for s in manifest_slugs if s in present]:
-        warnings.append("index.md and logbook.json list the pages in different orders (or "
-                        "different pages); the index is followed")
+    if disagree:
+        followed = ("logbook.json is followed: it was updated after the index"
+                    if order_from == "logbook.json" else "the index is followed")
+        warnings.append(f"index.md and logbook.json list the pages in different orders (or "
+                        f"different pages); {followed}")
     pages = [read_page(slug, pages_dir / slug / "page.md", root) for slug in order
              if slug in present]
     pages += [read_page(slug, pages_dir / slug / "page.md", root) for slug in orphans]
     for page in pages:
+        page.listed = page.slug not in orphans
+        page.historical = page.slug in historical
+        page.manifest_title = titles.get(page.slug, "")
         if page.error:
             warnings.append(f"page {page.slug}: {page.error}")
+        warnings += [f"page {page.slug}: {w}" for w in page.warnings]
     title_match = re.search(r"^#[ \t]+(.+)$", index_text, re.MULTILINE)
     title = (title_match.group(1).strip() if title_match else "") or \
         str(manifest.get("title") or "")
     return Logbook(root=root, folder=folder, manifest=manifest, metadata=metadata, readme=readme,
                    index_text=index_text, title=title, pages=pages, order_from=order_from,
-                   warnings=warnings)
+                   warnings=warnings, index_links=links, absent=absent)
+
+
+def index_links(text: str) -> list[tuple[str, str]]:
+    """(link text, slug) of the page links of an index, in order: `[Title](#/slug)` and
+    `[Title](pages/slug/page.md)`, wherever they stand (a claims table before `## Pages` too)."""
+    out: list[tuple[str, str]] = []
+    for match in _INDEX_LINK.finditer(text):
+        out.append((match.group("title").strip(), match.group("slug") or match.group("path")))
+    return out
 
 
 def _inside(path: Path, folder: Path) -> bool:

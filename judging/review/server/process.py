@@ -17,7 +17,7 @@ Run ``python -m judging.review.server --home DIR [--host H] [--port P]`` for the
 The server runs in an environment of its own (argilla-server 2.8.0 pins pydantic ~2.9, httpx ~0.27
 and typer<0.10, which the product environment must not carry): `start_background()` and
 `serve_foreground()` start it with that environment's interpreter (`server_python()`). This module
-imports only the standard library, httpx, judging.errors, judging.pidfile and (inside functions)
+imports only the standard library, httpx, judging.errors, judging.services and (inside functions)
 argilla_server and fakeredis, so that environment holds judging without its dependencies.
 """
 
@@ -42,11 +42,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-import httpx
-
-from judging import pidfile
 from judging.errors import JudgingError, ReviewServerError
 from judging.review.server.patches import BUILD_HINT, SUPPORTED_VERSION, apply_patches
+from judging.services import pidfile
+from judging.services.background import BackgroundService
 
 log = logging.getLogger(__name__)
 
@@ -318,7 +317,7 @@ async def _serve_async(app: Any, home: Path, host: str, port: int, started: floa
     datasets, records = await _rebuild_index()
     url = server_url(host, port)
     log_path = _stdout_log(home)
-    _write_pid_file(home, {"pid": os.getpid(), "start_time": pidfile.start_time(os.getpid()), "url": url,
+    SERVICE.write(home, {"pid": os.getpid(), "start_time": pidfile.start_time(os.getpid()), "url": url,
                            "host": host, "port": port, "username": username,
                            "password": actual_password, "api_key": actual_key,
                            "log": str(log_path) if log_path else None})
@@ -365,37 +364,20 @@ def _stdout_log(home: Path) -> Path | None:
         return None
 
 
-def _pid_path(home: Path) -> Path:
-    return Path(home).resolve() / PID_FILE
-
-
-def _read_pid_file(home: Path) -> dict | None:
-    return pidfile.read_pid_file(_pid_path(home))
-
-
-def _write_pid_file(home: Path, data: dict) -> None:
-    pidfile.write_pid_file(_pid_path(home), data)
-
-
-def _running(home: Path) -> dict | None:
-    """The pid file's data if its server is running; a stale pid file is removed."""
-    return pidfile.running(_pid_path(home))
-
-
 def _claim_pid_file(home: Path, host: str, port: int) -> None:
-    data = _running(home)
+    data = SERVICE.running(home)
     if data is not None and int(data["pid"]) != os.getpid():
         raise ReviewServerError(f"a review server from {home} is already running at {data.get('url')} "
                                 f"(pid {data['pid']}); stop it with `judging review stop --home {home}`")
     if data is None:
-        _write_pid_file(home, {"pid": os.getpid(), "start_time": pidfile.start_time(os.getpid()),
-                               "url": server_url(host, port), "host": host, "port": port})
+        SERVICE.write(home, {"pid": os.getpid(), "start_time": pidfile.start_time(os.getpid()),
+                             "url": server_url(host, port), "host": host, "port": port})
 
 
 def _release_pid_file(home: Path) -> None:
-    data = _read_pid_file(home)
+    data = SERVICE.read(home)
     if data is not None and int(data["pid"]) == os.getpid():
-        _pid_path(home).unlink(missing_ok=True)
+        SERVICE.pid_path(home).unlink(missing_ok=True)
 
 
 def _info(home: Path, data: dict) -> ServerInfo:
@@ -409,8 +391,7 @@ def _info(home: Path, data: dict) -> ServerInfo:
 
 def log_tail(home: Path, lines: int = 30, since: int = 0) -> str:
     """The last lines of the server log (written from byte `since` on)."""
-    return pidfile.log_tail(Path(home).resolve() / LOG_FILE, lines=lines, since=since,
-                            what="server log")
+    return SERVICE.log_tail(home, lines=lines, since=since)
 
 
 def _last_line(text: str) -> str:
@@ -422,11 +403,11 @@ def _last_line(text: str) -> str:
     return lines[-1] if lines else "no output"
 
 
-def _healthy(url: str, timeout: float = 1.0) -> bool:
-    try:
-        return httpx.get(url + HEALTH_PATH, timeout=timeout).status_code == 200
-    except httpx.HTTPError:
-        return False
+SERVICE = BackgroundService(
+    name="the review server", one="a review server", pid_file=PID_FILE, log_file=LOG_FILE,
+    health_path=HEALTH_PATH, stop_command="judging review stop --home",
+    error=lambda message, tail: ReviewServerError(message, log_tail=tail), last_line=_last_line,
+    log_name="server log", tail_lines=30)
 
 
 #: Where the server's environment is looked for when no interpreter is given (`make argilla-env`
@@ -516,85 +497,30 @@ def start_background(home: Path, host: str = DEFAULT_HOST, port: int = DEFAULT_P
     """Start `python -m judging.review.server` detached, with the interpreter of the server's
     environment (`server_python(python)`), and wait until it answers."""
     home = Path(home).resolve()
-    home.mkdir(parents=True, exist_ok=True)
-    data = _running(home)
-    if data is not None:
-        raise ReviewServerError(f"a review server from {home} is already running at {data.get('url')} "
-                                f"(pid {data['pid']}); stop it with `judging review stop --home {home}`")
-    if not pidfile.port_free(host, port):
-        raise ReviewServerError(f"port {port} on {host} is already in use: pick another with --port")
-    executable = server_python(python)
-    log_path = home / LOG_FILE
-    with log_path.open("ab") as handle:
-        handle.write(f"\n--- starting {time.strftime('%Y-%m-%d %H:%M:%S')} on {host}:{port}\n".encode())
-        offset = handle.tell()
-    url = server_url(host, port)
-    command = _server_command(executable, home, host, port)
-    with log_path.open("ab") as handle:
-        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=handle,
-                                   stderr=subprocess.STDOUT, start_new_session=True, close_fds=True,
-                                   env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    _write_pid_file(home, {"pid": process.pid, "start_time": pidfile.start_time(process.pid), "url": url,
-                           "host": host, "port": port, "log": str(log_path)})
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            _pid_path(home).unlink(missing_ok=True)
-            tail = log_tail(home, since=offset)
-            raise ReviewServerError(f"the review server exited with code {process.returncode} before "
-                                    f"answering: {_last_line(tail)} (log: {log_path})", log_tail=tail)
-        if _healthy(url):
-            data = _read_pid_file(home)
-            if data is not None and "api_key" in data and int(data["pid"]) == process.pid:
-                return _info(home, data)
-        time.sleep(0.2)
-    with contextlib.suppress(OSError):
-        os.killpg(process.pid, signal.SIGKILL)
-    process.wait(5)
-    _pid_path(home).unlink(missing_ok=True)
-    tail = log_tail(home, since=offset)
-    raise ReviewServerError(f"the review server did not answer at {url} within {timeout:.0f} s: "
-                            f"{_last_line(tail)} (log: {log_path})", log_tail=tail)
+
+    def ready(pid: int) -> ServerInfo | None:
+        data = SERVICE.read(home)  # complete once the server has its owner and API key
+        return _info(home, data) if data is not None and "api_key" in data and \
+            int(data["pid"]) == pid else None
+
+    return SERVICE.start(home, host=host, port=port, url=server_url(host, port),
+                         command=lambda: _server_command(server_python(python), home, host, port),
+                         ready=ready, timeout=timeout)
 
 
 def stop(home: Path, timeout: float = 20) -> bool:
     """Stop the server of this home (SIGTERM, then SIGKILL); False if none was running."""
-    home = Path(home).resolve()
-    data = _running(home)
-    if data is None:
-        return False
-    pid = int(data["pid"])
-    try:
-        os.kill(pid, signal.SIGTERM)
-    except ProcessLookupError:
-        pass
-    except PermissionError:
-        raise ReviewServerError(f"not allowed to stop the review server of {home} (pid {pid}, "
-                                f"another user's process)") from None
-    deadline = time.monotonic() + timeout
-    while pidfile.alive(pid) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    if pidfile.alive(pid):
-        log.warning("the review server (pid %d) did not stop within %.0f s: killing it", pid, timeout)
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(pid, signal.SIGKILL)
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
-        deadline = time.monotonic() + 5
-        while pidfile.alive(pid) and time.monotonic() < deadline:
-            time.sleep(0.1)
-    _pid_path(home).unlink(missing_ok=True)
-    return True
+    return SERVICE.stop(home, timeout)
 
 
 def status(home: Path) -> ServerInfo | None:
     """The server running from this home, or None."""
-    data = _running(home)
+    data = SERVICE.running(home)
     return _info(home, data) if data is not None else None
 
 
 def is_responding(info: ServerInfo) -> bool:
-    return _healthy(info.url)
+    return SERVICE.healthy(info.url)
 
 
 def main(argv: list[str] | None = None) -> int:

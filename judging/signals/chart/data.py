@@ -1,4 +1,4 @@
-"""A chart reading built from a figure's data (`judging.figure_data`) instead of its image.
+"""A chart reading built from a figure's data (`judging.figures.data`) instead of its image.
 
 The series are the file's, in data units, exactly; the axes are the panel's stated scales and
 limits. What a data file does not state (a CSV says nothing of scales) is taken from the other
@@ -14,7 +14,7 @@ import time
 
 import numpy as np
 
-from judging.figure_data import DataPanel, FigureData
+from judging.figures.data import DataPanel, FigureData
 from judging.signals.chart.compare import FLAT, MIN_SERIES_WIDTH, _data_panels
 from judging.signals.chart.types import Axis, ChartReading, Panel, Series, Tick
 

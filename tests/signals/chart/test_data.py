@@ -7,7 +7,7 @@ import json
 
 import numpy as np
 
-from judging.figure_data import parse_figure_data
+from judging.figures.data import parse_figure_data
 from judging.signals import (
     compare_charts,
     read_chart,

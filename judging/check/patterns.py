@@ -1,11 +1,10 @@
 """Personal data in text: the patterns of e-mail addresses, tokens and keys and home-directory
 paths, the replacement of them (`scrub`) and where they are (`find_personal_data`).
 
-Vocabulary, not a stage: `publish` scrubs everything that leaves the machine with it, and `check`
-points participants at what is still in their logs, pages and traces. Both need the same patterns,
-and `check` sits at the intake level, below publish, so it cannot import them from publish's face;
-they live here, where every stage may use them (publish's `scrub` module imports and re-exports
-them, its behaviour unchanged).
+`check` points participants at what is still in their logs, pages and traces, and `publish`
+scrubs everything that leaves the machine with the same patterns. Both need them, and `check`
+sits below publish (it cannot import publish's face): they live in the stage that finds personal
+data, and publish takes them from check's face (its `scrub` module re-exports them).
 """
 
 from __future__ import annotations

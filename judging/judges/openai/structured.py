@@ -1,8 +1,9 @@
-"""One structured-output call through the judges' OpenAI-compatible machinery, for any pydantic
-answer model: the same strict json_schema the SDK's `chat.completions.parse(response_format=...)`
-sends (with the same JSON-mode fallback chain for servers such as llama.cpp's), the same
-`AnswerCache` on disk by request hash, the same USD `Budget`, the SDK's own retries, and every
-piece of participant text wrapped by `prompt.untrusted`.
+"""One structured answer per call through the judges' transport, for any pydantic answer model: the
+same strict json_schema the SDK's `chat.completions.parse(response_format=...)` sends (with the
+same JSON-mode fallback chain for servers such as llama.cpp's, `endpoint.FormatChain`), the same
+map of endpoint errors (`endpoint.failure_reason`), the same `AnswerCache` on disk by request
+hash, the same USD `Budget`, the SDK's own retries, and every piece of participant text wrapped by
+`prompt.untrusted`.
 
 It is what `judging run --extract openai:MODEL` hands to the logbook importer. Layering: intake
 sits below judges and must not import it, so the importer (judging.intake.logbook.llm) owns the
@@ -17,7 +18,6 @@ thread (`asyncio.to_thread`), so extraction calls do not hold up the judges' eve
 from __future__ import annotations
 
 import json
-import logging
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -29,23 +29,27 @@ from pydantic import BaseModel, ValidationError
 
 from judging.hashing import content_hash
 from judging.judges import prompt
-from judging.judges.llm import (
-    FALLBACK_CHAIN,
-    AnswerCache,
+from judging.judges.openai.answers import strip_fences, usage_of
+from judging.judges.openai.cache import AnswerCache, answer_cache
+from judging.judges.openai.cost import (
     Budget,
+    Price,
+    load_prices,
+    model_price,
+    prompt_tokens,
+    tokens_cost,
+    usage_cost,
+)
+from judging.judges.openai.endpoint import (
+    FormatChain,
     JudgeConfigError,
     LLMOptions,
     ResponseMode,
-    client_key,
-    default_cache_dir,
-    error_message,
-    load_prices,
-    strip_fences,
-    structured_output_format,
-    usage_of,
+    failure_reason,
+    format_rejected,
+    response_format,
+    sync_client,
 )
-
-log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -71,11 +75,8 @@ class CallStats:
     dry_prompt_tokens: int = 0
     dry_completion_tokens: int = 0
 
-    def dry_cost(self, price: tuple[float, float] | None) -> float | None:
-        if price is None:
-            return None
-        return (self.dry_prompt_tokens * price[0]
-                + self.dry_completion_tokens * price[1]) / 1_000_000
+    def dry_cost(self, price: Price | None) -> float | None:
+        return tokens_cost(price, self.dry_prompt_tokens, self.dry_completion_tokens)
 
 
 #: Expected answer length of one structured extraction (five quoted fields), for estimates only.
@@ -90,7 +91,7 @@ class StructuredCaller:
     options: LLMOptions
     cache: AnswerCache | None = None
     budget: Budget | None = None
-    prices: dict[str, tuple[float, float]] = field(default_factory=dict)
+    prices: dict[str, Price] = field(default_factory=dict)
     stats: CallStats = field(default_factory=CallStats)
     dry_run: bool = False
     """Answer from the cache only and count what would be sent (`judging run --estimate`)."""
@@ -98,13 +99,8 @@ class StructuredCaller:
     def __post_init__(self) -> None:
         if not self.model:
             raise JudgeConfigError("an openai extractor needs a model: openai:MODEL")
-        self.price = self.prices.get(self.model)
-        if self.budget is not None and self.price is None:
-            raise JudgeConfigError(f"--max-cost needs a price for {self.model}: give --price "
-                                   f"{self.model}=INPUT:OUTPUT (USD per million tokens)")
-        fixed = self.options.response_format
-        self._modes: tuple[ResponseMode, ...] = FALLBACK_CHAIN if fixed == "auto" else (fixed,)
-        self._mode_index = 0
+        self.price = model_price(self.model, self.prices, budget=self.budget)
+        self.formats = FormatChain(self.options.response_format)
         self._client: openai.OpenAI | None = None
 
     @property
@@ -114,11 +110,12 @@ class StructuredCaller:
     @property
     def client(self) -> openai.OpenAI:
         if self._client is None:
-            self._client = openai.OpenAI(base_url=self.options.base_url,
-                                         api_key=client_key(self.options),
-                                         timeout=self.options.timeout,
-                                         max_retries=self.options.max_retries)
+            self._client = sync_client(self.options)
         return self._client
+
+    def dry_cost(self) -> float | None:
+        """What the requests a dry run did not send would cost (None: the model has no price)."""
+        return self.stats.dry_cost(self.price)
 
     def close(self) -> None:
         if self._client is not None:
@@ -141,21 +138,15 @@ class StructuredCaller:
                                 "max_tokens": self.options.max_tokens}
         if self.options.seed is not None:
             body["seed"] = self.options.seed
-        strict = structured_output_format(answer_model)
-        if mode == "json_schema":
-            body["response_format"] = strict
-        else:
-            body["response_format"] = {"type": "json_object"}
-            if mode == "json_object_schema":
-                body["response_format"]["schema"] = strict["json_schema"]["schema"]
+        body["response_format"] = response_format(mode, answer_model)
         return body
 
     def __call__(self, *, system: str, instructions: str, documents: list[tuple[str, str]],
                  answer_model: type[BaseModel]) -> StructuredAnswer:
         """Ask once (the cache first); `documents` are (name, participant text) pairs, each sent
         inside an <untrusted-data> block."""
-        for _ in range(len(self._modes) - self._mode_index):
-            mode = self._modes[self._mode_index]
+        for _ in range(self.formats.left()):
+            mode = self.formats.mode
             body = self._body(self._messages(system, instructions, documents, answer_model,
                                              mode), answer_model, mode)
             request_hash = content_hash({"request": body, "mode": mode,
@@ -167,7 +158,7 @@ class StructuredCaller:
                 return self._read(cached["body"], answer_model, request_hash, cached=True)
             if self.dry_run:
                 self.stats.dry += 1
-                self.stats.dry_prompt_tokens += sum(len(m["content"]) for m in body["messages"]) // 4
+                self.stats.dry_prompt_tokens += prompt_tokens(body["messages"], detail="low")
                 self.stats.dry_completion_tokens += EXTRACT_COMPLETION_TOKENS
                 return StructuredAnswer(self.model, request_hash=request_hash,
                                         error="estimate: not sent")
@@ -180,30 +171,14 @@ class StructuredCaller:
                 answer = self.client.post("/chat/completions", body=body,
                                           cast_to=httpx2.Response).json()
             except openai.BadRequestError as exc:
-                text = error_message(exc).lower()
-                if any(w in text for w in ("response_format", "json_schema", "json schema",
-                                           "structured output", "schema")) \
-                        and self._mode_index + 1 < len(self._modes):
-                    self._mode_index += 1
-                    log.warning("%s: the endpoint rejected response format %s; falling back "
-                                "to %s", self.spec, mode, self._modes[self._mode_index])
+                if format_rejected(exc) and self.formats.fall_back(self.spec, mode):
                     continue
-                return self._failed(request_hash, f"the endpoint rejected the request (400): "
-                                                  f"{error_message(exc)}")
-            except (openai.AuthenticationError, openai.PermissionDeniedError,
-                    openai.NotFoundError) as exc:
-                raise JudgeConfigError(f"{self.spec}: the endpoint refused the request "
-                                       f"({exc.status_code}): {error_message(exc)}") from exc
-            except openai.APIStatusError as exc:
-                return self._failed(request_hash, f"the endpoint failed ({exc.status_code}) "
-                                                  f"after {self.options.max_retries} retries")
+                return self._failed(request_hash, failure_reason(exc, spec=self.spec,
+                                                                 options=self.options))
             except openai.APIError as exc:
-                return self._failed(request_hash, f"could not reach the endpoint after "
-                                                  f"{self.options.max_retries} retries: {exc}")
-            usage = usage_of(answer)
-            cost = None if usage is None or self.price is None else (
-                usage.prompt_tokens * self.price[0]
-                + usage.completion_tokens * self.price[1]) / 1_000_000
+                return self._failed(request_hash, failure_reason(exc, spec=self.spec,
+                                                                 options=self.options))
+            cost = usage_cost(self.price, usage_of(answer))
             if self.budget is not None:
                 self.budget.charge(cost)
             if self.cache is not None:
@@ -252,6 +227,5 @@ def structured_caller(spec: str, options: LLMOptions, *, budget: Budget | None =
     kind, _, model = spec.partition(":")
     if kind != "openai" or not model:
         raise JudgeConfigError(f"unknown extractor {spec!r}: use 'openai:MODEL'")
-    cache = AnswerCache(options.cache_dir or default_cache_dir()) if options.use_cache else None
-    return StructuredCaller(model, options, cache=cache, budget=budget,
+    return StructuredCaller(model, options, cache=answer_cache(options), budget=budget,
                             prices=load_prices(options.prices, prices_file=options.prices_file))

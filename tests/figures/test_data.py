@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from judging import figure_data
 from judging.errors import FigureDataError
-from judging.figure_data import load_figure_data, parse_figure_data
+from judging.figures import data as figure_data
+from judging.figures.data import load_figure_data, parse_figure_data
 
 OURS = {"title": "Loss", "panels": [
     {"xscale": "linear", "yscale": "log", "xlabel": "step", "xlim": [0, 4],
