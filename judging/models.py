@@ -590,6 +590,10 @@ class TokenUsage(StrictModel):
 
 SettingValue = str | int | float | bool | None
 
+#: The per-call settings an LLM judge records of what the endpoint served: the response's
+#: `model`, its `system_fingerprint`, and the provider its headers (or body) name.
+SERVED_SETTINGS = ("served_model", "system_fingerprint", "served_by")
+
 
 class Provenance(StrictModel):
     judge: str
@@ -609,24 +613,17 @@ class Provenance(StrictModel):
     """The answer was replayed from the answer cache (no call was made for this line)."""
     timestamp: datetime
     code_version: str
-    served_model: str | None = None
-    """What the endpoint says it served (the response's `model`), which a router may change
-    behind the requested name."""
-    system_fingerprint: str | None = None
-    """The response's `system_fingerprint` (the backend configuration), when the endpoint gives
-    one."""
-    provider: dict[str, str] = Field(default_factory=dict)
-    """Provider headers of the response that name who served it (e.g. a router's provider),
-    where present."""
 
     def served(self) -> str | None:
-        """The served model and fingerprint as one string (None: the endpoint said nothing)."""
-        if self.served_model is None and self.system_fingerprint is None:
+        """What the endpoint said served the call, as one string: the response's `model` (which
+        a router may change behind the requested name), its `system_fingerprint` (the backend
+        build) and the provider it names, where present (the LLM judge records them per call in
+        `settings`: SERVED_SETTINGS); None when the endpoint said nothing."""
+        model, fingerprint, provider = (self.settings.get(name) for name in SERVED_SETTINGS)
+        if model is None and fingerprint is None:
             return None
-        where = "; ".join(f"{k}={v}" for k, v in sorted(self.provider.items()))
-        return (f"{self.served_model or '?'}"
-                + (f" @ {self.system_fingerprint}" if self.system_fingerprint else "")
-                + (f" ({where})" if where else ""))
+        return (f"{model or '?'}" + (f" @ {fingerprint}" if fingerprint else "")
+                + (f" ({provider})" if provider else ""))
 
 
 class SignalStatus(StrEnum):
@@ -798,6 +795,52 @@ class IntegrityReport(VersionedModel):
             for this, other in ((pair.a, pair.b), (pair.b, pair.a)):
                 found.setdefault(str(this), []).append(Flag(
                     name=pair.kind, detail=f"{what} {other} in another submission ({measure})"))
+        return found
+
+
+# --- what the endpoint served (drift) ---------------------------------------------------------
+
+#: The flag on a judgment whose call the endpoint says another model or build served than the
+#: run's first calls of the same judge (drift.json).
+SERVED_CHANGED = "served_changed"
+
+
+class ServedChange(StrictModel):
+    """A line whose call was served by another model or build than the judge's first calls."""
+
+    judge: str
+    claim: ClaimKey
+    rubric: str | None
+    served: str
+    """What the endpoint said served this call (`Provenance.served`)."""
+    first: str
+    """What it said for the judge's first calls of the run directory."""
+    at: datetime
+
+
+class DriftReport(VersionedModel):
+    """The drift side file (drift.json): what each LLM judge's endpoint said it served, and the
+    lines served by another model or build than the first (flagged on read)."""
+
+    # Bump only when the shape changes, with a step in `migrate` (see VersionedModel).
+    schema_: Literal["judging.drift/1"] = Field(default="judging.drift/1", alias="schema")
+    served: dict[str, list[str]] = Field(default_factory=dict)
+    """Per judge, every served model or build seen, first seen first."""
+    changes: list[ServedChange] = Field(default_factory=list)
+
+    @classmethod
+    def migrate(cls, data: dict[str, Any]) -> dict[str, Any]:
+        # judging.drift/1 is the first version.
+        return data
+
+    def flags(self) -> dict[str, list[Flag]]:
+        found: dict[str, list[Flag]] = {}
+        for change in self.changes:
+            found.setdefault(str(change.claim), []).append(Flag(
+                name=SERVED_CHANGED,
+                detail=f"{change.judge} on {change.rubric}: the endpoint served "
+                       f"{change.served!r}, where the run's first calls were served by "
+                       f"{change.first!r}; calibrations made on the first do not hold"))
         return found
 
 

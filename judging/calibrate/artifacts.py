@@ -101,8 +101,12 @@ class RetestCriterion(StrictModel):
     """Lines with a scored answer in both the original and its retest."""
     disagreements: int
     agreement: float
-    """Share of the same answer: the ceiling of any agreement with people."""
+    """Share of the same answer (percent agreement)."""
     agreement_interval: tuple[float, float] | None = None
+    ceiling: float | None = None
+    """The most often the judge can agree with people, given `agreement`: (1 + agreement) / 2
+    (`metrics.agreement_ceiling`)."""
+    ceiling_interval: tuple[float, float] | None = None
     alpha: float | None = None
     """Krippendorff's alpha of original and retest as two coders."""
     alpha_interval: tuple[float, float] | None = None

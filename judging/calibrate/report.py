@@ -72,15 +72,17 @@ def _retest_lines(artifact: CalibrationArtifact) -> list[str]:
                 "figure above cannot be read against the judge's own noise."]
     lines = ["", "## The judge against itself (retest)", "",
              "Lines re-judged with the same rubric, prompt, model and settings, the answer cache "
-             "bypassed. The retest agreement is the ceiling of any agreement with people.", "",
-             "| criterion | pairs | changed | agreement [95%] | alpha [95%] | flips |",
-             "|---|---|---|---|---|---|"]
+             "bypassed. It bounds the agreement with people: at most (1 + retest agreement) / 2, "
+             "the ceiling.", "",
+             "| criterion | pairs | changed | agreement [95%] | ceiling [95%] | alpha [95%] | "
+             "flips |", "|---|---|---|---|---|---|---|"]
     for c in rows:
         r = c.retest
         assert r is not None
         flips = ", ".join(f"{k}: {n}" for k, n in r.flips.items()) or "none"
         lines.append(f"| {c.criterion} | {r.n} | {r.disagreements} | "
                      f"{_with(r.agreement, r.agreement_interval)} | "
+                     f"{_with(r.ceiling, r.ceiling_interval)} | "
                      f"{_with(r.alpha, r.alpha_interval)} | {flips} |")
     return lines
 
@@ -143,7 +145,7 @@ def markdown(artifact: CalibrationArtifact, rubric: Rubric) -> str:
                   "it fails) are against the gold labels; each criterion's ↳ chance row is what a "
                   "judge answering at random at the gold base rate would score, so a figure near "
                   "it means nothing. The retest agreement is the judge against itself: its "
-                  f"agreement with {who} cannot exceed it."]
+                  f"agreement with {who} cannot exceed (1 + retest agreement) / 2."]
     lines += _retest_lines(artifact)
     lines += _corrected_lines(artifact)
     lines += ["", "## Why criteria need humans", ""]

@@ -205,10 +205,12 @@ def retest_markdown(report: TableRetest) -> str:
                      f"{_pct(o.disagreement)} | {_span(o.disagreement_interval, percent=True)} | "
                      f"{_num(o.alpha)} | {_span(o.alpha_interval)} |")
     lines += ["", "How to read it: the retest disagreement is how often the same judge, asked "
-                  "twice about the same input, gives two different verdicts. Its complement "
-                  f"({_pct(r.agreement)}) is a ceiling: the judge cannot agree with people more "
-                  "often than with itself. Alpha corrects the agreement for what the label "
-                  "frequencies give by chance (1 = perfect, 0 = chance)."]
+                  "twice about the same input, gives two different verdicts. It bounds how "
+                  f"often the judge can agree with anyone: at most (1 + {_pct(r.agreement)}) / 2 "
+                  f"= {_pct(r.ceiling)} of the time "
+                  f"({_span(r.ceiling_interval, percent=True)}), whoever is right. Alpha "
+                  "corrects the agreement for what the label frequencies give by chance (1 = "
+                  "perfect, 0 = chance)."]
     for other in report.against:
         lines += ["", f"{report.first} vs {other.column} disagrees {_num(other.ratio, 3)} times "
                       f"as often as the retest (95% interval {_span(other.ratio_interval)}). A "
@@ -308,6 +310,7 @@ def retest_criterion(criterion: Criterion, pairs: Sequence[tuple[str, object, ob
     return RetestCriterion(
         n=found.n, disagreements=found.disagreements, agreement=found.agreement,
         agreement_interval=(1 - interval[1], 1 - interval[0]) if interval else None,
+        ceiling=found.ceiling, ceiling_interval=found.ceiling_interval,
         alpha=found.alpha, alpha_interval=found.alpha_interval,
         flips={_shown(flip): n for flip, n in found.flips.items()})
 
@@ -452,6 +455,69 @@ async def _judge_all(lines: Sequence[Judgment], tasks: Sequence[JudgeTask], llm:
                 await close()
 
 
+
+def retest_summary(run_dir: Path, *, n_resamples: int = 1000, seed: int = 0,
+                   rubrics_dir: Path | None = None
+                   ) -> dict[tuple[str, str], dict[str, RetestCriterion]]:
+    """Per (rubric version, judge) with retests, per criterion with pairs: the judge against
+    itself (`retest_criterion` over `retest_pairs`)."""
+    store = RunStore.open(run_dir, create=False)
+    try:
+        retests = read_retests(store)
+        library = RubricLibrary(rubrics_dir)
+        groups = sorted({(str(r.line.rubric), r.line.judge) for r in retests
+                         if r.line.rubric is not None})
+        summary: dict[tuple[str, str], dict[str, RetestCriterion]] = {}
+        for ref_name, judge in groups:
+            ref = next(r.line.rubric for r in retests if str(r.line.rubric) == ref_name)
+            rubric = judged_rubric(library, ref)  # type: ignore[arg-type]
+            pairs = retest_pairs(store, rubric, judge, retests)
+            rows = {}
+            for criterion in rubric.criteria:
+                found = retest_criterion(criterion, pairs.get(criterion.id, []),
+                                         n_resamples=n_resamples, seed=seed)
+                if found is not None:
+                    rows[criterion.id] = found
+            summary[(ref_name, judge)] = rows
+        return summary
+    finally:
+        store.close()
+
+
+def write_retest_summary(summary: dict[tuple[str, str], dict[str, RetestCriterion]],
+                         out: Path) -> Path:
+    """retest.json and retest.md beside each (rubric version, judge)'s calibration report; the
+    reports folder."""
+    import json
+
+    from judging.atomic import write_text_atomic
+    from judging.hashing import slug
+    from judging.rundir import CALIBRATION_RETEST_JSON, CALIBRATION_RETEST_MD, CalibrationPaths
+
+    paths = CalibrationPaths(out)
+    for (ref_name, judge), rows in summary.items():
+        rubric_id, _, version = ref_name.partition("@")
+        folder = paths.report_dir(rubric_id, version, slug(judge))
+        folder.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(folder / CALIBRATION_RETEST_JSON, json.dumps(
+            {"schema": "judging.retest-report/1", "rubric": ref_name, "judge": judge,
+             "criteria": {c: r.model_dump(mode="json") for c, r in rows.items()}}, indent=2))
+        lines = [f"# {judge} on {ref_name} against itself", "",
+                 "Lines re-judged with the same rubric, prompt, model and settings, the answer "
+                 "cache bypassed (retests.jsonl). The ceiling is the most often the judge can "
+                 "agree with people: (1 + its agreement with itself) / 2.", "",
+                 "| criterion | pairs | changed | agreement [95%] | ceiling [95%] | alpha [95%] "
+                 "| flips |", "|---|---|---|---|---|---|---|"]
+        for criterion, r in rows.items():
+            lines.append(f"| {criterion} | {r.n} | {r.disagreements} | "
+                         f"{_num(r.agreement)} {_span(r.agreement_interval)} | "
+                         f"{_num(r.ceiling)} {_span(r.ceiling_interval)} | {_num(r.alpha)} "
+                         f"{_span(r.alpha_interval)} | "
+                         + (", ".join(f"{k}: {n}" for k, n in r.flips.items()) or "none") + " |")
+        write_text_atomic(folder / CALIBRATION_RETEST_MD, "\n".join(lines) + "\n")
+    return paths.root / "reports"
+
+
 __all__ = ["Against", "Retest", "RetestRound", "TableRetest", "read_retests", "retest_criterion",
-           "retest_markdown", "retest_pairs", "retest_run", "retest_table",
-           "write_retest_report"]
+           "retest_markdown", "retest_pairs", "retest_run", "retest_summary", "retest_table",
+           "write_retest_report", "write_retest_summary"]

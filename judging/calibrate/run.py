@@ -218,23 +218,25 @@ def trust_reasons(criterion: Criterion, result: CriterionCalibration,
 def retest_reasons(criterion: Criterion, result: CriterionCalibration,
                    options: TrustOptions) -> list[str]:
     """Trust refused by the judge's agreement with itself: its agreement with people above the
-    retest ceiling's interval (one of the two measurements is off), a ceiling whose lower bound
-    is below the floor (meeting the floor cannot be told apart from the judge's own noise), or a
-    retest alpha below the rubric's `reliability.retest_alpha_at_least`."""
+    retest ceiling's interval ((1 + retest agreement) / 2: one of the two measurements is off),
+    a ceiling whose lower bound is below the floor (agreement with people at the floor cannot
+    be told apart from the judge's own noise), or a retest alpha below the rubric's
+    `reliability.retest_alpha_at_least`."""
     retest = result.retest
     if retest is None:
         return []
     reasons = []
     human = result.accuracy
-    ceiling = retest.agreement_interval
-    if human is not None and ceiling is not None and human > ceiling[1]:
+    ceiling = retest.ceiling_interval
+    if human is not None and ceiling is not None and human > ceiling[1] + 1e-9:
         reasons.append(f"agreement with people {human:.3f} is above the retest ceiling "
                        f"{_fmt_interval(ceiling)}: a judge cannot agree with people more than "
-                       f"with itself (too few labels, anchored labels, or another model served)")
+                       f"(1 + its agreement with itself) / 2 (too few labels, anchored labels, "
+                       f"or another model served)")
     if ceiling is not None and ceiling[0] < options.floor:
-        reasons.append(f"retest agreement lower bound {ceiling[0]:.3f} < {options.floor:g}: the "
-                       f"judge's answers change too often on a re-ask for its agreement with "
-                       f"people to be told apart from its own noise")
+        reasons.append(f"retest ceiling lower bound {ceiling[0]:.3f} < {options.floor:g}: the "
+                       f"judge's answers change too often on a re-ask for an agreement with "
+                       f"people at the floor to be told apart from its own noise")
     limit = criterion.reliability.retest_alpha_at_least if criterion.reliability else None
     if limit is not None:
         alpha = retest.alpha

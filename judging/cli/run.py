@@ -102,6 +102,10 @@ def _parse_shard(ctx: click.Context, param: click.Parameter, value: str | None):
 @click.option("--temperature", type=click.FloatRange(0, 2), default=0.0, show_default=True)
 @click.option("--max-tokens", type=click.IntRange(16, 100_000), default=2000, show_default=True,
               help="Answer length limit per call.")
+@click.option("--evidence-budget", type=click.IntRange(2000), default=60_000, show_default=True,
+              help="Characters of the participant's text one prompt carries at most; a "
+                   "justification that does not fit is cut with a notice, the cut recorded, "
+                   "and the verdict criteria that read it left unscored.")
 @click.option("--timeout", type=click.FloatRange(min=1), default=60.0, show_default=True,
               help="Seconds per call attempt.")
 @click.option("--max-retries", type=click.IntRange(0, 20), default=4, show_default=True,
@@ -159,7 +163,8 @@ def run(sources: tuple[str, ...], discover: tuple[str, ...], as_of: str | None,
         rubrics: tuple[str, ...], judges: tuple[str, ...], extract: str | None, samples: int, swap: bool,
         concurrency: int, estimate: bool, max_cost: float | None,
         prices: dict[str, tuple[float, float]], prices_file: Path | None, base_url: str | None, api_key: str | None,
-        temperature: float, max_tokens: int, timeout: float, max_retries: int, image_detail: str,
+        temperature: float, max_tokens: int, evidence_budget: int, timeout: float,
+        max_retries: int, image_detail: str,
         no_images: bool, response_format: str, cache_dir: Path | None, no_cache: bool,
         image_size: int, max_pixels: int, shard, engine: str, address: str | None,
         shard_count: int | None, shard_output: str, cpus_per_shard: float,
@@ -192,6 +197,7 @@ def run(sources: tuple[str, ...], discover: tuple[str, ...], as_of: str | None,
     out = out or Path("runs") / new_run_id()
     llm = LLMOptions(base_url=base_url or None, api_key=api_key or None, temperature=temperature,
                      max_tokens=max_tokens, timeout=timeout, max_retries=max_retries,
+                     evidence_budget=evidence_budget,
                      images=not no_images, image_detail=image_detail,  # type: ignore[arg-type]
                      response_format=response_format,  # type: ignore[arg-type]
                      cache_dir=cache_dir, use_cache=not no_cache, max_cost=max_cost,

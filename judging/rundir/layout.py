@@ -13,6 +13,8 @@ its paths from `RunPaths`. (Docstrings and CLI help may name the files.)
 | not_addressed.jsonl        | `NotAddressed`: registry claims not answered  | judging.not_addressed/1 | run          |
 | consensus.json             | `ConsensusReport` (side file, merged on read) | judging.consensus/1     | consensus    |
 | conflicts.json             | `ConflictReport` (side file, merged on read)  | judging.conflicts/1     | merge        |
+| drift.json                 | `DriftReport`: what the endpoint served, and  | judging.drift/1         | run          |
+|                            | lines served by another model (merged on read)|                         |              |
 | diffs/<claim>/*.png        | the figures reviewers see                     |                         | run          |
 | sources/                   | downloaded Hub sources                        |                         | run (intake) |
 | logbooks/                  | figures and run logs read from logbooks       |                         | run (intake) |
@@ -65,6 +67,7 @@ INTEGRITY = "integrity.json"
 NOT_ADDRESSED = "not_addressed.jsonl"
 CONSENSUS = "consensus.json"
 CONFLICTS = "conflicts.json"
+DRIFT = "drift.json"
 DIFFS = "diffs"
 SHARDS = "shards"
 SOURCES = "sources"
@@ -98,6 +101,9 @@ CALIBRATION_PLOTS = {"f1": "f1.png", "confusion": "confusion.png",
                      "reliability": "reliability.png"}
 CALIBRATION_REPORT_MD = "report.md"
 CALIBRATION_REPORT_JSON = "report.json"
+#: `calibrate RUN_DIR --retest N`: the judge against itself, beside report.md in the report folder.
+CALIBRATION_RETEST_MD = "retest.md"
+CALIBRATION_RETEST_JSON = "retest.json"
 
 
 @dataclass(frozen=True)
@@ -184,6 +190,11 @@ class RunPaths:
         return self.root / FINAL
 
     @property
+    def drift(self) -> Path:
+        """What each LLM judge's endpoint said it served, and the changes (flags)."""
+        return self.root / DRIFT
+
+    @property
     def retests(self) -> Path:
         """`calibrate RUN_DIR --retest N`: lines re-judged with the answer cache bypassed."""
         return self.root / RETESTS
@@ -241,6 +252,8 @@ RUN_FILES: tuple[RunFile, ...] = (
     RunFile(CONSENSUS, "judging.models:ConsensusReport", "judging.consensus/1", "consensus",
             flags_side_file=True),
     RunFile(CONFLICTS, "judging.models:ConflictReport", "judging.conflicts/1", "merge",
+            flags_side_file=True),
+    RunFile(DRIFT, "judging.models:DriftReport", "judging.drift/1", "run",
             flags_side_file=True),
     RunFile(PUSHED, "judging.review.push:PushedRecord", "judging.pushed/1", "review push"),
     RunFile(f"{MEASUREMENTS}/<ab>/<key>.json", "judging.run.pool:CachedMeasurement",
