@@ -452,7 +452,8 @@ def _hub_consensus(row: dict[str, Any]) -> ClaimConsensus:
         values=[ReproducedValue.model_validate(v) for v in raw.get("values") or []],
         outcomes=dict(raw.get("outcomes") or {}), independent=bool(raw.get("independent", True)),
         copy_of=[_claim_key(k) for k in raw.get("copy_of") or []],
-        counted=bool(raw.get("counted")),
+        counted=bool(raw.get("counted")), final_verdict=raw.get("final_verdict"),
+        counted_verdict=raw.get("counted_verdict"), counted_from=raw.get("counted_from"),
         flags=[Flag.model_validate(f) for f in raw.get("flags") or []])
         for raw in _json_field(row.get("rows")) or []]
     votes = {v: int(row[v]) for v in ("falsified", "inconclusive", "verified") if row.get(v)}
@@ -462,6 +463,7 @@ def _hub_consensus(row: dict[str, Any]) -> ClaimConsensus:
         independent=int(row.get("independent") or 0), votes=votes, verdict=row.get("consensus"),
         support=int(row.get("support") or 0), agreement=row.get("agreement"),
         reason=row.get("reason") or "",
+        counted_from=dict(_json_field(row.get("counted_from")) or {}),
         spread=[ValueSpread.model_validate(s) for s in _json_field(row.get("spread")) or []])
 
 

@@ -57,7 +57,7 @@ def table_schemas() -> dict[str, Any]:
             ("reproductions", i), ("independent", i), ("verified", i), ("falsified", i),
             ("inconclusive", i), ("consensus", s), ("support", i), ("agreement", f),
             ("reason", s), ("contradicting", strings), ("value_outliers", strings),
-            ("not_independent", strings), ("spread", s), ("rows", s)]),
+            ("not_independent", strings), ("spread", s), ("rows", s), ("counted_from", s)]),
     }
 
 
@@ -222,6 +222,8 @@ def consensus_rows(report: ConsensusReport, scrubber: Scrubber) -> list[dict[str
             # The scale note is the claims table's (participant text is published once).
             "source_verdict": r.source_verdict, "toy": r.toy,
             "independent": r.independent, "counted": r.counted,
+            "final_verdict": r.final_verdict, "counted_verdict": r.counted_verdict,
+            "counted_from": r.counted_from,
             "copy_of": [str(k) for k in r.copy_of],
             "values": [v.model_dump(mode="json") for v in r.values],
             "outcomes": dict(r.outcomes),
@@ -238,8 +240,8 @@ def consensus_rows(report: ConsensusReport, scrubber: Scrubber) -> list[dict[str
             "value_outliers": flagged(VALUE_OUTLIER),
             "not_independent": flagged(NOT_INDEPENDENT),
             "spread": [s.model_dump(mode="json") for s in claim.spread],
-            "rows": side_by_side})
-        for key in ("spread", "rows"):
+            "rows": side_by_side, "counted_from": dict(claim.counted_from)})
+        for key in ("spread", "rows", "counted_from"):
             row[key] = _json(row[key])
         rows.append(row)
     return rows
