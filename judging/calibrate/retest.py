@@ -363,7 +363,8 @@ def _llm_options(line: Judgment, base: LLMOptions) -> LLMOptions:
     settings = line.provenance.settings
     kept = {name: settings[name] for name in ("temperature", "max_tokens", "seed", "images",
                                                "image_detail", "response_format", "timeout",
-                                               "max_retries") if name in settings}
+                                               "max_retries", "evidence_budget")
+            if name in settings}
     endpoint = settings.get("endpoint")
     return replace(base, **kept, use_cache=False,
                    base_url=base.base_url or (str(endpoint) if endpoint else None))

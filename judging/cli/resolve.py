@@ -41,6 +41,11 @@ def resolve(run_dir: Path, labels_path: Path | None, calibration_dir: Path | Non
                   soft_wrap=True)
     console.print("participant's verdict upheld: " + ", ".join(
         f"{n} {k}" for k, n in sorted(done.upheld.items())), soft_wrap=True)
+    if done.drift:
+        console.print(f"[bold yellow]drift:[/] {done.drift} line(s) were served by another model "
+                      f"or build than their judge's first calls (flagged served_changed; "
+                      f"calibrations made on the first do not trust them): "
+                      f"{run_dir / 'drift.json'}", soft_wrap=True)
     if done.final_verdicts:
         console.print("final verdict (human, else trusted AI, else pending): " + ", ".join(
             f"{n} {k}" for k, n in sorted(done.final_verdicts.items())), soft_wrap=True)

@@ -40,7 +40,7 @@ from judging.models import (
     VersionedModel,
 )
 from judging.rubrics import Criterion, Rubric, RubricLibrary, aggregate
-from judging.rundir import RunStore
+from judging.rundir import RunStore, drift_report, write_drift
 
 FinalOutcome = Literal["pass", "fail", "incomplete", "pending"]
 FinalVerdict = Literal["verified", "falsified", "toy", "inconclusive", "pending"]
@@ -229,6 +229,14 @@ def final_verdict(decisions: list[RubricDecision]
     return None, None, None
 
 
+def write_served_drift(store: RunStore) -> int:
+    """Write the run's drift.json (`rundir.drift_report` over its newest lines); the number of
+    lines flagged."""
+    report = drift_report(store.iter_latest())
+    write_drift(store.root, report)
+    return len(report.changes)
+
+
 def rubric_outcome(rubric: Rubric, answers: list[FinalAnswer]) -> tuple[FinalOutcome, float | None,
                                                                          float]:
     as_answers = []
@@ -321,6 +329,8 @@ class Resolution:
     """Criteria (not n/a) by who decided them (`pending` when nobody did)."""
     final_verdicts: Counter[str] = field(default_factory=Counter)
     """Claims by final verdict (those whose rubrics ask for one)."""
+    drift: int = 0
+    """Lines served by another model or build than their judge's first calls."""
 
 
 def write_resolution(run_dir: Path, *, labels_path: Path | None = None,
@@ -328,9 +338,12 @@ def write_resolution(run_dir: Path, *, labels_path: Path | None = None,
                      on_claim: Callable[[list[RubricDecision], ClaimDecision], None] | None = None
                      ) -> Resolution:
     """Decide every claim of a run (one claim's lines in memory at a time, in claim key order)
-    and write decisions.jsonl and final.jsonl, each replaced whole when all is decided."""
+    and write decisions.jsonl and final.jsonl, each replaced whole when all is decided; and
+    drift.json, the lines served by another model or build than their judge's first calls
+    (which no calibration made on the first trusts)."""
     store = RunStore.open(run_dir, create=False)
     summary = Resolution()
+    summary.drift = write_served_drift(store)
     with atomic_lines(store.paths.decisions) as write_decision, \
             atomic_lines(store.paths.final) as write_final:
         for items, final in iter_decisions(run_dir, labels_path=labels_path,

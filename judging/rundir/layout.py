@@ -13,7 +13,7 @@ its paths from `RunPaths`. (Docstrings and CLI help may name the files.)
 | not_addressed.jsonl        | `NotAddressed`: registry claims not answered  | judging.not_addressed/1 | run          |
 | consensus.json             | `ConsensusReport` (side file, merged on read) | judging.consensus/1     | consensus    |
 | conflicts.json             | `ConflictReport` (side file, merged on read)  | judging.conflicts/1     | merge        |
-| drift.json                 | `DriftReport`: what the endpoint served, and  | judging.drift/1         | run          |
+| drift.json                 | `DriftReport`: what the endpoint served, and  | judging.drift/1         | resolve      |
 |                            | lines served by another model (merged on read)|                         |              |
 | diffs/<claim>/*.png        | the figures reviewers see                     |                         | run          |
 | sources/                   | downloaded Hub sources                        |                         | run (intake) |
@@ -253,7 +253,7 @@ RUN_FILES: tuple[RunFile, ...] = (
             flags_side_file=True),
     RunFile(CONFLICTS, "judging.models:ConflictReport", "judging.conflicts/1", "merge",
             flags_side_file=True),
-    RunFile(DRIFT, "judging.models:DriftReport", "judging.drift/1", "run",
+    RunFile(DRIFT, "judging.models:DriftReport", "judging.drift/1", "resolve",
             flags_side_file=True),
     RunFile(PUSHED, "judging.review.push:PushedRecord", "judging.pushed/1", "review push"),
     RunFile(f"{MEASUREMENTS}/<ab>/<key>.json", "judging.run.pool:CachedMeasurement",

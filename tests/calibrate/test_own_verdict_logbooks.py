@@ -52,9 +52,10 @@ def judged(tmp_path_factory) -> dict:
                 "verdict-justification@1.2.0"], judges=[JUDGE], concurrency=4,
             llm=LLMOptions(base_url=fake.url, api_key="sk-test-not-a-secret",
                            cache_dir=base / "cache", max_retries=1), rubrics_dir=RUBRICS))
-        calls = fake.calls
+        calls, requests = fake.calls, fake.requests
     store = RunStore.open(base / "run", create=False)
     return {"base": base, "run": base / "run", "store": store, "calls": calls,
+            "requests": requests,
             "claims": {str(c.key): c for c in store.iter_claims()}, "folders": folders}
 
 
@@ -85,6 +86,25 @@ def test_the_own_verdict_is_judged_with_a_quote(judged) -> None:
         answer = line.answer(OWN_VERDICT)
         statement = " ".join(judged["claims"][str(line.claim)].claim.statement.split())
         assert " ".join(answer.quote.split()) in statement
+
+
+def test_the_sonar_claim_gets_its_own_verdict_on_its_whole_text(judged) -> None:
+    # gopaljigaur--sonar-icml-repro claim 1: the page says "This claim is left unverified at the
+    # numeric level". Whatever the participant's verdict was read as, the judge is asked for its
+    # own verdict on the whole justification, and told of any cut (there is none here).
+    (key,) = [k for k, c in judged["claims"].items()
+              if _folder(c) == "gopaljigaur--sonar-icml-repro" and claim_number(c) == 1]
+    (sent,) = [r for r in judged["requests"] if key in json.dumps(r)]
+    text = "\n".join(part.get("text", "") for m in sent["messages"] if m["role"] == "user"
+                     for part in m["content"])
+    assert "### own_verdict (categorical" in text
+    assert "left unverified at the numeric level" in text
+    assert "(a working `job.write`-scoped token + normal Hub bandwidth)" in text  # the tail
+    assert "judging cut the justification" not in text
+    (line,) = [j for j in judged["store"].latest() if str(j.claim) == key and j.judge == JUDGE]
+    own = line.answer(OWN_VERDICT)
+    assert own.status is AnswerStatus.scored and own.value == "inconclusive"  # no numbers
+    assert "evidence_cut" not in line.provenance.settings
 
 
 def test_calibrated_against_the_hand_made_labels(judged) -> None:

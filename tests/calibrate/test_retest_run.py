@@ -18,7 +18,7 @@ from judging.judges import LLMOptions
 from judging.models import OWN_VERDICT, AnswerStatus, Label
 from judging.rubrics import RubricLibrary
 from judging.run.runner import RunRequest, run_judging
-from judging.rundir import RunStore, drift_report, judgments_with_flags, write_drift
+from judging.rundir import RunStore, drift_report, judgments_with_flags
 from judging.testing.fake_openai import FakeOpenAI
 from tests.conftest import RUBRICS, SubmissionBuilder
 
@@ -172,7 +172,12 @@ def test_a_fingerprint_change_mid_run_is_flagged_and_makes_trust_stale(tmp_path:
                       "fake-judge @ fp_b (x-inference-provider=together)"}
     report = drift_report(lines)
     assert len(report.changes) == 20 and report.served[JUDGE][1].startswith("fake-judge @ fp_b")
-    write_drift(other, report)
+    # `judging resolve` writes drift.json and says so; its flags are merged on read.
+    result = CliRunner().invoke(main, ["resolve", str(other), "--calibration",
+                                       str(tmp_path / "calibration"), "--rubrics-dir",
+                                       str(RUBRICS)])
+    assert result.exit_code == 0, result.output
+    assert "drift: 20 line(s) were served by another model or build" in result.output
     flagged = [line for line in judgments_with_flags(other, lines)
                if any(f.name == "served_changed" for f in line.flags)]
     assert len(flagged) == 20
