@@ -20,7 +20,9 @@ its command, in the order the flow runs:
                  consensus verdict, support and spread; flags in a side file (never outcomes)
     publish/     `judging publish`: final decisions as a Hub dataset
     app/         `judging app`: the organizers' Gradio dashboard (leaderboard, claims, review queue,
-                 MCP tools) over a run directory or a published dataset
+                 MCP tools) over a run directory (followed as it changes) or a published dataset
+    watch/       `judging watch`: a live event: polls the tagged Spaces, judges new Spaces and
+                 revisions (never one twice), rewrites the decisions and the leaderboard
     cli/         the command line, one module per command group
 
     rundir/      the run directory, owned in one place (file names, store, atomic writes, flags,

@@ -195,7 +195,7 @@ def describe_validation_error(exc: ValidationError, doc: LocatedDocument, *,
     loc = tuple(first["loc"])
     field = ".".join(str(p) for p in (*prefix, *loc)) or None
     line = doc.line_of(loc)
-    message = first["msg"]
+    message = first["msg"].removeprefix("Value error, ").removeprefix("Assertion failed, ")
     if first["type"] == "extra_forbidden":
         message = "unknown field"
     more = len(exc.errors()) - 1

@@ -223,6 +223,9 @@ class Evidence(StrictModel):
     input hashes while empty."""
     logs: list[RelativePath] = Field(default_factory=list, max_length=50)
     """Log files that show the reproduced numbers."""
+    traces: list[RelativePath] = Field(default_factory=list, max_length=50)
+    """The agent's traces of the reproduction (Claude-Code event JSONL, `judging.traces`): the
+    session that ran it. Left out of input hashes while empty."""
     proof_script: RelativePath | None = None
     """For a falsified claim: a script that shows the problem."""
     problem_kind: ProblemKind | None = None
@@ -761,7 +764,7 @@ class Fingerprint(VersionedModel):
 
 
 class IntegrityPair(StrictModel):
-    kind: Literal["duplicate_figure", "copied_justification"]
+    kind: Literal["duplicate_figure", "copied_justification", "duplicate_submission"]
     a: ClaimKey
     b: ClaimKey
     score: float
@@ -788,6 +791,12 @@ class IntegrityReport(VersionedModel):
         """Flags for both claims of every pair, by claim key."""
         found: dict[str, list[Flag]] = {}
         for pair in self.pairs:
+            if pair.kind == "duplicate_submission":
+                for this, other in ((pair.a, pair.b), (pair.b, pair.a)):
+                    found.setdefault(str(this), []).append(Flag(
+                        name=pair.kind, detail=f"the same user submitted the same paper twice: "
+                                               f"{other.submission_id} is judged too ({other})"))
+                continue
             what = ("reproduced figure is (nearly) identical to" if pair.kind == "duplicate_figure"
                     else "justification is copied from or to")
             measure = (f"{pair.score:g} of {HASH_SIZE ** 2} hash bits differ"

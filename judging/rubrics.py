@@ -35,9 +35,11 @@ from judging._yaml import (
 from judging.atomic import write_text_atomic
 from judging.errors import RubricError, RubricNotFound
 from judging.models import (
+    FIGURE_MATCH_NOT_APPLICABLE,
     Aggregate,
     AnswerStatus,
     Claim,
+    ClaimInput,
     ClaimKind,
     CriterionAnswer,
     Outcome,
@@ -362,6 +364,15 @@ class Rubric(StrictModel):
             return False
         return condition.kind is None or claim.kind in condition.kind
 
+    def applies_to_input(self, claim: ClaimInput) -> bool:
+        """Whether a loaded claim is judged with this rubric: `applies_to_claim`, and a figure
+        rubric does not judge a claim flagged as having no published figure to compare with
+        (`FIGURE_MATCH_NOT_APPLICABLE`: the verdict rubric judges it)."""
+        if not self.applies_to_claim(claim.claim):
+            return False
+        return self.applies_to != "figure" or not any(
+            f.name == FIGURE_MATCH_NOT_APPLICABLE for f in claim.flags)
+
     def describe_scope(self) -> str:
         """Which claims the rubric judges, for people (rubric show, guidelines, README)."""
         if self.applies_if is not None:
@@ -516,7 +527,12 @@ class RubricLibrary:
         candidates = [e for e in self.entries() if e.id == rubric_id
                       and (include_drafts or e.status is RubricStatus.published)]
         if not candidates:
-            raise RubricNotFound(f"no published version of rubric {rubric_id!r} in {self.root}")
+            ids = sorted({e.id for e in self.entries()
+                          if include_drafts or e.status is RubricStatus.published})
+            close = difflib.get_close_matches(rubric_id, ids, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise RubricNotFound(f"no published version of rubric {rubric_id!r} in {self.root} "
+                                 f"(known: {', '.join(ids) or 'none'}){hint}")
         return max(candidates, key=lambda e: e.version_tuple)
 
     def load(self, ref_name: str) -> Rubric:

@@ -516,15 +516,20 @@ def proof_runs(claim: ClaimInput) -> list[ProofRun]:
 
 @rule("proof_run_logged",
       "a cited log shows the proof script run to its end: its output, exit code 0 where the "
-      "log records one, no traceback at its end")
+      "log records one, no traceback at its end; no only when a log tied to the script shows "
+      "the run failing, no answer when no cited log can be tied to it")
 def proof_run_logged(claim: ClaimInput, signals: dict[str, Signal]) -> RuleResult:
+    # Absent beats wrong: "no" needs a log of the proof's own run that shows it failing. A log
+    # the rule cannot tie to the script (named neither in it nor after it, e.g. logs/proof_c1.txt
+    # for proof.py) may well be that run: a person reads it.
     evidence = claim.claim.evidence
     if not evidence.proof_script:
-        return RuleResult(False, "no proof_script is named, so no log can show it run")
-    if not evidence.logs:
-        return RuleResult(False, "no log is cited")
-    runs = proof_runs(claim)
+        return RuleResult(None, "no proof_script is named (proof_script_present answers that), "
+                                "so there is no run to look for")
     script = quote(evidence.proof_script)
+    if not evidence.logs:
+        return RuleResult(None, f"no log is cited, so none shows whether {script} ran")
+    runs = proof_runs(claim)
     good = [run for run in runs if run.failure is None]
     if good:
         run = good[0]
@@ -536,8 +541,9 @@ def proof_run_logged(claim: ClaimInput, signals: dict[str, Signal]) -> RuleResul
     if runs:
         return RuleResult(False, "the run of " + script + " failed: " + "; ".join(
             f"{quote(run.log)}: {run.failure}" for run in runs), confidence=0.9)
-    return RuleResult(False, f"no cited log shows a run of {script} (none names it or is "
-                             f"named after it)", confidence=0.8)
+    cited = ", ".join(quote(name) for name in evidence.logs)
+    return RuleResult(None, f"no cited log can be tied to {script} (none names it or is named "
+                            f"after it: {cited}); a reviewer reads them")
 
 
 @rule("problem_kind_given", "a falsified claim says what kind of problem it found")

@@ -84,6 +84,10 @@ CATALOGUE: dict[str, SignalSpec] = {spec.name: spec for spec in [
     SignalSpec("chart.published_from_data", "flag", None,
                "the published chart's series were taken from its data file (the registry's "
                "published_data), in data units, not read from the image"),
+    SignalSpec("trace.value_in_tool_output", "flag", None,
+               "every reproduced value appears in the output of a tool call of the claim's agent "
+               "trace (the run that produced it, as the value_in_logs rule checks the logs); "
+               "absent when the claim has no trace or no reproduced value"),
     SignalSpec("chart.reproduced_from_data", "flag", None,
                "the reproduced chart's series were taken from its data file (the claim's "
                "reproduced_data or a logbook figure's raw data), not read from the image"),

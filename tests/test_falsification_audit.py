@@ -84,10 +84,13 @@ def test_a_falsification_with_a_run_proof_passes_the_offline_criteria(offline_ru
 def test_a_falsification_without_proof_fails(offline_run: Path) -> None:
     line = _audits(offline_run)[CAROL_C2]
     answers = {a.criterion_id: a for a in line.answers}
-    assert [answers[c].value for c in OFFLINE] == [False, False, False]
+    # No proof script: "no" on its presence (a gate: the audit fails) and on the problem kind;
+    # whether it was run is not asked of a script that does not exist (no answer, not "no").
+    assert [answers[c].value for c in OFFLINE] == [False, None, False]
     assert answers["proof_script_present"].rationale == "no proof_script is named"
+    assert "no proof_script is named" in answers["proof_was_run"].reason
     assert line.aggregate.outcome.value == "fail"
-    assert set(line.aggregate.failed_gates) == set(OFFLINE)
+    assert set(line.aggregate.failed_gates) == {"proof_script_present", "problem_kind_given"}
 
 
 def test_the_verdict_rubric_is_unchanged_beside_the_audit(offline_run: Path) -> None:

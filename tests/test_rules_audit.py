@@ -54,7 +54,8 @@ def test_the_proof_script_must_be_a_present_text_file(submission: SubmissionBuil
     ("$ python proof.py\nTraceback (most recent call last):\n  File \"x.py\", line 1\n"
      "KeyError: 'a'\nretrying\nstep 1\nstep 2\nstep 3\noverlap 1893 of 5000\n", True, "line 1"),
     ("$ python proof.py\n", False, "no output"),
-    ("val_loss 0.19\nfinal top1 91.20\n", False, "no cited log shows a run"),
+    # no cited log can be tied to the script: no answer (a person reads the log)
+    ("val_loss 0.19\nfinal top1 91.20\n", None, "no cited log can be tied"),
 ])
 def test_the_proof_run_is_logged_to_its_end(submission: SubmissionBuilder, log: str,
                                              passes: bool, why: str) -> None:
@@ -71,10 +72,25 @@ def test_a_log_named_after_the_proof_counts_with_less_confidence(
     assert result.confidence == 0.7
 
 
-def test_no_proof_no_run(submission: SubmissionBuilder) -> None:
+def test_no_proof_no_answer(submission: SubmissionBuilder) -> None:
+    # proof_script_present answers "no"; whether a run was logged cannot be asked.
     result = proof_run_logged(_falsified(submission, proof=None,
                                          logs={"logs/run.txt": "$ python proof.py\nok\n"}), {})
-    assert result.value is False and "no proof_script" in result.rationale
+    assert result.value is None and "no proof_script" in result.rationale
+
+
+def test_a_sound_falsification_whose_log_is_not_named_after_the_proof(
+        submission: SubmissionBuilder) -> None:
+    # proof.py's own log is logs/proof_c1.txt and does not print the command: it cannot be
+    # tied to the script, so the rule abstains (it used to answer "no").
+    result = proof_run_logged(_falsified(submission, logs={
+        "logs/proof_c1.txt": "overlap 1893 of 5000 test images are in the training set\n"}), {})
+    assert result.value is None and "logs/proof_c1.txt" in result.rationale
+    # The same log naming a failed run of the script: "no", and why.
+    failed = proof_run_logged(_falsified(submission, logs={
+        "logs/proof_c1.txt": "$ python proof.py\nTraceback (most recent call last):\n"
+                             "  File \"proof.py\", line 1\nOSError: data missing\n"}), {})
+    assert failed.value is False and "traceback" in failed.rationale
 
 
 def test_ends_in_traceback() -> None:

@@ -44,6 +44,7 @@ from judging.models import (
     Signal,
     ValueSpread,
     Verdict,
+    natural_key,
 )
 from judging.resolve import EventRules
 
@@ -199,7 +200,7 @@ class AppData:
     (`judging.resolve.consensus_rows`: verdict, support, agreement, counts, spread)."""
 
     def claim_ids(self) -> list[str]:
-        return sorted({c.claim_id for c in self.claims.values()})
+        return sorted({c.claim_id for c in self.claims.values()}, key=natural_key)
 
 
 def _version_key(ref: str) -> tuple[int, ...]:

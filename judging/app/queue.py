@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from judging.errors import JudgingError
+from judging.models import natural_key
 
 log = logging.getLogger(__name__)
 
@@ -94,5 +95,6 @@ def review_queue(run_dir: Path, *, rubrics_dir: Path | None = None,
             dataset=item.dataset, record_id=item.record_id, blind=item.blind,
             url=record_url(argilla_url, dataset_id, submission_id=claim.submission_id,
                            claim_id=claim.claim_id) if argilla_url and dataset_id else None))
-    rows.sort(key=lambda r: (-r.priority, r.claim_key, r.rubric))
+    rows.sort(key=lambda r: (-r.priority, *(natural_key(p) for p in r.claim_key.split("::", 1)),
+                             r.rubric))
     return rows, note

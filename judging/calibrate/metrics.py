@@ -1,6 +1,7 @@
 """Agreement metrics for calibration: how well a judge agrees with human gold, and humans with each other.
 
-Pure functions, no I/O, in the style of ``skimage.metrics``: keyword-only options, and a ``ValueError``
+Pure functions, no I/O, in the style of ``skimage.metrics``: keyword-only options, References and a
+runnable example per metric (tests/test_doctests.py runs them), and a ``ValueError``
 with a message that names the problem for any ambiguous input (mismatched lengths, a label outside the
 declared ``labels``, duplicate labels, empty input). Labels may be any hashable values (strings, booleans,
 ints); they are mapped to their index in the declared ``labels`` (or ``values``) before scikit-learn or
@@ -194,6 +195,13 @@ def majority(labels: Sequence[Hashable]) -> Hashable | None:
 
     A tie is not a guess: it is left for someone to decide. ``None`` is not accepted as a label, since
     it would be indistinguishable from a tie (leave unrated votes out).
+
+    Examples
+    --------
+    >>> majority(["pass", "fail", "pass"])
+    'pass'
+    >>> majority(["pass", "fail"]) is None
+    True
     """
     # Counter.most_common breaks ties by insertion order; a tie must be reported, so it is done by hand.
     votes = _as_list(labels, "labels")
@@ -262,6 +270,34 @@ def classification_metrics(gold: Sequence, predicted: Sequence, *, labels: Seque
     Returns
     -------
     metrics : ClassificationMetrics
+
+    Notes
+    -----
+    Cohen's kappa is (p_o - p_e) / (1 - p_e): the observed agreement corrected for the agreement
+    expected by chance from the two marginal distributions [1]_. The weighted kappa gives partial
+    credit to near misses on an ordinal scale, with quadratic weights here [2]_. Both are
+    scikit-learn's ``cohen_kappa_score``.
+
+    References
+    ----------
+    .. [1] Cohen, J. (1960). A coefficient of agreement for nominal scales. Educational and
+       Psychological Measurement, 20(1), 37-46. :DOI:`10.1177/001316446002000104`
+    .. [2] Cohen, J. (1968). Weighted kappa: nominal scale agreement provision for scaled
+       disagreement or partial credit. Psychological Bulletin, 70(4), 213-220.
+       :DOI:`10.1037/h0026256`
+
+    Examples
+    --------
+    >>> m = classification_metrics(["pass", "pass", "fail", "fail"],
+    ...                            ["pass", "fail", "fail", "fail"],
+    ...                            labels=["pass", "fail"], positive="pass")
+    >>> m.accuracy, m.precision, m.recall, round(m.f1, 3), m.kappa
+    (0.75, 1.0, 0.5, 0.667, 0.5)
+    >>> m.confusion
+    [[1, 1], [0, 2]]
+    >>> m = classification_metrics([1, 2, 3, 3], [1, 3, 3, 2], labels=[1, 2, 3], ordinal=True)
+    >>> round(m.kappa, 3), round(m.weighted_kappa, 3)
+    (0.2, 0.636)
     """
     from sklearn.metrics import (
         accuracy_score,
@@ -317,6 +353,25 @@ def bootstrap_interval(n_items: int, statistic: Callable[[np.ndarray], float | N
     -------
     interval : (low, high) or None
         None when the statistic is defined on fewer than half of the resamples.
+
+    Notes
+    -----
+    The percentile interval takes the (1 - confidence) / 2 and (1 + confidence) / 2 quantiles of
+    the statistic over the resamples [1]_ (Efron and Tibshirani, ch. 13).
+
+    References
+    ----------
+    .. [1] Efron, B., & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman &
+       Hall/CRC. :DOI:`10.1201/9780429246593`
+
+    Examples
+    --------
+    The share of passes among eight items, 5/8, with its 95% interval:
+
+    >>> import numpy as np
+    >>> passed = np.array([1, 0, 1, 1, 0, 1, 0, 1])
+    >>> bootstrap_interval(8, lambda idx: float(passed[idx].mean()), n_resamples=200, seed=0)
+    (0.25, 0.875)
     """
     # Hand-written: scikit-learn has no bootstrap, and scipy.stats.bootstrap cannot skip resamples on
     # which the statistic is undefined (it would return nan for the whole interval).
@@ -357,7 +412,19 @@ def f1_interval(gold: Sequence, predicted: Sequence, *, positive: Hashable, labe
     """Bootstrap interval of the positive-class F1 of predicted vs gold, resampling items (claims).
 
     Same checks as `classification_metrics`; None when F1 is undefined on most resamples (e.g. no
-    positive item at all).
+    positive item at all). The interval is `bootstrap_interval`'s percentile interval [1]_.
+
+    References
+    ----------
+    .. [1] Efron, B., & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman &
+       Hall/CRC. :DOI:`10.1201/9780429246593`
+
+    Examples
+    --------
+    >>> f1_interval(["pass", "pass", "fail", "fail", "pass", "fail"],
+    ...             ["pass", "fail", "fail", "fail", "pass", "pass"],
+    ...             positive="pass", labels=["pass", "fail"], n_resamples=200)
+    (0.0, 1.0)
     """
     labels, g, p = _paired(gold, predicted, labels)
     try:
@@ -392,6 +459,28 @@ def krippendorff_alpha(ratings: Sequence[Sequence[Hashable | None]], *,
     alpha : float or None
         None when no item has two ratings, or when alpha is undefined (e.g. every rating is the same
         value, so there is no expected disagreement).
+
+    Notes
+    -----
+    Alpha is 1 - D_o / D_e, the observed disagreement over the disagreement expected by chance,
+    over the pairable values of every item (items with fewer than two ratings are left out)
+    [1]_ [2]_. Computed by the ``krippendorff`` package.
+
+    References
+    ----------
+    .. [1] Krippendorff, K. (2004). Content Analysis: An Introduction to Its Methodology (2nd
+       ed.), ch. 11. Sage.
+    .. [2] Hayes, A. F., & Krippendorff, K. (2007). Answering the call for a standard reliability
+       measure for coding data. Communication Methods and Measures, 1(1), 77-89.
+       :DOI:`10.1080/19312450709336664`
+
+    Examples
+    --------
+    Two raters, four items, the first rater missed the last one:
+
+    >>> round(krippendorff_alpha([["yes", "yes", "no", None], ["yes", "no", "no", "no"]],
+    ...                          level="nominal", values=["yes", "no"]), 3)
+    0.444
     """
     if level not in ("nominal", "ordinal"):
         raise ValueError(f"level must be 'nominal' or 'ordinal', got {level!r}")
@@ -415,6 +504,21 @@ def pairwise_kappa(ratings: Sequence[Sequence[Hashable | None]], *, labels: Sequ
     `ratings` is as for `krippendorff_alpha` (None = not rated). A pair's kappa is None when the two
     raters share no item or when kappa is undefined on their shared items. `weights="quadratic"`
     weights disagreements by the squared distance of positions in `labels`. One rater gives ``{}``.
+
+    References
+    ----------
+    .. [1] Cohen, J. (1960). A coefficient of agreement for nominal scales. Educational and
+       Psychological Measurement, 20(1), 37-46. :DOI:`10.1177/001316446002000104`
+    .. [2] Cohen, J. (1968). Weighted kappa: nominal scale agreement provision for scaled
+       disagreement or partial credit. Psychological Bulletin, 70(4), 213-220.
+       :DOI:`10.1037/h0026256`
+
+    Examples
+    --------
+    >>> kappas = pairwise_kappa([["yes", "yes", "no", "no"], ["yes", "no", "no", "no"],
+    ...                          ["yes", "yes", "no", None]], labels=["yes", "no"])
+    >>> {pair: round(kappa, 3) for pair, kappa in kappas.items()}
+    {(0, 1): 0.5, (0, 2): 1.0, (1, 2): 0.4}
     """
     if weights not in (None, "quadratic"):
         raise ValueError(f"weights must be None or 'quadratic', got {weights!r}")
@@ -457,6 +561,18 @@ def confidence_threshold(confidences: Sequence[float], correct: Sequence[bool], 
     -------
     result : ThresholdResult
         With threshold None, agreement None, n_above 0 and share_above 0.0 when no candidate qualifies.
+
+    References
+    ----------
+    .. [1] Geifman, Y., & El-Yaniv, R. (2017). Selective classification for deep neural networks.
+       Advances in Neural Information Processing Systems 30. (The coverage of the answers kept at
+       a required accuracy, the risk-coverage trade-off this threshold picks a point of.)
+
+    Examples
+    --------
+    >>> confidence_threshold([0.2, 0.4, 0.6, 0.8, 0.9], [False, True, True, True, True],
+    ...                      floor=0.9, min_items=2)
+    ThresholdResult(threshold=0.4, agreement=1.0, n_above=4, share_above=0.8)
     """
     # Hand-written: neither scikit-learn nor krippendorff has a "coverage at an agreement floor" search.
     conf, ok = _confidences_and_correct(confidences, correct)
@@ -494,6 +610,20 @@ def reliability_bins(confidences: Sequence[float], correct: Sequence[bool], *,
 
     Bin i covers ``[i/bins, (i+1)/bins)``; the last bin also includes 1.0. Confidences must lie in
     [0, 1]. Every bin is returned, empty ones with n = 0 and None for the means.
+
+    References
+    ----------
+    .. [1] DeGroot, M. H., & Fienberg, S. E. (1983). The comparison and evaluation of forecasters.
+       Journal of the Royal Statistical Society, Series D (The Statistician), 32(1/2), 12-22.
+       :DOI:`10.2307/2987588`
+    .. [2] Niculescu-Mizil, A., & Caruana, R. (2005). Predicting good probabilities with
+       supervised learning. Proceedings of ICML 2005, 625-632. :DOI:`10.1145/1102351.1102430`
+
+    Examples
+    --------
+    >>> low, high = reliability_bins([0.1, 0.15, 0.9], [False, True, True], bins=2)
+    >>> low.n, low.mean_confidence, low.accuracy, high.n, high.accuracy
+    (2, 0.125, 0.5, 1, 1.0)
     """
     # Hand-written: sklearn.calibration.calibration_curve drops empty bins and does not report counts.
     conf, ok = _confidences_and_correct(confidences, correct)

@@ -70,6 +70,10 @@ def check_results(checklist: Checklist, claim: ClaimInput, cid: str) -> None:
     if c.kind is ClaimKind.figure:
         if claim.reproduced_path is not None and claim.reproduced_path.is_file():
             checklist.add("results", OK, f"reproduced figure {c.reproduced_figure}", claim=cid)
+        elif c.reproduced_figure:
+            checklist.add("results", MISSING, f"{c.reproduced_figure} is named "
+                                              f"(reproduced_figure) but not in the submission",
+                          claim=cid)
         else:
             checklist.add("results", MISSING, "no reproduced figure" + (
                 f" ({c.absent['reproduced_figure']})" if "reproduced_figure" in c.absent
@@ -94,6 +98,12 @@ def check_results(checklist: Checklist, claim: ClaimInput, cid: str) -> None:
     else:
         checklist.add("results", OK, f"reported {c.reported_value}, reproduced "
                                      f"{c.reproduced_value}", claim=cid)
+
+
+def missing_files(paths: dict[str, Path], folder: Path) -> list[str]:
+    """The named files (role -> path) that are not in the submission, as the manifest names
+    them relative to its folder."""
+    return [relative(path, folder) for path in paths.values() if not path.is_file()]
 
 
 def check_figure_data(checklist: Checklist, claim: ClaimInput, cid: str) -> None:

@@ -10,6 +10,7 @@ from judging.check.common import (
     check_scale,
     check_verdict,
     falsified,
+    missing_files,
     relative,
     trace_files,
 )
@@ -44,8 +45,14 @@ def check_manifest(checklist: Checklist, loaded: LoadedSubmission, folder: Path)
     scripts = sorted({relative(c.evidence_paths["script"], folder) for c in loaded.claims
                       if "script" in c.evidence_paths})
     without = [c.claim.claim_id for c in loaded.claims if "script" not in c.evidence_paths]
+    absent_scripts = sorted({name for c in loaded.claims for name in missing_files(
+        {k: p for k, p in c.evidence_paths.items() if k == "script" or k.startswith("scripts[")},
+        folder)})
     if not scripts:
         checklist.add("code", MISSING, "no claim names a script (evidence.script)")
+    elif absent_scripts:
+        checklist.add("code", MISSING, f"named but not in the submission: "
+                                       f"{', '.join(absent_scripts)}")
     elif without:
         checklist.add("code", WARNING, f"{', '.join(scripts)}; no script for "
                                        f"{', '.join(without)}")
@@ -67,16 +74,25 @@ def check_manifest(checklist: Checklist, loaded: LoadedSubmission, folder: Path)
     for claim in loaded.claims:
         cid = claim.claim.claim_id
         check_results(checklist, claim, cid)
-        logs = [p for k, p in claim.evidence_paths.items() if k.startswith("logs[")]
-        if logs:
-            checklist.add("logs", OK, ", ".join(relative(p, folder) for p in logs), claim=cid)
+        logs = {k: p for k, p in claim.evidence_paths.items() if k.startswith("logs[")}
+        absent = missing_files(logs, folder)
+        if absent:
+            checklist.add("logs", MISSING, f"named (evidence.logs) but not in the submission: "
+                                           f"{', '.join(absent)}", claim=cid)
+        elif logs:
+            checklist.add("logs", OK, ", ".join(relative(p, folder) for p in logs.values()),
+                          claim=cid)
         else:
             checklist.add("logs", MISSING, "no run log (evidence.logs)", claim=cid)
         check_verdict(checklist, claim, cid, claim.claim.justification)
         check_scale(checklist, claim, cid, claim.claim.scale_note)
         if falsified(claim):
             proof = claim.evidence_paths.get("proof_script")
-            if proof is not None:
+            if proof is not None and not proof.is_file():
+                checklist.add("proof script", MISSING, f"{relative(proof, folder)} is named "
+                                                       f"(evidence.proof_script) but not in the "
+                                                       f"submission", claim=cid)
+            elif proof is not None:
                 checklist.add("proof script", OK, relative(proof, folder), claim=cid)
             else:
                 checklist.add("proof script", MISSING, "a falsified claim needs "

@@ -35,7 +35,7 @@ class Checklist:
     source: str
     folder: str
     format: str
-    """manifest | logbook | unknown"""
+    """manifest | logbook | space | unknown"""
     submission_id: str | None = None
     profile: str | None = None
     items: list[Item] = field(default_factory=list)

@@ -8,8 +8,17 @@ from pathlib import Path
 from judging.check.logbook import check_logbook
 from judging.check.manifest import check_manifest
 from judging.check.model import MISSING, WARNING, Checklist
+from judging.check.space import check_space
 from judging.errors import JudgingError
-from judging.intake import expand_source, find_manifest, is_logbook, load_folder, read_logbook
+from judging.intake import (
+    expand_source,
+    find_manifest,
+    is_logbook,
+    is_space,
+    load_folder,
+    read_logbook,
+    read_space,
+)
 
 PROFILES = ("icml2026",)
 
@@ -35,8 +44,10 @@ def check_folder(folder: Path, *, source: str | None = None, profile: str | None
                  scratch: Path | None = None) -> Checklist:
     folder = Path(folder)
     logbook = find_manifest(folder) is None and is_logbook(folder)
+    space = find_manifest(folder) is None and not logbook and is_space(folder)
     checklist = Checklist(source=source or str(folder), folder=str(folder),
-                          format="logbook" if logbook else "manifest", profile=profile)
+                          format="logbook" if logbook else "space" if space else "manifest",
+                          profile=profile)
     with tempfile.TemporaryDirectory(prefix="judging-check-", dir=scratch) as out:
         try:
             loaded = load_folder(folder, logbooks_dir=Path(out))
@@ -46,6 +57,8 @@ def check_folder(folder: Path, *, source: str | None = None, profile: str | None
         checklist.submission_id = loaded.header.submission_id
         if logbook:
             check_logbook(checklist, loaded, read_logbook(folder), folder, profile=profile)
+        elif space:
+            check_space(checklist, loaded, read_space(folder), folder)
         else:
             if profile is not None:
                 checklist.add("profile", WARNING, f"the {profile} profile checks logbooks; "

@@ -24,6 +24,7 @@ from judging.cli.review import review
 from judging.cli.rubric import rubric
 from judging.cli.run import run
 from judging.cli.signals import chart, similarity
+from judging.cli.watch import watch
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -37,7 +38,7 @@ def main(verbose: bool) -> None:
 
 
 # In the order `judging --help` lists them (click sorts by name) and the README tells them.
-for command in (check, run, merge, report, review, calibrate, compare, resolve, consensus,
+for command in (check, run, watch, merge, report, review, calibrate, compare, resolve, consensus,
                 leaderboard, publish, app, similarity, chart, rubric):
     main.add_command(command)
 

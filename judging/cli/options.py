@@ -91,6 +91,29 @@ def server_options(func: F) -> F:
     return home_option(func)
 
 
+def option_group(name: str, build: Callable[..., Any], *options: Callable[[F], F]
+                 ) -> Callable[[F], F]:
+    """Options that reach the command as one value: the parameter `name`, `build(**values of
+    these options)`, so that a command with many options takes a few (the inspect_ai pattern
+    of common options as one decorator and one typed value). The options show in --help in the
+    order given, where the decorator stands."""
+    def probe() -> None: ...
+    for option in options:
+        probe = option(probe)
+    names = [param.name for param in probe.__click_params__]  # type: ignore[attr-defined]
+
+    def decorate(command: F) -> F:
+        @functools.wraps(command)
+        def grouped(*args: Any, **kwargs: Any) -> Any:
+            kwargs[name] = build(**{key: kwargs.pop(key) for key in names})
+            return command(*args, **kwargs)
+
+        for option in reversed(options):
+            grouped = option(grouped)
+        return grouped  # type: ignore[return-value]
+    return decorate
+
+
 def event_option(func: F) -> F:
     """`--event FILE`: the event's rules the leaderboard applies (leaderboard, app)."""
     return click.option("--event", "event_path", type=click.Path(path_type=Path, dir_okay=False,

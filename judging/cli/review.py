@@ -90,7 +90,7 @@ def status(home: Path) -> None:
 # --- push, pull, reviewers ------------------------------------------------------------------------
 
 
-def _client(api_url: str | None, api_key: str | None, home: Path):
+def argilla_client(api_url: str | None, api_key: str | None, home: Path):
     """A client for the given server, else for the local server of `home` (if it runs)."""
     from judging.review.push import connect
 
@@ -134,7 +134,7 @@ def push(run_dir: Path, workspace: str, blind_share: float, overlap: int, seed: 
 
     from judging.review.push import PushOptions, push_run
 
-    client = _client(api_url, api_key, home)
+    client = argilla_client(api_url, api_key, home)
     options = PushOptions(workspace=workspace, blind_share=blind_share, overlap=overlap,
                           seed=seed, batch_size=batch_size, full=full)
     with Progress(TextColumn("[bold]pushing"), BarColumn(), MofNCompleteColumn(),
@@ -169,7 +169,7 @@ def pull(run_dir: Path, out: Path | None, workspace: str, rubrics_dir: Path | No
     """Pull every submitted human response as label lines (drafts and discards are counted)."""
     from judging.review.pull import pull_run
 
-    client = _client(api_url, api_key, home)
+    client = argilla_client(api_url, api_key, home)
     result = pull_run(run_dir, client=client, workspace=workspace, out=out,
                       rubrics_dir=rubrics_dir)
     counts = ", ".join(f"{n} {status}" for status, n in sorted(result.responses.items()))
@@ -196,7 +196,7 @@ def users_add(username: str, role: str, workspace: str, password: str | None,
     """Create a reviewer (if needed) in a workspace and print its login and API key."""
     from judging.review.users import add_reviewer
 
-    client = _client(api_url, api_key, home)
+    client = argilla_client(api_url, api_key, home)
     reviewer = add_reviewer(client, username, role=role, workspace=workspace, password=password)
     console.print(f"{reviewer.role} {reviewer.username} in workspace {reviewer.workspace}",
                   highlight=False)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.markup import escape
@@ -22,6 +24,7 @@ from judging.cli.options import (
     console,
     err_console,
     friendly_errors,
+    option_group,
     rubrics_dir_option,
 )
 from judging.signals import DEFAULT_MAX_PIXELS, DEFAULT_SIZE
@@ -52,6 +55,158 @@ def _parse_shard(ctx: click.Context, param: click.Parameter, value: str | None):
         raise click.BadParameter(str(exc)) from None
 
 
+def _llm(*, extract: str | None, max_cost: float | None, prices: dict[str, tuple[float, float]],
+         prices_file: Path | None, base_url: str | None, api_key: str | None,
+         temperature: float, max_tokens: int, evidence_budget: int, timeout: float,
+         max_retries: int, image_detail: str, no_images: bool, response_format: str,
+         cache_dir: Path | None, no_cache: bool) -> LLMChoice:
+    from judging.judges import LLMOptions
+
+    return LLMChoice(extract=extract, options=LLMOptions(
+        base_url=base_url or None, api_key=api_key or None, temperature=temperature,
+        max_tokens=max_tokens, timeout=timeout, max_retries=max_retries,
+        evidence_budget=evidence_budget, images=not no_images, image_detail=image_detail,  # type: ignore[arg-type]
+        response_format=response_format,  # type: ignore[arg-type]
+        cache_dir=cache_dir, use_cache=not no_cache, max_cost=max_cost, prices=prices,
+        prices_file=prices_file))
+
+
+@dataclass(frozen=True)
+class LLMChoice:
+    """The LLM options of a run: how LLM judges and the extractor call their endpoint."""
+
+    options: Any
+    """`judging.judges.LLMOptions` (imported when the command runs)."""
+    extract: str | None
+
+
+llm_options = option_group("llm", _llm,
+    click.option("--extract", "extract", default=None, metavar="openai:MODEL|none",
+                  help="Logbooks and Spaces: after the deterministic extractor, an LLM fills the "
+                       "values, verdict, toy flag and scale note stated in prose, each kept only "
+                       "when its verbatim quote is on the page and holds it (same endpoint, cache "
+                       "and budget as the judges: --base-url/--api-key). Default: the first "
+                       "openai:MODEL judge (none with the offline judge); 'none' turns it off."),
+    click.option("--max-cost", type=click.FloatRange(min=0), default=None,
+                  help="USD budget: no new LLM call starts once it is spent; the rest is recorded "
+                       "as unscored (reason: budget) and a rerun picks it up."),
+    click.option("--price", "prices", multiple=True, callback=_parse_price,
+                  help="MODEL=INPUT:OUTPUT, USD per million tokens (adds to the built-in OpenAI "
+                       "prices and JUDGING_PRICES); repeatable."),
+    click.option("--prices-file", type=click.Path(path_type=Path, dir_okay=False, exists=True),
+                  envvar="JUDGING_PRICES", default=None, show_envvar=True,
+                  help="YAML prices per model ({model: {input: X, output: Y}}, USD per million "
+                       "tokens)."),
+    click.option("--base-url", envvar="OPENAI_BASE_URL", default=None, show_envvar=True,
+                  help="OpenAI-compatible endpoint (OpenAI, HF Inference Providers, vLLM, "
+                       "llama.cpp, Ollama)."),
+    click.option("--api-key", envvar="OPENAI_API_KEY", default=None, show_envvar=True,
+                  help="API key for the endpoint (never recorded)."),
+    click.option("--temperature", type=click.FloatRange(0, 2), default=0.0, show_default=True),
+    click.option("--max-tokens", type=click.IntRange(16, 100_000), default=2000, show_default=True,
+                  help="Answer length limit per call."),
+    click.option("--evidence-budget", type=click.IntRange(2000), default=60_000,
+                  show_default=True,
+                  help="Characters of the participant's text one prompt carries at most; a "
+                       "justification that does not fit is cut with a notice, the cut recorded, "
+                       "and the verdict criteria that read it left unscored."),
+    click.option("--timeout", type=click.FloatRange(min=1), default=60.0, show_default=True,
+                  help="Seconds per call attempt."),
+    click.option("--max-retries", type=click.IntRange(0, 20), default=4, show_default=True,
+                  help="Retries of transient failures (429 with Retry-After, 5xx, timeouts, "
+                       "dropped connections); other 4xx are not retried."),
+    click.option("--image-detail", type=click.Choice(["low", "high", "auto"]), default="low",
+                  show_default=True, help="Detail level of the figures sent to LLM judges."),
+    click.option("--no-images", is_flag=True,
+                  help="Send no images (servers without vision: the judge sees the signals only)."),
+    click.option("--response-format",
+                  type=click.Choice(["auto", "json_schema", "json_object_schema", "json_object"]),
+                  default="auto", show_default=True,
+                  help="Structured outputs; 'auto' falls back to JSON mode when a server refuses."),
+    click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False),
+                  envvar="JUDGING_CACHE_DIR", default=None, show_envvar=True,
+                  help="LLM answer cache [default ~/.cache/judging/answers]."),
+    click.option("--no-cache", is_flag=True, help="Neither read nor write the LLM answer cache."),
+)
+
+
+@dataclass(frozen=True)
+class Measuring:
+    """How figures are measured: the comparison's options, the measurement cache and the
+    measuring processes."""
+
+    image_size: int
+    max_pixels: int
+    measure_cache: Path | None
+    measure_workers: int | None
+    measure_timeout: float
+
+
+measuring_options = option_group("measuring", Measuring,
+    click.option("--image-size", type=click.IntRange(64, 4096), default=DEFAULT_SIZE,
+                  show_default=True, help="Long side, in pixels, figures are compared at."),
+    click.option("--max-pixels", type=click.IntRange(1), default=DEFAULT_MAX_PIXELS,
+                  show_default=True, help="Larger images are refused before decoding."),
+    click.option("--measure-cache", type=click.Path(path_type=Path, file_okay=False),
+                  envvar="JUDGING_MEASURE_CACHE", default=None, show_envvar=True,
+                  help="Measurement cache, shared by runs that name it "
+                       "[default RUN_DIR/measurements]."),
+    click.option("--measure-workers", type=click.IntRange(0, 256), default=None,
+                  help="Processes measuring figures [default: one per core; 0: in this process]."),
+    click.option("--measure-timeout", type=click.FloatRange(min=0, min_open=True), default=300.0,
+                  show_default=True,
+                  help="Seconds one figure claim's measurement may take; a claim that outlasts "
+                       "it has its process stopped and gets an error line (a rerun measures it "
+                       "again)."),
+)
+
+
+@dataclass(frozen=True)
+class Engine:
+    """Where a run's claims are judged: here (one shard with --shard, or all), or as shards on
+    a Ray cluster."""
+
+    shard: Any
+    """`--shard I/N`: a `judging.rundir.Shard`, or None."""
+    engine: str
+    address: str | None
+    shard_count: int | None
+    shard_output: str
+    cpus_per_shard: float
+
+
+engine_options = option_group("engine", Engine,
+    click.option("--shard", "shard", default=None, metavar="I/N", callback=_parse_shard,
+                  help="Judge only shard I of N (1..N): the claims whose key hashes to it "
+                       "(SHA-256 of the claim key, the same on every machine); recorded in "
+                       "run.json. Merge the shards' run directories with `judging merge`."),
+    click.option("--engine", type=click.Choice(["local", "ray"]), default="local",
+                  show_default=True,
+                  help="ray: run --shards N shards as tasks on a Ray cluster (the optional "
+                       "'cluster' extra), each into OUT/shards/I-of-N, then merge them into OUT."),
+    click.option("--address", default=None, metavar="ADDR",
+                  help="--engine ray: the cluster (host:port of the head, or ray://host:10001) "
+                       "[default: RAY_ADDRESS, else a Ray started on this machine]."),
+    click.option("--shards", "shard_count", type=click.IntRange(1, 100_000), default=None,
+                  help="--engine ray: how many shards (tasks) to run."),
+    click.option("--shard-output", type=click.Choice(["shared", "driver"]), default="shared",
+                  show_default=True,
+                  help="--engine ray: 'shared': tasks write OUT/shards/I-of-N on a filesystem "
+                       "every node sees; 'driver': tasks write a temporary directory on their "
+                       "node and return it (a tar archive) to this machine."),
+    click.option("--cpus-per-shard", type=click.FloatRange(min=0.01), default=1.0,
+                  show_default=True, help="--engine ray: CPUs Ray reserves for each shard task."),
+)
+
+
+def extract_spec(extract: str | None, judges: list[str]) -> str | None:
+    """The LLM extractor of a run: as given, none for "none", else the first LLM judge's model
+    (a run with an LLM judge reads prose values too; the offline judge's run stays offline)."""
+    if extract is not None:
+        return None if extract.strip().lower() == "none" else extract
+    return next((spec for spec in judges if spec.startswith("openai:")), None)
+
+
 @click.command()
 @click.argument("sources", nargs=-1, required=False)
 @click.option("--discover", "discover", multiple=True, metavar="TAG",
@@ -71,11 +226,6 @@ def _parse_shard(ctx: click.Context, param: click.Parameter, value: str | None):
 @click.option("--judge", "judges", multiple=True,
               help="Judge spec, repeatable: 'offline' or 'openai:MODEL' [env JUDGING_JUDGE; "
                    "default offline]. Several judges form a panel.")
-@click.option("--extract", "extract", default=None, metavar="openai:MODEL",
-              help="Logbooks: after the deterministic extractor, an LLM fills the values, "
-                   "verdict, toy flag and scale note it did not find, each kept only when its "
-                   "verbatim quote is on the page (same endpoint, cache and budget as the "
-                   "judges: --base-url/--api-key).")
 @click.option("--samples", type=click.IntRange(1, 50), default=1, show_default=True,
               help="Answers per LLM judge and claim (aggregated: majority / median).")
 @click.option("--swap", is_flag=True,
@@ -84,92 +234,15 @@ def _parse_shard(ctx: click.Context, param: click.Parameter, value: str | None):
               help="Judge calls in flight at once.")
 @click.option("--estimate", is_flag=True,
               help="Print the calls, tokens and cost the run would need, send nothing, exit.")
-@click.option("--max-cost", type=click.FloatRange(min=0), default=None,
-              help="USD budget: no new LLM call starts once it is spent; the rest is recorded "
-                   "as unscored (reason: budget) and a rerun picks it up.")
-@click.option("--price", "prices", multiple=True, callback=_parse_price,
-              help="MODEL=INPUT:OUTPUT, USD per million tokens (adds to the built-in OpenAI "
-                   "prices and JUDGING_PRICES); repeatable.")
-@click.option("--prices-file", type=click.Path(path_type=Path, dir_okay=False, exists=True),
-              envvar="JUDGING_PRICES", default=None, show_envvar=True,
-              help="YAML prices per model ({model: {input: X, output: Y}}, USD per million "
-                   "tokens).")
-@click.option("--base-url", envvar="OPENAI_BASE_URL", default=None, show_envvar=True,
-              help="OpenAI-compatible endpoint (OpenAI, HF Inference Providers, vLLM, llama.cpp, "
-                   "Ollama).")
-@click.option("--api-key", envvar="OPENAI_API_KEY", default=None, show_envvar=True,
-              help="API key for the endpoint (never recorded).")
-@click.option("--temperature", type=click.FloatRange(0, 2), default=0.0, show_default=True)
-@click.option("--max-tokens", type=click.IntRange(16, 100_000), default=2000, show_default=True,
-              help="Answer length limit per call.")
-@click.option("--evidence-budget", type=click.IntRange(2000), default=60_000, show_default=True,
-              help="Characters of the participant's text one prompt carries at most; a "
-                   "justification that does not fit is cut with a notice, the cut recorded, "
-                   "and the verdict criteria that read it left unscored.")
-@click.option("--timeout", type=click.FloatRange(min=1), default=60.0, show_default=True,
-              help="Seconds per call attempt.")
-@click.option("--max-retries", type=click.IntRange(0, 20), default=4, show_default=True,
-              help="Retries of transient failures (429 with Retry-After, 5xx, timeouts, dropped "
-                   "connections); other 4xx are not retried.")
-@click.option("--image-detail", type=click.Choice(["low", "high", "auto"]), default="low",
-              show_default=True, help="Detail level of the figures sent to LLM judges.")
-@click.option("--no-images", is_flag=True,
-              help="Send no images (servers without vision: the judge sees the signals only).")
-@click.option("--response-format",
-              type=click.Choice(["auto", "json_schema", "json_object_schema", "json_object"]),
-              default="auto", show_default=True,
-              help="Structured outputs; 'auto' falls back to JSON mode when a server refuses.")
-@click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False),
-              envvar="JUDGING_CACHE_DIR", default=None, show_envvar=True,
-              help="LLM answer cache [default ~/.cache/judging/answers].")
-@click.option("--no-cache", is_flag=True, help="Neither read nor write the LLM answer cache.")
-@click.option("--image-size", type=click.IntRange(64, 4096), default=DEFAULT_SIZE,
-              show_default=True, help="Long side, in pixels, figures are compared at.")
-@click.option("--max-pixels", type=click.IntRange(1), default=DEFAULT_MAX_PIXELS,
-              show_default=True, help="Larger images are refused before decoding.")
-@click.option("--shard", "shard", default=None, metavar="I/N", callback=_parse_shard,
-              help="Judge only shard I of N (1..N): the claims whose key hashes to it (SHA-256 of "
-                   "the claim key, the same on every machine); recorded in run.json. Merge the "
-                   "shards' run directories with `judging merge`.")
-@click.option("--engine", type=click.Choice(["local", "ray"]), default="local",
-              show_default=True,
-              help="ray: run --shards N shards as tasks on a Ray cluster (the optional "
-                   "'cluster' extra), each into OUT/shards/I-of-N, then merge them into OUT.")
-@click.option("--address", default=None, metavar="ADDR",
-              help="--engine ray: the cluster (host:port of the head, or ray://host:10001) "
-                   "[default: RAY_ADDRESS, else a Ray started on this machine].")
-@click.option("--shards", "shard_count", type=click.IntRange(1, 100_000), default=None,
-              help="--engine ray: how many shards (tasks) to run.")
-@click.option("--shard-output", type=click.Choice(["shared", "driver"]), default="shared",
-              show_default=True,
-              help="--engine ray: 'shared': tasks write OUT/shards/I-of-N on a filesystem every "
-                   "node sees; 'driver': tasks write a temporary directory on their node and "
-                   "return it (a tar archive) to this machine.")
-@click.option("--cpus-per-shard", type=click.FloatRange(min=0.01), default=1.0,
-              show_default=True, help="--engine ray: CPUs Ray reserves for each shard task.")
-@click.option("--measure-cache", type=click.Path(path_type=Path, file_okay=False),
-              envvar="JUDGING_MEASURE_CACHE", default=None, show_envvar=True,
-              help="Measurement cache, shared by runs that name it [default RUN_DIR/measurements].")
-@click.option("--measure-workers", type=click.IntRange(0, 256), default=None,
-              help="Processes measuring figures [default: one per core; 0: in this process].")
-@click.option("--measure-timeout", type=click.FloatRange(min=0, min_open=True), default=300.0,
-              show_default=True,
-              help="Seconds one figure claim's measurement may take; a claim that outlasts it "
-                   "has its process stopped and gets an error line (a rerun measures it again).")
+@llm_options
+@measuring_options
+@engine_options
 @rubrics_dir_option
 @friendly_errors
 def run(sources: tuple[str, ...], discover: tuple[str, ...], as_of: str | None,
-        out: Path | None, registry: Path | None,
-        rubrics: tuple[str, ...], judges: tuple[str, ...], extract: str | None, samples: int, swap: bool,
-        concurrency: int, estimate: bool, max_cost: float | None,
-        prices: dict[str, tuple[float, float]], prices_file: Path | None, base_url: str | None, api_key: str | None,
-        temperature: float, max_tokens: int, evidence_budget: int, timeout: float,
-        max_retries: int, image_detail: str,
-        no_images: bool, response_format: str, cache_dir: Path | None, no_cache: bool,
-        image_size: int, max_pixels: int, shard, engine: str, address: str | None,
-        shard_count: int | None, shard_output: str, cpus_per_shard: float,
-        measure_cache: Path | None, measure_workers: int | None, measure_timeout: float,
-        rubrics_dir: Path | None) -> None:
+        out: Path | None, registry: Path | None, rubrics: tuple[str, ...],
+        judges: tuple[str, ...], samples: int, swap: bool, concurrency: int, estimate: bool,
+        llm: LLMChoice, measuring: Measuring, engine: Engine, rubrics_dir: Path | None) -> None:
     """Judge the claims of one or more submissions.
 
     SOURCE is a submission folder (with submission.yaml), a folder of such folders, or a Hugging
@@ -180,38 +253,37 @@ def run(sources: tuple[str, ...], discover: tuple[str, ...], as_of: str | None,
     import os
 
     from judging.intake import parse_as_of
-    from judging.judges import LLMOptions
     from judging.run import MeasureOptions, Runner, RunRequest
     from judging.rundir import new_run_id
 
     if not sources and not discover:
         raise click.UsageError("give at least one SOURCE or --discover TAG")
-    if engine == "local" and (shard_count is not None or address is not None):
+    if engine.engine == "local" and (engine.shard_count is not None or
+                                     engine.address is not None):
         raise click.UsageError("--shards and --address go with --engine ray")
-    if engine == "ray" and (shard is not None or shard_count is None or estimate):
+    if engine.engine == "ray" and (engine.shard is not None or engine.shard_count is None
+                                   or estimate):
         raise click.UsageError("--engine ray needs --shards N (it runs every shard itself: no "
                                "--shard), and --estimate runs locally (no --engine)")
     deadline = parse_as_of(as_of) if as_of is not None else None
 
     judge_specs = list(judges) or [os.environ.get("JUDGING_JUDGE") or "offline"]
+    extract = extract_spec(llm.extract, judge_specs)
     out = out or Path("runs") / new_run_id()
-    llm = LLMOptions(base_url=base_url or None, api_key=api_key or None, temperature=temperature,
-                     max_tokens=max_tokens, timeout=timeout, max_retries=max_retries,
-                     evidence_budget=evidence_budget,
-                     images=not no_images, image_detail=image_detail,  # type: ignore[arg-type]
-                     response_format=response_format,  # type: ignore[arg-type]
-                     cache_dir=cache_dir, use_cache=not no_cache, max_cost=max_cost,
-                     prices=prices, prices_file=prices_file)
     request = RunRequest(sources=list(sources), out=out, registry=registry, rubrics=list(rubrics),
                          judges=judge_specs, samples=samples, swap=swap, concurrency=concurrency,
-                         measure=MeasureOptions(image_size=image_size, max_pixels=max_pixels),
-                         rubrics_dir=rubrics_dir, llm=llm, discover=list(discover),
+                         measure=MeasureOptions(image_size=measuring.image_size,
+                                                max_pixels=measuring.max_pixels),
+                         rubrics_dir=rubrics_dir, llm=llm.options, discover=list(discover),
                          as_of=deadline, hf_token=os.environ.get("HF_TOKEN") or None,
-                         extract=extract, shard=shard, measure_cache=measure_cache,
-                         measure_workers=measure_workers, measure_timeout=measure_timeout)
-    if engine == "ray":
-        _run_on_engine(request, shards=shard_count, address=address,  # type: ignore[arg-type]
-                       output=shard_output, cpus=cpus_per_shard)
+                         extract=extract, shard=engine.shard,
+                         measure_cache=measuring.measure_cache,
+                         measure_workers=measuring.measure_workers,
+                         measure_timeout=measuring.measure_timeout)
+    if engine.engine == "ray":
+        _run_on_engine(request, shards=engine.shard_count,  # type: ignore[arg-type]
+                       address=engine.address, output=engine.shard_output,
+                       cpus=engine.cpus_per_shard)
         return
     if estimate:
         _print_estimate(asyncio.run(Runner(request).estimate()))
@@ -247,6 +319,13 @@ def run(sources: tuple[str, ...], discover: tuple[str, ...], as_of: str | None,
             f"{n} {kind} pair(s) across submissions" for kind, n in sorted(kinds.items()))
             + f" (flagged on both sides; see {result.root / 'integrity.json'})",
             soft_wrap=True)
+    if result.drift is not None and result.drift.changes:
+        changed = {c.served for c in result.drift.changes}
+        console.print(f"[bold yellow]drift:[/] {len(result.drift.changes)} line(s) were served by "
+                      f"another model or build than their judge's first calls "
+                      f"({', '.join(sorted(changed))}): flagged served_changed; calibrations "
+                      f"made on the first do not trust them (see "
+                      f"{escape(str(result.root / 'drift.json'))})", soft_wrap=True)
     if result.not_addressed:
         from judging.rundir import RunPaths
 
@@ -324,14 +403,15 @@ def _print_summary(rows: list[dict[str, str]]) -> None:
     if not rows:
         console.print("no judgments")
         return
-    table = Table(title="judgments (outcome score (coverage) per rubric)", show_lines=False)
+    table = Table(title="judgments per rubric (outcome, score and coverage; incomplete: the "
+                        "criteria answered)", show_lines=False)
     for column in rows[0]:
         table.add_column(column, overflow="fold")
     colours = {"pass": "green", "fail": "red", "incomplete": "yellow", "error": "bold red"}
     for row in rows:
         cells = []
         for value in row.values():
-            colour = colours.get(value.split(" ")[0])
+            colour = colours.get(value.split(" ")[0].rstrip(":"))
             cells.append(f"[{colour}]{escape(value)}[/]" if colour else escape(value))
         table.add_row(*cells)
     console.print(table)

@@ -38,6 +38,7 @@ from judging.models import (
     Tolerance,
     ValueSpread,
     Verdict,
+    natural_key,
 )
 from judging.rundir import (
     RunStore,
@@ -52,7 +53,8 @@ from judging.rundir import (
 COPY_OF_PUBLISHED = "copy"
 
 #: Integrity pairs that make two reproductions of one claim one source of evidence.
-COPY_KINDS = ("duplicate_figure", "copied_justification")
+#: Two submissions of one user for one paper (`duplicate_submission`) are one source too.
+COPY_KINDS = ("duplicate_figure", "copied_justification", "duplicate_submission")
 
 #: Reference values a spread needs before any value is called an outlier.
 MIN_VALUES = 3
@@ -297,7 +299,8 @@ def compute_consensus(run_dir: Path, *, rules: ConsensusRules | None = None,
     chosen = {key: _chosen(lines) for key, lines in store.latest_by_claim(registry_keys)}
     finals = read_final_verdicts(store)
     consensus = []
-    for claim_id, keys in sorted(by_claim.items()):
+    # Registry claims in natural order of their ids (r2 before r10), as every table shows them.
+    for claim_id, keys in sorted(by_claim.items(), key=lambda item: natural_key(item[0])):
         claims = [claim for claim in map(store.claim, keys) if claim is not None]
         consensus.append(_claim_consensus(claim_id, claims, chosen, integrity, rules, finals))
     report = ConsensusReport(computed_at=datetime.now(UTC),

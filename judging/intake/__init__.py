@@ -44,10 +44,12 @@ from judging.intake.sources import (
     fetch_hub_source,
     parse_hub_source,
 )
+from judging.intake.space import SpaceFiles, is_space, load_space, read_space
 
 __all__ = ["MANIFEST_NAMES", "DiscoveredSpace", "HubSource", "LoadedSubmission", "Logbook",
            "PinnedCommit", "PlannedSource", "Registry", "RegistryClaim", "SourcePlan",
-           "StructuredAsk", "apply_registry",
+           "SpaceFiles", "StructuredAsk", "apply_registry", "is_space", "load_space",
+           "read_space",
            "commit_as_of", "confine", "confine_file", "discover_spaces", "expand_source",
            "fetch_hub_source", "find_manifest", "is_logbook", "load_folder", "load_logbook",
            "load_registry", "load_submission", "manifest_json_schema", "parse_as_of",
@@ -61,6 +63,9 @@ def load_folder(folder: Path | str, *, registry: Registry | None = None,
     and run logs are written under `logbooks_dir`/<folder name>, in the run directory).
     `places` (`verdict_places`, `value_places`) narrow the declared places read (benchmarks)."""
     folder = Path(folder)
+    if find_manifest(folder) is None and not is_logbook(folder) and is_space(folder):
+        return load_space(folder, out_dir=Path(logbooks_dir or folder), registry=registry,
+                          extractor=extractor, **places)
     if find_manifest(folder) is not None or not is_logbook(folder):
         return load_submission(folder, registry=registry)
     if logbooks_dir is None:

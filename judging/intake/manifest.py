@@ -188,6 +188,8 @@ def _claim_input(claim: Claim, header: SubmissionHeader, folder: Path, registry:
         evidence["proof_script"] = confine_file(folder, claim.evidence.proof_script)
     for i, log in enumerate(claim.evidence.logs):
         evidence[f"logs[{i}]"] = confine_file(folder, log)
+    for i, trace in enumerate(claim.evidence.traces):
+        evidence[f"traces[{i}]"] = confine_file(folder, trace)
     own_published = (confine_file(folder, claim.published_figure) if claim.published_figure
                      else None)
     reproduced = (confine_file(folder, claim.reproduced_figure) if claim.reproduced_figure
@@ -203,7 +205,8 @@ def _claim_input(claim: Claim, header: SubmissionHeader, folder: Path, registry:
     if entry is not None:
         assert registry is not None
         effective, flags = apply_registry(claim, entry)
-        if entry.paper_id and entry.paper_id != header.paper_id:
+        if entry.paper_id and entry.paper_id != (registry.canonical(header.paper_id)
+                                                 or header.paper_id):
             flags.append(Flag(name="paper_mismatch",
                               detail=f"the registry lists this claim under paper {entry.paper_id}, "
                                      f"the submission under {header.paper_id}"))

@@ -15,7 +15,8 @@ it.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -65,8 +66,44 @@ class RegistryClaim(StrictModel):
     tolerance: Tolerance | None = None
 
 
+class RegistryPaper(StrictModel):
+    """A paper's other names, so that a submission keyed by any of them meets the registry's
+    claims: an arXiv-keyed Space (`neurips26-repro-2508.18741`) and `neurips26-4821/c2`."""
+
+    paper_id: str
+    """The registry's id of the paper (its claims' prefix)."""
+    arxiv: str | None = None
+    """arXiv id, e.g. 2508.18741 (a version suffix and an `arXiv:` prefix are ignored)."""
+    neurips: str | int | None = None
+    """The event's paper number, e.g. 4821."""
+    openreview: str | None = None
+    title: str | None = Field(default=None, max_length=500)
+    aliases: list[str] = Field(default_factory=list, max_length=50)
+    """Any other id the paper goes by."""
+
+    def names(self) -> list[str]:
+        out = [self.paper_id, *self.aliases]
+        for value in (self.arxiv, self.openreview):
+            if value:
+                out.append(str(value))
+        if self.neurips is not None:
+            out += [str(self.neurips), f"neurips-{self.neurips}"]
+        return out
+
+
+def paper_key(name: str) -> str:
+    """An alias as compared: case folded, without an `arXiv:` prefix, an arxiv.org or
+    openreview.net address, or an arXiv version suffix (2508.18741v2 is 2508.18741)."""
+    text = name.strip().casefold()
+    text = re.sub(r"^(?:https?://)?(?:www\.)?(?:arxiv\.org/(?:abs|pdf)/|openreview\.net/"
+                  r"(?:forum|pdf)\?id=)", "", text)
+    text = re.sub(r"^arxiv:\s*", "", text)
+    return re.sub(r"^(\d{4}\.\d{4,5})v\d+$", r"\1", text)
+
+
 class RegistryFile(StrictModel):
     event: str | None = None
+    papers: list[RegistryPaper] = Field(default_factory=list)
     claims: list[RegistryClaim]
 
 
@@ -78,9 +115,20 @@ class Registry:
     shape: Literal["claims", "icml"] = "claims"
     ignored_keys: tuple[str, ...] = ()
     """ICML shape: the keys of its claims that map onto no registry field (ignored)."""
+    aliases: dict[str, str] = field(default_factory=dict)
+    """`paper_key(alias)` -> the registry's paper id (from `papers:`; each paper id is its
+    own alias)."""
+
+    def canonical(self, paper_id: str) -> str | None:
+        """The registry's id of a paper known by `paper_id` (itself, or an alias), else None."""
+        if any(entry.paper_id == paper_id for entry in self.claims.values()):
+            return paper_id
+        return self.aliases.get(paper_key(paper_id))
 
     def for_paper(self, paper_id: str) -> list[RegistryClaim]:
-        """The registry claims of one paper, in file order (a claim without paper_id is none's)."""
+        """The registry claims of one paper (by its id or an alias), in file order (a claim
+        without paper_id is none's)."""
+        paper_id = self.canonical(paper_id) or paper_id
         return [entry for entry in self.claims.values() if entry.paper_id == paper_id]
 
     def not_addressed(self, paper_id: str, claim_ids: set[str]) -> list[RegistryClaim]:
@@ -232,8 +280,16 @@ def load_registry(path: Path | str) -> Registry:
         if entry.claim_id in claims:
             raise RegistryError(f"duplicate claim_id {entry.claim_id!r}", path=str(path))
         claims[entry.claim_id] = entry
+    aliases: dict[str, str] = {}
+    for paper in registry_file.papers:
+        for name in paper.names():
+            key = paper_key(name)
+            if aliases.get(key, paper.paper_id) != paper.paper_id:
+                raise RegistryError(f"paper alias {name!r} names both {aliases[key]!r} and "
+                                    f"{paper.paper_id!r}", path=str(path))
+            aliases[key] = paper.paper_id
     registry = Registry(path=path.resolve(), claims=claims, shape=shape,
-                        ignored_keys=tuple(sorted(ignored)))
+                        ignored_keys=tuple(sorted(ignored)), aliases=aliases)
     for entry in claims.values():
         figure = registry.figure_path(entry)
         if figure is not None and not figure.is_file():

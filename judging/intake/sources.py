@@ -18,6 +18,7 @@ from judging.errors import SourceError
 from judging.intake.logbook import is_logbook
 from judging.intake.manifest import MANIFEST_NAMES, find_manifest
 from judging.intake.paths import confine
+from judging.intake.space import is_space, read_space
 
 log = logging.getLogger(__name__)
 
@@ -116,12 +117,65 @@ def fetch_hub_source(source: HubSource, *, download_root: Path, token: str | Non
     token = token or os.environ.get("HF_TOKEN") or None
     allow = [f"{source.subdir}/**"] if source.subdir else None
     with hub_errors(source.spec, revision=source.revision, failed="download failed"):
+        # `.judging/` in a download is judging's own (the datasets a Space links): never the
+        # repo's copy of it, so a participant cannot plant a trace there
         snapshot_download(source.repo_id, repo_type=source.repo_type, revision=source.revision,
-                          local_dir=local_dir, token=token, allow_patterns=allow)
+                          local_dir=local_dir, token=token, allow_patterns=allow,
+                          ignore_patterns=[".judging/**"])
     folder = confine(local_dir, source.subdir) if source.subdir else local_dir
     if not folder.is_dir():
         raise SourceError(f"{source.spec}: the subfolder {source.subdir!r} is not in the repo")
+    if source.repo_type == "space" and is_space(folder) and not is_logbook(folder):
+        fetch_linked(folder, source, token=token)
     return folder
+
+
+#: A linked dataset is fetched only in part: its text files (traces, results, logs) up to these.
+MAX_LINKED_FILES = 200
+MAX_LINKED_FILE_BYTES = 50 * 1024 * 1024
+MAX_LINKED_BYTES = 200 * 1024 * 1024
+_LINKED_FILES = re.compile(r"(?i)\.(?:jsonl|json|csv|txt|log|md)$")
+
+
+def fetch_linked(folder: Path, source: HubSource, *, token: str | None = None) -> list[str]:
+    """Download the datasets a Space links that its owner owns (its README's `datasets:` and
+    links to `huggingface.co/datasets/OWNER/...`): their text files, bounded, into
+    `FOLDER/.judging/linked/datasets/OWNER/NAME/`, where the Space reader finds its traces and
+    results. A dataset that cannot be fetched (private without a token, gone) is a warning in
+    `FOLDER/.judging/linked/errors.txt`, read as the Space's file errors; the rest is judged.
+    Returns the datasets fetched."""
+    from huggingface_hub import HfApi, snapshot_download
+
+    files = read_space(folder)
+    owner = source.repo_id.split("/")[0]
+    base = folder / ".judging" / "linked"
+    fetched, errors = [], []
+    for dataset in files.linked:
+        if dataset.split("/")[0] != owner:
+            continue  # another user's dataset is not this submission's
+        target = base / "datasets" / dataset
+        try:
+            with hub_errors(f"hf://datasets/{dataset}"):
+                entries = [e for e in HfApi(token=token).list_repo_tree(
+                    dataset, repo_type="dataset", recursive=True)
+                    if getattr(e, "size", None) is not None and _LINKED_FILES.search(e.path)
+                    and e.size <= MAX_LINKED_FILE_BYTES]
+                chosen, total = [], 0
+                for entry in sorted(entries, key=lambda e: e.path)[:MAX_LINKED_FILES]:
+                    if total + entry.size > MAX_LINKED_BYTES:
+                        break
+                    chosen.append(entry.path)
+                    total += entry.size
+                if chosen:
+                    snapshot_download(dataset, repo_type="dataset", local_dir=target,
+                                      token=token, allow_patterns=chosen)
+            fetched.append(dataset)
+        except SourceError as exc:
+            errors.append(f"linked dataset {dataset}: {exc}")
+    if errors:
+        base.mkdir(parents=True, exist_ok=True)
+        (base / "errors.txt").write_text("\n".join(errors) + "\n", encoding="utf-8")
+    return fetched
 
 
 def expand_source(source: str, *, download_root: Path, token: str | None = None) -> list[Path]:
@@ -141,19 +195,21 @@ def expand_source(source: str, *, download_root: Path, token: str | None = None)
         if not folder.is_dir():
             raise SourceError(f"{source}: not a folder (give the submission's folder, not its "
                               f"manifest)")
-    if find_manifest(folder) is not None or _logbook_here(folder):
+    if find_manifest(folder) is not None or _logbook_here(folder) or is_space(folder):
         return [folder]
     subfolders = sorted(child for child in folder.iterdir()
                         if child.is_dir() and not child.is_symlink())
-    children = [child for child in subfolders if find_manifest(child) or is_logbook(child)]
+    children = [child for child in subfolders
+                if find_manifest(child) or is_logbook(child) or is_space(child)]
     skipped = [child.name for child in subfolders
                if child not in children and not child.name.startswith(".")]
     if children and skipped:
         log.warning("%s: %d subfolder(s) without a %s skipped: %s", source, len(skipped),
                     MANIFEST_NAMES[0], ", ".join(skipped[:10]))
     if not children:
-        raise SourceError(f"{source}: no submission manifest ({MANIFEST_NAMES[0]}) or Trackio "
-                          f"logbook in it or in its subfolders")
+        raise SourceError(f"{source}: no submission manifest ({MANIFEST_NAMES[0]}), Trackio "
+                          f"logbook or Space (a README.md with front matter) in it or in its "
+                          f"subfolders")
     return children
 
 

@@ -15,7 +15,16 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 
 from judging.atomic import write_text_atomic
 from judging.errors import JudgingError
-from judging.models import ClaimInput, Judgment, LineStatus, NotAddressed, ReferenceOrigin
+from judging.models import (
+    AnswerStatus,
+    ClaimInput,
+    Judgment,
+    LineStatus,
+    NotAddressed,
+    Outcome,
+    ReferenceOrigin,
+    natural_key,
+)
 from judging.rubrics import Rubric, RubricLibrary
 from judging.rundir import (
     RunStore,
@@ -34,13 +43,45 @@ def outcome_label(judgment: Judgment) -> str:
     return judgment.aggregate.outcome.value if judgment.aggregate else judgment.status.value
 
 
+def answered_text(judgment: Judgment) -> str | None:
+    """`2 of 7 criteria answered`: the criteria a line answered of those that apply (an
+    incomplete line's score is the mean of the answered few, so it is not shown as a score)."""
+    applicable = [a for a in judgment.answers if a.status is not AnswerStatus.not_applicable]
+    if not applicable:
+        return None
+    scored = sum(a.status is AnswerStatus.scored for a in applicable)
+    return f"{scored} of {len(applicable)} criteria answered"
+
+
+def aggregate_text(judgment: Judgment) -> str:
+    """A line's outcome as the summary shows it: `pass 1.00 (100%)`, `fail 0.75 (73%)`, or
+    `incomplete: 2 of 7 criteria answered` (never a score that reads as a perfect one)."""
+    text = outcome_label(judgment)
+    agg = judgment.aggregate
+    if agg is None or judgment.status is LineStatus.error:
+        return text
+    if agg.outcome is Outcome.incomplete:
+        answered = answered_text(judgment)
+        return f"{text}: {answered}" if answered else text
+    if agg.score is not None:
+        text += f" {agg.score:.2f} ({agg.coverage:.0%})"
+    return text
+
+
+def claim_order(key: str) -> tuple:
+    """Claim keys (`submission::claim`) in natural order: c2 before c10."""
+    submission, _, claim = key.partition("::")
+    return natural_key(submission), natural_key(claim)
+
+
 def summary_rows(judgments: list[Judgment]) -> list[dict[str, str]]:
-    """One row per claim, one column per rubric (outcome, score, coverage), sorted by claim key."""
+    """One row per claim, one column per rubric (outcome, score, coverage; what an incomplete
+    line answered), in natural order of claim keys."""
     rubric_ids = sorted({j.rubric.id for j in judgments if j.rubric is not None})
     by_claim: dict[str, list[Judgment]] = defaultdict(list)
     for judgment in judgments:
         by_claim[str(judgment.claim)].append(judgment)
-    return [summary_row(by_claim[key], rubric_ids) for key in sorted(by_claim)]
+    return [summary_row(by_claim[key], rubric_ids) for key in sorted(by_claim, key=claim_order)]
 
 
 def summary_row(lines: list[Judgment], rubric_ids: list[str]) -> dict[str, str]:
@@ -56,10 +97,7 @@ def summary_row(lines: list[Judgment], rubric_ids: list[str]) -> dict[str, str]:
         for j in lines:
             if j.rubric is None or j.rubric.id != rubric_id:
                 continue
-            agg = j.aggregate
-            text = outcome_label(j)
-            if agg is not None and agg.score is not None and j.status is not LineStatus.error:
-                text += f" {agg.score:.2f} ({agg.coverage:.0%})"
+            text = aggregate_text(j)
             cells.append(text if len(judges) == 1 else f"{j.judge}: {text}")
         row[rubric_id] = "; ".join(cells) or "-"
     errors = [j.reason for j in lines if j.rubric is None and j.reason]
@@ -78,7 +116,7 @@ def not_addressed_by_submission(records: list[NotAddressed]) -> dict[str, list[N
     grouped: dict[str, list[NotAddressed]] = defaultdict(list)
     for record in records:
         grouped[record.submission_id].append(record)
-    return dict(sorted(grouped.items()))
+    return dict(sorted(grouped.items(), key=lambda item: natural_key(item[0])))
 
 
 def submission_warnings(claims: Mapping[str, ClaimInput] | Iterable[ClaimInput]
@@ -196,12 +234,13 @@ def write_html_report(run_dir: Path, *, out: Path | None = None, rubrics_dir: Pa
         claims[str(judgment.claim)].append(judgment)
     claim_inputs = store.claims()
     sections = [_section(key, lines, claim_inputs.get(key), root=store.root, image_url=image_url)
-                for key, lines in sorted(claims.items())]
+                for key, lines in sorted(claims.items(), key=lambda kv: claim_order(kv[0]))]
     html = _environment().get_template("report.html.j2").render(
         consensus=read_consensus(store.root),
         anchors={section["key"]: section["anchor"] for section in sections},
         info=store.info, sections=sections, rows=summary_rows(judgments),
         rubrics=rubrics, catalogue=CATALOGUE, outcome_label=outcome_label,
+        answered_text=answered_text,
         claims=claim_inputs, warnings=submission_warnings(claim_inputs),
         not_addressed=not_addressed_by_submission(read_not_addressed(store.root)))
     _remove_pages(out)  # a paged report written before is replaced by this one page
@@ -289,7 +328,8 @@ def write_paged_report(store: RunStore, *, out: Path, rubrics_dir: Path | None =
         nonlocal page
         html = claim_template.render(
             info=store.info, sections=sections, rubrics=rubrics, catalogue=CATALOGUE,
-            outcome_label=outcome_label, page=page, pages=pages, total=total,
+            outcome_label=outcome_label, answered_text=answered_text, page=page, pages=pages,
+            total=total,
             first_index=page * CLAIMS_PER_PAGE, index_url=index_url,
             previous_url=os.path.basename(page_names[page - 1]) if page > 0 else None,
             next_url=os.path.basename(page_names[page + 1]) if page + 1 < pages else None)

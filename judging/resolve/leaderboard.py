@@ -311,14 +311,19 @@ def consensus_rows(report: ConsensusReport | None) -> list[dict]:
 
 
 def submission_times(run_dir: Path) -> dict[str, datetime | None]:
-    """When each submission of a run was submitted: the date of the commit judged (Hub
-    sources), else unknown."""
+    """When each submission of a run was submitted: the date of the commit judged (Hub sources
+    pinned by `--as-of`), else the start of the first invocation that judged it from the Hub
+    (`judging watch` judges a Space in the poll after it appears), else unknown."""
     store = RunStore.open(run_dir, create=False)
     try:
         times: dict[str, datetime | None] = {}
         for content in store.claims().values():
             when = content.source.committed_at if content.source is not None else None
             times[content.key.submission_id] = when or times.get(content.key.submission_id)
+        for invocation in store.info.invocations:
+            for submission in invocation.submissions:
+                if times.get(submission) is None:
+                    times[submission] = invocation.started_at
         return times
     finally:
         store.close()

@@ -103,7 +103,12 @@ def find_pairs(fingerprints: Mapping[str, Fingerprint] | Iterable[Fingerprint],
     names: list[tuple[str, str, str]] = []
     ids = array("Q")
     sizes = array("q")
+    papers: dict[tuple[str, str], dict[str, list[str]]] = {}
     for claim in (claims.values() if isinstance(claims, Mapping) else claims):
+        owner, sep, _ = claim.key.submission_id.partition("/")
+        if sep:  # a Hub repo id: its owner's submissions of one paper
+            papers.setdefault((owner, claim.submission.paper_id), {}).setdefault(
+                claim.key.submission_id, []).append(claim.key.claim_id)
         tokens = _shingle_ids(claim.claim.justification)
         if len(tokens):
             key = claim.key
@@ -127,7 +132,31 @@ def find_pairs(fingerprints: Mapping[str, Fingerprint] | Iterable[Fingerprint],
             kind="copied_justification", a=_key(names[i][1:]), b=_key(names[j][1:]),
             score=round(similarity, 4))))
     report.pairs += [pair for *_, pair in sorted(found, key=lambda f: (f[0], f[1]))]
+    report.pairs += duplicate_submissions(papers)
     return report
+
+
+def duplicate_submissions(papers: Mapping[tuple[str, str], Mapping[str, list[str]]]
+                          ) -> list[IntegrityPair]:
+    """Two submissions of one owner for one paper (two Spaces of one user): each claim of one
+    paired with the other's claim of the same id, else with its first claim, so that every
+    claim of both carries the flag; both are judged."""
+    pairs: dict[tuple[str, str], IntegrityPair] = {}
+    for submissions in papers.values():
+        if len(submissions) < 2:
+            continue
+        ids = sorted(submissions)
+        for i, first in enumerate(ids):
+            for second in ids[i + 1:]:
+                for this, other in ((first, second), (second, first)):
+                    theirs = sorted(submissions[other])
+                    for claim_id in sorted(submissions[this]):
+                        match = claim_id if claim_id in theirs else theirs[0]
+                        a, b = sorted([(this, claim_id), (other, match)])
+                        key = (f"{a[0]}:{a[1]}", f"{b[0]}:{b[1]}")
+                        pairs.setdefault(key, IntegrityPair(
+                            kind="duplicate_submission", a=_key(a), b=_key(b), score=1.0))
+    return [pairs[k] for k in sorted(pairs)]
 
 
 def _key(held: tuple) -> ClaimKey:

@@ -1,13 +1,14 @@
 """Building judgment lines: the work items of a run (claim x rubric x judge x sample), their input
-fingerprints, complete answers per rubric, provenance, and the lines of claims that could not be
-loaded."""
+fingerprints, complete answers per rubric, provenance, the lines of claims that could not be
+loaded, and a panel's line from its members' lines (`Panels`: built from the lines in hand, the
+store read only for members an earlier invocation finished)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from judging.hashing import content_hash, file_sha256, hash_view
-from judging.judges import Judge
+from judging.judges import AGGREGATION, Judge, aggregate_panel, panel_name
 from judging.models import (
     Agent,
     Aggregate,
@@ -27,7 +28,7 @@ from judging.models import (
 )
 from judging.rubrics import Rubric, aggregate, not_applicable
 from judging.run.measure import Measurement
-from judging.rundir import LineKey, utc_now
+from judging.rundir import Identity, LineKey, RunStore, line_key, utc_now
 from judging.version import code_version
 
 LOADER = "loader"
@@ -47,6 +48,12 @@ class WorkItem:
         rubric = self.rubric.ref()
         return LineKey(str(self.claim.key), f"{rubric}#{rubric.hash}", self.judge.spec,
                        self.sample, self.swapped, self.input_hash)
+
+    @property
+    def identity(self) -> Identity:
+        """The store identity of the item's line (see `judging.rundir.identity`)."""
+        return (str(self.claim.key), str(self.rubric.ref()), self.judge.spec, self.sample,
+                self.swapped)
 
 
 #: The fields of each hashed model when input hashes were first recorded: they enter input hashes
@@ -146,20 +153,122 @@ def complete_answers(rubric: Rubric, claim: ClaimInput, answers: list[CriterionA
     return complete
 
 
+def _line(claim: ClaimInput, rubric: Rubric, *, run_id: str, judge: str, sample: int,
+          swapped: bool, input_hash: str, answers: list[CriterionAnswer], status: LineStatus,
+          reason: str | None, final: bool, measurement: Measurement, flags: list[Flag],
+          provenance: Provenance) -> Judgment:
+    answers = complete_answers(rubric, claim, answers)
+    agg: Aggregate = aggregate(rubric, answers)
+    return Judgment(
+        run_id=run_id, claim=claim.key, paper_id=claim.submission.paper_id, kind=claim.claim.kind,
+        verdict=claim.claim.verdict, reference=claim.reference, rubric=rubric.ref(),
+        judge=judge, sample=sample, swapped=swapped, input_hash=input_hash, final=final,
+        status=status, reason=reason, answers=answers, aggregate=agg,
+        signals=measurement.signals, flags=[*claim.flags, *measurement.flags, *flags],
+        artifacts=measurement.artifacts, provenance=provenance)
+
+
 def build_judgment(item: WorkItem, *, run_id: str, measurement: Measurement,
                    answers: list[CriterionAnswer], status: LineStatus, reason: str | None,
                    final: bool = True, settings_used: dict | None = None,
                    **provenance: object) -> Judgment:
-    claim = item.claim
-    answers = complete_answers(item.rubric, claim, answers)
-    agg: Aggregate = aggregate(item.rubric, answers)
     record = line_provenance(item.judge, item.rubric, **provenance)
     if settings_used:
         record.settings.update(settings_used)
-    return Judgment(
-        run_id=run_id, claim=claim.key, paper_id=claim.submission.paper_id, kind=claim.claim.kind,
-        verdict=claim.claim.verdict, reference=claim.reference, rubric=item.rubric.ref(),
-        judge=item.judge.spec, sample=item.sample, swapped=item.swapped,
-        input_hash=item.input_hash, final=final, status=status, reason=reason, answers=answers,
-        aggregate=agg, signals=measurement.signals, flags=[*claim.flags, *measurement.flags],
-        artifacts=measurement.artifacts, provenance=record)
+    return _line(item.claim, item.rubric, run_id=run_id, judge=item.judge.spec,
+                 sample=item.sample, swapped=item.swapped, input_hash=item.input_hash,
+                 answers=answers, status=status, reason=reason, final=final,
+                 measurement=measurement, flags=[], provenance=record)
+
+
+def panel_judgment(first: WorkItem, members: list[Judgment], *, run_id: str) -> Judgment:
+    """The panel's line of a (claim, rubric) from its members' lines: one answer per criterion
+    (`aggregate_panel`), named after its members, its input hash made of theirs."""
+    answers, flags = aggregate_panel(first.rubric, members)
+    name = panel_name(members)
+    templates = {m.provenance.template_hash for m in members}
+    scored = any(a.status is AnswerStatus.scored for a in answers)
+    record = Provenance(
+        judge=name, model=None,
+        settings={"members": ", ".join(sorted(f"{m.judge}#{m.sample}"
+                                              f"{'/swapped' if m.swapped else ''}"
+                                              for m in members)),
+                  "aggregation": AGGREGATION},
+        template_hash=templates.pop() if len(templates) == 1 else None,
+        timestamp=utc_now(), code_version=code_version())
+    return _line(first.claim, first.rubric, run_id=run_id, judge=name, sample=0, swapped=False,
+                 input_hash=content_hash(sorted(m.input_hash + m.status.value for m in members)),
+                 answers=answers, status=LineStatus.scored if scored else LineStatus.unscored,
+                 reason=None if scored else "no criterion was answered by the members",
+                 final=all(m.final for m in members),
+                 measurement=Measurement(signals=members[0].signals,
+                                         artifacts=members[0].artifacts),
+                 flags=flags, provenance=record)
+
+
+@dataclass
+class _Group:
+    """The members of one panel (a claim and rubric judged by two or more), the lines of those
+    judged in this invocation as they are written, and how many are still to come."""
+
+    items: list[WorkItem]
+    waiting: int
+    lines: dict[int, Judgment] = field(default_factory=dict)
+
+
+class Panels:
+    """The panels of the work items in flight: once the last member of a (claim, rubric) judged
+    by two or more is written, its panel line is built from the member lines in hand; the store
+    is read only for members an earlier invocation finished."""
+
+    def __init__(self, store: RunStore):
+        self.store = store
+        self._groups: dict[tuple[str, str], _Group] = {}
+        self._item_group: dict[int, tuple[str, str]] = {}
+
+    def add(self, items: list[WorkItem], pending: list[WorkItem]) -> list[Judgment]:
+        """Register a batch's items, of which `pending` are to be judged now; gives the panel
+        lines of groups that every member finished before (a resumed run)."""
+        by_group: dict[tuple[str, str], list[WorkItem]] = {}
+        for item in items:
+            by_group.setdefault((str(item.claim.key), item.rubric.ref_name), []).append(item)
+        waiting = {id(item) for item in pending}
+        lines = []
+        for name, group in by_group.items():
+            if len(group) < 2:
+                continue
+            count = sum(1 for item in group if id(item) in waiting)
+            if count == 0:
+                lines += self._lines(_Group(group, 0))
+                continue
+            self._groups[name] = _Group(group, count)
+            for item in group:
+                if id(item) in waiting:
+                    self._item_group[id(item)] = name
+        return lines
+
+    def written(self, item: WorkItem, line: Judgment) -> list[Judgment]:
+        """A member's line was written: the panel line when it was the group's last."""
+        name = self._item_group.pop(id(item), None)
+        if name is None:
+            return []
+        group = self._groups[name]
+        group.lines[id(item)] = line
+        group.waiting -= 1
+        if group.waiting:
+            return []
+        del self._groups[name]
+        return self._lines(group)
+
+    def _lines(self, group: _Group) -> list[Judgment]:
+        earlier = [item for item in group.items if id(item) not in group.lines]
+        stored = dict(zip(map(id, earlier),
+                          self.store.newest_lines([item.identity for item in earlier])))
+        members = [group.lines.get(id(item)) or stored[id(item)] for item in group.items]
+        hashes = {item.input_hash for item in group.items}
+        present = [m for m in members if m is not None and m.input_hash in hashes]
+        if len(present) < 2:
+            return []
+        first = group.items[0]
+        line = panel_judgment(first, present, run_id=self.store.info.run_id)
+        return [] if self.store.has(line_key(line)) else [line]

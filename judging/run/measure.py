@@ -25,14 +25,18 @@ from judging.signals import (
     DEFAULT_MAX_PIXELS,
     DEFAULT_SIZE,
     FIGURE_SIGNALS,
+    TRACE_SIGNAL,
     PairSignals,
     check_copy,
     load_image,
     measure_numbers,
     measure_pair,
     reduce_towards,
+    reproduced_values,
     trim_border,
+    value_in_tool_output,
 )
+from judging.traces import ToolCall, tool_calls
 
 log = logging.getLogger(__name__)
 
@@ -226,7 +230,26 @@ def measure_claim(claim: ClaimInput, *, options: MeasureOptions, run_root: Path 
     else:
         result = Measurement()
     result.signals.update(measure_numbers(claim))
+    if claim.claim.evidence.traces:
+        result.signals[TRACE_SIGNAL] = measure_trace(claim)
     return result
+
+
+def measure_trace(claim: ClaimInput) -> Signal:
+    """`trace.value_in_tool_output` from the claim's trace files (read here, bounded)."""
+    traces: dict[str, list[ToolCall]] = {}
+    for i, name in enumerate(claim.claim.evidence.traces):
+        path = claim.evidence_paths.get(f"traces[{i}]")
+        if path is None or not path.is_file():
+            continue
+        try:
+            traces[name] = tool_calls(path)
+        except OSError:
+            continue
+    if not traces:
+        return Signal.absent("none of the claim's traces can be read: "
+                             + ", ".join(claim.claim.evidence.traces))
+    return value_in_tool_output(reproduced_values(claim), traces)
 
 
 #: Claim fields that no measurement reads (identity and prose): left out of the measurement key,
@@ -236,7 +259,7 @@ NOT_MEASURED = frozenset({"claim_id", "source", "statement", "justification", "s
                           "theorem_values"})
 #: The code a measurement runs, besides the signals package (whose every file counts).
 MEASURE_MODULES = ("run/measure.py", "run/integrity.py", "figures/data.py", "figures/formats.py",
-                   "rules.py", "models.py", "signal_catalogue.py")
+                   "rules.py", "models.py", "signal_catalogue.py", "traces.py")
 #: Libraries whose version can change a measured value.
 MEASURE_LIBRARIES = ("numpy", "scipy", "scikit-image", "pillow")
 

@@ -13,7 +13,7 @@ its paths from `RunPaths`. (Docstrings and CLI help may name the files.)
 | not_addressed.jsonl        | `NotAddressed`: registry claims not answered  | judging.not_addressed/1 | run          |
 | consensus.json             | `ConsensusReport` (side file, merged on read) | judging.consensus/1     | consensus    |
 | conflicts.json             | `ConflictReport` (side file, merged on read)  | judging.conflicts/1     | merge        |
-| drift.json                 | `DriftReport`: what the endpoint served, and  | judging.drift/1         | resolve      |
+| drift.json                 | `DriftReport`: what the endpoint served, and  | judging.drift/1         | run, resolve |
 |                            | lines served by another model (merged on read)|                         |              |
 | diffs/<claim>/*.png        | the figures reviewers see                     |                         | run          |
 | sources/                   | downloaded Hub sources                        |                         | run (intake) |
@@ -30,6 +30,7 @@ its paths from `RunPaths`. (Docstrings and CLI help may name the files.)
 | final.jsonl                | `ClaimDecision` lines                         | judging.final/1         | resolve      |
 | leaderboard_*.csv, .html   | the leaderboard                               |                         | resolve      |
 | publish/, .publish-salt    | the staged Hub dataset, the pseudonym salt    |                         | publish      |
+| watch.json, watch.lock     | `WatchState`: the Spaces a watch follows      | judging.watch/1         | watch        |
 
 (diffs/<claim>/ holds published, reproduced, diff and overlay .png.)
 
@@ -84,6 +85,8 @@ LEADERBOARD_PAPERS = "leaderboard_papers.csv"
 LEADERBOARD_HTML = "leaderboard.html"
 LEADERBOARD_CONSENSUS = "leaderboard_consensus.csv"
 LEADERBOARD_PARTICIPANTS = "leaderboard_participants.csv"
+WATCH = "watch.json"
+WATCH_LOCK = "watch.lock"
 PUBLISH_STAGING = "publish"
 PUBLISH_SALT = ".publish-salt"
 
@@ -216,6 +219,16 @@ class RunPaths:
         return self.root / LEADERBOARD_CONSENSUS
 
     @property
+    def watch(self) -> Path:
+        """`judging watch`: the Spaces it follows, the revision of each it judged, its polls."""
+        return self.root / WATCH
+
+    @property
+    def watch_lock(self) -> Path:
+        """Held (flock) by the one `judging watch` of this run directory."""
+        return self.root / WATCH_LOCK
+
+    @property
     def publish_staging(self) -> Path:
         return self.root / PUBLISH_STAGING
 
@@ -253,7 +266,7 @@ RUN_FILES: tuple[RunFile, ...] = (
             flags_side_file=True),
     RunFile(CONFLICTS, "judging.models:ConflictReport", "judging.conflicts/1", "merge",
             flags_side_file=True),
-    RunFile(DRIFT, "judging.models:DriftReport", "judging.drift/1", "resolve",
+    RunFile(DRIFT, "judging.models:DriftReport", "judging.drift/1", "run",
             flags_side_file=True),
     RunFile(PUSHED, "judging.review.push:PushedRecord", "judging.pushed/1", "review push"),
     RunFile(f"{MEASUREMENTS}/<ab>/<key>.json", "judging.run.pool:CachedMeasurement",
@@ -262,6 +275,7 @@ RUN_FILES: tuple[RunFile, ...] = (
     RunFile(RETESTS, "judging.calibrate.retest:Retest", "judging.retest/1", "calibrate"),
     RunFile(DECISIONS, "judging.resolve.decide:RubricDecision", "judging.decision/1", "resolve"),
     RunFile(FINAL, "judging.resolve.decide:ClaimDecision", "judging.final/1", "resolve"),
+    RunFile(WATCH, "judging.watch.state:WatchState", "judging.watch/1", "watch"),
     RunFile(f"{CALIBRATION_ARTIFACTS}/<rubric>@<version>/<judge>.json",
             "judging.calibrate.artifacts:CalibrationArtifact", "judging.calibration/1",
             "calibrate"),

@@ -35,7 +35,15 @@ from judging.models import (
     SubmissionSource,
     VersionedModel,
 )
-from judging.rundir.layout import DIFFS, MEASUREMENTS, RUN_JSON, SHARDS, RunPaths
+from judging.rundir.layout import (
+    DIFFS,
+    MEASUREMENTS,
+    RUN_JSON,
+    SHARDS,
+    WATCH,
+    WATCH_LOCK,
+    RunPaths,
+)
 from judging.rundir.shards import Shard
 
 log = logging.getLogger(__name__)
@@ -310,14 +318,22 @@ class RunStore:
                 raise RunStoreError(f"{run_json}: not a judging run file ({exc.errors()[0]['msg']})"
                                     ) from exc
         elif not create:
-            raise RunStoreError(f"{root}: not a run directory (no {RUN_JSON}); run `judging run "
-                                f"... --out {root}` first")
+            if root.is_dir() and any(root.iterdir()):
+                # Files but no run.json: a submission folder, most often. A run is never written
+                # into one: suggest a folder of its own.
+                raise RunStoreError(
+                    f"{root}: not a run directory (no {RUN_JSON}; it holds other files: a "
+                    f"submission?); judge it into a folder of its own with `judging run {root} "
+                    f"--out runs/{root.resolve().name or 'run'}`, then give that folder")
+            raise RunStoreError(f"{root}: not a run directory (no {RUN_JSON}); make it with "
+                                f"`judging run SOURCE... --out {root}` first")
         else:
             # diffs/ may come first; shards/ holds the shard runs of `judging run --engine`,
             # which are merged into this directory; `--estimate` measures (images, the
             # measurement cache) before any run.json.
-            if root.exists() and any(p.name not in (DIFFS, SHARDS, MEASUREMENTS)
-                                     for p in root.iterdir()):
+            # `judging watch` keeps its state and lock beside the run it starts.
+            if root.exists() and any(p.name not in (DIFFS, SHARDS, MEASUREMENTS, WATCH,
+                                                    WATCH_LOCK) for p in root.iterdir()):
                 raise RunStoreError(f"{root}: exists and is not a run directory; choose another "
                                     f"--out")
             root.mkdir(parents=True, exist_ok=True)
@@ -471,6 +487,11 @@ class RunStore:
         """The newest line of one identity (see `identity`), or None."""
         offset = self._latest.get(ident)
         return None if offset is None else self._line(offset)
+
+    def newest_lines(self, idents: Iterable[Identity]) -> list[Judgment | None]:
+        """The newest line of each identity, None where there is none (the members of a panel
+        that an earlier invocation finished)."""
+        return [self.latest_line(ident) for ident in idents]
 
     def iter_latest(self) -> Iterator[Judgment]:
         """The newest line per (claim, rubric id@version, judge, sample, order), in the order of

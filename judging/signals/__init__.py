@@ -59,15 +59,18 @@ from judging.signals.pixel import (
                                    to_gray,
                                    trim_border,
 )
+from judging.signals.trace import SIGNAL as TRACE_SIGNAL
+from judging.signals.trace import reproduced_values, value_in_tool_output
 
 __all__ = [
     "CHART_SIGNALS", "CHART_SOURCE_SIGNALS", "DEFAULT_MAX_PIXELS", "DEFAULT_SIZE",
-    "FIGURE_SIGNALS", "SUPPORTED_FORMATS", "Agreement", "ChartComparison", "ChartPair",
+    "FIGURE_SIGNALS", "SUPPORTED_FORMATS", "TRACE_SIGNAL", "Agreement", "ChartComparison", "ChartPair",
     "ChartReading", "CopyCheck", "PairComparison", "PairSignals", "PixelSignals",
     "TableAgreement", "agreement", "blurred_gray", "chart_readings", "check_copy",
     "compare_charts", "compare_figures", "compare_pair", "diff_image", "edge_f1", "edge_map",
     "load_image", "mean_abs_difference", "measure_chart", "measure_numbers", "measure_pair",
     "normalize_pair", "palette_distance", "phash_distance", "pixel_identical", "read_chart",
-    "read_chart_once", "reading_from_data", "reduce_towards", "render_overlay", "ssim",
-    "table_agreement", "to_gray", "trim_border", "without_reference_lines",
+    "read_chart_once", "reading_from_data", "reduce_towards", "render_overlay",
+    "reproduced_values", "ssim", "table_agreement", "to_gray", "trim_border",
+    "value_in_tool_output", "without_reference_lines",
 ]

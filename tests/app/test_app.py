@@ -23,7 +23,17 @@ from judging.app import (
     load_dataset_folder,
     load_run,
 )
-from judging.app.ui import AppApi, claim_html, consensus_html, leaderboard_table, queue_html
+from judging.app.ui import (
+    CLAIM_COLUMNS,
+    AppApi,
+    claim_html,
+    claim_view,
+    claims_table,
+    consensus_html,
+    leaderboard_table,
+    queue_html,
+    table_widths,
+)
 from judging.cli import main
 from judging.consensus import load_consensus
 from judging.models import ConsensusReport
@@ -84,6 +94,50 @@ def test_consensus_rows_of_a_registry_claim(offline_run: Path, run_data) -> None
         [r.claim.submission_id for r in stage.reproductions]
     assert consensus_rows(run_data, "no/such-claim") == []
     assert consensus_view(run_data, "no/such-claim") is None
+
+
+def test_the_claims_show_the_ai_outcomes_awaiting_review(run_data) -> None:
+    # No calibration trusts the offline judge: every outcome waits for review, and the AI's
+    # shows (the report's pass or fail), not "pending" everywhere.
+    rows = {(r[0], r[1]): dict(zip(CLAIM_COLUMNS, r)) for r in claims_table(run_data)}
+    assert rows[("bob/neurips26-4821-check", OPENED[1])]["outcome"] == \
+        "AI fail, awaiting review"
+    assert rows[OPENED]["figure_match"] == "AI pass, awaiting review"
+    # Natural order of ids: c2 before c10 within a submission.
+    carol = [r[1] for r in claims_table(run_data) if r[0].startswith("carol")]
+    assert carol == [f"iclr27-0137/c{i}" for i in range(1, 6)]
+    bob = next(r for r in run_data.by_submission if r["submission"].startswith("bob"))
+    assert (bob["failed"], bob["ai_failed"]) == (3, 3)
+
+
+def test_the_claim_view_opens_a_claim_and_survives_an_unreadable_figure(
+        run_data, tmp_path: Path) -> None:
+    import copy
+
+    # Nothing chosen: the first claim in natural order, never a blank tab.
+    panel, figures, judgments, _ = claim_view(run_data, None)
+    first = sorted(run_data.claims)[0]
+    assert run_data.claims[first].statement.split()[0] in panel and judgments
+    # One figure cannot be read: the others are shown, with the reason for the missing one.
+    data = copy.deepcopy(run_data)
+    record = data.claims["::".join(OPENED)]
+    broken = tmp_path / "published.png"
+    broken.write_bytes(b"\x89PNG\r\n\x1a\n not an image")
+    record.figures["published"] = broken
+    panel, figures, _, _ = claim_view(data, "::".join(OPENED))
+    assert figures["published"] is None
+    assert figures["reproduced"] == record.figures["reproduced"] and figures["diff"]
+    assert "published: published.png cannot be read" in panel
+
+
+def test_columns_are_as_wide_as_their_headers(run_data) -> None:
+    # Gradio shares the width evenly otherwise, and a narrow column breaks its header a letter
+    # per line (the registry claims' table had 13 columns).
+    rows = leaderboard_table(run_data, by="claim")
+    from judging.resolve import CONSENSUS_COLUMNS
+
+    for column, width in zip(CONSENSUS_COLUMNS, table_widths(CONSENSUS_COLUMNS, rows)):
+        assert int(width.removesuffix("px")) >= len(column) * 8 + 20, (column, width)
 
 
 def test_participant_text_is_escaped(run_data) -> None:
@@ -207,6 +261,9 @@ def test_space_mode_reads_the_published_dataset(offline_run: Path, run_data, tmp
         remote = space.claims[key]
         assert (remote.outcome, remote.upheld, remote.verdict, remote.statement) == \
             (local.outcome, local.upheld, local.verdict, local.statement), key
+        # The AI's outcomes that rank provisionally are published too.
+        assert (remote.ai_outcome, remote.ai_outcomes, remote.outcome_label) == \
+            (local.ai_outcome, local.ai_outcomes, local.outcome_label), key
         assert set(remote.figures) == set(local.figures), key
         for kind, path in local.figures.items():
             assert remote.figures[kind].read_bytes() == path.read_bytes(), (key, kind)

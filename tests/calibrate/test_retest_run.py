@@ -18,7 +18,7 @@ from judging.judges import LLMOptions
 from judging.models import OWN_VERDICT, AnswerStatus, Label
 from judging.rubrics import RubricLibrary
 from judging.run.runner import RunRequest, run_judging
-from judging.rundir import RunStore, drift_report, judgments_with_flags
+from judging.rundir import RunStore, drift_report, judgments_with_flags, read_drift
 from judging.testing.fake_openai import FakeOpenAI
 from tests.conftest import RUBRICS, SubmissionBuilder
 
@@ -172,6 +172,8 @@ def test_a_fingerprint_change_mid_run_is_flagged_and_makes_trust_stale(tmp_path:
                       "fake-judge @ fp_b (x-inference-provider=together)"}
     report = drift_report(lines)
     assert len(report.changes) == 20 and report.served[JUDGE][1].startswith("fake-judge @ fp_b")
+    # The run itself wrote drift.json: the change is flagged on the lines it served.
+    assert read_drift(other) == report
     # `judging resolve` writes drift.json and says so; its flags are merged on read.
     result = CliRunner().invoke(main, ["resolve", str(other), "--calibration",
                                        str(tmp_path / "calibration"), "--rubrics-dir",

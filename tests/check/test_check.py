@@ -97,6 +97,26 @@ def test_an_incomplete_manifest_submission_fails_with_each_missing_piece(
     assert stray and "logs/eval_table1.txt" in stray[0]["detail"]
 
 
+def test_a_named_file_that_is_not_there_is_named(complete_manifest: Path) -> None:
+    # The manifest names them; the files are gone: each missing file is named, not "ok".
+    (complete_manifest / "logs" / "width_sweep.txt").unlink()
+    (complete_manifest / "figures" / "repro_fig3.png").unlink()
+    code, out = run_check(str(complete_manifest))
+    assert code == 1
+    [sub] = out["submissions"]
+    logs = [i for i in sub["items"] if i["item"] == "logs" and i["claim"] == "neurips26-4821/c2"]
+    assert [i["status"] for i in logs] == ["missing"]
+    assert "logs/width_sweep.txt" in logs[0]["detail"] and "not in the submission" in \
+        logs[0]["detail"]
+    figure = [i for i in sub["items"] if i["item"] == "results"
+              and i["claim"] == "neurips26-4821/c1"]
+    assert figure[0]["status"] == "missing" and "figures/repro_fig3.png" in figure[0]["detail"]
+    (complete_manifest / "run.py").unlink()
+    _, out = run_check(str(complete_manifest))
+    [code_item] = [i for i in out["submissions"][0]["items"] if i["item"] == "code"]
+    assert code_item["status"] == "missing" and "run.py" in code_item["detail"]
+
+
 def test_an_unloadable_claim_and_a_missing_source_fail(complete_manifest: Path,
                                                        tmp_path: Path) -> None:
     text = (complete_manifest / "submission.yaml").read_text()

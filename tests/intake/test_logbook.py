@@ -37,14 +37,19 @@ def tk(workspace: Path, *args: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=120)
 
 
-@pytest.fixture(scope="module")
-def made(tmp_path_factory) -> Path:
-    """A workspace built with trackio: a claim page with a failing run and a PNG figure, a
-    TOY-VERIFIED page with a Plotly-like figure (raw data) and a CSV-only figure, a trace."""
+def trackio_or_skip() -> None:
+    """Skip without the trackio CLI; fail when JUDGING_TRACKIO names one that is not there."""
     if trackio_cli() is None:
         if os.environ.get("JUDGING_TRACKIO"):
             pytest.fail(f"JUDGING_TRACKIO={os.environ['JUDGING_TRACKIO']} is not a file")
         pytest.skip("no trackio CLI")
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory) -> Path:
+    """A workspace built with trackio: a claim page with a failing run and a PNG figure, a
+    TOY-VERIFIED page with a Plotly-like figure (raw data) and a CSV-only figure, a trace."""
+    trackio_or_skip()
     ws = tmp_path_factory.mktemp("workspace")
     assert tk(ws, "open", "--no-serve", "--title", "Reproduction: Test paper").returncode == 0
     assert tk(ws, "page", "Claim 1: loss halves").returncode == 0

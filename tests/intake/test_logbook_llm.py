@@ -191,3 +191,68 @@ def test_estimate_sends_no_extraction_call(logbook: Path, fake: FakeOpenAI,
     assert result.exit_code == 0, result.output
     assert fake.calls == 0
     assert f"extract openai:{MODEL}" in result.output
+
+
+def _extraction_or_judge(request: dict) -> dict:
+    from judging.testing.fake_openai import default_policy
+
+    system = next(m["content"] for m in request["messages"] if m["role"] == "system")
+    return _policy(request) if system.startswith("You extract facts") else default_policy(request)
+
+
+@pytest.mark.parametrize("extract", [None, "none"])
+def test_extract_follows_an_llm_judge_unless_none(logbook: Path, tmp_path: Path,
+                                                  extract: str | None) -> None:
+    with FakeOpenAI(_extraction_or_judge) as server:
+        out = tmp_path / "run"
+        result = CliRunner().invoke(main, [
+            "run", str(logbook), "--out", str(out), "--judge", f"openai:{MODEL}",
+            "--base-url", server.url, "--api-key", "sk-test", "--cache-dir",
+            str(tmp_path / "cache"), *(["--extract", extract] if extract else [])])
+        assert result.exit_code == 0, result.output
+        systems = [next(m["content"] for m in r["messages"] if m["role"] == "system")
+                   for r in server.requests]
+    extracted = [s for s in systems if s.startswith("You extract facts")]
+    claims = {json.loads(x)["claim"]["claim_id"]: json.loads(x)["claim"]
+              for x in (out / "claims.jsonl").read_text().splitlines()}
+    if extract is None:
+        assert len(extracted) == 2  # one per claim, the judge's model
+        assert claims["Xyz12345/c1"]["reproduced_value"] == 0.91
+        assert claims["Xyz12345/c1"]["provenance"]["reproduced_value"]["how"] == \
+            f"llm:{MODEL}"
+    else:
+        assert extracted == []
+        assert claims["Xyz12345/c1"].get("reproduced_value") is None
+        assert "needs --extract" in claims["Xyz12345/c1"]["absent"]["reproduced_value"]
+
+
+def test_a_long_page_is_split_and_a_field_that_did_not_fit_is_truncated(
+        tmp_path: Path, monkeypatch) -> None:
+    from judging.intake.logbook import llm
+
+    filler = "".join(f"## Setup {i}\n\nWe describe step {i} of the pipeline at length.\n\n"
+                     for i in range(400))
+    root = tmp_path / "lb"
+    write_page(root, "claim-1-long", "# Claim 1: long" + cell("markdown") + filler
+               + "## Result\n\nThe original work reports 0.93; this run reached 0.91.\n")
+    seen: list[str] = []
+
+    def policy(request: dict) -> dict:
+        user = next(m["content"] for m in request["messages"] if m["role"] == "user")
+        seen.append(user)
+        found = "this run reached 0.91" in user
+        return {"reported_value": None, "toy": None, "scale_note": None, "verdict": None,
+                "reproduced_value": {"value": 0.91, "quote": "this run reached 0.91"}
+                if found else None}
+
+    monkeypatch.setattr(llm, "MAX_PART_CHARS", 4_000)
+    with FakeOpenAI(policy) as server:
+        c1 = _claims(root, tmp_path / "out", _caller(server, tmp_path / "c1"))["lb/c1"]
+        # the part holding the result is the most relevant: sent first, and filled
+        assert "page, part" in seen[0] and "this run reached 0.91" in seen[0]
+        assert c1.reproduced_value == 0.91
+        # the reported value is stated nowhere the LLM was shown in full: not made up
+        assert c1.reported_value is None
+        assert c1.absent["reported_value"].startswith(llm.TRUNCATED)
+        assert len(seen) == llm.MAX_PARTS
+        assert llm.split_parts("x" * 10) == ["x" * 10]

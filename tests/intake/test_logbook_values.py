@@ -88,6 +88,11 @@ def test_labels_from_declared_places_and_a_title_that_is_a_statement() -> None:
     assert heading_label("Falsified") == "Falsified"
     assert heading_label("Claim 2 - Finite optimum") is None
     assert heading_label("Consistent hashing in practice") is None
+    # a verdict word naming what follows is a caption or a section, not a label
+    assert heading_label("Reproduced figure") is None
+    captions = text_labels("**Reproduced figure 3.** below\n\n## Verified claims\n\n"
+                           "**Mechanism reproduced.**\n")
+    assert [lb.text for lb in captions] == ["Mechanism reproduced"]
 
 
 def test_conflicting_labels_are_left_for_the_judge_and_a_change_takes_the_last() -> None:

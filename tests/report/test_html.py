@@ -71,3 +71,28 @@ def test_report_without_not_addressed_records(tmp_path: Path,
     out = tmp_path / "run"
     run_judging(RunRequest(sources=[str(submission.write())], out=out))
     assert "Registry claims not addressed" not in write_html_report(out).read_text()
+
+
+def test_the_summary_says_what_an_incomplete_line_answered_in_natural_order(
+        verdict_rubric) -> None:
+    """An incomplete line's score is the mean of the few criteria answered: the summary says
+    "incomplete: 2 of 7 criteria answered", never "incomplete 1.00 (14%)"; claims in natural
+    order (c2 before c10)."""
+    from judging.models import ClaimKey
+    from judging.report.html import aggregate_text, summary_rows
+    from tests.constructed import _judgment
+
+    claims = [ClaimKey(submission_id="s", claim_id=f"p/c{n}") for n in (10, 2, 1)]
+    answered = {"verdict_consistent": (True, 0.9), "cites_evidence": (True, 0.9)}
+    lines = [_judgment(verdict_rubric, claim, answered) for claim in claims]
+    applicable = sum(a.status.value != "not_applicable" for a in lines[0].answers)
+    assert lines[0].aggregate.outcome.value == "incomplete"
+    assert aggregate_text(lines[0]) == f"incomplete: 2 of {applicable} criteria answered"
+    rows = summary_rows(lines)
+    assert [r["claim"] for r in rows] == ["p/c1", "p/c2", "p/c10"]
+    assert rows[0]["verdict-justification"].startswith("incomplete: 2 of")
+    full = {c.id: ((4 if c.scale.value == "ordinal" else True), 0.9)
+            for c in verdict_rubric.criteria}
+    passed = _judgment(verdict_rubric, claims[0], full)
+    assert aggregate_text(passed).startswith(passed.aggregate.outcome.value + " ")
+    assert aggregate_text(passed).endswith("(100%)")

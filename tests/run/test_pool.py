@@ -156,7 +156,7 @@ def test_a_dead_measuring_process_is_reported_and_costs_only_its_claim(tmp_path:
         builder.figure_claim(claim_id, published=charts[0], reproduced=charts[1])
     out = tmp_path / "run"
     runner = Runner(RunRequest(sources=[str(builder.write())], out=out, rubrics=[FIGURE_MATCH]))
-    runner.pool = MeasurePool(2, task=dies_on_boom)
+    runner.inflight.pool = MeasurePool(2, task=dies_on_boom)
     result = asyncio.run(asyncio.wait_for(runner.run(), timeout=300))
     lines = _by_claim(_lines(out))
     boom = lines[("paper-1/boom", "figure-match")]
@@ -184,7 +184,7 @@ def test_a_hung_measurement_is_stopped_at_the_timeout_and_costs_only_its_claim(
         builder.figure_claim(claim_id, published=charts[0], reproduced=charts[1])
     out = tmp_path / "run"
     runner = Runner(RunRequest(sources=[str(builder.write())], out=out, rubrics=[FIGURE_MATCH]))
-    runner.pool = MeasurePool(2, task=hangs_on_slow, timeout=20)
+    runner.inflight.pool = MeasurePool(2, task=hangs_on_slow, timeout=20)
     result = asyncio.run(asyncio.wait_for(runner.run(), timeout=300))
     lines = _by_claim(_lines(out))
     slow = lines[("paper-1/slow", "figure-match")]
@@ -259,10 +259,10 @@ def test_workers_that_cannot_start_stop_the_run_with_the_reason_and_a_rerun_resu
     source = str(builder.write())
     out = tmp_path / "run"
     runner = Runner(RunRequest(sources=[source], out=out, rubrics=[FIGURE_MATCH, VERDICT]))
-    runner.pool = MeasurePool(2, initializer=cannot_start, timeout=60)
+    runner.inflight.pool = MeasurePool(2, initializer=cannot_start, timeout=60)
     with pytest.raises(MeasuringUnavailable, match="cannot start here"):
         asyncio.run(asyncio.wait_for(runner.run(), timeout=300))
-    assert runner.pool.barren == MAX_BARREN_POOLS
+    assert runner.inflight.pool.barren == MAX_BARREN_POOLS
     info = json.loads((out / "run.json").read_text())
     invocation = info["invocations"][-1]
     assert invocation["status"] == "failed"

@@ -91,6 +91,17 @@ def test_without_create_a_missing_run_is_refused(tmp_path: Path) -> None:
         RunStore.open(tmp_path / "empty", create=False)
 
 
+def test_a_submission_folder_is_not_suggested_as_a_run_directory() -> None:
+    # `judging app SUBMISSION_FOLDER` (or report, resolve...): the way out is a run directory
+    # of its own, never `--out SUBMISSION_FOLDER`, which would write a run into the submission.
+    folder = SUBMISSIONS / "alice-neurips26-4821"
+    with pytest.raises(RunStoreError) as raised:
+        RunStore.open(folder, create=False)
+    message = str(raised.value)
+    assert "a submission?" in message and f"--out {folder}" not in message
+    assert f"judging run {folder} --out runs/alice-neurips26-4821" in message
+
+
 @pytest.mark.parametrize("content", ['{"name": "another tool"}', "not json at all"])
 def test_run_json_of_another_tool_is_refused(tmp_path: Path, content: str) -> None:
     (tmp_path / RUN_JSON).write_text(content)

@@ -30,6 +30,7 @@ from judging.intake.logbook.claims import (
     kind_of,
     materialize,
     paper_id,
+    readme_labels,
     scale_notes,
     statement,
     submission_id,
@@ -38,6 +39,7 @@ from judging.intake.logbook.extract import (
     VALUE_PLACES,
     VERDICT_PLACES,
     VERDICT_TABLE,
+    Extraction,
     map_verdict,
 )
 from judging.intake.logbook.figures import Figure
@@ -86,7 +88,7 @@ def fill_with_llm(found: list[FoundClaim], ask: StructuredAsk, *, paper: str
     return [llm_fill(claim.extraction, ask, page_text=claim.page.text, prose=claim.prose,
                      statement=statement(claim) or claim.title,
                      claim_ref=f"{paper}/{claim.local_id}")
-            for claim in found if claim.page.error is None]
+            for claim in found if claim.page.error is None and claim.place != "absent page"]
 
 
 def load_logbook(folder: Path | str, *, out_dir: Path, registry: Registry | None = None,
@@ -109,6 +111,10 @@ def load_logbook(folder: Path | str, *, out_dir: Path, registry: Registry | None
     if pid is None:
         warnings.append(f"paper id: {pid_from}; the submission id stands in")
         pid = re.sub(r"[^A-Za-z0-9._-]+", "-", sid.split("/")[-1]) or "unknown-paper"
+    canonical = registry.canonical(pid) if registry is not None else None
+    if canonical is not None and canonical != pid:
+        warnings.append(f"paper id: {pid} ({pid_from}) is {canonical} in the registry")
+        pid = canonical
     who = agent(logbook)
     header = SubmissionHeader(
         submission_id=sid, paper_id=pid, paper_title=(logbook.title[:500] or None),
@@ -129,6 +135,7 @@ def load_logbook(folder: Path | str, *, out_dir: Path, registry: Registry | None
         fill_with_llm(found, extractor, paper=pid)
     shared = materialize(logbook, found, out_dir)
     scope = scale_notes(logbook)
+    readme = readme_labels(logbook.readme) if logbook.readme_outside else {}
     for warning in warnings:
         log.warning("%s: %s", sid, warning)
     seen: set[str] = set()
@@ -145,8 +152,17 @@ def load_logbook(folder: Path | str, *, out_dir: Path, registry: Registry | None
             continue
         seen.add(claim_id)
         try:
-            loaded.claims.append(_to_claim_input(claim, claim_id, origin, header, out_dir,
-                                                 registry, shared, warnings, scope))
+            claim_input = _to_claim_input(claim, claim_id, origin, header, out_dir,
+                                          registry, shared, warnings, scope)
+            other = readme.get(claim.number) if claim.number is not None else None
+            if other is not None and claim_input.claim.verdict is not None and \
+                    other.mapped.verdict not in (None, claim_input.claim.verdict):
+                claim_input.flags.append(Flag(
+                    name="readme_disagrees",
+                    detail=(f"the repository README gives claim {claim.number} the label "
+                            f"{other.text!r} ({other.quote}); the logbook's verdict "
+                            f"{claim_input.claim.verdict.value} stands")[:4000]))
+            loaded.claims.append(claim_input)
         except (ValidationError, UnsafePathError, ValueError) as exc:
             loaded.problems.append(ClaimProblem(submission_id=sid, claim_id=claim_id,
                                                 index=index, manifest=str(claim.page.path),
@@ -250,19 +266,11 @@ def _to_claim_input(found: FoundClaim, claim_id: str, origin: str, header: Submi
                           detail="a logbook carries no published figure and no registry claim "
                                  "gives one: figure-match is not applicable; the verdict rubric "
                                  "judges the claim"))
-    if ex.contradiction is not None:
-        flags.append(Flag(name="self_contradiction",
-                          detail=f"the page contradicts itself: {ex.contradiction[0]!r} vs "
-                                 f"{ex.contradiction[1]!r}"[:4000]))
-    if ex.changed is not None:
-        flags.append(Flag(name="verdict_changed",
-                          detail=f"the verdict changes down the page: {ex.changed[0]!r}, later "
-                                 f"{ex.changed[1]!r}; the last is taken"[:4000]))
+    flags += extraction_flags(ex, "page")
     for warning in found.warnings:
-        flags.append(Flag(name="page_absent" if warning.startswith("page absent")
-                          else "logbook_warning", detail=warning[:4000]))
-    if ex.toy:
-        flags.append(Flag(name="toy", detail=scale or "toy"))
+        name = ("page_absent" if warning.startswith("page absent") else "figure_reused"
+                if warning.startswith("figure reused") else "logbook_warning")
+        flags.append(Flag(name=name, detail=warning[:4000]))
     slug = found.page.slug
     page_warnings = [w for w in warnings if f"pages/{slug}/" in w or f"page {slug}:" in w
                      or f"page {slug!r}" in w]
@@ -271,6 +279,24 @@ def _to_claim_input(found: FoundClaim, claim_id: str, origin: str, header: Submi
     return claim_input.model_copy(update={"flags": flags, "origin": origin,
                                           "key": ClaimKey(submission_id=header.submission_id,
                                                           claim_id=claim_id)})
+
+
+def extraction_flags(ex: Extraction, where: str) -> list[Flag]:
+    """The flags of what the extractor read: labels that contradict each other, a verdict that
+    changed down the `where` (page, report), a toy scale."""
+    flags = []
+    if ex.contradiction is not None:
+        flags.append(Flag(name="self_contradiction",
+                          detail=f"the {where} contradicts itself: {ex.contradiction[0]!r} vs "
+                                 f"{ex.contradiction[1]!r}"[:4000]))
+    if ex.changed is not None:
+        flags.append(Flag(name="verdict_changed",
+                          detail=f"the verdict changes down the {where}: {ex.changed[0]!r}, "
+                                 f"later {ex.changed[1]!r}; the last is taken"[:4000]))
+    if ex.toy:
+        scale = f"toy: {ex.toy_quote}" if ex.toy_quote else ex.scale_note
+        flags.append(Flag(name="toy", detail=scale or "toy"))
+    return flags
 
 
 def _scripts(found: FoundClaim, out_dir: Path) -> list[str]:

@@ -29,6 +29,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from judging.hashing import file_sha256
 from judging.intake.logbook.extract import (
     VALUE_PLACES,
     VERDICT_PLACES,
@@ -246,7 +247,8 @@ def index_page(logbook: Logbook) -> Page | None:
     `## Pages`)."""
     if not logbook.index_text.strip():
         return None
-    page = Page(slug="index", path=logbook.root / "pages" / "index.md", text=logbook.index_text)
+    page = Page(slug="index", path=logbook.root / "pages" / "index.md", text=logbook.index_text,
+                origin=logbook.index_origin)
     try:
         page.title, page.cells, page.has_markers = parse_cells(logbook.index_text, page.warnings)
     except ValueError as exc:
@@ -316,6 +318,10 @@ def _page_claims(logbook: Logbook, context: _Context) -> list[FoundClaim]:
     for page in candidates:
         if page.slug not in judged:
             continue
+        sections = _section_claims(page, context) if page.error is None else []
+        if len({c.number for c in sections}) >= 2:
+            found += sections  # two claims on one page: each of its `## Claim N` sections
+            continue
         number, quote = numbers[page.slug]
         title = page.title or page.manifest_title or page.slug
         claim = FoundClaim(page, number, None, page_prose(page) if page.error is None else "",
@@ -324,6 +330,17 @@ def _page_claims(logbook: Logbook, context: _Context) -> list[FoundClaim]:
             _extract_page(claim, context)
         found.append(claim)
     have = {c.number for c in found if c.number is not None}
+    if len(have) < len([c for c in found if c.number is not None]):
+        seen: set[int] = set()
+        for claim in list(found):
+            if claim.number is None:
+                continue
+            if claim.number in seen:  # a section numbered like another page's claim
+                found.remove(claim)
+                logbook.warnings.append(
+                    f"{claim.page.slug}: a second claim numbered {claim.number} (section "
+                    f"{claim.row}): not judged")
+            seen.add(claim.number)
     for text, slug in logbook.index_links:
         if slug not in logbook.absent:
             continue
@@ -476,23 +493,41 @@ def _section_claims(page: Page, context: _Context) -> list[FoundClaim]:
     return found
 
 
+def readme_labels(readme: str) -> dict[int, Label]:
+    """The verdict labels a repository README gives per claim number (its claims tables), to
+    compare with the logbook's (a README written later may disagree)."""
+    text = re.sub(r"\A---\n.*?\n---\n", "", readme, flags=re.DOTALL)
+    out: dict[int, Label] = {}
+    for number, label, raw in numbered_rows(text):
+        out.setdefault(number, Label(label, raw, "README", 3, elsewhere=True))
+    return out
+
+
+def numbered_rows(text: str) -> list[tuple[int, str, str]]:
+    """(claim number, verdict label, the verbatim row) of the numbered rows of the claims
+    tables of `text`."""
+    out = []
+    for header, rows, raws in _tables(text):
+        verdict_col = _claims_table(header, rows)
+        if verdict_col is None:
+            continue
+        for row, raw in zip(rows, raws, strict=False):
+            m = _ROW_NUMBER.match(row[0]) if row else None
+            label = cell_label(row[verdict_col]) if len(row) > verdict_col else None
+            if m is not None and label is not None:
+                out.append((int(m.group("n")), label, raw.strip()))
+    return out
+
+
 # --- each claim's labels and values ---------------------------------------------------------
 
 def _context(pages: list[Page]) -> _Context:
     context = _Context()
     for page in pages:
-        for header, rows, raws in _tables(page_prose(page)):
-            verdict_col = _claims_table(header, rows)
-            if verdict_col is None:
-                continue
-            for row, raw in zip(rows, raws, strict=False):
-                m = _ROW_NUMBER.match(row[0]) if row else None
-                label = cell_label(row[verdict_col]) if len(row) > verdict_col else None
-                if m is None or label is None:
-                    continue
-                context.table_labels.setdefault(int(m.group("n")), []).append(
-                    (page.slug, Label(label, raw.strip(), f"claims table on {page.slug}", 3,
-                                      elsewhere=True)))
+        for number, label, raw in numbered_rows(page_prose(page)):
+            context.table_labels.setdefault(number, []).append(
+                (page.slug, Label(label, raw, f"claims table on {page.slug}", 3,
+                                  elsewhere=True)))
         for i, cell in enumerate(page.cells):
             if not cell.is_run:
                 continue
@@ -524,12 +559,17 @@ def machine_labels(output: str, *, cell: int | None = None, time: str | None = N
         except ValueError:
             pass
     for data, raw in datas:
+        lines = raw.splitlines()
         for number, key, label in _json_claim_statuses(data):
-            quote = next((ln.strip() for ln in raw.splitlines() if f'"{key}"' in ln),
-                         f'"{key}"')
-            if label in quote or f'"{key}": {{' in quote:
-                out.append((number, Label(label, quote, f"run output JSON on {where}", 4, 0,
-                                          time, cell, elsewhere=True)))
+            # the quote: from the key's line to the line of its status (verbatim lines)
+            start = next((i for i, ln in enumerate(lines) if f'"{key}"' in ln), None)
+            if start is None:
+                continue
+            stop = next((i for i in range(start, min(start + 12, len(lines)))
+                         if f'"{label}"' in lines[i] or label in lines[i]), start)
+            quote = "\n".join(lines[start:stop + 1]).strip()
+            out.append((number, Label(label, quote, f"run output JSON on {where}", 4, 0,
+                                      time, cell, elsewhere=True)))
     return out
 
 
@@ -551,6 +591,12 @@ def _json_claim_statuses(data: object, depth: int = 0) -> list[tuple[int, str, s
         elif isinstance(value, dict):
             out += _json_claim_statuses(value, depth + 1)
     return out
+
+
+def extract_page(claim: FoundClaim, *, verdict_places: frozenset[str] = VERDICT_PLACES,
+                 value_places: frozenset[str] = VALUE_PLACES) -> None:
+    """A claim page's verdict and values from its own declared places (no other page's)."""
+    _extract_page(claim, _Context(verdict_places=verdict_places, value_places=value_places))
 
 
 def _extract_page(claim: FoundClaim, context: _Context) -> None:
@@ -640,7 +686,31 @@ def materialize(logbook: Logbook, claims: list[FoundClaim], out_dir: Path) -> li
     for claim in claims:
         figs, logs = per_page.get(claim.page.slug, ([], []))
         claim.figures, claim.logs = [f for f in figs if not f.poster], logs
+    _reused_figures(per_page, claims, out_dir)
     return shared
+
+
+def _reused_figures(per_page: dict[str, tuple[list[Figure], list[RunLog]]],
+                    claims: list[FoundClaim], out_dir: Path) -> None:
+    """A decoded image that several pages show (a composite summary figure pasted on every
+    claim page) is not specific to any of them: each claim showing it gets a warning."""
+    pages_of: dict[str, set[str]] = {}
+    digest_of: dict[str, str] = {}
+    for slug, (figs, _) in per_page.items():
+        for fig in figs:
+            if fig.status == DECODED and fig.path and not fig.poster:
+                digest = file_sha256(out_dir / fig.path) or fig.path
+                digest_of[fig.path] = digest
+                pages_of.setdefault(digest, set()).add(slug)
+    for claim in claims:
+        chart = decoded_chart(claim)
+        if chart is None or chart.path is None:
+            continue
+        pages = pages_of.get(digest_of.get(chart.path, ""), set())
+        if len(pages) > 1:
+            others = ", ".join(sorted(pages - {claim.page.slug}))
+            claim.warnings.append(f"figure reused: the same image is on pages {others} too; it "
+                                  f"is not specific to this claim")
 
 
 def decoded_chart(claim: FoundClaim) -> Figure | None:

@@ -256,7 +256,7 @@ def _short_label(label: str) -> bool:
     .**", "**Not verified.**") or opens in capitals ("**PARTIAL / BLOCKED, with an exact scope
     qualification.**")."""
     words = label.split()
-    if not words or label.rstrip().endswith("?"):
+    if not words or label.rstrip().endswith("?") or _NOUN_AFTER.match(label):
         return False
     if len(words) <= 3 and _LABEL_OPENING.search(label):
         return True  # "**Mechanism reproduced.**"
@@ -280,7 +280,7 @@ def text_labels(text: str, *, tier_bold: int = 2, cell: int | None = None,
             out.append(Label(label, m.group(0).strip(), "verdict heading", 1,
                              offset + m.start(), time, cell))
     for m in _HEADING.finditer(text):
-        label = heading_label(m.group("t"))
+        label = heading_label(m.group("t"), bare=False)
         if label is not None and not re.match(r"(?i)\s*(?:final\s+|overall\s+)?verdict\b",
                                               m.group("t")):
             out.append(Label(label, m.group(0).strip(), "heading", 1, offset + m.start(),
@@ -294,15 +294,24 @@ def text_labels(text: str, *, tier_bold: int = 2, cell: int | None = None,
     return _dedupe(out)
 
 
-def heading_label(title: str) -> str | None:
-    """The label of a title or heading, when it is one: "Verdict: X", a bare label of at most
-    three words ("Falsified"), "Claim 1 — verified", or an upper-case verdict word."""
+#: A verdict word naming what follows it is a caption or a section, not a label:
+#: "Reproduced figure", "Verified claims", "Consistent hashing".
+_NOUN_AFTER = re.compile(r"(?i)^\W*\w+(?:[\s-]+\w+)?[\s-]+(?:figures?|tables?|plots?|charts?|"
+                         r"curves?|images?|diagrams?|results?|numbers|values|setup|runs?|code|"
+                         r"claims?|hashing|estimators?|data(?:sets?)?)\b")
+
+
+def heading_label(title: str, *, bare: bool = True) -> str | None:
+    """The label of a title or heading, when it is one: "Verdict: X", "Claim 1 — verified", an
+    upper-case verdict word, or (`bare`, cell titles) a bare label of at most three words
+    ("Falsified", not "Reproduced figure"); a Markdown heading "## Verified claims" names a
+    section, so headings are read with `bare=False`."""
     clean = _clean_label(title)
     m = re.match(r"(?i)" + _LABEL_KEY + r"\s*[:\u2014-]\s*(?P<l>.+)$", clean)
     if m and _labelish(_clean_label(m.group("l"))):
         return _clean_label(m.group("l"))
-    if len(clean.split()) <= 3 and map_verdict(clean).verdict is not None \
-            and _LABEL_OPENING.match(clean):
+    if bare and len(clean.split()) <= 3 and map_verdict(clean).verdict is not None \
+            and _LABEL_OPENING.match(clean) and not _NOUN_AFTER.match(clean):
         return clean
     m = _CLAIM_THEN_LABEL.match(clean)
     if m and _LABEL_OPENING.match(_clean_label(m.group("label"))):
@@ -360,7 +369,8 @@ VERDICT_PLACES = frozenset({
     "run printout", "run output JSON", "short_description"})
 #: The kinds of declared place a value is read from (`Value.place`).
 VALUE_PLACES = frozenset({"table cell", "results table", "run output key=value",
-                          "run output JSON", "results file", "sentence pairing both"})
+                          "run output JSON", "results file", "log key=value",
+                          "sentence pairing both"})
 
 
 def place_kind(place: str) -> str:

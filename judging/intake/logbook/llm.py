@@ -142,20 +142,96 @@ def _on_page(quote: str, page_text: str) -> str | None:
     return quote if quote and quote in page_text else None
 
 
+#: A claim's text is sent whole up to this many characters (about 15k tokens); a longer one is
+#: split at its headings and paragraphs into parts of at most this size, never cut silently.
+MAX_PART_CHARS = 60_000
+#: At most this many parts of one claim's text are sent, the most relevant first (a part with a
+#: Verdict / Result / Conclusion label, a paper-versus-measured statement); a field none of them
+#: states, while parts were left unsent, is absent with the reason `TRUNCATED`.
+MAX_PARTS = 3
+TRUNCATED = "truncated"
+_RELEVANT = re.compile(r"(?im)^[#>*_ \t-]*(?:final\s+)?(?:verdict|result|conclusion|outcome|"
+                       r"assessment|status|summary)\b|\b(?:paper|reported|we\s+measured?|"
+                       r"reproduced|toy|scale)\b")
+
+
+def split_parts(text: str, limit: int | None = None) -> list[str]:
+    """`text` in parts of at most `limit` characters (default `MAX_PART_CHARS`), cut at
+    headings, else at blank lines, else (a paragraph longer than `limit`) at line ends or
+    `limit`."""
+    limit = limit or MAX_PART_CHARS
+    if len(text) <= limit:
+        return [text]
+    blocks = re.split(r"(?m)(?=^#{1,4}[ \t])", text)
+    pieces: list[str] = []
+    for block in blocks:
+        if len(block) <= limit:
+            pieces.append(block)
+            continue
+        for para in re.split(r"(?<=\n\n)", block):
+            while len(para) > limit:
+                cut = para.rfind("\n", 0, limit)
+                cut = cut if cut > limit // 2 else limit
+                pieces.append(para[:cut])
+                para = para[cut:]
+            pieces.append(para)
+    parts: list[str] = []
+    current = ""
+    for piece in pieces:
+        if current and len(current) + len(piece) > limit:
+            parts.append(current)
+            current = ""
+        current += piece
+    if current:
+        parts.append(current)
+    return parts
+
+
+def _relevance(part: str) -> int:
+    return len(_RELEVANT.findall(part))
+
+
 def llm_fill(ex: Extraction, ask: StructuredAsk, *, page_text: str, prose: str,
              statement: str, claim_ref: str) -> LLMOutcome:
-    """Fill `ex`'s missing fields from the LLM's answer, in place; every kept field's quote is on
-    the page. Fields found by the deterministic extractor are never touched."""
+    """Fill `ex`'s missing fields from the LLM's answers, in place; every kept field's quote is on
+    the page. Fields found by the deterministic extractor are never touched. A long text is sent
+    in parts (`split_parts`), the most relevant first, at most `MAX_PARTS` of them."""
     outcome = LLMOutcome()
-    missing = missing_fields(ex)
-    if not missing:
+    if not missing_fields(ex):
         return outcome
+    parts = split_parts(prose)
+    order = sorted(range(len(parts)), key=lambda i: -_relevance(parts[i]))[:MAX_PARTS]
+    for i in order:
+        missing = missing_fields(ex)
+        if not missing:
+            break
+        name = "page" if len(parts) == 1 else f"page, part {i + 1} of {len(parts)}"
+        if not _fill_from(ex, ask, outcome, page_text=page_text, part=(name, parts[i]),
+                          statement=statement, claim_ref=claim_ref, missing=missing):
+            return outcome
+    left = len(parts) - len(order)
+    for name in missing_fields(ex):
+        if name in ("reported_value", "reproduced_value", "verdict") and outcome.asked \
+                and name not in outcome.rejected and outcome.error is None:
+            if left > 0:
+                ex.absent[name] = (f"{TRUNCATED}: the text is {len(prose):,} characters, sent "
+                                   f"in {len(order)} of {len(parts)} parts; the parts sent "
+                                   f"do not state it")
+            else:
+                ex.absent[name] = f"{ex.absent.get(name, 'not found')}; {NOT_STATED}"
+    return outcome
+
+
+def _fill_from(ex: Extraction, ask: StructuredAsk, outcome: LLMOutcome, *, page_text: str,
+               part: tuple[str, str], statement: str, claim_ref: str,
+               missing: list[str]) -> bool:
+    """One call on one part of the text; False when the call failed (no further call)."""
     answer = ask(system=SYSTEM, instructions=instructions(claim_ref, statement, missing),
-                 documents=[("claim statement", statement), ("page", prose)],
+                 documents=[("claim statement", statement), part],
                  answer_model=ExtractedFields)
     how = f"llm:{ask.model}"
     outcome.asked = True
-    outcome.cached = bool(getattr(answer, "cached", False))
+    outcome.cached = outcome.cached or bool(getattr(answer, "cached", False))
     error = getattr(answer, "error", None)
     parsed = getattr(answer, "parsed", None)
     if error or parsed is None:
@@ -164,18 +240,19 @@ def llm_fill(ex: Extraction, ask: StructuredAsk, *, page_text: str, prose: str,
         for name in missing:
             if name in ("reported_value", "reproduced_value", "verdict"):
                 ex.absent[name] = reason
-        return outcome
+        return False
     try:
         fields = ExtractedFields.model_validate(parsed)
     except ValidationError as exc:  # the caller validated it already; be safe anyway
         outcome.error = f"the answer does not fit the schema: {exc.errors()[0]['msg']}"
-        return outcome
+        return False
 
     def keep(name: str, quote: str) -> None:
         ex.provenance[name] = FieldProvenance(
             how=how, quote=quote[:4000], model=ask.model,
             request_hash=getattr(answer, "request_hash", None), cached=outcome.cached)
         ex.absent.pop(name, None)
+        outcome.rejected.pop(name, None)
         outcome.filled.append(name)
 
     def reject(name: str, reason: str) -> None:
@@ -185,8 +262,6 @@ def llm_fill(ex: Extraction, ask: StructuredAsk, *, page_text: str, prose: str,
     for name in missing:
         item = getattr(fields, name)
         if item is None:
-            if name in ("reported_value", "reproduced_value", "verdict"):
-                ex.absent[name] = f"{ex.absent.get(name, 'not found')}; {NOT_STATED}"
             continue
         quote = _on_page(item.quote, page_text)
         if quote is None:
@@ -221,4 +296,4 @@ def llm_fill(ex: Extraction, ask: StructuredAsk, *, page_text: str, prose: str,
             if note:
                 ex.scale_note = f"{note} (quote: {quote})"[:4000]
                 keep(name, quote)
-    return outcome
+    return True

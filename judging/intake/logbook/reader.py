@@ -112,6 +112,10 @@ class Logbook:
     """(link text, slug) of every page the index links, in index order (missing pages too)."""
     absent: list[str] = field(default_factory=list)
     """Slugs the followed order lists whose page folder is not there."""
+    readme_outside: bool = False
+    """`readme` is a repository's README around the logbook (not the published Space's own)."""
+    index_origin: str | None = None
+    """The file shown for the index page when it is not `pages/index.md` (a Space's README)."""
 
 
 def _is_root(folder: Path) -> bool:
@@ -265,9 +269,11 @@ def read_logbook(folder: Path) -> Logbook:
     metadata = _read_json(root.parent / "metadata.json", folder) \
         if root.parent.name == ".trackio" else {}
     readme = ""
+    readme_outside = False
     for candidate in (root / "README.md", root.parent.parent / "README.md", folder / "README.md"):
         if candidate.is_file() and _inside(candidate, folder):
             readme = _read_text(candidate)
+            readme_outside = candidate.parent != root
             break
     pages_dir = root / "pages"
     index_text = _read_text(pages_dir / "index.md") if _inside(pages_dir / "index.md", root) \
@@ -315,7 +321,8 @@ def read_logbook(folder: Path) -> Logbook:
         str(manifest.get("title") or "")
     return Logbook(root=root, folder=folder, manifest=manifest, metadata=metadata, readme=readme,
                    index_text=index_text, title=title, pages=pages, order_from=order_from,
-                   warnings=warnings, index_links=links, absent=absent)
+                   warnings=warnings, index_links=links, absent=absent,
+                   readme_outside=readme_outside)
 
 
 def index_links(text: str) -> list[tuple[str, str]]:

@@ -166,7 +166,8 @@ class FormatChain:
     from the next one."""
 
     def __init__(self, fixed: str):
-        self.modes: tuple[ResponseMode, ...] = FALLBACK_CHAIN if fixed == "auto" else (fixed,)  # type: ignore[assignment]
+        self.modes: tuple[ResponseMode, ...] = \
+            FALLBACK_CHAIN if fixed == "auto" else (fixed,)  # type: ignore[assignment]
         self.index = 0
 
     @property

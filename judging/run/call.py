@@ -1,0 +1,126 @@
+"""The judges of a run and the calls that turn a work item into its judgment line: one bound on
+the calls in flight shared by every judge (--concurrency), one HTTP connection pool, one budget,
+the LLM extractor the logbook importer is given. Every failure of measuring or judging becomes an
+error line with its reason; only what stops the run (`RunStopped`) is raised."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+
+from judging.errors import JudgingError, RunStopped
+from judging.judges import Budget, EndpointClient, JudgeTask, make_judge, structured_caller
+from judging.models import AnswerStatus, ClaimInput, Judgment, LineStatus, Signal
+from judging.rules import CONSENSUS_AGREES
+from judging.run.audit import reads_consensus
+from judging.run.lines import WorkItem, build_judgment, unscored_all
+from judging.run.measure import Measurement
+from judging.run.pool import MeasureWorkerDied
+from judging.run.request import Estimate, RunRequest
+
+log = logging.getLogger(__name__)
+
+
+class Calls:
+    """The judges of one run, and `line(item)`: a work item's judgment line."""
+
+    def __init__(self, request: RunRequest, *, run_id: str,
+                 measure: Callable[[ClaimInput], Awaitable[Measurement]],
+                 consensus_fact: Callable[[ClaimInput], Signal]):
+        llm = request.llm
+        self.run_id = run_id
+        self.measure = measure
+        self.consensus_fact = consensus_fact
+        self.budget = Budget(llm.max_cost) if llm.max_cost is not None else None
+        # One bound on the calls in flight, shared by every judge of the run (--concurrency).
+        limiter = asyncio.Semaphore(max(1, request.concurrency))
+        # Tasks past their measurement: twice the call bound, so that the next prompts are built
+        # while calls are in flight, without building all of a large run's prompts at once.
+        self.window = asyncio.Semaphore(2 * max(1, request.concurrency))
+        # One HTTP connection pool for every LLM judge of the run, sized to that bound.
+        self.endpoint = EndpointClient(llm, connections=request.concurrency)
+        self.judges = [make_judge(spec, llm=llm, budget=self.budget, limiter=limiter,
+                                  endpoint=self.endpoint) for spec in request.judges]
+        # The LLM extractor is built here (judges' client, cache, budget) and injected into the
+        # logbook importer, which sits below judges and cannot import it.
+        self.extractor = structured_caller(request.extract, llm, budget=self.budget) \
+            if request.extract else None
+
+    def error_line(self, item: WorkItem, measurement: Measurement, reason: str, *,
+                   final: bool = True) -> Judgment:
+        return build_judgment(item, run_id=self.run_id, measurement=measurement,
+                              answers=unscored_all(item.rubric, reason),
+                              status=LineStatus.error, reason=reason, final=final)
+
+    async def task(self, item: WorkItem) -> tuple[JudgeTask, Measurement] | Judgment:
+        """What the judge is shown for an item (its claim measured, with the measurement the
+        line records), or the item's error line."""
+        try:
+            measurement = await self.measure(item.claim)
+        except RunStopped:
+            raise  # no figure can be measured here: stop the run (a rerun resumes)
+        except MeasureWorkerDied as exc:  # not this claim's fault, maybe: a rerun tries again
+            return self.error_line(item, Measurement(), f"signals could not be computed: {exc}",
+                                   final=False)
+        except Exception as exc:  # recorded on this claim's lines; the batch goes on
+            log.exception("measuring %s failed", item.claim.key)
+            return self.error_line(item, Measurement(), f"signals could not be computed: "
+                                                        f"{type(exc).__name__}: {exc}")
+        if item.rubric.applies_to == "figure" and measurement.figure_error:
+            return self.error_line(item, measurement,
+                                   f"figure cannot be judged: {measurement.figure_error}")
+        if reads_consensus(item.rubric):
+            # The fact is recorded on the line like any signal (provenance), not in the
+            # claim's shared measurement.
+            measurement = replace(measurement, signals={
+                **measurement.signals, CONSENSUS_AGREES: self.consensus_fact(item.claim)})
+        return JudgeTask(claim=item.claim, rubric=item.rubric, signals=measurement.signals,
+                         images=measurement.images, sample=item.sample,
+                         swapped=item.swapped), measurement
+
+    async def line(self, item: WorkItem) -> Judgment:
+        """One judgment line; every failure becomes an error line with its reason."""
+        prepared = await self.task(item)
+        if isinstance(prepared, Judgment):
+            return prepared
+        task, measurement = prepared
+        async with self.window:
+            try:
+                result = await item.judge(task)
+            except RunStopped:
+                raise  # the judge cannot work at all: stop the run
+            except JudgingError as exc:
+                return self.error_line(item, measurement, str(exc))
+            except Exception as exc:  # a judge bug must not sink the batch; it is logged loudly
+                log.exception("judge %s failed on %s", item.judge.spec, item.claim.key)
+                return self.error_line(item, measurement, f"internal error in judge "
+                                       f"{item.judge.spec}: {type(exc).__name__}: {exc}")
+        scored = any(a.status is AnswerStatus.scored for a in result.answers)
+        reason = None if scored else (result.error or "no criterion could be answered by this "
+                                                      "judge")
+        return build_judgment(
+            item, run_id=self.run_id, measurement=measurement,
+            answers=result.answers, status=LineStatus.scored if scored else LineStatus.unscored,
+            reason=reason, final=result.final, settings_used=result.settings_used,
+            request_hash=result.request_hash, raw_answer=result.raw_answer, usage=result.usage,
+            latency_s=result.latency_s, cost_usd=result.cost_usd, cached=result.cached)
+
+    def extract_estimate(self) -> Estimate | None:
+        """What the extractor's requests a dry run did not send would cost."""
+        if self.extractor is None:
+            return None
+        stats = self.extractor.stats
+        cost = self.extractor.dry_cost()
+        return Estimate(judge=f"extract {self.extractor.spec}", calls=stats.dry,
+                        cached=stats.cached, prompt_tokens=stats.dry_prompt_tokens,
+                        completion_tokens=stats.dry_completion_tokens, cost_usd=cost or 0.0,
+                        priced=cost is not None)
+
+    async def aclose(self) -> None:
+        for judge in self.judges:
+            close = getattr(judge, "aclose", None)
+            if close is not None:
+                await close()
+        await self.endpoint.aclose()
