@@ -230,16 +230,23 @@ def _print_calibration(result) -> None:
     table = Table(title=f"{artifact.judge} on {artifact.rubric} — {artifact.labels.used} "
                         f"{source} label(s)"
                         f"{'' if artifact.labels.blind_only else ', anchored included'}")
-    for column in ("criterion", "decision", "n", "coverage", "F1 [95%]", "kappa", "humans α",
-                   "threshold", "saved"):
+    for column in ("criterion", "decision", "n", "coverage", "F1 (accuracy*) [95%]",
+                   "TPR / TNR low", "kappa", "retest α", "humans α", "threshold", "saved"):
         table.add_column(column)
     for c in [*artifact.criteria, *([artifact.pooled] if artifact.pooled else [])]:
-        interval = "" if not c.f1_interval else \
-            f" [{c.f1_interval[0]:.2f}, {c.f1_interval[1]:.2f}]"
+        categorical = c.scale == "categorical"
+        value, found = (c.accuracy, c.accuracy_interval) if categorical else (c.f1, c.f1_interval)
+        interval = "" if not found else f" [{found[0]:.2f}, {found[1]:.2f}]"
+        lows = "-" if categorical else \
+            f"{_num(c.tpr_interval[0] if c.tpr_interval else None, 2)} / " \
+            f"{_num(c.tnr_interval[0] if c.tnr_interval else None, 2)}"
         table.add_row(c.criterion,
                       "[green]trusted[/]" if c.decision == "trusted" else "[yellow]needs humans[/]",
-                      str(c.support), _num(c.coverage, 2), _num(c.f1, 2) + interval,
-                      _num(c.kappa, 2), _num(c.humans.alpha if c.humans else None, 2),
+                      str(c.support), _num(c.coverage, 2),
+                      ("*" if categorical and value is not None else "") + _num(value, 2)
+                      + interval, lows, _num(c.kappa, 2),
+                      _num(c.retest.alpha if c.retest else None, 2),
+                      _num(c.humans.alpha if c.humans else None, 2),
                       _num(c.confidence_threshold, 2), _num(c.work_saved, 2))
     console.print(table)
     if source == "construction":
