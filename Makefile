@@ -32,7 +32,8 @@ DEMO_REVIEWER_PASSWORD ?= reviewer-demo-1
 # System packages: command (or a file glob) -> Debian package. Tesseract's English model is what
 # the chart reader's OCR needs (the tesseract library itself ships in the tesserocr wheel).
 TESSDATA := /usr/share/tesseract-ocr/*/tessdata/eng.traineddata
-DEMO_SYSTEM_PACKAGES := $(TESSDATA):tesseract-ocr-eng
+# bubblewrap: the sandbox of `judging rerun` (the demo re-runs the examples' scripts; tests too).
+DEMO_SYSTEM_PACKAGES := $(TESSDATA):tesseract-ocr-eng bwrap:bubblewrap
 TEST_SYSTEM_PACKAGES := chromium:chromium $(DEMO_SYSTEM_PACKAGES)
 
 # trackio (its CLI makes the tests' logbooks) wants pillow<13: an environment of its own. The
@@ -107,6 +108,11 @@ DEMO_JUDGE := $(if $(or $(OPENAI_BASE_URL),$(OPENAI_API_KEY)),$(or $(JUDGING_JUD
 demo: install argilla-env sysdeps-demo
 	rm -rf $(DEMO_OUT)
 	@echo "judge: $(DEMO_JUDGE)"
+	$(BIN)/judging run examples/submissions examples/logbooks --claims examples/registry/claims.yaml \
+	  --out $(DEMO_OUT) --judge $(DEMO_JUDGE)
+	@# Re-run the number claims' scripts (sandboxed; environments from the registry, cached), then
+	@# judge again: only the claims whose re-run result is new are re-judged.
+	$(BIN)/judging rerun $(DEMO_OUT) --select all
 	$(BIN)/judging run examples/submissions examples/logbooks --claims examples/registry/claims.yaml \
 	  --out $(DEMO_OUT) --judge $(DEMO_JUDGE)
 	$(BIN)/judging consensus $(DEMO_OUT)

@@ -502,10 +502,14 @@ def write_results(path: Path, results: list[PairResult]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--pairs", default=str(devset.DEFAULT_PAIRS),
+    parser.add_argument("--pairs", action="append", default=None,
                         help="a number of synthetic dev-set pairs (default "
                              f"{devset.DEFAULT_PAIRS}), or a pairs file of real figures such as "
-                             "../shared/datasets/realfig-dev/pairs.jsonl (see realfig_pairs.py)")
+                             "../shared/datasets/realfig-dev/pairs.jsonl, repeated for several "
+                             "(see realfig_pairs.py: the leave-one-repository-out figures)")
+    parser.add_argument("--cache", type=Path, default=None,
+                        help="with pairs files: keep each pair's readings here and reuse them "
+                             "while the reading code is unchanged")
     parser.add_argument("--out", type=Path, default=None,
                         help="keep the dev set (and results.jsonl) here; reused when present")
     parser.add_argument("--jobs", type=int, default=None,
@@ -526,18 +530,22 @@ def main() -> None:
                              "file) is the registry's published_data, and the published side is "
                              "compared from it instead of read from the image")
     args = parser.parse_args()
-    if args.published_data and args.pairs.isdigit():
+    given = args.pairs or [str(devset.DEFAULT_PAIRS)]
+    if len(given) > 1 and any(value.isdigit() for value in given):
+        parser.error("--pairs: one number (a synthetic set) or one or more pairs files")
+    if args.published_data and given[0].isdigit():
         parser.error("--published-data needs a pairs file of real figures (--pairs FILE.jsonl)")
-    if not args.pairs.isdigit():
-        pairs_file = Path(args.pairs)
-        if not pairs_file.is_file():
-            parser.error(f"--pairs: {pairs_file} is neither a number nor a pairs file")
+    if not given[0].isdigit():
+        files = [Path(value) for value in given]
+        for pairs_file in files:
+            if not pairs_file.is_file():
+                parser.error(f"--pairs: {pairs_file} is neither a number nor a pairs file")
         real = _load_module("realfig_pairs")
         sys.stdout.reconfigure(line_buffering=True)
-        raise SystemExit(real.run_real(pairs_file, rubric_ref=None if args.rubric == RUBRIC
+        raise SystemExit(real.run_real(files, rubric_ref=None if args.rubric == RUBRIC
                                        else args.rubric, jobs=args.jobs, out=args.out,
-                                       published_data=args.published_data))
-    args.pairs = int(args.pairs)
+                                       cache=args.cache, published_data=args.published_data))
+    args.pairs = int(given[0])
     if args.pairs < 2:
         parser.error("--pairs must be at least 2 (one per class)")
     sys.stdout.reconfigure(line_buffering=True)  # in order with the progress lines on stderr

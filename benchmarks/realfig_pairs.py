@@ -1,392 +1,251 @@
-"""The figure judge on REAL figures: a pairs file such as ../shared/datasets/realfig-dev/pairs.jsonl.
+"""The figure judge on REAL figures: pairs files such as ../shared/datasets/realfig-dev/pairs.jsonl.
 
-Called by `benchmarks/chart_signals.py --pairs FILE.jsonl` (an integer `--pairs` is the synthetic
-dev set). One line per pair: `id`, `published`, `reproduced` (paths relative to the file's folder),
-`label` (faithful | unfaithful | copy), optional `kind`, `published_system`, `data`.
+Called by `benchmarks/chart_signals.py --pairs FILE.jsonl [--pairs FILE2.jsonl ...]` (an integer
+`--pairs` is the synthetic dev set). One line per pair: `id`, `published`, `reproduced` (paths
+relative to the file's folder), `label` (faithful | unfaithful | copy), and optionally `kind`,
+`source_repo` (the unit left out), `ambiguous` (a genuine pair its write-up leaves in doubt: out
+of the headline figures), `published_system`, `data`.
 
-With `--published-data`, a pair whose line has `data` (a figure-data JSON, relative to the pairs
-file) gives its claim that file as the registry's `published_data`: the published side is then
-compared from its data (read leniently, as organizers' data is), the reproduced side still read
-from its image. The report says on how many pairs that path was taken and why any file was
-refused.
+JUDGED FIGURES (issue 27), on the repositories left out (benchmarks/realfig_loro.py says how
+every value taken from data is chosen on the other repositories), per pairs file and over all:
+  1. wrong fails <= 3% of the faithful pairs, wrong passes <= 3% of the unfaithful pairs, each
+     class answered >= 50%, with the offline figure-match (default: the newest, drafts
+     included);
+  2. AUC of chart.match_score (absent = 0) >= 0.85 on the worst-but-one repository;
+  3. reliability of chart.same_data and of the judge's answers, with their ECE;
+  4. copies: every `copy` pair flagged (pixel.copy), no other pair flagged;
+  5. measure_claim: median <= 0.3 s per pair, and its ratio to the pair's decode time.
+Intervals: 95% bootstrap over figures (the published image is the unit).
 
-JUDGED FIGURES, named before measuring (issue 14):
-  1. chart.match_score, ROC AUC faithful vs unfaithful, absent counted as 0: target >= 0.85.
-  2. the offline figure-match outcome (default: the newest published figure-match):
-     - wrong fails: share of faithful pairs whose outcome is `fail`: target <= 10%;
-     - wrong passes: share of unfaithful pairs whose outcome is `pass`: target <= 5%;
-     - abstentions (`incomplete`) separately, and the share answered (pass or fail): target at
-       least 60% of the faithful and 60% of the unfaithful pairs;
-     - F1 on the answered pairs (positive class = faithful, predicted faithful iff pass).
-  3. copies flagged (`pixel.copy`): target 100%.
-  4. per-pair cost of measure_claim: median and p90 (target median <= 0.6 s on this machine).
+With `--published-data`, a pair whose line has `data` gives its claim that file as the
+registry's `published_data` (the published side compared from its data).
 
-The re-plots of one figure are not independent, so intervals are a bootstrap over figures (the
-published image is the unit), 1,000 resamples, 95% percentile intervals.
-
-Nothing from the pairs file is copied anywhere: it is read where it lies.
+Nothing from the pairs files is copied anywhere: they are read where they lie (`--cache DIR`
+keeps readings and signals, no image).
 """
 
 from __future__ import annotations
 
-import argparse
-import asyncio
+import importlib.util
 import json
-import logging
 import sys
 import time
-from collections import Counter, defaultdict
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from collections import Counter
 from pathlib import Path
 
-import numpy as np
-
-# benchmarks/judging.py is named like the package: take this folder off the path (as
-# chart_signals.py does) so that `judging` is the package when this file runs on its own.
 _HERE = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 sys.path.insert(0, str(_HERE.parent))
 
-from judging.models import (  # noqa: E402
-    Claim,
-    ClaimInput,
-    ClaimKey,
-    ReferenceOrigin,
-    Signal,
-    SignalStatus,
-    SubmissionHeader,
+from judging.models import Signal  # noqa: E402
+from judging.signals.chart import (  # noqa: E402
+    CompareSettings,
+    EvidenceSettings,
+    compare_charts,
+    comparison_signals,
 )
-
-TARGET_AUC = 0.85
-TARGET_WRONG_FAIL = 0.10
-TARGET_WRONG_PASS = 0.05
-TARGET_ANSWERED = 0.60
-TARGET_COPIES = 1.0
-TARGET_MEDIAN_S = 0.6
-MAIN_SIGNAL = "chart.match_score"
-BOOTSTRAP = 1000
+from judging.signals.chart.settings import CALIBRATION  # noqa: E402
 
 
-@dataclass
-class RealPair:
-    id: str
-    label: str
-    kind: str
-    system: str
-    figure: str
-    """The bootstrap unit: the published image the pair is built on."""
-    signals: dict[str, Signal] = field(default_factory=dict)
-    flags: list[str] = field(default_factory=list)
-    measure_s: float = 0.0
-    error: str | None = None
-    outcome: str | None = None
-    score: float | None = None
-    answers: dict[str, str] = field(default_factory=dict)
-    """criterion id -> the answer's value (or 'unscored: reason')."""
+def _load(name: str):
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, _HERE / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
 
 
-def read_pairs(path: Path) -> list[dict]:
-    lines = []
-    for n, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not text.strip():
-            continue
-        try:
-            line = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise SystemExit(f"{path}:{n}: not JSON ({exc})") from exc
-        missing = [k for k in ("id", "published", "reproduced", "label") if k not in line]
-        if missing:
-            raise SystemExit(f"{path}:{n}: missing {', '.join(missing)}")
-        lines.append(line)
-    return lines
+measure = _load("realfig_measure")
+loro = _load("realfig_loro")
 
 
-def claim_input(folder: Path, line: dict, *, published_data: bool = False) -> ClaimInput:
-    """The pair as a figure claim; with `published_data`, a line's `data` is the registry's
-    published data of the figure (as `judging run --claims` gives it)."""
-    claim_id = f"fig/{line['id']}"
-    claim = Claim(claim_id=claim_id, kind="figure", source="Figure 1",
-                  statement="The reproduced chart shows the same data as the published chart.",
-                  published_figure=line["published"], reproduced_figure=line["reproduced"],
-                  verdict="verified")
-    data = folder / line["data"] if published_data and line.get("data") else None
-    return ClaimInput(
-        key=ClaimKey(submission_id="bench/realfig", claim_id=claim_id),
-        submission=SubmissionHeader(submission_id="bench/realfig", paper_id="realfig"),
-        claim=claim, root=folder, published_path=folder / line["published"],
-        reproduced_path=folder / line["reproduced"], published_data_path=data,
-        reference=ReferenceOrigin.registry if data is not None else ReferenceOrigin.participant)
+def identity(confirm_at: float) -> CompareSettings:
+    """Settings under which chart.same_data is the evidence as it is: (evidence + 1) / 2."""
+    return CompareSettings(evidence=EvidenceSettings(calibration=((-1.0, 0.0), (1.0, 1.0)),
+                                                     confirm_at=confirm_at))
 
 
-def _measure(args: tuple[str, dict, bool]
-             ) -> tuple[dict[str, Signal], list[str], float, str | None]:
-    from judging.run.measure import MeasureOptions, measure_claim
-
-    folder, line, published_data = args
-    logging.getLogger("judging").propagate = False
-    claim = claim_input(Path(folder), line, published_data=published_data)
-    start = time.perf_counter()
-    try:
-        measured = measure_claim(claim, options=MeasureOptions())
-    except Exception as exc:  # noqa: BLE001 - counted and reported, the other pairs go on
-        return {}, [], time.perf_counter() - start, f"{type(exc).__name__}: {str(exc)[:160]}"
-    seconds = time.perf_counter() - start
-    return (measured.signals, [f.name if f.name != "figure_data_refused" else
-                               f"{f.name}: {f.detail}" for f in measured.flags], seconds,
-            measured.figure_error)
-
-
-async def _judge(rubric, folder: Path, pairs: list[RealPair], lines: dict[str, dict], *,
-                 published_data: bool = False) -> None:
-    from judging.judges.base import JudgeTask
-    from judging.judges.offline import OfflineJudge
-    from judging.rubrics import aggregate
-    from judging.run.lines import complete_answers
-
-    judge = OfflineJudge()
+def scored_pairs(pairs, rubric, lines_by_id) -> list:
+    """Each labelled pair's evidence, match score and the judge's outcome per region."""
+    out, tasks = [], []
     for pair in pairs:
-        if pair.error:
-            continue
-        claim = claim_input(folder, lines[pair.id], published_data=published_data)
-        answered = await judge(JudgeTask(claim=claim, rubric=rubric, signals=pair.signals,
-                                         images={}))
-        answers = complete_answers(rubric, claim, answered.answers)
-        agg = aggregate(rubric, answers)
-        pair.outcome, pair.score = agg.outcome.value, agg.score
-        pair.answers = {a.criterion_id: (f"unscored: {a.reason}" if a.status.value == "unscored"
-                                         else str(a.value)) for a in answers}
+        signals = dict(pair.signals)
+        evidences: dict[float, float | None] = {c: None for c in loro.CONFIRM_LEVELS}
+        if pair.readings is not None:
+            comparison = compare_charts(*pair.readings)
+            signals.update(comparison_signals(comparison))
+            for confirm_at in loro.CONFIRM_LEVELS:
+                raw = compare_charts(*pair.readings, settings=identity(confirm_at)
+                                     ).signals["chart.same_data"]
+                evidences[confirm_at] = None if raw is None else round(2.0 * float(raw) - 1.0,
+                                                                       6)
+        score = signals.get("chart.match_score")
+        match = None if score is None or score.value is None else float(score.value)
+        copy = signals.get("pixel.copy")
+        item = loro.Scored(id=pair.id, label=pair.label, repo=pair.repo, dataset=pair.dataset,
+                           figure=f"{pair.dataset}/{pair.figure}", evidences=evidences,
+                           match_score=match, outcomes={},
+                           copy_flag=bool(copy is not None and copy.value))
+        out.append(item)
+        line, folder = lines_by_id[pair.id]
+        claim = measure.claim_input(folder, line)
+        tasks.append((claim, signals))
+    for item, outcomes in zip(out, loro.judge_regions(rubric, tasks)):
+        item.outcomes = outcomes
+    return out
 
 
-def _value(pair: RealPair, name: str) -> float | None:
-    signal = pair.signals.get(name)
-    if signal is None or signal.status is SignalStatus.absent or signal.value is None:
-        return None
-    return float(signal.value)
-
-
-def _auc(pairs: list[RealPair]) -> float | None:
-    from sklearn.metrics import roc_auc_score
-
-    y = [p.label == "faithful" for p in pairs]
-    if len(set(y)) < 2:
-        return None
-    return float(roc_auc_score(y, [_value(p, MAIN_SIGNAL) or 0.0 for p in pairs]))
-
-
-def _outcome_figures(pairs: list[RealPair]) -> dict[str, float | None]:
-    from sklearn.metrics import f1_score, precision_score, recall_score
-
-    faithful = [p for p in pairs if p.label == "faithful" and p.outcome]
-    unfaithful = [p for p in pairs if p.label == "unfaithful" and p.outcome]
-    answered = [p for p in faithful + unfaithful if p.outcome in ("pass", "fail")]
-
-    def share(group, outcome):
-        return sum(p.outcome == outcome for p in group) / len(group) if group else None
-
-    truth = [p.label == "faithful" for p in answered]
-    predicted = [p.outcome == "pass" for p in answered]
-    return {
-        "wrong_fail": share(faithful, "fail"), "wrong_pass": share(unfaithful, "pass"),
-        "faithful_answered": (1 - share(faithful, "incomplete")) if faithful else None,
-        "unfaithful_answered": (1 - share(unfaithful, "incomplete")) if unfaithful else None,
-        "f1": f1_score(truth, predicted, zero_division=0) if answered else None,
-        "precision": precision_score(truth, predicted, zero_division=0) if answered else None,
-        "recall": recall_score(truth, predicted, zero_division=0) if answered else None,
-    }
-
-
-def _bootstrap(pairs: list[RealPair], statistic, *, seed: int = 20261201
-               ) -> tuple[float, float] | None:
-    by_figure: dict[str, list[RealPair]] = defaultdict(list)
-    for p in pairs:
-        by_figure[p.figure].append(p)
-    figures = sorted(by_figure)
-    rng = np.random.default_rng(seed)
-    values = []
-    for _ in range(BOOTSTRAP):
-        sample = [q for i in rng.integers(0, len(figures), len(figures))
-                  for q in by_figure[figures[i]]]
-        value = statistic(sample)
-        if value is not None:
-            values.append(value)
-    if not values:
-        return None
-    lo, hi = np.percentile(values, [2.5, 97.5])
-    return float(lo), float(hi)
-
-
-def _met(ok: bool) -> str:
-    return "MET" if ok else "NOT MET"
-
-
-def _ci(interval: tuple[float, float] | None, spec: str = ".3f") -> str:
-    return "" if interval is None else f"  [95% CI {interval[0]:{spec}}, {interval[1]:{spec}}]"
-
-
-def run_real(path: Path, *, rubric_ref: str | None, jobs: int | None, out: Path | None,
-             published_data: bool = False) -> int:
+def run_real(paths: list[Path], *, rubric_ref: str | None, jobs: int | None, out: Path | None,
+             cache: Path | None = None, published_data: bool = False) -> int:
     from judging.rubrics import RubricLibrary
 
-    folder = path.resolve().parent
-    lines = read_pairs(path)
     library = RubricLibrary()
-    rubric_ref = rubric_ref or f"figure-match@{library.latest_entry('figure-match').version}"
+    rubric_ref = rubric_ref or \
+        f"figure-match@{library.latest_entry('figure-match', include_drafts=True).version}"
     rubric = library.load(rubric_ref)
-    pairs = [RealPair(id=line["id"], label=line["label"], kind=line.get("kind") or "",
-                      system=line.get("published_system") or "?",
-                      figure=line["published"]) for line in lines]
     start = time.perf_counter()
-    with ProcessPoolExecutor(max_workers=jobs or 2) as pool:
-        for n, (pair, result) in enumerate(zip(pairs, pool.map(
-                _measure, [(str(folder), line, published_data) for line in lines])), 1):
-            pair.signals, pair.flags, pair.measure_s, pair.error = result
-            if n % 20 == 0 or n == len(pairs):
-                print(f"  measured {n}/{len(pairs)} pairs", file=sys.stderr)
-    by_id = {line["id"]: line for line in lines}
-    asyncio.run(_judge(rubric, folder, pairs, by_id, published_data=published_data))
-    elapsed = time.perf_counter() - start
-    report(pairs, path=path, rubric_ref=rubric_ref, published_data=published_data)
+    pairs, lines_by_id = [], {}
+    for path in paths:
+        folder = path.resolve().parent
+        for line in measure.read_pairs(path):
+            lines_by_id[line["id"]] = (line, folder)
+        pairs += measure.measure_pairs(path, jobs=jobs, cache=cache,
+                                       published_data=published_data)
+    measured_s = time.perf_counter() - start
+    errors = Counter(p.error for p in pairs if p.error)
+    scored = scored_pairs(pairs, rubric, lines_by_id)
+    by_id = {p.id: p for p in scored}
+    labelled = [by_id[p.id] for p in pairs if p.labelled]
+    ambiguous = [by_id[p.id] for p in pairs if p.ambiguous]
+    copies = [by_id[p.id] for p in pairs if p.label == "copy"]
+
+    print(f"\nreal figures: {', '.join(str(p) for p in paths)}: {len(pairs)} pairs, "
+          f"{len(labelled)} labelled (faithful/unfaithful), {len(ambiguous)} ambiguous "
+          f"(out of the headline figures), {len(copies)} copies; "
+          f"{len({p.repo for p in labelled})} source repositories; rubric {rubric_ref}")
+    for reason, count in errors.most_common(5):
+        print(f"  not measured on {count} pairs: {reason}")
+    not_compared = [p for p in labelled if p.evidence is None]
+    if not_compared:
+        print(f"  charts not compared (unreadable) on {len(not_compared)} labelled pairs: "
+              + ", ".join(p.id for p in not_compared))
+
+    choices = loro.run_loro(labelled)
+    for p in ambiguous + copies:
+        repo_choice = choices.get(p.repo) or loro.choose(
+            [q for q in labelled if q.repo != p.repo])
+        loro.apply_choice(p, repo_choice)
+    datasets = sorted({p.dataset for p in labelled})
+    for dataset in datasets:
+        loro.print_loro([p for p in labelled if p.dataset == dataset], choices,
+                        title=f"LEAVE-ONE-REPOSITORY-OUT, {dataset}")
+    if len(datasets) > 1:
+        loro.print_loro(labelled, choices, title="LEAVE-ONE-REPOSITORY-OUT, all pairs files")
+    loro.print_calibration(labelled)
+    loro.print_wrong(labelled)
+    if ambiguous:
+        print("\nambiguous genuine pairs (not counted): " + ", ".join(
+            f"{p.id} ({p.label}): {p.outcome}" for p in ambiguous))
+
+    # chosen on all repositories: what the code and the rubric ship with
+    everything = loro.choose(labelled)
+    print(f"\nchosen on all repositories (ship these): trust levels pass at "
+          f"{everything.pass_at:g}, fail at {everything.fail_at:g}; confirm_at "
+          f"{everything.confirm_at:g}; calibration table "
+          f"({len(everything.table)} knots):\n  CALIBRATION = (" + ", ".join(
+              f"({e:.4f}, {q:.4f})" for e, q in everything.table) + ")")
+    shipped = _shipped(rubric)
+    if shipped is not None:
+        same = shipped.table == everything.table and \
+            (shipped.pass_at, shipped.fail_at, shipped.confirm_at) == \
+            (everything.pass_at, everything.fail_at, everything.confirm_at)
+        print(f"  shipped now: pass at {shipped.pass_at:g}, fail at {shipped.fail_at:g}, "
+              f"{len(shipped.table)} knots: "
+              + ("the same" if same else "NOT the values chosen on all repositories"))
+        in_sample = loro.with_choice(labelled, shipped)
+        print(f"  in-sample with the shipped values (development figures, not to quote): "
+              f"{loro.counts_line(in_sample)}")
+
+    print("\ncopies (pixel.copy):")
+    flagged = [p for p in copies if p.copy_flag]
+    print(f"  copies flagged: {len(flagged)}/{len(copies)}   target all: "
+          f"{loro._met(len(flagged) == len(copies))}"
+          + ("" if len(flagged) == len(copies) else
+             "; missed: " + ", ".join(p.id for p in copies if not p.copy_flag)))
+    false_flags = [p for p in labelled + ambiguous if p.copy_flag]
+    print(f"  other pairs flagged as copies: {len(false_flags)}   target none: "
+          f"{loro._met(not false_flags)}"
+          + ("" if not false_flags else ": " + ", ".join(p.id for p in false_flags)))
+    rerenders = [p for p in pairs if "identical" in p.flags or "identical_rerender" in p.flags]
+    if rerenders:
+        print("  flagged pixel-identical (a copy or a bit-exact re-run, for a human): "
+              + ", ".join(f"{p.id} ({p.label})" for p in rerenders))
+
+    loro.summary_speed([p.measure_s for p in pairs], [p.decode_s for p in pairs],
+                       sum(p.cached for p in pairs))
+    loro.print_changes()
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         with (out / "realfig-results.jsonl").open("w", encoding="utf-8") as handle:
             for p in pairs:
+                s = by_id[p.id]
                 handle.write(json.dumps({
-                    "id": p.id, "label": p.label, "kind": p.kind, "system": p.system,
-                    "outcome": p.outcome, "score": p.score, "error": p.error,
-                    "measure_s": round(p.measure_s, 3), "flags": p.flags, "answers": p.answers,
-                    "signals": {k: s.value for k, s in p.signals.items()
-                                if s.status is SignalStatus.ok},
-                    "absent": {k: s.reason for k, s in p.signals.items()
-                               if s.status is SignalStatus.absent}}) + "\n")
+                    "id": p.id, "dataset": p.dataset, "repo": p.repo, "label": p.label,
+                    "ambiguous": p.ambiguous, "evidence": s.evidence,
+                    "evidences": {str(k): v for k, v in s.evidences.items()},
+                    "same_data_loro": s.probability, "outcome_loro": s.outcome,
+                    "outcomes": s.outcomes, "match_score": s.match_score, "error": p.error,
+                    "measure_s": round(p.measure_s, 3), "decode_s": round(p.decode_s, 4),
+                    "flags": p.flags,
+                    "signals": {k: v.value for k, v in p.signals.items()
+                                if isinstance(v, Signal) and v.value is not None}}) + "\n")
         print(f"\nper-pair results: {out / 'realfig-results.jsonl'}")
-    print(f"\nmeasured and judged {len(pairs)} pairs in {elapsed:.0f} s")
+    print(f"\nmeasured {len(pairs)} pairs in {measured_s:.0f} s, judged and left out in "
+          f"{time.perf_counter() - start - measured_s:.0f} s")
     return 0
 
 
-def report(pairs: list[RealPair], *, path: Path, rubric_ref: str,
-           published_data: bool = False) -> None:
-    counts = Counter(p.label for p in pairs)
-    print(f"\nreal figures: {path} -- {len(pairs)} pairs ({counts['faithful']} faithful, "
-          f"{counts['unfaithful']} unfaithful, {counts['copy']} copies) from "
-          f"{len({p.figure for p in pairs})} published images")
-    for reason, count in Counter(p.error for p in pairs if p.error).most_common(5):
-        print(f"  not measured on {count} pairs: {reason}")
-    from_data = sum(bool(_value(p, "chart.published_from_data")) for p in pairs)
-    print("  published side: " + (f"compared from its data (--published-data) on {from_data}/"
-                                  f"{len(pairs)} pairs, else read from the image"
-                                  if published_data else "read from the image (no "
-                                                         "--published-data)"))
-    for reason, count in Counter(f.split(": ", 1)[1] for p in pairs for f in p.flags
-                                 if f.startswith("figure_data_refused")).most_common(5):
-        print(f"  data refused on {count} pairs: {reason}")
-    labelled = [p for p in pairs if p.label in ("faithful", "unfaithful")]
-
-    auc = _auc(labelled)
-    present = sum(_value(p, MAIN_SIGNAL) is not None for p in labelled)
-    print(f"\n1. {MAIN_SIGNAL} ROC AUC (absent = 0): "
-          + ("not available" if auc is None else
-             f"{auc:.3f}{_ci(_bootstrap(labelled, _auc))}   target >= {TARGET_AUC}: "
-             f"{_met(auc >= TARGET_AUC)}")
-          + f"   (present on {present}/{len(labelled)})")
-
-    figures = _outcome_figures(labelled)
-    print(f"\n2. offline {rubric_ref} outcome (positive class = faithful)")
-    table = Counter((p.label, p.outcome) for p in labelled)
-    for label in ("faithful", "unfaithful"):
-        print(f"   {label:10} " + "  ".join(f"{o}: {table[(label, o)]:3d}"
-                                             for o in ("pass", "fail", "incomplete", None)
-                                             if o is not None or table[(label, o)]))
-
-    def line(name, key, target, ok):
-        value = figures[key]
-        if value is None:
-            print(f"   {name:34} not available")
-            return
-        def stat(sample, key=key):
-            return _outcome_figures(sample)[key]
-        print(f"   {name:34} {value:6.1%}{_ci(_bootstrap(labelled, stat), '.1%')}   "
-              f"target {target}: {_met(ok(value))}")
-
-    line("wrong fails (faithful failed)", "wrong_fail", f"<= {TARGET_WRONG_FAIL:.0%}",
-         lambda v: v <= TARGET_WRONG_FAIL)
-    line("wrong passes (unfaithful passed)", "wrong_pass", f"<= {TARGET_WRONG_PASS:.0%}",
-         lambda v: v <= TARGET_WRONG_PASS)
-    line("faithful pairs answered", "faithful_answered", f">= {TARGET_ANSWERED:.0%}",
-         lambda v: v >= TARGET_ANSWERED)
-    line("unfaithful pairs answered", "unfaithful_answered", f">= {TARGET_ANSWERED:.0%}",
-         lambda v: v >= TARGET_ANSWERED)
-    if figures["f1"] is not None:
-        print(f"   F1 on the answered pairs          {figures['f1']:.3f}"
-              f"{_ci(_bootstrap(labelled, lambda s: _outcome_figures(s)['f1']))}   "
-              f"(precision {figures['precision']:.3f}, recall {figures['recall']:.3f})")
-    unscored = Counter(c for p in labelled for c, a in p.answers.items()
-                       if a.startswith("unscored"))
-    if unscored:
-        print("   criteria left unscored: " + ", ".join(
-            f"{c} {k}/{len(labelled)}" for c, k in unscored.most_common()))
-
-    copies = [p for p in pairs if p.label == "copy"]
-    if copies:
-        flagged = [p for p in copies if _value(p, "pixel.copy")]
-        share = len(flagged) / len(copies)
-        missed = ", ".join(p.id for p in copies if p not in flagged)
-        passed = [p.id for p in copies if p.outcome == "pass"]
-        print(f"\n3. copies flagged (pixel.copy): {len(flagged)}/{len(copies)} ({share:.0%})   "
-              f"target 100%: {_met(share >= TARGET_COPIES)}"
-              + (f"; missed: {missed}" if missed else "")
-              + (f"; PASSED as reproductions: {', '.join(passed)}" if passed else ""))
-    rerenders = [p for p in labelled if "identical_rerender" in p.flags or "copy" in p.flags]
-    if rerenders:
-        print("   faithful/unfaithful pairs flagged copy or identical_rerender: "
-              + ", ".join(f"{p.id} ({'/'.join(p.flags)})" for p in rerenders))
-
-    times = np.array([p.measure_s for p in pairs])
-    median, p90 = float(np.median(times)), float(np.percentile(times, 90))
-    print(f"\n4. per-pair cost of measure_claim: median {median:.3f} s, p90 {p90:.3f} s, "
-          f"max {times.max():.3f} s   target median <= {TARGET_MEDIAN_S} s: "
-          f"{_met(median <= TARGET_MEDIAN_S)}")
-
-    print("\nby kind: pairs, outcome pass/fail/incomplete, mean match_score")
-    groups: dict[tuple[str, str], list[RealPair]] = defaultdict(list)
-    for p in labelled:
-        groups[(p.label, p.kind)].append(p)
-    for (label, kind), group in sorted(groups.items()):
-        scores = [_value(p, MAIN_SIGNAL) or 0.0 for p in group]
-        c = Counter(p.outcome for p in group)
-        print(f"   {label:10} {kind[:34]:34} {len(group):3d}   {c['pass']:2d}/{c['fail']:2d}/"
-              f"{c['incomplete']:2d}   {np.mean(scores):.2f}")
-    print("by published system: pairs, AUC, wrong fails, wrong passes, answered")
-    systems: dict[str, list[RealPair]] = defaultdict(list)
-    for p in labelled:
-        systems[p.system].append(p)
-    for system, group in sorted(systems.items()):
-        f = _outcome_figures(group)
-        a = _auc(group)
-
-        def pct(v):
-            return "  -  " if v is None else f"{v:4.0%}"
-        answered = [p for p in group if p.outcome in ("pass", "fail")]
-        print(f"   {system:12} {len(group):3d}   AUC {'  -  ' if a is None else f'{a:.2f}'}   "
-              f"{pct(f['wrong_fail'])} {pct(f['wrong_pass'])}   "
-              f"{len(answered)}/{len(group)}")
+def _shipped(rubric):
+    """The calibration table in the code and the trust levels of the rubric, when the rubric
+    has them (figure-match 1.4.0 and later)."""
+    levels = {}
+    for criterion in rubric.criteria:
+        rule = criterion.offline
+        if rule is None:
+            continue
+        if rule.passes_only_when is not None and rule.passes_only_when.at_least is not None:
+            levels["pass"] = rule.passes_only_when.at_least
+        if rule.fails_only_when is not None and rule.fails_only_when.at_most is not None:
+            levels["fail"] = rule.fails_only_when.at_most
+    if set(levels) != {"pass", "fail"}:
+        return None
+    return loro.Choice(table=tuple(CALIBRATION), pass_at=levels["pass"], fail_at=levels["fail"],
+                       confirm_at=EvidenceSettings().confirm_at)
 
 
 def main() -> None:
+    import argparse
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("pairs", type=Path, help="a pairs file, e.g. "
+    parser.add_argument("pairs", type=Path, nargs="+", help="pairs files, e.g. "
                         "../shared/datasets/realfig-dev/pairs.jsonl")
     parser.add_argument("--rubric", default=None,
-                        help="figure rubric (default: the newest published figure-match)")
+                        help="figure rubric (default: the newest figure-match, drafts included)")
     parser.add_argument("--jobs", type=int, default=None, help="measuring processes (default 2)")
     parser.add_argument("--out", type=Path, default=None, help="write realfig-results.jsonl here")
+    parser.add_argument("--cache", type=Path, default=None,
+                        help="keep each pair's readings here and reuse them while the reading "
+                             "code is unchanged (timings are then those of the first run)")
     parser.add_argument("--published-data", action="store_true",
                         help="a pair's `data` is the registry's published_data: the published "
                              "side is compared from its data, not read from the image")
     args = parser.parse_args()
     sys.stdout.reconfigure(line_buffering=True)
     raise SystemExit(run_real(args.pairs, rubric_ref=args.rubric, jobs=args.jobs, out=args.out,
-                              published_data=args.published_data))
+                              cache=args.cache, published_data=args.published_data))
 
 
 if __name__ == "__main__":

@@ -3,13 +3,16 @@
 A file at the top of the package is vocabulary every stage uses; a folder is a stage, named after
 its command, in the order the flow runs:
 
-    intake/      submissions (manifest, Hub sources, tag discovery, deadline) and the registry -> claims
+    intake/      submissions (manifest, Trackio logbooks, free-form Spaces, Hub sources, tag
+                 discovery, deadline) and the registry -> claims
     check/       `judging check`: a submission's checklist (code, environment, results, logs, verdicts,
                  trace, personal data; an event's profile) before it is judged; writes nothing
     signals/     pure measures of a claim: pixel similarity, copies, numbers, chart reading
     judges/      async judges over one claim: offline (signals + rules), LLM, panels
     run/         `judging run`: load -> plan -> measure (a process pool, a content cache) -> judge
                  -> append to the run directory; `--shard I/N` judges one shard
+    rerun/       `judging rerun`: re-run the number claims' scripts in their declared environments
+                 (uv), sandboxed (bubblewrap), locally, on Ray or on HF Jobs; compare the numbers
     merge/       `judging merge`: the append-only union of run directories (shards), conflicts
                  reported; engine.py runs the shards of a run on a Ray cluster
     report/      `judging report`: the run as one HTML page, or a paged report with an index
@@ -35,7 +38,8 @@ its command, in the order the flow runs:
 
 Vocabulary: `models` (claims, judgment lines, labels), `rubrics` (schema, aggregation, library and
 lock), `rules` (named rule checks rubrics attach), `signal_catalogue` (every signal's name and
-meaning), `errors`, `hashing`, `version`, `atomic`, `_yaml`.
+meaning), `traces` (the agent trace format: Claude-Code events), `errors`, `hashing`, `version`,
+`atomic`, `_yaml`.
 Layers: cli above the stages above rundir and the vocabulary; the import contracts in
 pyproject.toml check it.
 """

@@ -44,11 +44,12 @@ from judging.models import (
     CriterionAnswer,
     Outcome,
     RubricRef,
+    Signal,
     StrictModel,
     Verdict,
     ref_name,
 )
-from judging.rules import RULES
+from judging.rules import CONDITIONAL_RULES, RULES
 from judging.signal_catalogue import CATALOGUE
 
 #: The rubric that audits falsified claims (review push raises their priority unless its line
@@ -79,12 +80,32 @@ class Reliability(StrictModel):
 
 
 class TrustCondition(StrictModel):
-    """The measure a failing offline answer must be sure of (figure-match 1.3.0 and later): below
-    `at_least`, or absent, a "no" (or a level below the pass level) is not given; the criterion is
-    unscored with the measure's doubts instead. A passing answer needs no such trust."""
+    """The measure an offline answer must be sure of: `fails_only_when` (figure-match 1.3.0 and
+    later) guards a "no" (or a level below the pass level), `passes_only_when` (1.4.0) a "yes";
+    when the measure is absent, or below `at_least`, or above `at_most`, the answer is not given
+    and the criterion is unscored with the measure's doubts instead."""
 
     signal: str
-    at_least: float = Field(ge=0, le=1)
+    at_least: float | None = Field(default=None, ge=0, le=1)
+    at_most: float | None = Field(default=None, ge=0, le=1)
+
+    @model_validator(mode="after")
+    def _one_bound(self) -> TrustCondition:
+        if (self.at_least is None) == (self.at_most is None):
+            raise ValueError("give either 'at_least' or 'at_most'")
+        return self
+
+    def holds(self, value: float | None) -> bool:
+        if value is None:
+            return False
+        if self.at_least is not None:
+            return value >= self.at_least
+        assert self.at_most is not None
+        return value <= self.at_most
+
+    def unmet(self) -> str:
+        """The bound a value that does not hold misses, e.g. "< 0.7"."""
+        return f"< {self.at_least:g}" if self.at_least is not None else f"> {self.at_most:g}"
 
     @field_validator("signal")
     @classmethod
@@ -113,7 +134,9 @@ class OfflineRule(StrictModel):
     margin: float = Field(default=0.1, gt=0)
     """Distance from the threshold at which the offline judge's confidence reaches 1."""
     fails_only_when: TrustCondition | None = None
-    """A failing answer is given only when this measure is high enough (else unscored)."""
+    """A failing answer is given only when this measure holds (else unscored)."""
+    passes_only_when: TrustCondition | None = None
+    """A passing answer is given only when this measure holds (else unscored)."""
 
     @field_validator("rule")
     @classmethod
@@ -617,6 +640,20 @@ def diff_rubrics(old: Rubric, new: Rubric) -> list[str]:
     lines.append("")
     lines.extend(difflib.unified_diff(old_text, new_text, old.ref_name, new.ref_name, lineterm=""))
     return lines
+
+
+def rule_not_applicable(criterion: Criterion, claim: ClaimInput,
+                        signals: dict[str, Signal]) -> CriterionAnswer | None:
+    """The "not applicable" answer of a criterion whose offline rule says it does not apply to
+    this claim (e.g. `rerun_reproduces` on a claim that was not re-run), else None. Every judge
+    answers such a criterion the same way, and it carries no weight."""
+    if criterion.offline is None or criterion.offline.rule not in CONDITIONAL_RULES:
+        return None
+    result = RULES[criterion.offline.rule](claim, signals)
+    if result.applicable:
+        return None
+    return CriterionAnswer(criterion_id=criterion.id, status=AnswerStatus.not_applicable,
+                           reason=result.rationale, evidence=[criterion.offline.rule])
 
 
 def not_applicable(criterion: Criterion) -> CriterionAnswer:

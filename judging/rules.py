@@ -13,7 +13,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from judging.models import ClaimInput, ClaimKind, Signal, SignalStatus, Verdict
+from judging.models import (
+    RERUN_AGREES,
+    RERUN_ATTEMPTED,
+    ClaimInput,
+    ClaimKind,
+    Signal,
+    SignalStatus,
+    Verdict,
+)
 
 #: Logs are read up to this size each: enough for any training log, bounded for hostile input.
 MAX_LOG_BYTES = 20 * 1024 * 1024
@@ -26,6 +34,10 @@ class RuleResult:
     None when the rule cannot decide (the criterion stays unscored)."""
     rationale: str
     confidence: float = 1.0
+    applicable: bool = True
+    """False when the criterion does not apply to this claim for a reason only the rule can see
+    (there is no re-run to read): the answer is "not applicable" (no weight), with the rationale
+    as its reason."""
     quote: str | None = None
     """The participant's text the answer rests on, verbatim (categorical answers)."""
 
@@ -33,12 +45,17 @@ class RuleResult:
 RuleCheck = Callable[[ClaimInput, dict[str, Signal]], RuleResult]
 RULES: dict[str, RuleCheck] = {}
 RULE_DESCRIPTIONS: dict[str, str] = {}
+#: Rules that may answer "not applicable" (`RuleResult.applicable`): asked before any judge.
+CONDITIONAL_RULES: set[str] = set()
 
 
-def rule(name: str, description: str) -> Callable[[RuleCheck], RuleCheck]:
+def rule(name: str, description: str, *, conditional: bool = False
+         ) -> Callable[[RuleCheck], RuleCheck]:
     def register(check: RuleCheck) -> RuleCheck:
         RULES[name] = check
         RULE_DESCRIPTIONS[name] = description
+        if conditional:
+            CONDITIONAL_RULES.add(name)
         return check
     return register
 
@@ -332,6 +349,12 @@ def not_a_copy(claim: ClaimInput, signals: dict[str, Signal]) -> RuleResult:
     if copy is None:
         return RuleResult(None, "copy check unavailable: " + _absent_reason(
             signals, "pixel.copy", missing="no figure pair"))
+    near = _signal_value(signals, "pixel.near_identical")
+    if near is not None and near.value:
+        return RuleResult(None, "pixel-identical to the published figure but for a few small "
+                                "clusters of pixels (text placed a pixel otherwise): the same "
+                                "plotting code run again elsewhere, or a copy with a label "
+                                "edited; a human should tell which")
     rerender = _signal_value(signals, "pixel.identical_rerender")
     if rerender is not None and rerender.value:
         rerun = plotting_rerun(claim)
@@ -574,3 +597,20 @@ def consensus_agrees(claim: ClaimInput, signals: dict[str, Signal]) -> RuleResul
                                 f"registry claim is {verdict}, as this claim's verdict")
     return RuleResult(False, f"the consensus of the independent reproductions of this registry "
                              f"claim is the opposite of this claim's verdict ({verdict})")
+
+
+@rule("rerun_reproduces",
+      "the re-run of the claim's script (judging rerun) gave the participant's number(s); not "
+      "applicable to a claim that was not re-run", conditional=True)
+def rerun_reproduces(claim: ClaimInput, signals: dict[str, Signal]) -> RuleResult:
+    attempted, agrees = signals.get(RERUN_ATTEMPTED), signals.get(RERUN_AGREES)
+    if attempted is None or attempted.status is SignalStatus.absent or not attempted.value:
+        why = (attempted.reason if attempted is not None and attempted.reason
+               else "not re-run: `judging rerun` has no result for this claim")
+        return RuleResult(None, why, applicable=False)
+    if agrees is None or agrees.status is SignalStatus.absent:
+        # A re-run that did not reach a number may be the script's fault or the sandbox's (no
+        # network, no GPU): a person decides.
+        return RuleResult(None, (agrees.reason if agrees is not None and agrees.reason else
+                                 "the re-run gave no number") + "; needs a human")
+    return RuleResult(bool(agrees.value), agrees.reason or "")

@@ -38,10 +38,24 @@ CATALOGUE: dict[str, SignalSpec] = {spec.name: spec for spec in [
                "the reproduced figure is pixel-identical to the published one and a cited log "
                "shows its plotting script re-run: possibly a bit-exact re-run, for a human to "
                "confirm"),
+    SignalSpec("pixel.near_identical", "flag", None,
+               "the reproduced figure is pixel-identical to the published one but for a few "
+               "small clusters of pixels (text placed a pixel otherwise): the same plotting "
+               "code run again elsewhere, or a copy with a label edited; nothing in the pixels "
+               "tells them apart, so it is left to a human (not flagged as a copy)"),
     SignalSpec("consensus.agrees", "flag", None,
                "the consensus verdict of the registry claim (judging consensus: the majority "
                "direction among its independent, non-toy reproductions) is this claim's "
                "verdict; false when it is the opposite one; absent when there is no consensus"),
+    SignalSpec("rerun.attempted", "flag", None,
+               "judging rerun tried to re-run the claim's script (its environment was built, or "
+               "failed to build, and the script started); false when it left the claim alone "
+               "(no script, no environment, needs a container, over budget); absent when there "
+               "is no re-run"),
+    SignalSpec("rerun.agrees", "flag", None,
+               "the re-run of the claim's script gave the participant's number(s) within the "
+               "claim's tolerance (the paper's when the participant gave none); false when it "
+               "gave another; absent when it did not run to a number"),
     SignalSpec("numeric.abs_diff", "number", "lower", "|reproduced - reported|"),
     SignalSpec("numeric.rel_diff", "number", "lower", "|reproduced - reported| / |reported|"),
     SignalSpec("numeric.within_tolerance", "flag", None,
@@ -77,6 +91,15 @@ CATALOGUE: dict[str, SignalSpec] = {spec.name: spec for spec in [
     SignalSpec("chart.data_coverage", "score", "higher",
                "series-free agreement: the smaller of the share of published data points with a "
                "reproduced point nearby and the converse (3% of the axis spans)"),
+    SignalSpec("chart.ink_coverage", "score", "higher",
+               "series-free agreement of the data ink itself (every strongly drawn pixel of the "
+               "plot areas, gridlines and legends left out, mapped through the axes): the "
+               "smaller of the two shares of ink with ink of the other chart nearby"),
+    SignalSpec("chart.same_data", "score", "higher",
+               "calibrated probability that the reproduction plots the same data, from what two "
+               "independent readings (the series, the ink, the tick labels, the legend names) "
+               "confirm after the alternative readings; near one half when nothing is "
+               "confirmed; its reason names the evidence and the doubts"),
     SignalSpec("chart.reading_confidence", "score", "higher",
                "how far the chart reading can be trusted to fail a figure (axes read, panels "
                "paired, series separable, series split consistent with the data coverage); "

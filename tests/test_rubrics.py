@@ -22,7 +22,8 @@ from .conftest import RUBRICS
 
 PUBLISHED = ["falsification-audit@1.0.0", "figure-match@1.0.0", "figure-match@1.1.0", "figure-match@1.2.0",
              "figure-match@1.3.0",
-             "verdict-justification@1.0.0", "verdict-justification@1.2.0"]
+             "verdict-justification@1.0.0", "verdict-justification@1.1.0",
+             "verdict-justification@1.2.0"]
 
 
 def test_published_rubrics_match_the_lock() -> None:

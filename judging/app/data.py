@@ -45,6 +45,7 @@ from judging.models import (
     ValueSpread,
     Verdict,
     natural_key,
+    rerun_text,
 )
 from judging.resolve import EventRules
 
@@ -108,6 +109,8 @@ class ClaimRecord:
     scale_note: str | None = None
     reported_value: float | None = None
     reproduced_value: float | None = None
+    rerun: str | None = None
+    """What the organizers' re-run of the script gave (`judging rerun`), in words."""
     values: list[dict[str, Any]] | None = None
     tolerance: str | None = None
     problem_kind: str | None = None
@@ -346,6 +349,7 @@ def load_run(run_dir: Path, *, calibration_dir: Path | None = None,
         lines.sort(key=lambda j: (str(j.rubric), j.judge, j.sample, j.swapped))
         content = contents.get(key)
         record = _claim_from_input(key, content, lines[0])
+        record.rerun = rerun_text(lines)
         final = finals_by_claim.get(key)
         if final is not None:
             record.outcome, record.upheld = final.outcome, final.upheld

@@ -220,6 +220,9 @@ def claim_html(record: ClaimRecord) -> str:
     values = _value_rows(record)
     if values:
         parts.append(table(["value", "reported", "reproduced", "tolerance"], values))
+    if record.rerun:
+        parts.append(f"<p class='jd-rerun'><b>Re-run</b> (organizers, sandboxed): "
+                     f"{e(record.rerun)}</p>")
     parts.append("<h3>Justification</h3>")
     parts.append(f"<pre class='jd-justification'>{e(record.justification) or '(none)'}</pre>")
     if record.scale_note:

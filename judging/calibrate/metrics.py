@@ -412,12 +412,8 @@ def f1_interval(gold: Sequence, predicted: Sequence, *, positive: Hashable, labe
     """Bootstrap interval of the positive-class F1 of predicted vs gold, resampling items (claims).
 
     Same checks as `classification_metrics`; None when F1 is undefined on most resamples (e.g. no
-    positive item at all). The interval is `bootstrap_interval`'s percentile interval [1]_.
-
-    References
-    ----------
-    .. [1] Efron, B., & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman &
-       Hall/CRC. :DOI:`10.1201/9780429246593`
+    positive item at all). The interval is `bootstrap_interval`'s percentile interval (Efron and
+    Tibshirani 1993, referenced there).
 
     Examples
     --------
@@ -504,14 +500,8 @@ def pairwise_kappa(ratings: Sequence[Sequence[Hashable | None]], *, labels: Sequ
     `ratings` is as for `krippendorff_alpha` (None = not rated). A pair's kappa is None when the two
     raters share no item or when kappa is undefined on their shared items. `weights="quadratic"`
     weights disagreements by the squared distance of positions in `labels`. One rater gives ``{}``.
-
-    References
-    ----------
-    .. [1] Cohen, J. (1960). A coefficient of agreement for nominal scales. Educational and
-       Psychological Measurement, 20(1), 37-46. :DOI:`10.1177/001316446002000104`
-    .. [2] Cohen, J. (1968). Weighted kappa: nominal scale agreement provision for scaled
-       disagreement or partial credit. Psychological Bulletin, 70(4), 213-220.
-       :DOI:`10.1037/h0026256`
+    Kappa and weighted kappa as in `classification_metrics` (Cohen 1960 and 1968, referenced
+    there).
 
     Examples
     --------

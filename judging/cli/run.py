@@ -245,8 +245,9 @@ def run(sources: tuple[str, ...], discover: tuple[str, ...], as_of: str | None,
         llm: LLMChoice, measuring: Measuring, engine: Engine, rubrics_dir: Path | None) -> None:
     """Judge the claims of one or more submissions.
 
-    SOURCE is a submission folder (with submission.yaml), a folder of such folders, or a Hugging
-    Face repo: hf://spaces/OWNER/NAME or hf://datasets/OWNER/NAME[@REV][/SUBFOLDER]. With
+    SOURCE is a submission folder (submission.yaml, a Trackio logbook, or a free-form Space: a
+    README.md with front matter and its reports), a folder of such folders, or a Hugging Face
+    repo: hf://spaces/OWNER/NAME or hf://datasets/OWNER/NAME[@REV][/SUBFOLDER]. With
     --discover TAG, SOURCE may be left out. HF_TOKEN, when set, is sent to the Hub.
     """
     import asyncio

@@ -195,12 +195,16 @@ def expand_source(source: str, *, download_root: Path, token: str | None = None)
         if not folder.is_dir():
             raise SourceError(f"{source}: not a folder (give the submission's folder, not its "
                               f"manifest)")
-    if find_manifest(folder) is not None or _logbook_here(folder) or is_space(folder):
+    if find_manifest(folder) is not None or _logbook_here(folder):
         return [folder]
     subfolders = sorted(child for child in folder.iterdir()
                         if child.is_dir() and not child.is_symlink())
     children = [child for child in subfolders
                 if find_manifest(child) or is_logbook(child) or is_space(child)]
+    if is_space(folder) and (source.startswith(HUB_PREFIX) or not children):
+        # a Space; a local folder of submissions whose own README has front matter (a
+        # dataset card) stands for its subfolders
+        return [folder]
     skipped = [child.name for child in subfolders
                if child not in children and not child.name.startswith(".")]
     if children and skipped:

@@ -38,6 +38,7 @@ from judging.intake.logbook import (
     extraction_flags,
     fill_with_llm,
     in_our_words,
+    submission_header,
 )
 from judging.intake.logbook.claims import (
     FoundClaim,
@@ -531,8 +532,8 @@ def load_space(folder: Path | str, *, out_dir: Path, registry: Registry | None =
     title = files.front.get("title") if isinstance(files.front.get("title"), str) else None
     h1 = re.search(r"(?m)^#[ \t]+(.+)$", files.body)
     title = (title or (h1.group(1).strip() if h1 else "") or sid)[:500]
-    header = SubmissionHeader(submission_id=sid, paper_id=pid, paper_title=title,
-                              warnings=[w[:MAX_NOTE_CHARS] for w in warnings][:200])
+    header = submission_header(folder, submission_id=sid, paper_id=pid, paper_title=title,
+                               warnings=[w[:MAX_NOTE_CHARS] for w in warnings][:200])
     loaded = LoadedSubmission(header=header, folder=folder.resolve(),
                               manifest=folder / "README.md")
     for index, (where, what) in enumerate(files.errors):

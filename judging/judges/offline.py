@@ -16,7 +16,14 @@ from judging.models import (
     SettingValue,
     SignalStatus,
 )
-from judging.rubrics import Criterion, OfflineRule, Rubric, Scale, not_applicable
+from judging.rubrics import (
+    Criterion,
+    OfflineRule,
+    Rubric,
+    Scale,
+    not_applicable,
+    rule_not_applicable,
+)
 from judging.rules import RULES
 
 #: Bump when the way rules are applied changes: it is part of the template hash, so calibrations
@@ -88,23 +95,40 @@ def _format(value: float | bool | None) -> str:
 
 
 def trusted(answer: CriterionAnswer, rule: OfflineRule, task: JudgeTask) -> CriterionAnswer:
-    """A failing answer stands only when the rule's trust condition holds (figure-match 1.3.0:
-    the chart reading is reliable enough to fail a figure on); otherwise the criterion is
-    unscored with the doubts, since a wrong fail is worse than no answer."""
-    condition = rule.fails_only_when
-    if condition is None or answer.status is not AnswerStatus.scored or answer.passed:
+    """An answer stands only when the rule's trust condition for its direction holds
+    (`fails_only_when` since figure-match 1.3.0, `passes_only_when` since 1.4.0: the chart
+    reading is sure enough of a difference, or of an agreement); otherwise the criterion is
+    unscored with the doubts, since a wrong answer is worse than none. A trusted answer's
+    confidence is the trust measure's when that measure is a probability of the answer's
+    direction (`chart.same_data`)."""
+    if answer.status is not AnswerStatus.scored:
+        return answer
+    condition = rule.passes_only_when if answer.passed else rule.fails_only_when
+    if condition is None:
         return answer
     signal = task.signals.get(condition.signal)
     value = None if signal is None or signal.status is SignalStatus.absent else signal.value
-    if value is not None and float(value) >= condition.at_least:
+    number = None if value is None else float(value)
+    if condition.holds(number):
+        if number is not None and condition.signal in PROBABILITY_SIGNALS:
+            sure = number if answer.passed else 1.0 - number
+            return answer.model_copy(update={"confidence": round(sure, 4),
+                                             "confidence_source": ConfidenceSource.signal,
+                                             "evidence": [*answer.evidence, condition.signal]})
         return answer
     doubts = signal.reason if signal is not None and signal.reason else "not measured"
+    direction = "pass" if answer.passed else "fail"
     return CriterionAnswer(
         criterion_id=answer.criterion_id, status=AnswerStatus.unscored,
         reason=(f"would answer {answer.value!r} ({answer.rationale}), but the reading is not sure "
-                f"enough to fail on: {condition.signal} = {_format(value)} < "
-                f"{condition.at_least:g} ({doubts}); needs an LLM or a human"),
+                f"enough to {direction} on: {condition.signal} = {_format(value)} "
+                f"{condition.unmet()} ({doubts}); needs an LLM or a human"),
         evidence=[*answer.evidence, condition.signal])
+
+
+#: Trust measures that are the probability that a figure matches: a trusted answer's confidence
+#: is that probability (or its complement for a "no").
+PROBABILITY_SIGNALS = frozenset({"chart.same_data"})
 
 
 class OfflineJudge:
@@ -130,6 +154,8 @@ class OfflineJudge:
         for criterion in task.rubric.criteria:
             if not criterion.applies_to(claim):
                 answers.append(not_applicable(criterion))
+            elif (unfit := rule_not_applicable(criterion, task.claim, task.signals)) is not None:
+                answers.append(unfit)
             elif criterion.offline is None:
                 answers.append(CriterionAnswer(criterion_id=criterion.id,
                                                status=AnswerStatus.unscored,

@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from judging.judges.base import JudgeTask
 from judging.models import MAX_JUSTIFICATION_CHARS, ClaimInput, ClaimKind, Signal, SignalStatus
-from judging.rubrics import Criterion, Rubric, Scale
+from judging.rubrics import Criterion, Rubric, Scale, rule_not_applicable
 from judging.rules import MAX_LOG_BYTES, RULES, number_in_text, proof_runs, quote
 from judging.signal_catalogue import CATALOGUE
 
@@ -47,8 +47,12 @@ def template_hash(rubric: Rubric) -> str:
     return "sha256:" + digest.hexdigest()
 
 
-def applicable_criteria(rubric: Rubric, claim: ClaimInput) -> list[Criterion]:
-    return rubric.criteria_for(claim.claim)
+def applicable_criteria(rubric: Rubric, claim: ClaimInput,
+                        signals: dict[str, Signal] | None = None) -> list[Criterion]:
+    """The criteria a judge is asked: those that apply to the claim, less those whose rule says
+    they do not apply to it (`rule_not_applicable`: they are answered "not applicable")."""
+    return [c for c in rubric.criteria_for(claim.claim)
+            if signals is None or rule_not_applicable(c, claim, signals) is None]
 
 
 def answer_choices(criterion: Criterion) -> tuple[str, ...]:

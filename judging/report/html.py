@@ -24,6 +24,7 @@ from judging.models import (
     Outcome,
     ReferenceOrigin,
     natural_key,
+    rerun_text,
 )
 from judging.rubrics import Rubric, RubricLibrary
 from judging.rundir import (
@@ -196,6 +197,7 @@ def _section(key: str, lines: list[Judgment], claim: ClaimInput | None, *, root:
                     if figures else None),
         "signals": signals,
         "own_figure": None if figures else own_figure(),
+        "rerun": rerun_text(lines),
     }
 
 

@@ -7,6 +7,7 @@ overlap. A published dataset's fields cannot change, so the design is fixed per 
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import re
@@ -29,6 +30,7 @@ from judging.models import (
     SignalStatus,
     Verdict,
     ref_name,
+    rerun_text,
 )
 from judging.rubrics import FALSIFICATION_AUDIT, Criterion, Rubric, Scale
 from judging.rules import CONSENSUS_AGREES, MAX_LOG_BYTES, proof_runs
@@ -42,6 +44,29 @@ OVERALL_LABELS = {"pass": "pass: the claim meets the rubric",
                   "fail": "fail: it does not",
                   "cannot_tell": "cannot tell from the material"}
 FIGURE_FIELDS = ("published_figure", "reproduced_figure", "diff")
+#: Dataset designs. `separate`: the three figures as image fields, one under the other (datasets
+#: made before side by side existed keep it: a dataset's fields never change). `side_by_side`:
+#: one custom field shows them in a row, so reviewers compare without scrolling (new datasets).
+SEPARATE, SIDE_BY_SIDE = "separate", "side_by_side"
+FIGURES_FIELD = "figures"
+#: The figures' row (Argilla's custom field, handlebars over the record's `figures` value: data
+#: URIs of the published, reproduced and diff images; a missing one is left out).
+FIGURES_TEMPLATE = """
+<div class="jd-figures" style="display:flex;flex-wrap:nowrap;gap:8px;align-items:flex-start">
+{{#if record.fields.figures.published}}<figure style="flex:1 1 0;min-width:0;margin:0">
+<figcaption style="font-weight:600">Published figure (reference)</figcaption>
+<img class="jd-published" style="width:100%;height:auto" src="{{record.fields.figures.published}}">
+</figure>{{/if}}
+{{#if record.fields.figures.reproduced}}<figure style="flex:1 1 0;min-width:0;margin:0">
+<figcaption style="font-weight:600">Reproduced figure</figcaption>
+<img class="jd-reproduced" style="width:100%;height:auto" src="{{record.fields.figures.reproduced}}">
+</figure>{{/if}}
+{{#if record.fields.figures.diff}}<figure style="flex:1 1 0;min-width:0;margin:0">
+<figcaption style="font-weight:600">Diff: red only published, cyan only reproduced</figcaption>
+<img class="jd-diff" style="width:100%;height:auto" src="{{record.fields.figures.diff}}">
+</figure>{{/if}}
+</div>
+"""
 CALIBRATION_SUFFIX = "-calibration"
 #: Metadata values kept as strings: Argilla gives terms back exactly as logged.
 YES, NO = "yes", "no"
@@ -145,7 +170,8 @@ def proof_text(claim: ClaimInput | None) -> str:
     return "\n\n".join(parts)
 
 
-def build_settings(rubric: Rubric, *, calibration: bool, overlap: int) -> rg.Settings:
+def build_settings(rubric: Rubric, *, calibration: bool, overlap: int,
+                   design: str = SEPARATE) -> rg.Settings:
     fields: list[Any] = [
         rg.TextField(name="claim", title="Claim", use_markdown=True),
         rg.TextField(name="justification", title="Participant's justification (untrusted text)",
@@ -153,17 +179,19 @@ def build_settings(rubric: Rubric, *, calibration: bool, overlap: int) -> rg.Set
     ]
     # Figures are optional even in figure datasets: a claim whose figure could not be read is
     # still reviewed (its claim text says why there is no image).
-    figures_required = False
-    fields += [
-        rg.ImageField(name="published_figure", title="Published figure (reference)",
-                      required=figures_required),
-        rg.ImageField(name="reproduced_figure", title="Reproduced figure",
-                      required=figures_required),
-        rg.ImageField(name="diff", title="Visual diff: red only in the published, cyan only in "
-                                         "the reproduced, dark in both", required=False),
-        rg.TextField(name="ai_assessment", title="AI assessment (empty on blind records)",
-                     use_markdown=True, required=False),
-    ]
+    if design == SIDE_BY_SIDE:
+        fields.append(rg.CustomField(name=FIGURES_FIELD, template=FIGURES_TEMPLATE,
+                                     title="Published, reproduced and diff, side by side",
+                                     required=False))
+    else:
+        fields += [
+            rg.ImageField(name="published_figure", title="Published figure (reference)",
+                          required=False),
+            rg.ImageField(name="reproduced_figure", title="Reproduced figure", required=False),
+            rg.ImageField(name="diff", title="Visual diff: red only in the published, cyan only "
+                                             "in the reproduced, dark in both", required=False)]
+    fields.append(rg.TextField(name="ai_assessment", title="AI assessment (empty on blind records)",
+                               use_markdown=True, required=False))
     if shows_proof(rubric):
         fields.append(rg.TextField(name="proof", use_markdown=False, required=False,
                                    title="Proof script and the log of its run (untrusted text)"))
@@ -229,6 +257,7 @@ PRIORITY_WEIGHTS = {
     "merge_conflict": 0.95,
     "copy": 0.9,
     "identical_rerender": 0.9,
+    "near_identical": 0.9,
     "duplicate_figure": 0.9,
     "copied_justification": 0.85,
     # Consensus (judging consensus): a verdict against the other reproductions of its registry
@@ -279,7 +308,7 @@ def review_priority(judgments: list[Judgment], *, untrusted: set[str] = frozense
     for judgment in judgments:
         names = {f.name for f in judgment.flags}
         reasons |= names & {"reference_mismatch", "copy", "identical_rerender",
-                            "order_inconsistent", "duplicate_figure", "copied_justification",
+                            "near_identical", "order_inconsistent", "duplicate_figure", "copied_justification",
                             "merge_conflict", *CONSENSUS_FLAGS}
         if judgment.status is LineStatus.error:
             reasons.add("unreadable")
@@ -331,11 +360,16 @@ def claim_markdown(claim: ClaimInput | None, judgment: Judgment) -> str:
         rows += [f"| {_escape_markdown(v.name)} | {v.reported} | {v.reproduced} |"
                  for v in c.values]
         lines.append("\n".join(rows))
+    rerun = rerun_text([judgment])
+    if rerun:
+        lines.append(f"**Re-run** (organizers, sandboxed): {_escape_markdown(rerun)}")
     evidence = c.evidence
     files = [f"script `{evidence.script}`" if evidence.script else None,
              f"scripts {', '.join(f'`{x}`' for x in evidence.scripts)}" if evidence.scripts
              else None,
              f"logs {', '.join(f'`{x}`' for x in evidence.logs)}" if evidence.logs else None,
+             f"agent traces {', '.join(f'`{x}`' for x in evidence.traces)}" if evidence.traces
+             else None,
              f"proof script `{evidence.proof_script}`" if evidence.proof_script else None,
              f"problem kind **{evidence.problem_kind.value}**" if evidence.problem_kind else None]
     lines.append("evidence: " + (", ".join(f for f in files if f) or "none"))
@@ -436,8 +470,21 @@ def _suggestion_value(criterion: Criterion, value: bool | int | str) -> str | in
     return int(value)
 
 
+def design_of(fields: Collection[str]) -> str:
+    """The design of an existing dataset, from its field names."""
+    return SEPARATE if "published_figure" in fields else SIDE_BY_SIDE
+
+
+def _data_uri(path: Path) -> str:
+    """An image file as a data URI (the custom field's value is text, not a file)."""
+    kind = {".png": "png", ".jpg": "jpeg", ".jpeg": "jpeg", ".webp": "webp",
+            ".gif": "gif"}.get(path.suffix.lower(), "png")
+    return f"data:image/{kind};base64," + base64.b64encode(path.read_bytes()).decode("ascii")
+
+
 def build_record(rubric: Rubric, judgment: Judgment, claim: ClaimInput | None, *,
-                 blind: bool, priority: Priority, run_root: Path) -> rg.Record:
+                 blind: bool, priority: Priority, run_root: Path,
+                 design: str = SEPARATE) -> rg.Record:
     key = str(judgment.claim)
     fields: dict[str, Any] = {"claim": claim_markdown(claim, judgment),
                               "justification": justification_text(claim),
@@ -460,6 +507,12 @@ def build_record(rubric: Rubric, judgment: Judgment, claim: ClaimInput | None, *
             fields["reproduced_figure"] = own
         except ValueError:
             pass
+    if design == SIDE_BY_SIDE:
+        row = {kind: _data_uri(fields.pop(name)) for kind, name in
+               (("published", "published_figure"), ("reproduced", "reproduced_figure"),
+                ("diff", "diff")) if name in fields}
+        if row:
+            fields[FIGURES_FIELD] = row
     signal = judgment.signals
     metadata: dict[str, Any] = {
         "claim_id": judgment.claim.claim_id, "submission_id": judgment.claim.submission_id,

@@ -41,11 +41,14 @@ from judging.hashing import content_hash
 from judging.judges import speaking_lines
 from judging.models import ClaimInput, Judgment, VersionedModel, ref_name
 from judging.review.dataset import (
+    SEPARATE,
+    SIDE_BY_SIDE,
     Priority,
     ReviewRecord,
     build_record,
     build_settings,
     dataset_name,
+    design_of,
     falsification_supported,
     in_calibration,
     record_id,
@@ -164,20 +167,23 @@ def _signature(settings: rg.Settings) -> dict[str, Any]:
             "questions": sorted((q.name, type(q).__name__) for q in settings.questions)}
 
 
-def ensure_dataset(client: rg.Argilla, name: str, workspace: str, settings: rg.Settings
-                   ) -> rg.Dataset:
-    """The dataset, created with `settings` if missing; an existing one must have the same fields
-    and questions (a published dataset's fields cannot change)."""
+def ensure_dataset(client: rg.Argilla, name: str, workspace: str,
+                   design: Callable[[str], rg.Settings]) -> tuple[rg.Dataset, str]:
+    """The dataset and its design: made with the side-by-side design if missing; an existing
+    one keeps its own (`design_of` its fields) and must have its fields and questions (a
+    published dataset's fields cannot change)."""
     with quiet_lookups():
         dataset = client.datasets(name=name, workspace=workspace)
     if dataset is None:
-        return rg.Dataset(name=name, workspace=workspace, settings=settings,
-                          client=client).create()
+        return rg.Dataset(name=name, workspace=workspace, settings=design(SIDE_BY_SIDE),
+                          client=client).create(), SIDE_BY_SIDE
+    chosen = design_of({f.name for f in dataset.settings.fields})
+    settings = design(chosen)
     if _signature(dataset.settings) != _signature(settings):
         raise ReviewError(f"dataset {name!r} in workspace {workspace!r} exists with other fields "
                           f"or questions; a dataset's design cannot change: publish a new rubric "
                           f"version or push to another workspace")
-    return dataset
+    return dataset, chosen
 
 
 @dataclass
@@ -261,15 +267,17 @@ def plan_records(store: RunStore, library: RubricLibrary, options: PushOptions
 
 
 def iter_records(store: RunStore, library: RubricLibrary, options: PushOptions, *,
-                 datasets: dict[str, tuple[Rubric, bool]], skipped: list[str]
+                 datasets: dict[str, tuple[Rubric, bool]], skipped: list[str],
+                 design: Callable[[str], str] = lambda name: SEPARATE
                  ) -> Iterator[ReviewRecord]:
     """The records of a run, one (claim, rubric version) at a time in claim key order
     (`iter_planned`); `datasets` gets each dataset met (with its rubric and whether it is
-    blind), `skipped` each line that names no rubric."""
+    blind), `skipped` each line that names no rubric; `design` names each dataset's design."""
     for item in iter_planned(store, library, options, skipped=skipped):
         datasets[item.dataset] = (item.rubric, item.blind)
         record = build_record(item.rubric, item.judgment, item.claim, blind=item.blind,
-                              priority=item.priority, run_root=store.root)
+                              priority=item.priority, run_root=store.root,
+                              design=design(item.dataset))
         yield ReviewRecord(dataset=item.dataset, record=record, claim_key=item.claim_key,
                            blind=item.blind, priority=item.priority)
 
@@ -356,6 +364,7 @@ def push_run(run_dir: Path, *, client: rg.Argilla, options: PushOptions | None =
         (p.dataset_id, p.record_id, p.digest) for p in iter_jsonl(state, PushedRecord)
         if p.api_url == api_url and p.workspace == options.workspace}
     handles: dict[str, rg.Dataset] = {}
+    designs: dict[str, str] = {}
     pending: dict[str, list[ReviewRecord]] = defaultdict(list)
     in_flight: dict[Future, tuple[str, list[ReviewRecord], list[str]]] = {}
     done = 0
@@ -368,9 +377,15 @@ def push_run(run_dir: Path, *, client: rg.Argilla, options: PushOptions | None =
                 _ensure_workspace(client, options.workspace)
                 workspace_ready = True
             rubric, blind = datasets[name]
-            handles[name] = ensure_dataset(client, name, options.workspace, build_settings(
-                rubric, calibration=blind, overlap=options.overlap))
+            handles[name], designs[name] = ensure_dataset(
+                client, name, options.workspace,
+                lambda design: build_settings(rubric, calibration=blind,
+                                              overlap=options.overlap, design=design))
         return handles[name]
+
+    def design(name: str) -> str:
+        handle(name)
+        return designs[name]
 
     def settle(future: Future) -> None:
         nonlocal done
@@ -410,7 +425,7 @@ def push_run(run_dir: Path, *, client: rg.Argilla, options: PushOptions | None =
     with sdk_progress_bars_off(), ThreadPoolExecutor(max_workers=PUSH_THREADS) as pool:
         try:
             for planned in iter_records(store, library, options, datasets=datasets,
-                                        skipped=result.skipped):
+                                        skipped=result.skipped, design=design):
                 if done_before:
                     dataset = handle(planned.dataset)
                     key = (str(dataset.id), str(planned.record.id), record_digest(planned.record))

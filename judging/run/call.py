@@ -19,6 +19,7 @@ from judging.run.lines import WorkItem, build_judgment, unscored_all
 from judging.run.measure import Measurement
 from judging.run.pool import MeasureWorkerDied
 from judging.run.request import Estimate, RunRequest
+from judging.run.reruns import RerunFacts
 
 log = logging.getLogger(__name__)
 
@@ -28,11 +29,13 @@ class Calls:
 
     def __init__(self, request: RunRequest, *, run_id: str,
                  measure: Callable[[ClaimInput], Awaitable[Measurement]],
-                 consensus_fact: Callable[[ClaimInput], Signal]):
+                 consensus_fact: Callable[[ClaimInput], Signal],
+                 rerun_facts: RerunFacts | None = None):
         llm = request.llm
         self.run_id = run_id
         self.measure = measure
         self.consensus_fact = consensus_fact
+        self.rerun_facts = rerun_facts
         self.budget = Budget(llm.max_cost) if llm.max_cost is not None else None
         # One bound on the calls in flight, shared by every judge of the run (--concurrency).
         limiter = asyncio.Semaphore(max(1, request.concurrency))
@@ -71,6 +74,9 @@ class Calls:
         if item.rubric.applies_to == "figure" and measurement.figure_error:
             return self.error_line(item, measurement,
                                    f"figure cannot be judged: {measurement.figure_error}")
+        if self.rerun_facts is not None:  # recorded on the line, like the consensus fact
+            measurement = replace(measurement, signals=self.rerun_facts.with_facts(
+                item.rubric, item.claim, measurement.signals))
         if reads_consensus(item.rubric):
             # The fact is recorded on the line like any signal (provenance), not in the
             # claim's shared measurement.

@@ -26,6 +26,7 @@ from judging.run.integrity import find_pairs
 from judging.run.lines import Panels, WorkItem
 from judging.run.plan import Plan
 from judging.run.request import Estimate, RunRequest, RunResult, invocation, record_end
+from judging.run.reruns import RerunFacts
 from judging.run.schedule import schedule
 from judging.rundir import (
     RunStore,
@@ -47,16 +48,18 @@ class Runner:
         self.store = RunStore.open(request.out)
         self.store.set_shard(request.shard)
         self.facts = ConsensusFacts(self.store)
+        self.reruns = RerunFacts(self.store)
         self.calls = Calls(request, run_id=self.store.info.run_id,
                            measure=lambda claim: self.inflight.measure(claim),
-                           consensus_fact=self.facts.fact)
+                           consensus_fact=self.facts.fact, rerun_facts=self.reruns)
         self.budget = self.calls.budget
         llm_judges = any(j.model is not None for j in self.calls.judges)
         self.inflight = InFlight(request, self.store, prompt_images=request.llm.images and
                                  llm_judges)
         self.feed = Feed(request, self.store, extractor=self.calls.extractor)
         self.plan = Plan(self.calls.judges, request.samples, request.swap,
-                         request.measure.as_settings(), self.facts.fact)
+                         request.measure.as_settings(), self.facts.fact,
+                         rerun_facts=self.reruns.facts)
 
     def _rubrics(self) -> list[Rubric]:
         library = RubricLibrary(self.request.rubrics_dir) if self.request.rubrics_dir \
@@ -184,7 +187,8 @@ class Runner:
                 row.local += 1
                 continue
             call = item.judge.estimate(JudgeTask(
-                claim=item.claim, rubric=item.rubric, signals=measurement.signals,
+                claim=item.claim, rubric=item.rubric,
+                signals=self.reruns.with_facts(item.rubric, item.claim, measurement.signals),
                 images=measurement.images, sample=item.sample, swapped=item.swapped))
             if call is not None:
                 row.add(call)

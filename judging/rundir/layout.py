@@ -15,6 +15,8 @@ its paths from `RunPaths`. (Docstrings and CLI help may name the files.)
 | conflicts.json             | `ConflictReport` (side file, merged on read)  | judging.conflicts/1     | merge        |
 | drift.json                 | `DriftReport`: what the endpoint served, and  | judging.drift/1         | run, resolve |
 |                            | lines served by another model (merged on read)|                         |              |
+| reruns.jsonl               | `RerunRecord` lines, append-only              | judging.rerun/1         | rerun        |
+| reruns/<claim>/            | a re-run's logs: stdout, stderr, build        |                         | rerun        |
 | diffs/<claim>/*.png        | the figures reviewers see                     |                         | run          |
 | sources/                   | downloaded Hub sources                        |                         | run (intake) |
 | logbooks/                  | figures and run logs read from logbooks       |                         | run (intake) |
@@ -38,6 +40,8 @@ its paths from `RunPaths`. (Docstrings and CLI help may name the files.)
 judgments, claims, fingerprints, not_addressed, labels, diffs/, sources/ and logbooks/; it
 recomputes integrity.json over the union and writes conflicts.json. The files derived from
 judgments (report.html, decisions, final, leaderboards, publish/) are not merged: rebuild them.
+reruns.jsonl and reruns/ are not merged either: `judging rerun` the merged directory (its Ray
+engine spreads the claims over a cluster).
 
 A calibration folder (default `./calibration`, or `RUN_DIR/calibration` in the demo) holds
 `artifacts/<rubric>@<version>/<judge>.json` (`CalibrationArtifact`, judging.calibration/1) and
@@ -69,6 +73,10 @@ NOT_ADDRESSED = "not_addressed.jsonl"
 CONSENSUS = "consensus.json"
 CONFLICTS = "conflicts.json"
 DRIFT = "drift.json"
+RERUNS = "reruns.jsonl"
+RERUN_LOGS = "reruns"
+#: The files of one re-run's logs folder, reruns/<claim slug>/.
+RERUN_LOG_FILES = {"stdout": "stdout.txt", "stderr": "stderr.txt", "build": "build.txt"}
 DIFFS = "diffs"
 SHARDS = "shards"
 SOURCES = "sources"
@@ -150,6 +158,15 @@ class RunPaths:
     @property
     def diffs(self) -> Path:
         return self.root / DIFFS
+
+    @property
+    def reruns(self) -> Path:
+        """`judging rerun`'s results, one line per re-run (the newest line of a claim counts)."""
+        return self.root / RERUNS
+
+    def rerun_logs(self, claim_key: str) -> Path:
+        """The logs folder of one claim's re-run (RERUN_LOG_FILES)."""
+        return self.root / RERUN_LOGS / slug(claim_key)
 
     @property
     def shards(self) -> Path:
@@ -268,6 +285,7 @@ RUN_FILES: tuple[RunFile, ...] = (
             flags_side_file=True),
     RunFile(DRIFT, "judging.models:DriftReport", "judging.drift/1", "run",
             flags_side_file=True),
+    RunFile(RERUNS, "judging.models:RerunRecord", "judging.rerun/1", "rerun"),
     RunFile(PUSHED, "judging.review.push:PushedRecord", "judging.pushed/1", "review push"),
     RunFile(f"{MEASUREMENTS}/<ab>/<key>.json", "judging.run.pool:CachedMeasurement",
             "judging.measurement/1", "run"),

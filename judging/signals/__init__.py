@@ -17,6 +17,7 @@ from judging.signals.chart import (
                                    ChartComparison,
                                    ChartReading,
                                    compare_charts,
+                                   comparison_signals,
                                    read_chart,
                                    reading_from_data,
                                    render_overlay,
@@ -64,13 +65,13 @@ from judging.signals.trace import reproduced_values, value_in_tool_output
 
 __all__ = [
     "CHART_SIGNALS", "CHART_SOURCE_SIGNALS", "DEFAULT_MAX_PIXELS", "DEFAULT_SIZE",
-    "FIGURE_SIGNALS", "SUPPORTED_FORMATS", "TRACE_SIGNAL", "Agreement", "ChartComparison", "ChartPair",
-    "ChartReading", "CopyCheck", "PairComparison", "PairSignals", "PixelSignals",
+    "FIGURE_SIGNALS", "SUPPORTED_FORMATS", "TRACE_SIGNAL", "Agreement", "ChartComparison",
+    "ChartPair", "ChartReading", "CopyCheck", "PairComparison", "PairSignals", "PixelSignals",
     "TableAgreement", "agreement", "blurred_gray", "chart_readings", "check_copy",
-    "compare_charts", "compare_figures", "compare_pair", "diff_image", "edge_f1", "edge_map",
-    "load_image", "mean_abs_difference", "measure_chart", "measure_numbers", "measure_pair",
-    "normalize_pair", "palette_distance", "phash_distance", "pixel_identical", "read_chart",
-    "read_chart_once", "reading_from_data", "reduce_towards", "render_overlay",
-    "reproduced_values", "ssim", "table_agreement", "to_gray", "trim_border",
+    "compare_charts", "compare_figures", "compare_pair", "comparison_signals", "diff_image",
+    "edge_f1", "edge_map", "load_image", "mean_abs_difference", "measure_chart",
+    "measure_numbers", "measure_pair", "normalize_pair", "palette_distance", "phash_distance",
+    "pixel_identical", "read_chart", "read_chart_once", "reading_from_data", "reduce_towards",
+    "render_overlay", "reproduced_values", "ssim", "table_agreement", "to_gray", "trim_border",
     "value_in_tool_output", "without_reference_lines",
 ]

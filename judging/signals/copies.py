@@ -12,7 +12,10 @@ How (`check_copy`):
 
 1. Pixel identity up to a uniform border (`pixel_identical`): what a bit-exact re-run of the
    paper's own plotting code also produces, so it is reported as such (`CopyCheck.identical`;
-   the measure stage reads the claim's logs to tell the two apart).
+   the measure stage reads the claim's logs to tell the two apart). Identity but for a few
+   small clusters of pixels (`near_identical`: the same code run where fonts are placed a pixel
+   otherwise, or a copy with a label edited) is neither called a copy nor a re-render: it is
+   left to a human (`CopyCheck.near_identical`).
 2. Alignment (`align`): uniform borders are peeled off both figures (`peel_borders`). Scale
    hypotheses come from the content boxes, the image sizes, "no resize", and a per-axis search
    matching the two figures' ink profiles (column and row sums), which small crops do not
@@ -122,6 +125,12 @@ class CopyCheck:
     """Published pixels per reproduced pixel (x, y) of the alignment used."""
     how: str = ""
     """How the verdict was reached, in a few words (shown in the copy flag)."""
+    near_identical: bool = False
+    """Pixel-identical but for a few small clusters (NEAR_IDENTICAL_SHARE, NEAR_IDENTICAL_SPAN):
+    the same plotting code run again where the fonts are placed a pixel otherwise, or a copy
+    with a label edited. Nothing in the pixels tells the two apart (no copy is flagged: a
+    human, or the logs, must say), and no re-encode, resize or re-frame looks like it (those
+    move pixels everywhere)."""
 
 
 def content_box(image: Image.Image, *, tolerance: int = BORDER_TOLERANCE,
@@ -159,6 +168,35 @@ def peel_borders(image: Image.Image, *, tolerance: int = BORDER_TOLERANCE,
             break
         box = (box[0] + inner[0], box[1] + inner[1], box[0] + inner[2], box[1] + inner[3])
     return box
+
+
+#: Nearly pixel-identical (see CopyCheck.near_identical): at most this share of the pixels
+#: differs (a few words re-rasterised)...
+NEAR_IDENTICAL_SHARE = 0.002
+#: ... in clusters each no wider or taller than this share of the figure's longer side (a word,
+#: a tick label), the rest within IDENTICAL_MAX_LEVELS.
+NEAR_IDENTICAL_SPAN = 0.1
+
+
+def near_identical(a: Image.Image, b: Image.Image,
+                   boxes: tuple[tuple[int, int, int, int], tuple[int, int, int, int]]
+                   ) -> tuple[int, int] | None:
+    """(differing pixels, their clusters) when two same-sized content boxes differ in a few
+    small clusters only (CopyCheck.near_identical), else None."""
+    (a0, a1, a2, a3), (b0, b1, b2, b3) = boxes
+    if (a2 - a0, a3 - a1) != (b2 - b0, b3 - b1):
+        return None
+    difference = np.asarray(ImageChops.difference(a.crop(boxes[0]), b.crop(boxes[1])))
+    differs = difference.max(axis=2) > IDENTICAL_MAX_LEVELS
+    count = int(differs.sum())
+    if count == 0 or count > NEAR_IDENTICAL_SHARE * differs.size:
+        return None
+    labels, clusters = ndimage.label(ndimage.binary_dilation(differs, iterations=2))
+    span = NEAR_IDENTICAL_SPAN * max(differs.shape)
+    for rows, cols in ndimage.find_objects(labels):
+        if rows.stop - rows.start > span or cols.stop - cols.start > span:
+            return None
+    return count, clusters
 
 
 def pixel_identical(published: Image.Image, reproduced: Image.Image, *,
@@ -745,6 +783,11 @@ def check_copy(published: Image.Image, reproduced: Image.Image, *, same_bytes: b
     if _same_pixels(pub_full, rep_full, full_boxes):
         return CopyCheck(copy=True, identical=True, redrawn_share=0.0, scale=(1.0, 1.0),
                          how="pixel-identical once uniform borders are trimmed")
+    near = near_identical(pub_full, rep_full, full_boxes)
+    if near is not None:
+        return CopyCheck(copy=False, identical=False, near_identical=True, scale=(1.0, 1.0),
+                         how=f"pixel-identical but for {near[0]} pixels in {near[1]} small "
+                             f"cluster(s) (text placed a pixel otherwise, or edited)")
     pub, pub_factor = _work_size(pub_full)
     rep, rep_factor = _work_size(rep_full)
     gray = (_is_gray(pub), _is_gray(rep))

@@ -23,6 +23,7 @@ from judging.signals.chart import (
     CHART_SOURCE_SIGNALS,
     ChartReading,
     compare_charts,
+    comparison_signals,
     read_chart,
     reading_from_data,
     render_overlay,
@@ -110,18 +111,8 @@ def compare_pair(published: Image.Image, reproduced: Image.Image, *,
         log.exception("reading the charts failed")
         reason = f"chart reading failed ({type(exc).__name__}: {str(exc)[:120]})"
         return ChartPair(signals={name: Signal.absent(reason) for name in CHART_SIGNALS})
-    signals = {}
-    for name in CHART_SIGNALS:
-        value = comparison.signals.get(name)
-        if value is None or (isinstance(value, float) and not math.isfinite(value)):
-            signals[name] = Signal.absent(comparison.reasons.get(name) or "could not be computed")
-        elif isinstance(value, bool):
-            signals[name] = Signal(value=value)
-        else:
-            # A present signal may say why it is what it is (the reading confidence's doubts).
-            signals[name] = Signal(value=round(float(value), 6),
-                                   reason=comparison.reasons.get(name))
-    return ChartPair(signals=signals, overlay=overlay, reference_lines=left_out)
+    return ChartPair(signals=comparison_signals(comparison), overlay=overlay,
+                     reference_lines=left_out)
 
 
 def measure_chart(published: Image.Image, reproduced: Image.Image, *,
@@ -142,7 +133,12 @@ def copy_signals(check: CopyCheck, rerun: Callable[[], str | None]
     of deterministic plotting code is possible), not a copy."""
     shown = rerun() if check.identical else None
     signals = {"pixel.copy": Signal(value=check.copy and shown is None),
-               "pixel.identical_rerender": Signal(value=shown is not None)}
+               "pixel.identical_rerender": Signal(value=shown is not None),
+               "pixel.near_identical": Signal(value=check.near_identical)}
+    if check.near_identical:
+        return signals, [Flag(name="near_identical", detail=(
+            f"the reproduced figure is {check.how}: the same plotting code run again "
+            f"elsewhere, or a copy with a label edited; a human should tell which")[:4000])]
     if shown is not None:
         return signals, [Flag(name="identical_rerender", detail=(
             f"the reproduced figure is pixel-identical to the published figure ({check.how}), "

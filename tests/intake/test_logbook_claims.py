@@ -114,3 +114,13 @@ def test_a_stale_index_and_historical_pages_in_logbook_json(tmp_path: Path) -> N
     assert claim.claim.provenance["verdict"].place == "page title in logbook.json"
     assert any("logbook.json is followed" in w for w in loaded.header.warnings)
     assert any("claim-1-old" in w and "historical" in w for w in loaded.header.warnings)
+
+
+def test_claims_opened_by_bold_leads_on_a_single_page(tmp_path: Path) -> None:
+    root = _book(tmp_path, "Bold0001")
+    (root / "pages" / "index.md").write_text(
+        "# Report\n\n**Claim 1 (Theorem 2).** The bound holds.\n\nVerdict: VERIFIED\n\n"
+        "**Claim 2 (Table 1).** Accuracy 94.1%.\n\nVerdict: NOT REPRODUCED\n")
+    loaded, claims = _load(root, tmp_path)
+    assert claims["Bold0001/c1"].claim.verdict is Verdict.verified
+    assert claims["Bold0001/c2"].claim.verdict is Verdict.inconclusive

@@ -51,7 +51,8 @@ def test_one_sentence_pairing_both_sides_gives_both_values_with_the_quote() -> N
 
 def test_run_output_keys_naming_a_side_and_json_lines() -> None:
     output = ("paper_v1_final_mae_ratio=0.2188679245283019\nobserved_final_mae_ratio=0.2222\n"
-              "seed=42\ntarget_entropy=5.05\nmax_error=1e-14\n"
+              "seed=42\ntarget_entropy=5.05\nmax_error=1e-14\npaper_batch_size=256\n"
+              "measured_seed=3\n"
               '{"reported_value": 94.1, "measured_accuracy": 93.8, "n": 4000}\n')
     found = {(v.side, v.value, v.place) for v in output_values(output)}
     assert found == {("reported", 0.2188679245283019, "run output key=value"),
@@ -90,6 +91,10 @@ def test_labels_from_declared_places_and_a_title_that_is_a_statement() -> None:
     assert heading_label("Consistent hashing in practice") is None
     # a verdict word naming what follows is a caption or a section, not a label
     assert heading_label("Reproduced figure") is None
+    # a claim's title states it; only a verdict after the claim's name is a label
+    assert heading_label("Claim 2 — Consistent estimation of the mean") is None
+    assert heading_label("Claim 3: Supported decoding for long inputs") is None
+    assert heading_label("Current Claim 1 — VERIFIED") == "VERIFIED"
     captions = text_labels("**Reproduced figure 3.** below\n\n## Verified claims\n\n"
                            "**Mechanism reproduced.**\n")
     assert [lb.text for lb in captions] == ["Mechanism reproduced"]

@@ -123,6 +123,14 @@ def test_a_neurips_space_with_its_trace_dataset_meets_the_registry_by_arxiv_id(
     not_addressed = [json.loads(x) for x in (out / "not_addressed.jsonl").read_text()
                      .splitlines()]
     assert [n["claim_id"] for n in not_addressed] == ["neurips26-4821/c3"]
+    # reviewers see the trace among the evidence
+    from judging.review.dataset import claim_markdown
+    from judging.rundir.store import RunStore
+
+    store = RunStore.open(out, create=False)
+    judgment = next(j for j in store.latest() if j.claim.claim_id == "neurips26-4821/c1")
+    markdown = claim_markdown(store.claims()[str(judgment.claim)], judgment)
+    assert "agent traces `.judging/linked/datasets/" in markdown
 
 
 def test_judging_check_counts_the_spaces_trace(hub: FakeHub) -> None:
@@ -326,3 +334,42 @@ def test_a_logbook_tagged_with_an_openreview_id_meets_the_registrys_paper(tmp_pa
     [claim] = loaded.claims
     assert claim.claim.claim_id == "neurips26-4821/c2" and claim.reference.value == "registry"
     assert any("XZAOCytvKQ" in w and "neurips26-4821" in w for w in loaded.header.warnings)
+
+
+def test_a_huge_readme_is_one_error_and_the_reports_are_judged(tmp_path: Path) -> None:
+    folder = tmp_path / "big--space"
+    folder.mkdir()
+    (folder / "README.md").write_text("---\ntags: [arxiv:2508.18741]\n---\n"
+                                      + "padding " * (MAX_REPORT_BYTES // 8 + 10))
+    (folder / "report.md").write_text("# Report\n\n## Claim 1: slope\n\n**Verdict: VERIFIED**\n")
+    loaded = load_folder(folder, logbooks_dir=tmp_path / "out")
+    assert [c.claim.claim_id for c in loaded.claims] == ["space/c1"]
+    [problem] = loaded.problems
+    assert problem.reason.startswith("README.md: ") and "over the limit" in problem.reason
+
+
+def test_an_id_that_cannot_be_one_is_one_error_in_our_words(tmp_path: Path) -> None:
+    from judging.errors import ManifestError
+
+    folder = tmp_path / "s"
+    folder.mkdir()
+    (folder / "README.md").write_text("---\ntags:\n  - paper-" + "A" * 300 + "\n---\n# x\n")
+    with pytest.raises(ManifestError) as info:
+        load_folder(folder, logbooks_dir=tmp_path / "out")
+    assert "paper_id: longer than 200 characters" in str(info.value)
+    assert not any(leak in str(info.value) for leak in (*LEAKS, "errors.pydantic.dev"))
+
+
+def test_a_folder_of_spaces_with_a_dataset_card_stands_for_its_spaces(tmp_path: Path) -> None:
+    from judging.intake import expand_source
+
+    root = tmp_path / "event"
+    root.mkdir()
+    (root / "README.md").write_text("---\nlicense: cc-by-4.0\n---\n# The event's Spaces\n")
+    for name in ("alice--repro-2508.18741", "bob--repro-2601.22449"):
+        (root / name).mkdir()
+        (root / name / "README.md").write_text("---\ntags: [neurips26-repro]\n---\n# x\n")
+    assert [p.name for p in expand_source(str(root), download_root=tmp_path / "dl")] == \
+        ["alice--repro-2508.18741", "bob--repro-2601.22449"]
+    assert expand_source(str(root / "alice--repro-2508.18741"),
+                         download_root=tmp_path / "dl") == [root / "alice--repro-2508.18741"]

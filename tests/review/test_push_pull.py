@@ -90,7 +90,8 @@ def test_push_creates_one_dataset_per_rubric_version(argilla, example_run: Path,
         if record.metadata["claim_id"] != "iclr27-0137/c3":  # the corrupt figure has none
             assert suggestions["independent_reproduction"].agent == "offline"
             assert 0.5 <= suggestions["independent_reproduction"].score <= 1
-            assert record.fields["published_figure"] is not None
+            # New datasets show the three figures side by side (one custom field).
+            assert record.fields["figures"]["published"].startswith("data:image/png;base64,")
     if copy_record is not None:
         suggestions = {s.question_name: s.value for s in copy_record.suggestions}
         assert suggestions["independent_reproduction"] == "no"
@@ -323,6 +324,31 @@ def test_end_to_end_calibration_reproduces_the_known_f1(argilla, example_run: Pa
     assert criterion.f1 == pytest.approx(f1_score(gold, predicted, pos_label=True))
     assert criterion.humans.raters == 2 and criterion.humans.ties == 1
     assert figure.artifact.labels.source == "human" and figure.artifact.labels.blind_only
+
+
+def test_a_dataset_made_before_side_by_side_keeps_its_design(argilla, example_run: Path,
+                                                              workspace: str) -> None:
+    """A dataset's fields never change: one that exists with the three image fields (made by
+    an earlier push) gets its records with those fields; a new one gets the side-by-side row."""
+    import argilla as rg
+
+    from judging.review.dataset import SEPARATE, build_settings
+    from judging.rubrics import RubricLibrary
+
+    client = _client(argilla)
+    rg.Workspace(name=workspace, client=client).create()
+    rubric = RubricLibrary().load("figure-match@1.3.0")
+    rg.Dataset(name=FIG, workspace=workspace, client=client,
+               settings=build_settings(rubric, calibration=False, overlap=2,
+                                       design=SEPARATE)).create()
+    push_run(example_run, client=client, options=PushOptions(workspace=workspace,
+                                                             blind_share=0.3, overlap=2))
+    old = _records(client, FIG, workspace)
+    assert any(r.fields.get("published_figure") is not None for r in old.values())
+    assert all("figures" not in r.fields for r in old.values())
+    fresh = client.datasets(name=FIG + "-calibration", workspace=workspace)
+    assert "figures" in {f.name for f in fresh.settings.fields}
+    assert "published_figure" not in {f.name for f in fresh.settings.fields}
 
 
 def test_only_datasets_from_figure_match_1_1_0_show_the_overlay() -> None:

@@ -85,10 +85,32 @@ def fill_with_llm(found: list[FoundClaim], ask: StructuredAsk, *, paper: str
                   ) -> list[LLMOutcome]:
     """The LLM extractor over every claim found (in place): fills what the deterministic
     extractor missed, each field's quote checked against its page (see `llm.llm_fill`)."""
-    return [llm_fill(claim.extraction, ask, page_text=claim.page.text, prose=claim.prose,
-                     statement=statement(claim) or claim.title,
+    return [llm_fill(claim.extraction, ask, page_text=claim.page.text,
+                     prose=llm_text(claim), statement=statement(claim) or claim.title,
                      claim_ref=f"{paper}/{claim.local_id}")
             for claim in found if claim.page.error is None and claim.place != "absent page"]
+
+
+#: A `raw` fence (a figure's plotted data) is shown to the LLM up to this many lines.
+RAW_LINES = 40
+
+
+def llm_text(claim: FoundClaim) -> str:
+    """What the LLM extractor reads of a claim: a claim page whole (its run cells' commands and
+    outputs too), a row, item or section as found; data URIs cut short and a figure's raw data
+    fence to its first lines (the numbers a claim states are not in a 5,000-row CSV)."""
+    text = claim.page.text if claim.place == "page" and claim.page.text else claim.prose
+    text = re.sub(r"data:image/[\w+.-]+;base64,[A-Za-z0-9+/=\s]{100,}", "data:image/...", text)
+
+    def head(match: re.Match[str]) -> str:
+        lines = match.group("body").splitlines()
+        if len(lines) <= RAW_LINES:
+            return match.group(0)
+        return (f"{match.group('open')}{chr(10).join(lines[:RAW_LINES])}\n[... {len(lines) - RAW_LINES} "
+                f"more lines of raw data ...]\n{match.group('close')}")
+
+    return re.sub(r"(?ms)(?P<open>^(?P<f>`{3,}|~{3,})raw[^\n]*\n)(?P<body>.*?)(?P<close>^(?P=f)"
+                  r"[ \t]*$)", head, text)
 
 
 def load_logbook(folder: Path | str, *, out_dir: Path, registry: Registry | None = None,
@@ -116,8 +138,8 @@ def load_logbook(folder: Path | str, *, out_dir: Path, registry: Registry | None
         warnings.append(f"paper id: {pid} ({pid_from}) is {canonical} in the registry")
         pid = canonical
     who = agent(logbook)
-    header = SubmissionHeader(
-        submission_id=sid, paper_id=pid, paper_title=(logbook.title[:500] or None),
+    header = submission_header(
+        folder, submission_id=sid, paper_id=pid, paper_title=(logbook.title[:500] or None),
         agent=Agent(name=who[0], model=who[1]) if who else None,
         warnings=[w[:_MAX_NOTE] for w in warnings][:200])
     out_dir = Path(out_dir)
@@ -170,6 +192,16 @@ def load_logbook(folder: Path | str, *, out_dir: Path, registry: Registry | None
     return loaded
 
 
+def submission_header(folder: Path, **fields: object) -> SubmissionHeader:
+    """The header of a logbook or Space, or a ManifestError in our own words when an id the
+    participant chose cannot be one (a paper tag of 300 characters, a name of symbols)."""
+    try:
+        return SubmissionHeader.model_validate(fields)
+    except ValidationError as exc:
+        raise ManifestError(f"the submission cannot be read: {in_our_words(exc)}",
+                            path=str(folder)) from None
+
+
 def claim_origin(claim: FoundClaim) -> str:
     """Where a claim was read: the page, and its place on it."""
     where = "pages/index.md" if claim.page.slug == "index" and claim.place != "page" \
@@ -198,6 +230,25 @@ def no_claim_problem(logbook: Logbook, sid: str) -> ClaimProblem:
                 f"list and no '## Claim N' section")[:4000])
 
 
+#: The claim model's checks in our words, by the validation library's error type.
+_OUR_WORDS = {
+    "missing": "missing",
+    "string_too_long": "longer than {max_length} characters",
+    "too_long": "more than {max_length} entries",
+    "string_pattern_mismatch": "not an id (letters, digits and ._/+@-, starting with a letter or "
+                               "digit)",
+    "float_parsing": "not a number",
+    "float_type": "not a number",
+    "int_parsing": "not a whole number",
+    "finite_number": "not a finite number",
+    "extra_forbidden": "not a field of a claim",
+    "enum": "not one of {expected}",
+    "literal_error": "not one of {expected}",
+    "bool_parsing": "not true or false",
+    "string_type": "not text",
+}
+
+
 def in_our_words(exc: Exception) -> str:
     """One line for a claim that does not fit the claim model: the field and why, without the
     validation library's wording, input dump or link."""
@@ -205,8 +256,13 @@ def in_our_words(exc: Exception) -> str:
         parts = []
         for error in exc.errors()[:3]:
             where = ".".join(str(p) for p in error.get("loc", ()) if p != "__root__")
-            message = str(error.get("msg", "")).removeprefix("Value error, ")
-            message = re.sub(r"\s*\[type=.*$", "", message).strip()
+            message = _OUR_WORDS.get(str(error.get("type")))
+            if message is not None:
+                message = message.format(**{k: v for k, v in (error.get("ctx") or {}).items()
+                                            if isinstance(v, str | int | float)})
+            else:
+                message = str(error.get("msg", "")).removeprefix("Value error, ")
+                message = re.sub(r"\s*\[type=.*$", "", message).strip()
             parts.append(f"{where}: {message}" if where else message)
         more = len(exc.errors()) - 3
         return "; ".join(parts) + (f" (and {more} more)" if more > 0 else "")

@@ -64,6 +64,9 @@ _NUMBER_IN_SLUG = re.compile(r"(?i)(?:^|[-_])claim[-_]?c?(?P<n>\d+)(?:$|[-_])")
 _ROW_NUMBER = re.compile(r"^\s*(?:\*\*)?(?:c|claim\s*)?(?P<n>\d+)\b", re.IGNORECASE)
 _CLAIM_COLUMN = re.compile(r"(?i)claim|statement|^#$|^id$|^no\.?$")
 _SECTION = re.compile(r"(?im)^#{2,4}[ \t]+(?:claim[ \t]+C?(?P<n>\d+)|C(?P<c>\d+))\b[^\n]*$")
+#: A claim's section opened by a bold lead instead of a heading ("**Claim 2 (Theorem 1).** ...").
+_BOLD_SECTION = re.compile(r"(?im)^(?:\*\*|__)(?:claim[ \t]+C?(?P<n>\d+)|C(?P<c>\d+))\b"
+                           r"[^\n]*$")
 _CLAIMS_HEADING = re.compile(r"(?im)^#{1,4}[ \t]+[^\n]*\bclaims?\b[^\n]*$")
 _LIST_ITEM = re.compile(r"(?m)^[ \t]{0,3}(?P<n>\d{1,3})[.)][ \t]+(?P<first>\S[^\n]*)$")
 _THEOREM = re.compile(r"\b(?:theorem|proposition|lemma|corollary|conjecture|bound)\b",
@@ -479,8 +482,14 @@ def _list_claims(page: Page, context: _Context) -> list[FoundClaim]:
 
 
 def _section_claims(page: Page, context: _Context) -> list[FoundClaim]:
+    """Each `## Claim N` section of a page, else each paragraph run opened by a bold
+    "**Claim N ...**" lead (two at least: one bold mention is not a structure)."""
     prose = page_prose(page)
     sections = list(_SECTION.finditer(prose))
+    if not sections:
+        sections = list(_BOLD_SECTION.finditer(prose))
+        if len({m.group("n") or m.group("c") for m in sections}) < 2:
+            sections = []
     found = []
     for k, m in enumerate(sections):
         end = sections[k + 1].start() if k + 1 < len(sections) else len(prose)

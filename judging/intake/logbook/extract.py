@@ -294,6 +294,12 @@ def text_labels(text: str, *, tier_bold: int = 2, cell: int | None = None,
     return _dedupe(out)
 
 
+#: The verdict words a title may open with after a claim's name ("Claim 1 — verified"): not
+#: the ones that are also plain English in a statement (consistent, holds, aligned, mixed, pass).
+_STRONG_OPENING = re.compile(
+    r"(?i)(?:not[\s_-]+(?:independently[\s_-]+)?)?(?:verified|falsified|reproduced|replicated|"
+    r"confirmed|supported|inconclusive|blocked|partial(?:ly)?|refuted|toy-verified|unverified|"
+    r"not_reproduced)\b|(?-i:[A-Z]{4,}(?:[ _/-]+[A-Z]{2,})*)\b")
 #: A verdict word naming what follows it is a caption or a section, not a label:
 #: "Reproduced figure", "Verified claims", "Consistent hashing".
 _NOUN_AFTER = re.compile(r"(?i)^\W*\w+(?:[\s-]+\w+)?[\s-]+(?:figures?|tables?|plots?|charts?|"
@@ -314,8 +320,12 @@ def heading_label(title: str, *, bare: bool = True) -> str | None:
             and _LABEL_OPENING.match(clean) and not _NOUN_AFTER.match(clean):
         return clean
     m = _CLAIM_THEN_LABEL.match(clean)
-    if m and _LABEL_OPENING.match(_clean_label(m.group("label"))):
-        return _clean_label(m.group("label"))
+    if m:
+        label = _clean_label(m.group("label"))
+        # "Claim 1 — verified", not "Claim 2 — Consistent estimation of X" (a statement)
+        if len(label.split()) <= 4 and _STRONG_OPENING.match(label) \
+                and not _NOUN_AFTER.match(label):
+            return label
     caps = list(_CAPS_LABEL.finditer(clean))
     if caps and len({map_verdict(c.group(0)).verdict for c in caps}) == 1:
         return clean
@@ -468,8 +478,17 @@ _REPRODUCED_COLUMN = re.compile(r"(?i)\b(?:ours|our|reproduced|measured|observed
                                 r"reproduction)\b")
 
 
+#: A key naming a setting or an identifier, not a result ("paper_batch_size", "paper_id").
+_SETTING_KEY = re.compile(r"(?i)(?:^|[_\W])(?:id|ids|seed|seeds|batch|size|steps?|epochs?|lr|"
+                          r"learning[_ ]rate|version|year|index|page|n|num|count|arxiv|doi)"
+                          r"(?:[_\W]|$)")
+
+
 def key_side(key: str) -> str | None:
-    """"reported" when a key names the paper, "reproduced" when it names the measurement."""
+    """"reported" when a key names the paper, "reproduced" when it names the measurement (not a
+    setting or an identifier of either)."""
+    if _SETTING_KEY.search(key):
+        return None
     rep, ours = _KEY_REPORTED.search(key), _KEY_REPRODUCED.search(key)
     if bool(rep) == bool(ours):
         return None

@@ -129,7 +129,7 @@ class OpenAIJudge:
     def prepare(self, task: JudgeTask, *, mode: ResponseMode | None = None
                 ) -> PreparedRequest | None:
         """The exact request for a task (None when no criterion applies to the claim)."""
-        criteria = prompt.applicable_criteria(task.rubric, task.claim)
+        criteria = prompt.applicable_criteria(task.rubric, task.claim, task.signals)
         if not criteria:
             return None
         mode = mode or self.mode

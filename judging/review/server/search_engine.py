@@ -188,6 +188,9 @@ def _sort_key(value: Any) -> tuple:
 def _text_of(kind: str, value: Any) -> list[str]:
     if value is None or kind == "image":
         return []
+    if kind == "custom" and isinstance(value, dict):
+        # A custom field's texts are searchable; images in it (data URIs) are not text.
+        return [v for v in value.values() if isinstance(v, str) and not v.startswith("data:")]
     if kind == "chat":
         return [str(message.get("content", "")) for message in _as_list(value) if isinstance(message, dict)]
     return [value if isinstance(value, str) else str(value)]

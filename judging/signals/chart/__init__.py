@@ -18,12 +18,21 @@ CHART_SOURCE_SIGNALS say whether each side was taken from its data file or read 
 
 from __future__ import annotations
 
+import math
+
 from PIL import Image
 
-from judging.models import Tolerance
+from judging.models import Signal, Tolerance
 from judging.signals.chart.compare import compare, overlay
 from judging.signals.chart.data import reading_from_data, without_reference_lines
 from judging.signals.chart.read import read
+from judging.signals.chart.settings import (
+    DEFAULT_COMPARE,
+    DEFAULT_READER,
+    CompareSettings,
+    EvidenceSettings,
+    ReaderSettings,
+)
 from judging.signals.chart.types import (
     CHART_SIGNALS,
     CHART_SOURCE_SIGNALS,
@@ -36,20 +45,24 @@ from judging.signals.chart.types import (
 )
 
 
-def read_chart(image: Image.Image, *, ocr: object | None = None) -> ChartReading:
+def read_chart(image: Image.Image, *, ocr: object | None = None,
+               settings: ReaderSettings = DEFAULT_READER) -> ChartReading:
     """Read a chart image: plot areas, axes (OCR of the tick labels), legend and series.
 
-    `ocr` is a `tesserocr.PyTessBaseAPI` to use instead of this thread's own engine. Never
+    `ocr` is a `tesserocr.PyTessBaseAPI` to use instead of this thread's own engine; `settings`
+    replaces the stages' values chosen from data (judging.signals.chart.settings). Never
     raises on odd images: an unreadable chart is `readable=False` with a `reason`.
     """
-    return read(image, ocr=ocr)
+    return read(image, ocr=ocr, settings=settings)
 
 
 def compare_charts(published: ChartReading, reproduced: ChartReading, *,
-                   tolerance: Tolerance | None = None) -> ChartComparison:
+                   tolerance: Tolerance | None = None,
+                   settings: CompareSettings = DEFAULT_COMPARE) -> ChartComparison:
     """Pair the panels and series of two readings and measure what they agree on (see
-    CHART_SIGNALS). A signal that cannot be computed is None with a reason in `reasons`."""
-    return compare(published, reproduced, tolerance=tolerance)
+    CHART_SIGNALS). A signal that cannot be computed is None with a reason in `reasons`.
+    `settings` replaces the values chosen from data (judging.signals.chart.settings)."""
+    return compare(published, reproduced, tolerance=tolerance, settings=settings)
 
 
 def render_overlay(published: ChartReading, reproduced: ChartReading,
@@ -58,6 +71,24 @@ def render_overlay(published: ChartReading, reproduced: ChartReading,
     return overlay(published, reproduced, comparison, size=size)
 
 
-__all__ = ["CHART_SIGNALS", "CHART_SOURCE_SIGNALS", "Axis", "ChartComparison", "ChartReading",
-           "Panel", "Series", "Tick", "compare_charts", "read_chart", "reading_from_data",
-           "render_overlay", "without_reference_lines"]
+def comparison_signals(comparison: ChartComparison) -> dict[str, Signal]:
+    """The comparison as `chart.*` signals: an absent one with its reason, a present one with
+    the reason that says why it is what it is (the reading confidence's doubts)."""
+    signals = {}
+    for name in CHART_SIGNALS:
+        value = comparison.signals.get(name)
+        if value is None or (isinstance(value, float) and not math.isfinite(value)):
+            signals[name] = Signal.absent(comparison.reasons.get(name) or "could not be computed")
+        elif isinstance(value, bool):
+            signals[name] = Signal(value=value)
+        else:
+            signals[name] = Signal(value=round(float(value), 6),
+                                   reason=comparison.reasons.get(name))
+    return signals
+
+
+__all__ = ["CHART_SIGNALS", "CHART_SOURCE_SIGNALS", "DEFAULT_COMPARE", "Axis",
+           "ChartComparison", "ChartReading", "CompareSettings", "DEFAULT_READER", "EvidenceSettings",
+           "Panel", "ReaderSettings",
+           "Series", "Tick", "compare_charts", "comparison_signals", "read_chart",
+           "reading_from_data", "render_overlay", "without_reference_lines"]

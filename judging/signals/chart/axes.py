@@ -12,6 +12,7 @@ from scipy import ndimage
 
 from judging.signals.chart.geometry import Box, Page
 from judging.signals.chart.ocr import Crop, parse_number
+from judging.signals.chart.settings import reader_settings
 
 
 @dataclass
@@ -61,11 +62,6 @@ def text_mask(page: Page) -> np.ndarray:
     return (np.abs(page.lum - bg_lum) > 60) & (page.chroma < 90)
 
 
-#: Contrast (luminance levels) a tick label's work-resolution pixels need: lower than the page's
-#: text mask, as small light-grey labels fade when the image is reduced.
-STRIP_CONTRAST = 35
-
-
 def _strip(page: Page, mask: np.ndarray, x0: int, y0: int, x1: int, y1: int,
            side: str) -> Strip | None:
     h, w = mask.shape
@@ -73,7 +69,7 @@ def _strip(page: Page, mask: np.ndarray, x0: int, y0: int, x1: int, y1: int,
     if x1 - x0 < 3 or y1 - y0 < 3:
         return None
     bg_lum = float(page.bg @ np.array([0.299, 0.587, 0.114]))
-    sub = ((np.abs(page.lum[y0:y1, x0:x1] - bg_lum) > STRIP_CONTRAST)
+    sub = ((np.abs(page.lum[y0:y1, x0:x1] - bg_lum) > reader_settings().axes.strip_contrast)
            & (page.chroma[y0:y1, x0:x1] < 90)) | mask[y0:y1, x0:x1]
     labels, n = ndimage.label(sub, structure=np.ones((3, 3), bool))
     if n == 0:
@@ -698,10 +694,6 @@ def _power_fit(positions: list[float], labels: list[TickLabel], orientation: str
     return AxisFit("log", float(a), float(b), ticks, rms, float(max(0.05, confidence))), None
 
 
-#: Tick labels spanning less than this many decades are never read as a log axis.
-MIN_LOG_SPAN = 0.5
-
-
 def fit_axis(positions: list[float], labels: list[TickLabel], span: tuple[float, float],
              orientation: str) -> tuple[AxisFit | None, str | None]:
     """Fit value = a + b * pixel (linear) or log10(value) = a + b * pixel (log) to the ticks,
@@ -737,7 +729,7 @@ def fit_axis(positions: list[float], labels: list[TickLabel], span: tuple[float,
             continue
         P = np.array([q[0] for q in pts])
         V = np.array([q[1] for q in pts])
-        if scale == "log" and float(V.max() - V.min()) < MIN_LOG_SPAN:
+        if scale == "log" and float(V.max() - V.min()) < reader_settings().axes.min_log_span:
             # Labels within half a decade (years 1975..1978) fit a log axis as well as a linear
             # one, to rounding; such an axis is linear (a log axis labels decades or 1-2-5).
             continue

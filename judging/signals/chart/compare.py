@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass
+from contextvars import ContextVar
+from dataclasses import dataclass, replace
 
 import numpy as np
 from PIL import Image, ImageDraw
 
 from judging.models import Tolerance
+from judging.signals.chart.evidence import PanelEvidence, weigh
+from judging.signals.chart.settings import DEFAULT_COMPARE, CompareSettings
 from judging.signals.chart.types import (
     CHART_SIGNALS,
     ChartComparison,
@@ -24,6 +27,16 @@ from judging.signals.chart.types import (
     Series,
 )
 
+#: The settings of the comparison under way: `compare` makes its record the active one for the
+#: helpers of this module while it runs (a context variable, so concurrent comparisons in
+#: threads each see their own), instead of handing it down through every helper.
+_ACTIVE: ContextVar[CompareSettings] = ContextVar("chart_compare_settings",
+                                                  default=DEFAULT_COMPARE)
+
+
+def _s() -> CompareSettings:
+    return _ACTIVE.get()
+
 
 def linear_sum_assignment(cost: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """scipy's Hungarian assignment, imported on first use: scipy.optimize costs a quarter of a
@@ -31,23 +44,6 @@ def linear_sum_assignment(cost: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     from scipy.optimize import linear_sum_assignment as assign
 
     return assign(cost)
-
-
-#: Points a curve is resampled to before curves are compared.
-SAMPLES = 64
-#: Without a claim tolerance, values agree within this share of the published y range: about the
-#: precision with which a value can be read off a chart (the rubric's guidance says 5%).
-DEFAULT_VALUE_TOLERANCE = 0.05
-#: A claim tolerance tighter than this share of the y range is below what a chart can show.
-READING_PRECISION = 0.02
-#: A curve whose spread is below this share of its panel's y range is flat.
-FLAT = 0.04
-#: Pairs whose data agree less than this are not "the same series" (counted as unmatched).
-MIN_MATCH = 0.35
-#: A line narrower than this share of the plot width is a fragment, not a series.
-MIN_SERIES_WIDTH = 0.3
-#: Shares of x overlap below which two curves cannot be compared.
-MIN_X_OVERLAP = 0.2
 
 
 # --- coordinates -----------------------------------------------------------------------------
@@ -119,6 +115,15 @@ class _Pair:
     x_overlap: float
     cloud: bool = False
     """Compared as point clouds (by conditional medians), not as curves."""
+    reach: float | None = None
+    """The share of both series' points that were compared (inside the x range both span) or,
+    outside it, lie on the other chart's data ink (a line read in part on one chart); None:
+    not measured (the x overlap stands for it)."""
+
+    def reach_factor(self) -> float:
+        if self.reach is not None:
+            return self.reach
+        return min(1.0, self.x_overlap / _s().full_x_overlap)
 
 
 def _resample(pts: np.ndarray, xs: np.ndarray) -> np.ndarray:
@@ -134,7 +139,7 @@ def _direction(y: np.ndarray, span: float) -> int:
     if len(y) < 2:
         return 0
     slope = np.polyfit(np.linspace(0, 1, len(y)), y, 1)[0]
-    return 0 if abs(slope) < FLAT * span else int(np.sign(slope))
+    return 0 if abs(slope) < _s().flat * span else int(np.sign(slope))
 
 
 def _compare(pub: np.ndarray, rep: np.ndarray, *, span: float, tol_abs: float | None,
@@ -144,13 +149,13 @@ def _compare(pub: np.ndarray, rep: np.ndarray, *, span: float, tol_abs: float | 
     lo, hi = max(pub[0, 0], rep[0, 0]), min(pub[-1, 0], rep[-1, 0])
     union = max(pub[-1, 0], rep[-1, 0]) - min(pub[0, 0], rep[0, 0])
     overlap = (hi - lo) / union if union > 0 else 1.0
-    if hi <= lo or overlap < MIN_X_OVERLAP:
+    if hi <= lo or overlap < _s().min_x_overlap:
         return _Pair(shape=0.0, values=0.0, max_error=float("inf"), trend_same=False,
                      x_overlap=max(0.0, float(overlap)))
-    xs = np.linspace(lo, hi, SAMPLES)
+    xs = np.linspace(lo, hi, _s().samples)
     a, b = _resample(pub, xs), _resample(rep, xs)
     spread_a, spread_b = np.ptp(a), np.ptp(b)
-    flat_a, flat_b = spread_a < FLAT * span, spread_b < FLAT * span
+    flat_a, flat_b = spread_a < _s().flat * span, spread_b < _s().flat * span
     if flat_a and flat_b:
         shape = 1.0
     elif flat_a or flat_b:
@@ -159,29 +164,38 @@ def _compare(pub: np.ndarray, rep: np.ndarray, *, span: float, tol_abs: float | 
         r = float(np.corrcoef(a, b)[0, 1])
         shape = max(0.0, r) if np.isfinite(r) else 0.0
     diff = np.abs(b - a)
-    allowed = np.full_like(a, DEFAULT_VALUE_TOLERANCE * span)
+    allowed = np.full_like(a, _s().default_value_tolerance * span)
     if tol_abs is not None:
         allowed[:] = tol_abs
     elif tol_rel is not None:
         allowed = tol_rel * np.abs(a)
-    allowed = np.maximum(allowed, READING_PRECISION * span)
+    allowed = np.maximum(allowed, _s().reading_precision * span)
     return _Pair(shape=shape, values=float(np.mean(diff <= allowed)),
                  max_error=float(diff.max() / span),
                  trend_same=_direction(a, span) == _direction(b, span),
                  x_overlap=float(overlap))
 
 
+#: Letters OCR confuses with digits (and the reverse): folded alike on both sides before names
+#: are compared, so "H2O" read as "H20" or "var1" as "varl" is the same name.
+_OCR_FOLD = str.maketrans({"l": "1", "i": "1", "o": "0"})
+
+
 def _name_similarity(a: str | None, b: str | None) -> float | None:
     if not a or not b:
         return None
-    a, b = (re.sub(r"[^a-z0-9]+", " ", s.lower()).strip() for s in (a, b))
+    a, b = (re.sub(r"[^a-z0-9]+", " ", s.lower()).strip().translate(_OCR_FOLD) for s in (a, b))
     if not a or not b:
         return None
     if a == b:
         return 1.0
     ratio = difflib.SequenceMatcher(None, a, b).ratio()
-    # OCR often keeps only the first word of a label ("no" of "no aug").
+    # OCR often keeps only the first word of a label ("no" of "no aug"), or loses its start to
+    # a legend handle drawn over it ("t. (3)" of "opt. (3)").
     if a.startswith(b) or b.startswith(a):
+        ratio = max(ratio, 0.8)
+    shorter, longer = sorted((a, b), key=len)
+    if len(shorter) >= 3 and longer.endswith(shorter):
         ratio = max(ratio, 0.8)
     return ratio
 
@@ -192,13 +206,8 @@ def _data_similarity(pair: _Pair | None) -> float:
     the line as well as the whole line does on the part it covers, and must not be preferred."""
     if pair is None:
         return 0.0
-    return (1.0 - X_OVERLAP_WEIGHT) * (0.5 * pair.shape + 0.5 * pair.values) + \
-        X_OVERLAP_WEIGHT * pair.x_overlap
-
-
-#: The share of _data_similarity that the x overlap holds: a tie-breaker between a series and
-#: a fragment of it, too small to pair series whose data disagree.
-X_OVERLAP_WEIGHT = 0.05
+    return (1.0 - _s().x_overlap_weight) * (0.5 * pair.shape + 0.5 * pair.values) + \
+        _s().x_overlap_weight * pair.x_overlap
 
 
 @dataclass(frozen=True)
@@ -222,6 +231,28 @@ class _PanelResult:
     """Neither chart has a numeric x axis: x compared as a share of the data's extent."""
     x_axis_iou: float | None = None
     """Overlap of the two x axes' ranges read from their tick labels."""
+    ink_coverage: tuple[float, float] | None = None
+    """As `coverage`, on the panels' data ink (`Panel.ink`) instead of their series: a reading
+    of the data that does not rest on the series extraction at all."""
+    series_on_ink: tuple[float, float] | None = None
+    """(share of the published series' points on the reproduced data ink, the converse): each
+    chart's data as read against the other's ink as drawn, so that neither a series missed on
+    one side nor furniture drawn on one side only (a band, a span, a label) counts."""
+    drawn_on_both: int = 0
+    """Extra reproduced series (counted in `extra`) whose points lie on the published data ink:
+    the published chart draws them too, its reader did not take them for series."""
+    crossed: float | None = None
+    """When the legend names pair some series otherwise than their data do: the agreement of
+    the series paired by their data alone (`_series_agreement`)."""
+
+    @property
+    def series_agreement(self) -> float | None:
+        """Agreement of this panel's paired series (see `_series_agreement`)."""
+        if not self.published_series:
+            return None
+        return _series_agreement(self.matches, published=self.published,
+                                 extra=self.extra - self.drawn_on_both,
+                                 reproduced=self.reproduced - self.drawn_on_both)
 
     @property
     def published(self) -> int:
@@ -271,7 +302,7 @@ def _significant(series: list[Series]) -> list[Series]:
         width = float(np.ptp(norm[:, 0])) if len(norm) else 0.0
         if s.kind == "line" and _frame_line(s, norm):
             continue
-        if (s.kind == "line" and width >= MIN_SERIES_WIDTH) or \
+        if (s.kind == "line" and width >= _s().min_series_width) or \
                 (s.kind != "line" and len(norm) >= 3):
             out.append(s)
     out = out or list(series)
@@ -330,7 +361,7 @@ def _without_duplicates(series: list[Series]) -> list[Series]:
         duplicate = any(
             series[m].style.split()[0] == colour and (pair := _compare(
                 points[m], points[k], span=1.0, tol_abs=None, tol_rel=None)) is not None
-            and pair.values >= 0.9 and pair.x_overlap >= MIN_X_OVERLAP for m in keep)
+            and pair.values >= 0.9 and pair.x_overlap >= _s().min_x_overlap for m in keep)
         if not duplicate:
             keep.append(k)
     return [series[k] for k in sorted(keep)]
@@ -349,18 +380,32 @@ def _compare_panels(pub: Panel, rep: Panel, tolerance: Tolerance | None) -> _Pan
         factor = np.array([10.0 ** decades[0], 10.0 ** decades[1]])
         rep_pts = [p * factor for p in rep_pts]
     categorical_x = pub.x is None and rep.x is None
+    pub_ink, rep_ink = _ink_coords(pub, frame, pub_pts), _ink_coords(rep, frame, rep_pts)
+    if decades != (0, 0):
+        rep_ink = rep_ink * factor
     if categorical_x:
-        rep_pts = _align_x_extent(pub_pts, rep_pts)
+        rep_pts, rep_ink = _align_x_extent(pub_pts, rep_pts, rep_ink)
     origin, scale = _unit_frame(pub, frame, pub_pts)
+    ink_coverage = _covered((pub_ink - origin) / scale, (rep_ink - origin) / scale) \
+        if len(pub_ink) >= 2 and len(rep_ink) >= 2 else None
+    series_on_ink = None
+    pub_all = np.concatenate([p for p in pub_pts if len(p)] or [np.zeros((0, 2))])
+    rep_all = np.concatenate([p for p in rep_pts if len(p)] or [np.zeros((0, 2))])
+    if min(len(pub_all), len(rep_all), len(pub_ink), len(rep_ink)) >= 2:
+        series_on_ink = (_covered((pub_all - origin) / scale, (rep_ink - origin) / scale)[0],
+                         _covered((rep_all - origin) / scale, (pub_ink - origin) / scale)[0])
     unit_pub = [(p - origin) / scale for p in pub_pts]
     unit_rep = [(p - origin) / scale for p in rep_pts]
     cloud_pub = [s.kind == "scatter" and _cloud_like(p) for s, p in zip(pub_series, unit_pub)]
     cloud_rep = [s.kind == "scatter" and _cloud_like(p) for s, p in zip(rep_series, unit_rep)]
+    bar_reach = _bar_reach(unit_pub, pub_series)
     pairs = {}
     for i, a in enumerate(pub_pts):
         for j, b in enumerate(rep_pts):
             if cloud_pub[i] or cloud_rep[j]:
                 pair = _compare_clouds(unit_pub[i], unit_rep[j])
+            elif pub_series[i].kind == rep_series[j].kind == "bar" and bar_reach is not None:
+                pair = _compare_bars(unit_pub[i], unit_rep[j], reach=bar_reach)
             elif "scatter" in (pub_series[i].kind, rep_series[j].kind):
                 pair = _compare_points(a, b, origin=origin, scale=scale)
             else:
@@ -369,6 +414,14 @@ def _compare_panels(pub: Panel, rep: Panel, tolerance: Tolerance | None) -> _Pan
     data = np.array([[_data_similarity(pairs[i, j]) for j in range(len(rep_pts))]
                      for i in range(len(pub_pts))]).reshape(len(pub_pts), len(rep_pts))
     by_name = _name_pairs(pub_series, rep_series)
+    by_data = _data_pairs(data) if by_name else {}
+    crossed = None
+    if any(by_data.get(i) not in (None, j) for i, j in by_name.items()):
+        # The legends pair some series otherwise than their data do: how well the data agree
+        # paired the data's way (a swapped legend: the data match the other way round).
+        crossed = _series_agreement([(pub_series[i], rep_series[j], pairs[i, j])
+                                     for i, j in by_data.items() if pairs[i, j] is not None],
+                                    published=len(pub_series), extra=0, reproduced=len(rep_series))
     # One to one: a published series is matched by its legend name when both legends name it
     # alike (a reproduction whose labels were swapped must not be matched by shape), else by
     # the Hungarian assignment on data similarity.
@@ -378,10 +431,12 @@ def _compare_panels(pub: Panel, rep: Panel, tolerance: Tolerance | None) -> _Pan
     if free_pub and free_rep:
         sub = data[np.ix_(free_pub, free_rep)]
         for a, b in zip(*linear_sum_assignment(-sub)):
-            if sub[a, b] >= MIN_MATCH:
+            if sub[a, b] >= _s().min_match:
                 assigned[free_pub[a]] = free_rep[b]
-    matches = [(pub_series[i], rep_series[j], pairs[i, j]) for i, j in sorted(assigned.items())
-               if pairs[i, j] is not None]
+    pub_ink_u, rep_ink_u = (pub_ink - origin) / scale, (rep_ink - origin) / scale
+    matches = [(pub_series[i], rep_series[j],
+                _with_reach(pairs[i, j], unit_pub[i], unit_rep[j], pub_ink_u, rep_ink_u))
+               for i, j in sorted(assigned.items()) if pairs[i, j] is not None]
     # A reproduced series left over is extra, unless it repeats the values of a series it
     # could stand for (a fragment of a line the reader split in two).
     extra = 0
@@ -402,6 +457,11 @@ def _compare_panels(pub: Panel, rep: Panel, tolerance: Tolerance | None) -> _Pan
     # resembles it (a left-out curve among close ones): only a colour blend is set aside there,
     # and one the legend names must be short to be one (a named curve is a curve, however close
     # to the others).
+    # An extra reproduced series whose points lie on the published chart's data ink is drawn on
+    # both charts: the published reader missed it (a faint reference line), it is not extra.
+    drawn_on_both = sum(1 for j in range(len(rep_series))
+                        if j not in assigned.values() and j not in blends
+                        and _on_ink(unit_rep[j], pub_ink_u) >= _s().drawn_on_both)
     rep_kept = [s for j, s in enumerate(rep_series) if j not in blends]
     pub_kept = [s for i, s in enumerate(pub_series)
                 if i in assigned or not _drawn_over(i, pub_pts, origin, scale,
@@ -423,15 +483,36 @@ def _compare_panels(pub: Panel, rep: Panel, tolerance: Tolerance | None) -> _Pan
     return _PanelResult(published_series=pub_kept, reproduced_series=rep_kept, matches=matches,
                         extra=extra, x_iou=x_iou, y_iou=y_iou, scale_match=scale_match,
                         coverage=_coverage(pub, frame, pub_pts, rep_pts), decades=decades,
+                        ink_coverage=ink_coverage, series_on_ink=series_on_ink,
+                        drawn_on_both=drawn_on_both,
                         read_counts=(len(pub_series), len(rep_series)),
-                        categorical_x=categorical_x, x_axis_iou=_axis_iou(pub.x, rep.x))
+                        categorical_x=categorical_x, x_axis_iou=_axis_iou(pub.x, rep.x),
+                        crossed=crossed)
 
 
-#: An unmatched series whose points lie this much on the ink of the chart's other series is
-#: no series of its own (see _drawn_over).
-DRAWN_OVER = 0.9
-#: ... and spans at most this share of the widest other series' x range.
-BLEND_WIDTH = 0.6
+def _on_ink(points: np.ndarray, ink: np.ndarray) -> float:
+    """The share of `points` within _s().coverage_tolerance of `ink` (unit frame); 0 without ink."""
+    if len(points) == 0 or len(ink) < 2:
+        return 0.0
+    return _covered(points, ink)[0]
+
+
+def _with_reach(pair: _Pair, pub: np.ndarray, rep: np.ndarray, pub_ink: np.ndarray,
+                rep_ink: np.ndarray) -> _Pair:
+    """The pair with its reach (see _Pair.reach): the points outside the x range both series
+    span count when they lie on the other chart's data ink."""
+    if len(pub) < 2 or len(rep) < 2 or len(pub_ink) < 2 or len(rep_ink) < 2:
+        return pair
+    lo, hi = max(pub[:, 0].min(), rep[:, 0].min()), min(pub[:, 0].max(), rep[:, 0].max())
+    shares = []
+    for own, other_ink in ((pub, rep_ink), (rep, pub_ink)):
+        outside = (own[:, 0] < lo) | (own[:, 0] > hi)
+        if not outside.any():
+            shares.append(1.0)
+            continue
+        covered = _on_ink(own[outside], other_ink) * int(outside.sum())
+        shares.append(float((int((~outside).sum()) + covered) / len(own)))
+    return replace(pair, reach=round(min(shares), 4))
 
 
 def _drawn_over(j: int, rep_pts: list[np.ndarray], origin: np.ndarray, scale: np.ndarray, *,
@@ -447,13 +528,30 @@ def _drawn_over(j: int, rep_pts: list[np.ndarray], origin: np.ndarray, scale: np
     # short: only a blend where lines meet, a part of the chart's width, and not a series
     # spanning as much as the others, however close (one left out among close curves).
     widest = max(float(np.ptp(p[:, 0])) for p in others)
-    if short and float(np.ptp(own[:, 0])) > BLEND_WIDTH * widest:
+    if short and float(np.ptp(own[:, 0])) > _s().blend_width * widest:
         return False
     covered, _ = _covered((own - origin) / scale, (np.concatenate(others) - origin) / scale)
-    return covered >= DRAWN_OVER
+    return covered >= _s().drawn_over
 
 
-def _align_x_extent(pub_pts: list[np.ndarray], rep_pts: list[np.ndarray]) -> list[np.ndarray]:
+def _ink_coords(panel: Panel, frame: _Frame, series_pts: list[np.ndarray]) -> np.ndarray:
+    """The panel's data ink in the frame's units; a panel without ink (taken from a data file)
+    is its series' points, which are its data exactly."""
+    if panel.ink is None or panel.ink_normalised is None:
+        return np.concatenate([p for p in series_pts if len(p)] or [np.zeros((0, 2))])
+    x = panel.ink[:, 0] if frame.x_data and panel.x is not None else panel.ink_normalised[:, 0]
+    y = panel.ink[:, 1] if frame.y_data and panel.y is not None else panel.ink_normalised[:, 1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if frame.x_log and frame.x_data:
+            x = np.log10(x)
+        if frame.y_log and frame.y_data:
+            y = np.log10(y)
+    pts = np.column_stack([x, y])
+    return pts[np.isfinite(pts).all(axis=1)]
+
+
+def _align_x_extent(pub_pts: list[np.ndarray], rep_pts: list[np.ndarray],
+                    rep_ink: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
     """The reproduced points with x mapped so that their extent is the published one.
 
     With no numeric x axis on either chart (categories, month names, dates the OCR does not
@@ -463,14 +561,15 @@ def _align_x_extent(pub_pts: list[np.ndarray], rep_pts: list[np.ndarray]) -> lis
     data starts and ends on both charts, so the extents are aligned."""
     a, b = _extent(pub_pts, 0), _extent(rep_pts, 0)
     if a is None or b is None or not (a[1] > a[0] and b[1] > b[0]):
-        return rep_pts
+        return rep_pts, rep_ink
     factor = (a[1] - a[0]) / (b[1] - b[0])
-    out = []
-    for p in rep_pts:
+
+    def moved(p: np.ndarray) -> np.ndarray:
         q = p.copy()
         q[:, 0] = a[0] + (p[:, 0] - b[0]) * factor
-        out.append(q)
-    return out
+        return q
+
+    return [moved(p) for p in rep_pts], moved(rep_ink)
 
 
 def _axis_iou(pub_axis, rep_axis) -> float | None:
@@ -487,14 +586,6 @@ def _axis_iou(pub_axis, rep_axis) -> float | None:
             return None
         ranges.append((float(min(lo, hi)), float(max(lo, hi))))
     return _iou(*ranges)
-
-
-#: How far apart (as a share of the published axis span, on either axis) a point may be from a
-#: point of the other chart and still count as covered: about the drawing precision of a chart
-#: (a marker, a line width) at the sizes charts are read.
-COVERAGE_TOLERANCE = 0.03
-#: Points per chart and panel the coverage is computed on (a random, seeded subsample).
-COVERAGE_POINTS = 3000
 
 
 def _decades(pub_axis, rep_axis, linear_data: bool) -> int:
@@ -539,25 +630,25 @@ def _unit_frame(panel: Panel, frame: _Frame, pub_pts: list[np.ndarray]
 
 
 def _covered(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
-    """(share of a's points within COVERAGE_TOLERANCE of a point of b, the converse), both in
-    unit-frame coordinates; at most COVERAGE_POINTS of each (a seeded subsample)."""
+    """(share of a's points within _s().coverage_tolerance of a point of b, the converse), both in
+    unit-frame coordinates; at most _s().coverage_points of each (a seeded subsample)."""
     from scipy.spatial import cKDTree  # scipy.spatial, like scipy.optimize, imported on use
 
     rng = np.random.default_rng(0)
-    if len(a) > COVERAGE_POINTS:
-        a = a[rng.choice(len(a), COVERAGE_POINTS, replace=False)]
-    if len(b) > COVERAGE_POINTS:
-        b = b[rng.choice(len(b), COVERAGE_POINTS, replace=False)]
+    if len(a) > _s().coverage_points:
+        a = a[rng.choice(len(a), _s().coverage_points, replace=False)]
+    if len(b) > _s().coverage_points:
+        b = b[rng.choice(len(b), _s().coverage_points, replace=False)]
     near_a, _ = cKDTree(b).query(a, p=np.inf)
     near_b, _ = cKDTree(a).query(b, p=np.inf)
-    return (float(np.mean(near_a <= COVERAGE_TOLERANCE)),
-            float(np.mean(near_b <= COVERAGE_TOLERANCE)))
+    return (float(np.mean(near_a <= _s().coverage_tolerance)),
+            float(np.mean(near_b <= _s().coverage_tolerance)))
 
 
 def _coverage(panel: Panel, frame: _Frame, pub_pts: list[np.ndarray],
               rep_pts: list[np.ndarray]) -> tuple[float, float] | None:
     """Series-free agreement of two panels: the share of the published data points with a
-    reproduced point within COVERAGE_TOLERANCE, and the converse. It does not depend on how the
+    reproduced point within _s().coverage_tolerance, and the converse. It does not depend on how the
     reader split the ink into series (colours, fragments, bands), so it tells a misread series
     split (the data cover each other, the series do not match) from a changed chart."""
     a = np.concatenate([p for p in pub_pts if len(p)] or [np.zeros((0, 2))])
@@ -568,16 +659,12 @@ def _coverage(panel: Panel, frame: _Frame, pub_pts: list[np.ndarray],
     return _covered((a - origin) / scale, (b - origin) / scale)
 
 
-#: Cells per axis of the grid on which two clouds' densities are compared.
-CLOUD_GRID = 8
-
-
 def _histogram_overlap(a: np.ndarray, b: np.ndarray) -> float:
-    """Histogram intersection of two point clouds on a CLOUD_GRID x CLOUD_GRID grid over the
+    """Histogram intersection of two point clouds on a _s().cloud_grid x _s().cloud_grid grid over the
     published axes (1 = the same density). Markers of a cloud overlap and are read as blobs
     whose centres move with the marker size, so marker-to-marker distances say little; where
     the cloud lies does (a shifted or reversed cloud moves its mass to other cells)."""
-    edges = np.linspace(-0.05, 1.05, CLOUD_GRID + 1)
+    edges = np.linspace(-0.05, 1.05, _s().cloud_grid + 1)
     ha, _, _ = np.histogram2d(np.clip(a[:, 0], -0.05, 1.05), np.clip(a[:, 1], -0.05, 1.05),
                               bins=[edges, edges])
     hb, _, _ = np.histogram2d(np.clip(b[:, 0], -0.05, 1.05), np.clip(b[:, 1], -0.05, 1.05),
@@ -585,60 +672,49 @@ def _histogram_overlap(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.minimum(ha / ha.sum(), hb / hb.sum()).sum())
 
 
-#: Vertical bins of a cloud's conditional medians, and the points a bin needs on both sides.
-CLOUD_BINS = 6
-CLOUD_BIN_POINTS = 3
-#: A series whose points scatter this much (median spread of y within narrow x bins, as a share
-#: of the y axis) is a cloud, not a curve, whatever the reader called it.
-CLOUD_SPREAD = 0.04
-#: The reading confidence of a panel with a cloud whose series both legends name alike (see
-#: _named_alike): enough to fail on; 0.5 otherwise.
-CLOUD_TRUST = 0.7
-
-
 def _cloud_like(unit: np.ndarray) -> bool:
     """More than a handful of points (unit frame) that spread in y within narrow x bins."""
-    if len(unit) <= SMALL_SCATTER:
+    if len(unit) <= _s().small_scatter:
         return False
     edges = np.linspace(unit[:, 0].min(), unit[:, 0].max() + 1e-9, 13)
     which = np.digitize(unit[:, 0], edges) - 1
     spreads = [float(np.std(unit[which == k, 1])) for k in range(12)
-               if np.sum(which == k) >= CLOUD_BIN_POINTS]
-    return len(spreads) >= 3 and float(np.median(spreads)) >= CLOUD_SPREAD
+               if np.sum(which == k) >= _s().cloud_bin_points]
+    return len(spreads) >= 3 and float(np.median(spreads)) >= _s().cloud_spread
 
 
 def _compare_clouds(a: np.ndarray, b: np.ndarray) -> _Pair | None:
     """Two point clouds (unit frame) compared by their conditional medians: the median y in
-    CLOUD_BINS bins of their common x range, a curve that a restyle keeps (whatever the marker
+    _s().cloud_bins bins of their common x range, a curve that a restyle keeps (whatever the marker
     size, however markers merge into blobs) and that a shifted or reversed cloud moves."""
     if len(a) < 2 or len(b) < 2:
         return None
     lo, hi = max(a[:, 0].min(), b[:, 0].min()), min(a[:, 0].max(), b[:, 0].max())
     overlap = _x_overlap(a, b)
-    if hi <= lo or overlap < MIN_X_OVERLAP:
+    if hi <= lo or overlap < _s().min_x_overlap:
         return _Pair(shape=0.0, values=0.0, max_error=float("inf"), trend_same=False,
                      x_overlap=overlap)
     inner = [p[(p[:, 0] >= lo) & (p[:, 0] <= hi)] for p in (a, b)]
-    if min(len(p) for p in inner) < CLOUD_BINS * CLOUD_BIN_POINTS:
+    if min(len(p) for p in inner) < _s().cloud_bins * _s().cloud_bin_points:
         return _compare_points_unit(a, b, overlap)
     # Bins of equal counts of the published cloud: each median stands on as many points.
-    edges = np.quantile(inner[0][:, 0], np.linspace(0, 1, CLOUD_BINS + 1))
+    edges = np.quantile(inner[0][:, 0], np.linspace(0, 1, _s().cloud_bins + 1))
     edges[0], edges[-1] = lo, hi
     medians, allowed = [], []
-    for k in range(CLOUD_BINS):
+    for k in range(_s().cloud_bins):
         inside = [p[(p[:, 0] >= edges[k]) & (p[:, 0] <= edges[k + 1]), 1] for p in inner]
-        if any(len(v) < CLOUD_BIN_POINTS for v in inside):
+        if any(len(v) < _s().cloud_bin_points for v in inside):
             continue
         medians.append((float(np.median(inside[0])), float(np.median(inside[1]))))
         # The standard error of a median (1.25 sigma / sqrt(n), sigma from the MAD) of both
         # clouds: a bin of a few markers cannot place its median better than that.
         se = [1.25 * 1.4826 * float(np.median(np.abs(v - np.median(v)))) / np.sqrt(len(v))
               for v in inside]
-        allowed.append(max(DEFAULT_VALUE_TOLERANCE, 2.0 * float(np.hypot(*se))))
+        allowed.append(max(_s().default_value_tolerance, 2.0 * float(np.hypot(*se))))
     if len(medians) < 3:
         return _compare_points_unit(a, b, overlap)
     ma, mb = np.array(medians).T
-    flat_a, flat_b = np.ptp(ma) < FLAT, np.ptp(mb) < FLAT
+    flat_a, flat_b = np.ptp(ma) < _s().flat, np.ptp(mb) < _s().flat
     if flat_a and flat_b:
         shape = 1.0
     elif flat_a or flat_b:
@@ -654,6 +730,44 @@ def _compare_clouds(a: np.ndarray, b: np.ndarray) -> _Pair | None:
     return _Pair(shape=shape, values=values, max_error=float(diff.max()),
                  trend_same=_direction(ma, 1.0) == _direction(mb, 1.0), x_overlap=overlap,
                  cloud=True)
+
+
+def _bar_reach(unit_pub: list[np.ndarray], series: list[Series]) -> float | None:
+    """How far (unit frame, along x) a reproduced bar may stand from a published one and still
+    be the same bar: a third of the smallest gap between neighbouring published bars, so that a
+    bar is never taken for its neighbour in a group; None without two bars to measure it."""
+    xs = np.sort(np.concatenate([p[:, 0] for p, s in zip(unit_pub, series) if s.kind == "bar"]
+                                or [np.zeros(0)]))
+    gaps = np.diff(xs)
+    gaps = gaps[gaps > 1e-6]
+    return float(gaps.min()) / 3.0 if len(gaps) else None
+
+
+def _compare_bars(a: np.ndarray, b: np.ndarray, *, reach: float) -> _Pair:
+    """Two bar series (unit frame) compared bar by bar: a bar has its counterpart at the same
+    place along x (within `reach`), else none. Interpolating heights between bar positions, as
+    curves are compared, would make neighbouring groups of grouped bars look alike (a group
+    a third of a category off is its neighbour's shape, shifted)."""
+    overlap = _x_overlap(a, b)
+    found = np.array([np.min(np.abs(b[:, 0] - x)) <= reach for x in a[:, 0]]) if len(b) \
+        else np.zeros(len(a), bool)
+    paired = [(y, b[int(np.argmin(np.abs(b[:, 0] - x))), 1]) for (x, y), ok in zip(a, found)
+              if ok]
+    if not paired:
+        return _Pair(shape=0.0, values=0.0, max_error=float("inf"), trend_same=False,
+                     x_overlap=overlap)
+    ya, yb = np.array(paired).T
+    close = np.abs(yb - ya) <= _s().default_value_tolerance
+    # Bars paired and of the same height, among the bars of the side that has more.
+    values = float(np.sum(close)) / max(len(a), len(b))
+    if len(ya) >= 3 and np.ptp(ya) > 0 and np.ptp(yb) > 0:
+        r = float(np.corrcoef(ya, yb)[0, 1])
+        shape = max(0.0, r) if np.isfinite(r) else 0.0
+    else:
+        shape = values
+    shape *= float(found.mean())
+    return _Pair(shape=shape, values=values, max_error=float(np.abs(yb - ya).max()),
+                 trend_same=_direction(ya, 1.0) == _direction(yb, 1.0), x_overlap=overlap)
 
 
 def _compare_points_unit(a: np.ndarray, b: np.ndarray, overlap: float) -> _Pair:
@@ -677,7 +791,7 @@ def _compare_points(pub: np.ndarray, rep: np.ndarray, *, origin: np.ndarray,
     # disagreement, while a moved one is uncovered both ways; so the better of the two shares.
     # Missing markers are the range and series criteria's business. Clouds: the worse, since a
     # dense cloud covers much of the plot whatever it shows.
-    if max(len(a), len(b)) > SMALL_SCATTER:
+    if max(len(a), len(b)) > _s().small_scatter:
         return _compare_points_unit(a, b, _x_overlap(a, b))
     covered = max(_covered(a, b))
     near = np.abs(np.median(b[:, 1]) - np.median(a[:, 1]))
@@ -692,16 +806,54 @@ def _x_overlap(a: np.ndarray, b: np.ndarray) -> float:
     return float(max(0.0, hi - lo) / union) if union > 0 else 1.0
 
 
+def _name_matrix(pub: list[Series], rep: list[Series]) -> np.ndarray:
+    """Likeness of every published name to every reproduced one; a partial match (a prefix, a
+    suffix) that fits several names of the other side ("GPT" of "GPT-small" and "GPT-large")
+    says nothing of which: it drops to _s().name_floor."""
+    sims = np.array([[(_name_similarity(a.name, b.name) or 0.0) for b in rep] for a in pub],
+                    dtype=float).reshape(len(pub), len(rep))
+    close = sims >= 0.8
+    ambiguous = (close & (close.sum(axis=1, keepdims=True) > 1)) | \
+        (close & (close.sum(axis=0, keepdims=True) > 1))
+    return np.where(ambiguous & (sims < 1.0), np.minimum(sims, _s().name_floor), sims)
+
+
 def _name_pairs(pub: list[Series], rep: list[Series]) -> dict[int, int]:
     """Published index -> reproduced index for series both legends name alike (one to one)."""
     if len(pub) < 2 or len(rep) < 2:
         return {}
-    sims = np.array([[(_name_similarity(a.name, b.name) or 0.0) for b in rep] for a in pub])
+    sims = _name_matrix(pub, rep)
     out = {}
     for i, j in zip(*linear_sum_assignment(-sims)):
         if sims[i, j] >= 0.8:
             out[int(i)] = int(j)
     return out
+
+
+def _data_pairs(data: np.ndarray) -> dict[int, int]:
+    """Published index -> reproduced index by data similarity alone (one to one)."""
+    if data.size == 0:
+        return {}
+    return {int(i): int(j) for i, j in zip(*linear_sum_assignment(-data))
+            if data[i, j] >= _s().min_match}
+
+
+def _series_agreement(matches: list[tuple[Series, Series, _Pair]], *, published: int,
+                      extra: int, reproduced: int) -> float:
+    """How far the paired series of one panel show the same data, in [0, 1]: every published
+    series matched, none extra, and each pair alike in shape, values and trend over the x range
+    both span, drawn as the same kind of mark (bars as bars). A product, so that one wrong
+    aspect pulls it down; the axis scales are left to their own readings. A pair compared on
+    part of its range only (a curve matched to a shorter line) agrees on that part only."""
+    if not published:
+        return 0.0
+    matched = len(matches) / published
+    extra_share = extra / max(1, reproduced)
+    worst = min((((0.5 + 0.5 * p.shape) * (0.3 + 0.7 * p.values) *
+                  (0.75 + 0.25 * p.trend_same) * p.reach_factor() *
+                  (1.0 if (a.kind == "bar") == (b.kind == "bar") else 0.4))
+                 for a, b, p in matches), default=0.0)
+    return float(np.clip((1.0 - extra_share) ** 2 * matched ** 2 * worst, 0.0, 1.0))
 
 
 def _reading_order(panels: list[Panel]) -> list[Panel]:
@@ -723,7 +875,18 @@ def _absent(reason: str) -> ChartComparison:
 
 
 def compare(published: ChartReading, reproduced: ChartReading, *,
-            tolerance: Tolerance | None = None) -> ChartComparison:
+            tolerance: Tolerance | None = None,
+            settings: CompareSettings = DEFAULT_COMPARE) -> ChartComparison:
+    token = _ACTIVE.set(settings)
+    try:
+        return _compare_readings(published, reproduced, tolerance=tolerance, settings=settings)
+    finally:
+        _ACTIVE.reset(token)
+
+
+def _compare_readings(published: ChartReading, reproduced: ChartReading, *,
+                      tolerance: Tolerance | None,
+                      settings: CompareSettings) -> ChartComparison:
     if not published.readable:
         return _absent(f"published chart unreadable: {published.reason}")
     if not reproduced.readable:
@@ -780,6 +943,19 @@ def compare(published: ChartReading, reproduced: ChartReading, *,
                                              sum(c[1] for c in coverages) / n_panels)
     else:
         reasons["chart.data_coverage"] = "no data points on both charts to compare"
+    inks = [r.ink_coverage for r in results]
+    if results and all(c is not None for c in inks):
+        n_panels = max(len(pub_panels), len(rep_panels))
+        signals["chart.ink_coverage"] = min(sum(c[0] for c in inks) / n_panels,
+                                            sum(c[1] for c in inks) / n_panels)
+    else:
+        reasons["chart.ink_coverage"] = "no data ink on both charts to compare"
+    evidence = weigh([_panel_evidence(k, len(results), a, b, r) for k, (a, b, r) in
+                      enumerate(zip(pub_panels, rep_panels, results), 1)],
+                     panel_counts=(len(pub_panels), len(rep_panels)),
+                     settings=settings.evidence)
+    signals["chart.same_data"] = evidence.same_data
+    reasons["chart.same_data"] = evidence.reason()
     confidence, doubts = reading_confidence(pub_panels, rep_panels, results, signals)
     signals["chart.reading_confidence"] = confidence
     reasons["chart.reading_confidence"] = "; ".join(doubts) if doubts else \
@@ -790,6 +966,92 @@ def compare(published: ChartReading, reproduced: ChartReading, *,
         reasons["chart.max_value_error"] = "the matched series do not share an x range"
     return ChartComparison(signals=signals, reasons=reasons,
                            matches=[(a, b, p.shape, p.values) for a, b, p in matches])
+
+
+def _panel_evidence(index: int, count: int, pub: Panel, rep: Panel,
+                    result: _PanelResult) -> PanelEvidence:
+    """One panel pair's readings for the evidence (judging.signals.chart.evidence)."""
+    names, names_why = _names_status(result, (pub.legend, rep.legend))
+    # A swap rests on names read on every named pair, each attached to its series without a
+    # rival of a similar look (a grey a few levels off, another blue).
+    names_read = names == "agree" and all(
+        b.name and a.name_sure and b.name_sure for a, b, _ in result.matches if a.name)
+    where = f" (panel {index})" if count > 1 else ""
+    bars = all(s.kind == "bar" for s in result.published_series + result.reproduced_series) \
+        and bool(result.published_series)
+    doubt = None
+    for who, panel in (("published", pub), ("reproduced", rep)):
+        for name in ("x", "y"):
+            axis = getattr(panel, name)
+            if axis is None:
+                if name == "x" and (result.categorical_x or bars):
+                    continue  # categories on both charts: compared over the data's extent
+                doubt = doubt or f"the {name} axis of the {who} chart is unread"
+                continue
+            trust, why = axis_trust(axis)
+            if trust < 1.0:
+                doubt = doubt or f"the {name} axis of the {who} chart: {why}"
+    if any(result.decades):
+        doubt = doubt or "the axes differ by a power of ten (an unread axis multiplier?)"
+    unmatched = result.published - len(result.matches)
+    split = abs(result.published - result.reproduced)
+    if split >= _s().split_doubt:
+        # A reproduction that leaves out or adds a series changes the count by one; more is the
+        # reader's split of the ink (legend text read as lines, a band read as two edges).
+        series_doubt = (f"{result.published} series read in the published panel, "
+                        f"{result.reproduced} in the reproduction: the reader's series split "
+                        f"is in doubt")
+    else:
+        series_doubt = None
+    if result.scale_match is False:
+        doubt = doubt or "the axes' scale types differ (linear and log)"
+    x_confirmed = pub.x is not None and rep.x is not None and \
+        axis_trust(pub.x)[0] >= 1.0 and axis_trust(rep.x)[0] >= 1.0
+    return PanelEvidence(index=index, where=where, series=result.series_agreement,
+                         crossed=result.crossed if names_read else None,
+                         ink=result.ink_coverage, x_ticks=result.x_axis_iou,
+                         x_data=result.x_iou, y_in_data=pub.y is not None and rep.y is not None,
+                         axes_doubt=doubt, series_doubt=series_doubt, unmatched=unmatched,
+                         scales_differ=result.scale_match is False,
+                         x_axes_confirmed=x_confirmed, names=names,
+                         names_why=names_why, series_on_ink=result.series_on_ink)
+
+
+def _names_status(result: _PanelResult, legend_sizes: tuple[list[str], ...] = ()
+                  ) -> tuple[str, str]:
+    """Whether the legends' names confirm the pairing of the series: "unnamed" (the published
+    legend names fewer than two matched series: nothing to swap), "agree" (every named series
+    is paired with the reproduced series whose name is most like its own, among all pairings
+    of the names, and at most one reproduced name is unread: paired by elimination), "unread"
+    (more names unread: a swap cannot be ruled out) or "disagree" (the names would pair the
+    series otherwise: misread, renamed or swapped); and why."""
+    named = [(a, b) for a, b, _ in result.matches if a.name]
+    if len(named) < 2:
+        legends = [len(panel_legend) for panel_legend in legend_sizes if panel_legend]
+        if len(result.matches) >= 2 and any(n >= 2 for n in legends):
+            # A legend names the series but its names are not on the paired series: which
+            # series is which is unverified.
+            return "unread", (f"a legend of {max(legends)} entries, but fewer than two of the "
+                              f"{len(result.matches)} paired series carry its names")
+        return "unnamed", ""
+    unread = sum(1 for _, b in named if not b.name)
+    pub_named = [s for s in result.published_series if s.name]
+    rep_named = [s for s in result.reproduced_series if s.name]
+    if len(named) - unread >= 1 and rep_named:
+        sims = _name_matrix(pub_named, rep_named)
+        best = {id(pub_named[i]): (rep_named[j], float(sims[i, j]))
+                for i, j in zip(*linear_sum_assignment(-sims))}
+        for a, b in named:
+            if not b.name:
+                continue
+            paired, likeness = best.get(id(a), (None, 0.0))
+            if paired is not b or likeness < _s().name_floor:
+                return "disagree", (f"the legends would pair {a.name!r} with another series "
+                                    f"than the data do ({b.name!r} by data)")
+    if unread > 1:
+        return "unread", (f"{unread} of the {len(named)} named series have no name read in "
+                          f"the reproduction")
+    return "agree", f"the {len(named)} named series pair by their names as by their data"
 
 
 def legend_agreement(matches: list[tuple[Series, Series, _Pair]]
@@ -809,32 +1071,6 @@ def legend_agreement(matches: list[tuple[Series, Series, _Pair]]
                                   "series is which is unverified")
     same = [(_name_similarity(a.name, b.name) or 0.0) >= 0.8 for a, b in named]
     return len(named), float(np.mean(same)), ""
-
-
-#: Series told apart by colour alone beyond this many per panel are guesses (palettes repeat,
-#: translucent points blend into new colours).
-MAX_RELIABLE_SERIES = 8
-#: Both charts' data cover each other at least this much: the same ink, whatever the series.
-SAME_INK = 0.9
-#: A panel none of whose series holds this many points has no data series read (spans shaded
-#: behind the data, a legend swatch), whatever the reader made of it.
-MIN_DATA_POINTS = 3
-#: A scatter series with more markers than this is a cloud in which markers overlap.
-SMALL_SCATTER = 30
-#: A matched line spanning less than this share of its counterpart's plot width, under axes
-#: that span the same range, was (most likely) read in part.
-PARTIAL_LINE = 0.7
-#: Trust in a comparison of charts with no numeric x axis on either side (categories, months,
-#: dates), x aligned on the data's extent: enough to fail on what the y values show.
-CATEGORICAL_X = 0.7
-#: Trust given by a difference two independent readings confirm (see _confirmed_crop).
-CONFIRMED_DIFFERENCE = 0.8
-#: Below this overlap (IoU) of both the x axes' ranges and the data's x ranges, the x range
-#: was cut (or extended): a faithful re-plot keeps the range within a few percent.
-CROP_OVERLAP = 0.7
-#: Tick labels whose values lie off the axis fit by more than this share of the axis span were
-#: misread (or the fit is wrong).
-TICK_RESIDUAL = 0.02
 
 
 def _same_x_range(pub: Panel, rep: Panel) -> bool:
@@ -865,7 +1101,7 @@ def axis_trust(axis) -> tuple[float, str]:
     if len(ticks) < 2 or not np.isfinite(span) or span <= 0:
         return min(axis.confidence, 0.3), f"{len(ticks)} tick label(s) read"
     residual = float(np.nanmax(np.abs(values - fitted))) / span
-    if not np.isfinite(residual) or residual > TICK_RESIDUAL:
+    if not np.isfinite(residual) or residual > _s().tick_residual:
         trust = max(axis.confidence, 0.2)
         return min(trust, 0.5), f"tick labels off the {axis.scale} fit by {residual:.1%} of the span"
     if len(ticks) == 2:
@@ -906,7 +1142,7 @@ def reading_confidence(pub_panels: list[Panel], rep_panels: list[Panel],
                     # Neither chart has numbers on x (categories, months, dates): both are
                     # compared over the data's extent, which is the same frame on both sides.
                     if who == "published":
-                        scores.append((CATEGORICAL_X, f"no numeric x axis on either chart{where} "
+                        scores.append((_s().categorical_x, f"no numeric x axis on either chart{where} "
                                                       f"(categories or dates): x compared over "
                                                       f"the extent of the data"))
                     continue
@@ -918,21 +1154,21 @@ def reading_confidence(pub_panels: list[Panel], rep_panels: list[Panel],
                     scores.append((trust, f"{name} axis of the {who} chart: {why}{where}"))
             # Bars of one colour per category are one point each: together they are data.
             bar_points = sum(len(s.points) for s in significant if s.kind == "bar")
-            if not any(len(s.points) >= MIN_DATA_POINTS for s in significant) and \
-                    not (bars and bar_points >= MIN_DATA_POINTS):
+            if not any(len(s.points) >= _s().min_data_points for s in significant) and \
+                    not (bars and bar_points >= _s().min_data_points):
                 scores.append((0.2, f"no substantial data series read in the {who} chart"
                                     f"{where} (only marks of a few points: spans, a legend)"))
-            if any(s.kind == "scatter" and len(s.points) > SMALL_SCATTER for s in significant):
-                scores.append((CLOUD_TRUST if _named_alike(result) else 0.5,
+            if any(s.kind == "scatter" and len(s.points) > _s().small_scatter for s in significant):
+                scores.append((_s().cloud_trust if _named_alike(result) else 0.5,
                                f"a scatter cloud in the {who} chart{where}: overlapping "
                                     f"markers are read as blobs, so markers and series are "
                                     f"approximate"))
             many = max(len(significant), read)
             from_data = bool(significant) and all(s.style.startswith("data:")
                                                   for s in significant)
-            if many > MAX_RELIABLE_SERIES and not from_data:  # data never confuses series
+            if many > _s().max_reliable_series and not from_data:  # data never confuses series
                 scores.append((0.4, f"{many} series in the {who} chart{where}: more than "
-                                    f"{MAX_RELIABLE_SERIES} cannot be told apart by colour"))
+                                    f"{_s().max_reliable_series} cannot be told apart by colour"))
     for index, result in enumerate(results, 1):
         where = f" (panel {index})" if len(results) > 1 else ""
         if any(result.decades):
@@ -945,7 +1181,7 @@ def reading_confidence(pub_panels: list[Panel], rep_panels: list[Panel],
                                                               rep_panels[index - 1]):
                 continue
             wa, wb = float(np.ptp(a.normalised[:, 0])), float(np.ptp(b.normalised[:, 0]))
-            if min(wa, wb) < PARTIAL_LINE * max(wa, wb):
+            if min(wa, wb) < _s().partial_line * max(wa, wb):
                 scores.append((0.5, f"a matched line spans {min(wa, wb):.0%} of its plot width "
                                     f"against {max(wa, wb):.0%} under the same x range{where}: "
                                     f"read in part, or cut (not sure enough to fail)"))
@@ -956,7 +1192,7 @@ def reading_confidence(pub_panels: list[Panel], rep_panels: list[Panel],
         coverage = result.coverage
         split_differs = result.published != result.reproduced or \
             len(result.matches) < result.published
-        if coverage is not None and min(coverage) >= SAME_INK and split_differs:
+        if coverage is not None and min(coverage) >= _s().same_ink and split_differs:
             scores.append((0.3, f"the plotted data cover each other ({coverage[0]:.2f}/"
                                 f"{coverage[1]:.2f}) but the series read differ "
                                 f"({result.published} published, {result.reproduced} reproduced, "
@@ -966,11 +1202,11 @@ def reading_confidence(pub_panels: list[Panel], rep_panels: list[Panel],
     scores.sort(key=lambda item: item[0])
     value = float(scores[0][0])
     doubts = [why for v, why in scores if v < 1.0][:4]
-    if confirmed and value < CONFIRMED_DIFFERENCE:
+    if confirmed and value < _s().confirmed_difference:
         # A difference that two independent readings show (the tick labels and the ink) does
         # not depend on how the series were split: it is enough to fail, whatever else is
         # uncertain. The doubts stay in the reason for whoever reviews it.
-        return CONFIRMED_DIFFERENCE, [f"confirmed: {confirmed[0]}", *doubts][:4]
+        return _s().confirmed_difference, [f"confirmed: {confirmed[0]}", *doubts][:4]
     return round(value, 3), doubts
 
 
@@ -1005,7 +1241,7 @@ def _confirmed_crop(pub: Panel, rep: Panel, result: _PanelResult) -> str:
         return ""
     if axis_trust(pub.x)[0] < 1.0 or axis_trust(rep.x)[0] < 1.0:
         return ""
-    if result.x_axis_iou >= CROP_OVERLAP or result.x_iou >= CROP_OVERLAP:
+    if result.x_axis_iou >= _s().crop_overlap or result.x_iou >= _s().crop_overlap:
         return ""
     return (f"the x ranges differ on both the tick labels (overlap {result.x_axis_iou:.2f}) and "
             f"the plotted data (overlap {result.x_iou:.2f})")

@@ -15,7 +15,8 @@ import time
 import numpy as np
 
 from judging.figures.data import DataPanel, FigureData
-from judging.signals.chart.compare import FLAT, MIN_SERIES_WIDTH, _data_panels
+from judging.signals.chart.compare import _data_panels
+from judging.signals.chart.settings import DEFAULT_COMPARE
 from judging.signals.chart.types import Axis, ChartReading, Panel, Series, Tick
 
 #: The margin matplotlib (and most plotting tools) leave around the data when no limits are set:
@@ -122,7 +123,8 @@ def _reference_line(series: Series) -> bool:
     norm = series.normalised
     if series.name or series.kind != "line" or norm is None or len(norm) < 2:
         return False
-    return bool(np.ptp(norm[:, 0]) >= MIN_SERIES_WIDTH and np.ptp(norm[:, 1]) < FLAT)
+    return bool(np.ptp(norm[:, 0]) >= DEFAULT_COMPARE.min_series_width
+                and np.ptp(norm[:, 1]) < DEFAULT_COMPARE.flat)
 
 
 def without_reference_lines(image: ChartReading, data: ChartReading

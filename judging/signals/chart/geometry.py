@@ -1,6 +1,7 @@
 """Chart geometry: the working copy of the page, its background, plot areas and gridlines.
 
-Everything here works on a downscaled copy (long side about `WORK_SIZE`) in "work" pixels;
+Everything here works on a downscaled copy (long side about `GeometrySettings.work_size`) in
+"work" pixels;
 `Page.to_full` maps back to the original image's pixels.
 """
 
@@ -12,12 +13,7 @@ import numpy as np
 from PIL import Image, ImageFilter
 from scipy import ndimage
 
-WORK_SIZE = 800
-#: How far (work pixels) an outward tick mark may extend a spine past the frame's corner.
-TICK_REACH = 12
-#: Caps that keep grid search cheap on images full of line-like texture.
-MAX_GRID_LINES = 150
-MAX_GRID_BOXES = 60
+from judging.signals.chart.settings import reader_settings
 
 
 @dataclass
@@ -47,7 +43,7 @@ class Page:
 def prepare(image: Image.Image) -> Page:
     image = image.convert("RGB")
     width, height = image.size
-    factor = max(1, round(max(width, height) / WORK_SIZE))
+    factor = max(1, round(max(width, height) / reader_settings().geometry.work_size))
     work = image.reduce(factor) if factor > 1 else image
     full_gray = np.asarray(image.convert("L"))
     rgb = np.asarray(work).astype(np.int16)
@@ -194,7 +190,8 @@ def find_plot_areas(page: Page) -> list[Box]:
     vlines = long_lines(line_mask.T, max(20, int(0.1 * h)), bridge=coloured.T)
     min_w, min_h = max(16, int(0.08 * w)), max(16, int(0.08 * h))
     # Spines run on past a corner by a tick mark (and a tick label glued to it by gap closing).
-    reach_x, reach_y = max(TICK_REACH, int(0.03 * w)), max(TICK_REACH, int(0.03 * h))
+    tick_reach = reader_settings().geometry.tick_reach
+    reach_x, reach_y = max(tick_reach, int(0.03 * w)), max(tick_reach, int(0.03 * h))
     bg_diff = maxabs(page.rgb, page.bg)
     inked = bg_diff > 8
     boxes: list[Box] = []
@@ -224,14 +221,14 @@ def find_plot_areas(page: Page) -> list[Box]:
             right, top = hl.end, v.start
             spines = {"left": v, "bottom": hl}
             for v2 in vlines:
-                if (v2 is not v and hl.end - TICK_REACH <= v2.pos1 <= hl.end + 4
+                if (v2 is not v and hl.end - reader_settings().geometry.tick_reach <= v2.pos1 <= hl.end + 4
                         and abs(v2.start - v.start) <= 6
                         and hl.pos1 - 6 <= v2.end <= hl.pos1 + reach_y):
                     right = v2.pos0 - 1
                     spines["right"] = v2
                     break
             for h2 in hlines:
-                if (h2 is not hl and v.start - TICK_REACH <= h2.pos0 <= v.start + 4
+                if (h2 is not hl and v.start - reader_settings().geometry.tick_reach <= h2.pos0 <= v.start + 4
                         and v.pos0 - reach_x <= h2.start <= v.pos0 + 6
                         and abs(h2.end - hl.end) <= 6):
                     top = h2.pos1 + 1
@@ -302,8 +299,8 @@ def _side_frames(inked: np.ndarray, boxes: list[Box], hlines: list[Line], vlines
                 if 0 <= row < h and _longest_false_run(inked[row, a:b]) <= 3:
                     # A spine ends at the corner (but for a tick mark); a gridline or a spine
                     # further out runs on.
-                    out_l = inked[row, max(0, v.pos0 - TICK_REACH):v.pos0]
-                    out_r = inked[row, v2.pos1 + 1:v2.pos1 + 1 + TICK_REACH]
+                    out_l = inked[row, max(0, v.pos0 - reader_settings().geometry.tick_reach):v.pos0]
+                    out_r = inked[row, v2.pos1 + 1:v2.pos1 + 1 + reader_settings().geometry.tick_reach]
                     if out_l.all() and out_l.size or out_r.all() and out_r.size:
                         continue
                     joined = True
@@ -488,8 +485,8 @@ def _grid_areas(hlines: list[Line], vlines: list[Line], min_w: int, min_h: int) 
         return [(min(l.start for l in g), max(l.end for l in g)) for g in groups]
 
     # A chart has tens of gridlines; a noisy photo may give hundreds of "lines".
-    hlines = sorted(hlines, key=lambda l: l.start - l.end)[:MAX_GRID_LINES]
-    vlines = sorted(vlines, key=lambda l: l.start - l.end)[:MAX_GRID_LINES]
+    hlines = sorted(hlines, key=lambda l: l.start - l.end)[:reader_settings().geometry.max_grid_lines]
+    vlines = sorted(vlines, key=lambda l: l.start - l.end)[:reader_settings().geometry.max_grid_lines]
     xs = [e for e in extents(hlines) if e[1] - e[0] >= min_w]
     ys = [e for e in extents(vlines) if e[1] - e[0] >= min_h]
     if not xs or not ys:
@@ -515,7 +512,7 @@ def _grid_areas(hlines: list[Line], vlines: list[Line], min_w: int, min_h: int) 
     ok = (h_in >= 1) & (v_in >= 1) & (h_in + v_in >= 3) & (interior >= 2)
     boxes = [Box(xs[i][0], ys[j][0], xs[i][1], ys[j][1], "grid")
              for j, i in zip(*np.nonzero(ok))]
-    boxes = sorted(boxes, key=lambda b: -b.area)[:MAX_GRID_BOXES]
+    boxes = sorted(boxes, key=lambda b: -b.area)[:reader_settings().geometry.max_grid_boxes]
     # Partial extents (a legend over the ends of some gridlines) of one panel: their union.
     merged = True
     while merged:

@@ -28,11 +28,10 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import ndimage
 
-from judging.signals.chart.geometry import TICK_REACH, Box, Page, common_colour, maxabs
+from judging.signals.chart.geometry import Box, Page, common_colour, maxabs
 from judging.signals.chart.ocr import Crop, read_crops
 from judging.signals.chart.series import RawSeries, blend
-
-_MAX_ENTRIES = 30
+from judging.signals.chart.settings import reader_settings
 
 
 @dataclass
@@ -57,6 +56,13 @@ class Legend:
 
     def assign(self, series: list[RawSeries]) -> list[str | None]:
         """The legend name of each series (by its sample's colour and line style), or None."""
+        return [name for name, _ in self.assign_sure(series)]
+
+    def assign_sure(self, series: list[RawSeries]) -> list[tuple[str | None, bool]]:
+        """The legend name of each series and whether it is sure: a name is unsure when another
+        entry would fit its series, or another series its entry, within LegendSettings.assign_margin of the
+        fit that was taken (greys a few levels apart, two blues): the names of such series may
+        as well be the other way round."""
         costs = []
         for i, s in enumerate(series):
             for j, e in enumerate(self.entries):
@@ -75,14 +81,16 @@ class Legend:
                     continue
                 style_cost = 0.0 if _style_ok(s.line, e.style) else 30.0
                 costs.append((d + style_cost, i, j))
-        names: list[str | None] = [None] * len(series)
+        names: list[tuple[str | None, bool]] = [(None, True)] * len(series)
         used_s, used_e = set(), set()
-        for _, i, j in sorted(costs):
+        for cost, i, j in sorted(costs):
             if i in used_s or j in used_e:
                 continue
             used_s.add(i)
             used_e.add(j)
-            names[i] = self.entries[j].name or None
+            rivals = [c for c, i2, j2 in costs if (i2 == i) != (j2 == j)]
+            sure = all(c > cost + reader_settings().legend.assign_margin for c in rivals)
+            names[i] = (self.entries[j].name or None, sure)
         return names
 
 
@@ -121,7 +129,7 @@ def find_legend(page: Page, boxes: list[Box], mask: np.ndarray, glyph: float, *,
             for entries in _entries(page, region, bb, glyphlike, small, labels, glyph):
                 if len(entries) >= least and len(entries) > len(best):
                     best = entries
-        all_entries += [(bi, e) for e in best[:_MAX_ENTRIES]]
+        all_entries += [(bi, e) for e in best[:reader_settings().legend.max_entries]]
     if all_entries and ocr is not False:
         # A legend shared by several panels (below a row of facets) is read once.
         unique: dict[tuple[int, ...], Entry] = {}
@@ -169,7 +177,8 @@ def _regions(box: Box, boxes: list[Box], mask: np.ndarray, glyph: float
                        and o.left < box.right and o.right > box.left] + [h - 1])
     # Below: past the tick marks and the x tick labels, which end at the first blank band
     # (rotated labels are cut by the region's top edge into glyph-sized pieces in a row).
-    y0, y1 = _below_labels(mask, box, box.bottom + TICK_REACH, bottom_edge, glyph), bottom_edge
+    y0, y1 = _below_labels(mask, box, box.bottom + reader_settings().geometry.tick_reach,
+                           bottom_edge, glyph), bottom_edge
     if y1 - y0 > 2 * glyph:
         # A legend below may be wider than its plot area (centred under the figure): the band
         # spans the image, short of panels beside it.

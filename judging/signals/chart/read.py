@@ -4,12 +4,13 @@ series -> data units."""
 from __future__ import annotations
 
 import time
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from PIL import Image
 
 from judging.signals.chart.axes import (
+    AxisLabels,
     assign_text,
     find_tick_labels,
     fit_axis,
@@ -19,6 +20,7 @@ from judging.signals.chart.axes import (
 )
 from judging.signals.chart.geometry import (
     Box,
+    Grid,
     Page,
     find_plot_areas,
     gridlines,
@@ -27,16 +29,40 @@ from judging.signals.chart.geometry import (
 from judging.signals.chart.legend import find_legend
 from judging.signals.chart.ocr import TICK_WHITELIST, OcrUnavailable, read_crops
 from judging.signals.chart.series import RawSeries, extract_series, plot_background
+from judging.signals.chart.settings import (
+    DEFAULT_READER,
+    ReaderSettings,
+    reader_settings,
+    reading_with,
+)
 from judging.signals.chart.types import Axis, ChartReading, Panel, Series, Tick
 
-#: Images smaller than this (either side) are not charts one can read.
-MIN_SIDE = 64
+
+@dataclass
+class _PanelDraft:
+    """One plot area on its way to a Panel: what the reading steps have found so far."""
+
+    box: Box
+    plot_bg: np.ndarray
+    """The plot area's background colour."""
+    grid: Grid
+    x_labels: AxisLabels
+    y_labels: AxisLabels
+    axes: dict[str, Axis | None] = field(default_factory=dict)
+    """"x" and "y": the fitted axes (None: unreadable)."""
+    problems: list[str] = field(default_factory=list)
 
 
-def read(image: Image.Image, *, ocr=None) -> ChartReading:
+def read(image: Image.Image, *, ocr=None, settings: ReaderSettings = DEFAULT_READER
+         ) -> ChartReading:
+    with reading_with(settings):
+        return _read(image, ocr=ocr)
+
+
+def _read(image: Image.Image, *, ocr=None) -> ChartReading:
     start = time.perf_counter()
     size = image.size
-    if min(size) < MIN_SIDE:
+    if min(size) < reader_settings().read.min_side:
         return ChartReading([], False, f"image too small to read ({size[0]}x{size[1]})",
                             size=size)
     page = prepare(image)
@@ -46,7 +72,7 @@ def read(image: Image.Image, *, ocr=None) -> ChartReading:
                             "background or grid)", size=size,
                             seconds=time.perf_counter() - start)
     mask = text_mask(page)
-    prepared = []
+    prepared: list[_PanelDraft] = []
     crops, owners = [], []
     for box in boxes:
         others = [o for o in boxes if o is not box]
@@ -61,7 +87,8 @@ def read(image: Image.Image, *, ocr=None) -> ChartReading:
                 pieces = label_crops(page, strip, lab)
                 owners.append((lab, len(crops), len(pieces)))
                 crops += pieces
-        prepared.append((box, plot_bg, grid, xl, yl))
+        prepared.append(_PanelDraft(box=box, plot_bg=plot_bg, grid=grid, x_labels=xl,
+                                    y_labels=yl))
     ocr_problem = None
     try:
         texts = read_crops(crops, whitelist=TICK_WHITELIST, ocr=ocr)
@@ -70,10 +97,10 @@ def read(image: Image.Image, *, ocr=None) -> ChartReading:
         ocr_problem = f"OCR unavailable: {exc}"
     for lab, index, count in owners:
         assign_text(lab, texts[index:index + count])
-    panels_in = []
-    for box, plot_bg, grid, xl, yl in prepared:
-        axes = {}
-        problems = []
+    panels_in: list[_PanelDraft] = []
+    for draft in prepared:
+        box, xl, yl = draft.box, draft.x_labels, draft.y_labels
+        axes, problems = draft.axes, draft.problems
         for axis_labels in (xl, yl):
             o = axis_labels.orientation
             if ocr_problem:
@@ -91,26 +118,29 @@ def read(image: Image.Image, *, ocr=None) -> ChartReading:
             # unless it shares them with an aligned panel (sharex / sharey subplots).
             if (box.source != "frame" and parsed == 0) or not (xl.labels or yl.labels):
                 continue
-        panels_in.append([box, plot_bg, grid, axes, problems, xl, yl])
+        panels_in.append(draft)
     if not panels_in:
         return ChartReading([], False, "no plot area found", size=size,
                             seconds=time.perf_counter() - start)
     _share_axes(panels_in)
     # Legends (second OCR call, all panels at once).
-    boxes_in = [p[0] for p in panels_in]
-    glyph = float(np.median([g for p in panels_in for g in (p[5].glyph, p[6].glyph) if g] or [8]))
+    boxes_in = [p.box for p in panels_in]
+    glyph = float(np.median([g for p in panels_in for g in (p.x_labels.glyph, p.y_labels.glyph)
+                             if g] or [8]))
     try:
         legends = find_legend(page, boxes_in, mask, glyph, ocr=ocr if not ocr_problem else False)
     except OcrUnavailable:
         legends = [None] * len(boxes_in)
     panels = []
-    for (box, plot_bg, grid, axes, problems, _xl, _yl), legend in zip(panels_in, legends):
+    for draft, legend in zip(panels_in, legends):
+        box, axes, problems = draft.box, draft.axes, draft.problems
         exclude = [legend.bbox] if legend is not None else []
-        raw, more = extract_series(page, box, exclude, grid=grid, plot_bg=plot_bg)
+        raw, more, ink = extract_series(page, box, exclude, grid=draft.grid,
+                                        plot_bg=draft.plot_bg)
         problems = problems + more
-        names = legend.assign(raw) if legend is not None else [None] * len(raw)
-        series = [_to_series(page, box, r, name, axes.get("x"), axes.get("y"))
-                  for r, name in zip(raw, names)]
+        names = legend.assign_sure(raw) if legend is not None else [(None, True)] * len(raw)
+        series = [_to_series(page, box, r, name, axes.get("x"), axes.get("y"), name_sure=sure)
+                  for r, (name, sure) in zip(raw, names)]
         series = [s_ for s_ in series if s_ is not None]
         f = page.factor
         bbox = (box.left * f, box.top * f, (box.right + 1) * f, (box.bottom + 1) * f)
@@ -118,9 +148,11 @@ def read(image: Image.Image, *, ocr=None) -> ChartReading:
         if legend is not None:
             lb = legend.bbox
             legend_bbox = (lb[0] * f, lb[1] * f, (lb[2] + 1) * f, (lb[3] + 1) * f)
+        ink_data, ink_normalised = _to_units(page, box, ink, axes.get("x"), axes.get("y"))
         panels.append(Panel(bbox=bbox, x=axes.get("x"), y=axes.get("y"), series=series,
                             legend=list(legend.names) if legend is not None else [],
-                            problems=problems, legend_bbox=legend_bbox))
+                            problems=problems, legend_bbox=legend_bbox, ink=ink_data,
+                            ink_normalised=ink_normalised))
     panels = _share_legend_names(panels)
     readable = any(p.series for p in panels)
     reason = None
@@ -132,10 +164,6 @@ def read(image: Image.Image, *, ocr=None) -> ChartReading:
             reason = "; ".join(dict.fromkeys(issues))
     return ChartReading(panels, readable, reason, size=size,
                         seconds=time.perf_counter() - start)
-
-
-#: Largest channel difference between two series' colours that one legend entry names both.
-SAME_COLOUR = 24
 
 
 def _share_legend_names(panels: list[Panel]) -> list[Panel]:
@@ -163,7 +191,7 @@ def _share_legend_names(panels: list[Panel]) -> list[Panel]:
             hits = {name for name, looks in named.items() for c, line, kind in looks
                     if colour is not None and kind == s_.kind and
                     line == s_.style.partition(" ")[2] and
-                    max(abs(a - b) for a, b in zip(c, colour)) <= SAME_COLOUR}
+                    max(abs(a - b) for a, b in zip(c, colour)) <= reader_settings().read.same_colour}
             guesses.append(next(iter(hits)) if len(hits) == 1 and not s_.name else s_.name)
         given = [g for g in guesses if g]
         if len(given) != len(set(given)):  # two series for one name: not one to one
@@ -210,38 +238,50 @@ def _aligned(a: Box, b: Box, slack: int = 3) -> bool:
             or (abs(a.top - b.top) <= slack and abs(a.bottom - b.bottom) <= slack))
 
 
-def _share_axes(panels: list[list]) -> None:
-    """A panel whose x (y) axis is unreadable borrows that of an aligned panel that shares it
-    (subplots with sharex/sharey label only the outer axes)."""
+def _share_axes(panels: list[_PanelDraft]) -> None:
+    """A panel without tick labels on its x (y) axis borrows the axis of an aligned panel that
+    shares it (subplots with sharex/sharey label only the outer axes). A panel whose own tick
+    labels were found but not read has an axis of its own: borrowing its neighbour's would
+    put its data on another scale (side-by-side panels with their own y ranges)."""
     for p in panels:
-        box, axes = p[0], p[3]
+        box, axes = p.box, p.axes
         for o in ("x", "y"):
-            if axes.get(o) is not None:
+            own = p.x_labels if o == "x" else p.y_labels
+            if axes.get(o) is not None or own.labels:
                 continue
             for q in panels:
-                if q is p or q[3].get(o) is None:
+                lent = q.axes.get(o)
+                if q is p or lent is None:
                     continue
-                b2 = q[0]
+                b2 = q.box
                 aligned = (abs(b2.left - box.left) <= 2 and abs(b2.right - box.right) <= 2) \
                     if o == "x" else (abs(b2.top - box.top) <= 2 and abs(b2.bottom - box.bottom) <= 2)
                 if aligned:
-                    axes[o] = q[3][o]
-                    p[4] = [m for m in p[4] if not m.startswith(f"{o} axis")]
+                    axes[o] = replace(lent, borrowed=True)
+                    p.problems = [m for m in p.problems if not m.startswith(f"{o} axis")]
                     break
 
 
-def _to_series(page: Page, box: Box, raw: RawSeries, name: str | None,
-               x_axis: Axis | None, y_axis: Axis | None) -> Series | None:
-    xf = page.to_full(raw.x)
-    yf = page.to_full(raw.y)
-    nx = (raw.x - (box.left - 0.5)) / (box.width)
-    ny = ((box.bottom + 0.5) - raw.y) / (box.height)
+def _to_units(page: Page, box: Box, work: np.ndarray, x_axis: Axis | None,
+              y_axis: Axis | None) -> tuple[np.ndarray, np.ndarray]:
+    """Work-pixel (x, y) rows in data units (plot-area units on an unread axis) and in plot-area
+    units, finite rows only."""
+    x, y = work[:, 0], work[:, 1]
+    nx = (x - (box.left - 0.5)) / box.width
+    ny = ((box.bottom + 0.5) - y) / box.height
     normalised = np.column_stack([nx, ny])
-    xs = x_axis.to_data(xf) if x_axis is not None else nx
-    ys = y_axis.to_data(yf) if y_axis is not None else ny
+    with np.errstate(invalid="ignore", over="ignore"):
+        xs = x_axis.to_data(page.to_full(x)) if x_axis is not None else nx
+        ys = y_axis.to_data(page.to_full(y)) if y_axis is not None else ny
     pts = np.column_stack([xs, ys])
     ok = np.isfinite(pts).all(axis=1)
-    pts, normalised = pts[ok], normalised[ok]
+    return pts[ok], normalised[ok]
+
+
+def _to_series(page: Page, box: Box, raw: RawSeries, name: str | None,
+               x_axis: Axis | None, y_axis: Axis | None, *, name_sure: bool = True
+               ) -> Series | None:
+    pts, normalised = _to_units(page, box, np.column_stack([raw.x, raw.y]), x_axis, y_axis)
     if len(pts) == 0:
         return None
     order = np.argsort(pts[:, 0], kind="stable")
@@ -254,4 +294,4 @@ def _to_series(page: Page, box: Box, raw: RawSeries, name: str | None,
                   confidence=round(float(conf), 3),
                   x_units="data" if x_axis is not None else "normalised",
                   y_units="data" if y_axis is not None else "normalised",
-                  normalised=normalised[order])
+                  normalised=normalised[order], name_sure=name_sure or name is None)

@@ -21,6 +21,7 @@ import numpy as np
 from scipy import ndimage
 
 from judging.signals.chart.geometry import Box, Page, common_colour, gridlines, maxabs
+from judging.signals.chart.settings import reader_settings
 
 
 @dataclass
@@ -453,11 +454,6 @@ def _bar_chart(ink: np.ndarray, rgb: np.ndarray, lum: np.ndarray, bg: np.ndarray
     return out, region
 
 
-#: More pieces than this in one colour is not a chart's series (noise, a photograph).
-_MAX_COMPONENTS = 3000
-_MAX_BLOBS = 60
-
-
 def _compact(c: _Comps) -> tuple[np.ndarray, np.ndarray]:
     """(span, compact): each component's larger side, and whether it is marker-shaped."""
     span = np.maximum(c.w, c.h)
@@ -491,7 +487,7 @@ def _markers(mask: np.ndarray, c: _Comps) -> list[tuple[float, float]]:
         cy, cx = centres[k]
         n = int(round(c.area[k] / typical))
         if n >= 2 and not compact[k] or n >= 2 and c.area[k] > 1.6 * typical:
-            if big_blobs >= _MAX_BLOBS:
+            if big_blobs >= reader_settings().series.max_blobs:
                 points.append((float(cx), float(cy)))
                 continue
             big_blobs += 1
@@ -666,9 +662,24 @@ def _follow_one(centres: np.ndarray, lengths: np.ndarray, starts: np.ndarray,
 # --------------------------------------------------------------------------- entry point
 
 
+def ink_sample(mask: np.ndarray, top: int, left: int) -> np.ndarray:
+    """(N, 2) work-pixel (x, y) of at most SeriesSettings.ink_points pixels of `mask`, evenly drawn with a
+    fixed seed: the chart's data ink as it is, before any series is traced through it."""
+    ys, xs = np.nonzero(mask)
+    most = reader_settings().series.ink_points
+    if len(xs) > most:
+        keep = np.random.default_rng(0).choice(len(xs), most, replace=False)
+        keep.sort()
+        xs, ys = xs[keep], ys[keep]
+    return np.column_stack([xs + left, ys + top]).astype(np.float64)
+
+
 def extract_series(page: Page, box: Box, exclude: list[tuple[int, int, int, int]], *,
                    grid=None, plot_bg: np.ndarray | None = None
-                   ) -> tuple[list[RawSeries], list[str]]:
+                   ) -> tuple[list[RawSeries], list[str], np.ndarray]:
+    """The series of one plot area, the problems met, and the area's data ink (`ink_sample`:
+    pixels that differ strongly from the plot background, gridlines and the legend left out),
+    which the comparison reads without the series split."""
     t, b, l, r = box.top, box.bottom, box.left, box.right
     rgb = page.rgb[t:b + 1, l:r + 1].astype(np.float32)
     lum = page.lum[t:b + 1, l:r + 1]
@@ -686,16 +697,18 @@ def extract_series(page: Page, box: Box, exclude: list[tuple[int, int, int, int]
     ink[:, :m] = ink[:, -m:] = False
     for el, et, er, eb in exclude:
         ink[max(0, et - t):max(0, eb - t + 1), max(0, el - l):max(0, er - l + 1)] = False
+    bg_chroma = float(plot_bg.max() - plot_bg.min())
+    bg_lum = float(plot_bg @ np.array([0.299, 0.587, 0.114]))
+    strength = np.abs(lum - bg_lum)
+    strong = ink & ((chroma >= 40 + bg_chroma) | (strength > 50))
+    ink_points = ink_sample(strong, t, l)
     series: list[RawSeries] = []
     bar_series, bar_region = _bar_chart(ink, rgb, lum, plot_bg)
     for colour, chrom, xs, ys, npx in bar_series:
         series.append(RawSeries("bar", _rgb(colour), "bars", xs + l, ys + t, 0.9, npx, chrom))
     if bar_region is not None:
         ink &= ~bar_region
-    bg_chroma = float(plot_bg.max() - plot_bg.min())
     chromatic = ink & (chroma >= 40 + bg_chroma)
-    bg_lum = float(plot_bg @ np.array([0.299, 0.587, 0.114]))
-    strength = np.abs(lum - bg_lum)
     achromatic = ink & ~chromatic & (strength > 50)
     # The pale fringe of a coloured line is not a grey line.
     achromatic &= ~_dilate(chromatic, 2)
@@ -777,7 +790,7 @@ def extract_series(page: Page, box: Box, exclude: list[tuple[int, int, int, int]
     series = _drop_fragments(series, t, l, hh, ww)
     if not series:
         problems.append("no data series found in the plot area")
-    return series, problems
+    return series, problems, ink_points
 
 
 def _drop_fragments(series: list[RawSeries], t: int, l: int, hh: int, ww: int
@@ -829,7 +842,7 @@ def _chained(c: _Comps) -> bool:
 def _scattered(mask: np.ndarray, c: _Comps) -> bool:
     """Marker-sized compact blobs (bigger than the dots of a dotted line) hold most pixels
     (`c`: the mask's components)."""
-    if c.n < 3 or c.n > _MAX_COMPONENTS:
+    if c.n < 3 or c.n > reader_settings().series.max_components:
         return False
     span, compact = _compact(c)
     if compact.sum() < 3 or c.area[compact].sum() < 0.6 * c.area.sum():
@@ -838,21 +851,13 @@ def _scattered(mask: np.ndarray, c: _Comps) -> bool:
     if size < 5:
         # Dots smaller than markers are a dotted line's, unless they lie over each other, not
         # one after the other (a cloud of small dots).
-        return c.n >= CLOUD_MARKERS and not _chained(c) and _stacked(mask) >= CLOUD_STACKED
+        cfg = reader_settings().series
+        return c.n >= cfg.cloud_markers and not _chained(c) and _stacked(mask) >= cfg.cloud_stacked
     # Markers survive an opening by a disk a third of their size, lines between them do not.
     r = max(2, int(round(0.3 * size)))
     yy, xx = np.mgrid[-r:r + 1, -r:r + 1]
     opened = _open(mask, (xx ** 2 + yy ** 2) <= r * r + 0.5)
     return float(opened.sum()) >= 0.75 * float(mask.sum()) or not _chained(c)
-
-
-#: A cloud with a line through it: at least this many markers stand apart from the rest, and
-#: the markers (what survives an opening by a disk a third of their size) hold this share of
-#: the colour's ink.
-CLOUD_MARKERS = 8
-CLOUD_INK = 0.5
-#: ... and this share of the columns its markers cover cross two markers or more.
-CLOUD_STACKED = 0.3
 
 
 def _markers_without_lines(mask: np.ndarray, c: _Comps) -> np.ndarray | None:
@@ -862,10 +867,10 @@ def _markers_without_lines(mask: np.ndarray, c: _Comps) -> np.ndarray | None:
     markers; the markers that stand apart give their size, and an opening by a disk a fifth of
     that size keeps the markers (merged ones as blobs) and removes the thinner line. Reading
     such a group as a line would trace one wandering track through the cloud."""
-    if c.n < CLOUD_MARKERS or c.n > _MAX_COMPONENTS:
+    if c.n < reader_settings().series.cloud_markers or c.n > reader_settings().series.max_components:
         return None
     span, compact = _compact(c)
-    if compact.sum() < CLOUD_MARKERS:
+    if compact.sum() < reader_settings().series.cloud_markers:
         return None
     size = float(np.median(span[compact]))
     if size < 5:
@@ -875,15 +880,15 @@ def _markers_without_lines(mask: np.ndarray, c: _Comps) -> np.ndarray | None:
     r = max(2, int(round(0.2 * size)))
     yy, xx = np.mgrid[-r:r + 1, -r:r + 1]
     opened = _open(mask, (xx ** 2 + yy ** 2) <= r * r + 0.5)
-    if float(opened.sum()) < CLOUD_INK * float(mask.sum()):
+    if float(opened.sum()) < reader_settings().series.cloud_ink * float(mask.sum()):
         return None
     # Markers, not a thick line: the opened ink is many pieces, not one or two strokes.
     parts = _components(opened)
-    if parts.n < CLOUD_MARKERS or _chained(parts):
+    if parts.n < reader_settings().series.cloud_markers or _chained(parts):
         return None  # a few strokes, or the markers of one line, one after the other along x
     # A cloud stacks markers above each other: many columns cross two of them or more, where
     # a line's markers (touching where the line is flat) meet a column once.
-    if _stacked(opened) < CLOUD_STACKED:
+    if _stacked(opened) < reader_settings().series.cloud_stacked:
         return None
     return opened
 

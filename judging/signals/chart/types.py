@@ -37,6 +37,8 @@ class Axis:
     intercept: float = 0.0
     slope: float = 0.0
     """value (log10 value on a log axis) = intercept + slope * pixel (original image pixels)."""
+    borrowed: bool = False
+    """Taken from an aligned panel whose tick labels were read (shared axes), not read here."""
 
     def to_data(self, pixels: np.ndarray) -> np.ndarray:
         t = self.intercept + self.slope * np.asarray(pixels, dtype=float)
@@ -59,6 +61,9 @@ class Series:
     normalised: np.ndarray | None = None
     """(N, 2) the same points in plot-area units: x 0 (left) .. 1 (right), y 0 (bottom) .. 1
     (top); shape comparisons fall back on these when an axis is unreadable."""
+    name_sure: bool = True
+    """The legend entry named this series and no other fits it (or it another series) nearly as
+    well (legend.Legend.assign_sure); False: the name may belong to a similar-looking series."""
 
 
 @dataclass(frozen=True)
@@ -72,6 +77,13 @@ class Panel:
     problems: list[str] = field(default_factory=list)
     legend_bbox: tuple[int, int, int, int] | None = None
     """The legend's box in image pixels, when one was found."""
+    ink: np.ndarray | None = None
+    """(N, 2) data units of a sample of the plot area's data ink (every strongly drawn pixel,
+    gridlines and the legend left out), before any series is traced through it; a coordinate
+    whose axis is unread is in plot-area units (0..1). None when the panel has none (a panel
+    built from a data file)."""
+    ink_normalised: np.ndarray | None = None
+    """The same pixels in plot-area units (x 0..1 left to right, y 0..1 bottom to top)."""
 
 
 @dataclass(frozen=True)

@@ -353,3 +353,86 @@ def faceted_clouds(*, swap_in_panel: int | None = None) -> bytes:
         axes[0].legend(loc="upper left")
         fig.tight_layout()
         return _png(fig, dpi=100)
+
+
+# -- issue 27: what the readers of figures from other sources got wrong ---------------------------
+
+def speedup(*, reference: str = "#b0b0b0", reference_style: str = ":", drop: str | None = None,
+            style: str = "default", colours: Sequence[str] | None = None,
+            names: Sequence[str] | None = None) -> bytes:
+    """Parallel speed-up of three codes with a "perfect scaling" reference line (gnuplot's faint
+    dotted grey in the published figure): `reference` is that line's colour and `drop` a code
+    left out; `names` the legend labels in code order."""
+    threads = np.arange(1, 25)
+    codes = {"H2O": 1.0 + 9.0 * (1 - np.exp(-threads / 9.0)),
+             "H3COH": np.minimum(threads, 12) * 0.95 + 0.08 * np.maximum(threads - 12, 0),
+             "C14H10": 1.0 + 4.6 * (1 - np.exp(-threads / 6.0))}
+    labels = list(names or codes)
+    palette = list(colours or ("#009e73", "#56b4e9", "#e69f00"))
+    with _style(style):
+        fig, ax = plt.subplots(figsize=(7.2, 5.0), dpi=100)
+        ax.plot(threads, threads, reference_style, color=reference, linewidth=1.2,
+                label="perfect scaling")
+        for (name, y), label, colour in zip(codes.items(), labels, palette):
+            if name != drop:
+                ax.plot(threads, y, color=colour, linewidth=2, label=label)
+        ax.set_xlim(0, 25)
+        ax.set_ylim(0, 15)
+        ax.set_xlabel("threads")
+        ax.set_ylabel("speed-up")
+        ax.legend(loc="upper left")
+        return _png(fig, dpi=100)
+
+
+def grey_bars(*, names: Sequence[str] = ("batch 64", "batch 256", "batch 1024"),
+              grey: bool = False) -> bytes:
+    """Grouped bars of three series over five categories, in colours or in three greys a few
+    levels apart (a restyle for print, whose legend swatches a reader can pair either way)."""
+    heights = np.array([[41, 55, 63, 72, 81], [31, 44, 58, 66, 74], [50, 61, 70, 80, 88]], float)
+    colours = ("#4d4d4d", "#606060", "#737373") if grey else ("#1f77b4", "#ff7f0e", "#2ca02c")
+    with _style():
+        fig, ax = plt.subplots(figsize=(8, 5), dpi=100)
+        x = np.arange(5)
+        for k, (row, name, colour) in enumerate(zip(heights, names, colours)):
+            ax.bar(x + (k - 1) * 0.27, row, width=0.27, color=colour, label=name)
+        ax.set_xticks(x, ["A", "B", "C", "D", "E"])
+        ax.set_ylim(0, 100)
+        ax.set_ylabel("accuracy (%)")
+        ax.legend(loc="upper left")
+        return _png(fig, dpi=100)
+
+
+def single_speedup(*, label_shift: int = 0) -> bytes:
+    """One speed-up curve; `label_shift` moves the x label that many pixels to the right: what
+    the same plotting code gives on a machine whose font engine places glyphs otherwise."""
+    threads = np.arange(1, 25)
+    with _style():
+        fig, ax = plt.subplots(figsize=(7.2, 5.0), dpi=100)
+        ax.plot(threads, 1.0 + 9.0 * (1 - np.exp(-threads / 9.0)), color="#009e73",
+                linewidth=2, label="H2O")
+        ax.set_xlim(0, 25)
+        ax.set_ylim(0, 15)
+        label = ax.set_xlabel("threads")
+        if label_shift:
+            x, y = label.get_position()
+            label.set_position((x + label_shift / (0.775 * 720), y))
+        ax.set_ylabel("speed-up")
+        ax.legend(loc="upper left")
+        return _png(fig, dpi=100)
+
+
+def drawn_set() -> list[tuple[str, bytes, bytes]]:
+    """A small set of (label, published, reproduced) pairs drawn here to check that the reader's
+    confidence (chart.same_data) means what it says: restyles of three figures (faithful) and one
+    meaningful change each (unfaithful)."""
+    published = [loss_curves(3), speedup(), three_curves()]
+    faithful = [loss_curves(3, size=(8.0, 5.0)),
+                speedup(reference="#000000", style="seaborn-v0_8-whitegrid",
+                        colours=("#1b9e77", "#7570b3", "#d95f02")),
+                three_curves(restyled=True)]
+    unfaithful = [loss_curves(4, size=(8.0, 5.0)),
+                  speedup(drop="H3COH", style="seaborn-v0_8-whitegrid",
+                          colours=("#1b9e77", "#7570b3", "#d95f02")),
+                  three_curves(names=tuple(reversed(tuple(THREE_CURVES))), restyled=True)]
+    return [("faithful", p, r) for p, r in zip(published, faithful)] + \
+        [("unfaithful", p, r) for p, r in zip(published, unfaithful)]

@@ -1,0 +1,539 @@
+"""Leave-one-repository-out (LORO) figures of the offline figure judge on real figures.
+
+Everything the judge takes from data is chosen again for every source repository on the pairs
+of all the OTHER repositories, and scored on the pairs of the one left out:
+
+- the calibration table of `chart.same_data` (judging.signals.chart.settings.CALIBRATION): an
+  isotonic regression of the labels (faithful = 1) on the comparison's evidence value (agreement
+  minus difference, judging.signals.chart.evidence), each block shrunk towards one half by one
+  pair of each label (`fit_table`);
+- the rubric's trust levels (figure-match 1.4.0: `passes_only_when` / `fails_only_when` on
+  `chart.same_data`): chosen on the training repositories from their own leave-one-out
+  predictions (a nested LORO), as the levels that answer the most pairs of the rarer-answered
+  class with at most TRAIN_WRONG_CAP wrong answers of each kind (`choose_trust`).
+
+The same procedure on all repositories gives the values the code and the rubric ship with
+(printed as "chosen on all repositories"); their LORO figures are the ones to quote.
+
+Figures per repository left out and pooled (per pairs file and over all), with 95% bootstrap
+intervals over figures (the published image is the unit: its re-plots are not independent):
+wrong fails (faithful pairs failed), wrong passes (unfaithful pairs passed), each class's share
+answered, the AUC of `chart.match_score` (absent = 0), the worst and the worst-but-one
+repository; the reliability of `chart.same_data` (the reader's confidence) and of the judge's
+answers (its confidence in the answer given) with their expected calibration error (ECE).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+from collections import Counter, defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from judging.models import Signal, SignalStatus
+
+MAIN_SIGNAL = "chart.match_score"
+TRUST_SIGNAL = "chart.same_data"
+BOOTSTRAP = 1000
+SEED = 20261203
+#: Acceptance (issue 27), on the left-out repositories.
+TARGET_WRONG_FAIL = 0.03
+TARGET_WRONG_PASS = 0.03
+TARGET_ANSWERED = 0.50
+TARGET_AUC_WORST_BUT_ONE = 0.85
+TARGET_MEDIAN_S = 0.3
+#: When choosing trust levels on training repositories: the most wrong answers of each kind
+#: (a share of that class) a choice may make there. Stricter than the target: what holds on the
+#: repositories a choice was made on holds less well on the next one.
+TRAIN_WRONG_CAP = 0.015
+#: Candidate trust levels (probabilities of the same data).
+PASS_LEVELS = (0.6, 0.7, 0.75, 0.8, 0.85, 0.88, 0.9, 0.92, 0.94, 0.95, 0.96, 0.97, 0.98, 0.99)
+FAIL_LEVELS = (0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.08, 0.1, 0.12, 0.15, 0.2, 0.25, 0.3, 0.4)
+#: Candidate `confirm_at` of the evidence settings (the weakest agreement or difference that
+#: counts as confirmed).
+CONFIRM_LEVELS = (0.1, 0.15, 0.2, 0.25, 0.3)
+#: Reliability diagram bins.
+READER_BINS = 10
+JUDGE_BINS = 5
+
+#: The judge's outcome in each region of chart.same_data: sure of the same data (a passing
+#: answer is trusted), sure of a difference (a failing answer is trusted), neither.
+REGIONS = {"same": 1.0, "different": 0.0, "unsure": 0.5}
+
+
+# --- what changed after looking at which pairs (issue 27's record) ----------------------------
+
+CHANGES: tuple[tuple[str, str], ...] = (
+    ("signals/7 evidence: chart.same_data from what two independent readings confirm (series and "
+     "data ink; tick labels and data for a crop; legend names and data for a swap), data ink read "
+     "with no series split (Panel.ink, chart.ink_coverage)",
+     "the feature table of all 193 labelled pairs of both sets (match score, series coverage, "
+     "ink coverage, axis trust, tick ranges, legend agreement): the structure, not its levels, "
+     "which the LORO chooses"),
+    ("x ranges that do not overlap at all are an x axis misread, not a crop (no difference on "
+     "the data or the range is confirmed then)",
+     "cascade-fig3__faithful1, cascade-demystifying-fig3 (Plotly minor log labels)"),
+    ("a swapped legend is confirmed by names read alike on both charts that pair the series "
+     "otherwise than their data (not by the share of names that differ)",
+     "jove-benchmark__unfaithful1, gm-au-nz-lines__unfaithful2 (swaps read as agreement), "
+     "eco-time-plot__faithful1/2, tz-fermi__faithful2 (misread names taken for a swap)"),
+    ("a panel whose own tick labels were found but not read keeps its axis unread instead of "
+     "borrowing an aligned panel's",
+     "cockpit-exp11__faithful1 (the CPU panel took the GPU panel's log y axis)"),
+)
+
+
+# --- the judge on one pair, in each region of the trust signal ------------------------------
+
+@dataclass
+class Scored:
+    """One labelled pair as the LORO sees it."""
+
+    id: str
+    label: str
+    repo: str
+    dataset: str
+    figure: str
+    evidences: dict[float, float | None]
+    """The comparison's evidence value in [-1, 1] under each candidate `confirm_at` of the
+    evidence settings (None: the charts were not compared)."""
+    match_score: float | None
+    outcomes: dict[str, str]
+    """Region of chart.same_data -> the judge's outcome."""
+    copy_flag: bool = False
+    probability: float | None = None
+    """chart.same_data as the fold's calibration table gives it."""
+    outcome: str | None = None
+    evidence: float | None = None
+    """The evidence under the fold's chosen `confirm_at`."""
+
+    @property
+    def faithful(self) -> bool:
+        return self.label == "faithful"
+
+
+def region(probability: float | None, *, pass_at: float, fail_at: float) -> str:
+    if probability is None:
+        return "unsure"
+    if probability >= pass_at:
+        return "same"
+    if probability <= fail_at:
+        return "different"
+    return "unsure"
+
+
+async def _judge_regions(rubric, claims_and_signals: list[tuple[object, dict[str, Signal]]]
+                         ) -> list[dict[str, str]]:
+    from judging.judges.base import JudgeTask
+    from judging.judges.offline import OfflineJudge
+    from judging.rubrics import aggregate
+    from judging.run.lines import complete_answers
+
+    judge = OfflineJudge()
+    out = []
+    for claim, signals in claims_and_signals:
+        outcomes = {}
+        for name, value in REGIONS.items():
+            here = dict(signals)
+            if TRUST_SIGNAL in here and here[TRUST_SIGNAL].status is not SignalStatus.absent:
+                here[TRUST_SIGNAL] = Signal(value=value, reason=here[TRUST_SIGNAL].reason)
+            answered = await judge(JudgeTask(claim=claim, rubric=rubric, signals=here,
+                                             images={}))
+            answers = complete_answers(rubric, claim, answered.answers)
+            outcomes[name] = aggregate(rubric, answers).outcome.value
+        out.append(outcomes)
+    return out
+
+
+def judge_regions(rubric, claims_and_signals) -> list[dict[str, str]]:
+    return asyncio.run(_judge_regions(rubric, claims_and_signals))
+
+
+# --- calibration ---------------------------------------------------------------------------
+
+#: Width of the evidence bins the calibration is fitted on.
+CALIBRATION_BIN = 0.1
+
+
+def fit_table(evidence: Sequence[float], faithful: Sequence[bool]
+              ) -> tuple[tuple[float, float], ...]:
+    """Knots (evidence, probability of the same data): the pairs binned by evidence
+    (CALIBRATION_BIN wide), scikit-learn's isotonic regression of the bins' faithful shares
+    (weighted by their pairs), each block of bins it pools given the probability
+    (faithful + 1) / (pairs + 2), so that a few pairs of one label say "likely", not "certain";
+    a knot at each block's smallest and largest bin centre. Binning keeps the few pairs near
+    a boundary from being pooled with the many far from it (which would lend them the others'
+    certainty)."""
+    from sklearn.isotonic import IsotonicRegression
+
+    x = np.asarray(evidence, dtype=float)
+    y = np.asarray(faithful, dtype=float)
+    index = np.clip(np.floor((x + 1.0) / CALIBRATION_BIN), 0,
+                    round(2.0 / CALIBRATION_BIN) - 1).astype(int)
+    bins = sorted(set(index.tolist()))
+    centres = np.array([-1.0 + (b + 0.5) * CALIBRATION_BIN for b in bins])
+    counts = np.array([int((index == b).sum()) for b in bins], dtype=float)
+    positives = np.array([float(y[index == b].sum()) for b in bins])
+    fitted = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(
+        centres, positives / counts, sample_weight=counts).predict(centres)
+    knots: list[tuple[float, float]] = []
+    start = 0
+    for end in range(1, len(bins) + 1):
+        if end == len(bins) or abs(fitted[end] - fitted[start]) > 1e-9:
+            k, n = positives[start:end].sum(), counts[start:end].sum()
+            p = (float(k) + 1.0) / (float(n) + 2.0)
+            for e in sorted({float(centres[start]), float(centres[end - 1])}):
+                knots.append((round(e, 6), round(p, 4)))
+            start = end
+    if len(knots) < 2:
+        knots.append((round(knots[0][0] + CALIBRATION_BIN, 6), knots[0][1]))
+    return tuple(knots)
+
+
+def apply_table(table: Sequence[tuple[float, float]], value: float | None) -> float | None:
+    if value is None:
+        return None
+    xs, ys = zip(*table)
+    return float(np.interp(value, xs, ys))
+
+
+# --- choosing on training repositories --------------------------------------------------------
+
+@dataclass(frozen=True)
+class Choice:
+    table: tuple[tuple[float, float], ...]
+    pass_at: float
+    fail_at: float
+    confirm_at: float
+
+
+def _counts(pairs: Sequence[Scored], probabilities: Sequence[float | None], pass_at: float,
+            fail_at: float) -> tuple[int, int, int, int, int, int]:
+    """(faithful, unfaithful, wrong fails, wrong passes, faithful answered, unfaithful answered)."""
+    nf = nu = wf = wp = af = au = 0
+    for p, prob in zip(pairs, probabilities):
+        outcome = p.outcomes[region(prob, pass_at=pass_at, fail_at=fail_at)]
+        if p.faithful:
+            nf += 1
+            wf += outcome == "fail"
+            af += outcome in ("pass", "fail")
+        else:
+            nu += 1
+            wp += outcome == "pass"
+            au += outcome in ("pass", "fail")
+    return nf, nu, wf, wp, af, au
+
+
+def choose_levels(pairs: Sequence[Scored], probabilities: Sequence[float | None]
+                  ) -> tuple[tuple[float, float], tuple | None]:
+    """The trust levels that answer the most of the rarer-answered class with at most
+    TRAIN_WRONG_CAP wrong fails and wrong passes; ties go to the stricter levels. With none
+    within the cap, the strictest levels. Pairs whose outcome no level changes (a copy gate
+    fails them, their charts were not compared) say nothing about the levels: left out."""
+    kept = [(p, q) for p, q in zip(pairs, probabilities) if len(set(p.outcomes.values())) > 1]
+    pairs, probabilities = [p for p, _ in kept], [q for _, q in kept]
+    best, best_key = (PASS_LEVELS[-1], FAIL_LEVELS[0]), None
+    for pass_at in PASS_LEVELS:
+        for fail_at in FAIL_LEVELS:
+            nf, nu, wf, wp, af, au = _counts(pairs, probabilities, pass_at, fail_at)
+            if wf > TRAIN_WRONG_CAP * max(1, nf) or wp > TRAIN_WRONG_CAP * max(1, nu):
+                continue
+            key = (min(af / max(1, nf), au / max(1, nu)), af + au, pass_at, -fail_at)
+            if best_key is None or key > best_key:
+                best, best_key = (pass_at, fail_at), key
+    return best, best_key
+
+
+def loro_predictions(pairs: Sequence[Scored], confirm_at: float) -> list[float | None]:
+    """Each pair's chart.same_data from a table fitted without its repository."""
+    out: list[float | None] = [None] * len(pairs)
+    for repo in sorted({p.repo for p in pairs}):
+        train = [p for p in pairs if p.repo != repo and p.evidences[confirm_at] is not None]
+        if not train:
+            continue
+        table = fit_table([p.evidences[confirm_at] for p in train], [p.faithful for p in train])
+        for k, p in enumerate(pairs):
+            if p.repo == repo:
+                out[k] = apply_table(table, p.evidences[confirm_at])
+    return out
+
+
+def choose(pairs: Sequence[Scored]) -> Choice:
+    """The evidence's `confirm_at`, calibration table and trust levels chosen on these pairs
+    alone: for each candidate `confirm_at`, the trust levels chosen on the pairs' own
+    leave-one-repository-out predictions; the candidate whose choice answers the most wins
+    (ties: the larger `confirm_at`, which confirms less)."""
+    best, best_key = None, None
+    for confirm_at in sorted(pairs[0].evidences, reverse=True):
+        levels, key = choose_levels(pairs, loro_predictions(pairs, confirm_at))
+        if best is None or (key is not None and (best_key is None or key > best_key)):
+            best, best_key = (confirm_at, levels), key
+    assert best is not None
+    confirm_at, (pass_at, fail_at) = best
+    usable = [p for p in pairs if p.evidences[confirm_at] is not None]
+    table = fit_table([p.evidences[confirm_at] for p in usable], [p.faithful for p in usable])
+    return Choice(table=table, pass_at=pass_at, fail_at=fail_at, confirm_at=confirm_at)
+
+
+def run_loro(pairs: list[Scored]) -> dict[str, Choice]:
+    """Every repository left out in turn: its pairs get the probability and outcome of the
+    choice made on the others. Returns the choice per left-out repository."""
+    choices = {}
+    for repo in sorted({p.repo for p in pairs}):
+        choice = choose([p for p in pairs if p.repo != repo])
+        choices[repo] = choice
+        for p in pairs:
+            if p.repo == repo:
+                apply_choice(p, choice)
+    return choices
+
+
+def apply_choice(p: Scored, choice: Choice) -> None:
+    p.evidence = p.evidences[choice.confirm_at]
+    p.probability = apply_table(choice.table, p.evidence)
+    p.outcome = p.outcomes[region(p.probability, pass_at=choice.pass_at,
+                                  fail_at=choice.fail_at)]
+
+
+# --- figures --------------------------------------------------------------------------------
+
+def outcome_figures(pairs: Sequence[Scored]) -> dict[str, float | None]:
+    faithful = [p for p in pairs if p.faithful]
+    unfaithful = [p for p in pairs if not p.faithful]
+
+    def share(group, test):
+        return sum(bool(test(p)) for p in group) / len(group) if group else None
+
+    return {"wrong_fail": share(faithful, lambda p: p.outcome == "fail"),
+            "wrong_pass": share(unfaithful, lambda p: p.outcome == "pass"),
+            "faithful_answered": share(faithful, lambda p: p.outcome in ("pass", "fail")),
+            "unfaithful_answered": share(unfaithful, lambda p: p.outcome in ("pass", "fail"))}
+
+
+def auc(pairs: Sequence[Scored]) -> float | None:
+    from sklearn.metrics import roc_auc_score
+
+    y = [p.faithful for p in pairs]
+    if len(set(y)) < 2:
+        return None
+    return float(roc_auc_score(y, [p.match_score or 0.0 for p in pairs]))
+
+
+def bootstrap(pairs: Sequence[Scored], statistic: Callable[[Sequence[Scored]], float | None]
+              ) -> tuple[float, float] | None:
+    """95% percentile interval of `statistic` over BOOTSTRAP resamples of the figures."""
+    by_figure: dict[str, list[Scored]] = defaultdict(list)
+    for p in pairs:
+        by_figure[p.figure].append(p)
+    figures = sorted(by_figure)
+    if len(figures) < 2:
+        return None
+    rng = np.random.default_rng(SEED)
+    values = []
+    for _ in range(BOOTSTRAP):
+        sample = [q for i in rng.integers(0, len(figures), len(figures))
+                  for q in by_figure[figures[i]]]
+        value = statistic(sample)
+        if value is not None:
+            values.append(value)
+    if not values:
+        return None
+    lo, hi = np.percentile(values, [2.5, 97.5])
+    return float(lo), float(hi)
+
+
+def reliability(predicted: Sequence[float], observed: Sequence[bool], *, bins: int,
+                lo: float = 0.0) -> tuple[list[tuple[float, float, int, float, float]], float]:
+    """Rows (bin low, bin high, pairs, mean predicted, observed share) and the expected
+    calibration error (the pairs-weighted mean |observed - predicted| over the bins)."""
+    edges = np.linspace(lo, 1.0, bins + 1)
+    rows, ece, n = [], 0.0, len(predicted)
+    pred, obs = np.asarray(predicted, float), np.asarray(observed, float)
+    for k in range(bins):
+        inside = (pred >= edges[k]) & ((pred < edges[k + 1]) if k < bins - 1 else
+                                       (pred <= edges[k + 1]))
+        if not inside.any():
+            rows.append((edges[k], edges[k + 1], 0, float("nan"), float("nan")))
+            continue
+        mp, ob = float(pred[inside].mean()), float(obs[inside].mean())
+        rows.append((edges[k], edges[k + 1], int(inside.sum()), mp, ob))
+        ece += inside.sum() / n * abs(ob - mp)
+    return rows, float(ece)
+
+
+def judge_confidence(p: Scored) -> float | None:
+    """The judge's confidence in the answer it gave: chart.same_data for a pass, its complement
+    for a fail (a trusted answer's confidence, judging.judges.offline.trusted)."""
+    if p.outcome not in ("pass", "fail") or p.probability is None:
+        return None
+    return p.probability if p.outcome == "pass" else 1.0 - p.probability
+
+
+# --- the report ----------------------------------------------------------------------------
+
+def _num(v: float | None, spec: str) -> str:
+    return "absent" if v is None else format(v, spec)
+
+
+def _pct(v: float | None) -> str:
+    return "   -  " if v is None else f"{v:6.1%}"
+
+
+def _ci(interval: tuple[float, float] | None, pct: bool = True) -> str:
+    if interval is None:
+        return ""
+    a, b = interval
+    return f" [{a:.1%}, {b:.1%}]" if pct else f" [{a:.2f}, {b:.2f}]"
+
+
+def _met(ok: bool) -> str:
+    return "MET" if ok else "NOT MET"
+
+
+@dataclass
+class RepoRow:
+    repo: str
+    dataset: str
+    pairs: list[Scored] = field(default_factory=list)
+
+
+def print_loro(pairs: list[Scored], choices: dict[str, Choice], *, title: str) -> dict:
+    """The LORO table of one group of pairs (a pairs file, or all): per repository and pooled."""
+    print(f"\n{title}: {len(pairs)} labelled pairs ({sum(p.faithful for p in pairs)} faithful, "
+          f"{sum(not p.faithful for p in pairs)} unfaithful), "
+          f"{len({p.repo for p in pairs})} repositories, each scored with the choice made on "
+          f"all the others")
+    print(f"  {'repository left out':40} {'n f/u':>7} {'wrong fails':>13} {'wrong passes':>13} "
+          f"{'f answered':>11} {'u answered':>11} {'AUC':>6}   chosen (pass at / fail at / confirm at)")
+    aucs = {}
+    for repo in sorted({p.repo for p in pairs}):
+        group = [p for p in pairs if p.repo == repo]
+        f = outcome_figures(group)
+        a = auc(group)
+        if a is not None:
+            aucs[repo] = a
+        nf, nu = sum(p.faithful for p in group), sum(not p.faithful for p in group)
+        wf = sum(p.faithful and p.outcome == "fail" for p in group)
+        wp = sum(not p.faithful and p.outcome == "pass" for p in group)
+        choice = choices.get(repo)
+        print(f"  {repo[:40]:40} {nf:3d}/{nu:<3d} {wf:3d} {_pct(f['wrong_fail'])} "
+              f"{wp:3d} {_pct(f['wrong_pass'])} {_pct(f['faithful_answered']):>11} "
+              f"{_pct(f['unfaithful_answered']):>11} "
+              f"{'  -  ' if a is None else f'{a:6.3f}'}   "
+              + (f"{choice.pass_at:.2f} / {choice.fail_at:.2f} / {choice.confirm_at:.2f}"
+                 if choice else ""))
+    pooled = outcome_figures(pairs)
+    print("  pooled over the repositories left out (95% bootstrap over figures):")
+    lines = (("wrong fails (faithful failed)", "wrong_fail", TARGET_WRONG_FAIL, "<="),
+             ("wrong passes (unfaithful passed)", "wrong_pass", TARGET_WRONG_PASS, "<="),
+             ("faithful pairs answered", "faithful_answered", TARGET_ANSWERED, ">="),
+             ("unfaithful pairs answered", "unfaithful_answered", TARGET_ANSWERED, ">="))
+    for name, key, target, way in lines:
+        value = pooled[key]
+        interval = bootstrap(pairs, lambda s, key=key: outcome_figures(s)[key])
+        ok = value is not None and (value <= target if way == "<=" else value >= target)
+        print(f"    {name:34} {_pct(value)}{_ci(interval)}   target {way} {target:.0%}: "
+              f"{_met(ok)}")
+    total_auc = auc(pairs)
+    if total_auc is not None:
+        print(f"    {MAIN_SIGNAL} AUC (absent = 0)    {total_auc:6.3f}"
+              f"{_ci(bootstrap(pairs, auc), pct=False)}")
+    if aucs:
+        ranked = sorted(aucs.items(), key=lambda item: item[1])
+        worst = ranked[0]
+        second = ranked[1] if len(ranked) > 1 else ranked[0]
+        group = [p for p in pairs if p.repo == second[0]]
+        print(f"    AUC per repository: worst {worst[1]:.3f} ({worst[0]}), worst but one "
+              f"{second[1]:.3f} ({second[0]}){_ci(bootstrap(group, auc), pct=False)}   "
+              f"target >= {TARGET_AUC_WORST_BUT_ONE}: "
+              f"{_met(second[1] >= TARGET_AUC_WORST_BUT_ONE)}")
+    return {"pooled": pooled, "aucs": aucs}
+
+
+def print_calibration(pairs: list[Scored]) -> None:
+    reader = [p for p in pairs if p.probability is not None]
+    print(f"\nreliability of {TRUST_SIGNAL} (the reader's confidence) on the repositories left "
+          f"out: {len(reader)} labelled pairs compared ({len(pairs) - len(reader)} not "
+          f"compared: no probability)")
+    rows, ece = reliability([p.probability for p in reader], [p.faithful for p in reader],
+                            bins=READER_BINS)
+    print(f"  {'predicted':>11} {'pairs':>6} {'mean predicted':>15} {'observed faithful':>18}")
+    for lo, hi, n, mp, ob in rows:
+        if n:
+            print(f"  {lo:4.1f}-{hi:4.1f}   {n:6d} {mp:15.3f} {ob:18.3f}")
+    interval = bootstrap(reader, lambda s: reliability([p.probability for p in s],
+                                                       [p.faithful for p in s],
+                                                       bins=READER_BINS)[1] if s else None)
+    print(f"  expected calibration error (ECE): {ece:.3f}{_ci(interval, pct=False)}")
+    judged = [p for p in pairs if judge_confidence(p) is not None]
+    print(f"\nreliability of the judge's answers on the repositories left out: {len(judged)} "
+          f"answered pairs, confidence = {TRUST_SIGNAL} for a pass, its complement for a fail")
+    if not judged:
+        return
+    confidence = [judge_confidence(p) for p in judged]
+    correct = [(p.outcome == "pass") == p.faithful for p in judged]
+    rows, ece = reliability(confidence, correct, bins=JUDGE_BINS, lo=0.5)
+    print(f"  {'confidence':>11} {'pairs':>6} {'mean confidence':>16} {'observed correct':>17}")
+    for lo, hi, n, mp, ob in rows:
+        if n:
+            print(f"  {lo:4.2f}-{hi:4.2f}   {n:6d} {mp:16.3f} {ob:17.3f}")
+    interval = bootstrap(judged, lambda s: reliability(
+        [judge_confidence(p) for p in s], [(p.outcome == "pass") == p.faithful for p in s],
+        bins=JUDGE_BINS, lo=0.5)[1] if s else None)
+    print(f"  expected calibration error (ECE): {ece:.3f}{_ci(interval, pct=False)}")
+
+
+def print_wrong(pairs: list[Scored]) -> None:
+    wrong = [p for p in pairs if (p.faithful and p.outcome == "fail")
+             or (not p.faithful and p.outcome == "pass")]
+    if wrong:
+        print("\nwrong answers on the repositories left out:")
+        for p in wrong:
+            why = "" if len(set(p.outcomes.values())) > 1 else \
+                " (the same outcome whatever the chart reading: a gate outside it)"
+            print(f"  {p.id} ({p.label}, {p.repo}): {p.outcome}, {TRUST_SIGNAL} "
+                  f"{_num(p.probability, '.3f')}, evidence {_num(p.evidence, '+.2f')}{why}")
+
+
+def print_changes() -> None:
+    print("\nchanges made after looking at which pairs (issue 27; issue 14's closing note lists "
+          "the earlier ones):")
+    for change, looked_at in CHANGES:
+        print(f"  - {change}\n      after: {looked_at}")
+
+
+def summary_speed(measure: Sequence[float], decode: Sequence[float], cached: int) -> None:
+    m = np.asarray(measure, float)
+    d = np.asarray([v for v in decode if v > 0], float)
+    ratios = [a / b for a, b in zip(measure, decode) if b > 0]
+    median = float(np.median(m))
+    note = f" ({cached} of {len(m)} from the cache: timings of the run that measured them)" \
+        if cached else ""
+    print(f"\nper-pair cost of measure_claim: median {median:.3f} s, p90 "
+          f"{float(np.percentile(m, 90)):.3f} s, max {float(m.max()):.3f} s   target median <= "
+          f"{TARGET_MEDIAN_S} s: {_met(median <= TARGET_MEDIAN_S)}{note}")
+    if len(d):
+        print(f"  against the pair's decode in the same process (a fixed reference on a shared "
+              f"machine): decode median {float(np.median(d)) * 1000:.0f} ms, measure / decode "
+              f"median {statistics.median(ratios):.1f}x, p90 "
+              f"{float(np.percentile(ratios, 90)):.1f}x")
+
+
+def counts_line(pairs: Sequence[Scored]) -> str:
+    c = Counter((p.label, p.outcome) for p in pairs)
+    return "; ".join(f"{label}: " + " / ".join(f"{o} {c[(label, o)]}"
+                                               for o in ("pass", "fail", "incomplete"))
+                     for label in ("faithful", "unfaithful"))
+
+
+def with_choice(pairs: list[Scored], choice: Choice) -> list[Scored]:
+    """The pairs as the shipped code and rubric answer them (one choice for all: in-sample)."""
+    out = []
+    for p in pairs:
+        q = replace(p)
+        apply_choice(q, choice)
+        out.append(q)
+    return out
