@@ -125,7 +125,7 @@ demo: install argilla-env sysdeps-demo
 	$(BIN)/judging calibrate $(DEMO_OUT) --labels calibration/sets/examples/labels.jsonl \
 	  --out $(DEMO_OUT)/calibration
 	$(BIN)/judging resolve $(DEMO_OUT) --calibration $(DEMO_OUT)/calibration
-	$(BIN)/judging leaderboard $(DEMO_OUT) --event $(DEMO_EVENT)
+	$(BIN)/judging leaderboard $(DEMO_OUT) --event $(DEMO_EVENT) --calibration $(DEMO_OUT)/calibration
 	@# The dashboard follows its run directory as it changes; it is restarted here because the
 	@# demo's options (run, calibration, event) may differ from those it was started with.
 	@$(BIN)/judging app stop --app-home $(APP_HOME) >/dev/null

@@ -33,13 +33,14 @@ its command, in the order the flow runs:
     figures/     figure files (formats, safe SVG rasterization) and figure data files: the shape
                  of a figure that intake and signals share
     services/    the background services' processes and pid files (review server, dashboard)
+    traces/      the agent trace format (Claude-Code events) that intake, check and the signals
+                 read, below them
     testing/     the fake OpenAI-compatible server, for tests and benchmarks only (no product
                  module imports it: an import contract)
 
 Vocabulary: `models` (claims, judgment lines, labels), `rubrics` (schema, aggregation, library and
 lock), `rules` (named rule checks rubrics attach), `signal_catalogue` (every signal's name and
-meaning), `traces` (the agent trace format: Claude-Code events), `errors`, `hashing`, `version`,
-`atomic`, `_yaml`.
+meaning), `errors`, `hashing`, `version`, `atomic`, `_yaml`.
 Layers: cli above the stages above rundir and the vocabulary; the import contracts in
 pyproject.toml check it.
 """

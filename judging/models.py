@@ -151,6 +151,22 @@ class Verdict(StrEnum):
     inconclusive = "inconclusive"
 
 
+class OwnVerdict(StrEnum):
+    """A judge's (or reviewer's) own verdict on a claim, from the evidence, whatever the
+    participant said: the ICML 2026 challenge's four labels. `toy`: the evidence is real but
+    only at a reduced scale or scope, so it settles neither direction."""
+
+    verified = "verified"
+    falsified = "falsified"
+    toy = "toy"
+    inconclusive = "inconclusive"
+
+
+#: The criterion of a verdict rubric (verdict-justification 1.2.0 and later) that asks for the
+#: judge's own verdict; `resolve` makes it the claim's final verdict.
+OWN_VERDICT = "own_verdict"
+
+
 class ProblemKind(StrEnum):
     paper_error = "paper-error"
     code_bug = "code-bug"
@@ -574,10 +590,15 @@ class CriterionAnswer(StrictModel):
     status: AnswerStatus
     reason: str | None = None
     """Why the criterion is unscored or not applicable."""
-    value: bool | int | None = None
-    """yes/no for binary criteria, the level for ordinal ones; None unless scored."""
+    value: bool | int | str | None = None
+    """yes/no for binary criteria, the level for ordinal ones, the category for categorical
+    ones; None unless scored."""
     passed: bool | None = None
-    """yes, or level >= the criterion's pass_at; None unless scored."""
+    """yes, or level >= the criterion's pass_at; None unless scored (and for a category, which
+    neither passes nor fails)."""
+    quote: str | None = None
+    """Categorical answers (the judge's own verdict): the passage of the evidence it rests on,
+    verbatim."""
     rationale: str = ""
     confidence: float | None = Field(default=None, ge=0, le=1)
     confidence_source: ConfidenceSource | None = None
@@ -670,6 +691,10 @@ class TokenUsage(StrictModel):
 
 SettingValue = str | int | float | bool | None
 
+#: The per-call settings an LLM judge records of what the endpoint served: the response's
+#: `model`, its `system_fingerprint`, and the provider its headers (or body) name.
+SERVED_SETTINGS = ("served_model", "system_fingerprint", "served_by")
+
 
 class Provenance(StrictModel):
     judge: str
@@ -689,6 +714,17 @@ class Provenance(StrictModel):
     """The answer was replayed from the answer cache (no call was made for this line)."""
     timestamp: datetime
     code_version: str
+
+    def served(self) -> str | None:
+        """What the endpoint said served the call, as one string: the response's `model` (which
+        a router may change behind the requested name), its `system_fingerprint` (the backend
+        build) and the provider it names, where present (the LLM judge records them per call in
+        `settings`: SERVED_SETTINGS); None when the endpoint said nothing."""
+        model, fingerprint, provider = (self.settings.get(name) for name in SERVED_SETTINGS)
+        if model is None and fingerprint is None:
+            return None
+        return (f"{model or '?'}" + (f" @ {fingerprint}" if fingerprint else "")
+                + (f" ({provider})" if provider else ""))
 
 
 class SignalStatus(StrEnum):
@@ -869,6 +905,52 @@ class IntegrityReport(VersionedModel):
         return found
 
 
+# --- what the endpoint served (drift) ---------------------------------------------------------
+
+#: The flag on a judgment whose call the endpoint says another model or build served than the
+#: run's first calls of the same judge (drift.json).
+SERVED_CHANGED = "served_changed"
+
+
+class ServedChange(StrictModel):
+    """A line whose call was served by another model or build than the judge's first calls."""
+
+    judge: str
+    claim: ClaimKey
+    rubric: str | None
+    served: str
+    """What the endpoint said served this call (`Provenance.served`)."""
+    first: str
+    """What it said for the judge's first calls of the run directory."""
+    at: datetime
+
+
+class DriftReport(VersionedModel):
+    """The drift side file (drift.json): what each LLM judge's endpoint said it served, and the
+    lines served by another model or build than the first (flagged on read)."""
+
+    # Bump only when the shape changes, with a step in `migrate` (see VersionedModel).
+    schema_: Literal["judging.drift/1"] = Field(default="judging.drift/1", alias="schema")
+    served: dict[str, list[str]] = Field(default_factory=dict)
+    """Per judge, every served model or build seen, first seen first."""
+    changes: list[ServedChange] = Field(default_factory=list)
+
+    @classmethod
+    def migrate(cls, data: dict[str, Any]) -> dict[str, Any]:
+        # judging.drift/1 is the first version.
+        return data
+
+    def flags(self) -> dict[str, list[Flag]]:
+        found: dict[str, list[Flag]] = {}
+        for change in self.changes:
+            found.setdefault(str(change.claim), []).append(Flag(
+                name=SERVED_CHANGED,
+                detail=f"{change.judge} on {change.rubric}: the endpoint served "
+                       f"{change.served!r}, where the run's first calls were served by "
+                       f"{change.first!r}; calibrations made on the first do not hold"))
+        return found
+
+
 # --- consensus across submissions --------------------------------------------------------------
 
 #: The flags consensus writes (judging consensus): a reproduction whose verdict is the opposite of
@@ -905,6 +987,14 @@ class Reproduction(StrictModel):
     """The participant's own verdict label, verbatim (logbooks)."""
     toy: bool = False
     """Reduced scale by the participant's own account: its verdict is not counted."""
+    final_verdict: str | None = None
+    """The claim's final verdict from `resolve` (human, else trusted AI): verified, falsified,
+    toy or inconclusive; None when it has none (not resolved, pending, or no rubric asks)."""
+    counted_verdict: str | None = None
+    """The verdict the consensus counts: the final verdict where there is one, else the
+    participant's (None: neither, or toy)."""
+    counted_from: Literal["final", "participant"] | None = None
+    """Which of the two `counted_verdict` is."""
     scale_note: str | None = None
     values: list[ReproducedValue] = Field(default_factory=list)
     outcomes: dict[str, str] = Field(default_factory=dict)
@@ -917,7 +1007,7 @@ class Reproduction(StrictModel):
     """The reproductions it shares a figure or justification with."""
     counted: bool = False
     """Its verdict counts toward the consensus: independent, not toy, verified/falsified/
-    inconclusive."""
+    inconclusive (the final verdict where there is one, else the participant's)."""
     flags: list[Flag] = Field(default_factory=list)
     """The consensus flags of this reproduction (CONSENSUS_FLAGS)."""
 
@@ -961,6 +1051,9 @@ class ClaimConsensus(StrictModel):
     """Reproductions that are not copies of another."""
     votes: dict[str, int] = Field(default_factory=dict)
     """Counted verdicts (independent, not toy) by verdict."""
+    counted_from: dict[str, int] = Field(default_factory=dict)
+    """How many counted verdicts are final verdicts ("final") and how many the participants'
+    own ("participant")."""
     verdict: Direction | None = None
     """The consensus: the majority direction when at least `min_support` counted reproductions
     give it and it holds more than half of them."""

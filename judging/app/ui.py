@@ -198,7 +198,8 @@ def claim_html(record: ClaimRecord) -> str:
              f" — {e(record.paper_title)}" if record.paper_title else "",
              f"<br>kind {badge(record.kind)} verdict {badge(record.verdict)} "
              f"outcome {outcome_badge(record.outcome, record.outcome_label)} "
-             f"upheld {badge(record.upheld)}"]
+             f"upheld {badge(record.upheld)}"
+             + (f" final verdict {badge(record.final_verdict)}" if record.final_verdict else "")]
     if record.outcomes:
         parts.append("<br>per rubric: " + " ".join(
             f"{e(ref)} {outcome_badge(outcome, record.rubric_label(ref))}"
@@ -454,6 +455,7 @@ class AppApi:
                          "kind": record.kind, "verdict": record.verdict,
                          "outcome": record.outcome, "ai_outcome": record.ai_outcome,
                          "label": record.outcome_label, "upheld": record.upheld,
+                         "final_verdict": record.final_verdict,
                          "outcomes": dict(record.outcomes),
                          "decided_by": list(record.decided_by), "flags": list(record.flags)})
         return _json(rows)

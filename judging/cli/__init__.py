@@ -13,6 +13,7 @@ from rich.logging import RichHandler
 from judging.cli.app import app
 from judging.cli.calibrate import calibrate
 from judging.cli.check import check
+from judging.cli.compare import compare
 from judging.cli.consensus import consensus
 from judging.cli.merge import merge
 from judging.cli.options import err_console
@@ -38,7 +39,7 @@ def main(verbose: bool) -> None:
 
 
 # In the order `judging --help` lists them (click sorts by name) and the README tells them.
-for command in (check, run, rerun, watch, merge, report, review, calibrate, resolve,
+for command in (check, run, rerun, watch, merge, report, review, calibrate, compare, resolve,
                 consensus, leaderboard, publish, app, similarity, chart, rubric):
     main.add_command(command)
 

@@ -57,15 +57,15 @@ def _parse_shard(ctx: click.Context, param: click.Parameter, value: str | None):
 
 def _llm(*, extract: str | None, max_cost: float | None, prices: dict[str, tuple[float, float]],
          prices_file: Path | None, base_url: str | None, api_key: str | None,
-         temperature: float, max_tokens: int, timeout: float, max_retries: int,
-         image_detail: str, no_images: bool, response_format: str, cache_dir: Path | None,
-         no_cache: bool) -> LLMChoice:
+         temperature: float, max_tokens: int, evidence_budget: int, timeout: float,
+         max_retries: int, image_detail: str, no_images: bool, response_format: str,
+         cache_dir: Path | None, no_cache: bool) -> LLMChoice:
     from judging.judges import LLMOptions
 
     return LLMChoice(extract=extract, options=LLMOptions(
         base_url=base_url or None, api_key=api_key or None, temperature=temperature,
         max_tokens=max_tokens, timeout=timeout, max_retries=max_retries,
-        images=not no_images, image_detail=image_detail,  # type: ignore[arg-type]
+        evidence_budget=evidence_budget, images=not no_images, image_detail=image_detail,  # type: ignore[arg-type]
         response_format=response_format,  # type: ignore[arg-type]
         cache_dir=cache_dir, use_cache=not no_cache, max_cost=max_cost, prices=prices,
         prices_file=prices_file))
@@ -105,6 +105,11 @@ llm_options = option_group("llm", _llm,
     click.option("--temperature", type=click.FloatRange(0, 2), default=0.0, show_default=True),
     click.option("--max-tokens", type=click.IntRange(16, 100_000), default=2000, show_default=True,
                   help="Answer length limit per call."),
+    click.option("--evidence-budget", type=click.IntRange(2000), default=60_000,
+                  show_default=True,
+                  help="Characters of the participant's text one prompt carries at most; a "
+                       "justification that does not fit is cut with a notice, the cut recorded, "
+                       "and the verdict criteria that read it left unscored."),
     click.option("--timeout", type=click.FloatRange(min=1), default=60.0, show_default=True,
                   help="Seconds per call attempt."),
     click.option("--max-retries", type=click.IntRange(0, 20), default=4, show_default=True,
@@ -325,6 +330,13 @@ def run(sources: tuple[str, ...], discover: tuple[str, ...], as_of: str | None,
             f"{n} {kind} pair(s) across submissions" for kind, n in sorted(kinds.items()))
             + f" (flagged on both sides; see {result.root / 'integrity.json'})",
             soft_wrap=True)
+    if result.drift is not None and result.drift.changes:
+        changed = {c.served for c in result.drift.changes}
+        console.print(f"[bold yellow]drift:[/] {len(result.drift.changes)} line(s) were served by "
+                      f"another model or build than their judge's first calls "
+                      f"({', '.join(sorted(changed))}): flagged served_changed; calibrations "
+                      f"made on the first do not trust them (see "
+                      f"{escape(str(result.root / 'drift.json'))})", soft_wrap=True)
     if result.not_addressed:
         from judging.rundir import RunPaths
 

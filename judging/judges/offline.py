@@ -86,8 +86,8 @@ def answer_with_rule(criterion: Criterion, rule: OfflineRule, task: JudgeTask) -
     return CriterionAnswer(
         criterion_id=criterion.id, status=AnswerStatus.scored, value=result.value,
         passed=criterion.passes(result.value), rationale=result.rationale,
-        confidence=result.confidence, confidence_source=ConfidenceSource.rule,
-        evidence=[rule.rule])
+        quote=result.quote, confidence=result.confidence,
+        confidence_source=ConfidenceSource.rule, evidence=[rule.rule])
 
 
 def _format(value: float | bool | None) -> str:

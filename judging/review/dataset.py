@@ -206,6 +206,10 @@ def build_settings(rubric: Rubric, *, calibration: bool, overlap: int,
             questions.append(rg.LabelQuestion(
                 name=criterion.id, labels={YES: YES, NO: NO}, title=criterion.question.strip(),
                 description=description, required=False))
+        elif criterion.scale is Scale.categorical:
+            questions.append(rg.LabelQuestion(
+                name=criterion.id, labels={c: c for c in criterion.categories or []},
+                title=criterion.question.strip(), description=description, required=False))
         else:
             levels = "\n".join(f"{level}: {text}" for level, text in
                                sorted((criterion.levels or {}).items()))
@@ -434,7 +438,9 @@ def ai_assessment(judgment: Judgment) -> str:
     for answer in judgment.answers:
         if answer.status is AnswerStatus.scored:
             shown = (YES if answer.value else NO) if isinstance(answer.value, bool) \
-                else f"level {answer.value}"
+                else answer.value if isinstance(answer.value, str) else f"level {answer.value}"
+            if answer.quote:
+                shown += f" (quote: “{answer.quote[:200]}”)"
             confidence = f"{answer.confidence:.2f}" if answer.confidence is not None else ""
             text, criteria = answer.rationale, answer.criterion_id
         else:
@@ -467,9 +473,11 @@ class ReviewRecord:
     priority: Priority = field(default_factory=lambda: Priority(0.0, []))
 
 
-def _suggestion_value(criterion: Criterion, value: bool | int) -> str | int:
+def _suggestion_value(criterion: Criterion, value: bool | int | str) -> str | int:
     if criterion.scale is Scale.binary:
         return YES if value else NO
+    if criterion.scale is Scale.categorical:
+        return str(value)
     return int(value)
 
 

@@ -37,9 +37,11 @@ from judging.run.schedule import schedule
 from judging.rundir import (
     RunPaths,
     RunStore,
+    drift_report,
     line_key,
     read_not_addressed,
     utc_now,
+    write_drift,
     write_integrity,
     write_not_addressed,
 )
@@ -156,6 +158,10 @@ class Runner:
         # The consensus side file follows the judgments it is computed from: review push and the
         # report read it as written, so a run that adds claims must not leave it stale.
         run_consensus(store.root, store=store)
+        # What the endpoints said served the calls: a model or build that changed mid-run is
+        # flagged on the lines it served, which calibrations made on the first do not trust.
+        result.drift = drift_report(store.iter_latest())
+        write_drift(store.root, result.drift)
         return result
 
     async def _judge_all(self, batches: Iterator[Batch], rubrics: list[Rubric],

@@ -12,15 +12,19 @@ run-directory file name.
 
 from __future__ import annotations
 
+from judging.rundir.finals import iter_final_verdicts
 from judging.rundir.flags import (
+                                  drift_report,
                                   flags_by_claim,
                                   judgments_with_flags,
                                   read_conflicts,
                                   read_consensus,
+                                  read_drift,
                                   read_integrity,
                                   with_flags,
                                   write_conflicts,
                                   write_consensus,
+                                  write_drift,
                                   write_integrity,
 )
 from judging.rundir.layout import (
@@ -28,6 +32,8 @@ from judging.rundir.layout import (
                                   CALIBRATION_PLOTS,
                                   CALIBRATION_REPORT_JSON,
                                   CALIBRATION_REPORT_MD,
+                                  CALIBRATION_RETEST_JSON,
+                                  CALIBRATION_RETEST_MD,
                                   RUN_FILES,
                                   CalibrationPaths,
                                   RunFile,
@@ -58,11 +64,12 @@ from judging.rundir.store import (
 )
 
 __all__ = ["CALIBRATION_DIR", "CALIBRATION_PLOTS", "CALIBRATION_REPORT_JSON",
-           "CALIBRATION_REPORT_MD", "RUN_FILES", "CalibrationPaths", "Identity", "Invocation",
-           "LineHead", "LineKey", "Merge", "MergeInput", "RunFile", "RunInfo", "RunPaths", "RunStore",
-           "Shard", "all_shards", "append_jsonl", "append_rerun", "claim_images", "cut_torn_tail",
-           "flags_by_claim", "identity", "iter_jsonl", "judgments_with_flags", "line_key",
-           "new_run_id", "read_conflicts", "read_consensus", "read_integrity", "read_judgments",
-           "read_jsonl", "read_not_addressed", "read_reruns", "shard_bucket", "utc_now",
-           "with_flags", "write_conflicts", "write_consensus", "write_integrity",
-           "write_not_addressed"]
+           "CALIBRATION_REPORT_MD", "CALIBRATION_RETEST_JSON", "CALIBRATION_RETEST_MD",
+           "CalibrationPaths", "Identity", "Invocation", "LineHead", "LineKey", "Merge",
+           "MergeInput", "RUN_FILES", "RunFile", "RunInfo", "RunPaths", "RunStore", "Shard",
+           "all_shards", "append_jsonl", "append_rerun", "claim_images", "cut_torn_tail",
+           "drift_report", "flags_by_claim", "identity", "iter_final_verdicts", "iter_jsonl",
+           "judgments_with_flags", "line_key", "new_run_id", "read_conflicts", "read_consensus",
+           "read_drift", "read_integrity", "read_jsonl", "read_judgments", "read_not_addressed",
+           "read_reruns", "shard_bucket", "utc_now", "with_flags", "write_conflicts",
+           "write_consensus", "write_drift", "write_integrity", "write_not_addressed"]

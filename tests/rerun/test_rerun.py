@@ -270,7 +270,7 @@ def test_the_verdict_rubric_reads_the_rerun_and_rejudges_only_what_changed(
             store.close()
 
     before = rerun_answers()
-    assert {str(line.rubric) for line in before.values()} == {"verdict-justification@1.1.0"}
+    assert {str(line.rubric) for line in before.values()} == {"verdict-justification@1.2.0"}
     for line in before.values():  # not re-run: not applicable, no weight
         assert line.answer("rerun_reproduces").status is AnswerStatus.not_applicable
     judging("rerun", str(run), "--env-cache", str(env_cache), "--select", "all")

@@ -56,7 +56,7 @@ def test_run_writes_the_store_and_resumes(tmp_path: Path, examples_copy: Path) -
     (invocation,) = info["invocations"]
     assert invocation["status"] == "finished" and invocation["judges"] == ["offline"]
     assert {r.split("#")[0] for r in invocation["rubrics"]} == {
-        "falsification-audit@1.0.0", "figure-match@1.3.0", "verdict-justification@1.1.0"}
+        "falsification-audit@1.0.0", "figure-match@1.3.0", "verdict-justification@1.2.0"}
     assert re.match(r"judging \S+( git:[0-9a-f]{12}(\+dirty)?)?$", invocation["code_version"])
     for line in lines:
         assert line["provenance"]["code_version"] == invocation["code_version"]

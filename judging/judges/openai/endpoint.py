@@ -31,6 +31,7 @@ import openai
 
 from judging.errors import RunStopped
 from judging.hashing import content_hash
+from judging.judges.prompt import DEFAULT_EVIDENCE_BUDGET
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +67,10 @@ class LLMOptions:
     prices: dict[str, tuple[float, float]] = field(default_factory=dict)
     prices_file: Path | None = None
     """A YAML file of prices per model (USD per million tokens)."""
+    evidence_budget: int | None = DEFAULT_EVIDENCE_BUDGET
+    """Characters of the participant's text (statement, justification, notes, logs, proof) one
+    prompt carries at most; a justification that does not fit is cut with a notice, the cut is
+    recorded and the criteria that read it are unscored (None: no limit)."""
 
 
 def client_key(options: LLMOptions) -> str:
