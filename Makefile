@@ -32,7 +32,8 @@ DEMO_REVIEWER_PASSWORD ?= reviewer-demo-1
 # System packages: command (or a file glob) -> Debian package. Tesseract's English model is what
 # the chart reader's OCR needs (the tesseract library itself ships in the tesserocr wheel).
 TESSDATA := /usr/share/tesseract-ocr/*/tessdata/eng.traineddata
-DEMO_SYSTEM_PACKAGES := $(TESSDATA):tesseract-ocr-eng
+# bubblewrap: the sandbox of `judging rerun` (the demo re-runs the examples' scripts; tests too).
+DEMO_SYSTEM_PACKAGES := $(TESSDATA):tesseract-ocr-eng bwrap:bubblewrap
 TEST_SYSTEM_PACKAGES := chromium:chromium $(DEMO_SYSTEM_PACKAGES)
 
 # trackio (its CLI makes the tests' logbooks) wants pillow<13: an environment of its own. The
@@ -109,6 +110,11 @@ demo: install argilla-env sysdeps-demo
 	@echo "judge: $(DEMO_JUDGE)"
 	$(BIN)/judging run examples/submissions examples/logbooks --claims examples/registry/claims.yaml \
 	  --out $(DEMO_OUT) --judge $(DEMO_JUDGE)
+	@# Re-run the number claims' scripts (sandboxed; environments from the registry, cached), then
+	@# judge again: only the claims whose re-run result is new are re-judged.
+	$(BIN)/judging rerun $(DEMO_OUT) --select all
+	$(BIN)/judging run examples/submissions examples/logbooks --claims examples/registry/claims.yaml \
+	  --out $(DEMO_OUT) --judge $(DEMO_JUDGE)
 	$(BIN)/judging consensus $(DEMO_OUT)
 	$(BIN)/judging report $(DEMO_OUT)
 	@$(BIN)/judging review status --home $(REVIEW_HOME) >/dev/null 2>&1 || \
@@ -119,7 +125,7 @@ demo: install argilla-env sysdeps-demo
 	$(BIN)/judging calibrate $(DEMO_OUT) --labels calibration/sets/examples/labels.jsonl \
 	  --out $(DEMO_OUT)/calibration
 	$(BIN)/judging resolve $(DEMO_OUT) --calibration $(DEMO_OUT)/calibration
-	$(BIN)/judging leaderboard $(DEMO_OUT) --event $(DEMO_EVENT)
+	$(BIN)/judging leaderboard $(DEMO_OUT) --event $(DEMO_EVENT) --calibration $(DEMO_OUT)/calibration
 	@# The dashboard follows its run directory as it changes; it is restarted here because the
 	@# demo's options (run, calibration, event) may differ from those it was started with.
 	@$(BIN)/judging app stop --app-home $(APP_HOME) >/dev/null

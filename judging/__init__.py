@@ -11,6 +11,8 @@ its command, in the order the flow runs:
     judges/      async judges over one claim: offline (signals + rules), LLM, panels
     run/         `judging run`: load -> plan -> measure (a process pool, a content cache) -> judge
                  -> append to the run directory; `--shard I/N` judges one shard
+    rerun/       `judging rerun`: re-run the number claims' scripts in their declared environments
+                 (uv), sandboxed (bubblewrap), locally, on Ray or on HF Jobs; compare the numbers
     merge/       `judging merge`: the append-only union of run directories (shards), conflicts
                  reported; engine.py runs the shards of a run on a Ray cluster
     report/      `judging report`: the run as one HTML page, or a paged report with an index
@@ -31,13 +33,14 @@ its command, in the order the flow runs:
     figures/     figure files (formats, safe SVG rasterization) and figure data files: the shape
                  of a figure that intake and signals share
     services/    the background services' processes and pid files (review server, dashboard)
+    traces/      the agent trace format (Claude-Code events) that intake, check and the signals
+                 read, below them
     testing/     the fake OpenAI-compatible server, for tests and benchmarks only (no product
                  module imports it: an import contract)
 
 Vocabulary: `models` (claims, judgment lines, labels), `rubrics` (schema, aggregation, library and
 lock), `rules` (named rule checks rubrics attach), `signal_catalogue` (every signal's name and
-meaning), `traces` (the agent trace format: Claude-Code events), `errors`, `hashing`, `version`,
-`atomic`, `_yaml`.
+meaning), `errors`, `hashing`, `version`, `atomic`, `_yaml`.
 Layers: cli above the stages above rundir and the vocabulary; the import contracts in
 pyproject.toml check it.
 """

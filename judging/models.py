@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
+from collections.abc import Sequence
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path, PurePosixPath, PureWindowsPath
@@ -149,6 +151,22 @@ class Verdict(StrEnum):
     inconclusive = "inconclusive"
 
 
+class OwnVerdict(StrEnum):
+    """A judge's (or reviewer's) own verdict on a claim, from the evidence, whatever the
+    participant said: the ICML 2026 challenge's four labels. `toy`: the evidence is real but
+    only at a reduced scale or scope, so it settles neither direction."""
+
+    verified = "verified"
+    falsified = "falsified"
+    toy = "toy"
+    inconclusive = "inconclusive"
+
+
+#: The criterion of a verdict rubric (verdict-justification 1.2.0 and later) that asks for the
+#: judge's own verdict; `resolve` makes it the claim's final verdict.
+OWN_VERDICT = "own_verdict"
+
+
 class ProblemKind(StrEnum):
     paper_error = "paper-error"
     code_bug = "code-bug"
@@ -199,6 +217,61 @@ class TableValue(StrictModel):
     """Overrides the claim's tolerance for this cell."""
 
 
+#: A Hugging Face Jobs hardware name (`cpu-basic`, `a10g-small`...), checked against the Hub's
+#: list when a re-run asks for it.
+Flavor = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9-]{0,63}$")]
+#: A key in a results file or an output line: a dotted path for nested JSON objects.
+ResultKey = Annotated[str, StringConstraints(min_length=1, max_length=200),
+                      AfterValidator(_single_line)]
+
+
+class RerunRead(StrictModel):
+    """Where `judging rerun` reads the number(s) of a re-run of the claim's script."""
+
+    source: Literal["file", "line", "json"]
+    """file: a JSON file the script writes (`file`, read after the run); line: the last
+    `KEY=VALUE` line of its output; json: its last line of output, as JSON."""
+    file: RelativePath | None = None
+    """source file: the results file, relative to the submission folder (the working directory)."""
+    key: ResultKey | None = None
+    """Number claims: the key of the number (dotted for nested objects); json without a key: the
+    line is the number itself, or an object with one number."""
+    keys: dict[Annotated[str, StringConstraints(max_length=200)], ResultKey] | None = Field(
+        default=None, max_length=200)
+    """Table claims: the key of each cell, by cell name (default: the cell's name)."""
+
+    @model_validator(mode="after")
+    def _consistent(self) -> RerunRead:
+        if (self.source == "file") != (self.file is not None):
+            raise ValueError("'file' names the results file, and only for source: file")
+        if self.source == "line" and self.key is None and self.keys is None:
+            raise ValueError("source: line needs the 'key' of the KEY=VALUE line (or 'keys' for "
+                             "a table)")
+        if self.key is not None and self.keys is not None:
+            raise ValueError("give 'key' (a number claim) or 'keys' (a table claim), not both")
+        return self
+
+
+class RerunSpec(StrictModel):
+    """How `judging rerun` runs the claim's script (`evidence.script`) and reads its number. Every
+    field is optional: without one, the script runs with no arguments in the environment found
+    beside it (uv.lock, pyproject.toml, requirements.txt, a Dockerfile) and its last line of
+    output is read as JSON (or the registry's pattern for the claim, when it gives one)."""
+
+    args: list[Annotated[str, StringConstraints(max_length=500), AfterValidator(_single_line)]] \
+        = Field(default_factory=list, max_length=50)
+    """The script's command-line arguments."""
+    environment: RelativePath | None = None
+    """The environment file: uv.lock, pyproject.toml, requirements.txt or Dockerfile."""
+    python: Annotated[str, StringConstraints(pattern=r"^[<>=!~0-9., ]{1,40}$")] | None = None
+    """The Python version when the environment file does not pin one, e.g. "3.11"."""
+    read: RerunRead | None = None
+    timeout_s: int | None = Field(default=None, ge=1, le=7 * 24 * 3600)
+    """The run's wall-time limit (default: `judging rerun --timeout`)."""
+    flavor: Flavor | None = None
+    """The Hugging Face Jobs hardware for `--engine hf-jobs` (default: cpu-basic)."""
+
+
 class Evidence(StrictModel):
     script: RelativePath | None = None
     """The script that produced the reproduction."""
@@ -216,6 +289,9 @@ class Evidence(StrictModel):
     """For a falsified claim: what kind of problem was found."""
     problem_note: str | None = Field(default=None, max_length=MAX_NOTE_CHARS)
     """Required when problem_kind is "other"."""
+    rerun: RerunSpec | None = None
+    """How `judging rerun` runs `script` and reads its number. Left out of input hashes while
+    unset."""
 
     @model_validator(mode="after")
     def _note_for_other(self) -> Evidence:
@@ -434,6 +510,10 @@ class ClaimInput(VersionedModel):
     the files' contents are."""
     origin: str | None = None
     """Where the claim was read when it is not a manifest's: e.g. a logbook page and row."""
+    rerun_pattern: str | dict[str, str] | None = None
+    """The registry's pattern for reading the claim's number from a re-run's output (a regular
+    expression whose first group is the number; a table's, one per cell name). Set by intake from
+    the registry, never by the participant."""
 
     @classmethod
     def migrate(cls, data: dict[str, Any]) -> dict[str, Any]:
@@ -510,10 +590,15 @@ class CriterionAnswer(StrictModel):
     status: AnswerStatus
     reason: str | None = None
     """Why the criterion is unscored or not applicable."""
-    value: bool | int | None = None
-    """yes/no for binary criteria, the level for ordinal ones; None unless scored."""
+    value: bool | int | str | None = None
+    """yes/no for binary criteria, the level for ordinal ones, the category for categorical
+    ones; None unless scored."""
     passed: bool | None = None
-    """yes, or level >= the criterion's pass_at; None unless scored."""
+    """yes, or level >= the criterion's pass_at; None unless scored (and for a category, which
+    neither passes nor fails)."""
+    quote: str | None = None
+    """Categorical answers (the judge's own verdict): the passage of the evidence it rests on,
+    verbatim."""
     rationale: str = ""
     confidence: float | None = Field(default=None, ge=0, le=1)
     confidence_source: ConfidenceSource | None = None
@@ -525,6 +610,40 @@ class CriterionAnswer(StrictModel):
     """Panels and sample sets: share of the scored members that gave the aggregate answer."""
     spread: float | None = None
     """Panels and sample sets: max - min level (ordinal) or the minority share (yes/no)."""
+
+
+#: The text in place of a reason already shown above, in a table of answers.
+AS_ABOVE = "(as above)"
+
+
+def shown_reasons(reasons: Sequence[str | None]) -> list[str | None]:
+    """Each reason as a table of answers shows it: a reason repeated is shown once, where it
+    first stands, with how many criteria it holds for; its later places say "(as above)".
+
+    >>> shown_reasons(["no rule", "fine", "no rule", None, "no rule"])
+    ['no rule (3 criteria)', 'fine', '(as above)', None, '(as above)']
+    """
+    counts = Counter(r for r in reasons if r)
+    seen: set[str] = set()
+    shown: list[str | None] = []
+    for reason in reasons:
+        if not reason or counts[reason] == 1:
+            shown.append(reason)
+        elif reason in seen:
+            shown.append(AS_ABOVE)
+        else:
+            seen.add(reason)
+            shown.append(f"{reason} ({counts[reason]} criteria)")
+    return shown
+
+
+def answer_texts(answers: Sequence[CriterionAnswer]) -> list[str]:
+    """What a table of answers shows beside each: the rationale of a scored answer, else its
+    reason, a repeated reason once with its count (`shown_reasons`)."""
+    reasons = shown_reasons([None if a.status is AnswerStatus.scored else a.reason
+                             for a in answers])
+    return [a.rationale if a.status is AnswerStatus.scored else (reason or "")
+            for a, reason in zip(answers, reasons)]
 
 
 class Outcome(StrEnum):
@@ -572,6 +691,10 @@ class TokenUsage(StrictModel):
 
 SettingValue = str | int | float | bool | None
 
+#: The per-call settings an LLM judge records of what the endpoint served: the response's
+#: `model`, its `system_fingerprint`, and the provider its headers (or body) name.
+SERVED_SETTINGS = ("served_model", "system_fingerprint", "served_by")
+
 
 class Provenance(StrictModel):
     judge: str
@@ -591,6 +714,17 @@ class Provenance(StrictModel):
     """The answer was replayed from the answer cache (no call was made for this line)."""
     timestamp: datetime
     code_version: str
+
+    def served(self) -> str | None:
+        """What the endpoint said served the call, as one string: the response's `model` (which
+        a router may change behind the requested name), its `system_fingerprint` (the backend
+        build) and the provider it names, where present (the LLM judge records them per call in
+        `settings`: SERVED_SETTINGS); None when the endpoint said nothing."""
+        model, fingerprint, provider = (self.settings.get(name) for name in SERVED_SETTINGS)
+        if model is None and fingerprint is None:
+            return None
+        return (f"{model or '?'}" + (f" @ {fingerprint}" if fingerprint else "")
+                + (f" ({provider})" if provider else ""))
 
 
 class SignalStatus(StrEnum):
@@ -771,6 +905,52 @@ class IntegrityReport(VersionedModel):
         return found
 
 
+# --- what the endpoint served (drift) ---------------------------------------------------------
+
+#: The flag on a judgment whose call the endpoint says another model or build served than the
+#: run's first calls of the same judge (drift.json).
+SERVED_CHANGED = "served_changed"
+
+
+class ServedChange(StrictModel):
+    """A line whose call was served by another model or build than the judge's first calls."""
+
+    judge: str
+    claim: ClaimKey
+    rubric: str | None
+    served: str
+    """What the endpoint said served this call (`Provenance.served`)."""
+    first: str
+    """What it said for the judge's first calls of the run directory."""
+    at: datetime
+
+
+class DriftReport(VersionedModel):
+    """The drift side file (drift.json): what each LLM judge's endpoint said it served, and the
+    lines served by another model or build than the first (flagged on read)."""
+
+    # Bump only when the shape changes, with a step in `migrate` (see VersionedModel).
+    schema_: Literal["judging.drift/1"] = Field(default="judging.drift/1", alias="schema")
+    served: dict[str, list[str]] = Field(default_factory=dict)
+    """Per judge, every served model or build seen, first seen first."""
+    changes: list[ServedChange] = Field(default_factory=list)
+
+    @classmethod
+    def migrate(cls, data: dict[str, Any]) -> dict[str, Any]:
+        # judging.drift/1 is the first version.
+        return data
+
+    def flags(self) -> dict[str, list[Flag]]:
+        found: dict[str, list[Flag]] = {}
+        for change in self.changes:
+            found.setdefault(str(change.claim), []).append(Flag(
+                name=SERVED_CHANGED,
+                detail=f"{change.judge} on {change.rubric}: the endpoint served "
+                       f"{change.served!r}, where the run's first calls were served by "
+                       f"{change.first!r}; calibrations made on the first do not hold"))
+        return found
+
+
 # --- consensus across submissions --------------------------------------------------------------
 
 #: The flags consensus writes (judging consensus): a reproduction whose verdict is the opposite of
@@ -807,6 +987,14 @@ class Reproduction(StrictModel):
     """The participant's own verdict label, verbatim (logbooks)."""
     toy: bool = False
     """Reduced scale by the participant's own account: its verdict is not counted."""
+    final_verdict: str | None = None
+    """The claim's final verdict from `resolve` (human, else trusted AI): verified, falsified,
+    toy or inconclusive; None when it has none (not resolved, pending, or no rubric asks)."""
+    counted_verdict: str | None = None
+    """The verdict the consensus counts: the final verdict where there is one, else the
+    participant's (None: neither, or toy)."""
+    counted_from: Literal["final", "participant"] | None = None
+    """Which of the two `counted_verdict` is."""
     scale_note: str | None = None
     values: list[ReproducedValue] = Field(default_factory=list)
     outcomes: dict[str, str] = Field(default_factory=dict)
@@ -819,7 +1007,7 @@ class Reproduction(StrictModel):
     """The reproductions it shares a figure or justification with."""
     counted: bool = False
     """Its verdict counts toward the consensus: independent, not toy, verified/falsified/
-    inconclusive."""
+    inconclusive (the final verdict where there is one, else the participant's)."""
     flags: list[Flag] = Field(default_factory=list)
     """The consensus flags of this reproduction (CONSENSUS_FLAGS)."""
 
@@ -863,6 +1051,9 @@ class ClaimConsensus(StrictModel):
     """Reproductions that are not copies of another."""
     votes: dict[str, int] = Field(default_factory=dict)
     """Counted verdicts (independent, not toy) by verdict."""
+    counted_from: dict[str, int] = Field(default_factory=dict)
+    """How many counted verdicts are final verdicts ("final") and how many the participants'
+    own ("participant")."""
     verdict: Direction | None = None
     """The consensus: the majority direction when at least `min_support` counted reproductions
     give it and it holds more than half of them."""
@@ -1004,3 +1195,157 @@ class ConflictReport(VersionedModel):
                        f"{conflict.judge}#{conflict.sample} ({sources}); the first one's line is "
                        f"shown, every line is in conflicts.json"))
         return found
+
+
+# --- re-runs (judging rerun) -------------------------------------------------------------------
+
+
+class RerunStatus(StrEnum):
+    """What re-running a claim's script gave."""
+
+    reproduced = "reproduced"
+    """It ran, and its number(s) agree with the participant's (the paper's when the participant
+    gave none) within the claim's tolerance."""
+    differs = "differs"
+    """It ran, and a number differs (both numbers recorded)."""
+    failed = "failed"
+    """It did not run to a number: an exit code other than 0, a limit, or no number printed."""
+    timeout = "timeout"
+    """Stopped at the wall-time or CPU-time limit."""
+    not_run = "not_run"
+    """Not run, with why: no script, no environment, the environment failed, it needs a
+    container engine, over budget."""
+
+
+class RerunValue(StrictModel):
+    """One number of a re-run beside the paper's and the participant's."""
+
+    name: str
+    """"value" for a number claim, the cell's name for a table claim."""
+    rerun: float | None = None
+    """What the re-run gave (None: not found in its output)."""
+    reported: float | None = None
+    """The paper's value."""
+    reproduced: float | None = None
+    """The participant's value."""
+    matches_participant: bool | None = None
+    """Within the claim's tolerance of the participant's value (None: no value to compare)."""
+    matches_paper: bool | None = None
+    """Within the claim's tolerance of the paper's value."""
+    how: str
+    """How it was read: the results file and key, the output line's key, the registry's pattern,
+    the last JSON line."""
+    quote: str | None = Field(default=None, max_length=500)
+    """The output line (or results-file entry) it was read from."""
+    problem: str | None = None
+    """Why no number was read."""
+
+
+class RerunLimits(StrictModel):
+    """The limits a re-run ran under (every local run: the sandbox enforces them)."""
+
+    wall_s: float
+    cpu_s: int
+    memory_mb: int
+    """Address space per process."""
+    processes: int
+    output_mb: float
+    """Output kept per stream (stdout, stderr); more stops the run."""
+    disk_mb: int
+    """Size of the scratch folder (the submission's copy), of /tmp and of home."""
+
+
+class RerunEnvironment(StrictModel):
+    """The environment a re-run used."""
+
+    kind: Literal["uv.lock", "pyproject.toml", "requirements.txt", "Dockerfile"]
+    file: str
+    """The environment file, relative to the submission folder."""
+    key: str
+    """Hash of what the environment is built from (the lock file, the Python): one build per
+    key, reused."""
+    python: str | None = None
+    """The interpreter's version, e.g. "3.11.7"."""
+    built: bool = False
+    """Built by this re-run (False: found built in the cache)."""
+    build_s: float | None = None
+
+
+class RerunRecord(VersionedModel):
+    """One re-run of one claim's script (one line of reruns.jsonl; the newest line of a claim
+    counts)."""
+
+    # Bump only when the shape changes, with a step in `migrate` (see VersionedModel).
+    schema_: Literal["judging.rerun/1"] = Field(default="judging.rerun/1", alias="schema")
+    claim: ClaimKey
+    status: RerunStatus
+    reason: str
+    """One line in our words: what happened."""
+    attempted: bool
+    """An environment was built (or failed to build) and the script was started: False for a
+    claim left alone (no script, no environment, needs a container, over budget)."""
+    input_hash: str
+    """Hash of what the re-run depends on (the submission's files, the declaration, the
+    environment file, the limits, the sandbox): a rerun skips a claim whose final line has it."""
+    final: bool = True
+    """False for a passing reason (over budget, an engine that could not be reached): a later
+    `judging rerun` tries it again."""
+    values: list[RerunValue] = Field(default_factory=list)
+    exit_code: int | None = None
+    stderr_tail: str | None = Field(default=None, max_length=4000)
+    """The last lines of the script's stderr (or of the resolver's output when the environment
+    failed)."""
+    duration_s: float | None = None
+    cpu_s: float | None = None
+    """CPU time of the script's process tree."""
+    environment: RerunEnvironment | None = None
+    engine: Literal["local", "ray", "hf-jobs"]
+    node: str | None = None
+    """The host it ran on (Ray), or the Hub job's id (HF Jobs)."""
+    job_url: str | None = None
+    sandbox: str | None
+    """How it was contained, e.g. "bubblewrap 0.8.0, no network"; None when run with
+    --no-sandbox (recorded on every such result)."""
+    limits: RerunLimits | None = None
+    logs: str | None = None
+    """The folder of its logs, relative to the run directory (reruns/<claim>/)."""
+    cost_usd: float | None = None
+    """HF Jobs: the price of the job's running time at the flavor's rate."""
+    started_at: datetime
+    finished_at: datetime
+
+    @classmethod
+    def migrate(cls, data: dict[str, Any]) -> dict[str, Any]:
+        # judging.rerun/1 is the first version.
+        return data
+
+
+#: The facts of a re-run that rubrics read (signal catalogue: `rerun.attempted`, `rerun.agrees`).
+RERUN_ATTEMPTED = "rerun.attempted"
+RERUN_AGREES = "rerun.agrees"
+
+
+def rerun_signals(record: RerunRecord | None) -> dict[str, Signal]:
+    """The re-run's facts as signals: `rerun.attempted` (a re-run was tried) and `rerun.agrees`
+    (its numbers agree with the participant's), absent with the reason where there is none."""
+    if record is None:
+        why = "not re-run: `judging rerun` has no result for this claim"
+        return {RERUN_ATTEMPTED: Signal.absent(why), RERUN_AGREES: Signal.absent(why)}
+    said = f"re-run {record.status.value}: {record.reason}"
+    attempted = Signal(value=record.attempted, reason=said)
+    if record.status in (RerunStatus.reproduced, RerunStatus.differs):
+        agrees = Signal(value=record.status is RerunStatus.reproduced, reason=said)
+    else:
+        agrees = Signal.absent(said)
+    return {RERUN_ATTEMPTED: attempted, RERUN_AGREES: agrees}
+
+
+def rerun_text(lines: list[Judgment]) -> str | None:
+    """What the re-run of a claim gave, in words, from the first of its judgment lines that read
+    it (the report, the review records and the dashboard show it beside the participant's
+    number): e.g. "re-run reproduced: re-run 93.8 vs participant 93.8 and paper 94.1"."""
+    for line in lines:
+        attempted = line.signals.get(RERUN_ATTEMPTED)
+        if attempted is not None and attempted.status is SignalStatus.ok and attempted.reason:
+            return attempted.reason
+    return None

@@ -44,11 +44,12 @@ from judging.models import (
     CriterionAnswer,
     Outcome,
     RubricRef,
+    Signal,
     StrictModel,
     Verdict,
     ref_name,
 )
-from judging.rules import RULES
+from judging.rules import CONDITIONAL_RULES, RULES
 from judging.signal_catalogue import CATALOGUE
 
 #: The rubric that audits falsified claims (review push raises their priority unless its line
@@ -61,6 +62,21 @@ CRITERION_ID = r"^[a-z][a-z0-9_]{0,63}$"
 class Scale(StrEnum):
     binary = "binary"
     ordinal = "ordinal"
+    categorical = "categorical"
+    """One of named categories (the judge's own verdict): neither passes nor fails, carries no
+    weight in the score; calibrated with a confusion matrix and kappa."""
+
+
+class Reliability(StrictModel):
+    """How stable a judge's answers to a criterion must be before they are used
+    (verdict-justification 1.2.0 and later)."""
+
+    retest_alpha_at_least: float | None = Field(default=None, ge=0, le=1)
+    """`calibrate --retest`: a judge whose retest Krippendorff's alpha on this criterion is below
+    this is not trusted on it, whatever its agreement with people."""
+    samples_agree_at_least: float | None = Field(default=None, ge=0, le=1)
+    """`run --samples K`: an answer whose samples agree less than this (share of the scored
+    samples that gave the aggregate answer) goes to a person, with that reason."""
 
 
 class TrustCondition(StrictModel):
@@ -190,10 +206,29 @@ class Criterion(StrictModel):
     """Claims this criterion applies to; elsewhere it is not applicable (and carries no weight)."""
     offline: OfflineRule | None = None
     """How the offline judge answers it; without one, the offline judge leaves it unscored."""
+    categories: list[Annotated[str, Field(pattern=CRITERION_ID)]] | None = None
+    """Categorical scales: the possible answers, in order."""
+    reliability: Reliability | None = None
+    """Stability the judge's answers must show (retest, samples)."""
 
     @model_validator(mode="after")
     def _scale_consistent(self) -> Criterion:
-        if self.scale is Scale.binary:
+        if self.scale is not Scale.categorical and self.categories is not None:
+            raise ValueError("only a categorical criterion has 'categories'")
+        if self.scale is Scale.categorical:
+            if self.levels is not None or self.pass_at is not None:
+                raise ValueError("a categorical criterion has no 'levels' or 'pass_at'")
+            if not self.categories or len(self.categories) < 2 or \
+                    len(set(self.categories)) != len(self.categories):
+                raise ValueError("a categorical criterion needs 'categories': two or more "
+                                 "distinct names")
+            if self.gate:
+                raise ValueError("a categorical criterion cannot be a gate: a category neither "
+                                 "passes nor fails")
+            if self.offline is not None and self.offline.signal is not None:
+                raise ValueError("a categorical criterion's offline answer comes from a rule "
+                                 "({rule: NAME}), not a signal threshold")
+        elif self.scale is Scale.binary:
             if self.levels is not None or self.pass_at is not None:
                 raise ValueError("a binary criterion has no 'levels' or 'pass_at'")
         else:
@@ -227,7 +262,15 @@ class Criterion(StrictModel):
     def n_levels(self) -> int:
         return len(self.levels) if self.levels else 2
 
-    def passes(self, value: bool | int) -> bool:
+    @property
+    def scored(self) -> bool:
+        """Whether its answers enter the score, the gates and pass/fail (a category does not)."""
+        return self.scale is not Scale.categorical
+
+    def passes(self, value: bool | int | str) -> bool | None:
+        """Whether an answer passes; None for a category, which neither passes nor fails."""
+        if self.scale is Scale.categorical:
+            return None
         if self.scale is Scale.binary:
             return bool(value)
         return int(value) >= (self.pass_at or 0)
@@ -239,6 +282,8 @@ class Criterion(StrictModel):
         return (int(value) - 1) / (self.n_levels - 1)
 
     def valid_value(self, value: object) -> bool:
+        if self.scale is Scale.categorical:
+            return isinstance(value, str) and value in (self.categories or [])
         if self.scale is Scale.binary:
             return isinstance(value, bool)
         return isinstance(value, int) and not isinstance(value, bool) and \
@@ -370,7 +415,8 @@ def aggregate(rubric: Rubric, answers: Sequence[CriterionAnswer]) -> Aggregate:
     failed_gates: list[str] = []
     for criterion in rubric.criteria:
         answer = by_id.get(criterion.id)
-        if answer is not None and answer.status is AnswerStatus.not_applicable:
+        if not criterion.scored or (answer is not None and
+                                    answer.status is AnswerStatus.not_applicable):
             continue
         total += criterion.weight
         if answer is None or answer.status is not AnswerStatus.scored or answer.value is None:
@@ -594,6 +640,20 @@ def diff_rubrics(old: Rubric, new: Rubric) -> list[str]:
     lines.append("")
     lines.extend(difflib.unified_diff(old_text, new_text, old.ref_name, new.ref_name, lineterm=""))
     return lines
+
+
+def rule_not_applicable(criterion: Criterion, claim: ClaimInput,
+                        signals: dict[str, Signal]) -> CriterionAnswer | None:
+    """The "not applicable" answer of a criterion whose offline rule says it does not apply to
+    this claim (e.g. `rerun_reproduces` on a claim that was not re-run), else None. Every judge
+    answers such a criterion the same way, and it carries no weight."""
+    if criterion.offline is None or criterion.offline.rule not in CONDITIONAL_RULES:
+        return None
+    result = RULES[criterion.offline.rule](claim, signals)
+    if result.applicable:
+        return None
+    return CriterionAnswer(criterion_id=criterion.id, status=AnswerStatus.not_applicable,
+                           reason=result.rationale, evidence=[criterion.offline.rule])
 
 
 def not_applicable(criterion: Criterion) -> CriterionAnswer:

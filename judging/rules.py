@@ -13,7 +13,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from judging.models import ClaimInput, ClaimKind, Signal, SignalStatus, Verdict
+from judging.models import (
+    RERUN_AGREES,
+    RERUN_ATTEMPTED,
+    ClaimInput,
+    ClaimKind,
+    Signal,
+    SignalStatus,
+    Verdict,
+)
 
 #: Logs are read up to this size each: enough for any training log, bounded for hostile input.
 MAX_LOG_BYTES = 20 * 1024 * 1024
@@ -21,22 +29,33 @@ MAX_LOG_BYTES = 20 * 1024 * 1024
 
 @dataclass(frozen=True)
 class RuleResult:
-    value: bool | int | None
-    """The answer (yes/no, or a level for ordinal criteria), or None when the rule cannot decide
-    (the criterion stays unscored)."""
+    value: bool | int | str | None
+    """The answer (yes/no, a level for ordinal criteria, a category for categorical ones), or
+    None when the rule cannot decide (the criterion stays unscored)."""
     rationale: str
     confidence: float = 1.0
+    applicable: bool = True
+    """False when the criterion does not apply to this claim for a reason only the rule can see
+    (there is no re-run to read): the answer is "not applicable" (no weight), with the rationale
+    as its reason."""
+    quote: str | None = None
+    """The participant's text the answer rests on, verbatim (categorical answers)."""
 
 
 RuleCheck = Callable[[ClaimInput, dict[str, Signal]], RuleResult]
 RULES: dict[str, RuleCheck] = {}
 RULE_DESCRIPTIONS: dict[str, str] = {}
+#: Rules that may answer "not applicable" (`RuleResult.applicable`): asked before any judge.
+CONDITIONAL_RULES: set[str] = set()
 
 
-def rule(name: str, description: str) -> Callable[[RuleCheck], RuleCheck]:
+def rule(name: str, description: str, *, conditional: bool = False
+         ) -> Callable[[RuleCheck], RuleCheck]:
     def register(check: RuleCheck) -> RuleCheck:
         RULES[name] = check
         RULE_DESCRIPTIONS[name] = description
+        if conditional:
+            CONDITIONAL_RULES.add(name)
         return check
     return register
 
@@ -84,6 +103,40 @@ def verdict_consistent_with_tolerance(claim: ClaimInput, signals: dict[str, Sign
                                 f"{verdict}")
     return RuleResult(False, f"the reproduced value is {where} tolerance but the verdict is "
                              f"{verdict} (expected {expected})")
+
+
+@rule("own_verdict_from_numbers",
+      "the judge's own verdict where declared numbers and a tolerance settle it: verified "
+      "within tolerance, falsified outside it, toy for a run the participant calls reduced-scale")
+def own_verdict_from_numbers(claim: ClaimInput, signals: dict[str, Signal]) -> RuleResult:
+    c = claim.claim
+    if c.kind not in (ClaimKind.number, ClaimKind.table):
+        return RuleResult(None, f"a {c.kind} claim has no declared numbers to settle it: needs an "
+                                f"LLM or a human to read the evidence")
+    within = _signal_value(signals, "numeric.within_tolerance")
+    if within is None:
+        return RuleResult(None, "the declared numbers do not settle it: " + _absent_reason(
+            signals, "numeric.within_tolerance", missing="no numbers compared"))
+    if c.kind is ClaimKind.number:
+        numbers = (f"reported {c.reported_value:g}, reproduced {c.reproduced_value:g}, tolerance "
+                   f"{c.tolerance.describe() if c.tolerance else 'none'}")
+    else:
+        numbers = "; ".join(f"{quote(cell.name)}: {cell.reported:g} -> {cell.reproduced:g}"
+                            for cell in c.values or [] if cell.reported is not None
+                            and cell.reproduced is not None)
+    source = c.provenance.get("reproduced_value")
+    cited = source.quote if source is not None and source.quote else None
+    where = "within" if within.value else "outside"
+    if c.toy:
+        # The participant's own word that the run is reduced-scale speaks against their claim,
+        # so it is taken: such numbers settle neither direction.
+        toy = c.provenance.get("toy")
+        return RuleResult("toy", f"the numbers are {where} tolerance ({numbers}), but from a run "
+                                 f"the participant calls toy / reduced scale",
+                          quote=(toy.quote if toy is not None and toy.quote else
+                                 c.scale_note or cited))
+    return RuleResult("verified" if within.value else "falsified",
+                      f"the reproduced numbers are {where} tolerance ({numbers})", quote=cited)
 
 
 def _file_state(path: Path | None) -> str | None:
@@ -544,3 +597,20 @@ def consensus_agrees(claim: ClaimInput, signals: dict[str, Signal]) -> RuleResul
                                 f"registry claim is {verdict}, as this claim's verdict")
     return RuleResult(False, f"the consensus of the independent reproductions of this registry "
                              f"claim is the opposite of this claim's verdict ({verdict})")
+
+
+@rule("rerun_reproduces",
+      "the re-run of the claim's script (judging rerun) gave the participant's number(s); not "
+      "applicable to a claim that was not re-run", conditional=True)
+def rerun_reproduces(claim: ClaimInput, signals: dict[str, Signal]) -> RuleResult:
+    attempted, agrees = signals.get(RERUN_ATTEMPTED), signals.get(RERUN_AGREES)
+    if attempted is None or attempted.status is SignalStatus.absent or not attempted.value:
+        why = (attempted.reason if attempted is not None and attempted.reason
+               else "not re-run: `judging rerun` has no result for this claim")
+        return RuleResult(None, why, applicable=False)
+    if agrees is None or agrees.status is SignalStatus.absent:
+        # A re-run that did not reach a number may be the script's fault or the sandbox's (no
+        # network, no GPU): a person decides.
+        return RuleResult(None, (agrees.reason if agrees is not None and agrees.reason else
+                                 "the re-run gave no number") + "; needs a human")
+    return RuleResult(bool(agrees.value), agrees.reason or "")

@@ -47,6 +47,15 @@ CATALOGUE: dict[str, SignalSpec] = {spec.name: spec for spec in [
                "the consensus verdict of the registry claim (judging consensus: the majority "
                "direction among its independent, non-toy reproductions) is this claim's "
                "verdict; false when it is the opposite one; absent when there is no consensus"),
+    SignalSpec("rerun.attempted", "flag", None,
+               "judging rerun tried to re-run the claim's script (its environment was built, or "
+               "failed to build, and the script started); false when it left the claim alone "
+               "(no script, no environment, needs a container, over budget); absent when there "
+               "is no re-run"),
+    SignalSpec("rerun.agrees", "flag", None,
+               "the re-run of the claim's script gave the participant's number(s) within the "
+               "claim's tolerance (the paper's when the participant gave none); false when it "
+               "gave another; absent when it did not run to a number"),
     SignalSpec("numeric.abs_diff", "number", "lower", "|reproduced - reported|"),
     SignalSpec("numeric.rel_diff", "number", "lower", "|reproduced - reported| / |reported|"),
     SignalSpec("numeric.within_tolerance", "flag", None,

@@ -207,6 +207,8 @@ class FakeHub:
         """(method, regex on the decoded path, status): matching requests get that status
         (with no X-Error-Code), or, for status 0, a connection closed without an answer."""
         self._lock = threading.Lock()
+        self.jobs = FakeJobs(self)
+        """The Jobs API (`run_job`, `inspect_job`, `fetch_job_logs`, `list_jobs_hardware`)."""
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -438,8 +440,7 @@ class _Handler(BaseHTTPRequestHandler):
         request = LoggedRequest(self.command, path, parts.query,
                                 self.headers.get("Authorization"))
         length = int(self.headers.get("Content-Length") or 0)
-        if length:
-            self.rfile.read(length)
+        payload = self.rfile.read(length) if length else b""
         self._send_body = body
         # logged before answering, so the log is complete as soon as the client has its answer
         self.hub.log(request)
@@ -452,7 +453,9 @@ class _Handler(BaseHTTPRequestHandler):
                     self._error(status, None, "fakehub: injected fault")
                 return
         handled = False
-        if not unsupported:
+        if path.startswith("/api/jobs") or path == "/api/whoami-v2":  # the Jobs API (FakeJobs)
+            handled = self.hub.jobs.route(self, path, payload)
+        elif not unsupported:
             try:
                 handled = self._route(parts.path, parse_qs(parts.query))
             except Exception as exc:  # a bug in the fake: make it visible as a 500
@@ -692,3 +695,154 @@ class _Handler(BaseHTTPRequestHandler):
             data, status = data[start:end + 1], 206
         self._send(status, data, headers, content_type="application/octet-stream")
         return True
+
+
+# --- the Jobs API ------------------------------------------------------------------------------
+
+
+class FakeJobs:
+    """Hugging Face Jobs as huggingface_hub 2.4 calls them (hf_api.py `run_job`, `inspect_job`,
+    `wait_for_job`, `fetch_job_logs`, `list_jobs_hardware`):
+
+      POST /api/jobs/{namespace}                 the job spec (JSON) -> JobInfo, stage SCHEDULING
+      GET  /api/jobs/{namespace}/{id}            JobInfo (status.stage, durations.runningSecs)
+      GET  /api/jobs/{namespace}/{id}/logs       server-sent events, `data: {"timestamp", "data"}`
+      POST /api/jobs/{namespace}/{id}/cancel     stage CANCELED
+      GET  /api/jobs/hardware                    the flavors and their prices (HARDWARE)
+      GET  /api/whoami-v2                        {"name": WHOAMI}
+
+    A job runs for real, as a stand-in for its container: its command in bubblewrap on this
+    machine (the host's files read-only, an empty /tmp, the network of this machine for its
+    installs, its repo volumes mounted read-only at their revision), with `PATH` holding uv and
+    this machine's interpreters; its docker image is recorded, not pulled. Its timeout (the
+    spec's timeoutSeconds) ends it in stage ERROR, "Job timeout". `specs` keeps every spec
+    received, for tests to check what was sent (no secrets, no environment).
+    """
+
+    WHOAMI = "organizer"
+    HARDWARE = [
+        {"name": "cpu-basic", "prettyName": "CPU Basic", "cpu": "2 vCPU", "ram": "16 GB",
+         "unitCostMicroUSD": 167, "unitCostUSD": 0.000167, "unitLabel": "minute"},
+        {"name": "cpu-upgrade", "prettyName": "CPU Upgrade", "cpu": "8 vCPU", "ram": "32 GB",
+         "unitCostMicroUSD": 500, "unitCostUSD": 0.0005, "unitLabel": "minute"},
+    ]
+
+    def __init__(self, hub: FakeHub):
+        self.hub = hub
+        self.specs: list[dict] = []
+        self.jobs: dict[str, dict] = {}
+        self.path_dirs: list[str] = []
+        """Folders put first on a job's PATH (uv's, the interpreters')."""
+        self._lock = threading.Lock()
+
+    def route(self, handler: _Handler, path: str, payload: bytes) -> bool:
+        parts = path.strip("/").split("/")
+        if path == "/api/whoami-v2" and handler.command == "GET":
+            handler._json({"name": self.WHOAMI, "type": "user"})
+        elif parts == ["api", "jobs", "hardware"] and handler.command == "GET":
+            handler._json(self.HARDWARE)
+        elif len(parts) == 3 and handler.command == "POST":
+            handler._json(self._create(parts[2], json.loads(payload or b"{}")))
+        elif len(parts) == 4 and handler.command == "GET" and parts[3] in self.jobs:
+            handler._json(self._info(parts[3]))
+        elif len(parts) == 5 and parts[4] == "logs" and parts[3] in self.jobs:
+            events = "".join("data: " + json.dumps(event) + "\n\n"
+                              for event in list(self.jobs[parts[3]]["logs"]))
+            handler._send(200, events.encode(), content_type="text/event-stream")
+        elif len(parts) == 5 and parts[4] == "cancel" and parts[3] in self.jobs:
+            self._end(parts[3], "CANCELED", "canceled")
+            handler._json({})
+        else:
+            return False
+        return True
+
+    @staticmethod
+    def _now() -> str:
+        return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+    def _create(self, namespace: str, spec: dict) -> dict:
+        job_id = hashlib.sha1(f"{len(self.jobs)}{json.dumps(spec)}".encode()).hexdigest()[:24]
+        with self._lock:
+            self.specs.append(spec)
+            self.jobs[job_id] = {"spec": spec, "namespace": namespace, "stage": "SCHEDULING",
+                                 "message": None, "logs": [], "created": self._now(),
+                                 "started": None, "running": None}
+        threading.Thread(target=self._execute, args=(job_id,), daemon=True).start()
+        return self._info(job_id)
+
+    def _info(self, job_id: str) -> dict:
+        job = self.jobs[job_id]
+        spec = job["spec"]
+        image = {"spaceId": spec["spaceId"]} if "spaceId" in spec else \
+            {"dockerImage": spec.get("dockerImage")}
+        return {"id": job_id, "createdAt": job["created"], **image,
+                "command": spec.get("command"), "arguments": spec.get("arguments"),
+                "environment": spec.get("environment"), "secrets": spec.get("secrets"),
+                "flavor": spec.get("flavor"), "labels": spec.get("labels"),
+                "volumes": spec.get("volumes"),
+                "status": {"stage": job["stage"], "message": job["message"]},
+                "durations": {"runningSecs": job["running"]},
+                "owner": {"id": "fakehub", "name": job["namespace"], "type": "user"}}
+
+    def _end(self, job_id: str, stage: str, message: str | None) -> None:
+        job = self.jobs[job_id]
+        if job["stage"] in ("SCHEDULING", "RUNNING"):
+            job["stage"], job["message"] = stage, message
+
+    def _execute(self, job_id: str) -> None:
+        import os
+        import subprocess
+        import tempfile
+        import time
+
+        job = self.jobs[job_id]
+        spec = job["spec"]
+        with tempfile.TemporaryDirectory(prefix="fakehub-job-") as tmp:
+            binds: list[str] = []
+            for i, volume in enumerate(spec.get("volumes") or []):
+                repo = self.hub.repos.get((volume["type"], volume["source"]))
+                snap = repo.resolve(volume.get("revision") or DEFAULT_BRANCH) if repo else None
+                if snap is None:
+                    self._end(job_id, "ERROR", f"volume {volume['source']} not found")
+                    return
+                folder = Path(tmp) / f"volume-{i}"
+                for name, data in snap.files.items():
+                    (folder / name).parent.mkdir(parents=True, exist_ok=True)
+                    (folder / name).write_bytes(data)
+                binds += ["--ro-bind", str(folder), volume["mountPath"]]
+            env = {"PATH": os.pathsep.join([*self.path_dirs, "/usr/local/bin", "/usr/bin",
+                                            "/bin"]),
+                   "HOME": "/tmp/home", "UV_PYTHON_DOWNLOADS": "never",
+                   "UV_CACHE_DIR": "/tmp/uv-cache", "UV_LINK_MODE": "copy",
+                   **{k: v for k, v in (spec.get("environment") or {}).items()},
+                   **{k: os.environ[k] for k in ("SSL_CERT_FILE", "SSL_CERT_DIR")
+                      if k in os.environ}}
+            host: list[str] = []  # the host's folders read-only, so that volumes can be added
+            for entry in sorted(Path("/").iterdir()):
+                if entry.name in ("proc", "dev", "sys", "tmp"):
+                    continue
+                if entry.is_symlink():
+                    host += ["--symlink", os.readlink(entry), str(entry)]
+                elif entry.is_dir():
+                    host += ["--ro-bind", str(entry), str(entry)]
+            command = ["bwrap", *host, "--dev", "/dev", "--proc", "/proc",
+                       "--tmpfs", "/tmp", "--unshare-pid", "--die-with-parent", *binds,
+                       "--chdir", "/tmp", "--", *spec["command"]]
+            job["stage"], job["started"] = "RUNNING", time.monotonic()
+            process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE,
+                                       stderr=subprocess.STDOUT, text=True,
+                                       errors="replace", start_new_session=True)
+            timer = threading.Timer(float(spec.get("timeoutSeconds") or 3600), process.kill)
+            timer.start()
+            for line in process.stdout:  # type: ignore[union-attr]
+                job["logs"].append({"timestamp": self._now(), "data": line.rstrip("\n")})
+            code = process.wait()
+            timed_out = not timer.is_alive() and code < 0
+            timer.cancel()
+            job["running"] = int(round(time.monotonic() - job["started"]))
+            if timed_out:
+                self._end(job_id, "ERROR", "Job timeout")
+            elif code == 0:
+                self._end(job_id, "COMPLETED", None)
+            else:
+                self._end(job_id, "ERROR", f"Job failed with exit code: {code}")

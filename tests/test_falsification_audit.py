@@ -220,7 +220,7 @@ def test_llm_audit_answers_are_stored_pushed_reviewed_and_calibrated(argilla, tm
     # reviewers read what the proof printed, and the script (a field of the audit datasets only)
     assert "proof" in [f.name for f in dataset.settings.fields]
     assert "proof" not in [f.name for f in client.datasets(
-        name="verdict-justification-1.0.0", workspace=workspace).settings.fields]
+        name="verdict-justification-1.2.0", workspace=workspace).settings.fields]
     proof = bob_record.fields["proof"]
     assert "=== log logs/proof_c3.txt (ran to its end) ===" in proof
     assert "1893 also in the training subset" in proof and "released_split(n=50000" in proof

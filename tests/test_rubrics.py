@@ -22,7 +22,8 @@ from .conftest import RUBRICS
 
 PUBLISHED = ["falsification-audit@1.0.0", "figure-match@1.0.0", "figure-match@1.1.0", "figure-match@1.2.0",
              "figure-match@1.3.0", "figure-match@1.4.0",
-             "verdict-justification@1.0.0"]
+             "verdict-justification@1.0.0", "verdict-justification@1.1.0",
+             "verdict-justification@1.2.0"]
 
 
 def test_published_rubrics_match_the_lock() -> None:
@@ -32,7 +33,7 @@ def test_published_rubrics_match_the_lock() -> None:
         assert library.lock[ref] == rubric.content_hash()
     # the newest published version of each rubric is the default
     assert {r.ref_name for r in library.defaults()} >= {"figure-match@1.4.0",
-                                                        "verdict-justification@1.0.0"}
+                                                        "verdict-justification@1.2.0"}
 
 
 def test_rubric_contents_cover_the_issue() -> None:

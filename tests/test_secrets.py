@@ -60,7 +60,7 @@ def test_no_secret_in_any_output(argilla, tmp_path: Path, monkeypatch: pytest.Mo
                                  workspace, "--password", annotator.password])
     assert added.exit_code == 0 and annotator.api_key in added.output
     client = argilla.client()
-    dataset = client.datasets(name="verdict-justification-1.0.0", workspace=workspace)
+    dataset = client.datasets(name="verdict-justification-1.2.0", workspace=workspace)
     record = next(iter(dataset.records(with_suggestions=False)))
     with argilla.http(annotator.api_key) as http:
         http.post(f"/api/v1/records/{record._server_id}/responses",
@@ -73,8 +73,8 @@ def test_no_secret_in_any_output(argilla, tmp_path: Path, monkeypatch: pytest.Mo
     cli("leaderboard", str(run))
     # Everything Argilla holds for these datasets (fields, metadata, suggestions).
     records_dump = []
-    for name in ("figure-match-1.0.0", "verdict-justification-1.0.0",
-                 "figure-match-1.0.0-calibration", "verdict-justification-1.0.0-calibration"):
+    for name in ("figure-match-1.0.0", "verdict-justification-1.2.0",
+                 "figure-match-1.0.0-calibration", "verdict-justification-1.2.0-calibration"):
         found = client.datasets(name=name, workspace=workspace)
         if found is not None:
             with argilla.http() as http:

@@ -45,6 +45,7 @@ from judging.models import (
     ValueSpread,
     Verdict,
     natural_key,
+    rerun_text,
 )
 from judging.resolve import EventRules
 
@@ -108,6 +109,8 @@ class ClaimRecord:
     scale_note: str | None = None
     reported_value: float | None = None
     reproduced_value: float | None = None
+    rerun: str | None = None
+    """What the organizers' re-run of the script gave (`judging rerun`), in words."""
     values: list[dict[str, Any]] | None = None
     tolerance: str | None = None
     problem_kind: str | None = None
@@ -123,6 +126,9 @@ class ClaimRecord:
     ai_outcomes: dict[str, str] = field(default_factory=dict)
     """The AI's outcome by rubric, for the rubrics that wait for review."""
     upheld: str = "pending"
+    final_verdict: str | None = None
+    """The claim's own final verdict (verified, falsified, toy, inconclusive, pending; None when
+    no rubric asks for one)."""
     decided_by: list[str] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
     """Flag names of the claim and of its judgments (side files merged)."""
@@ -343,9 +349,11 @@ def load_run(run_dir: Path, *, calibration_dir: Path | None = None,
         lines.sort(key=lambda j: (str(j.rubric), j.judge, j.sample, j.swapped))
         content = contents.get(key)
         record = _claim_from_input(key, content, lines[0])
+        record.rerun = rerun_text(lines)
         final = finals_by_claim.get(key)
         if final is not None:
             record.outcome, record.upheld = final.outcome, final.upheld
+            record.final_verdict = final.final_verdict
             record.outcomes, record.decided_by = dict(final.outcomes), list(final.decided_by)
             record.ai_outcome, record.ai_outcomes = final.ai_outcome, dict(final.ai_outcomes)
         elif any(j.status is LineStatus.error for j in lines):
@@ -449,7 +457,8 @@ def _hub_consensus(row: dict[str, Any]) -> ClaimConsensus:
         values=[ReproducedValue.model_validate(v) for v in raw.get("values") or []],
         outcomes=dict(raw.get("outcomes") or {}), independent=bool(raw.get("independent", True)),
         copy_of=[_claim_key(k) for k in raw.get("copy_of") or []],
-        counted=bool(raw.get("counted")),
+        counted=bool(raw.get("counted")), final_verdict=raw.get("final_verdict"),
+        counted_verdict=raw.get("counted_verdict"), counted_from=raw.get("counted_from"),
         flags=[Flag.model_validate(f) for f in raw.get("flags") or []])
         for raw in _json_field(row.get("rows")) or []]
     votes = {v: int(row[v]) for v in ("falsified", "inconclusive", "verified") if row.get(v)}
@@ -459,6 +468,7 @@ def _hub_consensus(row: dict[str, Any]) -> ClaimConsensus:
         independent=int(row.get("independent") or 0), votes=votes, verdict=row.get("consensus"),
         support=int(row.get("support") or 0), agreement=row.get("agreement"),
         reason=row.get("reason") or "",
+        counted_from=dict(_json_field(row.get("counted_from")) or {}),
         spread=[ValueSpread.model_validate(s) for s in _json_field(row.get("spread")) or []])
 
 
@@ -526,6 +536,7 @@ def load_dataset_folder(folder: Path, *, origin: str | None = None,
             figures=figures,
             judgments=sorted(lines.get(key, []), key=lambda j: (j.rubric, j.judge, j.sample)))
         record.source_verdict = row.get("source_verdict")
+        record.final_verdict = row.get("final_verdict")
         # Datasets published before the `toy` column: the intake flag says the same.
         record.toy = bool(row["toy"]) if row.get("toy") is not None else "toy" in record.flags
         claims[key] = record
@@ -536,7 +547,8 @@ def load_dataset_folder(folder: Path, *, origin: str | None = None,
                 verdict=Verdict(record.verdict) if record.verdict else None,
                 outcomes=outcomes, outcome=record.outcome, upheld=record.upheld,
                 decided_by=record.decided_by, ai_outcome=record.ai_outcome,
-                ai_outcomes=record.ai_outcomes))
+                ai_outcomes=record.ai_outcomes, final_verdict=record.final_verdict,
+                final_verdict_by=row.get("final_verdict_by")))
         except ValueError as exc:
             raise JudgingError(f"data/claims.jsonl: claim {key}: {exc}") from None
     not_addressed = [NotAddressed.model_validate(r) for r in not_addressed_rows]

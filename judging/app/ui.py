@@ -31,7 +31,7 @@ import pandas as pd  # noqa: E402
 from judging.app.consensus import ConsensusRow, ConsensusView, consensus_view  # noqa: E402
 from judging.app.data import AppData, ClaimRecord, JudgmentView  # noqa: E402
 from judging.app.live import LiveData  # noqa: E402
-from judging.models import CONSENSUS_FLAGS, natural_key  # noqa: E402
+from judging.models import CONSENSUS_FLAGS, natural_key, shown_reasons  # noqa: E402
 from judging.resolve import (  # noqa: E402
     CONSENSUS_COLUMNS,
     PAPER_COLUMNS,
@@ -198,7 +198,8 @@ def claim_html(record: ClaimRecord) -> str:
              f" — {e(record.paper_title)}" if record.paper_title else "",
              f"<br>kind {badge(record.kind)} verdict {badge(record.verdict)} "
              f"outcome {outcome_badge(record.outcome, record.outcome_label)} "
-             f"upheld {badge(record.upheld)}"]
+             f"upheld {badge(record.upheld)}"
+             + (f" final verdict {badge(record.final_verdict)}" if record.final_verdict else "")]
     if record.outcomes:
         parts.append("<br>per rubric: " + " ".join(
             f"{e(ref)} {outcome_badge(outcome, record.rubric_label(ref))}"
@@ -219,6 +220,9 @@ def claim_html(record: ClaimRecord) -> str:
     values = _value_rows(record)
     if values:
         parts.append(table(["value", "reported", "reproduced", "tolerance"], values))
+    if record.rerun:
+        parts.append(f"<p class='jd-rerun'><b>Re-run</b> (organizers, sandboxed): "
+                     f"{e(record.rerun)}</p>")
     parts.append("<h3>Justification</h3>")
     parts.append(f"<pre class='jd-justification'>{e(record.justification) or '(none)'}</pre>")
     if record.scale_note:
@@ -242,8 +246,10 @@ def _judgment_html(view: JudgmentView) -> str:
         parts.append(f"<p>{e(view.status)}: {e(view.reason)}</p>")
     if view.answers:
         rows = []
-        for answer in view.answers:
-            why = answer.rationale if answer.status == "scored" else (answer.reason or "")
+        reasons = shown_reasons([None if a.status == "scored" else a.reason
+                                 for a in view.answers])
+        for answer, reason in zip(view.answers, reasons):
+            why = answer.rationale if answer.status == "scored" else (reason or "")
             confidence = "" if answer.confidence is None else f"{answer.confidence:.2f}"
             rows.append([e(answer.criterion), e(answer.status), e(answer.value), e(confidence),
                          f"<pre>{e(why)}</pre>"])
@@ -449,6 +455,7 @@ class AppApi:
                          "kind": record.kind, "verdict": record.verdict,
                          "outcome": record.outcome, "ai_outcome": record.ai_outcome,
                          "label": record.outcome_label, "upheld": record.upheld,
+                         "final_verdict": record.final_verdict,
                          "outcomes": dict(record.outcomes),
                          "decided_by": list(record.decided_by), "flags": list(record.flags)})
         return _json(rows)

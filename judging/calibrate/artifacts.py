@@ -46,7 +46,14 @@ class TrustOptions(StrictModel):
     min_coverage: float = Field(default=0.9, ge=0, le=1)
     """Share of the judge's answers on labelled claims that must be scored."""
     floor: float = Field(default=0.8, ge=0, le=1)
-    """Lowest acceptable lower bound of the positive-class F1 interval."""
+    """Lowest acceptable lower bound of the positive-class F1 interval (of the accuracy interval
+    for a categorical criterion)."""
+    tpr_floor: float = Field(default=0.7, ge=0, le=1)
+    """Lowest acceptable lower bound (Wilson 95%) of the true-positive rate: the share of true
+    passes the judge passes. F1 alone can be high for a judge that passes everything."""
+    tnr_floor: float = Field(default=0.7, ge=0, le=1)
+    """Lowest acceptable lower bound (Wilson 95%) of the true-negative rate: the share of true
+    fails the judge fails."""
     bootstrap: int = Field(default=1000, ge=100)
     seed: int = 0
     include_anchored: bool = False
@@ -75,6 +82,53 @@ class ReliabilityBin(StrictModel):
     accuracy: float | None
 
 
+class Baseline(StrictModel):
+    """What a judge answering at random at the gold base rates scores (read figures against it)."""
+
+    accuracy: float
+    f1: float | None = None
+    macro_f1: float
+    kappa: float
+    true_positive_rate: float | None = None
+    true_negative_rate: float | None = None
+
+
+class RetestCriterion(StrictModel):
+    """The judge against itself on one criterion: original lines re-judged (`calibrate RUN_DIR
+    --retest N`, the answer cache bypassed)."""
+
+    n: int
+    """Lines with a scored answer in both the original and its retest."""
+    disagreements: int
+    agreement: float
+    """Share of the same answer (percent agreement)."""
+    agreement_interval: tuple[float, float] | None = None
+    ceiling: float | None = None
+    """The most often the judge can agree with people, given `agreement`: (1 + agreement) / 2
+    (`metrics.agreement_ceiling`)."""
+    ceiling_interval: tuple[float, float] | None = None
+    alpha: float | None = None
+    """Krippendorff's alpha of original and retest as two coders."""
+    alpha_interval: tuple[float, float] | None = None
+    flips: dict[str, int] = Field(default_factory=dict)
+    """Changed answers by direction, "original -> retest"."""
+
+
+class CorrectedPassRate(StrictModel):
+    """The run's pass rate on one criterion, corrected for the judge's measured sensitivity and
+    specificity (Rogan-Gladen), with an interval that carries the calibration's uncertainty."""
+
+    n: int
+    """The judge's scored answers in the run."""
+    passed: int
+    observed: float
+    sensitivity: float | None
+    specificity: float | None
+    corrected: float | None
+    interval: tuple[float, float] | None = None
+    clipped: bool = False
+
+
 class CriterionCalibration(StrictModel):
     criterion: str
     scale: Scale
@@ -91,8 +145,19 @@ class CriterionCalibration(StrictModel):
     f1: float | None = None
     f1_interval: tuple[float, float] | None = None
     macro_f1: float | None = None
+    accuracy_interval: tuple[float, float] | None = None
+    """Bootstrap interval of the accuracy (the trust measure of a categorical criterion)."""
+    true_positive_rate: float | None = None
+    """Sensitivity: true passes the judge passes."""
+    tpr_interval: tuple[float, float] | None = None
+    true_negative_rate: float | None = None
+    """Specificity: true fails the judge fails."""
+    tnr_interval: tuple[float, float] | None = None
+    counts: dict[str, int] = Field(default_factory=dict)
+    """Pass/fail against the gold: true_positives, false_negatives, true_negatives,
+    false_positives (what the corrected rates use)."""
     kappa: float | None = None
-    """Cohen's kappa (yes/no) or quadratic-weighted kappa on the levels (ordinal)."""
+    """Cohen's kappa (yes/no, categories) or quadratic-weighted kappa on the levels (ordinal)."""
     confusion: list[list[int]] = Field(default_factory=list)
     confusion_labels: list[str] = Field(default_factory=list)
     confidence_threshold: float | None = None
@@ -101,6 +166,12 @@ class CriterionCalibration(StrictModel):
     """Share of labelled claims whose judge confidence reaches the threshold."""
     reliability: list[ReliabilityBin] = Field(default_factory=list)
     humans: HumanAgreement | None = None
+    baseline: Baseline | None = None
+    """The random-baseline row: a judge answering at the observed base rate."""
+    retest: RetestCriterion | None = None
+    """The judge against itself (None: no retest lines in the run)."""
+    corrected: CorrectedPassRate | None = None
+    """The run's pass rate corrected for the judge's errors (binary and ordinal criteria)."""
 
 
 class LabelSet(StrictModel):
@@ -130,6 +201,9 @@ class CalibrationArtifact(VersionedModel):
     criteria: list[CriterionCalibration]
     pooled: CriterionCalibration | None = None
     """Every criterion's pass/fail pooled: the rubric-level view."""
+    served: list[str] = Field(default_factory=list)
+    """What the endpoint said it served on the calibrated lines (`model id` or `model id @
+    fingerprint`): judgments served by anything else make the calibration stale."""
 
     @classmethod
     def migrate(cls, data: dict[str, Any]) -> dict[str, Any]:
@@ -178,14 +252,19 @@ def load_artifact(out: Path, rubric: RubricRef, judge: str) -> CalibrationArtifa
 
 
 def staleness(artifact: CalibrationArtifact, *, rubric: RubricRef, template_hash: str | None,
-              model: str | None) -> str | None:
-    """Why `artifact` does not hold for judgments made with these, or None when it does."""
+              model: str | None, served: str | None = None) -> str | None:
+    """Why `artifact` does not hold for judgments made with these, or None when it does.
+    `served`: what the endpoint said it served for the judgment (`Provenance.served`); a
+    calibration that recorded what was served holds only for the same."""
     if artifact.rubric.hash != rubric.hash:
         return "the rubric's content changed since the calibration"
     if artifact.template_hash != template_hash:
         return "the prompt template changed since the calibration"
     if artifact.model != model:
         return f"the judge model changed ({artifact.model} -> {model})"
+    if artifact.served and served is not None and served not in artifact.served:
+        return (f"the endpoint served another model or build ({served}; calibrated on "
+                f"{', '.join(artifact.served)})")
     return None
 
 
@@ -208,7 +287,7 @@ def trusted_criteria(out: Path, judgment: Judgment, *,
         return set(), NOT_CALIBRATED
     stale = staleness(artifact, rubric=judgment.rubric,
                       template_hash=judgment.provenance.template_hash,
-                      model=judgment.provenance.model)
+                      model=judgment.provenance.model, served=judgment.provenance.served())
     if stale:
         return set(), f"calibration is stale: {stale}"
     return artifact.trusted(), None

@@ -41,6 +41,7 @@ __all__ = [
     "majority",
     "pairwise_kappa",
     "random_baseline",
+    "agreement_ceiling",
     "rate_interval",
     "reliability_bins",
     "retest_agreement",
@@ -758,7 +759,11 @@ class RetestAgreement:
     """Share of items whose two verdicts differ."""
     disagreement_interval: tuple[float, float] | None
     agreement: float
-    """1 - disagreement: the judge's ceiling for any agreement with people."""
+    """1 - disagreement (percent agreement of the two verdicts)."""
+    ceiling: float
+    """`agreement_ceiling(agreement)`: the most often this judge can agree with any fixed
+    reference (people)."""
+    ceiling_interval: tuple[float, float] | None
     alpha: float | None
     """Krippendorff's alpha with the two verdicts as two coders (None: undefined)."""
     alpha_interval: tuple[float, float] | None
@@ -772,6 +777,47 @@ class RetestAgreement:
 
     def as_dict(self) -> dict:
         return asdict(self)
+
+
+def agreement_ceiling(retest: float) -> float:
+    """The most often a judge can agree with any fixed reference, given how often it agrees with
+    itself on a retest: ``(1 + retest) / 2``.
+
+    Parameters
+    ----------
+    retest : float
+        The judge's test-retest percent agreement (two independent answers to the same input).
+
+    Returns
+    -------
+    ceiling : float
+
+    Notes
+    -----
+    On one item, let ``a_k`` be the probability that the judge answers label k, and t the
+    reference's label. Two independent answers agree with probability ``sum(a_k^2) >= a_t^2``,
+    and ``a_t <= (1 + a_t^2) / 2`` since ``(1 - a_t)^2 >= 0``; so the judge agrees with the
+    reference at most ``(1 + P(retest agreement)) / 2`` on each item, hence on average. The
+    percent agreement itself is no ceiling: a judge that flips a yes/no answer with probability
+    p agrees with a correct reference ``1 - p`` of the time and with itself ``1 - 2p(1 - p)``,
+    less. (For correlation-like coefficients the classical form is validity <= sqrt(reliability).)
+
+    References
+    ----------
+    .. [1] Lord, F. M. and Novick, M. R. (1968). Statistical Theories of Mental Test Scores.
+           Addison-Wesley (the reliability bound on validity).
+
+    Examples
+    --------
+    >>> agreement_ceiling(0.8)
+    0.9
+    >>> p = 0.1; round(agreement_ceiling(1 - 2 * p * (1 - p)), 4) >= 1 - p
+    True
+    """
+    if isinstance(retest, bool) or not isinstance(retest, (int, float, np.floating)) \
+            or not 0 <= retest <= 1:
+        raise ValueError(f"retest must be an agreement rate in [0, 1], got {retest!r}")
+    return (1 + float(retest)) / 2
 
 
 def retest_agreement(first: Sequence[Hashable | None], second: Sequence[Hashable | None], *,
@@ -803,8 +849,8 @@ def retest_agreement(first: Sequence[Hashable | None], second: Sequence[Hashable
     Notes
     -----
     The disagreement share is the complement of percent agreement; alpha corrects it for the
-    agreement the label frequencies give by chance. A judge's agreement with people cannot
-    exceed its agreement with itself: ``agreement`` is that ceiling.
+    agreement the label frequencies give by chance. The judge's agreement with people is bounded
+    by its agreement with itself: ``ceiling`` is `agreement_ceiling` of it.
 
     References
     ----------
@@ -870,7 +916,10 @@ def retest_agreement(first: Sequence[Hashable | None], second: Sequence[Hashable
     return RetestAgreement(
         n=n, missing=int(len(a) - n), disagreements=disagreements,
         disagreement=disagreements / n, disagreement_interval=rate_interval_,
-        agreement=1 - disagreements / n, alpha=alpha_of(np.arange(n)),
+        agreement=1 - disagreements / n, ceiling=agreement_ceiling(1 - disagreements / n),
+        ceiling_interval=None if rate_interval_ is None else (
+            agreement_ceiling(1 - rate_interval_[1]), agreement_ceiling(1 - rate_interval_[0])),
+        alpha=alpha_of(np.arange(n)),
         alpha_interval=alpha_interval,
         flips=dict(sorted(flips.items(), key=lambda kv: (-kv[1], kv[0]))),
         clusters=len(set(map(str, kept_keys))) if kept_keys is not None else None,

@@ -26,6 +26,67 @@ def _interval(c: CriterionCalibration) -> str:
     return "–" if c.f1_interval is None else f"[{c.f1_interval[0]:.3f}, {c.f1_interval[1]:.3f}]"
 
 
+def _with(value: float | None, interval: tuple[float, float] | None, digits: int = 3) -> str:
+    if value is None:
+        return "–"
+    shown = f"{value:.{digits}f}"
+    return shown if interval is None else \
+        f"{shown} [{interval[0]:.{digits}f}, {interval[1]:.{digits}f}]"
+
+
+def _baseline_row(c: CriterionCalibration) -> str:
+    b = c.baseline
+    assert b is not None
+    return (f"| ↳ chance: answers at the base rate | | | | {_fmt(b.f1)} | | "
+            f"{_fmt(b.true_positive_rate)} | {_fmt(b.true_negative_rate)} | {_fmt(b.accuracy)} | "
+            f"{_fmt(b.kappa)} | | | | | | | |")
+
+
+def _corrected_lines(artifact: CalibrationArtifact) -> list[str]:
+    rows = [c for c in artifact.criteria if c.corrected is not None]
+    if not rows:
+        return []
+    lines = ["", "## Pass rates corrected for the judge's errors", "",
+             "The judge's pass rate on the run's claims, and the rate corrected for the "
+             "sensitivity (true-positive rate) and specificity (true-negative rate) it showed "
+             "against the labels (Rogan–Gladen). The interval carries the uncertainty of the "
+             "observed rate and of both calibration rates: with few labels it is wide, as it "
+             "should be.", "",
+             "| criterion | judged | passed | observed | sensitivity | specificity | corrected "
+             "[95%] |", "|---|---|---|---|---|---|---|"]
+    for c in rows:
+        r = c.corrected
+        assert r is not None
+        corrected = _with(r.corrected, r.interval) + (" (clipped)" if r.clipped else "")
+        lines.append(f"| {c.criterion} | {r.n} | {r.passed} | {_fmt(r.observed)} | "
+                     f"{_fmt(r.sensitivity)} | {_fmt(r.specificity)} | {corrected} |")
+    return lines
+
+
+def _retest_lines(artifact: CalibrationArtifact) -> list[str]:
+    rows = [c for c in artifact.criteria if c.retest is not None]
+    if not rows:
+        return ["", "## The judge against itself", "",
+                "No retest in this run: `judging calibrate RUN_DIR --retest N` re-judges N lines "
+                "with the answer cache bypassed and fills the retest columns. Without it, a "
+                "figure above cannot be read against the judge's own noise."]
+    lines = ["", "## The judge against itself (retest)", "",
+             "Lines re-judged with the same rubric, prompt, model and settings, the answer cache "
+             "bypassed. It bounds the agreement with people: at most (1 + retest agreement) / 2, "
+             "the ceiling.", "",
+             "| criterion | pairs | changed | agreement [95%] | ceiling [95%] | alpha [95%] | "
+             "flips |", "|---|---|---|---|---|---|---|"]
+    for c in rows:
+        r = c.retest
+        assert r is not None
+        flips = ", ".join(f"{k}: {n}" for k, n in r.flips.items()) or "none"
+        lines.append(f"| {c.criterion} | {r.n} | {r.disagreements} | "
+                     f"{_with(r.agreement, r.agreement_interval)} | "
+                     f"{_with(r.ceiling, r.ceiling_interval)} | "
+                     f"{_with(r.alpha, r.alpha_interval)} | {flips} |")
+    return lines
+
+
 def markdown(artifact: CalibrationArtifact, rubric: Rubric) -> str:
     o = artifact.options
     labels = artifact.labels
@@ -48,26 +109,45 @@ def markdown(artifact: CalibrationArtifact, rubric: Rubric) -> str:
         f"- run: {artifact.run_id}; created {artifact.created_at:%Y-%m-%d %H:%M UTC}",
         f"- trust rule: support >= {o.min_support}, coverage >= {o.min_coverage:g}, lower bound "
         f"of the 95% bootstrap interval of the pass-class F1 >= {o.floor:g} "
-        f"({o.bootstrap} resamples of claims, seed {o.seed})",
+        f"({o.bootstrap} resamples of claims, seed {o.seed}) and lower bounds (Wilson 95%) of "
+        f"the true-positive rate >= {o.tpr_floor:g} and of the true-negative rate >= "
+        f"{o.tnr_floor:g}; a categorical criterion: the accuracy's lower bound >= {o.floor:g}; "
+        f"where retested, agreement with {who} within the retest ceiling, the ceiling's lower "
+        f"bound >= {o.floor:g} and the retest alpha at or above the rubric's limit",
+        "- served: " + (", ".join(f"`{s}`" for s in artifact.served) or
+                        "the endpoint named no model or fingerprint"),
         "",
-        "This calibration holds only for this judge, this rubric hash and this prompt template: "
-        "a change of any of them makes it stale.",
+        "This calibration holds only for this judge, this rubric hash, this prompt template and "
+        "what the endpoint served: a change of any of them makes it stale.",
         "",
-        "| criterion | decision | support | coverage | F1 (pass) | 95% interval | macro F1 | "
-        f"accuracy | kappa | {who}' alpha | judge–{one} κ | {one}–{one} κ | confidence "
-        "threshold | work saved |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| criterion | decision | support | coverage | F1 (pass) | 95% interval | TPR [95%] | "
+        f"TNR [95%] | accuracy | kappa | retest agreement | retest α | {who}' alpha | "
+        f"judge–{one} κ | {one}–{one} κ | confidence threshold | work saved |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for c in [*artifact.criteria, *([artifact.pooled] if artifact.pooled else [])]:
-        humans = c.humans
+        humans, retest = c.humans, c.retest
+        ceiling = _with(retest.agreement, retest.agreement_interval) if retest else "–"
         lines.append(
             f"| {c.criterion} | {'**trusted**' if c.decision == 'trusted' else 'needs humans'} "
             f"| {c.support} | {_fmt(c.coverage, 2)} | {_fmt(c.f1)} | {_interval(c)} | "
-            f"{_fmt(c.macro_f1)} | {_fmt(c.accuracy)} | {_fmt(c.kappa)} | "
+            f"{_with(c.true_positive_rate, c.tpr_interval)} | "
+            f"{_with(c.true_negative_rate, c.tnr_interval)} | "
+            f"{_with(c.accuracy, c.accuracy_interval)} | {_fmt(c.kappa)} | "
+            f"{ceiling} | {_fmt(retest.alpha if retest else None)} | "
             f"{_fmt(humans.alpha if humans else None)} | "
             f"{_fmt(humans.judge_kappa if humans else None)} | "
             f"{_fmt(humans.human_kappa if humans else None)} | "
             f"{_fmt(c.confidence_threshold, 2)} | {_fmt(c.work_saved, 2)} |")
+        if c.baseline is not None:
+            lines.append(_baseline_row(c))
+    lines += ["", "How to read it: F1, TPR (true passes the judge passes) and TNR (true fails "
+                  "it fails) are against the gold labels; each criterion's ↳ chance row is what a "
+                  "judge answering at random at the gold base rate would score, so a figure near "
+                  "it means nothing. The retest agreement is the judge against itself: its "
+                  f"agreement with {who} cannot exceed (1 + retest agreement) / 2."]
+    lines += _retest_lines(artifact)
+    lines += _corrected_lines(artifact)
     lines += ["", "## Why criteria need humans", ""]
     for c in artifact.criteria:
         if c.reasons:

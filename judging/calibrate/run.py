@@ -14,11 +14,14 @@ from judging.calibrate import metrics as agreement
 from judging.calibrate.artifacts import (
     DEFAULT_DIR,
     LABEL_QUESTIONS_OUTSIDE_RUBRIC,
+    Baseline,
     CalibrationArtifact,
+    CorrectedPassRate,
     CriterionCalibration,
     HumanAgreement,
     LabelSet,
     ReliabilityBin,
+    RetestCriterion,
     TrustOptions,
     artifact_path,
     check_label_hashes,
@@ -29,11 +32,15 @@ from judging.calibrate.artifacts import (
     staleness,
 )
 from judging.calibrate.report import write_calibration_report
+from judging.calibrate.retest import read_retests, retest_criterion, retest_pairs
 from judging.errors import CalibrationError
 from judging.hashing import file_sha256
 from judging.models import AnswerStatus, Judgment, Label
 from judging.rubrics import Criterion, RubricLibrary, Scale
 from judging.rundir import RunStore, utc_now
+
+Value = bool | int | str
+"""A criterion's answer: yes/no, a level, or a category."""
 
 
 @dataclass
@@ -41,25 +48,31 @@ class Pair:
     """One labelled claim for one criterion: the gold, and what the judge said."""
 
     claim: str
-    gold: bool | int
-    judged: bool | int | None
+    gold: Value
+    judged: Value | None
     """None when the judge's answer is unscored."""
     confidence: float | None
-    humans: dict[str, bool | int]
+    humans: dict[str, Value]
+
+
+def _label_fits(criterion: Criterion, value: object) -> bool:
+    if criterion.scale is Scale.categorical:
+        return isinstance(value, str)
+    return isinstance(value, bool | int)
 
 
 def human_ratings(criterion: Criterion, labels: Sequence[Label]
-                  ) -> dict[str, dict[str, bool | int]]:
+                  ) -> dict[str, dict[str, Value]]:
     """Each claim's labels for one criterion, by annotator."""
-    by_claim: dict[str, dict[str, bool | int]] = defaultdict(dict)
+    by_claim: dict[str, dict[str, Value]] = defaultdict(dict)
     for label in labels:
-        if label.criterion == criterion.id and isinstance(label.value, bool | int):
+        if label.criterion == criterion.id and _label_fits(criterion, label.value):
             by_claim[str(label.claim)][label.annotator] = label.value
     return by_claim
 
 
 def join(criterion: Criterion, judgments: dict[str, Judgment], labels: Sequence[Label], *,
-         ratings: dict[str, dict[str, bool | int]] | None = None) -> tuple[list[Pair], int]:
+         ratings: dict[str, dict[str, Value]] | None = None) -> tuple[list[Pair], int]:
     """Pairs (gold, judge answer) for one criterion; and the number of human ties left out.
     `ratings`: `human_ratings(criterion, labels)` when the caller has it already."""
     by_claim = ratings if ratings is not None else human_ratings(criterion, labels)
@@ -77,7 +90,8 @@ def join(criterion: Criterion, judgments: dict[str, Judgment], labels: Sequence[
         if answer is None or answer.status is AnswerStatus.not_applicable:
             continue
         scored = answer.status is AnswerStatus.scored and answer.value is not None
-        pairs.append(Pair(claim=claim, gold=gold, judged=answer.value if scored else None,
+        pairs.append(Pair(claim=claim, gold=gold,  # type: ignore[arg-type]
+                          judged=answer.value if scored else None,
                           confidence=answer.confidence if scored else None, humans=humans))
     return pairs, ties
 
@@ -86,48 +100,176 @@ def finite_or_none(value: float | None) -> float | None:
     return None if value is None or (isinstance(value, float) and math.isnan(value)) else value
 
 
+def _interval(found: tuple[float, float] | None) -> tuple[float, float] | None:
+    return None if found is None else (round(found[0], 6), round(found[1], 6))
+
+
+def _correct(criterion: Criterion, pair: Pair) -> bool:
+    """Whether the judge's answer agrees with the gold: the same category, or the same pass/fail
+    (binary and ordinal)."""
+    if criterion.scale is Scale.categorical:
+        return pair.gold == pair.judged
+    return criterion.passes(pair.gold) == criterion.passes(pair.judged)  # type: ignore[arg-type]
+
+
+def _on_categories(criterion: Criterion, scored: list[Pair], result: CriterionCalibration,
+                   options: TrustOptions) -> None:
+    """A categorical criterion: accuracy with its interval, kappa, the confusion matrix."""
+    categories = list(criterion.categories or [])
+    gold = [str(p.gold) for p in scored]
+    judged = [str(p.judged) for p in scored]
+    unknown = sorted(set(gold + judged) - set(categories))
+    if unknown:
+        raise CalibrationError(f"{criterion.id}: answers or labels {unknown} are not among the "
+                               f"categories {categories}")
+    m = agreement.classification_metrics(gold, judged, labels=categories)
+    result.accuracy = m.accuracy
+    result.macro_f1 = finite_or_none(m.macro_f1)
+    result.kappa = finite_or_none(m.kappa)
+    result.confusion = m.confusion
+    result.confusion_labels = categories
+    right = [g == j for g, j in zip(gold, judged)]
+    result.accuracy_interval = _interval(agreement.bootstrap_interval(
+        len(right), lambda idx: float(sum(right[i] for i in idx) / len(idx)),
+        n_resamples=options.bootstrap, seed=options.seed))
+    base = agreement.random_baseline(gold, labels=categories)
+    result.baseline = Baseline(accuracy=base.accuracy, macro_f1=base.macro_f1, kappa=base.kappa)
+
+
+def _on_pass_fail(criterion: Criterion, scored: list[Pair], result: CriterionCalibration,
+                  options: TrustOptions) -> None:
+    """Binary and ordinal criteria: pass/fail against the gold, with F1, the true-positive and
+    true-negative rates and their intervals, the kappa on the scale, the baseline."""
+    gold_pass = [bool(criterion.passes(p.gold)) for p in scored]
+    judged_pass = [bool(criterion.passes(p.judged)) for p in scored]  # type: ignore[arg-type]
+    passfail = agreement.classification_metrics(gold_pass, judged_pass, labels=[True, False],
+                                                positive=True)
+    result.accuracy = passfail.accuracy
+    result.precision = finite_or_none(passfail.precision)
+    result.recall = finite_or_none(passfail.recall)
+    result.f1 = finite_or_none(passfail.f1)
+    result.macro_f1 = finite_or_none(passfail.macro_f1)
+    (tp, fn), (fp, tn) = passfail.confusion
+    result.counts = {"true_positives": tp, "false_negatives": fn, "true_negatives": tn,
+                     "false_positives": fp}
+    result.true_positive_rate = tp / (tp + fn) if tp + fn else None
+    result.true_negative_rate = tn / (tn + fp) if tn + fp else None
+    result.tpr_interval = _interval(agreement.rate_interval(tp, tp + fn))
+    result.tnr_interval = _interval(agreement.rate_interval(tn, tn + fp))
+    if criterion.scale is Scale.binary:
+        result.kappa = finite_or_none(passfail.kappa)
+        result.confusion = passfail.confusion
+        result.confusion_labels = ["yes", "no"]
+    else:
+        levels = sorted(criterion.levels or {})
+        on_levels = agreement.classification_metrics(
+            [int(p.gold) for p in scored], [int(p.judged) for p in scored],  # type: ignore
+            labels=levels, ordinal=True)
+        result.kappa = finite_or_none(on_levels.weighted_kappa)
+        result.confusion = on_levels.confusion
+        result.confusion_labels = [str(level) for level in levels]
+    result.f1_interval = agreement.f1_interval(
+        gold_pass, judged_pass, positive=True, labels=[True, False],
+        n_resamples=options.bootstrap, seed=options.seed)
+    base = agreement.random_baseline(gold_pass, labels=[True, False], positive=True)
+    result.baseline = Baseline(accuracy=base.accuracy, f1=base.f1, macro_f1=base.macro_f1,
+                               kappa=base.kappa, true_positive_rate=base.recall,
+                               true_negative_rate=base.true_negative_rate)
+
+
+def _fmt_interval(interval: tuple[float, float] | None) -> str:
+    return "undefined" if interval is None else f"[{interval[0]:.3f}, {interval[1]:.3f}]"
+
+
+def trust_reasons(criterion: Criterion, result: CriterionCalibration,
+                  options: TrustOptions) -> list[str]:
+    """Why a criterion is not trusted (empty: trusted). Support and coverage; for pass/fail
+    criteria the F1 and both the true-positive and true-negative rates' lower bounds, for a
+    categorical one the accuracy's; and the judge's agreement with itself where it was
+    retested."""
+    reasons = []
+    if result.support < options.min_support:
+        reasons.append(f"support {result.support} < {options.min_support}")
+    coverage = result.coverage
+    if coverage is None or coverage < options.min_coverage:
+        reasons.append(f"coverage {0 if coverage is None else coverage:.2f} < "
+                       f"{options.min_coverage:g}")
+    if criterion.scale is Scale.categorical:
+        low = result.accuracy_interval[0] if result.accuracy_interval else None
+        if low is None or low < options.floor:
+            reasons.append(f"accuracy lower bound {'undefined' if low is None else f'{low:.3f}'}"
+                           f" < {options.floor:g}")
+    else:
+        low = result.f1_interval[0] if result.f1_interval else None
+        if low is None or low < options.floor:
+            reasons.append(f"F1 lower bound {'undefined' if low is None else f'{low:.3f}'} < "
+                           f"{options.floor:g}")
+        for name, interval, floor in (("true-positive", result.tpr_interval, options.tpr_floor),
+                                      ("true-negative", result.tnr_interval, options.tnr_floor)):
+            bound = interval[0] if interval else None
+            if bound is None or bound < floor:
+                reasons.append(f"{name} rate lower bound "
+                               f"{'undefined (no such case)' if bound is None else f'{bound:.3f}'}"
+                               f" < {floor:g}")
+    reasons += retest_reasons(criterion, result, options)
+    return reasons
+
+
+def retest_reasons(criterion: Criterion, result: CriterionCalibration,
+                   options: TrustOptions) -> list[str]:
+    """Trust refused by the judge's agreement with itself: its agreement with people above the
+    retest ceiling's interval ((1 + retest agreement) / 2: one of the two measurements is off),
+    a ceiling whose lower bound is below the floor (agreement with people at the floor cannot
+    be told apart from the judge's own noise), or a retest alpha below the rubric's
+    `reliability.retest_alpha_at_least`."""
+    retest = result.retest
+    if retest is None:
+        return []
+    reasons = []
+    human = result.accuracy
+    ceiling = retest.ceiling_interval
+    if human is not None and ceiling is not None and human > ceiling[1] + 1e-9:
+        reasons.append(f"agreement with people {human:.3f} is above the retest ceiling "
+                       f"{_fmt_interval(ceiling)}: a judge cannot agree with people more than "
+                       f"(1 + its agreement with itself) / 2 (too few labels, anchored labels, "
+                       f"or another model served)")
+    if ceiling is not None and ceiling[0] < options.floor:
+        reasons.append(f"retest ceiling lower bound {ceiling[0]:.3f} < {options.floor:g}: the "
+                       f"judge's answers change too often on a re-ask for an agreement with "
+                       f"people at the floor to be told apart from its own noise")
+    limit = criterion.reliability.retest_alpha_at_least if criterion.reliability else None
+    if limit is not None:
+        alpha = retest.alpha
+        if alpha is None or alpha < limit:
+            reasons.append(f"retest alpha {'undefined' if alpha is None else f'{alpha:.3f}'} < "
+                           f"{limit:g} (the rubric's limit)")
+    return reasons
+
+
 def calibrate_criterion(criterion: Criterion, pairs: list[Pair], *, ties: int,
                         options: TrustOptions,
-                        ratings: dict[str, dict[str, bool | int]] | None = None,
-                        judged_all: dict[str, bool | int | None] | None = None
+                        ratings: dict[str, dict[str, Value]] | None = None,
+                        judged_all: dict[str, Value | None] | None = None,
+                        retest: RetestCriterion | None = None
                         ) -> CriterionCalibration:
     """Metrics and the trust decision for one criterion. `ratings` (every labelled claim,
-    ties included) and `judged_all` feed the human-agreement figures."""
+    ties included) and `judged_all` feed the human-agreement figures; `retest` is the judge's
+    agreement with itself on this criterion, when it was retested."""
     scored = [p for p in pairs if p.judged is not None]
     unscored = len(pairs) - len(scored)
     coverage = len(scored) / len(pairs) if pairs else None
     result = CriterionCalibration(criterion=criterion.id, scale=criterion.scale,
                                   decision="needs_humans", reasons=[], support=len(scored),
-                                  scored=len(scored), unscored=unscored, coverage=coverage)
+                                  scored=len(scored), unscored=unscored, coverage=coverage,
+                                  retest=retest)
     if scored:
-        gold_pass = [criterion.passes(p.gold) for p in scored]
-        judged_pass = [criterion.passes(p.judged) for p in scored]  # type: ignore[arg-type]
-        passfail = agreement.classification_metrics(gold_pass, judged_pass, labels=[True, False],
-                                                    positive=True)
-        result.accuracy = passfail.accuracy
-        result.precision = finite_or_none(passfail.precision)
-        result.recall = finite_or_none(passfail.recall)
-        result.f1 = finite_or_none(passfail.f1)
-        result.macro_f1 = finite_or_none(passfail.macro_f1)
-        if criterion.scale is Scale.binary:
-            result.kappa = finite_or_none(passfail.kappa)
-            result.confusion = passfail.confusion
-            result.confusion_labels = ["yes", "no"]
+        if criterion.scale is Scale.categorical:
+            _on_categories(criterion, scored, result, options)
         else:
-            levels = sorted(criterion.levels or {})
-            on_levels = agreement.classification_metrics(
-                [int(p.gold) for p in scored], [int(p.judged) for p in scored],  # type: ignore
-                labels=levels, ordinal=True)
-            result.kappa = finite_or_none(on_levels.weighted_kappa)
-            result.confusion = on_levels.confusion
-            result.confusion_labels = [str(level) for level in levels]
-        result.f1_interval = agreement.f1_interval(
-            gold_pass, judged_pass, positive=True, labels=[True, False],
-            n_resamples=options.bootstrap, seed=options.seed)
+            _on_pass_fail(criterion, scored, result, options)
         confident = [p for p in scored if p.confidence is not None]
         if confident:
-            correct = [criterion.passes(p.gold) == criterion.passes(p.judged)  # type: ignore
-                       for p in confident]
+            correct = [_correct(criterion, p) for p in confident]
             confidences = [float(p.confidence) for p in confident]  # type: ignore[arg-type]
             threshold = agreement.confidence_threshold(confidences, correct, floor=options.floor,
                                                        min_items=min(10, len(confident)))
@@ -141,27 +283,36 @@ def calibrate_criterion(criterion: Criterion, pairs: list[Pair], *, ties: int,
         ratings = {p.claim: p.humans for p in pairs}
         judged_all = {p.claim: p.judged for p in pairs}
     result.humans = _human_agreement(criterion, ratings, judged_all or {}, ties)
-    reasons = []
-    if result.support < options.min_support:
-        reasons.append(f"support {result.support} < {options.min_support}")
-    if coverage is None or coverage < options.min_coverage:
-        reasons.append(f"coverage {0 if coverage is None else coverage:.2f} < "
-                       f"{options.min_coverage:g}")
-    low = result.f1_interval[0] if result.f1_interval else None
-    if low is None or low < options.floor:
-        reasons.append(f"F1 lower bound {'undefined' if low is None else f'{low:.3f}'} < "
-                       f"{options.floor:g}")
-    result.reasons = reasons
-    result.decision = "trusted" if not reasons else "needs_humans"
+    result.reasons = trust_reasons(criterion, result, options)
+    result.decision = "trusted" if not result.reasons else "needs_humans"
     return result
 
 
-def _human_agreement(criterion: Criterion, ratings: dict[str, dict[str, bool | int]],
-                     judged_all: dict[str, bool | int | None], ties: int) -> HumanAgreement:
+def corrected_pass_rate(criterion: Criterion, calibration: CriterionCalibration,
+                        answers: Sequence[Value], *, options: TrustOptions
+                        ) -> CorrectedPassRate | None:
+    """The pass rate of the judge's scored `answers` on one criterion (a run's), corrected for
+    the sensitivity and specificity it showed against people (None: a categorical criterion,
+    no answer, or no calibration counts)."""
+    if criterion.scale is Scale.categorical or not answers or not calibration.counts:
+        return None
+    passed = sum(1 for value in answers if criterion.passes(value))
+    found = agreement.corrected_rate(passed, len(answers), n_resamples=max(options.bootstrap,
+                                                                           2000),
+                                     seed=options.seed, **calibration.counts)
+    return CorrectedPassRate(n=found.n, passed=found.passed, observed=found.observed,
+                             sensitivity=found.sensitivity, specificity=found.specificity,
+                             corrected=found.corrected, interval=_interval(found.interval),
+                             clipped=found.clipped)
+
+
+def _human_agreement(criterion: Criterion, ratings: dict[str, dict[str, Value]],
+                     judged_all: dict[str, Value | None], ties: int) -> HumanAgreement:
     claims = sorted(ratings)
     raters = sorted({name for humans in ratings.values() for name in humans})
     ordinal = criterion.scale is Scale.ordinal
-    values: list[bool | int] = sorted(criterion.levels or {}) if ordinal else [True, False]
+    values: list[Value] = sorted(criterion.levels or {}) if ordinal else \
+        list(criterion.categories or []) if criterion.scale is Scale.categorical else [True, False]
     matrix = [[ratings[claim].get(name) for claim in claims] for name in raters]
     several = sum(1 for claim in claims if len(ratings[claim]) >= 2)
     alpha = human_kappa = judge_kappa = None
@@ -215,6 +366,7 @@ def calibrate_run(run_dir: Path, *, labels_path: Path | None = None, out: Path =
             f"{labels_path}: no blind labels (reviewers who did not see the AI's answers); "
             f"push with --blind-share > 0 and have them answered, or pass --include-anchored")
     library = RubricLibrary(rubrics_dir)
+    retests = read_retests(store)
     groups: dict[tuple[str, str], dict[str, Judgment]] = defaultdict(dict)
     for judgment in judgments:
         if judges and judgment.judge not in judges:
@@ -239,6 +391,7 @@ def calibrate_run(run_dir: Path, *, labels_path: Path | None = None, out: Path =
         any_line = next(iter(by_claim.values()))
         criteria = []
         pooled_pairs: list[Pair] = []
+        retested = retest_pairs(store, rubric, judge, retests)
         for criterion in rubric.criteria:
             ratings = human_ratings(criterion, rubric_labels)
             pairs, ties = join(criterion, by_claim, rubric_labels, ratings=ratings)
@@ -247,21 +400,35 @@ def calibrate_run(run_dir: Path, *, labels_path: Path | None = None, out: Path =
                 answer = by_claim[claim].answer(criterion.id) if claim in by_claim else None
                 judged_all[claim] = answer.value if answer is not None and \
                     answer.status is AnswerStatus.scored else None
-            criteria.append(calibrate_criterion(criterion, pairs, ties=ties, options=options,
-                                                ratings=ratings, judged_all=judged_all))
-            pooled_pairs += [Pair(p.claim + "|" + criterion.id, criterion.passes(p.gold),
-                                  None if p.judged is None else criterion.passes(p.judged),
+            retest = retest_criterion(criterion, retested.get(criterion.id, []),
+                                      n_resamples=options.bootstrap, seed=options.seed)
+            calibration = calibrate_criterion(criterion, pairs, ties=ties, options=options,
+                                              ratings=ratings, judged_all=judged_all,
+                                              retest=retest)
+            calibration.corrected = corrected_pass_rate(
+                criterion, calibration, [a.value for line in by_claim.values()
+                                         if (a := line.answer(criterion.id)) is not None
+                                         and a.status is AnswerStatus.scored
+                                         and a.value is not None], options=options)
+            criteria.append(calibration)
+            if not criterion.scored:
+                continue
+            pooled_pairs += [Pair(p.claim + "|" + criterion.id, bool(criterion.passes(p.gold)),
+                                  None if p.judged is None else bool(criterion.passes(p.judged)),
                                   p.confidence, {}) for p in pairs]
         pooled_criterion = Criterion(id="all_criteria", question="Every criterion, pass/fail.",
                                      scale=Scale.binary)
         pooled = calibrate_criterion(pooled_criterion, pooled_pairs, ties=0, options=options)
+        served = sorted({s for line in by_claim.values()
+                         if (s := line.provenance.served()) is not None})
         artifact = CalibrationArtifact(
             created_at=utc_now(), judge=judge, model=any_line.provenance.model, rubric=ref,
             template_hash=any_line.provenance.template_hash, run_id=store.info.run_id,
-            labels=label_set, options=options, criteria=criteria, pooled=pooled)
+            labels=label_set, options=options, criteria=criteria, pooled=pooled, served=served)
         previous = load_artifact(out, ref, judge)
         stale = staleness(previous, rubric=ref, template_hash=artifact.template_hash,
-                          model=artifact.model) if previous else None
+                          model=artifact.model,
+                          served=served[0] if len(served) == 1 else None) if previous else None
         path = artifact_path(out, ref, judge)
         path.parent.mkdir(parents=True, exist_ok=True)
         write_text_atomic(path, artifact.model_dump_json(indent=2, by_alias=True))
@@ -273,3 +440,60 @@ def calibrate_run(run_dir: Path, *, labels_path: Path | None = None, out: Path =
                                "and judgments are joined by claim key, rubric version and "
                                "criterion)")
     return results
+
+
+@dataclass
+class CorrectedRow:
+    """One criterion's pass rate in a run, corrected for the judge's measured errors."""
+
+    rubric: str
+    judge: str
+    criterion: str
+    decision: str
+    """The calibration's trust decision on the criterion (trusted | needs_humans)."""
+    stale: str | None
+    """Why the calibration no longer holds for the run's lines (then the rate is not shown as
+    corrected)."""
+    rate: CorrectedPassRate
+
+
+def corrected_rates(run_dir: Path, *, calibration_dir: Path = DEFAULT_DIR,
+                    rubrics_dir: Path | None = None,
+                    options: TrustOptions | None = None) -> list[CorrectedRow]:
+    """Per (rubric version, judge, criterion) of a run with a calibration: the judge's pass
+    rate on the run's claims (one line per claim: sample 0, straight order) and that rate
+    corrected for the sensitivity and specificity the calibration measured. Categorical
+    criteria and criteria the calibration has no counts for are left out."""
+    store = RunStore.open(run_dir, create=False)
+    try:
+        groups: dict[tuple[str, str], list[Judgment]] = defaultdict(list)
+        for line in store.iter_latest():
+            if line.rubric is not None and line.sample == 0 and not line.swapped:
+                groups[(str(line.rubric), line.judge)].append(line)
+    finally:
+        store.close()
+    rows = []
+    library = RubricLibrary(rubrics_dir)
+    for (ref_name, judge), lines in sorted(groups.items()):
+        ref = lines[0].rubric
+        assert ref is not None
+        artifact = load_artifact(calibration_dir, ref, judge)
+        if artifact is None:
+            continue
+        rubric = judged_rubric(library, ref)
+        first = lines[0].provenance
+        stale = staleness(artifact, rubric=ref, template_hash=first.template_hash,
+                          model=first.model, served=first.served())
+        for calibration in artifact.criteria:
+            if calibration.scale is Scale.categorical or not calibration.counts:
+                continue
+            criterion = rubric.criterion(calibration.criterion)
+            values = [a.value for line in lines if (a := line.answer(calibration.criterion))
+                      is not None and a.status is AnswerStatus.scored and a.value is not None]
+            rate = corrected_pass_rate(criterion, calibration, values,
+                                       options=options or artifact.options)
+            if rate is not None:
+                rows.append(CorrectedRow(rubric=ref_name, judge=judge,
+                                         criterion=calibration.criterion,
+                                         decision=calibration.decision, stale=stale, rate=rate))
+    return rows

@@ -13,11 +13,13 @@ from rich.logging import RichHandler
 from judging.cli.app import app
 from judging.cli.calibrate import calibrate
 from judging.cli.check import check
+from judging.cli.compare import compare
 from judging.cli.consensus import consensus
 from judging.cli.merge import merge
 from judging.cli.options import err_console
 from judging.cli.publish import publish
 from judging.cli.report import report
+from judging.cli.rerun import rerun
 from judging.cli.resolve import leaderboard, resolve
 from judging.cli.review import review
 from judging.cli.rubric import rubric
@@ -37,8 +39,8 @@ def main(verbose: bool) -> None:
 
 
 # In the order `judging --help` lists them (click sorts by name) and the README tells them.
-for command in (check, run, watch, merge, report, review, calibrate, resolve, consensus,
-                leaderboard, publish, app, similarity, chart, rubric):
+for command in (check, run, rerun, watch, merge, report, review, calibrate, compare, resolve,
+                consensus, leaderboard, publish, app, similarity, chart, rubric):
     main.add_command(command)
 
 

@@ -50,6 +50,13 @@ from judging.cli.options import (
 @click.option("--against", default=None,
               help="--table --retest: comma-separated columns to set against A (e.g. an "
                    "archived verdict).")
+@click.option("--base-url", envvar="OPENAI_BASE_URL", default=None, show_envvar=True,
+              help="RUN_DIR --retest: the endpoint to re-judge with [default: the one each line "
+                   "recorded].")
+@click.option("--api-key", envvar="OPENAI_API_KEY", default=None, show_envvar=True,
+              help="RUN_DIR --retest: the endpoint's API key (used, never recorded).")
+@click.option("--concurrency", type=click.IntRange(1, 256), default=8, show_default=True,
+              help="RUN_DIR --retest: calls in flight.")
 @rubrics_dir_option
 @friendly_errors
 def calibrate(run_dir: Path | None, labels_path: Path | None, out: Path, judges: tuple[str, ...],
@@ -57,7 +64,8 @@ def calibrate(run_dir: Path | None, labels_path: Path | None, out: Path, judges:
               bootstrap: int, seed: int, table: Path | None, judge_column: str | None,
               human_columns: str | None, compare: str | None, ordinal: bool,
               order: str | None, retest: str | None, cluster: str | None,
-              against: str | None, rubrics_dir: Path | None) -> None:
+              against: str | None, base_url: str | None, api_key: str | None,
+              concurrency: int, rubrics_dir: Path | None) -> None:
     """How far each AI judge agrees with people, per criterion: metrics, trust decisions, reports.
 
     With RUN_DIR: joins the run's judgments with its labels (blind ones by default) and writes
@@ -70,7 +78,7 @@ def calibrate(run_dir: Path | None, labels_path: Path | None, out: Path, judges:
         calibrate_table,
         write_table_report,
     )
-    from judging.rundir import CalibrationPaths
+    from judging.rundir import CalibrationPaths, RunPaths
 
     if table is not None and retest is not None:
         _table_retest(table, retest, cluster=cluster, against=against, order=order,
@@ -92,6 +100,15 @@ def calibrate(run_dir: Path | None, labels_path: Path | None, out: Path, judges:
         raise click.UsageError("give RUN_DIR, or --table FILE")
     options = TrustOptions(min_support=min_support, min_coverage=min_coverage, floor=floor,
                            bootstrap=bootstrap, seed=seed, include_anchored=include_anchored)
+    if retest is not None:
+        if not retest.isdigit() or int(retest) < 1:
+            raise click.UsageError("--retest with RUN_DIR takes a number of lines: N")
+        labels_file = labels_path or RunPaths(run_dir).labels
+        if not _run_retest(run_dir, int(retest), base_url=base_url, api_key=api_key,
+                           concurrency=concurrency, judges=list(judges), seed=seed,
+                           options=options, rubrics_dir=rubrics_dir, out=out,
+                           labelled=labels_file.is_file()):
+            return
     results = calibrate_run(run_dir, labels_path=labels_path, out=out, options=options,
                             judges=list(judges) or None, rubrics_dir=rubrics_dir)
     for result in results:
@@ -109,6 +126,50 @@ def calibrate(run_dir: Path | None, labels_path: Path | None, out: Path, judges:
             table.add_row(row.group, row.criterion, str(row.both), _num(row.agreement, 2),
                           _num(row.kappa, 2), _num(row.left_f1, 2), _num(row.right_f1, 2))
         console.print(table)
+
+
+def _run_retest(run_dir: Path, n: int, *, base_url: str | None, api_key: str | None,
+                concurrency: int, judges: list[str], seed: int, options, rubrics_dir: Path | None,
+                out: Path, labelled: bool) -> bool:
+    """Re-judge n random lines, print the judge's agreement with itself per criterion and write
+    it under reports/; True when the run has labels to calibrate on as well."""
+    from judging.calibrate.retest import retest_run, retest_summary, write_retest_summary
+    from judging.judges import LLMOptions
+
+    done = retest_run(run_dir, n, llm=LLMOptions(base_url=base_url, api_key=api_key),
+                      seed=seed, judges=judges or None, concurrency=concurrency,
+                      rubrics_dir=rubrics_dir)
+    console.print(f"re-judged {done.written} of {done.eligible} line(s) drawn at random (seed "
+                  f"{seed}), the answer cache bypassed; appended to "
+                  f"{run_dir / 'retests.jsonl'}"
+                  + (f"; {done.different_request} sent another request than the original "
+                     f"(the prompt or settings changed since) and are not compared"
+                     if done.different_request else "")
+                  + (f"; {done.failed} could not be answered" if done.failed else ""),
+                  soft_wrap=True)
+    summary = retest_summary(run_dir, n_resamples=options.bootstrap, seed=seed,
+                             rubrics_dir=rubrics_dir)
+    for (rubric, judge), rows in summary.items():
+        table = Table(title=f"{judge} on {rubric} against itself")
+        for column in ("criterion", "pairs", "changed", "agreement [95%]", "ceiling",
+                       "alpha [95%]", "flips"):
+            table.add_column(column)
+        for criterion, r in rows.items():
+            table.add_row(criterion, str(r.n), str(r.disagreements),
+                          _num(r.agreement, 3) + _span(r.agreement_interval),
+                          _num(r.ceiling, 3), _num(r.alpha, 3) + _span(r.alpha_interval),
+                          ", ".join(f"{k}: {v}" for k, v in r.flips.items()) or "none")
+        console.print(table)
+    folder = write_retest_summary(summary, out)
+    console.print(f"retest report: {folder}", soft_wrap=True)
+    if not labelled:
+        console.print("no labels: the retest is reported alone (calibrate with labels to set it "
+                      "beside the agreement with people)", soft_wrap=True)
+    return labelled
+
+
+def _span(interval) -> str:
+    return "" if not interval else f" [{interval[0]:.2f}, {interval[1]:.2f}]"
 
 
 def _table_retest(table: Path, retest: str, *, cluster: str | None, against: str | None,
@@ -169,16 +230,23 @@ def _print_calibration(result) -> None:
     table = Table(title=f"{artifact.judge} on {artifact.rubric} — {artifact.labels.used} "
                         f"{source} label(s)"
                         f"{'' if artifact.labels.blind_only else ', anchored included'}")
-    for column in ("criterion", "decision", "n", "coverage", "F1 [95%]", "kappa", "humans α",
-                   "threshold", "saved"):
+    for column in ("criterion", "decision", "n", "coverage", "F1 (accuracy*) [95%]",
+                   "TPR / TNR low", "kappa", "retest α", "humans α", "threshold", "saved"):
         table.add_column(column)
     for c in [*artifact.criteria, *([artifact.pooled] if artifact.pooled else [])]:
-        interval = "" if not c.f1_interval else \
-            f" [{c.f1_interval[0]:.2f}, {c.f1_interval[1]:.2f}]"
+        categorical = c.scale == "categorical"
+        value, found = (c.accuracy, c.accuracy_interval) if categorical else (c.f1, c.f1_interval)
+        interval = "" if not found else f" [{found[0]:.2f}, {found[1]:.2f}]"
+        lows = "-" if categorical else \
+            f"{_num(c.tpr_interval[0] if c.tpr_interval else None, 2)} / " \
+            f"{_num(c.tnr_interval[0] if c.tnr_interval else None, 2)}"
         table.add_row(c.criterion,
                       "[green]trusted[/]" if c.decision == "trusted" else "[yellow]needs humans[/]",
-                      str(c.support), _num(c.coverage, 2), _num(c.f1, 2) + interval,
-                      _num(c.kappa, 2), _num(c.humans.alpha if c.humans else None, 2),
+                      str(c.support), _num(c.coverage, 2),
+                      ("*" if categorical and value is not None else "") + _num(value, 2)
+                      + interval, lows, _num(c.kappa, 2),
+                      _num(c.retest.alpha if c.retest else None, 2),
+                      _num(c.humans.alpha if c.humans else None, 2),
                       _num(c.confidence_threshold, 2), _num(c.work_saved, 2))
     console.print(table)
     if source == "construction":

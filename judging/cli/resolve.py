@@ -28,7 +28,8 @@ def resolve(run_dir: Path, labels_path: Path | None, calibration_dir: Path | Non
     """Final decisions: human majority, else trusted AI, else pending review.
 
     Writes RUN_DIR/decisions.jsonl (per claim and rubric, per criterion, who decided) and
-    RUN_DIR/final.jsonl (per claim: outcome and whether the participant's verdict is upheld).
+    RUN_DIR/final.jsonl (per claim: outcome, whether the participant's verdict is upheld, and
+    the claim's final verdict: verified, falsified, toy, inconclusive or pending).
     """
 
     from judging.resolve import write_resolution
@@ -38,8 +39,16 @@ def resolve(run_dir: Path, labels_path: Path | None, calibration_dir: Path | Non
     console.print(f"{done.claims} claim(s): " + ", ".join(f"{n} {k}" for k, n in
                                                           sorted(done.outcomes.items())),
                   soft_wrap=True)
-    console.print("verdict upheld: " + ", ".join(f"{n} {k}" for k, n in
-                                                 sorted(done.upheld.items())), soft_wrap=True)
+    console.print("participant's verdict upheld: " + ", ".join(
+        f"{n} {k}" for k, n in sorted(done.upheld.items())), soft_wrap=True)
+    if done.drift:
+        console.print(f"[bold yellow]drift:[/] {done.drift} line(s) were served by another model "
+                      f"or build than their judge's first calls (flagged served_changed; "
+                      f"calibrations made on the first do not trust them): "
+                      f"{run_dir / 'drift.json'}", soft_wrap=True)
+    if done.final_verdicts:
+        console.print("final verdict (human, else trusted AI, else pending): " + ", ".join(
+            f"{n} {k}" for k, n in sorted(done.final_verdicts.items())), soft_wrap=True)
     console.print("criteria decided by: " + ", ".join(f"{n} {k}" for k, n in
                                                       sorted(done.deciders.items())),
                   soft_wrap=True)
@@ -65,8 +74,11 @@ def leaderboard_console_table(title: str, rows: list[dict], columns: list[str]) 
 @click.command()
 @click.argument("run_dir", type=click.Path(path_type=Path, file_okay=False, exists=True))
 @event_option
+@calibration_dir_option
+@rubrics_dir_option
 @friendly_errors
-def leaderboard(run_dir: Path, event_path: Path | None) -> None:
+def leaderboard(run_dir: Path, event_path: Path | None, calibration_dir: Path | None,
+                rubrics_dir: Path | None) -> None:
     """Rank submissions, participants and papers by the final decisions (CSV, HTML, console).
 
     More passes first, then more claims addressed, then fewer fails; a claim waiting for review
@@ -91,5 +103,6 @@ def leaderboard(run_dir: Path, event_path: Path | None) -> None:
         console.print(leaderboard_console_table("Participants", board.participants,
                                                 PARTICIPANT_COLUMNS))
     console.print(RULE_TEXT, soft_wrap=True, highlight=False)
-    for path in write_leaderboard(run_dir, board=board):
+    for path in write_leaderboard(run_dir, board=board, calibration_dir=calibration_dir,
+                                  rubrics_dir=rubrics_dir):
         console.print(f"wrote {path}", soft_wrap=True)

@@ -91,7 +91,8 @@ def rubric_show(ref: str, as_json: bool, rubrics_dir: Path | None) -> None:
                   f"(weighted mean)\n")
     console.print(loaded.instructions.strip() + "\n", highlight=False)
     for criterion in loaded.criteria:
-        tags = [criterion.scale.value, f"weight {criterion.weight:g}"]
+        tags = [criterion.scale.value, f"weight {criterion.weight:g}" if criterion.scored else
+                "no weight: " + " | ".join(criterion.categories or [])]
         if criterion.gate:
             tags.append("gate")
         if criterion.applies_if:

@@ -57,15 +57,15 @@ def _parse_shard(ctx: click.Context, param: click.Parameter, value: str | None):
 
 def _llm(*, extract: str | None, max_cost: float | None, prices: dict[str, tuple[float, float]],
          prices_file: Path | None, base_url: str | None, api_key: str | None,
-         temperature: float, max_tokens: int, timeout: float, max_retries: int,
-         image_detail: str, no_images: bool, response_format: str, cache_dir: Path | None,
-         no_cache: bool) -> LLMChoice:
+         temperature: float, max_tokens: int, evidence_budget: int, timeout: float,
+         max_retries: int, image_detail: str, no_images: bool, response_format: str,
+         cache_dir: Path | None, no_cache: bool) -> LLMChoice:
     from judging.judges import LLMOptions
 
     return LLMChoice(extract=extract, options=LLMOptions(
         base_url=base_url or None, api_key=api_key or None, temperature=temperature,
         max_tokens=max_tokens, timeout=timeout, max_retries=max_retries,
-        images=not no_images, image_detail=image_detail,  # type: ignore[arg-type]
+        evidence_budget=evidence_budget, images=not no_images, image_detail=image_detail,  # type: ignore[arg-type]
         response_format=response_format,  # type: ignore[arg-type]
         cache_dir=cache_dir, use_cache=not no_cache, max_cost=max_cost, prices=prices,
         prices_file=prices_file))
@@ -105,6 +105,11 @@ llm_options = option_group("llm", _llm,
     click.option("--temperature", type=click.FloatRange(0, 2), default=0.0, show_default=True),
     click.option("--max-tokens", type=click.IntRange(16, 100_000), default=2000, show_default=True,
                   help="Answer length limit per call."),
+    click.option("--evidence-budget", type=click.IntRange(2000), default=60_000,
+                  show_default=True,
+                  help="Characters of the participant's text one prompt carries at most; a "
+                       "justification that does not fit is cut with a notice, the cut recorded, "
+                       "and the verdict criteria that read it left unscored."),
     click.option("--timeout", type=click.FloatRange(min=1), default=60.0, show_default=True,
                   help="Seconds per call attempt."),
     click.option("--max-retries", type=click.IntRange(0, 20), default=4, show_default=True,
@@ -246,6 +251,9 @@ def run(sources: tuple[str, ...], discover: tuple[str, ...], as_of: str | None,
     README.md with front matter and its reports), a folder of such folders, or a Hugging Face
     repo: hf://spaces/OWNER/NAME or hf://datasets/OWNER/NAME[@REV][/SUBFOLDER]. With
     --discover TAG, SOURCE may be left out. HF_TOKEN, when set, is sent to the Hub.
+
+    An LLM judge's endpoint is checked before the first call; a run whose calls all fail, or
+    that stops because they keep failing the same way, is `failed` (exit code 1).
     """
     import asyncio
     import os
@@ -286,6 +294,10 @@ def run(sources: tuple[str, ...], discover: tuple[str, ...], as_of: str | None,
     if estimate:
         _print_estimate(asyncio.run(Runner(request).estimate()))
         return
+    # Sources, registry, rubrics, judges and their endpoint, before anything is drawn or
+    # written: a configuration error is one line, no progress bar, no run folder.
+    runner = Runner(request)
+    runner.prepare()
     with Progress(TextColumn("[bold]judging"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), TimeRemainingColumn(), console=err_console,
                   transient=False) as progress:
@@ -294,7 +306,7 @@ def run(sources: tuple[str, ...], discover: tuple[str, ...], as_of: str | None,
         def on_progress(done: int, total: int) -> None:
             progress.update(task, completed=done, total=total)
 
-        runner = Runner(request, on_progress=on_progress)
+        runner.on_progress = on_progress
         result = asyncio.run(runner.run())
     from judging.report import summary_rows
 
@@ -306,8 +318,9 @@ def run(sources: tuple[str, ...], discover: tuple[str, ...], as_of: str | None,
                                                 sorted(result.counts.items()))
                       + f" (per claim: `judging report {escape(str(result.root))}`)",
                       soft_wrap=True)
+    resumed = f", {result.skipped} already done (resumed)" if result.skipped else ""
     console.print(f"run [bold]{result.run_id}[/] in {escape(str(result.root))}: {result.written} "
-                  f"new judgment line(s), {result.skipped} already done (resumed)", soft_wrap=True)
+                  f"new judgment line(s){resumed}", soft_wrap=True)
     if runner.budget is not None:
         console.print(f"spent ${runner.budget.spent:.4f} of the ${runner.budget.limit:.4f} "
                       f"budget", soft_wrap=True)
@@ -317,6 +330,13 @@ def run(sources: tuple[str, ...], discover: tuple[str, ...], as_of: str | None,
             f"{n} {kind} pair(s) across submissions" for kind, n in sorted(kinds.items()))
             + f" (flagged on both sides; see {result.root / 'integrity.json'})",
             soft_wrap=True)
+    if result.drift is not None and result.drift.changes:
+        changed = {c.served for c in result.drift.changes}
+        console.print(f"[bold yellow]drift:[/] {len(result.drift.changes)} line(s) were served by "
+                      f"another model or build than their judge's first calls "
+                      f"({', '.join(sorted(changed))}): flagged served_changed; calibrations "
+                      f"made on the first do not trust them (see "
+                      f"{escape(str(result.root / 'drift.json'))})", soft_wrap=True)
     if result.not_addressed:
         from judging.rundir import RunPaths
 

@@ -40,7 +40,13 @@ from judging.models import (
     Verdict,
     natural_key,
 )
-from judging.rundir import RunStore, read_consensus, read_integrity, write_consensus
+from judging.rundir import (
+    RunStore,
+    iter_final_verdicts,
+    read_consensus,
+    read_integrity,
+    write_consensus,
+)
 
 #: The judgment flag of a reproduced figure that copies the published one (run/measure.py): not
 #: a reproduction at all, so it adds no support.
@@ -123,9 +129,21 @@ def _copy_groups(keys: list[str], integrity: IntegrityReport) -> list[list[str]]
     return [sorted(group) for group in groups.values()]
 
 
+#: Final verdicts the consensus counts (toy settles no direction: like a toy run, not counted).
+COUNTED_FINALS = ("verified", "falsified", "inconclusive")
+
+
+def read_final_verdicts(store: RunStore) -> dict[str, str]:
+    """The claims' decided final verdicts from `resolve` (final.jsonl), by claim key: pending
+    ones and claims whose rubrics ask for none are left out."""
+    return {key: verdict for key, verdict in iter_final_verdicts(store.root)
+            if verdict not in (None, "pending")}
+
+
 def _claim_consensus(claim_id: str, claims: list[ClaimInput],
                      chosen: dict[str, _Chosen],
-                     integrity: IntegrityReport, rules: ConsensusRules) -> ClaimConsensus:
+                     integrity: IntegrityReport, rules: ConsensusRules,
+                     finals: dict[str, str] | None = None) -> ClaimConsensus:
     claims = sorted(claims, key=lambda c: str(c.key))
     rows: dict[str, Reproduction] = {}
     tolerances: dict[str, Tolerance | None] = {}
@@ -168,16 +186,30 @@ def _claim_consensus(claim_id: str, claims: list[ClaimInput],
                     detail=f"shares its figure or justification with {speaker}: the "
                            f"{len(group)} copies count once (as {speaker}), this one adds no "
                            f"support"))
-    for row in rows.values():
-        row.counted = row.independent and not row.toy and row.verdict is not None
+    for key, row in rows.items():
+        final = (finals or {}).get(key)
+        row.final_verdict = final
+        if final is not None:
+            row.counted_from = "final"
+            row.counted_verdict = final if final in COUNTED_FINALS else None
+        elif row.verdict is not None and not row.toy:
+            row.counted_from = "participant"
+            row.counted_verdict = row.verdict.value
+        row.counted = row.independent and row.counted_verdict is not None
 
-    votes = Counter(r.verdict.value for r in rows.values() if r.counted and r.verdict)
+    votes = Counter(r.counted_verdict for r in rows.values() if r.counted and r.counted_verdict)
+    sources = Counter(r.counted_from for r in rows.values() if r.counted and r.counted_from)
     verdict, support, reason = consensus_verdict(votes, min_support=rules.min_support)
+    if sources:
+        reason += " (counted: " + ", ".join(
+            f"{n} {'final verdict(s)' if what == 'final' else 'participant verdict(s)'}"
+            for what, n in sorted(sources.items())) + ")"
     counted = sum(votes.values())
     if verdict is not None:
         opposite = Verdict.falsified if verdict == "verified" else Verdict.verified
         for row in rows.values():
-            if row.verdict is opposite:
+            shown = row.final_verdict or (row.verdict.value if row.verdict else None)
+            if shown == opposite.value:
                 row.flags.append(Flag(
                     name=CONTRADICTS_CONSENSUS,
                     detail=f"{opposite.value} against a {verdict} consensus ({support} of "
@@ -190,7 +222,8 @@ def _claim_consensus(claim_id: str, claims: list[ClaimInput],
         claim_id=claim_id, paper_id=claims[0].submission.paper_id, kind=claims[0].claim.kind,
         statement=claims[0].claim.statement, reproductions=list(rows.values()),
         independent=sum(1 for r in rows.values() if r.independent),
-        votes=dict(sorted(votes.items())), verdict=verdict, support=support,
+        votes=dict(sorted(votes.items())), counted_from=dict(sorted(sources.items())),
+        verdict=verdict, support=support,
         agreement=round(max(votes.values()) / counted, 3) if counted else None,
         reason=reason, spread=spreads)
 
@@ -235,8 +268,12 @@ def inputs_hash(store: RunStore, integrity: IntegrityReport) -> str:
     lines = sorted((str(j.claim), str(j.rubric), j.judge, j.sample, j.input_hash)
                    for j in store.iter_latest_heads())
     claims = sorted(store.claim_keys())
-    return content_hash({"lines": lines, "claims": claims,
-                         "pairs": [p.model_dump(mode="json") for p in integrity.pairs]})
+    finals = read_final_verdicts(store)
+    found = {"lines": lines, "claims": claims,
+             "pairs": [p.model_dump(mode="json") for p in integrity.pairs]}
+    if finals:  # left out while there is none, so that earlier consensus files stay current
+        found["finals"] = sorted(finals.items())
+    return content_hash(found)
 
 
 def compute_consensus(run_dir: Path, *, rules: ConsensusRules | None = None,
@@ -260,11 +297,12 @@ def compute_consensus(run_dir: Path, *, rules: ConsensusRules | None = None,
             by_claim[claim.claim.claim_id].append(str(claim.key))
     registry_keys = {key for keys in by_claim.values() for key in keys}
     chosen = {key: _chosen(lines) for key, lines in store.latest_by_claim(registry_keys)}
+    finals = read_final_verdicts(store)
     consensus = []
     # Registry claims in natural order of their ids (r2 before r10), as every table shows them.
     for claim_id, keys in sorted(by_claim.items(), key=lambda item: natural_key(item[0])):
         claims = [claim for claim in map(store.claim, keys) if claim is not None]
-        consensus.append(_claim_consensus(claim_id, claims, chosen, integrity, rules))
+        consensus.append(_claim_consensus(claim_id, claims, chosen, integrity, rules, finals))
     report = ConsensusReport(computed_at=datetime.now(UTC),
                              inputs_hash=inputs_hash(store, integrity), rules=rules,
                              claims=consensus)

@@ -39,6 +39,7 @@ from judging.intake.registry import (
     load_registry,
 )
 from judging.intake.sources import (
+    HUB_PREFIX,
     HubSource,
     expand_source,
     fetch_hub_source,
@@ -46,7 +47,7 @@ from judging.intake.sources import (
 )
 from judging.intake.space import SpaceFiles, is_space, load_space, read_space
 
-__all__ = ["MANIFEST_NAMES", "DiscoveredSpace", "HubSource", "LoadedSubmission", "Logbook",
+__all__ = ["HUB_PREFIX", "MANIFEST_NAMES", "DiscoveredSpace", "HubSource", "LoadedSubmission", "Logbook",
            "PinnedCommit", "PlannedSource", "Registry", "RegistryClaim", "SourcePlan",
            "SpaceFiles", "StructuredAsk", "apply_registry", "is_space", "load_space",
            "read_space",

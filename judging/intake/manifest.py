@@ -188,6 +188,8 @@ def _claim_input(claim: Claim, header: SubmissionHeader, folder: Path, registry:
         evidence["proof_script"] = confine_file(folder, claim.evidence.proof_script)
     for i, log in enumerate(claim.evidence.logs):
         evidence[f"logs[{i}]"] = confine_file(folder, log)
+    if claim.evidence.rerun is not None and claim.evidence.rerun.environment:
+        evidence["rerun.environment"] = confine_file(folder, claim.evidence.rerun.environment)
     for i, trace in enumerate(claim.evidence.traces):
         evidence[f"traces[{i}]"] = confine_file(folder, trace)
     own_published = (confine_file(folder, claim.published_figure) if claim.published_figure
@@ -229,7 +231,8 @@ def _claim_input(claim: Claim, header: SubmissionHeader, folder: Path, registry:
         submission=header, claim=effective, root=folder, published_path=published,
         reproduced_path=reproduced, participant_reference_path=participant_reference,
         published_data_path=published_data, reproduced_data_path=reproduced_data,
-        evidence_paths=evidence, reference=origin, flags=flags, manifest_line=line)
+        evidence_paths=evidence, reference=origin, flags=flags, manifest_line=line,
+        rerun_pattern=entry.rerun_pattern if entry is not None else None)
 
 
 def _published_data(claim: Claim, registry_data: Path | None, own: Path | None, *,

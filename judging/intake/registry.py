@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, TypeAdapter, ValidationError
+from pydantic import Field, TypeAdapter, ValidationError, field_validator
 
 from judging._yaml import (
     LocatedDocument,
@@ -64,6 +64,24 @@ class RegistryClaim(StrictModel):
     values: list[TableValue] | None = None
     """Table claims: the reported value of each cell (by name)."""
     tolerance: Tolerance | None = None
+    rerun_pattern: str | dict[str, str] | None = None
+    """How `judging rerun` reads the claim's number from a re-run's output: a regular expression
+    whose first group is the number (the last match counts); a table claim's, one per cell name.
+    Authoritative: it replaces what the participant declares."""
+
+    @field_validator("rerun_pattern")
+    @classmethod
+    def _one_group(cls, value: str | dict[str, str] | None) -> str | dict[str, str] | None:
+        for pattern in ([value] if isinstance(value, str) else list((value or {}).values())):
+            try:
+                compiled = re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(f"rerun_pattern {pattern!r} is not a regular expression: "
+                                 f"{exc}") from None
+            if compiled.groups < 1:
+                raise ValueError(f"rerun_pattern {pattern!r} has no group: put the number in "
+                                 f"(...)")
+        return value
 
 
 class RegistryPaper(StrictModel):
@@ -153,7 +171,7 @@ class Registry:
 
 #: ICML shape: the keys of a claim taken onto `RegistryClaim` (besides `text`, the statement).
 ICML_FIELDS = ("kind", "source", "published_figure", "published_data", "reported_value",
-               "values", "tolerance")
+               "values", "tolerance", "rerun_pattern")
 
 _CLAIM_ID = TypeAdapter(Identifier)
 

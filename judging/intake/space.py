@@ -651,7 +651,7 @@ def _to_input(found: FoundClaim, claim_id: str, origin: str, header: SubmissionH
     values: dict[str, object] = {}
     if kind in ("number", "figure", "theorem"):
         values = {"reported_value": ex.reported, "reproduced_value": ex.reproduced}
-    scale = f"toy: {ex.toy_quote}" if ex.toy and ex.toy_quote else ex.scale_note
+    scale = ex.toy_note()
     claim = Claim(
         claim_id=claim_id, kind=kind, statement=(statement(found) or claim_id)[:4000],
         reproduced_figure=figure, verdict=ex.verdict,

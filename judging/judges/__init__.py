@@ -24,6 +24,7 @@ from judging.judges.openai import (
     OpenAIJudge,
     StructuredAnswer,
     StructuredCaller,
+    check_endpoint,
     openai_judge,
     structured_caller,
 )
@@ -40,7 +41,7 @@ from judging.judges.prompt import hold_images, read_images, release_images
 __all__ = ["AGGREGATION", "AnswerCache", "Budget", "CallEstimate", "EndpointClient", "Judge",
            "JudgeConfigError", "JudgeResult", "JudgeTask",
            "LLMOptions", "OfflineJudge", "OpenAIJudge", "UnknownJudgeSpec", "aggregate_panel",
-           "choose_judgment", "hold_images", "make_judge", "offline_judge",
+           "check_endpoint", "choose_judgment", "hold_images", "make_judge", "offline_judge",
            "openai_judge", "order_consistency", "panel_name", "read_images", "release_images", "speaking_lines",
            "StructuredAnswer", "StructuredCaller", "structured_caller"]
 

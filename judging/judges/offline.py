@@ -16,7 +16,14 @@ from judging.models import (
     SettingValue,
     SignalStatus,
 )
-from judging.rubrics import Criterion, OfflineRule, Rubric, Scale, not_applicable
+from judging.rubrics import (
+    Criterion,
+    OfflineRule,
+    Rubric,
+    Scale,
+    not_applicable,
+    rule_not_applicable,
+)
 from judging.rules import RULES
 
 #: Bump when the way rules are applied changes: it is part of the template hash, so calibrations
@@ -79,8 +86,8 @@ def answer_with_rule(criterion: Criterion, rule: OfflineRule, task: JudgeTask) -
     return CriterionAnswer(
         criterion_id=criterion.id, status=AnswerStatus.scored, value=result.value,
         passed=criterion.passes(result.value), rationale=result.rationale,
-        confidence=result.confidence, confidence_source=ConfidenceSource.rule,
-        evidence=[rule.rule])
+        quote=result.quote, confidence=result.confidence,
+        confidence_source=ConfidenceSource.rule, evidence=[rule.rule])
 
 
 def _format(value: float | bool | None) -> str:
@@ -147,6 +154,8 @@ class OfflineJudge:
         for criterion in task.rubric.criteria:
             if not criterion.applies_to(claim):
                 answers.append(not_applicable(criterion))
+            elif (unfit := rule_not_applicable(criterion, task.claim, task.signals)) is not None:
+                answers.append(unfit)
             elif criterion.offline is None:
                 answers.append(CriterionAnswer(criterion_id=criterion.id,
                                                status=AnswerStatus.unscored,

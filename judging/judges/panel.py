@@ -36,13 +36,24 @@ def _aggregate_criterion(criterion: Criterion, answers: list[CriterionAnswer]) -
                                members=0)
     values = [a.value for a in scored]
     n = len(values)
-    if criterion.scale is Scale.binary:
+    if criterion.scale is Scale.categorical:
+        counts = Counter(map(str, values)).most_common()
+        if len(counts) > 1 and counts[0][1] == counts[1][1]:
+            split = ", ".join(f"{v}: {k}" for v, k in counts)
+            return CriterionAnswer(criterion_id=criterion.id, status=AnswerStatus.unscored,
+                                   reason=f"the members split evenly ({split})", members=n,
+                                   agreement=round(counts[0][1] / n, 4),
+                                   spread=round(1 - counts[0][1] / n, 4))
+        value: bool | int | str = counts[0][0]
+        agreeing = counts[0][1]
+        spread = (n - agreeing) / n
+    elif criterion.scale is Scale.binary:
         yes = sum(1 for v in values if v)
         if yes * 2 == n:
             return CriterionAnswer(criterion_id=criterion.id, status=AnswerStatus.unscored,
                                    reason=f"the members split evenly ({yes} yes, {n - yes} no)",
                                    members=n, agreement=0.5, spread=0.5)
-        value: bool | int = yes * 2 > n
+        value = yes * 2 > n
         agreeing = yes if value else n - yes
         spread = (n - agreeing) / n
     else:
@@ -50,10 +61,11 @@ def _aggregate_criterion(criterion: Criterion, answers: list[CriterionAnswer]) -
         agreeing = sum(1 for v in values if int(v) == value)
         spread = float(max(int(v) for v in values) - min(int(v) for v in values))
     example = next(a for a in scored if a.value == value)
-    shown = ("yes" if value else "no") if isinstance(value, bool) else f"level {value}"
+    shown = ("yes" if value else "no") if isinstance(value, bool) else \
+        value if isinstance(value, str) else f"level {value}"
     return CriterionAnswer(
         criterion_id=criterion.id, status=AnswerStatus.scored, value=value,
-        passed=criterion.passes(value),
+        passed=criterion.passes(value), quote=example.quote,
         rationale=f"{agreeing}/{n} scored members: {shown}. {example.rationale}"[:2000],
         confidence=round(agreeing / n, 4), confidence_source=ConfidenceSource.sample_agreement,
         members=n, agreement=round(agreeing / n, 4), spread=round(spread, 4))

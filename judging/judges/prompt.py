@@ -26,8 +26,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from judging.judges.base import JudgeTask
-from judging.models import ClaimInput, ClaimKind, Signal, SignalStatus
-from judging.rubrics import Criterion, Rubric, Scale
+from judging.models import MAX_JUSTIFICATION_CHARS, ClaimInput, ClaimKind, Signal, SignalStatus
+from judging.rubrics import Criterion, Rubric, Scale, rule_not_applicable
 from judging.rules import MAX_LOG_BYTES, RULES, number_in_text, proof_runs, quote
 from judging.signal_catalogue import CATALOGUE
 
@@ -47,22 +47,34 @@ def template_hash(rubric: Rubric) -> str:
     return "sha256:" + digest.hexdigest()
 
 
-def applicable_criteria(rubric: Rubric, claim: ClaimInput) -> list[Criterion]:
-    return rubric.criteria_for(claim.claim)
+def applicable_criteria(rubric: Rubric, claim: ClaimInput,
+                        signals: dict[str, Signal] | None = None) -> list[Criterion]:
+    """The criteria a judge is asked: those that apply to the claim, less those whose rule says
+    they do not apply to it (`rule_not_applicable`: they are answered "not applicable")."""
+    return [c for c in rubric.criteria_for(claim.claim)
+            if signals is None or rule_not_applicable(c, claim, signals) is None]
 
 
 def answer_choices(criterion: Criterion) -> tuple[str, ...]:
     if criterion.scale is Scale.binary:
         return ("yes", "no", CANNOT_TELL)
+    if criterion.scale is Scale.categorical:
+        return (*(criterion.categories or []), CANNOT_TELL)
     return (*(str(level) for level in sorted(criterion.levels or {})), CANNOT_TELL)
 
 
 @functools.cache
-def _criterion_model(criterion_id: str, choices: tuple[str, ...]) -> type[BaseModel]:
+def _criterion_model(criterion_id: str, choices: tuple[str, ...],
+                     quoted: bool = False) -> type[BaseModel]:
+    # A categorical answer (the judge's own verdict) quotes the passage it rests on, verbatim.
+    quote = {"quote": (str, Field(description="The passage of the material this answer rests "
+                                              "on, copied verbatim (a number, a log line, a "
+                                              "sentence)."))} if quoted else {}
     return create_model(
         f"Answer_{criterion_id}",
         __config__=ConfigDict(extra="forbid"),
         rationale=(str, Field(description="Why: the evidence this answer rests on, briefly.")),
+        **quote,
         answer=(Literal[choices], Field(  # type: ignore[valid-type]
             description=f"One of {', '.join(choices)}; {CANNOT_TELL} when the material does not "
                         f"allow an answer.")),
@@ -71,20 +83,25 @@ def _criterion_model(criterion_id: str, choices: tuple[str, ...]) -> type[BaseMo
 
 
 def criterion_model(criterion: Criterion) -> type[BaseModel]:
-    """The schema of one criterion's answer: rationale first, then the answer, then confidence."""
-    return _criterion_model(criterion.id, answer_choices(criterion))
+    """The schema of one criterion's answer: rationale first (a categorical one's quote next),
+    then the answer, then confidence."""
+    return _criterion_model(criterion.id, answer_choices(criterion),
+                            criterion.scale is Scale.categorical)
 
 
 @functools.cache
-def _answer_model(name: str, fields: tuple[tuple[str, tuple[str, ...]], ...]) -> type[BaseModel]:
+def _answer_model(name: str, fields: tuple[tuple[str, tuple[str, ...], bool], ...]
+                  ) -> type[BaseModel]:
     return create_model(name, __config__=ConfigDict(extra="forbid"),
-                        **{cid: (_criterion_model(cid, choices), ...) for cid, choices in fields})
+                        **{cid: (_criterion_model(cid, choices, quoted), ...)
+                           for cid, choices, quoted in fields})
 
 
 def answer_model(rubric: Rubric, criteria: Sequence[Criterion]) -> type[BaseModel]:
     """The structured-output model of one answer: one field per applicable criterion."""
     name = "Judgment_" + "".join(ch if ch.isalnum() else "_" for ch in rubric.ref_name)
-    return _answer_model(name, tuple((c.id, answer_choices(c)) for c in criteria))
+    return _answer_model(name, tuple((c.id, answer_choices(c), c.scale is Scale.categorical)
+                                     for c in criteria))
 
 
 @functools.cache
@@ -232,7 +249,27 @@ def _claimed_values(claim: ClaimInput) -> list[float]:
     return values
 
 
-def describe_claim(claim: ClaimInput) -> str:
+#: The participant's text one prompt carries at most, in characters (statement, justification,
+#: notes, log excerpts, proof), unless the judge's options give another budget: about 15,000
+#: tokens, room for the rubric, the evidence and two figures in a 32k-token context.
+DEFAULT_EVIDENCE_BUDGET = 60_000
+
+
+@dataclass(frozen=True)
+class Cut:
+    """Participant text a prompt shows only in part, to fit the judge's evidence budget."""
+
+    name: str
+    shown: int
+    total: int
+
+    def describe(self) -> str:
+        return f"{self.name}: {self.shown} of {self.total} characters shown"
+
+
+def _claim_parts(claim: ClaimInput) -> list[str]:
+    """The claim's description around its justification (which `describe_claim` fits to the
+    budget): the parts before it, then a placeholder, then the parts after it."""
     c = claim.claim
     parts = [
         "# The claim",
@@ -263,8 +300,7 @@ def describe_claim(claim: ClaimInput) -> str:
                  f"{quote(evidence.proof_script) if evidence.proof_script else 'none'}; "
                  f"problem kind {evidence.problem_kind.value if evidence.problem_kind else 'none'}")
     parts += ["", "Statement of the claim:", untrusted("statement", c.statement)]
-    parts += ["", "The participant's justification:",
-              untrusted("justification", c.justification or "(none given)")]
+    parts += ["", "The participant's justification:", JUSTIFICATION]
     if c.scale_note:
         parts += ["", "The participant's scale note:", untrusted("scale_note", c.scale_note)]
     if evidence.problem_note:
@@ -290,7 +326,46 @@ def describe_claim(claim: ClaimInput) -> str:
         parts += ["", f"The proof script {quote(evidence.proof_script)} (line numbers added):",
                   untrusted(f"proof_script:{evidence.proof_script}",
                             head_and_tail(proof, MAX_PROOF_CHARS))]
-    return "\n".join(parts)
+    return parts
+
+
+#: Where `describe_claim` puts the justification, once fitted.
+JUSTIFICATION = "\0justification\0"
+
+
+def _fit(parts: list[str], text: str, budget: int | None) -> tuple[str, Cut | None]:
+    """The justification as the prompt shows it, and the cut when it does not fit: the budget
+    less the rest of the claim's text (`parts`); the head is shown."""
+    if budget is None:
+        return text, None
+    room = max(0, budget - sum(len(part) for part in parts if part != JUSTIFICATION))
+    if len(text) <= room:
+        return text, None
+    return text[:room], Cut(name="justification", shown=room, total=len(text))
+
+
+def describe_claim(claim: ClaimInput, budget: int | None = None) -> str:
+    """The claim, its numbers, its evidence files and the participant's text; a justification
+    longer than the evidence budget leaves shows its head, with a notice that says so (never a
+    silent cut)."""
+    return describe_claim_fitted(claim, budget)[0]
+
+
+def describe_claim_fitted(claim: ClaimInput, budget: int | None) -> tuple[str, list[Cut]]:
+    """`describe_claim`, and what it cut."""
+    parts = _claim_parts(claim)
+    text, cut = _fit(parts, claim.claim.justification or "", budget)
+    block = untrusted("justification", text or "(none given)")
+    if cut is not None:
+        block += (f"\n[judging cut the justification to fit the judge's evidence budget: only "
+                  f"the first {cut.shown} of its {cut.total} characters are shown above; the "
+                  f"rest was not sent. Do not judge what you were not shown: answer "
+                  f"{CANNOT_TELL} where the missing part could decide.]")
+    elif len(claim.claim.justification or "") >= MAX_JUSTIFICATION_CHARS:
+        block += (f"\n[the justification reached the {MAX_JUSTIFICATION_CHARS}-character limit "
+                  f"of a claim's justification: it may have been cut before judging.]")
+    return ("\n".join(block if part == JUSTIFICATION else part for part in parts),
+            [cut] if cut is not None else [])
 
 
 _CRITERIA_TEXT: dict[tuple[str, tuple[str, ...]], str] = {}
@@ -314,6 +389,9 @@ def _describe_criteria(rubric: Rubric, criteria: Sequence[Criterion]) -> str:
             parts.append("Levels:")
             parts += [f"- {level}: {text}" for level, text in sorted(criterion.levels.items())]
             parts.append(f"(level {criterion.pass_at} or higher counts as a pass)")
+        elif criterion.scale is Scale.categorical:
+            parts.append(f"Answer one of: {', '.join(criterion.categories or [])}; and quote, "
+                         f"verbatim, the passage of the material your answer rests on.")
         else:
             parts.append("Answer yes or no.")
         if criterion.guidance.strip():
@@ -417,6 +495,9 @@ class PromptOptions:
     """Show the reproduced figure first (labels stay truthful): a position-bias check."""
     schema_in_prompt: bool = False
     """JSON-mode servers: spell out the answer schema in the system message."""
+    evidence_budget: int | None = None
+    """Characters of the participant's text one prompt carries at most (None: no limit); a
+    justification that does not fit is cut, with a notice, and the cut is reported."""
 
 
 SYSTEM_RULES = """\
@@ -435,6 +516,12 @@ How to answer:
 
 def build_messages(task: JudgeTask, criteria: Sequence[Criterion], options: PromptOptions
                    ) -> list[dict[str, Any]]:
+    return build_prompt(task, criteria, options)[0]
+
+
+def build_prompt(task: JudgeTask, criteria: Sequence[Criterion], options: PromptOptions
+                 ) -> tuple[list[dict[str, Any]], list[Cut]]:
+    """The messages of one request, and the participant's text they show only in part."""
     rubric = task.rubric
     system = ("You are a careful, impartial judge. You score one claim reproduced from a "
               "machine-learning paper against a rubric.\n\n" + rubric.instructions.strip()
@@ -442,7 +529,8 @@ def build_messages(task: JudgeTask, criteria: Sequence[Criterion], options: Prom
     if options.schema_in_prompt:
         system += "\n\nBEGIN ANSWER SCHEMA\n" + schema_text(answer_model(rubric, criteria)) + \
             "\nEND ANSWER SCHEMA"
-    text = "\n\n".join([describe_criteria(rubric, criteria), describe_claim(task.claim),
+    claim_text, cuts = describe_claim_fitted(task.claim, options.evidence_budget)
+    text = "\n\n".join([describe_criteria(rubric, criteria), claim_text,
                         describe_evidence(rubric, task)])
     content: list[dict[str, Any]] = [{"type": "text", "text": text}]
     figures = [("published", "the PUBLISHED figure, from the paper"),
@@ -456,7 +544,7 @@ def build_messages(task: JudgeTask, criteria: Sequence[Criterion], options: Prom
             content.append(_image_part(task.images[name], options.image_detail))
     content.append({"type": "text", "text": "Answer the criteria: "
                                             + ", ".join(c.id for c in criteria) + "."})
-    return [{"role": "system", "content": system}, {"role": "user", "content": content}]
+    return [{"role": "system", "content": system}, {"role": "user", "content": content}], cuts
 
 
 #: Bump on purpose when a prompt change should make calibrations stale even though the code of
@@ -467,9 +555,11 @@ PROMPT_PARTS = ("CANNOT_TELL", "MAX_LOG_EXCERPT_CHARS", "MAX_LOGS_IN_PROMPT", "M
                 "head_and_tail", "SYSTEM_RULES",
                 "answer_choices", "_criterion_model", "criterion_model", "_answer_model",
                 "answer_model", "schema_text", "untrusted", "_number", "_signal_line",
-                "log_excerpt", "_claimed_values", "describe_claim", "describe_criteria",
+                "log_excerpt", "_claimed_values", "_claim_parts", "JUSTIFICATION", "_fit",
+                "describe_claim", "describe_claim_fitted", "describe_criteria",
                 "_describe_criteria", "rule_checks", "CHART_CONFIDENCE", "CHART_UNSURE",
-                "describe_chart_hints", "describe_evidence", "_image_part", "build_messages")
+                "describe_chart_hints", "describe_evidence", "_image_part", "build_messages",
+                "build_prompt")
 
 
 @functools.cache

@@ -40,6 +40,13 @@ def _counts(values: Iterable[Any], order: Sequence[str]) -> list[tuple[str, int]
     return known + sorted(counts.items())
 
 
+def _corrected(c: Any) -> str:
+    rate = c.corrected
+    if rate is None:
+        return "-"
+    return f"{rate.observed:.2f} / {_f1(rate.corrected, rate.interval)}"
+
+
 def _f1(value: float | None, interval: tuple[float, float] | None) -> str:
     if value is None:
         return "-"
@@ -73,7 +80,7 @@ def calibration_summary(calibration_dir: Path, judgments: list[Judgment]) -> lis
                       "so none of its answers decided a criterion on its own.", ""]
             continue
         stale = staleness(artifact, rubric=line.rubric, template_hash=line.provenance.template_hash,
-                          model=line.provenance.model)
+                          model=line.provenance.model, served=line.provenance.served())
         labels = artifact.labels
         source = {"construction": "**construction labels** (derived from how the examples were "
                                   "built; not human labels)",
@@ -88,8 +95,10 @@ def calibration_summary(calibration_dir: Path, judgments: list[Judgment]) -> lis
             lines += ["", f"The calibration is **stale** ({stale}): it trusts nothing."]
         trusted = [c for c in artifact.criteria if c.decision == "trusted"]
         options = artifact.options
-        rule = (f"support >= {options.min_support}, coverage >= {options.min_coverage:g} and "
-                f"an F1 95% interval lower bound >= {options.floor:g}")
+        rule = (f"support >= {options.min_support}, coverage >= {options.min_coverage:g}, "
+                f"an F1 95% interval lower bound >= {options.floor:g} and true-positive and "
+                f"true-negative rate lower bounds >= {options.tpr_floor:g} and "
+                f"{options.tnr_floor:g}")
         if trusted and not stale:
             lines.append(f"Trusted criteria ({rule}): " + ", ".join(
                 f"`{c.criterion}` (F1 {_f1(c.f1, c.f1_interval)}, n={c.support})"
@@ -97,10 +106,19 @@ def calibration_summary(calibration_dir: Path, judgments: list[Judgment]) -> lis
         else:
             lines.append(f"Trusted criteria: none (a criterion is trusted at {rule}).")
         lines.append("")
-        lines += _table(["criterion", "decision", "support", "coverage", "F1 [95% CI]"],
+        lines += _table(["criterion", "decision", "support", "coverage", "F1 [95% CI]",
+                         "TPR [95% CI]", "TNR [95% CI]", "retest agreement [95% CI]",
+                         "pass rate: observed / corrected [95% CI]"],
                         [(c.criterion, c.decision.replace("_", " "), c.support,
                           "-" if c.coverage is None else f"{c.coverage:.2f}",
-                          _f1(c.f1, c.f1_interval)) for c in artifact.criteria])
+                          _f1(c.f1, c.f1_interval), _f1(c.true_positive_rate, c.tpr_interval),
+                          _f1(c.true_negative_rate, c.tnr_interval),
+                          _f1(c.retest.agreement, c.retest.agreement_interval) if c.retest
+                          else "not retested", _corrected(c)) for c in artifact.criteria])
+        lines += ["", "The corrected pass rate is the judge's pass rate on this run's claims "
+                      "corrected for the true-positive and true-negative rates it showed against "
+                      "the labels (Rogan–Gladen); its interval carries the calibration's "
+                      "uncertainty."]
         lines.append("")
     if not lines:
         lines = ["No AI judgment in this run.", ""]
@@ -168,7 +186,9 @@ def dataset_card(*, run_id: str, repo_id: str | None, license: str,
         "the participant's verdict, our outcome (overall and per rubric, `outcomes` as JSON), "
         "while it waits for review the AI's outcome that ranks provisionally (`ai_outcome`, "
         "and per rubric `ai_outcomes` as JSON), "
-        "whether the verdict is upheld, who decided, its flags, and the claim's statement, "
+        "whether the verdict is upheld, the claim's final verdict (`final_verdict`: verified, "
+        "falsified, toy, inconclusive or pending, and who decided it), who decided, its flags, "
+        "and the claim's statement, "
         "justification and scale note (scrubbed, see below).",
         f"- `decisions` ({len(tables['decisions'])} rows, `data/decisions.parquet`): one row per "
         "(claim, rubric, criterion): status (decided, pending, not applicable), the value "
@@ -239,6 +259,14 @@ def dataset_card(*, run_id: str, repo_id: str | None, license: str,
     out += ["", "### Verdict upheld", ""]
     out += _table(["upheld", "claims"], _counts((r["upheld"] for r in claims),
                                                 ["yes", "no", "pending"]))
+    finals = [r.get("final_verdict") for r in claims if r.get("final_verdict")]
+    if finals:
+        out += ["", "### Final verdicts", "",
+                "The claim's own verdict from the evidence (the verdict rubric's `own_verdict`): "
+                "the reviewers' majority, else the AI where a calibration trusts it, else "
+                "pending. Beside the participant's verdict, not instead of it.", ""]
+        out += _table(["final verdict", "claims"], _counts(
+            finals, ["verified", "falsified", "toy", "inconclusive", "pending"]))
     out += ["", "### Consensus per registry claim", ""]
     out += consensus_summary(tables["consensus"])
     out += ["", "### Who decided each criterion", ""]

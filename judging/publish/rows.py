@@ -32,7 +32,8 @@ def table_schemas() -> dict[str, Any]:
             ("reproduced_value", f), ("values", s), ("tolerance", s), ("problem_kind", s),
             ("problem_note", s), ("evidence_files", strings), ("agent_name", s),
             ("agent_model", s), ("human_help", s), ("figures", s), ("source_verdict", s),
-            ("toy", b), ("ai_outcome", s), ("ai_outcomes", s)]),
+            ("toy", b), ("ai_outcome", s), ("ai_outcomes", s), ("final_verdict", s),
+            ("final_verdict_by", s)]),
         "decisions": pa.schema([
             ("submission_id", s), ("claim_id", s), ("paper_id", s), ("kind", s), ("verdict", s),
             ("rubric_id", s), ("rubric_version", s), ("rubric_hash", s), ("rubric_outcome", s),
@@ -56,7 +57,7 @@ def table_schemas() -> dict[str, Any]:
             ("reproductions", i), ("independent", i), ("verified", i), ("falsified", i),
             ("inconclusive", i), ("consensus", s), ("support", i), ("agreement", f),
             ("reason", s), ("contradicting", strings), ("value_outliers", strings),
-            ("not_independent", strings), ("spread", s), ("rows", s)]),
+            ("not_independent", strings), ("spread", s), ("rows", s), ("counted_from", s)]),
     }
 
 
@@ -125,6 +126,7 @@ def claim_rows(finals: list[ClaimDecision], claims: dict[str, ClaimInput],
             "toy": claim.toy if claim else None,
             "ai_outcome": final.ai_outcome,
             "ai_outcomes": dict(final.ai_outcomes) or None,
+            "final_verdict": final.final_verdict, "final_verdict_by": final.final_verdict_by,
         }
         row = scrubber.tree(row)
         for key in ("outcomes", "values", "tolerance", "figures", "ai_outcomes"):
@@ -220,6 +222,8 @@ def consensus_rows(report: ConsensusReport, scrubber: Scrubber) -> list[dict[str
             # The scale note is the claims table's (participant text is published once).
             "source_verdict": r.source_verdict, "toy": r.toy,
             "independent": r.independent, "counted": r.counted,
+            "final_verdict": r.final_verdict, "counted_verdict": r.counted_verdict,
+            "counted_from": r.counted_from,
             "copy_of": [str(k) for k in r.copy_of],
             "values": [v.model_dump(mode="json") for v in r.values],
             "outcomes": dict(r.outcomes),
@@ -236,8 +240,8 @@ def consensus_rows(report: ConsensusReport, scrubber: Scrubber) -> list[dict[str
             "value_outliers": flagged(VALUE_OUTLIER),
             "not_independent": flagged(NOT_INDEPENDENT),
             "spread": [s.model_dump(mode="json") for s in claim.spread],
-            "rows": side_by_side})
-        for key in ("spread", "rows"):
+            "rows": side_by_side, "counted_from": dict(claim.counted_from)})
+        for key in ("spread", "rows", "counted_from"):
             row[key] = _json(row[key])
         rows.append(row)
     return rows

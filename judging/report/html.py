@@ -23,7 +23,9 @@ from judging.models import (
     NotAddressed,
     Outcome,
     ReferenceOrigin,
+    answer_texts,
     natural_key,
+    rerun_text,
 )
 from judging.rubrics import Rubric, RubricLibrary
 from judging.rundir import (
@@ -196,6 +198,7 @@ def _section(key: str, lines: list[Judgment], claim: ClaimInput | None, *, root:
                     if figures else None),
         "signals": signals,
         "own_figure": None if figures else own_figure(),
+        "rerun": rerun_text(lines),
     }
 
 
@@ -240,7 +243,7 @@ def write_html_report(run_dir: Path, *, out: Path | None = None, rubrics_dir: Pa
         anchors={section["key"]: section["anchor"] for section in sections},
         info=store.info, sections=sections, rows=summary_rows(judgments),
         rubrics=rubrics, catalogue=CATALOGUE, outcome_label=outcome_label,
-        answered_text=answered_text,
+        answered_text=answered_text, answer_texts=answer_texts,
         claims=claim_inputs, warnings=submission_warnings(claim_inputs),
         not_addressed=not_addressed_by_submission(read_not_addressed(store.root)))
     _remove_pages(out)  # a paged report written before is replaced by this one page
@@ -328,7 +331,8 @@ def write_paged_report(store: RunStore, *, out: Path, rubrics_dir: Path | None =
         nonlocal page
         html = claim_template.render(
             info=store.info, sections=sections, rubrics=rubrics, catalogue=CATALOGUE,
-            outcome_label=outcome_label, answered_text=answered_text, page=page, pages=pages,
+            outcome_label=outcome_label, answered_text=answered_text,
+            answer_texts=answer_texts, page=page, pages=pages,
             total=total,
             first_index=page * CLAIMS_PER_PAGE, index_url=index_url,
             previous_url=os.path.basename(page_names[page - 1]) if page > 0 else None,

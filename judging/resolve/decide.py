@@ -27,6 +27,7 @@ from judging.calibrate import (
 )
 from judging.judges import speaking_lines
 from judging.models import (
+    OWN_VERDICT,
     AnswerStatus,
     ClaimKey,
     ClaimKind,
@@ -38,24 +39,27 @@ from judging.models import (
     Verdict,
     VersionedModel,
 )
-from judging.rubrics import Rubric, RubricLibrary, aggregate
-from judging.rundir import RunStore
+from judging.rubrics import Criterion, Rubric, RubricLibrary, aggregate
+from judging.rundir import RunStore, drift_report, write_drift
 
 FinalOutcome = Literal["pass", "fail", "incomplete", "pending"]
+FinalVerdict = Literal["verified", "falsified", "toy", "inconclusive", "pending"]
 
 
 class FinalAnswer(StrictModel):
     criterion: str
     status: Literal["decided", "pending", "not_applicable"]
-    value: bool | int | None = None
+    value: bool | int | str | None = None
     passed: bool | None = None
     decided_by: Literal["humans", "construction", "ai"] | None = None
     """construction: labels derived from how an example was built, never called human."""
     who: list[str] = Field(default_factory=list)
     """The reviewers in the majority, or the judge."""
+    quote: str | None = None
+    """The AI's quote from the evidence, for a category it decided (its own verdict)."""
     reason: str | None = None
     """Why it is pending (a tie, an untrusted criterion, no answer)."""
-    ai_value: bool | int | None = None
+    ai_value: bool | int | str | None = None
     """A pending criterion's answer from the AI, which no calibration trusts yet: it stands in
     provisionally (`ai_outcome`) until a human decides."""
 
@@ -115,6 +119,13 @@ class ClaimDecision(VersionedModel):
     ai_outcomes: dict[str, FinalOutcome] = Field(default_factory=dict)
     """By rubric `id@version`, for the rubrics whose outcome is pending or incomplete: the AI's
     outcome standing in (RubricDecision.ai_outcome)."""
+    final_verdict: FinalVerdict | None = None
+    """The claim's own verdict from the evidence (the verdict rubric's `own_verdict`): the
+    reviewers' majority, else the AI's where a calibration trusts it, else pending. None when no
+    rubric the claim was judged with asks for one (verdict-justification before 1.2.0)."""
+    final_verdict_by: Literal["humans", "construction", "ai"] | None = None
+    final_verdict_note: str | None = None
+    """Why the final verdict is pending, or the quote the AI's verdict rests on."""
 
     @classmethod
     def migrate(cls, data: dict[str, Any]) -> dict[str, Any]:
@@ -165,10 +176,16 @@ def decide(rubric: Rubric, judgment: Judgment | None, claim: ClaimKey, *,
                 decided_by="construction" if set(who) <= construction else "humans", who=who))
             continue
         if ai is not None and ai.status is AnswerStatus.scored and ai.value is not None:
+            unstable = samples_disagree(criterion, ai)
+            if unstable is not None:
+                answers.append(FinalAnswer(criterion=criterion.id, status="pending",
+                                           ai_value=ai.value,
+                                           reason=f"pending review: {unstable}"))
+                continue
             if criterion.id in trusted:
                 answers.append(FinalAnswer(
                     criterion=criterion.id, status="decided", value=ai.value,
-                    passed=criterion.passes(ai.value), decided_by="ai",
+                    passed=criterion.passes(ai.value), decided_by="ai", quote=ai.quote,
                     who=[judgment.judge]))  # type: ignore[union-attr]
                 continue
             answers.append(FinalAnswer(
@@ -181,6 +198,43 @@ def decide(rubric: Rubric, judgment: Judgment | None, claim: ClaimKey, *,
         answers.append(FinalAnswer(criterion=criterion.id, status="pending",
                                    reason=f"pending review: {reason}"))
     return answers
+
+
+def samples_disagree(criterion: Criterion, answer: CriterionAnswer) -> str | None:
+    """Why an answer aggregated from samples (`run --samples K`) goes to a person: its samples
+    agree less than the rubric's `reliability.samples_agree_at_least` (None: they agree enough,
+    or the answer is no sample set, or the rubric sets no limit)."""
+    limit = criterion.reliability.samples_agree_at_least if criterion.reliability else None
+    if limit is None or answer.agreement is None or (answer.members or 0) < 2:
+        return None
+    if answer.agreement >= limit - 1e-9:
+        return None
+    return (f"the judge's {answer.members} samples disagree: {answer.agreement:.0%} gave the "
+            f"answer, below the rubric's {limit:.0%}")
+
+
+def final_verdict(decisions: list[RubricDecision]
+                  ) -> tuple[FinalVerdict | None, str | None, str | None]:
+    """The claim's own verdict from its verdict rubric's `own_verdict` answer: (verdict, who
+    decided, note). Humans, else a trusted AI, else pending; None when no decision asks."""
+    for decision in decisions:
+        answer = next((a for a in decision.answers if a.criterion == OWN_VERDICT), None)
+        if answer is None or answer.status == "not_applicable":
+            continue
+        if answer.status == "decided" and isinstance(answer.value, str):
+            note = f"decided by {', '.join(answer.who)}" + \
+                (f": “{answer.quote[:300]}”" if answer.quote else "")
+            return answer.value, answer.decided_by, note  # type: ignore[return-value]
+        return "pending", None, answer.reason
+    return None, None, None
+
+
+def write_served_drift(store: RunStore) -> int:
+    """Write the run's drift.json (`rundir.drift_report` over its newest lines); the number of
+    lines flagged."""
+    report = drift_report(store.iter_latest())
+    write_drift(store.root, report)
+    return len(report.changes)
 
 
 def rubric_outcome(rubric: Rubric, answers: list[FinalAnswer]) -> tuple[FinalOutcome, float | None,
@@ -273,6 +327,10 @@ class Resolution:
     upheld: Counter[str] = field(default_factory=Counter)
     deciders: Counter[str] = field(default_factory=Counter)
     """Criteria (not n/a) by who decided them (`pending` when nobody did)."""
+    final_verdicts: Counter[str] = field(default_factory=Counter)
+    """Claims by final verdict (those whose rubrics ask for one)."""
+    drift: int = 0
+    """Lines served by another model or build than their judge's first calls."""
 
 
 def write_resolution(run_dir: Path, *, labels_path: Path | None = None,
@@ -280,9 +338,12 @@ def write_resolution(run_dir: Path, *, labels_path: Path | None = None,
                      on_claim: Callable[[list[RubricDecision], ClaimDecision], None] | None = None
                      ) -> Resolution:
     """Decide every claim of a run (one claim's lines in memory at a time, in claim key order)
-    and write decisions.jsonl and final.jsonl, each replaced whole when all is decided."""
+    and write decisions.jsonl and final.jsonl, each replaced whole when all is decided; and
+    drift.json, the lines served by another model or build than their judge's first calls
+    (which no calibration made on the first trusts)."""
     store = RunStore.open(run_dir, create=False)
     summary = Resolution()
+    summary.drift = write_served_drift(store)
     with atomic_lines(store.paths.decisions) as write_decision, \
             atomic_lines(store.paths.final) as write_final:
         for items, final in iter_decisions(run_dir, labels_path=labels_path,
@@ -294,6 +355,8 @@ def write_resolution(run_dir: Path, *, labels_path: Path | None = None,
             summary.claims += 1
             summary.outcomes[final.outcome] += 1
             summary.upheld[final.upheld] += 1
+            if final.final_verdict is not None:
+                summary.final_verdicts[final.final_verdict] += 1
             summary.deciders.update(a.decided_by or "pending" for d in items for a in d.answers
                                     if a.status != "not_applicable")
             if on_claim is not None:
@@ -352,6 +415,7 @@ def iter_decisions(run_dir: Path, *, labels_path: Path | None = None,
             outcome = combined([d.outcome for d in items])
             deciders = sorted({(a.decided_by if a.decided_by != "ai" else a.who[0])
                                for d in items for a in d.answers if a.status == "decided"})
+            own, own_by, own_note = final_verdict(items)
             yield items, ClaimDecision(
                 claim=first.claim, paper_id=first.paper_id, kind=first.kind,
                 verdict=first.verdict, outcomes={str(d.rubric): d.outcome for d in items},
@@ -359,6 +423,8 @@ def iter_decisions(run_dir: Path, *, labels_path: Path | None = None,
                 ai_outcome=combined([d.ai_outcome or d.outcome for d in items])
                 if outcome in ("pending", "incomplete") else None,
                 ai_outcomes={str(d.rubric): d.ai_outcome for d in items
-                             if d.ai_outcome is not None})
+                             if d.ai_outcome is not None},
+                final_verdict=own, final_verdict_by=own_by,  # type: ignore[arg-type]
+                final_verdict_note=own_note)
     finally:
         store.close()

@@ -8,7 +8,8 @@
       Neurips-2026-MLIntern-Repro/repro-2601.22449-lorenz96: chans
 
 Without a file there is no limit, and a submission's participant is the namespace of its id (the
-Hub owner of `owner/name`), or the whole id when it has none.
+Hub owner of `owner/name`, or of `owner--name`, a Space's folder as the Hub's cache names it), or
+the whole id when it has none.
 """
 
 from __future__ import annotations
@@ -33,9 +34,13 @@ class EventRules(StrictModel):
     """A submission id, or a Hub namespace, -> its participant (org Spaces, teams, aliases)."""
 
     def participant(self, submission_id: str) -> str:
+        """The map's entry for the submission or its namespace, else the namespace: the owner
+        of `owner/name`, or of `owner--name` (a Space's folder as the Hub's cache names it; a
+        repo id never holds "--"), else the whole id."""
         if submission_id in self.participants:
             return self.participants[submission_id]
-        namespace = submission_id.split("/", 1)[0] if "/" in submission_id else submission_id
+        separator = "/" if "/" in submission_id else "--" if "--" in submission_id else None
+        namespace = submission_id.split(separator, 1)[0] if separator else submission_id
         return self.participants.get(namespace, namespace)
 
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 import csv
 import html
 import io
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from judging.atomic import write_text_atomic
+from judging.calibrate import CorrectedRow, calibration_root, corrected_rates
 from judging.consensus import load_consensus
 from judging.errors import JudgingError
 from judging.models import ClaimConsensus, ConsensusReport, NotAddressed, natural_key
@@ -67,9 +68,15 @@ PAPER_COLUMNS = ["rank", "paper", "submissions", *COLUMNS]
 PARTICIPANT_COLUMNS = ["rank", "participant", "papers", "submissions", "counted", *COLUMNS,
                        "note"]
 
+#: The claims' final verdicts (the verdict rubric's own_verdict as resolve decided it: human,
+#: else trusted AI; a claim still pending is in none), beside the ranking, which they do not
+#: change. Only when some claim was judged with a rubric that asks for one.
+FINAL_VERDICT_COLUMNS = ["final_verified", "final_falsified", "final_toy", "final_inconclusive"]
+FINAL_VERDICT_HELP = "claims by final verdict (own_verdict: humans, else a trusted AI)"
+
 CONSENSUS_COLUMNS = ["registry_claim", "paper", "reproductions", "independent", "verified",
                      "falsified", "inconclusive", "consensus", "support", "agreement",
-                     "contradicting", "value_outliers", "spread"]
+                     "contradicting", "value_outliers", "spread", "counted_from"]
 
 RULE_TEXT = ("Ranked by passes (more first), then claims addressed (more first), then fails "
              "(fewer first); equal keys are ties (=N). A claim nobody has reviewed yet counts "
@@ -89,6 +96,8 @@ class ClaimResult:
     ai_outcome: str | None = None
     """The AI's outcome while `outcome` is pending or incomplete (pass | fail | incomplete)."""
     upheld: bool = False
+    final_verdict: str | None = None
+    """The claim's final verdict (verified, falsified, toy, inconclusive, pending), if asked."""
 
     @property
     def standing(self) -> Standing:
@@ -121,7 +130,8 @@ def claim_results(finals: Iterable[ClaimDecision],
     judgments)."""
     results = [ClaimResult(submission=f.claim.submission_id, paper=f.paper_id,
                            claim_id=f.claim.claim_id, outcome=f.outcome,
-                           ai_outcome=f.ai_outcome, upheld=f.upheld == "yes") for f in finals]
+                           ai_outcome=f.ai_outcome, upheld=f.upheld == "yes",
+                           final_verdict=f.final_verdict) for f in finals]
     judged = {(r.submission, r.claim_id) for r in results}
     results += [ClaimResult(submission=r.submission_id, paper=r.paper_id, claim_id=r.claim_id,
                             outcome="not_addressed") for r in not_addressed
@@ -144,6 +154,15 @@ def tally(results: Iterable[ClaimResult]) -> dict[str, Any]:
         counts["not_addressed"] += standing == "not_addressed"
         counts["upheld"] += result.upheld
     return _with_rate(counts)
+
+
+def final_verdict_counts(results: Iterable[ClaimResult], asks: bool = True) -> dict[str, int]:
+    """The FINAL_VERDICT_COLUMNS of some claims (nothing when no claim's rubric asks for a final
+    verdict: `asks` False)."""
+    if not asks:
+        return {}
+    found = Counter(r.final_verdict for r in results)
+    return {column: found[column.removeprefix("final_")] for column in FINAL_VERDICT_COLUMNS}
 
 
 def _with_rate(counts: dict[str, Any]) -> dict[str, Any]:
@@ -207,11 +226,14 @@ def build_leaderboard(finals: Iterable[ClaimDecision],
     for result in results:
         by_submission[result.submission].append(result)
         by_paper[result.paper or "?"].append(result)
+    asks = any(r.final_verdict is not None for r in results)
     submissions = [{"submission": s, "paper": next((r.paper for r in group if r.paper), None),
-                    "participant": rules.participant(s), **tally(group), "note": ""}
+                    "participant": rules.participant(s), **tally(group), "note": "",
+                    **final_verdict_counts(group, asks)}
                    for s, group in by_submission.items()]
     participants = _participants(submissions, rules, submitted)
-    papers = [{"paper": p, "submissions": len({r.submission for r in group}), **tally(group)}
+    papers = [{"paper": p, "submissions": len({r.submission for r in group}), **tally(group),
+               **final_verdict_counts(group, asks)}
               for p, group in by_paper.items()]
     return Leaderboard(submissions=ranked(submissions, "submission"),
                        papers=ranked(papers, "paper"),
@@ -280,7 +302,8 @@ def consensus_row(claim: ClaimConsensus) -> dict:
             "consensus": claim.verdict or "none", "support": claim.support,
             "agreement": claim.agreement, "contradicting": flagged("contradicts_consensus"),
             "value_outliers": flagged("value_outlier"),
-            "spread": "; ".join(s.describe() for s in claim.spread)}
+            "spread": "; ".join(s.describe() for s in claim.spread),
+            "counted_from": ", ".join(f"{n} {what}" for what, n in claim.counted_from.items())}
 
 
 def consensus_rows(report: ConsensusReport | None) -> list[dict]:
@@ -324,16 +347,20 @@ def _cell(column: str, row: Mapping[str, Any]) -> str:
 
 
 def write_leaderboard(run_dir: Path, *, rules: EventRules | None = None,
-                      board: Leaderboard | None = None) -> list[Path]:
+                      board: Leaderboard | None = None, calibration_dir: Path | None = None,
+                      rubrics_dir: Path | None = None) -> list[Path]:
     """leaderboard_{submissions,papers,participants}.csv, leaderboard.html and, when the run
-    reproduces registry claims, leaderboard_consensus.csv; each file replaced whole."""
+    reproduces registry claims, leaderboard_consensus.csv; each file replaced whole. The page
+    also shows the AI's pass rates corrected for its measured errors (`calibration_dir`)."""
     board = board or run_leaderboard(run_dir, rules=rules)
     paths = RunPaths(Path(run_dir))
     consensus = consensus_rows(load_consensus(run_dir))
     submissions_csv, papers_csv, page = paths.leaderboards
+    finals = FINAL_VERDICT_COLUMNS if any(FINAL_VERDICT_COLUMNS[0] in row
+                                          for row in board.submissions) else []
     tables: list[tuple[list[dict], Path, list[str]]] = [
-        (board.submissions, submissions_csv, [*SUBMISSION_COLUMNS, "tie"]),
-        (board.papers, papers_csv, [*PAPER_COLUMNS, "tie"]),
+        (board.submissions, submissions_csv, [*SUBMISSION_COLUMNS, *finals, "tie"]),
+        (board.papers, papers_csv, [*PAPER_COLUMNS, *finals, "tie"]),
         (board.participants, paths.leaderboard_participants, [*PARTICIPANT_COLUMNS, "tie"])]
     if consensus:
         tables.append((consensus, paths.leaderboard_consensus, CONSENSUS_COLUMNS))
@@ -343,7 +370,9 @@ def write_leaderboard(run_dir: Path, *, rules: EventRules | None = None,
         writer.writeheader()
         writer.writerows(rows)
         write_text_atomic(target, text.getvalue())
-    write_text_atomic(page, leaderboard_html(board, consensus))
+    corrected = corrected_html(corrected_rates(run_dir, calibration_dir=calibration_root(
+        calibration_dir), rubrics_dir=rubrics_dir))
+    write_text_atomic(page, leaderboard_html(board, consensus, extra=corrected))
     written = [submissions_csv, papers_csv, page, paths.leaderboard_participants]
     return [*written, paths.leaderboard_consensus] if consensus else written
 
@@ -358,15 +387,46 @@ def _html_table(title: str, rows: Sequence[Mapping[str, Any]], columns: list[str
     return f"<h2>{html.escape(title)}</h2><table><tr>{head}</tr>{body}</table>"
 
 
-def leaderboard_html(board: Leaderboard, consensus: list[dict]) -> str:
+def corrected_html(rows: list[CorrectedRow]) -> str:
+    """The page's section of pass rates corrected for the judges' measured errors."""
+    title = "<h2>Pass rates corrected for the judges' errors</h2>"
+    if not rows:
+        return (title + "<p>No calibration of this run's judges: no rate can be corrected "
+                        "(<code>judging calibrate</code>).</p>")
+    body = []
+    for row in rows:
+        r = row.rate
+        corrected = "–" if r.corrected is None or row.stale else \
+            f"{r.corrected:.3f}" + (f" [{r.interval[0]:.3f}, {r.interval[1]:.3f}]"
+                                    if r.interval else "") + (" (clipped)" if r.clipped else "")
+        status = f"stale: {row.stale}" if row.stale else row.decision.replace("_", " ")
+        body.append("<tr>" + "".join(f"<td>{html.escape('–' if v is None else str(v))}</td>"
+                                     for v in (
+            row.rubric, row.judge, row.criterion, r.n, f"{r.observed:.3f}",
+            None if r.sensitivity is None else f"{r.sensitivity:.3f}",
+            None if r.specificity is None else f"{r.specificity:.3f}", corrected, status))
+            + "</tr>")
+    head = "".join(f"<th>{h}</th>" for h in (
+        "rubric", "judge", "criterion", "judged", "observed pass rate", "sensitivity",
+        "specificity", "corrected [95%]", "calibration"))
+    return (title + "<table><tr>" + head + "</tr>" + "".join(body) + "</table><p>The AI's pass "
+            "rate on this run's claims, corrected for the sensitivity and specificity its "
+            "calibration measured against people (Rogan–Gladen); the interval carries the "
+            "calibration's uncertainty. A stale calibration corrects nothing.</p>")
+
+
+def leaderboard_html(board: Leaderboard, consensus: list[dict], *, extra: str = "") -> str:
     limit = board.rules.max_papers_per_participant
     consensus_html = (_html_table("Consensus per registry claim", consensus, CONSENSUS_COLUMNS)
                       + "<p>The majority direction among independent, full-scale reproductions "
                         "when at least 3 give it and it holds more than half of them "
                         "(judging consensus). It raises review priority and informs; it "
                         "changes no outcome.</p>") if consensus else ""
+    finals = FINAL_VERDICT_COLUMNS if any(FINAL_VERDICT_COLUMNS[0] in row
+                                          for row in board.submissions) else []
     legend = "".join(f"<li><b>{html.escape(c)}</b>: {html.escape(h)}</li>"
-                     for c, h in COLUMN_HELP.items())
+                     for c, h in [*COLUMN_HELP.items(),
+                                  *([("final_*", FINAL_VERDICT_HELP)] if finals else [])])
     participants_note = (f"At most {limit} papers count per participant (the earliest "
                          f"submitted); submissions beyond it are flagged and unranked."
                          if limit else "No limit on papers per participant.")
@@ -376,8 +436,8 @@ def leaderboard_html(board: Leaderboard, consensus: list[dict]) -> str:
             "</head><body><h1>Leaderboard"
             + (f": {html.escape(board.rules.name)}" if board.rules.name else "") + "</h1>"
             f"<p>{html.escape(RULE_TEXT)}</p><ul>{legend}</ul>"
-            + _html_table("Submissions", board.submissions, SUBMISSION_COLUMNS)
+            + _html_table("Submissions", board.submissions, [*SUBMISSION_COLUMNS, *finals])
             + _html_table("Participants", board.participants, PARTICIPANT_COLUMNS)
             + f"<p>{html.escape(participants_note)}</p>"
-            + _html_table("Papers", board.papers, PAPER_COLUMNS) + consensus_html
-            + "</body></html>")
+            + _html_table("Papers", board.papers, [*PAPER_COLUMNS, *finals]) + consensus_html
+            + extra + "</body></html>")

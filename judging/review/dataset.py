@@ -30,6 +30,7 @@ from judging.models import (
     SignalStatus,
     Verdict,
     ref_name,
+    rerun_text,
 )
 from judging.rubrics import FALSIFICATION_AUDIT, Criterion, Rubric, Scale
 from judging.rules import CONSENSUS_AGREES, MAX_LOG_BYTES, proof_runs
@@ -205,6 +206,10 @@ def build_settings(rubric: Rubric, *, calibration: bool, overlap: int,
             questions.append(rg.LabelQuestion(
                 name=criterion.id, labels={YES: YES, NO: NO}, title=criterion.question.strip(),
                 description=description, required=False))
+        elif criterion.scale is Scale.categorical:
+            questions.append(rg.LabelQuestion(
+                name=criterion.id, labels={c: c for c in criterion.categories or []},
+                title=criterion.question.strip(), description=description, required=False))
         else:
             levels = "\n".join(f"{level}: {text}" for level, text in
                                sorted((criterion.levels or {}).items()))
@@ -355,6 +360,9 @@ def claim_markdown(claim: ClaimInput | None, judgment: Judgment) -> str:
         rows += [f"| {_escape_markdown(v.name)} | {v.reported} | {v.reproduced} |"
                  for v in c.values]
         lines.append("\n".join(rows))
+    rerun = rerun_text([judgment])
+    if rerun:
+        lines.append(f"**Re-run** (organizers, sandboxed): {_escape_markdown(rerun)}")
     evidence = c.evidence
     files = [f"script `{evidence.script}`" if evidence.script else None,
              f"scripts {', '.join(f'`{x}`' for x in evidence.scripts)}" if evidence.scripts
@@ -420,17 +428,30 @@ def ai_assessment(judgment: Judgment) -> str:
     if judgment.reason:
         lines.append(f"_{_escape_markdown(judgment.reason)}_")
     rows = ["| criterion | AI answer | confidence | rationale |", "|---|---|---|---|"]
+    # A reason several criteria share (the offline judge's "needs an LLM or a human") is one
+    # row naming them all, with their count.
+    unscored: dict[tuple[str, str], list[str]] = {}
+    for answer in judgment.answers:
+        if answer.status is not AnswerStatus.scored:
+            unscored.setdefault((answer.status.value, answer.reason or ""), []).append(
+                answer.criterion_id)
     for answer in judgment.answers:
         if answer.status is AnswerStatus.scored:
             shown = (YES if answer.value else NO) if isinstance(answer.value, bool) \
-                else f"level {answer.value}"
+                else answer.value if isinstance(answer.value, str) else f"level {answer.value}"
+            if answer.quote:
+                shown += f" (quote: “{answer.quote[:200]}”)"
             confidence = f"{answer.confidence:.2f}" if answer.confidence is not None else ""
-            text = answer.rationale
+            text, criteria = answer.rationale, answer.criterion_id
         else:
+            group = unscored.get((answer.status.value, answer.reason or ""))
+            if not group or group[0] != answer.criterion_id:
+                continue  # shown with the first criterion of its reason
             shown, confidence = answer.status.value.replace("_", " "), ""
             text = answer.reason or ""
+            criteria = ", ".join(group) + (f" ({len(group)})" if len(group) > 1 else "")
         text = _escape_markdown(text).replace("|", "\\|").replace("\n", " ")[:600]
-        rows.append(f"| {answer.criterion_id} | {shown} | {confidence} | {text} |")
+        rows.append(f"| {criteria} | {shown} | {confidence} | {text} |")
     lines.append("\n".join(rows))
     signals = [f"- `{name}` = " + (f"{s.value:.4g}" if isinstance(s.value, float) else
                                    str(s.value).lower() if s.value is not None else
@@ -452,9 +473,11 @@ class ReviewRecord:
     priority: Priority = field(default_factory=lambda: Priority(0.0, []))
 
 
-def _suggestion_value(criterion: Criterion, value: bool | int) -> str | int:
+def _suggestion_value(criterion: Criterion, value: bool | int | str) -> str | int:
     if criterion.scale is Scale.binary:
         return YES if value else NO
+    if criterion.scale is Scale.categorical:
+        return str(value)
     return int(value)
 
 

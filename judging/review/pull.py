@@ -66,6 +66,8 @@ def _value(question: str, raw: Any, scales: dict[str, Scale]) -> bool | int | st
         return raw == YES
     if scale is Scale.ordinal:
         return int(raw)
+    if scale is Scale.categorical:
+        return str(raw) if raw not in (None, "") else None
     return None
 
 

@@ -1,7 +1,12 @@
 """The judges of a run and the calls that turn a work item into its judgment line: one bound on
 the calls in flight shared by every judge (--concurrency), one HTTP connection pool, one budget,
 the LLM extractor the logbook importer is given. Every failure of measuring or judging becomes an
-error line with its reason; only what stops the run (`RunStopped`) is raised."""
+error line with its reason; only what stops the run (`RunStopped`) is raised.
+
+Before the first call the endpoint of every LLM judge is checked (`preflight`: a dead endpoint,
+refused credentials or an unknown model stop the run with the cause before anything is judged);
+during the run a breaker stops it when calls keep failing for the same cause (`Breaker`), rather
+than writing the same unscored line for every claim; `calls` counts what the endpoint did."""
 
 from __future__ import annotations
 
@@ -11,7 +16,15 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
 from judging.errors import JudgingError, RunStopped
-from judging.judges import Budget, EndpointClient, JudgeTask, make_judge, structured_caller
+from judging.judges import (
+    Budget,
+    EndpointClient,
+    JudgeResult,
+    JudgeTask,
+    check_endpoint,
+    make_judge,
+    structured_caller,
+)
 from judging.models import AnswerStatus, ClaimInput, Judgment, LineStatus, Signal
 from judging.rules import CONSENSUS_AGREES
 from judging.run.audit import reads_consensus
@@ -19,8 +32,51 @@ from judging.run.lines import WorkItem, build_judgment, unscored_all
 from judging.run.measure import Measurement
 from judging.run.pool import MeasureWorkerDied
 from judging.run.request import Estimate, RunRequest
+from judging.run.reruns import RerunFacts
 
 log = logging.getLogger(__name__)
+
+#: Calls in a row that fail for the same cause before the run stops (a dead endpoint or a server
+#: down: every later call would fail the same way). Fewer than the calls in flight at a usual
+#: --concurrency would not do: those all fail together when the endpoint goes away.
+BREAKER_FAILURES = 12
+
+
+class Breaker:
+    """Counts the calls in a row that failed for one cause (a passing failure: unreachable, timed
+    out, a server error; not the budget, not a model's refusal); trips at BREAKER_FAILURES."""
+
+    def __init__(self, limit: int = BREAKER_FAILURES):
+        self.limit = limit
+        self.cause: str | None = None
+        self.count = 0
+        self.calls = 0
+        """Calls answered by the endpoint or failed trying (cached answers are not calls)."""
+        self.failed = 0
+
+    def record(self, result: JudgeResult) -> None:
+        if result.cached or result.error == "budget":
+            return
+        self.calls += 1
+        failure = (not result.final and result.error is not None and
+                   not any(a.status is AnswerStatus.scored for a in result.answers))
+        if not failure:
+            self.cause, self.count = None, 0
+            return
+        self.failed += 1
+        self.count = self.count + 1 if result.error == self.cause else 1
+        self.cause = result.error
+        if self.count >= self.limit:
+            raise RunStopped(f"stopped after {self.count} calls in a row failed the same way: "
+                             f"{self.cause}; the lines written so far are kept and a rerun "
+                             f"tries the failed ones again")
+
+    def all_failed(self) -> str | None:
+        """The cause, when the endpoint was called and every call failed."""
+        if self.calls and self.failed == self.calls:
+            return (f"every call to the judge endpoint failed ({self.calls} of {self.calls}); "
+                    f"the last: {self.cause}")
+        return None
 
 
 class Calls:
@@ -28,11 +84,15 @@ class Calls:
 
     def __init__(self, request: RunRequest, *, run_id: str,
                  measure: Callable[[ClaimInput], Awaitable[Measurement]],
-                 consensus_fact: Callable[[ClaimInput], Signal]):
+                 consensus_fact: Callable[[ClaimInput], Signal],
+                 rerun_facts: RerunFacts | None = None):
         llm = request.llm
+        self.llm = llm
+        self.breaker = Breaker()
         self.run_id = run_id
         self.measure = measure
         self.consensus_fact = consensus_fact
+        self.rerun_facts = rerun_facts
         self.budget = Budget(llm.max_cost) if llm.max_cost is not None else None
         # One bound on the calls in flight, shared by every judge of the run (--concurrency).
         limiter = asyncio.Semaphore(max(1, request.concurrency))
@@ -47,6 +107,15 @@ class Calls:
         # logbook importer, which sits below judges and cannot import it.
         self.extractor = structured_caller(request.extract, llm, budget=self.budget) \
             if request.extract else None
+
+    def preflight(self) -> None:
+        """Check the endpoint of every LLM judge and of the extractor, once per model, before
+        the first call (`JudgeConfigError` with the cause)."""
+        models = {judge.model: judge.spec for judge in self.judges if judge.model is not None}
+        if self.extractor is not None:
+            models.setdefault(self.extractor.model, self.extractor.spec)
+        for model, spec in models.items():
+            check_endpoint(self.llm, model, spec=spec)
 
     def error_line(self, item: WorkItem, measurement: Measurement, reason: str, *,
                    final: bool = True) -> Judgment:
@@ -71,6 +140,9 @@ class Calls:
         if item.rubric.applies_to == "figure" and measurement.figure_error:
             return self.error_line(item, measurement,
                                    f"figure cannot be judged: {measurement.figure_error}")
+        if self.rerun_facts is not None:  # recorded on the line, like the consensus fact
+            measurement = replace(measurement, signals=self.rerun_facts.with_facts(
+                item.rubric, item.claim, measurement.signals))
         if reads_consensus(item.rubric):
             # The fact is recorded on the line like any signal (provenance), not in the
             # claim's shared measurement.
@@ -97,6 +169,8 @@ class Calls:
                 log.exception("judge %s failed on %s", item.judge.spec, item.claim.key)
                 return self.error_line(item, measurement, f"internal error in judge "
                                        f"{item.judge.spec}: {type(exc).__name__}: {exc}")
+        if item.judge.model is not None:
+            self.breaker.record(result)  # raises RunStopped when calls keep failing alike
         scored = any(a.status is AnswerStatus.scored for a in result.answers)
         reason = None if scored else (result.error or "no criterion could be answered by this "
                                                       "judge")

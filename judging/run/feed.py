@@ -113,6 +113,7 @@ class Feed:
                result: RunResult) -> Batch:
         shard = self.request.shard
         sid = loaded.header.submission_id
+        result.loaded.add(sid)
         result.not_addressed += [r for r in not_addressed(loaded, registry)
                                  if shard is None or shard.holds(r.key)]
         claims = [c for c in loaded.claims if shard is None or shard.holds(c.key)]

@@ -16,18 +16,19 @@ from judging.run.lines import WorkItem
 from judging.run.measure import Measurement, measure_claim, measurement_key
 from judging.run.pool import MeasurementCache, MeasurePool, MeasureStats
 from judging.run.request import RunRequest
-from judging.rundir import RunStore
+from judging.rundir import RunPaths, RunStore
 
 
 class InFlight:
     """Measurements of the claims in flight, the prompt images held for them, and the work
     items of each claim not written yet."""
 
-    def __init__(self, request: RunRequest, store: RunStore, *, prompt_images: bool):
+    def __init__(self, request: RunRequest, store: RunStore | None, *, prompt_images: bool):
         self.options = request.measure
-        self.store = store
+        self.store: RunStore = store  # type: ignore[assignment]
+        """The run directory's store (set when the run opens it, before the first measure)."""
         self.pool = MeasurePool(request.measure_workers, timeout=request.measure_timeout)
-        self.cache = MeasurementCache(request.measure_cache or store.paths.measurements)
+        self.cache = MeasurementCache(request.measure_cache or RunPaths(request.out).measurements)
         self.stats = MeasureStats()
         self.prompt_images = prompt_images
         """LLM judges show the figures: each claim's are read once, off the event loop."""

@@ -22,11 +22,12 @@ from judging.models import (
     Judgment,
     LineStatus,
     Provenance,
+    Signal,
     SubmissionHeader,
     TableValue,
     Tolerance,
 )
-from judging.rubrics import Rubric, aggregate, not_applicable
+from judging.rubrics import Rubric, aggregate, not_applicable, rule_not_applicable
 from judging.run.measure import Measurement
 from judging.rundir import Identity, LineKey, RunStore, line_key, utc_now
 from judging.version import code_version
@@ -127,10 +128,11 @@ def unscored_all(rubric: Rubric, reason: str) -> list[CriterionAnswer]:
             for c in rubric.criteria]
 
 
-def complete_answers(rubric: Rubric, claim: ClaimInput, answers: list[CriterionAnswer]
-                     ) -> list[CriterionAnswer]:
+def complete_answers(rubric: Rubric, claim: ClaimInput, answers: list[CriterionAnswer],
+                     signals: dict[str, Signal] | None = None) -> list[CriterionAnswer]:
     """One answer per rubric criterion, in rubric order: criteria that do not apply to the claim
-    are not applicable, criteria a judge left out are unscored (never silently dropped)."""
+    (by its kind and verdict, or by their rule on `signals`: no re-run to read) are not
+    applicable, criteria a judge left out are unscored (never silently dropped)."""
     given = {a.criterion_id: a for a in answers}
     complete = []
     no_verdict = claim.claim.verdict is None
@@ -144,6 +146,9 @@ def complete_answers(rubric: Rubric, claim: ClaimInput, answers: list[CriterionA
                        + claim.claim.absent.get("verdict", "none given")))
         elif not criterion.applies_to(claim.claim):
             complete.append(not_applicable(criterion))
+        elif signals is not None and (
+                unfit := rule_not_applicable(criterion, claim, signals)) is not None:
+            complete.append(unfit)
         elif criterion.id in given:
             complete.append(given[criterion.id])
         else:
@@ -157,7 +162,7 @@ def _line(claim: ClaimInput, rubric: Rubric, *, run_id: str, judge: str, sample:
           swapped: bool, input_hash: str, answers: list[CriterionAnswer], status: LineStatus,
           reason: str | None, final: bool, measurement: Measurement, flags: list[Flag],
           provenance: Provenance) -> Judgment:
-    answers = complete_answers(rubric, claim, answers)
+    answers = complete_answers(rubric, claim, answers, measurement.signals)
     agg: Aggregate = aggregate(rubric, answers)
     return Judgment(
         run_id=run_id, claim=claim.key, paper_id=claim.submission.paper_id, kind=claim.claim.kind,

@@ -259,7 +259,8 @@ NOT_MEASURED = frozenset({"claim_id", "source", "statement", "justification", "s
                           "theorem_values"})
 #: The code a measurement runs, besides the signals package (whose every file counts).
 MEASURE_MODULES = ("run/measure.py", "run/integrity.py", "figures/data.py", "figures/formats.py",
-                   "rules.py", "models.py", "signal_catalogue.py", "traces.py")
+                   "rules.py", "models.py", "signal_catalogue.py", "traces/__init__.py",
+                   "traces/events.py")
 #: Libraries whose version can change a measured value.
 MEASURE_LIBRARIES = ("numpy", "scipy", "scikit-image", "pillow")
 

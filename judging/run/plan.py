@@ -16,6 +16,7 @@ from judging.models import ClaimInput, Signal
 from judging.rubrics import Rubric
 from judging.run.audit import reads_consensus
 from judging.run.lines import WorkItem, claim_fingerprint, samples_for
+from judging.run.reruns import reads_rerun
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,8 @@ class Plan:
     measure_settings: dict[str, int | str | bool]
     consensus_fact: Callable[[ClaimInput], Signal]
     """`consensus.agrees` of a claim, for the rubrics that read it (`audit`)."""
+    rerun_facts: Callable[[ClaimInput], dict[str, Signal]] | None = None
+    """The `rerun.*` signals of a claim, for the rubrics that read them (`reruns`)."""
 
     def items(self, claims: list[ClaimInput], rubrics: list[Rubric]) -> list[WorkItem]:
         items = []
@@ -58,6 +61,11 @@ class Plan:
                     "judge": judge.spec, "settings": judge.answer_settings,
                     "template": judge.template_hash(rubric), "sample": sample,
                     "swapped": swapped, "measure": self.measure_settings}
+                if reads_rerun(rubric) and self.rerun_facts is not None:
+                    # A claim re-run again with another result is judged again; the others
+                    # resume.
+                    inputs["rerun"] = {name: signal.model_dump(mode="json") for name, signal
+                                       in sorted(self.rerun_facts(claim).items())}
                 if reads_consensus(rubric):
                     # A consensus that changes (more reproductions judged) is a new input: the
                     # audit is judged again.

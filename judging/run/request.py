@@ -10,7 +10,14 @@ from datetime import datetime
 from pathlib import Path
 
 from judging.judges import CallEstimate, Judge, LLMOptions
-from judging.models import IntegrityReport, Judgment, LineStatus, NotAddressed, SubmissionSource
+from judging.models import (
+    DriftReport,
+    IntegrityReport,
+    Judgment,
+    LineStatus,
+    NotAddressed,
+    SubmissionSource,
+)
 from judging.rubrics import Rubric
 from judging.run.measure import MeasureOptions
 from judging.run.pool import DEFAULT_MEASURE_TIMEOUT, MeasureStats
@@ -73,8 +80,13 @@ class RunResult:
     """What source planning did (Spaces discovered...)."""
     submissions: dict[str, SubmissionSource] = field(default_factory=dict)
     """Submission id -> the Hub revision judged."""
+    loaded: set[str] = field(default_factory=set)
+    """The submissions this invocation loaded (their not-addressed records are its own)."""
     measure: MeasureStats = field(default_factory=MeasureStats)
     """Figure claims measured and read from the measurement cache."""
+    drift: DriftReport | None = None
+    """What each LLM judge's endpoint said served its calls, and the lines served by another
+    model or build than its first calls (drift.json)."""
 
     @property
     def failed(self) -> bool:

@@ -13,10 +13,16 @@ import asyncio
 from collections.abc import Callable, Iterator
 
 from judging.consensus import run_consensus
-from judging.errors import RunStopped
-from judging.intake import Registry, load_registry
+from judging.errors import JudgingError, RunStopped, SourceError
+from judging.intake import (
+    HUB_PREFIX,
+    Registry,
+    expand_source,
+    load_registry,
+    parse_hub_source,
+)
 from judging.judges import JudgeTask
-from judging.models import Judgment
+from judging.models import Judgment, NotAddressed
 from judging.rubrics import Rubric, RubricLibrary, resolve_rubric
 from judging.run.audit import ConsensusFacts, reads_consensus
 from judging.run.call import Calls
@@ -26,30 +32,99 @@ from judging.run.integrity import find_pairs
 from judging.run.lines import Panels, WorkItem
 from judging.run.plan import Plan
 from judging.run.request import Estimate, RunRequest, RunResult, invocation, record_end
+from judging.run.reruns import RerunFacts
 from judging.run.schedule import schedule
-from judging.rundir import RunStore, line_key, write_integrity, write_not_addressed
+from judging.rundir import (
+    RunPaths,
+    RunStore,
+    drift_report,
+    line_key,
+    read_not_addressed,
+    utc_now,
+    write_drift,
+    write_integrity,
+    write_not_addressed,
+)
 
 
 class Runner:
-    """One invocation of `judging run`."""
+    """One invocation of `judging run`.
+
+    `prepare` resolves everything the run needs before any run file is opened for writing: the
+    rubrics, the registry, the judges, the local sources, and the endpoint of every LLM judge
+    (`Calls.preflight`). A problem there is one line and changes nothing: no folder is made for
+    a new run, and an existing run only gains the refused invocation in run.json."""
 
     def __init__(self, request: RunRequest, *, on_progress: Callable[[int, int], None] | None = None
                  ):
         self.request = request
         self.on_progress = on_progress
+        self.prepared = False
+        self.rubrics: list[Rubric] = []
+        self.registry: Registry | None = None
+        self.calls: Calls | None = None
+        # The measuring pool and cache need no run file: made here (a test may give its pool);
+        # the store is given when the run directory is opened.
+        self.inflight = InFlight(request, None, prompt_images=False)
+
+    def prepare(self, *, check_endpoints: bool = True) -> None:
+        """Resolve the run's inputs (see the class); idempotent."""
+        if self.prepared:
+            return
+        request = self.request
+        try:
+            self.rubrics = self._rubrics()
+            self.registry = load_registry(request.registry) if request.registry else None
+            self._check_sources()
+            self.calls = Calls(request, run_id="", measure=lambda claim: self.inflight.measure(
+                claim), consensus_fact=lambda claim: self.facts.fact(claim))
+            self.budget = self.calls.budget
+            if check_endpoints:
+                self.calls.preflight()
+        except JudgingError as exc:
+            refuse(request, self.rubrics, exc)
+            raise
+        self.prepared = True
+
+    def _check_sources(self) -> None:
+        """Refuse an invocation none of whose sources holds a submission (a typo'd folder, the
+        wrong folder), before anything is written. When some source holds one, an unusable
+        other is a source error of the run, which goes on with the rest and exits 1: one bad
+        folder never sinks a batch."""
+        request = self.request
+        problems: list[SourceError] = []
+        usable = 0
+        for spec in request.sources:
+            if spec.startswith(HUB_PREFIX):
+                parse_hub_source(spec)  # a malformed address is a typo; downloaded in its turn
+                usable += 1
+                continue
+            try:
+                expand_source(spec, download_root=RunPaths(request.out).sources)
+                usable += 1
+            except SourceError as exc:
+                problems.append(exc)
+        if problems and not usable:
+            raise problems[0] if len(problems) == 1 else SourceError(
+                "no source holds a submission: " + "; ".join(str(p) for p in problems))
+
+    def _open(self) -> None:
+        """Open (or make) the run directory and the parts that read and write it."""
+        request, calls = self.request, self.calls
+        assert calls is not None
         self.store = RunStore.open(request.out)
         self.store.set_shard(request.shard)
+        calls.run_id = self.store.info.run_id
         self.facts = ConsensusFacts(self.store)
-        self.calls = Calls(request, run_id=self.store.info.run_id,
-                           measure=lambda claim: self.inflight.measure(claim),
-                           consensus_fact=self.facts.fact)
-        self.budget = self.calls.budget
-        llm_judges = any(j.model is not None for j in self.calls.judges)
-        self.inflight = InFlight(request, self.store, prompt_images=request.llm.images and
-                                 llm_judges)
-        self.feed = Feed(request, self.store, extractor=self.calls.extractor)
-        self.plan = Plan(self.calls.judges, request.samples, request.swap,
-                         request.measure.as_settings(), self.facts.fact)
+        self.reruns = RerunFacts(self.store)
+        calls.rerun_facts = self.reruns
+        self.inflight.store = self.store
+        self.inflight.prompt_images = request.llm.images and any(
+            j.model is not None for j in calls.judges)
+        self.feed = Feed(request, self.store, extractor=calls.extractor)
+        self.plan = Plan(calls.judges, request.samples, request.swap,
+                         request.measure.as_settings(), self.facts.fact,
+                         rerun_facts=self.reruns.facts)
 
     def _rubrics(self) -> list[Rubric]:
         library = RubricLibrary(self.request.rubrics_dir) if self.request.rubrics_dir \
@@ -59,11 +134,13 @@ class Runner:
         return [resolve_rubric(spec, library) for spec in self.request.rubrics]
 
     async def run(self) -> RunResult:
-        request, store = self.request, self.store
+        self.prepare()
+        self._open()
+        request, store, calls = self.request, self.store, self.calls
+        assert calls is not None
         result = RunResult(root=store.root, run_id=store.info.run_id)
-        rubrics = self._rubrics()
-        registry = load_registry(request.registry) if request.registry else None
-        record = invocation(request, rubrics, self.calls.judges)
+        rubrics, registry = self.rubrics, self.registry
+        record = invocation(request, rubrics, calls.judges)
         store.info.invocations.append(record)
         store.write_info()
         try:
@@ -78,7 +155,11 @@ class Runner:
                 self.facts.begin_second_pass()
                 await self._judge_all(stored_claims(store, request), later, result,
                                       stored=True)
-            write_not_addressed(store.root, result.not_addressed)
+            if registry is not None:  # without a registry, what is not addressed is unknown
+                write_not_addressed(store.root, merged_not_addressed(
+                    read_not_addressed(store.root), result))
+            if (failed := calls.breaker.all_failed()) is not None:
+                result.source_errors.append(failed)
             record.status = "failed" if result.source_errors else "finished"
         except RunStopped as exc:
             record.status = "failed"
@@ -95,6 +176,10 @@ class Runner:
         # The consensus side file follows the judgments it is computed from: review push and the
         # report read it as written, so a run that adds claims must not leave it stale.
         run_consensus(store.root, store=store)
+        # What the endpoints said served the calls: a model or build that changed mid-run is
+        # flagged on the lines it served, which calibrations made on the first do not trust.
+        result.drift = drift_report(store.iter_latest())
+        write_drift(store.root, result.drift)
         return result
 
     async def _judge_all(self, batches: Iterator[Batch], rubrics: list[Rubric],
@@ -141,23 +226,27 @@ class Runner:
         # that the pool is never idle while calls wait, bounded so that a run of 36k claims
         # does not hold them all.
         ahead = max(64, 4 * max(1, self.request.concurrency) + 4 * pool_workers)
+        assert self.calls is not None
         await schedule(batches, prepare=prepare, call=self.calls.line, finish=finish,
                        ahead=ahead)
 
     async def aclose(self) -> None:
-        await self.calls.aclose()
+        if self.calls is not None:
+            await self.calls.aclose()
         await self.inflight.aclose()
 
     async def estimate(self) -> list[Estimate]:
         """What the pending work would cost, per judge, without calling any endpoint: claims are
         measured and every request is built exactly as it would be sent, so that answers already
         in the cache are not counted."""
+        self.prepare(check_endpoints=False)  # nothing is sent
+        self._open()
+        assert self.calls is not None
         self.inflight.record = False  # measure (figures are needed to build requests), record
         # nothing
         if self.calls.extractor is not None:
             self.calls.extractor.dry_run = True  # cached extraction answers only; count the rest
-        registry = load_registry(self.request.registry) if self.request.registry else None
-        rubrics = self._rubrics()
+        registry, rubrics = self.registry, self.rubrics
         if any(reads_consensus(r) for r in rubrics) and self.store.claim_count():
             # The audit's inputs hold the consensus of the lines already judged: as a run
             # would see it after its first pass (new claims may still change it).
@@ -173,11 +262,12 @@ class Runner:
                 row.local += 1
                 continue
             call = item.judge.estimate(JudgeTask(
-                claim=item.claim, rubric=item.rubric, signals=measurement.signals,
+                claim=item.claim, rubric=item.rubric,
+                signals=self.reruns.with_facts(item.rubric, item.claim, measurement.signals),
                 images=measurement.images, sample=item.sample, swapped=item.swapped))
             if call is not None:
                 row.add(call)
-        extract = self.calls.extract_estimate()
+        extract = self.calls.extract_estimate()  # type: ignore[union-attr]
         if extract is not None:
             rows["extract"] = extract
         return list(rows.values())
@@ -197,6 +287,31 @@ class Runner:
     def _progress(self, done: int, total: int) -> None:
         if self.on_progress is not None:
             self.on_progress(done, total)
+
+
+def merged_not_addressed(before: list[NotAddressed], result: RunResult) -> list[NotAddressed]:
+    """not_addressed.jsonl from complete inputs: the records of the submissions this invocation
+    loaded are replaced by theirs; those of submissions it did not load (a source that failed,
+    another shard's, a submission judged by an earlier invocation only) are kept."""
+    loaded = result.loaded
+    return [*(r for r in before if r.submission_id not in loaded), *result.not_addressed]
+
+
+def refuse(request: RunRequest, rubrics: list[Rubric], exc: JudgingError) -> None:
+    """An invocation that cannot start: recorded, failed with its reason, in an existing run's
+    run.json (nothing else is touched); a run directory that does not exist is not made."""
+    if not RunPaths(request.out).run_json.is_file():
+        return
+    try:
+        store = RunStore.open(request.out, create=False)
+    except JudgingError:
+        return  # not a run directory we can record in: the error says enough
+    refused = invocation(request, rubrics, [])
+    refused.judges = list(request.judges)
+    refused.status, refused.ended_at, refused.errors = "failed", utc_now(), [str(exc)]
+    store.info.invocations.append(refused)
+    store.write_info()
+    store.close()
 
 
 def run_judging(request: RunRequest, *, on_progress: Callable[[int, int], None] | None = None

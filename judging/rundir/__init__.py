@@ -1,10 +1,10 @@
 """The run directory, owned in one place: what files a run has (`layout`), the append-only store
 of run.json, judgments, claims and fingerprints (`store`), the side files of flags computed
 after judging, merged on read (`flags`: integrity and consensus), and the registry claims a
-submission leaves unanswered (`not_addressed`), and which claims a directory holds when it is one
-shard of a run (`shards`: `judging run --shard I/N`, recorded in run.json; `merge` unions them).
-Every file names its schema version (`layout.RUN_FILES`) and is upgraded on read from earlier
-ones.
+submission leaves unanswered (`not_addressed`), which claims a directory holds when it is one
+shard of a run (`shards`: `judging run --shard I/N`, recorded in run.json; `merge` unions them),
+and `judging rerun`'s results (`reruns`). Every file names its schema version
+(`layout.RUN_FILES`) and is upgraded on read from earlier ones.
 
 Every stage reads and writes the run directory through this package; no other module spells a
 run-directory file name.
@@ -12,15 +12,19 @@ run-directory file name.
 
 from __future__ import annotations
 
+from judging.rundir.finals import iter_final_verdicts
 from judging.rundir.flags import (
+                                  drift_report,
                                   flags_by_claim,
                                   judgments_with_flags,
                                   read_conflicts,
                                   read_consensus,
+                                  read_drift,
                                   read_integrity,
                                   with_flags,
                                   write_conflicts,
                                   write_consensus,
+                                  write_drift,
                                   write_integrity,
 )
 from judging.rundir.layout import (
@@ -28,6 +32,8 @@ from judging.rundir.layout import (
                                   CALIBRATION_PLOTS,
                                   CALIBRATION_REPORT_JSON,
                                   CALIBRATION_REPORT_MD,
+                                  CALIBRATION_RETEST_JSON,
+                                  CALIBRATION_RETEST_MD,
                                   RUN_FILES,
                                   CalibrationPaths,
                                   RunFile,
@@ -35,6 +41,7 @@ from judging.rundir.layout import (
                                   claim_images,
 )
 from judging.rundir.not_addressed import read_not_addressed, write_not_addressed
+from judging.rundir.reruns import append_rerun, read_reruns
 from judging.rundir.shards import Shard, all_shards, shard_bucket
 from judging.rundir.store import (
                                   Identity,
@@ -57,10 +64,12 @@ from judging.rundir.store import (
 )
 
 __all__ = ["CALIBRATION_DIR", "CALIBRATION_PLOTS", "CALIBRATION_REPORT_JSON",
-           "CALIBRATION_REPORT_MD", "RUN_FILES", "CalibrationPaths", "Identity", "Invocation",
-           "LineHead", "LineKey", "Merge", "MergeInput", "RunFile", "RunInfo", "RunPaths", "RunStore",
-           "Shard", "all_shards", "append_jsonl", "claim_images", "cut_torn_tail", "flags_by_claim", "identity",
-           "iter_jsonl", "judgments_with_flags", "line_key", "new_run_id", "read_conflicts",
-           "read_consensus", "read_integrity", "read_judgments", "read_jsonl", "read_not_addressed",
-           "shard_bucket", "utc_now", "with_flags", "write_conflicts", "write_consensus", "write_integrity",
-           "write_not_addressed"]
+           "CALIBRATION_REPORT_MD", "CALIBRATION_RETEST_JSON", "CALIBRATION_RETEST_MD",
+           "CalibrationPaths", "Identity", "Invocation", "LineHead", "LineKey", "Merge",
+           "MergeInput", "RUN_FILES", "RunFile", "RunInfo", "RunPaths", "RunStore", "Shard",
+           "all_shards", "append_jsonl", "append_rerun", "claim_images", "cut_torn_tail",
+           "drift_report", "flags_by_claim", "identity", "iter_final_verdicts", "iter_jsonl",
+           "judgments_with_flags", "line_key", "new_run_id", "read_conflicts", "read_consensus",
+           "read_drift", "read_integrity", "read_jsonl", "read_judgments", "read_not_addressed",
+           "read_reruns", "shard_bucket", "utc_now", "with_flags", "write_conflicts",
+           "write_consensus", "write_drift", "write_integrity", "write_not_addressed"]

@@ -15,11 +15,13 @@ from judging.atomic import write_text_atomic
 from judging.models import (
     ConflictReport,
     ConsensusReport,
+    DriftReport,
     Flag,
     IntegrityReport,
     Judgment,
+    ServedChange,
 )
-from judging.rundir.layout import CONFLICTS, CONSENSUS, INTEGRITY, RUN_FILES, RunPaths
+from judging.rundir.layout import CONFLICTS, CONSENSUS, DRIFT, INTEGRITY, RUN_FILES, RunPaths
 
 
 def write_integrity(run_root: Path, report: IntegrityReport) -> Path:
@@ -72,12 +74,48 @@ def read_conflicts(run_root: Path) -> ConflictReport:
     return ConflictReport.from_file(path.read_bytes())
 
 
+def drift_report(lines: Iterable[Judgment]) -> DriftReport:
+    """What each judge's endpoint said it served, over `lines` in the order of their calls
+    (`Provenance.timestamp`), and the lines served by another model or build than the judge's
+    first calls. Lines whose endpoint said nothing (the offline judge, a server that names no
+    model) are not compared."""
+    report = DriftReport()
+    for line in sorted(lines, key=lambda j: j.provenance.timestamp):
+        served = line.provenance.served()
+        if served is None or line.provenance.cached:
+            continue
+        seen = report.served.setdefault(line.judge, [])
+        if served not in seen:
+            seen.append(served)
+        if served != seen[0]:
+            report.changes.append(ServedChange(
+                judge=line.judge, claim=line.claim, rubric=str(line.rubric) if line.rubric
+                else None, served=served, first=seen[0], at=line.provenance.timestamp))
+    return report
+
+
+def write_drift(run_root: Path, report: DriftReport) -> Path:
+    """Write the drift side file (what the endpoint served): replaced whole each time."""
+    path = RunPaths(run_root).drift
+    write_text_atomic(path, report.model_dump_json(indent=2))
+    return path
+
+
+def read_drift(run_root: Path) -> DriftReport:
+    """The drift side file; an empty report when the run has none."""
+    path = RunPaths(run_root).drift
+    if not path.is_file():
+        return DriftReport()
+    return DriftReport.from_file(path.read_bytes())
+
+
 #: How to read the flags of each side file (by its name in `layout`), as claim key -> flags. A new
 #: side file adds its reader here and `flags_side_file=True` in `RUN_FILES`.
 FLAG_READERS: dict[str, Callable[[Path], dict[str, list[Flag]]]] = {
     INTEGRITY: lambda run_root: read_integrity(run_root).flags(),
     CONSENSUS: _consensus_flags,
     CONFLICTS: lambda run_root: read_conflicts(run_root).flags(),
+    DRIFT: lambda run_root: read_drift(run_root).flags(),
 }
 
 

@@ -13,6 +13,10 @@ its paths from `RunPaths`. (Docstrings and CLI help may name the files.)
 | not_addressed.jsonl        | `NotAddressed`: registry claims not answered  | judging.not_addressed/1 | run          |
 | consensus.json             | `ConsensusReport` (side file, merged on read) | judging.consensus/1     | consensus    |
 | conflicts.json             | `ConflictReport` (side file, merged on read)  | judging.conflicts/1     | merge        |
+| drift.json                 | `DriftReport`: what the endpoint served, and  | judging.drift/1         | run, resolve |
+|                            | lines served by another model (merged on read)|                         |              |
+| reruns.jsonl               | `RerunRecord` lines, append-only              | judging.rerun/1         | rerun        |
+| reruns/<claim>/            | a re-run's logs: stdout, stderr, build        |                         | rerun        |
 | diffs/<claim>/*.png        | the figures reviewers see                     |                         | run          |
 | sources/                   | downloaded Hub sources                        |                         | run (intake) |
 | logbooks/                  | figures and run logs read from logbooks       |                         | run (intake) |
@@ -22,6 +26,8 @@ its paths from `RunPaths`. (Docstrings and CLI help may name the files.)
 | report_pages/              | a paged report's index data and claim pages   |                         | report       |
 | pushed.jsonl               | `PushedRecord`: records a push sent           | judging.pushed/1        | review push  |
 | labels.jsonl               | `Label` lines pulled from Argilla             | judging.label/1         | review pull  |
+| retests.jsonl              | `Retest` lines: originals re-judged, beside   | judging.retest/1        | calibrate    |
+|                            | them (never replacing them)                   |                         |              |
 | decisions.jsonl            | `RubricDecision` lines                        | judging.decision/1      | resolve      |
 | final.jsonl                | `ClaimDecision` lines                         | judging.final/1         | resolve      |
 | leaderboard_*.csv, .html   | the leaderboard                               |                         | resolve      |
@@ -34,6 +40,8 @@ its paths from `RunPaths`. (Docstrings and CLI help may name the files.)
 judgments, claims, fingerprints, not_addressed, labels, diffs/, sources/ and logbooks/; it
 recomputes integrity.json over the union and writes conflicts.json. The files derived from
 judgments (report.html, decisions, final, leaderboards, publish/) are not merged: rebuild them.
+reruns.jsonl and reruns/ are not merged either: `judging rerun` the merged directory (its Ray
+engine spreads the claims over a cluster).
 
 A calibration folder (default `./calibration`, or `RUN_DIR/calibration` in the demo) holds
 `artifacts/<rubric>@<version>/<judge>.json` (`CalibrationArtifact`, judging.calibration/1) and
@@ -64,6 +72,11 @@ INTEGRITY = "integrity.json"
 NOT_ADDRESSED = "not_addressed.jsonl"
 CONSENSUS = "consensus.json"
 CONFLICTS = "conflicts.json"
+DRIFT = "drift.json"
+RERUNS = "reruns.jsonl"
+RERUN_LOGS = "reruns"
+#: The files of one re-run's logs folder, reruns/<claim slug>/.
+RERUN_LOG_FILES = {"stdout": "stdout.txt", "stderr": "stderr.txt", "build": "build.txt"}
 DIFFS = "diffs"
 SHARDS = "shards"
 SOURCES = "sources"
@@ -72,6 +85,7 @@ MEASUREMENTS = "measurements"
 REPORT = "report.html"
 LABELS = "labels.jsonl"
 PUSHED = "pushed.jsonl"
+RETESTS = "retests.jsonl"
 DECISIONS = "decisions.jsonl"
 FINAL = "final.jsonl"
 LEADERBOARD_SUBMISSIONS = "leaderboard_submissions.csv"
@@ -98,6 +112,9 @@ CALIBRATION_PLOTS = {"f1": "f1.png", "confusion": "confusion.png",
                      "reliability": "reliability.png"}
 CALIBRATION_REPORT_MD = "report.md"
 CALIBRATION_REPORT_JSON = "report.json"
+#: `calibrate RUN_DIR --retest N`: the judge against itself, beside report.md in the report folder.
+CALIBRATION_RETEST_MD = "retest.md"
+CALIBRATION_RETEST_JSON = "retest.json"
 
 
 @dataclass(frozen=True)
@@ -143,6 +160,15 @@ class RunPaths:
         return self.root / DIFFS
 
     @property
+    def reruns(self) -> Path:
+        """`judging rerun`'s results, one line per re-run (the newest line of a claim counts)."""
+        return self.root / RERUNS
+
+    def rerun_logs(self, claim_key: str) -> Path:
+        """The logs folder of one claim's re-run (RERUN_LOG_FILES)."""
+        return self.root / RERUN_LOGS / slug(claim_key)
+
+    @property
     def shards(self) -> Path:
         """The shard run directories of `judging run --engine`, merged into this one."""
         return self.root / SHARDS
@@ -182,6 +208,16 @@ class RunPaths:
     @property
     def final(self) -> Path:
         return self.root / FINAL
+
+    @property
+    def drift(self) -> Path:
+        """What each LLM judge's endpoint said it served, and the changes (flags)."""
+        return self.root / DRIFT
+
+    @property
+    def retests(self) -> Path:
+        """`calibrate RUN_DIR --retest N`: lines re-judged with the answer cache bypassed."""
+        return self.root / RETESTS
 
     @property
     def leaderboards(self) -> tuple[Path, Path, Path]:
@@ -247,10 +283,14 @@ RUN_FILES: tuple[RunFile, ...] = (
             flags_side_file=True),
     RunFile(CONFLICTS, "judging.models:ConflictReport", "judging.conflicts/1", "merge",
             flags_side_file=True),
+    RunFile(DRIFT, "judging.models:DriftReport", "judging.drift/1", "run",
+            flags_side_file=True),
+    RunFile(RERUNS, "judging.models:RerunRecord", "judging.rerun/1", "rerun"),
     RunFile(PUSHED, "judging.review.push:PushedRecord", "judging.pushed/1", "review push"),
     RunFile(f"{MEASUREMENTS}/<ab>/<key>.json", "judging.run.pool:CachedMeasurement",
             "judging.measurement/1", "run"),
     RunFile(LABELS, "judging.models:Label", "judging.label/1", "review pull"),
+    RunFile(RETESTS, "judging.calibrate.retest:Retest", "judging.retest/1", "calibrate"),
     RunFile(DECISIONS, "judging.resolve.decide:RubricDecision", "judging.decision/1", "resolve"),
     RunFile(FINAL, "judging.resolve.decide:ClaimDecision", "judging.final/1", "resolve"),
     RunFile(WATCH, "judging.watch.state:WatchState", "judging.watch/1", "watch"),

@@ -1,8 +1,9 @@
 """The registry claims each submission leaves unanswered (not_addressed.jsonl).
 
-Written by `judging run`, whole and atomically, from that invocation's inputs (the registry and
-the submissions it loaded): a rerun without a registry, or with submissions that now answer
-every claim, leaves the file empty. Read by the report and the leaderboard.
+Written by `judging run`, whole and atomically, from complete inputs only: the records of the
+submissions an invocation loaded are replaced by what its registry says of them, those of the
+submissions it did not load (a source that failed, another shard's) are kept, and an invocation
+without a registry leaves the file as it is. Read by the report and the leaderboard.
 """
 
 from __future__ import annotations

@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import random
 import re
 import signal
 import socket
@@ -236,9 +237,11 @@ def _parse_value(text: str) -> Any:
 def parse_evidence(text: str) -> tuple[dict[str, Any], dict[str, str]]:
     """Measured signals (`- NAME = VALUE`) and rule results (`- rule NAME: yes|no|unscored ...`) in a prompt.
 
-    Values: floats, booleans, `ABSENT` for `absent (...)`, else the raw string.
+    Values: floats, booleans, `ABSENT` for `absent (...)`, else the raw string. The signal's
+    meaning that the judging prompt appends after " — " is not part of its value.
     """
-    signals = {name: _parse_value(value) for name, value in _SIGNAL_LINE.findall(text)}
+    signals = {name: _parse_value(value.split(" — ", 1)[0])
+               for name, value in _SIGNAL_LINE.findall(text)}
     rules = {name: verdict.lower() for name, verdict in _RULE_LINE.findall(text)}
     return signals, rules
 
@@ -281,6 +284,35 @@ def _ordinal_answer(levels: list[str], signals: dict) -> tuple[str, str]:
     return best, why
 
 
+#: The four verdict labels (a categorical criterion: the judge's own verdict).
+VERDICTS = ("verified", "falsified", "toy", "inconclusive")
+
+
+def _categorical_answer(values: list[str], signals: dict, text: str) -> tuple[str, str]:
+    """The own verdict from the evidence: toy when the participant calls the run reduced-scale,
+    else verified / falsified by numeric.within_tolerance, else inconclusive."""
+    within = signals.get("numeric.within_tolerance", ABSENT)
+    if "toy" in values and "participant calls the evidence toy" in text:
+        return "toy", "the participant calls the evidence toy / reduced scale"
+    if within is True and "verified" in values:
+        return "verified", "numeric.within_tolerance = true"
+    if within is False and "falsified" in values:
+        return "falsified", "numeric.within_tolerance = false"
+    return ("inconclusive" if "inconclusive" in values else values[0]), \
+        "the measured signals do not settle it"
+
+
+_STATEMENT = re.compile(r'<untrusted-data name="statement"[^>]*>\n(.*?)\n</untrusted-data', re.DOTALL)
+
+
+def _quote_from(text: str) -> str:
+    """A verbatim passage of the prompt for an answer to rest on: the claim's statement (its
+    first line, up to 120 characters)."""
+    match = _STATEMENT.search(text)
+    found = (match.group(1) if match else text).strip().splitlines()
+    return found[0][:120] if found else ""
+
+
 def _choose(criterion_id: str, description: str, enum: list, signals: dict, rules: dict,
             text: str) -> tuple[Any, str]:
     values = [str(v) for v in enum]
@@ -289,6 +321,8 @@ def _choose(criterion_id: str, description: str, enum: list, signals: dict, rule
     levels = [v for v in values if v.isdigit()]
     if levels:
         return _ordinal_answer(levels, signals)
+    if set(values) & set(VERDICTS):
+        return _categorical_answer([v for v in values if v in VERDICTS], signals, text)
     return enum[0], "scripted default"
 
 
@@ -317,6 +351,8 @@ def default_policy(request: dict) -> str:
                 item["rationale"] = f"Scripted judge: {why}."
             if "confidence" in item:
                 item["confidence"] = 0.8
+            if "quote" in item:
+                item["quote"] = _quote_from(user_text)
             answer[criterion_id] = item
         elif kind == "enum":
             answer[criterion_id] = _choose(criterion_id, description, enum, signals, rules, lowered)[0]
@@ -523,8 +559,11 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(200, {"object": "list", "data": [_model_object()]})
         elif path.rsplit("/", 1)[0] in _MODELS_PATHS:
             model = path.rsplit("/", 1)[1]
-            if model == MODEL_ID:
-                self._send_json(200, _model_object())
+            # As the chat path: every model name is served, unless model_prefix_check holds it to
+            # names starting with "fake" (a run's endpoint check retrieves its model here).
+            fake = self.server.fake
+            if model == MODEL_ID or not fake.model_prefix_check or model.startswith("fake"):
+                self._send_json(200, _model_object(model))
             else:
                 self._send_error(404, f"The model `{model}` does not exist or you do not have access to it.",
                                  code="model_not_found")
@@ -586,7 +625,7 @@ class _Handler(BaseHTTPRequestHandler):
         n = request.get("n") or 1
         n = n if isinstance(n, int) and 1 <= n <= 128 else 1
         try:
-            contents = [_as_content(fake.policy(request)) for _ in range(n)]
+            contents = [fake._flip(request, _as_content(fake.policy(request))) for _ in range(n)]
         except Exception as exc:  # noqa: BLE001 - a broken policy must show up in the test, not hang it
             traceback.print_exc()
             self._send_error(500, f"policy failed: {exc!r}", "server_error")
@@ -604,11 +643,14 @@ class _Handler(BaseHTTPRequestHandler):
         completion_tokens = sum(_completion_tokens(content if content is not None else refusal)
                                 for content, _, refusal in choices)
         prompt_tokens = estimate_prompt_tokens(request)
+        fake = self.server.fake
+        served = {"system_fingerprint": fake.system_fingerprint} if fake.system_fingerprint else {}
         self._send_json(200, {
             "id": "chatcmpl-" + uuid.uuid4().hex[:29],
             "object": "chat.completion",
             "created": int(time.time()),
-            "model": request.get("model") or MODEL_ID,
+            "model": fake.served_model or request.get("model") or MODEL_ID,
+            **served,
             "choices": [{"index": i,
                          "message": {"role": "assistant", "content": content, "refusal": refusal},
                          "finish_reason": finish_reason,
@@ -616,7 +658,7 @@ class _Handler(BaseHTTPRequestHandler):
                         for i, (content, finish_reason, refusal) in enumerate(choices)],
             "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
                       "total_tokens": prompt_tokens + completion_tokens},
-        })
+        }, {"x-inference-provider": fake.provider} if fake.provider else None)
 
     def _apply_fault(self, fault: _Fault, request: dict) -> bool:
         """Answer with the fault; True when the request is done, False to go on answering normally."""
@@ -675,8 +717,8 @@ def _as_content(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value)
 
 
-def _model_object() -> dict:
-    return {"id": MODEL_ID, "object": "model", "created": 1_700_000_000, "owned_by": "judging"}
+def _model_object(model: str = MODEL_ID) -> dict:
+    return {"id": model, "object": "model", "created": 1_700_000_000, "owned_by": "judging"}
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -693,8 +735,27 @@ class FakeOpenAI:
 
     def __init__(self, policy: Policy | None = None, *, latency: float = 0.0, model_prefix_check: bool = False,
                  json_schema_supported: bool = True, images_supported: bool = True, port: int = 0,
-                 verbose: bool = False, keep_requests: bool = True):
+                 verbose: bool = False, keep_requests: bool = True, flip_share: float = 0.0,
+                 flip_seed: int = 0, system_fingerprint: str | None = None,
+                 served_model: str | None = None, provider: str | None = None):
         self.policy: Policy = policy or default_policy
+        if not 0.0 <= flip_share <= 1.0:
+            raise ValueError("flip_share must be in [0, 1]")
+        self.flip_share = flip_share
+        """Each criterion of each normal answer is changed, with this probability, to another of
+        its allowed answers (yes <-> no, another level or category): a judge that disagrees with
+        itself at a known rate. Settable while running."""
+        self._flips = random.Random(flip_seed)
+        self.flipped = 0
+        """How many criterion answers were changed so far."""
+        self.system_fingerprint = system_fingerprint
+        """Sent as the answer's `system_fingerprint` (None: left out). Settable while running:
+        the backend changing mid-run."""
+        self.served_model = served_model
+        """Sent as the answer's `model` (None: the requested model). A router serving another
+        model behind the requested name."""
+        self.provider = provider
+        """Sent as the `x-inference-provider` header (None: left out)."""
         self.latency = latency
         self.model_prefix_check = model_prefix_check
         self.json_schema_supported = json_schema_supported
@@ -803,6 +864,31 @@ class FakeOpenAI:
             raise ValueError("retry_after must be a finite number of seconds >= 0")
         with self._lock:
             self._faults.append(_Fault(kind, match, times, retry_after, delay))
+
+    def _flip(self, request: dict, content: str) -> str:
+        """`content` with each criterion's answer changed, at random with probability
+        `flip_share`, to another value its schema allows."""
+        if self.flip_share <= 0:
+            return content
+        root = find_answer_schema(request)
+        try:
+            answer = json.loads(content)
+        except ValueError:
+            return content
+        if root is None or not isinstance(answer, dict):
+            return content
+        for criterion_id, _kind, _description, enum, _defaults in _answer_plan(root):
+            item = answer.get(criterion_id)
+            if not isinstance(item, dict) or item.get("answer") not in enum:
+                continue
+            others = [v for v in enum if v != item["answer"] and v != "cannot_tell"]
+            with self._lock:
+                draw = self._flips.random()
+                pick = self._flips.choice(others) if others else None
+                if draw < self.flip_share and pick is not None:
+                    item["answer"] = pick
+                    self.flipped += 1
+        return json.dumps(answer)
 
     def _record(self, request: dict, raw: str, parsed: dict | None) -> _Fault | None:
         with self._lock:

@@ -207,7 +207,9 @@ def after_judging(options: WatchOptions) -> list[str]:
         resolution = write_resolution(options.out, calibration_dir=options.calibration_dir,
                                       rubrics_dir=options.request.rubrics_dir)
         notes.append(f"decided {resolution.claims} claim(s)")
-        write_leaderboard(options.out, rules=load_event_rules(options.event))
+        write_leaderboard(options.out, rules=load_event_rules(options.event),
+                          calibration_dir=options.calibration_dir,
+                          rubrics_dir=options.request.rubrics_dir)
         notes.append("leaderboard written")
     except JudgingError as exc:
         notes.append(f"decisions and leaderboard not written: {exc}")

@@ -49,7 +49,9 @@ def labels_passing(run: Path, submission: str, claim_id: str) -> list[Label]:
             answer = line.answer(criterion.id)
             if answer is not None and answer.status.value == "not_applicable":
                 continue
-            value = True if criterion.scale.value == "binary" else max(criterion.levels)
+            # a category (verdict-justification 1.2.0's own verdict) neither passes nor fails
+            value = True if criterion.scale.value == "binary" else \
+                criterion.categories[0] if criterion.categories else max(criterion.levels)
             labels.append(Label(claim=line.claim, rubric=line.rubric, criterion=criterion.id,
                                 value=value, annotator="reviewer-1", annotator_id="u1",
                                 updated_at=datetime.now(UTC), blind=False, dataset="d",

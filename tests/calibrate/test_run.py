@@ -81,8 +81,39 @@ def test_the_f1_floor_decides(tmp_path: Path, verdict_rubric) -> None:
     assert low <= result.f1 <= high
     assert result.decision == "needs_humans" and any("F1 lower bound" in r
                                                      for r in result.reasons)
+    # F1 alone no longer trusts: the true-positive and true-negative rates' lower bounds must
+    # pass too (40/53 and 20/27 here).
     lenient = _decision(tmp_path / "again", verdict_rubric, judgments, labels, floor=low - 0.01)
-    assert lenient.decision == "trusted"
+    assert lenient.decision == "needs_humans"
+    assert [r.split(" lower")[0] for r in lenient.reasons] == ["true-positive rate",
+                                                                "true-negative rate"]
+    assert lenient.counts == {"true_positives": 40, "false_negatives": 13,
+                              "true_negatives": 20, "false_positives": 7}
+    assert lenient.true_positive_rate == pytest.approx(40 / 53)
+    assert lenient.true_negative_rate == pytest.approx(20 / 27)
+    tnr_low = lenient.tnr_interval[0]
+    both = _decision(tmp_path / "third", verdict_rubric, judgments, labels, floor=low - 0.01,
+                     tpr_floor=lenient.tpr_interval[0], tnr_floor=tnr_low)
+    assert both.decision == "trusted"
+
+
+def test_a_judge_that_passes_everything_is_not_trusted_on_f1(tmp_path: Path,
+                                                              verdict_rubric) -> None:
+    # 90 true passes and 10 true fails, the judge says pass to all: F1 0.947, TNR 0.
+    judgments, labels = [], []
+    for i, claim in enumerate(_claims(100)):
+        judgments.append(_judgment(verdict_rubric, claim, {"verdict_consistent": (True, 0.9)}))
+        labels.append(_label(verdict_rubric, claim, "verdict_consistent", i >= 10))
+    result = _decision(tmp_path, verdict_rubric, judgments, labels, floor=0.9)
+    assert result.f1 == pytest.approx(180 / 190) and result.f1_interval[0] > 0.9
+    assert result.true_negative_rate == 0.0 and result.decision == "needs_humans"
+    assert result.reasons == ["true-negative rate lower bound 0.000 < 0.7"]
+    # The random-baseline row: a judge answering pass 90% of the time at random.
+    assert result.baseline.f1 == pytest.approx(0.9)
+    assert result.baseline.accuracy == pytest.approx(0.9 ** 2 + 0.1 ** 2)
+    assert result.baseline.true_negative_rate == pytest.approx(0.1)
+    # The run's pass rate (100%) corrected for the judge's errors: undefined (Se + Sp = 1).
+    assert result.corrected.observed == 1.0 and result.corrected.corrected is None
 
 
 def test_confidence_threshold_and_work_saved(tmp_path: Path, verdict_rubric) -> None:

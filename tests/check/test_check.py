@@ -75,6 +75,7 @@ def test_an_incomplete_manifest_submission_fails_with_each_missing_piece(
         complete_manifest: Path) -> None:
     folder = complete_manifest
     (folder / "requirements.txt").unlink()
+    (folder / "eval" / "requirements.txt").unlink()  # the re-run's environment (examples/)
     shutil.rmtree(folder / "traces")
     text = (folder / "submission.yaml").read_text()
     text = text.replace("  reproduced_value: 93.8\n", "")

@@ -155,18 +155,18 @@ def test_pushed_records_carry_the_raised_priority(event, argilla) -> None:
     push_run(event["run"], client=client, rubrics_dir=RUBRICS,
              options=PushOptions(workspace=workspace, blind_share=0.0,
                                  calibration_dir=event["calibration"]))
-    dataset = client.datasets(name="verdict-justification-1.0.0", workspace=workspace)
+    dataset = client.datasets(name="verdict-justification-1.2.0", workspace=workspace)
     records = {str(r.id): r for r in dataset.records()}
     for key in [*EXPECTED_FLAGS, COPIED]:
-        record = records[record_id(key, "verdict-justification", "1.0.0")]
-        value, reasons = event["after"][(key, "verdict-justification-1.0.0")]
+        record = records[record_id(key, "verdict-justification", "1.2.0")]
+        value, reasons = event["after"][(key, "verdict-justification-1.2.0")]
         assert record.metadata["priority"] == pytest.approx(value)
         assert sorted(record.metadata["priority_reasons"]) == sorted(reasons)
         if key in EXPECTED_FLAGS:
             assert EXPECTED_FLAGS[key][0] in record.metadata["flags"]
             assert EXPECTED_FLAGS[key][0] in record.fields["claim"]  # shown to the reviewer
     assert "not_independent" not in records[record_id(COPIED, "verdict-justification",
-                                                      "1.0.0")].metadata["flags"]
+                                                      "1.2.0")].metadata["flags"]
 
 
 def test_report_and_leaderboard_show_the_consensus(event) -> None:

@@ -45,6 +45,9 @@ def test_scale_note_from_scope_and_cost_rows_named_and_general(tmp_path: Path) -
                               "Wall time: 12 s")
     # the toy quote stays first (the verdict rubric's scale_disclosed reads "toy: ...")
     assert two.scale_note.startswith("toy: ")
+    # the note reads as text (no Markdown asterisks); the quote's provenance stays verbatim
+    assert "*" not in two.scale_note and "TOY-VERIFIED" in two.scale_note
+    assert "**Verdict: TOY-VERIFIED.**" in two.provenance["verdict"].quote
     assert two.scale_note.endswith("Claims 2\u20133: 1/10 of the data")
     assert "A100" not in two.scale_note and "Not: scope" not in two.scale_note
     page = (root / "pages/executive-summary/page.md").read_text()
@@ -139,3 +142,12 @@ def test_new_optional_fields_are_left_out_of_input_hashes_while_unset() -> None:
     assert "warnings" in hash_view(header.model_copy(update={"warnings": ["w"]}), HASHED_ALWAYS)
     assert "scripts" not in hash_view(Evidence(), HASHED_ALWAYS)
     assert "scripts" in hash_view(Evidence(scripts=["a.py"]), HASHED_ALWAYS)
+
+
+def test_plain_text_examples_hold() -> None:
+    import doctest
+
+    from judging.intake.logbook import extract
+
+    failed, attempted = doctest.testmod(extract, verbose=False)
+    assert attempted >= 2 and failed == 0

@@ -93,9 +93,11 @@ def resolved(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
             mp.delenv(name, raising=False)
         run_judging(RunRequest(sources=[str(submissions)], out=run, registry=REGISTRY))
         calibration = base / "calibration"
-        # min_support 3 so that the card has trusted criteria to show (the default needs 50)
+        # min_support 3 and low rate floors so that the card has trusted criteria to show (the
+        # defaults need 50 labels, and the Wilson lower bound of 1 of 1 is 0.21)
         calibrate_run(run, labels_path=CONSTRUCTION_LABELS, out=calibration,
-                      options=TrustOptions(min_support=3, bootstrap=200))
+                      options=TrustOptions(min_support=3, bootstrap=200, tpr_floor=0.2,
+                                           tnr_floor=0.2))
         labels = base / "labels.jsonl"
         _human_labels(run, labels)
         resolve_run(run, labels_path=labels, calibration_dir=calibration)
@@ -167,7 +169,7 @@ def test_staged_tables_have_the_expected_rows(resolved, staged) -> None:
     assert "[home]/experiments/warmup/run3.log" in row["justification"]
     assert "[email]" in row["scale_note"]
     assert row["statement"] and row["verdict"] == "verified"
-    assert set(json.loads(row["outcomes"])) == {"verdict-justification@1.0.0"}
+    assert set(json.loads(row["outcomes"])) == {"verdict-justification@1.2.0"}
     for key in ("root", "published_path", "reproduced_path", "evidence_paths"):
         assert key not in row
     judgments = _rows(staged / "data" / "judgments.jsonl")

@@ -183,6 +183,10 @@ def test_a_participants_papers_beyond_the_limit_are_flagged_not_counted() -> Non
     assert [r["submission"] for r in board.submissions][-2:] == ["alice/p2", "alice/p10"]
     assert "counts for the participant" in by_id["alice/p1"]["note"]
     assert by_id["alice/p3"]["rank"] is not None and by_id["alice/p3"]["note"] == ""
+    # A Space's folder named as the Hub's cache names it (owner--name) is its owner's.
+    assert EventRules().participant("MachineLearning-Nerd--icml26-sosmc") == \
+        "MachineLearning-Nerd"
+    assert EventRules().participant("solo") == "solo"
     # Without a limit every paper counts; an explicit map names a team's participant.
     free = build_leaderboard(finals, rules=EventRules(participants={"bob/p1": "alice"}))
     (alice,) = free.participants

@@ -22,7 +22,7 @@ from judging.run.runner import RunRequest, run_judging
 from judging.rundir.store import RunStore
 from tests.conftest import REGISTRY, SUBMISSIONS
 
-FIG, VER = "figure-match-1.4.0", "verdict-justification-1.0.0"
+FIG, VER = "figure-match-1.4.0", "verdict-justification-1.2.0"
 AUD = "falsification-audit-1.0.0"
 
 
@@ -190,6 +190,9 @@ def test_filter_queries_through_the_sdk(argilla, example_run: Path, workspace: s
     push_run(example_run, client=client, options=PushOptions(workspace=workspace,
                                                              blind_share=0.0))
     dataset = client.datasets(name=VER, workspace=workspace)
+    # verdict-justification 1.2.0 asks reviewers for their own verdict, as a label question.
+    own = next(q for q in dataset.settings.questions if q.name == "own_verdict")
+    assert sorted(own.labels) == ["falsified", "inconclusive", "toy", "verified"]
     falsified = dataset.records(query=rg.Query(filter=rg.Filter(("metadata.verdict", "==",
                                                                  "falsified"))))
     claims = {(r.metadata["submission_id"], r.metadata["claim_id"]) for r in falsified}

@@ -56,7 +56,7 @@ def test_run_writes_the_store_and_resumes(tmp_path: Path, examples_copy: Path) -
     (invocation,) = info["invocations"]
     assert invocation["status"] == "finished" and invocation["judges"] == ["offline"]
     assert {r.split("#")[0] for r in invocation["rubrics"]} == {
-        "falsification-audit@1.0.0", "figure-match@1.4.0", "verdict-justification@1.0.0"}
+        "falsification-audit@1.0.0", "figure-match@1.4.0", "verdict-justification@1.2.0"}
     assert re.match(r"judging \S+( git:[0-9a-f]{12}(\+dirty)?)?$", invocation["code_version"])
     for line in lines:
         assert line["provenance"]["code_version"] == invocation["code_version"]
@@ -104,11 +104,14 @@ def test_bad_claims_and_sources_are_recorded(tmp_path: Path, submission: Submiss
     good = submission.write()
     out = tmp_path / "run"
     code, output = _run(str(good), str(tmp_path / "does-not-exist"), "--out", str(out))
-    assert code == 1  # a source failed: the run reports it...
+    assert code == 1  # a source that is not there: refused before anything is written
     assert "does-not-exist: no such folder" in output
+    assert not out.exists()
+    code, output = _run(str(good), "--out", str(out))
+    assert code == 0, output
     lines = _lines(out)
     by_claim = {l["claim"]["claim_id"]: l for l in lines}
-    assert by_claim["paper-1/c1"]["status"] == "scored"  # ...and still judged the rest
+    assert by_claim["paper-1/c1"]["status"] == "scored"  # one bad claim sinks nothing
     error = by_claim["paper-1/c2"]
     assert error["status"] == LineStatus.error and "'..'" in error["reason"]
     assert "submission.yaml:" in error["reason"]
@@ -207,10 +210,12 @@ def test_a_submission_addressing_one_of_three_claims(tmp_path: Path,
                   for c in RunStore.open(out, create=False).claims().values()}
     assert references == {"paper-1/c2": ReferenceOrigin.registry,
                           "paper-1/own": ReferenceOrigin.participant}
-    # Rewritten from each run's inputs: without a registry, nothing is unaddressed.
+    # Rewritten only from complete inputs: a run without a registry cannot tell what is not
+    # addressed, so the file is left as the last run with one wrote it.
+    kept = (out / "not_addressed.jsonl").read_bytes()
     code, output = _run(str(folder), "--out", str(out))
     assert code == 0, output
-    assert (out / "not_addressed.jsonl").read_text() == ""
+    assert (out / "not_addressed.jsonl").read_bytes() == kept
     assert "not addressed" not in output
 
 

@@ -60,6 +60,22 @@ def old_run(tmp_path: Path) -> Path:
     return copy
 
 
+def _inputs_as_judged(where: Path) -> tuple[Path, Path]:
+    """The example submissions and registry with the manifests and registry file as the old run
+    judged them (kept in rundir-v1/inputs/): the examples have changed since (issue 29 gave three
+    number claims a re-run script and the registry a re-run pattern), and a resume re-judges
+    claims whose inputs changed, by design. The other files are byte-identical to then."""
+    submissions, registry = where / "submissions", where / "registry"
+    shutil.copytree(SUBMISSIONS, submissions)
+    shutil.copytree(REGISTRY.parent, registry)
+    kept = OLD_RUN / "inputs"
+    for manifest in kept.glob("*.submission.yaml"):
+        folder = manifest.name.removesuffix(".submission.yaml")
+        shutil.copyfile(manifest, submissions / folder / "submission.yaml")
+    shutil.copyfile(kept / "registry-claims.yaml", registry / REGISTRY.name)
+    return submissions, registry / REGISTRY.name
+
+
 def _first_line(path: Path) -> str:
     return path.read_text(encoding="utf-8").splitlines()[0]
 
@@ -137,7 +153,8 @@ def test_resuming_the_old_run_rejudges_nothing_and_reports(old_run: Path,
     # measures as the old run did (its recorded version).
     recorded = json.loads(paths.run_json.read_text())["invocations"][0]["options"]["signals"]
     monkeypatch.setattr("judging.run.measure.SIGNALS_VERSION", recorded)
-    result = CliRunner().invoke(main, ["run", str(SUBMISSIONS), "--claims", str(REGISTRY),
+    submissions, registry = _inputs_as_judged(old_run.parent / "inputs")
+    result = CliRunner().invoke(main, ["run", str(submissions), "--claims", str(registry),
                                        "--out", str(old_run), "--judge", "offline",
                                        "--rubric", "figure-match@1.2.0",
                                        "--rubric", "verdict-justification@1.0.0"])

@@ -103,6 +103,10 @@ def main() -> None:
     items += [(s, c, later, a) for later in ("figure-match@1.1.0", "figure-match@1.2.0",
                                              "figure-match@1.3.0", "figure-match@1.4.0")
               for (s, c, r), a in CONSTRUCTION.items() if r == FIGURE]
+    # verdict-justification 1.1.0 asks 1.0.0's questions, plus rerun_reproduces (which reads a
+    # re-run, not the construction): the same answers hold.
+    items += [(s, c, "verdict-justification@1.1.0", a)
+              for (s, c, r), a in CONSTRUCTION.items() if r == VERDICT]
     for submission, claim, ref, answers in items:
         rubric = library.load(ref)
         key = ClaimKey(submission_id=submission, claim_id=claim)

@@ -279,7 +279,7 @@ def _to_claim_input(found: FoundClaim, claim_id: str, origin: str, header: Submi
     figures = found.figures or shared
     provenance = dict(ex.provenance)
     # an LLM-extracted scale note (`--extract`) when the page has no toy quote
-    scale = f"toy: {ex.toy_quote}" if ex.toy and ex.toy_quote else ex.scale_note
+    scale = ex.toy_note()
     note = scope.for_claim(found.number) if scope is not None else None
     if note is not None:
         # the toy quote stays first: the verdict rubric's scale_disclosed reads "toy: ..."
@@ -350,7 +350,7 @@ def extraction_flags(ex: Extraction, where: str) -> list[Flag]:
                           detail=f"the verdict changes down the {where}: {ex.changed[0]!r}, "
                                  f"later {ex.changed[1]!r}; the last is taken"[:4000]))
     if ex.toy:
-        scale = f"toy: {ex.toy_quote}" if ex.toy_quote else ex.scale_note
+        scale = ex.toy_note()
         flags.append(Flag(name="toy", detail=scale or "toy"))
     return flags
 

@@ -175,6 +175,31 @@ class Extraction:
     scale_note: str | None = None
     """A scale note other than toy (the LLM extractor's, with its quote)."""
 
+    def toy_note(self) -> str | None:
+        """The claim's scale note when the page calls it toy: "toy: " and the quote as text (its
+        provenance keeps the quote verbatim), else the other scale note."""
+        if self.toy and self.toy_quote:
+            return f"toy: {plain_text(self.toy_quote)}"
+        return self.scale_note
+
+
+#: Markdown emphasis and code spans around text (`**x**`, `__x__`, `*x*`, `` `x` ``). A single
+#: underscore is left alone: it is more often part of a name (snake_case) than emphasis.
+_EMPHASIS = re.compile(r"(\*\*|__|\*|`)(?=\S)(.+?)(?<=\S)\1")
+
+
+def plain_text(text: str) -> str:
+    """A quote as a note shows it: Markdown emphasis markers dropped, the words kept. The
+    emphasis and code spans are the only Markdown a label quote carries (a line of a page);
+    rendering the page with a Markdown library to read it back would be more than this needs.
+
+    >>> plain_text("Verdict: **TOY-VERIFIED** (`n=64`)")
+    'Verdict: TOY-VERIFIED (n=64)'
+    >>> plain_text("grad_norm_clip stays")
+    'grad_norm_clip stays'
+    """
+    return _EMPHASIS.sub(r"\2", text)
+
 
 # --- verdict labels -------------------------------------------------------------------------
 

@@ -12,10 +12,16 @@ from __future__ import annotations
 from judging.judges.openai.answers import interpret_answer
 from judging.judges.openai.cache import AnswerCache
 from judging.judges.openai.cost import Budget, load_prices
-from judging.judges.openai.endpoint import EndpointClient, JudgeConfigError, LLMOptions
+from judging.judges.openai.endpoint import (
+    EndpointClient,
+    JudgeConfigError,
+    LLMOptions,
+    check_endpoint,
+)
 from judging.judges.openai.judge import OpenAIJudge, estimate_tokens, openai_judge
 from judging.judges.openai.structured import StructuredAnswer, StructuredCaller, structured_caller
 
 __all__ = ["AnswerCache", "Budget", "EndpointClient", "JudgeConfigError", "LLMOptions",
+           "check_endpoint",
            "OpenAIJudge", "StructuredAnswer", "StructuredCaller", "estimate_tokens",
            "interpret_answer", "load_prices", "openai_judge", "structured_caller"]

@@ -9,13 +9,19 @@ nothing is ever defaulted.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import ValidationError
 
 from judging.judges import prompt
-from judging.models import AnswerStatus, ConfidenceSource, CriterionAnswer, TokenUsage
+from judging.models import (
+    AnswerStatus,
+    ConfidenceSource,
+    CriterionAnswer,
+    SettingValue,
+    TokenUsage,
+)
 from judging.rubrics import Criterion, Scale
 
 
@@ -101,9 +107,17 @@ def _criterion_answer(criterion: Criterion, raw: object) -> CriterionAnswer:
         return unscored(f"the judge could not tell: {rationale[:300]}")
     if not 0.0 <= confidence <= 1.0:
         return unscored(f"confidence {confidence} is outside [0, 1]")
-    value: bool | int = (answer == "yes") if criterion.scale is Scale.binary else int(answer)
+    quote = None
+    if criterion.scale is Scale.categorical:
+        # The own verdict rests on a passage of the material, quoted: without one it is a
+        # verdict without evidence, and is not taken.
+        quote = (getattr(parsed, "quote", "") or "").strip()
+        if not quote:
+            return unscored(f"answered {answer!r} without quoting the evidence it rests on")
+    value: bool | int | str = (answer == "yes") if criterion.scale is Scale.binary else \
+        answer if criterion.scale is Scale.categorical else int(answer)
     return CriterionAnswer(criterion_id=criterion.id, status=AnswerStatus.scored, value=value,
-                           passed=criterion.passes(value), rationale=rationale,
+                           passed=criterion.passes(value), rationale=rationale, quote=quote,
                            confidence=confidence,
                            confidence_source=ConfidenceSource.self_reported)
 
@@ -130,3 +144,59 @@ def raw_answer(body: dict[str, Any]) -> str:
     if raw is None and isinstance(message, dict) and message.get("refusal"):
         raw = json.dumps({"refusal": message["refusal"]})
     return raw if raw is not None else json.dumps(body)[:20000]
+
+
+#: Response headers that name who served a call behind a router (Hugging Face's router names
+#: the inference provider); recorded when present.
+PROVIDER_HEADERS = ("x-inference-provider", "x-provider", "x-served-by")
+
+
+def served_by(headers: Mapping[str, str]) -> str | None:
+    """The provider a response's headers name (`PROVIDER_HEADERS`), as `header=value`; None
+    when none is present."""
+    found = [f"{name}={headers[name]}" for name in PROVIDER_HEADERS if headers.get(name)]
+    return "; ".join(found)[:200] or None
+
+
+def served(body: dict[str, Any], provider: str | None) -> dict[str, SettingValue]:
+    """What the endpoint says served a call (`SERVED_SETTINGS`): the response's `model` and
+    `system_fingerprint`, and the provider (its headers', else a router's `provider` field in
+    the body). Only what is present: a local server that says nothing records nothing."""
+    found: dict[str, SettingValue] = {}
+    if not isinstance(body, dict):
+        return found
+    model, fingerprint = body.get("model"), body.get("system_fingerprint")
+    if isinstance(model, str) and model:
+        found["served_model"] = model[:200]
+    if isinstance(fingerprint, str) and fingerprint:
+        found["system_fingerprint"] = fingerprint[:200]
+    body_provider = body.get("provider")
+    provider = provider or (f"provider={body_provider}"[:200]
+                            if isinstance(body_provider, str) and body_provider else None)
+    if provider:
+        found["served_by"] = provider
+    return found
+
+
+def _squeezed(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def check_quotes(answers: list[CriterionAnswer], messages: Sequence[dict[str, Any]]
+                 ) -> list[CriterionAnswer]:
+    """An answer whose quote is not in the material the prompt showed (whitespace and case
+    aside) is unscored: a verdict resting on a passage nobody wrote is not taken."""
+    shown = _squeezed("\n".join(
+        part.get("text", "") for message in messages if message.get("role") == "user"
+        for part in (message["content"] if isinstance(message["content"], list)
+                     else [{"text": message["content"]}]) if isinstance(part, dict)))
+    checked = []
+    for answer in answers:
+        if answer.status is AnswerStatus.scored and answer.quote and \
+                _squeezed(answer.quote) not in shown:
+            answer = CriterionAnswer(
+                criterion_id=answer.criterion_id, status=AnswerStatus.unscored,
+                reason=f"answered {answer.value!r} quoting a passage that is not in the material "
+                       f"shown: {answer.quote[:200]!r}")
+        checked.append(answer)
+    return checked

@@ -1,7 +1,10 @@
 """The OpenAI-compatible endpoint: how to reach it (`LLMOptions`), its HTTP connections
 (`EndpointClient` for the judges' concurrent calls, `sync_client` for the extractor's), the
 response formats a server may accept and the fallback between them (`FormatChain`), and the one
-map from what the endpoint answered to what it means (`failure_reason`).
+map from what the endpoint answered to what it means (`failure_reason`), with the cause of a
+connection that failed read from the exception chain (`connection_cause`: refused, DNS, TLS; the
+SDK's aiohttp transport reports every one of them as a timeout), and the check a run makes
+before its first call (`check_endpoint`).
 
 Retries are the SDK's: 408/409/429/5xx, timeouts and dropped connections, with exponential
 backoff capped at 8 s, honouring Retry-After up to 60 s; other 4xx are not retried. What is left
@@ -15,6 +18,8 @@ from __future__ import annotations
 import contextlib
 import functools
 import logging
+import socket
+import ssl
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +31,7 @@ import openai
 
 from judging.errors import RunStopped
 from judging.hashing import content_hash
+from judging.judges.prompt import DEFAULT_EVIDENCE_BUDGET
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +67,10 @@ class LLMOptions:
     prices: dict[str, tuple[float, float]] = field(default_factory=dict)
     prices_file: Path | None = None
     """A YAML file of prices per model (USD per million tokens)."""
+    evidence_budget: int | None = DEFAULT_EVIDENCE_BUDGET
+    """Characters of the participant's text (statement, justification, notes, logs, proof) one
+    prompt carries at most; a justification that does not fit is cut with a notice, the cut is
+    recorded and the criteria that read it are unscored (None: no limit)."""
 
 
 def client_key(options: LLMOptions) -> str:
@@ -106,6 +116,44 @@ def format_rejected(exc: openai.BadRequestError) -> bool:
                                          "structured output", "schema"))
 
 
+def _chain(exc: BaseException) -> list[BaseException]:
+    """`exc` and what caused it: `__cause__`, `__context__` and aiohttp's `os_error`."""
+    found: list[BaseException] = []
+    todo: list[BaseException | None] = [exc]
+    while todo:
+        item = todo.pop(0)
+        if item is None or any(item is seen for seen in found):
+            continue
+        found.append(item)
+        todo += [item.__cause__, item.__context__, getattr(item, "os_error", None)]
+    return found
+
+
+def connection_cause(exc: BaseException, *, base_url: str | None) -> str | None:
+    """What made a connection to the endpoint fail, in words, from the root of the exception
+    chain: refused, DNS, TLS, a timeout; None when the chain does not say."""
+    host = urlsplit(base_url or "https://api.openai.com/v1")
+    where = f"{host.hostname}:{host.port or (443 if host.scheme == 'https' else 80)}"
+    chain = _chain(exc)
+    for item in chain:
+        if isinstance(item, ConnectionRefusedError):
+            return f"connection refused by {where} (nothing listens there)"
+        if isinstance(item, socket.gaierror):
+            return f"DNS: the host name {host.hostname!r} cannot be resolved"
+        if isinstance(item, ssl.SSLCertVerificationError):
+            return f"TLS: the certificate of {where} is not trusted ({item.verify_message})"
+        if isinstance(item, ssl.SSLError):
+            return f"TLS: the handshake with {where} failed ({item.reason or item})"
+        if isinstance(item, ConnectionResetError):
+            return f"the connection to {where} was reset"
+    texts = " ".join(str(item) for item in chain).lower()
+    if "certificate verify failed" in texts:
+        return f"TLS: the certificate of {where} is not trusted"
+    if "name or service not known" in texts or "nodename nor servname" in texts:
+        return f"DNS: the host name {host.hostname!r} cannot be resolved"
+    return None
+
+
 def failure_reason(exc: openai.APIError, *, spec: str, options: LLMOptions) -> str:
     """The one map from an endpoint error (after the SDK's retries) to its meaning: the reason of
     a passing failure, or `JudgeConfigError` when no call can succeed (credentials refused, the
@@ -118,12 +166,71 @@ def failure_reason(exc: openai.APIError, *, spec: str, options: LLMOptions) -> s
                                f"{error_message(exc)}") from exc
     if isinstance(exc, openai.BadRequestError):
         return f"the endpoint rejected the request (400): {error_message(exc)}"
+    cause = connection_cause(exc, base_url=options.base_url) \
+        if isinstance(exc, openai.APIConnectionError) else None
+    if cause is not None:
+        return f"could not reach the endpoint: {cause} ({options.max_retries} retries)"
     if isinstance(exc, openai.APITimeoutError):
         return f"timed out after {options.timeout:g} s ({options.max_retries} retries)"
     if isinstance(exc, openai.APIStatusError):
         return (f"the endpoint failed ({exc.status_code}) after {options.max_retries} retries: "
                 f"{error_message(exc)}")
     return f"could not reach the endpoint after {options.max_retries} retries: {exc}"
+
+
+#: The run's check of its endpoint: a short timeout and one retry (a dead endpoint is told at
+#: once, a busy one gets a second chance).
+CHECK_TIMEOUT_S, CHECK_RETRIES = 15.0, 1
+
+
+def check_endpoint(options: LLMOptions, model: str, *, spec: str) -> None:
+    """Before a run's first call: the endpoint answers and knows the model, else
+    `JudgeConfigError` with one line naming the cause (connection refused, DNS, TLS, a timeout,
+    credentials refused, the model not found, a server error). Asks for the model
+    (`GET /models/MODEL`); a server that does not answer that (llama.cpp, vLLM) gets one chat
+    call of one token, whose 404 says the model is unknown."""
+    label = endpoint_label(options.base_url)
+    client = openai.OpenAI(base_url=options.base_url, api_key=client_key(options),
+                           timeout=min(options.timeout, CHECK_TIMEOUT_S),
+                           max_retries=min(options.max_retries, CHECK_RETRIES))
+
+    def stop(exc: openai.APIError, step: str) -> JudgeConfigError:
+        if isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError):
+            return JudgeConfigError(f"{spec}: the endpoint {label} refused the credentials "
+                                    f"({exc.status_code}): {error_message(exc)}")
+        if isinstance(exc, openai.NotFoundError):
+            return JudgeConfigError(f"{spec}: model {model!r} not found at {label} (404): "
+                                    f"{error_message(exc)}")
+        if isinstance(exc, openai.APIStatusError):
+            return JudgeConfigError(f"{spec}: the endpoint {label} answered {step} with "
+                                    f"{exc.status_code}: {error_message(exc)}")
+        cause = connection_cause(exc, base_url=options.base_url)
+        if cause is None and isinstance(exc, openai.APITimeoutError):
+            cause = f"no answer within {min(options.timeout, CHECK_TIMEOUT_S):g} s"
+        return JudgeConfigError(f"{spec}: cannot reach the endpoint {label}: "
+                                f"{cause or exc}")
+
+    try:
+        with client:
+            try:
+                client.models.retrieve(model)
+                return
+            except (openai.NotFoundError, openai.BadRequestError,
+                    openai.UnprocessableEntityError):
+                pass  # no model listing here, or not this model: ask the model itself
+            except openai.APIError as exc:
+                raise stop(exc, "the model listing") from None
+            try:
+                client.chat.completions.create(
+                    model=model, max_tokens=1,
+                    messages=[{"role": "user", "content": "Answer with one word: ready?"}])
+            except (openai.BadRequestError, openai.UnprocessableEntityError,
+                    openai.RateLimitError):
+                return  # it answered: the model is there (a 400 is about this tiny request)
+            except openai.APIError as exc:
+                raise stop(exc, "a one-token call") from None
+    except openai.OpenAIError as exc:  # e.g. the client could not be built
+        raise JudgeConfigError(f"{spec}: cannot use the endpoint {label}: {exc}") from None
 
 
 # --- response formats -------------------------------------------------------------------------

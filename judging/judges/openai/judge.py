@@ -22,7 +22,15 @@ import pydantic_core
 from judging.hashing import content_hash
 from judging.judges import prompt
 from judging.judges.base import CallEstimate, JudgeResult, JudgeTask
-from judging.judges.openai.answers import interpret_answer, raw_answer, unscored, usage_of
+from judging.judges.openai.answers import (
+    check_quotes,
+    interpret_answer,
+    raw_answer,
+    served,
+    served_by,
+    unscored,
+    usage_of,
+)
 from judging.judges.openai.cache import AnswerCache, answer_cache
 from judging.judges.openai.cost import (
     COMPLETION_TOKENS_PER_CRITERION,
@@ -58,6 +66,12 @@ class PreparedRequest:
     criteria: list[Criterion]
     mode: ResponseMode
     request_hash: str
+    cut: str | None = None
+    """The participant's text the prompt shows only in part (`prompt.Cut`), described; the
+    criteria that read it are unscored, never answered on a silently cut text."""
+    reads_cut_text: bool = False
+    """The rubric judges the participant's text (a verdict rubric): its criteria need the cut
+    part. A figure rubric's criteria judge the figures and measures, the text is context."""
 
 
 class OpenAIJudge:
@@ -82,7 +96,7 @@ class OpenAIJudge:
         self.answer_settings: dict[str, SettingValue] = {
             "temperature": options.temperature, "max_tokens": options.max_tokens,
             "seed": options.seed, "images": options.images, "image_detail": options.image_detail,
-            "response_format": fixed}
+            "response_format": fixed, "evidence_budget": options.evidence_budget}
         self.settings: dict[str, SettingValue] = {
             "endpoint": endpoint_label(options.base_url), **self.answer_settings,
             "timeout": options.timeout, "max_retries": options.max_retries}
@@ -115,14 +129,15 @@ class OpenAIJudge:
     def prepare(self, task: JudgeTask, *, mode: ResponseMode | None = None
                 ) -> PreparedRequest | None:
         """The exact request for a task (None when no criterion applies to the claim)."""
-        criteria = prompt.applicable_criteria(task.rubric, task.claim)
+        criteria = prompt.applicable_criteria(task.rubric, task.claim, task.signals)
         if not criteria:
             return None
         mode = mode or self.mode
         options = prompt.PromptOptions(images=self.options.images,
                                        image_detail=self.options.image_detail, swapped=task.swapped,
-                                       schema_in_prompt=mode != "json_schema")
-        messages = prompt.build_messages(task, criteria, options)
+                                       schema_in_prompt=mode != "json_schema",
+                                       evidence_budget=self.options.evidence_budget)
+        messages, cuts = prompt.build_prompt(task, criteria, options)
         kwargs: dict[str, Any] = {"model": self.model, "messages": messages,
                                   "temperature": self.options.temperature,
                                   "max_tokens": self.options.max_tokens}
@@ -132,7 +147,9 @@ class OpenAIJudge:
         request_hash = content_hash({
             "request": {**kwargs, "messages": prompt.hashable_messages(messages)},
             "mode": mode, "format": format_digest(model), "sample": task.sample})
-        return PreparedRequest(kwargs, model, criteria, mode, request_hash)
+        return PreparedRequest(kwargs, model, criteria, mode, request_hash,
+                               cut="; ".join(c.describe() for c in cuts) or None,
+                               reads_cut_text=task.rubric.applies_to == "verdict")
 
     def cost_of(self, usage: TokenUsage | None) -> float | None:
         return usage_cost(self.price, usage)
@@ -150,8 +167,9 @@ class OpenAIJudge:
         return CallEstimate(prompt_tokens=prompt, completion_tokens=completion,
                             cost_usd=tokens_cost(self.price, prompt, completion))
 
-    async def _send(self, request: PreparedRequest) -> dict[str, Any]:
-        """POST the chat-completions body and return the raw answer body.
+    async def _send(self, request: PreparedRequest) -> tuple[dict[str, Any], str | None]:
+        """POST the chat-completions body; return the raw answer body and the provider the
+        response's headers name (`served_by`).
 
         The body is what `chat.completions.parse(response_format=AnswerModel)` sends (the same
         strict json_schema, built once per model by `structured_output_format`), posted with the
@@ -170,7 +188,7 @@ class OpenAIJudge:
         async with self.endpoint.lease() as client:
             response = await client.post(self.endpoint.chat_completions_url, content=content,
                                          cast_to=httpx2.Response)
-        return pydantic_core.from_json(response.content)
+        return pydantic_core.from_json(response.content), served_by(response.headers)
 
     async def __call__(self, task: JudgeTask) -> JudgeResult:
         request = self.prepare(task)
@@ -180,7 +198,7 @@ class OpenAIJudge:
             self.options.use_cache else None
         if cached is not None:
             return self._result(request, cached["body"], latency=cached.get("latency_s"),
-                                cached=True)
+                                cached=True, provider=cached.get("served_by"))
         # Only the call itself holds one of the run's slots: building the prompt and reading
         # the answer happen outside, so that the slots stay busy with calls.
         async with self.limiter:
@@ -192,7 +210,7 @@ class OpenAIJudge:
             outcome = await self._call(task, request)
             if isinstance(outcome, JudgeResult):
                 return outcome
-            request, body = outcome
+            request, (body, provider) = outcome
             latency = time.perf_counter() - started
             cost = self.cost_of(usage_of(body))
             if self.budget is not None:
@@ -207,11 +225,11 @@ class OpenAIJudge:
         if self.cache is not None:
             await asyncio.to_thread(self.cache.put, request.request_hash, {
                 "model": self.model, "mode": request.mode, "latency_s": latency,
-                "created": datetime.now(UTC).isoformat(), "body": body})
-        return self._result(request, body, latency=latency, cached=False)
+                "created": datetime.now(UTC).isoformat(), "body": body, "served_by": provider})
+        return self._result(request, body, latency=latency, cached=False, provider=provider)
 
     async def _call(self, task: JudgeTask, request: PreparedRequest
-                    ) -> tuple[PreparedRequest, dict[str, Any]] | JudgeResult:
+                    ) -> tuple[PreparedRequest, tuple[dict[str, Any], str | None]] | JudgeResult:
         """The answer body, or an unscored result saying why there is none."""
         # One attempt per response format left in the fallback chain (the SDK retries each).
         for _ in range(self.formats.left()):
@@ -240,14 +258,23 @@ class OpenAIJudge:
                            settings_used={"response_mode": request.mode})
 
     def _result(self, request: PreparedRequest, body: dict[str, Any], *,
-                latency: float | None, cached: bool) -> JudgeResult:
+                latency: float | None, cached: bool, provider: str | None = None
+                ) -> JudgeResult:
         answers, reason = interpret_answer(body, request.criteria)
+        answers = check_quotes(answers, request.kwargs["messages"])
         usage = usage_of(body)
+        settings: dict[str, SettingValue] = {"response_mode": request.mode,
+                                             **served(body, provider)}
+        if request.cut is not None:
+            settings["evidence_cut"] = request.cut
+            if request.reads_cut_text:
+                # What the model answered on a cut text is kept in the raw answer, never used.
+                answers = unscored(request.criteria, f"evidence truncated: {request.cut}")
+                reason = reason or f"evidence truncated: {request.cut}"
         return JudgeResult(answers=answers, request_hash=request.request_hash,
                            raw_answer=raw_answer(body),
                            usage=usage, latency_s=latency, cost_usd=self.cost_of(usage),
-                           error=reason, cached=cached,
-                           settings_used={"response_mode": request.mode})
+                           error=reason, cached=cached, settings_used=settings)
 
 
 def estimate_tokens(request: PreparedRequest, *, detail: str) -> tuple[int, int]:

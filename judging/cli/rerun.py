@@ -1,0 +1,120 @@
+"""`judging rerun RUN_DIR`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from rich.markup import escape
+
+from judging.cli.options import console, friendly_errors
+
+
+@click.command()
+@click.argument("run_dir", type=click.Path(path_type=Path, file_okay=False, exists=True))
+@click.option("--select", "selector", default="all", show_default=True,
+              help="Which number and table claims: falsified, contested (flagged by consensus or "
+                   "doubted by the judge), top:N (the N best submissions' claims), sample:N, "
+                   "all.")
+@click.option("--engine", type=click.Choice(["local", "ray", "hf-jobs"]), default="local",
+              show_default=True,
+              help="local: this machine, in the sandbox; ray: tasks on a Ray cluster (the same "
+                   "sandbox on each node); hf-jobs: Hugging Face Jobs (submissions read from "
+                   "the Hub).")
+@click.option("--budget", default=None,
+              help="Stop cleanly before spending more: re-run time (2h, 30m, 90s) or HF Jobs "
+                   "dollars ($5). A claim starts only when its limit fits; the rest are "
+                   "recorded 'not run: over budget' (a later rerun runs them).")
+@click.option("--timeout", "wall_s", type=click.FloatRange(min=1), default=None,
+              help="Wall-time limit per claim, seconds [default 600; a claim's "
+                   "evidence.rerun.timeout_s wins].")
+@click.option("--cpu", "cpu_s", type=click.IntRange(min=1), default=None,
+              help="CPU-time limit per process, seconds [default 600].")
+@click.option("--memory", "memory_mb", type=click.IntRange(min=64), default=None,
+              help="Address-space limit per process, MiB [default 4096].")
+@click.option("--processes", type=click.IntRange(min=4), default=None,
+              help="Process (and thread) limit [default 64].")
+@click.option("--output", "output_mb", type=click.FloatRange(min=0.01), default=None,
+              help="Output kept per stream, MiB; more stops the run [default 8].")
+@click.option("--disk", "disk_mb", type=click.IntRange(min=16), default=None,
+              help="Size of the scratch copy, /tmp and home, MiB each [default 1024].")
+@click.option("--no-sandbox", is_flag=True,
+              help="Run without bubblewrap (untrusted code on this machine, no namespace, no "
+                   "scratch tmpfs): only where the sandbox cannot start and the code is trusted. "
+                   "Recorded on every result.")
+@click.option("--env-cache", type=click.Path(path_type=Path, file_okay=False),
+              envvar="JUDGING_RERUN_CACHE", default=None,
+              help="Built environments, reused across runs [env JUDGING_RERUN_CACHE; default "
+                   "~/.cache/judging/rerun].")
+@click.option("--seed", type=int, default=0, show_default=True, help="For --select sample:N.")
+@click.option("--force", is_flag=True,
+              help="Re-run the selected claims even when they have a result with the same "
+                   "inputs.")
+@click.option("--estimate", "estimate_only", is_flag=True,
+              help="Print what would run and its cost, and stop.")
+@click.option("--address", default=None, envvar="RAY_ADDRESS",
+              help="--engine ray: the cluster [env RAY_ADDRESS; default: Ray on this machine].")
+@click.option("--hf-namespace", default=None,
+              help="--engine hf-jobs: the namespace the jobs run (and are billed) in [default: "
+                   "the token's user].")
+@friendly_errors
+def rerun(run_dir: Path, selector: str, engine: str, budget: str | None, wall_s: float | None,
+          cpu_s: int | None, memory_mb: int | None, processes: int | None,
+          output_mb: float | None, disk_mb: int | None, no_sandbox: bool,
+          env_cache: Path | None, seed: int, force: bool, estimate_only: bool,
+          address: str | None, hf_namespace: str | None) -> None:
+    """Re-run the submitted scripts of RUN_DIR's number claims and compare their numbers.
+
+    Each selected claim's evidence.script runs in the environment its submission declares
+    (uv.lock, pyproject.toml or requirements.txt, installed with uv from the package registry,
+    built once per file and reused; a Dockerfile only on --engine hf-jobs), in a bubblewrap
+    sandbox: no network, a read-only system, a scratch copy of the submission, an empty home, a
+    clean environment and limits. Its number (the registry's pattern, the claim's
+    evidence.rerun.read, or its last line of JSON) is compared with the participant's and the
+    paper's: reproduced, differs, failed, timeout or not_run, appended to RUN_DIR/reruns.jsonl
+    with the logs under RUN_DIR/reruns/<claim>/. Reruns resume. Run `judging run` on RUN_DIR
+    again to judge with the results (verdict-justification 1.1.0 reads them).
+    """
+    from judging.rerun import (
+        DEFAULT_LIMITS,
+        RerunRequest,
+        parse_budget,
+        plan_rerun,
+        run_rerun,
+    )
+
+    given = {"wall_s": wall_s, "cpu_s": cpu_s, "memory_mb": memory_mb, "processes": processes,
+             "output_mb": output_mb, "disk_mb": disk_mb}
+    limits = DEFAULT_LIMITS.model_copy(update={k: v for k, v in given.items() if v is not None})
+    request = RerunRequest(run_dir=run_dir, select=selector, engine=engine,  # type: ignore[arg-type]
+                           budget=parse_budget(budget), limits=limits, sandbox=not no_sandbox,
+                           cache_dir=env_cache, seed=seed, force=force, address=address,
+                           hf_namespace=hf_namespace)
+    prices = None
+    if engine == "hf-jobs":
+        from judging.rerun.hf_jobs import hardware_prices
+        prices = hardware_prices(request)
+    elif not no_sandbox:
+        from judging.rerun import Sandbox
+        Sandbox().check()  # refuses with the reason before anything runs
+    plan = plan_rerun(request, prices=prices)
+    console.print("estimate: " + escape(plan.estimate.describe()), soft_wrap=True,
+                  highlight=False)
+    for problem in plan.estimate.problems:
+        console.print(f"  [yellow]{escape(problem)}[/]", soft_wrap=True, highlight=False)
+    if no_sandbox:
+        console.print("[bold yellow]--no-sandbox[/]: the scripts run unconfined on this machine; "
+                      "every result records it", highlight=False)
+    if estimate_only:
+        return
+
+    def show(record) -> None:
+        console.print(f"{escape(str(record.claim))}: [bold]{record.status.value}[/]: "
+                      f"{escape(record.reason.splitlines()[0] if record.reason else '')}",
+                      soft_wrap=True, highlight=False)
+
+    summary = run_rerun(request, plan, on_result=show)
+    console.print(f"{escape(summary.describe())}; wrote "
+                  f"{escape(str(run_dir / 'reruns.jsonl'))}. Judge with the results: run "
+                  f"`judging run` on {escape(str(run_dir))} again (only changed claims are "
+                  f"re-judged).", soft_wrap=True, highlight=False)

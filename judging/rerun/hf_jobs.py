@@ -1,0 +1,273 @@
+"""`judging rerun --engine hf-jobs`: each claim's re-run as a Hugging Face Job (huggingface_hub's
+Jobs API: `run_job`, `wait_for_job`, `fetch_job_logs`, `list_jobs_hardware`).
+
+The job mounts the submission's Hub repository read-only at /submission, at the revision that
+was judged (a `Volume`; only submissions read from the Hub can run here), copies it into a
+scratch folder, installs the declared environment with uv (the job has the registry), runs the
+script under `timeout`, and prints marker lines (with a nonce per job) around the script's
+output, its exit code and its results file (base64), which are read back from the job's logs.
+A Dockerfile runs where the Hub builds it: a Space's own image (`hf.co/spaces/<id>`). The
+flavor is the claim's `evidence.rerun.flavor` (cpu-basic by default), the cost its running time
+at the flavor's price (`list_jobs_hardware`). Nothing of ours goes into the job: no token, no
+secret, no environment variable; the token only authenticates the API calls.
+
+`run_uv_job` is not used: it ships local files through a bucket and runs a single script from
+the job's own folder; the submission's repository as a volume keeps every file of it at the
+judged revision, and `run_job` with uv's image runs the same install as the local engine.
+"""
+
+from __future__ import annotations
+
+import base64
+import secrets as random_tokens
+from collections.abc import Callable
+from pathlib import Path
+
+from judging.errors import JudgingError
+from judging.models import RerunEnvironment, RerunRecord, RerunStatus
+from judging.rerun.sandbox import ProcessOutcome
+from judging.rerun.stage import RerunRequest, fresh_logs, over_budget, write_result
+from judging.rerun.task import (
+    STDERR_TAIL_CHARS,
+    RerunTask,
+    classify,
+    not_run_record,
+    record_for,
+)
+from judging.rundir import utc_now
+
+#: uv's image with the Python asked for (3.12 when none is pinned).
+UV_IMAGE = "ghcr.io/astral-sh/uv:python{python}-bookworm"
+DEFAULT_IMAGE_PYTHON = "3.12"
+#: Time a job gets on top of the run's wall time, for the copy and the install.
+INSTALL_MARGIN_S = 1800
+POLL_S = 2.0
+#: The exit code of our job script when the environment does not install.
+ENV_FAILED = 97
+
+
+class HfJobsError(JudgingError):
+    """The Hub's Jobs API cannot be used (no token, no such namespace...)."""
+
+
+def _hub_errors() -> tuple[type[BaseException], ...]:
+    """What a call to the Hub raises when it is refused or unreachable (huggingface_hub's own
+    error, its transport's, the socket's)."""
+    import httpx2
+    from huggingface_hub.errors import HfHubHTTPError
+    return (HfHubHTTPError, httpx2.HTTPError, OSError)
+
+
+def _api(request: RerunRequest):
+    from huggingface_hub import HfApi
+    return HfApi(token=request.hf_token)
+
+
+def hardware_prices(request: RerunRequest) -> dict[str, float]:
+    """US dollars per minute of each flavor, from the Hub's hardware list."""
+    try:
+        hardware = _api(request).list_jobs_hardware()
+    except _hub_errors() as exc:
+        raise HfJobsError(f"cannot read the Jobs hardware list from the Hub: {exc}") from exc
+    return {h.name: h.unit_cost_usd * (60 if h.unit_label == "second" else 1)
+            for h in hardware if h.unit_label in ("minute", "second")}
+
+
+def job_script(task: RerunTask, nonce: str) -> str:
+    """The job's shell script (bash, in the job's container)."""
+    env = task.environment
+    assert env is not None and task.script is not None
+    mark = f"judging-{nonce}"
+    folder = f'"./{env.folder}"' if env.folder else "."
+    python_pin = f" --python {env.python}" if env.python and _plain(env.python) else ""
+    if env.kind == "Dockerfile":
+        install, python = "true", "python3"
+    elif env.kind == "uv.lock":
+        install = (f"UV_PROJECT_ENVIRONMENT=/tmp/env uv sync --frozen --no-install-project"
+                   f"{python_pin} --project {folder}")
+        python = "/tmp/env/bin/python"
+    else:
+        install = (f'uv venv --quiet{python_pin} /tmp/env && uv pip install --python '
+                   f'/tmp/env/bin/python -r "./{env.file}"')
+        python = "/tmp/env/bin/python"
+    runner = python if task.script.endswith(".py") else "bash"
+    args = " ".join(_quote(a) for a in [task.script, *task.args])
+    results = (f'if [ -f {_quote(task.results_file)} ]; then echo "{mark} results $(head -c '
+               f'1048576 {_quote(task.results_file)} | base64 -w0)"; fi'
+               if task.results_file else "true")
+    return "\n".join([
+        "set -u",
+        "mkdir -p /tmp/work && cp -R /submission/. /tmp/work/ && cd /tmp/work || exit 96",
+        f'echo "{mark} install"',
+        f'if ! {{ {install}; }} 2>&1; then echo "{mark} env-failed"; exit {ENV_FAILED}; fi',
+        f'echo "{mark} run"',
+        f"timeout {int(task.limits.wall_s)} {runner} {args} 2>&1",
+        "code=$?",
+        f'echo "{mark} exit $code"',
+        results,
+        "exit $code"])
+
+
+def _plain(version: str) -> bool:
+    return all(part.isdigit() for part in version.split("."))
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "'\"'\"'") + "'"
+
+
+def _image(task: RerunTask) -> str | None:
+    env, source = task.environment, task.claim.source
+    assert env is not None and source is not None
+    if env.kind == "Dockerfile":
+        # The Hub builds a Docker Space's image from its Dockerfile; nothing else builds one.
+        return f"hf.co/spaces/{source.repo_id}" if source.repo_type == "space" else None
+    python = env.python if env.python and _plain(env.python) else DEFAULT_IMAGE_PYTHON
+    return UV_IMAGE.format(python=".".join(python.split(".")[:2]))
+
+
+def _parse(lines: list[str], nonce: str) -> tuple[list[str], list[str], int | None, bytes | None,
+                                                  bool]:
+    """(install lines, output lines, exit code, results, environment failed) from job logs."""
+    mark = f"judging-{nonce} "
+    install: list[str] = []
+    output: list[str] = []
+    code: int | None = None
+    results: bytes | None = None
+    env_failed = False
+    part = "before"
+    for line in lines:
+        if line.startswith(mark):
+            word, _, rest = line[len(mark):].partition(" ")
+            if word in ("install", "run"):
+                part = word
+            elif word == "env-failed":
+                env_failed = True
+            elif word == "exit" and rest.strip().lstrip("-").isdigit():
+                code, part = int(rest), "after"
+            elif word == "results":
+                try:
+                    results = base64.b64decode(rest.strip(), validate=True)
+                except ValueError:
+                    results = None
+            continue
+        if part in ("before", "install"):  # the copy's and the install's messages
+            install.append(line)
+        elif part == "run":
+            output.append(line)
+    return install, output, code, results, env_failed
+
+
+def run_hf_jobs(request: RerunRequest, tasks: list[RerunTask],
+                on_result: Callable[[RerunRecord], None]) -> None:
+    from huggingface_hub import Volume
+
+    api = _api(request)
+    prices = hardware_prices(request)
+    try:
+        namespace = request.hf_namespace or api.whoami()["name"]
+    except _hub_errors() as exc:
+        raise HfJobsError(f"cannot tell whose jobs these are (give --hf-namespace): {exc}"
+                          ) from exc
+    spent = 0.0
+    started: list[tuple[RerunTask, str, str]] = []
+    for index, task in enumerate(tasks):
+        reason = task.not_run
+        if reason is None and task.claim.source is None:
+            reason = ("not on the Hub: --engine hf-jobs runs submissions read from the Hub "
+                      "(hf://...); use --engine local or ray for a local folder")
+        image = _image(task) if reason is None else None
+        if reason is None and image is None:
+            reason = ("needs a container engine that builds its Dockerfile: the Hub builds "
+                      "only a Docker Space's")
+        if reason is not None:
+            on_result(write_result(request.run_dir, not_run_record(
+                task, engine="hf-jobs", sandbox=None, reason=reason), logs=None))
+            continue
+        price = prices.get(task.flavor)
+        if price is None:
+            on_result(write_result(request.run_dir, not_run_record(
+                task, engine="hf-jobs", sandbox=None,
+                reason=f"flavor {task.flavor!r} is not in the Hub's hardware list"), logs=None))
+            continue
+        limit = price * (task.limits.wall_s + INSTALL_MARGIN_S) / 60
+        if request.budget is not None and request.budget.usd is not None and \
+                spent + limit > request.budget.usd + 1e-9:
+            for record in over_budget([t for t in tasks[index:] if t.not_run is None],
+                                      engine="hf-jobs", sandbox=None, budget=request.budget):
+                on_result(write_result(request.run_dir, record, logs=None))
+            break
+        spent += limit
+        source = task.claim.source
+        assert source is not None and image is not None
+        nonce = random_tokens.token_hex(8)
+        try:
+            job = api.run_job(
+                image=image, command=["bash", "-c", job_script(task, nonce)], env={},
+                flavor=task.flavor, timeout=int(task.limits.wall_s + INSTALL_MARGIN_S),
+                labels={"judging": "rerun"}, namespace=namespace,
+                volumes=[Volume(type=source.repo_type, source=source.repo_id,
+                                revision=source.revision, mount_path="/submission")])
+        except _hub_errors() as exc:
+            on_result(write_result(request.run_dir, not_run_record(
+                task, engine="hf-jobs", sandbox=None, final=False,
+                reason=f"the Hub did not start the job: {exc}"), logs=None))
+            continue
+        started.append((task, job.id, nonce))
+    for task, job_id, nonce in started:
+        try:
+            record = _finish(request, api, namespace, task, job_id, nonce, prices)
+        except (*_hub_errors(), TimeoutError) as exc:  # one lost job does not sink the rest
+            record = write_result(request.run_dir, not_run_record(
+                task, engine="hf-jobs", sandbox=None, final=False,
+                reason=f"job {job_id} could not be followed to its end: {exc}"), logs=None)
+        on_result(record)
+
+
+def _finish(request: RerunRequest, api, namespace: str, task: RerunTask, job_id: str,
+            nonce: str, prices: dict[str, float]) -> RerunRecord:
+    begun = utc_now()
+    job = api.wait_for_job(job_id, namespace=namespace, poll_interval=POLL_S,
+                           timeout=task.limits.wall_s + INSTALL_MARGIN_S + 600)
+    lines = [line.rstrip("\n") for line in api.fetch_job_logs(job_id=job_id,
+                                                               namespace=namespace)]
+    install, output, code, results, env_failed = _parse(lines, nonce)
+    logs = fresh_logs(request.run_dir, task.key)
+    logs.mkdir(parents=True, exist_ok=True)
+    (logs / "build.txt").write_text("\n".join(install) + "\n")
+    (logs / "stdout.txt").write_text("\n".join(output) + "\n")
+    running = job.durations.running_secs if job.durations else None
+    common = {"engine": "hf-jobs", "sandbox": f"HF Jobs container ({task.flavor})",
+              "node": job.id, "job_url": getattr(job, "url", None),
+              "cost_usd": round(prices[task.flavor] * running / 60, 6)
+              if running is not None else None}
+    assert task.environment is not None
+    environment = RerunEnvironment(kind=task.environment.kind, file=task.environment.file,
+                                   key="hf-jobs", python=task.environment.python)
+    tail = "\n".join([line for line in (install if env_failed or code is None else output)
+                      if line.strip()]
+                     [-20:])[-STDERR_TAIL_CHARS:] or None
+    if env_failed:
+        record = record_for(task, status=RerunStatus.not_run, attempted=True, started=begun,
+                            reason="environment failed (in the job)", stderr_tail=tail,
+                            environment=environment, **common)
+    elif code is None:
+        stage = str(job.status.stage.value if hasattr(job.status.stage, "value")
+                    else job.status.stage)
+        timed_out = "timeout" in (job.status.message or "").lower()
+        record = record_for(task, status=RerunStatus.timeout if timed_out
+                            else RerunStatus.failed, attempted=True, started=begun,
+                            reason=f"the job ended {stage} before the script did"
+                                   + (f": {job.status.message}" if job.status.message else ""),
+                            stderr_tail=tail, environment=environment, **common)
+    else:
+        outcome = ProcessOutcome(exit_code=None if code == 124 else code,
+                                 stopped="wall time" if code == 124 else None,
+                                 duration_s=float(running or 0), results=results)
+        status, reason, values = classify(task, outcome, stdout="\n".join(output),
+                                          stderr_tail=tail)
+        record = record_for(task, status=status, reason=reason, attempted=True, started=begun,
+                            values=values, exit_code=code, duration_s=running,
+                            stderr_tail=tail if status is not RerunStatus.reproduced else None,
+                            environment=environment, **common)
+    return write_result(request.run_dir, record, logs=Path(logs))

@@ -1,0 +1,202 @@
+"""`judging rerun RUN_DIR`: plan (select, resume, estimate), then run the claims' scripts on an
+engine and append each result to reruns.jsonl as it comes, its logs under reruns/<claim>/.
+
+A claim whose newest line has the same input hash and is final is not run again (reruns
+resume); a `--budget` is never exceeded: a claim starts only when what was spent plus its own
+limit fits, and the claims left are recorded "not run: over budget" (not final: a later rerun
+with more budget runs them).
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from judging.errors import JudgingError
+from judging.models import RerunLimits, RerunRecord, RerunStatus
+from judging.rerun.environment import EnvCache, EnvironmentError_, environment_key, find_interpreter
+from judging.rerun.sandbox import DEFAULT_LIMITS, Sandbox
+from judging.rerun.select import Budget, select_claims
+from judging.rerun.task import RerunTask, execute, not_run_record, plan_task
+from judging.rundir import RunPaths, RunStore, append_rerun, read_reruns
+
+Engine = Literal["local", "ray", "hf-jobs"]
+OVER_BUDGET = "over budget"
+
+
+def default_cache_dir() -> Path:
+    """Where built environments are kept between runs: JUDGING_RERUN_CACHE, else
+    ~/.cache/judging/rerun."""
+    import os
+    given = os.environ.get("JUDGING_RERUN_CACHE")
+    if given:
+        return Path(given)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "judging" / "rerun"
+
+
+@dataclass(frozen=True)
+class RerunRequest:
+    run_dir: Path
+    select: str = "all"
+    engine: Engine = "local"
+    budget: Budget | None = None
+    limits: RerunLimits = field(default_factory=lambda: DEFAULT_LIMITS)
+    sandbox: bool = True
+    """False only with an explicit --no-sandbox (recorded on every result)."""
+    cache_dir: Path | None = None
+    seed: int = 0
+    force: bool = False
+    """Re-run the selected claims even when a final result with the same inputs exists."""
+    address: str | None = None
+    """Ray: the cluster's address (None: a Ray started on this machine)."""
+    hf_namespace: str | None = None
+    hf_token: str | None = None
+
+    @property
+    def cache(self) -> EnvCache:
+        return EnvCache(self.cache_dir or default_cache_dir())
+
+
+@dataclass
+class Estimate:
+    selected: int = 0
+    """Number and table claims the selection chose."""
+    resumed: int = 0
+    """Already re-run with the same inputs (skipped)."""
+    to_run: int = 0
+    not_runnable: int = 0
+    """Of `to_run`, claims that will be recorded "not run" without running anything."""
+    environments: int = 0
+    """Distinct environments the claims to run need."""
+    to_build: int = 0
+    """Of those, not in the cache yet."""
+    max_cpu_hours: float = 0.0
+    """Upper bound: every claim to run at its wall-time limit, on one core."""
+    max_usd: float | None = None
+    """HF Jobs: every job at its timeout at its flavor's price."""
+    problems: list[str] = field(default_factory=list)
+
+    def describe(self) -> str:
+        cost = (f", at most ${self.max_usd:.2f} on HF Jobs" if self.max_usd is not None else "")
+        return (f"{self.selected} claim(s) selected, {self.resumed} already re-run with the "
+                f"same inputs, {self.to_run} to run ({self.not_runnable} of them cannot run); "
+                f"{self.environments} environment(s), {self.to_build} to build; at most "
+                f"{self.max_cpu_hours:.2f} CPU-hours{cost}")
+
+
+@dataclass
+class RerunPlan:
+    tasks: list[RerunTask]
+    estimate: Estimate
+
+
+@dataclass
+class RerunSummary:
+    records: list[RerunRecord] = field(default_factory=list)
+
+    def count(self, status: RerunStatus) -> int:
+        return sum(1 for r in self.records if r.status is status)
+
+    def describe(self) -> str:
+        counts = ", ".join(f"{self.count(s)} {s.value}" for s in RerunStatus if self.count(s))
+        return f"{len(self.records)} claim(s) re-run: {counts or 'none'}"
+
+
+def plan_rerun(request: RerunRequest, *, prices: dict[str, float] | None = None) -> RerunPlan:
+    """Select the claims, drop those already re-run with the same inputs, and estimate the
+    rest (`prices`: HF Jobs dollars per minute by flavor)."""
+    paths = RunPaths(request.run_dir)
+    store = RunStore.open(request.run_dir, create=False)
+    try:
+        claims = list(store.iter_claims())
+    finally:
+        store.close()
+    if not paths.claims.is_file():
+        raise JudgingError(f"{request.run_dir}: no claims.jsonl; run `judging run ... --out "
+                           f"{request.run_dir}` first")
+    chosen = select_claims(request.run_dir, claims, request.select, seed=request.seed)
+    done = read_reruns(request.run_dir)
+    memo: dict[Path, str] = {}
+    estimate = Estimate(selected=len(chosen))
+    tasks = []
+    keys: set[str] = set()
+    for claim in chosen:
+        task = plan_task(claim, limits=request.limits, sandboxed=request.sandbox, memo=memo)
+        previous = done.get(task.key)
+        if (not request.force and previous is not None and previous.final
+                and previous.input_hash == task.input_hash):
+            estimate.resumed += 1
+            continue
+        tasks.append(task)
+        if task.not_run is not None:
+            estimate.not_runnable += 1
+            continue
+        estimate.max_cpu_hours += task.limits.wall_s / 3600
+        if prices is not None:
+            estimate.max_usd = (estimate.max_usd or 0.0) + prices.get(task.flavor, 0.0) * \
+                task.limits.wall_s / 60
+        request_env = task.environment
+        if request_env is None or request_env.kind == "Dockerfile" or request.engine == "hf-jobs":
+            continue
+        try:
+            key = environment_key(task.root, request_env, find_interpreter(request_env.python))
+        except EnvironmentError_ as exc:  # the run records it per claim; the estimate notes it
+            estimate.problems.append(f"{task.key}: {exc}")
+            continue
+        if key not in keys:
+            keys.add(key)
+            estimate.to_build += not request.cache.is_built(key)
+    estimate.to_run = len(tasks)
+    estimate.environments = len(keys)
+    return RerunPlan(tasks=tasks, estimate=estimate)
+
+
+def write_result(run_dir: Path, record: RerunRecord, *, logs: Path | None) -> RerunRecord:
+    """Append a record (with its logs folder, relative to the run directory, when it has one)."""
+    if logs is not None and logs.is_dir() and any(logs.iterdir()):
+        record = record.model_copy(update={"logs": logs.relative_to(run_dir).as_posix()})
+    append_rerun(run_dir, record)
+    return record
+
+
+def fresh_logs(run_dir: Path, key: str) -> Path:
+    """A claim's empty logs folder (a previous re-run's logs are replaced)."""
+    logs = RunPaths(run_dir).rerun_logs(key)
+    shutil.rmtree(logs, ignore_errors=True)
+    return logs
+
+
+def over_budget(tasks: list[RerunTask], *, engine: str, sandbox: str | None,
+                budget: Budget) -> list[RerunRecord]:
+    return [not_run_record(task, engine=engine, sandbox=sandbox, final=False,
+                           reason=f"{OVER_BUDGET}: --budget {budget.describe()} was spent before "
+                                  f"it could start") for task in tasks]
+
+
+def fits(budget: Budget | None, spent: float, task: RerunTask) -> bool:
+    """Whether a task may start: what was spent plus its wall-time limit stays in the budget."""
+    return budget is None or budget.seconds is None or \
+        spent + task.limits.wall_s <= budget.seconds + 1e-9
+
+
+def run_local(request: RerunRequest, tasks: list[RerunTask],
+              on_result: Callable[[RerunRecord], None]) -> None:
+    sandbox = Sandbox(enabled=request.sandbox)
+    description = sandbox.check() or None
+    spent = 0.0
+    for index, task in enumerate(tasks):
+        if task.not_run is None and not fits(request.budget, spent, task):
+            assert request.budget is not None
+            for record in over_budget(tasks[index:], engine="local", sandbox=description,
+                                      budget=request.budget):
+                on_result(write_result(request.run_dir, record, logs=None))
+            return
+        logs = fresh_logs(request.run_dir, task.key)
+        record = execute(task, cache=request.cache, sandbox=sandbox, logs=logs)
+        spent += (record.duration_s or 0.0) + ((record.environment.build_s or 0.0)
+                                               if record.environment else 0.0)
+        on_result(write_result(request.run_dir, record, logs=logs))

@@ -1,0 +1,251 @@
+"""One claim's re-run: what to run (`plan_task`, from the claim as the run recorded it) and running
+it on this machine in the sandbox (`execute`), to a `RerunRecord`. The Ray engine runs `execute`
+on its nodes; the HF Jobs engine runs the same plan as a Hub job.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from judging.hashing import content_hash
+from judging.models import (
+    ClaimInput,
+    ClaimKind,
+    RerunEnvironment,
+    RerunLimits,
+    RerunRecord,
+    RerunStatus,
+    RerunValue,
+)
+from judging.rerun.environment import (
+    ENV_MOUNT,
+    EnvCache,
+    EnvironmentError_,
+    EnvRequest,
+    find_environment,
+    pinned_python,
+)
+from judging.rerun.number import compare, describe_values, read_values
+from judging.rerun.sandbox import ProcessOutcome, Sandbox
+from judging.rundir import utc_now
+
+#: Bump when what a re-run does changes (its input hash changes: every claim is re-run again).
+RERUN_VERSION = "rerun/1"
+#: The tail of stderr kept on a result.
+STDERR_TAIL_LINES = 20
+STDERR_TAIL_CHARS = 2000
+#: How a script is started, by its suffix (inside the environment).
+RUNNERS = {".py": ["python"], ".sh": ["/bin/bash"]}
+#: What a failure's stderr says about the limit it met (words for the one-line report).
+LIMIT_HINTS = (
+    (re.compile(r"MemoryError|Cannot allocate memory|std::bad_alloc"), "memory limit reached"),
+    (re.compile(r"No space left on device|Disk quota exceeded"), "disk limit reached"),
+    (re.compile(r"Resource temporarily unavailable|can't start new thread|fork"),
+     "process limit reached"),
+    (re.compile(r"Network is unreachable|Temporary failure in name resolution|"
+                r"Name or service not known|Connection refused|nodename nor servname"),
+     "no network in the sandbox"),
+)
+
+
+@dataclass
+class RerunTask:
+    """What one claim's re-run needs (picklable: Ray ships it to a node)."""
+
+    claim: ClaimInput
+    limits: RerunLimits
+    input_hash: str
+    script: str | None = None
+    """The script, relative to the submission folder."""
+    args: list[str] = field(default_factory=list)
+    environment: EnvRequest | None = None
+    not_run: str | None = None
+    """Why it is not run, decided before anything runs (no script, no environment...)."""
+    results_file: str | None = None
+    flavor: str = "cpu-basic"
+
+    @property
+    def key(self) -> str:
+        return str(self.claim.key)
+
+    @property
+    def root(self) -> Path:
+        return self.claim.root
+
+
+def _tree_hash(root: Path, memo: dict[Path, str]) -> str:
+    """Hash of every file of a submission folder (paths and contents; links as their target)."""
+    if root in memo:
+        return memo[root]
+    digest = hashlib.sha256()
+    for folder, dirs, files in os.walk(root):
+        dirs.sort()
+        for name in sorted(files):
+            path = Path(folder) / name
+            relative = path.relative_to(root).as_posix()
+            digest.update(relative.encode() + b"\0")
+            if path.is_symlink():
+                digest.update(b"link:" + os.readlink(path).encode())
+            elif path.is_file():
+                with path.open("rb") as handle:
+                    for chunk in iter(lambda: handle.read(1 << 20), b""):
+                        digest.update(chunk)
+            digest.update(b"\0")
+    memo[root] = digest.hexdigest()
+    return memo[root]
+
+
+def plan_task(claim: ClaimInput, *, limits: RerunLimits, sandboxed: bool,
+              memo: dict[Path, str] | None = None) -> RerunTask:
+    """The re-run of a claim: its script, arguments, environment and limits, or why not."""
+    spec = claim.claim.evidence.rerun
+    if spec is not None and spec.timeout_s is not None:
+        limits = limits.model_copy(update={"wall_s": float(spec.timeout_s)})
+    root = claim.root
+    script = claim.evidence_paths.get("script")
+    relevant = {"key": str(claim.key), "claim": claim.claim.model_dump(
+        mode="json", include={"kind", "reported_value", "reproduced_value", "values", "tolerance",
+                              "evidence"}), "pattern": claim.rerun_pattern,
+                "limits": limits.model_dump(mode="json"), "sandbox": sandboxed,
+                "version": RERUN_VERSION}
+    task = RerunTask(claim=claim, limits=limits, input_hash="",
+                     args=list(spec.args) if spec else [],
+                     results_file=spec.read.file if spec and spec.read else None,
+                     flavor=(spec.flavor if spec and spec.flavor else "cpu-basic"))
+    if claim.claim.kind not in (ClaimKind.number, ClaimKind.table):
+        task.not_run = f"a {claim.claim.kind} claim has no number to re-run"
+    elif script is None or not script.is_file():
+        task.not_run = ("no script: the claim names no evidence.script in the submission"
+                        if script is None else "no script: evidence.script is not in the "
+                                               "submission")
+    elif script.suffix not in RUNNERS:
+        task.not_run = f"no script: no way to run a {script.suffix or 'suffix-less'} file " \
+                       f"(.py or .sh)"
+    else:
+        task.script = script.resolve().relative_to(root.resolve()).as_posix()
+        request = find_environment(root, script, claim.evidence_paths.get("rerun.environment"))
+        if request is None:
+            task.not_run = ("no environment: no uv.lock, pyproject.toml, requirements.txt or "
+                            "Dockerfile beside the script or above it in the submission")
+        else:
+            task.environment = replace(request, python=pinned_python(
+                root, request, spec.python if spec else None))
+            relevant["files"] = _tree_hash(root, memo if memo is not None else {})
+            relevant["environment"] = [task.environment.kind, task.environment.file,
+                                       task.environment.python]
+    relevant["not_run"] = task.not_run
+    task.input_hash = content_hash(relevant)
+    return task
+
+
+def _tail(path: Path | None) -> str | None:
+    if path is None or not path.is_file():
+        return None
+    with path.open("rb") as handle:
+        handle.seek(max(0, path.stat().st_size - 64 * 1024))
+        text = handle.read().decode("utf-8", errors="replace")
+    lines = [line for line in text.splitlines() if line.strip()][-STDERR_TAIL_LINES:]
+    return "\n".join(lines)[-STDERR_TAIL_CHARS:] or None
+
+
+def record_for(task: RerunTask, *, status: RerunStatus, reason: str, attempted: bool,
+               engine: str, sandbox: str | None, started, final: bool = True,
+               **fields) -> RerunRecord:
+    return RerunRecord(claim=task.claim.key, status=status, reason=reason, attempted=attempted,
+                       input_hash=task.input_hash, final=final, engine=engine,
+                       sandbox=sandbox, limits=task.limits, started_at=started,
+                       finished_at=utc_now(), **fields)
+
+
+def classify(task: RerunTask, outcome: ProcessOutcome, *, stdout: str, stderr_tail: str | None
+             ) -> tuple[RerunStatus, str, list[RerunValue]]:
+    """The status, the one-line reason and the numbers of a finished run."""
+    limits = task.limits
+    if outcome.stopped == "wall time":
+        return RerunStatus.timeout, f"stopped at the wall-time limit ({limits.wall_s:g} s)", []
+    if outcome.stopped == "output":
+        return (RerunStatus.failed, f"printed more than {limits.output_mb:g} MiB: stopped at "
+                                    f"the output limit", [])
+    signal = outcome.signal_name
+    if signal == "SIGXCPU" or (signal == "SIGKILL" and outcome.cpu_s >= limits.cpu_s):
+        return RerunStatus.timeout, f"stopped at the CPU-time limit ({limits.cpu_s} s)", []
+    if signal == "SIGXFSZ":
+        return (RerunStatus.failed, f"wrote a file over the file-size limit "
+                                    f"({limits.disk_mb} MiB): stopped", [])
+    if outcome.exit_code != 0:
+        hint = next((words for pattern, words in LIMIT_HINTS
+                     if stderr_tail and pattern.search(stderr_tail)), None)
+        killed = f", killed by {signal}" if signal else ""
+        last = (stderr_tail or "").strip().splitlines()[-1:] or [""]
+        said = f": {last[0][:200]}" if last[0] else ""
+        return (RerunStatus.failed, f"exit code {outcome.exit_code}{killed}"
+                                    + (f" ({hint})" if hint else "") + said, [])
+    values = compare(task.claim, read_values(task.claim, stdout=stdout,
+                                             results=outcome.results))
+    if any(v.rerun is None for v in values):
+        return (RerunStatus.failed, "exit code 0 but no number: " + describe_values(values),
+                values)
+    target = [v.matches_participant if v.reproduced is not None else v.matches_paper
+              for v in values]
+    if any(t is None for t in target):
+        return (RerunStatus.failed, "ran, but there is no value to compare with: "
+                + describe_values(values), values)
+    status = RerunStatus.reproduced if all(target) else RerunStatus.differs
+    return status, describe_values(values), values
+
+
+def not_run_record(task: RerunTask, *, engine: str, sandbox: str | None, reason: str,
+                   final: bool = True) -> RerunRecord:
+    return record_for(task, status=RerunStatus.not_run, reason=reason, attempted=False,
+                      engine=engine, sandbox=sandbox, started=utc_now(), final=final)
+
+
+def execute(task: RerunTask, *, cache: EnvCache, sandbox: Sandbox, logs: Path,
+            engine: str = "local", node: str | None = None) -> RerunRecord:
+    """Build (or reuse) the task's environment and run its script in the sandbox; logs (build,
+    stdout, stderr) into `logs`."""
+    description = sandbox.check() or None
+    if task.not_run is not None:
+        return not_run_record(task, engine=engine, sandbox=description, reason=task.not_run)
+    assert task.environment is not None and task.script is not None
+    if task.environment.kind == "Dockerfile":
+        return not_run_record(task, engine=engine, sandbox=description,
+                              reason="needs a container engine: the environment is a "
+                                     "Dockerfile (re-run it with --engine hf-jobs)")
+    started = utc_now()
+    logs.mkdir(parents=True, exist_ok=True)
+    common = {"engine": engine, "sandbox": description, "node": node}
+    try:
+        built = cache.ensure(task.root, task.environment, sandbox=sandbox,
+                             log=logs / "build.txt")
+    except EnvironmentError_ as exc:
+        lines = str(exc).split("\n", 1)
+        return record_for(task, status=RerunStatus.not_run, reason=lines[0].rstrip(":"),
+                          attempted=True, started=started, stderr_tail=(
+                              lines[1][-STDERR_TAIL_CHARS:] if len(lines) > 1 else None),
+                          environment=RerunEnvironment(kind=task.environment.kind,
+                                                       file=task.environment.file,
+                                                       key="unresolved"),
+                          logs=None, **common)
+    env_root = ENV_MOUNT if sandbox.enabled else str(built.path)
+    runner = RUNNERS[Path(task.script).suffix]
+    executable = f"{env_root}/bin/python" if runner == ["python"] else runner[0]
+    command = [executable, task.script, *task.args]
+    env = {"PATH": f"{env_root}/bin:/usr/local/bin:/usr/bin:/bin", "VIRTUAL_ENV": env_root,
+           "PYTHONUNBUFFERED": "1", "MPLBACKEND": "Agg"}
+    stdout_path, stderr_path = logs / "stdout.txt", logs / "stderr.txt"
+    outcome = sandbox.run(command, submission=task.root, limits=task.limits,
+                          mounts=cache.run_mounts(built) if sandbox.enabled else [], env=env,
+                          stdout=stdout_path, stderr=stderr_path, results=task.results_file)
+    stderr_tail = _tail(stderr_path)
+    stdout = stdout_path.read_text(encoding="utf-8", errors="replace")
+    status, reason, values = classify(task, outcome, stdout=stdout, stderr_tail=stderr_tail)
+    return record_for(task, status=status, reason=reason, attempted=True, started=started,
+                      values=values, exit_code=outcome.exit_code,
+                      stderr_tail=stderr_tail if status is not RerunStatus.reproduced else None,
+                      duration_s=outcome.duration_s, cpu_s=outcome.cpu_s,
+                      environment=built.record, **common)
