@@ -6,7 +6,7 @@ relative to the file's folder), `label` (faithful | unfaithful | copy), and opti
 `source_repo` (the unit left out), `ambiguous` (a genuine pair its write-up leaves in doubt: out
 of the headline figures), `published_system`, `data`.
 
-JUDGED FIGURES (issue 27), on the repositories left out (benchmarks/realfig_loro.py says how
+JUDGED FIGURES (issue 27), on the repositories left out (benchmarks/_realfig_loro.py says how
 every value taken from data is chosen on the other repositories), per pairs file and over all:
   1. wrong fails <= 3% of the faithful pairs, wrong passes <= 3% of the unfaithful pairs, each
      class answered >= 50%, with the offline figure-match (default: the newest, drafts
@@ -58,8 +58,8 @@ def _load(name: str):
     return module
 
 
-measure = _load("realfig_measure")
-loro = _load("realfig_loro")
+measure = _load("_realfig_measure")
+loro = _load("_realfig_loro")
 
 
 def identity(confirm_at: float) -> CompareSettings:

@@ -1,5 +1,6 @@
 """Every benchmark script starts: its imports resolve against the package as it is now (a moved
-name fails here, not in the middle of `make bench`)."""
+name fails here, not in the middle of `make bench`). A module whose name starts with `_` is a
+library of the scripts (loaded by them), not a script."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 
 from tests.conftest import ROOT
 
-BENCHMARKS = sorted((ROOT / "benchmarks").glob("*.py"))
+BENCHMARKS = sorted(p for p in (ROOT / "benchmarks").glob("*.py") if not p.name.startswith("_"))
 
 
 @pytest.mark.parametrize("script", BENCHMARKS, ids=[p.name for p in BENCHMARKS])

@@ -1,6 +1,6 @@
 """Measuring real figure pairs once: `measure_claim` per pair, in worker processes, with the two
 chart readings kept so that the comparison and the judge can be run again on them under other
-settings (the leave-one-repository-out choice of benchmarks/realfig_loro.py) without reading the
+settings (the leave-one-repository-out choice of benchmarks/_realfig_loro.py) without reading the
 charts again.
 
 A pair's measurement can be cached (`--cache DIR`): the key is the two images' bytes, whether the
