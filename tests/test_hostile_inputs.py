@@ -50,8 +50,9 @@ class Case:
     name: str
     expect: str
     """'error' (a judgment line with status error), 'scored' (a benign oddity: judged normally),
-    'source error' (the manifest or source as a whole is refused, the run goes on) or 'refused'
-    (a command refuses the file)."""
+    'source error' (the manifest as a whole is refused, the run goes on), 'refused run' (a
+    source given on the command line is unusable: the invocation is refused before anything is
+    written, issue 25) or 'refused' (a command refuses the file)."""
     reason: tuple[str, ...] = ()
     """Substrings the line's reason (or the printed error) must contain, case-insensitively."""
     submission_id: str | None = None
@@ -391,16 +392,28 @@ def build_source_level(corpus: Corpus) -> tuple[Path, list[str]]:
     no_manifest = corpus.root / "no-manifest"
     (no_manifest / "figures").mkdir(parents=True)
     (no_manifest / "submision.yaml").write_text(header.format("typo") + "claims: []\n")
-    corpus.cases.append(Case("sources", "folder without a manifest", "source error",
+    corpus.cases.append(Case("sources", "folder without a manifest", "refused run",
                              ("no submission manifest",), source=str(no_manifest)))
     a_file = corpus.root / "submission.yaml"
     a_file.write_text(header.format("file") + "claims: []\n")
-    corpus.cases.append(Case("sources", "a file given as the folder", "source error",
+    corpus.cases.append(Case("sources", "a file given as the folder", "refused run",
                              ("not a folder",), source=str(a_file)))
     missing = corpus.root / "does-not-exist"
-    corpus.cases.append(Case("sources", "a folder that does not exist", "source error",
+    corpus.cases.append(Case("sources", "a folder that does not exist", "refused run",
                              ("no such folder",), source=str(missing)))
     return folder, [str(folder), str(no_manifest), str(a_file), str(missing)]
+
+
+def refused_sources(corpus: Corpus, good: str) -> dict[str, tuple[Invocation, Path]]:
+    """Each unusable command-line source beside a good one: one invocation each, with the run
+    folder it named (which must not be made)."""
+    refusals = {}
+    for number, case in enumerate(c for c in corpus.cases if c.expect == "refused run"):
+        assert case.source is not None
+        out = corpus.root / f"run-refused-{number}"
+        refusals[case.source] = (_cli("run", good, case.source, "--out", str(out), "--judge",
+                                      "offline", cwd=corpus.root), out)
+    return refusals
 
 
 # --- running the CLI --------------------------------------------------------------------------
@@ -451,6 +464,8 @@ class Runs:
     max_pixels_lines: list[dict]
     rubric: Invocation
     report: Invocation
+    refusals: dict[str, tuple[Invocation, Path]]
+    """Per unusable command-line source: the invocation that named it and its run folder."""
 
 
 @pytest.fixture(scope="module")
@@ -469,9 +484,11 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Runs:
     claims_lines = _lines(out_claims)
     again = _cli("run", str(claims_folder), "--out", str(out_claims), "--judge", "offline",
                  cwd=root)
-    src = _cli("run", *sources, "--out", str(out_sources), "--judge", "offline", cwd=root)
+    refusals = refused_sources(corpus, sources[0])
+    src = _cli("run", sources[0], "--out", str(out_sources), "--judge", "offline", cwd=root)
     sources_lines = _lines(out_sources)
-    src_again = _cli("run", *sources, "--out", str(out_sources), "--judge", "offline", cwd=root)
+    src_again = _cli("run", sources[0], "--out", str(out_sources), "--judge", "offline",
+                     cwd=root)
 
     # --max-pixels lowers the limit: a normal 800x600 chart is refused, naming the limit
     limited = SubmissionBuilder(root / "limited" / "sub", submission_id="hostile/max-pixels")
@@ -493,7 +510,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Runs:
                              "(judging rubric validate)", "refused", ("anchors and aliases",)))
     return Runs(corpus, first, again, claims_lines, _lines(out_claims), src, src_again,
                 sources_lines, _lines(out_sources), limited_run, _lines(out_limited), rubric,
-                report)
+                report, refusals)
 
 
 # --- the checks -------------------------------------------------------------------------------
@@ -550,6 +567,15 @@ def _evaluate(runs: Runs) -> list[Case]:
                             if _contains_all(matching[0], case.reason) else "other reason")
             case.detail = matching[0].removeprefix("source error: ").replace(
                 str(runs.corpus.root), "") if matching else ""
+        elif case.expect == "refused run":
+            assert case.source is not None
+            invocation, out = runs.refusals[case.source]
+            said = invocation.stderr.strip().splitlines()
+            refused = (invocation.code == 1 and len(said) == 1 and not out.exists()
+                       and _contains_all(said[0], case.reason))
+            case.outcome = "refused run" if refused else f"exit {invocation.code}"
+            case.detail = (said[-1] if said else "").replace(str(runs.corpus.root), "")
+            case.seconds = invocation.seconds
         elif case.expect == "refused":
             refused = runs.rubric.code == 1 and _contains_all(runs.rubric.stderr, case.reason)
             case.outcome = "refused" if refused else f"exit {runs.rubric.code}"
@@ -582,11 +608,13 @@ def test_no_traceback_and_exit_codes(runs: Runs) -> None:
                  "report"):
         invocation: Invocation = getattr(runs, name)
         assert "Traceback" not in invocation.output, (name, invocation.output[-3000:])
+    for source, (invocation, _) in runs.refusals.items():
+        assert "Traceback" not in invocation.output, (source, invocation.output[-3000:])
     # bad claims are recorded, not fatal
     assert runs.claims.code == 0, runs.claims.output[-3000:]
     assert runs.claims_again.code == 0, runs.claims_again.output[-3000:]
     assert runs.max_pixels.code == 0, runs.max_pixels.output[-3000:]
-    # a whole manifest or source that is unusable fails the run, after judging the rest
+    # a whole manifest that is unusable fails the run, after judging the rest
     assert runs.sources.code == 1 and runs.sources_again.code == 1
     assert runs.rubric.code == 1
     # the run directory stays readable: the report of the hostile run is written

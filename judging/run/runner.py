@@ -13,7 +13,7 @@ import asyncio
 from collections.abc import Callable, Iterator
 
 from judging.consensus import run_consensus
-from judging.errors import JudgingError, RunStopped, SourceError
+from judging.errors import JudgingError, RunStopped
 from judging.intake import (
     HUB_PREFIX,
     Registry,
@@ -75,7 +75,11 @@ class Runner:
         try:
             self.rubrics = self._rubrics()
             self.registry = load_registry(request.registry) if request.registry else None
-            self._check_sources()
+            for spec in request.sources:  # a typo'd source, before anything is written
+                if spec.startswith(HUB_PREFIX):
+                    parse_hub_source(spec)  # downloaded when its turn comes
+                else:
+                    expand_source(spec, download_root=RunPaths(request.out).sources)
             self.calls = Calls(request, run_id="", measure=lambda claim: self.inflight.measure(
                 claim), consensus_fact=lambda claim: self.facts.fact(claim))
             self.budget = self.calls.budget
@@ -85,28 +89,6 @@ class Runner:
             refuse(request, self.rubrics, exc)
             raise
         self.prepared = True
-
-    def _check_sources(self) -> None:
-        """Refuse an invocation none of whose sources holds a submission (a typo'd folder, the
-        wrong folder), before anything is written. When some source holds one, an unusable
-        other is a source error of the run, which goes on with the rest and exits 1: one bad
-        folder never sinks a batch."""
-        request = self.request
-        problems: list[SourceError] = []
-        usable = 0
-        for spec in request.sources:
-            if spec.startswith(HUB_PREFIX):
-                parse_hub_source(spec)  # a malformed address is a typo; downloaded in its turn
-                usable += 1
-                continue
-            try:
-                expand_source(spec, download_root=RunPaths(request.out).sources)
-                usable += 1
-            except SourceError as exc:
-                problems.append(exc)
-        if problems and not usable:
-            raise problems[0] if len(problems) == 1 else SourceError(
-                "no source holds a submission: " + "; ".join(str(p) for p in problems))
 
     def _open(self) -> None:
         """Open (or make) the run directory and the parts that read and write it."""
