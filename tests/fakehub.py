@@ -825,8 +825,11 @@ class FakeJobs:
                     host += ["--symlink", os.readlink(entry), str(entry)]
                 elif entry.is_dir():
                     host += ["--ro-bind", str(entry), str(entry)]
+            # the tools put on PATH stay visible when they live under /tmp (a clone there)
+            tools = [arg for d in self.path_dirs if Path(d).is_relative_to("/tmp")
+                     for arg in ("--ro-bind", d, d)]
             command = ["bwrap", *host, "--dev", "/dev", "--proc", "/proc",
-                       "--tmpfs", "/tmp", "--unshare-pid", "--die-with-parent", *binds,
+                       "--tmpfs", "/tmp", *tools, "--unshare-pid", "--die-with-parent", *binds,
                        "--chdir", "/tmp", "--", *spec["command"]]
             job["stage"], job["started"] = "RUNNING", time.monotonic()
             process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE,
