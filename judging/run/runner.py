@@ -21,11 +21,12 @@ from judging.intake import (
     load_registry,
     parse_hub_source,
 )
-from judging.judges import JudgeTask
+from judging.judges import Budget
 from judging.models import Judgment, NotAddressed
 from judging.rubrics import Rubric, RubricLibrary, resolve_rubric
 from judging.run.audit import ConsensusFacts, reads_consensus
 from judging.run.call import Calls
+from judging.run.estimate import estimate_items
 from judging.run.feed import Batch, Feed, stored_claims
 from judging.run.inflight import InFlight
 from judging.run.integrity import find_pairs
@@ -59,36 +60,39 @@ class Runner:
                  ):
         self.request = request
         self.on_progress = on_progress
-        self.prepared = False
         self.rubrics: list[Rubric] = []
         self.registry: Registry | None = None
         self.calls: Calls | None = None
+        """Set once `prepare` has resolved everything (the judges' endpoints included)."""
         # The measuring pool and cache need no run file: made here (a test may give its pool);
         # the store is given when the run directory is opened.
         self.inflight = InFlight(request, None, prompt_images=False)
 
+    @property
+    def budget(self) -> Budget | None:
+        return self.calls.budget if self.calls is not None else None
+
     def prepare(self, *, check_endpoints: bool = True) -> None:
         """Resolve the run's inputs (see the class); idempotent."""
-        if self.prepared:
+        if self.calls is not None:
             return
         request = self.request
         try:
-            self.rubrics = self._rubrics()
+            self.rubrics = request_rubrics(request)
             self.registry = load_registry(request.registry) if request.registry else None
             for spec in request.sources:  # a typo'd source, before anything is written
                 if spec.startswith(HUB_PREFIX):
                     parse_hub_source(spec)  # downloaded when its turn comes
                 else:
                     expand_source(spec, download_root=RunPaths(request.out).sources)
-            self.calls = Calls(request, run_id="", measure=lambda claim: self.inflight.measure(
-                claim), consensus_fact=lambda claim: self.facts.fact(claim))
-            self.budget = self.calls.budget
+            calls = Calls(request, run_id="", measure=lambda claim: self.inflight.measure(claim),
+                          consensus_fact=lambda claim: self.facts.fact(claim))
             if check_endpoints:
-                self.calls.preflight()
+                calls.preflight()
         except JudgingError as exc:
             refuse(request, self.rubrics, exc)
             raise
-        self.prepared = True
+        self.calls = calls
 
     def _open(self) -> None:
         """Open (or make) the run directory and the parts that read and write it."""
@@ -98,22 +102,14 @@ class Runner:
         self.store.set_shard(request.shard)
         calls.run_id = self.store.info.run_id
         self.facts = ConsensusFacts(self.store)
-        self.reruns = RerunFacts(self.store)
-        calls.rerun_facts = self.reruns
+        calls.rerun_facts = reruns = RerunFacts(self.store)
         self.inflight.store = self.store
         self.inflight.prompt_images = request.llm.images and any(
             j.model is not None for j in calls.judges)
         self.feed = Feed(request, self.store, extractor=calls.extractor)
         self.plan = Plan(calls.judges, request.samples, request.swap,
                          request.measure.as_settings(), self.facts.fact,
-                         rerun_facts=self.reruns.facts)
-
-    def _rubrics(self) -> list[Rubric]:
-        library = RubricLibrary(self.request.rubrics_dir) if self.request.rubrics_dir \
-            else RubricLibrary()
-        if not self.request.rubrics:
-            return library.defaults()
-        return [resolve_rubric(spec, library) for spec in self.request.rubrics]
+                         rerun_facts=reruns.facts)
 
     async def run(self) -> RunResult:
         self.prepare()
@@ -178,7 +174,8 @@ class Runner:
             result.written += 1
             if counted:  # panel lines are not in the progress total
                 progress["done"] += 1
-                self._progress(progress["done"], progress["total"])
+                if self.on_progress is not None:
+                    self.on_progress(progress["done"], progress["total"])
 
         def prepare(batch: Batch) -> list[WorkItem]:
             claims, problems = batch
@@ -218,10 +215,8 @@ class Runner:
         await self.inflight.aclose()
 
     async def estimate(self) -> list[Estimate]:
-        """What the pending work would cost, per judge, without calling any endpoint: claims are
-        measured and every request is built exactly as it would be sent, so that answers already
-        in the cache are not counted."""
-        self.prepare(check_endpoints=False)  # nothing is sent
+        """What the pending work would cost, per judge (`estimate_items`); nothing is sent."""
+        self.prepare(check_endpoints=False)
         self._open()
         assert self.calls is not None
         self.inflight.record = False  # measure (figures are needed to build requests), record
@@ -233,22 +228,9 @@ class Runner:
             # The audit's inputs hold the consensus of the lines already judged: as a run
             # would see it after its first pass (new claims may still change it).
             self.facts.read_judged()
-        rows: dict[str, Estimate] = {}
-        for item in self._pending_items(registry, rubrics):
-            row = rows.setdefault(item.judge.spec, Estimate(judge=item.judge.spec))
-            if item.judge.model is None:  # the offline judge: no endpoint
-                row.local += 1
-                continue
-            measurement = await self.inflight.measure(item.claim)
-            if item.rubric.applies_to == "figure" and measurement.figure_error:
-                row.local += 1
-                continue
-            call = item.judge.estimate(JudgeTask(
-                claim=item.claim, rubric=item.rubric,
-                signals=self.reruns.with_facts(item.rubric, item.claim, measurement.signals),
-                images=measurement.images, sample=item.sample, swapped=item.swapped))
-            if call is not None:
-                row.add(call)
+        assert self.calls.rerun_facts is not None
+        rows = await estimate_items(self._pending_items(registry, rubrics),
+                                    inflight=self.inflight, reruns=self.calls.rerun_facts)
         extract = self.calls.extract_estimate()  # type: ignore[union-attr]
         if extract is not None:
             rows["extract"] = extract
@@ -266,9 +248,14 @@ class Runner:
                         yield item
                 self.inflight.drop(claim.key)
 
-    def _progress(self, done: int, total: int) -> None:
-        if self.on_progress is not None:
-            self.on_progress(done, total)
+
+
+def request_rubrics(request: RunRequest) -> list[Rubric]:
+    """The rubrics a run judges: those named, else the newest published of each."""
+    library = RubricLibrary(request.rubrics_dir) if request.rubrics_dir else RubricLibrary()
+    if not request.rubrics:
+        return library.defaults()
+    return [resolve_rubric(spec, library) for spec in request.rubrics]
 
 
 def merged_not_addressed(before: list[NotAddressed], result: RunResult) -> list[NotAddressed]:
