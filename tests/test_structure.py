@@ -1,0 +1,71 @@
+"""The shape issue 28 gave the package, kept: a runner that only wires its parts, small
+functions in the run stage, a top level of shared vocabulary, one OpenAI call path. A merge that
+grows them past the bounds fails here, not in the next review."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from tests.conftest import ROOT
+
+PACKAGE = ROOT / "judging"
+MAX_RUNNER_FILE_LINES = 300
+MAX_RUNNER_CLASS_LINES = 200
+MAX_RUNNER_ATTRIBUTES = 10
+MAX_RUN_FUNCTION_LINES = 60
+MAX_TOP_LEVEL_FILES = 10
+
+
+def _runner_class() -> ast.ClassDef:
+    tree = ast.parse((PACKAGE / "run" / "runner.py").read_text(encoding="utf-8"))
+    (runner,) = [node for node in tree.body if isinstance(node, ast.ClassDef)
+                 and node.name == "Runner"]
+    return runner
+
+
+def _self_attributes(node: ast.ClassDef) -> set[str]:
+    names = set()
+    for child in ast.walk(node):
+        target = child.target if isinstance(child, ast.AnnAssign) else child
+        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
+                and target.value.id == "self" and isinstance(target.ctx, ast.Store):
+            names.add(target.attr)
+    return names
+
+
+def test_the_runner_only_wires() -> None:
+    lines = (PACKAGE / "run" / "runner.py").read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= MAX_RUNNER_FILE_LINES
+    runner = _runner_class()
+    assert runner.end_lineno is not None
+    assert runner.end_lineno - runner.lineno + 1 <= MAX_RUNNER_CLASS_LINES
+    attributes = _self_attributes(runner)
+    assert "request" in attributes  # the count below reads what it should
+    assert len(attributes) <= MAX_RUNNER_ATTRIBUTES, sorted(attributes)
+
+
+def test_run_functions_are_short() -> None:
+    long = []
+    for path in sorted((PACKAGE / "run").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                assert node.end_lineno is not None
+                if node.end_lineno - node.lineno + 1 > MAX_RUN_FUNCTION_LINES:
+                    long.append(f"{path.name}:{node.name}")
+    assert not long
+
+
+def test_the_run_stage_reaches_judges_through_their_interface() -> None:
+    pattern = re.compile(r"OpenAIJudge|\.price\[|judge\.cache|judge\.options|latest_line\(")
+    found = [f"{path.name}:{number}" for path in sorted((PACKAGE / "run").glob("*.py"))
+             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if pattern.search(line)]
+    assert not found
+
+
+def test_the_top_level_is_vocabulary_and_one_call_path() -> None:
+    assert len(list(PACKAGE.glob("*.py"))) <= MAX_TOP_LEVEL_FILES
+    said = sum(path.read_text(encoding="utf-8").count('"structured output"')
+               for path in PACKAGE.rglob("*.py"))
+    assert said == 1
