@@ -826,8 +826,8 @@ class FakeJobs:
                 elif entry.is_dir():
                     host += ["--ro-bind", str(entry), str(entry)]
             # the tools put on PATH stay visible when they live under /tmp (a clone there)
-            tools = [arg for d in self.path_dirs if Path(d).is_relative_to("/tmp")
-                     for arg in ("--ro-bind", d, d)]
+            tools = [arg for d in self.path_dirs if Path(d).is_dir() and Path(d) != Path("/tmp")
+                     and Path(d).is_relative_to("/tmp") for arg in ("--ro-bind", d, d)]
             command = ["bwrap", *host, "--dev", "/dev", "--proc", "/proc",
                        "--tmpfs", "/tmp", *tools, "--unshare-pid", "--die-with-parent", *binds,
                        "--chdir", "/tmp", "--", *spec["command"]]

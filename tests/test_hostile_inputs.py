@@ -572,7 +572,7 @@ def _evaluate(runs: Runs) -> list[Case]:
             invocation, out = runs.refusals[case.source]
             said = invocation.stderr.strip().splitlines()
             refused = (invocation.code == 1 and len(said) == 1 and not out.exists()
-                       and _contains_all(said[0], case.reason))
+                       and case.source in said[0] and _contains_all(said[0], case.reason))
             case.outcome = "refused run" if refused else f"exit {invocation.code}"
             case.detail = (said[-1] if said else "").replace(str(runs.corpus.root), "")
             case.seconds = invocation.seconds

@@ -63,7 +63,8 @@ class Runner:
         self.rubrics: list[Rubric] = []
         self.registry: Registry | None = None
         self.calls: Calls | None = None
-        """Set once `prepare` has resolved everything (the judges' endpoints included)."""
+        """Set once `prepare` has resolved everything; the judges' endpoints are checked then
+        unless `check_endpoints=False` (the estimate, which sends nothing)."""
         # The measuring pool and cache need no run file: made here (a test may give its pool);
         # the store is given when the run directory is opened.
         self.inflight = InFlight(request, None, prompt_images=False)
@@ -247,7 +248,6 @@ class Runner:
                     if not self.store.has(item.key):
                         yield item
                 self.inflight.drop(claim.key)
-
 
 
 def request_rubrics(request: RunRequest) -> list[Rubric]:
