@@ -104,6 +104,19 @@ CHANGES: tuple[tuple[str, str], ...] = (
     ("copies: pixel-identical but for a few small clusters (text placed a pixel otherwise) is "
      "near_identical, for a human, not a copy",
      "kbroman-fig1a (kbroman-fig1b is byte-identical: no image check can tell it from a copy)"),
+    ("a rectangle drawn around all of a page's ink (three sides or more) is the chart area's "
+     "border, not a plot area: plot areas are sought inside it (the border kept when none is "
+     "found); a grid box whose height came from bar edges grows over the horizontal gridlines "
+     "of its width at the grid's own spacing. Left out, realfig-dev2: faithful answered 21.7% "
+     "-> 26.1%, unfaithful 44.2% -> 48.8%, wrong fails 4.3% and wrong passes 0% unchanged; "
+     "pooled: faithful 41.6% -> 43.6%, unfaithful 50.5% -> 52.6%, wrong fails 2.0%, wrong "
+     "passes 0% unchanged; realfig-dev unchanged",
+     "the unanswered faithful pairs of realfig-dev2 (13 of 36 unanswered for 'a y axis "
+     "unread', 6 of them Excel charts with a chart-area border: falx-017, falx-020, falx-034, "
+     "the last still unread, its page background taken from the border); now answered: "
+     "falx-017__faithful1, falx-020__faithful1 (pass), falx-017__unfaithful1/2 (fail); tried first with the page's edges only and no growth: falx-020__faithful1/2 "
+     "read on a strip of the plot area and failed, falx-020__copy (padded 40 px) read otherwise "
+     "than its original"),
     ("TRIED AND DROPPED (the left-out figures got worse: wrong fails 2.0% -> 4.0%, unfaithful "
      "answered 50.5% -> 36.8%): a confirmed difference overriding the agreement instead of "
      "netting them",

@@ -7,7 +7,7 @@ Everything here works on a downscaled copy (long side about `GeometrySettings.wo
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from PIL import Image, ImageFilter
@@ -178,9 +178,60 @@ class Box:
                 and other.top >= self.top - slack and other.bottom <= self.bottom + slack)
 
 
+#: Work pixels inward from each edge of the page's ink in which a border around it is drawn.
+PAGE_EDGE = 3
+
+
 def find_plot_areas(page: Page) -> list[Box]:
     """Plot areas: frames (two spines meeting at the bottom-left corner), tinted rectangles
-    (ggplot, seaborn darkgrid) and grids without a frame (fivethirtyeight)."""
+    (ggplot, seaborn darkgrid) and grids without a frame (fivethirtyeight).
+
+    A rectangle drawn around all the ink of the page (at least three of its sides lined
+    along nearly their whole length, nothing drawn outside it: a spreadsheet's chart-area
+    border) frames the chart, title, tick labels and legend, not the data: the plot areas are
+    sought inside it, and the border is taken for one only when nothing is found there."""
+    border = _page_border(page)
+    if border is not None:
+        inside = _find_plot_areas(_without_border(page, border))
+        if inside:
+            return inside
+    return _find_plot_areas(page)
+
+
+def _page_border(page: Page) -> tuple[int, int, int, int] | None:
+    """(top, bottom, left, right) of the page's ink when at least three of those edges are
+    drawn (a line along 90% of each or more), else None."""
+    bg_lum = float(page.bg @ np.array([0.299, 0.587, 0.114]))
+    mask = (np.abs(page.lum - bg_lum) > 28) & (page.chroma < 60)
+    rows = np.flatnonzero((maxabs(page.rgb, page.bg) > 8).any(axis=1))
+    cols = np.flatnonzero((maxabs(page.rgb, page.bg) > 8).any(axis=0))
+    if rows.size < 2 * PAGE_EDGE or cols.size < 2 * PAGE_EDGE:
+        return None
+    top, bottom, left, right = int(rows[0]), int(rows[-1]), int(cols[0]), int(cols[-1])
+    e = PAGE_EDGE
+    inner = mask[top:bottom + 1, left:right + 1]
+    sides = (inner[:e].any(axis=0), inner[-e:].any(axis=0), inner[:, :e].any(axis=1),
+             inner[:, -e:].any(axis=1))
+    if sum(float(side.mean()) >= 0.9 for side in sides) < 3:
+        return None
+    return top, bottom, left, right
+
+
+def _without_border(page: Page, border: tuple[int, int, int, int]) -> Page:
+    """The page with the `PAGE_EDGE` work pixels inward from each side of `border` painted in
+    the background."""
+    top, bottom, left, right = border
+    e = PAGE_EDGE
+    rgb, lum, chroma = page.rgb.copy(), page.lum.copy(), page.chroma.copy()
+    bg = np.round(page.bg).astype(np.int16)
+    fills = (bg, float(bg @ np.array([0.299, 0.587, 0.114])), int(bg.max() - bg.min()))
+    for a, fill in zip((rgb, lum, chroma), fills):
+        a[top:top + e], a[bottom - e + 1:bottom + 1] = fill, fill
+        a[:, left:left + e], a[:, right - e + 1:right + 1] = fill, fill
+    return replace(page, rgb=rgb, lum=lum, chroma=chroma)
+
+
+def _find_plot_areas(page: Page) -> list[Box]:
     h, w = page.shape
     bg_lum = float(page.bg @ np.array([0.299, 0.587, 0.114]))
     diff = np.abs(page.lum - bg_lum)
@@ -512,7 +563,7 @@ def _grid_areas(hlines: list[Line], vlines: list[Line], min_w: int, min_h: int) 
     # Lines only along the border make a box (a legend), not a grid.
     interior = counts(hlines, ys, xs, 4) + counts(vlines, xs, ys, 4).T
     ok = (h_in >= 1) & (v_in >= 1) & (h_in + v_in >= 3) & (interior >= 2)
-    boxes = [Box(xs[i][0], ys[j][0], xs[i][1], ys[j][1], "grid")
+    boxes = [_grown(Box(xs[i][0], ys[j][0], xs[i][1], ys[j][1], "grid"), hlines)
              for j, i in zip(*np.nonzero(ok))]
     boxes = sorted(boxes, key=lambda b: -b.area)[:reader_settings().geometry.max_grid_boxes]
     # Partial extents (a legend over the ends of some gridlines) of one panel: their union.
@@ -533,6 +584,32 @@ def _grid_areas(hlines: list[Line], vlines: list[Line], min_w: int, min_h: int) 
             if merged:
                 break
     return boxes
+
+
+def _grown(box: Box, hlines: list[Line]) -> Box:
+    """A grid box whose height came from short vertical lines (bar edges, where a chart has no
+    vertical gridlines) grown over the horizontal gridlines of its width that go on above or
+    below it at the grid's own spacing (gridlines are evenly spaced: a panel stacked under
+    another starts after a gap of another size)."""
+    rows = sorted(l.centre for l in hlines
+                  if abs(l.start - box.left) <= 4 and abs(l.end - box.right) <= 4)
+    inside = [r for r in rows if box.top - 3 <= r <= box.bottom + 3]
+    if len(inside) < 2:
+        return box
+    step = float(np.median(np.diff(inside)))
+    if step < 3:
+        return box
+    top, bottom = min(inside), max(inside)
+    for r in reversed([r for r in rows if r < top]):
+        if abs((top - r) - step) > 0.15 * step:
+            break
+        top = r
+    for r in [r for r in rows if r > bottom]:
+        if abs((r - bottom) - step) > 0.15 * step:
+            break
+        bottom = r
+    return Box(box.left, min(box.top, int(top)), box.right, max(box.bottom, int(round(bottom))),
+               box.source)
 
 
 # --------------------------------------------------------------------------- gridlines

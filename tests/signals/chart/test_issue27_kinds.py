@@ -10,6 +10,8 @@ from other sources, and the reader's confidence checked on a drawn set.
   OCR slips ("H20", "varl") are the same name;
 - the same figure drawn again where a label lands a pixel off is neither a copy nor a
   re-render: a human tells which;
+- a border drawn around a whole chart (a spreadsheet's chart area, padded or not) is not its
+  plot area: the plot area, and the tick labels beside it, are inside;
 - chart.same_data, the reader's confidence, is calibrated on a drawn set of restyles and
   changes, and the offline judge (figure-match 1.4.0) answers none of them wrongly.
 """
@@ -20,7 +22,7 @@ import io
 
 import numpy as np
 import pytest
-from PIL import Image
+from PIL import Image, ImageDraw
 
 from judging.signals import check_copy
 from judging.signals.chart import compare_charts, read_chart
@@ -117,3 +119,52 @@ def test_the_offline_judge_answers_no_drawn_pair_wrongly(tmp_path):
         assert judged.outcome != wrong, judged.explain()
     assert sum(o == "pass" for label, o in outcomes if label == "faithful") >= 2, outcomes
     assert sum(o == "fail" for label, o in outcomes if label == "unfaithful") >= 1, outcomes
+
+
+def spreadsheet_line(*, pad: int = 0) -> Image.Image:
+    """A spreadsheet's line chart: a one-pixel grey border around the whole chart (title, tick
+    labels and all), no spines but the category axis, light gridlines; `pad` white pixels
+    around it (a copy padded)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(4.0, 2.5), dpi=100)
+    x = np.arange(2000, 2041)
+    ax.plot(x, 1000 + 6 * (x - 2000) ** 2, color="#4472c4", linewidth=2)
+    ax.set_ylim(0, 12000)
+    ax.set_yticks(range(0, 12001, 2000))
+    ax.set_xticks(range(2000, 2046, 5))
+    ax.grid(axis="y", color="#d9d9d9")
+    ax.grid(axis="x", color="#ececec")
+    for side in ("left", "right", "top"):
+        ax.spines[side].set_visible(False)
+    ax.spines["bottom"].set_color("#d9d9d9")
+    ax.tick_params(length=0, labelsize=8, colors="#595959")
+    ax.set_title("Actual & Projected", fontsize=10)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    plt.close(fig)
+    image = Image.open(buf).convert("RGB")
+    ImageDraw.Draw(image).rectangle((0, 0, image.width - 1, image.height - 1),
+                                    outline="#d9d9d9")
+    if pad:
+        padded = Image.new("RGB", (image.width + 2 * pad, image.height + 2 * pad), "white")
+        padded.paste(image, (pad, pad))
+        image = padded
+    return image
+
+
+@pytest.mark.parametrize("pad", [0, 40])
+def test_a_border_around_the_whole_chart_is_not_its_plot_area(pad):
+    # The border frames the title and the tick labels: taken for the plot area, no tick label
+    # lies outside it and both axes go unread. The plot area is inside it, spanned by the
+    # gridlines, with the page padded or not.
+    image = spreadsheet_line(pad=pad)
+    (panel,) = read_chart(image).panels
+    left, top, right, bottom = panel.bbox
+    assert left > pad + 10 and top > pad + 10, panel.bbox
+    assert right < image.width - pad - 5 and bottom < image.height - pad - 10, panel.bbox
+    assert panel.y is not None and panel.x is not None, panel.problems
+    assert panel.y.data_range[1] == pytest.approx(12000, rel=0.05)
