@@ -565,6 +565,7 @@ def _grid_areas(hlines: list[Line], vlines: list[Line], min_w: int, min_h: int) 
     ok = (h_in >= 1) & (v_in >= 1) & (h_in + v_in >= 3) & (interior >= 2)
     boxes = [_grown(Box(xs[i][0], ys[j][0], xs[i][1], ys[j][1], "grid"), hlines)
              for j, i in zip(*np.nonzero(ok))]
+    boxes = [b for k, b in enumerate(boxes) if b not in boxes[:k]]  # grown alike: one box
     boxes = sorted(boxes, key=lambda b: -b.area)[:reader_settings().geometry.max_grid_boxes]
     # Partial extents (a legend over the ends of some gridlines) of one panel: their union.
     merged = True
