@@ -115,7 +115,8 @@ CHANGES: tuple[tuple[str, str], ...] = (
      "the unanswered faithful pairs of realfig-dev2 (13 of 36 unanswered for 'a y axis "
      "unread', 6 of them Excel charts with a chart-area border: falx-017, falx-020, falx-034, "
      "the last still unread, its page background taken from the border); now answered: "
-     "falx-017__faithful1, falx-020__faithful1 (pass), falx-017__unfaithful1/2 (fail); tried first with the page's edges only and no growth: falx-020__faithful1/2 "
+     "falx-017__faithful1, falx-020__faithful1 (pass), falx-017__unfaithful1/2 (fail); "
+     "tried first with the page's edges only and no growth: falx-020__faithful1/2 "
      "read on a strip of the plot area and failed, falx-020__copy (padded 40 px) read otherwise "
      "than its original"),
     ("TRIED AND DROPPED (the left-out figures got worse: wrong fails 2.0% -> 4.0%, unfaithful "
