@@ -319,10 +319,6 @@ def compare_markdown(result: ReferenceComparison) -> str:
 
 
 def write_compare_report(result: ReferenceComparison, folder: Path) -> Path:
-    from judging.atomic import write_text_atomic
-    from judging.rundir import CALIBRATION_REPORT_JSON, CALIBRATION_REPORT_MD
+    from judging.calibrate.report import write_report
 
-    folder.mkdir(parents=True, exist_ok=True)
-    write_text_atomic(folder / CALIBRATION_REPORT_JSON, json.dumps(result.payload(), indent=2))
-    write_text_atomic(folder / CALIBRATION_REPORT_MD, compare_markdown(result))
-    return folder
+    return write_report(folder, result.payload(), compare_markdown(result))

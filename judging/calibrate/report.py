@@ -235,14 +235,20 @@ def _plots(artifact: CalibrationArtifact, folder: Path) -> None:
     plt.close(fig)
 
 
+def write_report(folder: Path, payload: object, text: str) -> Path:
+    """A calibration report's two files: report.json (every printed figure) and report.md."""
+    folder.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(folder / CALIBRATION_REPORT_JSON, json.dumps(payload, indent=2))
+    write_text_atomic(folder / CALIBRATION_REPORT_MD, text)
+    return folder
+
+
 def write_calibration_report(artifact: CalibrationArtifact, folder: Path, *, rubric: Rubric) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     _plots(artifact, folder)
     payload = json.loads(artifact.model_dump_json(by_alias=True))
     payload["plots"] = PLOTS
-    write_text_atomic(folder / CALIBRATION_REPORT_JSON, json.dumps(payload, indent=2))
-    write_text_atomic(folder / CALIBRATION_REPORT_MD, markdown(artifact, rubric))
-    return folder
+    return write_report(folder, payload, markdown(artifact, rubric))
 
 
 # --- `judging calibrate --table` -------------------------------------------------------------
@@ -361,7 +367,4 @@ def write_table_report(report: TableReport, folder: Path) -> Path:
     """report.json (every printed figure), report.md and the plots of a --table calibration."""
     folder.mkdir(parents=True, exist_ok=True)
     _table_plots(report, folder)
-    write_text_atomic(folder / CALIBRATION_REPORT_JSON, json.dumps(table_payload(report),
-                                                                   indent=2))
-    write_text_atomic(folder / CALIBRATION_REPORT_MD, table_markdown(report))
-    return folder
+    return write_report(folder, table_payload(report), table_markdown(report))

@@ -232,15 +232,9 @@ def retest_markdown(report: TableRetest) -> str:
 
 
 def write_retest_report(report: TableRetest, folder: Path) -> Path:
-    import json
+    from judging.calibrate.report import write_report
 
-    from judging.atomic import write_text_atomic
-    from judging.rundir import CALIBRATION_REPORT_JSON, CALIBRATION_REPORT_MD
-
-    folder.mkdir(parents=True, exist_ok=True)
-    write_text_atomic(folder / CALIBRATION_REPORT_JSON, json.dumps(report.payload(), indent=2))
-    write_text_atomic(folder / CALIBRATION_REPORT_MD, retest_markdown(report))
-    return folder
+    return write_report(folder, report.payload(), retest_markdown(report))
 
 
 

@@ -178,12 +178,14 @@ def fetch_linked(folder: Path, source: HubSource, *, token: str | None = None) -
     return fetched
 
 
-def expand_source(source: str, *, download_root: Path, token: str | None = None) -> list[Path]:
+def expand_source(source: str, *, download_root: Path, token: str | None = None,
+                  warn_skipped: bool = True) -> list[Path]:
     """Submission folders named by a SOURCE argument.
 
     A folder with a manifest, or a Trackio logbook (pages/index.md, or .trackio/logbook/ up to
     3 folders down), is one submission; a folder that is neither stands for its immediate
     subfolders that are (e.g. `examples/submissions`); `hf://...` is downloaded first.
+    `warn_skipped=False` for a check ahead of the load, which warns once itself.
     """
     if source.startswith(HUB_PREFIX):
         folder = fetch_hub_source(parse_hub_source(source), download_root=download_root,
@@ -207,7 +209,7 @@ def expand_source(source: str, *, download_root: Path, token: str | None = None)
         return [folder]
     skipped = [child.name for child in subfolders
                if child not in children and not child.name.startswith(".")]
-    if children and skipped:
+    if children and skipped and warn_skipped:
         log.warning("%s: %d subfolder(s) without a %s skipped: %s", source, len(skipped),
                     MANIFEST_NAMES[0], ", ".join(skipped[:10]))
     if not children:

@@ -85,7 +85,7 @@ class Runner:
                 if spec.startswith(HUB_PREFIX):
                     parse_hub_source(spec)  # downloaded when its turn comes
                 else:
-                    expand_source(spec, download_root=RunPaths(request.out).sources)
+                    expand_source(spec, download_root=RunPaths(request.out).sources, warn_skipped=False)
             calls = Calls(request, run_id="", measure=lambda claim: self.inflight.measure(claim),
                           consensus_fact=lambda claim: self.facts.fact(claim))
             if check_endpoints:

@@ -975,21 +975,18 @@ def _compare_readings(published: ChartReading, reproduced: ChartReading, *,
         reasons["chart.legend_agreement"] = why_not
     else:
         signals["chart.legend_agreement"] = agreement
-    coverages = [r.coverage for r in results]
-    if results and all(c is not None for c in coverages):
-        # A panel without a counterpart covers nothing.
-        n_panels = max(len(pub_panels), len(rep_panels))
-        signals["chart.data_coverage"] = min(sum(c[0] for c in coverages) / n_panels,
-                                             sum(c[1] for c in coverages) / n_panels)
-    else:
-        reasons["chart.data_coverage"] = "no data points on both charts to compare"
-    inks = [r.ink_coverage for r in results]
-    if results and all(c is not None for c in inks):
-        n_panels = max(len(pub_panels), len(rep_panels))
-        signals["chart.ink_coverage"] = min(sum(c[0] for c in inks) / n_panels,
-                                            sum(c[1] for c in inks) / n_panels)
-    else:
-        reasons["chart.ink_coverage"] = "no data ink on both charts to compare"
+    # A panel without a counterpart covers nothing.
+    n_panels = max(len(pub_panels), len(rep_panels))
+    for name, coverages, missing in (
+            ("chart.data_coverage", [r.coverage for r in results],
+             "no data points on both charts to compare"),
+            ("chart.ink_coverage", [r.ink_coverage for r in results],
+             "no data ink on both charts to compare")):
+        if results and all(c is not None for c in coverages):
+            signals[name] = min(sum(c[0] for c in coverages) / n_panels,
+                                sum(c[1] for c in coverages) / n_panels)
+        else:
+            reasons[name] = missing
     evidence = weigh([_panel_evidence(k, len(results), a, b, r) for k, (a, b, r) in
                       enumerate(zip(pub_panels, rep_panels, results), 1)],
                      panel_counts=(len(pub_panels), len(rep_panels)),
