@@ -119,6 +119,20 @@ CHANGES: tuple[tuple[str, str], ...] = (
      "tried first with the page's edges only and no growth: falx-020__faithful1/2 "
      "read on a strip of the plot area and failed, falx-020__copy (padded 40 px) read otherwise "
      "than its original"),
+    ("axis offset texts and e-notation: matplotlib's offset text (\"1e7\" above the y axis, "
+     "\"1e-5\" below the x axis' right end, \"+1e3\") read and applied, and refused when it "
+     "cannot be read; an e-notation label whose sign was taken for a raised exponent read "
+     "again whole; on an axis in e-notation, a label without its leading digit is dropped, and "
+     "a fit with no e-notation label among its ticks is refused (exponents lost). Reasons name "
+     "every agreement and difference that counts (weak ones as partial or slight). Left out, "
+     "realfig-dev2: faithful answered 26.1% -> 28.3%, unfaithful 48.8% unchanged, wrong fails "
+     "4.3% and wrong passes 0% unchanged; pooled: faithful 43.6% -> 44.6%; realfig-dev "
+     "unchanged; no pair's outcome changed otherwise",
+     "falx-041 (its published \"7.5e+07\" labels read as powers; its matplotlib re-plots read "
+     "0 .. 9 without their \"1e7\"); vl-point-log__unfaithful2 (gnuplot's \"%g\" mixes "
+     "\"1e+07\" and \"100000\" on one axis: a first rule, every label in one format, lost "
+     "its answer and was replaced); cascade-demystifying-fig8 (failed with the reason "
+     "\"nothing confirmed\": its difference, 0.12, was below the strength then named)"),
     ("TRIED AND DROPPED (the left-out figures got worse: wrong fails 2.0% -> 4.0%, unfaithful "
      "answered 50.5% -> 36.8%): a confirmed difference overriding the agreement instead of "
      "netting them",

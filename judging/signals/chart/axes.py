@@ -349,6 +349,95 @@ def _y_labels(page: Page, strip: Strip, box: Box) -> AxisLabels:
     return AxisLabels("y", sorted(kept, key=lambda lab: lab.cy), ticks, glyph)
 
 
+def find_offset_label(page: Page, box: Box, others: list[Box], mask: np.ndarray,
+                      labels: AxisLabels) -> tuple[Strip, TickLabel] | None:
+    """The text that scales or shifts an axis's tick labels, where matplotlib puts it (its
+    ScalarFormatter's offset text: "1e7", "×10⁷", "+1.5e3"): above the top-left corner of
+    the plot area for y, below the right end of the x tick labels for x. A lone piece of text
+    there, alone on its line (a title's word has neighbours), else None. Whether it is a
+    multiplier or an offset is for `parse_offset`; the reading is worth nothing without it
+    (the tick labels "0 .. 9" of a chart up to 9e7)."""
+    g = labels.glyph
+    if g <= 0 or not labels.labels:
+        return None
+    s = reader_settings().axes
+    reach, span = int(s.offset_reach * g), int(s.offset_span * g)
+    if labels.orientation == "y":
+        spine = box.spines.get("top")
+        edge = spine.pos0 if spine else box.top
+        x0, y0, x1, y1 = box.left - reach, edge - reach, box.left + span, edge - 1
+    else:
+        under = max(lab.bottom for lab in labels.labels) + 1
+        x0, y0, x1, y1 = box.right - span, under, box.right + reach, under + reach
+    for o in others:
+        if o.left <= x1 and o.right >= x0 and o.top <= y1 and o.bottom >= y0:
+            return None  # another panel there: its text is not this axis's
+    strip = _strip(page, mask, x0, y0, x1, y1, "right")
+    if strip is None:
+        return None
+    hh, ww = strip.labels_img.shape
+    # Components cut by the region's edges belong to something larger (a title, a spine).
+    ids = [i for i in range(1, len(strip.slices) + 1) if strip.slices[i - 1]
+           and strip.slices[i - 1][0].start > 0 and strip.slices[i - 1][1].start > 0
+           and strip.slices[i - 1][0].stop < hh and strip.slices[i - 1][1].stop < ww]
+    groups = [lab for lab in _group(strip, ids, g) if 0.6 * g <= lab.height <= 1.8 * g]
+    if labels.orientation == "y":
+        near = [lab for lab in groups if abs(lab.left - box.left) <= s.offset_align * g]
+    else:
+        near = [lab for lab in groups if abs(lab.right - box.right) <= s.offset_align * g]
+    if len(near) != 1:
+        return None
+    found = near[0]
+    if any(lab is not found and lab.top <= found.bottom and lab.bottom >= found.top
+           for lab in groups):
+        return None  # words on its line: a title or an axis name, not an offset
+    return strip, found
+
+
+#: matplotlib's offset text as read with the tick whitelist: a multiplier ("1e7", "1e-3",
+#: "10^7" read from "×10⁷"), an added offset with an exponent or a plus sign ("+1.5e3"), or both.
+_MULTIPLIER = re.compile(r"(?:1[eE]|[xX×]?10\^)([+-]?\d{1,3})")
+_SHIFT = re.compile(r"[+-]\d+(?:\.\d*)?(?:[eE][+-]?\d{1,3})?")
+
+
+def parse_offset(text: str) -> tuple[float, float] | None:
+    """(multiplier, offset) of an axis's offset text (tick value -> multiplier * value + offset),
+    or None when the text is not one.
+
+    >>> parse_offset("1e7")
+    (10000000.0, 0.0)
+    >>> parse_offset("+1.5e3")
+    (1.0, 1500.0)
+    >>> parse_offset("1e-3+2")
+    (0.001, 2.0)
+    >>> parse_offset("2") is None
+    True
+    """
+    s = text.replace(" ", "").replace("−", "-")
+    multiplier, offset = 1.0, 0.0
+    head = _MULTIPLIER.match(s)
+    if head:
+        multiplier = 10.0 ** int(head.group(1))
+        s = s[head.end():]
+    if s:
+        shift = _SHIFT.fullmatch(s)
+        # A bare "-2" is more likely a stray tick label than an offset: an offset has a sign
+        # and, when negative, an exponent or a multiplier before it.
+        if shift is None or (s[0] == "-" and not head and "e" not in s.lower()):
+            return None
+        offset = float(s)
+    elif not head:
+        return None
+    return multiplier, offset
+
+
+def offset_like(text: str) -> bool:
+    """Text where an offset stands that reads as numbers with an exponent or a sign: an offset
+    misread (the axis cannot be trusted without it), not a word."""
+    s = text.replace(" ", "")
+    return bool(re.search(r"\d", s)) and bool(re.search(r"[eE^]|^[+\-x×]", s))
+
+
 def label_crops(page: Page, strip: Strip, label: TickLabel) -> list[Crop]:
     """One crop (plain label) or two (base and exponent of a power of ten).
 
@@ -366,6 +455,11 @@ def label_crops(page: Page, strip: Strip, label: TickLabel) -> list[Crop]:
     sb = _boxes(strip, label.sup)
     sup_h = float((sb[:, 3] - sb[:, 1] + 1).max())
     return [_crop(page, strip, main, label.height), _crop(page, strip, label.sup, sup_h)]
+
+
+def plain_crop(page: Page, strip: Strip, label: TickLabel) -> Crop:
+    """The label's crop whole, with no base and exponent split."""
+    return _crop(page, strip, label.comps, label.height)
 
 
 def _safe_power_crops(page: Page, label: TickLabel) -> list[Crop] | None:
@@ -512,6 +606,13 @@ class AxisFit:
     residual: float
     """RMS pixel residual of those ticks."""
     confidence: float
+
+    def scaled(self, multiplier: float, offset: float, *, note: str) -> AxisFit:
+        """The fit of tick labels that an offset text scales and shifts (value = multiplier *
+        label + offset), its ticks' texts noting it."""
+        return AxisFit(self.scale, multiplier * self.intercept + offset, multiplier * self.slope,
+                       [(p, multiplier * v + offset, f"{t} ({note})") for p, v, t in self.ticks],
+                       self.residual, self.confidence)
 
 
 def snap(labels: list[TickLabel], orientation: str, ticks: list[float], glyph: float) -> list[float]:
@@ -694,6 +795,18 @@ def _power_fit(positions: list[float], labels: list[TickLabel], orientation: str
     return AxisFit("log", float(a), float(b), ticks, rms, float(max(0.05, confidence))), None
 
 
+_E_NOTATION = re.compile(r"\d[eE][+-]?\d")
+
+
+def _one_format(labels: list[TickLabel]) -> list[bool]:
+    """Which labels may be used: on an axis written in e-notation ("7.5e+07"), a label read
+    without its leading digit (".0e+07") is a misreading, not a value."""
+    if not any(_E_NOTATION.search(lab.text) for lab in labels):
+        return [True] * len(labels)
+    return [not (_E_NOTATION.search(lab.text) and re.match(r"[+-]?[.,]", lab.text))
+            for lab in labels]
+
+
 def fit_axis(positions: list[float], labels: list[TickLabel], span: tuple[float, float],
              orientation: str) -> tuple[AxisFit | None, str | None]:
     """Fit value = a + b * pixel (linear) or log10(value) = a + b * pixel (log) to the ticks,
@@ -714,8 +827,8 @@ def fit_axis(positions: list[float], labels: list[TickLabel], span: tuple[float,
         if powers >= 0.5 * len(labels):
             return None, (f"{orientation} axis unreadable: powers of ten whose exponents could "
                           f"not be read consistently")
-    items = [(p, lab.value, lab.text) for p, lab in zip(positions, labels)
-             if lab.value is not None]
+    items = [(p, lab.value, lab.text) for p, lab, usable in
+             zip(positions, labels, _one_format(labels)) if lab.value is not None and usable]
     # Duplicate positions (a label split in two) and identical values make no sense.
     if len(items) < 2:
         return None, (f"{orientation} axis unreadable: fewer than 2 tick labels read"
@@ -794,4 +907,12 @@ def fit_axis(positions: list[float], labels: list[TickLabel], span: tuple[float,
     for k in np.nonzero(use)[0]:
         value = float(V[k]) if scale == "linear" else float(10 ** V[k])
         ticks.append((float(P[k]), value, texts[k]))
+    if (any(_E_NOTATION.search(lab.text) for lab in labels)
+            and not any(_E_NOTATION.search(t) for _, _, t in ticks)):
+        # Labels written in e-notation whose exponents were lost read as plain numbers that
+        # agree with each other ("6.08707", "4.00707" for "6.0e+07", "4.0e+07"): a fit with no
+        # e-notation label among its ticks cannot tell them from true plain labels (gnuplot's
+        # "%g" mixes both).
+        return None, (f"{orientation} axis unreadable: its tick labels are written in "
+                      f"e-notation, and none read with its exponent fits the others")
     return AxisFit(scale, float(a), float(b), ticks, rms, float(confidence)), None

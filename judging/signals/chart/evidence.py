@@ -150,6 +150,12 @@ def _panel(p: PanelEvidence, settings: EvidenceSettings, confirmed: list[str],
             confirmed.append(f"the series agree ({p.series:.2f}) and lie on each other's ink "
                              f"({on_ink:.2f}){where}"
                              + (f"; {p.names_why}" if p.names == "agree" else ""))
+        elif agreement >= settings.confirm_at:
+            # Counted in the evidence, so named in the reason, for what it is.
+            confirmed.append(f"the series agree in part (series {p.series:.2f}, on each "
+                             f"other's ink {on_ink:.2f}"
+                             + (f", x ranges {x_range:.2f}" if x_range is not None else "")
+                             + f"){where}")
     # Difference in the data: the series and the ink both show it, read either way (the ink
     # against the ink, and each chart's series against the other's ink), on axes that hold.
     if p.series is not None and ink is not None:
@@ -161,9 +167,13 @@ def _panel(p: PanelEvidence, settings: EvidenceSettings, confirmed: list[str],
                                   f"but {axes_doubt or p.series_doubt}{where}")
             else:
                 difference = data
-                if data >= settings.report_at:
+                if data >= settings.confirm_at:
+                    # Named from the strength that counts, not only from the strong ones: a
+                    # weak difference can still decide an answer.
                     confirmed.append(f"the series ({p.series:.2f}) and the ink ({ink:.2f}, "
-                                     f"series on ink {on_ink:.2f}) differ{where}")
+                                     f"series on ink {on_ink:.2f}) differ"
+                                     + (" slightly" if data < settings.report_at else "")
+                                     + where)
     elif p.series is not None and p.series <= 1.0 - settings.report_at:
         doubts.append(f"the series differ ({p.series:.2f}) but no ink confirms it{where}")
     # A swapped legend: the names, read alike on both charts, pair the series one way and
@@ -174,7 +184,7 @@ def _panel(p: PanelEvidence, settings: EvidenceSettings, confirmed: list[str],
         swap = (p.crossed - p.series) / (1.0 - p.series)
         agreement = 0.0
         difference = max(difference, float(swap))
-        if swap >= settings.report_at:
+        if swap >= settings.confirm_at:
             confirmed.append(f"the legends name the series one way and their data pair them "
                              f"the other way (data agreement {p.series:.2f} by name, "
                              f"{p.crossed:.2f} by data){where}")

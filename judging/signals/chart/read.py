@@ -3,6 +3,7 @@ series -> data units."""
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field, replace
 
@@ -11,10 +12,15 @@ from PIL import Image
 
 from judging.signals.chart.axes import (
     AxisLabels,
+    TickLabel,
     assign_text,
+    find_offset_label,
     find_tick_labels,
     fit_axis,
     label_crops,
+    offset_like,
+    parse_offset,
+    plain_crop,
     snap,
     text_mask,
 )
@@ -50,6 +56,8 @@ class _PanelDraft:
     y_labels: AxisLabels
     axes: dict[str, Axis | None] = field(default_factory=dict)
     """"x" and "y": the fitted axes (None: unreadable)."""
+    offsets: dict[str, TickLabel] = field(default_factory=dict)
+    """"x" and "y": the text that scales or shifts the axis's tick labels ("1e7"), if any."""
     problems: list[str] = field(default_factory=list)
 
 
@@ -81,22 +89,30 @@ def _read(image: Image.Image, *, ocr=None) -> ChartReading:
         grid = gridlines(page, box, plot_bg)
         xl, yl, strips = find_tick_labels(page, box, others, mask, grid.xs, grid.ys)
         by_orient = {s_.orient: s_ for s_ in strips}
+        draft = _PanelDraft(box=box, plot_bg=plot_bg, grid=grid, x_labels=xl, y_labels=yl)
         for axis_labels in (xl, yl):
             strip = by_orient.get(axis_labels.orientation)
-            for lab in axis_labels.labels:
-                pieces = label_crops(page, strip, lab)
-                owners.append((lab, len(crops), len(pieces)))
+            to_read = [(strip, lab) for lab in axis_labels.labels]
+            offset = find_offset_label(page, box, others, mask, axis_labels)
+            if offset is not None:
+                draft.offsets[axis_labels.orientation] = offset[1]
+                to_read.append(offset)
+            for strip_, lab in to_read:
+                pieces = label_crops(page, strip_, lab)
+                owners.append((strip_, lab, len(crops), len(pieces)))
                 crops += pieces
-        prepared.append(_PanelDraft(box=box, plot_bg=plot_bg, grid=grid, x_labels=xl,
-                                    y_labels=yl))
+        prepared.append(draft)
     ocr_problem = None
     try:
         texts = read_crops(crops, whitelist=TICK_WHITELIST, ocr=ocr)
+        for (_, lab, index, count) in owners:
+            assign_text(lab, texts[index:index + count])
+        _read_again_as_numbers(page, [(strip, lab) for strip, lab, _, _ in owners], ocr)
     except OcrUnavailable as exc:
         texts = [("", 0.0)] * len(crops)
         ocr_problem = f"OCR unavailable: {exc}"
-    for lab, index, count in owners:
-        assign_text(lab, texts[index:index + count])
+        for (_, lab, index, count) in owners:
+            assign_text(lab, texts[index:index + count])
     panels_in: list[_PanelDraft] = []
     for draft in prepared:
         box, xl, yl = draft.box, draft.x_labels, draft.y_labels
@@ -109,7 +125,7 @@ def _read(image: Image.Image, *, ocr=None) -> ChartReading:
                 axes[o], why = None, f"{o} axis unreadable: " + (
                     axis_labels.problem or "no tick labels found").split(": ")[-1]
             else:
-                axes[o], why = _axis(page, box, axis_labels)
+                axes[o], why = _axis(page, box, axis_labels, draft.offsets.get(o))
             if why:
                 problems.append(why)
         parsed = sum(lab.value is not None for lab in xl.labels + yl.labels)
@@ -212,7 +228,22 @@ def _colour(style: str) -> tuple[int, int, int] | None:
         return None
 
 
-def _axis(page: Page, box: Box, labels) -> tuple[Axis | None, str | None]:
+def _read_again_as_numbers(page: Page, labels: list[tuple[object, TickLabel]], ocr) -> None:
+    """A label in e-notation ("7.5e+07") whose sign, set above the baseline, was taken for a
+    raised exponent, read again whole: its base then reads as a number with an "e" in it."""
+    again = [(strip, lab) for strip, lab in labels
+             if lab.power and re.match(r"[+-]?\d+(\.\d*)?[eE]", lab.text)]
+    if not again:
+        return
+    texts = read_crops([plain_crop(page, strip, lab) for strip, lab in again],
+                       whitelist=TICK_WHITELIST, ocr=ocr)
+    for (_, lab), text in zip(again, texts):
+        lab.power = False
+        assign_text(lab, [text])
+
+
+def _axis(page: Page, box: Box, labels, offset: TickLabel | None = None
+          ) -> tuple[Axis | None, str | None]:
     o = labels.orientation
     positions = snap(labels.labels, o, labels.ticks, labels.glyph)
     positions = [float(v) for v in page.to_full(positions)]
@@ -223,6 +254,13 @@ def _axis(page: Page, box: Box, labels) -> tuple[Axis | None, str | None]:
     fit, why = fit_axis(positions, labels.labels, span, o)
     if fit is None:
         return None, why
+    if offset is not None and fit.scale == "linear":
+        scaled = parse_offset(offset.text)
+        if scaled is None and offset_like(offset.text):
+            return None, (f"{o} axis unreadable: its tick labels are scaled or shifted by a text "
+                          f"beside them that was not read ({offset.text!r})")
+        if scaled is not None:
+            fit = fit.scaled(*scaled, note=offset.text)
     axis = Axis(orientation=o, scale=fit.scale, pixel_range=span, data_range=(0.0, 0.0),
                 ticks=[Tick(p, v, t) for p, v, t in fit.ticks], confidence=fit.confidence,
                 intercept=fit.intercept, slope=fit.slope)
