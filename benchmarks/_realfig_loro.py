@@ -133,6 +133,25 @@ CHANGES: tuple[tuple[str, str], ...] = (
      "\"1e+07\" and \"100000\" on one axis: a first rule, every label in one format, lost "
      "its answer and was replaced); cascade-demystifying-fig8 (failed with the reason "
      "\"nothing confirmed\": its difference, 0.12, was below the strength then named)"),
+    ("legends set so tightly that a descender touches the next line's capitals (gnuplot's "
+     "key): the touching pair cut where its neighbours' lower line starts, and a row two lines "
+     "tall split at the band no glyph crosses; an x range that may be cut, on an x axis of two "
+     "tick labels, confirms neither a crop nor agreement. Left out, realfig-dev2: faithful "
+     "answered 28.3% -> 30.4%, unfaithful 48.8% -> 51.2%, wrong fails 4.3% and wrong passes "
+     "0% unchanged; pooled: faithful 44.6% -> 45.5%, unfaithful 52.6% -> 53.7%; realfig-dev "
+     "unchanged; reader ECE 0.037 -> 0.052, judge ECE 0.029 unchanged",
+     "jove-scaling, jove-scaling_xeon, jove-scaling_hgs (their keys read 'perfect scalin', "
+     "'H2'); tried first: glyphs side by side joining only when they overlap vertically "
+     "(cockpit-exp11's dashed upright lines then read as a legend of 'I's, and its faithful "
+     "pairs failed); jove-scaling__unfaithful1 (cut to 55%, read with two x tick labels: it "
+     "agreed 0.53 once its names were read); tried and dropped: no agreement whenever the x "
+     "ranges differ (wrong fails on realfig-dev2 4.3% -> 6.5%)"),
+    ("tick labels rendered with ClearType (coloured fringes on a glyph's edges) kept whole: a "
+     "strongly contrasted pixel counts up to a high chroma (AxisSettings.fringe_contrast, "
+     "fringe_chroma). Left out, realfig-dev2: faithful answered 30.4% -> 32.6%, unfaithful "
+     "51.2% -> 55.8%, wrong fails and wrong passes unchanged; pooled: faithful 45.5% -> 46.5%, "
+     "unfaithful 53.7% -> 55.8%; realfig-dev unchanged",
+     "falx-008 (Excel: its '80%' .. '0%' read as '.', the y axis unread)"),
     ("TRIED AND DROPPED (the left-out figures got worse: wrong fails 2.0% -> 4.0%, unfaithful "
      "answered 50.5% -> 36.8%): a confirmed difference overriding the agreement instead of "
      "netting them",

@@ -69,8 +69,14 @@ def _strip(page: Page, mask: np.ndarray, x0: int, y0: int, x1: int, y1: int,
     if x1 - x0 < 3 or y1 - y0 < 3:
         return None
     bg_lum = float(page.bg @ np.array([0.299, 0.587, 0.114]))
-    sub = ((np.abs(page.lum[y0:y1, x0:x1] - bg_lum) > reader_settings().axes.strip_contrast)
-           & (page.chroma[y0:y1, x0:x1] < 90)) | mask[y0:y1, x0:x1]
+    s = reader_settings().axes
+    contrast = np.abs(page.lum[y0:y1, x0:x1] - bg_lum)
+    chroma = page.chroma[y0:y1, x0:x1]
+    # Grey text, and text rendered with ClearType, whose strokes' edges are coloured fringes
+    # (Excel's charts): strongly contrasted pixels of any colour but a saturated one.
+    sub = (((contrast > s.strip_contrast) & (chroma < 90))
+           | ((contrast > s.fringe_contrast) & (chroma < s.fringe_chroma))
+           | mask[y0:y1, x0:x1])
     labels, n = ndimage.label(sub, structure=np.ones((3, 3), bool))
     if n == 0:
         return None

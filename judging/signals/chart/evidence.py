@@ -203,9 +203,12 @@ def _panel(p: PanelEvidence, settings: EvidenceSettings, confirmed: list[str],
                 confirmed.append(f"the x ranges differ on both the tick labels (overlap "
                                  f"{p.x_ticks:.2f}) and the data (overlap {p.x_data:.2f}){where}")
             else:
+                # A crop that cannot be confirmed cannot be ruled out either: what agrees is
+                # only part of the range.
+                agreement = 0.0
                 doubts.append(f"the x ranges may differ (tick labels {p.x_ticks:.2f}, data "
                               f"{p.x_data:.2f}) but an x axis has fewer than three tick labels "
-                              f"on its fit{where}")
+                              f"on its fit{where}: neither a crop nor agreement is confirmed")
     return agreement, difference
 
 

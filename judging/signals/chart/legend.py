@@ -109,6 +109,7 @@ def find_legend(page: Page, boxes: list[Box], mask: np.ndarray, glyph: float, *,
     labels, n = ndimage.label(mask, structure=np.ones((3, 3), bool))
     if n == 0:
         return [None] * len(boxes)
+    labels, n, apart = _unstack(labels, n, max(glyph, 5.0))
     objs = ndimage.find_objects(labels)
     bb = np.array([(sl[1].start, sl[0].start, sl[1].stop - 1, sl[0].stop - 1) for sl in objs])
     cw = bb[:, 2] - bb[:, 0] + 1
@@ -126,7 +127,8 @@ def find_legend(page: Page, boxes: list[Box], mask: np.ndarray, glyph: float, *,
     for bi, box in enumerate(boxes):
         best: list[Entry] = []
         for region, least in _regions(box, boxes, mask, glyph):
-            for entries in _entries(page, region, bb, glyphlike, small, labels, glyph):
+            for entries in _entries(page, region, bb, glyphlike, small, labels, glyph,
+                                    apart=apart):
                 if len(entries) >= least and len(entries) > len(best):
                     best = entries
         all_entries += [(bi, e) for e in best[:reader_settings().legend.max_entries]]
@@ -155,6 +157,40 @@ def find_legend(page: Page, boxes: list[Box], mask: np.ndarray, glyph: float, *,
         bbox = _frame(page, (min(xs0), min(ys0), max(xs1), max(ys1)), face, glyph)
         results.append(Legend(entries, bbox, [e.name for e in entries], face))
     return results
+
+
+def _unstack(labels: np.ndarray, n: int, glyph: float
+             ) -> tuple[np.ndarray, int, frozenset[tuple[int, int]]]:
+    """Glyphs of two text lines that touch, cut apart: in a tightly set legend (gnuplot's key)
+    a descender ("g") meets the letter under it ("O"), and the pair, two lines tall, is no
+    glyph of either entry. A component one glyph wide and two to three lines tall, with
+    glyph-sized neighbours beside it on a line at its top and on a line starting in its lower
+    half, is cut where that lower line starts: the part below gets a label of its own. Returns
+    the labels, their count and the (upper, lower) component indices of each cut."""
+    objs = ndimage.find_objects(labels)
+    bb = np.array([(sl[1].start, sl[0].start, sl[1].stop - 1, sl[0].stop - 1) for sl in objs])
+    cw, ch = bb[:, 2] - bb[:, 0] + 1, bb[:, 3] - bb[:, 1] + 1
+    small = (ch >= 0.4 * glyph) & (ch <= 1.3 * glyph) & (cw <= 2.2 * glyph)
+    # As wide as a letter (a stroke, a rule or a dash drawn upright is not two letters).
+    tall = np.nonzero((ch > 1.8 * glyph) & (ch <= 3.2 * glyph) & (cw >= 0.5 * glyph)
+                      & (cw <= 2.2 * glyph))[0]
+    cuts: list[tuple[int, int]] = []
+    for k in tall:
+        left, top, right, bottom = bb[k]
+        beside = small & (bb[:, 2] >= left - 3 * glyph) & (bb[:, 0] <= right + 3 * glyph) \
+            & (bb[:, 1] <= bottom) & (bb[:, 3] >= top)
+        tops = bb[beside, 1]
+        upper = tops[tops <= top + 0.25 * ch[k]]
+        lower = tops[tops >= top + 0.4 * ch[k]]
+        if not upper.size or not lower.size:
+            continue
+        cut = int(lower.min())
+        sl = objs[k]
+        part = labels[cut:sl[0].stop, sl[1]]
+        n += 1
+        part[part == k + 1] = n
+        cuts.append((int(k), n - 1))
+    return labels, n, frozenset(cuts)
 
 
 def _regions(box: Box, boxes: list[Box], mask: np.ndarray, glyph: float
@@ -240,7 +276,8 @@ def _clean(text: str) -> str:
     return " ".join(text.replace("|", "").split()).strip(" .,:;'\"-_")
 
 
-def _entries(page: Page, region, bb, glyphlike, small, labels, glyph) -> list[list[Entry]]:
+def _entries(page: Page, region, bb, glyphlike, small, labels, glyph, *,
+             apart: frozenset[tuple[int, int]] = frozenset()) -> list[list[Entry]]:
     """The legends a region holds: the best-aligned entries with their samples on the left, and
     those with their samples on the right."""
     x0, y0, x1, y1 = region
@@ -248,7 +285,7 @@ def _entries(page: Page, region, bb, glyphlike, small, labels, glyph) -> list[li
     ids = np.nonzero(inside & (glyphlike | small))[0]
     if ids.size == 0:
         return []
-    rows = _text_rows(bb, ids, glyphlike, glyph)
+    rows = _text_rows(bb, ids, glyphlike, glyph, apart=apart)
     boxes = [(int(bb[comps, 0].min()), int(bb[comps, 1].min()), int(bb[comps, 2].max()),
               int(bb[comps, 3].max())) for comps in rows]
     # Words: rows of two glyphs or more, and whether their glyphs are alike marks (a sample of
@@ -339,8 +376,10 @@ def _overlaps(hb, words: np.ndarray, own, chromatic: bool) -> bool:
     return bool((meet & ~sample).any())
 
 
-def _text_rows(bb, ids, glyphlike, glyph) -> list[list[int]]:
-    """Group glyphs into text rows (words of one entry): vertical overlap, small gaps."""
+def _text_rows(bb, ids, glyphlike, glyph, *, apart: frozenset[tuple[int, int]] = frozenset()
+               ) -> list[list[int]]:
+    """Group glyphs into text rows (words of one entry): vertical overlap, small gaps; the
+    parts of a glyph cut in two by `_unstack` (`apart`, component indices) never join."""
     order = ids[np.argsort(bb[ids, 0])]
     parent = {int(i): int(i) for i in order}
 
@@ -366,7 +405,7 @@ def _text_rows(bb, ids, glyphlike, glyph) -> list[list[int]]:
             if dx > 0.8 * max(a_height, heights[b], low):
                 continue
             vover = min(a_bottom, bottom[b]) - max(a_top, top[b])
-            if vover >= touch:
+            if vover >= touch and (a, b) not in apart and (b, a) not in apart:
                 parent[find(int(a))] = find(int(b))
     groups: dict[int, list[int]] = {}
     for i in order:
@@ -378,9 +417,32 @@ def _text_rows(bb, ids, glyphlike, glyph) -> list[list[int]]:
             continue
         height = bb[members, 3].max() - bb[members, 1].min() + 1
         if height > 2.2 * glyph:
+            out += _lines(bb, members, glyphlike, glyph)
             continue
         out.append(members)
     return out
+
+
+def _lines(bb, members: list[int], glyphlike, glyph) -> list[list[int]]:
+    """A row two text lines tall (a legend set so tightly that a line's descenders come
+    within a pixel of the next line's capitals) split at the band no glyph crosses: each line
+    kept when it is two glyphs or more and one line tall; anything else (a dashed upright line,
+    glyphs stacked at random) is no text row."""
+    top, bottom = int(bb[members, 1].min()), int(bb[members, 3].max())
+    crossing = np.zeros(bottom - top + 2, int)
+    for m in members:
+        crossing[bb[m, 1] - top + 1:bb[m, 3] - top + 1] += 1  # a box crosses between its rows
+    cuts = [top + k for k in range(1, len(crossing) - 1) if crossing[k] == 0]
+    parts, start = [], top
+    for cut in cuts + [bottom + 1]:
+        part = [m for m in members if start <= bb[m, 1] and bb[m, 3] < cut]
+        if part:
+            parts.append(part)
+        start = cut
+    lines = [part for part in parts
+             if sum(bool(glyphlike[m]) for m in part) >= 2
+             and bb[part, 3].max() - bb[part, 1].min() + 1 <= 2.2 * glyph]
+    return lines if len(lines) >= 2 else []
 
 
 def _handle(page: Page, tb, glyph, bound, side: str = "left"):

@@ -20,16 +20,16 @@ from dataclasses import dataclass, field
 #: evidence in bins a tenth wide, each block of bins given (faithful + 1) / (pairs + 2)); its
 #: leave-one-repository-out reliability is the benchmark's. Linear between knots.
 CALIBRATION = (
-    (-1.0000, 0.0238),
-    (-0.2001, 0.0238),
-    (-0.2000, 0.1429),
-    (-0.0001, 0.1429),
-    (0.0000, 0.5111),
-    (0.3999, 0.5111),
-    (0.4000, 0.6000),
-    (0.4999, 0.6000),
-    (0.5000, 0.9815),
-    (0.9999, 0.9815),
+    (-1.0000, 0.0222),
+    (-0.2001, 0.0222),
+    (-0.2000, 0.1538),
+    (-0.0001, 0.1538),
+    (0.0000, 0.5000),
+    (0.2999, 0.5000),
+    (0.3000, 0.6250),
+    (0.4999, 0.6250),
+    (0.5000, 0.9825),
+    (0.9999, 0.9825),
 )
 
 
@@ -184,6 +184,11 @@ class AxisSettings:
     strip_contrast: int = 35
     """Contrast (luminance levels) a tick label's work-resolution pixels need: lower than
     the page's text mask, as small light-grey labels fade when the image is reduced."""
+    fringe_contrast: int = 100
+    fringe_chroma: int = 200
+    """A tick label's pixel of this contrast (luminance levels) or more counts up to this
+    chroma: ClearType draws a glyph's edges as coloured fringes (chroma 150-190 in Excel's
+    charts), which a grey-text filter breaks into specks."""
     min_log_span: float = 0.5
     """Tick labels spanning less than this many decades are never read as a log axis."""
     offset_reach: float = 2.5

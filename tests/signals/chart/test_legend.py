@@ -75,6 +75,20 @@ def legend_right_aligned() -> Image.Image:
     return _image(fig)
 
 
+#: Names whose descenders ("g") sit right above the next name's capitals ("H", "C").
+TIGHT = {"scaling": (0.4 * X + 0.5, "#009e73"), "H2O": (0.3 * X, "#d62728"),
+         "spring": (0.2 * X + 1.0, "#e69f00"), "COH": (0.1 * X + 2, "#0072b2")}
+
+
+def legend_set_tightly() -> Image.Image:
+    """gnuplot's key as jove-performance draws it (realfig-dev2): names right-aligned, samples
+    on their right, lines so close that a "g" touches the "O" under it."""
+    fig, ax = _plot(TIGHT, size=(8, 6))
+    ax.legend(markerfirst=False, loc="upper left", frameon=False, labelspacing=0.0,
+              handlelength=3)
+    return _image(fig)
+
+
 def rotated_labels() -> Image.Image:
     """Bars with long x tick labels rotated 45 degrees and no legend: a row of glyphs below the
     axes, each beside the next, that is not one."""
@@ -124,6 +138,18 @@ def test_a_legend_below_the_axes_in_two_rows_names_every_series():
 def test_a_right_aligned_legend_with_samples_right_of_the_names_names_the_series():
     # gnuplot's key, outside the plot area on the right: "baseline ——", right-aligned.
     assert_named(legend_right_aligned(), CURVES)
+
+
+def test_a_legend_set_so_tightly_that_its_lines_touch_names_every_series():
+    reading = read_chart(legend_set_tightly())
+    panel = reading.panels[0]
+    # "H2O" may read "H20": the comparison folds that OCR slip (test_issue27_kinds).
+    read = [name.replace("0", "O") for name in panel.legend]
+    assert sorted(read) == sorted(TIGHT), panel.legend
+    named = {s.name.replace("0", "O"): s for s in panel.series if s.name}
+    assert sorted(named) == sorted(TIGHT), [(s.name, s.style) for s in panel.series]
+    for name, series in named.items():
+        assert np.abs(_hex(series.style) - _hex(TIGHT[name][1])).max() <= 60, (name, series.style)
 
 
 def test_rotated_tick_labels_below_the_axes_are_no_legend():
