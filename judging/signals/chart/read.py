@@ -105,14 +105,13 @@ def _read(image: Image.Image, *, ocr=None) -> ChartReading:
     ocr_problem = None
     try:
         texts = read_crops(crops, whitelist=TICK_WHITELIST, ocr=ocr)
-        for (_, lab, index, count) in owners:
-            assign_text(lab, texts[index:index + count])
-        _read_again_as_numbers(page, [(strip, lab) for strip, lab, _, _ in owners], ocr)
     except OcrUnavailable as exc:
         texts = [("", 0.0)] * len(crops)
         ocr_problem = f"OCR unavailable: {exc}"
-        for (_, lab, index, count) in owners:
-            assign_text(lab, texts[index:index + count])
+    for (_, lab, index, count) in owners:
+        assign_text(lab, texts[index:index + count])
+    if not ocr_problem:
+        _read_again_as_numbers(page, [(strip, lab) for strip, lab, _, _ in owners], ocr)
     panels_in: list[_PanelDraft] = []
     for draft in prepared:
         box, xl, yl = draft.box, draft.x_labels, draft.y_labels
