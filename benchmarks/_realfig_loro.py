@@ -152,6 +152,19 @@ CHANGES: tuple[tuple[str, str], ...] = (
      "51.2% -> 55.8%, wrong fails and wrong passes unchanged; pooled: faithful 45.5% -> 46.5%, "
      "unfaithful 53.7% -> 55.8%; realfig-dev unchanged",
      "falx-008 (Excel: its '80%' .. '0%' read as '.', the y axis unread)"),
+    ("a line's rim joined to its stroke: a track of the same hue (within SeriesSettings.rim_hue) "
+     "that lies on a longer one's stroke (or its neighbouring columns', for steep strokes) in "
+     "most of the columns both cover is the stroke's JPEG rim, not a series; and a name a "
+     "legend gives twice pairs neither of its series (it confirmed a swap). Left out, "
+     "realfig-dev2: faithful answered 32.6% -> 37.0%, unfaithful 55.8% unchanged, wrong fails "
+     "4.3% and wrong passes 0% unchanged, AUC of jove-performance 0.703 -> 0.750; pooled: "
+     "faithful 46.5% -> 48.5%; realfig-dev unchanged",
+     "falx-041, falx-042 (ggplot2 JPEGs: every line read twice, a darker core and a paler or "
+     "more saturated rim, so a faithful re-plot had 'published series without a counterpart'); "
+     "the first rule (the rim's columns mostly shared with the stroke's) left falx-042's red "
+     "line split, its rim filling the core's gaps; jove-scaling_xeon__faithful2 (once its "
+     "orange line was one series, the key's two 'H3COH' confirmed a swap: a wrong fail, "
+     "mended by the rule on repeated names)"),
     ("TRIED AND DROPPED (the left-out figures got worse: wrong fails 2.0% -> 4.0%, unfaithful "
      "answered 50.5% -> 36.8%): a confirmed difference overriding the agreement instead of "
      "netting them",

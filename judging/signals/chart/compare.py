@@ -855,7 +855,17 @@ def _name_matrix(pub: list[Series], rep: list[Series]) -> np.ndarray:
     close = sims >= 0.8
     ambiguous = (close & (close.sum(axis=1, keepdims=True) > 1)) | \
         (close & (close.sum(axis=0, keepdims=True) > 1))
-    return np.where(ambiguous & (sims < 1.0), np.minimum(sims, _s().name_floor), sims)
+    # A name a legend gives twice (jove-performance's key names two series "H3COH") tells
+    # neither of its series from the other, however exactly the other legend repeats it.
+    repeated = _repeated_names(pub)[:, None] | _repeated_names(rep)[None, :]
+    return np.where((ambiguous & (sims < 1.0)) | repeated,
+                    np.minimum(sims, _s().name_floor), sims)
+
+
+def _repeated_names(series: list[Series]) -> np.ndarray:
+    """Which series carry a name that another series of the same chart carries too."""
+    keys = [re.sub(r"[^a-z0-9]+", "", s.name.lower()) if s.name else "" for s in series]
+    return np.array([bool(k) and keys.count(k) > 1 for k in keys], dtype=bool)
 
 
 def _name_pairs(pub: list[Series], rep: list[Series]) -> dict[int, int]:

@@ -10,7 +10,9 @@ neighbourhood, so a black line's grey fringe stays black). A group is one series
 several curves: read as scatter (marker centres) when it is made of marker-sized blobs, else as
 lines (per-column centre of the stroke, K tracks), each named after the line style (long
 strokes, dashes, dots) of most of its pixels. Short fragments and small clusters (text, an unread
-legend) next to real series are dropped. Coordinates are work pixels.
+legend) next to real series are dropped, and a track of the same hue that follows a longer one
+(the paler or more saturated rim a JPEG leaves beside a stroke) is joined to it. Coordinates are
+work pixels.
 """
 
 from __future__ import annotations
@@ -787,10 +789,70 @@ def extract_series(page: Page, box: Box, exclude: list[tuple[int, int, int, int]
                 line = "solid"
             series.append(RawSeries("line", _rgb(colour), line, xs + l, ys + t,
                                     float(min(1.0, 0.5 + cover / 2)), total, chrom))
-    series = _drop_fragments(series, t, l, hh, ww)
+    series = _drop_fragments(_join_rims(series), t, l, hh, ww)
     if not series:
         problems.append("no data series found in the plot area")
     return series, problems, ink_points
+
+
+def _join_rims(series: list[RawSeries]) -> list[RawSeries]:
+    """Join to its stroke the rim read as a line of its own: a track of the same hue (a paler
+    or more saturated colour: a JPEG's ringing, a wide anti-aliased edge) that follows a longer
+    track over most of the columns both cover. The stroke keeps its colour and style; the
+    rim's columns the stroke lacks fill its gaps."""
+    cfg = reader_settings().series
+    order = sorted(range(len(series)), key=lambda k: -len(series[k].x))
+    kept: list[RawSeries] = []
+    for k in order:
+        rim = series[k]
+        host = None
+        if rim.kind == "line" and rim.chromatic:
+            host = next((h for h in kept if h.kind == "line" and h.chromatic
+                         and _hue_gap(h.colour, rim.colour) <= cfg.rim_hue
+                         and _follows(rim, h, reach=cfg.rim_reach, share=cfg.rim_share,
+                                      common=cfg.rim_common)), None)
+        if host is None:
+            kept.append(rim)
+            continue
+        cols_host = np.round(host.x).astype(int)
+        extra = ~np.isin(np.round(rim.x).astype(int), cols_host)
+        x = np.concatenate([host.x, rim.x[extra]])
+        y = np.concatenate([host.y, rim.y[extra]])
+        order_x = np.argsort(x, kind="stable")
+        host.x, host.y = x[order_x], y[order_x]
+        host.pixels += rim.pixels
+    return [s_ for s_ in series if any(s_ is h for h in kept)]
+
+
+def _hue_gap(a: tuple[int, int, int], b: tuple[int, int, int]) -> float:
+    ha, _ = _hue(np.array(a, float))
+    hb, _ = _hue(np.array(b, float))
+    gap = abs(ha - hb) % 360
+    return min(gap, 360 - gap)
+
+
+def _follows(rim: RawSeries, host: RawSeries, *, reach: float, share: float,
+             common: float) -> bool:
+    """`rim` lies within `reach` pixels of `host`'s stroke (its centre in the column or its
+    neighbours: a steep stroke spans many rows) in `share` of the columns both cover, and
+    those are `common` of the rim's columns."""
+    cols_rim = np.round(rim.x).astype(int)
+    cols_host = np.round(host.x).astype(int)
+    lo = int(min(cols_rim.min(), cols_host.min())) - 1
+    width = int(max(cols_rim.max(), cols_host.max())) - lo + 2
+    low = np.full(width, np.inf)
+    high = np.full(width, -np.inf)
+    np.minimum.at(low, cols_host - lo, host.y)
+    np.maximum.at(high, cols_host - lo, host.y)
+    covered = np.isfinite(low)
+    on_host = covered[cols_rim - lo]
+    if on_host.sum() < common * len(np.unique(cols_rim)):
+        return False
+    near = np.stack([cols_rim - lo - 1, cols_rim - lo, cols_rim - lo + 1])
+    near_low = low[near].min(axis=0)
+    near_high = high[near].max(axis=0)
+    close = (rim.y >= near_low - reach) & (rim.y <= near_high + reach)
+    return float(close[on_host].mean()) >= share
 
 
 def _drop_fragments(series: list[RawSeries], t: int, l: int, hh: int, ww: int

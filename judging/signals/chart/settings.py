@@ -24,12 +24,12 @@ CALIBRATION = (
     (-0.2001, 0.0222),
     (-0.2000, 0.1538),
     (-0.0001, 0.1538),
-    (0.0000, 0.5000),
-    (0.2999, 0.5000),
-    (0.3000, 0.6250),
-    (0.4999, 0.6250),
-    (0.5000, 0.9825),
-    (0.9999, 0.9825),
+    (0.0000, 0.4940),
+    (0.3999, 0.4940),
+    (0.4000, 0.6000),
+    (0.4999, 0.6000),
+    (0.5000, 0.9831),
+    (0.9999, 0.9831),
 )
 
 
@@ -232,6 +232,19 @@ class SeriesSettings:
     """cloud_ink"""
     cloud_stacked: float = 0.3
     """... and this share of the columns its markers cover cross two markers or more."""
+    rim_hue: float = 10.0
+    """Two line tracks of different colours whose hues lie this close (degrees) may be one
+    line: a JPEG's ringing (ggplot2's lines saved as JPEG) or a wide anti-aliased edge leaves a
+    paler, or more saturated, rim beside the stroke's core, read as a colour of its own."""
+    rim_reach: float = 4.0
+    """... when, over the columns both cover, the tracks lie this close (work pixels: a
+    stroke's width and its rim) ..."""
+    rim_share: float = 0.6
+    """... in at least this share of those columns (the rim follows its stroke; two series of
+    one hue that cross or meet for a while do not) ..."""
+    rim_common: float = 0.3
+    """... and those columns are at least this share of the rim's own (a rim often fills the
+    gaps its stroke's core left: JPEG blocks split one line between the two colours)."""
 
 
 @dataclass(frozen=True)
