@@ -165,6 +165,23 @@ CHANGES: tuple[tuple[str, str], ...] = (
      "line split, its rim filling the core's gaps; jove-scaling_xeon__faithful2 (once its "
      "orange line was one series, the key's two 'H3COH' confirmed a swap: a wrong fail, "
      "mended by the rule on repeated names)"),
+    ("signals/8: a reproduced series drawn on both charts (on the published data ink, not read "
+     "there as a series) counts as a published series, matched, and not as extra, in "
+     "chart.series_published, chart.series_matched and chart.match_score, as it already did in "
+     "the evidence; names a legend gives twice leave the names' pairing unconfirmed, and a "
+     "counterpart left unnamed counts against every published name. Left out, realfig-dev2: "
+     "faithful answered 37.0% -> 41.3%, unfaithful 55.8%, wrong fails 4.3% and wrong passes 0% "
+     "unchanged; AUC falx 0.826 -> 0.846, jove-performance 0.750 -> 0.844, cascade 0.603 -> "
+     "0.587; pooled: faithful answered 48.5% -> 50.5%; realfig-dev: answered unchanged, AUC "
+     "python-ecology 0.703 -> 0.734, tikz 0.875 -> 0.859; synthetic dev set: F1 0.914 -> 0.907 "
+     "(pair-0140: its legend read 'sp' for both 'sparse' entries, once taken as names that "
+     "pair, now unconfirmed)",
+     "jove-scaling__faithful2 and falx-017__faithful2 (chart.same_data 0.98, yet unanswered: "
+     "the published reader missed a dotted reference line / the dashed part of one line, so "
+     "same_series and overall_match read an extra series the evidence had already set aside); "
+     "jove-scaling_xeon__faithful1/2 (its key names two series 'H3COH'); "
+     "jove-scaling_xeon__unfaithful2 (with the repeated names set aside first, its reproduced "
+     "'H2O' read on the wrong entry passed it: the rule on unnamed counterparts)"),
     ("TRIED AND DROPPED (the left-out figures got worse: wrong fails 2.0% -> 4.0%, unfaithful "
      "answered 50.5% -> 36.8%): a confirmed difference overriding the agreement instead of "
      "netting them",

@@ -862,6 +862,12 @@ def _name_matrix(pub: list[Series], rep: list[Series]) -> np.ndarray:
                     np.minimum(sims, _s().name_floor), sims)
 
 
+def _naming(series: list[Series]) -> set[int]:
+    """The series (by id) whose legend name tells them apart: a name the legend gives twice
+    names neither of its series."""
+    return {id(s_) for s_, twice in zip(series, _repeated_names(series)) if s_.name and not twice}
+
+
 def _repeated_names(series: list[Series]) -> np.ndarray:
     """Which series carry a name that another series of the same chart carries too."""
     keys = [re.sub(r"[^a-z0-9]+", "", s.name.lower()) if s.name else "" for s in series]
@@ -946,15 +952,19 @@ def _compare_readings(published: ChartReading, reproduced: ChartReading, *,
     # Series of panels without a counterpart are missing (or extra) as a whole.
     unpaired_pub = sum(len(_significant(p.series)) for p in pub_panels[len(results):])
     unpaired_rep = sum(len(_significant(p.series)) for p in rep_panels[len(results):])
-    n_pub = sum(r.published for r in results) + unpaired_pub
+    # A reproduced series that lies on the published chart's data ink is drawn on both charts
+    # (the published reader did not take it for a series: a faint reference line): it counts
+    # as a published series, matched, and not as extra, as in the evidence's series agreement.
+    on_both = sum(r.drawn_on_both for r in results)
+    n_pub = sum(r.published for r in results) + unpaired_pub + on_both
     n_rep = sum(r.reproduced for r in results) + unpaired_rep
-    extra = sum(r.extra for r in results) + unpaired_rep
+    extra = sum(r.extra for r in results) + unpaired_rep - on_both
     matches = [m for r in results for m in r.matches]
     signals: dict[str, float | bool | None] = {name: None for name in CHART_SIGNALS}
     reasons: dict[str, str] = {}
     signals["chart.series_published"] = float(n_pub)
     signals["chart.series_reproduced"] = float(n_rep)
-    signals["chart.series_matched"] = len(matches) / n_pub
+    signals["chart.series_matched"] = (len(matches) + on_both) / n_pub
     if matches:
         signals["chart.shape_agreement"] = min(p.shape for _, _, p in matches)
         signals["chart.value_agreement"] = min(p.values for _, _, p in matches)
@@ -1072,7 +1082,8 @@ def _names_status(result: _PanelResult, legend_sizes: tuple[list[str], ...] = ()
     of the names, and at most one reproduced name is unread: paired by elimination), "unread"
     (more names unread: a swap cannot be ruled out) or "disagree" (the names would pair the
     series otherwise: misread, renamed or swapped); and why."""
-    named = [(a, b) for a, b, _ in result.matches if a.name]
+    naming = _naming(result.published_series)
+    named = [(a, b) for a, b, _ in result.matches if id(a) in naming]
     if len(named) < 2:
         legends = [len(panel_legend) for panel_legend in legend_sizes if panel_legend]
         if len(result.matches) >= 2 and any(n >= 2 for n in legends):
@@ -1082,7 +1093,10 @@ def _names_status(result: _PanelResult, legend_sizes: tuple[list[str], ...] = ()
                               f"{len(result.matches)} paired series carry its names")
         return "unnamed", ""
     unread = sum(1 for _, b in named if not b.name)
-    pub_named = [s for s in result.published_series if s.name]
+    # A counterpart left unnamed is counted against every published name, repeated or not: a
+    # name read on the wrong one of two entries would otherwise pass for a name read.
+    unread_all = sum(1 for a, b, _ in result.matches if a.name and not b.name)
+    pub_named = [s for s in result.published_series if id(s) in naming]
     rep_named = [s for s in result.reproduced_series if s.name]
     if len(named) - unread >= 1 and rep_named:
         sims = _name_matrix(pub_named, rep_named)
@@ -1095,9 +1109,10 @@ def _names_status(result: _PanelResult, legend_sizes: tuple[list[str], ...] = ()
             if paired is not b or likeness < _s().name_floor:
                 return "disagree", (f"the legends would pair {a.name!r} with another series "
                                     f"than the data do ({b.name!r} by data)")
-    if unread > 1:
-        return "unread", (f"{unread} of the {len(named)} named series have no name read in "
-                          f"the reproduction")
+    if unread_all > 1:
+        return "unread", (f"{unread_all} of the "
+                          f"{sum(1 for a, _, _ in result.matches if a.name)} named series have "
+                          f"no name read in the reproduction")
     return "agree", f"the {len(named)} named series pair by their names as by their data"
 
 
@@ -1111,7 +1126,8 @@ def legend_agreement(results: list[_PanelResult]) -> tuple[int, float | None, st
     slips and names read in part allowed, `_consistent_names`); one name left unread in a panel
     pairs by elimination. With fewer than two named series there is nothing to swap; when the
     reproduction's names could not be read, the identities are unverified (absent)."""
-    named = [(a, b) for r in results for a, b, _ in r.matches if a.name]
+    named = [(a, b) for r in results for a, b, _ in r.matches
+             if id(a) in _naming(r.published_series)]
     if len(named) < 2:
         return len(named), None, "fewer than two matched series are named by the published legend"
     if not any(b.name for _, b in named):
@@ -1125,10 +1141,11 @@ def _consistent_names(result: _PanelResult) -> list[bool]:
     """For each matched series of the panel that the published legend names: whether its
     counterpart carries the name (the best pairing of the names pairs them, at least
     NAME_FLOOR alike; a single unread name counts as carried, by elimination)."""
-    named = [(a, b) for a, b, _ in result.matches if a.name]
+    naming = _naming(result.published_series)
+    named = [(a, b) for a, b, _ in result.matches if id(a) in naming]
     if not named:
         return []
-    pub_named = [s for s in result.published_series if s.name]
+    pub_named = [s for s in result.published_series if id(s) in naming]
     rep_named = [s for s in result.reproduced_series if s.name]
     best: dict[int, tuple[Series, float]] = {}
     if rep_named and pub_named:

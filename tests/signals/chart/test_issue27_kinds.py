@@ -18,6 +18,7 @@ from other sources, and the reader's confidence checked on a drawn set.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 
 import numpy as np
@@ -48,6 +49,23 @@ def test_a_reference_line_drawn_faintly_in_the_published_figure_is_no_extra_seri
     value, why = same_data(wild.speedup(), wild.speedup(reference="#000000", **RESTYLE))
     assert value >= 0.9, why
     assert "the series agree" in why
+
+
+def test_a_reference_line_drawn_on_both_counts_as_a_published_series_matched():
+    """jove-scaling: the published reader kept a reference line's ink but no series for it (a
+    dotted grey line mostly under another line). The criteria's counts read it as the evidence
+    does, drawn on both charts: a published series, matched, not extra (same_series and
+    overall_match are answered from these counts)."""
+    published = read(wild.speedup(reference="#a0a0a0"))
+    panel = published.panels[0]
+    kept = [s_ for s_ in panel.series if s_.name != "perfect scaling"]
+    assert len(kept) == len(panel.series) - 1  # the drawing has the line read, to take away
+    published = dataclasses.replace(published, panels=[dataclasses.replace(panel, series=kept)])
+    reproduced = read(wild.speedup(reference="#000000", **RESTYLE))
+    signals = compare_charts(published, reproduced).signals
+    assert signals["chart.series_published"] == signals["chart.series_reproduced"], signals
+    assert signals["chart.series_matched"] == 1.0, signals
+    assert signals["chart.match_score"] >= 0.8, signals
 
 
 def test_a_series_left_out_is_never_passed():
