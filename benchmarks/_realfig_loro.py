@@ -182,6 +182,16 @@ CHANGES: tuple[tuple[str, str], ...] = (
      "jove-scaling_xeon__faithful1/2 (its key names two series 'H3COH'); "
      "jove-scaling_xeon__unfaithful2 (with the repeated names set aside first, its reproduced "
      "'H2O' read on the wrong entry passed it: the rule on unnamed counterparts)"),
+    ("a line tracked through a colour that holds one curve, once lost (no run within reach for "
+     "8% of the plot's width), takes the next run it meets, however far: a spike's far side. "
+     "Left out, realfig-dev: faithful answered 58.2% -> 60.0%, AUC of janosh/tikz 0.859 -> "
+     "0.938; realfig-dev2: faithful answered 41.3% -> 43.5%, AUC of cascade 0.587 -> 0.595, "
+     "falx 0.846 -> 0.844; wrong fails and wrong passes unchanged; pooled: faithful answered "
+     "50.5% -> 52.5%; synthetic dev set unchanged (AUC 0.956, F1 0.907). Tried with it and "
+     "dropped (no left-out figure moved): a grey line lying on two or more y tick values "
+     "taken for gnuplot's dotted grid",
+     "falx-060__faithful2 (the published black line read from its spike on only: 56% of its x "
+     "range; the reproduction's dotted grid read as a series)"),
     ("TRIED AND DROPPED (the left-out figures got worse: wrong fails 2.0% -> 4.0%, unfaithful "
      "answered 50.5% -> 36.8%): a confirmed difference overriding the agreement instead of "
      "netting them",

@@ -41,7 +41,8 @@ from judging.models import (  # noqa: E402
 from judging.signals.chart import ChartReading  # noqa: E402
 
 #: The comparison's files: a change to them keeps the cached readings (they are re-run).
-COMPARISON_FILES = ("chart/compare.py", "chart/evidence.py", "chart/settings.py")
+#: (chart/settings.py is not one: it holds the reader's settings too.)
+COMPARISON_FILES = ("chart/compare.py", "chart/evidence.py")
 CACHE_VERSION = "realfig-measure/1"
 
 

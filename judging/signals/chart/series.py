@@ -623,15 +623,16 @@ def _follow_one(centres: np.ndarray, lengths: np.ndarray, starts: np.ndarray,
                 counts: np.ndarray, start_x: int, y0: float, len0: float, hh: int, ww: int
                 ) -> np.ndarray:
     """`_lines`' tracking when there is one track (most colour groups): from `start_x` both
-    ways, the nearest run within reach of the predicted height in each column. The same
-    arithmetic and choices as the general pass (the first of equally near runs), in Python
-    floats: numpy's per-call cost on arrays of one or two runs was most of a chart reading's
-    line tracing."""
+    ways, the nearest run within reach of the predicted height in each column, and once lost
+    (no run within reach for 8% of the width) the nearest run at any
+    height: the colour holds this one curve. Otherwise the same arithmetic and choices as the
+    general pass (the first of equally near runs), in Python floats: numpy's per-call cost on
+    arrays of one or two runs was most of a chart reading's line tracing."""
     ys = np.full(ww, np.nan)
     ys[start_x] = y0
     centre, length = centres.tolist(), lengths.tolist()
     first, count = starts.tolist(), counts.tolist()
-    lost_after, far, drift, steepest = 0.08 * ww, 0.25 * hh, 0.02 * hh, 0.5 * hh
+    lost_after, drift, steepest = 0.08 * ww, 0.02 * hh, 0.5 * hh
     for step in (1, -1):
         last, last_x, last_len, slope = float(y0), start_x, float(len0), 0.0
         x = start_x + step
@@ -645,7 +646,9 @@ def _follow_one(centres: np.ndarray, lengths: np.ndarray, starts: np.ndarray,
                     dist = abs(pred - centre[i])
                     reach = 4 + 0.6 * (last_len + length[i]) + drift * (gap - 1)
                     if lost:
-                        reach = max(reach, far)
+                        # Lost for a while (a spike's far side, a gap): a colour that holds one
+                        # curve has no other ink to take for it, so its next run is the curve.
+                        reach = float("inf")
                     if dist <= reach and (best < 0 or dist < best_dist):
                         best, best_dist = i, dist
                 if best >= 0:
