@@ -192,6 +192,16 @@ CHANGES: tuple[tuple[str, str], ...] = (
      "taken for gnuplot's dotted grid",
      "falx-060__faithful2 (the published black line read from its spike on only: 56% of its x "
      "range; the reproduction's dotted grid read as a series)"),
+    ("a tinted plot background is a rectangle: a tinted box whose top and bottom edges both "
+     "slope (a ribbon's fill) is no plot area (GeometrySettings.straight_edge); a grid found "
+     "beside a frame found from its two sides is no second panel. Left out, realfig-dev2: "
+     "faithful answered 43.5% -> 45.7%, AUC falx 0.844 -> 0.902, cascade 0.595 -> 0.628; "
+     "realfig-dev unchanged; pooled: faithful answered 52.5% -> 53.5%, reader ECE 0.020 -> "
+     "0.016; wrong fails and wrong passes unchanged",
+     "falx-008__faithful2 (ggplot2 theme_minimal with a ribbon: the ribbon read as the plot "
+     "area, its tick labels 'running the wrong way'); the first version lost vl-errorband "
+     "(faithful answered on realfig-dev 60.0% -> 54.5%: with its band no longer a plot area, "
+     "the grid search found a second panel beside the frame found from its two sides)"),
     ("TRIED AND DROPPED (the left-out figures got worse: wrong fails 2.0% -> 4.0%, unfaithful "
      "answered 50.5% -> 36.8%): a confirmed difference overriding the agreement instead of "
      "netting them",

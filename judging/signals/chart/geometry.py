@@ -292,7 +292,6 @@ def _find_plot_areas(page: Page) -> list[Box]:
                 boxes.append(box)
     tinted = _tinted_areas(page, bg_diff)
     boxes += tinted
-    found = list(boxes)
     boxes += _side_frames(inked, boxes, hlines, vlines, min_w, min_h, reach_x)
     # (A grid is sought only on a page that has a background: noise makes "lines" everywhere.)
     if not tinted and (bg_diff <= 10).mean() >= 0.25:
@@ -307,9 +306,10 @@ def _find_plot_areas(page: Page) -> list[Box]:
         vgrid = long_lines(grid_mask.T, max(20, int(0.1 * h)), bridge=nonbg.T, own_share=0.12)
         grid = _grid_areas(_trimmed(hgrid, grid_mask, nonbg),
                            _trimmed(vgrid, grid_mask.T, nonbg.T), min_w, min_h)
-        # Next to frames, only panels the frames missed (a spine too faint to find).
+        # Next to frames (side frames too), only panels the frames missed (a spine too faint
+        # to find).
         boxes += [g for g in grid
-                  if not any(_overlap(g, k) > 0.1 and not g.contains(k) for k in found)]
+                  if not any(_overlap(g, k) > 0.1 and not g.contains(k) for k in boxes)]
     # Drop duplicates and boxes inside others (legend frames, insets).
     boxes.sort(key=lambda b: -b.area)
     kept: list[Box] = []
@@ -463,6 +463,8 @@ def _tinted_areas(page: Page, bg_diff: np.ndarray) -> list[Box]:
         if (fine[y0 + rows[0]:y0 + rows[-1] + 1, left:right + 1].mean() < 0.4
                 or fine[top_:bottom + 1, left:right + 1].mean() < 0.15):
             continue
+        if not _straight_edged(fine[top_:bottom + 1, left:right + 1]):
+            continue
         # Sharp edges: just outside the rectangle the colour is not the tint.
         ring = []
         if top_ >= 3:
@@ -480,6 +482,21 @@ def _tinted_areas(page: Page, bg_diff: np.ndarray) -> list[Box]:
             continue
         boxes.append(Box(int(left), int(top_), int(right), int(bottom), "tint"))
     return boxes
+
+
+def _straight_edged(tinted: np.ndarray, reach: int = 3) -> bool:
+    """Whether the tint of a candidate box ends on a straight row at its top or its bottom
+    (GeometrySettings.straight_edge): a rectangle does, a band with sloped edges does not.
+    Data drawn over an edge (bars on the bottom, a line crossing the top) moves few columns'
+    ends."""
+    columns = tinted.any(axis=0)
+    if columns.sum() < 3:
+        return False
+    tops = tinted[:, columns].argmax(axis=0)
+    bottoms = tinted.shape[0] - 1 - tinted[::-1, columns].argmax(axis=0)
+    share = reader_settings().geometry.straight_edge
+    return any(float((np.abs(ends - np.median(ends)) <= reach).mean()) >= share
+               for ends in (tops, bottoms))
 
 
 def _extend(cover: np.ndarray, lo: int, hi: int, floor: float, gap: int = 4) -> tuple[int, int]:

@@ -24,12 +24,12 @@ CALIBRATION = (
     (-0.2001, 0.0222),
     (-0.2000, 0.1538),
     (-0.0001, 0.1538),
-    (0.0000, 0.4815),
-    (0.3999, 0.4815),
+    (0.0000, 0.4750),
+    (0.3999, 0.4750),
     (0.4000, 0.6000),
     (0.4999, 0.6000),
-    (0.5000, 0.9836),
-    (0.9999, 0.9836),
+    (0.5000, 0.9839),
+    (0.9999, 0.9839),
 )
 
 
@@ -175,6 +175,10 @@ class GeometrySettings:
     """Caps that keep grid search cheap on images full of line-like texture."""
     max_grid_boxes: int = 60
     """max_grid_boxes"""
+    straight_edge: float = 0.5
+    """A tinted plot background is a rectangle: along its top or its bottom edge, at least this
+    share of its columns start (end) within a few pixels of the same row. A filled band (a
+    confidence ribbon drawn on a white plot, ggplot2's theme_minimal) has sloped edges."""
 
 
 @dataclass(frozen=True)
