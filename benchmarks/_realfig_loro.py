@@ -202,6 +202,16 @@ CHANGES: tuple[tuple[str, str], ...] = (
      "area, its tick labels 'running the wrong way'); the first version lost vl-errorband "
      "(faithful answered on realfig-dev 60.0% -> 54.5%: with its band no longer a plot area, "
      "the grid search found a second panel beside the frame found from its two sides)"),
+    ("TRIED AND DROPPED (a new wrong pass, then no gain): a plot area ruled by four or more "
+     "evenly spaced horizontal gridlines of one extent where nothing else was found (a "
+     "spreadsheet's line chart without a frame or vertical gridlines). Left out, falx: "
+     "faithful answered 68.8% -> 75.0%, but falx-034__unfaithful2 passed (its forecast, drawn "
+     "in the bounds' colour and short, was set aside as a fragment on both charts); adding "
+     "'a short line the legend names, alone of its name, is a series' removed the wrong pass "
+     "and the gain, and cost tikz's unfaithful answers (50.0% -> 37.5%)",
+     "falx-034 (Excel, its y axis unread: only horizontal gridlines inside a chart-area "
+     "border); the first version also merged pulsed-drive's stacked panels into one ruled "
+     "area (their spines are evenly spaced lines of one extent: AUC 0.722 -> 0.583)"),
     ("TRIED AND DROPPED (the left-out figures got worse: wrong fails 2.0% -> 4.0%, unfaithful "
      "answered 50.5% -> 36.8%): a confirmed difference overriding the agreement instead of "
      "netting them",
