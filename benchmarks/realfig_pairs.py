@@ -162,10 +162,15 @@ def run_real(paths: list[Path], *, rubric_ref: str | None, jobs: int | None, out
         same = shipped.table == everything.table and \
             (shipped.pass_at, shipped.fail_at, shipped.confirm_at) == \
             (everything.pass_at, everything.fail_at, everything.confirm_at)
+        in_sample = loro.with_choice(labelled, shipped)
+        # Levels that differ but fall between the same calibrated values answer alike.
+        alike = [p.outcome for p in in_sample] == \
+            [p.outcome for p in loro.with_choice(labelled, everything)]
         print(f"  shipped now: pass at {shipped.pass_at:g}, fail at {shipped.fail_at:g}, "
               f"{len(shipped.table)} knots: "
-              + ("the same" if same else "NOT the values chosen on all repositories"))
-        in_sample = loro.with_choice(labelled, shipped)
+              + ("the same" if same else "NOT the values chosen on all repositories"
+                 + ("; the same outcome on every labelled pair" if alike else
+                    "; other outcomes on some pairs")))
         print(f"  in-sample with the shipped values (development figures, not to quote): "
               f"{loro.counts_line(in_sample)}")
 

@@ -314,6 +314,11 @@ def _entries(page: Page, region, bb, glyphlike, small, labels, glyph, *,
                 continue
             entries.append(Entry(tb, hb, [int(c) + 1 for c in comps], colour, chromatic,
                                  style))
+        # A marker on another entry's sample (a line-and-marker handle, o--o) is that sample's,
+        # not an entry's text.
+        entries = [e for e in entries
+                   if not (len(e.comps) == 1 and any(
+                       o is not e and _inside(e.text_box, o.handle_box) for o in entries))]
         # Glyphs in a line (rotated tick labels, the letters of a word spaced out) would each
         # be the next one's sample: a sample is never another entry's text.
         texts = np.array([e.text_box + (0,) for e in entries]).reshape(-1, 5)
@@ -321,6 +326,10 @@ def _entries(page: Page, region, bb, glyphlike, small, labels, glyph, *,
         entries = _aligned(entries, glyph, side)
         found.append(entries if _distinct(entries) else [])
     return found
+
+
+def _inside(box, outer) -> bool:
+    return outer[0] <= box[0] and box[2] <= outer[2] and outer[1] <= box[1] and box[3] <= outer[3]
 
 
 def _coloured(page: Page, labels, tb, comps) -> bool:

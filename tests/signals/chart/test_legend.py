@@ -186,3 +186,36 @@ def test_entries_are_found_with_their_samples_on_the_side_drawn(layout):
     assert legend is not None and len(legend.entries) == 3
     sides = {"left" if e.handle_box[0] < e.text_box[0] else "right" for e in legend.entries}
     assert sides == ({"left"} if layout == "below" else {"right"})
+
+
+def _classic_markers_legend() -> Image.Image:
+    """matplotlib's classic style: a framed legend in the upper left corner whose samples are
+    drawn o--o (a line with a round marker at each end), serif text."""
+    from matplotlib.lines import Line2D
+
+    years = np.linspace(1967, 2015, 200)
+    with plt.style.context("classic"):
+        fig, ax = plt.subplots(figsize=(5.5, 5.5), dpi=100)
+        colours = ("black", "#c22324")
+        ax.plot(years, 9 - 0.12 * (years - 1967) + np.sin(years / 3), color=colours[0])
+        ax.plot(years, 5 + 0.1 * (years - 1967) + np.cos(years / 3), color=colours[1])
+        handles = [Line2D([], [], color=c, marker="o", markersize=4) for c in colours]
+        ax.legend(handles, ["psavert", "uempmed"], loc="upper left",
+                  prop={"family": "serif", "size": 8})
+        ax.set_ylim(0, 16)
+        ax.ticklabel_format(useOffset=False)
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png")
+        plt.close(fig)
+    buf.seek(0)
+    return Image.open(buf).convert("RGB")
+
+
+def test_a_legend_of_line_and_marker_samples_names_every_series():
+    """falx-046__faithful2: a sample's second marker, apart from the first, was taken for an
+    entry's text, and the real entry beside it dropped for a sample "over another's text"."""
+    reading = read_chart(_classic_markers_legend())
+    panel = reading.panels[0]
+    assert len(panel.legend) == 2, panel.legend
+    assert sorted(s.name or "" for s in panel.series) == ["psavert", "uempmed"], \
+        [(s.name, s.style) for s in panel.series]
