@@ -214,7 +214,9 @@ CHANGES: tuple[tuple[str, str], ...] = (
      "falx-046__faithful2 ('2 of the 2 named series have no name read': matplotlib classic's "
      "framed legend of line-and-marker samples); falx-041__faithful1 (its legend read '°', "
      "'fe)' before); a first try ranking entries that are words above samples of one kind "
-     "found the drawn test's data markers instead, and was dropped"),
+     "found the drawn test's data markers instead, and was dropped; synthetic pair-0136 "
+     "(its 'baseline' read as 'b' and 'line', the 'base' between taken for a black sample: "
+     "the rule holds for coloured samples only)"),
     ("TRIED AND DROPPED (a new wrong pass, then no gain): a plot area ruled by four or more "
      "evenly spaced horizontal gridlines of one extent where nothing else was found (a "
      "spreadsheet's line chart without a frame or vertical gridlines). Left out, falx: "

@@ -314,11 +314,13 @@ def _entries(page: Page, region, bb, glyphlike, small, labels, glyph, *,
                 continue
             entries.append(Entry(tb, hb, [int(c) + 1 for c in comps], colour, chromatic,
                                  style))
-        # A marker on another entry's sample (a line-and-marker handle, o--o) is that sample's,
-        # not an entry's text.
+        # A marker on another entry's coloured sample (a line-and-marker handle, o--o) is that
+        # sample's, not an entry's text. (Letters taken for a sample are black: a word's first
+        # letter beside the rest is text.)
         entries = [e for e in entries
                    if not (len(e.comps) == 1 and any(
-                       o is not e and _inside(e.text_box, o.handle_box) for o in entries))]
+                       o is not e and o.chromatic and _inside(e.text_box, o.handle_box)
+                       for o in entries))]
         # Glyphs in a line (rotated tick labels, the letters of a word spaced out) would each
         # be the next one's sample: a sample is never another entry's text.
         texts = np.array([e.text_box + (0,) for e in entries]).reshape(-1, 5)
