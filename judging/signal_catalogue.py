@@ -66,7 +66,8 @@ CATALOGUE: dict[str, SignalSpec] = {spec.name: spec for spec in [
                "data-aware agreement of the two charts in [0, 1]: series matched, "
                "shapes, values in data units, axis scales and ranges"),
     SignalSpec("chart.series_published", "number", None,
-               "series read from the published chart"),
+               "series read from the published chart, and reproduced series that lie on its "
+               "data ink (drawn on both: a faint reference line its reader did not take)"),
     SignalSpec("chart.series_reproduced", "number", None,
                "series read from the reproduced chart"),
     SignalSpec("chart.series_matched", "score", "higher",

@@ -954,7 +954,8 @@ def _compare_readings(published: ChartReading, reproduced: ChartReading, *,
     unpaired_rep = sum(len(_significant(p.series)) for p in rep_panels[len(results):])
     # A reproduced series that lies on the published chart's data ink is drawn on both charts
     # (the published reader did not take it for a series: a faint reference line): it counts
-    # as a published series, matched, and not as extra, as in the evidence's series agreement.
+    # as a published series, matched, and not as extra. (The evidence's series agreement sets
+    # it aside instead, from the reproduced count: the same when every other series pairs.)
     on_both = sum(r.drawn_on_both for r in results)
     n_pub = sum(r.published for r in results) + unpaired_pub + on_both
     n_rep = sum(r.reproduced for r in results) + unpaired_rep
@@ -1077,9 +1078,10 @@ def _panel_evidence(index: int, count: int, pub: Panel, rep: Panel,
 def _names_status(result: _PanelResult, legend_sizes: tuple[list[str], ...] = ()
                   ) -> tuple[str, str]:
     """Whether the legends' names confirm the pairing of the series: "unnamed" (the published
-    legend names fewer than two matched series: nothing to swap), "agree" (every named series
-    is paired with the reproduced series whose name is most like its own, among all pairings
-    of the names, and at most one reproduced name is unread: paired by elimination), "unread"
+    legend names fewer than two matched series, a name it gives twice naming neither: nothing
+    to swap), "agree" (every named series is paired with the reproduced series whose name is
+    most like its own, among all pairings of the names, and at most one counterpart of a
+    published name, repeated or not, is unread: paired by elimination), "unread"
     (more names unread: a swap cannot be ruled out) or "disagree" (the names would pair the
     series otherwise: misread, renamed or swapped); and why."""
     naming = _naming(result.published_series)
@@ -1089,8 +1091,11 @@ def _names_status(result: _PanelResult, legend_sizes: tuple[list[str], ...] = ()
         if len(result.matches) >= 2 and any(n >= 2 for n in legends):
             # A legend names the series but its names are not on the paired series: which
             # series is which is unverified.
+            repeated = sum(1 for a, _, _ in result.matches if a.name and id(a) not in naming)
             return "unread", (f"a legend of {max(legends)} entries, but fewer than two of the "
-                              f"{len(result.matches)} paired series carry its names")
+                              f"{len(result.matches)} paired series carry names of their own"
+                              + (f" ({repeated} carry a name the legend gives twice)"
+                                 if repeated else ""))
         return "unnamed", ""
     unread = sum(1 for _, b in named if not b.name)
     # A counterpart left unnamed is counted against every published name, repeated or not: a
@@ -1125,9 +1130,10 @@ def legend_agreement(results: list[_PanelResult]) -> tuple[int, float | None, st
     the reproduced name that the best one-to-one pairing of the panel's names gives it (OCR
     slips and names read in part allowed, `_consistent_names`); one name left unread in a panel
     pairs by elimination. With fewer than two named series there is nothing to swap; when the
-    reproduction's names could not be read, the identities are unverified (absent)."""
-    named = [(a, b) for r in results for a, b, _ in r.matches
-             if id(a) in _naming(r.published_series)]
+    reproduction's names could not be read, the identities are unverified (absent). A name
+    the published legend gives twice names neither of its series (`_naming`)."""
+    named = [(a, b) for r in results for naming in [_naming(r.published_series)]
+             for a, b, _ in r.matches if id(a) in naming]
     if len(named) < 2:
         return len(named), None, "fewer than two matched series are named by the published legend"
     if not any(b.name for _, b in named):
@@ -1138,9 +1144,10 @@ def legend_agreement(results: list[_PanelResult]) -> tuple[int, float | None, st
 
 
 def _consistent_names(result: _PanelResult) -> list[bool]:
-    """For each matched series of the panel that the published legend names: whether its
-    counterpart carries the name (the best pairing of the names pairs them, at least
-    NAME_FLOOR alike; a single unread name counts as carried, by elimination)."""
+    """For each matched series of the panel that the published legend names (a name it gives
+    twice names neither series): whether its counterpart carries the name (the best pairing of
+    the names pairs them, at least NAME_FLOOR alike; a single unread name, among all the
+    published names, counts as carried, by elimination)."""
     naming = _naming(result.published_series)
     named = [(a, b) for a, b, _ in result.matches if id(a) in naming]
     if not named:
@@ -1152,7 +1159,9 @@ def _consistent_names(result: _PanelResult) -> list[bool]:
         sims = _name_matrix(pub_named, rep_named)
         best = {id(pub_named[i]): (rep_named[j], float(sims[i, j]))
                 for i, j in zip(*linear_sum_assignment(-sims))}
-    unread = sum(1 for _, b in named if not b.name)
+    # Unread counterparts counted over every published name, repeated or not, as in
+    # `_names_status`: only a single one pairs by elimination.
+    unread = sum(1 for a, b, _ in result.matches if a.name and not b.name)
     out = []
     for a, b in named:
         if not b.name:

@@ -624,8 +624,10 @@ def _follow_one(centres: np.ndarray, lengths: np.ndarray, starts: np.ndarray,
                 ) -> np.ndarray:
     """`_lines`' tracking when there is one track (most colour groups): from `start_x` both
     ways, the nearest run within reach of the predicted height in each column, and once lost
-    (no run within reach for 8% of the width) the nearest run at any
-    height: the colour holds this one curve. Otherwise the same arithmetic and choices as the
+    (no run within reach for 8% of the width) the nearest run at any height: the colour was
+    read as one curve (`_lines` chose one track for it; a second curve of the colour in few
+    columns, or a label in its colour, could then be taken). Otherwise the same arithmetic and
+    choices as the
     general pass (the first of equally near runs), in Python floats: numpy's per-call cost on
     arrays of one or two runs was most of a chart reading's line tracing."""
     ys = np.full(ww, np.nan)
@@ -799,10 +801,12 @@ def extract_series(page: Page, box: Box, exclude: list[tuple[int, int, int, int]
 
 
 def _join_rims(series: list[RawSeries]) -> list[RawSeries]:
-    """Join to its stroke the rim read as a line of its own: a track of the same hue (a paler
-    or more saturated colour: a JPEG's ringing, a wide anti-aliased edge) that follows a longer
-    track over most of the columns both cover. The stroke keeps its colour and style; the
-    rim's columns the stroke lacks fill its gaps."""
+    """Join to its stroke the rim read as a line of its own: a track of another colour of the
+    same hue (a paler or more saturated colour: a JPEG's ringing, a wide anti-aliased edge)
+    that follows a longer track over most of the columns both cover. The longer track keeps
+    its colour and style (the rim is sometimes the longer: then it is taken for the stroke);
+    the shorter one's columns the longer lacks fill its gaps. Tracks of one colour are left
+    apart: `_lines` told them apart on purpose."""
     cfg = reader_settings().series
     order = sorted(range(len(series)), key=lambda k: -len(series[k].x))
     kept: list[RawSeries] = []
@@ -811,6 +815,7 @@ def _join_rims(series: list[RawSeries]) -> list[RawSeries]:
         host = None
         if rim.kind == "line" and rim.chromatic:
             host = next((h for h in kept if h.kind == "line" and h.chromatic
+                         and h.colour != rim.colour
                          and _hue_gap(h.colour, rim.colour) <= cfg.rim_hue
                          and _follows(rim, h, reach=cfg.rim_reach, share=cfg.rim_share,
                                       common=cfg.rim_common)), None)

@@ -177,7 +177,7 @@ class GeometrySettings:
     """max_grid_boxes"""
     straight_edge: float = 0.5
     """A tinted plot background is a rectangle: along its top or its bottom edge, at least this
-    share of its columns start (end) within a few pixels of the same row. A filled band (a
+    share of its columns start (end) within 3 work pixels of the same row. A filled band (a
     confidence ribbon drawn on a white plot, ggplot2's theme_minimal) has sloped edges."""
 
 

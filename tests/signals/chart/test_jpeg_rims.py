@@ -77,6 +77,22 @@ def test_two_series_of_one_hue_that_only_cross_stay_two():
     assert len(reading.panels[0].series) == 2
 
 
+def test_two_close_lines_of_other_hues_stay_two():
+    """A red and a blue curve a few pixels apart all along (two methods that nearly agree) are
+    two series: only a track of the same hue is a rim."""
+    fig, ax = plt.subplots(figsize=(6, 4), dpi=100)
+    x = np.linspace(0, 10, 200)
+    ax.plot(x, 5 + 2 * np.sin(x / 2), color="#d62728", linewidth=1)
+    ax.plot(x, 5.12 + 2 * np.sin(x / 2), color="#1f77b4", linewidth=1)
+    ax.set_ylim(0, 10)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    plt.close(fig)
+    buf.seek(0)
+    reading = read_chart(Image.open(buf).convert("RGB"))
+    assert len(reading.panels[0].series) == 2, [s.style for s in reading.panels[0].series]
+
+
 def repeated_name_chart(names: tuple[str, str, str], colours: tuple[str, str, str]
                         ) -> Image.Image:
     fig, ax = plt.subplots(figsize=(7, 5), dpi=100)
