@@ -93,6 +93,22 @@ def test_two_close_lines_of_other_hues_stay_two():
     assert len(reading.panels[0].series) == 2, [s.style for s in reading.panels[0].series]
 
 
+def test_two_close_curves_of_one_colour_stay_two():
+    """Two curves in one colour a few pixels apart (the tracker told them apart) are not a
+    stroke and its rim."""
+    fig, ax = plt.subplots(figsize=(6, 4), dpi=100)
+    x = np.linspace(0, 10, 200)
+    for offset in (0.0, 0.012):
+        ax.plot(x, 0.5 + 0.3 * np.sin(x / 2) + offset, color="#1f77b4", linewidth=1)
+    ax.set_ylim(0, 1)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    plt.close(fig)
+    buf.seek(0)
+    reading = read_chart(Image.open(buf).convert("RGB"))
+    assert len(reading.panels[0].series) == 2, [s.style for s in reading.panels[0].series]
+
+
 def repeated_name_chart(names: tuple[str, str, str], colours: tuple[str, str, str]
                         ) -> Image.Image:
     fig, ax = plt.subplots(figsize=(7, 5), dpi=100)
