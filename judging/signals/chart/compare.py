@@ -181,10 +181,15 @@ def _compare(pub: np.ndarray, rep: np.ndarray, *, span: float, tol_abs: float | 
 _OCR_FOLD = str.maketrans({"l": "1", "i": "1", "o": "0"})
 
 
+def _name_key(name: str) -> str:
+    """A legend name as names are compared: lower case, letters and digits, OCR slips folded."""
+    return re.sub(r"[^a-z0-9]+", " ", name.lower()).strip().translate(_OCR_FOLD)
+
+
 def _name_similarity(a: str | None, b: str | None) -> float | None:
     if not a or not b:
         return None
-    a, b = (re.sub(r"[^a-z0-9]+", " ", s.lower()).strip().translate(_OCR_FOLD) for s in (a, b))
+    a, b = _name_key(a), _name_key(b)
     if not a or not b:
         return None
     if a == b:
@@ -869,8 +874,9 @@ def _naming(series: list[Series]) -> set[int]:
 
 
 def _repeated_names(series: list[Series]) -> np.ndarray:
-    """Which series carry a name that another series of the same chart carries too."""
-    keys = [re.sub(r"[^a-z0-9]+", "", s.name.lower()) if s.name else "" for s in series]
+    """Which series carry a name that another series of the same chart carries too (the same
+    name as `_name_similarity` compares them)."""
+    keys = [_name_key(s.name) if s.name else "" for s in series]
     return np.array([bool(k) and keys.count(k) > 1 for k in keys], dtype=bool)
 
 
@@ -1098,9 +1104,7 @@ def _names_status(result: _PanelResult, legend_sizes: tuple[list[str], ...] = ()
                                  if repeated else ""))
         return "unnamed", ""
     unread = sum(1 for _, b in named if not b.name)
-    # A counterpart left unnamed is counted against every published name, repeated or not: a
-    # name read on the wrong one of two entries would otherwise pass for a name read.
-    unread_all = sum(1 for a, b, _ in result.matches if a.name and not b.name)
+    unread_all, published_names = _unread_counterparts(result)
     pub_named = [s for s in result.published_series if id(s) in naming]
     rep_named = [s for s in result.reproduced_series if s.name]
     if len(named) - unread >= 1 and rep_named:
@@ -1115,9 +1119,8 @@ def _names_status(result: _PanelResult, legend_sizes: tuple[list[str], ...] = ()
                 return "disagree", (f"the legends would pair {a.name!r} with another series "
                                     f"than the data do ({b.name!r} by data)")
     if unread_all > 1:
-        return "unread", (f"{unread_all} of the "
-                          f"{sum(1 for a, _, _ in result.matches if a.name)} named series have "
-                          f"no name read in the reproduction")
+        return "unread", (f"{unread_all} of the {published_names} named series have no name "
+                          f"read in the reproduction")
     return "agree", f"the {len(named)} named series pair by their names as by their data"
 
 
@@ -1143,6 +1146,15 @@ def legend_agreement(results: list[_PanelResult]) -> tuple[int, float | None, st
     return len(named), float(np.mean(carried)), ""
 
 
+def _unread_counterparts(result: _PanelResult) -> tuple[int, int]:
+    """(matched series the published legend names whose counterpart has no name read, matched
+    series the published legend names). Counted over every published name, repeated or not:
+    a name read on the wrong one of two entries would otherwise pass for a name read, and only
+    a single unread one pairs by elimination."""
+    named = [b for a, b, _ in result.matches if a.name]
+    return sum(1 for b in named if not b.name), len(named)
+
+
 def _consistent_names(result: _PanelResult) -> list[bool]:
     """For each matched series of the panel that the published legend names (a name it gives
     twice names neither series): whether its counterpart carries the name (the best pairing of
@@ -1159,9 +1171,7 @@ def _consistent_names(result: _PanelResult) -> list[bool]:
         sims = _name_matrix(pub_named, rep_named)
         best = {id(pub_named[i]): (rep_named[j], float(sims[i, j]))
                 for i, j in zip(*linear_sum_assignment(-sims))}
-    # Unread counterparts counted over every published name, repeated or not, as in
-    # `_names_status`: only a single one pairs by elimination.
-    unread = sum(1 for a, b, _ in result.matches if a.name and not b.name)
+    unread, _ = _unread_counterparts(result)
     out = []
     for a, b in named:
         if not b.name:

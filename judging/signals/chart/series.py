@@ -149,11 +149,8 @@ def _hue(c: np.ndarray) -> tuple[float, float]:
 
 def _same_hue(c: np.ndarray, m: np.ndarray, bg: np.ndarray) -> bool:
     """`c` is a paler blend of `m` with a grey (a white gridline, the background)?"""
-    hc, dc = _hue(c)
-    hm, dm = _hue(m)
-    diff = abs(hc - hm) % 360
-    diff = min(diff, 360 - diff)
-    return diff <= 8 and dc < 0.85 * dm and float(np.abs(c - bg).max()) < float(
+    dc, dm = _hue(c)[1], _hue(m)[1]
+    return _hue_gap(c, m) <= 8 and dc < 0.85 * dm and float(np.abs(c - bg).max()) < float(
         np.abs(m - bg).max())
 
 
@@ -627,9 +624,8 @@ def _follow_one(centres: np.ndarray, lengths: np.ndarray, starts: np.ndarray,
     (no run within reach for 8% of the width) the nearest run at any height: the colour was
     read as one curve (`_lines` chose one track for it; a second curve of the colour in few
     columns, or a label in its colour, could then be taken). Otherwise the same arithmetic and
-    choices as the
-    general pass (the first of equally near runs), in Python floats: numpy's per-call cost on
-    arrays of one or two runs was most of a chart reading's line tracing."""
+    choices as the general pass (the first of equally near runs), in Python floats: numpy's
+    per-call cost on arrays of one or two runs was most of a chart reading's line tracing."""
     ys = np.full(ww, np.nan)
     ys[start_x] = y0
     centre, length = centres.tolist(), lengths.tolist()
@@ -829,13 +825,13 @@ def _join_rims(series: list[RawSeries]) -> list[RawSeries]:
         order_x = np.argsort(x, kind="stable")
         host.x, host.y = x[order_x], y[order_x]
         host.pixels += rim.pixels
-    return [s_ for s_ in series if any(s_ is h for h in kept)]
+    joined = {id(h) for h in kept}
+    return [s_ for s_ in series if id(s_) in joined]
 
 
-def _hue_gap(a: tuple[int, int, int], b: tuple[int, int, int]) -> float:
-    ha, _ = _hue(np.array(a, float))
-    hb, _ = _hue(np.array(b, float))
-    gap = abs(ha - hb) % 360
+def _hue_gap(a, b) -> float:
+    """Degrees between two colours' hues, either way round the circle."""
+    gap = abs(_hue(np.asarray(a, float))[0] - _hue(np.asarray(b, float))[0]) % 360
     return min(gap, 360 - gap)
 
 

@@ -10,12 +10,14 @@ is named, so these tests judge whatever the lead publishes next without being ed
 from __future__ import annotations
 
 import asyncio
+import io
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
+from PIL import Image
 
 from judging.intake import load_folder
 from judging.judges.base import JudgeTask
@@ -26,6 +28,19 @@ from judging.run.lines import complete_answers
 from judging.run.measure import MeasureOptions, measure_claim
 
 Figure = bytes | Path
+
+
+def figure_image(fig, *, format: str = "png", **savefig) -> Image.Image:
+    """A matplotlib figure saved (`format`, savefig's options: dpi, pil_kwargs for a JPEG's
+    quality) and decoded as an RGB image, the way a submission's file would be read; the
+    figure is closed."""
+    import matplotlib.pyplot as plt
+
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format=format, **savefig)
+    plt.close(fig)
+    buffer.seek(0)
+    return Image.open(buffer).convert("RGB")
 
 
 def load_rubric(rubric_ref: str = "figure-match") -> Rubric:

@@ -11,8 +11,6 @@ default colours) and saved as JPEG at a web page's quality."""
 
 from __future__ import annotations
 
-import io
-
 import matplotlib
 
 matplotlib.use("Agg")
@@ -23,6 +21,7 @@ import pytest  # noqa: E402
 from PIL import Image  # noqa: E402
 
 from judging.signals.chart import compare_charts, read_chart  # noqa: E402
+from tests.signals.chart.helpers import figure_image  # noqa: E402
 
 MONTHS = 2002 + np.arange(100) / 12
 rng = np.random.default_rng(42)
@@ -44,11 +43,7 @@ def ggplot_jpeg(*, quality: int, dpi: int = 100) -> Image.Image:
     ax.set_ylabel("value")
     ax.tick_params(colors="#4d4d4d", length=3)
     fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="jpeg", pil_kwargs={"quality": quality})
-    plt.close(fig)
-    buf.seek(0)
-    return Image.open(buf).convert("RGB")
+    return figure_image(fig, format="jpeg", pil_kwargs={"quality": quality})
 
 
 @pytest.mark.parametrize("quality", [60, 75])
@@ -69,43 +64,31 @@ def test_two_series_of_one_hue_that_only_cross_stay_two():
     x = np.linspace(0, 10, 200)
     ax.plot(x, np.sin(x), color="#a6cee3", linewidth=2)
     ax.plot(x, np.cos(x), color="#1f78b4", linewidth=2)
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png")
-    plt.close(fig)
-    buf.seek(0)
-    reading = read_chart(Image.open(buf).convert("RGB"))
+    reading = read_chart(figure_image(fig))
     assert len(reading.panels[0].series) == 2
+
+
+def close_curves(colours: tuple[str, str]) -> Image.Image:
+    """Two curves a few pixels apart all along (1.2% of the y range)."""
+    fig, ax = plt.subplots(figsize=(6, 4), dpi=100)
+    x = np.linspace(0, 10, 200)
+    for offset, colour in zip((0.0, 0.012), colours):
+        ax.plot(x, 0.5 + 0.3 * np.sin(x / 2) + offset, color=colour, linewidth=1)
+    ax.set_ylim(0, 1)
+    return figure_image(fig)
 
 
 def test_two_close_lines_of_other_hues_stay_two():
     """A red and a blue curve a few pixels apart all along (two methods that nearly agree) are
     two series: only a track of the same hue is a rim."""
-    fig, ax = plt.subplots(figsize=(6, 4), dpi=100)
-    x = np.linspace(0, 10, 200)
-    ax.plot(x, 5 + 2 * np.sin(x / 2), color="#d62728", linewidth=1)
-    ax.plot(x, 5.12 + 2 * np.sin(x / 2), color="#1f77b4", linewidth=1)
-    ax.set_ylim(0, 10)
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png")
-    plt.close(fig)
-    buf.seek(0)
-    reading = read_chart(Image.open(buf).convert("RGB"))
+    reading = read_chart(close_curves(("#d62728", "#1f77b4")))
     assert len(reading.panels[0].series) == 2, [s.style for s in reading.panels[0].series]
 
 
 def test_two_close_curves_of_one_colour_stay_two():
     """Two curves in one colour a few pixels apart (the tracker told them apart) are not a
     stroke and its rim."""
-    fig, ax = plt.subplots(figsize=(6, 4), dpi=100)
-    x = np.linspace(0, 10, 200)
-    for offset in (0.0, 0.012):
-        ax.plot(x, 0.5 + 0.3 * np.sin(x / 2) + offset, color="#1f77b4", linewidth=1)
-    ax.set_ylim(0, 1)
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png")
-    plt.close(fig)
-    buf.seek(0)
-    reading = read_chart(Image.open(buf).convert("RGB"))
+    reading = read_chart(close_curves(("#1f77b4", "#1f77b4")))
     assert len(reading.panels[0].series) == 2, [s.style for s in reading.panels[0].series]
 
 
@@ -117,11 +100,7 @@ def repeated_name_chart(names: tuple[str, str, str], colours: tuple[str, str, st
     for y, name, colour in zip(curves, names, colours):
         ax.plot(x, y, color=colour, label=name, linewidth=1.5)
     ax.legend(loc="upper left")
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png")
-    plt.close(fig)
-    buf.seek(0)
-    return Image.open(buf).convert("RGB")
+    return figure_image(fig)
 
 
 def test_a_name_given_twice_never_confirms_a_swap():

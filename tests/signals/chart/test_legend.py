@@ -21,6 +21,7 @@ from PIL import Image  # noqa: E402
 
 from judging.signals.chart import read_chart  # noqa: E402
 from tests.signals.chart import figures_wild as wild  # noqa: E402
+from tests.signals.chart.helpers import figure_image  # noqa: E402
 
 X = np.linspace(0, 10, 40)
 #: name -> (y, colour): three curves that cross, in matplotlib's first three colours.
@@ -41,11 +42,7 @@ SIX = {
 
 
 def _image(fig, *, dpi: int = 100) -> Image.Image:
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=dpi, metadata={"Software": None})
-    plt.close(fig)
-    buffer.seek(0)
-    return Image.open(buffer).convert("RGB")
+    return figure_image(fig, dpi=dpi, metadata={"Software": None})
 
 
 def _plot(curves, *, size=(7, 5)):
@@ -204,11 +201,7 @@ def _classic_markers_legend() -> Image.Image:
                   prop={"family": "serif", "size": 8})
         ax.set_ylim(0, 16)
         ax.ticklabel_format(useOffset=False)
-        buf = io.BytesIO()
-        fig.savefig(buf, format="png")
-        plt.close(fig)
-    buf.seek(0)
-    return Image.open(buf).convert("RGB")
+        return _image(fig)
 
 
 def test_a_legend_of_line_and_marker_samples_names_every_series():

@@ -6,8 +6,6 @@ edges slope. The real plot area, found from the grid, is read instead."""
 
 from __future__ import annotations
 
-import io
-
 import matplotlib
 
 matplotlib.use("Agg")
@@ -17,6 +15,7 @@ import numpy as np  # noqa: E402
 from PIL import Image  # noqa: E402
 
 from judging.signals.chart import read_chart  # noqa: E402
+from tests.signals.chart.helpers import figure_image  # noqa: E402
 
 YEARS = np.arange(1, 6)
 SCORES = np.array([0.52, 0.57, 0.60, 0.63, 0.63])
@@ -36,11 +35,7 @@ def minimal_ribbon() -> Image.Image:
     for side in ax.spines.values():
         side.set_visible(False)
     ax.set_title("Reading scores", loc="left")
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png")
-    plt.close(fig)
-    buf.seek(0)
-    return Image.open(buf).convert("RGB")
+    return figure_image(fig)
 
 
 def test_a_ribbon_is_no_tinted_plot_background():

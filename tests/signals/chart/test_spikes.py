@@ -6,8 +6,6 @@ ink to take for it: once lost, its next run is the curve."""
 
 from __future__ import annotations
 
-import io
-
 import matplotlib
 
 matplotlib.use("Agg")
@@ -17,6 +15,7 @@ import pytest  # noqa: E402
 from PIL import Image  # noqa: E402
 
 from judging.signals.chart import read_chart  # noqa: E402
+from tests.signals.chart.helpers import figure_image  # noqa: E402
 
 X = [1.2, 1.72, 2.13, 2.55, 2.61, 2.64, 2.85, 3.21, 4.31, 4.43]
 Y = [3.08, 1.03, 0.91, 1.68, 1.50, 3.25, 1.01, 1.84, 2.18, 1.35]
@@ -33,11 +32,7 @@ def spike_chart(*, look: str) -> Image.Image:
     ax.plot(X, Y, color="black", linewidth=1.2)
     ax.set_xlabel("trial2")
     ax.set_ylabel("trial1")
-    buf = io.BytesIO()
-    fig.savefig(buf, format="jpeg" if look == "ggplot" else "png")
-    plt.close(fig)
-    buf.seek(0)
-    return Image.open(buf).convert("RGB")
+    return figure_image(fig, format="jpeg" if look == "ggplot" else "png")
 
 
 @pytest.mark.parametrize("look", ["ggplot", "plain"])

@@ -30,24 +30,17 @@ from judging.models import (  # noqa: E402
 from judging.rubrics import RubricLibrary, aggregate  # noqa: E402
 from judging.rules import RULES  # noqa: E402
 from judging.signals.chart import compare_charts, read_chart  # noqa: E402
+from tests.signals.chart.helpers import figure_image  # noqa: E402
 from tests.signals.test_chart import CURVES, X, curves, render  # noqa: E402
 
 RUBRIC = "figure-match@1.3.0"
 
 
 def _figure(draw, *, size=(8, 6), dpi=120):
-    import io
-
-    from PIL import Image
-
     plt.rcdefaults()
     fig, ax = plt.subplots(figsize=size, dpi=dpi)
     draw(ax)
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png")
-    plt.close(fig)
-    buffer.seek(0)
-    return Image.open(buffer).convert("RGB")
+    return figure_image(fig)
 
 
 def test_a_clean_pair_is_read_with_full_confidence_and_covers_itself():
