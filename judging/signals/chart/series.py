@@ -332,6 +332,8 @@ def _bars(mask: np.ndarray) -> list[tuple[float, float]] | None:
         bt = float(np.median(bottom[a:b + 1]))
         value = t if abs(bt - base) <= 1.5 else bt
         out.append(((a + b) / 2, value))
+    if max(abs(v - base) for _x, v in out) < reader_settings().series.bar_tallest * hh:
+        return None
     return out
 
 
@@ -401,6 +403,10 @@ def _bar_chart(ink: np.ndarray, rgb: np.ndarray, lum: np.ndarray, bg: np.ndarray
     if wmed > 0.45 * ww:
         return [], None
     bars = [(a, b) for (a, b), w_ in zip(bars, widths) if w_ >= 0.4 * wmed]
+    reach = max(max(abs(int(np.median(top[a:b + 1])) - base),
+                    abs(int(np.median(bot[a:b + 1])) - base)) for a, b in bars)
+    if reach < reader_settings().series.bar_tallest * hh:
+        return [], None
     region = np.zeros((hh, ww), bool)
     looks = []
     infos = []

@@ -24,12 +24,12 @@ CALIBRATION = (
     (-0.2001, 0.0233),
     (-0.2000, 0.1429),
     (-0.0001, 0.1429),
-    (0.0000, 0.4557),
-    (0.3999, 0.4557),
-    (0.4000, 0.6000),
-    (0.4999, 0.6000),
-    (0.5000, 0.9844),
-    (0.9999, 0.9844),
+    (0.0000, 0.4416),
+    (0.3999, 0.4416),
+    (0.4000, 0.6667),
+    (0.4999, 0.6667),
+    (0.5000, 0.9846),
+    (0.9999, 0.9846),
 )
 
 
@@ -249,6 +249,11 @@ class SeriesSettings:
     rim_common: float = 0.3
     """... and those columns are at least this share of the rim's own (a rim often fills the
     gaps its stroke's core left: JPEG blocks split one line between the two colours)."""
+    bar_tallest: float = 0.15
+    """Bars are bars when the tallest reaches at least this share of the plot area's height
+    from their baseline: an axis is scaled to its data, so a bar chart's bars stand well up it,
+    while markers or a thick line lying along the baseline (a pulse train's zero stretches, a
+    frame's edge) are only a marker tall."""
 
 
 @dataclass(frozen=True)
