@@ -247,6 +247,15 @@ CHANGES: tuple[tuple[str, str], ...] = (
      "pulsed-PULS0250__faithful1/2 (their first panel, a pulse train falling from 2 to 0 and "
      "staying near 0, read as bars a marker tall: four by matplotlib classic, forty-two by "
      "bmh; chart.match_score 0.0003 and 0.014)"),
+    ("NEUTRAL, kept as readings that were wrong: a power of ten with a fractional exponent "
+     "('10^0.5', pgfplots' half decades) has its value, and such labels are fitted like any "
+     "others; a paler colour of a kept one's hue is its blend only when a real grey explains "
+     "it (Okabe-Ito's sky blue beside its blue is a series). No outcome and no AUC moved "
+     "(chart.match_score of 13 pairs by 0.01 or less): the panels they mend have other "
+     "misreadings (a legend not found, lines with open markers read as two or three tracks)",
+     "cockpit-exp11 (its CPU panel's y axis refused: 'powers of ten whose exponents could not "
+     "be read consistently'); jove-scaling_hgs (its H2O line, #56B4E9, merged into porphyrin's "
+     "#0072B2 and lost)"),
 )
 
 

@@ -830,7 +830,11 @@ def fit_axis(positions: list[float], labels: list[TickLabel], span: tuple[float,
         fit, _ = _power_fit(positions, labels, orientation, tol)
         if fit is not None:
             return fit, None
-        if powers >= 0.5 * len(labels):
+        # Exponents read with a fraction ("10^0.5", "10^0") are no misread integers: their
+        # values are fitted like any other labels'.
+        fractional = any(re.search(r"\^[+-]?\d+\.\d", lab.text) and lab.value is not None
+                         for lab in labels)
+        if powers >= 0.5 * len(labels) and not fractional:
             return None, (f"{orientation} axis unreadable: powers of ten whose exponents could "
                           f"not be read consistently")
     items = [(p, lab.value, lab.text) for p, lab, usable in

@@ -156,7 +156,8 @@ _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
 
 
 def parse_number(text: str) -> float | None:
-    """A tick label's value: '0.5', '−1', '1e-3', '10^3', '10³', '2.5k', '1M', '50%', '1,000'."""
+    """A tick label's value: '0.5', '−1', '1e-3', '10^3', '10³', '10^0.5', '2.5k', '1M', '50%',
+    '1,000'."""
     # a superscript exponent is a power of ten ("10³"), not more digits ("103")
     s = re.sub(r"10([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)$", r"10^\1", text.strip()).translate(_SUPERSCRIPTS)
     s = (s.replace("−", "-").replace("–", "-").replace("—", "-").replace("×", "x")
@@ -173,10 +174,11 @@ def parse_number(text: str) -> float | None:
     if s and s[-1] in _SUFFIX and len(s) > 1:
         factor = _SUFFIX[s[-1]]
         s = s[:-1]
-    power = re.fullmatch(r"([+-]?)(?:(\d+(?:\.\d+)?)x?)?10\^([+-]?\d{1,4})", s)
+    # pgfplots labels a log axis of less than a few decades at half decades too: "10^0.5".
+    power = re.fullmatch(r"([+-]?)(?:(\d+(?:\.\d+)?)x?)?10\^([+-]?\d{1,4}(?:\.\d+)?)", s)
     if power:
         base = float(power.group(2)) if power.group(2) else 1.0
-        exponent = int(power.group(3))
+        exponent = float(power.group(3))
         if abs(exponent) > 300:  # a misread exponent ("10^1000"): no float holds it
             return None
         value = (-1.0 if power.group(1) == "-" else 1.0) * base * 10.0 ** exponent

@@ -148,10 +148,26 @@ def _hue(c: np.ndarray) -> tuple[float, float]:
 
 
 def _same_hue(c: np.ndarray, m: np.ndarray, bg: np.ndarray) -> bool:
-    """`c` is a paler blend of `m` with a grey (a white gridline, the background)?"""
+    """`c` is a paler blend of `m` with a grey (a white gridline, the background)? Blending
+    `m` with a grey at weight a scales its chroma by a and mixes its lightness with the grey's:
+    the grey that explains `c` must be one (a palette's sky blue is as pale as a blend of its
+    blue with a grey brighter than white: a colour of its own)."""
     dc, dm = _hue(c)[1], _hue(m)[1]
-    return _hue_gap(c, m) <= 8 and dc < 0.85 * dm and float(np.abs(c - bg).max()) < float(
-        np.abs(m - bg).max())
+    if not (_hue_gap(c, m) <= 8 and dc < 0.85 * dm
+            and float(np.abs(c - bg).max()) < float(np.abs(m - bg).max())):
+        return False
+    weight = dc / dm
+    grey = (_luma(c) - weight * _luma(m)) / (1.0 - weight)
+    return -BLEND_GREY_SLACK <= grey <= 255.0 + BLEND_GREY_SLACK
+
+
+#: How far (channel units) the grey that would explain a paler blend may lie outside black ..
+#: white: a JPEG's or an anti-aliasing's error on the pixels' chroma and lightness.
+BLEND_GREY_SLACK = 40.0
+
+
+def _luma(c: np.ndarray) -> float:
+    return float(np.asarray(c, dtype=np.float64) @ np.array([0.299, 0.587, 0.114]))
 
 
 def _gray_groups(strength: np.ndarray, achromatic: np.ndarray, bg: np.ndarray,

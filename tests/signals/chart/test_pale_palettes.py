@@ -1,0 +1,64 @@
+"""Two reading failures found on realfig-dev2 (issue 27): an axis drawn here with matplotlib,
+and the colours of a palette:
+
+- pgfplots labels a log axis spanning less than a decade or so at half decades: "10^0.5",
+  "10^0" (cockpit-exp11's CPU panel). The reader took the fraction for a misread integer
+  exponent and refused the axis; the labels' values are 3.16 and 1.
+- The Okabe-Ito palette (gnuplot's and many papers' colour-blind-safe colours) has a sky blue,
+  #56B4E9, of the same hue as its blue, #0072B2, and less chroma (jove-performance's H2O line
+  beside its porphyrin line). The reader took the sky blue for a paler blend of the blue (an
+  anti-aliased edge) and lost that series. A blend of the blue with a grey as pale as the sky
+  blue would need a grey brighter than white: it is a colour of its own.
+"""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+from judging.signals.chart import read_chart  # noqa: E402
+from judging.signals.chart.ocr import parse_number  # noqa: E402
+from judging.signals.chart.series import _same_hue  # noqa: E402
+from tests.signals.chart.helpers import figure_image  # noqa: E402
+
+
+def test_a_power_of_ten_with_a_fractional_exponent_has_its_value():
+    assert parse_number("10^0.5") == 10 ** 0.5
+    assert parse_number("10^{-1.5}") == 10 ** -1.5
+    assert parse_number("10^0") == 1.0
+
+
+def test_a_log_axis_labelled_at_half_decades_is_read():
+    x = np.linspace(0, 1, 30)
+    fig, ax = plt.subplots(figsize=(5, 3.4), dpi=110)
+    ax.plot(x, 1.05 + 5.8 * (1 - np.exp(-3 * x)), "--", color="#2ca02c")
+    ax.set_yscale("log")
+    ax.set_ylim(0.92, 8.3)
+    ax.set_yticks([1.0, 10 ** 0.5])
+    ax.set_yticklabels(["$10^{0}$", "$10^{0.5}$"], fontsize=13)
+    ax.minorticks_off()
+    ax.grid(True, linestyle="--")
+    reading = read_chart(figure_image(fig))
+    assert reading.readable, reading.reason
+    y = reading.panels[0].y
+    assert y is not None, reading.panels[0].problems
+    assert y.scale == "log"
+    low, high = y.data_range
+    assert 0.85 <= low <= 1.0 and 7.0 <= high <= 9.5, y.data_range
+
+
+def test_the_sky_blue_of_a_palette_is_no_blend_of_its_blue():
+    blue, sky, white = (np.array(c, np.float32) for c in ((0, 114, 178), (86, 180, 233),
+                                                           (255, 255, 255)))
+    # The colours gnuplot draws with (its default Okabe-Ito line colours, 1 px, no blending).
+    assert not _same_hue(sky, blue, white)
+    # What anti-aliasing leaves beside a blue stroke: the blue blended with the background,
+    # or with a grey gridline, at any weight.
+    for weight in (0.3, 0.5, 0.8):
+        for grey in (255.0, 235.0, 128.0):
+            edge = weight * blue + (1 - weight) * np.full(3, grey, np.float32)
+            assert _same_hue(np.round(edge), blue, white), (weight, grey)
