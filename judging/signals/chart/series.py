@@ -792,7 +792,7 @@ def extract_series(page: Page, box: Box, exclude: list[tuple[int, int, int, int]
                 series.append(RawSeries("scatter", _rgb(colour), "markers", xs, ys, 0.8,
                                         total, chrom))
                 continue
-        for xs, ys, cover in _lines(union):
+        for xs, ys, cover in _lines(filled):
             if xs.max() - xs.min() < 0.12 * ww:
                 continue
             if bar_series and (xs.max() - xs.min() < 0.3 * ww

@@ -62,3 +62,22 @@ def test_the_sky_blue_of_a_palette_is_no_blend_of_its_blue():
         for grey in (255.0, 235.0, 128.0):
             edge = weight * blue + (1 - weight) * np.full(3, grey, np.float32)
             assert _same_hue(np.round(edge), blue, white), (weight, grey)
+
+
+def test_a_line_with_open_markers_is_one_curve():
+    """gnuplot's default points (open squares and circles on every point: jove-performance) made
+    each marker's rim two more runs in its columns, and the line was read as two or three
+    curves of one colour. Tracks are now followed with the markers' holes filled."""
+    x = np.arange(1, 105)
+    rng = np.random.default_rng(3)
+    fig, ax = plt.subplots(figsize=(8, 6), dpi=100)
+    ax.plot(x, np.where(x < 52, 0.68 * x, 34 + 0.07 * (x - 52) + rng.normal(0, 1.2, x.size)),
+            color="#0072B2", marker="o", markersize=4, mfc="none", linewidth=1, label="porphyrin")
+    ax.plot(x, np.minimum(x, 55), color="#E69F00", marker="s", markersize=4, mfc="none",
+            linewidth=1, label="methanol")
+    ax.legend(loc="upper left")
+    reading = read_chart(figure_image(fig))
+    assert reading.readable, reading.reason
+    series = reading.panels[0].series
+    assert sorted(s.name or "" for s in series) == ["methanol", "porphyrin"], [
+        (s.name, s.style, len(s.points)) for s in series]
