@@ -813,6 +813,12 @@ def _one_format(labels: list[TickLabel]) -> list[bool]:
             for lab in labels]
 
 
+#: How many more tick labels a log reading of labels within half a decade must fit than the
+#: linear reading, to be taken: to rounding both fit such labels alike, so a log axis needs
+#: labels the linear one cannot place.
+NARROW_LOG_LEAD = 2
+
+
 def fit_axis(positions: list[float], labels: list[TickLabel], span: tuple[float, float],
              orientation: str) -> tuple[AxisFit | None, str | None]:
     """Fit value = a + b * pixel (linear) or log10(value) = a + b * pixel (log) to the ticks,
@@ -852,10 +858,12 @@ def fit_axis(positions: list[float], labels: list[TickLabel], span: tuple[float,
             continue
         P = np.array([q[0] for q in pts])
         V = np.array([q[1] for q in pts])
-        if scale == "log" and float(V.max() - V.min()) < reader_settings().axes.min_log_span:
-            # Labels within half a decade (years 1975..1978) fit a log axis as well as a linear
-            # one, to rounding; such an axis is linear (a log axis labels decades or 1-2-5).
-            continue
+        # Labels within half a decade (years 1975..1978) fit a log axis as well as a linear
+        # one, to rounding; such an axis is linear (a log axis labels decades or 1-2-5) unless
+        # the log reading takes in clearly more of them (Plotly's log axis from 25 to 65,
+        # labelled every 5: a linear reading fits four of its nine labels).
+        narrow = (scale == "log"
+                  and float(V.max() - V.min()) < reader_settings().axes.min_log_span)
         for i, j in itertools.combinations(range(len(pts)), 2):
             if abs(P[j] - P[i]) < 3 or V[j] == V[i]:
                 continue
@@ -865,6 +873,9 @@ def fit_axis(positions: list[float], labels: list[TickLabel], span: tuple[float,
             res = np.abs(pred - P)
             inl = res <= tol
             score = (int(inl.sum()), -float(res[inl].sum()))
+            if narrow:
+                if best is not None and score[0] < best[0][0] + NARROW_LOG_LEAD:
+                    continue
             if best is None or score > best[0]:
                 best = (score, scale, inl, pts)
     if best is None:

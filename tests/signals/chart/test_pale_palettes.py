@@ -81,3 +81,26 @@ def test_a_line_with_open_markers_is_one_curve():
     series = reading.panels[0].series
     assert sorted(s.name or "" for s in series) == ["methanol", "porphyrin"], [
         (s.name, s.style, len(s.points)) for s in series]
+
+
+def test_a_log_axis_within_half_a_decade_labelled_every_five_is_read_as_log():
+    """Plotly labels a log axis from 25 to 65 every 5 (cascade-python's figure 3): within half a
+    decade, the reader never tried a log reading, and a linear one through four of the nine
+    labels was taken. A log reading that places clearly more labels is now taken; labels a
+    linear axis places as well (years) stay linear."""
+    from matplotlib.ticker import FixedLocator, NullLocator, ScalarFormatter
+
+    x = np.linspace(1000, 100000, 60)
+    fig, ax = plt.subplots(figsize=(9, 5), dpi=100)
+    ax.plot(x, 24 * (x / 1000) ** 0.22, color="#1f1fff")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_ylim(22, 68)
+    ax.yaxis.set_major_locator(FixedLocator(list(range(25, 66, 5))))
+    ax.yaxis.set_major_formatter(ScalarFormatter())
+    ax.yaxis.set_minor_locator(NullLocator())
+    reading = read_chart(figure_image(fig))
+    assert reading.readable, reading.reason
+    y = reading.panels[0].y
+    assert y is not None and y.scale == "log", (y and y.scale, reading.panels[0].problems)
+    assert len(y.ticks) >= 8, [t.text for t in y.ticks]
