@@ -271,6 +271,11 @@ CHANGES: tuple[tuple[str, str], ...] = (
      "0.876; wrong fails and wrong passes unchanged; realfig-dev unchanged",
      "cascade-fig3 (Plotly's log y axis from 25 to 65 labelled every 5, read as a linear axis "
      "through 65 .. 50, four of its nine labels)"),
+    ("NEUTRAL, kept for precision: an axis where fewer than half of five or more labels, as "
+     "read, agree with the best reading is left unread (it was fitted through two and bent by "
+     "'repairs'). No real or synthetic figure moved",
+     "found with the previous change: a drawn ggplot2 scale_y_sqrt axis read as a linear one "
+     "from -1982 to 2590"),
 )
 
 

@@ -895,6 +895,7 @@ def fit_axis(positions: list[float], labels: list[TickLabel], span: tuple[float,
     P = np.array([q[0] for q in pts])
     V = np.array([q[1] for q in pts])
     use = np.asarray(inl, bool)
+    agreeing = int(use.sum())
     if use.sum() < 2:
         return None, f"{orientation} axis unreadable: tick labels do not agree with each other"
     b, a = np.polyfit(P[use], V[use], 1)
@@ -923,6 +924,12 @@ def fit_axis(positions: list[float], labels: list[TickLabel], span: tuple[float,
     res = np.abs((V[use] - a) / b - P[use])
     rms = float(np.sqrt(np.mean(res ** 2)))
     n_used = int(use.sum())
+    if len(items) >= 5 and agreeing < 0.5 * len(items):
+        # Most of the labels, as read, disagree with the best reading: not a few misread labels
+        # but an axis of another kind (ggplot2's square-root scale), which repairs would only
+        # bend into a wrong one.
+        return None, (f"{orientation} axis unreadable: only {agreeing} of its {len(items)} tick "
+                      f"labels agree with any one reading")
     confidence = (min(1.0, (n_used - 1) / 4) * (n_used / len(items)) * max(0.2, 1 - rms / tol))
     ticks = []
     for k in np.nonzero(use)[0]:

@@ -104,3 +104,18 @@ def test_a_log_axis_within_half_a_decade_labelled_every_five_is_read_as_log():
     y = reading.panels[0].y
     assert y is not None and y.scale == "log", (y and y.scale, reading.panels[0].problems)
     assert len(y.ticks) >= 8, [t.text for t in y.ticks]
+
+
+def test_a_square_root_axis_is_left_unread_not_read_as_a_bent_linear_one():
+    """ggplot2's scale_y_sqrt: neither a linear nor a log reading places most of its labels.
+    The linear reading through two of them, with a third 'repaired' ('400' read as '500'), was
+    a confident wrong axis; most labels disagreeing with every reading leave the axis unread."""
+    x = np.arange(10)
+    fig, ax = plt.subplots(figsize=(6, 4.5), dpi=110)
+    ax.plot(x, (x * 5.5) ** 2, color="#d62728", marker="o")
+    ax.set_yscale("function", functions=(np.sqrt, np.square))
+    ax.set_ylim(0, 2600)
+    ax.set_yticks([0, 100, 400, 900, 1600, 2500])
+    reading = read_chart(figure_image(fig))
+    panel = reading.panels[0]
+    assert panel.y is None, [t.text for t in panel.y.ticks]
