@@ -276,6 +276,20 @@ CHANGES: tuple[tuple[str, str], ...] = (
      "'repairs'). No real or synthetic figure moved",
      "found with the previous change: a drawn ggplot2 scale_y_sqrt axis read as a linear one "
      "from -1982 to 2590"),
+    ("tick labels that give two values or more twice each leave the axis unread (a log axis' "
+     "minor labels '2' .. '9' read without their decades). Left out, realfig-dev2: "
+     "unfaithful answered 53.5% -> 55.8%, AUC 0.806 -> 0.811; pooled: unfaithful answered "
+     "54.7% -> 55.8%, AUC 0.876 -> 0.879, reader ECE 0.017 -> 0.016; wrong fails and wrong "
+     "passes unchanged; realfig-dev and the synthetic dev set unchanged",
+     "cascade-fig3 (its Plotly x axis, '2' .. '9' in two decades, read from 1 to 98 where "
+     "its data run from 1000 to 100000). Tried and dropped with it: Plotly's tick labels "
+     "glued to gridlines by their minus signs ('1e−3' on the 1e-3 gridline: the plot area was "
+     "then a grid without a frame, and the labels cut to '1e'), with minor digit labels "
+     "counted as agreeing with a log reading: AUC of cascade 0.653 -> 0.678, but a wrong fail "
+     "on cascade-demystifying-fig1 (its reproduction, read right, plots 2 of the original's "
+     "series: the others then 'differ'); and a paler colour whose pixels lie apart from its "
+     "darker one's taken for a series of its own: palmerpenguins' faithful answered 87.5% -> "
+     "12.5%, cascade's wrong fails 1 -> 3 (bands and fills split off their lines)"),
 )
 
 

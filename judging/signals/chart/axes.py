@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import itertools
 import math
 import re
@@ -849,6 +850,13 @@ def fit_axis(positions: list[float], labels: list[TickLabel], span: tuple[float,
     if len(items) < 2:
         return None, (f"{orientation} axis unreadable: fewer than 2 tick labels read"
                       f" ({len(items)} of {len(labels)})")
+    # An axis labels each value once. Values that come back along it (Plotly's log axis
+    # labelled "2 3 .. 9" in every decade, its decades written on another row) are mantissas
+    # read without their decades: a fit through one decade's would be a thousandfold wrong.
+    seen = collections.Counter(v for _, v, _ in items)
+    if sum(1 for n in seen.values() if n >= 2) >= 2:
+        return None, (f"{orientation} axis unreadable: its tick labels give the same values "
+                      f"more than once (a log axis' minor labels without their decades)")
     best = None
     for scale in ("linear", "log"):
         # A power of ten ("10^3") is a log axis' label, never a linear one's.

@@ -119,3 +119,25 @@ def test_a_square_root_axis_is_left_unread_not_read_as_a_bent_linear_one():
     reading = read_chart(figure_image(fig))
     panel = reading.panels[0]
     assert panel.y is None, [t.text for t in panel.y.ticks]
+
+
+def test_minor_labels_repeated_in_every_decade_leave_the_axis_unread():
+    """Plotly's log axis labels its minor ticks "2" .. "9" in every decade (cascade-python's
+    figure 3, its decades "1000" and "10k" set on another row). Read as values, one decade's
+    digits made a log axis from 1 to 98 where the data run from 1000 to 100000: values that
+    come back along an axis are no values."""
+    from matplotlib.ticker import FixedFormatter, FixedLocator, NullLocator
+
+    x = np.geomspace(1000, 99000, 60)
+    ticks = [m * 10 ** e for e in (3, 4) for m in range(2, 10)]
+    fig, ax = plt.subplots(figsize=(10, 4.5), dpi=100)
+    ax.plot(x, 24 + 8 * np.log10(x / 1000), color="#ff2020")
+    ax.set_xscale("log")
+    ax.set_xlim(1000, 99000)
+    ax.xaxis.set_major_locator(FixedLocator(ticks))
+    ax.xaxis.set_major_formatter(FixedFormatter([str(m) for _ in (3, 4) for m in range(2, 10)]))
+    ax.xaxis.set_minor_locator(NullLocator())
+    reading = read_chart(figure_image(fig))
+    panel = reading.panels[0]
+    assert panel.x is None, [t.text for t in panel.x.ticks]
+    assert any("same values more than once" in p for p in panel.problems), panel.problems
