@@ -294,12 +294,17 @@ def _entries(page: Page, region, bb, glyphlike, small, labels, glyph, *,
     marks = [len(g) >= 2 and _marks(bb, g, labels) for g in big]
     words = np.array([b + (int(m),) for b, g, m in zip(boxes, big, marks) if len(g) >= 2]
                      or [(0, 0, -1, -1, 0)])
+    # The dashes of a dashed vertical line (pgfplots' dashed grid) stand one above the other,
+    # each a one-pixel-wide "glyph" whose neighbour dash looks like its sample: no text.
+    thin = [len(comps) == 1 and tb[2] - tb[0] <= 1 for comps, tb in zip(rows, boxes)]
+    dashes = {k for k, tb in enumerate(boxes) if thin[k] and any(
+        thin[j] and j != k and abs(boxes[j][0] - tb[0]) <= 1 for j in range(len(boxes)))}
     coloured: dict[int, bool] = {}
     found = []
     for side in ("left", "right"):
         entries = []
         for k, (comps, tb) in enumerate(zip(rows, boxes)):
-            if marks[k]:
+            if marks[k] or k in dashes:
                 continue
             own = float(max(0.6 * glyph, min(1.6 * glyph, 0.85 * (tb[3] - tb[1] + 1))))
             handle = _handle(page, tb, own, x0 if side == "left" else x1, side)
