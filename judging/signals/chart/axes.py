@@ -881,9 +881,8 @@ def fit_axis(positions: list[float], labels: list[TickLabel], span: tuple[float,
             res = np.abs(pred - P)
             inl = res <= tol
             score = (int(inl.sum()), -float(res[inl].sum()))
-            if narrow:
-                if best is not None and score[0] < best[0][0] + NARROW_LOG_LEAD:
-                    continue
+            if narrow and best is not None and score[0] < best[0][0] + NARROW_LOG_LEAD:
+                continue
             if best is None or score > best[0]:
                 best = (score, scale, inl, pts)
     if best is None:

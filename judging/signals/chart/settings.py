@@ -194,7 +194,8 @@ class AxisSettings:
     chroma: ClearType draws a glyph's edges as coloured fringes (chroma 150-190 in Excel's
     charts), which a grey-text filter breaks into specks."""
     min_log_span: float = 0.5
-    """Tick labels spanning less than this many decades are never read as a log axis."""
+    """Tick labels spanning less than this many decades are read as a log axis only when a log
+    reading places clearly more of them than a linear one (axes.NARROW_LOG_LEAD)."""
     offset_reach: float = 2.5
     """How far (glyph heights) from the plot area an axis's offset text ("1e7") is sought:
     matplotlib sets it a padding above the frame (y) or below the tick labels (x)."""
