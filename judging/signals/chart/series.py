@@ -792,7 +792,7 @@ def extract_series(page: Page, box: Box, exclude: list[tuple[int, int, int, int]
                 series.append(RawSeries("scatter", _rgb(colour), "markers", xs, ys, 0.8,
                                         total, chrom))
                 continue
-        for xs, ys, cover in _lines(filled):
+        for xs, ys, cover in _lines(_fill_small_holes(union, hh, ww, compact=True)):
             if xs.max() - xs.min() < 0.12 * ww:
                 continue
             if bar_series and (xs.max() - xs.min() < 0.3 * ww
@@ -989,8 +989,19 @@ def _stacked(mask: np.ndarray) -> float:
     return float(np.mean(per_column >= 2)) if per_column.size else 0.0
 
 
-def _fill_small_holes(mask: np.ndarray, hh: int, ww: int) -> np.ndarray:
+#: The inside of an open marker, halved by the line through it, is at most about twice as
+#: wide as tall (a half-disc, half a square); the gap between two close curves is a sliver.
+MARKER_HOLE_ASPECT = 3.0
+#: ... and fills most of its box (a half-disc three quarters); a sliver along a sloping curve
+#: fills a fifth of its square box.
+MARKER_HOLE_FILL = 0.4
+
+
+def _fill_small_holes(mask: np.ndarray, hh: int, ww: int, *, compact: bool = False
+                      ) -> np.ndarray:
     """Hollow markers filled (holes no bigger than a marker), for telling markers apart.
+    `compact`: only holes shaped like a marker's inside (halved by its line), not the slivers
+    between two close curves that touch here and there.
 
     A hole is a piece of background (4-connected, as `binary_fill_holes` has it) that does not
     reach the edge: one labelling of the background finds them all, where `binary_fill_holes`
@@ -1010,6 +1021,12 @@ def _fill_small_holes(mask: np.ndarray, hh: int, ww: int) -> np.ndarray:
     sizes = np.bincount(background.ravel(), minlength=n + 1)
     limit = (0.05 * min(hh, ww)) ** 2
     keep = ~outside & (sizes <= limit)
+    if compact:
+        for k, sl in enumerate(ndimage.find_objects(background), start=1):
+            if keep[k] and sl is not None:
+                tall, wide = sl[0].stop - sl[0].start, sl[1].stop - sl[1].start
+                keep[k] = (max(tall, wide) <= MARKER_HOLE_ASPECT * min(tall, wide)
+                           and sizes[k] >= MARKER_HOLE_FILL * tall * wide)
     keep[0] = False
     if not keep.any():
         return mask
