@@ -304,6 +304,19 @@ CHANGES: tuple[tuple[str, str], ...] = (
      "realfig-dev 0.935 -> 0.936, pooled 0.881 -> 0.880; answered, wrong fails and wrong "
      "passes unchanged; synthetic dev set unchanged",
      "tests/signals/chart/test_jpeg_rims.py's two close curves of one colour"),
+    ("TRIED AND DROPPED (a new wrong fail, or answers lost): (a) a legend name is drawn at "
+     "full strength, so rows fainter than half the region's strongest are no names: both of "
+     "cockpit's legends read, AUC of cascade 0.653 -> 0.669, realfig-dev2 faithful answered "
+     "52.2% -> 54.3%, but a wrong fail on cockpit-exp11__faithful1 (the published GPU "
+     "panel's blue dashed line read as a scatter of its dashes, and its dashed grid, not "
+     "removed, counted as data ink: 'the series and the ink differ'), and realfig-dev "
+     "unfaithful answered 55.8% -> 53.8%; (b) a component whose principal axes differ by more "
+     "than 2.2 times is a dash, not a marker: realfig-dev faithful answered 60.0% -> 58.2%, "
+     "unfaithful 55.8% -> 53.8%; (c) the legend finder choosing only among entry sets whose "
+     "samples differ: cockpit's GPU panel then read a legend of the data's dashes",
+     "cockpit-exp11 (its GPU legend lost to 'entries' made of the grid's crossings, light "
+     "grey where the names are black); jove-scaling_hgs__faithful1 (the re-plot's dashed "
+     "'perfect scaling' line read as a scatter of 28 dashes)"),
 )
 
 
