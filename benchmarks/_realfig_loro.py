@@ -317,6 +317,17 @@ CHANGES: tuple[tuple[str, str], ...] = (
      "cockpit-exp11 (its GPU legend lost to 'entries' made of the grid's crossings, light "
      "grey where the names are black); jove-scaling_hgs__faithful1 (the re-plot's dashed "
      "'perfect scaling' line read as a scatter of 28 dashes)"),
+    ("REVIEW MENDS (a helper read the session's diff): low bars of one width (a bar chart on "
+     "a fixed 0 .. 100 axis) stay bars, only marks of varied widths along the baseline are set "
+     "aside (SeriesSettings.bar_widths); a narrow log reading must beat the linear reading's "
+     "count, not the best so far; tick labels repeating values leave an axis unread only when "
+     "the repeats are half its labels (two misread labels no longer do); a fractional power "
+     "of ten is told from its parsed value; the blend test measures its error in lightness "
+     "(BLEND_LUMA_SLACK), not through an extrapolated grey that magnified noise. The real and "
+     "synthetic figures are identical before and after",
+     "the review's drawn cases: bars of 5 .. 12 on a 0 .. 100 axis read as a flat line; an "
+     "11-label axis with two digit misreads refused; white blends with a few levels of noise "
+     "rejected"),
 )
 
 

@@ -814,6 +814,21 @@ def _one_format(labels: list[TickLabel]) -> list[bool]:
             for lab in labels]
 
 
+#: With at least AGREEING_LABELS tick labels read, fewer than AGREEING_SHARE of them agreeing
+#: with the best reading leaves the axis unread.
+AGREEING_LABELS = 5
+AGREEING_SHARE = 0.5
+#: Two values or more each read twice or more, on at least half the labels: minor
+#: labels without their decades, not misreadings.
+REPEATED_SHARE = 0.5
+
+
+def _mantissa(text: str) -> float:
+    """The mantissa of a power label ("2" of "2x10^3", else 1)."""
+    m = re.match(r"\s*(\d+(?:\.\d+)?)\s*[x×]", text)
+    return float(m.group(1)) if m else 1.0
+
+
 #: How many more tick labels a log reading of labels within half a decade must fit than the
 #: linear reading, to be taken: to rounding both fit such labels alike, so a log axis needs
 #: labels the linear one cannot place.
@@ -837,9 +852,12 @@ def fit_axis(positions: list[float], labels: list[TickLabel], span: tuple[float,
         fit, _ = _power_fit(positions, labels, orientation, tol)
         if fit is not None:
             return fit, None
-        # Exponents read with a fraction ("10^0.5", "10^0") are no misread integers: their
-        # values are fitted like any other labels'.
-        fractional = any(re.search(r"\^[+-]?\d+\.\d", lab.text) and lab.value is not None
+        # A power of ten read with a fractional exponent ("10^0.5" beside "10^0": pgfplots'
+        # half decades) is no misread integer: such labels are fitted like any others'.
+        fractional = any("^" in lab.text and lab.value is not None and lab.value > 0
+                         and abs(math.log10(lab.value) - round(math.log10(lab.value))) > 1e-6
+                         and abs(math.log10(lab.value) - round(math.log10(lab.value))
+                                 - math.log10(_mantissa(lab.text))) > 1e-6
                          for lab in labels)
         if powers >= 0.5 * len(labels) and not fractional:
             return None, (f"{orientation} axis unreadable: powers of ten whose exponents could "
@@ -850,15 +868,20 @@ def fit_axis(positions: list[float], labels: list[TickLabel], span: tuple[float,
     if len(items) < 2:
         return None, (f"{orientation} axis unreadable: fewer than 2 tick labels read"
                       f" ({len(items)} of {len(labels)})")
-    # An axis labels each value once. Values that come back along it (Plotly's log axis
-    # labelled "2 3 .. 9" in every decade, its decades written on another row) are mantissas
-    # read without their decades: a fit through one decade's would be a thousandfold wrong.
+    # An axis labels each value once. Values that come back along it, many of them (Plotly's
+    # log axis labelled "2 3 .. 9" in every decade, its decades written on another row), are
+    # mantissas read without their decades: a fit through one decade's would be a
+    # thousandfold wrong. (One or two misread labels repeat a value too; repairs handle those.)
     seen = collections.Counter(v for _, v, _ in items)
-    if sum(1 for n in seen.values() if n >= 2) >= 2:
-        return None, (f"{orientation} axis unreadable: its tick labels give the same values "
-                      f"more than once (a log axis' minor labels without their decades)")
+    repeated = sum(n for n in seen.values() if n >= 2)
+    if sum(1 for n in seen.values() if n >= 2) >= 2 and repeated >= REPEATED_SHARE * len(items):
+        return None, (f"{orientation} axis unreadable: {repeated} of its {len(items)} tick "
+                      f"labels repeat values (minor labels without their decades?)")
     best = None
+    linear_count = 0
     for scale in ("linear", "log"):
+        if scale == "log" and best is not None:
+            linear_count = best[0][0]
         # A power of ten ("10^3") is a log axis' label, never a linear one's.
         pts = [(p, (v if scale == "linear" else math.log10(v)), t) for p, v, t in items
                if (scale == "linear" and "^" not in t) or (scale == "log" and v > 0)]
@@ -881,7 +904,7 @@ def fit_axis(positions: list[float], labels: list[TickLabel], span: tuple[float,
             res = np.abs(pred - P)
             inl = res <= tol
             score = (int(inl.sum()), -float(res[inl].sum()))
-            if narrow and best is not None and score[0] < best[0][0] + NARROW_LOG_LEAD:
+            if narrow and linear_count and score[0] < linear_count + NARROW_LOG_LEAD:
                 continue
             if best is None or score > best[0]:
                 best = (score, scale, inl, pts)
@@ -931,10 +954,11 @@ def fit_axis(positions: list[float], labels: list[TickLabel], span: tuple[float,
     res = np.abs((V[use] - a) / b - P[use])
     rms = float(np.sqrt(np.mean(res ** 2)))
     n_used = int(use.sum())
-    if len(items) >= 5 and agreeing < 0.5 * len(items):
-        # Most of the labels, as read, disagree with the best reading: not a few misread labels
-        # but an axis of another kind (ggplot2's square-root scale), which repairs would only
-        # bend into a wrong one.
+    if len(items) >= AGREEING_LABELS and agreeing < AGREEING_SHARE * len(items):
+        # Most of the labels, as read, disagree with the best reading (counted over all the
+        # labels read, whether or not its scale could place them: a cautious count): not a few
+        # misread labels but an axis of another kind (ggplot2's square-root scale), which
+        # repairs would only bend into a wrong one.
         return None, (f"{orientation} axis unreadable: only {agreeing} of its {len(items)} tick "
                       f"labels agree with any one reading")
     confidence = (min(1.0, (n_used - 1) / 4) * (n_used / len(items)) * max(0.2, 1 - rms / tol))

@@ -295,7 +295,9 @@ def _entries(page: Page, region, bb, glyphlike, small, labels, glyph, *,
     words = np.array([b + (int(m),) for b, g, m in zip(boxes, big, marks) if len(g) >= 2]
                      or [(0, 0, -1, -1, 0)])
     # The dashes of a dashed vertical line (pgfplots' dashed grid) stand one above the other,
-    # each a one-pixel-wide "glyph" whose neighbour dash looks like its sample: no text.
+    # each a "glyph" at most two pixels wide (its box's ends inclusive) whose neighbour dash
+    # looks like its sample: no text. (Left-aligned one-letter names "I", "l" would go too:
+    # a legend of such names is rarer than a dashed grid beside a legend.)
     thin = [len(comps) == 1 and tb[2] - tb[0] <= 1 for comps, tb in zip(rows, boxes)]
     dashes = {k for k, tb in enumerate(boxes) if thin[k] and any(
         thin[j] and j != k and abs(boxes[j][0] - tb[0]) <= 1 for j in range(len(boxes)))}

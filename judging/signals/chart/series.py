@@ -157,13 +157,14 @@ def _same_hue(c: np.ndarray, m: np.ndarray, bg: np.ndarray) -> bool:
             and float(np.abs(c - bg).max()) < float(np.abs(m - bg).max())):
         return False
     weight = dc / dm
-    grey = (_luma(c) - weight * _luma(m)) / (1.0 - weight)
-    return -BLEND_GREY_SLACK <= grey <= 255.0 + BLEND_GREY_SLACK
+    grey = float(np.clip((_luma(c) - weight * _luma(m)) / (1.0 - weight), 0.0, 255.0))
+    return abs(_luma(c) - (weight * _luma(m) + (1.0 - weight) * grey)) <= BLEND_LUMA_SLACK
 
 
-#: How far (channel units) the grey that would explain a paler blend may lie outside black ..
-#: white: a JPEG's or an anti-aliasing's error on the pixels' chroma and lightness.
-BLEND_GREY_SLACK = 40.0
+#: How far (luma levels) a paler colour may lie from the best blend of the darker one with a
+#: grey: a JPEG's or an anti-aliasing's error on a pixel's lightness. Okabe-Ito's sky blue
+#: lies 42 levels above any blend of its blue.
+BLEND_LUMA_SLACK = 20.0
 
 
 def _luma(c: np.ndarray) -> float:
@@ -348,9 +349,26 @@ def _bars(mask: np.ndarray) -> list[tuple[float, float]] | None:
         bt = float(np.median(bottom[a:b + 1]))
         value = t if abs(bt - base) <= 1.5 else bt
         out.append(((a + b) / 2, value))
-    if max(abs(v - base) for _x, v in out) < reader_settings().series.bar_tallest * hh:
+    if _marker_tall([abs(v - base) for _x, v in out], [b - a + 1 for a, b in bars], hh):
         return None
     return out
+
+
+def _marker_tall(heights: list[float], widths: list[int], plot_height: int) -> bool:
+    """Are these "bars" marks lying along a baseline (a pulse train's markers at zero, a thick
+    line on the frame's edge)? The tallest stays low (SeriesSettings.bar_tallest: an axis is
+    scaled to its data) and they are not a bar chart's bars, which share one width (within
+    SeriesSettings.bar_widths, and wider than a few pixels); stretches of markers along the
+    baseline are as wide as the stretch."""
+    cfg = reader_settings().series
+    if max(heights) >= cfg.bar_tallest * plot_height:
+        return False
+    return not (min(widths) >= BAR_MIN_WIDTH and max(widths) <= cfg.bar_widths * min(widths))
+
+
+#: Narrower than this (work pixels), a run of filled columns is a marker's or a line's, not a
+#: bar one can tell apart from them.
+BAR_MIN_WIDTH = 5
 
 
 def _bar_chart(ink: np.ndarray, rgb: np.ndarray, lum: np.ndarray, bg: np.ndarray):
@@ -419,9 +437,9 @@ def _bar_chart(ink: np.ndarray, rgb: np.ndarray, lum: np.ndarray, bg: np.ndarray
     if wmed > 0.45 * ww:
         return [], None
     bars = [(a, b) for (a, b), w_ in zip(bars, widths) if w_ >= 0.4 * wmed]
-    reach = max(max(abs(int(np.median(top[a:b + 1])) - base),
-                    abs(int(np.median(bot[a:b + 1])) - base)) for a, b in bars)
-    if reach < reader_settings().series.bar_tallest * hh:
+    reach = [max(abs(int(np.median(top[a:b + 1])) - base),
+                 abs(int(np.median(bot[a:b + 1])) - base)) for a, b in bars]
+    if _marker_tall([float(r) for r in reach], [b - a + 1 for a, b in bars], hh):
         return [], None
     region = np.zeros((hh, ww), bool)
     looks = []

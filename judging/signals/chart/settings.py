@@ -251,10 +251,13 @@ class SeriesSettings:
     """... and those columns are at least this share of the rim's own (a rim often fills the
     gaps its stroke's core left: JPEG blocks split one line between the two colours)."""
     bar_tallest: float = 0.15
-    """Bars are bars when the tallest reaches at least this share of the plot area's height
-    from their baseline: an axis is scaled to its data, so a bar chart's bars stand well up it,
-    while markers or a thick line lying along the baseline (a pulse train's zero stretches, a
-    frame's edge) are only a marker tall."""
+    """Marks read as bars whose tallest stays under this share of the plot area's height
+    from their baseline are marks along it: an axis is scaled to its data, so a bar chart's
+    bars stand well up it, while markers or a thick line lying along the baseline (a pulse
+    train's zero stretches, a frame's edge) are only a marker tall ..."""
+    bar_widths: float = 1.25
+    """... unless they share one width (the widest at most this many times the narrowest), as
+    a bar chart's bars do: low bars of their data's own heights stay bars."""
 
 
 @dataclass(frozen=True)

@@ -54,3 +54,15 @@ def test_a_bar_chart_is_still_read_as_bars():
     reading = read_chart(figure_image(fig))
     assert reading.readable, reading.reason
     assert [s.kind for s in reading.panels[0].series] == ["bar"]
+
+
+def test_low_bars_of_their_own_heights_are_still_bars():
+    """Bars that all stay low on their axis (a fixed 0 .. 100 scale) but differ in height are
+    bars, not marks along the baseline: only marks of one height, a marker's, are set aside."""
+    fig, ax = plt.subplots(figsize=(5, 3.5), dpi=100)
+    ax.bar(["a", "b", "c", "d", "e"], [5, 8, 12, 6, 9], color="#4c72b0")
+    ax.set_ylim(0, 100)
+    reading = read_chart(figure_image(fig))
+    assert reading.readable, reading.reason
+    series = reading.panels[0].series
+    assert [s.kind for s in series] == ["bar"], [(s.kind, len(s.points)) for s in series]
