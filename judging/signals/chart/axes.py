@@ -823,10 +823,13 @@ AGREEING_SHARE = 0.5
 REPEATED_SHARE = 0.5
 
 
-def _mantissa(text: str) -> float:
-    """The mantissa of a power label ("2" of "2x10^3", else 1)."""
-    m = re.match(r"\s*(\d+(?:\.\d+)?)\s*[x×]", text)
-    return float(m.group(1)) if m else 1.0
+def _fractional_power(label: TickLabel) -> bool:
+    """A power of ten read with a fractional exponent ("10^0.5": pgfplots' half decades), its
+    mantissa ("2" of "2x10^1", `_exponents`) set aside."""
+    if "^" not in label.text or label.value is None or label.value <= 0:
+        return False
+    exponent = math.log10(label.value) - _exponents(label)[0]
+    return abs(exponent - round(exponent)) > 1e-6
 
 
 #: How many more tick labels a log reading of labels within half a decade must fit than the
@@ -854,12 +857,7 @@ def fit_axis(positions: list[float], labels: list[TickLabel], span: tuple[float,
             return fit, None
         # A power of ten read with a fractional exponent ("10^0.5" beside "10^0": pgfplots'
         # half decades) is no misread integer: such labels are fitted like any others'.
-        fractional = any("^" in lab.text and lab.value is not None and lab.value > 0
-                         and abs(math.log10(lab.value) - round(math.log10(lab.value))) > 1e-6
-                         and abs(math.log10(lab.value) - round(math.log10(lab.value))
-                                 - math.log10(_mantissa(lab.text))) > 1e-6
-                         for lab in labels)
-        if powers >= 0.5 * len(labels) and not fractional:
+        if powers >= 0.5 * len(labels) and not any(_fractional_power(lab) for lab in labels):
             return None, (f"{orientation} axis unreadable: powers of ten whose exponents could "
                           f"not be read consistently")
     items = [(p, lab.value, lab.text) for p, lab, usable in
@@ -926,7 +924,7 @@ def fit_axis(positions: list[float], labels: list[TickLabel], span: tuple[float,
     V = np.array([q[1] for q in pts])
     use = np.asarray(inl, bool)
     agreeing = int(use.sum())
-    if use.sum() < 2:
+    if agreeing < 2:
         return None, f"{orientation} axis unreadable: tick labels do not agree with each other"
     b, a = np.polyfit(P[use], V[use], 1)
     # Repair outliers a plausible misreading explains.

@@ -354,7 +354,7 @@ def _bars(mask: np.ndarray) -> list[tuple[float, float]] | None:
     return out
 
 
-def _marker_tall(heights: list[float], widths: list[int], plot_height: int) -> bool:
+def _marker_tall(heights: list[float] | list[int], widths: list[int], plot_height: int) -> bool:
     """Are these "bars" marks lying along a baseline (a pulse train's markers at zero, a thick
     line on the frame's edge)? The tallest stays low (SeriesSettings.bar_tallest: an axis is
     scaled to its data) and they are not a bar chart's bars, which share one width (within
@@ -439,7 +439,7 @@ def _bar_chart(ink: np.ndarray, rgb: np.ndarray, lum: np.ndarray, bg: np.ndarray
     bars = [(a, b) for (a, b), w_ in zip(bars, widths) if w_ >= 0.4 * wmed]
     reach = [max(abs(int(np.median(top[a:b + 1])) - base),
                  abs(int(np.median(bot[a:b + 1])) - base)) for a, b in bars]
-    if _marker_tall([float(r) for r in reach], [b - a + 1 for a, b in bars], hh):
+    if _marker_tall(reach, [b - a + 1 for a, b in bars], hh):
         return [], None
     region = np.zeros((hh, ww), bool)
     looks = []
@@ -741,7 +741,7 @@ def extract_series(page: Page, box: Box, exclude: list[tuple[int, int, int, int]
     for el, et, er, eb in exclude:
         ink[max(0, et - t):max(0, eb - t + 1), max(0, el - l):max(0, er - l + 1)] = False
     bg_chroma = float(plot_bg.max() - plot_bg.min())
-    bg_lum = float(plot_bg @ np.array([0.299, 0.587, 0.114]))
+    bg_lum = _luma(plot_bg)
     strength = np.abs(lum - bg_lum)
     strong = ink & ((chroma >= 40 + bg_chroma) | (strength > 50))
     ink_points = ink_sample(strong, t, l)
@@ -797,7 +797,7 @@ def extract_series(page: Page, box: Box, exclude: list[tuple[int, int, int, int]
             style_of[sub] = k + 1
             px[name] = px.get(name, 0) + int(sub.sum())
         total = sum(px.values())
-        filled = _fill_small_holes(union, hh, ww)
+        filled, marker_filled = _filled_holes(union, hh, ww)
         parts_of_filled = _components(filled)
         markers = filled if _scattered(filled, parts_of_filled) else \
             _markers_without_lines(filled, parts_of_filled)
@@ -810,7 +810,7 @@ def extract_series(page: Page, box: Box, exclude: list[tuple[int, int, int, int]
                 series.append(RawSeries("scatter", _rgb(colour), "markers", xs, ys, 0.8,
                                         total, chrom))
                 continue
-        for xs, ys, cover in _lines(_fill_small_holes(union, hh, ww, compact=True)):
+        for xs, ys, cover in _lines(marker_filled):
             if xs.max() - xs.min() < 0.12 * ww:
                 continue
             if bar_series and (xs.max() - xs.min() < 0.3 * ww
@@ -1015,11 +1015,11 @@ MARKER_HOLE_ASPECT = 3.0
 MARKER_HOLE_FILL = 0.4
 
 
-def _fill_small_holes(mask: np.ndarray, hh: int, ww: int, *, compact: bool = False
-                      ) -> np.ndarray:
-    """Hollow markers filled (holes no bigger than a marker), for telling markers apart.
-    `compact`: only holes shaped like a marker's inside (halved by its line), not the slivers
-    between two close curves that touch here and there.
+def _filled_holes(mask: np.ndarray, hh: int, ww: int) -> tuple[np.ndarray, np.ndarray]:
+    """The mask with its small holes filled (no bigger than a marker: hollow markers, for
+    telling markers apart), and with only the holes shaped like a marker's inside filled (for
+    tracking a line through open markers; not the slivers between two close curves that touch
+    here and there): both from one labelling of the background.
 
     A hole is a piece of background (4-connected, as `binary_fill_holes` has it) that does not
     reach the edge: one labelling of the background finds them all, where `binary_fill_holes`
@@ -1028,29 +1028,30 @@ def _fill_small_holes(mask: np.ndarray, hh: int, ww: int, *, compact: bool = Fal
     # what reaches the extent's edge reaches the outside, as on the whole area.
     box = _extent(mask)
     if box is None:
-        return mask
+        return mask, mask
     t, b, l, r = box
     background, n = ndimage.label(~mask[t:b, l:r])
     if n == 0:
-        return mask
+        return mask, mask
     outside = np.zeros(n + 1, bool)
     for edge in (background[0], background[-1], background[:, 0], background[:, -1]):
         outside[edge] = True
     sizes = np.bincount(background.ravel(), minlength=n + 1)
     limit = (0.05 * min(hh, ww)) ** 2
     keep = ~outside & (sizes <= limit)
-    if compact:
-        for k, sl in enumerate(ndimage.find_objects(background), start=1):
-            if keep[k] and sl is not None:
-                tall, wide = sl[0].stop - sl[0].start, sl[1].stop - sl[1].start
-                keep[k] = (max(tall, wide) <= MARKER_HOLE_ASPECT * min(tall, wide)
-                           and sizes[k] >= MARKER_HOLE_FILL * tall * wide)
     keep[0] = False
     if not keep.any():
-        return mask
+        return mask, mask
+    objs = ndimage.find_objects(background)
+    tall = np.array([0] + [sl[0].stop - sl[0].start if sl else 0 for sl in objs])
+    wide = np.array([0] + [sl[1].stop - sl[1].start if sl else 0 for sl in objs])
+    shaped = keep & (np.maximum(tall, wide) <= MARKER_HOLE_ASPECT * np.minimum(tall, wide)) \
+        & (sizes >= MARKER_HOLE_FILL * tall * wide)
     filled = mask.copy()
     filled[t:b, l:r] |= keep[background]
-    return filled
+    marker_filled = mask.copy()
+    marker_filled[t:b, l:r] |= shaped[background]
+    return filled, marker_filled
 
 
 def _open(mask: np.ndarray, structure: np.ndarray) -> np.ndarray:

@@ -87,7 +87,7 @@ def test_components_are_scipys_labels(mask):
 @given(masks(), st.integers(20, 400))
 def test_small_holes_filled_as_scipy_fills_them(mask, size):
     # `size` stands for the plot's shorter side, which sets the largest hole filled.
-    filled = series._fill_small_holes(mask, size, size)
+    filled, _ = series._filled_holes(mask, size, size)
     assert np.array_equal(filled, _fill_holes_reference(mask, size, size))
 
 
