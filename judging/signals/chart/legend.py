@@ -53,6 +53,27 @@ class Legend:
     """Work pixels, inclusive."""
     names: list[str] = field(default_factory=list)
     face: np.ndarray = field(default_factory=lambda: np.array([255.0, 255.0, 255.0]))
+    framed: bool = True
+    """A frame was found (on three sides at least): the legend's box hides what lies behind
+    it."""
+    margin: int = 2
+    """Work pixels around an entry that still belong to it (anti-aliasing, a sample's ends)."""
+    title: tuple[int, int, int, int] | None = None
+    """The box of a line of text just above the entries (a legend's title), work pixels."""
+
+    def covers(self) -> list[tuple[int, int, int, int]]:
+        """What the legend covers of the plot (work pixels, inclusive): its box when framed,
+        else each entry (sample and name) with `margin`: without a frame the data show
+        between and around the entries (matplotlib's frameless legend over a line's tail),
+        and the box, padded to where a frame would be, would hide them."""
+        if self.framed:
+            return [self.bbox]
+        m = self.margin
+        parts = [self.title] if self.title is not None else []
+        parts += [(min(e.handle_box[0], e.text_box[0]), min(e.handle_box[1], e.text_box[1]),
+                   max(e.handle_box[2], e.text_box[2]), max(e.handle_box[3], e.text_box[3]))
+                  for e in self.entries]
+        return [(x0 - m, y0 - m, x1 + m, y1 + m) for x0, y0, x1, y1 in parts]
 
     def assign(self, series: list[RawSeries]) -> list[str | None]:
         """The legend name of each series (by its sample's colour and line style), or None."""
@@ -154,8 +175,16 @@ def find_legend(page: Page, boxes: list[Box], mask: np.ndarray, glyph: float, *,
         xs1 = [max(e.handle_box[2], e.text_box[2]) for e in entries]
         ys1 = [max(e.handle_box[3], e.text_box[3]) for e in entries]
         face = _face(page, entries[0].text_box, glyph)
-        bbox = _frame(page, (min(xs0), min(ys0), max(xs1), max(ys1)), face, glyph)
-        results.append(Legend(entries, bbox, [e.name for e in entries], face))
+        bbox, framed = _frame(page, (min(xs0), min(ys0), max(xs1), max(ys1)), face, glyph)
+        # A title over the entries: two glyphs or more within 2.5 glyphs above the first
+        # entry, over the legend's width.
+        above = (glyphlike & (bb[:, 0] >= min(xs0) - glyph) & (bb[:, 2] <= max(xs1) + glyph)
+                 & (bb[:, 3] < min(ys0)) & (bb[:, 1] >= min(ys0) - 2.5 * glyph))
+        title = (int(bb[above, 0].min()), int(bb[above, 1].min()), int(bb[above, 2].max()),
+                 int(bb[above, 3].max())) if above.sum() >= 2 else None
+        results.append(Legend(entries, bbox, [e.name for e in entries], face, framed=framed,
+                              margin=max(2, int(round(reader_settings().legend.entry_margin
+                                                      * glyph))), title=title))
     return results
 
 
@@ -240,13 +269,14 @@ def _below_labels(mask: np.ndarray, box: Box, y0: int, y1: int, glyph: float) ->
     return y0 + int(rows[int(np.argmax(blank))]) + 1
 
 
-def _frame(page: Page, content, face, glyph) -> tuple[int, int, int, int]:
-    """The legend's box: out to its frame when one is drawn within ~2 glyphs, else padded."""
+def _frame(page: Page, content, face, glyph) -> tuple[tuple[int, int, int, int], bool]:
+    """The legend's box: out to its frame when one is drawn within ~2 glyphs, else padded;
+    and whether a frame was found."""
     h, w = page.shape
     x0, y0, x1, y1 = content
     reach = int(round(2.2 * glyph))
     pad = int(round(0.9 * glyph))
-    out = []
+    out, sides_found = [], 0
     for side in ("left", "top", "right", "bottom"):
         found = None
         for k in range(1, reach + 1):
@@ -268,8 +298,13 @@ def _frame(page: Page, content, face, glyph) -> tuple[int, int, int, int]:
                 found = k
                 break
         out.append((found + 2) if found is not None else pad)
+        sides_found += found is not None
+    # A frame drawn round the legend, seen on three sides at least: the fourth may lie past
+    # the names read (a fraction's pieces left out of its row), while a gridline or the plot's
+    # frame beside a frameless legend passes one side or two.
+    framed = sides_found >= 3
     return (max(0, x0 - out[0]), max(0, y0 - out[1]), min(w - 1, x1 + out[2]),
-            min(h - 1, y1 + out[3]))
+            min(h - 1, y1 + out[3])), framed
 
 
 def _clean(text: str) -> str:
@@ -301,6 +336,7 @@ def _entries(page: Page, region, bb, glyphlike, small, labels, glyph, *,
     thin = [len(comps) == 1 and tb[2] - tb[0] <= 1 for comps, tb in zip(rows, boxes)]
     dashes = {k for k, tb in enumerate(boxes) if thin[k] and any(
         thin[j] and j != k and abs(boxes[j][0] - tb[0]) <= 1 for j in range(len(boxes)))}
+    dashes |= _faint(page, region, rows, labels)
     coloured: dict[int, bool] = {}
     found = []
     for side in ("left", "right"):
@@ -335,6 +371,26 @@ def _entries(page: Page, region, bb, glyphlike, small, labels, glyph, *,
         entries = _aligned(entries, glyph, side)
         found.append(entries if _distinct(entries) else [])
     return found
+
+
+def _faint(page: Page, region, rows: list[list[int]], labels) -> set[int]:
+    """The rows (indices into `rows`, lists of component indices) drawn much fainter than the
+    region's strongest (LegendSettings.faint_text): each row's strength is its strongest
+    pixel's distance in lightness from the region's commonest colour."""
+    if len(rows) < 2:
+        return set()
+    x0, y0, x1, y1 = (max(0, int(v)) for v in region)
+    window = (slice(y0, y1 + 1), slice(x0, x1 + 1))
+    face = common_colour(page.rgb[window].reshape(-1, 3).astype(np.int32), step=8)[0]
+    face_lum = float(np.asarray(face, float) @ np.array([0.299, 0.587, 0.114]))
+    comps = sorted({c for row in rows for c in row})
+    strength = dict(zip(comps, np.atleast_1d(ndimage.maximum(
+        np.abs(page.lum[window].astype(np.float32) - face_lum), labels[window],
+        np.asarray(comps) + 1))))
+    row_strength = [max(strength[c] for c in row) for row in rows]
+    strongest = max(row_strength)
+    return {k for k, v in enumerate(row_strength)
+            if v < reader_settings().legend.faint_text * strongest}
 
 
 def _inside(box, outer) -> bool:

@@ -149,7 +149,7 @@ def _read(image: Image.Image, *, ocr=None) -> ChartReading:
     panels = []
     for draft, legend in zip(panels_in, legends):
         box, axes, problems = draft.box, draft.axes, draft.problems
-        exclude = [legend.bbox] if legend is not None else []
+        exclude = legend.covers() if legend is not None else []
         raw, more, ink = extract_series(page, box, exclude, grid=draft.grid,
                                         plot_bg=draft.plot_bg)
         problems = problems + more

@@ -934,7 +934,9 @@ def _chained(c: _Comps) -> bool:
     union = int((depth > 0).sum())
     if union == 0:
         return False
-    if union < 0.6 * (hi - lo) or c.w.sum() > 1.3 * union:
+    if c.w.sum() > 1.3 * union:
+        return False
+    if union < 0.6 * (hi - lo) and not _dashes(c):
         return False
     # Consecutive pieces meet (their boxes overlap or nearly touch vertically).
     order = np.argsort(c.x0, kind="stable")
@@ -943,6 +945,44 @@ def _chained(c: _Comps) -> bool:
     gap = np.maximum(top[1:] - bottom[:-1], top[:-1] - bottom[1:])
     near = gap <= max(3.0, 0.5 * float(np.median(c.h)))
     return float(near.mean()) >= 0.7
+
+
+def _dashes(c: _Comps) -> bool:
+    """Pieces (`c`) that are a dashed line's dashes: most are elongated (SeriesSettings.
+    dash_elongation) along the way to the next piece (dash_alignment) and the steps between
+    them repeat (dash_spacing). pgfplots' dashes are as long as their gaps, so they cover half
+    the columns, where `_chained` asks for more; markers along a curve are not elongated, error
+    bars are elongated across it."""
+    cfg = reader_settings().series
+    box = _extent(c.labels)
+    if box is None or c.n < 3:
+        return False
+    t, b, l, r = box
+    labels = c.labels[t:b, l:r].ravel()
+    rows, cols = np.indices((b - t, r - l))
+    n = c.n + 1
+    area = np.maximum(np.bincount(labels, minlength=n), 1).astype(float)
+
+    def mean(values: np.ndarray) -> np.ndarray:
+        return (np.bincount(labels, weights=values.ravel().astype(float), minlength=n) / area)[1:]
+
+    cx, cy = mean(cols), mean(rows)
+    sxx = mean(cols.astype(float) ** 2) - cx ** 2 + 1 / 12  # a pixel's own extent
+    syy = mean(rows.astype(float) ** 2) - cy ** 2 + 1 / 12
+    sxy = mean(cols.astype(float) * rows) - cx * cy
+    spread = np.sqrt(((sxx - syy) / 2) ** 2 + sxy ** 2)
+    major, minor = (sxx + syy) / 2 + spread, np.maximum((sxx + syy) / 2 - spread, 1e-9)
+    axis = 0.5 * np.arctan2(2 * sxy, sxx - syy)  # the long axis' angle, rows downwards
+    order = np.argsort(cx, kind="stable")
+    step_x, step_y = np.diff(cx[order]), np.diff(cy[order])
+    steps = np.hypot(step_x, step_y)
+    if np.median(steps) <= 0:
+        return False
+    regular = np.abs(steps - np.median(steps)) <= cfg.dash_spacing * np.median(steps)
+    way = np.arctan2(step_y, step_x)
+    turn = np.degrees(np.abs((axis[order][:-1] - way + np.pi / 2) % np.pi - np.pi / 2))
+    long_ = np.sqrt(major / minor)[order][:-1] >= cfg.dash_elongation
+    return bool(regular.mean() >= 0.7 and (long_ & (turn <= cfg.dash_alignment)).mean() >= 0.7)
 
 
 def _scattered(mask: np.ndarray, c: _Comps) -> bool:

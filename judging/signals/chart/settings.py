@@ -20,16 +20,16 @@ from dataclasses import dataclass, field
 #: evidence in bins a tenth wide, each block of bins given (faithful + 1) / (pairs + 2)); its
 #: leave-one-repository-out reliability is the benchmark's. Linear between knots.
 CALIBRATION = (
-    (-1.0000, 0.0227),
-    (-0.2001, 0.0227),
-    (-0.2000, 0.1429),
-    (-0.0001, 0.1429),
-    (0.0000, 0.4400),
-    (0.3999, 0.4400),
+    (-1.0000, 0.0217),
+    (-0.2001, 0.0217),
+    (-0.2000, 0.1538),
+    (-0.0001, 0.1538),
+    (0.0000, 0.4384),
+    (0.3999, 0.4384),
     (0.4000, 0.6667),
     (0.4999, 0.6667),
-    (0.5000, 0.9848),
-    (0.9999, 0.9848),
+    (0.5000, 0.9851),
+    (0.9999, 0.9851),
 )
 
 
@@ -216,6 +216,13 @@ class LegendSettings:
     assign_margin: int = 12
     """Colour distance (channel levels) by which the fit of a series to its legend entry
     must beat any other pairing of either for the name to be sure (see Legend.assign_sure)."""
+    entry_margin: float = 0.6
+    """Around each entry of a legend drawn without a frame, this many glyph heights are the
+    entry's (anti-aliasing, a sample's ends); the data around them are read."""
+    faint_text: float = 0.5
+    """A legend's names are drawn at full strength: a row of "glyphs" whose strongest pixel
+    stands out from the background by less than this share of the region's strongest row is
+    no name (the crossings of a pale dashed grid, light grey where the names are black)."""
 
 
 @dataclass(frozen=True)
@@ -258,6 +265,15 @@ class SeriesSettings:
     bar_widths: float = 1.25
     """... unless they share one width (the widest at most this many times the narrowest), as
     a bar chart's bars do: low bars of their data's own heights stay bars."""
+    dash_elongation: float = 1.5
+    """Pieces of one colour that follow each other along x with gaps as long as themselves are
+    a dashed line's dashes, not markers, when most are this many times longer than wide
+    (principal axes of their pixels) ..."""
+    dash_alignment: float = 25.0
+    """... their long axis within this many degrees of the way to the next piece ..."""
+    dash_spacing: float = 0.35
+    """... and most steps from one piece to the next within this share of the median step
+    (a dash pattern repeats along the line; markers at the data's x positions need not)."""
 
 
 @dataclass(frozen=True)
