@@ -328,6 +328,31 @@ CHANGES: tuple[tuple[str, str], ...] = (
      "the review's drawn cases: bars of 5 .. 12 on a 0 .. 100 axis read as a flat line; an "
      "11-label axis with two digit misreads refused; white blends with a few levels of noise "
      "rejected"),
+    ("pgfplots' dashes, a pale grid's rows and frameless legends, together: (1) pieces of one "
+     "colour elongated along the way to the next piece (SeriesSettings.dash_elongation, "
+     "dash_alignment) at a repeating step (dash_spacing) chain into a dashed line, though "
+     "dashes as long as their gaps cover only half its columns (before: a scatter of 30 "
+     "'markers' a panel); (2) the faint-names rule tried and dropped before (a), kept now that "
+     "(1) reads the blue dashed line it had turned into a scatter: legend rows whose strongest "
+     "pixel stands out less than half as much as the region's strongest row are no names "
+     "(LegendSettings.faint_text); (3) a legend with no frame found on three sides covers its "
+     "entries and its title (LegendSettings.entry_margin, 0.6 of a glyph), not its box padded "
+     "to where a frame would be, which hid a line running just above it. Left out, "
+     "realfig-dev2: AUC 0.816 -> 0.843, cockpit 0.750 -> 1.000, jove-performance 0.844 -> "
+     "0.906, worst but one 0.750 -> 0.902 (target met), unfaithful answered 55.8% -> 58.1%, "
+     "faithful answered 52.2%, wrong fails 4.3% and wrong passes 0% unchanged (the "
+     "earlier try's wrong fail on cockpit-exp11__faithful1 is gone); realfig-dev: AUC 0.936 "
+     "-> 0.938, faithful answered 60.0% -> 58.2% (one SciencePlots pair, pass -> no answer), "
+     "python-ecology 0.750 -> 0.734, unfaithful answered 55.8%, wrong answers none; pooled: "
+     "AUC 0.880 -> 0.895, faithful answered 56.4% -> 55.4%, unfaithful 55.8% -> 56.8%, reader "
+     "ECE 0.016 -> 0.017. Tried with it: the entries alone, 0.3 of a glyph round them and no "
+     "title (SciencePlots' 'Order' title and its JPEG's halo then read as data ink: its "
+     "faithful answered 33.3% -> 0%); a frame seen on one side (gridlines beside a frameless "
+     "legend pass for one)",
+     "cockpit-exp11 (the published CPU panel's dashed lines read as 30-point scatters; its "
+     "GPU legend lost to the pale grid's crossings, read as a row of five entries; the "
+     "re-plot's seaborn legend hiding the blue line over its last two thirds); sp-ieee and "
+     "tz-fermi (the frameless-legend rule's first versions)"),
 )
 
 
