@@ -338,6 +338,8 @@ def _entries(page: Page, region, bb, glyphlike, small, labels, glyph, *,
         thin[j] and j != k and abs(boxes[j][0] - tb[0]) <= 1 for j in range(len(boxes)))}
     dashes |= _faint(page, region, rows, labels)
     coloured: dict[int, bool] = {}
+    text_glyphs = sum(len(g) for g, k in zip(big, range(len(rows)))
+                      if len(g) >= 2 and not marks[k] and k not in dashes)
     found = []
     for side in ("left", "right"):
         entries = []
@@ -369,7 +371,12 @@ def _entries(page: Page, region, bb, glyphlike, small, labels, glyph, *,
         texts = np.array([e.text_box + (0,) for e in entries]).reshape(-1, 5)
         entries = [e for e in entries if not _overlaps(e.handle_box, texts, e.text_box, False)]
         entries = _aligned(entries, glyph, side)
-        found.append(entries if _distinct(entries) else [])
+        # A legend's names are most of the text around them; "entries" read from a paragraph
+        # (a figure's caption under the plot, its "(1)" taken for a name beside a "(" sample)
+        # are a few words of it.
+        named = sum(len(e.comps) for e in entries)
+        prose = named < reader_settings().legend.names_share * text_glyphs
+        found.append(entries if _distinct(entries) and not prose else [])
     return found
 
 

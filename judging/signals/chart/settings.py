@@ -20,14 +20,12 @@ from dataclasses import dataclass, field
 #: evidence in bins a tenth wide, each block of bins given (faithful + 1) / (pairs + 2)); its
 #: leave-one-repository-out reliability is the benchmark's. Linear between knots.
 CALIBRATION = (
-    (-1.0000, 0.0217),
-    (-0.2001, 0.0217),
-    (-0.2000, 0.1538),
-    (-0.0001, 0.1538),
+    (-1.0000, 0.0179),
+    (-0.0001, 0.0179),
     (0.0000, 0.4384),
     (0.3999, 0.4384),
-    (0.4000, 0.6667),
-    (0.4999, 0.6667),
+    (0.4000, 0.7143),
+    (0.4999, 0.7143),
     (0.5000, 0.9851),
     (0.9999, 0.9851),
 )
@@ -216,6 +214,10 @@ class LegendSettings:
     assign_margin: int = 12
     """Colour distance (channel levels) by which the fit of a series to its legend entry
     must beat any other pairing of either for the name to be sure (see Legend.assign_sure)."""
+    names_share: float = 0.2
+    """A legend's names hold at least this share of the glyphs in the text rows of the region
+    it was found in: entries making a smaller share are words picked out of a paragraph (a
+    caption under the plot), not a legend."""
     entry_margin: float = 0.6
     """Around each entry of a legend drawn without a frame, this many glyph heights are the
     entry's (anti-aliasing, a sample's ends); the data around them are read."""
