@@ -147,9 +147,10 @@ def find_legend(page: Page, boxes: list[Box], mask: np.ndarray, glyph: float, *,
     all_entries: list[tuple[int, Entry]] = []
     for bi, box in enumerate(boxes):
         best: list[Entry] = []
-        for region, least in _regions(box, boxes, mask, glyph):
+        for k, (region, least) in enumerate(_regions(box, boxes, mask, glyph)):
+            # Outside the plot area (beside, above, below it) text may be prose: a caption.
             for entries in _entries(page, region, bb, glyphlike, small, labels, glyph,
-                                    apart=apart):
+                                    apart=apart, prose_around=k > 0):
                 if len(entries) >= least and len(entries) > len(best):
                     best = entries
         all_entries += [(bi, e) for e in best[:reader_settings().legend.max_entries]]
@@ -312,9 +313,11 @@ def _clean(text: str) -> str:
 
 
 def _entries(page: Page, region, bb, glyphlike, small, labels, glyph, *,
-             apart: frozenset[tuple[int, int]] = frozenset()) -> list[list[Entry]]:
+             apart: frozenset[tuple[int, int]] = frozenset(), prose_around: bool = False
+             ) -> list[list[Entry]]:
     """The legends a region holds: the best-aligned entries with their samples on the left, and
-    those with their samples on the right."""
+    those with their samples on the right. `prose_around`: the region (outside the plot area)
+    may hold a paragraph, whose words are no legend (LegendSettings.names_share)."""
     x0, y0, x1, y1 = region
     inside = (bb[:, 0] >= x0) & (bb[:, 2] <= x1) & (bb[:, 1] >= y0) & (bb[:, 3] <= y1)
     ids = np.nonzero(inside & (glyphlike | small))[0]
@@ -373,9 +376,10 @@ def _entries(page: Page, region, bb, glyphlike, small, labels, glyph, *,
         entries = _aligned(entries, glyph, side)
         # A legend's names are most of the text around them; "entries" read from a paragraph
         # (a figure's caption under the plot, its "(1)" taken for a name beside a "(" sample)
-        # are a few words of it.
+        # are a few words of it. (Inside the plot area, text is a few annotations, and a key
+        # of one-letter names among them is still a key.)
         named = sum(len(e.comps) for e in entries)
-        prose = named < reader_settings().legend.names_share * text_glyphs
+        prose = prose_around and named < reader_settings().legend.names_share * text_glyphs
         found.append(entries if _distinct(entries) and not prose else [])
     return found
 

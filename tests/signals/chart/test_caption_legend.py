@@ -69,3 +69,21 @@ def test_a_legend_under_the_plot_with_its_axis_title_is_read():
     reading = read_chart(figure_image(fig))
     assert reading.readable, reading.reason
     assert reading.panels[0].legend == ["baseline", "ours"], reading.panels[0].legend
+
+
+def test_a_key_inside_the_plot_among_annotations_is_read():
+    """Inside the plot area text is a few annotations, not prose: a key of one-letter names
+    among them stays a key, however strict the share asked of keys outside the plot."""
+    x = np.linspace(0, 1, 50)
+    fig, ax = plt.subplots(figsize=(6.4, 4.8), dpi=100)
+    ax.plot(x, x ** 2, color="#1f77b4", label="a")
+    ax.plot(x, 0.2 + 0.5 * x, color="#ff7f0e", label="b")
+    for k, note in enumerate(("onset of saturation", "threshold crossing", "measured drift")):
+        ax.text(0.35 + 0.2 * k, 0.9 - 0.25 * k, note, fontsize=10)
+    ax.legend(loc="upper left")
+    image = figure_image(fig)
+    strict = replace(DEFAULT_READER, legend=replace(DEFAULT_READER.legend, names_share=0.99))
+    for settings in (DEFAULT_READER, strict):
+        reading = read_chart(image, settings=settings)
+        assert reading.readable, reading.reason
+        assert reading.panels[0].legend == ["a", "b"], reading.panels[0].legend
