@@ -59,7 +59,7 @@ class Legend:
     margin: int = 2
     """Work pixels around an entry that still belong to it (anti-aliasing, a sample's ends)."""
     title: tuple[int, int, int, int] | None = None
-    """The box of a line of text just above the entries (a legend's title), work pixels."""
+    """The box of the legend's title (`_title`), work pixels, inclusive."""
 
     def covers(self) -> list[tuple[int, int, int, int]]:
         """What the legend covers of the plot (work pixels, inclusive): its box when framed,
@@ -148,7 +148,8 @@ def find_legend(page: Page, boxes: list[Box], mask: np.ndarray, glyph: float, *,
     for bi, box in enumerate(boxes):
         best: list[Entry] = []
         for k, (region, least) in enumerate(_regions(box, boxes, mask, glyph)):
-            # Outside the plot area (beside, above, below it) text may be prose: a caption.
+            # Outside the plot area (beside, above, below it: `_regions` gives the inside
+            # first) text may be prose, a caption.
             for entries in _entries(page, region, bb, glyphlike, small, labels, glyph,
                                     apart=apart, prose_around=k > 0):
                 if len(entries) >= least and len(entries) > len(best):
@@ -177,16 +178,37 @@ def find_legend(page: Page, boxes: list[Box], mask: np.ndarray, glyph: float, *,
         ys1 = [max(e.handle_box[3], e.text_box[3]) for e in entries]
         face = _face(page, entries[0].text_box, glyph)
         bbox, framed = _frame(page, (min(xs0), min(ys0), max(xs1), max(ys1)), face, glyph)
-        # A title over the entries: two glyphs or more within 2.5 glyphs above the first
-        # entry, over the legend's width.
-        above = (glyphlike & (bb[:, 0] >= min(xs0) - glyph) & (bb[:, 2] <= max(xs1) + glyph)
-                 & (bb[:, 3] < min(ys0)) & (bb[:, 1] >= min(ys0) - 2.5 * glyph))
-        title = (int(bb[above, 0].min()), int(bb[above, 1].min()), int(bb[above, 2].max()),
-                 int(bb[above, 3].max())) if above.sum() >= 2 else None
+        title = _title(bb, glyphlike, entries, glyph)
         results.append(Legend(entries, bbox, [e.name for e in entries], face, framed=framed,
                               margin=max(2, int(round(reader_settings().legend.entry_margin
                                                       * glyph))), title=title))
     return results
+
+
+def _title(bb, glyphlike, entries: list[Entry], glyph: float
+           ) -> tuple[int, int, int, int] | None:
+    """The box of a legend's title: two glyphs or more on the line of text just above its
+    first entry (within 2.5 glyphs), as tall as the names' glyphs, over the entries' width (a
+    glyph either side); None without one. Marks above a frameless key (data markers, steep
+    dashes) are seldom as tall as its names and on one line; what lies further out along the
+    line is left to the data."""
+    x0 = min(min(e.handle_box[0], e.text_box[0]) for e in entries)
+    x1 = max(max(e.handle_box[2], e.text_box[2]) for e in entries)
+    y0 = min(min(e.handle_box[1], e.text_box[1]) for e in entries)
+    tall = float(np.median([e.text_box[3] - e.text_box[1] + 1 for e in entries]))
+    height = bb[:, 3] - bb[:, 1] + 1
+    near = glyphlike & (height >= 0.5 * tall) & (height <= 1.3 * tall) \
+        & (bb[:, 0] >= x0 - glyph) & (bb[:, 2] <= x1 + glyph) & (bb[:, 3] < y0) \
+        & (bb[:, 1] >= y0 - 2.5 * glyph)
+    if not near.any():
+        return None
+    # The line nearest the entries.
+    low = int(bb[near, 3].max())
+    line = near & (bb[:, 1] <= low) & (bb[:, 3] >= low - 0.5 * tall)
+    if line.sum() < 2:
+        return None
+    return (int(bb[line, 0].min()), int(bb[line, 1].min()), int(bb[line, 2].max()),
+            int(bb[line, 3].max()))
 
 
 def _unstack(labels: np.ndarray, n: int, glyph: float
@@ -337,17 +359,15 @@ def _entries(page: Page, region, bb, glyphlike, small, labels, glyph, *,
     # looks like its sample: no text. (Left-aligned one-letter names "I", "l" would go too:
     # a legend of such names is rarer than a dashed grid beside a legend.)
     thin = [len(comps) == 1 and tb[2] - tb[0] <= 1 for comps, tb in zip(rows, boxes)]
-    dashes = {k for k, tb in enumerate(boxes) if thin[k] and any(
+    not_text = {k for k, tb in enumerate(boxes) if thin[k] and any(
         thin[j] and j != k and abs(boxes[j][0] - tb[0]) <= 1 for j in range(len(boxes)))}
-    dashes |= _faint(page, region, rows, labels)
+    not_text |= _faint(page, region, rows, boxes, labels)
     coloured: dict[int, bool] = {}
-    text_glyphs = sum(len(g) for g, k in zip(big, range(len(rows)))
-                      if len(g) >= 2 and not marks[k] and k not in dashes)
     found = []
     for side in ("left", "right"):
         entries = []
         for k, (comps, tb) in enumerate(zip(rows, boxes)):
-            if marks[k] or k in dashes:
+            if marks[k] or k in not_text:
                 continue
             own = float(max(0.6 * glyph, min(1.6 * glyph, 0.85 * (tb[3] - tb[1] + 1))))
             handle = _handle(page, tb, own, x0 if side == "left" else x1, side)
@@ -378,29 +398,48 @@ def _entries(page: Page, region, bb, glyphlike, small, labels, glyph, *,
         # (a figure's caption under the plot, its "(1)" taken for a name beside a "(" sample)
         # are a few words of it. (Inside the plot area, text is a few annotations, and a key
         # of one-letter names among them is still a key.)
-        named = sum(len(e.comps) for e in entries)
-        prose = prose_around and named < reader_settings().legend.names_share * text_glyphs
+        prose = prose_around and _among_prose(entries, rows, boxes, big, not_text | {
+            k for k, m in enumerate(marks) if m})
         found.append(entries if _distinct(entries) and not prose else [])
     return found
 
 
-def _faint(page: Page, region, rows: list[list[int]], labels) -> set[int]:
-    """The rows (indices into `rows`, lists of component indices) drawn much fainter than the
-    region's strongest (LegendSettings.faint_text): each row's strength is its strongest
-    pixel's distance in lightness from the region's commonest colour."""
+def _among_prose(entries: list[Entry], rows: list[list[int]], boxes, big: list[list[int]],
+                 skip: set[int]) -> bool:
+    """Whether the entries' names are a few words of a paragraph: less than LegendSettings.
+    names_share of the glyphs on their own lines and the lines next to them (within one and a
+    half names' height: a caption's lines are set close). `rows`/`boxes`/`big`: the region's
+    text rows, their boxes and glyph-sized components; `skip`: rows that are no text. Text
+    further away (an axis title above a key under the plot, a figure title) does not count."""
+    if not entries:
+        return False
+    own = {tuple(e.text_box) for e in entries}
+    tall = float(np.median([e.text_box[3] - e.text_box[1] + 1 for e in entries]))
+    named = sum(len(g) for tb, g in zip(boxes, big) if tuple(tb) in own)
+    near = sum(len(g) for k, (tb, g) in enumerate(zip(boxes, big))
+               if k not in skip and any(max(tb[1] - e.text_box[3], e.text_box[1] - tb[3])
+                                        <= 1.5 * tall for e in entries))
+    return named < reader_settings().legend.names_share * near
+
+
+def _faint(page: Page, region, rows: list[list[int]], boxes, labels) -> set[int]:
+    """The rows (indices into `rows`, lists of component indices, and `boxes`, their boxes)
+    drawn much fainter than the region's strongest (LegendSettings.faint_text): each row's
+    strength is its strongest pixel's distance in lightness from the region's commonest colour
+    (taken on every fourth pixel each way: a hot path)."""
     if len(rows) < 2:
         return set()
     x0, y0, x1, y1 = (max(0, int(v)) for v in region)
-    window = (slice(y0, y1 + 1), slice(x0, x1 + 1))
-    face = common_colour(page.rgb[window].reshape(-1, 3).astype(np.int32), step=8)[0]
+    sample = page.rgb[y0:y1 + 1:4, x0:x1 + 1:4].reshape(-1, 3).astype(np.int32)
+    face = common_colour(sample, step=8)[0]
     face_lum = float(np.asarray(face, float) @ np.array([0.299, 0.587, 0.114]))
-    comps = sorted({c for row in rows for c in row})
-    strength = dict(zip(comps, np.atleast_1d(ndimage.maximum(
-        np.abs(page.lum[window].astype(np.float32) - face_lum), labels[window],
-        np.asarray(comps) + 1))))
-    row_strength = [max(strength[c] for c in row) for row in rows]
-    strongest = max(row_strength)
-    return {k for k, v in enumerate(row_strength)
+    strength = []
+    for comps, (left, top, right, bottom) in zip(rows, boxes):
+        own = np.isin(labels[top:bottom + 1, left:right + 1], np.asarray(comps) + 1)
+        lum = page.lum[top:bottom + 1, left:right + 1][own].astype(np.float32)
+        strength.append(float(np.abs(lum - face_lum).max()) if lum.size else 0.0)
+    strongest = max(strength)
+    return {k for k, v in enumerate(strength)
             if v < reader_settings().legend.faint_text * strongest}
 
 

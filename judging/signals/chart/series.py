@@ -957,19 +957,22 @@ def _dashes(c: _Comps) -> bool:
     box = _extent(c.labels)
     if box is None or c.n < 3:
         return False
-    t, b, l, r = box
-    labels = c.labels[t:b, l:r].ravel()
-    rows, cols = np.indices((b - t, r - l))
+    # The pieces' pixels only (not every pixel of their extent: a few dashes across a plot).
+    t, _, l, _ = box
+    sub = c.labels[box[0]:box[1], box[2]:box[3]]
+    rows, cols = np.nonzero(sub)
+    labels = sub[rows, cols]
+    rows, cols = rows.astype(float) + t, cols.astype(float) + l
     n = c.n + 1
     area = np.maximum(np.bincount(labels, minlength=n), 1).astype(float)
 
     def mean(values: np.ndarray) -> np.ndarray:
-        return (np.bincount(labels, weights=values.ravel().astype(float), minlength=n) / area)[1:]
+        return (np.bincount(labels, weights=values, minlength=n) / area)[1:]
 
     cx, cy = mean(cols), mean(rows)
-    sxx = mean(cols.astype(float) ** 2) - cx ** 2 + 1 / 12  # a pixel's own extent
-    syy = mean(rows.astype(float) ** 2) - cy ** 2 + 1 / 12
-    sxy = mean(cols.astype(float) * rows) - cx * cy
+    sxx = mean(cols ** 2) - cx ** 2 + 1 / 12  # a pixel's own extent
+    syy = mean(rows ** 2) - cy ** 2 + 1 / 12
+    sxy = mean(cols * rows) - cx * cy
     spread = np.sqrt(((sxx - syy) / 2) ** 2 + sxy ** 2)
     major, minor = (sxx + syy) / 2 + spread, np.maximum((sxx + syy) / 2 - spread, 1e-9)
     axis = 0.5 * np.arctan2(2 * sxy, sxx - syy)  # the long axis' angle, rows downwards

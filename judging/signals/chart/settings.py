@@ -216,8 +216,9 @@ class LegendSettings:
     must beat any other pairing of either for the name to be sure (see Legend.assign_sure)."""
     names_share: float = 0.2
     """A legend found outside the plot area (beside, above or below it) has names holding at
-    least this share of the glyphs in the text rows of its region: entries making a smaller
-    share are words picked out of a paragraph (a caption under the plot), not a legend."""
+    least this share of the glyphs on their own lines and the lines next to them: entries
+    that are a few words of such lines are picked out of a paragraph (a caption under the
+    plot), not a legend. Text further away (an axis title, a figure title) does not count."""
     entry_margin: float = 0.6
     """Around each entry of a legend drawn without a frame, this many glyph heights are the
     entry's (anti-aliasing, a sample's ends); the data around them are read."""

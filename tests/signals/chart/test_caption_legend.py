@@ -87,3 +87,21 @@ def test_a_key_inside_the_plot_among_annotations_is_read():
         reading = read_chart(image, settings=settings)
         assert reading.readable, reading.reason
         assert reading.panels[0].legend == ["a", "b"], reading.panels[0].legend
+
+
+def test_short_names_under_a_long_axis_title_or_a_figure_title_are_read():
+    """Text on other lines than the key's (the x axis title above a key under the plot, the
+    figure's title above a key over it) is no paragraph around the key."""
+    x = np.linspace(0, 1, 50)
+    for where, names in (("lower center", ["A", "B"]), ("upper center", ["SGD", "Adam"])):
+        fig = plt.figure(figsize=(6.4, 4.8), dpi=100)
+        ax = fig.add_axes((0.12, 0.25, 0.84, 0.58))
+        ax.plot(x, x ** 2, color="#1f77b4", label=names[0])
+        ax.plot(x, 0.2 + 0.5 * x, color="#ff7f0e", label=names[1])
+        ax.set_xlabel("number of gradient steps taken before the evaluation (thousands)")
+        fig.suptitle("Validation loss of the two optimisers on the held-out split", y=0.99)
+        fig.legend(loc=where, ncol=2, frameon=False,
+                   bbox_to_anchor=(0.5, 0.0 if where == "lower center" else 0.93))
+        reading = read_chart(figure_image(fig))
+        assert reading.readable, reading.reason
+        assert reading.panels[0].legend == names, (where, reading.panels[0].legend)

@@ -22,9 +22,13 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+from PIL import Image, ImageDraw  # noqa: E402
+from scipy import ndimage  # noqa: E402
 
 from judging.signals.chart import read_chart  # noqa: E402
-from judging.signals.chart.settings import DEFAULT_READER  # noqa: E402
+from judging.signals.chart.geometry import prepare  # noqa: E402
+from judging.signals.chart.legend import _faint  # noqa: E402
+from judging.signals.chart.settings import DEFAULT_READER, reading_with  # noqa: E402
 from tests.signals.chart.helpers import figure_image  # noqa: E402
 
 
@@ -54,13 +58,21 @@ def test_dashes_as_long_as_their_gaps_are_a_line():
     assert "scatter" in {s.kind for s in before.panels[0].series}
 
 
-def test_round_markers_along_a_curve_stay_markers():
+def test_crosses_along_a_curve_stay_markers():
+    """Thin markers (an opening erases them, so `_chained` is asked) one after another along a
+    curve are markers: a cross is not elongated, unlike a dash."""
     x = np.linspace(0.05, 1, 14)
     fig, ax = plt.subplots(figsize=(4.2, 2.8), dpi=100)
-    ax.plot(x, np.exp(2 * x), "o", ms=6, color="#d62728")
-    reading = read_chart(figure_image(fig))
+    ax.plot(x, 1 + 0.3 * x, "x", ms=7, mew=1.2, color="#d62728")
+    ax.set_ylim(0, 2)
+    image = figure_image(fig)
+    reading = read_chart(image)
     assert reading.readable, reading.reason
     assert [s.kind for s in reading.panels[0].series] == ["scatter"]
+    # Taken for dashes (any elongation), the same crosses chain into a line.
+    lax = replace(DEFAULT_READER, series=replace(DEFAULT_READER.series, dash_elongation=0.0,
+                                                 dash_alignment=90.0))
+    assert [s.kind for s in read_chart(image, settings=lax).panels[0].series] != ["scatter"]
 
 
 def _legend_over_a_pale_dashed_grid():
@@ -74,25 +86,43 @@ def _legend_over_a_pale_dashed_grid():
         ax.axvline(v, ls=(0, (4, 4)), lw=0.8, color="0.75", antialiased=False, zorder=0)
     for v in (0.1, 0.3, 1, 3, 10, 30, 100):
         ax.axhline(v, ls=(0, (4, 4)), lw=0.8, color="0.75", antialiased=False, zorder=0)
-    # Where a dashed gridline crosses the dashed upright ones: pale marks in a row, each with
-    # a pale dash before it, as the grid's crossings were read (realfig-dev2's cockpit-exp11).
-    for v in np.arange(0.1, 0.95, 0.2):
-        ax.plot([v - 0.075, v - 0.045], [0.3, 0.3], color="0.75", lw=0.8, antialiased=False)
-        ax.text(v, 0.3, "+", color="0.75", fontsize=9, ha="center", va="center")
     ax.legend(loc="upper right", fancybox=False, edgecolor="0.8", framealpha=0.9)
     return figure_image(fig)
 
 
-def test_a_pale_grids_crossings_are_no_legend():
-    image = _legend_over_a_pale_dashed_grid()
-    reading = read_chart(image)
+def test_a_legend_over_a_pale_dashed_grid_is_read():
+    reading = read_chart(_legend_over_a_pale_dashed_grid())
     assert reading.readable, reading.reason
-    panel = reading.panels[0]
-    assert panel.legend == ["Cockpit", "third party"], panel.legend
-    # The rule measures these rows: asking names to be as strong as the strongest row leaves
-    # one row at most, and so no legend of two names.
-    strict = replace(DEFAULT_READER, legend=replace(DEFAULT_READER.legend, faint_text=1.01))
-    assert read_chart(image, settings=strict).panels[0].legend != panel.legend
+    assert reading.panels[0].legend == ["Cockpit", "third party"], reading.panels[0].legend
+
+
+def _rows(image: Image.Image):
+    page = prepare(image)
+    labels, n = ndimage.label(page.lum < 235, structure=np.ones((3, 3), bool))
+    boxes = [(sl[1].start, sl[0].start, sl[1].stop - 1, sl[0].stop - 1)
+             for sl in ndimage.find_objects(labels)]
+    return page, labels, [[k] for k in range(n)], boxes
+
+
+def test_rows_much_fainter_than_the_names_are_no_text():
+    """The grid's crossings that were read as five entries (pale crosses, light grey where
+    the names are black) are set aside; names in dark grey beside black ones are not."""
+    image = Image.new("RGB", (240, 90), "white")
+    draw = ImageDraw.Draw(image)
+    draw.line((20, 20, 90, 20), fill=(0, 0, 0), width=3)  # a name's strokes, black
+    draw.line((120, 20, 190, 20), fill=(70, 70, 70), width=3)  # another, dark grey
+    draw.line((20, 60, 36, 60), fill=(191, 191, 191), width=1)  # a crossing, pale grey
+    draw.line((28, 52, 28, 68), fill=(191, 191, 191), width=1)
+    page, labels, rows, boxes = _rows(image)
+    pale = {k for k, box in enumerate(boxes) if box[1] > 40}
+    assert len(rows) == 3 and len(pale) == 1
+    assert _faint(page, (0, 0, 239, 89), rows, boxes, labels) == pale
+    # Asked for rows nearly as strong as the strongest, the dark grey name goes too: the rule
+    # measures each row's strength against the strongest's.
+    strict = replace(DEFAULT_READER, legend=replace(DEFAULT_READER.legend, faint_text=0.9))
+    with reading_with(strict):
+        assert _faint(page, (0, 0, 239, 89), rows, boxes, labels) == pale | {
+            k for k, box in enumerate(boxes) if box[0] > 100}
 
 
 def _frameless_legend_under_a_line():
