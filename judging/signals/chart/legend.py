@@ -30,7 +30,7 @@ from scipy import ndimage
 
 from judging.signals.chart.geometry import Box, Page, common_colour, maxabs
 from judging.signals.chart.ocr import Crop, read_crops
-from judging.signals.chart.series import RawSeries, blend
+from judging.signals.chart.series import RawSeries, _luma, blend
 from judging.signals.chart.settings import reader_settings
 
 
@@ -44,6 +44,12 @@ class Entry:
     style: str
     name: str = ""
     conf: float = 0.0
+
+    @property
+    def box(self) -> tuple[int, int, int, int]:
+        """Sample and name together (work pixels, inclusive)."""
+        hb, tb = self.handle_box, self.text_box
+        return (min(hb[0], tb[0]), min(hb[1], tb[1]), max(hb[2], tb[2]), max(hb[3], tb[3]))
 
 
 @dataclass
@@ -69,10 +75,7 @@ class Legend:
         if self.framed:
             return [self.bbox]
         m = self.margin
-        parts = [self.title] if self.title is not None else []
-        parts += [(min(e.handle_box[0], e.text_box[0]), min(e.handle_box[1], e.text_box[1]),
-                   max(e.handle_box[2], e.text_box[2]), max(e.handle_box[3], e.text_box[3]))
-                  for e in self.entries]
+        parts = ([self.title] if self.title is not None else []) + [e.box for e in self.entries]
         return [(x0 - m, y0 - m, x1 + m, y1 + m) for x0, y0, x1, y1 in parts]
 
     def assign(self, series: list[RawSeries]) -> list[str | None]:
@@ -172,10 +175,7 @@ def find_legend(page: Page, boxes: list[Box], mask: np.ndarray, glyph: float, *,
         if not entries:
             results.append(None)
             continue
-        xs0 = [min(e.handle_box[0], e.text_box[0]) for e in entries]
-        ys0 = [min(e.handle_box[1], e.text_box[1]) for e in entries]
-        xs1 = [max(e.handle_box[2], e.text_box[2]) for e in entries]
-        ys1 = [max(e.handle_box[3], e.text_box[3]) for e in entries]
+        xs0, ys0, xs1, ys1 = zip(*(e.box for e in entries))
         face = _face(page, entries[0].text_box, glyph)
         bbox, framed = _frame(page, (min(xs0), min(ys0), max(xs1), max(ys1)), face, glyph)
         title = _title(bb, glyphlike, entries, glyph)
@@ -192,9 +192,9 @@ def _title(bb, glyphlike, entries: list[Entry], glyph: float
     glyph either side); None without one. Marks above a frameless key (data markers, steep
     dashes) are seldom as tall as its names and on one line; what lies further out along the
     line is left to the data."""
-    x0 = min(min(e.handle_box[0], e.text_box[0]) for e in entries)
-    x1 = max(max(e.handle_box[2], e.text_box[2]) for e in entries)
-    y0 = min(min(e.handle_box[1], e.text_box[1]) for e in entries)
+    x0 = min(e.box[0] for e in entries)
+    x1 = max(e.box[2] for e in entries)
+    y0 = min(e.box[1] for e in entries)
     tall = float(np.median([e.text_box[3] - e.text_box[1] + 1 for e in entries]))
     height = bb[:, 3] - bb[:, 1] + 1
     near = glyphlike & (height >= 0.5 * tall) & (height <= 1.3 * tall) \
@@ -432,7 +432,7 @@ def _faint(page: Page, region, rows: list[list[int]], boxes, labels) -> set[int]
     x0, y0, x1, y1 = (max(0, int(v)) for v in region)
     sample = page.rgb[y0:y1 + 1:4, x0:x1 + 1:4].reshape(-1, 3).astype(np.int32)
     face = common_colour(sample, step=8)[0]
-    face_lum = float(np.asarray(face, float) @ np.array([0.299, 0.587, 0.114]))
+    face_lum = _luma(face)
     strength = []
     for comps, (left, top, right, bottom) in zip(rows, boxes):
         own = np.isin(labels[top:bottom + 1, left:right + 1], np.asarray(comps) + 1)

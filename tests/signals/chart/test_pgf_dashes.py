@@ -75,12 +75,19 @@ def test_crosses_along_a_curve_stay_markers():
     assert [s.kind for s in read_chart(image, settings=lax).panels[0].series] != ["scatter"]
 
 
-def _legend_over_a_pale_dashed_grid():
-    x = np.linspace(0.01, 1, 40)
-    fig, ax = plt.subplots(figsize=(4.6, 2.9), dpi=100)
-    ax.plot(x, 4.5 * np.exp(-8 * x) + 0.2, "--", color="#1f77b4", lw=2, label="Cockpit")
-    ax.plot(x, 230 * np.exp(-12 * x) + 0.1, "--", color="#ff7f0e", lw=2, label="third party")
+def _gpu_panel(ax, *, points: int, decay: tuple[float, float], floor: tuple[float, float]):
+    """cockpit-exp11's GPU panel redrawn: two dashed run-time curves falling on a log y axis."""
+    x = np.linspace(0.01, 1, points)
+    ax.plot(x, 4.5 * np.exp(-decay[0] * x) + floor[0], "--", color="#1f77b4", lw=2,
+            label="Cockpit")
+    ax.plot(x, 230 * np.exp(-decay[1] * x) + floor[1], "--", color="#ff7f0e", lw=2,
+            label="third party")
     ax.set_yscale("log")
+
+
+def _legend_over_a_pale_dashed_grid():
+    fig, ax = plt.subplots(figsize=(4.6, 2.9), dpi=100)
+    _gpu_panel(ax, points=40, decay=(8, 12), floor=(0.2, 0.1))
     # A pale grid, dashed both ways and not blended: its crossings are light grey marks in rows.
     for v in np.arange(0, 1.01, 0.1):
         ax.axvline(v, ls=(0, (4, 4)), lw=0.8, color="0.75", antialiased=False, zorder=0)
@@ -126,11 +133,8 @@ def test_rows_much_fainter_than_the_names_are_no_text():
 
 
 def _frameless_legend_under_a_line():
-    x = np.linspace(0.01, 1, 60)
     fig, ax = plt.subplots(figsize=(4.2, 4.6), dpi=100)
-    ax.plot(x, 4.5 * np.exp(-12 * x) + 0.21, "--", color="#1f77b4", lw=2, label="Cockpit")
-    ax.plot(x, 230 * np.exp(-9 * x) + 0.12, "--", color="#ff7f0e", lw=2, label="third party")
-    ax.set_yscale("log")
+    _gpu_panel(ax, points=60, decay=(12, 9), floor=(0.21, 0.12))
     ax.set_ylim(0.07, 400)
     # No frame, its first entry just under the blue line's flat tail.
     ax.legend(loc="lower right", frameon=False, bbox_to_anchor=(1.0, 0.0))
