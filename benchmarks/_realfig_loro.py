@@ -402,6 +402,21 @@ CHANGES: tuple[tuple[str, str], ...] = (
      "jove-scaling (the published reference line read, 118 points from x 136 to 428, then "
      "dropped as a fragment; jove-scaling__unfaithful2's re-plot pairs its own reference line "
      "with the left-out H3COH)"),
+    ("chart.match_score weighs the share of its worst pair compared (the reach the evidence's "
+     "series agreement already weighs: points outside the x range both series span count when "
+     "they lie on the other chart's ink), at half weight as shape and trend: a line matched "
+     "over part of its counterpart's range agrees on that part only. Left out, realfig-dev2: "
+     "AUC 0.836 -> 0.842, jove-performance 0.844 -> 0.875 (worst but one: target met), cascade "
+     "0.661 -> 0.669; realfig-dev: AUC 0.938 -> 0.939, python-ecology 0.750 -> 0.734 (its "
+     "unanswered pairs, all below 0.31, reordered by 0.01), worst but one unchanged (tikz "
+     "0.969); pooled AUC 0.892 -> 0.895; answers, wrong answers and ECE unchanged (the verdict "
+     "is gated by chart.same_data); synthetic dev set: the same outcomes and AUC (0.956). Tried "
+     "with it: the worst pair's reach at full weight (cockpit-exp11__faithful1, a line read in "
+     "part, fell below an unfaithful pair: cockpit 1.000 -> 0.750) and the mean reach over pairs "
+     "(python-ecology 0.750 -> 0.719)",
+     "jove-scaling__unfaithful2 (its dashed reference line, paired by data with the left-out "
+     "H3COH, spans 58% of the width against H3COH's 89%: 0.714 -> 0.563); jove-scaling__"
+     "unfaithful1 (cut to 55%: 0.337 -> 0.26); cockpit-exp11__faithful1"),
 )
 
 

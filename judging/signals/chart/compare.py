@@ -994,8 +994,12 @@ def _compare_readings(published: ChartReading, reproduced: ChartReading, *,
     # Bars drawn as lines (or lines as bars) is another chart, whatever the values.
     same_kind = float(np.mean([(a.kind == "bar") == (b.kind == "bar") for a, b, _ in matches])) \
         if matches else 1.0
+    # The share of the worst pair compared (or lying on the other chart's ink), as the
+    # evidence's series agreement weighs it: a line matched over part of its counterpart's
+    # range agrees on that part only.
+    reach = min((p.reach_factor() for _, _, p in matches), default=1.0)
     signals["chart.match_score"] = _match_score(signals, extra=extra / max(1, n_rep),
-                                                same_kind=same_kind)
+                                                same_kind=same_kind, reach=reach)
     named, agreement, why_not = legend_agreement(results)
     signals["chart.named_series"] = float(named)
     if agreement is None:
@@ -1356,9 +1360,12 @@ def _confirmed_crop(pub: Panel, rep: Panel, result: _PanelResult) -> str:
             f"the plotted data (overlap {result.x_iou:.2f})")
 
 
-def _match_score(signals: dict, *, extra: float, same_kind: float) -> float:
+def _match_score(signals: dict, *, extra: float, same_kind: float, reach: float = 1.0) -> float:
     """One agreement in [0, 1]: every part must agree (a product), so that one wrong aspect (a
-    reversed curve, a missing series, scaled values, another scale) is enough to pull it down."""
+    reversed curve, a missing series, scaled values, another scale, a series matched over part
+    of its counterpart's range: `reach`) is enough to pull it down. Reach weighs half, as shape
+    and trend do: a line read in part on one chart (a reader's miss) must not sink a faithful
+    pair's score."""
     count = (1.0 - extra) ** 2
     matched = signals["chart.series_matched"]
     if signals["chart.shape_agreement"] is None:
@@ -1371,7 +1378,7 @@ def _match_score(signals: dict, *, extra: float, same_kind: float) -> float:
     overlap = 1.0 if overlap is None else min(1.0, overlap / 0.9) ** 2
     score = count * matched ** 2 * (0.5 + 0.5 * shape) * (0.3 + 0.7 * values) * \
         (0.5 + 0.5 * trend) * scale * overlap * \
-        (0.4 + 0.6 * same_kind)
+        (0.4 + 0.6 * same_kind) * (0.5 + 0.5 * reach)
     return float(np.clip(score, 0.0, 1.0))
 
 

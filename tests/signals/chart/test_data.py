@@ -93,6 +93,21 @@ def test_data_compared_with_itself_matches_and_a_reversed_curve_does_not() -> No
                           changed) is not None
 
 
+def test_a_series_matched_over_part_of_its_range_scores_lower_than_a_whole_one() -> None:
+    # jove-scaling__unfaithful2's kind: a reproduced line that ends at 60% of the x range agrees
+    # with its published counterpart on that part only (issue 27: the match score weighs the
+    # share compared, as the evidence does).
+    published = reading_from_data(data(curves_json(xlim=[0, 10])))
+    cut = {"panels": [{"xlim": [0, 10], "series": [
+        {"name": "train", "x": X.tolist(), "y": CURVES["train"].tolist()},
+        {"name": "val", "x": X[X <= 6].tolist(), "y": CURVES["val"][X <= 6].tolist()}]}]}
+    whole = compare_charts(published, reading_from_data(data(curves_json(xlim=[0, 10]))))
+    part = compare_charts(published, reading_from_data(data(cut)))
+    assert part.signals["chart.series_matched"] == whole.signals["chart.series_matched"] == 1.0
+    assert whole.signals["chart.match_score"] > 0.99
+    assert part.signals["chart.match_score"] < 0.9 * whole.signals["chart.match_score"]
+
+
 def test_data_compared_with_its_own_image_matches() -> None:
     image = read_chart(open_png(render_chart(series={k: (X, v) for k, v in CURVES.items()})))
     comparison = compare_charts(reading_from_data(data(curves_json()), other=image), image)
