@@ -345,7 +345,8 @@ def _entries(page: Page, region, bb, glyphlike, small, labels, glyph, *,
     ids = np.nonzero(inside & (glyphlike | small))[0]
     if ids.size == 0:
         return []
-    rows = _text_rows(bb, ids, glyphlike, glyph, apart=apart)
+    rows = _text_rows(bb, ids, glyphlike, glyph, apart=apart,
+                      alone=_struck(bb, ids, glyphlike, labels, glyph))
     boxes = [(int(bb[comps, 0].min()), int(bb[comps, 1].min()), int(bb[comps, 2].max()),
               int(bb[comps, 3].max())) for comps in rows]
     # Words: rows of two glyphs or more, and whether their glyphs are alike marks (a sample of
@@ -500,10 +501,36 @@ def _overlaps(hb, words: np.ndarray, own, chromatic: bool) -> bool:
     return bool((meet & ~sample).any())
 
 
-def _text_rows(bb, ids, glyphlike, glyph, *, apart: frozenset[tuple[int, int]] = frozenset()
-               ) -> list[list[int]]:
+def _struck(bb, ids, glyphlike, labels, glyph) -> frozenset[int]:
+    """The components among `ids` that are a line-and-marker sample, not letters: at least
+    LegendSettings.struck_width glyphs wide and twice as wide as tall, whose two end quarters
+    are each a thin stroke (inked over at most LegendSettings.struck_stroke of its height) on
+    the same rows: a line drawn through a marker. (Letters run together at a small scale fill
+    their ends from top to bottom.) Taken as a letter, such a sample, taller than the text,
+    joined the name beside it into one row, and the entry was lost."""
+    cfg = reader_settings().legend
+    out = set()
+    for c in ids.tolist():
+        x0, y0, x1, y1 = (int(v) for v in bb[c])
+        width, height = x1 - x0 + 1, y1 - y0 + 1
+        if not glyphlike[c] or width < cfg.struck_width * glyph or width < 2 * height:
+            continue
+        own = labels[y0:y1 + 1, x0:x1 + 1] == c + 1
+        quarter = max(1, width // 4)
+        rows = [np.flatnonzero(part.any(axis=1)) for part in (own[:, :quarter],
+                                                               own[:, -quarter:])]
+        thin = max(2, cfg.struck_stroke * height)
+        if all(len(r) and r[-1] - r[0] + 1 <= thin for r in rows) and \
+                min(rows[0][-1], rows[1][-1]) >= max(rows[0][0], rows[1][0]):
+            out.add(c)
+    return frozenset(out)
+
+
+def _text_rows(bb, ids, glyphlike, glyph, *, apart: frozenset[tuple[int, int]] = frozenset(),
+               alone: frozenset[int] = frozenset()) -> list[list[int]]:
     """Group glyphs into text rows (words of one entry): vertical overlap, small gaps; the
-    parts of a glyph cut in two by `_unstack` (`apart`, component indices) never join."""
+    parts of a glyph cut in two by `_unstack` (`apart`, component indices) never join, nor do
+    line-and-marker samples (`alone`, see `_struck`) join anything."""
     order = ids[np.argsort(bb[ids, 0])]
     parent = {int(i): int(i) for i in order}
 
@@ -529,7 +556,8 @@ def _text_rows(bb, ids, glyphlike, glyph, *, apart: frozenset[tuple[int, int]] =
             if dx > 0.8 * max(a_height, heights[b], low):
                 continue
             vover = min(a_bottom, bottom[b]) - max(a_top, top[b])
-            if vover >= touch and (a, b) not in apart and (b, a) not in apart:
+            if vover >= touch and (a, b) not in apart and (b, a) not in apart and \
+                    a not in alone and b not in alone:
                 parent[find(int(a))] = find(int(b))
     groups: dict[int, list[int]] = {}
     for i in order:

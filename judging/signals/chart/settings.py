@@ -219,6 +219,13 @@ class LegendSettings:
     least this share of the glyphs on their own lines and the lines next to them: entries
     that are a few words of such lines are picked out of a paragraph (a caption under the
     plot), not a legend. Text further away (an axis title, a figure title) does not count."""
+    struck_width: float = 1.8
+    """A glyph-sized component at least this many glyph heights wide (and twice as wide as
+    tall) whose end quarters are both a thin stroke on the same rows is a line-and-marker
+    sample, never a letter of the name beside it (legend._struck)."""
+    struck_stroke: float = 0.35
+    """... a thin stroke: inked over at most this share of the component's height (letters
+    run together fill their ends from top to bottom)."""
     entry_margin: float = 0.6
     """Around each entry of a legend drawn without a frame, this many glyph heights are the
     entry's (anti-aliasing, a sample's ends); the data around them are read."""
