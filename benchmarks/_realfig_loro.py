@@ -402,7 +402,7 @@ CHANGES: tuple[tuple[str, str], ...] = (
      "jove-scaling (the published reference line read, 118 points from x 136 to 428, then "
      "dropped as a fragment; jove-scaling__unfaithful2's re-plot pairs its own reference line "
      "with the left-out H3COH)"),
-    ("chart.match_score weighs the share of its worst pair compared (the reach the evidence's "
+    ("signals/9: chart.match_score weighs the share of its worst pair compared (the reach the evidence's "
      "series agreement already weighs: points outside the x range both series span count when "
      "they lie on the other chart's ink), at half weight as shape and trend: a line matched "
      "over part of its counterpart's range agrees on that part only. Left out, realfig-dev2: "

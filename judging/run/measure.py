@@ -41,7 +41,7 @@ from judging.traces import ToolCall, tool_calls
 log = logging.getLogger(__name__)
 
 #: Bump when signal definitions change: part of every judgment's input hash.
-SIGNALS_VERSION = "signals/8"
+SIGNALS_VERSION = "signals/9"
 
 
 @dataclass(frozen=True)
