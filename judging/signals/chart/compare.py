@@ -994,9 +994,9 @@ def _compare_readings(published: ChartReading, reproduced: ChartReading, *,
     # Bars drawn as lines (or lines as bars) is another chart, whatever the values.
     same_kind = float(np.mean([(a.kind == "bar") == (b.kind == "bar") for a, b, _ in matches])) \
         if matches else 1.0
-    # The share of the worst pair compared (or lying on the other chart's ink), as the
-    # evidence's series agreement weighs it: a line matched over part of its counterpart's
-    # range agrees on that part only.
+    # The share of the worst pair compared (or lying on the other chart's ink: the reach the
+    # evidence's series agreement weighs in full, pair by pair): a line matched over part of
+    # its counterpart's range agrees on that part only. Weighed at half here (_match_score).
     reach = min((p.reach_factor() for _, _, p in matches), default=1.0)
     signals["chart.match_score"] = _match_score(signals, extra=extra / max(1, n_rep),
                                                 same_kind=same_kind, reach=reach)
