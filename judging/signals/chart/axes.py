@@ -792,6 +792,13 @@ def _power_fit(positions: list[float], labels: list[TickLabel], orientation: str
     rms = float(np.sqrt(np.mean(res ** 2)))
     if rms > tol:
         return None, None
+    # Minor ticks are labelled (m×10^e, m > 1) only on an axis a decade or two long, so their
+    # labels stand less than a decade from the next label read. Further apart, the exponents
+    # were misread and happen to line up ('10^9', '6x10^-1', '4x10^-8' for 10^0, 6x10^-1,
+    # 4x10^-1: a fit over 43 decades).
+    if np.any(np.round(10 ** mant[use]) > 1) and len(use) >= 2 and \
+            float(np.max(np.abs(np.diff(L[np.argsort(P[use])])))) > 1.0 + 1e-6:
+        return None, None
     ticks = []
     for k, e, lv in zip(use, E, L):
         m_ = round(10 ** mant[k])
