@@ -183,8 +183,16 @@ def _panel(p: PanelEvidence, settings: EvidenceSettings, confirmed: list[str],
             p.crossed - p.series >= settings.confirm_at:
         swap = (p.crossed - p.series) / (1.0 - p.series)
         agreement = 0.0
-        difference = max(difference, float(swap))
-        if swap >= settings.confirm_at:
+        if p.unmatched:
+            # With a published series left without a counterpart, the reader may have merged
+            # or lost one: the data's pairing of the rest is no better read than the names'.
+            doubts.append(f"the legends pair the series otherwise than their data do (data "
+                          f"agreement {p.series:.2f} by name, {p.crossed:.2f} by data), but "
+                          f"{p.unmatched} published series without a counterpart may have "
+                          f"been merged or lost by the reader{where}")
+        else:
+            difference = max(difference, float(swap))
+        if swap >= settings.confirm_at and not p.unmatched:
             confirmed.append(f"the legends name the series one way and their data pair them "
                              f"the other way (data agreement {p.series:.2f} by name, "
                              f"{p.crossed:.2f} by data){where}")

@@ -99,6 +99,16 @@ def test_a_swapped_legend_is_confirmed_by_the_names_and_the_data():
     assert "the other way" in result.reason()
 
 
+def test_a_swap_among_series_one_of_which_was_lost_is_a_doubt():
+    # A published series without a counterpart: the reader may have merged or lost one, so the
+    # data's pairing of the rest is no better read than the names' (the synthetic dev set's
+    # pair-0030, grouped bars of three series read as two, failed as a swap).
+    result = evidence(panel(series=0.05, crossed=1.0, names="agree", unmatched=1))
+    assert result.agreement == 0.0 and result.difference == 0.0
+    assert "may have been merged or lost by the reader" in result.reason()
+    assert "the other way" not in result.reason()
+
+
 def test_a_crop_is_confirmed_by_the_tick_labels_and_the_data():
     cut = evidence(panel(x_ticks=0.55, x_data=0.52))
     assert cut.difference >= 0.9 and "the x ranges differ" in cut.reason()
