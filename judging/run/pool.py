@@ -182,7 +182,8 @@ def _context() -> multiprocessing.context.BaseContext:
     event loop's threads."""
     if "forkserver" in multiprocessing.get_all_start_methods():
         context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(["judging.run.pool"])
+        # worker_start: a worker that fails before running our code says so in one line.
+        context.set_forkserver_preload(["judging.run.worker_start", "judging.run.pool"])
         return context
     return multiprocessing.get_context("spawn")
 
