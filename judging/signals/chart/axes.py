@@ -796,7 +796,7 @@ def _power_fit(positions: list[float], labels: list[TickLabel], orientation: str
     # labels stand less than a decade from the next label read. Further apart, the exponents
     # were misread and happen to line up ('10^9', '6x10^-1', '4x10^-8' for 10^0, 6x10^-1,
     # 4x10^-1: a fit over 43 decades).
-    if np.any(np.round(10 ** mant[use]) > 1) and len(use) >= 2 and \
+    if np.any(np.round(10 ** mant[use]) > 1) and \
             float(np.max(np.abs(np.diff(L[np.argsort(P[use])])))) > 1.0 + 1e-6:
         return None, None
     ticks = []

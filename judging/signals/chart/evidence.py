@@ -192,10 +192,10 @@ def _panel(p: PanelEvidence, settings: EvidenceSettings, confirmed: list[str],
                           f"been merged or lost by the reader{where}")
         else:
             difference = max(difference, float(swap))
-        if swap >= settings.confirm_at and not p.unmatched:
-            confirmed.append(f"the legends name the series one way and their data pair them "
-                             f"the other way (data agreement {p.series:.2f} by name, "
-                             f"{p.crossed:.2f} by data){where}")
+            if swap >= settings.confirm_at:
+                confirmed.append(f"the legends name the series one way and their data pair "
+                                 f"them the other way (data agreement {p.series:.2f} by name, "
+                                 f"{p.crossed:.2f} by data){where}")
     # A crop: the x axes' tick labels and the data's x extents both say the ranges differ (a
     # crop keeps part of the range: ranges that do not overlap at all are misread axes).
     if p.x_ticks is not None and p.x_data is not None:
