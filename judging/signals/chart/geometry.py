@@ -394,6 +394,11 @@ def _overlap(a: Box, b: Box) -> float:
     return inter / max(1, min(a.area, b.area))
 
 
+def luma(colour) -> float:
+    """A colour's lightness (ITU-R BT.601 weights, the ones `Page.lum` is made with)."""
+    return float(np.asarray(colour, dtype=np.float64) @ np.array([0.299, 0.587, 0.114]))
+
+
 def maxabs(rgb: np.ndarray, colour) -> np.ndarray:
     """Largest channel difference of every pixel from `colour` (fast on (H, W, 3) arrays)."""
     c = np.asarray(colour, dtype=np.float32)

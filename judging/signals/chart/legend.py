@@ -28,9 +28,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import ndimage
 
-from judging.signals.chart.geometry import Box, Page, common_colour, maxabs
+from judging.signals.chart.geometry import Box, Page, common_colour, luma, maxabs
 from judging.signals.chart.ocr import Crop, read_crops
-from judging.signals.chart.series import RawSeries, _luma, blend
+from judging.signals.chart.series import RawSeries, blend
 from judging.signals.chart.settings import reader_settings
 
 
@@ -146,6 +146,9 @@ def find_legend(page: Page, boxes: list[Box], mask: np.ndarray, glyph: float, *,
         (cw <= 2.2 * glyph) | ((cw <= 5 * glyph) & (fill < 0.65)))
     # dots of i/j, periods, the bars of "=" and "-"
     small = (ch < 0.4 * glyph) & (cw < 1.6 * glyph)
+    # line-and-marker samples among the glyph-sized components: no letters (`_struck`)
+    wide = glyphlike & (cw >= reader_settings().legend.struck_width * glyph) & (cw >= 2 * ch)
+    struck = _struck(bb, np.flatnonzero(wide), glyphlike, labels, glyph)
     results: list[Legend | None] = []
     all_entries: list[tuple[int, Entry]] = []
     for bi, box in enumerate(boxes):
@@ -154,7 +157,7 @@ def find_legend(page: Page, boxes: list[Box], mask: np.ndarray, glyph: float, *,
             # Outside the plot area (beside, above, below it: `_regions` gives the inside
             # first) text may be prose, a caption.
             for entries in _entries(page, region, bb, glyphlike, small, labels, glyph,
-                                    apart=apart, prose_around=k > 0):
+                                    apart=apart, struck=struck, prose_around=k > 0):
                 if len(entries) >= least and len(entries) > len(best):
                     best = entries
         all_entries += [(bi, e) for e in best[:reader_settings().legend.max_entries]]
@@ -335,7 +338,8 @@ def _clean(text: str) -> str:
 
 
 def _entries(page: Page, region, bb, glyphlike, small, labels, glyph, *,
-             apart: frozenset[tuple[int, int]] = frozenset(), prose_around: bool = False
+             apart: frozenset[tuple[int, int]] = frozenset(),
+             struck: frozenset[int] = frozenset(), prose_around: bool = False
              ) -> list[list[Entry]]:
     """The legends a region holds: the best-aligned entries with their samples on the left, and
     those with their samples on the right. `prose_around`: the region (outside the plot area)
@@ -345,8 +349,7 @@ def _entries(page: Page, region, bb, glyphlike, small, labels, glyph, *,
     ids = np.nonzero(inside & (glyphlike | small))[0]
     if ids.size == 0:
         return []
-    rows = _text_rows(bb, ids, glyphlike, glyph, apart=apart,
-                      alone=_struck(bb, ids, glyphlike, labels, glyph))
+    rows = _text_rows(bb, ids, glyphlike, glyph, apart=apart, alone=struck)
     boxes = [(int(bb[comps, 0].min()), int(bb[comps, 1].min()), int(bb[comps, 2].max()),
               int(bb[comps, 3].max())) for comps in rows]
     # Words: rows of two glyphs or more, and whether their glyphs are alike marks (a sample of
@@ -433,7 +436,7 @@ def _faint(page: Page, region, rows: list[list[int]], boxes, labels) -> set[int]
     x0, y0, x1, y1 = (max(0, int(v)) for v in region)
     sample = page.rgb[y0:y1 + 1:4, x0:x1 + 1:4].reshape(-1, 3).astype(np.int32)
     face = common_colour(sample, step=8)[0]
-    face_lum = _luma(face)
+    face_lum = luma(face)
     strength = []
     for comps, (left, top, right, bottom) in zip(rows, boxes):
         own = np.isin(labels[top:bottom + 1, left:right + 1], np.asarray(comps) + 1)

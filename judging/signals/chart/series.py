@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import ndimage
 
-from judging.signals.chart.geometry import Box, Page, common_colour, gridlines, maxabs
+from judging.signals.chart.geometry import Box, Page, common_colour, gridlines, luma, maxabs
 from judging.signals.chart.settings import reader_settings
 
 
@@ -157,18 +157,14 @@ def _same_hue(c: np.ndarray, m: np.ndarray, bg: np.ndarray) -> bool:
             and float(np.abs(c - bg).max()) < float(np.abs(m - bg).max())):
         return False
     weight = dc / dm
-    grey = float(np.clip((_luma(c) - weight * _luma(m)) / (1.0 - weight), 0.0, 255.0))
-    return abs(_luma(c) - (weight * _luma(m) + (1.0 - weight) * grey)) <= BLEND_LUMA_SLACK
+    grey = float(np.clip((luma(c) - weight * luma(m)) / (1.0 - weight), 0.0, 255.0))
+    return abs(luma(c) - (weight * luma(m) + (1.0 - weight) * grey)) <= BLEND_LUMA_SLACK
 
 
 #: How far (luma levels) a paler colour may lie from the best blend of the darker one with a
 #: grey: a JPEG's or an anti-aliasing's error on a pixel's lightness. Okabe-Ito's sky blue
 #: lies 42 levels above any blend of its blue.
 BLEND_LUMA_SLACK = 20.0
-
-
-def _luma(c: np.ndarray) -> float:
-    return float(np.asarray(c, dtype=np.float64) @ np.array([0.299, 0.587, 0.114]))
 
 
 def _gray_groups(strength: np.ndarray, achromatic: np.ndarray, bg: np.ndarray,
@@ -741,7 +737,7 @@ def extract_series(page: Page, box: Box, exclude: list[tuple[int, int, int, int]
     for el, et, er, eb in exclude:
         ink[max(0, et - t):max(0, eb - t + 1), max(0, el - l):max(0, er - l + 1)] = False
     bg_chroma = float(plot_bg.max() - plot_bg.min())
-    bg_lum = _luma(plot_bg)
+    bg_lum = luma(plot_bg)
     strength = np.abs(lum - bg_lum)
     strong = ink & ((chroma >= 40 + bg_chroma) | (strength > 50))
     ink_points = ink_sample(strong, t, l)
