@@ -38,6 +38,15 @@ from judging.cli.options import console, friendly_errors
               help="Output kept per stream, MiB; more stops the run [default 8].")
 @click.option("--disk", "disk_mb", type=click.IntRange(min=16), default=None,
               help="Size of the scratch copy, /tmp and home, MiB each [default 1024].")
+@click.option("--build-memory", "build_memory_mb", type=click.IntRange(min=256), default=None,
+              help="The environment install's address-space limit per process, MiB "
+                   "[default 8192].")
+@click.option("--build-disk", "build_disk_mb", type=click.IntRange(min=64), default=None,
+              help="The environment install's scratch copy, /tmp and home, MiB each, and its "
+                   "largest file [default 4096].")
+@click.option("--build-timeout", "build_wall_s", type=click.FloatRange(min=1), default=None,
+              help="The environment install's wall-time limit, seconds (its CPU time per "
+                   "process: twice that) [default 1800].")
 @click.option("--no-sandbox", is_flag=True,
               help="Run without bubblewrap (untrusted code on this machine, no namespace, no "
                    "scratch tmpfs): only where the sandbox cannot start and the code is trusted. "
@@ -60,7 +69,8 @@ from judging.cli.options import console, friendly_errors
 @friendly_errors
 def rerun(run_dir: Path, selector: str, engine: str, budget: str | None, wall_s: float | None,
           cpu_s: int | None, memory_mb: int | None, processes: int | None,
-          output_mb: float | None, disk_mb: int | None, no_sandbox: bool,
+          output_mb: float | None, disk_mb: int | None, build_memory_mb: int | None,
+          build_disk_mb: int | None, build_wall_s: float | None, no_sandbox: bool,
           env_cache: Path | None, seed: int, force: bool, estimate_only: bool,
           address: str | None, hf_namespace: str | None) -> None:
     """Re-run the submitted scripts of RUN_DIR's number claims and compare their numbers.
@@ -82,12 +92,16 @@ def rerun(run_dir: Path, selector: str, engine: str, budget: str | None, wall_s:
         plan_rerun,
         run_rerun,
     )
+    from judging.rerun.environment import build_limits
 
     given = {"wall_s": wall_s, "cpu_s": cpu_s, "memory_mb": memory_mb, "processes": processes,
              "output_mb": output_mb, "disk_mb": disk_mb}
     limits = DEFAULT_LIMITS.model_copy(update={k: v for k, v in given.items() if v is not None})
     request = RerunRequest(run_dir=run_dir, select=selector, engine=engine,  # type: ignore[arg-type]
-                           budget=parse_budget(budget), limits=limits, sandbox=not no_sandbox,
+                           budget=parse_budget(budget), limits=limits,
+                           build_limits=build_limits(memory_mb=build_memory_mb,
+                                                     disk_mb=build_disk_mb, wall_s=build_wall_s),
+                           sandbox=not no_sandbox,
                            cache_dir=env_cache, seed=seed, force=force, address=address,
                            hf_namespace=hf_namespace)
     prices = None

@@ -9,11 +9,21 @@ builds it: HF Jobs). The Python is the one pinned (the claim's `python`, else `.
 beside the file, else the file's `requires-python`), found among this machine's interpreters:
 uv never downloads one.
 
-The install runs in the sandbox too (the registry reachable, nothing else of the host): building
-an sdist runs the package's own code. The key of an environment is the hash of the environment
-file (with its pyproject.toml for a lock), the interpreter's version and uv's; `CACHE/envs/<key>/`
-holds it once its build succeeded (a marker file records it), and every claim with the same key
-reuses it without an install. Builds of one key are serialized by a file lock, so concurrent
+The install runs in the sandbox too, as contained as a run: its own network namespace whose only
+way out is the route to the package index (index_route.py; never this machine's loopback),
+under the organizer's build limits (`--build-memory/--build-disk/--build-timeout`), with a uv
+cache of its own that is removed afterwards (one submission's install cannot change what
+another's copies). Building an sdist runs the package's own code: everything under an
+environment folder is the submission's, and this machine never follows a link in it.
+
+The key of an environment is the hash of the environment file (with its pyproject.toml for a
+lock) and of every file it names (`-r`, `-c`), the interpreter's version and uv's; an
+environment that names anything of the submission's own (a local path, `-e`, a local
+`--find-links`, a path source in a lock or `[tool.uv.sources]`) adds the hash of the whole
+submission, so it is never shared with another submission. `CACHE/envs/<key>/` holds it once its
+build succeeded, recorded by the marker `CACHE/envs/<key>.json` beside it (outside the folder the
+install writes, written by a rename in a folder no sandbox sees), and every claim with the same
+key reuses it without an install. Builds of one key are serialized by a file lock, so concurrent
 workers build it once.
 """
 
@@ -26,16 +36,23 @@ import os
 import platform
 import re
 import shutil
+import stat
 import subprocess
 import sys
+import tempfile
 import time
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
 
 from judging.errors import JudgingError
 from judging.models import RerunEnvironment, RerunLimits
+from judging.rerun.index_route import ROUTE_MOUNT, IndexRoute
 from judging.rerun.sandbox import Mount, ProcessOutcome, Sandbox
 
 EnvKind = Literal["uv.lock", "pyproject.toml", "requirements.txt", "Dockerfile"]
@@ -47,16 +64,34 @@ UV_MOUNT = "/opt/judging/uv"
 UV_CACHE_MOUNT = "/uv-cache"
 #: The resolver's last lines kept when an environment does not build.
 RESOLVER_TAIL_LINES = 15
-#: Limits of an install: more time and memory than a run (large wheels), the same sandbox.
+#: Default limits of an install (`--build-memory`, `--build-disk`, `--build-timeout` change
+#: them): more time and memory than a run (large wheels), the same sandbox.
 BUILD_LIMITS = RerunLimits(wall_s=1800, cpu_s=3600, memory_mb=8192, processes=256,
                            output_mb=8, disk_mb=4096)
-MARKER = ".judging-env.json"
-#: The organizer's settings that reach the package registry, passed to the install step (never to
-#: a run): the CA bundle, proxies and uv's index. An index URL with credentials in it is seen by
-#: the install's sandbox, where an sdist's build code runs: use a credential-free mirror.
+#: An install's CPU time per process, as a multiple of its wall time (a compiler may use more
+#: than one core's worth in threads).
+BUILD_CPU_PER_WALL = 2
+#: The organizer's settings that reach the package registry. Without the sandbox all of them
+#: are passed to the install; in the sandbox the proxies stay here (the route chains to them,
+#: credentials included) and only the CA bundle and uv's index settings go in. An index URL with
+#: credentials in it is seen by the install's sandbox, where an sdist's build code runs: use a
+#: credential-free mirror.
 NETWORK_SETTINGS = ("SSL_CERT_FILE", "SSL_CERT_DIR", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY",
                     "http_proxy", "https_proxy", "no_proxy", "UV_INDEX_URL", "UV_DEFAULT_INDEX",
                     "UV_EXTRA_INDEX_URL", "UV_INDEX", "UV_NATIVE_TLS")
+SANDBOXED_NETWORK_SETTINGS = ("SSL_CERT_FILE", "SSL_CERT_DIR", "UV_INDEX_URL",
+                              "UV_DEFAULT_INDEX", "UV_EXTRA_INDEX_URL", "UV_INDEX",
+                              "UV_NATIVE_TLS")
+#: An environment file (and a file it names) is read on this machine up to this size: a lock of
+#: a large project is a few hundred KiB.
+MAX_ENV_FILE_BYTES = 8 * 1024 * 1024
+#: `-r`/`-c` files followed from a requirements file (deeper, or more, counts as naming the
+#: submission's own files: the environment is not shared).
+MAX_INCLUDED_FILES = 32
+#: A requirement that names one of these is a file of the submission, not a registry package.
+ARCHIVE_SUFFIXES = (".whl", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".zip", ".tar")
+#: Schemes of a requirement's URL that reach the network (anything else is a local file).
+NETWORK_SCHEMES = ("http", "https", "git+http", "git+https", "git+ssh")
 
 
 class EnvironmentError_(JudgingError):
@@ -227,15 +262,231 @@ def uv_version() -> str:
     return result.stdout.strip()
 
 
+def build_limits(*, memory_mb: int | None = None, disk_mb: int | None = None,
+                 wall_s: float | None = None) -> RerunLimits:
+    """The install's limits: BUILD_LIMITS with the organizer's `--build-*` options."""
+    update: dict[str, float | int] = {}
+    if memory_mb is not None:
+        update["memory_mb"] = memory_mb
+    if disk_mb is not None:
+        update["disk_mb"] = disk_mb
+    if wall_s is not None:
+        update["wall_s"] = wall_s
+        update["cpu_s"] = max(1, int(wall_s * BUILD_CPU_PER_WALL))
+    return BUILD_LIMITS.model_copy(update=update)
+
+
+def describe_build_limits(limits: RerunLimits) -> str:
+    return (f"installs under {limits.memory_mb} MiB of memory per process, {limits.disk_mb} MiB "
+            f"of disk, {limits.wall_s:g} s each")
+
+
+class EnvironmentFileError(EnvironmentError_):
+    """An environment file this machine does not read (a link out of the submission, not a
+    regular file, too large)."""
+
+
+def read_env_file(root: Path, relative: str) -> bytes:
+    """A file of the submission that the install reads, read here: a link is followed only
+    while it stays inside the submission; a regular file (a FIFO or a device is refused before
+    it is opened for reading), at most MAX_ENV_FILE_BYTES."""
+    real_root = root.resolve()
+    path = real_root / relative
+    real = Path(os.path.realpath(path))
+    if not real.is_relative_to(real_root):
+        raise EnvironmentFileError(f"{relative} leads out of the submission: not read")
+    try:
+        fd = os.open(real, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise EnvironmentFileError(f"{relative} is not in the submission") from None
+    except OSError:
+        raise EnvironmentFileError(f"{relative} cannot be read") from None
+    with os.fdopen(fd, "rb") as handle:
+        mode = os.fstat(fd)
+        if not stat.S_ISREG(mode.st_mode):
+            raise EnvironmentFileError(f"{relative} is not a regular file: not read")
+        data = handle.read(MAX_ENV_FILE_BYTES + 1)
+    if len(data) > MAX_ENV_FILE_BYTES:
+        raise EnvironmentFileError(f"{relative} is larger than "
+                                   f"{MAX_ENV_FILE_BYTES // (1024 * 1024)} MiB: not read")
+    return data
+
+
+def submission_hash(root: Path) -> str:
+    """Hash of everything an install in the sandbox can read of a submission (its copy):
+    every path, a regular file's bytes, a link's text (never followed), other kinds by kind."""
+    digest = hashlib.sha256()
+    for folder, dirs, files in os.walk(root):
+        dirs.sort()
+        for name in sorted([*dirs, *files]):
+            path = Path(folder) / name
+            digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+            mode = os.lstat(path).st_mode
+            if stat.S_ISLNK(mode):
+                digest.update(b"link:" + os.readlink(path).encode())
+            elif stat.S_ISREG(mode):
+                fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+                with os.fdopen(fd, "rb") as handle:
+                    for chunk in iter(lambda: handle.read(1 << 20), b""):
+                        digest.update(chunk)
+            else:
+                digest.update(f"kind:{stat.S_IFMT(mode)}".encode())
+            digest.update(b"\0")
+    return digest.hexdigest()
+
+
+_HASH_OPTION = re.compile(r"\s+--hash[=\s]\S+")
+_FILE_OPTIONS = ("-r", "--requirement", "-c", "--constraint")
+_URL_OPTIONS = ("-i", "--index-url", "--extra-index-url", "-f", "--find-links")
+#: Options of a requirements file that read nothing of the submission.
+_PLAIN_OPTIONS = ("--no-index", "--pre", "--prefer-binary", "--only-binary", "--no-binary",
+                  "--require-hashes", "--trusted-host")
+
+
+def _logical_lines(text: str) -> list[str]:
+    """A requirements file's lines: continuations joined, comments dropped."""
+    joined = re.sub(r"\\\r?\n", " ", text)
+    lines = []
+    for line in joined.splitlines():
+        line = re.sub(r"(^|\s)#.*$", "", line).strip()
+        if line:
+            lines.append(line)
+    return lines
+
+
+def _requirement_is_local(text: str, folders: list[Path]) -> bool:
+    """Whether a requirement names something other than a registry package (a path, a local
+    URL, an archive, a name that is a file or folder of the submission)."""
+    text = _HASH_OPTION.sub("", text).strip()
+    if "${" in text or text.startswith("-"):  # uv expands variables; an option we do not know
+        return True
+    try:
+        requirement = Requirement(text)
+    except InvalidRequirement:
+        return True
+    if requirement.url is not None:
+        return urlsplit(requirement.url).scheme not in NETWORK_SCHEMES
+    name = requirement.name
+    return name.endswith(ARCHIVE_SUFFIXES) or any(os.path.lexists(folder / name)
+                                                  for folder in folders)
+
+
+def _requirements_local(root: Path, relative: str, digest, seen: set[str]) -> bool:
+    """Whether a requirements file names anything of the submission's own; the files it
+    includes (`-r`, `-c`) are added to `digest`."""
+    seen.add(relative)
+    text = read_env_file(root, relative).decode("utf-8", errors="replace")
+    folder = Path(relative).parent
+    folders = [root / folder, root]
+    for line in _logical_lines(text):
+        if not line.startswith("-"):
+            if _requirement_is_local(line, folders):
+                return True
+            continue
+        option, _, value = re.sub(r"\s*=\s*|\s+", " ", line, count=1).partition(" ")
+        value = value.strip()
+        if option in _FILE_OPTIONS:
+            included = os.path.normpath(folder / value)
+            if ("${" in value or "://" in value or included.startswith("..")
+                    or os.path.isabs(value) or len(seen) >= MAX_INCLUDED_FILES):
+                return True
+            if included in seen:
+                continue
+            try:
+                digest.update(b"include:" + included.encode() + b"\0"
+                              + read_env_file(root, included) + b"\0")
+            except EnvironmentFileError:
+                return True  # what uv reads of it is in the submission's hash
+            if _requirements_local(root, included, digest, seen):
+                return True
+        elif option in _URL_OPTIONS:
+            if urlsplit(value).scheme not in ("http", "https"):
+                return True
+        elif option not in _PLAIN_OPTIONS:  # -e, --editable and anything we do not know
+            return True
+    return False
+
+
+def _toml(data: bytes) -> dict | None:
+    try:
+        parsed = tomllib.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
+        return None
+    return parsed
+
+
+def _pyproject_local(data: dict | None, folders: list[Path]) -> bool:
+    """Whether `uv pip install -r pyproject.toml` reads the submission's own files: uv sources
+    or local find-links, dependencies only a build can tell (dynamic), or one that is local."""
+    if data is None or not isinstance(data.get("project"), dict):
+        return True
+    tool = data.get("tool", {})
+    uv = tool.get("uv", {}) if isinstance(tool, dict) else {}
+    if not isinstance(uv, dict) or any(k in uv for k in ("sources", "find-links", "workspace")):
+        return True
+    for index in uv.get("index", []) or []:
+        if not isinstance(index, dict) or urlsplit(str(index.get("url", ""))).scheme not in (
+                "http", "https"):
+            return True
+    project = data["project"]
+    dynamic = project.get("dynamic", [])
+    if not isinstance(dynamic, list) or {"dependencies", "optional-dependencies"} & set(
+            map(str, dynamic)):
+        return True
+    dependencies = project.get("dependencies", [])
+    return not isinstance(dependencies, list) or any(
+        not isinstance(d, str) or _requirement_is_local(d, folders) for d in dependencies)
+
+
+def _lock_local(lock: dict | None, pyproject: dict | None) -> bool:
+    """Whether `uv sync --frozen --no-install-project` installs a package from the submission's
+    own files (a path, directory or editable source other than the project itself) or from a
+    local registry."""
+    if lock is None or not isinstance(lock.get("package", []), list):
+        return True
+    project = (pyproject or {}).get("project")
+    own = canonicalize_name(str(project.get("name", ""))) if isinstance(project, dict) else None
+    for package in lock.get("package", []):
+        source = package.get("source", {}) if isinstance(package, dict) else None
+        if not isinstance(source, dict):
+            return True
+        for kind, where in source.items():
+            if kind in ("registry", "url") and urlsplit(str(where)).scheme in ("http", "https"):
+                continue
+            if kind == "git":
+                continue
+            if (kind in ("editable", "virtual") and where == "."
+                    and canonicalize_name(str(package.get("name", ""))) == own):
+                continue  # the project itself: not installed (--no-install-project)
+            return True
+    return False
+
+
 def environment_key(root: Path, request: EnvRequest, interpreter: Interpreter | None) -> str:
     """The hash an environment is built once for: its file (and the pyproject.toml beside a
-    lock), the interpreter's version, uv's version and this platform."""
+    lock) and the files it includes, the interpreter's version, uv's version and this
+    platform; for an environment that names anything of the submission's own, the whole
+    submission too (it is not shared). Raises EnvironmentFileError for an environment file
+    this machine does not read."""
+    root = root.resolve()
     digest = hashlib.sha256()
     files = [request.file]
     if request.kind == "uv.lock":
         files.append(str(Path(request.file).with_name("pyproject.toml")))
+    contents = {name: read_env_file(root, name) for name in files}
     for name in files:  # contents only: the same lock in two submissions is one environment
-        digest.update((root / name).read_bytes() + b"\0")
+        digest.update(contents[name] + b"\0")
+    folders = [root / request.folder, root]
+    if request.kind == "requirements.txt":
+        local = _requirements_local(root, request.file, digest, set())
+    elif request.kind == "pyproject.toml":
+        local = _pyproject_local(_toml(contents[request.file]), folders)
+    elif request.kind == "uv.lock":
+        local = _lock_local(_toml(contents[request.file]), _toml(contents[files[1]]))
+    else:
+        local = False
+    if local:
+        digest.update(b"submission:" + submission_hash(root).encode())
     digest.update(json.dumps([request.kind, interpreter.version if interpreter else None,
                               uv_version(), platform.machine()]).encode())
     return digest.hexdigest()[:24]
@@ -255,16 +506,41 @@ def _build_script(request: EnvRequest, interpreter: Interpreter) -> str:
 
 
 class EnvCache:
-    """Built environments under `root`: envs/<key>/ (a venv) and a uv download cache."""
+    """Built environments under `root`: envs/<key>/ (a venv, the submission's: hostile) and
+    envs/<key>.json (its marker, ours)."""
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, build_limits: RerunLimits = BUILD_LIMITS):
         self.root = Path(root)
+        self.build_limits = build_limits
 
     def path(self, key: str) -> Path:
         return self.root / "envs" / key
 
+    def marker(self, key: str) -> Path:
+        """Outside the environment's folder: the install never sees it."""
+        return self.root / "envs" / f"{key}.json"
+
     def is_built(self, key: str) -> bool:
-        return (self.path(key) / MARKER).is_file()
+        try:
+            marker, folder = os.lstat(self.marker(key)), os.lstat(self.path(key))
+        except FileNotFoundError:
+            return False
+        return stat.S_ISREG(marker.st_mode) and stat.S_ISDIR(folder.st_mode)
+
+    def _write_marker(self, key: str, record: RerunEnvironment) -> None:
+        """Written to a new file (O_EXCL: never through a link) in CACHE/envs, a folder no
+        sandbox sees, then renamed over the marker (a rename replaces a link, never follows
+        it)."""
+        fd, temporary = tempfile.mkstemp(prefix=f".{key}.", suffix=".tmp", dir=self.root / "envs")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(record.model_dump_json())
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(temporary, self.marker(key))
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
 
     def ensure(self, submission: Path, request: EnvRequest, *, sandbox: Sandbox,
                log: Path | None = None) -> BuiltEnv:
@@ -283,6 +559,7 @@ class EnvCache:
             fcntl.flock(lock, fcntl.LOCK_EX)
             if self.is_built(key):
                 return BuiltEnv(target, interpreter, record)
+            self.marker(key).unlink(missing_ok=True)
             started = time.monotonic()
             outcome = self._build(submission, request, interpreter, target, sandbox=sandbox,
                                   log=log)
@@ -291,38 +568,61 @@ class EnvCache:
                 raise EnvironmentError_(_resolver_tail(log, outcome))
             record = record.model_copy(update={"built": True,
                                                "build_s": round(time.monotonic() - started, 2)})
-            (target / MARKER).write_text(record.model_dump_json())
+            self._write_marker(key, record)
         return BuiltEnv(target, interpreter, record)
 
     def _build(self, submission: Path, request: EnvRequest, interpreter: Interpreter,
                target: Path, *, sandbox: Sandbox, log: Path | None) -> ProcessOutcome:
         shutil.rmtree(target, ignore_errors=True)
         target.mkdir(parents=True)
-        # uv's download cache, one per sandbox uid (as root, each process of ours has a uid of
-        # its own: Ray workers, parallel runs), since its files belong to the uid that wrote them
-        owner = sandbox.uid if sandbox.enabled and sandbox.privileged else os.getuid()
-        cache = self.root / "uv-cache" / str(owner)
-        cache.mkdir(parents=True, exist_ok=True)
-        if sandbox.enabled and sandbox.privileged:
-            # the install runs as the sandbox's uid: it owns what it writes
-            for path in (target, cache):
-                os.chown(path, sandbox.uid, sandbox.uid)
+        # uv's cache: one per build, removed afterwards (a build's code can write to it: it
+        # must not reach another submission's install)
+        (self.root / "uv-cache").mkdir(parents=True, exist_ok=True)
+        cache = Path(tempfile.mkdtemp(prefix="build-", dir=self.root / "uv-cache"))
+        try:
+            if not sandbox.enabled:
+                return self._run_build(submission, request, interpreter, target, cache,
+                                       sandbox=sandbox, log=log, route=None)
+            if sandbox.privileged:
+                # the install runs as the sandbox's uid: it owns what it writes
+                for path in (target, cache):
+                    os.chown(path, sandbox.uid, sandbox.uid)
+            with IndexRoute.from_environment() as route:
+                outcome = self._run_build(submission, request, interpreter, target, cache,
+                                          sandbox=sandbox, log=log, route=route)
+            if outcome.exit_code != 0 and route.refusals and log is not None:
+                with log.open("a", encoding="utf-8") as handle:
+                    for refusal in route.refusals:
+                        handle.write(f"judging: the route to the package index refused "
+                                     f"{refusal}\n")
+            return outcome
+        finally:
+            shutil.rmtree(cache, ignore_errors=True)
+
+    def _run_build(self, submission: Path, request: EnvRequest, interpreter: Interpreter,
+                   target: Path, cache: Path, *, sandbox: Sandbox, log: Path | None,
+                   route: IndexRoute | None) -> ProcessOutcome:
         uv = uv_binary()
-        inside = sandbox.enabled
-        env = {"UV_CACHE_DIR": UV_CACHE_MOUNT if inside else str(cache),
-               "UV_PYTHON_DOWNLOADS": "never", "UV_NO_CONFIG": "1", "UV_LINK_MODE": "copy",
-               "UV_NO_PROGRESS": "1", "UVBIN": UV_MOUNT if inside else uv,
-               "ENVDIR": ENV_MOUNT if inside else str(target),
-               **{name: os.environ[name] for name in NETWORK_SETTINGS if name in os.environ}}
-        mounts: list[Mount] = []
-        if inside:
+        script = _build_script(request, interpreter)
+        if route is None:  # --no-sandbox: on this machine, its network
+            env = {"UV_CACHE_DIR": str(cache), "UVBIN": uv, "ENVDIR": str(target),
+                   **{n: os.environ[n] for n in NETWORK_SETTINGS if n in os.environ}}
+            mounts: list[Mount] = []
+        else:
+            env = {"UV_CACHE_DIR": UV_CACHE_MOUNT, "UVBIN": UV_MOUNT, "ENVDIR": ENV_MOUNT,
+                   **{n: os.environ[n] for n in SANDBOXED_NETWORK_SETTINGS if n in os.environ},
+                   **route.env}
             mounts = [Mount(target, ENV_MOUNT, writable=True),
                       Mount(cache, UV_CACHE_MOUNT, writable=True), Mount(Path(uv), UV_MOUNT),
-                      *_interpreter_mounts(interpreter)]
+                      Mount(route.folder, ROUTE_MOUNT), *_interpreter_mounts(interpreter),
+                      *_certificate_mounts()]
+            script = route.start_relay(interpreter.path) + script
+        env.update({"UV_PYTHON_DOWNLOADS": "never", "UV_NO_CONFIG": "1", "UV_LINK_MODE": "copy",
+                    "UV_NO_PROGRESS": "1"})
         # uv writes its messages (and the resolver's) to stderr: build.txt
-        return sandbox.run(["/bin/sh", "-c", _build_script(request, interpreter)],
-                           submission=submission, limits=BUILD_LIMITS, mounts=mounts, env=env,
-                           network=True, stdout=None, stderr=log)
+        return sandbox.run(["/bin/sh", "-c", script], submission=submission,
+                           limits=self.build_limits, mounts=mounts, env=env, stdout=None,
+                           stderr=log)
 
     @staticmethod
     def run_mounts(env: BuiltEnv) -> list[Mount]:
@@ -346,3 +646,15 @@ def _resolver_tail(log: Path | None, outcome: ProcessOutcome) -> str:
     why = (f"stopped at the {outcome.stopped} limit" if outcome.stopped
            else f"exit code {outcome.exit_code}")
     return f"environment failed ({why}): " + ("\n".join(lines) or "the resolver said nothing")
+
+
+def _certificate_mounts() -> list[Mount]:
+    """The organizer's CA bundle (SSL_CERT_FILE, SSL_CERT_DIR) where the install looks for it,
+    when it is not in the sandbox's system already (/etc/ssl, /usr)."""
+    mounts = []
+    for name in ("SSL_CERT_FILE", "SSL_CERT_DIR"):
+        given = os.environ.get(name)
+        if given and os.path.isabs(given) and os.path.exists(given) and not given.startswith(
+                ("/etc/ssl/", "/etc/ca-certificates", "/usr/")):
+            mounts.append(Mount(Path(given), given))
+    return mounts

@@ -21,8 +21,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from judging.errors import JudgingError
-from judging.models import RerunRecord
-from judging.rerun.environment import EnvCache
+from judging.models import RerunLimits, RerunRecord
+from judging.rerun.environment import BUILD_LIMITS, EnvCache
 from judging.rerun.sandbox import Sandbox, SandboxUnavailable
 from judging.rerun.stage import RerunRequest, fits, fresh_logs, over_budget, write_result
 from judging.rerun.task import RerunTask, execute, not_run_record
@@ -48,8 +48,8 @@ def _unpack(data: bytes, target: Path) -> None:
         archive.extractall(target, filter="data")
 
 
-def rerun_on_node(task: RerunTask, submission: bytes, *, cache_dir: str, sandboxed: bool
-                  ) -> tuple[RerunRecord, bytes]:
+def rerun_on_node(task: RerunTask, submission: bytes, *, cache_dir: str, sandboxed: bool,
+                  build_limits: RerunLimits = BUILD_LIMITS) -> tuple[RerunRecord, bytes]:
     """A Ray task: unpack the submission, re-run the claim in this node's sandbox, and return
     the record with its logs (a tar archive)."""
     node = socket.gethostname()
@@ -61,7 +61,7 @@ def rerun_on_node(task: RerunTask, submission: bytes, *, cache_dir: str, sandbox
         logs = Path(tmp) / "logs"
         sandbox = Sandbox(enabled=sandboxed)
         try:
-            record = execute(local, cache=EnvCache(Path(cache_dir)), sandbox=sandbox,
+            record = execute(local, cache=EnvCache(Path(cache_dir), build_limits), sandbox=sandbox,
                              logs=logs, engine="ray", node=node)
         except SandboxUnavailable as exc:
             record = not_run_record(local, engine="ray", sandbox=None, final=False,
@@ -115,7 +115,7 @@ def _run_tasks(ray, request: RerunRequest, tasks: list[RerunTask],
         if task.root not in archives:
             archives[task.root] = ray.put(_pack(task.root))
         ref = remote.remote(task, archives[task.root], cache_dir=cache_dir,
-                            sandboxed=request.sandbox)
+                            sandboxed=request.sandbox, build_limits=request.build_limits)
         pending[ref] = task
     while pending:
         ready, _ = ray.wait(list(pending), num_returns=1)

@@ -3,8 +3,10 @@ re-run, with limits set by util-linux's `prlimit`.
 
 What the sandbox does (`Sandbox.run`):
 
-- **no network** (a new network namespace: only a loopback that is down), except for the
-  environment's install step, which needs the package registry and runs before, separately;
+- **no network** (a new network namespace of its own, with only its own loopback), the
+  environment's install step included: its only way out is the route to the package index
+  (`index_route.py`: a proxy on this machine that allows the index hosts and nothing else,
+  reached through a socket mounted into the sandbox), never this machine's loopback;
 - **a read-only system**: /usr, /bin, /lib*, /sbin and a short list of /etc files, read-only;
   nothing else of the host is there (no /root, no /home, no /work, no other submission);
 - **the submission copied into a scratch folder** (/work, a tmpfs of `disk_mb`), the working
@@ -197,7 +199,7 @@ class Sandbox:
             raise SandboxUnavailable("prlimit and setpriv (util-linux) are needed to set the "
                                      "sandbox's limits")
         with tempfile.TemporaryDirectory(prefix="judging-probe-") as tmp:
-            command = [bwrap, *self._namespace_options(network=False),
+            command = [bwrap, *self._namespace_options(),
                        *self._system_options(Path(tmp)), "--", "/bin/true"]
             probe = subprocess.run(command, capture_output=True, text=True, timeout=30)
         if probe.returncode != 0:
@@ -212,19 +214,18 @@ class Sandbox:
 
     # --- the command line ------------------------------------------------------------------
 
-    def _namespace_options(self, *, network: bool) -> list[str]:
+    def _namespace_options(self) -> list[str]:
+        # a network namespace of its own always, the install step's too (its way to the index is
+        # a socket mounted in, see index_route.py): this machine's loopback is never reachable
         options = ["--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc",
-                   "--unshare-uts", "--hostname", "sandbox", "--unshare-cgroup-try"]
-        if not network:
-            options.append("--unshare-net")
+                   "--unshare-uts", "--hostname", "sandbox", "--unshare-cgroup-try",
+                   "--unshare-net"]
         if not self.privileged:
             options += ["--unshare-user", "--cap-drop", "ALL"]
         return options
 
-    def _system_options(self, private: Path, *, network: bool = False) -> list[str]:
+    def _system_options(self, private: Path) -> list[str]:
         options: list[str] = ["--perms", "0755", "--dir", "/etc"]
-        if network:  # the install step's name resolution
-            options += ["--ro-bind-try", "/etc/resolv.conf", "/etc/resolv.conf"]
         for folder in SYSTEM_DIRS:
             path = Path(folder)
             if path.is_symlink():
@@ -256,7 +257,7 @@ class Sandbox:
     # --- running ---------------------------------------------------------------------------
 
     def run(self, command: list[str], *, submission: Path | None, limits: RerunLimits,
-            mounts: list[Mount] = (), env: dict[str, str] | None = None, network: bool = False,
+            mounts: list[Mount] = (), env: dict[str, str] | None = None,
             stdout: Path | None = None, stderr: Path | None = None,
             results: str | None = None) -> ProcessOutcome:
         """Run `command` in /work, a copy of `submission` (read-only at /submission), under
@@ -270,8 +271,8 @@ class Sandbox:
             inner = _INNER.format(limit=MAX_RESULTS_BYTES)
             if self.enabled:
                 size = str(limits.disk_mb * 1024 * 1024)
-                options = [*self._namespace_options(network=network),
-                           *self._system_options(private, network=network),
+                options = [*self._namespace_options(),
+                           *self._system_options(private),
                            *_parents([SANDBOX_HOME, *(m.target for m in mounts)]),
                            "--perms", "1777", "--size", size, "--tmpfs", "/tmp",
                            "--perms", "0755", "--size", size, "--tmpfs", WORK,

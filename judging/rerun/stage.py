@@ -17,7 +17,14 @@ from typing import Literal
 
 from judging.errors import JudgingError
 from judging.models import RerunLimits, RerunRecord, RerunStatus
-from judging.rerun.environment import EnvCache, EnvironmentError_, environment_key, find_interpreter
+from judging.rerun.environment import (
+    BUILD_LIMITS,
+    EnvCache,
+    EnvironmentError_,
+    describe_build_limits,
+    environment_key,
+    find_interpreter,
+)
 from judging.rerun.sandbox import DEFAULT_LIMITS, Sandbox
 from judging.rerun.select import Budget, select_claims
 from judging.rerun.task import RerunTask, execute, not_run_record, plan_task
@@ -45,6 +52,8 @@ class RerunRequest:
     engine: Engine = "local"
     budget: Budget | None = None
     limits: RerunLimits = field(default_factory=lambda: DEFAULT_LIMITS)
+    build_limits: RerunLimits = field(default_factory=lambda: BUILD_LIMITS)
+    """The install step's limits (`--build-memory`, `--build-disk`, `--build-timeout`)."""
     sandbox: bool = True
     """False only with an explicit --no-sandbox (recorded on every result)."""
     cache_dir: Path | None = None
@@ -58,7 +67,7 @@ class RerunRequest:
 
     @property
     def cache(self) -> EnvCache:
-        return EnvCache(self.cache_dir or default_cache_dir())
+        return EnvCache(self.cache_dir or default_cache_dir(), build_limits=self.build_limits)
 
 
 @dataclass
@@ -79,12 +88,16 @@ class Estimate:
     max_usd: float | None = None
     """HF Jobs: every job at its timeout at its flavor's price."""
     problems: list[str] = field(default_factory=list)
+    build_limits: RerunLimits | None = None
+    """The limits the environments to build are installed under (None: none built here)."""
 
     def describe(self) -> str:
         cost = (f", at most ${self.max_usd:.2f} on HF Jobs" if self.max_usd is not None else "")
+        builds = (f" ({describe_build_limits(self.build_limits)})"
+                  if self.build_limits is not None else "")
         return (f"{self.selected} claim(s) selected, {self.resumed} already re-run with the "
                 f"same inputs, {self.to_run} to run ({self.not_runnable} of them cannot run); "
-                f"{self.environments} environment(s), {self.to_build} to build; at most "
+                f"{self.environments} environment(s), {self.to_build} to build{builds}; at most "
                 f"{self.max_cpu_hours:.2f} CPU-hours{cost}")
 
 
@@ -121,7 +134,8 @@ def plan_rerun(request: RerunRequest, *, prices: dict[str, float] | None = None)
     chosen = select_claims(request.run_dir, claims, request.select, seed=request.seed)
     done = read_reruns(request.run_dir)
     memo: dict[Path, str] = {}
-    estimate = Estimate(selected=len(chosen))
+    estimate = Estimate(selected=len(chosen),
+                        build_limits=None if request.engine == "hf-jobs" else request.build_limits)
     tasks = []
     keys: set[str] = set()
     for claim in chosen:
