@@ -256,7 +256,7 @@ class IndexRoute:
             raise self._refuse(destination.host, "the organizer's proxy is not an http:// proxy")
         return upstream
 
-    async def _resolve(self, destination: Destination) -> str:
+    async def _resolve(self, destination: Destination) -> list[str]:
         loop = asyncio.get_running_loop()
         try:
             infos = await asyncio.wait_for(loop.getaddrinfo(
@@ -269,19 +269,24 @@ class IndexRoute:
                 why = forbidden_address(address)
                 if why is not None:
                     raise self._refuse(destination.host, f"resolves to {why}")
-        return addresses[0]
+        return list(dict.fromkeys(addresses))
 
     async def _open(self, destination: Destination, head: bytes | None):
         """A stream to the destination (through the organizer's proxy when one is set); `head`:
         a plain-http request to send first (None: a CONNECT tunnel)."""
         upstream = self._upstream(destination)
-        host, port = ((upstream.host, upstream.port) if upstream is not None
-                      else (await self._resolve(destination), destination.port))
-        try:
-            reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port),
-                                                    CONNECT_TIMEOUT_S)
-        except (OSError, TimeoutError) as exc:
-            raise self._refuse(destination.host, f"cannot be reached ({exc})") from None
+        hosts, port = (([upstream.host], upstream.port) if upstream is not None
+                       else (await self._resolve(destination), destination.port))
+        reader = writer = None
+        for host in hosts:  # the addresses checked, in the resolver's order
+            try:
+                reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port),
+                                                        CONNECT_TIMEOUT_S)
+                break
+            except (OSError, TimeoutError) as exc:
+                failure = exc
+        if reader is None or writer is None:
+            raise self._refuse(destination.host, f"cannot be reached ({failure})")
         auth = (b"Proxy-Authorization: " + upstream.authorization + b"\r\n"
                 if upstream is not None and upstream.authorization else b"")
         if head is not None:

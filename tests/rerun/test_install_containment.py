@@ -30,7 +30,7 @@ from judging.rerun.environment import (
     environment_key,
     find_interpreter,
 )
-from judging.rerun.index_route import Destination, IndexRoute
+from judging.rerun.index_route import Destination, IndexRoute, allowed_destinations
 from judging.rundir import read_reruns
 from tests.rerun.conftest import REQUIREMENT, judged_run, judging, need_sandbox, script_claim
 
@@ -56,6 +56,7 @@ class Canary:
         self.sock.settimeout(0.2)
         self.port = self.sock.getsockname()[1]
         self.connections = 0
+        self.received: list[bytes] = []
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._serve, daemon=True)
         self._thread.start()
@@ -69,7 +70,7 @@ class Canary:
             self.connections += 1
             try:
                 conn.settimeout(1)
-                conn.recv(4096)
+                self.received.append(conn.recv(4096))
                 conn.sendall(b"HTTP/1.0 404 Not Found\r\nContent-Length: 0\r\n\r\n")
             except OSError:
                 pass
@@ -166,6 +167,34 @@ def test_the_route_refuses_an_index_name_that_resolves_to_this_machine(canary: C
     with IndexRoute(named) as route:
         assert b"404" in ask(route).split(b"\r\n")[0]
     assert canary.connections == 1
+
+
+def _connect(route: IndexRoute, target: str) -> bytes:
+    with socket.socket(socket.AF_UNIX) as client:
+        client.settimeout(10)
+        client.connect(str(route.folder / "proxy.sock"))
+        client.sendall(f"CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n\r\n".encode())
+        return client.recv(4096)
+
+
+def test_the_route_allows_the_organizers_indexes_and_chains_to_their_proxy(
+        canary: Canary) -> None:
+    allowed = allowed_destinations({"UV_INDEX": "internal=https://mirror.example:8443/simple",
+                                    "UV_EXTRA_INDEX_URL": "file:///opt/wheels"})
+    assert set(allowed) == {("pypi.org", 443), ("files.pythonhosted.org", 443),
+                            ("mirror.example", 8443)}
+    assert allowed[("mirror.example", 8443)].named
+    proxies = {"https": f"http://user:secret@127.0.0.1:{canary.port}"}
+    with IndexRoute(allowed, proxies=proxies) as route:
+        assert _connect(route, "127.0.0.1:6900").startswith(b"HTTP/1.1 403")
+        assert canary.connections == 0  # refused before it reaches the organizer's proxy
+        # the organizer's proxy (here: one that refuses) is asked, with its credentials
+        assert _connect(route, "pypi.org:443").startswith(b"HTTP/1.1 403")
+    assert canary.connections == 1
+    assert canary.received[0].startswith(b"CONNECT pypi.org:443 HTTP/1.1\r\n")
+    assert b"Proxy-Authorization: Basic dXNlcjpzZWNyZXQ=\r\n" in canary.received[0]
+    assert route.refusals == ["127.0.0.1:6900: not a package index host",
+                              "pypi.org: the organizer's proxy refused it"]
 
 
 # --- row 3: the marker -----------------------------------------------------------------------
