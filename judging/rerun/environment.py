@@ -482,7 +482,11 @@ def environment_key(root: Path, request: EnvRequest, interpreter: Interpreter | 
     elif request.kind == "pyproject.toml":
         local = _pyproject_local(_toml(contents[request.file]), folders)
     elif request.kind == "uv.lock":
-        local = _lock_local(_toml(contents[request.file]), _toml(contents[files[1]]))
+        # a pyproject.toml above the project may make it a workspace member: uv reads that too
+        above = [parent for parent in (root / request.folder).parents
+                 if parent.is_relative_to(root) and (parent / "pyproject.toml").exists()]
+        local = bool(above) or _lock_local(_toml(contents[request.file]),
+                                           _toml(contents[files[1]]))
     else:
         local = False
     if local:

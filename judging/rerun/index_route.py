@@ -314,7 +314,12 @@ class IndexRoute:
             remote, tunnel = await self._route(head)
             if tunnel:
                 writer.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
-            await asyncio.gather(_pump(reader, remote[1]), _pump(remote[0], writer))
+                await asyncio.gather(_pump(reader, remote[1]), _pump(remote[0], writer))
+            else:  # one plain request per connection: its response, marked to close
+                response = await asyncio.wait_for(remote[0].readuntil(b"\r\n\r\n"),
+                                                  IDLE_TIMEOUT_S)
+                writer.write(_closing(response))
+                await _pump(remote[0], writer)
         except Refused as exc:
             body = f"judging: refused: {exc}\n".encode()
             writer.write(b"HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nContent-Length: "
@@ -350,6 +355,13 @@ class IndexRoute:
         request = (f"{method} {path} {version}\r\n".encode() + b"\r\n".join(headers)
                    + b"\r\nConnection: close\r\n\r\n")
         return await self._open(destination, request), False
+
+
+def _closing(head: bytes) -> bytes:
+    """A response's header block, saying the connection closes after it."""
+    lines = [line for line in head[:-4].split(b"\r\n") if not line.lower().startswith(
+        (b"connection:", b"keep-alive:", b"proxy-connection:"))]
+    return b"\r\n".join([*lines, b"Connection: close"]) + b"\r\n\r\n"
 
 
 async def _pump(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:

@@ -354,6 +354,57 @@ def test_the_key_covers_included_files_and_shares_registry_only_environments(
     assert "not a regular file" in str(errors[0])
 
 
+LOCK = '''version = 1
+requires-python = ">=3.11"
+
+[[package]]
+name = "iniconfig"
+version = "2.0.0"
+source = {{ registry = "https://pypi.org/simple" }}
+
+[[package]]
+name = "repro"
+version = "0.1.0"
+source = {{ editable = "." }}
+
+[[package]]
+name = "mylib"
+version = "0.1.0"
+source = {{ {mylib} }}
+'''
+PROJECT = ('[project]\nname = "repro"\nversion = "0.1.0"\ndependencies = ["iniconfig==2.0.0"]'
+           '\n')
+
+
+def test_path_sources_in_a_lock_or_a_pyproject_make_the_environment_the_submissions(
+        tmp_path: Path) -> None:
+    cases = iter(range(100))
+
+    def keys(kind: str, files: dict[str, str]) -> tuple[str, str]:
+        found = []
+        case = next(cases)
+        for name in ("a", "b"):
+            root = tmp_path / f"{case}" / name
+            root.mkdir(parents=True)
+            for relative, text in files.items():
+                (root / relative).write_text(text)
+            (root / "lib.py").write_text(f"# {name}\n")
+            found.append(_key(root, kind, kind))
+        return found[0], found[1]
+
+    registry = LOCK.format(mylib='registry = "https://pypi.org/simple"')
+    one, two = keys("uv.lock", {"uv.lock": registry, "pyproject.toml": PROJECT})
+    assert one == two  # the project itself (editable ".") is not installed: shared
+    one, two = keys("uv.lock", {"uv.lock": LOCK.format(mylib='directory = "lib"'),
+                                "pyproject.toml": PROJECT})
+    assert one != two
+    one, two = keys("pyproject.toml", {"pyproject.toml": PROJECT})
+    assert one == two
+    sources = PROJECT + '\n[tool.uv.sources]\niniconfig = { path = "lib" }\n'
+    one, two = keys("pyproject.toml", {"pyproject.toml": sources})
+    assert one != two
+
+
 # --- row 13: the organizer's build limits ----------------------------------------------------
 
 def test_the_build_limits_are_the_organizers(tmp_path: Path, make_submission) -> None:
