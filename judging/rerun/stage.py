@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Literal
 
 from judging.errors import JudgingError
+from judging.hashing import content_hash
 from judging.models import RerunLimits, RerunRecord, RerunStatus
 from judging.rerun.environment import (
     BUILD_LIMITS,
@@ -140,6 +141,12 @@ def plan_rerun(request: RerunRequest, *, prices: dict[str, float] | None = None)
     keys: set[str] = set()
     for claim in chosen:
         task = plan_task(claim, limits=request.limits, sandboxed=request.sandbox, memo=memo)
+        if (task.environment is not None and request.engine != "hf-jobs"
+                and request.build_limits != BUILD_LIMITS):
+            # an install stopped at the organizer's build limits runs again under others (the
+            # defaults leave the hash as it was)
+            task.input_hash = content_hash({"task": task.input_hash, "build_limits":
+                                            request.build_limits.model_dump(mode="json")})
         previous = done.get(task.key)
         if (not request.force and previous is not None and previous.final
                 and previous.input_hash == task.input_hash):

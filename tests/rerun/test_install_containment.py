@@ -427,3 +427,8 @@ def test_the_build_limits_are_the_organizers(tmp_path: Path, make_submission) ->
     assert record.reason.startswith("environment failed (stopped at the wall time limit)"), \
         record.reason
     assert took < 60
+    # the same limits: already re-run; others: it runs again
+    same = judging("rerun", str(run), "--env-cache", cache, "--estimate", "--build-timeout", "5")
+    assert "1 already re-run with the same inputs, 0 to run" in same
+    more = judging("rerun", str(run), "--env-cache", cache, "--estimate", "--build-timeout", "900")
+    assert "0 already re-run with the same inputs, 1 to run" in more
