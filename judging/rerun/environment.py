@@ -296,12 +296,14 @@ def read_env_file(root: Path, relative: str) -> bytes:
     if not real.is_relative_to(real_root):
         raise EnvironmentFileError(f"{relative} leads out of the submission: not read")
     try:
+        if not stat.S_ISREG(os.lstat(real).st_mode):  # never opened: a FIFO, a device
+            raise EnvironmentFileError(f"{relative} is not a regular file: not read")
         fd = os.open(real, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
         raise EnvironmentFileError(f"{relative} is not in the submission") from None
     except OSError:
         raise EnvironmentFileError(f"{relative} cannot be read") from None
-    with os.fdopen(fd, "rb") as handle:
+    with os.fdopen(fd, "rb") as handle:  # checked again on what was opened
         mode = os.fstat(fd)
         if not stat.S_ISREG(mode.st_mode):
             raise EnvironmentFileError(f"{relative} is not a regular file: not read")

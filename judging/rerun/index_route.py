@@ -34,7 +34,6 @@ import ipaddress
 import os
 import shutil
 import socket
-import stat
 import tempfile
 import threading
 import urllib.request
@@ -211,9 +210,14 @@ class IndexRoute:
                                         name="judging-index-route")
         self._thread.start()
         socket_path = self._folder / "proxy.sock"
-        self._server = asyncio.run_coroutine_threadsafe(asyncio.start_unix_server(
-            self._handle, path=str(socket_path), limit=MAX_HEADER_BYTES), self._loop).result()
-        socket_path.chmod(stat.S_IFSOCK | 0o666)
+        try:
+            self._server = asyncio.run_coroutine_threadsafe(asyncio.start_unix_server(
+                self._handle, path=str(socket_path), limit=MAX_HEADER_BYTES), self._loop
+            ).result(timeout=CONNECT_TIMEOUT_S)
+            socket_path.chmod(0o666)
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
         return self
 
     def __exit__(self, *exc_info) -> None:
