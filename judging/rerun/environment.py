@@ -322,10 +322,10 @@ def submission_hash(root: Path) -> str:
         dirs.sort()
         for name in sorted([*dirs, *files]):
             path = Path(folder) / name
-            digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+            digest.update(os.fsencode(path.relative_to(root)) + b"\0")
             mode = os.lstat(path).st_mode
             if stat.S_ISLNK(mode):
-                digest.update(b"link:" + os.readlink(path).encode())
+                digest.update(b"link:" + os.fsencode(os.readlink(path)))
             elif stat.S_ISREG(mode):
                 fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
                 with os.fdopen(fd, "rb") as handle:
