@@ -1247,7 +1247,8 @@ class RerunLimits(StrictModel):
     wall_s: float
     cpu_s: int
     memory_mb: int
-    """Address space per process."""
+    """Memory of the whole process tree where a cgroup holds it (`RerunRecord.memory_limit`),
+    and address space per process always."""
     processes: int
     output_mb: float
     """Output kept per stream (stdout, stderr); more stops the run."""
@@ -1311,12 +1312,20 @@ class RerunRecord(VersionedModel):
     """The folder of its logs, relative to the run directory (reruns/<claim>/)."""
     cost_usd: float | None = None
     """HF Jobs: the price of the job's running time at the flavor's rate."""
+    memory_limit: Literal["process tree", "per process"] | None = None
+    """How `limits.memory_mb` and `limits.processes` held: "process tree" (summed over every
+    process of the run by a cgroup: tmpfs files, shared memory, memfd and inodes count), "per
+    process" (no cgroup could be made: address space and processes per process only, kernel
+    objects unbounded in total); None where nothing ran here (HF Jobs, not run)."""
+    memory_peak_mb: float | None = None
+    """The run's peak memory over its process tree (the cgroup's), MiB."""
     started_at: datetime
     finished_at: datetime
 
     @classmethod
     def migrate(cls, data: dict[str, Any]) -> dict[str, Any]:
-        # judging.rerun/1 is the first version.
+        # judging.rerun/1 is the first version (memory_limit and memory_peak_mb were added
+        # later as optional fields: older lines read as None).
         return data
 
 
