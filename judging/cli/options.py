@@ -15,7 +15,7 @@ from rich.markup import escape
 from rich.text import Text
 
 from judging.errors import JudgingError
-from judging.inert import for_terminal
+from judging.models import for_terminal
 
 #: The width of console output that goes to a file or a pipe (no terminal to fit): tables keep
 #: their natural width up to this, instead of rich's 80 columns, which cut every cell into slivers.
@@ -25,7 +25,7 @@ PIPE_WIDTH = 1000
 class PipeWideConsole(Console):
     """Rich's console, except that output to a file or a pipe is not fitted to 80 columns
     (`COLUMNS` still sets the width when given), and that every string it prints is made
-    inert for the terminal first (`judging.inert.for_terminal`): a claim, a reason or a
+    inert for the terminal first (`judging.models.for_terminal`): a claim, a reason or a
     script's stderr line carries no escape sequence or control character to the organizer's
     terminal, wherever a command prints it (lines, table cells, errors)."""
 

@@ -19,7 +19,6 @@ from typing import Any
 
 import argilla as rg
 
-from judging.inert import for_markdown
 from judging.models import (
     CONSENSUS_FLAGS,
     AnswerStatus,
@@ -30,6 +29,7 @@ from judging.models import (
     Outcome,
     SignalStatus,
     Verdict,
+    for_markdown,
     ref_name,
     rerun_text,
 )

@@ -15,8 +15,7 @@ from click.testing import CliRunner
 from markdown_it import MarkdownIt
 
 from judging.cli import main
-from judging.inert import for_markdown, for_terminal
-from judging.models import RerunStatus
+from judging.models import RerunStatus, for_markdown, for_terminal
 from judging.rundir import read_reruns
 from tests.rerun.conftest import judging, need_sandbox, script_claim
 
@@ -69,6 +68,15 @@ def test_the_terminal_gets_no_escape_or_control_character(hostile_text_run) -> N
 
 
 def test_for_terminal_and_for_markdown_keep_the_words() -> None:
+    import doctest
+
+    import judging.models as models
+    runner = doctest.DocTestRunner()
+    for function in (models.for_terminal, models.for_markdown):
+        for test in doctest.DocTestFinder().find(function, function.__name__,
+                                                 globs=vars(models)):
+            runner.run(test)
+    assert runner.failures == 0 and runner.tries == 2
     assert for_terminal(f"a{ESCAPES}b\n\tc") == "ab\n\tc"
     assert for_terminal("\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\") == "link"
     html = MarkdownIt("commonmark").render(for_markdown(STATEMENT))
