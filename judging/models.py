@@ -677,20 +677,21 @@ def for_terminal(text: str) -> str:
     return _CONTROLS.sub("", _ESCAPES.sub("", text))
 
 
-# Markdown that makes a browser fetch or follow something: images and links (`![`, `[`, `](`),
-# raw HTML and autolinks (`<`), reference definitions (`]:`), bare URLs that GFM links by itself
-# (`://`, `www.`), and HTML entities that spell those characters (`&`).
-_MARKDOWN_ACTIVE = re.compile(r"[\\!\[\]()<>&`]|(?<=:)//|(?<=www)\.", re.IGNORECASE)
+# Markdown that makes a browser fetch or follow something: images and links and reference
+# definitions (each needs a bracket), raw HTML and autolinks (`<`), bare URLs that GFM links by
+# itself (`://`, `www.`), and the backslash (so that ours are not undone). The rest (`!`, `(`,
+# emphasis) is inert once these are escaped, and is left as the participant wrote it.
+_MARKDOWN_ACTIVE = re.compile(r"[\\\[\]<]|(?<=:)//|(?<=www)\.", re.IGNORECASE)
 
 
 def for_markdown(text: str) -> str:
     """`text` shown as itself by a Markdown renderer: every character that could open an
-    image, a link, raw HTML or an entity is backslash-escaped (CommonMark shows an escaped
-    ASCII punctuation character as the character), so the reader sees the attacker's markup
-    as text and the browser fetches nothing.
+    image, a link or raw HTML is backslash-escaped (CommonMark shows an escaped ASCII
+    punctuation character as the character), so the reader sees the attacker's markup as text
+    and the browser fetches nothing.
 
-    >>> for_markdown("see ![x](http://a.example/p.png) <img src=x>")
-    'see \\\\!\\\\[x\\\\]\\\\(http:\\\\/\\\\/a.example/p.png\\\\) \\\\<img src=x\\\\>'
+    >>> print(for_markdown("see ![x](http://a.example/p.png) <img src=x>"))
+    see !\\[x\\](http:\\/\\/a.example/p.png) \\<img src=x>
     """
     cleaned = for_terminal(text)
     return _MARKDOWN_ACTIVE.sub(lambda m: "".join("\\" + c for c in m.group(0)), cleaned)
