@@ -110,8 +110,8 @@ class ProcessOutcome:
     memory_limit: str | None = None
     """"process tree" (a cgroup held memory and processes) or "per process"."""
     memory_peak_mb: float | None = None
-    oom_killed: bool = False
-    """The kernel killed a process of the tree at the cgroup's memory limit."""
+    oom_kills: int = 0
+    """Processes of the tree the kernel killed at the cgroup's memory limit."""
 
     @property
     def signal_name(self) -> str | None:
@@ -363,7 +363,7 @@ class Sandbox:
             tree.remove()
         outcome.memory_limit = "process tree"
         outcome.memory_peak_mb = round(peak / MIB, 1) if peak is not None else None
-        outcome.oom_killed = killed > 0
+        outcome.oom_kills = killed
         return outcome
 
     def _watch(self, argv: list[str], *, cwd: Path | None, env: dict[str, str],

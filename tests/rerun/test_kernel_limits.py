@@ -62,6 +62,23 @@ for i in range(12):
         for _ in range(60):
             handle.write(b"x" * (1 << 20))
 """ + PRINT_NUMBER,
+    # 16 processes of 100 MiB each, every one within its own address-space limit; the parent
+    # does not look at how they ended
+    "forks": """
+import json, os, time
+children = []
+for i in range(16):
+    pid = os.fork()
+    if pid == 0:
+        block = bytearray(100 << 20)
+        for j in range(0, len(block), 4096):
+            block[j] = 1
+        time.sleep(3)
+        os._exit(0)
+    children.append(pid)
+for pid in children:
+    os.waitpid(pid, 0)
+""" + PRINT_NUMBER,
     "honest": "import json, iniconfig\n" + PRINT_NUMBER,
 }
 
@@ -132,3 +149,10 @@ def test_shared_memory_dies_with_the_sandbox_and_the_honest_claim_runs(kernel_ru
     # no cgroup of ours is left behind
     for controller in ("memory", "pids"):
         assert not list(Path("/sys/fs/cgroup", controller).rglob("judging-*"))
+
+
+def test_memory_summed_over_processes_and_a_kill_is_said_even_when_it_exits_0(kernel_run) -> None:
+    run, _, _ = kernel_run
+    record = _record(run, "forks")
+    assert record.memory_peak_mb is not None and record.memory_peak_mb <= LIMIT_MB
+    assert "killed at the memory limit (cgroup, 256 MiB)" in record.reason, record.reason
