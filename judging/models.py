@@ -646,6 +646,57 @@ def answer_texts(answers: Sequence[CriterionAnswer]) -> list[str]:
             for a, reason in zip(answers, reasons)]
 
 
+# --- untrusted text made inert where it is shown ---------------------------------------------
+# A participant's claim, a script's stderr, a reason quoting either: the terminal (the CLI's
+# consoles) and Argilla's Markdown fields go through these; HTML (the report, the dashboard) is
+# escaped by its templates. Hand-written: rich keeps ESC (it strips only bell, backspace, CR and
+# form feeds) and its ANSI decoder misses OSC sequences ended by BEL; no maintained library
+# covers C1 controls and bidi overrides as well, and neither markdown-it nor argilla has a
+# Markdown escaping function.
+
+# ESC sequences: CSI (ESC [ ... final), OSC (ESC ] ... BEL or ST), DCS/SOS/PM/APC (ESC P|X|^|_ ...
+# ST), and two-character escapes; C1's own CSI (0x9b) and OSC (0x9d) likewise.
+_ESCAPES = re.compile(
+    r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?"
+    r"|(?:\x1b\]|\x9d)[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
+    r"|(?:\x1b[PX^_]|[\x90\x98\x9e\x9f])[^\x1b\x9c]*(?:\x1b\\|\x9c)?"
+    r"|\x1b[ -/]*[0-~]?")
+# What is left of C0 and C1 (newline and tab kept), DEL, and the bidirectional overrides and
+# isolates that reorder what a reader sees (a "Trojan Source" line).
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e"
+                       "\u2066-\u2069]")
+
+
+def for_terminal(text: str) -> str:
+    """`text` with no escape sequence and no control character but newline and tab: nothing
+    in it moves the cursor, erases, retitles the window or reorders a line.
+
+    >>> for_terminal("ok\\x1b]0;pwned\\x07\\x1b[2J\\x1b[1A done\\r\\u202e")
+    'ok done'
+    """
+    return _CONTROLS.sub("", _ESCAPES.sub("", text))
+
+
+# Markdown that makes a browser fetch or follow something: images and links and reference
+# definitions (each needs a bracket), raw HTML and autolinks (`<`), bare URLs that GFM links by
+# itself (`://`, `www.`), and the backslash (so that ours are not undone). The rest (`!`, `(`,
+# emphasis) is inert once these are escaped, and is left as the participant wrote it.
+_MARKDOWN_ACTIVE = re.compile(r"[\\\[\]<]|(?<=:)//|(?<=www)\.", re.IGNORECASE)
+
+
+def for_markdown(text: str) -> str:
+    """`text` shown as itself by a Markdown renderer: every character that could open an
+    image, a link or raw HTML is backslash-escaped (CommonMark shows an escaped ASCII
+    punctuation character as the character), so the reader sees the attacker's markup as text
+    and the browser fetches nothing.
+
+    >>> print(for_markdown("see ![x](http://a.example/p.png) <img src=x>"))
+    see !\\[x\\](http:\\/\\/a.example/p.png) \\<img src=x>
+    """
+    cleaned = for_terminal(text)
+    return _MARKDOWN_ACTIVE.sub(lambda m: "".join("\\" + c for c in m.group(0)), cleaned)
+
+
 class Outcome(StrEnum):
     passed = "pass"
     failed = "fail"
@@ -1247,7 +1298,8 @@ class RerunLimits(StrictModel):
     wall_s: float
     cpu_s: int
     memory_mb: int
-    """Address space per process."""
+    """Memory of the whole process tree where a cgroup holds it (`RerunRecord.memory_limit`),
+    and address space per process always."""
     processes: int
     output_mb: float
     """Output kept per stream (stdout, stderr); more stops the run."""
@@ -1311,12 +1363,20 @@ class RerunRecord(VersionedModel):
     """The folder of its logs, relative to the run directory (reruns/<claim>/)."""
     cost_usd: float | None = None
     """HF Jobs: the price of the job's running time at the flavor's rate."""
+    memory_limit: Literal["process tree", "per process"] | None = None
+    """How `limits.memory_mb` and `limits.processes` held: "process tree" (summed over every
+    process of the run by a cgroup: tmpfs files, shared memory, memfd and inodes count), "per
+    process" (no cgroup could be made: address space and processes per process only, kernel
+    objects unbounded in total); None where nothing ran here (HF Jobs, not run)."""
+    memory_peak_mb: float | None = None
+    """The run's peak memory over its process tree (the cgroup's), MiB."""
     started_at: datetime
     finished_at: datetime
 
     @classmethod
     def migrate(cls, data: dict[str, Any]) -> dict[str, Any]:
-        # judging.rerun/1 is the first version.
+        # judging.rerun/1 is the first version (memory_limit and memory_peak_mb were added
+        # later as optional fields: older lines read as None).
         return data
 
 

@@ -12,8 +12,10 @@ from typing import Any, TypeVar
 import click
 from rich.console import Console, ConsoleDimensions
 from rich.markup import escape
+from rich.text import Text
 
 from judging.errors import JudgingError
+from judging.models import for_terminal
 
 #: The width of console output that goes to a file or a pipe (no terminal to fit): tables keep
 #: their natural width up to this, instead of rich's 80 columns, which cut every cell into slivers.
@@ -22,7 +24,13 @@ PIPE_WIDTH = 1000
 
 class PipeWideConsole(Console):
     """Rich's console, except that output to a file or a pipe is not fitted to 80 columns
-    (`COLUMNS` still sets the width when given)."""
+    (`COLUMNS` still sets the width when given), and that every string it prints is made
+    inert for the terminal first (`judging.models.for_terminal`): a claim, a reason or a
+    script's stderr line carries no escape sequence or control character to the organizer's
+    terminal, wherever a command prints it (lines, table cells, errors)."""
+
+    def render_str(self, text: str, **options: Any) -> Text:
+        return super().render_str(for_terminal(text), **options)
 
     @property
     def size(self) -> ConsoleDimensions:

@@ -31,7 +31,9 @@ from judging.cli.options import console, friendly_errors
 @click.option("--cpu", "cpu_s", type=click.IntRange(min=1), default=None,
               help="CPU-time limit per process, seconds [default 600].")
 @click.option("--memory", "memory_mb", type=click.IntRange(min=64), default=None,
-              help="Address-space limit per process, MiB [default 4096].")
+              help="Memory limit, MiB [default 4096]: of the whole process tree where a cgroup "
+                   "can be made (as root, or delegated; tmpfs files, shared memory and memfd "
+                   "count), and of each process's address space always.")
 @click.option("--processes", type=click.IntRange(min=4), default=None,
               help="Process (and thread) limit [default 64].")
 @click.option("--output", "output_mb", type=click.FloatRange(min=0.01), default=None,
@@ -105,15 +107,24 @@ def rerun(run_dir: Path, selector: str, engine: str, budget: str | None, wall_s:
                            cache_dir=env_cache, seed=seed, force=force, address=address,
                            hf_namespace=hf_namespace)
     prices = None
+    memory_note = None
     if engine == "hf-jobs":
         from judging.rerun.hf_jobs import hardware_prices
         prices = hardware_prices(request)
-    elif not no_sandbox:
+    else:
         from judging.rerun import Sandbox
-        Sandbox().check()  # refuses with the reason before anything runs
+        sandbox = Sandbox(enabled=not no_sandbox)
+        sandbox.check()  # refuses with the reason before anything runs
+        memory_note = sandbox.memory_note()
+        if sandbox.tree_limits_missing is not None:
+            memory_note = f"[bold yellow]note[/]: {escape(memory_note)}"
+        if engine == "ray":
+            memory_note = f"{memory_note} (on this machine; each Ray node records its own)"
     plan = plan_rerun(request, prices=prices)
     console.print("estimate: " + escape(plan.estimate.describe()), soft_wrap=True,
                   highlight=False)
+    if memory_note is not None:
+        console.print(f"  limits: {memory_note}", soft_wrap=True, highlight=False)
     for problem in plan.estimate.problems:
         console.print(f"  [yellow]{escape(problem)}[/]", soft_wrap=True, highlight=False)
     if no_sandbox:

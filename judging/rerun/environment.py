@@ -35,6 +35,7 @@ import json
 import os
 import platform
 import re
+import shlex
 import shutil
 import stat
 import subprocess
@@ -505,9 +506,10 @@ def _build_script(request: EnvRequest, interpreter: Interpreter) -> str:
     if request.kind == "uv.lock":
         install = (f'UV_PROJECT_ENVIRONMENT="$ENVDIR" "$UVBIN" sync --frozen '
                    f'--no-install-project --python {interpreter.path} '
-                   f'--project "./{request.folder}"')
-    else:
-        install = f'"$UVBIN" pip install --python "$ENVDIR/bin/python" -r "./{request.file}"'
+                   f'--project {shlex.quote("./" + request.folder)}')
+    else:  # declared names quoted whole: a folder named `$(...)` is a name, not a command
+        install = (f'"$UVBIN" pip install --python "$ENVDIR/bin/python" -r '
+                   f'{shlex.quote("./" + request.file)}')
     return f"set -e\n{venv}\n{install}\n"
 
 

@@ -5,7 +5,11 @@ The job mounts the submission's Hub repository read-only at /submission, at the 
 was judged (a `Volume`; only submissions read from the Hub can run here), copies it into a
 scratch folder, installs the declared environment with uv (the job has the registry), runs the
 script under `timeout`, and prints marker lines (with a nonce per job) around the script's
-output, its exit code and its results file (base64), which are read back from the job's logs.
+output, which are read back from the job's logs. The script can read the job's command (and so
+its nonce), and a daemon it leaves can outlive it: so every process but the job's own shell is
+killed after the install and after the run, and only the job's last marked line, printed after
+that kill, is trusted for the exit code and the results file (base64); any marked line the
+submission printed before it counts for nothing.
 A Dockerfile runs where the Hub builds it: a Space's own image (`hf.co/spaces/<id>`). The
 flavor is the claim's `evidence.rerun.flavor` (cpu-basic by default), the cost its running time
 at the flavor's price (`list_jobs_hardware`). Nothing of ours goes into the job: no token, no
@@ -44,6 +48,9 @@ INSTALL_MARGIN_S = 1800
 POLL_S = 2.0
 #: The exit code of our job script when the environment does not install.
 ENV_FAILED = 97
+#: Every process of the job but its own shell (and the container's init), killed after the
+#: install and after the run: nothing the submission started prints after the job's last line.
+KILL_THE_REST = "kill -KILL -1 2>/dev/null; sleep 0.2"
 
 
 class HfJobsError(JudgingError):
@@ -78,7 +85,8 @@ def job_script(task: RerunTask, nonce: str) -> str:
     env = task.environment
     assert env is not None and task.script is not None
     mark = f"judging-{nonce}"
-    folder = f'"./{env.folder}"' if env.folder else "."
+    # Declared names are quoted whole: a folder or file named `$(...)` is a name, not a command.
+    folder = _quote(f"./{env.folder}") if env.folder else "."
     python_pin = f" --python {env.python}" if env.python and _plain(env.python) else ""
     if env.kind == "Dockerfile":
         install, python = "true", "python3"
@@ -88,23 +96,32 @@ def job_script(task: RerunTask, nonce: str) -> str:
         python = "/tmp/env/bin/python"
     else:
         install = (f'uv venv --quiet{python_pin} /tmp/env && uv pip install --python '
-                   f'/tmp/env/bin/python -r "./{env.file}"')
+                   f'/tmp/env/bin/python -r {_quote("./" + env.file)}')
         python = "/tmp/env/bin/python"
     runner = python if task.script.endswith(".py") else "bash"
     args = " ".join(_quote(a) for a in [task.script, *task.args])
-    results = (f'if [ -f {_quote(task.results_file)} ]; then echo "{mark} results $(head -c '
-               f'1048576 {_quote(task.results_file)} | base64 -w0)"; fi'
-               if task.results_file else "true")
+    results_file = _quote(task.results_file) if task.results_file else None
+    # A results file the submission already holds is not this run's: removed before the run.
+    clear = f"rm -rf -- {results_file}" if results_file else "true"
+    results = (f'if [ -f {results_file} ] && [ ! -L {results_file} ]; then results=$(head -c '
+               f'1048576 {results_file} | base64 -w0); fi' if results_file else "true")
     return "\n".join([
         "set -u",
         "mkdir -p /tmp/work && cp -R /submission/. /tmp/work/ && cd /tmp/work || exit 96",
         f'echo "{mark} install"',
-        f'if ! {{ {install}; }} 2>&1; then echo "{mark} env-failed"; exit {ENV_FAILED}; fi',
+        f"{{ {install}; }} 2>&1",
+        "built=$?",
+        KILL_THE_REST,
+        f'if [ $built -ne 0 ]; then echo; echo "{mark} end env-failed"; exit {ENV_FAILED}; fi',
+        clear,
         f'echo "{mark} run"',
         f"timeout {int(task.limits.wall_s)} {runner} {args} 2>&1",
         "code=$?",
-        f'echo "{mark} exit $code"',
+        KILL_THE_REST,
+        "results=-",
         results,
+        # a newline first: a line the submission left unfinished cannot swallow the mark
+        f'echo; echo "{mark} end exit $code results $results"',
         "exit $code"])
 
 
@@ -128,34 +145,33 @@ def _image(task: RerunTask) -> str | None:
 
 def _parse(lines: list[str], nonce: str) -> tuple[list[str], list[str], int | None, bytes | None,
                                                   bool]:
-    """(install lines, output lines, exit code, results, environment failed) from job logs."""
+    """(install lines, output lines, exit code, results, environment failed) from job logs.
+    Only the last marked line (the job's own, printed after every other process was killed)
+    says how the job ended; the "install" and "run" marks only split the log."""
     mark = f"judging-{nonce} "
-    install: list[str] = []
-    output: list[str] = []
+    marked = [i for i, line in enumerate(lines) if line.startswith(mark)]
+    runs = [i for i in marked if lines[i][len(mark):].strip() == "run"]
+    end = marked[-1] if marked and lines[marked[-1]][len(mark):].startswith("end ") else None
+    stop = end if end is not None else len(lines)
+    split = runs[-1] if runs and runs[-1] < stop else stop
+    install = [line for line in lines[:split] if not line.startswith(mark)]
+    output = [line for line in lines[split + 1:stop] if not line.startswith(mark)]
+    if end is not None and output and not output[-1].strip():
+        output.pop()  # the newline printed before the end mark
     code: int | None = None
     results: bytes | None = None
-    env_failed = False
-    part = "before"
-    for line in lines:
-        if line.startswith(mark):
-            word, _, rest = line[len(mark):].partition(" ")
-            if word in ("install", "run"):
-                part = word
-            elif word == "env-failed":
-                env_failed = True
-            elif word == "exit" and rest.strip().lstrip("-").isdigit():
-                code, part = int(rest), "after"
-            elif word == "results":
-                try:
-                    results = base64.b64decode(rest.strip(), validate=True)
-                except ValueError:
-                    results = None
-            continue
-        if part in ("before", "install"):  # the copy's and the install's messages
-            install.append(line)
-        elif part == "run":
-            output.append(line)
-    return install, output, code, results, env_failed
+    words = lines[end][len(mark):].split() if end is not None else []
+    if words[:2] == ["end", "env-failed"]:
+        return install, output, None, None, True
+    if len(words) == 5 and words[1] == "exit" and words[3] == "results":
+        if words[2].lstrip("-").isdigit():
+            code = int(words[2])
+        if words[4] != "-":
+            try:
+                results = base64.b64decode(words[4], validate=True)
+            except ValueError:
+                results = None
+    return install, output, code, results, False
 
 
 def run_hf_jobs(request: RerunRequest, tasks: list[RerunTask],
@@ -232,6 +248,11 @@ def _finish(request: RerunRequest, api, namespace: str, task: RerunTask, job_id:
     lines = [line.rstrip("\n") for line in api.fetch_job_logs(job_id=job_id,
                                                                namespace=namespace)]
     install, output, code, results, env_failed = _parse(lines, nonce)
+    stage = str(job.status.stage.value if hasattr(job.status.stage, "value")
+                else job.status.stage)
+    timed_out = "timeout" in (job.status.message or "").lower()
+    if timed_out or stage == "CANCELED":  # ended from outside: no last line of ours to trust
+        code, results = None, None
     logs = fresh_logs(request.run_dir, task.key)
     logs.mkdir(parents=True, exist_ok=True)
     (logs / "build.txt").write_text("\n".join(install) + "\n")
@@ -252,9 +273,6 @@ def _finish(request: RerunRequest, api, namespace: str, task: RerunTask, job_id:
                             reason="environment failed (in the job)", stderr_tail=tail,
                             environment=environment, **common)
     elif code is None:
-        stage = str(job.status.stage.value if hasattr(job.status.stage, "value")
-                    else job.status.stage)
-        timed_out = "timeout" in (job.status.message or "").lower()
         record = record_for(task, status=RerunStatus.timeout if timed_out
                             else RerunStatus.failed, attempted=True, started=begun,
                             reason=f"the job ended {stage} before the script did"

@@ -16,7 +16,11 @@ What the sandbox does (`Sandbox.run`):
   no JUDGING_* or HF_* variable);
 - **limits**: CPU time (RLIMIT_CPU: SIGXCPU, then SIGKILL), address space (RLIMIT_AS), processes
   (RLIMIT_NPROC, for a uid of its own), file size (RLIMIT_FSIZE), the tmpfs sizes, wall time and
-  output size (watched here: the run is stopped when either is exceeded);
+  output size (watched here: the run is stopped when either is exceeded); memory and processes
+  summed over the whole tree by a cgroup (`cgroup.TreeLimits`) where one can be made (as root,
+  or delegated), which charges tmpfs files, memfd, shared memory and inodes too; every tmpfs
+  (/tmp, /work, home, /dev/shm) bounded in bytes and, as root, in files (`FILE_BYTES`); its own
+  IPC namespace (System V shared memory dies with it);
 - **the whole process tree killed at the limit**: the run is pid 1's child in a pid namespace of
   its own; bubblewrap is killed, `--die-with-parent` kills pid 1, and the kernel kills every
   process left in the namespace (daemons included) with it;
@@ -26,8 +30,10 @@ What the sandbox does (`Sandbox.run`):
   capability.
 
 What it does not do: no seccomp filter (the kernel's whole system-call surface is reachable: a
-kernel exploit escapes), no cgroup (memory is bounded per process by address space, not in
-total; CPU time per process, the tree's by the wall time), no GPU. The number a script prints is
+kernel exploit escapes); without a cgroup (not root and nothing delegated), memory is bounded
+per process by address space only, not in total (tmpfs files, memfd, shared memory and inodes
+are not bounded in total: `check` and every record say so); CPU time per process, the tree's by
+the wall time; no GPU. The number a script prints is
 the script's: the sandbox keeps the script from the host, not from lying.
 """
 
@@ -47,6 +53,8 @@ from pathlib import Path
 
 from judging.errors import JudgingError
 from judging.models import RerunLimits
+from judging.rerun.cgroup import MIB, TreeLimits
+from judging.rerun.cgroup import probe as probe_cgroup
 
 #: The defaults of `judging rerun` (each an option): generous for a CPU re-run, bounded for a
 #: hostile one.
@@ -67,6 +75,10 @@ ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "ssl", "ca-certificate
              "alternatives", "localtime", "timezone", "nsswitch.conf", "mime.types", "fonts",
              "os-release", "debian_version", "protocols", "services", "host.conf", "gai.conf",
              "hosts", "matplotlibrc")
+#: As root, each tmpfs of the sandbox holds at most one file per this many bytes of its size: a
+#: folder of small files fits, a flood of empty ones (each an inode of kernel memory) does not.
+FILE_BYTES = 4096
+MIN_FILES = 4096
 SANDBOX_HOME = "/home/sandbox"
 WORK = "/work"
 SUBMISSION = "/submission"
@@ -97,6 +109,11 @@ class ProcessOutcome:
     stderr_bytes: int = 0
     results: bytes | None = None
     """The results file's bytes (when one was named and written), at most MAX_RESULTS_BYTES."""
+    memory_limit: str | None = None
+    """"process tree" (a cgroup held memory and processes) or "per process"."""
+    memory_peak_mb: float | None = None
+    oom_kills: int = 0
+    """Processes of the tree the kernel killed at the cgroup's memory limit."""
 
     @property
     def signal_name(self) -> str | None:
@@ -180,6 +197,26 @@ class Sandbox:
         self.privileged = os.geteuid() == 0
         self.uid = SANDBOX_UID_BASE + os.getpid() % SANDBOX_UID_SLOTS
         self._description: str | None = None
+        self._no_tree: str | None | bool = False  # False: not probed yet
+
+    # --- limits over the process tree ------------------------------------------------------
+
+    @property
+    def tree_limits_missing(self) -> str | None:
+        """None when memory and processes are bounded over the whole process tree (a cgroup
+        can be made here), else why not (memory is then bounded per process only)."""
+        if self._no_tree is False:
+            self._no_tree = probe_cgroup(DEFAULT_LIMITS)
+        return self._no_tree  # type: ignore[return-value]
+
+    def memory_note(self) -> str:
+        """One line for the organizer: how memory is bounded here."""
+        missing = self.tree_limits_missing
+        if missing is None:
+            return "memory and processes bounded over each run's whole process tree (cgroup)"
+        return (f"memory is bounded per process only (address space), not in total: {missing}; "
+                f"tmpfs files, memfd, shared memory and inodes of a run are not bounded in "
+                f"total")
 
     # --- availability ----------------------------------------------------------------------
 
@@ -209,7 +246,10 @@ class Sandbox:
                 "machine")
         version = subprocess.run([bwrap, "--version"], capture_output=True, text=True
                                  ).stdout.strip() or "bubblewrap"
-        self._description = f"{version}, no network, uid {self.uid if self.privileged else 'own'}"
+        scope = ("memory per process tree" if self.tree_limits_missing is None
+                 else "memory per process only")
+        self._description = (f"{version}, no network, uid "
+                             f"{self.uid if self.privileged else 'own'}, {scope}")
         return self._description
 
     # --- the command line ------------------------------------------------------------------
@@ -276,7 +316,8 @@ class Sandbox:
                            *_parents([SANDBOX_HOME, *(m.target for m in mounts)]),
                            "--perms", "1777", "--size", size, "--tmpfs", "/tmp",
                            "--perms", "0755", "--size", size, "--tmpfs", WORK,
-                           "--perms", "0700", "--size", size, "--tmpfs", SANDBOX_HOME]
+                           "--perms", "0700", "--size", size, "--tmpfs", SANDBOX_HOME,
+                           "--perms", "1777", "--size", size, "--tmpfs", "/dev/shm"]
                 if submission is not None:
                     options += ["--ro-bind", str(submission), SUBMISSION]
                 for mount in mounts:
@@ -287,9 +328,10 @@ class Sandbox:
                                     **env}.items():
                     options += ["--setenv", name, value]
                 boot = _BOOT_ROOT if self.privileged else _BOOT_USER
+                files = max(MIN_FILES, limits.disk_mb * MIB // FILE_BYTES)
                 argv = [*self._limits(limits), _bwrap() or "bwrap", *options, "--",
-                        "/bin/bash", "-c", boot, str(write_end), str(self.uid), inner,
-                        results or "", *command]
+                        "/bin/bash", "-c", boot, str(write_end), str(self.uid), str(files),
+                        inner, results or "", *command]
                 cwd = None
                 process_env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
             else:
@@ -301,11 +343,29 @@ class Sandbox:
                 home = private / "home"
                 home.mkdir()
                 argv = [*self._limits(limits), "/bin/bash", "-c", _BOOT_PLAIN, str(write_end), "",
-                        inner, results or "", *command]
+                        "", inner, results or "", *command]
                 cwd = work
                 process_env = {"HOME": str(home), "TMPDIR": str(private), **env}
-            return self._watch(argv, cwd=cwd, env=process_env, limits=limits, stdout=stdout,
-                               stderr=stderr, read_end=read_end, write_end=write_end)
+            return self._in_tree(argv, cwd=cwd, env=process_env, limits=limits, stdout=stdout,
+                                 stderr=stderr, read_end=read_end, write_end=write_end)
+
+    def _in_tree(self, argv: list[str], *, limits: RerunLimits, **watch) -> ProcessOutcome:
+        """`_watch` inside a cgroup of the run's own (when one can be made): entered before
+        anything of the submission starts, read and removed after the tree has ended."""
+        tree = TreeLimits.make(limits) if self.tree_limits_missing is None else None
+        if not isinstance(tree, TreeLimits):
+            outcome = self._watch(argv, limits=limits, **watch)
+            outcome.memory_limit = "per process"
+            return outcome
+        try:
+            outcome = self._watch(tree.wrap(argv), limits=limits, **watch)
+            peak, killed = tree.peak_bytes(), tree.oom_kills()
+        finally:
+            tree.remove()
+        outcome.memory_limit = "process tree"
+        outcome.memory_peak_mb = round(peak / MIB, 1) if peak is not None else None
+        outcome.oom_kills = killed
+        return outcome
 
     def _watch(self, argv: list[str], *, cwd: Path | None, env: dict[str, str],
                limits: RerunLimits, stdout: Path | None, stderr: Path | None, read_end: int,
@@ -377,9 +437,14 @@ class Sandbox:
 
 # Inside the sandbox, as root (judging run as root): copy the submission into /work, hand /work
 # and home to the sandbox's uid, and drop to it with no capabilities before anything of the
-# submission runs. $0: the results pipe's fd (moved to 3), $1: the uid, $2: the inner script.
+# submission runs; each tmpfs bounded in files as well as bytes (bubblewrap's --size sets only
+# the bytes; as root in the sandbox's mount namespace, a remount sets the inodes). $0: the results
+# pipe's fd (moved to 3), $1: the uid, $2: the files per tmpfs, $3: the inner script.
 _BOOT_ROOT = """eval "exec 3>&$0 $0>&-"
-uid=$1; inner=$2; shift 2
+uid=$1; files=$2; inner=$3; shift 3
+for fs in /tmp /work /home/sandbox /dev/shm; do
+  mount -o remount,nr_inodes="$files" "$fs" || exit 125
+done
 if [ -d /submission ]; then cp -R -P /submission/. /work/ || exit 125; fi
 chown -R "$uid:$uid" /work /home/sandbox || exit 125
 cd /work || exit 125
@@ -388,14 +453,14 @@ exec setpriv --reuid="$uid" --regid="$uid" --clear-groups --inh-caps=-all --boun
 """
 # The same as the user who runs judging (bubblewrap made a user namespace without capabilities).
 _BOOT_USER = """eval "exec 3>&$0 $0>&-"
-inner=$2; shift 2
+inner=$3; shift 3
 if [ -d /submission ]; then cp -R -P /submission/. /work/ || exit 125; fi
 cd /work || exit 125
 exec /bin/sh -c "$inner" "$@"
 """
 # Without the sandbox: the working directory is already the copy.
 _BOOT_PLAIN = """eval "exec 3>&$0 $0>&-"
-inner=$2; shift 2
+inner=$3; shift 3
 exec /bin/sh -c "$inner" "$@"
 """
 # In /work: the command without the results pipe; then, into it, the CPU time of the command's

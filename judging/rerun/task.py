@@ -173,6 +173,10 @@ def classify(task: RerunTask, outcome: ProcessOutcome, *, stdout: str, stderr_ta
     signal = outcome.signal_name
     if signal == "SIGXCPU" or (signal == "SIGKILL" and outcome.cpu_s >= limits.cpu_s):
         return RerunStatus.timeout, f"stopped at the CPU-time limit ({limits.cpu_s} s)", []
+    if outcome.oom_kills and outcome.exit_code != 0:
+        return (RerunStatus.failed, f"memory limit reached (cgroup): the process tree used its "
+                                    f"{limits.memory_mb} MiB and the kernel killed it "
+                                    f"(exit code {outcome.exit_code})", [])
     if signal == "SIGXFSZ":
         return (RerunStatus.failed, f"wrote a file over the file-size limit "
                                     f"({limits.disk_mb} MiB): stopped", [])
@@ -184,6 +188,16 @@ def classify(task: RerunTask, outcome: ProcessOutcome, *, stdout: str, stderr_ta
         said = f": {last[0][:200]}" if last[0] else ""
         return (RerunStatus.failed, f"exit code {outcome.exit_code}{killed}"
                                     + (f" ({hint})" if hint else "") + said, [])
+    status, reason, values = _compared(task, outcome, stdout=stdout)
+    if outcome.oom_kills:  # it exited 0, but not every process of it ran to its end
+        reason += (f" ({outcome.oom_kills} of its processes killed at the memory limit "
+                   f"(cgroup, {limits.memory_mb} MiB))")
+    return status, reason, values
+
+
+def _compared(task: RerunTask, outcome: ProcessOutcome, *, stdout: str
+              ) -> tuple[RerunStatus, str, list[RerunValue]]:
+    """The status, reason and numbers of a run that exited 0: its numbers against the claim's."""
     values = compare(task.claim, read_values(task.claim, stdout=stdout,
                                              results=outcome.results))
     if any(v.rerun is None for v in values):
@@ -248,4 +262,5 @@ def execute(task: RerunTask, *, cache: EnvCache, sandbox: Sandbox, logs: Path,
                       values=values, exit_code=outcome.exit_code,
                       stderr_tail=stderr_tail if status is not RerunStatus.reproduced else None,
                       duration_s=outcome.duration_s, cpu_s=outcome.cpu_s,
-                      environment=built.record, **common)
+                      environment=built.record, memory_limit=outcome.memory_limit,
+                      memory_peak_mb=outcome.memory_peak_mb, **common)

@@ -29,6 +29,7 @@ from judging.models import (
     Outcome,
     SignalStatus,
     Verdict,
+    for_markdown,
     ref_name,
     rerun_text,
 )
@@ -335,14 +336,20 @@ def review_priority(judgments: list[Judgment], *, untrusted: set[str] = frozense
 
 
 def _escape_markdown(text: str) -> str:
-    # Participant text shown inside our markdown: no HTML, no links that look like ours.
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    # Participant or script text shown inside our Markdown: shown as text, never an image, a
+    # link, raw HTML or an autolink that a reviewer's browser would fetch or follow.
+    return for_markdown(text)
+
+
+def _code(text: str) -> str:
+    """Participant text as inline code (a name, a path): no backtick of its own closes it."""
+    return "`" + " ".join(text.replace("`", "'").split()) + "`"
 
 
 def claim_markdown(claim: ClaimInput | None, judgment: Judgment) -> str:
     key = judgment.claim
-    lines = [f"**{key.claim_id}** · submission `{key.submission_id}` · paper "
-             f"`{judgment.paper_id}`"]
+    lines = [f"**{_escape_markdown(key.claim_id)}** · submission {_code(key.submission_id)} · "
+             f"paper {_code(str(judgment.paper_id))}"]
     if claim is None:
         lines.append("_(the claim's content is not in the run directory)_")
         return "\n\n".join(lines)
@@ -364,13 +371,13 @@ def claim_markdown(claim: ClaimInput | None, judgment: Judgment) -> str:
     if rerun:
         lines.append(f"**Re-run** (organizers, sandboxed): {_escape_markdown(rerun)}")
     evidence = c.evidence
-    files = [f"script `{evidence.script}`" if evidence.script else None,
-             f"scripts {', '.join(f'`{x}`' for x in evidence.scripts)}" if evidence.scripts
+    files = [f"script {_code(evidence.script)}" if evidence.script else None,
+             f"scripts {', '.join(_code(x) for x in evidence.scripts)}" if evidence.scripts
              else None,
-             f"logs {', '.join(f'`{x}`' for x in evidence.logs)}" if evidence.logs else None,
-             f"agent traces {', '.join(f'`{x}`' for x in evidence.traces)}" if evidence.traces
+             f"logs {', '.join(_code(x) for x in evidence.logs)}" if evidence.logs else None,
+             f"agent traces {', '.join(_code(x) for x in evidence.traces)}" if evidence.traces
              else None,
-             f"proof script `{evidence.proof_script}`" if evidence.proof_script else None,
+             f"proof script {_code(evidence.proof_script)}" if evidence.proof_script else None,
              f"problem kind **{evidence.problem_kind.value}**" if evidence.problem_kind else None]
     lines.append("evidence: " + (", ".join(f for f in files if f) or "none"))
     extracted = extracted_markdown(claim)
@@ -440,7 +447,7 @@ def ai_assessment(judgment: Judgment) -> str:
             shown = (YES if answer.value else NO) if isinstance(answer.value, bool) \
                 else answer.value if isinstance(answer.value, str) else f"level {answer.value}"
             if answer.quote:
-                shown += f" (quote: “{answer.quote[:200]}”)"
+                shown += f" (quote: “{_escape_markdown(answer.quote[:200])}”)"
             confidence = f"{answer.confidence:.2f}" if answer.confidence is not None else ""
             text, criteria = answer.rationale, answer.criterion_id
         else:

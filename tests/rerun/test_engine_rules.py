@@ -1,0 +1,125 @@
+"""Ray and HF Jobs under the local engine's rules (issue 38, part 7): an HF job trusts none of the
+marked lines a submission prints (it can read the job's nonce from the job's command), declared
+names with `$(...)` are names and never commands (HF Jobs and the local install, which Ray's
+nodes run), and a Ray node bounds memory over the whole process tree as the local engine does.
+The fake Hub runs each job's command in bubblewrap; Ray is a real cluster on loopback."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from judging.models import RerunStatus
+from judging.rerun.cgroup import probe
+from judging.rerun.sandbox import DEFAULT_LIMITS
+from judging.rundir import read_reruns
+from tests.merge.test_shards import hermetic_env, ray_cluster  # noqa: F401 (fixtures)
+from tests.rerun.conftest import judged_run, judging, need_sandbox, script_claim
+
+#: Reads the job's nonce from the job's own command line, as any process in the job can.
+FIND_MARK = """
+import os, re
+mark = None
+for pid in os.listdir("/proc"):
+    try:
+        found = re.search(rb"judging-[0-9a-f]{16}", open(f"/proc/{pid}/cmdline", "rb").read())
+    except OSError:
+        continue
+    if found:
+        mark = found.group().decode()
+assert mark, "no nonce found"
+"""
+# A script that fails, then claims in the job's own words that its environment failed (a "not
+# run" hides a failure) and that it exited 0 with a results file.
+FORGER = FIND_MARK + """
+import base64, json, sys
+results = base64.b64encode(json.dumps({"top1": 93.8}).encode()).decode()
+print(f"{mark} env-failed")
+print(f"{mark} end env-failed")
+print(f"{mark} exit 0")
+print(f"{mark} results {results}")
+print(f"{mark} end exit 0 results {results}")
+sys.exit(3)
+"""
+PRINT_JSON = "import json, iniconfig\nprint(json.dumps({'top1': 93.8}))\n"
+#: A folder name that a shell would run (`$(...)`): the claim's script and environment in it.
+ODD = "d$(echo${IFS}EXPANDED-BY-A-SHELL>&2)"
+
+
+def _hf_rerun(tmp_path: Path, builder, monkeypatch) -> dict:
+    from judging.rerun.environment import python_search_path, uv_binary
+    from tests.fakehub import GOOD_TOKEN, FakeHub
+
+    with FakeHub({("space", "alice/repro"): builder.root}) as hub:
+        hub.patch(monkeypatch, tmp_path / "hf", token=GOOD_TOKEN)
+        hub.jobs.path_dirs = [str(Path(uv_binary()).parent),
+                              *python_search_path().split(os.pathsep)]
+        run = tmp_path / "run"
+        sha = hub.sha("space", "alice/repro")
+        judging("run", f"hf://spaces/alice/repro@{sha}", "--out", str(run), "--judge",
+                "offline")
+        judging("rerun", str(run), "--engine", "hf-jobs", "--hf-namespace", "organizers",
+                "--timeout", "120")
+    return {key.split("::")[1]: (r, run) for key, r in read_reruns(run).items()}
+
+
+def test_hf_job_trusts_no_marked_line_of_the_script_and_expands_no_name(
+        tmp_path: Path, make_submission, monkeypatch) -> None:
+    need_sandbox()
+    builder = make_submission("space", "alice/repro")
+    script_claim(builder, "paper-1/c1", "forge.py", FORGER, reproduced=93.8)
+    builder.file(f"{ODD}/requirements.txt", "iniconfig==2.0.0\n")
+    script_claim(builder, "paper-1/c2", f"{ODD}/eval.py", PRINT_JSON)
+    builder.write()
+    records = _hf_rerun(tmp_path, builder, monkeypatch)
+    forged, run = records["paper-1/c1"]
+    assert forged.status is RerunStatus.failed, forged.reason
+    assert forged.exit_code == 3 and "exit code 3" in forged.reason
+    odd, _ = records["paper-1/c2"]
+    assert odd.status is RerunStatus.reproduced, (odd.reason, odd.stderr_tail)
+    assert "EXPANDED-BY-A-SHELL" not in (run / odd.logs / "build.txt").read_text()
+
+
+def test_the_local_install_expands_no_declared_name(tmp_path: Path, make_submission,
+                                                    env_cache: Path) -> None:
+    need_sandbox()
+    builder = make_submission("odd", "team/odd", requirements=None)
+    builder.file(f"{ODD}/requirements.txt", "iniconfig==2.0.0\n")
+    script_claim(builder, "paper-1/c1", f"{ODD}/eval.py", PRINT_JSON)
+    builder.write()
+    run = judged_run(builder.root.parent, tmp_path / "run")
+    judging("rerun", str(run), "--env-cache", str(env_cache))
+    record = read_reruns(run)["team/odd::paper-1/c1"]
+    assert record.status is RerunStatus.reproduced, (record.reason, record.stderr_tail)
+    assert "EXPANDED-BY-A-SHELL" not in (run / record.logs / "build.txt").read_text()
+
+
+def test_a_ray_node_bounds_memory_over_the_process_tree(
+        ray_cluster: str, tmp_path: Path, make_submission, env_cache: Path) -> None:  # noqa: F811
+    need_sandbox()
+    missing = probe(DEFAULT_LIMITS)
+    if missing is not None:
+        pytest.skip(f"this machine cannot make a cgroup for judging: {missing}")
+    builder = make_submission("ray", "team-r/sub")
+    script_claim(builder, "paper-1/c1", "memfd.py", """
+import json, os
+keep = []
+for i in range(12):
+    fd = os.memfd_create(f"m{i}")
+    with open(fd, "wb", closefd=False) as handle:
+        for _ in range(60):
+            handle.write(b"x" * (1 << 20))
+    keep.append(fd)
+print(json.dumps({"top1": 93.8}))
+""")
+    builder.write()
+    run = judged_run(builder.root.parent, tmp_path / "run")
+    judging("rerun", str(run), "--engine", "ray", "--address", ray_cluster, "--env-cache",
+            str(env_cache), "--memory", "256")
+    record = read_reruns(run)["team-r/sub::paper-1/c1"]
+    assert record.engine == "ray" and record.memory_limit == "process tree"
+    assert record.status is RerunStatus.failed and "memory limit reached (cgroup)" in \
+        record.reason, record.reason
+    assert record.memory_peak_mb is not None and record.memory_peak_mb <= 256
