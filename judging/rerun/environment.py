@@ -502,10 +502,11 @@ def environment_key(root: Path, request: EnvRequest, interpreter: Interpreter | 
 def _build_script(request: EnvRequest, interpreter: Interpreter) -> str:
     """The install, as the sandbox's shell runs it in the submission's copy ($ENVDIR: where the
     environment goes, $UVBIN: uv)."""
-    venv = f'"$UVBIN" venv --relocatable --quiet --python {interpreter.path} "$ENVDIR"'
+    python = shlex.quote(interpreter.path)  # ours (found by judging), quoted all the same
+    venv = f'"$UVBIN" venv --relocatable --quiet --python {python} "$ENVDIR"'
     if request.kind == "uv.lock":
         install = (f'UV_PROJECT_ENVIRONMENT="$ENVDIR" "$UVBIN" sync --frozen '
-                   f'--no-install-project --python {interpreter.path} '
+                   f'--no-install-project --python {python} '
                    f'--project {shlex.quote("./" + request.folder)}')
     else:  # declared names quoted whole: a folder named `$(...)` is a name, not a command
         install = (f'"$UVBIN" pip install --python "$ENVDIR/bin/python" -r '
