@@ -57,6 +57,20 @@ class Budget:
             return f"${self.usd:g}"
         return f"{(self.seconds or 0) / 3600:.3g} CPU-hours"
 
+    def refuses(self, spent: float, limit_s: float) -> str | None:
+        """Why a claim whose wall-time limit is `limit_s` may not start once `spent` seconds
+        are spent (None: it may). A claim that alone exceeds the budget is refused on its own;
+        the claims after it still run while the budget allows."""
+        if self.seconds is None:
+            return None
+        if limit_s > self.seconds + 1e-9:
+            return (f"over budget: its limit {limit_s:g} s exceeds the budget "
+                    f"(--budget {self.describe()})")
+        if spent + limit_s > self.seconds + 1e-9:
+            return (f"over budget: --budget {self.describe()} was spent before it could "
+                    f"start")
+        return None
+
 
 def parse_budget(text: str | None) -> Budget | None:
     """`2h`, `30m`, `90s` (re-run time), `$5` or `5usd` (HF Jobs cost)."""

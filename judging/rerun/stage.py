@@ -3,8 +3,8 @@ engine and append each result to reruns.jsonl as it comes, its logs under reruns
 
 A claim whose newest line has the same input hash and is final is not run again (reruns
 resume); a `--budget` is never exceeded: a claim starts only when what was spent plus its own
-limit fits, and the claims left are recorded "not run: over budget" (not final: a later rerun
-with more budget runs them).
+limit fits; one that does not (or whose limit alone exceeds the budget) is recorded "not run:
+over budget" (not final: a later rerun with more budget runs it) and the next claim is tried.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from judging.models import RerunLimits, RerunRecord, RerunStatus
 from judging.rerun.environment import EnvCache, EnvironmentError_, environment_key, find_interpreter
 from judging.rerun.sandbox import DEFAULT_LIMITS, Sandbox
 from judging.rerun.select import Budget, select_claims
-from judging.rerun.task import RerunTask, execute, not_run_record, plan_task
+from judging.rerun.task import RerunTask, execute, not_run_record, plan_task, unplanned_task
 from judging.rundir import RunPaths, RunStore, append_rerun, read_reruns
 
 Engine = Literal["local", "ray", "hf-jobs"]
@@ -125,7 +125,10 @@ def plan_rerun(request: RerunRequest, *, prices: dict[str, float] | None = None)
     tasks = []
     keys: set[str] = set()
     for claim in chosen:
-        task = plan_task(claim, limits=request.limits, sandboxed=request.sandbox, memo=memo)
+        try:
+            task = plan_task(claim, limits=request.limits, sandboxed=request.sandbox, memo=memo)
+        except Exception as exc:  # this claim is recorded "not run" with the cause's type
+            task = unplanned_task(claim, limits=request.limits, error=exc)
         previous = done.get(task.key)
         if (not request.force and previous is not None and previous.final
                 and previous.input_hash == task.input_hash):
@@ -144,7 +147,7 @@ def plan_rerun(request: RerunRequest, *, prices: dict[str, float] | None = None)
             continue
         try:
             key = environment_key(task.root, request_env, find_interpreter(request_env.python))
-        except EnvironmentError_ as exc:  # the run records it per claim; the estimate notes it
+        except (EnvironmentError_, OSError) as exc:  # recorded per claim; the estimate notes it
             estimate.problems.append(f"{task.key}: {exc}")
             continue
         if key not in keys:
@@ -185,16 +188,19 @@ def fits(budget: Budget | None, spent: float, task: RerunTask) -> bool:
 
 def run_local(request: RerunRequest, tasks: list[RerunTask],
               on_result: Callable[[RerunRecord], None]) -> None:
+    """Each task in turn; a task the budget refuses (alone over it, or no longer fitting what
+    is left) is recorded "over budget" (not final) and the next one is tried."""
     sandbox = Sandbox(enabled=request.sandbox)
     description = sandbox.check() or None
     spent = 0.0
-    for index, task in enumerate(tasks):
-        if task.not_run is None and not fits(request.budget, spent, task):
-            assert request.budget is not None
-            for record in over_budget(tasks[index:], engine="local", sandbox=description,
-                                      budget=request.budget):
-                on_result(write_result(request.run_dir, record, logs=None))
-            return
+    for task in tasks:
+        refused = (request.budget.refuses(spent, task.limits.wall_s)
+                   if request.budget is not None and task.not_run is None else None)
+        if refused is not None:
+            record = not_run_record(task, engine="local", sandbox=description, final=False,
+                                    reason=refused)
+            on_result(write_result(request.run_dir, record, logs=None))
+            continue
         logs = fresh_logs(request.run_dir, task.key)
         record = execute(task, cache=request.cache, sandbox=sandbox, logs=logs)
         spent += (record.duration_s or 0.0) + ((record.environment.build_s or 0.0)
