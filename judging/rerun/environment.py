@@ -125,12 +125,20 @@ def find_environment(root: Path, script: Path, declared: Path | None) -> EnvRequ
 
 
 def _inside_file(root: Path, path: Path) -> bool:
-    """A regular file whose real path is inside `root` (checked without opening it)."""
+    """A regular file whose real path is inside `root` (checked without opening it). Raises
+    EnvironmentFileError for one over MAX_ENV_FILE_BYTES: the host reads it whole (its hash)."""
     try:
         real = path.resolve()
-        return real.is_relative_to(root) and stat.S_ISREG(real.lstat().st_mode)
+        info = real.lstat()
     except (OSError, RuntimeError):
         return False
+    if not (real.is_relative_to(root) and stat.S_ISREG(info.st_mode)):
+        return False
+    if info.st_size > MAX_ENV_FILE_BYTES:
+        raise EnvironmentFileError(f"the environment file {path.name} is refused "
+                                   f"({info.st_size:,} bytes, over the limit of "
+                                   f"{MAX_ENV_FILE_BYTES:,}): not run")
+    return True
 
 
 def _kind(name: str) -> EnvKind | None:
@@ -139,6 +147,11 @@ def _kind(name: str) -> EnvKind | None:
     if name.endswith(".txt"):
         return "requirements.txt"
     return None
+
+
+class EnvironmentFileError(EnvironmentError_):
+    """An environment file that is refused before anything reads it (over its size limit): the
+    claim is not run."""
 
 
 class PythonRequestError(EnvironmentError_):

@@ -36,7 +36,7 @@ from judging.rerun.sandbox import ProcessOutcome, Sandbox, SandboxUnavailable
 from judging.rundir import utc_now
 
 #: Bump when what a re-run does changes (its input hash changes: every claim is re-run again).
-RERUN_VERSION = "rerun/1"
+RERUN_VERSION = "rerun/2"  # 2: declared results removed first, Python requests validated
 #: The tail of stderr kept on a result.
 STDERR_TAIL_LINES = 20
 STDERR_TAIL_CHARS = 2000
@@ -133,17 +133,8 @@ def plan_task(claim: ClaimInput, *, limits: RerunLimits, sandboxed: bool,
                        f"(.py or .sh)"
     else:
         task.script = script.resolve().relative_to(root.resolve()).as_posix()
-        request = find_environment(root, script, claim.evidence_paths.get("rerun.environment"))
-        if request is None:
-            task.not_run = ("no environment: no uv.lock, pyproject.toml, requirements.txt or "
-                            "Dockerfile beside the script or above it in the submission")
-        else:
-            try:
-                python = pinned_python(root, request, spec.python if spec else None)
-            except PythonRequestError as exc:
-                task.not_run = str(exc)
-                python = None
-            task.environment = replace(request, python=python)
+        task.environment, task.not_run = _environment(claim, script)
+        if task.environment is not None:
             relevant["files"] = _tree_hash(root, memo if memo is not None else {})
             relevant["environment"] = [task.environment.kind, task.environment.file,
                                        task.environment.python]
@@ -158,6 +149,26 @@ def unplanned_task(claim: ClaimInput, *, limits: RerunLimits, error: Exception) 
     reason = f"judging could not plan this claim's re-run: {type(error).__name__}"
     return RerunTask(claim=claim, limits=limits, not_run=reason, input_hash=content_hash(
         {"key": str(claim.key), "not_run": reason, "version": RERUN_VERSION}))
+
+
+def _environment(claim: ClaimInput, script: Path) -> tuple[EnvRequest | None, str | None]:
+    """The environment a claim's script runs in, with its validated Python request, or why it
+    is not run (no environment file; a file refused before it is read; a Python request that is
+    not a version)."""
+    spec = claim.claim.evidence.rerun
+    try:
+        request = find_environment(claim.root, script,
+                                   claim.evidence_paths.get("rerun.environment"))
+    except EnvironmentError_ as exc:
+        return None, str(exc)
+    if request is None:
+        return None, ("no environment: no uv.lock, pyproject.toml, requirements.txt or "
+                      "Dockerfile beside the script or above it in the submission")
+    try:
+        python = pinned_python(claim.root, request, spec.python if spec else None)
+    except PythonRequestError as exc:
+        return replace(request, python=None), str(exc)
+    return replace(request, python=python), None
 
 
 def _tail(path: Path | None) -> str | None:

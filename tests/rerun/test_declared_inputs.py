@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from judging.intake import MAX_ENV_FILE_BYTES
 from judging.models import RerunStatus
 from judging.rundir import RunPaths, read_reruns
 from tests.rerun.conftest import judged_run, judging, need_sandbox, script_claim
@@ -109,6 +110,11 @@ def test_a_python_version_file_that_points_elsewhere_is_refused_and_never_echoed
             os.symlink(target, builder.root / ".python-version")
         script_claim(builder, "paper-1/c1", "eval.py", PRINT_JSON)
         builder.write()
+    huge = make_submission("huge", "evil/huge-requirements", requirements=None)
+    with (huge.root / "requirements.txt").open("wb") as handle:  # sparse: read whole to hash
+        handle.truncate(MAX_ENV_FILE_BYTES + 1)
+    script_claim(huge, "paper-1/c1", "eval.py", PRINT_JSON)
+    huge.write()
     honest = make_submission("honest", "honest/sub")
     script_claim(honest, "paper-1/c1", "eval.py", PRINT_JSON)
     honest.write()
@@ -124,6 +130,9 @@ def test_a_python_version_file_that_points_elsewhere_is_refused_and_never_echoed
         assert record.status is RerunStatus.not_run and not record.attempted
         assert record.reason == f".python-version is refused ({kind}, not a regular file): " \
                                 f"not run"
+    assert records["evil/huge-requirements::paper-1/c1"].reason == (
+        f"the environment file requirements.txt is refused ({MAX_ENV_FILE_BYTES + 1:,} bytes, "
+        f"over the limit of {MAX_ENV_FILE_BYTES:,}): not run")
     assert records["honest/sub::paper-1/c1"].status is RerunStatus.reproduced
     judging("run", str(honest.root.parent), "--out", str(run), "--judge", "offline")
     everything = _everything(run)
