@@ -261,7 +261,8 @@ class Sandbox:
             results: str | None = None) -> ProcessOutcome:
         """Run `command` in /work, a copy of `submission` (read-only at /submission), under
         `limits`; stdout and stderr to those files (at most `output_mb` each); `results` (a path
-        relative to /work) read back after the command ends. Without the sandbox (`enabled`
+        relative to /work, no `..`) removed from the copy before the command runs and read back
+        after it ends, when the command wrote it as a regular file inside /work. Without the sandbox (`enabled`
         False), the same in a temporary copy on this machine, with the same limits."""
         env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", **(env or {})}
         if results is not None and not _relative_inside(results):
