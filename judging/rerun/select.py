@@ -57,16 +57,18 @@ class Budget:
             return f"${self.usd:g}"
         return f"{(self.seconds or 0) / 3600:.3g} CPU-hours"
 
-    def refuses(self, spent: float, limit_s: float) -> str | None:
-        """Why a claim whose wall-time limit is `limit_s` may not start once `spent` seconds
-        are spent (None: it may). A claim that alone exceeds the budget is refused on its own;
-        the claims after it still run while the budget allows."""
-        if self.seconds is None:
+    def refuses(self, spent: float, need: float, *, usd: bool = False) -> str | None:
+        """Why a claim that may cost `need` (seconds at its wall-time limit, or dollars with
+        `usd`) may not start once `spent` is spent (None: it may). A claim that alone exceeds
+        the budget is refused on its own; the claims after it still run while the budget
+        allows."""
+        cap = self.usd if usd else self.seconds
+        if cap is None:
             return None
-        if limit_s > self.seconds + 1e-9:
-            return (f"over budget: its limit {limit_s:g} s exceeds the budget "
-                    f"(--budget {self.describe()})")
-        if spent + limit_s > self.seconds + 1e-9:
+        if need > cap + 1e-9:
+            what = f"${need:.2f}" if usd else f"{need:g} s"
+            return f"over budget: its limit {what} exceeds the budget (--budget {self.describe()})"
+        if spent + need > cap + 1e-9:
             return (f"over budget: --budget {self.describe()} was spent before it could "
                     f"start")
         return None

@@ -24,7 +24,6 @@ from judging.rerun.task import RerunTask, execute, not_run_record, plan_task, un
 from judging.rundir import RunPaths, RunStore, append_rerun, read_reruns
 
 Engine = Literal["local", "ray", "hf-jobs"]
-OVER_BUDGET = "over budget"
 
 
 def default_cache_dir() -> Path:
@@ -171,19 +170,6 @@ def fresh_logs(run_dir: Path, key: str) -> Path:
     logs = RunPaths(run_dir).rerun_logs(key)
     shutil.rmtree(logs, ignore_errors=True)
     return logs
-
-
-def over_budget(tasks: list[RerunTask], *, engine: str, sandbox: str | None,
-                budget: Budget) -> list[RerunRecord]:
-    return [not_run_record(task, engine=engine, sandbox=sandbox, final=False,
-                           reason=f"{OVER_BUDGET}: --budget {budget.describe()} was spent before "
-                                  f"it could start") for task in tasks]
-
-
-def fits(budget: Budget | None, spent: float, task: RerunTask) -> bool:
-    """Whether a task may start: what was spent plus its wall-time limit stays in the budget."""
-    return budget is None or budget.seconds is None or \
-        spent + task.limits.wall_s <= budget.seconds + 1e-9
 
 
 def run_local(request: RerunRequest, tasks: list[RerunTask],

@@ -23,6 +23,7 @@ import pytest
 from judging.intake import MAX_ENV_FILE_BYTES
 from judging.models import RerunStatus
 from judging.rundir import RunPaths, read_reruns
+from tests.merge.test_shards import hermetic_env, ray_cluster  # noqa: F401 (fixtures)
 from tests.rerun.conftest import judged_run, judging, need_sandbox, script_claim
 
 PRINT_JSON = "import json, iniconfig\nprint(json.dumps({'top1': 93.8}))\n"
@@ -238,3 +239,20 @@ def test_a_claim_alone_over_the_budget_is_skipped_and_the_rest_run(
     for name in ("c1-small", "c2-small", "c3-small"):  # 20 s limits: each fits what is left
         assert records[f"paper-1/{name}"].status is RerunStatus.reproduced
     assert "3 reproduced" in output and "1 not_run" in output
+
+
+def test_on_ray_too_a_claim_alone_over_the_budget_is_skipped_and_the_rest_run(
+        ray_cluster: str, tmp_path: Path, make_submission, env_cache: Path) -> None:  # noqa: F811
+    builder = make_submission()
+    script_claim(builder, "paper-1/c0-big", "big.py", PRINT_JSON)
+    script_claim(builder, "paper-1/c1-small", "a.py", PRINT_JSON, rerun={"timeout_s": 20})
+    script_claim(builder, "paper-1/c2-small", "b.py", PRINT_JSON, rerun={"timeout_s": 20})
+    builder.write()
+    run = judged_run(builder.root.parent, tmp_path / "run")
+    judging("rerun", str(run), "--engine", "ray", "--address", ray_cluster, "--env-cache",
+            str(env_cache), "--timeout", "300", "--budget", "50s")
+    records = {key.split("::")[1]: record for key, record in _records(run).items()}
+    assert records["paper-1/c0-big"].reason.startswith("over budget: its limit 300 s exceeds")
+    # the cluster holds both small limits at once: 40 s of 50
+    for name in ("c1-small", "c2-small"):
+        assert records[f"paper-1/{name}"].status is RerunStatus.reproduced
