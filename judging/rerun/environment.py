@@ -7,7 +7,9 @@ claim's `evidence.rerun.environment`), in this order: `uv.lock` (with its pyproj
 `requirements.txt` (`uv pip install -r`), `Dockerfile` (only an engine that runs containers
 builds it: HF Jobs). The Python is the one pinned (the claim's `python`, else `.python-version`
 beside the file, else the file's `requires-python`), found among this machine's interpreters:
-uv never downloads one.
+uv never downloads one. A pin is a version or a version specifier only (`python_request`): a
+path or a program's name never reaches uv, and only interpreters on judging's own search path
+run. The submission's files read here are read confined (intake's `read_confined`).
 
 The install runs in the sandbox too (the registry reachable, nothing else of the host): building
 an sdist runs the package's own code. The key of an environment is the hash of the environment
