@@ -28,7 +28,10 @@ from judging.models import ClaimInput, ClaimKind, RerunRead, RerunValue, Toleran
 PRECISION_SLACK = 0.5
 #: Output lines longer than this are not read as KEY=VALUE or JSON lines (a hostile megabyte line).
 MAX_LINE_CHARS = 100_000
-_NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+#: A number in an output line, possessive (Python 3.11): once its digits are read they are never
+#: given back, so a line of 100,000 digits that is not a number fails in linear time (with
+#: backtracking, the digits split two ways at every position: quadratic, minutes per line).
+_NUMBER = r"[-+]?+(?:\d++\.?+\d*+|\.\d++)(?:[eE][-+]?+\d++)?+"
 
 
 @dataclass(frozen=True)

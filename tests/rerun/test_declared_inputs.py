@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -181,6 +182,27 @@ def test_output_the_parser_cannot_read_fails_that_claim_and_the_next_runs(
     again = judging("rerun", str(run), "--env-cache", str(env_cache))
     assert f"{3 + len(hostile_files)} already re-run with the same inputs, 0 to run" in again
     assert len(RunPaths(run).reruns.read_text().splitlines()) == 3 + len(hostile_files)
+
+
+def test_a_line_of_digits_that_is_not_a_number_is_read_in_linear_time(
+        tmp_path: Path, make_submission, env_cache: Path) -> None:
+    """A KEY=VALUE reader that backtracks spends minutes on one line of 40,000 digits ending in
+    a letter (quadratic): the host's rerun would stall on one claim's output."""
+    builder = make_submission()
+    script_claim(builder, "paper-1/digits", "digits.py",
+                 "for _ in range(3):\n    print('top1=' + '1' * 40000 + 'x')\n",
+                 rerun={"read": {"source": "line", "key": "top1"}})
+    builder.write()
+    run = judged_run(builder.root.parent, tmp_path / "run")
+    judging("rerun", str(run), "--env-cache", str(env_cache), "--estimate")  # builds nothing
+    started = time.monotonic()
+    judging("rerun", str(run), "--env-cache", str(env_cache))
+    took = time.monotonic() - started
+    record = read_reruns(run)["tester/sub-1::paper-1/digits"]
+    assert record.status is RerunStatus.failed
+    assert record.reason == "exit code 0 but no number: no number (no output line has " \
+                            "top1=<number>)"
+    assert took < 60, f"reading the output took {took:.0f} s"
 
 
 def test_a_results_file_shipped_in_the_submission_is_no_result(
