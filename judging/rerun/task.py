@@ -91,9 +91,10 @@ def _tree_hash(root: Path, memo: dict[Path, str]) -> str:
         for name in sorted(files):
             path = Path(folder) / name
             relative = path.relative_to(root).as_posix()
-            digest.update(relative.encode() + b"\0")
+            # file names as the file system holds them (bytes that are not UTF-8 too)
+            digest.update(os.fsencode(relative) + b"\0")
             if path.is_symlink():
-                digest.update(b"link:" + os.readlink(path).encode())
+                digest.update(b"link:" + os.fsencode(os.readlink(path)))
             elif path.is_file():
                 with path.open("rb") as handle:
                     for chunk in iter(lambda: handle.read(1 << 20), b""):

@@ -278,3 +278,31 @@ def test_on_ray_too_a_claim_alone_over_the_budget_is_skipped_and_the_rest_run(
     # the cluster holds both small limits at once: 40 s of 50
     for name in ("c1-small", "c2-small"):
         assert records[f"paper-1/{name}"].status is RerunStatus.reproduced
+
+
+def test_a_claim_that_cannot_be_planned_is_recorded_and_the_others_run(
+        tmp_path: Path, make_submission, env_cache: Path) -> None:
+    """A file name that is not UTF-8 is hashed as the bytes it is; a script that became a link
+    out of the submission after `judging run` is that claim's "not run", naming the error."""
+    odd = make_submission("odd", "odd/names")
+    script_claim(odd, "paper-1/c1", "eval.py", PRINT_JSON)
+    odd.write()
+    (odd.root / os.fsdecode(b"data-\xff\xfe.bin")).write_bytes(b"x")
+    moved = make_submission("moved", "moved/link")
+    script_claim(moved, "paper-1/c1", "eval.py", PRINT_JSON)
+    moved.write()
+    honest = make_submission("honest", "honest/sub")
+    script_claim(honest, "paper-1/c1", "eval.py", PRINT_JSON)
+    honest.write()
+    run = judged_run(honest.root.parent, tmp_path / "run")
+    outside = tmp_path / "outside.py"
+    outside.write_text(PRINT_JSON)
+    (moved.root / "eval.py").unlink()
+    os.symlink(outside, moved.root / "eval.py")
+    judging("rerun", str(run), "--env-cache", str(env_cache))
+    records = _records(run)
+    assert records["odd/names::paper-1/c1"].status is RerunStatus.reproduced
+    link = records["moved/link::paper-1/c1"]
+    assert link.status is RerunStatus.not_run
+    assert link.reason == "judging could not plan this claim's re-run: ValueError"
+    assert records["honest/sub::paper-1/c1"].status is RerunStatus.reproduced
