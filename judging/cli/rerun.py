@@ -23,11 +23,12 @@ from judging.cli.options import console, friendly_errors
                    "the Hub).")
 @click.option("--budget", default=None,
               help="Stop cleanly before spending more: re-run time (2h, 30m, 90s) or HF Jobs "
-                   "dollars ($5). A claim starts only when its limit fits; the rest are "
-                   "recorded 'not run: over budget' (a later rerun runs them).")
+                   "dollars ($5). A claim starts only when its limit fits; one that does not "
+                   "is recorded 'not run: over budget' (a later rerun runs it) and the next "
+                   "is tried.")
 @click.option("--timeout", "wall_s", type=click.FloatRange(min=1), default=None,
               help="Wall-time limit per claim, seconds [default 600; a claim's "
-                   "evidence.rerun.timeout_s wins].")
+                   "evidence.rerun.timeout_s may lower it, never raise it].")
 @click.option("--cpu", "cpu_s", type=click.IntRange(min=1), default=None,
               help="CPU-time limit per process, seconds [default 600].")
 @click.option("--memory", "memory_mb", type=click.IntRange(min=64), default=None,

@@ -31,7 +31,15 @@ from judging.intake.manifest import (
     load_submission,
     manifest_json_schema,
 )
-from judging.intake.paths import confine, confine_file
+from judging.intake.paths import (
+    MAX_CONTROL_FILE_BYTES,
+    MAX_ENV_FILE_BYTES,
+    MAX_TEXT_FILE_BYTES,
+    confine,
+    confine_file,
+    open_confined,
+    read_confined,
+)
 from judging.intake.registry import (
     Registry,
     RegistryClaim,
@@ -47,14 +55,15 @@ from judging.intake.sources import (
 )
 from judging.intake.space import SpaceFiles, is_space, load_space, read_space
 
-__all__ = ["HUB_PREFIX", "MANIFEST_NAMES", "DiscoveredSpace", "HubSource", "LoadedSubmission", "Logbook",
+__all__ = ["HUB_PREFIX", "MANIFEST_NAMES", "MAX_CONTROL_FILE_BYTES", "MAX_ENV_FILE_BYTES",
+           "MAX_TEXT_FILE_BYTES", "DiscoveredSpace", "HubSource", "LoadedSubmission", "Logbook",
            "PinnedCommit", "PlannedSource", "Registry", "RegistryClaim", "SourcePlan",
            "SpaceFiles", "StructuredAsk", "apply_registry", "is_space", "load_space",
            "read_space",
            "commit_as_of", "confine", "confine_file", "discover_spaces", "expand_source",
            "fetch_hub_source", "find_manifest", "is_logbook", "load_folder", "load_logbook",
-           "load_registry", "load_submission", "manifest_json_schema", "parse_as_of",
-           "parse_hub_source", "plan_sources", "read_logbook"]
+           "load_registry", "load_submission", "manifest_json_schema", "open_confined", "parse_as_of",
+           "parse_hub_source", "plan_sources", "read_confined", "read_logbook"]
 
 
 def load_folder(folder: Path | str, *, registry: Registry | None = None,

@@ -3,9 +3,11 @@ leaves it."""
 
 from __future__ import annotations
 
+import os
 import re
 import stat
 from pathlib import Path
+from typing import BinaryIO
 
 from judging.errors import UnsafePathError
 
@@ -47,3 +49,96 @@ def confine_file(root: Path, relative: str) -> Path:
     if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
         raise UnsafePathError(f"{relative!r} is not a regular file (a FIFO, socket or device)")
     return path
+
+
+#: Size limits of the files read from a submission on this machine (bytes), by kind. A small
+#: control file (`.python-version`) holds one line; an environment file (pyproject.toml, uv.lock,
+#: requirements) is text a resolver reads; a logbook's index, manifest and a Space's README are
+#: Markdown/JSON a person wrote (a 300 MB index is an attack, not a logbook).
+MAX_CONTROL_FILE_BYTES = 4 * 1024
+MAX_ENV_FILE_BYTES = 8 * 1024 * 1024
+MAX_TEXT_FILE_BYTES = 16 * 1024 * 1024
+
+_OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+_DIR_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_DIRECTORY | os.O_CLOEXEC
+
+
+def _kind_of(mode: int) -> str:
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    return "a special file"
+
+
+def open_confined(root: Path, relative: str, *, links: bool = False) -> BinaryIO:
+    """The submission's file `root/relative`, open for reading, without following anything out
+    of the submission and without blocking. Raises UnsafePathError for a path that leaves the
+    folder, a symbolic link (any, unless `links`: then only links that stay inside), or anything
+    but a regular file (a FIFO or a device is refused before it is opened); FileNotFoundError
+    when it is not there. The message is ours and names nothing of the file: the caller puts the
+    path it asked for in front (`f"{relative}: {exc}"`).
+
+    Hand-written because no library opens a path one component at a time with O_NOFOLLOW: each
+    folder on the way is opened relative to the one before, so no link (nor a link swapped in
+    meanwhile) is followed; the file is checked with lstat, opened with O_NONBLOCK (a FIFO never
+    waits for a writer) and checked again with fstat on the open descriptor.
+    """
+    root_resolved = Path(root).resolve()
+    if links:
+        try:
+            parts = confine(root_resolved, relative).relative_to(root_resolved).parts
+        except UnsafePathError:
+            raise UnsafePathError("a link that leaves the submission folder") from None
+    elif Path(relative).is_absolute() or ".." in re.split(r"[\\/]", relative):
+        raise UnsafePathError("a path that leaves the submission folder")
+    else:
+        parts = tuple(p for p in Path(relative).parts if p not in ("", "."))
+    if not parts:
+        raise UnsafePathError("the submission folder itself, not a file")
+    folders: list[int] = []
+    try:
+        try:
+            folders.append(os.open(root_resolved, _DIR_FLAGS))
+            for part in parts[:-1]:
+                folders.append(os.open(part, _DIR_FLAGS, dir_fd=folders[-1]))
+            before = os.stat(parts[-1], dir_fd=folders[-1], follow_symlinks=False)
+        except FileNotFoundError:
+            raise
+        except OSError:
+            raise UnsafePathError("a folder on its way is a symbolic link or cannot be "
+                                  "opened") from None
+        if not stat.S_ISREG(before.st_mode):
+            raise UnsafePathError(f"{_kind_of(before.st_mode)}, not a regular file")
+        try:
+            handle = os.open(parts[-1], _OPEN_FLAGS, dir_fd=folders[-1])
+        except OSError as exc:
+            raise UnsafePathError(f"cannot be opened ({exc.strerror or 'error'})") from None
+    finally:
+        for descriptor in folders:
+            os.close(descriptor)
+    if not stat.S_ISREG(os.fstat(handle).st_mode):
+        os.close(handle)
+        raise UnsafePathError("it changed while it was opened")
+    return os.fdopen(handle, "rb")
+
+
+def read_confined(root: Path, relative: str, *, limit: int, links: bool = False) -> bytes:
+    """The bytes of the submission's file `root/relative` (see `open_confined`), refused
+    (UnsafePathError) when it is over `limit` bytes: before a byte is read, and again if it
+    grows while it is read, so memory stays within the limit."""
+    with open_confined(root, relative, links=links) as stream:
+        size = os.fstat(stream.fileno()).st_size
+        if size > limit:
+            raise UnsafePathError(f"{size:,} bytes, over the limit of {limit:,} for this kind "
+                                  f"of file")
+        data = stream.read(limit + 1)
+    if len(data) > limit:
+        raise UnsafePathError(f"it grew over the limit of {limit:,} bytes while it was read")
+    return data

@@ -64,7 +64,7 @@ from judging.intake.logbook.extract import (
 )
 from judging.intake.logbook.reader import Cell, Logbook, Page
 from judging.intake.manifest import LoadedSubmission, _claim_input
-from judging.intake.paths import confine
+from judging.intake.paths import confine, open_confined, read_confined
 from judging.intake.registry import Registry
 from judging.models import (
     MAX_NOTE_CHARS,
@@ -154,11 +154,10 @@ class SpaceFiles:
 
 def is_space(folder: Path) -> bool:
     """A free-form Space: a README.md whose text opens with front matter (`---`)."""
-    readme = Path(folder) / "README.md"
-    try:
-        with readme.open("rb") as handle:
+    try:  # confined and never blocking: a README that is a FIFO or a link out is no Space's
+        with open_confined(Path(folder), "README.md", links=True) as handle:
             head = handle.read(4)
-    except OSError:
+    except (OSError, UnsafePathError):
         return False
     return head.startswith(b"---")
 
@@ -192,19 +191,17 @@ def _read(folder: Path, rel: str, limit: int, files: SpaceFiles, *, text: bool =
           ) -> str | bytes | None:
     """A file's text (or bytes), or None with one error in `files.errors`."""
     try:
-        path = confine(folder, rel)
+        confine(folder, rel)
     except UnsafePathError:
         files.errors.append((rel, "a link leaving the Space: not followed"))
         return None
-    try:
-        size = path.stat().st_size
-        if size > limit:
-            files.errors.append((rel, f"{size:,} bytes, over the limit of {limit:,} for this "
-                                      f"kind of file: not read"))
-            return None
-        raw = path.read_bytes()
+    try:  # a regular file (a FIFO or device is refused without blocking), within `limit`
+        raw = read_confined(folder, rel, limit=limit, links=True)
+    except UnsafePathError as exc:
+        files.errors.append((rel, f"{exc}: not read"))
+        return None
     except OSError as exc:
-        files.errors.append((rel, f"cannot be read ({exc.strerror or exc})"))
+        files.errors.append((rel, f"cannot be read ({exc.strerror or type(exc).__name__})"))
         return None
     if not text:
         return raw
@@ -244,7 +241,7 @@ def read_space(folder: Path) -> SpaceFiles:
             except UnsafePathError:
                 files.errors.append((rel, "a link leaving the Space: not followed"))
                 continue
-            if is_trace(path):
+            if path.is_file() and is_trace(path):  # a regular file: a FIFO would block
                 files.traces.append(rel)
         elif rel.lower().endswith((".json", ".csv")) and (
                 _RESULTS_NAME.search(name) or linked or rel.startswith("results/")):
@@ -490,16 +487,16 @@ def _trace_of_paper(files: SpaceFiles, names: list[str]) -> list[str]:
         if not rel.startswith(LINKED + "/"):
             continue
         dataset = "/".join(rel.split("/")[3:5])
-        if any(n in dataset for n in wanted) or _mentions(files.folder / rel, wanted):
+        if any(n in dataset for n in wanted) or _mentions(files.folder, rel, wanted):
             out.append(rel)
     return out
 
 
-def _mentions(path: Path, names: list[str]) -> bool:
-    try:
-        with path.open("rb") as handle:
+def _mentions(folder: Path, rel: str, names: list[str]) -> bool:
+    try:  # confined and never blocking (a FIFO is no trace)
+        with open_confined(folder, rel, links=True) as handle:
             head = handle.read(MAX_LOG_BYTES)
-    except OSError:
+    except (OSError, UnsafePathError):
         return False
     return any(n.encode() in head for n in names if n)
 

@@ -7,7 +7,9 @@ claim's `evidence.rerun.environment`), in this order: `uv.lock` (with its pyproj
 `requirements.txt` (`uv pip install -r`), `Dockerfile` (only an engine that runs containers
 builds it: HF Jobs). The Python is the one pinned (the claim's `python`, else `.python-version`
 beside the file, else the file's `requires-python`), found among this machine's interpreters:
-uv never downloads one.
+uv never downloads one. A pin is a version or a version specifier only (`python_request`): a
+path or a program's name never reaches uv, and only interpreters on judging's own search path
+run. The submission's files read here are read confined (intake's `read_confined`).
 
 The install runs in the sandbox too, as contained as a run: its own network namespace whose only
 way out is the route to the package index (index_route.py; never this machine's loopback),
@@ -49,9 +51,11 @@ from typing import Literal
 from urllib.parse import urlsplit
 
 from packaging.requirements import InvalidRequirement, Requirement
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import canonicalize_name
 
-from judging.errors import JudgingError
+from judging.errors import JudgingError, UnsafePathError
+from judging.intake import MAX_CONTROL_FILE_BYTES, MAX_ENV_FILE_BYTES, read_confined
 from judging.models import RerunEnvironment, RerunLimits
 from judging.rerun.index_route import ROUTE_MOUNT, IndexRoute
 from judging.rerun.sandbox import Mount, ProcessOutcome, Sandbox
@@ -83,9 +87,6 @@ NETWORK_SETTINGS = ("SSL_CERT_FILE", "SSL_CERT_DIR", "HTTP_PROXY", "HTTPS_PROXY"
 SANDBOXED_NETWORK_SETTINGS = ("SSL_CERT_FILE", "SSL_CERT_DIR", "UV_INDEX_URL",
                               "UV_DEFAULT_INDEX", "UV_EXTRA_INDEX_URL", "UV_INDEX",
                               "UV_NATIVE_TLS")
-#: An environment file (and a file it names) is read on this machine up to this size: a lock of
-#: a large project is a few hundred KiB.
-MAX_ENV_FILE_BYTES = 8 * 1024 * 1024
 #: `-r`/`-c` files followed from a requirements file (deeper, or more, counts as naming the
 #: submission's own files: the environment is not shared).
 MAX_INCLUDED_FILES = 32
@@ -132,12 +133,13 @@ class BuiltEnv:
 
 def find_environment(root: Path, script: Path, declared: Path | None) -> EnvRequest | None:
     """The environment file of a script: the declared one, else the first of ENV_FILES beside
-    the script, then in each parent folder up to `root` (a file that resolves outside `root`, a
-    symbolic link out of the submission, is not used)."""
+    the script, then in each parent folder up to `root`. Only a regular file inside the
+    submission counts (a link is followed only while it stays inside; a FIFO, a device or a
+    link out of the submission is not used)."""
     root = root.resolve()
     if declared is not None:
         kind = _kind(declared.name)
-        if kind is None:
+        if kind is None or not _inside_file(root, declared):
             return None
         return EnvRequest(kind=kind, file=declared.resolve().relative_to(root).as_posix(),
                           python=None)
@@ -145,14 +147,31 @@ def find_environment(root: Path, script: Path, declared: Path | None) -> EnvRequ
     while True:
         for name in ENV_FILES:
             candidate = folder / name
-            if candidate.is_file() and candidate.resolve().is_relative_to(root):
-                if name == "uv.lock" and not (folder / "pyproject.toml").is_file():
+            if _inside_file(root, candidate):
+                if name == "uv.lock" and not _inside_file(root, folder / "pyproject.toml"):
                     continue
                 return EnvRequest(kind=name, file=candidate.relative_to(root).as_posix(),
                                   python=None)
         if folder == root or not folder.is_relative_to(root):
             return None
         folder = folder.parent
+
+
+def _inside_file(root: Path, path: Path) -> bool:
+    """A regular file whose real path is inside `root` (checked without opening it). Raises
+    EnvironmentFileError for one over MAX_ENV_FILE_BYTES: the host reads it whole (its hash)."""
+    try:
+        real = path.resolve()
+        info = real.lstat()
+    except (OSError, RuntimeError):
+        return False
+    if not (real.is_relative_to(root) and stat.S_ISREG(info.st_mode)):
+        return False
+    if info.st_size > MAX_ENV_FILE_BYTES:
+        raise EnvironmentFileError(f"the environment file {path.name} is refused "
+                                   f"({info.st_size:,} bytes, over the limit of "
+                                   f"{MAX_ENV_FILE_BYTES:,}): not run")
+    return True
 
 
 def _kind(name: str) -> EnvKind | None:
@@ -163,26 +182,100 @@ def _kind(name: str) -> EnvKind | None:
     return None
 
 
+class EnvironmentFileError(EnvironmentError_):
+    """An environment file (or a file it names) this machine does not read: a link out of the
+    submission, not a regular file, over its size limit. The claim is not run."""
+
+
+class PythonRequestError(EnvironmentError_):
+    """A Python request that is not a version or a version specifier (a path, a program's name),
+    or a file holding it that is refused: the claim is not run. The message is ours: it never
+    repeats the file's text."""
+
+
+#: The longest Python request read: a version specifier is short; anything longer is not one.
+MAX_PYTHON_REQUEST_CHARS = 100
+#: A plain version ("3", "3.11", "3.11.4"), and the interpreter names uv also reads
+#: ("cpython-3.12", "python3.12"): mapped to their version, nothing else of a name is kept.
+_PLAIN_VERSION = re.compile(r"\d{1,2}(?:\.\d{1,3}){0,2}")
+_NAMED_VERSION = re.compile(r"(?:cpython|python)[-@]?(\d{1,2}(?:\.\d{1,3}){0,2})",
+                            re.IGNORECASE)
+#: The comparison operators of a Python request (not `===`, PEP 440's arbitrary equality, which
+#: matches any string).
+_OPERATORS = frozenset({"==", "!=", "<=", ">=", "<", ">", "~="})
+_SPEC_VERSION = re.compile(r"\d{1,2}(?:\.\d{1,3}){0,2}(?:\.\*)?")
+
+
+def python_request(text: str, where: str) -> str:
+    """`text` as a Python request judging passes to uv: a plain version ("3.11") or a version
+    specifier (">=3.10,<3.13", re-spelled by `packaging`), else PythonRequestError naming
+    `where` (our words for the source, never the text)."""
+    text = text.strip()
+    named = _NAMED_VERSION.fullmatch(text)
+    if named is not None:
+        text = named.group(1)
+    if len(text) <= MAX_PYTHON_REQUEST_CHARS:
+        if _PLAIN_VERSION.fullmatch(text):
+            return text
+        try:
+            specifiers = SpecifierSet(text)
+        except InvalidSpecifier:
+            specifiers = None
+        if specifiers is not None and len(specifiers) > 0 and all(
+                s.operator in _OPERATORS and _SPEC_VERSION.fullmatch(s.version)
+                for s in specifiers):
+            return str(specifiers)
+    raise PythonRequestError(f"the Python asked for in {where} is not a version or a version "
+                             f"specifier (such as 3.11 or >=3.10,<3.13): not run")
+
+
+def _read_control(root: Path, relative: str, limit: int, where: str, *,
+                  links: bool = False) -> str | None:
+    """A file of the submission read on this machine (confined: see `read_confined`; `links`:
+    a link that stays inside is followed), as text; None when it is not there."""
+    try:
+        data = read_confined(root, relative, limit=limit, links=links)
+    except FileNotFoundError:
+        return None
+    except UnsafePathError as exc:
+        raise PythonRequestError(f"{where} is refused ({exc}): not run") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise PythonRequestError(f"{where} is not UTF-8 text: not run") from None
+
+
 def pinned_python(root: Path, request: EnvRequest, declared: str | None) -> str | None:
-    """The Python an environment asks for: the claim's, `.python-version` beside the file, the
-    lock's or pyproject's `requires-python`."""
-    if declared:
-        return declared.strip()
-    folder = root / request.folder
-    version_file = folder / ".python-version"
-    if version_file.is_file():
-        first = version_file.read_text(encoding="utf-8", errors="replace").strip().splitlines()
-        if first and first[0].strip():
-            return first[0].strip()
+    """The Python an environment asks for, validated (`python_request`): the claim's
+    `evidence.rerun.python`, `.python-version` beside the file (its first line that is not a
+    comment), the lock's or pyproject's `requires-python`. Raises PythonRequestError (the claim
+    is not run) for a request that is not a version, or a file holding it that is refused (a
+    link, a FIFO, over its size limit)."""
+    if declared and declared.strip():
+        return python_request(declared, "evidence.rerun.python")
+    prefix = f"{request.folder}/" if request.folder else ""
+    text = _read_control(root, f"{prefix}.python-version", MAX_CONTROL_FILE_BYTES,
+                         ".python-version")
+    if text is not None:
+        lines = [line.strip() for line in text.splitlines()
+                 if line.strip() and not line.strip().startswith("#")]
+        if lines:
+            return python_request(lines[0], ".python-version")
     for name in (("uv.lock", "pyproject.toml") if request.kind == "uv.lock" else
                  ("pyproject.toml",) if request.kind == "pyproject.toml" else ()):
+        text = _read_control(root, f"{prefix}{name}", MAX_ENV_FILE_BYTES, name, links=True)
         try:
-            data = tomllib.loads((folder / name).read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+            data = tomllib.loads(text) if text is not None else {}
+        except (tomllib.TOMLDecodeError, RecursionError):
             continue
-        found = data.get("requires-python") or data.get("project", {}).get("requires-python")
-        if isinstance(found, str) and found.strip():
-            return found.strip()
+        project = data.get("project")
+        found = data.get("requires-python") or (
+            project.get("requires-python") if isinstance(project, dict) else None)
+        if found is not None:
+            if not isinstance(found, str):
+                raise PythonRequestError(f"requires-python in {name} is not text: not run")
+            if found.strip():
+                return python_request(found, f"requires-python in {name}")
     return None
 
 
@@ -230,27 +323,34 @@ _INTERPRETERS: dict[str | None, Interpreter | str] = {}
 
 
 def find_interpreter(request: str | None) -> Interpreter:
-    """A local interpreter that satisfies `request` (uv's `python find`, no downloads)."""
+    """A local interpreter that satisfies `request` (uv's `python find` over judging's own
+    search path, no downloads). Only a request `python_request` accepts is passed to uv (never a
+    path or a program's name from a submission), and only an interpreter in a folder of
+    `python_search_path` is run: what runs here is what judging found itself."""
+    if request is not None:
+        request = python_request(request, "the request")
     if request in _INTERPRETERS:
         found = _INTERPRETERS[request]
         if isinstance(found, str):
             raise EnvironmentError_(found)
         return found
-    env = {"PATH": python_search_path(), "UV_PYTHON_DOWNLOADS": "never", "HOME":
+    search = python_search_path()
+    env = {"PATH": search, "UV_PYTHON_DOWNLOADS": "never", "HOME":
            os.environ.get("HOME", "/"), "UV_NO_CONFIG": "1"}
     command = [uv_binary(), "python", "find", "--no-project", "--system",
                request or DEFAULT_PYTHON]
     result = subprocess.run(command, capture_output=True, text=True, env=env, cwd="/",
                             timeout=60)
-    if result.returncode != 0:
+    path = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else ""
+    folders = {os.path.realpath(folder) for folder in search.split(os.pathsep) if folder}
+    if result.returncode != 0 or os.path.realpath(os.path.dirname(path)) not in folders:
         message = (f"no Python {request or ''} on this machine (uv downloads none): "
                    + " ".join(result.stderr.strip().splitlines()[:2]))
         _INTERPRETERS[request] = message
         raise EnvironmentError_(message)
-    path = result.stdout.strip().splitlines()[-1]
     probe = subprocess.run([path, "-c", "import json, platform, sys; print(json.dumps("
                             "[sys.executable, sys.base_prefix, platform.python_version()]))"],
-                           capture_output=True, text=True, timeout=60)
+                           capture_output=True, text=True, env=env, cwd="/", timeout=60)
     executable, prefix, version = json.loads(probe.stdout)
     found = Interpreter(path=os.path.realpath(executable), prefix=os.path.realpath(prefix),
                         version=version)
@@ -282,37 +382,16 @@ def describe_build_limits(limits: RerunLimits) -> str:
             f"of disk, {limits.wall_s:g} s each")
 
 
-class EnvironmentFileError(EnvironmentError_):
-    """An environment file this machine does not read (a link out of the submission, not a
-    regular file, too large)."""
-
-
 def read_env_file(root: Path, relative: str) -> bytes:
-    """A file of the submission that the install reads, read here: a link is followed only
-    while it stays inside the submission; a regular file (a FIFO or a device is refused before
-    it is opened for reading), at most MAX_ENV_FILE_BYTES."""
-    real_root = root.resolve()
-    path = real_root / relative
-    real = Path(os.path.realpath(path))
-    if not real.is_relative_to(real_root):
-        raise EnvironmentFileError(f"{relative} leads out of the submission: not read")
+    """A file of the submission that the install reads, read here (`read_confined`: a link is
+    followed only while it stays inside the submission; a regular file, a FIFO or a device
+    refused before it is opened for reading; at most MAX_ENV_FILE_BYTES)."""
     try:
-        if not stat.S_ISREG(os.lstat(real).st_mode):  # never opened: a FIFO, a device
-            raise EnvironmentFileError(f"{relative} is not a regular file: not read")
-        fd = os.open(real, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        return read_confined(root, relative, limit=MAX_ENV_FILE_BYTES, links=True)
     except FileNotFoundError:
         raise EnvironmentFileError(f"{relative} is not in the submission") from None
-    except OSError:
-        raise EnvironmentFileError(f"{relative} cannot be read") from None
-    with os.fdopen(fd, "rb") as handle:  # checked again on what was opened
-        mode = os.fstat(fd)
-        if not stat.S_ISREG(mode.st_mode):
-            raise EnvironmentFileError(f"{relative} is not a regular file: not read")
-        data = handle.read(MAX_ENV_FILE_BYTES + 1)
-    if len(data) > MAX_ENV_FILE_BYTES:
-        raise EnvironmentFileError(f"{relative} is larger than "
-                                   f"{MAX_ENV_FILE_BYTES // (1024 * 1024)} MiB: not read")
-    return data
+    except UnsafePathError as exc:
+        raise EnvironmentFileError(f"{relative}: {exc}: not read") from None
 
 
 def submission_hash(root: Path) -> str:

@@ -30,7 +30,7 @@ from pathlib import Path
 from judging.errors import JudgingError
 from judging.models import RerunEnvironment, RerunRecord, RerunStatus
 from judging.rerun.sandbox import ProcessOutcome
-from judging.rerun.stage import RerunRequest, fresh_logs, over_budget, write_result
+from judging.rerun.stage import RerunRequest, fresh_logs, write_result
 from judging.rerun.task import (
     STDERR_TAIL_CHARS,
     RerunTask,
@@ -187,7 +187,7 @@ def run_hf_jobs(request: RerunRequest, tasks: list[RerunTask],
                           ) from exc
     spent = 0.0
     started: list[tuple[RerunTask, str, str]] = []
-    for index, task in enumerate(tasks):
+    for task in tasks:
         reason = task.not_run
         if reason is None and task.claim.source is None:
             reason = ("not on the Hub: --engine hf-jobs runs submissions read from the Hub "
@@ -207,12 +207,12 @@ def run_hf_jobs(request: RerunRequest, tasks: list[RerunTask],
                 reason=f"flavor {task.flavor!r} is not in the Hub's hardware list"), logs=None))
             continue
         limit = price * (task.limits.wall_s + INSTALL_MARGIN_S) / 60
-        if request.budget is not None and request.budget.usd is not None and \
-                spent + limit > request.budget.usd + 1e-9:
-            for record in over_budget([t for t in tasks[index:] if t.not_run is None],
-                                      engine="hf-jobs", sandbox=None, budget=request.budget):
-                on_result(write_result(request.run_dir, record, logs=None))
-            break
+        refused = (request.budget.refuses(spent, limit, usd=True)
+                   if request.budget is not None else None)
+        if refused is not None:  # recorded; the next job is tried while the budget allows
+            on_result(write_result(request.run_dir, not_run_record(
+                task, engine="hf-jobs", sandbox=None, final=False, reason=refused), logs=None))
+            continue
         spent += limit
         source = task.claim.source
         assert source is not None and image is not None

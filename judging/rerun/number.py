@@ -28,7 +28,10 @@ from judging.models import ClaimInput, ClaimKind, RerunRead, RerunValue, Toleran
 PRECISION_SLACK = 0.5
 #: Output lines longer than this are not read as KEY=VALUE or JSON lines (a hostile megabyte line).
 MAX_LINE_CHARS = 100_000
-_NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+#: A number in an output line, possessive (Python 3.11): once its digits are read they are never
+#: given back, so a line of 100,000 digits that is not a number fails in linear time (with
+#: backtracking, the digits split two ways at every position: quadratic, minutes per line).
+_NUMBER = r"[-+]?+(?:\d++\.?+\d*+|\.\d++)(?:[eE][-+]?+\d++)?+"
 
 
 @dataclass(frozen=True)
@@ -51,9 +54,26 @@ def _finite(raw: object) -> float | None:
         return None
     try:
         value = float(raw)
-    except ValueError:
+    except (ValueError, OverflowError):  # an integer too large for a float is no measurement
         return None
     return value if math.isfinite(value) else None
+
+
+def _loads(text: str) -> tuple[bool, object]:
+    """(whether `text` parses as JSON, its data). Hostile text is not JSON here: nesting deeper
+    than the parser recurses (50,000 `[`), an integer of more digits than Python converts."""
+    try:
+        return True, json.loads(text)
+    except (ValueError, RecursionError):
+        return False, None
+
+
+def _quote(raw: object) -> str | None:
+    """`raw` as JSON for a quote (None when it cannot be written back: too deep)."""
+    try:
+        return json.dumps(raw)[:500]
+    except (ValueError, RecursionError, TypeError):
+        return None
 
 
 def _lookup(data: object, key: str) -> tuple[bool, object]:
@@ -90,10 +110,8 @@ def _last_json_line(stdout: str) -> tuple[object, str] | None:
     lines = [line.strip() for line in stdout.splitlines() if line.strip()]
     if not lines or len(lines[-1]) > MAX_LINE_CHARS:
         return None
-    try:
-        return json.loads(lines[-1]), lines[-1]
-    except ValueError:
-        return None
+    parsed, data = _loads(lines[-1])
+    return (data, lines[-1]) if parsed else None
 
 
 def read_values(claim: ClaimInput, *, stdout: str, results: bytes | None) -> dict[str, Reading]:
@@ -169,9 +187,13 @@ def _from_results(spec: RerunRead, names: list[str], results: bytes | None) -> d
         return {name: Reading(None, how, None, "the script did not write it (or it is over "
                                                 "1 MiB)") for name in names}
     try:
-        data = json.loads(results.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        return {name: Reading(None, how, None, "it is not JSON") for name in names}
+        parsed, data = _loads(results.decode("utf-8"))
+    except UnicodeDecodeError:
+        parsed = False
+    if not parsed:
+        return {name: Reading(None, how, None, "it is not JSON (or nested deeper, or a number "
+                                               "longer, than it can be read)")
+                for name in names}
     default_key = None if len(names) == 1 and names[0] == "value" else ""
     out = {}
     for name in names:
@@ -179,8 +201,9 @@ def _from_results(spec: RerunRead, names: list[str], results: bytes | None) -> d
         reading = _from_json(data, key, how=f"{how}, key {json.dumps(key)}" if key else how,
                              quote=None)
         found, raw = _lookup(data, key) if key else (False, None)
+        shown = _quote(raw) if found else None
         out[name] = Reading(reading.value, reading.how,
-                            f"{json.dumps(key)}: {json.dumps(raw)}"[:500] if found else None,
+                            f"{json.dumps(key)}: {shown}"[:500] if shown is not None else None,
                             reading.problem)
     return out
 

@@ -24,7 +24,7 @@ from judging.errors import JudgingError
 from judging.models import RerunLimits, RerunRecord
 from judging.rerun.environment import BUILD_LIMITS, EnvCache
 from judging.rerun.sandbox import Sandbox, SandboxUnavailable
-from judging.rerun.stage import RerunRequest, fits, fresh_logs, over_budget, write_result
+from judging.rerun.stage import RerunRequest, fresh_logs, write_result
 from judging.rerun.task import RerunTask, execute, not_run_record
 
 MAX_RETRIES = 2
@@ -99,18 +99,19 @@ def _run_tasks(ray, request: RerunRequest, tasks: list[RerunTask],
     archives: dict[Path, object] = {}
     pending: dict[object, RerunTask] = {}
     committed = 0.0
-    for index, task in enumerate(tasks):
+    for task in tasks:
         if task.not_run is not None:  # nothing to ship: recorded here
             on_result(write_result(request.run_dir, not_run_record(
                 task, engine="ray", sandbox=None, reason=task.not_run), logs=None))
             continue
-        # The budget holds the limits of the tasks in flight (the cluster runs them at once).
-        if not fits(request.budget, committed, task):
-            assert request.budget is not None
-            rest = [t for t in tasks[index:] if t.not_run is None]
-            for record in over_budget(rest, engine="ray", sandbox=None, budget=request.budget):
-                on_result(write_result(request.run_dir, record, logs=None))
-            break
+        # The budget holds the limits of the tasks in flight (the cluster runs them at once);
+        # a task it refuses is recorded and the next one is tried.
+        refused = (request.budget.refuses(committed, task.limits.wall_s)
+                   if request.budget is not None else None)
+        if refused is not None:
+            on_result(write_result(request.run_dir, not_run_record(
+                task, engine="ray", sandbox=None, final=False, reason=refused), logs=None))
+            continue
         committed += task.limits.wall_s
         if task.root not in archives:
             archives[task.root] = ray.put(_pack(task.root))

@@ -49,7 +49,7 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from judging.errors import JudgingError
 from judging.models import RerunLimits
@@ -302,9 +302,12 @@ class Sandbox:
             results: str | None = None) -> ProcessOutcome:
         """Run `command` in /work, a copy of `submission` (read-only at /submission), under
         `limits`; stdout and stderr to those files (at most `output_mb` each); `results` (a path
-        relative to /work) read back after the command ends. Without the sandbox (`enabled`
+        relative to /work, no `..`) removed from the copy before the command runs and read back
+        after it ends, when the command wrote it as a regular file inside /work. Without the sandbox (`enabled`
         False), the same in a temporary copy on this machine, with the same limits."""
         env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", **(env or {})}
+        if results is not None and not _relative_inside(results):
+            results = None  # never read: a path that could leave the working folder
         read_end, write_end = os.pipe()
         with tempfile.TemporaryDirectory(prefix="judging-sandbox-") as tmp:
             private = Path(tmp)
@@ -463,14 +466,23 @@ _BOOT_PLAIN = """eval "exec 3>&$0 $0>&-"
 inner=$3; shift 3
 exec /bin/sh -c "$inner" "$@"
 """
-# In /work: the command without the results pipe; then, into it, the CPU time of the command's
-# process tree (the shell's `times`: its own, then its children's) and the results file (if
-# named). $0: the results file; the rest: the command.
+# In /work: the declared results file removed from the copy first (a result comes only from
+# this run, never from a file the submission ships); the command without the results pipe;
+# then, into it, the CPU time of the command's process tree (the shell's `times`: its own,
+# then its children's) and the results file, when the command wrote one: a regular file, not a
+# link, whose real path is inside the working folder. $0: the results file (relative, checked
+# by `Sandbox.run`); the rest: the command.
 _INNER = """results=$0
+work=$(pwd -P)
+if [ -n "$results" ]; then rm -rf -- "$results" || exit 125; fi
 "$@" 3>&-
 code=$?
 times >&3
-if [ -n "$results" ] && [ -f "$results" ]; then head -c {limit} -- "$results" >&3; fi
+if [ -n "$results" ] && [ -f "$results" ] && [ ! -L "$results" ]; then
+  case "$(realpath -e -- "$results" 2>/dev/null)" in
+    "$work"/*) head -c {limit} -- "$results" >&3 ;;
+  esac
+fi
 exit $code
 """
 _TIMES = re.compile(rb"^(\d+)m([\d.]+)s (\d+)m([\d.]+)s$")
@@ -486,6 +498,13 @@ def _split_times(data: bytes) -> tuple[float | None, bytes]:
     cpu = (int(children[1]) * 60 + float(children[2]) + int(children[3]) * 60
            + float(children[4])) if children else None
     return cpu, lines[2] if len(lines) > 2 else b""
+
+
+def _relative_inside(path: str) -> bool:
+    """A relative path with no `..` and no leading dash (it is an argument of rm and head)."""
+    parts = PurePosixPath(path).parts
+    return bool(parts) and not PurePosixPath(path).is_absolute() and ".." not in parts \
+        and not path.startswith("-") and "\0" not in path
 
 
 def describe_command(command: list[str]) -> str:

@@ -57,6 +57,22 @@ class Budget:
             return f"${self.usd:g}"
         return f"{(self.seconds or 0) / 3600:.3g} CPU-hours"
 
+    def refuses(self, spent: float, need: float, *, usd: bool = False) -> str | None:
+        """Why a claim that may cost `need` (seconds at its wall-time limit, or dollars with
+        `usd`) may not start once `spent` is spent (None: it may). A claim that alone exceeds
+        the budget is refused on its own; the claims after it still run while the budget
+        allows."""
+        cap = self.usd if usd else self.seconds
+        if cap is None:
+            return None
+        if need > cap + 1e-9:
+            what = f"${need:.2f}" if usd else f"{need:g} s"
+            return f"over budget: its limit {what} exceeds the budget (--budget {self.describe()})"
+        if spent + need > cap + 1e-9:
+            return (f"over budget: --budget {self.describe()} was spent before it could "
+                    f"start")
+        return None
+
 
 def parse_budget(text: str | None) -> Budget | None:
     """`2h`, `30m`, `90s` (re-run time), `$5` or `5usd` (HF Jobs cost)."""

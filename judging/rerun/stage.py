@@ -3,8 +3,8 @@ engine and append each result to reruns.jsonl as it comes, its logs under reruns
 
 A claim whose newest line has the same input hash and is final is not run again (reruns
 resume); a `--budget` is never exceeded: a claim starts only when what was spent plus its own
-limit fits, and the claims left are recorded "not run: over budget" (not final: a later rerun
-with more budget runs them).
+limit fits; one that does not (or whose limit alone exceeds the budget) is recorded "not run:
+over budget" (not final: a later rerun with more budget runs it) and the next claim is tried.
 """
 
 from __future__ import annotations
@@ -28,11 +28,10 @@ from judging.rerun.environment import (
 )
 from judging.rerun.sandbox import DEFAULT_LIMITS, Sandbox
 from judging.rerun.select import Budget, select_claims
-from judging.rerun.task import RerunTask, execute, not_run_record, plan_task
+from judging.rerun.task import RerunTask, execute, not_run_record, plan_task, unplanned_task
 from judging.rundir import RunPaths, RunStore, append_rerun, read_reruns
 
 Engine = Literal["local", "ray", "hf-jobs"]
-OVER_BUDGET = "over budget"
 
 
 def default_cache_dir() -> Path:
@@ -140,7 +139,10 @@ def plan_rerun(request: RerunRequest, *, prices: dict[str, float] | None = None)
     tasks = []
     keys: set[str] = set()
     for claim in chosen:
-        task = plan_task(claim, limits=request.limits, sandboxed=request.sandbox, memo=memo)
+        try:
+            task = plan_task(claim, limits=request.limits, sandboxed=request.sandbox, memo=memo)
+        except Exception as exc:  # this claim is recorded "not run" with the cause's type
+            task = unplanned_task(claim, limits=request.limits, error=exc)
         if (task.environment is not None and request.engine != "hf-jobs"
                 and request.build_limits != BUILD_LIMITS):
             # an install stopped at the organizer's build limits runs again under others (the
@@ -165,7 +167,7 @@ def plan_rerun(request: RerunRequest, *, prices: dict[str, float] | None = None)
             continue
         try:
             key = environment_key(task.root, request_env, find_interpreter(request_env.python))
-        except EnvironmentError_ as exc:  # the run records it per claim; the estimate notes it
+        except (EnvironmentError_, OSError) as exc:  # recorded per claim; the estimate notes it
             estimate.problems.append(f"{task.key}: {exc}")
             continue
         if key not in keys:
@@ -191,31 +193,21 @@ def fresh_logs(run_dir: Path, key: str) -> Path:
     return logs
 
 
-def over_budget(tasks: list[RerunTask], *, engine: str, sandbox: str | None,
-                budget: Budget) -> list[RerunRecord]:
-    return [not_run_record(task, engine=engine, sandbox=sandbox, final=False,
-                           reason=f"{OVER_BUDGET}: --budget {budget.describe()} was spent before "
-                                  f"it could start") for task in tasks]
-
-
-def fits(budget: Budget | None, spent: float, task: RerunTask) -> bool:
-    """Whether a task may start: what was spent plus its wall-time limit stays in the budget."""
-    return budget is None or budget.seconds is None or \
-        spent + task.limits.wall_s <= budget.seconds + 1e-9
-
-
 def run_local(request: RerunRequest, tasks: list[RerunTask],
               on_result: Callable[[RerunRecord], None]) -> None:
+    """Each task in turn; a task the budget refuses (alone over it, or no longer fitting what
+    is left) is recorded "over budget" (not final) and the next one is tried."""
     sandbox = Sandbox(enabled=request.sandbox)
     description = sandbox.check() or None
     spent = 0.0
-    for index, task in enumerate(tasks):
-        if task.not_run is None and not fits(request.budget, spent, task):
-            assert request.budget is not None
-            for record in over_budget(tasks[index:], engine="local", sandbox=description,
-                                      budget=request.budget):
-                on_result(write_result(request.run_dir, record, logs=None))
-            return
+    for task in tasks:
+        refused = (request.budget.refuses(spent, task.limits.wall_s)
+                   if request.budget is not None and task.not_run is None else None)
+        if refused is not None:
+            record = not_run_record(task, engine="local", sandbox=description, final=False,
+                                    reason=refused)
+            on_result(write_result(request.run_dir, record, logs=None))
+            continue
         logs = fresh_logs(request.run_dir, task.key)
         record = execute(task, cache=request.cache, sandbox=sandbox, logs=logs)
         spent += (record.duration_s or 0.0) + ((record.environment.build_s or 0.0)

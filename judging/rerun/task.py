@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import traceback
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -26,18 +27,21 @@ from judging.rerun.environment import (
     EnvCache,
     EnvironmentError_,
     EnvRequest,
+    PythonRequestError,
     find_environment,
     pinned_python,
 )
 from judging.rerun.number import compare, describe_values, read_values
-from judging.rerun.sandbox import ProcessOutcome, Sandbox
+from judging.rerun.sandbox import ProcessOutcome, Sandbox, SandboxUnavailable
 from judging.rundir import utc_now
 
 #: Bump when what a re-run does changes (its input hash changes: every claim is re-run again).
-RERUN_VERSION = "rerun/1"
+RERUN_VERSION = "rerun/2"  # 2: declared results removed first, Python requests validated
 #: The tail of stderr kept on a result.
 STDERR_TAIL_LINES = 20
 STDERR_TAIL_CHARS = 2000
+#: The traceback of an error judging did not plan for, in a claim's logs folder.
+ERROR_LOG = "error.txt"
 #: How a script is started, by its suffix (inside the environment).
 RUNNERS = {".py": ["python"], ".sh": ["/bin/bash"]}
 #: What a failure's stderr says about the limit it met (words for the one-line report).
@@ -87,9 +91,10 @@ def _tree_hash(root: Path, memo: dict[Path, str]) -> str:
         for name in sorted(files):
             path = Path(folder) / name
             relative = path.relative_to(root).as_posix()
-            digest.update(relative.encode() + b"\0")
+            # file names as the file system holds them (bytes that are not UTF-8 too)
+            digest.update(os.fsencode(relative) + b"\0")
             if path.is_symlink():
-                digest.update(b"link:" + os.readlink(path).encode())
+                digest.update(b"link:" + os.fsencode(os.readlink(path)))
             elif path.is_file():
                 with path.open("rb") as handle:
                     for chunk in iter(lambda: handle.read(1 << 20), b""):
@@ -104,7 +109,9 @@ def plan_task(claim: ClaimInput, *, limits: RerunLimits, sandboxed: bool,
     """The re-run of a claim: its script, arguments, environment and limits, or why not."""
     spec = claim.claim.evidence.rerun
     if spec is not None and spec.timeout_s is not None:
-        limits = limits.model_copy(update={"wall_s": float(spec.timeout_s)})
+        # the organizer's --timeout caps the claim's own: a claim may ask for less, never more
+        limits = limits.model_copy(update={"wall_s": min(float(spec.timeout_s),
+                                                          limits.wall_s)})
     root = claim.root
     script = claim.evidence_paths.get("script")
     relevant = {"key": str(claim.key), "claim": claim.claim.model_dump(
@@ -127,19 +134,42 @@ def plan_task(claim: ClaimInput, *, limits: RerunLimits, sandboxed: bool,
                        f"(.py or .sh)"
     else:
         task.script = script.resolve().relative_to(root.resolve()).as_posix()
-        request = find_environment(root, script, claim.evidence_paths.get("rerun.environment"))
-        if request is None:
-            task.not_run = ("no environment: no uv.lock, pyproject.toml, requirements.txt or "
-                            "Dockerfile beside the script or above it in the submission")
-        else:
-            task.environment = replace(request, python=pinned_python(
-                root, request, spec.python if spec else None))
+        task.environment, task.not_run = _environment(claim, script)
+        if task.environment is not None:
             relevant["files"] = _tree_hash(root, memo if memo is not None else {})
             relevant["environment"] = [task.environment.kind, task.environment.file,
                                        task.environment.python]
     relevant["not_run"] = task.not_run
     task.input_hash = content_hash(relevant)
     return task
+
+
+def unplanned_task(claim: ClaimInput, *, limits: RerunLimits, error: Exception) -> RerunTask:
+    """A claim whose plan met an error nobody planned for: not run, naming the error's type (one
+    claim never stops the plan of the others)."""
+    reason = f"judging could not plan this claim's re-run: {type(error).__name__}"
+    return RerunTask(claim=claim, limits=limits, not_run=reason, input_hash=content_hash(
+        {"key": str(claim.key), "not_run": reason, "version": RERUN_VERSION}))
+
+
+def _environment(claim: ClaimInput, script: Path) -> tuple[EnvRequest | None, str | None]:
+    """The environment a claim's script runs in, with its validated Python request, or why it
+    is not run (no environment file; a file refused before it is read; a Python request that is
+    not a version)."""
+    spec = claim.claim.evidence.rerun
+    try:
+        request = find_environment(claim.root, script,
+                                   claim.evidence_paths.get("rerun.environment"))
+    except EnvironmentError_ as exc:
+        return None, str(exc)
+    if request is None:
+        return None, ("no environment: no uv.lock, pyproject.toml, requirements.txt or "
+                      "Dockerfile beside the script or above it in the submission")
+    try:
+        python = pinned_python(claim.root, request, spec.python if spec else None)
+    except PythonRequestError as exc:
+        return replace(request, python=None), str(exc)
+    return replace(request, python=python), None
 
 
 def _tail(path: Path | None) -> str | None:
@@ -221,7 +251,31 @@ def not_run_record(task: RerunTask, *, engine: str, sandbox: str | None, reason:
 def execute(task: RerunTask, *, cache: EnvCache, sandbox: Sandbox, logs: Path,
             engine: str = "local", node: str | None = None) -> RerunRecord:
     """Build (or reuse) the task's environment and run its script in the sandbox; logs (build,
-    stdout, stderr) into `logs`."""
+    stdout, stderr) into `logs`.
+
+    One claim never stops a rerun: an error nobody planned for while this claim is processed
+    (a parser's RecursionError on hostile output, a file that vanished) is this claim's
+    `failed` record, naming the error's type, with its traceback in `logs/error.txt`; the next
+    claim runs, and a resumed rerun goes past it (the record is final for these inputs). Only a
+    sandbox that cannot start at all stops the rerun (every claim would meet it)."""
+    started = utc_now()
+    try:
+        return _execute(task, cache=cache, sandbox=sandbox, logs=logs, engine=engine, node=node)
+    except SandboxUnavailable:
+        raise
+    except Exception as exc:  # recorded as this claim's failure with its cause, never an answer
+        logs.mkdir(parents=True, exist_ok=True)
+        (logs / ERROR_LOG).write_text("".join(traceback.format_exception(exc)),
+                                      encoding="utf-8", errors="replace")
+        return record_for(task, status=RerunStatus.failed, attempted=True, engine=engine,
+                          sandbox=sandbox.check() or None,
+                          started=started, node=node,
+                          reason=f"judging could not process this claim's re-run: "
+                                 f"{type(exc).__name__} (see {ERROR_LOG} in its logs)")
+
+
+def _execute(task: RerunTask, *, cache: EnvCache, sandbox: Sandbox, logs: Path,
+             engine: str, node: str | None) -> RerunRecord:
     description = sandbox.check() or None
     if task.not_run is not None:
         return not_run_record(task, engine=engine, sandbox=description, reason=task.not_run)

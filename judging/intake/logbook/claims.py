@@ -29,6 +29,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from judging.errors import UnsafePathError
 from judging.hashing import file_sha256
 from judging.intake.logbook.extract import (
     VALUE_PLACES,
@@ -52,6 +53,7 @@ from judging.intake.logbook.extract import (
 )
 from judging.intake.logbook.figures import DECODED, Figure, PageMaterializer, RunLog
 from judging.intake.logbook.reader import Logbook, Page, parse_cells
+from judging.intake.paths import MAX_TEXT_FILE_BYTES, read_confined
 from judging.models import FieldProvenance
 
 _CLAIM_SLUG = re.compile(r"(?i)(?:^|[-_])claim(?:[-_]|$)")
@@ -156,13 +158,11 @@ def agent(logbook: Logbook) -> tuple[str, str | None] | None:
     if not traces.is_dir():
         return None
     for index in sorted(traces.glob("*/index.json")):
-        try:
-            index.resolve().relative_to(logbook.root.resolve())
-        except (OSError, ValueError):
-            continue  # a link leaving the logbook: not read
-        try:
-            data = json.loads(index.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        try:  # confined: a link leaving the logbook, a FIFO or a huge file is not read
+            raw = read_confined(logbook.root, index.relative_to(logbook.root).as_posix(),
+                                limit=MAX_TEXT_FILE_BYTES, links=True)
+            data = json.loads(raw.decode("utf-8"))
+        except (OSError, ValueError, RecursionError, UnsafePathError):
             continue
         if not isinstance(data, dict):
             continue

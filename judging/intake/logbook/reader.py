@@ -16,10 +16,14 @@ followed (a stale index). Pages that `logbook.json` files under a "historical" /
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from judging.errors import UnsafePathError
+from judging.intake.paths import MAX_TEXT_FILE_BYTES, open_confined, read_confined
 
 #: The largest page read (a real page of repeated base64 PNG was about 1 MB).
 MAX_PAGE_BYTES = 20 * 1024 * 1024
@@ -156,21 +160,40 @@ def _subdirs(folder: Path) -> list[Path]:
         return []
 
 
-def _read_json(path: Path, inside: Path | None = None) -> dict[str, Any]:
-    if inside is not None and path.exists() and not _inside(path, inside):
-        return {}
+def _read_bytes(path: Path, inside: Path, limit: int, warnings: list[str] | None
+                ) -> bytes | None:
+    """A logbook file read confined to `inside` (`read_confined`: no link out, a regular file, at
+    most `limit` bytes; a FIFO never blocks), or None: not there, or refused with one warning in
+    our words (never the file's text)."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        relative = path.relative_to(inside).as_posix()
+    except ValueError:
+        return None
+    try:
+        return read_confined(inside, relative, limit=limit, links=True)
+    except FileNotFoundError:
+        return None
+    except UnsafePathError as exc:
+        reason = str(exc)
+    except OSError as exc:
+        reason = f"cannot be read ({exc.strerror or type(exc).__name__})"
+    if warnings is not None:
+        warnings.append(f"{relative}: {reason}: not read")
+    return None
+
+
+def _read_json(path: Path, inside: Path, warnings: list[str] | None = None) -> dict[str, Any]:
+    raw = _read_bytes(path, inside, MAX_TEXT_FILE_BYTES, warnings)
+    try:
+        data = json.loads(raw.decode("utf-8")) if raw is not None else None
+    except (ValueError, RecursionError):
         return {}
     return data if isinstance(data, dict) else {}
 
 
-def _read_text(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return ""
+def _read_text(path: Path, inside: Path, warnings: list[str] | None = None) -> str:
+    raw = _read_bytes(path, inside, MAX_PAGE_BYTES, warnings)
+    return raw.decode("utf-8", errors="replace") if raw is not None else ""
 
 
 def parse_cells(text: str, warnings: list[str] | None = None) -> tuple[str, list[Cell], bool]:
@@ -213,11 +236,20 @@ def read_page(slug: str, path: Path, root: Path | None = None) -> Page:
         page.error = "the page is a link leaving the logbook: not read"
         return page
     try:
-        size = path.stat().st_size
+        if root is not None:  # confined: no link out, a regular file, never blocking
+            with open_confined(root, path.relative_to(root).as_posix(), links=True) as stream:
+                size = os.fstat(stream.fileno()).st_size
+                raw = stream.read(MAX_PAGE_BYTES + 1) if size <= MAX_PAGE_BYTES else b""
+        else:
+            size = path.stat().st_size
+            raw = path.read_bytes() if size <= MAX_PAGE_BYTES else b""
+        size = max(size, len(raw))
         if size > MAX_PAGE_BYTES:
             page.error = f"page is {size:,} bytes, over the limit of {MAX_PAGE_BYTES:,}"
             return page
-        raw = path.read_bytes()
+    except (UnsafePathError, ValueError) as exc:
+        page.error = f"the page is refused ({exc})"
+        return page
     except OSError as exc:
         page.error = f"cannot read the page: {exc.strerror or exc}"
         return page
@@ -265,21 +297,20 @@ def read_logbook(folder: Path) -> Logbook:
     if root is None:
         raise FileNotFoundError(f"{folder}: no logbook (pages/index.md, or .trackio/logbook/ "
                                 f"within {MAX_WORKSPACE_DEPTH} folders)")
-    manifest = _read_json(root / "logbook.json", folder)
-    metadata = _read_json(root.parent / "metadata.json", folder) \
+    warnings: list[str] = []
+    manifest = _read_json(root / "logbook.json", folder, warnings)
+    metadata = _read_json(root.parent / "metadata.json", folder, warnings) \
         if root.parent.name == ".trackio" else {}
     readme = ""
     readme_outside = False
     for candidate in (root / "README.md", root.parent.parent / "README.md", folder / "README.md"):
         if candidate.is_file() and _inside(candidate, folder):
-            readme = _read_text(candidate)
+            readme = _read_text(candidate, folder, warnings)
             readme_outside = candidate.parent != root
             break
     pages_dir = root / "pages"
-    index_text = _read_text(pages_dir / "index.md") if _inside(pages_dir / "index.md", root) \
-        else ""
+    index_text = _read_text(pages_dir / "index.md", root, warnings)
     present = sorted(d.name for d in _subdirs(pages_dir) if (d / "page.md").is_file())
-    warnings: list[str] = []
     links = index_links(index_text)
     index_slugs = list(dict.fromkeys(slug for _, slug in links))
     manifest_slugs, historical, titles = _manifest_order(manifest)
