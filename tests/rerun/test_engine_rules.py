@@ -82,15 +82,15 @@ def test_hf_job_trusts_no_marked_line_of_the_script_and_expands_no_name(
     assert "EXPANDED-BY-A-SHELL" not in (run / odd.logs / "build.txt").read_text()
 
 
-def test_the_local_install_expands_no_declared_name(tmp_path: Path, make_submission,
-                                                    env_cache: Path) -> None:
+def test_the_local_install_expands_no_declared_name(tmp_path: Path, make_submission) -> None:
     need_sandbox()
     builder = make_submission("odd", "team/odd", requirements=None)
     builder.file(f"{ODD}/requirements.txt", "iniconfig==2.0.0\n")
     script_claim(builder, "paper-1/c1", f"{ODD}/eval.py", PRINT_JSON)
     builder.write()
     run = judged_run(builder.root.parent, tmp_path / "run")
-    judging("rerun", str(run), "--env-cache", str(env_cache))
+    # a cache of its own: the install runs (the session's cache may hold this environment)
+    judging("rerun", str(run), "--env-cache", str(tmp_path / "cache"))
     record = read_reruns(run)["team/odd::paper-1/c1"]
     assert record.status is RerunStatus.reproduced, (record.reason, record.stderr_tail)
     assert "EXPANDED-BY-A-SHELL" not in (run / record.logs / "build.txt").read_text()

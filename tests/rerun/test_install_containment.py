@@ -334,7 +334,7 @@ def test_the_key_covers_included_files_and_shares_registry_only_environments(
     # a requirements file that is a link out, or a FIFO, is refused in our words (never a hang)
     (b / "requirements.txt").unlink()
     (b / "requirements.txt").symlink_to(outside)
-    with pytest.raises(EnvironmentFileError, match="leads out of the submission"):
+    with pytest.raises(EnvironmentFileError, match="a link that leaves the submission"):
         _key(b)
     (b / "requirements.txt").unlink()
     os.mkfifo(b / "requirements.txt")
