@@ -41,6 +41,11 @@ def resolve(run_dir: Path, labels_path: Path | None, calibration_dir: Path | Non
                   soft_wrap=True)
     console.print("participant's verdict upheld: " + ", ".join(
         f"{n} {k}" for k, n in sorted(done.upheld.items())), soft_wrap=True)
+    if done.conflicts:
+        console.print(f"[bold yellow]{done.conflicts} reviewer conflict(s):[/] the overall answer "
+                      f"disagrees with the reviewer's criteria, or reviewers split; decided fail "
+                      f"until a further reviewer or an adjudicator settles it (`conflict` in "
+                      f"{run_dir / 'decisions.jsonl'})", soft_wrap=True)
     if done.drift:
         console.print(f"[bold yellow]drift:[/] {done.drift} line(s) were served by another model "
                       f"or build than their judge's first calls (flagged served_changed; "
