@@ -41,7 +41,7 @@ from judging.models import (
     VersionedModel,
 )
 from judging.rubrics import Criterion, Rubric, RubricLibrary, Scale, aggregate
-from judging.rundir import RunStore, drift_report, write_drift
+from judging.rundir import RunPaths, RunStore, drift_report, write_drift
 
 FinalOutcome = Literal["pass", "fail", "incomplete", "pending"]
 #: The flag of a reproduced figure that copies the published one (signals/measure.py).
@@ -477,6 +477,22 @@ def write_resolution(run_dir: Path, *, labels_path: Path | None = None,
                 on_claim(items, final)
     store.close()
     return summary
+
+
+def stale_decisions(run_dir: Path) -> str | None:
+    """Why the run's final decisions (final.jsonl) no longer follow its inputs, with the command
+    that brings them up to date; None when they are current. Every view read from final.jsonl
+    (`judging leaderboard`, the report) says it rather than show old decisions as current."""
+    paths = RunPaths(Path(run_dir))
+    command = f"`judging resolve {run_dir}` (or `judging review pull {run_dir}`, which resolves)"
+    if not paths.final.is_file():
+        return f"no final decisions yet: run {command}"
+    decided = paths.final.stat().st_mtime_ns
+    for path, what in ((paths.labels, "reviewers' labels were pulled"),
+                       (paths.judgments, "claims were judged again")):
+        if path.is_file() and path.stat().st_mtime_ns > decided:
+            return f"stale: the {what} after the last resolve; run {command}"
+    return None
 
 
 def iter_decisions(run_dir: Path, *, labels_path: Path | None = None,
