@@ -80,8 +80,11 @@ def test_one_pull_refreshes_every_view_or_each_says_it_is_stale(argilla, calibra
     _cli("resolve", str(run), "--calibration", str(calibration))
     _cli("leaderboard", str(run))
     _cli("report", str(run))
-    _cli("review", "push", str(run), "--workspace", workspace, "--blind-share", "0",
-         "--calibration", str(calibration), *server)
+    said = _cli("review", "push", str(run), "--workspace", workspace, "--blind-share", "0",
+                "--calibration", str(calibration), *server)
+    # Each dataset's review page, highest priority first (checked in Chromium below).
+    assert f"review {FIG}, highest priority first: {argilla.url}/dataset/" in said
+    assert "annotation-mode?sort=metadata.priority.desc" in said
     ids = _record_ids(argilla, workspace)
     reviewer = argilla.create_user(workspaces=[workspace])
     # Carol's faithful, participant-supplied figure: the AI passes its figure-match; the
