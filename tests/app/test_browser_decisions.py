@@ -104,3 +104,29 @@ def test_the_dashboard_ranks_with_the_people(offline_run: Path, browser: Browser
                        capture_output=True, text=True, timeout=60)
     assert "fail (reviewer conflict)" in panel
     assert "overall fail (rev-b) but the reviewers' criteria make it pass" in panel
+
+
+def test_the_demo_leaderboard_ranks_the_examples_as_built(offline_run: Path,
+                                                          tmp_path: Path) -> None:
+    """`make demo`'s leaderboard, offline (the CLI as the demo runs it): Alice (no fail), Dana
+    (no fail, three registry claims not addressed), Carol (two fails), Bob (a copied figure and a
+    missing series: two fails, two not addressed), with the rule and the no-pass line."""
+    from click.testing import CliRunner
+
+    from judging.cli import main
+
+    run = tmp_path / "run"
+    shutil.copytree(offline_run, run)
+    calibration = ["--calibration", str(tmp_path / "no-calibration")]
+    assert CliRunner().invoke(main, ["resolve", str(run), *calibration]).exit_code == 0
+    said = CliRunner().invoke(main, ["leaderboard", str(run), *calibration])
+    assert said.exit_code == 0, said.output
+    import csv
+
+    order = [r["submission"].split("/")[0] for r in
+             csv.DictReader((run / "leaderboard_submissions.csv").open())]
+    assert order == ["alice", "dana", "carol", "bob"]
+    text = normalize(said.output)
+    assert normalize(NO_PASS_TEXT) in text and "then fails (fewer first)" in text
+    rule = (run / "leaderboard_rule.txt").read_text()
+    assert NO_PASS_TEXT in rule and "failed:" in rule
