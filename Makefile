@@ -116,16 +116,18 @@ demo: install argilla-env sysdeps-demo
 	$(BIN)/judging run examples/submissions examples/logbooks --claims examples/registry/claims.yaml \
 	  --out $(DEMO_OUT) --judge $(DEMO_JUDGE)
 	$(BIN)/judging consensus $(DEMO_OUT)
-	$(BIN)/judging report $(DEMO_OUT)
-	@$(BIN)/judging review status --home $(REVIEW_HOME) >/dev/null 2>&1 || \
-	  $(BIN)/judging review serve --background --home $(REVIEW_HOME) --port $(REVIEW_PORT)
-	$(BIN)/judging review push $(DEMO_OUT) --home $(REVIEW_HOME)
-	@$(BIN)/judging review users add $(DEMO_REVIEWER) --password $(DEMO_REVIEWER_PASSWORD) \
-	  --home $(REVIEW_HOME) >/dev/null
+	@# Calibrate first: the review priority (which criteria the judge is trusted on) is computed
+	@# once, by the push, from this calibration; the dashboard's queue shows the same one.
 	$(BIN)/judging calibrate $(DEMO_OUT) --labels calibration/sets/examples/labels.jsonl \
 	  --out $(DEMO_OUT)/calibration
 	$(BIN)/judging resolve $(DEMO_OUT) --calibration $(DEMO_OUT)/calibration
 	$(BIN)/judging leaderboard $(DEMO_OUT) --event $(DEMO_EVENT) --calibration $(DEMO_OUT)/calibration
+	$(BIN)/judging report $(DEMO_OUT)
+	@$(BIN)/judging review status --home $(REVIEW_HOME) >/dev/null 2>&1 || \
+	  $(BIN)/judging review serve --background --home $(REVIEW_HOME) --port $(REVIEW_PORT)
+	$(BIN)/judging review push $(DEMO_OUT) --home $(REVIEW_HOME) --calibration $(DEMO_OUT)/calibration
+	@$(BIN)/judging review users add $(DEMO_REVIEWER) --password $(DEMO_REVIEWER_PASSWORD) \
+	  --home $(REVIEW_HOME) >/dev/null
 	@# The dashboard follows its run directory as it changes; it is restarted here because the
 	@# demo's options (run, calibration, event) may differ from those it was started with.
 	@$(BIN)/judging app stop --app-home $(APP_HOME) >/dev/null
@@ -137,6 +139,8 @@ demo: install argilla-env sysdeps-demo
 	@echo "         $(CURDIR)/$(DEMO_OUT)/calibration/reports/"
 	@echo "review:  $$($(BIN)/judging review status --home $(REVIEW_HOME) | sed -n 's/.*\(http[^ ]*\).*/\1/p' | head -n 1)"
 	@echo "         log in as $(DEMO_REVIEWER) / $(DEMO_REVIEWER_PASSWORD) (annotator; the owner is argilla / 12345678)"
+	@echo "         after reviewing, one command brings decisions, consensus, leaderboard and report up to date:"
+	@echo "         $(BIN)/judging review pull $(DEMO_OUT) --home $(REVIEW_HOME) --calibration $(DEMO_OUT)/calibration --event $(DEMO_EVENT)"
 	@echo "         stop the server with: $(BIN)/judging review stop --home $(REVIEW_HOME)"
 	@echo "dashboard: $$($(BIN)/judging app status --app-home $(APP_HOME) | sed -n 's/.*\(http[^ ]*\).*/\1/p')"
 	@echo "         leaderboard, claims side by side, review queue; MCP tools at /gradio_api/mcp/"

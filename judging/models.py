@@ -165,6 +165,9 @@ class OwnVerdict(StrEnum):
 #: The criterion of a verdict rubric (verdict-justification 1.2.0 and later) that asks for the
 #: judge's own verdict; `resolve` makes it the claim's final verdict.
 OWN_VERDICT = "own_verdict"
+#: The review question every record asks ("Overall, does the claim pass this rubric?"): pass,
+#: fail or cannot_tell. A decision, not a note (resolve/decide.py).
+OVERALL_VERDICT = "overall_verdict"
 
 
 class ProblemKind(StrEnum):

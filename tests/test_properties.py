@@ -507,3 +507,107 @@ def test_a_number_is_not_found_in_unrelated_numbers(value: float, other: float) 
     if small < 1.0 or large / small <= 1000:
         return  # close in scale: might legitimately match (as a percentage, rounded...)
     assert not number_in_text(value, f"the log says {other}")
+
+
+# --- the ranking ------------------------------------------------------------------------------
+# The leaderboard's stated properties (README, "The ranking"), on random boards through
+# `build_leaderboard`, the one function every leaderboard view ranks with. A claim here is
+# (outcome, the AI's outcome while it waits, flagged a copy of the published figure).
+
+from judging.models import NotAddressed  # noqa: E402
+from judging.resolve import ClaimDecision, build_leaderboard, no_claim_passes, rule_lines  # noqa: E402
+
+RANK_OUTCOMES = ["pass", "fail", "pending", "incomplete", "not_addressed"]
+ranked_claim = st.tuples(st.sampled_from(RANK_OUTCOMES),
+                         st.sampled_from([None, "pass", "fail", "incomplete"]),
+                         st.booleans()).map(
+    lambda c: (c[0], c[1] if c[0] in ("pending", "incomplete") else None,
+               c[2] and c[0] != "not_addressed"))
+rank_boards = st.lists(st.lists(ranked_claim, max_size=5), min_size=1, max_size=6)
+
+
+def _board_rows(board) -> dict[str, dict]:
+    finals, missing = [], []
+    for s, claims in enumerate(board):
+        for c, (outcome, ai, copied) in enumerate(claims):
+            if outcome == "not_addressed":
+                missing.append(NotAddressed(submission_id=f"s{s}", paper_id="p",
+                                            claim_id=f"p/c{c}"))
+                continue
+            finals.append(ClaimDecision(
+                claim=ClaimKey(submission_id=f"s{s}", claim_id=f"p/c{c}"), paper_id="p",
+                kind=None, verdict=None, outcomes={}, outcome=outcome, upheld="pending",
+                decided_by=["humans"] if outcome in ("pass", "fail") else [], ai_outcome=ai,
+                copied_figure=copied))
+    return {r["submission"]: r for r in build_leaderboard(finals, missing).submissions}
+
+
+def _rank(board, s: int) -> int:
+    return _board_rows(board)[f"s{s}"]["rank"] if board[s] else 1 + sum(
+        1 for r in _board_rows(board).values() if r["passed"])
+
+
+def _changed(board, s: int, c: int | None, claim) -> list:
+    copy = [list(claims) for claims in board]
+    if c is None:
+        copy[s].append(claim)
+    else:
+        copy[s][c] = claim
+    return copy
+
+
+board_and_claim = rank_boards.flatmap(lambda board: st.tuples(
+    st.just(board), st.integers(0, len(board) - 1),
+    st.integers(0, max(0, max(len(c) for c in board) - 1))))
+
+
+@bounded(200)
+@given(board_and_claim)
+def test_turning_a_pass_into_a_fail_never_improves_a_rank(case) -> None:
+    board, s, c = case
+    if c >= len(board[s]) or board[s][c][0] != "pass" or board[s][c][2]:
+        return
+    failed = _changed(board, s, c, ("fail", None, False))
+    assert _board_rows(failed)[f"s{s}"]["rank"] >= _board_rows(board)[f"s{s}"]["rank"]
+
+
+@bounded(200)
+@given(board_and_claim, st.booleans())
+def test_adding_a_failed_claim_never_improves_and_a_passed_one_never_worsens(case, copy
+                                                                             ) -> None:
+    board, s, _ = case
+    if not board[s]:
+        return
+    before = _board_rows(board)[f"s{s}"]["rank"]
+    # A failed claim (or an AI fail awaiting review, or a flagged copy of any outcome).
+    for added in (("fail", None, False), ("pending", "fail", False), ("pending", "pass", True)):
+        assert _board_rows(_changed(board, s, None, added))[f"s{s}"]["rank"] >= before, added
+    assert _board_rows(_changed(board, s, None, ("pass", None, False)))[f"s{s}"]["rank"] <= before
+
+
+@bounded(200)
+@given(board_and_claim)
+def test_a_flagged_copy_counts_as_a_fail(case) -> None:
+    board, s, c = case
+    if c >= len(board[s]) or board[s][c][0] == "not_addressed":
+        return
+    outcome, ai, _ = board[s][c]
+    copied = _changed(board, s, c, (outcome, ai, True))
+    as_fail = _changed(board, s, c, ("fail", None, False))
+    row, fail_row = _board_rows(copied)[f"s{s}"], _board_rows(as_fail)[f"s{s}"]
+    if outcome == "pass":  # people passed it: their word is final over the flag
+        unflagged = _board_rows(_changed(board, s, c, (outcome, ai, False)))[f"s{s}"]
+        assert (row["passed"], row["failed"]) == (unflagged["passed"], unflagged["failed"])
+        return
+    assert (row["passed"], row["failed"]) == (fail_row["passed"], fail_row["failed"])
+    assert row["rank"] == fail_row["rank"]
+
+
+@bounded(100)
+@given(rank_boards)
+def test_every_view_says_when_no_claim_can_pass(board) -> None:
+    rows = list(_board_rows(board).values())
+    lines = rule_lines(rows)
+    assert "fails (fewer first)" in lines[0]
+    assert no_claim_passes(rows) == (len(lines) == 2) == (
+        any(r["claims"] for r in rows) and all(r["passed"] == 0 for r in rows))

@@ -130,6 +130,9 @@ class ClaimRecord:
     """The claim's own final verdict (verified, falsified, toy, inconclusive, pending; None when
     no rubric asks for one)."""
     decided_by: list[str] = field(default_factory=list)
+    conflicts: dict[str, str] = field(default_factory=dict)
+    """By rubric: reviewer conflicts (the outcome is fail until they are settled)."""
+    copied_figure: bool = False
     flags: list[str] = field(default_factory=list)
     """Flag names of the claim and of its judgments (side files merged)."""
     figures: dict[str, Path] = field(default_factory=dict)
@@ -138,9 +141,12 @@ class ClaimRecord:
 
     @property
     def outcome_label(self) -> str:
-        """The outcome as a person reads it: "AI pass, awaiting review" while it waits."""
+        """The outcome as a person reads it: "AI pass, awaiting review" while it waits, "fail
+        (reviewer conflict)" while reviewers disagree."""
         from judging.resolve import outcome_label
 
+        if self.conflicts:
+            return f"{self.outcome} (reviewer conflict)"
         return outcome_label(self.outcome, self.ai_outcome)
 
     def rubric_label(self, ref: str) -> str:
@@ -356,6 +362,7 @@ def load_run(run_dir: Path, *, calibration_dir: Path | None = None,
             record.final_verdict = final.final_verdict
             record.outcomes, record.decided_by = dict(final.outcomes), list(final.decided_by)
             record.ai_outcome, record.ai_outcomes = final.ai_outcome, dict(final.ai_outcomes)
+            record.conflicts, record.copied_figure = dict(final.conflicts), final.copied_figure
         elif any(j.status is LineStatus.error for j in lines):
             record.outcome = "error"
         record.flags = sorted({f.name for j in lines for f in j.flags}
@@ -371,7 +378,9 @@ def load_run(run_dir: Path, *, calibration_dir: Path | None = None,
                    by_registry_claim=consensus_rows(consensus))
     data.queue, data.queue_note = review_queue(
         run_dir, rubrics_dir=rubrics_dir, calibration_dir=calibration_dir,
-        argilla_url=argilla_url, argilla_api_key=argilla_api_key, workspace=workspace)
+        argilla_url=argilla_url, argilla_api_key=argilla_api_key, workspace=workspace,
+        conflicts={(str(f.claim), ref): text for f in finals
+                   for ref, text in f.conflicts.items()})
     return data
 
 
@@ -532,6 +541,8 @@ def load_dataset_folder(folder: Path, *, origin: str | None = None,
             ai_outcomes=dict(_json_field(row.get("ai_outcomes")) or {}),
             upheld=row.get("upheld") or "pending",
             decided_by=list(row.get("decided_by") or []),
+            conflicts=dict(_json_field(row.get("conflicts")) or {}),
+            copied_figure=bool(row.get("copied_figure")),
             flags=sorted(set(row.get("flags") or []) | flags.get(key, set())),
             figures=figures,
             judgments=sorted(lines.get(key, []), key=lambda j: (j.rubric, j.judge, j.sample)))
@@ -548,7 +559,8 @@ def load_dataset_folder(folder: Path, *, origin: str | None = None,
                 outcomes=outcomes, outcome=record.outcome, upheld=record.upheld,
                 decided_by=record.decided_by, ai_outcome=record.ai_outcome,
                 ai_outcomes=record.ai_outcomes, final_verdict=record.final_verdict,
-                final_verdict_by=row.get("final_verdict_by")))
+                final_verdict_by=row.get("final_verdict_by"), conflicts=record.conflicts,
+                copied_figure=record.copied_figure))
         except ValueError as exc:
             raise JudgingError(f"data/claims.jsonl: claim {key}: {exc}") from None
     not_addressed = [NotAddressed.model_validate(r) for r in not_addressed_rows]

@@ -36,9 +36,9 @@ from judging.resolve import (  # noqa: E402
     CONSENSUS_COLUMNS,
     PAPER_COLUMNS,
     PARTICIPANT_COLUMNS,
-    RULE_TEXT,
     SUBMISSION_COLUMNS,
     rank_text,
+    rule_lines,
 )
 
 ALL = "(all)"
@@ -206,6 +206,10 @@ def claim_html(record: ClaimRecord) -> str:
             for ref, outcome in record.outcomes.items()))
     if record.decided_by:
         parts.append(f"<br>decided by {e(', '.join(record.decided_by))}")
+    for ref, conflict in record.conflicts.items():
+        parts.append(f"<br><b class='jd-conflict'>reviewer conflict</b> on {e(ref)}: "
+                     f"{e(conflict)}; decided fail until a further reviewer or an adjudicator "
+                     f"settles it")
     if record.agent:
         parts.append(f"<br>agent {e(record.agent)}")
     if record.reference:
@@ -392,6 +396,11 @@ def queue_html(data: AppData, *, limit: int = 500) -> str:
                      f"<code>{e(item.record_id)}</code>", link])
     return note + table(["priority", "reasons", "claim", "rubric", "dataset", "record id",
                          "Argilla"], rows)
+
+
+def board_rule_markdown(data: AppData) -> str:
+    """What the leaderboard's order counts (the rule, and when no claim passes, so)."""
+    return "\n\n".join(rule_lines(data.by_submission))
 
 
 def header_markdown(data: AppData, *, problem: str | None = None) -> str:
@@ -638,7 +647,8 @@ def build_app(data: AppData | LiveData):
         outcome = outcome if outcome in outcome_choices else ALL
         stamp = (f"<p class='jd-muted' data-loaded='{e(live.read_at)}'>run read at "
                  f"{e(live.read_at)}</p>")
-        return (header_markdown(current, problem=live.problem), stamp, board(by, search, paper),
+        return (header_markdown(current, problem=live.problem), stamp,
+                board_rule_markdown(current), board(by, search, paper),
                 gr.Dropdown(choices=paper_choices, value=paper),
                 claim_list(claim_search, outcome),
                 gr.Dropdown(choices=outcome_choices, value=outcome),
@@ -668,7 +678,8 @@ def build_app(data: AppData | LiveData):
                     column_widths=table_widths(board_columns("submission"), initial),
                     interactive=False, label="leaderboard (click a header to sort)",
                     elem_id="board", wrap=True)
-                gr.Markdown(RULE_TEXT + " Pass rate = passed / (passed + failed + "
+                board_rule = gr.Markdown(board_rule_markdown(first), elem_id="board-rule")
+                gr.Markdown("Pass rate = passed / (passed + failed + "
                             "not_addressed); ai_passed and ai_failed count the AI's outcomes "
                             "still awaiting review. *Participants*: each participant's best "
                             "submission per paper, within the event's paper limit. *Registry "
@@ -718,7 +729,7 @@ def build_app(data: AppData | LiveData):
         chosen.change(show, [chosen], claim_outputs, **private)
         app.load(refresh, [board_by, board_search, board_paper, claim_search, claim_outcome,
                            chosen],
-                 [header, loaded, board_table, board_paper, claim_table, claim_outcome, chosen,
+                 [header, loaded, board_rule, board_table, board_paper, claim_table, claim_outcome, chosen,
                   *claim_outputs, queue_panel, tabs], **private)
         for function in api.functions():
             gr.api(function, api_name=function.__name__)

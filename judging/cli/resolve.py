@@ -41,6 +41,11 @@ def resolve(run_dir: Path, labels_path: Path | None, calibration_dir: Path | Non
                   soft_wrap=True)
     console.print("participant's verdict upheld: " + ", ".join(
         f"{n} {k}" for k, n in sorted(done.upheld.items())), soft_wrap=True)
+    if done.conflicts:
+        console.print(f"[bold yellow]{done.conflicts} reviewer conflict(s):[/] the overall answer "
+                      f"disagrees with the reviewer's criteria, or reviewers split; decided fail "
+                      f"until a further reviewer or an adjudicator settles it (`conflict` in "
+                      f"{run_dir / 'decisions.jsonl'})", soft_wrap=True)
     if done.drift:
         console.print(f"[bold yellow]drift:[/] {done.drift} line(s) were served by another model "
                       f"or build than their judge's first calls (flagged served_changed; "
@@ -81,20 +86,25 @@ def leaderboard(run_dir: Path, event_path: Path | None, calibration_dir: Path | 
                 rubrics_dir: Path | None) -> None:
     """Rank submissions, participants and papers by the final decisions (CSV, HTML, console).
 
-    More passes first, then more claims addressed, then fewer fails; a claim waiting for review
-    counts with the AI's outcome, provisionally; a registry claim not addressed counts as not
-    passed. Run `judging resolve RUN_DIR` first.
+    More passes first, then fewer fails, then fewer registry claims not addressed (a failed
+    claim never lifts a submission); a claim waiting for review counts with the AI's outcome,
+    provisionally; a flagged copy of the published figure and a reviewer conflict count as
+    fails. Run `judging resolve RUN_DIR` first.
     """
     from judging.resolve import (
         PARTICIPANT_COLUMNS,
-        RULE_TEXT,
         SUBMISSION_COLUMNS,
         load_event_rules,
+        rule_lines,
         run_leaderboard,
+        stale_decisions,
         write_leaderboard,
     )
 
     board = run_leaderboard(run_dir, rules=load_event_rules(event_path))
+    stale = stale_decisions(run_dir)
+    if stale:
+        console.print(f"[bold yellow]{stale}[/]", soft_wrap=True, highlight=False)
     console.print(leaderboard_console_table("Submissions", board.submissions,
                                             [c for c in SUBMISSION_COLUMNS
                                              if c != "participant"]))
@@ -102,7 +112,8 @@ def leaderboard(run_dir: Path, event_path: Path | None, calibration_dir: Path | 
             board.rules.max_papers_per_participant:
         console.print(leaderboard_console_table("Participants", board.participants,
                                                 PARTICIPANT_COLUMNS))
-    console.print(RULE_TEXT, soft_wrap=True, highlight=False)
+    for line in rule_lines(board.submissions):
+        console.print(line, soft_wrap=True, highlight=False)
     for path in write_leaderboard(run_dir, board=board, calibration_dir=calibration_dir,
                                   rubrics_dir=rubrics_dir):
         console.print(f"wrote {path}", soft_wrap=True)

@@ -9,8 +9,10 @@ import click
 from rich.markup import escape
 
 from judging.cli.options import (
+    calibration_dir_option,
     console,
     err_console,
+    event_option,
     friendly_errors,
     home_option,
     rubrics_dir_option,
@@ -118,12 +120,13 @@ def argilla_client(api_url: str | None, api_key: str | None, home: Path):
 @click.option("--full", is_flag=True,
               help="Send every record, also those a previous push already sent as they are "
                    "(by default a rerun sends only what is missing or changed).")
+@calibration_dir_option
 @rubrics_dir_option
 @server_options
 @friendly_errors
 def push(run_dir: Path, workspace: str, blind_share: float, overlap: int, seed: int,
-         batch_size: int, full: bool, rubrics_dir: Path | None, api_url: str | None,
-         api_key: str | None, home: Path) -> None:
+         batch_size: int, full: bool, calibration_dir: Path | None, rubrics_dir: Path | None,
+         api_url: str | None, api_key: str | None, home: Path) -> None:
     """Push a run's judgments as records with AI suggestions (idempotent, resumable).
 
     One dataset per rubric version; a re-push updates records in place and keeps every
@@ -132,11 +135,12 @@ def push(run_dir: Path, workspace: str, blind_share: float, overlap: int, seed: 
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-    from judging.review.push import PushOptions, push_run
+    from judging.review.push import PushOptions, push_run, review_url
 
     client = argilla_client(api_url, api_key, home)
     options = PushOptions(workspace=workspace, blind_share=blind_share, overlap=overlap,
-                          seed=seed, batch_size=batch_size, full=full)
+                          seed=seed, batch_size=batch_size, full=full,
+                          calibration_dir=calibration_dir)
     with Progress(TextColumn("[bold]pushing"), BarColumn(), MofNCompleteColumn(),
                   console=err_console) as progress:
         task = progress.add_task("push", total=None)
@@ -145,6 +149,10 @@ def push(run_dir: Path, workspace: str, blind_share: float, overlap: int, seed: 
                               task, completed=done, total=total))
     for name, count in sorted(result.records.items()):
         console.print(f"{name}: {count} record(s)", highlight=False)
+    for name, dataset_id in sorted(result.dataset_ids.items()):
+        console.print(f"review {name}, highest priority first: "
+                      f"{review_url(str(client.api_url), dataset_id)}", highlight=False,
+                      soft_wrap=True)
     if result.skipped:
         console.print(f"not pushed ({len(result.skipped)} claims that failed to load):",
                       highlight=False)
@@ -161,12 +169,19 @@ def push(run_dir: Path, workspace: str, blind_share: float, overlap: int, seed: 
 @click.option("--out", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="Where to write the labels (default RUN_DIR/labels.jsonl).")
 @click.option("--workspace", default="judging", show_default=True)
+@click.option("--refresh/--no-refresh", default=True, show_default=True,
+              help="Then bring every view up to date with the answers: resolve, consensus, "
+                   "the leaderboard files and the report (the dashboard decides live).")
+@calibration_dir_option
+@event_option
 @rubrics_dir_option
 @server_options
 @friendly_errors
-def pull(run_dir: Path, out: Path | None, workspace: str, rubrics_dir: Path | None,
+def pull(run_dir: Path, out: Path | None, workspace: str, refresh: bool,
+         calibration_dir: Path | None, event_path: Path | None, rubrics_dir: Path | None,
          api_url: str | None, api_key: str | None, home: Path) -> None:
-    """Pull every submitted human response as label lines (drafts and discards are counted)."""
+    """Pull every submitted human response as label lines (drafts and discards are counted),
+    then refresh what follows from them: final decisions, consensus, leaderboard, report."""
     from judging.review.pull import pull_run
 
     client = argilla_client(api_url, api_key, home)
@@ -176,6 +191,37 @@ def pull(run_dir: Path, out: Path | None, workspace: str, rubrics_dir: Path | No
     console.print(f"responses: {counts or 'none yet'}", highlight=False)
     console.print(f"wrote {result.labels} label(s) from {len(result.datasets)} dataset(s) to "
                   f"{result.path}", highlight=False, soft_wrap=True)
+    if refresh:
+        refresh_views(run_dir, labels_path=result.path, calibration_dir=calibration_dir,
+                      event_path=event_path, rubrics_dir=rubrics_dir)
+    else:
+        console.print(f"not refreshed (--no-refresh): the leaderboard and the report say they "
+                      f"are stale until `judging resolve {run_dir}`", soft_wrap=True,
+                      highlight=False)
+
+
+def refresh_views(run_dir: Path, *, labels_path: Path, calibration_dir: Path | None,
+                  event_path: Path | None, rubrics_dir: Path | None) -> None:
+    """One refresh after people answer, in the order each step reads the one before: final
+    decisions, the consensus (it counts final verdicts), the leaderboard files (they show the
+    consensus), the report. The dashboard decides live from the same files."""
+    from judging.consensus import run_consensus
+    from judging.report import write_html_report
+    from judging.resolve import load_event_rules, write_leaderboard, write_resolution
+
+    done = write_resolution(run_dir, labels_path=labels_path, calibration_dir=calibration_dir,
+                            rubrics_dir=rubrics_dir)
+    outcomes = ", ".join(f"{n} {k}" for k, n in sorted(done.outcomes.items()))
+    conflicts = f"; {done.conflicts} reviewer conflict(s), decided fail until settled" \
+        if done.conflicts else ""
+    console.print(f"resolved {done.claims} claim(s): {outcomes}{conflicts}", soft_wrap=True,
+                  highlight=False)
+    run_consensus(run_dir)
+    written = write_leaderboard(run_dir, rules=load_event_rules(event_path),
+                                calibration_dir=calibration_dir, rubrics_dir=rubrics_dir)
+    report = write_html_report(run_dir, rubrics_dir=rubrics_dir)
+    console.print(f"refreshed {run_dir / 'consensus.json'}, {written[2]} (and its CSVs), "
+                  f"{report}", soft_wrap=True, highlight=False)
 
 
 @review.group()

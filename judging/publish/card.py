@@ -188,7 +188,10 @@ def dataset_card(*, run_id: str, repo_id: str | None, license: str,
         "and per rubric `ai_outcomes` as JSON), "
         "whether the verdict is upheld, the claim's final verdict (`final_verdict`: verified, "
         "falsified, toy, inconclusive or pending, and who decided it), who decided, its flags, "
-        "and the claim's statement, "
+        "reviewer conflicts (`conflicts`, by rubric, as JSON: the overall answer against the "
+        "reviewer's criteria, or reviewers split; decided fail until settled), whether its "
+        "reproduced figure is flagged a copy of the published one (`copied_figure`: it ranks "
+        "as a fail), and the claim's statement, "
         "justification and scale note (scrubbed, see below).",
         f"- `decisions` ({len(tables['decisions'])} rows, `data/decisions.parquet`): one row per "
         "(claim, rubric, criterion): status (decided, pending, not applicable), the value "

@@ -33,7 +33,7 @@ def table_schemas() -> dict[str, Any]:
             ("problem_note", s), ("evidence_files", strings), ("agent_name", s),
             ("agent_model", s), ("human_help", s), ("figures", s), ("source_verdict", s),
             ("toy", b), ("ai_outcome", s), ("ai_outcomes", s), ("final_verdict", s),
-            ("final_verdict_by", s)]),
+            ("final_verdict_by", s), ("conflicts", s), ("copied_figure", b)]),
         "decisions": pa.schema([
             ("submission_id", s), ("claim_id", s), ("paper_id", s), ("kind", s), ("verdict", s),
             ("rubric_id", s), ("rubric_version", s), ("rubric_hash", s), ("rubric_outcome", s),
@@ -127,9 +127,10 @@ def claim_rows(finals: list[ClaimDecision], claims: dict[str, ClaimInput],
             "ai_outcome": final.ai_outcome,
             "ai_outcomes": dict(final.ai_outcomes) or None,
             "final_verdict": final.final_verdict, "final_verdict_by": final.final_verdict_by,
+            "conflicts": dict(final.conflicts) or None, "copied_figure": final.copied_figure,
         }
         row = scrubber.tree(row)
-        for key in ("outcomes", "values", "tolerance", "figures", "ai_outcomes"):
+        for key in ("outcomes", "values", "tolerance", "figures", "ai_outcomes", "conflicts"):
             row[key] = _json(row[key])
         rows.append(row)
     return rows

@@ -9,11 +9,14 @@ import secrets
 import shutil
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from judging.atomic import write_text_atomic
+from judging.consensus import load_consensus
 from judging.errors import JudgingError
 from judging.models import (
     AnswerStatus,
@@ -32,7 +35,6 @@ from judging.rundir import (
     RunStore,
     flags_by_claim,
     judgments_with_flags,
-    read_consensus,
     read_not_addressed,
     with_flags,
 )
@@ -202,6 +204,52 @@ def _section(key: str, lines: list[Judgment], claim: ClaimInput | None, *, root:
     }
 
 
+@dataclass
+class DecisionsView:
+    """What the report shows of the final decisions (`_decisions.html.j2`): the leaderboard of
+    `judging leaderboard` with its rule, each claim's final outcome (single page only), or why
+    they are stale (and the command that refreshes them)."""
+
+    stale: str | None
+    board: list[dict[str, Any]]
+    rule: list[str]
+    finals: list[Any]
+    columns: tuple[str, ...] = ("rank", "submission", "paper", "passed", "failed",
+                                "not_addressed", "conflicts", "undecided", "upheld")
+
+    @staticmethod
+    def cell(column: str, row: Mapping[str, Any]) -> str:
+        from judging.resolve import rank_text
+
+        return rank_text(row) if column == "rank" else str(row.get(column, ""))
+
+    @staticmethod
+    def label(final: Any) -> str:
+        from judging.resolve import outcome_label
+
+        if final.conflicts:
+            return f"{final.outcome} (reviewer conflict)"
+        return outcome_label(final.outcome, final.ai_outcome)
+
+
+def decisions_view(run_dir: Path, *, with_finals: bool) -> DecisionsView:
+    """The final decisions as `judging resolve` wrote them (final.jsonl), ranked as `judging
+    leaderboard` ranks them; stale (said so, with the command) when labels or judgments are
+    newer, absent until the first resolve."""
+    from judging.resolve import ClaimDecision, rule_lines, run_leaderboard, stale_decisions
+    from judging.rundir import RunPaths, read_jsonl
+
+    stale = stale_decisions(run_dir)
+    path = RunPaths(Path(run_dir)).final
+    if not path.is_file():
+        return DecisionsView(stale=stale, board=[], rule=[], finals=[])
+    board = run_leaderboard(run_dir)
+    finals = sorted(read_jsonl(path, ClaimDecision),
+                    key=lambda f: claim_order(str(f.claim))) if with_finals else []
+    return DecisionsView(stale=stale, board=board.submissions,
+                         rule=rule_lines(board.submissions), finals=finals)
+
+
 def _environment() -> Environment:
     return Environment(loader=PackageLoader("judging.report", "templates"),
                        autoescape=select_autoescape(["html", "j2"]), trim_blocks=True,
@@ -231,7 +279,10 @@ def write_html_report(run_dir: Path, *, out: Path | None = None, rubrics_dir: Pa
             return None
         return _relative_url(store.root / relative, out.parent)
 
-    judgments = judgments_with_flags(store.root, judgments)
+    # The consensus as it is now (computed afresh when consensus.json is older than the
+    # decisions it counts), and its flags on the claims.
+    consensus = load_consensus(store.root)
+    judgments = judgments_with_flags(store.root, judgments, consensus=consensus)
     claims: dict[str, list[Judgment]] = defaultdict(list)
     for judgment in judgments:
         claims[str(judgment.claim)].append(judgment)
@@ -239,7 +290,8 @@ def write_html_report(run_dir: Path, *, out: Path | None = None, rubrics_dir: Pa
     sections = [_section(key, lines, claim_inputs.get(key), root=store.root, image_url=image_url)
                 for key, lines in sorted(claims.items(), key=lambda kv: claim_order(kv[0]))]
     html = _environment().get_template("report.html.j2").render(
-        consensus=read_consensus(store.root),
+        consensus=consensus,
+        decisions=decisions_view(store.root, with_finals=True),
         anchors={section["key"]: section["anchor"] for section in sections},
         info=store.info, sections=sections, rows=summary_rows(judgments),
         rubrics=rubrics, catalogue=CATALOGUE, outcome_label=outcome_label,
@@ -375,7 +427,7 @@ def write_paged_report(store: RunStore, *, out: Path, rubrics_dir: Path | None =
     not_addressed = not_addressed_by_submission(read_not_addressed(store.root))
     warnings = submission_warnings(store.iter_claims())
     submissions_url = None
-    consensus = read_consensus(store.root)
+    consensus = load_consensus(store.root)
     if not_addressed or warnings or (consensus and consensus.claims):
         # The consensus tables of the registry claims go with the submission notes: one page
         # beside the index (their rows name claim keys, searchable there).
@@ -397,6 +449,7 @@ def write_paged_report(store: RunStore, *, out: Path, rubrics_dir: Path | None =
         columns=["claim", "submission", "paper", "kind", "verdict", *rubric_ids, "flags"],
         meta_url=f"{final.name}/meta.js", shard_urls=[f"{final.name}/{n}" for n in shards],
         page_urls=[f"{final.name}/{n}" for n in page_names], rows_per_view=ROWS_PER_VIEW,
-        submissions_url=submissions_url)
+        submissions_url=submissions_url,
+        decisions=decisions_view(store.root, with_finals=False))
     write_text_atomic(out, html)
     return out

@@ -27,6 +27,7 @@ from judging.calibrate import (
 )
 from judging.judges import speaking_lines
 from judging.models import (
+    OVERALL_VERDICT,
     OWN_VERDICT,
     AnswerStatus,
     ClaimKey,
@@ -39,10 +40,12 @@ from judging.models import (
     Verdict,
     VersionedModel,
 )
-from judging.rubrics import Criterion, Rubric, RubricLibrary, aggregate
-from judging.rundir import RunStore, drift_report, write_drift
+from judging.rubrics import Criterion, Rubric, RubricLibrary, Scale, aggregate
+from judging.rundir import RunPaths, RunStore, drift_report, write_drift
 
 FinalOutcome = Literal["pass", "fail", "incomplete", "pending"]
+#: The flag of a reproduced figure that copies the published one (signals/measure.py).
+COPY_FLAG = "copy"
 FinalVerdict = Literal["verified", "falsified", "toy", "inconclusive", "pending"]
 
 
@@ -87,7 +90,18 @@ class RubricDecision(VersionedModel):
     ai_calibration: str | None
     """Why the AI's answers could not be used (no or stale calibration), if so."""
     human_overall: str | None = None
-    """The reviewers' majority overall verdict (pass / fail / cannot_tell), for reference."""
+    """The reviewers' majority overall verdict (pass / fail / cannot_tell; None on an even
+    split): it decides `outcome` with the reviewers' criteria (`review_outcome`)."""
+    overall_by: list[str] = Field(default_factory=list)
+    """The reviewers whose overall answer decided `outcome` (empty: the criteria decided)."""
+    reviewers: int = 0
+    """How many reviewers answered the overall question of this record."""
+    reviewer_agreement: float | None = None
+    """The share of those reviewers who gave the most common overall answer (None: nobody)."""
+    conflict: str | None = None
+    """A reviewer conflict, in words: the overall answer against the reviewers' own criteria,
+    or reviewers split evenly on it. `outcome` is then the more cautious (fail: never a human
+    pass over a human fail) until a further reviewer or an adjudicator settles it."""
 
     @classmethod
     def migrate(cls, data: dict[str, Any]) -> dict[str, Any]:
@@ -126,6 +140,12 @@ class ClaimDecision(VersionedModel):
     final_verdict_by: Literal["humans", "construction", "ai"] | None = None
     final_verdict_note: str | None = None
     """Why the final verdict is pending, or the quote the AI's verdict rests on."""
+    conflicts: dict[str, str] = Field(default_factory=dict)
+    """By rubric `id@version`: the reviewer conflicts (RubricDecision.conflict) that made an
+    outcome fail until they are settled."""
+    copied_figure: bool = False
+    """The reproduced figure is flagged a copy of the published one (`copy`): the ranking
+    counts the claim as a fail unless people decided it passes."""
 
     @classmethod
     def migrate(cls, data: dict[str, Any]) -> dict[str, Any]:
@@ -261,6 +281,97 @@ def provisional_outcome(rubric: Rubric, answers: list[FinalAnswer]) -> FinalOutc
     return "incomplete" if outcome == "pending" else outcome
 
 
+#: Who counts as a reviewer for the overall answer and the criteria it is checked against.
+PEOPLE = ("humans", "construction")
+
+
+@dataclass(frozen=True)
+class ReviewOutcome:
+    """What the reviewers' overall answers make of a rubric (`review_outcome`)."""
+
+    outcome: FinalOutcome | None
+    """pass | fail when the overall answer decides (or a conflict makes it fail); None: the
+    criteria decide as they stand (no overall answer, or only "cannot tell")."""
+    majority: str | None
+    by: list[str]
+    reviewers: int
+    agreement: float | None
+    conflict: str | None = None
+
+
+def _extreme(criterion: Criterion, best: bool) -> bool | int:
+    if criterion.scale is Scale.binary:
+        return best
+    return criterion.n_levels if best else 1
+
+
+def criteria_outcome(rubric: Rubric, answers: list[FinalAnswer]) -> FinalOutcome | None:
+    """What the reviewers' own criteria answers settle, whatever the others turn out to be:
+    fail when even the best answers to the rest fail (a failed gate, a score that cannot reach
+    the threshold), pass when even the worst pass; None when they settle nothing."""
+    if not any(a.status == "decided" and a.decided_by in PEOPLE for a in answers):
+        return None
+    bounds = []
+    for best in (True, False):
+        filled = []
+        for answer in answers:
+            criterion = rubric.criterion(answer.criterion)
+            if answer.status == "not_applicable" or not criterion.scored:
+                status, value = AnswerStatus.not_applicable, None
+            elif answer.status == "decided" and answer.decided_by in PEOPLE:
+                status, value = AnswerStatus.scored, answer.value
+            else:
+                status, value = AnswerStatus.scored, _extreme(criterion, best)
+            filled.append(CriterionAnswer(criterion_id=answer.criterion, status=status,
+                                          value=value))
+        bounds.append(aggregate(rubric, filled).outcome.value)
+    if bounds[0] == "fail":
+        return "fail"
+    if bounds[1] == "pass":
+        return "pass"
+    return None
+
+
+def review_outcome(rubric: Rubric, answers: list[FinalAnswer],
+                   overall: dict[str, bool | int | str]) -> ReviewOutcome:
+    """The reviewers' overall answers ("Overall, does the claim pass this rubric?") as a
+    decision. The majority decides the rubric when the reviewers' criteria agree with it or
+    settle nothing (an overall-only review decides); against their criteria, or with the
+    reviewers split evenly between pass and fail, it is a conflict, decided fail (the more
+    cautious: never a human pass over a human fail) until a further reviewer or an
+    adjudicator makes a majority that the criteria do not contradict."""
+    given = {who: str(value) for who, value in overall.items()}
+    counts = Counter(given.values())
+    agreement = round(max(counts.values()) / len(given), 3) if given else None
+    votes = {who: v for who, v in given.items() if v in ("pass", "fail")}
+    if not votes:
+        majority_text = next(iter(counts)) if len(counts) == 1 else None
+        return ReviewOutcome(outcome=None, majority=majority_text, by=[], reviewers=len(given),
+                             agreement=agreement)
+    tally_ = Counter(votes.values())
+    names = lambda v: ", ".join(sorted(w for w, x in votes.items() if x == v))  # noqa: E731
+    if tally_["pass"] == tally_["fail"]:
+        return ReviewOutcome(
+            outcome="fail", majority=None, by=sorted(votes), reviewers=len(given),
+            agreement=agreement,
+            conflict=f"the reviewers split on the overall verdict (pass: {names('pass')}; "
+                     f"fail: {names('fail')})")
+    majority_value = "pass" if tally_["pass"] > tally_["fail"] else "fail"
+    by = sorted(w for w, v in votes.items() if v == majority_value)
+    settled = criteria_outcome(rubric, answers)
+    if settled is not None and settled != majority_value:
+        said_no = [a.criterion for a in answers
+                   if a.status == "decided" and a.decided_by in PEOPLE and a.passed is False]
+        return ReviewOutcome(
+            outcome="fail", majority=majority_value, by=by, reviewers=len(given),
+            agreement=agreement,
+            conflict=f"overall {majority_value} ({', '.join(by)}) but the reviewers' criteria "
+                     f"make it {settled}" + (f" ({', '.join(said_no)}: no)" if said_no and
+                                             settled == "fail" else ""))
+    return ReviewOutcome(outcome=majority_value, majority=majority_value, by=by,  # type: ignore[arg-type]
+                         reviewers=len(given), agreement=agreement)
+
+
 def upheld(verdict: Verdict | None, decisions: list[RubricDecision]) -> Literal["yes", "no",
                                                                                "pending"]:
     """A verdict stands when its justification passes and, for figure claims, the figure
@@ -331,6 +442,8 @@ class Resolution:
     """Claims by final verdict (those whose rubrics ask for one)."""
     drift: int = 0
     """Lines served by another model or build than their judge's first calls."""
+    conflicts: int = 0
+    """Claims with a reviewer conflict (decided fail until it is settled)."""
 
 
 def write_resolution(run_dir: Path, *, labels_path: Path | None = None,
@@ -357,12 +470,29 @@ def write_resolution(run_dir: Path, *, labels_path: Path | None = None,
             summary.upheld[final.upheld] += 1
             if final.final_verdict is not None:
                 summary.final_verdicts[final.final_verdict] += 1
+            summary.conflicts += bool(final.conflicts)
             summary.deciders.update(a.decided_by or "pending" for d in items for a in d.answers
                                     if a.status != "not_applicable")
             if on_claim is not None:
                 on_claim(items, final)
     store.close()
     return summary
+
+
+def stale_decisions(run_dir: Path) -> str | None:
+    """Why the run's final decisions (final.jsonl) no longer follow its inputs, with the command
+    that brings them up to date; None when they are current. Every view read from final.jsonl
+    (`judging leaderboard`, the report) says it rather than show old decisions as current."""
+    paths = RunPaths(Path(run_dir))
+    command = f"`judging resolve {run_dir}` (or `judging review pull {run_dir}`, which resolves)"
+    if not paths.final.is_file():
+        return f"no final decisions yet: run {command}"
+    decided = paths.final.stat().st_mtime_ns
+    for path, what in ((paths.labels, "reviewers' labels were pulled"),
+                       (paths.judgments, "claims were judged again")):
+        if path.is_file() and path.stat().st_mtime_ns > decided:
+            return f"stale: the {what} after the last resolve; run {command}"
+    return None
 
 
 def iter_decisions(run_dir: Path, *, labels_path: Path | None = None,
@@ -399,8 +529,9 @@ def iter_decisions(run_dir: Path, *, labels_path: Path | None = None,
                 answers = decide(rubric, chosen, chosen.claim, labels=index, trusted=trusted,
                                  ai_problem=problem, construction=construction)
                 outcome, score, coverage = rubric_outcome(rubric, answers)
-                overall = majority(list(index.get((claim_key, ref_name, "overall_verdict"),
-                                                  {}).values()))
+                review = review_outcome(rubric, answers,
+                                        index.get((claim_key, ref_name, OVERALL_VERDICT), {}))
+                outcome = review.outcome or outcome
                 items.append(RubricDecision(
                     claim=chosen.claim, paper_id=chosen.paper_id, kind=chosen.kind,
                     verdict=chosen.verdict, rubric=chosen.rubric, applies_to=rubric.applies_to,
@@ -408,13 +539,17 @@ def iter_decisions(run_dir: Path, *, labels_path: Path | None = None,
                     ai_outcome=provisional_outcome(rubric, answers)
                     if outcome in ("pending", "incomplete") else None,
                     ai_judge=chosen.judge, ai_calibration=problem,
-                    human_overall=str(overall) if overall is not None else None))
+                    human_overall=review.majority, overall_by=review.by,
+                    reviewers=review.reviewers, reviewer_agreement=review.agreement,
+                    conflict=review.conflict))
             if not items:
                 continue
             first = items[0]
             outcome = combined([d.outcome for d in items])
             deciders = sorted({(a.decided_by if a.decided_by != "ai" else a.who[0])
-                               for d in items for a in d.answers if a.status == "decided"})
+                               for d in items for a in d.answers if a.status == "decided"}
+                              | {"construction" if set(d.overall_by) <= construction
+                                 else "humans" for d in items if d.overall_by})
             own, own_by, own_note = final_verdict(items)
             yield items, ClaimDecision(
                 claim=first.claim, paper_id=first.paper_id, kind=first.kind,
@@ -425,6 +560,8 @@ def iter_decisions(run_dir: Path, *, labels_path: Path | None = None,
                 ai_outcomes={str(d.rubric): d.ai_outcome for d in items
                              if d.ai_outcome is not None},
                 final_verdict=own, final_verdict_by=own_by,  # type: ignore[arg-type]
-                final_verdict_note=own_note)
+                final_verdict_note=own_note,
+                conflicts={str(d.rubric): d.conflict for d in items if d.conflict},
+                copied_figure=any(f.name == COPY_FLAG for j in claim_lines for f in j.flags))
     finally:
         store.close()

@@ -7,12 +7,15 @@ The rule (README, "The ranking"), a pure function of each claim's outcome:
 - A claim **stands** as `pass` or `fail` when people (or a calibrated, trusted AI) decided it.
   While it waits for review, the AI's own outcome stands in provisionally ("AI pass, awaiting
   review": `ClaimDecision.ai_outcome`), so an offline or LLM-only event still has a leaderboard;
-  a claim with neither is `undecided`. A registry claim the submission does not address
+  a claim with neither is `undecided`. A reproduced figure flagged a copy of the published one
+  stands as `fail` unless people decided it passes. A reviewer conflict stands as `fail` (resolve
+  decides it so) until it is settled. A registry claim the submission does not address
   (not_addressed.jsonl) stands as not passed.
-- Submissions rank by **passes** (more first), then by **claims addressed** (more first: trying
-  a hard claim and failing it never ranks below skipping it), then by **fails** (fewer first).
-  Nothing else counts: in particular not how many claims still wait for review, so a reviewer's
-  "fail" can never raise a submission and a "pass" can never lower it.
+- Submissions rank by **passes** (more first), then by **fails** (fewer first), then by
+  **registry claims not addressed** (fewer first). Monotone by construction: turning a pass into
+  a fail, or adding a failed claim, never improves a rank; adding a passed claim never worsens
+  one. A wrong claim weighs more than a claim not made, so a failed claim never lifts a
+  submission above one without it. Nothing else counts: not how many claims wait for review.
 - Equal keys are ties: they share a rank (shown `=2`), listed in natural order of their ids.
 
 Per participant (`EventRules`): the totals of their submissions, at most one per paper (the best)
@@ -41,7 +44,7 @@ from judging.calibrate import CorrectedRow, calibration_root, corrected_rates
 from judging.consensus import load_consensus
 from judging.errors import JudgingError
 from judging.models import ClaimConsensus, ConsensusReport, NotAddressed, natural_key
-from judging.resolve.decide import ClaimDecision
+from judging.resolve.decide import ClaimDecision, stale_decisions
 from judging.resolve.event import EventRules
 from judging.rundir import RunPaths, RunStore, read_jsonl, read_not_addressed
 
@@ -49,17 +52,19 @@ Standing = Literal["pass", "fail", "undecided", "not_addressed"]
 
 #: The counts of a row, in the order the tables show them.
 COLUMNS = ["claims", "addressed", "passed", "ai_passed", "failed", "ai_failed", "undecided",
-           "not_addressed", "upheld", "pass_rate"]
+           "not_addressed", "conflicts", "upheld", "pass_rate"]
 #: What the columns mean, for the page and the dashboard.
 COLUMN_HELP = {
     "claims": "claims counted: those addressed and the registry claims not addressed",
     "addressed": "claims the submission made (judged)",
     "passed": "claims that pass, decided or AI-provisional",
     "ai_passed": "of which an AI pass awaiting review",
-    "failed": "claims that fail, decided or AI-provisional",
+    "failed": "claims that fail, decided or AI-provisional (a flagged copy of the published "
+              "figure and a reviewer conflict count here)",
     "ai_failed": "of which an AI fail awaiting review",
     "undecided": "neither pass nor fail yet (no human decision, no AI outcome)",
     "not_addressed": "registry claims of the paper the submission did not address (not passed)",
+    "conflicts": "of the failed, claims in reviewer conflict (decided fail until settled)",
     "upheld": "claims whose participant's verdict stands",
     "pass_rate": "passed / (passed + failed + not_addressed)",
 }
@@ -78,10 +83,27 @@ CONSENSUS_COLUMNS = ["registry_claim", "paper", "reproductions", "independent", 
                      "falsified", "inconclusive", "consensus", "support", "agreement",
                      "contradicting", "value_outliers", "spread", "counted_from"]
 
-RULE_TEXT = ("Ranked by passes (more first), then claims addressed (more first), then fails "
-             "(fewer first); equal keys are ties (=N). A claim nobody has reviewed yet counts "
-             "with the AI's outcome, provisionally (\"AI pass, awaiting review\"); a registry "
-             "claim a submission does not address counts as not passed.")
+RULE_TEXT = ("Ranked by passes (more first), then fails (fewer first), then registry claims "
+             "not addressed (fewer first); equal keys are ties (=N). A failed claim never lifts "
+             "a submission: a wrong claim weighs more than a claim not made. A claim nobody has "
+             "reviewed yet counts with the AI's outcome, provisionally (\"AI pass, awaiting "
+             "review\"); a flagged copy of the published figure and a reviewer conflict count "
+             "as fails.")
+#: The line every leaderboard view adds when no claim passes (offline, nothing reviewed).
+NO_PASS_TEXT = ("No claim passes yet: every pass column is 0 (offline judging leaves the "
+                "verdict rubric to an LLM or a person, and nobody has passed a claim), so this "
+                "order counts only fails, then registry claims not addressed.")
+
+
+def no_claim_passes(rows: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether a ranking has claims and not one pass (its order then rests on fails alone)."""
+    return bool(rows) and any(r.get("claims") for r in rows) and \
+        not any(r.get("passed") for r in rows)
+
+
+def rule_lines(rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """What a leaderboard view says about its order: the rule, and when no claim passes, so."""
+    return [RULE_TEXT, *([NO_PASS_TEXT] if no_claim_passes(rows) else [])]
 
 
 @dataclass(frozen=True)
@@ -98,9 +120,17 @@ class ClaimResult:
     upheld: bool = False
     final_verdict: str | None = None
     """The claim's final verdict (verified, falsified, toy, inconclusive, pending), if asked."""
+    copied_figure: bool = False
+    """Its reproduced figure is flagged a copy of the published one."""
+    people_decided: bool = False
+    """People (not only an AI) decided some of its answers."""
+    conflict: bool = False
+    """A reviewer conflict on one of its rubrics (its outcome is then fail)."""
 
     @property
     def standing(self) -> Standing:
+        if self.copied_figure and not (self.outcome == "pass" and self.people_decided):
+            return "fail"
         if self.outcome in ("pass", "fail", "not_addressed"):
             return self.outcome  # type: ignore[return-value]
         if self.ai_outcome in ("pass", "fail"):
@@ -111,7 +141,7 @@ class ClaimResult:
     def provisional(self) -> bool:
         """The standing is the AI's, awaiting review."""
         return self.outcome not in ("pass", "fail", "not_addressed") and \
-            self.ai_outcome in ("pass", "fail")
+            self.ai_outcome in ("pass", "fail") and self.standing == self.ai_outcome
 
 
 def outcome_label(outcome: str, ai_outcome: str | None) -> str:
@@ -131,7 +161,9 @@ def claim_results(finals: Iterable[ClaimDecision],
     results = [ClaimResult(submission=f.claim.submission_id, paper=f.paper_id,
                            claim_id=f.claim.claim_id, outcome=f.outcome,
                            ai_outcome=f.ai_outcome, upheld=f.upheld == "yes",
-                           final_verdict=f.final_verdict) for f in finals]
+                           final_verdict=f.final_verdict, copied_figure=f.copied_figure,
+                           people_decided=bool({"humans", "construction"} & set(f.decided_by)),
+                           conflict=bool(f.conflicts)) for f in finals]
     judged = {(r.submission, r.claim_id) for r in results}
     results += [ClaimResult(submission=r.submission_id, paper=r.paper_id, claim_id=r.claim_id,
                             outcome="not_addressed") for r in not_addressed
@@ -152,6 +184,7 @@ def tally(results: Iterable[ClaimResult]) -> dict[str, Any]:
         counts["ai_failed"] += result.provisional and standing == "fail"
         counts["undecided"] += standing == "undecided"
         counts["not_addressed"] += standing == "not_addressed"
+        counts["conflicts"] += result.conflict
         counts["upheld"] += result.upheld
     return _with_rate(counts)
 
@@ -172,8 +205,8 @@ def _with_rate(counts: dict[str, Any]) -> dict[str, Any]:
 
 
 def rank_key(row: Mapping[str, Any]) -> tuple[int, int, int]:
-    """The ranking: more passes, then more claims addressed, then fewer fails."""
-    return -row["passed"], -row["addressed"], row["failed"]
+    """The ranking: more passes, then fewer fails, then fewer registry claims not addressed."""
+    return -row["passed"], row["failed"], row["not_addressed"]
 
 
 def ranked(rows: list[dict[str, Any]], name: str) -> list[dict[str, Any]]:
@@ -372,8 +405,13 @@ def write_leaderboard(run_dir: Path, *, rules: EventRules | None = None,
         write_text_atomic(target, text.getvalue())
     corrected = corrected_html(corrected_rates(run_dir, calibration_dir=calibration_root(
         calibration_dir), rubrics_dir=rubrics_dir))
-    write_text_atomic(page, leaderboard_html(board, consensus, extra=corrected))
-    written = [submissions_csv, papers_csv, page, paths.leaderboard_participants]
+    stale = stale_decisions(run_dir)
+    write_text_atomic(page, leaderboard_html(board, consensus, extra=corrected, stale=stale))
+    write_text_atomic(paths.leaderboard_rule, "\n".join(
+        [*([stale] if stale else []), *rule_lines(board.submissions), "", "Columns:",
+         *(f"  {c}: {h}" for c, h in COLUMN_HELP.items())]) + "\n")
+    written = [submissions_csv, papers_csv, page, paths.leaderboard_participants,
+               paths.leaderboard_rule]
     return [*written, paths.leaderboard_consensus] if consensus else written
 
 
@@ -415,7 +453,8 @@ def corrected_html(rows: list[CorrectedRow]) -> str:
             "calibration's uncertainty. A stale calibration corrects nothing.</p>")
 
 
-def leaderboard_html(board: Leaderboard, consensus: list[dict], *, extra: str = "") -> str:
+def leaderboard_html(board: Leaderboard, consensus: list[dict], *, extra: str = "",
+                     stale: str | None = None) -> str:
     limit = board.rules.max_papers_per_participant
     consensus_html = (_html_table("Consensus per registry claim", consensus, CONSENSUS_COLUMNS)
                       + "<p>The majority direction among independent, full-scale reproductions "
@@ -435,7 +474,9 @@ def leaderboard_html(board: Leaderboard, consensus: list[dict], *, extra: str = 
             "collapse}td,th{border:1px solid #ccc;padding:4px 8px}th{background:#eee}</style>"
             "</head><body><h1>Leaderboard"
             + (f": {html.escape(board.rules.name)}" if board.rules.name else "") + "</h1>"
-            f"<p>{html.escape(RULE_TEXT)}</p><ul>{legend}</ul>"
+            + (f"<p class='stale'><b>{html.escape(stale)}</b></p>" if stale else "")
+            + "".join(f"<p class='rule'>{html.escape(line)}</p>"
+                      for line in rule_lines(board.submissions)) + f"<ul>{legend}</ul>"
             + _html_table("Submissions", board.submissions, [*SUBMISSION_COLUMNS, *finals])
             + _html_table("Participants", board.participants, PARTICIPANT_COLUMNS)
             + f"<p>{html.escape(participants_note)}</p>"

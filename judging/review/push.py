@@ -82,6 +82,11 @@ class PushedRecord(VersionedModel):
     digest: str
     """Of the record's fields, metadata and suggestions (image files by path, size, mtime)."""
     pushed_at: datetime
+    claim_key: str | None = None
+    priority: float | None = None
+    """The review priority the record carries in Argilla (computed once, by this push, after
+    calibration): the dashboard's queue shows this one."""
+    reasons: list[str] = Field(default_factory=list)
 
 
 def record_digest(record: rg.Record) -> str:
@@ -148,6 +153,8 @@ class PushResult:
     skipped: list[str] = field(default_factory=list)
     resumed: int = 0
     """Records already on the server as they are now (a previous push sent them): not sent."""
+    dataset_ids: dict[str, str] = field(default_factory=dict)
+    """Each dataset's id on the server (its review page: `review_url`)."""
 
     @property
     def total(self) -> int:
@@ -399,6 +406,8 @@ def push_run(run_dir: Path, *, client: rg.Argilla, options: PushOptions | None =
         lines = "".join(PushedRecord(
             api_url=api_url, workspace=options.workspace, dataset=name, dataset_id=dataset_id,
             record_id=str(planned.record.id), digest=digest, pushed_at=now,
+            claim_key=planned.claim_key, priority=planned.priority.value,
+            reasons=list(planned.priority.reasons),
         ).model_dump_json(by_alias=True) + "\n" for planned, digest in zip(batch, digests,
                                                                            strict=True))
         with state.open("a", encoding="utf-8") as out:
@@ -446,4 +455,16 @@ def push_run(run_dir: Path, *, client: rg.Argilla, options: PushOptions | None =
             store.close()
     if on_progress is not None:
         on_progress(done + result.resumed, done + result.resumed)
+    result.dataset_ids = {name: str(dataset.id) for name, dataset in handles.items()}
     return result
+
+
+#: Argilla's annotation page orders records by this URL parameter (its web UI's own sort
+#: criterion, `entity.name.order`); without it the page opens records in the order they were
+#: first logged. Highest review priority first.
+PRIORITY_SORT = "metadata.priority.desc"
+
+
+def review_url(api_url: str, dataset_id: str) -> str:
+    """A dataset's annotation page with the highest review priority first."""
+    return f"{api_url.rstrip('/')}/dataset/{dataset_id}/annotation-mode?sort={PRIORITY_SORT}"

@@ -31,6 +31,7 @@ its paths from `RunPaths`. (Docstrings and CLI help may name the files.)
 | decisions.jsonl            | `RubricDecision` lines                        | judging.decision/1      | resolve      |
 | final.jsonl                | `ClaimDecision` lines                         | judging.final/1         | resolve      |
 | leaderboard_*.csv, .html   | the leaderboard                               |                         | resolve      |
+| leaderboard_rule.txt       | how the CSVs are ordered, and what they count |                         | resolve      |
 | publish/, .publish-salt    | the staged Hub dataset, the pseudonym salt    |                         | publish      |
 | watch.json, watch.lock     | `WatchState`: the Spaces a watch follows      | judging.watch/1         | watch        |
 
@@ -93,6 +94,7 @@ LEADERBOARD_PAPERS = "leaderboard_papers.csv"
 LEADERBOARD_HTML = "leaderboard.html"
 LEADERBOARD_CONSENSUS = "leaderboard_consensus.csv"
 LEADERBOARD_PARTICIPANTS = "leaderboard_participants.csv"
+LEADERBOARD_RULE = "leaderboard_rule.txt"
 WATCH = "watch.json"
 WATCH_LOCK = "watch.lock"
 PUBLISH_STAGING = "publish"
@@ -229,6 +231,12 @@ class RunPaths:
     def leaderboard_participants(self) -> Path:
         """Per participant, under the event's rules (CSV; also in the HTML)."""
         return self.root / LEADERBOARD_PARTICIPANTS
+
+    @property
+    def leaderboard_rule(self) -> Path:
+        """The rule the CSVs are ordered by and what their columns count (a CSV holds no
+        prose), beside them."""
+        return self.root / LEADERBOARD_RULE
 
     @property
     def leaderboard_consensus(self) -> Path:

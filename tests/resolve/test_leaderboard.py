@@ -56,7 +56,7 @@ def test_outcomes_upheld_and_leaderboard(tmp_path: Path, verdict_rubric) -> None
     assert papers == [{"rank": "1", "paper": "p", "submissions": "5", "claims": "5",
                        "addressed": "5", "passed": "4", "ai_passed": "1", "failed": "1",
                        "ai_failed": "0", "undecided": "0", "not_addressed": "0",
-                       "upheld": "3", "pass_rate": "0.8", "tie": "False"}]
+                       "conflicts": "0", "upheld": "3", "pass_rate": "0.8", "tie": "False"}]
     html = paths[2].read_text()
     assert "<h2>Submissions</h2>" in html and "s4" in html
     finals_file = read_jsonl(run / "final.jsonl", type(finals[0]))
@@ -86,14 +86,14 @@ def test_not_addressed_registry_claims_count_as_zero(tmp_path: Path, verdict_rub
     import csv
     paths = write_leaderboard(run)
     rows = {row["submission"]: row for row in csv.DictReader(paths[0].open())}
-    assert rows["s0"] == {"rank": "1", "submission": "s0", "paper": "p", "participant": "s0",
+    assert rows["s0"] == {"rank": "2", "submission": "s0", "paper": "p", "participant": "s0",
                           "claims": "3", "addressed": "1", "passed": "1", "ai_passed": "0",
                           "failed": "0", "ai_failed": "0", "undecided": "0",
-                          "not_addressed": "2", "upheld": "1", "pass_rate": "0.333",
-                          "note": "", "tie": "True"}
+                          "not_addressed": "2", "conflicts": "0", "upheld": "1",
+                          "pass_rate": "0.333", "note": "", "tie": "False"}
     assert (rows["s1"]["claims"], rows["s1"]["pass_rate"]) == ("1", "1.0")
-    # Same passes, same claims addressed, no fails: a tie, listed in natural order.
-    assert (rows["s1"]["rank"], rows["s1"]["tie"]) == ("1", "True")
+    # Same passes, no fails: the one that left fewer registry claims unaddressed ranks first.
+    assert (rows["s1"]["rank"], rows["s1"]["tie"]) == ("1", "False")
     (paper,) = csv.DictReader(paths[1].open())
     assert (paper["submissions"], paper["claims"], paper["not_addressed"],
             paper["pass_rate"]) == ("2", "4", "2", "0.5")
@@ -107,5 +107,5 @@ def test_not_addressed_registry_claims_count_as_zero(tmp_path: Path, verdict_rub
     assert by_submission == [{"submission": "s0", "paper": "p", "participant": "s0",
                               "claims": 2, "addressed": 0, "passed": 0, "ai_passed": 0,
                               "failed": 0, "ai_failed": 0, "undecided": 0, "not_addressed": 2,
-                              "upheld": 0, "pass_rate": 0.0, "note": "", "rank": 1,
+                              "conflicts": 0, "upheld": 0, "pass_rate": 0.0, "note": "", "rank": 1,
                               "tie": False}]
