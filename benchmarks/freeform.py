@@ -8,9 +8,9 @@ through the loader every run uses (`judging.intake.load_folder`, no LLM). Scored
 per set and overall:
 
 - claims found: labels matched by a claim. A found claim answers a label when most of the words of
-  the label's `quote` (the verbatim line stating the claim) are in the claim's statement or in the
-  verbatim quotes the claim carries (its row, heading or item); each claim answers one label, the
-  best-overlapping pairs first;
+  the label's `quote` (the verbatim line stating the claim), or of a specific `verdict_quote`,
+  are in the claim's statement or in the verbatim quotes the claim carries (its row, heading or
+  item); each claim answers one label, the best-overlapping pairs first;
 - verdict (3-way) where labelled (recall) and verdict precision: of the verdicts given, the share
   that are the label's (a verdict where the label has none is wrong);
 - values where labelled (recall) and value precision (`logbooks.close`);
@@ -71,6 +71,9 @@ TARGETS = {"claims found": 0.90, "verdict precision": 0.97, "value precision": 0
 #: A found claim answers a label when at least this share of the label quote's words are in the
 #: claim's own text: a line restated with its markup gone still matches, a neighbour does not.
 MATCH_AT = 0.6
+#: A verdict quote shorter than this ("### Agreements ✅") is shared by several claims: it does
+#: not say which claim answers the label.
+SPECIFIC_WORDS = 6
 MEASURES = ("claims found", "paper id", "verdict (3-way)", "verdict precision", "values",
             "value precision")
 _BARE = re.compile(r"(?i)^\W*(?:claim|c|#|id)?\W*\d+(?:\.\d+)?[a-z]?\W*$")
@@ -113,11 +116,16 @@ def found_of_inputs(claims) -> list[Found]:
 
 
 def overlap(label: dict, found: Found) -> float:
-    want = words(label["quote"] or label["claim"])
-    if not want:
-        return 0.0
+    """The share of the label quote's words in the claim's text; a claim read where its verdict
+    is stated (a verdict heading over the claim's paragraph) answers the label through its
+    `verdict_quote` when that quote is specific (`SPECIFIC_WORDS` words or more)."""
     have = set(found.text)
-    return sum(w in have for w in want) / len(want)
+    best = 0.0
+    for key, weight in (("quote", 1.0), ("verdict_quote", 0.9)):
+        want = words(label[key] or (label["claim"] if key == "quote" else ""))
+        if want and (key == "quote" or len(want) >= SPECIFIC_WORDS):
+            best = max(best, weight * sum(w in have for w in want) / len(want))
+    return best
 
 
 def match(found: list[Found], wanted: list[dict]) -> list[Found | None]:

@@ -33,6 +33,7 @@ from pydantic import ValidationError
 
 from judging._yaml import parse_document
 from judging.errors import InputFileError, ManifestError, UnsafePathError
+from judging.intake.freeform import read_report
 from judging.intake.logbook import (
     StructuredAsk,
     extraction_flags,
@@ -542,7 +543,11 @@ def load_space(folder: Path | str, *, out_dir: Path, registry: Registry | None =
             [:200], index=index, manifest=str(folder / where), line=None,
             reason=f"{where}: {what}"))
     logbook = _logbook(files, title)
-    found = find_claims(logbook, verdict_places=verdict_places, value_places=value_places)
+    found = [c for rel, text in files.texts()
+             for c in read_report(rel, text, verdict_places=verdict_places,
+                                  value_places=value_places)]
+    if not found:
+        found = find_claims(logbook, verdict_places=verdict_places, value_places=value_places)
     whole = None
     if not found:
         whole = _whole_report(files, title)
