@@ -1,0 +1,126 @@
+"""Free-form reports read by their structure (issue 40): every shape is written here by hand
+(claims tables in any column order, "ours / paper" in one cell, verdict marks and Chinese
+phrases, verdict headings over numbered sections and bullet lists, a link out of the folder)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from judging.intake import load_folder
+from judging.intake.freeform import read_report
+from judging.intake.logbook.extract import map_verdict
+from judging.models import Verdict
+
+FRONT = "---\ntitle: A reproduction\nsdk: static\n---\n"
+
+
+def space(tmp_path: Path, files: dict[str, str]) -> Path:
+    folder = tmp_path / "alice--repro-2601.00001"
+    for rel, text in files.items():
+        path = folder / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return folder
+
+
+def by_statement(claims) -> dict[str, object]:
+    return {c.claim.statement: c.claim for c in claims}
+
+
+def test_a_claims_table_is_read_by_what_its_headers_mean(tmp_path: Path) -> None:
+    """Ours before paper, the claim text in the second column, an id first, emoji verdicts."""
+    report = ("# Report\n\n| ID | Claim | Ours | Paper | Verdict |\n|---|---|---|---|---|\n"
+              "| C1 | Top-1 error of the baseline | **16.74** | 16.45% | ✅ |\n"
+              "| C2 | Gain from mixing | 1.2 ± 0.1 | 2.0 | ❌ |\n"
+              "| C3 | Scaling to the large model | 40–55 | 50 | ⚠️ partial |\n")
+    loaded = load_folder(space(tmp_path, {"README.md": FRONT + report}),
+                         logbooks_dir=tmp_path / "out")
+    claims = by_statement(loaded.claims)
+    first = claims["Top-1 error of the baseline"]
+    assert first.claim_id.endswith("/c1")
+    assert (first.reported_value, first.reproduced_value) == (16.45, 16.74)
+    assert first.verdict == Verdict.verified
+    assert first.provenance["verdict"].quote == \
+        "| C1 | Top-1 error of the baseline | **16.74** | 16.45% | ✅ |"
+    second = claims["Gain from mixing"]
+    assert second.verdict == Verdict.falsified and second.reproduced_value == 1.2
+    third = claims["Scaling to the large model"]
+    assert third.verdict == Verdict.inconclusive
+    # a range is not one number: absent with its reason, never its first number
+    assert third.reproduced_value is None and "reproduced_value" in third.absent
+
+
+def test_ours_and_paper_in_one_cell_follow_the_headers_order(tmp_path: Path) -> None:
+    report = ("## Ablation\n\n| Variant | Score (ours / paper) | 结论 |\n|---|---|---|\n"
+              "| One memory module | 96.90 / 96.91 | 一致 |\n"
+              "| Three memory modules | 97.10 / 98.80 | 不一致 |\n")
+    claims = read_report("report.md", report)
+    assert [c.title for c in claims] == ["One memory module", "Three memory modules"]
+    one, three = (c.extraction for c in claims)
+    assert (one.reported, one.reproduced, one.verdict) == (96.91, 96.90, Verdict.verified)
+    assert (three.reported, three.reproduced, three.verdict) == (98.8, 97.1, Verdict.falsified)
+
+
+def test_a_table_that_states_no_claim_is_not_read_as_one() -> None:
+    report = ("| Field | Value |\n|---|---|\n| GPU | A100 |\n| Seeds | 3 |\n\n"
+              "| Checkpoint | Accuracy |\n|---|---|\n| step 100 | 0.51 |\n")
+    assert read_report("report.md", report) == []
+
+
+def test_verdict_headings_carry_their_verdict_to_each_claim_below() -> None:
+    report = ("# Report\n\n## Confirmed replications\n\n### 1. Efficacy predicts faithfulness\n\n"
+              "Holds strongly.\n\n### 2. Larger models are more faithful\n\nYes.\n\n"
+              "## What doesn't match\n\n### Task accuracy is far below the paper\n\nSee table.\n\n"
+              "## Comparison with the paper\n\n### Agreements ✅\n\n- Agents beat both heuristics on wait time\n"
+              "- Training converges within fifty episodes\n\n"
+              "## 3. Method\n\n### 3.1 Backbone\n\nA ResNet.\n")
+    claims = {c.title: c for c in read_report("REPORT.md", report)}
+    assert claims["Efficacy predicts faithfulness"].extraction.verdict == Verdict.verified
+    assert claims["Efficacy predicts faithfulness"].extraction.provenance["verdict"].quote == \
+        "## Confirmed replications"
+    assert claims["Task accuracy is far below the paper"].extraction.verdict == \
+        Verdict.falsified
+    items = [c for c in claims.values() if c.place == "list item"]
+    assert {c.title for c in items} == {"Agents beat both heuristics on wait time",
+                                        "Training converges within fifty episodes"}
+    assert all(c.extraction.verdict == Verdict.verified for c in items)
+    # a numbered section of the method is not a claim
+    assert "Backbone" not in claims and "Method" not in claims
+
+
+def test_a_marked_claim_heading_is_one_claim_with_its_number() -> None:
+    report = "### Claim 2: The large model beats all baselines ✅\n\nIt does, by 3 points.\n"
+    (claim,) = read_report("REPORT.md", report)
+    assert claim.number == 2 and claim.title == "The large model beats all baselines"
+    assert claim.extraction.verdict == Verdict.verified
+
+
+@pytest.mark.parametrize(("label", "verdict"), [
+    ("✅", Verdict.verified), ("✓ (within 18%)", Verdict.verified),
+    ("❌ not run", Verdict.inconclusive), ("❌", Verdict.falsified),
+    ("🟡 direction only", Verdict.inconclusive), ("OUT_OF_TOL", Verdict.falsified),
+    ("一致", Verdict.verified), ("主表少 1 个 不一致", Verdict.falsified),
+    ("代理完成", Verdict.inconclusive), ("✅ Reproduced", Verdict.verified),
+])
+def test_one_table_maps_marks_codes_and_phrases(label: str, verdict: Verdict) -> None:
+    assert map_verdict(label).verdict == verdict
+
+
+def test_a_badge_or_a_plain_word_is_no_verdict() -> None:
+    assert map_verdict("MIT licence").verdict is None
+    assert read_report("README.md", "[![badge](https://img.shields.io/x.svg)](https://x)\n") \
+        == []
+
+
+def test_a_link_out_of_the_folder_is_not_followed_and_the_rest_is_read(tmp_path: Path
+                                                                       ) -> None:
+    report = ("See [the paper](../paper/full.md).\n\n| Claim | Paper | Ours | Status |\n"
+              "|---|---|---|---|\n| Accuracy on the test set | 91.2 | 90.8 | ✅ |\n")
+    loaded = load_folder(space(tmp_path, {"README.md": FRONT + report}),
+                         logbooks_dir=tmp_path / "out")
+    (claim,) = loaded.claims
+    assert claim.claim.statement == "Accuracy on the test set"
+    assert (claim.claim.reported_value, claim.claim.reproduced_value) == (91.2, 90.8)
+    assert any("outside the Space: not followed" in p.reason for p in loaded.problems)
