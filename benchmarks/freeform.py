@@ -9,8 +9,8 @@ per set and overall:
 
 - claims found: labels matched by a claim. A found claim answers a label when most of the words of
   the label's `quote` (the verbatim line stating the claim), or of a specific `verdict_quote`,
-  are in the claim's statement or in the verbatim quotes the claim carries (its row, heading or
-  item); each claim answers one label, the best-overlapping pairs first;
+  are in the claim's statement, the verbatim quotes it carries or its own text (its row, item or
+  section: never the whole report); each claim answers one label, best-overlapping pairs first;
 - verdict (3-way) where labelled (recall) and verdict precision: of the verdicts given, the share
   that are the label's (a verdict where the label has none is wrong);
 - values where labelled (recall) and value precision (`logbooks.close`);
@@ -107,8 +107,15 @@ def found_of_inputs(claims) -> list[Found]:
     out = []
     for c in claims:
         quotes = [p.quote for p in c.claim.provenance.values() if p.quote]
+        # the claim's own text (its row, item or section), not the whole report's
+        # (a section's tables are other claims' rows: its prose only)
+        own = "" if c.claim.claim_id.endswith("/report") else "\n".join(
+            line for line in c.claim.justification.splitlines()
+            if not line.lstrip().startswith("|")
+            or c.claim.provenance.get("statement", None) is not None
+            and c.claim.provenance["statement"].place == "claims table row")
         out.append(Found(statement=c.claim.statement,
-                         text=words(" ".join([c.claim.statement, *quotes])),
+                         text=words(" ".join([c.claim.statement, *quotes, own])),
                          verdict=c.claim.verdict.value if c.claim.verdict else None,
                          reported=c.claim.reported_value, reproduced=c.claim.reproduced_value,
                          places={k: (v.place or v.how) for k, v in c.claim.provenance.items()}))

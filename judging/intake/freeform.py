@@ -48,7 +48,7 @@ _OURS_HEAD = re.compile(r"(?i)\b(?:ours|our|reproduced|reproduction|measured|obs
                         r"this (?:run|repo(?:sitory)?|work)|replicated|replication)\b|本次|本复现|"
                         r"复现|復現|我们|我們")
 _VERDICT_HEAD = re.compile(r"(?i)\b(?:verdict|status|assessment|outcome|conclusion|agreement|"
-                           r"match(?:es)?\??|flag|judg(?:e)?ment)\b|结论|結論|判定|状态|狀態")
+                           r"match(?:es)?|flag|judg(?:e)?ment)\b|结论|結論|判定|状态|狀態")
 _CLAIM_HEAD = re.compile(r"(?i)\b(?:claim|statement|finding|what it establishes|hypothesis)\b"
                          r"|主张|主張")
 _ID_HEAD = re.compile(r"(?i)^\s*(?:#|id|no\.?|claim ?id|ref)\s*$")
@@ -86,6 +86,9 @@ class Block:
     """table | list | paragraph"""
     line: int
     raw: str
+    """The block's first line, verbatim."""
+    text: str = ""
+    """The block's lines, verbatim."""
     rows: list[tuple[list[str], str]] = field(default_factory=list)
     """Table: (cells, verbatim line) per row, the header first. List: (item text, line)."""
 
@@ -104,6 +107,7 @@ def parse(text: str) -> Heading:
             continue
         start = tok.map[0]
         raw = lines[start] if start < len(lines) else ""
+        whole = "\n".join(lines[start:tok.map[1]])
         if tok.type == "heading_open":
             level = int(tok.tag[1])
             heading = Heading(level, tokens[i + 1].content.strip(), start, raw.strip())
@@ -112,7 +116,7 @@ def parse(text: str) -> Heading:
             stack[-1].children.append(heading)
             stack.append(heading)
         elif tok.type == "table_open":
-            block = Block("table", start, raw)
+            block = Block("table", start, raw, whole)
             j = i + 1
             while tokens[j].type != "table_close":
                 if tokens[j].type == "tr_open":
@@ -128,7 +132,7 @@ def parse(text: str) -> Heading:
             stack[-1].blocks.append(block)
             i = j
         elif tok.type in ("bullet_list_open", "ordered_list_open"):
-            block = Block("list", start, raw)
+            block = Block("list", start, raw, whole)
             j = i + 1
             depth = 0
             while not (tokens[j].type == tok.type.replace("open", "close") and depth == 0):
@@ -145,7 +149,7 @@ def parse(text: str) -> Heading:
             stack[-1].blocks.append(block)
             i = j
         elif tok.type == "paragraph_open":
-            stack[-1].blocks.append(Block("paragraph", start, raw,
+            stack[-1].blocks.append(Block("paragraph", start, raw, whole,
                                           [([tokens[i + 1].content], raw)]))
         i += 1
     return root
@@ -379,7 +383,7 @@ def _heading_claim(page: Page, heading: Heading, row: int, verdict: str | None,
     for name in ("reported_value", "reproduced_value"):
         ex.absent[name] = "stated in prose: needs --extract"
     m = re.match(r"(?i)^\s*#*\s*claim\s+(\d{1,3})\b", heading.raw)
-    body = "\n".join(b.raw for b in heading.blocks)
+    body = "\n\n".join(b.text for b in heading.blocks)
     claim = FoundClaim(page, int(m.group(1)) if m else None, row, f"{heading.raw}\n{body}",
                        statement, ex, place="section", number_quote=heading.raw if m else None)
     ex.provenance["statement"] = FieldProvenance(how="declared", quote=heading.raw[:4000],
@@ -438,6 +442,7 @@ def read_report(rel: str, text: str, *, verdict_places: frozenset[str] | None = 
         for block in heading.blocks:
             if block.kind == "table":
                 out.extend(table_claims(page, block))
+        out.extend(bold_claims(page, heading))
         for child in heading.children:
             if id(child) not in taken:
                 walk(child)
@@ -467,6 +472,45 @@ def _narrow(ex: Extraction, verdict_places: frozenset[str] | None,
             setattr(ex, side, None)
             ex.provenance.pop(f"{side}_value")
             ex.absent[f"{side}_value"] = f"{held.place}: a kind of place not read here"
+
+
+_BOLD_CLAIM = re.compile(r"^\s*\*\*claim\s+(?P<n>\d{1,3})\s*[:.\u2014\u2013-]\s*(?P<s>[^*\n]{8,}?)"
+                         r"\**\s*$", re.IGNORECASE | re.MULTILINE)
+#: The opening words of a paragraph that are its verdict ("Validated. Our results show ...").
+_OPENING_LABEL = re.compile(r"^\s*(?:\*\*)?(?P<l>[^\W\d_][^.:!\n*]{0,40}?)(?:\*\*)?[.:!]")
+
+
+def bold_claims(page: Page, heading: Heading) -> list[FoundClaim]:
+    """`**Claim N: statement**` paragraphs, each with the verdict the next paragraph opens with
+    ("Validated. ...") when it opens with one."""
+    out = []
+    blocks = heading.blocks
+    for k, block in enumerate(blocks):
+        m = _BOLD_CLAIM.match(block.text) if block.kind == "paragraph" else None
+        if m is None:
+            continue
+        ex = Extraction()
+        after = block.text[m.end():].strip() or (
+            blocks[k + 1].text if k + 1 < len(blocks) and blocks[k + 1].kind == "paragraph"
+            else "")
+        opening = _OPENING_LABEL.match(after)
+        verdict = cell_verdict(opening.group("l")) if opening and \
+            len(opening.group("l").split()) <= 4 else None
+        if verdict is not None:
+            _set_verdict(ex, verdict, opening.group("l"), after.split("\n", 1)[0].strip(),
+                         "bold label")
+        else:
+            ex.absent["verdict"] = "the paragraph after the claim opens with no verdict"
+        for name in ("reported_value", "reproduced_value"):
+            ex.absent[name] = "stated in prose: needs --extract"
+        quote = block.text.splitlines()[0].strip()
+        claim = FoundClaim(page, int(m.group("n")), 1, f"{block.text}\n\n{after}",
+                           plain_text(m.group("s")).strip(), ex, place="section",
+                           number_quote=quote)
+        ex.provenance["statement"] = FieldProvenance(how="declared", quote=quote[:4000],
+                                                     place="bold claim line")
+        out.append(claim)
+    return out
 
 
 def _descendants(heading: Heading) -> list[Heading]:
