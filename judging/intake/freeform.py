@@ -443,6 +443,8 @@ def read_report(rel: str, text: str, *, verdict_places: frozenset[str] | None = 
             if block.kind == "table":
                 out.extend(table_claims(page, block))
         out.extend(bold_claims(page, heading))
+        if not claims:
+            out.extend(lead_list_claims(page, heading))
         for child in heading.children:
             if id(child) not in taken:
                 walk(child)
@@ -510,6 +512,27 @@ def bold_claims(page: Page, heading: Heading) -> list[FoundClaim]:
         ex.provenance["statement"] = FieldProvenance(how="declared", quote=quote[:4000],
                                                      place="bold claim line")
         out.append(claim)
+    return out
+
+
+_LEAD_NOUNS = re.compile(r"(?i)\b(?:claims?|results?|findings?)\b|结论|結論|主张|主張")
+
+
+def lead_list_claims(page: Page, heading: Heading) -> list[FoundClaim]:
+    """A list under a lead line that names claims and their verdict ("Published claims
+    reproduced:"): each item is a claim with that verdict."""
+    out: list[FoundClaim] = []
+    for lead, block in zip(heading.blocks, heading.blocks[1:], strict=False):
+        text = plain_text(lead.text).strip()
+        if lead.kind != "paragraph" or block.kind != "list" or "\n" in text \
+                or not text.endswith((":", "：")) or len(text.split()) > 12 \
+                or not _LEAD_NOUNS.search(text):
+            continue
+        verdict = cell_verdict(text.rstrip(":："))
+        if verdict is None:
+            continue
+        lead_heading = Heading(heading.level + 1, text, lead.line, lead.raw, blocks=[block])
+        out += _item_claims(page, lead_heading, verdict)
     return out
 
 

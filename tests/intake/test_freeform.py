@@ -143,3 +143,14 @@ def test_a_damaged_logbook_cell_header_is_flagged_and_its_page_still_read() -> N
     assert len(warnings) == 1 and "damaged cell header" in warnings[0]
     with pytest.raises(ValueError, match="not one line of JSON"):
         parse_cells(page.replace('{"type": "markdown", "id": "c1"}', "type: markdown"), [])
+
+
+def test_a_list_under_a_lead_line_naming_claims_and_their_verdict() -> None:
+    report = ("## Summary\n\nPublished claims reproduced:\n\n- Nouns are learned before verbs\n"
+              "- Verb learning speeds up after the first fifty nouns\n\nSetup steps:\n\n"
+              "- Install the package\n- Download the corpus\n")
+    claims = read_report("README.md", report)
+    assert [c.title for c in claims] == ["Nouns are learned before verbs",
+                                         "Verb learning speeds up after the first fifty nouns"]
+    assert all(c.extraction.verdict == Verdict.verified for c in claims)
+    assert claims[0].extraction.provenance["verdict"].quote == "Published claims reproduced:"
