@@ -24,6 +24,7 @@ verbatim quote.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -541,3 +542,98 @@ def _descendants(heading: Heading) -> list[Heading]:
     for child in heading.children:
         out += [child, *_descendants(child)]
     return out
+
+
+# --- several reports ------------------------------------------------------------------------
+
+#: A sentence that names the paper's side: with a verdict word, a claim stated in prose.
+_PAPER_SIDE = re.compile(r"(?i)\b(?:paper(?:'s)?|original|authors?'?|published|reported)\b|论文|"
+                         r"論文|原文")
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])")
+#: Two claims of two reports are one claim when this share of the words of each is the other's.
+SAME_CLAIM_AT = 0.8
+
+
+@dataclass
+class Reading:
+    """What the structure reader found in a submission's reports."""
+
+    claims: list[FoundClaim]
+    prose: dict[str, int]
+    """Per report: paragraphs or items that state a verdict on the paper in prose only."""
+    warnings: list[str]
+
+
+def read_reports(texts: list[tuple[str, str]], *,
+                 verdict_places: frozenset[str] | None = None,
+                 value_places: frozenset[str] | None = None) -> Reading:
+    """Every report's claims, one claim stated in several reports read once (from the report
+    that states more claims: the fuller one) and their disagreements flagged on it."""
+    per = {rel: read_report(rel, text, verdict_places=verdict_places, value_places=value_places)
+           for rel, text in texts}
+    size = Counter({rel: len(claims) for rel, claims in per.items()})
+    kept: list[FoundClaim] = []
+    warnings: list[str] = []
+    for rel in sorted(per, key=lambda r: -size[r]):
+        for claim in per[rel]:
+            twin = next((k for k in kept if k.page.origin != rel and _same(k, claim)), None)
+            if twin is None:
+                kept.append(claim)
+                continue
+            differ = _differences(twin, claim)
+            if differ:
+                note = (f"{twin.page.origin} and {rel} disagree on {twin.title[:80]!r} "
+                        f"({differ}): {twin.page.origin}, the fuller report, is read")
+                twin.warnings.append(note)
+                warnings.append(note)
+    order = {id(c): i for i, c in enumerate(c for rel, _ in texts for c in per[rel])}
+    kept.sort(key=lambda c: order[id(c)])
+    prose = {rel: n for rel, text in texts if (n := prose_count(text, per[rel]))}
+    return Reading(kept, prose, warnings)
+
+
+def _same(a: FoundClaim, b: FoundClaim) -> bool:
+    wa, wb = set(_words(a.title)), set(_words(b.title))
+    if not wa or not wb:
+        return False
+    common = len(wa & wb)
+    return common / len(wa) >= SAME_CLAIM_AT and common / len(wb) >= SAME_CLAIM_AT
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[^\W_]+", plain_text(text).lower())
+
+
+def _differences(a: FoundClaim, b: FoundClaim) -> str:
+    out = []
+    ea, eb = a.extraction, b.extraction
+    if ea.verdict and eb.verdict and ea.verdict != eb.verdict:
+        out.append(f"verdict {ea.verdict.value} / {eb.verdict.value}")
+    for side in ("reported", "reproduced"):
+        va, vb = getattr(ea, side), getattr(eb, side)
+        if va is not None and vb is not None and va != vb:
+            out.append(f"{side} {va:g} / {vb:g}")
+    return "; ".join(out)
+
+
+def prose_count(text: str, claims: list[FoundClaim]) -> int:
+    """Paragraphs and list items outside the claims read by structure whose sentences name the
+    paper and a verdict: claims stated in prose, which only the LLM extractor reads."""
+    covered = "\n".join(c.prose for c in claims)
+    count = 0
+
+    def visit(heading: Heading) -> None:
+        nonlocal count
+        for block in heading.blocks:
+            if block.kind == "table" or block.raw.strip() in covered:
+                continue
+            units = [t for (t, *_), _ in block.rows] if block.kind == "list" else [block.text]
+            for unit in units:
+                if any(_PAPER_SIDE.search(s) and map_verdict(s).verdict is not None
+                       for s in _SENTENCE_END.split(plain_text(unit))):
+                    count += 1
+        for child in heading.children:
+            visit(child)
+
+    visit(parse(text))
+    return count

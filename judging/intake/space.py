@@ -33,7 +33,7 @@ from pydantic import ValidationError
 
 from judging._yaml import parse_document
 from judging.errors import InputFileError, ManifestError, UnsafePathError
-from judging.intake.freeform import read_report
+from judging.intake.freeform import read_reports
 from judging.intake.logbook import (
     StructuredAsk,
     extraction_flags,
@@ -533,6 +533,13 @@ def load_space(folder: Path | str, *, out_dir: Path, registry: Registry | None =
     title = files.front.get("title") if isinstance(files.front.get("title"), str) else None
     h1 = re.search(r"(?m)^#[ \t]+(.+)$", files.body)
     title = (title or (h1.group(1).strip() if h1 else "") or sid)[:500]
+    reading = read_reports(files.texts(), verdict_places=verdict_places,
+                           value_places=value_places)
+    warnings += reading.warnings
+    if reading.prose and extractor is None:
+        warnings.append(f"{sum(reading.prose.values())} claims stated in prose ("
+                        + ", ".join(f"{rel}: {n}" for rel, n in reading.prose.items())
+                        + "): needs --extract")
     header = submission_header(folder, submission_id=sid, paper_id=pid, paper_title=title,
                                warnings=[w[:MAX_NOTE_CHARS] for w in warnings][:200])
     loaded = LoadedSubmission(header=header, folder=folder.resolve(),
@@ -543,9 +550,7 @@ def load_space(folder: Path | str, *, out_dir: Path, registry: Registry | None =
             [:200], index=index, manifest=str(folder / where), line=None,
             reason=f"{where}: {what}"))
     logbook = _logbook(files, title)
-    found = [c for rel, text in files.texts()
-             for c in read_report(rel, text, verdict_places=verdict_places,
-                                  value_places=value_places)]
+    found = reading.claims
     if not found:
         found = find_claims(logbook, verdict_places=verdict_places, value_places=value_places)
     whole = None
@@ -666,7 +671,8 @@ def _to_input(found: FoundClaim, claim_id: str, origin: str, header: SubmissionH
         theorem_values=kind == "theorem" and any(v is not None for v in values.values()),
         **{k: v for k, v in values.items() if v is not None})
     claim_input = _claim_input(claim, header, folder.resolve(), registry, None)
-    flags = list(claim_input.flags) + extraction_flags(ex, "Space")
+    flags = list(claim_input.flags) + extraction_flags(ex, "Space") + [
+        Flag(name="reports_disagree", detail=note[:4000]) for note in found.warnings]
     if kind == "figure" and (registry is None or claim_input.published_path is None):
         flags.append(Flag(name="figure_match_not_applicable",
                           detail="the Space carries no published figure and no registry claim "

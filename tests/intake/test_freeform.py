@@ -154,3 +154,25 @@ def test_a_list_under_a_lead_line_naming_claims_and_their_verdict() -> None:
                                          "Verb learning speeds up after the first fifty nouns"]
     assert all(c.extraction.verdict == Verdict.verified for c in claims)
     assert claims[0].extraction.provenance["verdict"].quote == "Published claims reproduced:"
+
+
+def test_two_reports_stating_one_claim_are_merged_and_their_disagreement_flagged(
+        tmp_path: Path) -> None:
+    readme = ("## Results\n\n| Claim | Paper | Ours | Verdict |\n|---|---|---|---|\n"
+              "| Tool-use accuracy after training | 70.6 | 64.7 | ✅ |\n")
+    report = ("## Results\n\n| Claim | Paper | Ours | Verdict |\n|---|---|---|---|\n"
+              "| Tool-use accuracy after training | 70.6 | 63.2 | ❌ |\n"
+              "| Science accuracy after training | 70.2 | 48.3 | ❌ |\n\n"
+              "Our forgetting curve matches the paper's description closely.\n")
+    loaded = load_folder(space(tmp_path, {"README.md": FRONT + readme, "REPORT.md": report}),
+                         logbooks_dir=tmp_path / "out")
+    claims = by_statement(loaded.claims)
+    assert len(loaded.claims) == 2
+    tool = claims["Tool-use accuracy after training"]
+    assert tool.reproduced_value == 63.2 and tool.verdict == Verdict.falsified
+    flag = next(f for f in loaded.claims[0].flags + loaded.claims[1].flags
+                if f.name == "reports_disagree")
+    assert "REPORT.md and README.md disagree" in flag.detail and "64.7" in flag.detail
+    # the sentence of prose is counted for the LLM extractor, never silently dropped
+    assert any("1 claims stated in prose (REPORT.md: 1): needs --extract" in w
+               for w in loaded.header.warnings)
