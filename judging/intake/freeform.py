@@ -333,9 +333,17 @@ def _heading_verdict(title: str) -> str | None:
         return cell_verdict(_MARKS.search(title).group(0)) if \
             len({cell_verdict(m.group(0)) for m in _MARKS.finditer(title)}) == 1 else None
     words = re.sub(r"^\s*\d+(?:\.\d+)*[.)]?\s*", "", plain_text(title))
-    if len(words.split()) <= 5:
+    if len(words.split()) <= 5 and not _SCOPE.search(words):
         return cell_verdict(words)
     return None
+
+
+#: "What we replicated", "What I reproduced": what was done (the scope), not a verdict on it.
+_SCOPE = re.compile(r"(?i)\b(?:we|I)\s+(?:have\s+)?(?:replicated|reproduced|verified|ran|did)\b")
+#: A task checklist item: a mark over a checklist says "done", not "reproduced".
+_CHECKLIST = re.compile(r"(?m)^\s*[-*+]\s+\[[ xX]\]\s")
+#: Reports that plan or track work state no result (`replication_plan.md`, `TODO.md`).
+_PLAN_FILE = re.compile(r"(?i)(?:^|[/_-])(?:plan|todo|roadmap|checklist)s?\.md$")
 
 
 def _strip_title(title: str) -> str:
@@ -376,6 +384,8 @@ def _heading_claim(page: Page, heading: Heading, row: int, verdict: str | None,
     statement = _strip_title(heading.title)
     if not re.search(r"[^\W\d_]", statement):
         return None
+    if any(_CHECKLIST.search(b.text) for b in heading.blocks):
+        return None  # a checklist's section: its marks say "done"
     ex = Extraction()
     if verdict is not None:
         _set_verdict(ex, verdict, quote, quote, "verdict heading")
@@ -433,6 +443,8 @@ def read_report(rel: str, text: str, *, verdict_places: frozenset[str] | None = 
     and `value_places` (kinds of place, `extract.VERDICT_PLACES`) narrow what is read."""
     page = report_page(rel, text)
     out: list[FoundClaim] = []
+    if _PLAN_FILE.search(rel):
+        return out
     taken: set[int] = set()
 
     def walk(heading: Heading) -> None:
