@@ -186,6 +186,9 @@ class Columns:
     claim: int | None
     ident: int | None
     labels: list[int]
+    other: list[int] = field(default_factory=list)
+    """Columns of numbers that are neither the paper's nor ours (nor a difference or a
+    setting): a row with one makes "ours" ambiguous."""
 
 
 def columns(header: list[str], body: list[list[str]]) -> Columns | None:
@@ -215,10 +218,24 @@ def columns(header: list[str], body: list[list[str]]) -> Columns | None:
     if not ((paper and ours) or pair or verdict is not None):
         return None
     used = {*paper, *ours, *(j for j, _ in pair), verdict, ident}
+    numeric = {j for j in range(len(header)) if j not in used and j != claim
+               and _mostly_numbers([r[j] for r in body if j < len(r) and r[j].strip()])}
     labels = [j for j, name in enumerate(header) if j not in used and j != claim
-              and not _NOTE_HEAD.search(plain_text(name))
-              and not all(one_number(r[j]) is not None for r in body if j < len(r) and r[j])]
-    return Columns(paper, ours, pair, verdict, claim, ident, labels)
+              and j not in numeric and not _NOTE_HEAD.search(plain_text(name))]
+    other = [j for j in sorted(numeric) if not _DERIVED_HEAD.search(plain_text(header[j]))]
+    return Columns(paper, ours, pair, verdict, claim, ident, labels, other)
+
+
+#: A column derived from the two sides (a difference, a ratio) or naming a setting or a count.
+_DERIVED_HEAD = re.compile(r"(?i)Δ|\b(?:diff(?:erence)?|delta|gap|change|ratio|improvement|gain|"
+                           r"drop|vs\.?|steps?|epochs?|seeds?|samples?|params?|n|size|time|"
+                           r"hours?|count|runs?)\b|差|提升|改善|增益")
+_NUMBER_OPENING = re.compile(r"^\W{0,3}[~≈]?\s*" + NUMBER)
+
+
+def _mostly_numbers(cells: list[str]) -> bool:
+    numbers = [c for c in cells if _NUMBER_OPENING.match(plain_text(c).strip())]
+    return bool(cells) and len(numbers) * 2 > len(cells)
 
 
 def _marked_column(header: list[str], body: list[list[str]]) -> int | None:
@@ -303,8 +320,16 @@ def _row_values(ex: Extraction, header: list[str], cells: list[str], cols: Colum
             if a is not None and b is not None:
                 got["reproduced" if ours_first else "reported"].append(a)
                 got["reported" if ours_first else "reproduced"].append(b)
+    others = [j for j in cols.other if _NUMBER_OPENING.match(plain_text(cells[j]).strip())]
+    if others and got["reproduced"]:
+        got["reproduced"] = []
+        ex.absent["reproduced_value"] = (
+            f"another column ({plain_text(header[others[0]])[:60]}) holds a number too: which "
+            f"one is ours is not declared")
     for side, values in got.items():
         name = f"{side}_value"
+        if name in ex.absent:
+            continue
         if len(values) == 1:
             setattr(ex, side, values[0])
             ex.provenance[name] = FieldProvenance(how="declared", quote=raw[:4000],
@@ -592,6 +617,10 @@ def read_reports(texts: list[tuple[str, str]], *,
             if twin is None:
                 kept.append(claim)
                 continue
+            also = claim.extraction.provenance.get("statement")
+            if also is not None and "also_stated" not in twin.extraction.provenance:
+                twin.extraction.provenance["also_stated"] = FieldProvenance(
+                    how="declared", quote=also.quote, place=f"also stated in {rel}"[:200])
             differ = _differences(twin, claim)
             if differ:
                 note = (f"{twin.page.origin} and {rel} disagree on {twin.title[:80]!r} "
