@@ -174,7 +174,11 @@ class Counts:
 
 
 def _pid(label: str | None) -> str | None:
-    return re.sub(r"(?i)^arxiv:", "", label) if label else None
+    """A label's paper id in the loader's alias form (`arXiv:X` is X, `OSTI:X` is osti-X)."""
+    if not label:
+        return None
+    kind, _, value = label.partition(":")
+    return f"osti-{value}" if kind.lower() == "osti" else value
 
 
 def score(name: str, found: list[Found], wanted: list[dict], pid: str | None,
@@ -182,7 +186,7 @@ def score(name: str, found: list[Found], wanted: list[dict], pid: str | None,
     counts = Counts(submissions=1)
     s = counts.shares
     s["paper id"][1] += 1
-    s["paper id"][0] += pid is not None and pid == _pid(wanted[0]["paper_id"])
+    s["paper id"][0] += pid == _pid(wanted[0]["paper_id"])
     if not found:
         counts.no_claim += 1
         if any("outside the Space" in p or "leaving the Space" in p for p in problems):
@@ -282,9 +286,12 @@ def measure(sub: Submission, tmp: Path, misses: list[str] | None = None,
                          verdict_places=verdict_places, value_places=value_places)
     found = found_of_inputs(loaded.claims)
     problems = [p.reason for p in loaded.problems] + list(loaded.header.warnings)
+    # the paper the loader identified: none when the submission id stands in for it
+    pid = None if any(w.startswith("paper id:") and "stands in" in w for w in problems) \
+        else loaded.header.paper_id
     if stats is not None:
         stats[sub.name] = place_stats(found, sub.labels)
-    return score(sub.name, found, sub.labels, loaded.header.paper_id, problems, misses)
+    return score(sub.name, found, sub.labels, pid, problems, misses)
 
 
 def place_stats(found: list[Found], wanted: list[dict]) -> dict[tuple[str, str], list[int]]:

@@ -33,7 +33,8 @@ from pydantic import ValidationError
 
 from judging._yaml import parse_document
 from judging.errors import InputFileError, ManifestError, UnsafePathError
-from judging.intake.freeform import read_reports
+from judging.intake.freeform import read_reports, report_page
+from judging.intake.identity import paper_identity
 from judging.intake.logbook import (
     StructuredAsk,
     extraction_flags,
@@ -106,9 +107,6 @@ _SCRIPT = re.compile(r"(?i)\.(?:py|sh|r|jl|ipynb)$")
 _IMAGE = re.compile(r"(?i)\.(?:png|jpe?g|webp)$")
 _RESULTS_NAME = re.compile(r"(?i)result|metric|score|eval|summary|numbers|values|output")
 _FRONT = re.compile(r"\A---[ \t]*\r?\n(?P<yaml>.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
-_ARXIV = re.compile(r"(?<![\d.])(?P<id>\d{4}\.\d{4,5})(?:v\d+)?(?![\d])")
-_ARXIV_IN_TEXT = re.compile(r"(?i)(?:arxiv(?:\.org/(?:abs|pdf)/|:\s*|\s+))(?P<id>\d{4}\.\d{4,5})"
-                            r"(?:v\d+)?")
 _MD_LINK = re.compile(r"\]\((?P<target>[^)\s]+)(?:\s+\"[^\"]*\")?\)")
 _MD_IMAGE = re.compile(r"!\[[^\]]*\]\((?P<target>[^)\s]+)(?:\s+\"[^\"]*\")?\)")
 _HUB_LINK = re.compile(r"(?:https?://huggingface\.co/|hf://)datasets/(?P<id>[A-Za-z0-9][\w.-]*/"
@@ -313,27 +311,11 @@ def _links(files: SpaceFiles) -> None:
 # --- paper identity -------------------------------------------------------------------------
 
 def paper_of(files: SpaceFiles, repo_id: str | None) -> tuple[str | None, str]:
-    """(paper id, how it was found): an `arxiv:<id>` tag, a `paper-<id>` tag, an arXiv id in the
-    Space's name, else in its README."""
-    for tag in files.tags():
-        m = re.match(r"(?i)^arxiv:\s*(?P<id>\d{4}\.\d{4,5})(?:v\d+)?$", tag.strip())
-        if m:
-            return m.group("id"), f"tag {tag}"
-    for tag in files.tags():
-        m = re.match(r"^paper-(?P<id>[A-Za-z0-9][\w.-]{3,})$", tag.strip())
-        if m:
-            return m.group("id"), f"tag {tag}"
-    if repo_id:
-        m = _ARXIV.search(repo_id.split("/")[-1])
-        if m:
-            return m.group("id"), f"the Space's name {repo_id}"
-    for where, text in files.texts():
-        ids = list(dict.fromkeys(m.group("id") for m in _ARXIV_IN_TEXT.finditer(text)))
-        if len(ids) == 1:
-            return ids[0], f"the arXiv id in {where}"
-        if ids:
-            return None, f"{where} names several arXiv ids ({', '.join(ids[:5])})"
-    return None, "no arxiv:<id> or paper-<id> tag and no arXiv id in the Space's name or text"
+    """(paper id, how it was found): `identity.paper_identity` over the Space's tags, name,
+    title and texts."""
+    title = files.front.get("title")
+    return paper_identity(tags=files.tags(), name=repo_id,
+                          title=title if isinstance(title, str) else None, texts=files.texts())
 
 
 def space_repo_id(folder: Path) -> str | None:
@@ -350,19 +332,10 @@ def space_repo_id(folder: Path) -> str | None:
 
 # --- claims ---------------------------------------------------------------------------------
 
-def _page(rel: str, text: str) -> Page:
-    slug = re.sub(r"[^\w.-]+", "--", rel[:-3] if rel.lower().endswith(".md") else rel)
-    title = re.search(r"(?m)^#[ \t]+(.+)$", text)
-    page = Page(slug=slug, path=Path(rel), title=title.group(1).strip() if title else "",
-                text=text, has_markers=False, origin=rel)
-    page.cells = [Cell(type="markdown", meta={}, body=text, start=0)]
-    return page
-
-
 def _logbook(files: SpaceFiles, title: str) -> Logbook:
     return Logbook(root=files.folder, folder=files.folder, manifest={}, metadata={},
                    readme=files.readme or "", index_text=files.body, title=title,
-                   pages=[_page(rel, text) for rel, text in files.reports],
+                   pages=[report_page(rel, text) for rel, text in files.reports],
                    order_from="folder listing", index_origin="README.md")
 
 

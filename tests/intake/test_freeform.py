@@ -176,3 +176,22 @@ def test_two_reports_stating_one_claim_are_merged_and_their_disagreement_flagged
     # the sentence of prose is counted for the LLM extractor, never silently dropped
     assert any("1 claims stated in prose (REPORT.md: 1): needs --extract" in w
                for w in loaded.header.warnings)
+
+
+@pytest.mark.parametrize(("name", "title", "text", "expected"), [
+    ("bob/pythia-ppt-noise-repro", "PPT noise (arXiv 2605.11841)", "# Repro\n", "2605.11841"),
+    ("bob/repro", None, "Paper: [X](https://openreview.net/forum?id=NW31gAylIm)\n",
+     "NW31gAylIm"),
+    ("bob/repro", None, "- **OSTI ID:** 1984484\n", "osti-1984484"),
+    ("bob/repro", None, "See https://doi.org/10.1109/TPWRS.2021.3102345.\n",
+     "10.1109/TPWRS.2021.3102345"),
+    ("bob/repro", None, "# Repro of arXiv:2310.06123\n\n" + "text\n" * 20
+     + "Cites arXiv:2103.00020 and arXiv:1602.05629.\n", "2310.06123"),
+    ("bob/repro", None, "Cites arXiv:2103.00020 and arXiv:1602.05629.\n", None),
+])
+def test_paper_identity_from_the_name_title_and_text(name: str, title: str | None, text: str,
+                                                      expected: str | None) -> None:
+    from judging.intake.identity import paper_identity
+
+    assert paper_identity(tags=[], name=name, title=title,
+                          texts=[("README.md", text)])[0] == expected
