@@ -65,7 +65,7 @@ from judging.intake.logbook.extract import (
     toy_scale,
 )
 from judging.intake.logbook.reader import Cell, Logbook, Page
-from judging.intake.manifest import LoadedSubmission, _claim_input
+from judging.intake.manifest import LoadedSubmission, make_claim_input
 from judging.intake.paths import confine
 from judging.intake.registry import Registry
 from judging.models import (
@@ -643,7 +643,7 @@ def _to_input(found: FoundClaim, claim_id: str, origin: str, header: SubmissionH
         source_verdict=ex.source_verdict, toy=ex.toy, provenance=provenance, absent=absent,
         theorem_values=kind == "theorem" and any(v is not None for v in values.values()),
         **{k: v for k, v in values.items() if v is not None})
-    claim_input = _claim_input(claim, header, folder.resolve(), registry, None)
+    claim_input = make_claim_input(claim, header, folder.resolve(), registry, None)
     flags = list(claim_input.flags) + extraction_flags(ex, "Space") + [
         Flag(name="reports_disagree", detail=note[:4000]) for note in found.warnings]
     if kind == "figure" and (registry is None or claim_input.published_path is None):
