@@ -61,6 +61,7 @@ _NOTE_HEAD = re.compile(r"(?i)\b(?:notes?|evidence|source|comment|explanation|re
 _ONE_NUMBER = re.compile(r"^[~≈]?\s*(?P<n>" + NUMBER + r")\s*(?:/\s*[\d,]+)?\s*"
                          r"(?:[A-Za-z%]{1,4}\.?)?\s*(?:±\s*" + NUMBER + r"\s*[A-Za-z%]{0,4})?\s*"
                          r"(?:[(（][^)）]*[)）])?\s*$")
+_BLANK = re.compile(r"^\s*(?:[-—–]+|n/?a|none|)\s*$", re.IGNORECASE)
 _MARKS = re.compile(r"[✅✔✓☑🟢⚠🟡⬜🟠❌✗✘🔴]")
 #: A heading that groups claims under one verdict, or claims as such (numbered children).
 _GROUP_WORDS = re.compile(r"(?i)\b(?:claims?|matches|match|agreements?|confirmed|reproduced|"
@@ -262,7 +263,13 @@ def table_claims(page: Page, block: Block) -> list[FoundClaim]:
             continue
         ex = Extraction()
         _row_values(ex, header, cells, cols, raw.strip())
-        if cols.verdict is not None:
+        no_paper = bool(cols.paper) and all(_BLANK.match(plain_text(cells[j]))
+                                            for j in cols.paper)
+        if no_paper:
+            # a row the paper states nothing for is the reproducer's own finding: no verdict
+            # on the paper's claim
+            ex.absent["verdict"] = "the paper's cell of the row is empty: no claim of the paper"
+        elif cols.verdict is not None:
             found = cell_verdict(cells[cols.verdict])
             if found is not None:
                 _set_verdict(ex, found, cells[cols.verdict], raw.strip(), "claims table cell")
@@ -483,6 +490,7 @@ def read_report(rel: str, text: str, *, verdict_places: frozenset[str] | None = 
         out.extend(bold_claims(page, heading))
         if not claims:
             out.extend(lead_list_claims(page, heading))
+            out.extend(bold_verdict_items(page, heading))
         for child in heading.children:
             if id(child) not in taken:
                 walk(child)
@@ -550,6 +558,35 @@ def bold_claims(page: Page, heading: Heading) -> list[FoundClaim]:
         ex.provenance["statement"] = FieldProvenance(how="declared", quote=quote[:4000],
                                                      place="bold claim line")
         out.append(claim)
+    return out
+
+
+#: A list item opening with its verdict in bold ("- **Reproduced:** the loss falls ...").
+_BOLD_VERDICT_ITEM = re.compile(r"^\s*\*\*(?P<lead>[^*\n]{1,40}?)[:：]?\*\*[:：]?\s*(?P<rest>\S.*)",
+                                re.DOTALL)
+
+
+def bold_verdict_items(page: Page, heading: Heading) -> list[FoundClaim]:
+    """List items that open with a short bold verdict: one claim each, the rest its statement."""
+    out = []
+    for block in heading.blocks:
+        if block.kind != "list":
+            continue
+        for (text, *_), line in block.rows:
+            m = _BOLD_VERDICT_ITEM.match(text)
+            verdict = cell_verdict(m.group("lead")) if m else None
+            rest = plain_text(m.group("rest").split("\n", 1)[0]).strip() if m else ""
+            if verdict is None or len(rest) < 8:
+                continue
+            ex = Extraction()
+            _set_verdict(ex, verdict, m.group("lead"), line.strip(), "bold label")
+            for name in ("reported_value", "reproduced_value"):
+                ex.absent[name] = "stated in prose: needs --extract"
+            claim = FoundClaim(page, None, 1, line, rest[:4000], ex, place="list item")
+            ex.provenance["statement"] = FieldProvenance(how="declared",
+                                                         quote=line.strip()[:4000],
+                                                         place="list item")
+            out.append(claim)
     return out
 
 

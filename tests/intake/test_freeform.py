@@ -195,3 +195,22 @@ def test_paper_identity_from_the_name_title_and_text(name: str, title: str | Non
 
     assert paper_identity(tags=[], name=name, title=title,
                           texts=[("README.md", text)])[0] == expected
+
+
+def test_list_items_opening_with_a_bold_verdict_are_claims() -> None:
+    report = ("## 結論\n\n- **核心主旨有重現：** 六組配對全部是 RE 優於 baseline。\n"
+              "- **Refuted:** the Fashion-MNIST error stays above the paper's.\n"
+              "- **Setup:** eight GPUs and five seeds per run.\n")
+    claims = read_report("README.md", report)
+    assert [(c.title, c.extraction.verdict) for c in claims] == [
+        ("六組配對全部是 RE 優於 baseline。", Verdict.verified),
+        ("the Fashion-MNIST error stays above the paper's.", Verdict.falsified)]
+
+
+def test_a_row_the_paper_states_nothing_for_gets_no_verdict() -> None:
+    report = ("| Dataset | Paper | Ours | Status |\n|---|---|---|---|\n"
+              "| In domain | 39.0 | 38.9 | ✅ |\n| Out of domain | — | 4.27 | ❌ failure |\n")
+    first, second = read_report("README.md", report)
+    assert first.extraction.verdict == Verdict.verified
+    assert second.extraction.verdict is None and "no claim of the paper" in \
+        second.extraction.absent["verdict"]

@@ -102,9 +102,11 @@ MARK_TABLE: list[tuple[re.Pattern[str], str]] = [
         (r"\bnot[\s_-]+(?:run|implemented|done|evaluated)\b|\bn/a\b|\bgaps?\b|⬜|🟡|🟠|⚠|"
          r"沒有完全重現|没有完全复现|未完全|代理完成|未完成|未做", Verdict.inconclusive.value),
         (r"\bOUT_OF_TOL\b|\b(?:doesn't|does\s+not|don't|do\s+not|not)\s+(?:match|replicate|see)|"
-         r"\bmismatch|不一致|未复现|没有复现|尚未重現|未重現|❌|✗|✘|🔴", Verdict.falsified.value),
+         r"\bmismatch|不一致|[未没沒]有?(?:复现|重现|重現|復現)|尚未重現|❌|✗|✘|🔴",
+         Verdict.falsified.value),
         (r"\b(?:WITHIN|IN)_TOL\b|\bmatch(?:es|ed)?\b|\bagree(?:s|ment|ments)?\b|\bvalidated\b|"
-         r"一致|复现成功|重现成功|重現成功|✅|✔|✓|☑|🟢", Verdict.verified.value))]
+         r"一致|(?:复现|重现|重現|復現)成功|[已有](?:复现|重现|重現|復現)|✅|✔|✓|☑|🟢",
+         Verdict.verified.value))]
 
 
 def map_verdict(label: str) -> MappedVerdict:
