@@ -671,6 +671,9 @@ def read_reports(texts: list[tuple[str, str]], *,
 
 
 def _same(a: FoundClaim, b: FoundClaim) -> bool:
+    """One claim: the same number in both reports ("C5"), or the same words."""
+    if a.number is not None and b.number is not None:
+        return a.number == b.number
     wa, wb = set(_words(a.title)), set(_words(b.title))
     if not wa or not wb:
         return False

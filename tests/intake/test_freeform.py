@@ -214,3 +214,16 @@ def test_a_row_the_paper_states_nothing_for_gets_no_verdict() -> None:
     assert first.extraction.verdict == Verdict.verified
     assert second.extraction.verdict is None and "no claim of the paper" in \
         second.extraction.absent["verdict"]
+
+
+def test_one_claim_number_in_two_reports_is_one_claim_read_from_the_fuller() -> None:
+    from judging.intake.freeform import read_reports
+
+    readme = "| Claim | Verdict |\n|---|---|\n| C5 — exact numbers at scale | ⬜ out of scope |\n"
+    report = ("| ID | Claim | Verdict |\n|---|---|---|\n| C4 | Smooth in t | ✅ |\n"
+              "| C5 | Exact bytes per token table | ⬜ |\n")
+    reading = read_reports([("README.md", readme), ("REPORT.md", report)])
+    assert sorted((c.number, c.page.origin) for c in reading.claims) == [
+        (4, "REPORT.md"), (5, "REPORT.md")]
+    five = next(c for c in reading.claims if c.number == 5)
+    assert five.extraction.provenance["also_stated"].place == "also stated in README.md"
