@@ -6,15 +6,24 @@ each report with markdown-it (a well-kept CommonMark parser: tables, headings an
 their source lines, so every quote is a verbatim line of the file) and reads:
 
 - **claims tables** by what their headers mean: a table with a paper column and an ours column,
-  or a verdict column (named so, or whose cells are verdict marks), is a claims table; each body
-  row is one claim. The statement is the claim / statement column, else the row's label cells
-  (never an id or a number); the paper and ours cells give the values only when a cell is one
-  number (a range, a list or prose is absent with its reason); "ours / paper" in one column is
-  split in the header's order; several paper (or ours) columns leave the values absent.
+  or a verdict column (named so, or whose cells open with verdict marks), is a claims table; each
+  body row is one claim. The statement is the claim / statement column, else the row's label
+  cells (never an id or a number); the paper and ours cells give the values only when a cell is
+  one number (a range, a list or prose is absent with its reason); "ours / paper" in one column
+  is split in the header's order; several paper (or ours) columns, or another column of numbers
+  in the row, leave the value absent; a row whose paper cell is empty gets no verdict;
 - **verdict headings**: a heading that carries a verdict ("### Claim 1: ... ✅", "## What
   matches", "### Agreements ✅") over numbered sub-headings, list items or bold-lead paragraphs:
   each child is a claim with the heading's verdict unless it carries its own; a marked heading
-  with no children is one claim.
+  with no children is one claim. Scope headings ("What we replicated"), checklist sections and
+  plan files state no verdict;
+- **bold claims and lists**: `**Claim N: ...**` paragraphs (the verdict the next paragraph opens
+  with), a list under a lead line naming claims and a verdict, list items opening with a bold
+  verdict.
+
+`read_reports` reads every report of a submission: one claim stated in several reports is read
+once, from the report stating more claims, and their disagreements are noted on it; paragraphs
+that state a verdict on the paper in prose only are counted for the LLM extractor.
 
 Verdicts come from `extract.map_verdict`, the one table of words, marks and phrases. A verdict or
 number the reader is unsure of is absent with its reason; each value and verdict keeps its
@@ -39,7 +48,7 @@ from judging.intake.logbook.extract import (
     plain_text,
 )
 from judging.intake.logbook.reader import Cell, Page
-from judging.models import FieldProvenance
+from judging.models import FieldProvenance, Verdict
 
 _MD = MarkdownIt("commonmark").enable("table")
 
@@ -61,6 +70,13 @@ _NOTE_HEAD = re.compile(r"(?i)\b(?:notes?|evidence|source|comment|explanation|re
 _ONE_NUMBER = re.compile(r"^[~≈]?\s*(?P<n>" + NUMBER + r")\s*(?:/\s*[\d,]+)?\s*"
                          r"(?:[A-Za-z%]{1,4}\.?)?\s*(?:±\s*" + NUMBER + r"\s*[A-Za-z%]{0,4})?\s*"
                          r"(?:[(（][^)）]*[)）])?\s*$")
+#: A cell or heading longer than this is prose, not a label: its verdict words are not read.
+LABEL_CHARS = 120
+#: A heading of at most this many words may be a verdict by its words ("What doesn't match");
+#: a longer one is a statement that happens to hold a verdict word.
+HEADING_LABEL_WORDS = 5
+#: A lead line over a list names claims and a verdict in at most this many words.
+LEAD_WORDS = 12
 _BLANK = re.compile(r"^\s*(?:[-—–]+|n/?a|none|)\s*$", re.IGNORECASE)
 _MARKS = re.compile(r"[✅✔✓☑🟢⚠🟡⬜🟠❌✗✘🔴]")
 #: A heading that groups claims under one verdict, or claims as such (numbered children).
@@ -162,7 +178,7 @@ def parse(text: str) -> Heading:
 def cell_verdict(cell: str) -> str | None:
     """The verdict a short cell or heading declares (the one mapping table), else None."""
     clean = plain_text(cell).strip()
-    if not clean or len(clean) > 120:
+    if not clean or len(clean) > LABEL_CHARS:
         return None
     mapped = map_verdict(clean)
     return mapped.verdict.value if mapped.verdict is not None else None
@@ -349,8 +365,6 @@ def _row_values(ex: Extraction, header: list[str], cells: list[str], cols: Colum
 
 
 def _set_verdict(ex: Extraction, verdict: str, label: str, quote: str, place: str) -> None:
-    from judging.models import Verdict
-
     ex.verdict = Verdict(verdict)
     ex.source_verdict = plain_text(label).strip()[:4000] or verdict
     ex.absent.pop("verdict", None)
@@ -365,7 +379,7 @@ def _heading_verdict(title: str) -> str | None:
         return cell_verdict(_MARKS.search(title).group(0)) if \
             len({cell_verdict(m.group(0)) for m in _MARKS.finditer(title)}) == 1 else None
     words = re.sub(r"^\s*\d+(?:\.\d+)*[.)]?\s*", "", plain_text(title))
-    if len(words.split()) <= 5 and not _SCOPE.search(words):
+    if len(words.split()) <= HEADING_LABEL_WORDS and not _SCOPE.search(words):
         return cell_verdict(words)
     return None
 
@@ -384,7 +398,7 @@ def _strip_title(title: str) -> str:
     return title[m.end():].strip() if m else title
 
 
-def section_claims(page: Page, heading: Heading, inherited: str | None) -> list[FoundClaim]:
+def section_claims(page: Page, heading: Heading) -> list[FoundClaim]:
     """Claims under a verdict heading (its children) or a marked heading that is one claim."""
     out: list[FoundClaim] = []
     verdict = _heading_verdict(heading.title)
@@ -480,7 +494,7 @@ def read_report(rel: str, text: str, *, verdict_places: frozenset[str] | None = 
     taken: set[int] = set()
 
     def walk(heading: Heading) -> None:
-        claims = section_claims(page, heading, None) if heading.level else []
+        claims = section_claims(page, heading) if heading.level else []
         if claims:
             taken.update(id(h) for h in _descendants(heading))
             out.extend(claims)
@@ -600,7 +614,7 @@ def lead_list_claims(page: Page, heading: Heading) -> list[FoundClaim]:
     for lead, block in zip(heading.blocks, heading.blocks[1:], strict=False):
         text = plain_text(lead.text).strip()
         if lead.kind != "paragraph" or block.kind != "list" or "\n" in text \
-                or not text.endswith((":", "：")) or len(text.split()) > 12 \
+                or not text.endswith((":", "：")) or len(text.split()) > LEAD_WORDS \
                 or not _LEAD_NOUNS.search(text):
             continue
         verdict = cell_verdict(text.rstrip(":："))
