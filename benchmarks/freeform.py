@@ -22,6 +22,9 @@ Leave-one-owner-out, for what is chosen from data: the kinds of declared place t
 trusts (as in `benchmarks/logbooks.py`: a kind whose precision on the other owners' submissions is
 below `TRUST_AT` on at least `MIN_GIVEN` decisions is not read for the left-out owner).
 
+`--ablate` also prints the development figures with each rule of the reader switched off in turn:
+no rule has a parameter fitted to data, so that is its leave-one-owner-out effect.
+
 The LOCKBOX (five submissions of five owners, chosen before any report of the set was read) is
 scored on its own line and never printed claim by claim; `--misses` never lists it.
 
@@ -343,6 +346,39 @@ def leave_one_owner_out(subs: list[Submission], tmp: Path, main: dict[str, Count
     return result, notes
 
 
+# --- each rule's effect ----------------------------------------------------------------------
+
+#: The reader's rules that can be switched off one at a time (`--ablate`): the structure reader's
+#: kinds of place, and the merge of one claim stated in several reports.
+RULES = ("table_claims", "section_claims", "bold_claims", "lead_list_claims",
+         "bold_verdict_items", "_same")
+
+
+def ablate(subs: list[Submission], tmp: Path) -> list[str]:
+    """Development figures with each rule switched off in turn (the lockbox plays no part). No
+    rule has a parameter fitted to data, so its leave-one-owner-out effect is this one."""
+    import judging.intake.freeform as reader
+
+    def run(tag: str) -> str:
+        total = Counts()
+        for sub in subs:
+            total.add(measure(sub, tmp / tag))
+        cells = "  ".join(f"{k} {total.shares[k][0]}/{total.shares[k][1]}" for k in
+                          ("claims found", "verdict precision", "value precision"))
+        return f"{tag:<30} {cells}  not labelled {total.extra}"
+
+    lines = [run("every rule")]
+    for name in RULES:
+        kept = getattr(reader, name)
+        setattr(reader, name, (lambda *a, **k: False) if name == "_same"
+                else (lambda *a, **k: []))
+        try:
+            lines.append(run(f"without {name.strip('_')}"))
+        finally:
+            setattr(reader, name, kept)
+    return lines
+
+
 # --- report ----------------------------------------------------------------------------------
 
 _COUNTS = (("submissions", "submissions", None), ("no claim", "no_claim", None),
@@ -375,6 +411,8 @@ def main() -> int:
     parser.add_argument("--misses", action="store_true",
                         help="List every miss (never the lockbox's).")
     parser.add_argument("--no-lolo", action="store_true")
+    parser.add_argument("--ablate", action="store_true",
+                        help="Also the development figures with each rule switched off.")
     args = parser.parse_args()
     logging.disable(logging.WARNING)
     subs = read_set(args.data)
@@ -408,6 +446,10 @@ def main() -> int:
             print(table(view, {"development (LOOO)": TARGETS}))
             for note in notes or ["every place kept for every owner"]:
                 print("  " + note)
+        if args.ablate:
+            print("\neach rule switched off (development submissions):")
+            for line in ablate([s for s in subs if s.name not in lock], tmp / "ablate"):
+                print("  " + line)
         print("\nper submission (development): claims found, verdict (3-way), verdict "
               "precision, values, value precision, bare")
         for s in subs:
