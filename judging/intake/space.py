@@ -22,12 +22,13 @@ from typing import Any
 
 from judging._yaml import parse_document
 from judging.errors import InputFileError, ManifestError, UnsafePathError
-from judging.intake.freeform import read_reports
+from judging.intake.freeform import Reading, read_reports
 from judging.intake.identity import paper_identity
 from judging.intake.logbook import StructuredAsk, fill_with_llm, submission_header
 from judging.intake.logbook.extract import VALUE_PLACES, VERDICT_PLACES, Value
 from judging.intake.manifest import LoadedSubmission
 from judging.intake.paths import confine
+from judging.intake.prose import prose_claims, prose_summary
 from judging.intake.registry import Registry
 from judging.intake.results import file_values, log_values
 from judging.intake.space_claims import (
@@ -363,6 +364,8 @@ def load_space(folder: Path | str, *, out_dir: Path, registry: Registry | None =
         warnings.append(f"{sum(reading.prose.values())} claims stated in prose ("
                         + ", ".join(f"{rel}: {n}" for rel, n in reading.prose.items())
                         + "): needs --extract")
+    elif reading.prose and extractor is not None:
+        warnings += _read_prose(files, reading, extractor, pid)
     header = submission_header(folder, submission_id=sid, paper_id=pid, paper_title=title,
                                warnings=[w[:MAX_NOTE_CHARS] for w in warnings][:200])
     loaded = LoadedSubmission(header=header, folder=folder.resolve(),
@@ -394,6 +397,19 @@ def load_space(folder: Path | str, *, out_dir: Path, registry: Registry | None =
     for warning in warnings:
         log.warning("%s: %s", sid, warning)
     return loaded
+
+
+def _read_prose(files: SpaceFiles, reading: Reading, extractor: StructuredAsk, pid: str
+                ) -> list[str]:
+    """The claims the reports state in prose only, read by the LLM (`prose`), added to
+    `reading`; the warnings of what was rejected."""
+    outcomes = {}
+    for rel, text in files.texts():
+        if reading.prose.get(rel):
+            known = [c for c in reading.claims if c.page.origin == rel]
+            claims, outcomes[rel] = prose_claims(rel, text, extractor, known=known, paper=pid)
+            reading.claims += claims
+    return prose_summary(outcomes)
 
 
 def _paper(files: SpaceFiles, repo_id: str | None, sid: str, registry: Registry | None

@@ -227,3 +227,54 @@ def test_one_claim_number_in_two_reports_is_one_claim_read_from_the_fuller() -> 
         (4, "REPORT.md"), (5, "REPORT.md")]
     five = next(c for c in reading.claims if c.number == 5)
     assert five.extraction.provenance["also_stated"].place == "also stated in README.md"
+
+
+def test_the_llm_reads_claims_stated_in_prose_each_quote_checked(tmp_path: Path) -> None:
+    """Through the real `openai` client to the local fake server: a claim stated in a sentence
+    is read with its verdict and values, each quote on the report; a claim whose quote is
+    invented is rejected and counted; the table's claim stays the structure reader's."""
+    from judging.judges import LLMOptions, StructuredCaller
+    from judging.judges.openai import AnswerCache
+    from judging.testing.fake_openai import FakeOpenAI
+
+    report = ("# Report\n\n| Claim | Paper | Ours | Verdict |\n|---|---|---|---|\n"
+              "| Accuracy on the test split | 91.2 | 90.8 | ✅ |\n\n"
+              "The paper's scaling result is reproduced: the authors report a slope of 0.50 "
+              "and our runs give 0.48.\n")
+
+    def policy(request: dict) -> dict:
+        system = next(m["content"] for m in request["messages"] if m["role"] == "system")
+        if system.startswith("You list the claims"):
+            sentence = ("The paper's scaling result is reproduced: the authors report a slope "
+                        "of 0.50 and our runs give 0.48.")
+            return {"claims": [
+                {"quote": sentence,
+                 "verdict": {"label": "reproduced", "quote": sentence},
+                 "reported_value": {"value": 0.5, "quote": "the authors report a slope of 0.50"},
+                 "reproduced_value": {"value": 0.48, "quote": "our runs give 0.48"}},
+                {"quote": "Memory use halves at every scale.", "verdict": None,
+                 "reported_value": None, "reproduced_value": None},
+                {"quote": "| Accuracy on the test split | 91.2 | 90.8 | ✅ |", "verdict": None,
+                 "reported_value": {"value": 99.0, "quote": "91.2"},
+                 "reproduced_value": None}]}
+        return {"reported_value": None, "reproduced_value": None, "verdict": None,
+                "toy": None, "scale_note": None}
+
+    folder = space(tmp_path, {"README.md": FRONT + report})
+    with FakeOpenAI(policy) as fake:
+        options = LLMOptions(base_url=fake.url, api_key="sk-test-not-a-secret", max_retries=1,
+                             timeout=10.0, cache_dir=tmp_path / "cache")
+        caller = StructuredCaller("fake-extractor", options,
+                                  cache=AnswerCache(tmp_path / "cache"))
+        loaded = load_folder(folder, logbooks_dir=tmp_path / "out", extractor=caller)
+    claims = by_statement(loaded.claims)
+    assert len(loaded.claims) == 2
+    table = claims["Accuracy on the test split"]
+    assert table.reported_value == 91.2  # the structure reader's, not the LLM's 99
+    prose = next(c for c in loaded.claims if c.claim.provenance["statement"].how.startswith(
+        "llm:"))
+    assert prose.claim.verdict == Verdict.verified
+    assert (prose.claim.reported_value, prose.claim.reproduced_value) == (0.5, 0.48)
+    assert prose.claim.provenance["reproduced_value"].quote == "our runs give 0.48"
+    assert any("1 prose claims the LLM named were rejected" in w
+               and "Memory use halves" in w for w in loaded.header.warnings)
