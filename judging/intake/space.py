@@ -37,6 +37,7 @@ from judging.intake.space_claims import (
     apply_space_facts,
     find_space_claims,
     main_script,
+    own_trace_datasets,
 )
 from judging.models import MAX_NOTE_CHARS, ClaimProblem
 from judging.traces import is_trace
@@ -385,9 +386,9 @@ def load_space(folder: Path | str, *, out_dir: Path, registry: Registry | None =
                                f"page, claims table, numbered claims list or '## Claim N' "
                                f"section, and no verdict declared for the report as a whole")))
         return loaded
-    facts = SpaceFacts(*_results_values(files), logs=_log_values(files),
-                       traces=_trace_of_paper(files, [n for n in (named, pid,
-                                                                  sid.split("/")[-1]) if n]),
+    traces = _trace_of_paper(files, [n for n in (named, pid, sid.split("/")[-1]) if n])
+    traces = list(dict.fromkeys(traces + own_trace_datasets(files.traces)))
+    facts = SpaceFacts(*_results_values(files), logs=_log_values(files), traces=traces,
                        script=main_script(files))
     apply_space_facts(found, whole, files, facts, verdict_places=verdict_places,
                       value_places=value_places)

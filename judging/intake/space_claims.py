@@ -179,6 +179,20 @@ def add_claim_inputs(loaded: LoadedSubmission, found: list[FoundClaim],
                 manifest=where, line=None, reason=f"{origin}: {in_our_words(exc)}"))
 
 
+#: A dataset named as one submission's trace (`<user>/pythia-agent-trace`, `<user>/x-trace`):
+#: every trace in it is the Space's, whatever it names (a user's `hf-chat-traces` or
+#: `ml-intern-sessions` holds all their sessions: only those naming the paper count).
+_OWN_TRACE_DATASET = re.compile(r"(?i)(?:^|[-_.])(?:agent[-_])?trace$")
+
+
+def own_trace_datasets(traces: list[str]) -> list[str]:
+    """The traces of linked datasets (`.judging/linked/datasets/OWNER/NAME/...`) named as one
+    submission's trace."""
+    return [t for t in traces
+            if t.startswith(".judging/linked/datasets/") and len(t.split("/")) > 5
+            and _OWN_TRACE_DATASET.search(t.split("/")[4])]
+
+
 def main_script(files: SpaceFiles) -> str | None:
     """The script the reports run (`python reproduce.py` in a code block), else the only one."""
     for _, text in files.texts():

@@ -278,3 +278,23 @@ def test_the_llm_reads_claims_stated_in_prose_each_quote_checked(tmp_path: Path)
     assert prose.claim.provenance["reproduced_value"].quote == "our runs give 0.48"
     assert any("1 prose claims the LLM named were rejected" in w
                and "Memory use halves" in w for w in loaded.header.warnings)
+
+
+def test_a_linked_dataset_named_as_the_submissions_trace_is_its_trace(tmp_path: Path) -> None:
+    """`<user>/<name>-agent-trace` is this submission's trace whatever its sessions name; a
+    user's collection of sessions counts only where a session names the paper."""
+    import json
+
+    def session(text: str) -> str:
+        return json.dumps({"type": "user", "message": {"role": "user", "content": [
+            {"type": "text", "text": text}]}, "uuid": "u0", "sessionId": "s1"}) + "\n"
+
+    linked = ".judging/linked/datasets/bob"
+    folder = space(tmp_path, {
+        "README.md": FRONT + "| Claim | Paper | Ours | Verdict |\n|---|---|---|---|\n"
+                             "| Loss falls | 0.5 | 0.48 | ✅ |\n",
+        f"{linked}/pythia-agent-trace/s1.jsonl": session("reproduce the noise result"),
+        f"{linked}/hf-chat-traces/s2.jsonl": session("plan my holiday"),
+    })
+    (claim,) = load_folder(folder, logbooks_dir=tmp_path / "out").claims
+    assert claim.claim.evidence.traces == [f"{linked}/pythia-agent-trace/s1.jsonl"]
