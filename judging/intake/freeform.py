@@ -77,6 +77,17 @@ LABEL_CHARS = 120
 HEADING_LABEL_WORDS = 5
 #: A lead line over a list names claims and a verdict in at most this many words.
 LEAD_WORDS = 12
+#: Two short names around a slash in a header: "本/论文", "repro / paper".
+_PAIR_HEAD = re.compile(r"(?P<a>[^\s/（(，,]{1,12})\s*/\s*(?P<b>[^\s/）)，,]{1,12})")
+
+
+def _pair_head(text: str) -> re.Match[str] | None:
+    """The "a / b" of a header where exactly one side names the paper."""
+    return next((m for m in _PAIR_HEAD.finditer(text)
+                 if bool(_PAPER_HEAD.search(m.group("a"))) != bool(_PAPER_HEAD.search(
+                     m.group("b")))), None)
+
+
 _BLANK = re.compile(r"^\s*(?:[-—–]+|n/?a|none|)\s*$", re.IGNORECASE)
 _MARKS = re.compile(r"[✅✔✓☑🟢⚠🟡⬜🟠❌✗✘🔴]")
 #: A heading that groups claims under one verdict, or claims as such (numbered children).
@@ -226,6 +237,9 @@ def columns(header: list[str], body: list[list[str]]) -> Columns | None:
             p, o = _PAPER_HEAD.search(text), _OURS_HEAD.search(text)
             if p and o and "/" in text:
                 pair.append((j, o.start() < p.start()))
+        elif is_paper and (m := _pair_head(text)) is not None:
+            # "本/论文", "repro / paper": the side that is not the paper's is ours
+            pair.append((j, not _PAPER_HEAD.search(m.group("a"))))
         elif is_paper:
             paper.append(j)
         elif is_ours:

@@ -298,3 +298,9 @@ def test_a_linked_dataset_named_as_the_submissions_trace_is_its_trace(tmp_path: 
     })
     (claim,) = load_folder(folder, logbooks_dir=tmp_path / "out").claims
     assert claim.claim.evidence.traces == [f"{linked}/pythia-agent-trace/s1.jsonl"]
+
+
+def test_a_header_naming_only_the_papers_side_of_a_pair_is_still_a_pair() -> None:
+    report = ("| 数据集 | w/o FP（仅光流，本/论文） |\n|---|---|\n| Ped2 | 97.47 / 98.8 |\n")
+    (claim,) = read_report("REPORT.md", report)
+    assert (claim.extraction.reproduced, claim.extraction.reported) == (97.47, 98.8)
