@@ -48,6 +48,7 @@ from judging.intake.logbook.extract import (
     plain_text,
 )
 from judging.intake.logbook.reader import Cell, Page
+from judging.intake.manifest import MAX_CLAIMS_PER_SUBMISSION
 from judging.models import FieldProvenance, Verdict
 
 _MD = MarkdownIt("commonmark").enable("table")
@@ -673,9 +674,18 @@ def read_reports(texts: list[tuple[str, str]], *,
     that states more claims: the fuller one) and their disagreements flagged on it."""
     per = {rel: read_report(rel, text, verdict_places=verdict_places, value_places=value_places)
            for rel, text in texts}
+    warnings: list[str] = []
+    total = sum(len(claims) for claims in per.values())
+    if total > MAX_CLAIMS_PER_SUBMISSION:
+        # a table of thousands of rows is no report of claims: judge the first ones, say so
+        warnings.append(f"{total:,} claims read by structure, over the limit of "
+                        f"{MAX_CLAIMS_PER_SUBMISSION} per submission: the first "
+                        f"{MAX_CLAIMS_PER_SUBMISSION} in the reports' order are judged")
+        left = MAX_CLAIMS_PER_SUBMISSION
+        for rel in per:
+            per[rel], left = per[rel][:left], max(0, left - len(per[rel]))
     size = Counter({rel: len(claims) for rel, claims in per.items()})
     kept: list[FoundClaim] = []
-    warnings: list[str] = []
     for rel in sorted(per, key=lambda r: -size[r]):
         for claim in per[rel]:
             twin = next((k for k in kept if k.page.origin != rel and _same(k, claim)), None)

@@ -304,3 +304,16 @@ def test_a_header_naming_only_the_papers_side_of_a_pair_is_still_a_pair() -> Non
     report = ("| 数据集 | w/o FP（仅光流，本/论文） |\n|---|---|\n| Ped2 | 97.47 / 98.8 |\n")
     (claim,) = read_report("REPORT.md", report)
     assert (claim.extraction.reproduced, claim.extraction.reported) == (97.47, 98.8)
+
+
+def test_a_table_of_thousands_of_rows_is_judged_up_to_the_limit_and_said(tmp_path: Path
+                                                                         ) -> None:
+    from judging.intake.manifest import MAX_CLAIMS_PER_SUBMISSION
+
+    rows = "".join(f"| Setting number {i} | {i}.5 | {i}.4 | ✅ |\n" for i in range(3000))
+    report = "| Claim | Paper | Ours | Verdict |\n|---|---|---|---|\n" + rows
+    loaded = load_folder(space(tmp_path, {"README.md": FRONT + report}),
+                         logbooks_dir=tmp_path / "out")
+    assert len(loaded.claims) == MAX_CLAIMS_PER_SUBMISSION
+    assert any("3,000 claims read by structure, over the limit" in w
+               for w in loaded.header.warnings)
