@@ -12,12 +12,10 @@ from judging.check.space import check_space
 from judging.errors import JudgingError
 from judging.intake import (
     expand_source,
-    find_manifest,
-    is_logbook,
-    is_space,
     load_folder,
     read_logbook,
     read_space,
+    shape_of,
 )
 
 PROFILES = ("icml2026",)
@@ -43,8 +41,8 @@ def check_source(source: str, *, profile: str | None = None) -> list[Checklist]:
 def check_folder(folder: Path, *, source: str | None = None, profile: str | None = None,
                  scratch: Path | None = None) -> Checklist:
     folder = Path(folder)
-    logbook = find_manifest(folder) is None and is_logbook(folder)
-    space = find_manifest(folder) is None and not logbook and is_space(folder)
+    shape = shape_of(folder)
+    logbook, space = shape == "logbook", shape == "space"
     checklist = Checklist(source=source or str(folder), folder=str(folder),
                           format="logbook" if logbook else "space" if space else "manifest",
                           profile=profile)

@@ -46,6 +46,7 @@ from judging.intake.registry import (
     apply_registry,
     load_registry,
 )
+from judging.intake.shapes import SHAPES, shape_of
 from judging.intake.sources import (
     HUB_PREFIX,
     HubSource,
@@ -56,14 +57,15 @@ from judging.intake.sources import (
 from judging.intake.space import SpaceFiles, is_space, load_space, read_space
 
 __all__ = ["HUB_PREFIX", "MANIFEST_NAMES", "MAX_CONTROL_FILE_BYTES", "MAX_ENV_FILE_BYTES",
-           "MAX_TEXT_FILE_BYTES", "DiscoveredSpace", "HubSource", "LoadedSubmission", "Logbook",
-           "PinnedCommit", "PlannedSource", "Registry", "RegistryClaim", "SourcePlan",
+           "MAX_TEXT_FILE_BYTES", "SHAPES", "DiscoveredSpace", "HubSource", "LoadedSubmission",
+           "Logbook", "PinnedCommit", "PlannedSource", "Registry", "RegistryClaim", "SourcePlan",
            "SpaceFiles", "StructuredAsk", "apply_registry", "is_space", "load_space",
            "read_space",
            "commit_as_of", "confine", "confine_file", "discover_spaces", "expand_source",
            "fetch_hub_source", "find_manifest", "is_logbook", "load_folder", "load_logbook",
-           "load_registry", "load_submission", "manifest_json_schema", "open_confined", "parse_as_of",
-           "parse_hub_source", "plan_sources", "read_confined", "read_logbook"]
+           "load_registry", "load_submission", "manifest_json_schema", "open_confined",
+           "parse_as_of", "parse_hub_source", "plan_sources", "read_confined", "read_logbook",
+           "shape_of"]
 
 
 def load_folder(folder: Path | str, *, registry: Registry | None = None,
@@ -73,10 +75,11 @@ def load_folder(folder: Path | str, *, registry: Registry | None = None,
     and run logs are written under `logbooks_dir`/<folder name>, in the run directory).
     `places` (`verdict_places`, `value_places`) narrow the declared places read (benchmarks)."""
     folder = Path(folder)
-    if find_manifest(folder) is None and not is_logbook(folder) and is_space(folder):
+    shape = shape_of(folder)
+    if shape == "space":
         return load_space(folder, out_dir=Path(logbooks_dir or folder), registry=registry,
                           extractor=extractor, **places)
-    if find_manifest(folder) is not None or not is_logbook(folder):
+    if shape != "logbook":  # a manifest, or none: the manifest loader says what is missing
         return load_submission(folder, registry=registry)
     if logbooks_dir is None:
         raise ValueError("a logbook needs an output folder for its figures and logs")

@@ -171,14 +171,16 @@ def load_submission(folder: Path | str, *, registry: Registry | None = None) -> 
             continue
         first_line[claim.claim_id] = line
         try:
-            loaded.claims.append(_claim_input(claim, header, loaded.folder, registry, line))
+            loaded.claims.append(make_claim_input(claim, header, loaded.folder, registry, line))
         except UnsafePathError as exc:
             loaded.problems.append(problem(str(exc)))
     return loaded
 
 
-def _claim_input(claim: Claim, header: SubmissionHeader, folder: Path, registry: Registry | None,
-                 line: int | None) -> ClaimInput:
+def make_claim_input(claim: Claim, header: SubmissionHeader, folder: Path,
+                     registry: Registry | None, line: int | None) -> ClaimInput:
+    """A validated claim as a run reads it: its evidence paths confined to the folder, the
+    registry's reference applied (every submission shape builds its claims through this)."""
     evidence: dict[str, Path] = {}
     if claim.evidence.script:
         evidence["script"] = confine_file(folder, claim.evidence.script)

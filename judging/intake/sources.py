@@ -18,6 +18,7 @@ from judging.errors import SourceError
 from judging.intake.logbook import is_logbook
 from judging.intake.manifest import MANIFEST_NAMES, find_manifest
 from judging.intake.paths import confine
+from judging.intake.shapes import shape_of
 from judging.intake.space import is_space, read_space
 
 log = logging.getLogger(__name__)
@@ -125,7 +126,7 @@ def fetch_hub_source(source: HubSource, *, download_root: Path, token: str | Non
     folder = confine(local_dir, source.subdir) if source.subdir else local_dir
     if not folder.is_dir():
         raise SourceError(f"{source.spec}: the subfolder {source.subdir!r} is not in the repo")
-    if source.repo_type == "space" and is_space(folder) and not is_logbook(folder):
+    if source.repo_type == "space" and shape_of(folder) == "space":
         fetch_linked(folder, source, token=token)
     return folder
 
@@ -201,8 +202,7 @@ def expand_source(source: str, *, download_root: Path, token: str | None = None,
         return [folder]
     subfolders = sorted(child for child in folder.iterdir()
                         if child.is_dir() and not child.is_symlink())
-    children = [child for child in subfolders
-                if find_manifest(child) or is_logbook(child) or is_space(child)]
+    children = [child for child in subfolders if shape_of(child) is not None]
     if is_space(folder) and (source.startswith(HUB_PREFIX) or not children):
         # a Space; a local folder of submissions whose own README has front matter (a
         # dataset card) stands for its subfolders

@@ -4,78 +4,42 @@ matter (title, tags, `short_description`), Markdown report(s), a results table o
 an environment file and the scripts; results and agent traces often in datasets the README links
 (fetched beside the Space by `sources.fetch_linked`, under `.judging/linked/`).
 
-`load_space(folder, out_dir=...)` reads the Space's files (each bad file is one error in our own
-words and the rest is read: a huge README, a binary file named .md, front matter that is not
-YAML, a link leaving the Space), finds the claims from the structure of its reports with the
-logbook rules (claim pages, claims tables, numbered claims lists, `## Claim N` sections; a
-single-page report's claim sections) and, when the reports number no claim but the Space
-declares a verdict (its `short_description`, a Verdict line), takes the whole report as one
-claim. Values and verdicts come only from declared places (`logbook.extract`), plus the Space's
-results files (keys or columns naming the paper and the measurement) and logs; the short
-description's label is the verdict of a Space's only claim.
-
-Paper identity: an `arxiv:<id>` tag, a `paper-<id>` tag, an arXiv id in the Space's name, then
-in its text; the registry maps aliases (arXiv id, event number, OpenReview id) to its own id.
+This module is the Space's shape: `read_space` turns the folder into what it holds, by role (each
+bad file is one error in our own words and the rest is read: a huge README, a binary file named
+.md, front matter that is not YAML, a link leaving the Space). `load_space` names the paper
+(`identity`), reads the reports' claims (`freeform`, else the logbook rules, else the whole
+report as one claim: `space_claims`) and the values its results files and logs declare
+(`results`), and assembles the claim inputs (`space_claims`).
 """
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 import logging
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from judging._yaml import parse_document
 from judging.errors import InputFileError, ManifestError, UnsafePathError
-from judging.intake.logbook import (
-    StructuredAsk,
-    extraction_flags,
-    fill_with_llm,
-    in_our_words,
-    submission_header,
-)
-from judging.intake.logbook.claims import (
-    FoundClaim,
-    extract_page,
-    find_claims,
-    kind_of,
-    statement,
-)
-from judging.intake.logbook.extract import (
-    VALUE_PLACES,
-    VERDICT_PLACES,
-    Extraction,
-    Label,
-    Value,
-    choose_values,
-    decide_verdict,
-    json_values,
-    key_side,
-    output_values,
-    place_kind,
-    text_labels,
-    toy_scale,
-)
-from judging.intake.logbook.reader import Cell, Logbook, Page
-from judging.intake.manifest import LoadedSubmission, _claim_input
+from judging.intake.freeform import Reading, read_reports
+from judging.intake.identity import paper_identity
+from judging.intake.logbook import StructuredAsk, fill_with_llm, submission_header
+from judging.intake.logbook.extract import VALUE_PLACES, VERDICT_PLACES, Value
+from judging.intake.manifest import LoadedSubmission
 from judging.intake.paths import confine, open_confined, read_confined
+from judging.intake.prose import prose_claims, prose_summary
 from judging.intake.registry import Registry
-from judging.models import (
-    MAX_NOTE_CHARS,
-    Claim,
-    ClaimKey,
-    ClaimProblem,
-    Evidence,
-    FieldProvenance,
-    Flag,
-    SubmissionHeader,
+from judging.intake.results import file_values, log_values
+from judging.intake.space_claims import (
+    SpaceFacts,
+    add_claim_inputs,
+    apply_space_facts,
+    find_space_claims,
+    main_script,
+    own_trace_datasets,
 )
+from judging.models import MAX_NOTE_CHARS, ClaimProblem
 from judging.traces import is_trace
 
 log = logging.getLogger(__name__)
@@ -105,15 +69,9 @@ _SCRIPT = re.compile(r"(?i)\.(?:py|sh|r|jl|ipynb)$")
 _IMAGE = re.compile(r"(?i)\.(?:png|jpe?g|webp)$")
 _RESULTS_NAME = re.compile(r"(?i)result|metric|score|eval|summary|numbers|values|output")
 _FRONT = re.compile(r"\A---[ \t]*\r?\n(?P<yaml>.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
-_ARXIV = re.compile(r"(?<![\d.])(?P<id>\d{4}\.\d{4,5})(?:v\d+)?(?![\d])")
-_ARXIV_IN_TEXT = re.compile(r"(?i)(?:arxiv(?:\.org/(?:abs|pdf)/|:\s*|\s+))(?P<id>\d{4}\.\d{4,5})"
-                            r"(?:v\d+)?")
 _MD_LINK = re.compile(r"\]\((?P<target>[^)\s]+)(?:\s+\"[^\"]*\")?\)")
-_MD_IMAGE = re.compile(r"!\[[^\]]*\]\((?P<target>[^)\s]+)(?:\s+\"[^\"]*\")?\)")
 _HUB_LINK = re.compile(r"(?:https?://huggingface\.co/|hf://)datasets/(?P<id>[A-Za-z0-9][\w.-]*/"
                        r"[\w.-]+)")
-_COMMAND = re.compile(r"(?m)^\s*(?:\$\s*)?(?:uv run |python3? |bash |sh )(?:-m\s+)?"
-                      r"(?P<script>[\w./-]+\.(?:py|sh))\b")
 
 
 @dataclass
@@ -309,27 +267,11 @@ def _links(files: SpaceFiles) -> None:
 # --- paper identity -------------------------------------------------------------------------
 
 def paper_of(files: SpaceFiles, repo_id: str | None) -> tuple[str | None, str]:
-    """(paper id, how it was found): an `arxiv:<id>` tag, a `paper-<id>` tag, an arXiv id in the
-    Space's name, else in its README."""
-    for tag in files.tags():
-        m = re.match(r"(?i)^arxiv:\s*(?P<id>\d{4}\.\d{4,5})(?:v\d+)?$", tag.strip())
-        if m:
-            return m.group("id"), f"tag {tag}"
-    for tag in files.tags():
-        m = re.match(r"^paper-(?P<id>[A-Za-z0-9][\w.-]{3,})$", tag.strip())
-        if m:
-            return m.group("id"), f"tag {tag}"
-    if repo_id:
-        m = _ARXIV.search(repo_id.split("/")[-1])
-        if m:
-            return m.group("id"), f"the Space's name {repo_id}"
-    for where, text in files.texts():
-        ids = list(dict.fromkeys(m.group("id") for m in _ARXIV_IN_TEXT.finditer(text)))
-        if len(ids) == 1:
-            return ids[0], f"the arXiv id in {where}"
-        if ids:
-            return None, f"{where} names several arXiv ids ({', '.join(ids[:5])})"
-    return None, "no arxiv:<id> or paper-<id> tag and no arXiv id in the Space's name or text"
+    """(paper id, how it was found): `identity.paper_identity` over the Space's tags, name,
+    title and texts."""
+    title = files.front.get("title")
+    return paper_identity(tags=files.tags(), name=repo_id,
+                          title=title if isinstance(title, str) else None, texts=files.texts())
 
 
 def space_repo_id(folder: Path) -> str | None:
@@ -344,47 +286,7 @@ def space_repo_id(folder: Path) -> str | None:
     return None
 
 
-# --- claims ---------------------------------------------------------------------------------
-
-def _page(rel: str, text: str) -> Page:
-    slug = re.sub(r"[^\w.-]+", "--", rel[:-3] if rel.lower().endswith(".md") else rel)
-    title = re.search(r"(?m)^#[ \t]+(.+)$", text)
-    page = Page(slug=slug, path=Path(rel), title=title.group(1).strip() if title else "",
-                text=text, has_markers=False, origin=rel)
-    page.cells = [Cell(type="markdown", meta={}, body=text, start=0)]
-    return page
-
-
-def _logbook(files: SpaceFiles, title: str) -> Logbook:
-    return Logbook(root=files.folder, folder=files.folder, manifest={}, metadata={},
-                   readme=files.readme or "", index_text=files.body, title=title,
-                   pages=[_page(rel, text) for rel, text in files.reports],
-                   order_from="folder listing", index_origin="README.md")
-
-
-def _whole_report(files: SpaceFiles, title: str) -> FoundClaim | None:
-    """The Space's report as one claim, when it numbers no claim but declares a verdict."""
-    labels = _space_labels(files)
-    if not labels:
-        return None
-    page = Page(slug="README", path=Path("README.md"), title=title, text=files.body,
-                origin="README.md")
-    page.cells = [Cell(type="markdown", meta={}, body=files.body, start=0)]
-    return FoundClaim(page, None, None, files.body, title, Extraction(), place="page")
-
-
-def _space_labels(files: SpaceFiles) -> list[Label]:
-    labels: list[Label] = []
-    short = files.short_description
-    if short:
-        head = re.split(r"[:.;\u2014\u2013-]", short, maxsplit=1)[0]
-        head_labels = text_labels(f"Verdict: {head}")
-        if head_labels:
-            labels.append(Label(head_labels[0].text, short, "short_description", 1,
-                                elsewhere=True))
-    labels += text_labels(files.body, tier_bold=2)
-    return labels
-
+# --- what the Space declares beside its reports --------------------------------------------
 
 def _results_values(files: SpaceFiles) -> tuple[list[Value], dict[int, list[Value]]]:
     """Values of the results files: (for the Space as a whole, by claim number)."""
@@ -394,78 +296,13 @@ def _results_values(files: SpaceFiles) -> tuple[list[Value], dict[int, list[Valu
         raw = _read(files.folder, rel, MAX_RESULTS_BYTES, files)
         if raw is None:
             continue
-        place = f"results file on {rel}"
-        if rel.lower().endswith(".json"):
-            try:
-                data = json.loads(raw)
-            except ValueError:
-                files.errors.append((rel, "not valid JSON: not read"))
-                continue
-            claims = _claim_keyed(data)
-            if claims:
-                for number, item in claims.items():
-                    by_claim.setdefault(number, []).extend(
-                        Value(side, value, _quote_key(str(raw), key), place)
-                        for side, key, value in json_values(item))
-            else:
-                whole += [Value(side, value, _quote_key(str(raw), key), place)
-                          for side, key, value in json_values(data)]
-        else:
-            _csv_values(str(raw), place, whole, by_claim)
+        these, keyed, error = file_values(rel, str(raw))
+        if error:
+            files.errors.append((rel, error))
+        whole += these
+        for number, values in keyed.items():
+            by_claim.setdefault(number, []).extend(values)
     return whole, by_claim
-
-
-def _claim_keyed(data: object) -> dict[int, object]:
-    """A results JSON keyed by claim (`{"C1": {...}}`) or a list of rows naming their claim."""
-    out: dict[int, object] = {}
-    if isinstance(data, dict):
-        for key, value in data.items():
-            m = re.fullmatch(r"(?i)(?:claim[ _-]?|c)(\d{1,3})(?:_\w*)?", str(key))
-            if m and isinstance(value, dict):
-                out[int(m.group(1))] = value
-    elif isinstance(data, list):
-        for row in data[:500]:
-            if isinstance(row, dict):
-                claim = row.get("claim") or row.get("claim_id") or row.get("id")
-                m = re.search(r"(?i)(?:^|[/_ -])(?:claim[ _-]?|c)?(\d{1,3})$", str(claim or ""))
-                if m:
-                    out[int(m.group(1))] = row
-    return out
-
-
-def _quote_key(text: str, key: str) -> str:
-    for line in text.splitlines():
-        if f'"{key}"' in line:
-            return line.strip()[:MAX_NOTE_CHARS]
-    return f'"{key}"'
-
-
-def _csv_values(text: str, place: str, whole: list[Value], by_claim: dict[int, list[Value]]
-                ) -> None:
-    rows = list(csv.reader(io.StringIO(text)))
-    if len(rows) < 2:
-        return
-    header, lines = rows[0], text.splitlines()
-    claim_col = next((j for j, h in enumerate(header) if re.search(r"(?i)claim|^id$", h)), None)
-    sides = {j: key_side(h) for j, h in enumerate(header)}
-    for i, row in enumerate(rows[1:], start=1):
-        quote = lines[i].strip() if i < len(lines) else ",".join(row)
-        values = []
-        for j, cell in enumerate(row):
-            side = sides.get(j)
-            if side is None:
-                continue
-            try:
-                values.append(Value(side, float(cell), quote, place))
-            except ValueError:
-                continue
-        if claim_col is not None and claim_col < len(row):
-            m = re.search(r"(\d{1,3})\s*$", row[claim_col])
-            if m:
-                by_claim.setdefault(int(m.group(1)), []).extend(values)
-                continue
-        if len(rows) == 2:
-            whole += values
 
 
 def _log_values(files: SpaceFiles) -> list[Value]:
@@ -473,8 +310,7 @@ def _log_values(files: SpaceFiles) -> list[Value]:
     for rel in files.logs:
         raw = _read(files.folder, rel, MAX_LOG_BYTES, files)
         if raw is not None:
-            values += [Value(v.side, v.value, v.quote, f"log key=value on {rel}")
-                       for v in output_values(str(raw)) if v.place == "run output key=value"]
+            values += log_values(rel, str(raw))
     return values
 
 
@@ -515,6 +351,69 @@ def load_space(folder: Path | str, *, out_dir: Path, registry: Registry | None =
     repo_id = repo_id or space_repo_id(folder)
     sid = repo_id or re.sub(r"[^A-Za-z0-9._+-]+", "-", folder.resolve().name).strip("-.") \
         or "space"
+    pid, named, warnings = _paper(files, repo_id, sid, registry)
+    title = files.front.get("title") if isinstance(files.front.get("title"), str) else None
+    h1 = re.search(r"(?m)^#[ \t]+(.+)$", files.body)
+    title = (title or (h1.group(1).strip() if h1 else "") or sid)[:500]
+    reading = read_reports(files.texts(), verdict_places=verdict_places,
+                           value_places=value_places)
+    warnings += reading.warnings
+    if reading.prose and extractor is None:
+        warnings.append(f"{sum(reading.prose.values())} claims stated in prose ("
+                        + ", ".join(f"{rel}: {n}" for rel, n in reading.prose.items())
+                        + "): needs --extract")
+    elif reading.prose and extractor is not None:
+        warnings += _read_prose(files, reading, extractor, pid)
+    header = submission_header(folder, submission_id=sid, paper_id=pid, paper_title=title,
+                               warnings=[w[:MAX_NOTE_CHARS] for w in warnings][:200])
+    loaded = LoadedSubmission(header=header, folder=folder.resolve(),
+                              manifest=folder / "README.md")
+    for index, (where, what) in enumerate(files.errors):
+        loaded.problems.append(ClaimProblem(
+            submission_id=sid, claim_id=f"{pid}/file/{re.sub(r'[^A-Za-z0-9._/+@-]', '-', where)}"
+            [:200], index=index, manifest=str(folder / where), line=None,
+            reason=f"{where}: {what}"))
+    found, whole = find_space_claims(files, title, reading, verdict_places=verdict_places,
+                                     value_places=value_places)
+    if not found:
+        shown = ", ".join([p for p, _ in files.texts()][:20]) or "none"
+        loaded.problems.append(ClaimProblem(
+            submission_id=sid, claim_id=None, index=len(loaded.problems), manifest=str(folder),
+            line=None, reason=(f"no claim found in the Space's reports ({shown}): no claim "
+                               f"page, claims table, numbered claims list or '## Claim N' "
+                               f"section, and no verdict declared for the report as a whole")))
+        return loaded
+    traces = _trace_of_paper(files, [n for n in (named, pid, sid.split("/")[-1]) if n])
+    traces = list(dict.fromkeys(traces + own_trace_datasets(files.traces)))
+    facts = SpaceFacts(*_results_values(files), logs=_log_values(files), traces=traces,
+                       script=main_script(files))
+    apply_space_facts(found, whole, files, facts, verdict_places=verdict_places,
+                      value_places=value_places)
+    if extractor is not None:
+        fill_with_llm(found, extractor, paper=pid)
+    add_claim_inputs(loaded, found, whole, files, facts, pid=pid, registry=registry)
+    for warning in warnings:
+        log.warning("%s: %s", sid, warning)
+    return loaded
+
+
+def _read_prose(files: SpaceFiles, reading: Reading, extractor: StructuredAsk, pid: str
+                ) -> list[str]:
+    """The claims the reports state in prose only, read by the LLM (`prose`), added to
+    `reading`; the warnings of what was rejected."""
+    outcomes = {}
+    for rel, text in files.texts():
+        if reading.prose.get(rel):
+            known = [c for c in reading.claims if c.page.origin == rel]
+            claims, outcomes[rel] = prose_claims(rel, text, extractor, known=known, paper=pid)
+            reading.claims += claims
+    return prose_summary(outcomes)
+
+
+def _paper(files: SpaceFiles, repo_id: str | None, sid: str, registry: Registry | None
+           ) -> tuple[str, str | None, list[str]]:
+    """(the paper id, the id as the Space names it, the warnings so far): the registry's id
+    for an alias; the submission id stands in when the Space names no paper."""
     pid, pid_from = paper_of(files, repo_id)
     named = pid  # the paper as the Space names it (its traces name it so too)
     warnings = [f"{where}: {what}" for where, what in files.errors]
@@ -526,144 +425,4 @@ def load_space(folder: Path | str, *, out_dir: Path, registry: Registry | None =
         if canonical is not None and canonical != pid:
             warnings.append(f"paper id: {pid} ({pid_from}) is {canonical} in the registry")
             pid = canonical
-    title = files.front.get("title") if isinstance(files.front.get("title"), str) else None
-    h1 = re.search(r"(?m)^#[ \t]+(.+)$", files.body)
-    title = (title or (h1.group(1).strip() if h1 else "") or sid)[:500]
-    header = submission_header(folder, submission_id=sid, paper_id=pid, paper_title=title,
-                               warnings=[w[:MAX_NOTE_CHARS] for w in warnings][:200])
-    loaded = LoadedSubmission(header=header, folder=folder.resolve(),
-                              manifest=folder / "README.md")
-    for index, (where, what) in enumerate(files.errors):
-        loaded.problems.append(ClaimProblem(
-            submission_id=sid, claim_id=f"{pid}/file/{re.sub(r'[^A-Za-z0-9._/+@-]', '-', where)}"
-            [:200], index=index, manifest=str(folder / where), line=None,
-            reason=f"{where}: {what}"))
-    logbook = _logbook(files, title)
-    found = find_claims(logbook, verdict_places=verdict_places, value_places=value_places)
-    whole = None
-    if not found:
-        whole = _whole_report(files, title)
-        found = [whole] if whole is not None else []
-    if not found:
-        shown = ", ".join([p for p, _ in files.texts()][:20]) or "none"
-        loaded.problems.append(ClaimProblem(
-            submission_id=sid, claim_id=None, index=len(loaded.problems), manifest=str(folder),
-            line=None, reason=(f"no claim found in the Space's reports ({shown}): no claim "
-                               f"page, claims table, numbered claims list or '## Claim N' "
-                               f"section, and no verdict declared for the report as a whole")))
-        return loaded
-    results_whole, results_by_claim = _results_values(files)
-    logs = _log_values(files)
-    single = len(found) == 1
-    for claim in found:
-        if claim is whole:
-            extract_page(claim, verdict_places=verdict_places, value_places=value_places)
-        ex = claim.extraction
-        labels = _space_labels(files) if (claim is whole or single) else []
-        labels = [lb for lb in labels if place_kind(lb.place) in verdict_places]
-        short = [lb for lb in labels if lb.place == "short_description"]
-        if short and (claim is whole or ex.verdict is None):
-            # the short description is the Space's own label: with the report's, for the
-            # Space's only claim (they are compared, never one preferred by position)
-            own = labels if claim is whole else short
-            ex.verdict, ex.source_verdict, ex.contradiction, ex.changed = None, None, None, None
-            ex.provenance.pop("verdict", None)
-            ex.absent.pop("verdict", None)
-            decide_verdict(ex, own, files.body)
-        extra = results_by_claim.get(claim.number, []) if claim.number is not None else []
-        if single:
-            extra = extra + results_whole + logs
-        extra = [v for v in extra if place_kind(v.place) in value_places]
-        if extra:
-            for name in ("reported_value", "reproduced_value"):
-                if getattr(ex, name.split("_")[0]) is None:
-                    ex.absent.pop(name, None)
-            choose_values(ex, extra, None, claim.prose)
-        toy_scale(ex, claim.prose + "\n" + (files.short_description or ""))
-    if extractor is not None:
-        fill_with_llm(found, extractor, paper=pid)
-    traces = _trace_of_paper(files, [n for n in (named, pid, sid.split("/")[-1]) if n])
-    script = _main_script(files)
-    seen: set[str] = set()
-    for index, claim in enumerate(found):
-        claim_id = f"{pid}/{claim.local_id if claim is not whole else 'report'}"
-        origin = (claim.page.origin or "README.md") + (
-            f" row {claim.row}" if claim.place == "table row" else
-            f" item {claim.number}" if claim.place == "list item" else
-            f" section {claim.row}" if claim.place == "section" else "")
-        if claim_id in seen:
-            loaded.problems.append(ClaimProblem(
-                submission_id=sid, claim_id=claim_id, index=len(loaded.problems) + index,
-                manifest=str(folder / (claim.page.origin or "README.md")), line=None,
-                reason=f"{origin}: a second claim numbered {claim.local_id}; only the first is "
-                       f"judged"))
-            continue
-        seen.add(claim_id)
-        try:
-            loaded.claims.append(_to_input(claim, claim_id, origin, header, folder, registry,
-                                           files, traces, script, whole=claim is whole))
-        except (ValidationError, UnsafePathError, ValueError) as exc:
-            loaded.problems.append(ClaimProblem(
-                submission_id=sid, claim_id=claim_id, index=len(loaded.problems) + index,
-                manifest=str(folder / (claim.page.origin or "README.md")), line=None,
-                reason=f"{origin}: {in_our_words(exc)}"))
-    for warning in warnings:
-        log.warning("%s: %s", sid, warning)
-    return loaded
-
-
-def _main_script(files: SpaceFiles) -> str | None:
-    """The script the reports run (`python reproduce.py` in a code block), else the only one."""
-    for _, text in files.texts():
-        for m in _COMMAND.finditer(text):
-            name = m.group("script").lstrip("./")
-            if name in files.scripts:
-                return name
-    top = [s for s in files.scripts if "/" not in s and s not in ("app.py", "setup.py")]
-    return top[0] if len(top) == 1 else None
-
-
-def _figure(claim: FoundClaim, files: SpaceFiles) -> str | None:
-    base = Path(claim.page.origin or "README.md").parent
-    for m in _MD_IMAGE.finditer(claim.prose):
-        target = m.group("target").split("#", 1)[0]
-        rel = (base / target).as_posix()
-        rel = re.sub(r"^\./", "", rel)
-        if rel in files.images:
-            return rel
-    return None
-
-
-def _to_input(found: FoundClaim, claim_id: str, origin: str, header: SubmissionHeader,
-              folder: Path, registry: Registry | None, files: SpaceFiles, traces: list[str],
-              script: str | None, *, whole: bool):
-    ex = found.extraction
-    figure = _figure(found, files)
-    kind = "figure" if figure else kind_of(found)
-    absent = dict(ex.absent)
-    provenance: dict[str, FieldProvenance] = dict(ex.provenance)
-    provenance["claim_id"] = (FieldProvenance(how="order", quote=found.title[:MAX_NOTE_CHARS],
-                                              place="the Space's report as one claim")
-                              if whole else found.id_provenance)
-    values: dict[str, object] = {}
-    if kind in ("number", "figure", "theorem"):
-        values = {"reported_value": ex.reported, "reproduced_value": ex.reproduced}
-    scale = ex.toy_note()
-    claim = Claim(
-        claim_id=claim_id, kind=kind, statement=(statement(found) or claim_id)[:4000],
-        reproduced_figure=figure, verdict=ex.verdict,
-        justification=(found.prose or files.body)[:20_000], scale_note=scale,
-        evidence=Evidence(logs=files.logs[:50], script=script, traces=traces[:50]),
-        source_verdict=ex.source_verdict, toy=ex.toy, provenance=provenance, absent=absent,
-        theorem_values=kind == "theorem" and any(v is not None for v in values.values()),
-        **{k: v for k, v in values.items() if v is not None})
-    claim_input = _claim_input(claim, header, folder.resolve(), registry, None)
-    flags = list(claim_input.flags) + extraction_flags(ex, "Space")
-    if kind == "figure" and (registry is None or claim_input.published_path is None):
-        flags.append(Flag(name="figure_match_not_applicable",
-                          detail="the Space carries no published figure and no registry claim "
-                                 "gives one: figure-match is not applicable; the verdict rubric "
-                                 "judges the claim"))
-    return claim_input.model_copy(update={"flags": flags, "origin": origin,
-                                          "key": ClaimKey(submission_id=header.submission_id,
-                                                          claim_id=claim_id)})
+    return pid, named, warnings

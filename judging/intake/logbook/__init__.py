@@ -45,7 +45,7 @@ from judging.intake.logbook.extract import (
 from judging.intake.logbook.figures import Figure
 from judging.intake.logbook.llm import LLMOutcome, StructuredAsk, llm_fill
 from judging.intake.logbook.reader import Logbook, find_logbook_root, read_logbook
-from judging.intake.manifest import LoadedSubmission, _claim_input
+from judging.intake.manifest import LoadedSubmission, make_claim_input
 from judging.intake.registry import Registry
 from judging.models import (
     FIGURE_MATCH_NOT_APPLICABLE,
@@ -315,7 +315,7 @@ def _to_claim_input(found: FoundClaim, claim_id: str, origin: str, header: Submi
         absent=absent, theorem_values=kind == "theorem" and any(
             v is not None for v in values.values()),
         **{k: v for k, v in values.items() if v is not None})
-    claim_input = _claim_input(claim, header, out_dir.resolve(), registry, None)
+    claim_input = make_claim_input(claim, header, out_dir.resolve(), registry, None)
     flags = list(claim_input.flags)
     if kind == "figure" and not has_published:
         flags.append(Flag(name=FIGURE_MATCH_NOT_APPLICABLE,

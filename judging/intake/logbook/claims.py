@@ -93,7 +93,7 @@ class FoundClaim:
     figures: list[Figure] = field(default_factory=list)
     logs: list[RunLog] = field(default_factory=list)
     place: str = "page"
-    """page | table row | list item | section | absent page"""
+    """page | table row | list item | section | absent page | prose (read by the LLM)"""
     number_quote: str | None = None
     """The text the claim number was read from."""
     warnings: list[str] = field(default_factory=list)
@@ -102,7 +102,8 @@ class FoundClaim:
     def local_id(self) -> str:
         if self.number is not None:
             return f"c{self.number}"
-        suffix = {"table row": "r", "list item": "i", "section": "s"}.get(self.place)
+        suffix = {"table row": "r", "list item": "i", "section": "s", "prose": "p"}.get(
+            self.place)
         return f"{self.page.slug}-{suffix}{self.row}" if suffix else self.page.slug
 
     @property

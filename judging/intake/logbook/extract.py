@@ -93,11 +93,32 @@ class MappedVerdict:
     """The label names both verified and falsified."""
 
 
+#: Marks, status codes and phrases of other languages, and English phrases that are a verdict
+#: only where a label stands (a claims-table cell, a heading), never inside a sentence: read
+#: after `VERDICT_TABLE`'s words, the first that matches (longest phrases first, so "不一致" is
+#: not "一致"). Free-form reports spell verdicts so (issue 40's data card).
+MARK_TABLE: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(p, re.IGNORECASE), v) for p, v in (
+        (r"\bnot[\s_-]+(?:run|implemented|done|evaluated)\b|\bn/a\b|\bgaps?\b|⬜|🟡|🟠|⚠|"
+         r"沒有完全重現|没有完全复现|未完全|代理完成|未完成|未做", Verdict.inconclusive.value),
+        (r"\bOUT_OF_TOL\b|\b(?:doesn't|does\s+not|don't|do\s+not|not)\s+(?:match|replicate|see)|"
+         r"\bmismatch|不一致|[未没沒]有?(?:复现|重现|重現|復現)|尚未重現|❌|✗|✘|🔴",
+         Verdict.falsified.value),
+        (r"\b(?:WITHIN|IN)_TOL\b|\bmatch(?:es|ed)?\b|\bagree(?:s|ment|ments)?\b|\bvalidated\b|"
+         r"一致|(?:复现|重现|重現|復現)成功|[已有](?:复现|重现|重現|復現)|✅|✔|✓|☑|🟢",
+         Verdict.verified.value))]
+
+
 def map_verdict(label: str) -> MappedVerdict:
-    """The participant's label mapped by `VERDICT_TABLE`; a label declaring no verdict maps to
-    none."""
+    """The participant's label mapped by `VERDICT_TABLE`, then by `MARK_TABLE`; a label
+    declaring no verdict maps to none."""
     toy = bool(_TOY.search(label))
     if _NO_VERDICT.search(label):
+        return MappedVerdict(None, False, False)
+    if not is_verdict_label(label):
+        for pattern, verdict in MARK_TABLE:
+            if pattern.search(label):
+                return MappedVerdict(Verdict(verdict), False, False)
         return MappedVerdict(None, False, False)
     if _INCONCLUSIVE.search(label):
         return MappedVerdict(Verdict.inconclusive, toy, False)

@@ -126,7 +126,8 @@ def instructions(claim_ref: str, statement: str, missing: list[str]) -> str:
             f"are plain numbers (0.93, not 93% unless the page writes 93).")
 
 
-def _number_in(quote: str, value: float) -> bool:
+def number_in(quote: str, value: float) -> bool:
+    """`value` is one of the numbers written in `quote`."""
     for match in re.finditer(NUMBER, quote):
         got = parse_number(match.group(0))
         if got is None:
@@ -136,7 +137,7 @@ def _number_in(quote: str, value: float) -> bool:
     return False
 
 
-def _on_page(quote: str, page_text: str) -> str | None:
+def on_page(quote: str, page_text: str) -> str | None:
     """The quote as it is on the page (stripped), or None when it is not a substring."""
     quote = quote.strip()
     return quote if quote and quote in page_text else None
@@ -263,12 +264,12 @@ def _fill_from(ex: Extraction, ask: StructuredAsk, outcome: LLMOutcome, *, page_
         item = getattr(fields, name)
         if item is None:
             continue
-        quote = _on_page(item.quote, page_text)
+        quote = on_page(item.quote, page_text)
         if quote is None:
             reject(name, REJECTED)
             continue
         if isinstance(item, QuotedNumber):
-            if not math.isfinite(item.value) or not _number_in(quote, item.value):
+            if not math.isfinite(item.value) or not number_in(quote, item.value):
                 reject(name, f"{REJECTED} (the number {item.value:g} is not in its quote)")
                 continue
             setattr(ex, name.split("_")[0], item.value)

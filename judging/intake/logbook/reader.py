@@ -211,12 +211,8 @@ def parse_cells(text: str, warnings: list[str] | None = None) -> tuple[str, list
         cells.append(Cell(type="preamble" if matches else "markdown", meta={},
                           body=preamble, start=head_end))
     for i, match in enumerate(matches):
-        try:
-            meta = json.loads(match.group("json"))
-        except ValueError as exc:
-            line = text.count("\n", 0, match.start("json")) + 1
-            raise ValueError(f"line {line}: the cell header is not one line of JSON ({exc})"
-                             ) from None
+        meta, trailing = _header_json(match.group("json"),
+                                      text.count("\n", 0, match.start("json")) + 1, warnings)
         if not isinstance(meta, dict):
             raise ValueError("a cell header must be a JSON object")
         if match.group("close") is None and warnings is not None:
@@ -225,9 +221,32 @@ def parse_cells(text: str, warnings: list[str] | None = None) -> tuple[str, list
                             f"is read from the next line")
         end = matches[i + 1].start() if i + 1 < len(matches) else len(text)
         cell_type = meta.get("type") if isinstance(meta.get("type"), str) else "markdown"
-        cells.append(Cell(type=cell_type, meta=meta, body=text[match.end():end],
-                          start=match.end()))
+        body = text[match.end():end]
+        cells.append(Cell(type=cell_type, meta=meta,
+                          body=f"{trailing}\n{body}" if trailing else body, start=match.end()))
     return title, cells, bool(matches)
+
+
+def _header_json(line_text: str, line: int, warnings: list[str] | None
+                 ) -> tuple[Any, str]:
+    """A cell header's JSON and any text a generator left after it on the line (a damaged
+    header: flagged in `warnings`, the text kept at the head of the body so nothing is lost).
+    Raises ValueError when the line does not open with JSON."""
+    try:
+        return json.loads(line_text), ""
+    except ValueError as exc:
+        error = exc
+    try:
+        meta, end = json.JSONDecoder().raw_decode(line_text.lstrip())
+    except ValueError:
+        raise ValueError(f"line {line}: the cell header is not one line of JSON ({error})"
+                         ) from None
+    trailing = line_text.lstrip()[end:].strip()
+    if warnings is not None:
+        warnings.append(f"line {line}: a damaged cell header (text after its JSON: "
+                        f"{trailing[:60]!r}); the header is read up to its JSON and the text "
+                        f"kept in the cell's body")
+    return meta, trailing
 
 
 def read_page(slug: str, path: Path, root: Path | None = None) -> Page:

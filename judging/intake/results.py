@@ -1,0 +1,98 @@
+"""Values a submission's results files and logs declare (issue 26, moved out of space.py for
+issue 40): a results JSON or CSV whose keys or columns name the paper's side or the measured side
+(`extract.key_side`), per claim when the file is keyed by claim (`{"C1": {...}}`, rows naming
+their claim), else for the submission as a whole; `key=value` lines of a log. Each value keeps
+the verbatim line it came from.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+
+from judging.intake.logbook.extract import Value, json_values, key_side, output_values
+from judging.models import MAX_NOTE_CHARS
+
+
+def file_values(rel: str, text: str) -> tuple[list[Value], dict[int, list[Value]], str | None]:
+    """(values for the whole submission, values by claim number, what is wrong with the file)."""
+    whole: list[Value] = []
+    by_claim: dict[int, list[Value]] = {}
+    place = f"results file on {rel}"
+    if not rel.lower().endswith(".json"):
+        csv_values(text, place, whole, by_claim)
+        return whole, by_claim, None
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return whole, by_claim, "not valid JSON: not read"
+    claims = claim_keyed(data)
+    if claims:
+        for number, item in claims.items():
+            by_claim.setdefault(number, []).extend(
+                Value(side, value, quote_key(text, key), place)
+                for side, key, value in json_values(item))
+    else:
+        whole += [Value(side, value, quote_key(text, key), place)
+                  for side, key, value in json_values(data)]
+    return whole, by_claim, None
+
+
+def log_values(rel: str, text: str) -> list[Value]:
+    return [Value(v.side, v.value, v.quote, f"log key=value on {rel}")
+            for v in output_values(text) if v.place == "run output key=value"]
+
+
+def claim_keyed(data: object) -> dict[int, object]:
+    """A results JSON keyed by claim (`{"C1": {...}}`) or a list of rows naming their claim."""
+    out: dict[int, object] = {}
+    if isinstance(data, dict):
+        for key, value in data.items():
+            m = re.fullmatch(r"(?i)(?:claim[ _-]?|c)(\d{1,3})(?:_\w*)?", str(key))
+            if m and isinstance(value, dict):
+                out[int(m.group(1))] = value
+    elif isinstance(data, list):
+        for row in data[:500]:
+            if isinstance(row, dict):
+                claim = row.get("claim") or row.get("claim_id") or row.get("id")
+                m = re.search(r"(?i)(?:^|[/_ -])(?:claim[ _-]?|c)?(\d{1,3})$", str(claim or ""))
+                if m:
+                    out[int(m.group(1))] = row
+    return out
+
+
+def quote_key(text: str, key: str) -> str:
+    for line in text.splitlines():
+        if f'"{key}"' in line:
+            return line.strip()[:MAX_NOTE_CHARS]
+    return f'"{key}"'
+
+
+def csv_values(text: str, place: str, whole: list[Value], by_claim: dict[int, list[Value]]
+               ) -> None:
+    rows = list(csv.reader(io.StringIO(text)))
+    if len(rows) < 2:
+        return
+    header, lines = rows[0], text.splitlines()
+    claim_col = next((j for j, h in enumerate(header) if re.search(r"(?i)claim|^id$", h)), None)
+    sides = {j: key_side(h) for j, h in enumerate(header)}
+    for i, row in enumerate(rows[1:], start=1):
+        quote = lines[i].strip() if i < len(lines) else ",".join(row)
+        values = []
+        for j, cell in enumerate(row):
+            side = sides.get(j)
+            if side is None:
+                continue
+            try:
+                values.append(Value(side, float(cell), quote, place))
+            except ValueError:
+                continue
+        if claim_col is not None and claim_col < len(row):
+            m = re.search(r"(\d{1,3})\s*$", row[claim_col])
+            if m:
+                by_claim.setdefault(int(m.group(1)), []).extend(values)
+                continue
+        if len(rows) == 2:
+            whole += values

@@ -1,0 +1,250 @@
+"""The claims of a free-form Space (issue 26; moved out of space.py for issue 40): found in its
+reports by structure (`freeform.read_reports`), else by the logbook rules (claim pages, claims
+tables, numbered lists, `## Claim N` sections), else the whole report as one claim when only an
+overall verdict is declared; then each claim's facts from what the Space declares beside its
+reports (the `short_description`'s label for its only claim, results files and logs, the script
+its reports run, its figure) and the claim input every run reads.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from pydantic import ValidationError
+
+from judging.errors import UnsafePathError
+from judging.intake.freeform import Reading, report_page
+from judging.intake.logbook import extraction_flags, in_our_words
+from judging.intake.logbook.claims import FoundClaim, extract_page, find_claims, kind_of, statement
+from judging.intake.logbook.extract import (
+    Extraction,
+    Label,
+    Value,
+    choose_values,
+    decide_verdict,
+    place_kind,
+    text_labels,
+    toy_scale,
+)
+from judging.intake.logbook.reader import Cell, Logbook, Page
+from judging.intake.manifest import LoadedSubmission, make_claim_input
+from judging.intake.registry import Registry
+from judging.models import (
+    MAX_NOTE_CHARS,
+    Claim,
+    ClaimKey,
+    ClaimProblem,
+    Evidence,
+    FieldProvenance,
+    Flag,
+)
+
+
+class SpaceFiles(Protocol):
+    """What this module reads of `space.SpaceFiles` (space.py imports this module)."""
+
+    folder: Path
+    readme: str | None
+    body: str
+    reports: list[tuple[str, str]]
+    logs: list[str]
+    scripts: list[str]
+    images: list[str]
+
+    @property
+    def short_description(self) -> str | None: ...
+
+    def texts(self) -> list[tuple[str, str]]: ...
+
+_MD_IMAGE = re.compile(r"!\[[^\]]*\]\((?P<target>[^)\s]+)(?:\s+\"[^\"]*\")?\)")
+_COMMAND = re.compile(r"(?m)^\s*(?:\$\s*)?(?:uv run |python3? |bash |sh )(?:-m\s+)?"
+                      r"(?P<script>[\w./-]+\.(?:py|sh))\b")
+
+
+@dataclass
+class SpaceFacts:
+    """What a Space declares beside its reports."""
+
+    results_whole: list[Value] = field(default_factory=list)
+    results_by_claim: dict[int, list[Value]] = field(default_factory=dict)
+    logs: list[Value] = field(default_factory=list)
+    traces: list[str] = field(default_factory=list)
+    script: str | None = None
+
+
+def find_space_claims(files: SpaceFiles, title: str, reading: Reading, *,
+                      verdict_places: frozenset[str], value_places: frozenset[str]
+                      ) -> tuple[list[FoundClaim], FoundClaim | None]:
+    """(the claims, the whole-report claim when the report is one claim)."""
+    if reading.claims:
+        return reading.claims, None
+    logbook = Logbook(root=files.folder, folder=files.folder, manifest={}, metadata={},
+                      readme=files.readme or "", index_text=files.body, title=title,
+                      pages=[report_page(rel, text) for rel, text in files.reports],
+                      order_from="folder listing", index_origin="README.md")
+    found = find_claims(logbook, verdict_places=verdict_places, value_places=value_places)
+    if found:
+        return found, None
+    whole = whole_report(files, title)
+    return ([whole], whole) if whole is not None else ([], None)
+
+
+def whole_report(files: SpaceFiles, title: str) -> FoundClaim | None:
+    """The Space's report as one claim, when it numbers no claim but declares a verdict."""
+    if not space_labels(files):
+        return None
+    page = Page(slug="README", path=Path("README.md"), title=title, text=files.body,
+                origin="README.md")
+    page.cells = [Cell(type="markdown", meta={}, body=files.body, start=0)]
+    return FoundClaim(page, None, None, files.body, title, Extraction(), place="page")
+
+
+def space_labels(files: SpaceFiles) -> list[Label]:
+    labels: list[Label] = []
+    short = files.short_description
+    if short:
+        head = re.split(r"[:.;\u2014\u2013-]", short, maxsplit=1)[0]
+        head_labels = text_labels(f"Verdict: {head}")
+        if head_labels:
+            labels.append(Label(head_labels[0].text, short, "short_description", 1,
+                                elsewhere=True))
+    labels += text_labels(files.body, tier_bold=2)
+    return labels
+
+
+def apply_space_facts(found: list[FoundClaim], whole: FoundClaim | None, files: SpaceFiles,
+                      facts: SpaceFacts, *, verdict_places: frozenset[str],
+                      value_places: frozenset[str]) -> None:
+    """Each claim's verdict from the Space's own label (its only claim) and its values from the
+    results files and logs."""
+    single = len(found) == 1
+    for claim in found:
+        if claim is whole:
+            extract_page(claim, verdict_places=verdict_places, value_places=value_places)
+        ex = claim.extraction
+        labels = space_labels(files) if (claim is whole or single) else []
+        labels = [lb for lb in labels if place_kind(lb.place) in verdict_places]
+        short = [lb for lb in labels if lb.place == "short_description"]
+        if short and (claim is whole or ex.verdict is None):
+            # the short description is the Space's own label: with the report's, for the
+            # Space's only claim (they are compared, never one preferred by position)
+            own = labels if claim is whole else short
+            ex.verdict, ex.source_verdict, ex.contradiction, ex.changed = None, None, None, None
+            ex.provenance.pop("verdict", None)
+            ex.absent.pop("verdict", None)
+            decide_verdict(ex, own, files.body)
+        extra = facts.results_by_claim.get(claim.number, []) if claim.number is not None \
+            else []
+        if single:
+            extra = extra + facts.results_whole + facts.logs
+        extra = [v for v in extra if place_kind(v.place) in value_places]
+        if extra:
+            for name in ("reported_value", "reproduced_value"):
+                if getattr(ex, name.split("_")[0]) is None:
+                    ex.absent.pop(name, None)
+            choose_values(ex, extra, None, claim.prose)
+        toy_scale(ex, claim.prose + "\n" + (files.short_description or ""))
+
+
+def add_claim_inputs(loaded: LoadedSubmission, found: list[FoundClaim],
+                     whole: FoundClaim | None, files: SpaceFiles, facts: SpaceFacts, *,
+                     pid: str, registry: Registry | None) -> None:
+    """Each claim as the input a run reads, or one problem line in our words."""
+    sid, folder = loaded.header.submission_id, files.folder
+    seen: set[str] = set()
+    for index, claim in enumerate(found):
+        claim_id = f"{pid}/{claim.local_id if claim is not whole else 'report'}"
+        origin = (claim.page.origin or "README.md") + (
+            f" row {claim.row}" if claim.place == "table row" else
+            f" item {claim.number or claim.row}" if claim.place == "list item" else
+            f" section {claim.row}" if claim.place == "section" else "")
+        where = str(folder / (claim.page.origin or "README.md"))
+        if claim_id in seen:
+            loaded.problems.append(ClaimProblem(
+                submission_id=sid, claim_id=claim_id, index=len(loaded.problems) + index,
+                manifest=where, line=None,
+                reason=f"{origin}: a second claim numbered {claim.local_id}; only the first is "
+                       f"judged"))
+            continue
+        seen.add(claim_id)
+        try:
+            loaded.claims.append(to_input(claim, claim_id, origin, loaded, registry, files,
+                                          facts, whole=claim is whole))
+        except (ValidationError, UnsafePathError, ValueError) as exc:
+            loaded.problems.append(ClaimProblem(
+                submission_id=sid, claim_id=claim_id, index=len(loaded.problems) + index,
+                manifest=where, line=None, reason=f"{origin}: {in_our_words(exc)}"))
+
+
+#: A dataset named as one submission's trace (`<user>/pythia-agent-trace`, `<user>/x-trace`):
+#: every trace in it is the Space's, whatever it names (a user's `hf-chat-traces` or
+#: `ml-intern-sessions` holds all their sessions: only those naming the paper count).
+_OWN_TRACE_DATASET = re.compile(r"(?i)(?:^|[-_.])(?:agent[-_])?trace$")
+
+
+def own_trace_datasets(traces: list[str]) -> list[str]:
+    """The traces of linked datasets (`.judging/linked/datasets/OWNER/NAME/...`) named as one
+    submission's trace."""
+    return [t for t in traces
+            if t.startswith(".judging/linked/datasets/") and len(t.split("/")) > 5
+            and _OWN_TRACE_DATASET.search(t.split("/")[4])]
+
+
+def main_script(files: SpaceFiles) -> str | None:
+    """The script the reports run (`python reproduce.py` in a code block), else the only one."""
+    for _, text in files.texts():
+        for m in _COMMAND.finditer(text):
+            name = m.group("script").lstrip("./")
+            if name in files.scripts:
+                return name
+    top = [s for s in files.scripts if "/" not in s and s not in ("app.py", "setup.py")]
+    return top[0] if len(top) == 1 else None
+
+
+def figure_of(claim: FoundClaim, files: SpaceFiles) -> str | None:
+    base = Path(claim.page.origin or "README.md").parent
+    for m in _MD_IMAGE.finditer(claim.prose):
+        target = m.group("target").split("#", 1)[0]
+        rel = (base / target).as_posix()
+        rel = re.sub(r"^\./", "", rel)
+        if rel in files.images:
+            return rel
+    return None
+
+
+def to_input(found: FoundClaim, claim_id: str, origin: str, loaded: LoadedSubmission,
+             registry: Registry | None, files: SpaceFiles, facts: SpaceFacts, *, whole: bool):
+    header = loaded.header
+    ex = found.extraction
+    figure = figure_of(found, files)
+    kind = "figure" if figure else kind_of(found)
+    absent = dict(ex.absent)
+    provenance: dict[str, FieldProvenance] = dict(ex.provenance)
+    provenance["claim_id"] = (FieldProvenance(how="order", quote=found.title[:MAX_NOTE_CHARS],
+                                              place="the Space's report as one claim")
+                              if whole else found.id_provenance)
+    values: dict[str, object] = {}
+    if kind in ("number", "figure", "theorem"):
+        values = {"reported_value": ex.reported, "reproduced_value": ex.reproduced}
+    claim = Claim(
+        claim_id=claim_id, kind=kind, statement=(statement(found) or claim_id)[:4000],
+        reproduced_figure=figure, verdict=ex.verdict,
+        justification=(found.prose or files.body)[:20_000], scale_note=ex.toy_note(),
+        evidence=Evidence(logs=files.logs[:50], script=facts.script, traces=facts.traces[:50]),
+        source_verdict=ex.source_verdict, toy=ex.toy, provenance=provenance, absent=absent,
+        theorem_values=kind == "theorem" and any(v is not None for v in values.values()),
+        **{k: v for k, v in values.items() if v is not None})
+    claim_input = make_claim_input(claim, header, files.folder.resolve(), registry, None)
+    flags = list(claim_input.flags) + extraction_flags(ex, "Space") + [
+        Flag(name="reports_disagree", detail=note[:4000]) for note in found.warnings]
+    if kind == "figure" and (registry is None or claim_input.published_path is None):
+        flags.append(Flag(name="figure_match_not_applicable",
+                          detail="the Space carries no published figure and no registry claim "
+                                 "gives one: figure-match is not applicable; the verdict rubric "
+                                 "judges the claim"))
+    return claim_input.model_copy(update={"flags": flags, "origin": origin,
+                                          "key": ClaimKey(submission_id=header.submission_id,
+                                                          claim_id=claim_id)})

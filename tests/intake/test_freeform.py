@@ -1,0 +1,319 @@
+"""Free-form reports read by their structure (issue 40): every shape is written here by hand
+(claims tables in any column order, "ours / paper" in one cell, verdict marks and Chinese
+phrases, verdict headings over numbered sections and bullet lists, a link out of the folder)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from judging.intake import load_folder
+from judging.intake.freeform import read_report
+from judging.intake.logbook.extract import map_verdict
+from judging.models import Verdict
+
+FRONT = "---\ntitle: A reproduction\nsdk: static\n---\n"
+
+
+def space(tmp_path: Path, files: dict[str, str]) -> Path:
+    folder = tmp_path / "alice--repro-2601.00001"
+    for rel, text in files.items():
+        path = folder / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return folder
+
+
+def by_statement(claims) -> dict[str, object]:
+    return {c.claim.statement: c.claim for c in claims}
+
+
+def test_a_claims_table_is_read_by_what_its_headers_mean(tmp_path: Path) -> None:
+    """Ours before paper, the claim text in the second column, an id first, emoji verdicts."""
+    report = ("# Report\n\n| ID | Claim | Ours | Paper | Verdict |\n|---|---|---|---|---|\n"
+              "| C1 | Top-1 error of the baseline | **16.74** | 16.45% | ✅ |\n"
+              "| C2 | Gain from mixing | 1.2 ± 0.1 | 2.0 | ❌ |\n"
+              "| C3 | Scaling to the large model | 40–55 | 50 | ⚠️ partial |\n")
+    loaded = load_folder(space(tmp_path, {"README.md": FRONT + report}),
+                         logbooks_dir=tmp_path / "out")
+    claims = by_statement(loaded.claims)
+    first = claims["Top-1 error of the baseline"]
+    assert first.claim_id.endswith("/c1")
+    assert (first.reported_value, first.reproduced_value) == (16.45, 16.74)
+    assert first.verdict == Verdict.verified
+    assert first.provenance["verdict"].quote == \
+        "| C1 | Top-1 error of the baseline | **16.74** | 16.45% | ✅ |"
+    second = claims["Gain from mixing"]
+    assert second.verdict == Verdict.falsified and second.reproduced_value == 1.2
+    third = claims["Scaling to the large model"]
+    assert third.verdict == Verdict.inconclusive
+    # a range is not one number: absent with its reason, never its first number
+    assert third.reproduced_value is None and "reproduced_value" in third.absent
+
+
+def test_ours_and_paper_in_one_cell_follow_the_headers_order(tmp_path: Path) -> None:
+    report = ("## Ablation\n\n| Variant | Score (ours / paper) | 结论 |\n|---|---|---|\n"
+              "| One memory module | 96.90 / 96.91 | 一致 |\n"
+              "| Three memory modules | 97.10 / 98.80 | 不一致 |\n")
+    claims = read_report("report.md", report)
+    assert [c.title for c in claims] == ["One memory module", "Three memory modules"]
+    one, three = (c.extraction for c in claims)
+    assert (one.reported, one.reproduced, one.verdict) == (96.91, 96.90, Verdict.verified)
+    assert (three.reported, three.reproduced, three.verdict) == (98.8, 97.1, Verdict.falsified)
+
+
+def test_a_table_that_states_no_claim_is_not_read_as_one() -> None:
+    report = ("| Field | Value |\n|---|---|\n| GPU | A100 |\n| Seeds | 3 |\n\n"
+              "| Checkpoint | Accuracy |\n|---|---|\n| step 100 | 0.51 |\n")
+    assert read_report("report.md", report) == []
+
+
+def test_verdict_headings_carry_their_verdict_to_each_claim_below() -> None:
+    report = ("# Report\n\n## Confirmed replications\n\n### 1. Efficacy predicts faithfulness\n\n"
+              "Holds strongly.\n\n### 2. Larger models are more faithful\n\nYes.\n\n"
+              "## What doesn't match\n\n### Task accuracy is far below the paper\n\nSee table.\n\n"
+              "## Comparison with the paper\n\n### Agreements ✅\n\n- Agents beat both heuristics on wait time\n"
+              "- Training converges within fifty episodes\n\n"
+              "## 3. Method\n\n### 3.1 Backbone\n\nA ResNet.\n")
+    claims = {c.title: c for c in read_report("REPORT.md", report)}
+    assert claims["Efficacy predicts faithfulness"].extraction.verdict == Verdict.verified
+    assert claims["Efficacy predicts faithfulness"].extraction.provenance["verdict"].quote == \
+        "## Confirmed replications"
+    assert claims["Task accuracy is far below the paper"].extraction.verdict == \
+        Verdict.falsified
+    items = [c for c in claims.values() if c.place == "list item"]
+    assert {c.title for c in items} == {"Agents beat both heuristics on wait time",
+                                        "Training converges within fifty episodes"}
+    assert all(c.extraction.verdict == Verdict.verified for c in items)
+    # a numbered section of the method is not a claim
+    assert "Backbone" not in claims and "Method" not in claims
+
+
+def test_a_marked_claim_heading_is_one_claim_with_its_number() -> None:
+    report = "### Claim 2: The large model beats all baselines ✅\n\nIt does, by 3 points.\n"
+    (claim,) = read_report("REPORT.md", report)
+    assert claim.number == 2 and claim.title == "The large model beats all baselines"
+    assert claim.extraction.verdict == Verdict.verified
+
+
+@pytest.mark.parametrize(("label", "verdict"), [
+    ("✅", Verdict.verified), ("✓ (within 18%)", Verdict.verified),
+    ("❌ not run", Verdict.inconclusive), ("❌", Verdict.falsified),
+    ("🟡 direction only", Verdict.inconclusive), ("OUT_OF_TOL", Verdict.falsified),
+    ("一致", Verdict.verified), ("主表少 1 个 不一致", Verdict.falsified),
+    ("代理完成", Verdict.inconclusive), ("✅ Reproduced", Verdict.verified),
+])
+def test_one_table_maps_marks_codes_and_phrases(label: str, verdict: Verdict) -> None:
+    assert map_verdict(label).verdict == verdict
+
+
+def test_a_badge_or_a_plain_word_is_no_verdict() -> None:
+    assert map_verdict("MIT licence").verdict is None
+    assert read_report("README.md", "[![badge](https://img.shields.io/x.svg)](https://x)\n") \
+        == []
+
+
+def test_a_link_out_of_the_folder_is_not_followed_and_the_rest_is_read(tmp_path: Path
+                                                                       ) -> None:
+    report = ("See [the paper](../paper/full.md).\n\n| Claim | Paper | Ours | Status |\n"
+              "|---|---|---|---|\n| Accuracy on the test set | 91.2 | 90.8 | ✅ |\n")
+    loaded = load_folder(space(tmp_path, {"README.md": FRONT + report}),
+                         logbooks_dir=tmp_path / "out")
+    (claim,) = loaded.claims
+    assert claim.claim.statement == "Accuracy on the test set"
+    assert (claim.claim.reported_value, claim.claim.reproduced_value) == (91.2, 90.8)
+    assert any("outside the Space: not followed" in p.reason for p in loaded.problems)
+
+
+def test_a_damaged_logbook_cell_header_is_flagged_and_its_page_still_read() -> None:
+    """A generator left text after a cell header's JSON: the header is read up to its JSON, the
+    text is kept in the body and the damage is one warning; a header that is no JSON at all is
+    still an error."""
+    from judging.intake.logbook.reader import parse_cells
+
+    page = ("# Claim 1: the slope is -1\n\n---\n<!-- trackio-cell\n"
+            '{"type": "markdown", "id": "c1"} (generated by tool v2)\n-->\n'
+            "**Verdict:** verified\n")
+    warnings: list[str] = []
+    title, cells, markers = parse_cells(page, warnings)
+    assert markers and cells[-1].meta == {"type": "markdown", "id": "c1"}
+    assert "(generated by tool v2)" in cells[-1].body and "**Verdict:** verified" in \
+        cells[-1].body
+    assert len(warnings) == 1 and "damaged cell header" in warnings[0]
+    with pytest.raises(ValueError, match="not one line of JSON"):
+        parse_cells(page.replace('{"type": "markdown", "id": "c1"}', "type: markdown"), [])
+
+
+def test_a_list_under_a_lead_line_naming_claims_and_their_verdict() -> None:
+    report = ("## Summary\n\nPublished claims reproduced:\n\n- Nouns are learned before verbs\n"
+              "- Verb learning speeds up after the first fifty nouns\n\nSetup steps:\n\n"
+              "- Install the package\n- Download the corpus\n")
+    claims = read_report("README.md", report)
+    assert [c.title for c in claims] == ["Nouns are learned before verbs",
+                                         "Verb learning speeds up after the first fifty nouns"]
+    assert all(c.extraction.verdict == Verdict.verified for c in claims)
+    assert claims[0].extraction.provenance["verdict"].quote == "Published claims reproduced:"
+
+
+def test_two_reports_stating_one_claim_are_merged_and_their_disagreement_flagged(
+        tmp_path: Path) -> None:
+    readme = ("## Results\n\n| Claim | Paper | Ours | Verdict |\n|---|---|---|---|\n"
+              "| Tool-use accuracy after training | 70.6 | 64.7 | ✅ |\n")
+    report = ("## Results\n\n| Claim | Paper | Ours | Verdict |\n|---|---|---|---|\n"
+              "| Tool-use accuracy after training | 70.6 | 63.2 | ❌ |\n"
+              "| Science accuracy after training | 70.2 | 48.3 | ❌ |\n\n"
+              "Our forgetting curve matches the paper's description closely.\n")
+    loaded = load_folder(space(tmp_path, {"README.md": FRONT + readme, "REPORT.md": report}),
+                         logbooks_dir=tmp_path / "out")
+    claims = by_statement(loaded.claims)
+    assert len(loaded.claims) == 2
+    tool = claims["Tool-use accuracy after training"]
+    assert tool.reproduced_value == 63.2 and tool.verdict == Verdict.falsified
+    flag = next(f for f in loaded.claims[0].flags + loaded.claims[1].flags
+                if f.name == "reports_disagree")
+    assert "REPORT.md and README.md disagree" in flag.detail and "64.7" in flag.detail
+    # the sentence of prose is counted for the LLM extractor, never silently dropped
+    assert any("1 claims stated in prose (REPORT.md: 1): needs --extract" in w
+               for w in loaded.header.warnings)
+
+
+@pytest.mark.parametrize(("name", "title", "text", "expected"), [
+    ("bob/pythia-ppt-noise-repro", "PPT noise (arXiv 2605.11841)", "# Repro\n", "2605.11841"),
+    ("bob/repro", None, "Paper: [X](https://openreview.net/forum?id=NW31gAylIm)\n",
+     "NW31gAylIm"),
+    ("bob/repro", None, "- **OSTI ID:** 1984484\n", "osti-1984484"),
+    ("bob/repro", None, "See https://doi.org/10.1109/TPWRS.2021.3102345.\n",
+     "10.1109/TPWRS.2021.3102345"),
+    ("bob/repro", None, "# Repro of arXiv:2310.06123\n\n" + "text\n" * 20
+     + "Cites arXiv:2103.00020 and arXiv:1602.05629.\n", "2310.06123"),
+    ("bob/repro", None, "Cites arXiv:2103.00020 and arXiv:1602.05629.\n", None),
+])
+def test_paper_identity_from_the_name_title_and_text(name: str, title: str | None, text: str,
+                                                      expected: str | None) -> None:
+    from judging.intake.identity import paper_identity
+
+    assert paper_identity(tags=[], name=name, title=title,
+                          texts=[("README.md", text)])[0] == expected
+
+
+def test_list_items_opening_with_a_bold_verdict_are_claims() -> None:
+    report = ("## 結論\n\n- **核心主旨有重現：** 六組配對全部是 RE 優於 baseline。\n"
+              "- **Refuted:** the Fashion-MNIST error stays above the paper's.\n"
+              "- **Setup:** eight GPUs and five seeds per run.\n")
+    claims = read_report("README.md", report)
+    assert [(c.title, c.extraction.verdict) for c in claims] == [
+        ("六組配對全部是 RE 優於 baseline。", Verdict.verified),
+        ("the Fashion-MNIST error stays above the paper's.", Verdict.falsified)]
+
+
+def test_a_row_the_paper_states_nothing_for_gets_no_verdict() -> None:
+    report = ("| Dataset | Paper | Ours | Status |\n|---|---|---|---|\n"
+              "| In domain | 39.0 | 38.9 | ✅ |\n| Out of domain | — | 4.27 | ❌ failure |\n")
+    first, second = read_report("README.md", report)
+    assert first.extraction.verdict == Verdict.verified
+    assert second.extraction.verdict is None and "no claim of the paper" in \
+        second.extraction.absent["verdict"]
+
+
+def test_one_claim_number_in_two_reports_is_one_claim_read_from_the_fuller() -> None:
+    from judging.intake.freeform import read_reports
+
+    readme = "| Claim | Verdict |\n|---|---|\n| C5 — exact numbers at scale | ⬜ out of scope |\n"
+    report = ("| ID | Claim | Verdict |\n|---|---|---|\n| C4 | Smooth in t | ✅ |\n"
+              "| C5 | Exact bytes per token table | ⬜ |\n")
+    reading = read_reports([("README.md", readme), ("REPORT.md", report)])
+    assert sorted((c.number, c.page.origin) for c in reading.claims) == [
+        (4, "REPORT.md"), (5, "REPORT.md")]
+    five = next(c for c in reading.claims if c.number == 5)
+    assert five.extraction.provenance["also_stated"].place == "also stated in README.md"
+
+
+def test_the_llm_reads_claims_stated_in_prose_each_quote_checked(tmp_path: Path) -> None:
+    """Through the real `openai` client to the local fake server: a claim stated in a sentence
+    is read with its verdict and values, each quote on the report; a claim whose quote is
+    invented is rejected and counted; the table's claim stays the structure reader's."""
+    from judging.judges import LLMOptions, StructuredCaller
+    from judging.judges.openai import AnswerCache
+    from judging.testing.fake_openai import FakeOpenAI
+
+    report = ("# Report\n\n| Claim | Paper | Ours | Verdict |\n|---|---|---|---|\n"
+              "| Accuracy on the test split | 91.2 | 90.8 | ✅ |\n\n"
+              "The paper's scaling result is reproduced: the authors report a slope of 0.50 "
+              "and our runs give 0.48.\n")
+
+    def policy(request: dict) -> dict:
+        system = next(m["content"] for m in request["messages"] if m["role"] == "system")
+        if system.startswith("You list the claims"):
+            sentence = ("The paper's scaling result is reproduced: the authors report a slope "
+                        "of 0.50 and our runs give 0.48.")
+            return {"claims": [
+                {"quote": sentence,
+                 "verdict": {"label": "reproduced", "quote": sentence},
+                 "reported_value": {"value": 0.5, "quote": "the authors report a slope of 0.50"},
+                 "reproduced_value": {"value": 0.48, "quote": "our runs give 0.48"}},
+                {"quote": "Memory use halves at every scale.", "verdict": None,
+                 "reported_value": None, "reproduced_value": None},
+                {"quote": "| Accuracy on the test split | 91.2 | 90.8 | ✅ |", "verdict": None,
+                 "reported_value": {"value": 99.0, "quote": "91.2"},
+                 "reproduced_value": None}]}
+        return {"reported_value": None, "reproduced_value": None, "verdict": None,
+                "toy": None, "scale_note": None}
+
+    folder = space(tmp_path, {"README.md": FRONT + report})
+    with FakeOpenAI(policy) as fake:
+        options = LLMOptions(base_url=fake.url, api_key="sk-test-not-a-secret", max_retries=1,
+                             timeout=10.0, cache_dir=tmp_path / "cache")
+        caller = StructuredCaller("fake-extractor", options,
+                                  cache=AnswerCache(tmp_path / "cache"))
+        loaded = load_folder(folder, logbooks_dir=tmp_path / "out", extractor=caller)
+    claims = by_statement(loaded.claims)
+    assert len(loaded.claims) == 2
+    table = claims["Accuracy on the test split"]
+    assert table.reported_value == 91.2  # the structure reader's, not the LLM's 99
+    prose = next(c for c in loaded.claims if c.claim.provenance["statement"].how.startswith(
+        "llm:"))
+    assert prose.claim.verdict == Verdict.verified
+    assert (prose.claim.reported_value, prose.claim.reproduced_value) == (0.5, 0.48)
+    assert prose.claim.provenance["reproduced_value"].quote == "our runs give 0.48"
+    assert any("1 prose claims the LLM named were rejected" in w
+               and "Memory use halves" in w for w in loaded.header.warnings)
+
+
+def test_a_linked_dataset_named_as_the_submissions_trace_is_its_trace(tmp_path: Path) -> None:
+    """`<user>/<name>-agent-trace` is this submission's trace whatever its sessions name; a
+    user's collection of sessions counts only where a session names the paper."""
+    import json
+
+    def session(text: str) -> str:
+        return json.dumps({"type": "user", "message": {"role": "user", "content": [
+            {"type": "text", "text": text}]}, "uuid": "u0", "sessionId": "s1"}) + "\n"
+
+    linked = ".judging/linked/datasets/bob"
+    folder = space(tmp_path, {
+        "README.md": FRONT + "| Claim | Paper | Ours | Verdict |\n|---|---|---|---|\n"
+                             "| Loss falls | 0.5 | 0.48 | ✅ |\n",
+        f"{linked}/pythia-agent-trace/s1.jsonl": session("reproduce the noise result"),
+        f"{linked}/hf-chat-traces/s2.jsonl": session("plan my holiday"),
+    })
+    (claim,) = load_folder(folder, logbooks_dir=tmp_path / "out").claims
+    assert claim.claim.evidence.traces == [f"{linked}/pythia-agent-trace/s1.jsonl"]
+
+
+def test_a_header_naming_only_the_papers_side_of_a_pair_is_still_a_pair() -> None:
+    report = ("| 数据集 | w/o FP（仅光流，本/论文） |\n|---|---|\n| Ped2 | 97.47 / 98.8 |\n")
+    (claim,) = read_report("REPORT.md", report)
+    assert (claim.extraction.reproduced, claim.extraction.reported) == (97.47, 98.8)
+
+
+def test_a_table_of_thousands_of_rows_is_judged_up_to_the_limit_and_said(tmp_path: Path
+                                                                         ) -> None:
+    from judging.intake.manifest import MAX_CLAIMS_PER_SUBMISSION
+
+    rows = "".join(f"| Setting number {i} | {i}.5 | {i}.4 | ✅ |\n" for i in range(3000))
+    report = "| Claim | Paper | Ours | Verdict |\n|---|---|---|---|\n" + rows
+    loaded = load_folder(space(tmp_path, {"README.md": FRONT + report}),
+                         logbooks_dir=tmp_path / "out")
+    assert len(loaded.claims) == MAX_CLAIMS_PER_SUBMISSION
+    assert any("3,000 claims read by structure, over the limit" in w
+               for w in loaded.header.warnings)
