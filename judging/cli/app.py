@@ -17,6 +17,7 @@ from judging.cli.options import (
     server_options,
 )
 from judging.errors import JudgingError
+from judging.services import APP_HOME
 
 APP_HOME_HELP = "Folder of the background dashboard's pid file and log [env JUDGING_APP_HOME]."
 
@@ -35,10 +36,8 @@ class _ServeByDefault(click.Group):
 
 
 def app_home_option(func):
-    from judging.app import DEFAULT_HOME
-
     return click.option("--app-home", type=click.Path(path_type=Path, file_okay=False),
-                        envvar="JUDGING_APP_HOME", default=DEFAULT_HOME, show_default=True,
+                        envvar="JUDGING_APP_HOME", default=APP_HOME, show_default=True,
                         help=APP_HOME_HELP)(func)
 
 

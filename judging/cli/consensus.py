@@ -9,7 +9,6 @@ from rich.markup import escape
 from rich.table import Table
 
 from judging.cli.options import console, friendly_errors
-from judging.rundir import RunPaths
 
 
 @click.command()
@@ -28,6 +27,7 @@ def consensus(run_dir: Path, as_json: bool) -> None:
     outcome changes.
     """
     from judging.consensus import run_consensus
+    from judging.rundir import RunPaths
 
     report = run_consensus(run_dir)
     if as_json:
