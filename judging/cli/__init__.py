@@ -61,9 +61,29 @@ class _Main(click.Group):
 @click.version_option(package_name="judging")
 def main(verbose: bool) -> None:
     """Rubric-based, AI-then-human judging of claims reproduced from ML papers."""
+    # Rich's log lines are padded to the console's width: fine on a terminal, hundreds of
+    # spaces in a pipe or a file, where a plain line is what a reader (or grep) wants.
+    handler: logging.Handler = RichHandler(console=err_console, show_path=False,
+                                           show_time=False) \
+        if err_console.is_terminal else logging.StreamHandler(sys.stderr)
+    if not err_console.is_terminal:
+        handler.setFormatter(logging.Formatter("%(levelname)s %(message)s"))
+    handler.addFilter(_not_printed_elsewhere)
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(message)s",
-                        handlers=[RichHandler(console=err_console, show_path=False,
-                                              show_time=False)])
+                        handlers=[handler])
+
+
+def _not_printed_elsewhere(record: logging.LogRecord) -> bool:
+    """Whether a record still needs printing: a library that gives its logger a handler of its
+    own (huggingface_hub does) has printed it already, and its retries showed twice."""
+    logger: logging.Logger | None = logging.getLogger(record.name)
+    while logger is not None and logger is not logging.root:
+        if logger.handlers:
+            return False
+        if not logger.propagate:
+            break
+        logger = logger.parent
+    return True
 
 
 # In the order `judging --help` lists them (click sorts by name) and the README tells them.
