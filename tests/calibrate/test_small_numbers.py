@@ -134,3 +134,17 @@ def test_calibrate_table_prints_intervals(tmp_path: Path) -> None:
                                        str(tmp_path / "cal2")], terminal_width=200)
     assert result.exit_code == 0, result.output
     assert "too few to say (n=3)" in result.output
+
+
+def test_a_retest_of_the_offline_judge_on_two_lines_is_too_few(demo_run: Path,
+                                                                tmp_path: Path) -> None:
+    import shutil
+
+    run = tmp_path / "run"
+    shutil.copytree(demo_run, run)
+    result = CliRunner().invoke(main, ["calibrate", str(run), "--retest", "2", "--out",
+                                       str(tmp_path / "cal")], terminal_width=200)
+    assert result.exit_code == 0, result.output
+    assert "re-judged 2 of" in result.output
+    assert "too few to say (n=1)" in result.output or "too few to say (n=2)" in result.output
+    assert "[1.00, 1.00]" not in result.output and "1.000 [" not in result.output
