@@ -29,6 +29,11 @@ def test_a_fail_above_the_threshold_names_its_gate(run) -> None:
     row = next(line for line in output.splitlines()
                if "bob/neurips26-4821-check" in line and "neurips26-4821/c1" in line)
     assert "gate failed: independent_reproduction" in row
+    # and the report's heading of that line says it too
+    report = CliRunner().invoke(main, ["report", str(run[0])])
+    assert report.exit_code == 0, report.output
+    html = " ".join((run[0] / "report.html").read_text().split())
+    assert "coverage 100%, gate failed: independent_reproduction" in html
 
 
 def test_no_consensus_reads_as_none_with_its_reason(run) -> None:
