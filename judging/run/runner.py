@@ -11,18 +11,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 from judging.consensus import run_consensus
-from judging.errors import JudgingError, RunStopped, SourceError
+from judging.errors import JudgingError, RunStopped
 from judging.intake import (
-    HUB_PREFIX,
     Registry,
-    expand_source,
-    find_manifest,
     load_registry,
-    load_submission,
-    parse_hub_source,
 )
 from judging.judges import Budget
 from judging.models import Judgment, NotAddressed
@@ -30,7 +24,7 @@ from judging.rubrics import Rubric, RubricLibrary, resolve_rubric
 from judging.run.audit import ConsensusFacts, reads_consensus
 from judging.run.call import Calls
 from judging.run.estimate import estimate_items
-from judging.run.feed import Batch, Feed, stored_claims
+from judging.run.feed import Batch, Feed, check_sources, stored_claims
 from judging.run.inflight import InFlight
 from judging.run.integrity import find_pairs
 from judging.run.lines import Panels, WorkItem
@@ -84,16 +78,7 @@ class Runner:
         try:
             self.rubrics = request_rubrics(request)
             self.registry = load_registry(request.registry) if request.registry else None
-            local: list[Path] = []
-            for spec in request.sources:  # a typo'd source, before anything is written
-                if spec.startswith(HUB_PREFIX):
-                    parse_hub_source(spec)  # downloaded when its turn comes
-                else:
-                    local += expand_source(spec, download_root=RunPaths(request.out).sources,
-                                           warn_skipped=False)
-            if local and not request.discover and \
-                    not any(spec.startswith(HUB_PREFIX) for spec in request.sources):
-                self._refuse_unreadable_manifests(local)
+            check_sources(request, self.registry)  # a typo'd source, before anything is written
             calls = Calls(request, run_id="", measure=lambda claim: self.inflight.measure(claim),
                           consensus_fact=lambda claim: self.facts.fact(claim))
             if check_endpoints:
@@ -102,22 +87,6 @@ class Runner:
             refuse(request, self.rubrics, exc)
             raise
         self.calls = calls
-
-    def _refuse_unreadable_manifests(self, folders: list[Path]) -> None:
-        """When every source is a local folder with a manifest and none of them can be read
-        (not YAML, not a manifest), the run cannot judge anything: a SourceError now, before
-        a run folder is made. One readable submission among them and the run goes ahead (the
-        others are its source errors)."""
-        errors = []
-        for folder in folders:
-            if find_manifest(folder) is None:
-                return
-            try:
-                load_submission(folder, registry=self.registry)
-                return
-            except JudgingError as exc:
-                errors.append(str(exc))
-        raise SourceError("; ".join(errors))
 
     def _open(self) -> None:
         """Open (or make) the run directory and the parts that read and write it."""
