@@ -23,6 +23,8 @@ DEMO_OUT ?= runs/demo
 # The event's rules the demo's leaderboard and dashboard apply (README, "The ranking").
 DEMO_EVENT ?= examples/event-neurips2026.yaml
 REVIEW_HOME ?= .judging/argilla
+# The ports the demo's services ask for first; when one is taken, the next free one above it is
+# used and printed (`--free-port`). Set them to choose: make demo REVIEW_PORT=6910 APP_PORT=7870
 REVIEW_PORT ?= 6900
 # The organizers' dashboard (`judging app`), started in the background by `make demo`.
 APP_HOME ?= .judging/app
@@ -47,6 +49,8 @@ export JUDGING_TRACKIO
 
 help:
 	@echo "make demo   run the judging pipeline end to end on examples/ (submissions and a logbook) and write a report"
+	@echo "            (the review server asks for port REVIEW_PORT=$(REVIEW_PORT), the dashboard APP_PORT=$(APP_PORT);"
+	@echo "            a taken port gives way to the next free one, printed)"
 	@echo "make test   run the whole test suite"
 	@echo "make bench  print the benchmark figures"
 	@echo "make argilla-env  build $(ARGILLA_VENV), the local Argilla review server's environment"
@@ -106,6 +110,11 @@ sysdeps-demo:
 DEMO_JUDGE := $(if $(or $(OPENAI_BASE_URL),$(OPENAI_API_KEY)),$(or $(JUDGING_JUDGE),openai:gpt-4.1-mini),offline)
 
 demo: install argilla-env sysdeps-demo
+	@# The old run goes, with any labels pulled into it; the reviewers' answers stay in Argilla.
+	@if [ -s $(DEMO_OUT)/labels.jsonl ]; then \
+	  echo "removing the previous $(DEMO_OUT), with the $$(wc -l < $(DEMO_OUT)/labels.jsonl) label(s) pulled into it;" \
+	       "the answers are kept in Argilla ($(REVIEW_HOME)): \`$(BIN)/judging review pull $(DEMO_OUT) --home $(REVIEW_HOME)\` brings them back"; \
+	fi
 	rm -rf $(DEMO_OUT)
 	@echo "judge: $(DEMO_JUDGE)"
 	$(BIN)/judging run examples/submissions examples/logbooks --claims examples/registry/claims.yaml \
@@ -124,14 +133,14 @@ demo: install argilla-env sysdeps-demo
 	$(BIN)/judging leaderboard $(DEMO_OUT) --event $(DEMO_EVENT) --calibration $(DEMO_OUT)/calibration
 	$(BIN)/judging report $(DEMO_OUT)
 	@$(BIN)/judging review status --home $(REVIEW_HOME) >/dev/null 2>&1 || \
-	  $(BIN)/judging review serve --background --home $(REVIEW_HOME) --port $(REVIEW_PORT)
+	  $(BIN)/judging review serve --background --home $(REVIEW_HOME) --port $(REVIEW_PORT) --free-port
 	$(BIN)/judging review push $(DEMO_OUT) --home $(REVIEW_HOME) --calibration $(DEMO_OUT)/calibration
 	@$(BIN)/judging review users add $(DEMO_REVIEWER) --password $(DEMO_REVIEWER_PASSWORD) \
 	  --home $(REVIEW_HOME) >/dev/null
 	@# The dashboard follows its run directory as it changes; it is restarted here because the
 	@# demo's options (run, calibration, event) may differ from those it was started with.
 	@$(BIN)/judging app stop --app-home $(APP_HOME) >/dev/null
-	$(BIN)/judging app $(DEMO_OUT) --background --port $(APP_PORT) --app-home $(APP_HOME) \
+	$(BIN)/judging app $(DEMO_OUT) --background --port $(APP_PORT) --free-port --app-home $(APP_HOME) \
 	  --home $(REVIEW_HOME) --calibration $(DEMO_OUT)/calibration --event $(DEMO_EVENT)
 	@echo
 	@echo "report:  $(CURDIR)/$(DEMO_OUT)/report.html"

@@ -615,27 +615,31 @@ class CriterionAnswer(StrictModel):
     """Panels and sample sets: max - min level (ordinal) or the minority share (yes/no)."""
 
 
-#: The text in place of a reason already shown above, in a table of answers.
-AS_ABOVE = "(as above)"
+#: The text in place of a reason already shown, naming the criterion it is shown beside (a bare
+#: "(as above)" sent the reader hunting up the table for which row it meant).
+SAME_AS = "same reason as {}"
 
 
-def shown_reasons(reasons: Sequence[str | None]) -> list[str | None]:
+def shown_reasons(reasons: Sequence[str | None], names: Sequence[str]) -> list[str | None]:
     """Each reason as a table of answers shows it: a reason repeated is shown once, where it
-    first stands, with how many criteria it holds for; its later places say "(as above)".
+    first stands, with how many criteria it holds for; its later places name the criterion
+    (`names`, one per reason) where it is spelled out.
 
-    >>> shown_reasons(["no rule", "fine", "no rule", None, "no rule"])
-    ['no rule (3 criteria)', 'fine', '(as above)', None, '(as above)']
+    >>> shown_reasons(["no rule", "fine", "no rule", None, "no rule"], ["a", "b", "c", "d", "e"])
+    ['no rule (3 criteria)', 'fine', 'same reason as a', None, 'same reason as a']
     """
+    if len(names) != len(reasons):
+        raise ValueError(f"{len(reasons)} reasons for {len(names)} names")
     counts = Counter(r for r in reasons if r)
-    seen: set[str] = set()
+    first: dict[str, str] = {}
     shown: list[str | None] = []
-    for reason in reasons:
+    for reason, name in zip(reasons, names):
         if not reason or counts[reason] == 1:
             shown.append(reason)
-        elif reason in seen:
-            shown.append(AS_ABOVE)
+        elif reason in first:
+            shown.append(SAME_AS.format(first[reason]))
         else:
-            seen.add(reason)
+            first[reason] = name
             shown.append(f"{reason} ({counts[reason]} criteria)")
     return shown
 
@@ -644,7 +648,7 @@ def answer_texts(answers: Sequence[CriterionAnswer]) -> list[str]:
     """What a table of answers shows beside each: the rationale of a scored answer, else its
     reason, a repeated reason once with its count (`shown_reasons`)."""
     reasons = shown_reasons([None if a.status is AnswerStatus.scored else a.reason
-                             for a in answers])
+                             for a in answers], [a.criterion_id for a in answers])
     return [a.rationale if a.status is AnswerStatus.scored else (reason or "")
             for a, reason in zip(answers, reasons)]
 

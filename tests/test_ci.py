@@ -52,3 +52,17 @@ def test_tests_that_rewrite_a_tracked_file_fail_ci(tmp_path: Path) -> None:
 def test_failing_tests_fail_ci(tmp_path: Path) -> None:
     repo, env = checkout(tmp_path, "exit 2")
     assert ci(repo, env).returncode == 2
+
+
+def test_the_licence_is_an_spdx_expression_with_its_file() -> None:
+    """PEP 639: `project.license` as a table made every install print setuptools' deprecation
+    warning (three times); an SPDX string and `license-files` need setuptools >= 77."""
+    import tomllib
+
+    root = Path(__file__).resolve().parent.parent
+    project = tomllib.loads((root / "pyproject.toml").read_text())
+    assert project["project"]["license"] == "Apache-2.0"
+    files = project["project"]["license-files"]
+    assert files and all((root / name).is_file() for name in files)
+    assert "Apache License" in (root / files[0]).read_text()
+    assert "setuptools>=77" in project["build-system"]["requires"]

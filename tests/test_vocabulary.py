@@ -7,7 +7,7 @@ from __future__ import annotations
 import doctest
 
 import judging.models as models
-from judging.models import AS_ABOVE, ClaimKey, natural_key, shown_reasons
+from judging.models import ClaimKey, natural_key, shown_reasons
 from tests.constructed import _judgment
 
 
@@ -33,9 +33,14 @@ def test_a_repeated_reason_is_shown_once_with_a_count(verdict_rubric) -> None:
     line = _judgment(verdict_rubric, claim, {"verdict_consistent": (True, 0.9)})
     unscored = [a for a in line.answers if a.status.value == "unscored"]
     assert len(unscored) >= 3 and len({a.reason for a in unscored}) == 1
-    shown = shown_reasons([a.reason for a in unscored])
+    shown = shown_reasons([a.reason for a in unscored], [a.criterion_id for a in unscored])
     assert shown[0] == f"{unscored[0].reason} ({len(unscored)} criteria)"
-    assert set(shown[1:]) == {AS_ABOVE}
+    # later places name the criterion where the reason is spelled out, never "(as above)"
+    assert set(shown[1:]) == {f"same reason as {unscored[0].criterion_id}"}
+    from judging.models import answer_texts
+
+    texts = answer_texts(line.answers)
+    assert not any("as above" in t for t in texts)
     # The Argilla record: one row naming every criterion of the reason, with their count.
     text = ai_assessment(line)
     assert text.count(unscored[0].reason) == 1

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from judging.errors import JudgingError
+from judging.services import APP_HOME
 from judging.services.background import BackgroundService
 
 log = logging.getLogger(__name__)
@@ -25,7 +26,7 @@ log = logging.getLogger(__name__)
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 7860
 """Gradio's usual port."""
-DEFAULT_HOME = Path(".judging") / "app"
+DEFAULT_HOME = APP_HOME
 PID_FILE = "app.pid"
 LOG_FILE = "app.log"
 

@@ -251,7 +251,7 @@ def _judgment_html(view: JudgmentView) -> str:
     if view.answers:
         rows = []
         reasons = shown_reasons([None if a.status == "scored" else a.reason
-                                 for a in view.answers])
+                                 for a in view.answers], [a.criterion for a in view.answers])
         for answer, reason in zip(view.answers, reasons):
             why = answer.rationale if answer.status == "scored" else (reason or "")
             confidence = "" if answer.confidence is None else f"{answer.confidence:.2f}"

@@ -179,7 +179,10 @@ class LabelSet(StrictModel):
     sha256: str
     source: Literal["human", "construction", "mixed"]
     labels: int
+    """Every label of the file."""
     used: int
+    """The labels that apply to this calibration's rubric version (and are blind unless anchored
+    ones were included)."""
     annotators: int
     blind_only: bool
 

@@ -27,6 +27,8 @@ class ComparisonRow:
     left_f1: float | None
     right_f1: float | None
     """Each side's pass-class F1 against the human gold (None without labels)."""
+    intervals: agreement.AgreementIntervals | None = None
+    """Of `agreement` and `kappa` (none from fewer claims than an interval needs)."""
 
 
 def _is_rubric_spec(spec: str) -> bool:
@@ -80,5 +82,8 @@ def compare_run(results: Sequence[CalibrationResult], run_dir: Path, left: str, 
                 group=group, criterion=cid, both=len(pairs),
                 agreement=metrics.accuracy if metrics else None,
                 kappa=finite_or_none(metrics.kappa) if metrics else None,
-                left_f1=f1((left, group), cid), right_f1=f1((right, group), cid)))
+                left_f1=f1((left, group), cid), right_f1=f1((right, group), cid),
+                intervals=agreement.agreement_intervals(
+                    [x for x, _ in pairs], [y for _, y in pairs], labels=[True, False])
+                if pairs else None))
     return rows

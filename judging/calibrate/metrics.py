@@ -37,12 +37,18 @@ __all__ = [
     "confidence_threshold",
     "corrected_rate",
     "f1_interval",
+    "kappa_interval",
+    "AgreementIntervals",
+    "agreement_intervals",
     "krippendorff_alpha",
     "majority",
     "pairwise_kappa",
     "random_baseline",
     "agreement_ceiling",
     "rate_interval",
+    "MIN_ITEMS_FOR_INTERVAL",
+    "proportion_interval",
+    "too_few",
     "reliability_bins",
     "retest_agreement",
     "rogan_gladen",
@@ -337,6 +343,37 @@ def classification_metrics(gold: Sequence, predicted: Sequence, *, labels: Seque
 
 
 # --------------------------------------------------------------------------------------------------
+# How few items are too few
+
+#: Fewest items an interval is computed from; below it a figure is shown as "too few to say (n=…)"
+#: and no interval is given. A percentile bootstrap over 4 items draws from only 35 distinct
+#: resamples (too few for its 2.5% and 97.5% quantiles to mean anything), and one over a single
+#: item always returns the point itself, a certainty the data do not have.
+MIN_ITEMS_FOR_INTERVAL = 5
+
+
+def too_few(n: int | None) -> str | None:
+    """``"too few to say (n=N)"`` when `n` is below `MIN_ITEMS_FOR_INTERVAL`, else None.
+
+    Examples
+    --------
+    >>> too_few(2)
+    'too few to say (n=2)'
+    >>> too_few(12) is None
+    True
+    """
+    if n is None or n >= MIN_ITEMS_FOR_INTERVAL:
+        return None
+    return f"too few to say (n={n})"
+
+
+def _degenerate(interval: tuple[float, float] | None) -> bool:
+    """A bootstrap interval of width 0: every resample gave the same value (e.g. a judge that
+    agreed on every item), which says nothing about how far the true value may lie."""
+    return interval is not None and interval[1] - interval[0] < 1e-12
+
+
+# --------------------------------------------------------------------------------------------------
 # Bootstrap
 
 
@@ -352,7 +389,8 @@ def bootstrap_interval(n_items: int, statistic: Callable[[np.ndarray], float | N
     Returns
     -------
     interval : (low, high) or None
-        None when the statistic is defined on fewer than half of the resamples.
+        None when the statistic is defined on fewer than half of the resamples, or when there are
+        fewer than `MIN_ITEMS_FOR_INTERVAL` items.
 
     Notes
     -----
@@ -384,6 +422,8 @@ def bootstrap_interval(n_items: int, statistic: Callable[[np.ndarray], float | N
         raise ValueError(f"confidence must be strictly between 0 and 1, got {confidence!r}")
     if not callable(statistic):
         raise ValueError("statistic must be a callable taking an array of item indices")
+    if n_items < MIN_ITEMS_FOR_INTERVAL:
+        return None
     rng = np.random.default_rng(seed)
     values = []
     for _ in range(n_resamples):
@@ -412,8 +452,12 @@ def f1_interval(gold: Sequence, predicted: Sequence, *, positive: Hashable, labe
     """Bootstrap interval of the positive-class F1 of predicted vs gold, resampling items (claims).
 
     Same checks as `classification_metrics`; None when F1 is undefined on most resamples (e.g. no
-    positive item at all). The interval is `bootstrap_interval`'s percentile interval (Efron and
-    Tibshirani 1993, referenced there).
+    positive item at all) or there are fewer than `MIN_ITEMS_FOR_INTERVAL` items. The interval is
+    `bootstrap_interval`'s percentile interval (Efron and Tibshirani 1993, referenced there). Where
+    the bootstrap degenerates to a point (every resample gives the same F1, as when the judge
+    agreed on every item), the interval is instead the Wilson interval of the share of items
+    positive on either side that are positive on both (the Jaccard index J = TP / (TP + FP +
+    FN), a proportion), carried to F1 = 2J / (1 + J), which rises with J.
 
     Examples
     --------
@@ -421,14 +465,98 @@ def f1_interval(gold: Sequence, predicted: Sequence, *, positive: Hashable, labe
     ...             ["pass", "fail", "fail", "fail", "pass", "pass"],
     ...             positive="pass", labels=["pass", "fail"], n_resamples=200)
     (0.0, 1.0)
+
+    Perfect agreement on six items is not certainty:
+
+    >>> low, high = f1_interval(["pass"] * 3 + ["fail"] * 3, ["pass"] * 3 + ["fail"] * 3,
+    ...                         positive="pass", labels=["pass", "fail"], n_resamples=200)
+    >>> round(low, 2), high
+    (0.61, 1.0)
     """
     labels, g, p = _paired(gold, predicted, labels)
     try:
         pos = labels.index(positive)
     except ValueError:
         raise ValueError(f"positive = {positive!r} is not one of labels {labels!r}") from None
-    return bootstrap_interval(len(g), lambda idx: _f1_counts(g[idx], p[idx], pos),
-                              n_resamples=n_resamples, seed=seed, confidence=confidence)
+    found = bootstrap_interval(len(g), lambda idx: _f1_counts(g[idx], p[idx], pos),
+                               n_resamples=n_resamples, seed=seed, confidence=confidence)
+    if not _degenerate(found):
+        return found
+    gold_pos, pred_pos = g == pos, p == pos
+    union = int(np.count_nonzero(gold_pos | pred_pos))
+    jaccard = rate_interval(int(np.count_nonzero(gold_pos & pred_pos)), union,
+                            confidence=confidence)
+    if jaccard is None:
+        return None
+    low, high = jaccard
+    return 2 * low / (1 + low), 2 * high / (1 + high)
+
+
+def kappa_interval(gold: Sequence, predicted: Sequence, *, labels: Sequence,
+                   weights: Literal["linear", "quadratic"] | None = None,
+                   n_resamples: int = 1000, seed: int = 0,
+                   confidence: float = 0.95) -> tuple[float, float] | None:
+    """Bootstrap interval of Cohen's kappa of predicted vs gold, resampling items.
+
+    None below `MIN_ITEMS_FOR_INTERVAL` items, where kappa is undefined on most resamples (one
+    class only), or where the bootstrap degenerates to a point (kappa has no count-based interval
+    to fall back on: read the agreement's Wilson interval instead). Same checks as
+    `classification_metrics`; the interval is `bootstrap_interval`'s (Efron and Tibshirani 1993).
+
+    Examples
+    --------
+    >>> low, high = kappa_interval(list("aabbaabbab"), list("aabbabbbab"), labels=["a", "b"],
+    ...                            n_resamples=200)
+    >>> -1 <= low < 0.8 < high <= 1
+    True
+    """
+    labels, g, p = _paired(gold, predicted, labels)
+    k = len(labels)
+    found = bootstrap_interval(len(g), lambda idx: _kappa(g[idx], p[idx], k, weights),
+                               n_resamples=n_resamples, seed=seed, confidence=confidence)
+    return None if _degenerate(found) else found
+
+
+@dataclass(frozen=True)
+class AgreementIntervals:
+    """95% intervals of an agreement (Wilson) and its kappa (bootstrap) on `n` items; both None
+    below `MIN_ITEMS_FOR_INTERVAL` items (`too_few` says so)."""
+
+    n: int
+    accuracy: tuple[float, float] | None
+    kappa: tuple[float, float] | None
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+    def show(self, value: float | None, which: Literal["accuracy", "kappa"],
+             digits: int = 3) -> str:
+        """The figure with its interval, or "too few to say (n=…)"."""
+        if few := too_few(self.n):
+            return few
+        if value is None:
+            return "-"
+        interval = getattr(self, which)
+        return f"{value:.{digits}f}" + (
+            "" if interval is None else f" [{interval[0]:.2f}, {interval[1]:.2f}]")
+
+
+def agreement_intervals(gold: Sequence, predicted: Sequence, *, labels: Sequence,
+                        weights: Literal["linear", "quadratic"] | None = None,
+                        n_resamples: int = 1000, seed: int = 0) -> AgreementIntervals:
+    """The intervals shown beside an agreement and a kappa (`proportion_interval`,
+    `kappa_interval`).
+
+    Examples
+    --------
+    >>> agreement_intervals(["a", "b"], ["a", "b"], labels=["a", "b"]).show(1.0, "accuracy")
+    'too few to say (n=2)'
+    """
+    labels, g, p = _paired(gold, predicted, labels)
+    return AgreementIntervals(
+        n=len(g), accuracy=proportion_interval(int(np.count_nonzero(g == p)), len(g)),
+        kappa=kappa_interval(gold, predicted, labels=labels, weights=weights,
+                             n_resamples=n_resamples, seed=seed))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -690,6 +818,24 @@ def rate_interval(successes: int, n: int, *, confidence: float = 0.95) -> tuple[
     return float(ci.low), float(ci.high)
 
 
+def proportion_interval(successes: int, n: int, *, confidence: float = 0.95
+                        ) -> tuple[float, float] | None:
+    """`rate_interval` (Wilson) of ``successes / n``, or None below `MIN_ITEMS_FOR_INTERVAL` items:
+    the interval shown beside an agreement rate.
+
+    Examples
+    --------
+    >>> proportion_interval(2, 2) is None
+    True
+    >>> low, high = proportion_interval(5, 5)
+    >>> round(low, 2), round(high, 2)
+    (0.57, 1.0)
+    """
+    if n < MIN_ITEMS_FOR_INTERVAL:
+        return None
+    return rate_interval(successes, n, confidence=confidence)
+
+
 # --------------------------------------------------------------------------------------------------
 # Test-retest agreement of a judge with itself
 
@@ -716,7 +862,8 @@ def cluster_bootstrap_interval(clusters: Sequence[Hashable],
     Returns
     -------
     interval : (low, high) or None
-        None when the statistic is defined on fewer than half of the resamples.
+        None when the statistic is defined on fewer than half of the resamples, or when there are
+        fewer than `MIN_ITEMS_FOR_INTERVAL` clusters.
 
     References
     ----------
@@ -726,8 +873,8 @@ def cluster_bootstrap_interval(clusters: Sequence[Hashable],
     Examples
     --------
     >>> import numpy as np
-    >>> values = np.array([1.0, 1.0, 0.0, 0.0, 1.0, 0.0])
-    >>> low, high = cluster_bootstrap_interval(["a", "a", "b", "b", "c", "c"],
+    >>> values = np.array([1.0, 1.0, 0.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 1.0])
+    >>> low, high = cluster_bootstrap_interval(list("aabbccddee"),
     ...                                        lambda idx: values[idx].mean(), n_resamples=200)
     >>> 0.0 <= low <= 0.5 <= high <= 1.0
     True
@@ -904,6 +1051,12 @@ def retest_agreement(first: Sequence[Hashable | None], second: Sequence[Hashable
     else:
         alpha_interval = bootstrap_interval(len(x), alpha_of, **options)
         rate_interval_ = bootstrap_interval(len(x), rate_of, **options)
+    n = int(len(x))
+    disagreements = int(differ.sum())
+    if _degenerate(rate_interval_):
+        # Every resample gave the same share (no disagreement, or nothing but): a point is not
+        # an interval; the Wilson interval of the share says how far it may be off.
+        rate_interval_ = proportion_interval(disagreements, n, confidence=confidence)
     flips = Counter(f"{labels[i]} -> {labels[j]}" for i, j in zip(x[differ], y[differ]))
     per_cluster: dict[str, tuple[int, int]] = {}
     if kept_keys is not None:
@@ -911,8 +1064,6 @@ def retest_agreement(first: Sequence[Hashable | None], second: Sequence[Hashable
         carried = Counter(str(k) for k, d in zip(kept_keys, differ) if d)
         per_cluster = {k: (items[k], n) for k, n in
                        sorted(carried.items(), key=lambda kv: (-kv[1], kv[0]))}
-    n = int(len(x))
-    disagreements = int(differ.sum())
     return RetestAgreement(
         n=n, missing=int(len(a) - n), disagreements=disagreements,
         disagreement=disagreements / n, disagreement_interval=rate_interval_,

@@ -77,6 +77,8 @@ class ReferenceComparison:
     alpha: float | None = None
     baseline: agreement.BaselineMetrics | None = None
     sources: dict[str, int] = field(default_factory=dict)
+    intervals: agreement.AgreementIntervals | None = None
+    """Of the agreement and the kappa (none from fewer items than an interval needs)."""
 
     def payload(self) -> dict:
         return {"schema": "judging.compare-report/1", "run": self.run,
@@ -87,7 +89,8 @@ class ReferenceComparison:
                 "unmatched_run": self.unmatched_run,
                 "metrics": self.metrics.as_dict() if self.metrics else None,
                 "alpha": self.alpha, "baseline": self.baseline.as_dict() if self.baseline
-                else None, "sources": self.sources}
+                else None, "sources": self.sources,
+                "intervals": self.intervals.as_dict() if self.intervals else None}
 
 
 def _label(raw: object, where: str) -> str:
@@ -268,6 +271,7 @@ def compare_reference(run_dir: Path, reference: Path, **columns: str | None
         gold = [m.reference for m in result.matched]
         mine = [m.ours for m in result.matched]
         result.metrics = agreement.classification_metrics(gold, mine, labels=LABELS)
+        result.intervals = agreement.agreement_intervals(gold, mine, labels=LABELS)
         result.alpha = agreement.krippendorff_alpha([gold, mine], level="nominal",
                                                     values=LABELS)
         result.baseline = agreement.random_baseline(gold, labels=LABELS)
@@ -292,9 +296,11 @@ def compare_markdown(result: ReferenceComparison) -> str:
         lines.append("No claim matched: nothing to compare.")
     else:
         b = result.baseline
-        lines += ["| | n | agreement | Cohen's κ | Krippendorff's α | macro F1 |",
+        shown = result.intervals or agreement.AgreementIntervals(m.n, None, None)
+        lines += ["| | n | agreement [95%] | Cohen's κ [95%] | Krippendorff's α | macro F1 |",
                   "|---|---|---|---|---|---|",
-                  f"| ours vs reference | {m.n} | {fmt(m.accuracy)} | {fmt(m.kappa)} | "
+                  f"| ours vs reference | {m.n} | {shown.show(m.accuracy, 'accuracy')} | "
+                  f"{shown.show(m.kappa, 'kappa')} | "
                   f"{fmt(result.alpha)} | {fmt(m.macro_f1)} |",
                   f"| ↳ chance: the reference's label frequencies | {m.n} | "
                   f"{fmt(b.accuracy if b else None)} | 0.000 | | "

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from judging.atomic import write_text_atomic
 from judging.calibrate.artifacts import CalibrationArtifact, CriterionCalibration
+from judging.calibrate.metrics import too_few
 from judging.calibrate.tables import TableReport
 from judging.rubrics import Rubric
 from judging.rundir import (
@@ -23,6 +24,8 @@ def _fmt(value: float | None, digits: int = 3) -> str:
 
 
 def _interval(c: CriterionCalibration) -> str:
+    if c.support and (few := too_few(c.support)):
+        return few
     return "–" if c.f1_interval is None else f"[{c.f1_interval[0]:.3f}, {c.f1_interval[1]:.3f}]"
 
 
@@ -127,7 +130,8 @@ def markdown(artifact: CalibrationArtifact, rubric: Rubric) -> str:
     ]
     for c in [*artifact.criteria, *([artifact.pooled] if artifact.pooled else [])]:
         humans, retest = c.humans, c.retest
-        ceiling = _with(retest.agreement, retest.agreement_interval) if retest else "–"
+        ceiling = (too_few(retest.n) or _with(retest.agreement, retest.agreement_interval)) \
+            if retest else "–"
         lines.append(
             f"| {c.criterion} | {'**trusted**' if c.decision == 'trusted' else 'needs humans'} "
             f"| {c.support} | {_fmt(c.coverage, 2)} | {_fmt(c.f1)} | {_interval(c)} | "
@@ -138,7 +142,8 @@ def markdown(artifact: CalibrationArtifact, rubric: Rubric) -> str:
             f"{_fmt(humans.alpha if humans else None)} | "
             f"{_fmt(humans.judge_kappa if humans else None)} | "
             f"{_fmt(humans.human_kappa if humans else None)} | "
-            f"{_fmt(c.confidence_threshold, 2)} | {_fmt(c.work_saved, 2)} |")
+            f"{_fmt(c.confidence_threshold, 2)} | "
+            f"{(c.support and too_few(c.support)) or _fmt(c.work_saved, 2)} |")
         if c.baseline is not None:
             lines.append(_baseline_row(c))
     lines += ["", "How to read it: F1, TPR (true passes the judge passes) and TNR (true fails "
@@ -271,6 +276,7 @@ def table_payload(report: TableReport) -> dict:
         "human_columns": report.human_columns,
         "ordinal": report.ordinal,
         "judges": {column: m.as_dict() for column, m in report.judges.items()},
+        "intervals": {column: i.as_dict() for column, i in report.intervals.items()},
         "human_kappa": report.human_kappa,
         "judge_human_kappa": report.judge_human_kappa,
         "alpha": report.alpha,
@@ -284,6 +290,7 @@ TABLE_PLOTS = {key: PLOTS[key] for key in ("f1", "confusion")}
 
 
 def table_markdown(report: TableReport) -> str:
+    """The --table report; accuracy and kappa with their 95% intervals (Wilson, bootstrap)."""
     kappa = "quadratic-weighted kappa" if report.ordinal else "kappa"
     lines = [
         f"# Calibration on a label table: {report.judge_column}",
@@ -294,14 +301,16 @@ def table_markdown(report: TableReport) -> str:
         f"- labels: {', '.join(map(str, report.labels))}"
         + (" (ordered)" if report.ordinal else ""),
         "",
-        f"| judge | n | accuracy | macro P | macro R | macro F1 | {kappa} | mean κ with each "
-        f"human |",
+        f"| judge | n | accuracy [95%] | macro P | macro R | macro F1 | {kappa} [95%] | mean κ "
+        f"with each human |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for column, m in report.judges.items():
         k = m.weighted_kappa if report.ordinal else m.kappa
-        lines.append(f"| {column} | {m.n} | {_fmt(m.accuracy, 4)} | {_fmt(m.macro_precision, 4)} "
-                     f"| {_fmt(m.macro_recall, 4)} | {_fmt(m.macro_f1, 4)} | {_fmt(k)} | "
+        shown = report.intervals[column]
+        lines.append(f"| {column} | {m.n} | {shown.show(m.accuracy, 'accuracy', 4)} | "
+                     f"{_fmt(m.macro_precision, 4)} | {_fmt(m.macro_recall, 4)} | "
+                     f"{_fmt(m.macro_f1, 4)} | {shown.show(k, 'kappa')} | "
                      f"{_fmt(report.judge_human_kappa.get(column))} |")
     lines += ["", "## Agreement among the humans", ""]
     lines += [f"- {pair}: kappa {_fmt(k)}" for pair, k in report.human_kappa.items()]

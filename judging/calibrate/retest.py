@@ -504,10 +504,11 @@ def write_retest_summary(summary: dict[tuple[str, str], dict[str, RetestCriterio
                  "| criterion | pairs | changed | agreement [95%] | ceiling [95%] | alpha [95%] "
                  "| flips |", "|---|---|---|---|---|---|---|"]
         for criterion, r in rows.items():
+            few = agreement.too_few(r.n)
             lines.append(f"| {criterion} | {r.n} | {r.disagreements} | "
-                         f"{_num(r.agreement)} {_span(r.agreement_interval)} | "
-                         f"{_num(r.ceiling)} {_span(r.ceiling_interval)} | {_num(r.alpha)} "
-                         f"{_span(r.alpha_interval)} | "
+                         f"{few or f'{_num(r.agreement)} {_span(r.agreement_interval)}'} | "
+                         f"{few or f'{_num(r.ceiling)} {_span(r.ceiling_interval)}'} | "
+                         f"{few or f'{_num(r.alpha)} {_span(r.alpha_interval)}'} | "
                          + (", ".join(f"{k}: {n}" for k, n in r.flips.items()) or "none") + " |")
         write_text_atomic(folder / CALIBRATION_RETEST_MD, "\n".join(lines) + "\n")
     return paths.root / "reports"

@@ -129,9 +129,13 @@ def _on_categories(criterion: Criterion, scored: list[Pair], result: CriterionCa
     result.confusion = m.confusion
     result.confusion_labels = categories
     right = [g == j for g, j in zip(gold, judged)]
-    result.accuracy_interval = _interval(agreement.bootstrap_interval(
+    found = agreement.bootstrap_interval(
         len(right), lambda idx: float(sum(right[i] for i in idx) / len(idx)),
-        n_resamples=options.bootstrap, seed=options.seed))
+        n_resamples=options.bootstrap, seed=options.seed)
+    if found is not None and found[0] == found[1]:
+        # every resample agreed alike: the accuracy is a proportion, its Wilson interval is honest
+        found = agreement.proportion_interval(sum(right), len(right))
+    result.accuracy_interval = _interval(found)
     base = agreement.random_baseline(gold, labels=categories)
     result.baseline = Baseline(accuracy=base.accuracy, macro_f1=base.macro_f1, kappa=base.kappa)
 
@@ -271,12 +275,15 @@ def calibrate_criterion(criterion: Criterion, pairs: list[Pair], *, ties: int,
         if confident:
             correct = [_correct(criterion, p) for p in confident]
             confidences = [float(p.confidence) for p in confident]  # type: ignore[arg-type]
-            threshold = agreement.confidence_threshold(confidences, correct, floor=options.floor,
-                                                       min_items=min(10, len(confident)))
-            result.confidence_threshold = threshold.threshold
-            result.threshold_agreement = threshold.agreement
-            result.work_saved = threshold.n_above / len(pairs) if threshold.threshold is not None \
-                else 0.0
+            # a threshold (and the work it saves) from fewer answers than an interval needs
+            # would be one answer's luck: left absent, shown as "too few to say"
+            if len(confident) >= agreement.MIN_ITEMS_FOR_INTERVAL:
+                threshold = agreement.confidence_threshold(
+                    confidences, correct, floor=options.floor, min_items=min(10, len(confident)))
+                result.confidence_threshold = threshold.threshold
+                result.threshold_agreement = threshold.agreement
+                result.work_saved = threshold.n_above / len(pairs) \
+                    if threshold.threshold is not None else 0.0
             result.reliability = [ReliabilityBin(**vars(b)) for b in
                                   agreement.reliability_bins(confidences, correct)]
     if ratings is None:
@@ -338,6 +345,34 @@ def _human_agreement(criterion: Criterion, ratings: dict[str, dict[str, Value]],
                           ties=ties)
 
 
+@dataclass(frozen=True)
+class Skipped:
+    """A (rubric version, judge) of the run that was not calibrated, and why."""
+
+    rubric: str
+    judge: str
+    reason: str
+
+
+class CalibrationResults(list):
+    """The calibrations written (a list of `CalibrationResult`), and in `skipped` the rubric
+    versions of the run that had no label to calibrate on, so a caller can say so."""
+
+    def __init__(self, results=(), skipped: Sequence[Skipped] = ()) -> None:
+        super().__init__(results)
+        self.skipped = list(skipped)
+
+
+def _skip_reason(ref_name: str, labels: Sequence[Label]) -> str:
+    rubric_id, _, _ = ref_name.partition("@")
+    others = sorted({str(label.rubric).partition("@")[2] for label in labels
+                     if str(label.rubric).partition("@")[0] == rubric_id})
+    if others:
+        return (f"no label for this version; the labels are for version(s) {', '.join(others)}, "
+                f"and a version's labels never stand for another's")
+    return "no label for this rubric"
+
+
 @dataclass
 class CalibrationResult:
     artifact: CalibrationArtifact
@@ -349,8 +384,9 @@ class CalibrationResult:
 
 def calibrate_run(run_dir: Path, *, labels_path: Path | None = None, out: Path = DEFAULT_DIR,
                   options: TrustOptions | None = None, judges: Sequence[str] | None = None,
-                  rubrics_dir: Path | None = None) -> list[CalibrationResult]:
-    """Calibrate every (rubric version, judge) of a run that has labels."""
+                  rubrics_dir: Path | None = None) -> CalibrationResults:
+    """Calibrate every (rubric version, judge) of a run that has labels; the others are listed
+    in the result's `skipped` with the reason."""
 
     options = options or TrustOptions()
     store = RunStore.open(run_dir, create=False)
@@ -379,13 +415,14 @@ def calibrate_run(run_dir: Path, *, labels_path: Path | None = None, out: Path =
                          labels=len(all_labels), used=len(used_labels),
                          annotators=len({label.annotator for label in used_labels}),
                          blind_only=not options.include_anchored)
-    results = []
+    results = CalibrationResults()
     for (ref_name, judge), by_claim in sorted(groups.items()):
         ref = refs[ref_name]
         rubric_labels = [label for label in used_labels
                          if str(label.rubric) == ref_name
                          and label.criterion not in LABEL_QUESTIONS_OUTSIDE_RUBRIC]
         if not rubric_labels:
+            results.skipped.append(Skipped(ref_name, judge, _skip_reason(ref_name, used_labels)))
             continue
         rubric = judged_rubric(library, ref)
         any_line = next(iter(by_claim.values()))
@@ -424,7 +461,8 @@ def calibrate_run(run_dir: Path, *, labels_path: Path | None = None, out: Path =
         artifact = CalibrationArtifact(
             created_at=utc_now(), judge=judge, model=any_line.provenance.model, rubric=ref,
             template_hash=any_line.provenance.template_hash, run_id=store.info.run_id,
-            labels=label_set, options=options, criteria=criteria, pooled=pooled, served=served)
+            labels=label_set.model_copy(update={"used": len(rubric_labels)}), options=options,
+            criteria=criteria, pooled=pooled, served=served)
         previous = load_artifact(out, ref, judge)
         stale = staleness(previous, rubric=ref, template_hash=artifact.template_hash,
                           model=artifact.model,
@@ -438,7 +476,8 @@ def calibrate_run(run_dir: Path, *, labels_path: Path | None = None, out: Path =
     if not results:
         raise CalibrationError("no judgment of the run has a label: nothing to calibrate (labels "
                                "and judgments are joined by claim key, rubric version and "
-                               "criterion)")
+                               "criterion)" + "".join(f"; {s.rubric}: {s.reason}"
+                                                      for s in results.skipped))
     return results
 
 

@@ -36,6 +36,8 @@ class TableReport:
     ordinal: bool = False
     sha256: str = ""
     """Of the table file: which labels the report is about."""
+    intervals: dict[str, agreement.AgreementIntervals] = field(default_factory=dict)
+    """Each judge column's accuracy and kappa intervals against the human majority."""
 
 
 def read_table(path: Path) -> list[dict[str, str]]:
@@ -90,12 +92,14 @@ def calibrate_table(path: Path, *, judge_column: str, human_columns: Sequence[st
             ties += 1
         else:
             gold_rows.append((row, gold))
-    results = {}
+    results, intervals = {}, {}
+    weights = "quadratic" if ordinal else None
     for column in judges:
         pairs = [(gold, cell(row, column)) for row, gold in gold_rows if cell(row, column)]
         results[column] = agreement.classification_metrics(
             [g for g, _ in pairs], [p for _, p in pairs], labels=labels, ordinal=ordinal)
-    weights = "quadratic" if ordinal else None
+        intervals[column] = agreement.agreement_intervals(
+            [g for g, _ in pairs], [p for _, p in pairs], labels=labels, weights=weights)
     humans = [[cell(row, c) for row in rows] for c in human_columns]
     pairwise = agreement.pairwise_kappa(humans, labels=labels, weights=weights)
     human_kappa = {f"{human_columns[i]}~{human_columns[j]}": k for (i, j), k in pairwise.items()}
@@ -121,4 +125,4 @@ def calibrate_table(path: Path, *, judge_column: str, human_columns: Sequence[st
                        labels=labels, judges=results, human_kappa=human_kappa,
                        judge_human_kappa=judge_human, alpha=alpha, between_judges=between,
                        judge_column=judge_column, human_columns=list(human_columns),
-                       ordinal=ordinal, sha256=file_sha256(path) or "")
+                       ordinal=ordinal, sha256=file_sha256(path) or "", intervals=intervals)

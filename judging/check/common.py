@@ -69,7 +69,14 @@ def check_results(checklist: Checklist, claim: ClaimInput, cid: str) -> None:
     c = claim.claim
     if c.kind is ClaimKind.figure:
         if claim.reproduced_path is not None and claim.reproduced_path.is_file():
-            checklist.add("results", OK, f"reproduced figure {c.reproduced_figure}", claim=cid)
+            unreadable = unreadable_figure(claim.reproduced_path)
+            if unreadable:
+                checklist.add("results", MISSING, f"reproduced figure {c.reproduced_figure} "
+                              f"cannot be read as `judging run` reads it: {unreadable}",
+                              claim=cid)
+            else:
+                checklist.add("results", OK, f"reproduced figure {c.reproduced_figure}",
+                              claim=cid)
         elif c.reproduced_figure:
             checklist.add("results", MISSING, f"{c.reproduced_figure} is named "
                                               f"(reproduced_figure) but not in the submission",
@@ -98,6 +105,19 @@ def check_results(checklist: Checklist, claim: ClaimInput, cid: str) -> None:
     else:
         checklist.add("results", OK, f"reported {c.reported_value}, reproduced "
                                      f"{c.reproduced_value}", claim=cid)
+
+
+def unreadable_figure(path: Path) -> str | None:
+    """Why `judging run` could not read this figure file (decoded the way it decodes it: a
+    corrupt PNG has a valid header, so opening it is not enough), else None."""
+    from judging.errors import ImageLoadError
+    from judging.signals import load_image
+
+    try:
+        load_image(path)
+    except ImageLoadError as exc:
+        return str(exc)
+    return None
 
 
 def missing_files(paths: dict[str, Path], folder: Path) -> list[str]:

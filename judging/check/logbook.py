@@ -169,7 +169,10 @@ def _check_icml2026(checklist: Checklist, loaded: LoadedSubmission, logbook: Log
                     folder: Path) -> None:
     index = relative(logbook.root / "pages" / "index.md", folder)
     h1 = re.search(r"^#[ \t]+(.+)$", logbook.index_text, re.MULTILINE)
-    if h1 and h1.group(1).strip().startswith("Reproduction:"):
+    if not (logbook.root / "pages" / "index.md").is_file():
+        checklist.add("index title", MISSING, "pages/index.md is missing (the logbook's front "
+                      "page, whose H1 must start with 'Reproduction:')", file=index)
+    elif h1 and h1.group(1).strip().startswith("Reproduction:"):
         checklist.add("index title", OK, h1.group(1).strip(), file=index)
     else:
         checklist.add("index title", MISSING, "the index's H1 must start with 'Reproduction:'"

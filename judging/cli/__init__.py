@@ -6,6 +6,7 @@ the environment and the options, call one stage, and print; every stage re-runs 
 from __future__ import annotations
 
 import logging
+import sys
 
 import click
 from rich.logging import RichHandler
@@ -27,15 +28,62 @@ from judging.cli.run import run
 from judging.cli.signals import chart, similarity
 from judging.cli.watch import watch
 
+#: What Ctrl-C leaves, by command: the commands that write a run directory line by line keep
+#: what they finished and resume from it when run again.
+INTERRUPTED = {
+    "run": "the judgments finished so far are kept in the run directory; run the same command "
+           "again to resume (finished work is skipped, at most the calls in flight are lost)",
+    "rerun": "the re-runs finished so far are kept in the run directory; run the same command "
+             "again to resume",
+    "watch": "the polls finished so far are kept; run the same command again to go on",
+}
+#: The exit code of a process ended by SIGINT (128 + 2), as shells report it.
+EXIT_INTERRUPTED = 130
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+
+class _Main(click.Group):
+    """click's group, except that Ctrl-C says what was kept and how to go on, not "Aborted!"."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            command = ctx.invoked_subcommand or ""
+            err_console.print("\n[bold]interrupted:[/] " + INTERRUPTED.get(
+                command, "nothing half-written is kept (files are replaced whole); run the "
+                         "command again"), highlight=False, soft_wrap=True)
+            sys.exit(EXIT_INTERRUPTED)
+
+
+@click.group(cls=_Main,
+             context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.option("-v", "--verbose", is_flag=True, help="Log more (warnings are always shown).")
 @click.version_option(package_name="judging")
 def main(verbose: bool) -> None:
     """Rubric-based, AI-then-human judging of claims reproduced from ML papers."""
+    # Rich's log lines are padded to the console's width: fine on a terminal, hundreds of
+    # spaces in a pipe or a file, where a plain line is what a reader (or grep) wants.
+    handler: logging.Handler = RichHandler(console=err_console, show_path=False,
+                                           show_time=False) \
+        if err_console.is_terminal else logging.StreamHandler(sys.stderr)
+    if not err_console.is_terminal:
+        handler.setFormatter(logging.Formatter("%(levelname)s %(message)s"))
+    handler.addFilter(_not_printed_elsewhere)
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(message)s",
-                        handlers=[RichHandler(console=err_console, show_path=False,
-                                              show_time=False)])
+                        handlers=[handler])
+
+
+def _not_printed_elsewhere(record: logging.LogRecord) -> bool:
+    """Whether a record still needs printing: a library that gives its logger a handler of its
+    own (huggingface_hub does) has printed it already, and its retries showed twice."""
+    logger: logging.Logger | None = logging.getLogger(record.name)
+    while logger is not None and logger is not logging.root:
+        if logger.handlers:
+            return False
+        if not logger.propagate:
+            break
+        logger = logger.parent
+    return True
 
 
 # In the order `judging --help` lists them (click sorts by name) and the README tells them.

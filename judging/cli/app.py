@@ -10,13 +10,16 @@ import click
 
 from judging.cli.options import (
     calibration_dir_option,
+    choose_port,
     console,
     event_option,
+    free_port_option,
     friendly_errors,
     rubrics_dir_option,
     server_options,
 )
 from judging.errors import JudgingError
+from judging.services import APP_HOME
 
 APP_HOME_HELP = "Folder of the background dashboard's pid file and log [env JUDGING_APP_HOME]."
 
@@ -35,10 +38,8 @@ class _ServeByDefault(click.Group):
 
 
 def app_home_option(func):
-    from judging.app import DEFAULT_HOME
-
     return click.option("--app-home", type=click.Path(path_type=Path, file_okay=False),
-                        envvar="JUDGING_APP_HOME", default=DEFAULT_HOME, show_default=True,
+                        envvar="JUDGING_APP_HOME", default=APP_HOME, show_default=True,
                         help=APP_HOME_HELP)(func)
 
 
@@ -74,6 +75,7 @@ def _argilla(api_url: str | None, api_key: str | None, home: Path) -> tuple[str 
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", type=click.IntRange(1, 65535), default=7860, show_default=True,
               help="Port to listen on.")
+@free_port_option
 @click.option("--mcp/--no-mcp", default=True, show_default=True,
               help="Also serve the API functions as MCP tools (Gradio's MCP server).")
 @click.option("--background", is_flag=True,
@@ -87,7 +89,7 @@ def _argilla(api_url: str | None, api_key: str | None, home: Path) -> tuple[str 
 @server_options
 @friendly_errors
 def serve(run_dir: Path | None, dataset: str | None, revision: str | None, host: str,
-          port: int, mcp: bool, background: bool, workspace: str | None, app_home: Path,
+          port: int, free_port: bool, mcp: bool, background: bool, workspace: str | None, app_home: Path,
           event_path: Path | None, calibration_dir: Path | None, rubrics_dir: Path | None,
           api_url: str | None, api_key: str | None, home: Path) -> None:
     """Serve the dashboard of RUN_DIR (or of --dataset)."""
@@ -112,6 +114,7 @@ def serve(run_dir: Path | None, dataset: str | None, revision: str | None, host:
                     download_dir=Path(app_home) / "datasets" / dataset.replace("/", "__")
                     if dataset else None)
     argilla_url, argilla_key = _argilla(api_url, api_key, home)
+    port = choose_port(host, port, free_port)
     if background:
         info = start_background(source, home=app_home, host=host, port=port, mcp=mcp,
                                 argilla_url=argilla_url, argilla_api_key=argilla_key)

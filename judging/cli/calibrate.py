@@ -113,6 +113,9 @@ def calibrate(run_dir: Path | None, labels_path: Path | None, out: Path, judges:
                             judges=list(judges) or None, rubrics_dir=rubrics_dir)
     for result in results:
         _print_calibration(result)
+    for skipped in results.skipped:
+        console.print(f"not calibrated: {skipped.judge} on {skipped.rubric}: {skipped.reason} "
+                      f"(its answers go to people)", soft_wrap=True)
     if compare:
         from judging.calibrate import compare_run
 
@@ -120,11 +123,14 @@ def calibrate(run_dir: Path | None, labels_path: Path | None, out: Path, judges:
         if not right:
             raise click.UsageError("--compare with RUN_DIR takes two specs: A,B")
         table = Table(title=f"A = {left} vs B = {right} (pass/fail, same claims)")
-        for column in ("on", "criterion", "both", "agree", "kappa", "F1 A", "F1 B"):
+        for column in ("on", "criterion", "both", "agree [95%]", "kappa [95%]", "F1 A", "F1 B"):
             table.add_column(column)
         for row in compare_run(results, run_dir, left.strip(), right.strip()):
-            table.add_row(row.group, row.criterion, str(row.both), _num(row.agreement, 2),
-                          _num(row.kappa, 2), _num(row.left_f1, 2), _num(row.right_f1, 2))
+            shown = row.intervals
+            table.add_row(row.group, row.criterion, str(row.both),
+                          shown.show(row.agreement, "accuracy", 2) if shown else "-",
+                          shown.show(row.kappa, "kappa", 2) if shown else "-",
+                          _num(row.left_f1, 2), _num(row.right_f1, 2))
         console.print(table)
 
 
@@ -156,8 +162,9 @@ def _run_retest(run_dir: Path, n: int, *, base_url: str | None, api_key: str | N
             table.add_column(column)
         for criterion, r in rows.items():
             table.add_row(criterion, str(r.n), str(r.disagreements),
-                          _num(r.agreement, 3) + _span(r.agreement_interval),
-                          _num(r.ceiling, 3), _num(r.alpha, 3) + _span(r.alpha_interval),
+                          _figure(r.agreement, r.agreement_interval, r.n, 3),
+                          _figure(r.ceiling, None, r.n, 3),
+                          _figure(r.alpha, r.alpha_interval, r.n, 3),
                           ", ".join(f"{k}: {v}" for k, v in r.flips.items()) or "none")
         console.print(table)
     folder = write_retest_summary(summary, out)
@@ -172,8 +179,17 @@ def _span(interval) -> str:
     return "" if not interval else f" [{interval[0]:.2f}, {interval[1]:.2f}]"
 
 
+def _figure(value: float | None, interval, n: int | None, digits: int = 2) -> str:
+    """A figure with its 95% interval, or "too few to say (n=…)" below the minimum of items an
+    interval needs (a point from one or two items would claim a certainty they do not give)."""
+    from judging.calibrate.metrics import too_few
+
+    return too_few(n) or (_num(value, digits) + _span(interval))
+
+
 def _table_retest(table: Path, retest: str, *, cluster: str | None, against: str | None,
                   order: str | None, ordinal: bool, bootstrap: int, seed: int, out: Path) -> None:
+    from judging.calibrate.metrics import too_few
     from judging.calibrate.retest import retest_table, write_retest_report
     from judging.rundir import CalibrationPaths
 
@@ -192,20 +208,22 @@ def _table_retest(table: Path, retest: str, *, cluster: str | None, against: str
     for column in ("pair", "n", "disagree", "disagreement [95%]", "alpha [95%]", "ratio [95%]"):
         rich_table.add_column(column)
 
-    def span(value, interval, percent=False):
+    def span(value, interval, percent=False, n=None):
         show = (lambda v: f"{100 * v:.2f}%") if percent else (lambda v: f"{v:.4f}")
+        if n is not None and (few := too_few(n)):
+            return few
         if value is None:
             return "-"
         return show(value) + (f" [{show(interval[0])}, {show(interval[1])}]" if interval else "")
 
     rich_table.add_row(f"{report.first} vs {report.second}", str(r.n), str(r.disagreements),
-                       span(r.disagreement, r.disagreement_interval, True),
-                       span(r.alpha, r.alpha_interval), "1")
+                       span(r.disagreement, r.disagreement_interval, True, r.n),
+                       span(r.alpha, r.alpha_interval, n=r.n), "1")
     for other in report.against:
         o = other.result
         rich_table.add_row(f"{report.first} vs {other.column}", str(o.n), str(o.disagreements),
-                           span(o.disagreement, o.disagreement_interval, True),
-                           span(o.alpha, o.alpha_interval),
+                           span(o.disagreement, o.disagreement_interval, True, o.n),
+                           span(o.alpha, o.alpha_interval, n=o.n),
                            span(other.ratio, other.ratio_interval))
     console.print(rich_table)
     console.print("flips " + ", ".join(f"{flip}: {n}" for flip, n in r.flips.items()),
@@ -225,10 +243,12 @@ def _num(value: float | None, digits: int = 3) -> str:
 
 
 def _print_calibration(result) -> None:
+    from judging.calibrate.metrics import too_few
+
     artifact = result.artifact
     source = artifact.labels.source
     table = Table(title=f"{artifact.judge} on {artifact.rubric} — {artifact.labels.used} "
-                        f"{source} label(s)"
+                        f"{source} label(s) of this rubric version"
                         f"{'' if artifact.labels.blind_only else ', anchored included'}")
     for column in ("criterion", "decision", "n", "coverage", "F1 (accuracy*) [95%]",
                    "TPR / TNR low", "kappa", "retest α", "humans α", "threshold", "saved"):
@@ -236,18 +256,20 @@ def _print_calibration(result) -> None:
     for c in [*artifact.criteria, *([artifact.pooled] if artifact.pooled else [])]:
         categorical = c.scale == "categorical"
         value, found = (c.accuracy, c.accuracy_interval) if categorical else (c.f1, c.f1_interval)
-        interval = "" if not found else f" [{found[0]:.2f}, {found[1]:.2f}]"
+        few = too_few(c.support) if c.support else None
         lows = "-" if categorical else \
             f"{_num(c.tpr_interval[0] if c.tpr_interval else None, 2)} / " \
             f"{_num(c.tnr_interval[0] if c.tnr_interval else None, 2)}"
         table.add_row(c.criterion,
                       "[green]trusted[/]" if c.decision == "trusted" else "[yellow]needs humans[/]",
                       str(c.support), _num(c.coverage, 2),
-                      ("*" if categorical and value is not None else "") + _num(value, 2)
-                      + interval, lows, _num(c.kappa, 2),
+                      few or (("*" if categorical and value is not None else "")
+                              + _num(value, 2) + _span(found)), lows,
+                      "-" if few else _num(c.kappa, 2),
                       _num(c.retest.alpha if c.retest else None, 2),
                       _num(c.humans.alpha if c.humans else None, 2),
-                      _num(c.confidence_threshold, 2), _num(c.work_saved, 2))
+                      "-" if few else _num(c.confidence_threshold, 2),
+                      "too few" if few and c.support else _num(c.work_saved, 2))
     console.print(table)
     if source == "construction":
         console.print("labels are construction labels (how the examples were built), not human "
@@ -261,13 +283,15 @@ def _print_calibration(result) -> None:
 def _print_table_report(report) -> None:
     table = Table(title=f"{report.path.name}: {report.items} items, gold = human majority on "
                         f"{report.gold_items} ({report.ties} ties left out)")
-    for column in ("judge", "n", "accuracy", "macro P", "macro R", "macro F1", "kappa",
-                   "mean κ with each human"):
+    for column in ("judge", "n", "accuracy [95%]", "macro P", "macro R", "macro F1",
+                   "kappa [95%]", "mean κ with each human"):
         table.add_column(column)
     for column, m in report.judges.items():
-        table.add_row(column, str(m.n), _num(m.accuracy, 4), _num(m.macro_precision, 4),
-                      _num(m.macro_recall, 4), _num(m.macro_f1, 4),
-                      _num(m.weighted_kappa if m.weighted_kappa is not None else m.kappa, 3),
+        shown = report.intervals[column]
+        table.add_row(column, str(m.n), shown.show(m.accuracy, "accuracy", 4),
+                      _num(m.macro_precision, 4), _num(m.macro_recall, 4), _num(m.macro_f1, 4),
+                      shown.show(m.weighted_kappa if m.weighted_kappa is not None else m.kappa,
+                                 "kappa"),
                       _num(report.judge_human_kappa.get(column), 3))
     console.print(table)
     pairs = ", ".join(f"{pair} {_num(k, 3)}" for pair, k in report.human_kappa.items())

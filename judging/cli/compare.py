@@ -46,11 +46,12 @@ def compare(run_dir: Path, reference: Path, submission_column: str | None,
     m = result.metrics
     table = Table(title=f"ours vs {reference.name}: {len(result.matched)} matched of "
                         f"{result.reference_claims} reference verdicts")
-    for column in ("n", "agreement", "kappa", "alpha", "chance agreement", "ours from"):
+    for column in ("n", "agreement [95%]", "kappa [95%]", "alpha", "chance agreement",
+                   "ours from"):
         table.add_column(column)
-    if m is not None:
-        table.add_row(str(m.n), f"{m.accuracy:.3f}",
-                      "-" if m.kappa is None else f"{m.kappa:.3f}",
+    if m is not None and result.intervals is not None:
+        table.add_row(str(m.n), result.intervals.show(m.accuracy, "accuracy"),
+                      result.intervals.show(m.kappa, "kappa"),
                       "-" if result.alpha is None else f"{result.alpha:.3f}",
                       f"{result.baseline.accuracy:.3f}" if result.baseline else "-",
                       ", ".join(f"{n} {s}" for s, n in sorted(result.sources.items())))

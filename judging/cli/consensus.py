@@ -9,7 +9,6 @@ from rich.markup import escape
 from rich.table import Table
 
 from judging.cli.options import console, friendly_errors
-from judging.rundir import RunPaths
 
 
 @click.command()
@@ -28,6 +27,7 @@ def consensus(run_dir: Path, as_json: bool) -> None:
     outcome changes.
     """
     from judging.consensus import run_consensus
+    from judging.rundir import RunPaths
 
     report = run_consensus(run_dir)
     if as_json:
@@ -42,10 +42,14 @@ def consensus(run_dir: Path, as_json: bool) -> None:
         table.add_column(column)
     for claim in report.claims:
         votes = ", ".join(f"{n} {v}" for v, n in claim.votes.items()) or "-"
+        # no consensus: its support and agreement would read as a verdict's ("none, support 0,
+        # agreement 100%"); the reason (too few, split, inconclusive) says what there is
         table.add_row(escape(claim.claim_id), str(len(claim.reproductions)),
-                      str(claim.independent), votes, claim.verdict or "none",
-                      str(claim.support),
-                      "-" if claim.agreement is None else f"{claim.agreement:.0%}",
+                      str(claim.independent), votes,
+                      claim.verdict or f"none: {escape(claim.reason.split(' (counted')[0])}",
+                      str(claim.support) if claim.verdict else "-",
+                      "-" if claim.agreement is None or not claim.verdict
+                      else f"{claim.agreement:.0%}",
                       escape("; ".join(s.describe() for s in claim.spread) or "-"))
     console.print(table)
     flagged = [row for claim in report.claims for row in claim.reproductions if row.flags]

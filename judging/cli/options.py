@@ -64,6 +64,33 @@ def friendly_errors(func: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+#: How many ports above a taken one `--free-port` tries.
+FREE_PORT_TRIES = 100
+
+
+def free_port_option(func: F) -> F:
+    """`--free-port`: when --port is taken, listen on the next free port above it and say which
+    (`make demo` passes it, so that a busy 6900 or 7860 does not stop the demo)."""
+    return click.option("--free-port", is_flag=True,
+                        help="If --port is in use, take the next free port above it (printed)."
+                        )(func)
+
+
+def choose_port(host: str, port: int, free_port: bool) -> int:
+    """`port`, or with `free_port` the first free port from it on (said on stderr when it is
+    another); a port that stays taken is left to the service, which refuses it in one line."""
+    from judging.services.pidfile import port_free
+
+    if not free_port or port_free(host, port):
+        return port
+    for other in range(port + 1, min(port + FREE_PORT_TRIES, 65535) + 1):
+        if port_free(host, other):
+            err_console.print(f"port {port} on {host} is in use: listening on {other} instead",
+                              highlight=False, soft_wrap=True)
+            return other
+    return port
+
+
 def rubrics_dir_option(func: F) -> F:
     """`--rubrics-dir`: the folder of versioned rubrics (every command that reads rubrics)."""
     return click.option("--rubrics-dir", type=click.Path(path_type=Path, file_okay=False),

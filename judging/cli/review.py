@@ -10,9 +10,11 @@ from rich.markup import escape
 
 from judging.cli.options import (
     calibration_dir_option,
+    choose_port,
     console,
     err_console,
     event_option,
+    free_port_option,
     friendly_errors,
     home_option,
     rubrics_dir_option,
@@ -33,6 +35,7 @@ def review() -> None:
 @click.option("--host", default=server.DEFAULT_HOST, show_default=True, help="Address to listen on.")
 @click.option("--port", type=click.IntRange(1, 65535), default=server.DEFAULT_PORT, show_default=True,
               help="Port to listen on.")
+@free_port_option
 @home_option
 @click.option("--background", is_flag=True,
               help="Start detached, wait until it answers, print the URL and login, and return.")
@@ -42,7 +45,8 @@ def review() -> None:
                    f"[default: {server.DEFAULT_SERVER_PYTHON} if it exists; `make argilla-env` "
                    "builds it].")
 @friendly_errors
-def serve(host: str, port: int, home: Path, background: bool, server_python: Path | None) -> None:
+def serve(host: str, port: int, free_port: bool, home: Path, background: bool,
+          server_python: Path | None) -> None:
     """Run a local Argilla server (SQLite, no Elasticsearch or Redis needed).
 
     The server runs in an environment of its own (argilla-server's pins stay out of this one):
@@ -52,6 +56,7 @@ def serve(host: str, port: int, home: Path, background: bool, server_python: Pat
     JUDGING_ARGILLA_USERNAME / JUDGING_ARGILLA_PASSWORD / JUDGING_ARGILLA_API_KEY say otherwise
     when the home is first used. Data persists in the home folder across restarts.
     """
+    port = choose_port(host, port, free_port)
     if not background:
         # prints the URL and login once it listens
         code = server.serve_foreground(home, host, port, python=server_python)

@@ -27,7 +27,7 @@ from judging.cli.options import (
     option_group,
     rubrics_dir_option,
 )
-from judging.signals import DEFAULT_MAX_PIXELS, DEFAULT_SIZE
+from judging.figures.formats import DEFAULT_MAX_PIXELS, DEFAULT_SIZE
 
 
 def _parse_price(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]
@@ -347,8 +347,27 @@ def run(sources: tuple[str, ...], discover: tuple[str, ...], as_of: str | None,
     for error in result.source_errors:
         err_console.print(f"[bold red]source error:[/] {escape(error)}", highlight=False,
                           soft_wrap=True)
+    if _nothing_judged(runner.store):
+        sys.exit(1)
     if result.failed:
         sys.exit(1)
+
+
+def _nothing_judged(store) -> bool:
+    """Whether every line of the run is an error (no claim loaded, or none could be judged):
+    said in one line with the first reasons, so that the run fails (exit 1) rather than end
+    as a success that judged nothing."""
+    from judging.models import LineStatus
+
+    lines = list(store.latest())
+    if not lines or any(line.status is not LineStatus.error for line in lines):
+        return False
+    reasons = list(dict.fromkeys(f"{line.claim}: {line.reason}" for line in lines))
+    err_console.print(f"[bold red]nothing judged:[/] every one of the run's {len(lines)} "
+                      f"line(s) is an error: " + escape("; ".join(reasons[:3]))
+                      + (f" (and {len(reasons) - 3} more)" if len(reasons) > 3 else ""),
+                      highlight=False, soft_wrap=True)
+    return True
 
 
 def _run_on_engine(request, *, shards: int, address: str | None, output: str, cpus: float

@@ -9,7 +9,7 @@ import click
 from rich.table import Table
 
 from judging.cli.options import console, friendly_errors
-from judging.signals import DEFAULT_MAX_PIXELS, DEFAULT_SIZE
+from judging.figures.formats import DEFAULT_MAX_PIXELS, DEFAULT_SIZE
 
 
 @click.command()

@@ -29,6 +29,10 @@ FIGURE_FORMATS = "PNG, JPEG, WebP, PDF (page 1), SVG or EPS (with ghostscript)"
 
 #: Far above any real chart (a 300-dpi A4 page is 8.7 MP), far below decompression-bomb territory.
 DEFAULT_MAX_PIXELS = 40_000_000
+#: The side (pixels) figures are scaled to before they are compared (`--image-size`): here
+#: beside the pixel limit, so that the command line shows both defaults without importing the
+#: signals (scikit-image).
+DEFAULT_SIZE = 512
 #: The largest SVG rasterized (its markup).
 MAX_SVG_CHARS = 5 * 1024 * 1024
 #: The resolution vector figures are drawn at, unless that would exceed the pixel limit: about

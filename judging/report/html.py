@@ -58,8 +58,9 @@ def answered_text(judgment: Judgment) -> str | None:
 
 
 def aggregate_text(judgment: Judgment) -> str:
-    """A line's outcome as the summary shows it: `pass 1.00 (100%)`, `fail 0.75 (73%)`, or
-    `incomplete: 2 of 7 criteria answered` (never a score that reads as a perfect one)."""
+    """A line's outcome as the summary shows it: `pass 1.00 (100%)`, `fail 0.75 (73%)`, `fail
+    0.92 (100%), gate failed: independent_reproduction`, or `incomplete: 2 of 7 criteria
+    answered` (never a score that reads as a perfect one)."""
     text = outcome_label(judgment)
     agg = judgment.aggregate
     if agg is None or judgment.status is LineStatus.error:
@@ -69,6 +70,9 @@ def aggregate_text(judgment: Judgment) -> str:
         return f"{text}: {answered}" if answered else text
     if agg.score is not None:
         text += f" {agg.score:.2f} ({agg.coverage:.0%})"
+    if agg.outcome is Outcome.failed and agg.failed_gates:
+        # a score above the pass threshold that fails reads as a contradiction without its gate
+        text += f", gate failed: {', '.join(agg.failed_gates)}"
     return text
 
 

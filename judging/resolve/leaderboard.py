@@ -418,8 +418,10 @@ def write_leaderboard(run_dir: Path, *, rules: EventRules | None = None,
 def _html_table(title: str, rows: Sequence[Mapping[str, Any]], columns: list[str]) -> str:
     if not rows:
         return f"<h2>{html.escape(title)}</h2><p>none</p>"
+    # a column name breaks after its underscores (final_<wbr>verified), never inside a word:
+    # unbroken, the names alone made the table wider than a 1400-px window
     head = "".join(f"<th title='{html.escape(COLUMN_HELP.get(c, ''), quote=True)}'>"
-                   f"{html.escape(c)}</th>" for c in columns)
+                   f"{html.escape(c).replace('_', '_<wbr>')}</th>" for c in columns)
     body = "".join("<tr>" + "".join(f"<td>{html.escape(_cell(c, row))}</td>" for c in columns)
                    + "</tr>" for row in rows)
     return f"<h2>{html.escape(title)}</h2><table><tr>{head}</tr>{body}</table>"
@@ -470,8 +472,10 @@ def leaderboard_html(board: Leaderboard, consensus: list[dict], *, extra: str = 
                          f"submitted); submissions beyond it are flagged and unranked."
                          if limit else "No limit on papers per participant.")
     return ("<!doctype html><html><head><meta charset='utf-8'><title>judging leaderboard</title>"
-            "<style>body{font:14px system-ui,sans-serif;margin:2rem}table{border-collapse:"
-            "collapse}td,th{border:1px solid #ccc;padding:4px 8px}th{background:#eee}</style>"
+            "<style>body{font:14px system-ui,sans-serif;margin:1rem 1.5rem}table{border-collapse:"
+            "collapse}td,th{border:1px solid #ccc;padding:4px 6px}th{background:#eee;"
+            "font-size:12px;vertical-align:bottom;text-align:left}"
+            "td{overflow-wrap:break-word}</style>"
             "</head><body><h1>Leaderboard"
             + (f": {html.escape(board.rules.name)}" if board.rules.name else "") + "</h1>"
             + (f"<p class='stale'><b>{html.escape(stale)}</b></p>" if stale else "")

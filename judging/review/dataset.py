@@ -434,9 +434,11 @@ def ai_assessment(judgment: Judgment) -> str:
              + (f" · coverage {agg.coverage:.0%}" if agg else "")]
     if judgment.reason:
         lines.append(f"_{_escape_markdown(judgment.reason)}_")
-    rows = ["| criterion | AI answer | confidence | rationale |", "|---|---|---|---|"]
+    # One item per criterion, not a table: Argilla shows this field in a narrow column, where a
+    # four-column table with long rationales squeezed its headers to a letter per line.
+    rows = ["**Criteria** (criterion: AI answer, confidence — rationale)"]
     # A reason several criteria share (the offline judge's "needs an LLM or a human") is one
-    # row naming them all, with their count.
+    # item naming them all, with their count.
     unscored: dict[tuple[str, str], list[str]] = {}
     for answer in judgment.answers:
         if answer.status is not AnswerStatus.scored:
@@ -447,8 +449,10 @@ def ai_assessment(judgment: Judgment) -> str:
             shown = (YES if answer.value else NO) if isinstance(answer.value, bool) \
                 else answer.value if isinstance(answer.value, str) else f"level {answer.value}"
             if answer.quote:
-                shown += f" (quote: “{_escape_markdown(answer.quote[:200])}”)"
-            confidence = f"{answer.confidence:.2f}" if answer.confidence is not None else ""
+                # escaped with the rest of `shown` below
+                shown += f" (quote: “{answer.quote[:200]}”)"
+            confidence = f", confidence {answer.confidence:.2f}" \
+                if answer.confidence is not None else ""
             text, criteria = answer.rationale, answer.criterion_id
         else:
             group = unscored.get((answer.status.value, answer.reason or ""))
@@ -457,8 +461,9 @@ def ai_assessment(judgment: Judgment) -> str:
             shown, confidence = answer.status.value.replace("_", " "), ""
             text = answer.reason or ""
             criteria = ", ".join(group) + (f" ({len(group)})" if len(group) > 1 else "")
-        text = _escape_markdown(text).replace("|", "\\|").replace("\n", " ")[:600]
-        rows.append(f"| {criteria} | {shown} | {confidence} | {text} |")
+        text = _escape_markdown(text).replace("\n", " ")[:600]
+        rows.append(f"- `{criteria}`: **{_escape_markdown(str(shown))}**{confidence}"
+                    + (f" — {text}" if text else ""))
     lines.append("\n".join(rows))
     signals = [f"- `{name}` = " + (f"{s.value:.4g}" if isinstance(s.value, float) else
                                    str(s.value).lower() if s.value is not None else

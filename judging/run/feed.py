@@ -9,12 +9,22 @@ import logging
 from collections.abc import Iterator
 from pathlib import Path
 
-from judging.errors import JudgingError
-from judging.intake import LoadedSubmission, Registry, expand_source, load_folder, plan_sources
+from judging.errors import JudgingError, SourceError
+from judging.intake import (
+    HUB_PREFIX,
+    LoadedSubmission,
+    Registry,
+    expand_source,
+    find_manifest,
+    load_folder,
+    load_submission,
+    parse_hub_source,
+    plan_sources,
+)
 from judging.models import ClaimInput, Judgment, NotAddressed, SubmissionSource
 from judging.run.lines import problem_judgment
 from judging.run.request import RunRequest, RunResult
-from judging.rundir import RunStore
+from judging.rundir import RunPaths, RunStore
 
 log = logging.getLogger(__name__)
 
@@ -123,3 +133,31 @@ class Feed:
             claims = [claim.model_copy(update={"source": source}) for claim in claims]
         return claims, [problem_judgment(p, run_id=self.store.info.run_id,
                                          paper_id=loaded.header.paper_id) for p in problems]
+
+
+def check_sources(request: RunRequest, registry: Registry | None) -> None:
+    """The sources before anything is written: a typo'd one is an error (a Hub source is only
+    parsed, it is downloaded when its turn comes); and when every source is a local folder with
+    a manifest and none of them can be read (not YAML, not a manifest), the run cannot judge
+    anything: a SourceError before a run folder is made. One readable submission among them
+    and the run goes ahead (the others are its source errors)."""
+    folders: list[Path] = []
+    for spec in request.sources:
+        if spec.startswith(HUB_PREFIX):
+            parse_hub_source(spec)
+        else:
+            folders += expand_source(spec, download_root=RunPaths(request.out).sources,
+                                     warn_skipped=False)
+    if not folders or request.discover or \
+            any(spec.startswith(HUB_PREFIX) for spec in request.sources):
+        return
+    errors = []
+    for folder in folders:
+        if find_manifest(folder) is None:
+            return
+        try:
+            load_submission(folder, registry=registry)
+            return
+        except JudgingError as exc:
+            errors.append(str(exc))
+    raise SourceError("; ".join(errors))

@@ -15,11 +15,8 @@ from collections.abc import Callable, Iterator
 from judging.consensus import run_consensus
 from judging.errors import JudgingError, RunStopped
 from judging.intake import (
-    HUB_PREFIX,
     Registry,
-    expand_source,
     load_registry,
-    parse_hub_source,
 )
 from judging.judges import Budget
 from judging.models import Judgment, NotAddressed
@@ -27,7 +24,7 @@ from judging.rubrics import Rubric, RubricLibrary, resolve_rubric
 from judging.run.audit import ConsensusFacts, reads_consensus
 from judging.run.call import Calls
 from judging.run.estimate import estimate_items
-from judging.run.feed import Batch, Feed, stored_claims
+from judging.run.feed import Batch, Feed, check_sources, stored_claims
 from judging.run.inflight import InFlight
 from judging.run.integrity import find_pairs
 from judging.run.lines import Panels, WorkItem
@@ -81,11 +78,7 @@ class Runner:
         try:
             self.rubrics = request_rubrics(request)
             self.registry = load_registry(request.registry) if request.registry else None
-            for spec in request.sources:  # a typo'd source, before anything is written
-                if spec.startswith(HUB_PREFIX):
-                    parse_hub_source(spec)  # downloaded when its turn comes
-                else:
-                    expand_source(spec, download_root=RunPaths(request.out).sources, warn_skipped=False)
+            check_sources(request, self.registry)  # a typo'd source, before anything is written
             calls = Calls(request, run_id="", measure=lambda claim: self.inflight.measure(claim),
                           consensus_fact=lambda claim: self.facts.fact(claim))
             if check_endpoints:

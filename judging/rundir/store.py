@@ -12,7 +12,7 @@ import os
 import secrets
 import sys
 import time
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, NamedTuple, TypeVar
@@ -134,6 +134,18 @@ class RunInfo(VersionedModel):
         # judging.run/1 is the first version: every run.json has always carried it (`shard`
         # and `merges` are optional fields added later, not a shape change).
         return data
+
+
+#: The path fields of a claim (besides its evidence files, by role).
+CLAIM_PATH_FIELDS = ("root", "published_path", "reproduced_path", "published_data_path",
+                     "reproduced_data_path", "participant_reference_path")
+
+
+def _map_claim_paths(claim: ClaimInput, move: Callable[[Path], Path]) -> ClaimInput:
+    update: dict[str, Any] = {name: None if (path := getattr(claim, name)) is None else move(path)
+                              for name in CLAIM_PATH_FIELDS}
+    update["evidence_paths"] = {role: move(path) for role, path in claim.evidence_paths.items()}
+    return claim.model_copy(update=update)
 
 
 class LineKey(NamedTuple):
@@ -413,16 +425,41 @@ class RunStore:
         if self._claims is None:
             self._claims = {}
             for offset, claim in iter_jsonl_offsets(self.claims_path, ClaimInput):
-                self._claims[sys.intern(str(claim.key))] = (offset,
-                                                            _digest(claim.model_dump_json()))
+                # the digest of the stored (relative) form, so that a line written at another
+                # place of the directory (absolute paths, before they were kept relative) is
+                # the same content, not a change to record again
+                self._claims[sys.intern(str(claim.key))] = (
+                    offset, _digest(self._stored(claim).model_dump_json()))
         return self._claims
+
+    def _stored(self, claim: ClaimInput) -> ClaimInput:
+        """The claim as claims.jsonl keeps it: a path inside the run directory (a logbook's
+        figures, a Hub download), under any place the directory was written at, relative to
+        it, so that a directory copied or moved elsewhere still names its own files."""
+        roots = [self.root.resolve(), *(Path(r) for r in self.info.roots)]
+
+        def inside(path: Path) -> Path:
+            if path.is_absolute():
+                for root in roots:
+                    if path.is_relative_to(root):
+                        return path.relative_to(root)
+            return path
+
+        return _map_claim_paths(claim, inside)
+
+    def _read_claim(self, claim: ClaimInput) -> ClaimInput:
+        """A stored claim with its paths inside the run directory made absolute again, under
+        where the directory is now (old lines with absolute paths migrate on the way)."""
+        here = self.root.resolve()
+        stored = self._stored(claim)
+        return _map_claim_paths(stored, lambda path: path if path.is_absolute() else here / path)
 
     def record_claims(self, claims: Iterable[ClaimInput]) -> None:
         """Keep each judged claim's content (later stages read it from here, not the sources)."""
         known = self._claim_index()
         changed = []
         for claim in claims:
-            line = claim.model_dump_json()
+            line = self._stored(claim).model_dump_json()
             digest = _digest(line)
             held = known.get(str(claim.key))
             if held is None or held[1] != digest:
@@ -445,7 +482,8 @@ class RunStore:
         held = self._claim_index().get(key)
         if held is None:
             return None
-        return ClaimInput.model_validate_json(self._claim_lines.read(held[0]), context=FROM_FILE)
+        return self._read_claim(ClaimInput.model_validate_json(self._claim_lines.read(held[0]),
+                                                               context=FROM_FILE))
 
     def claim_keys(self) -> list[str]:
         return list(self._claim_index())
@@ -456,7 +494,7 @@ class RunStore:
         newest = {offset for offset, _ in self._claim_index().values()}
         for offset, claim in iter_jsonl_offsets(self.claims_path, ClaimInput):
             if offset in newest:
-                yield claim
+                yield self._read_claim(claim)
 
     def claims(self) -> dict[str, ClaimInput]:
         """The newest stored content of every claim, by claim key, all in memory (small runs;

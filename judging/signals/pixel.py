@@ -25,6 +25,7 @@ from scipy import ndimage
 from skimage.filters import sobel
 from skimage.metrics import structural_similarity
 
+from judging.figures.formats import DEFAULT_SIZE
 from judging.signals.copies import (
     BORDER_TOLERANCE,
     CopyCheck,
@@ -32,8 +33,6 @@ from judging.signals.copies import (
     content_box,
     peel_borders,
 )
-
-DEFAULT_SIZE = 512
 
 
 def trim_border(image: Image.Image, *, tolerance: int = BORDER_TOLERANCE) -> Image.Image:

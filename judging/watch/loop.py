@@ -77,7 +77,32 @@ def watch(options: WatchOptions, *, every: float, polls: int | None = None,
           report: Callable[[int, PollReport], None] = lambda n, r: None,
           on_progress: Callable[[int, int], None] | None = None,
           sleep: Callable[[float], None] = time.sleep) -> int:
-    """Poll until stopped (or `polls` times); returns the number of polls made."""
+    """Poll until stopped (or `polls` times); returns the number of polls made. A first poll
+    that fails ends the watch with its error and, when the watch made the run directory, takes
+    the directory away again (it holds nothing but the watch's own state)."""
+    fresh = not Path(options.out).exists()
+    try:
+        return _watch(options, every=every, polls=polls, report=report,
+                      on_progress=on_progress, sleep=sleep)
+    except JudgingError:
+        if fresh:
+            _remove_own_files(Path(options.out))
+        raise
+
+
+def _remove_own_files(out: Path) -> None:
+    """The watch's state and lock, and the folder when nothing else is in it."""
+    paths = RunPaths(out)
+    for path in (paths.watch, paths.watch_lock):
+        path.unlink(missing_ok=True)
+    with contextlib.suppress(OSError):  # not empty: something else was written; keep it
+        out.rmdir()
+
+
+def _watch(options: WatchOptions, *, every: float, polls: int | None,
+           report: Callable[[int, PollReport], None],
+           on_progress: Callable[[int, int], None] | None,
+           sleep: Callable[[float], None]) -> int:
     with watch_lock(options.out), stop_on_sigterm():
         state = start_state(options)
         made, succeeded = 0, False

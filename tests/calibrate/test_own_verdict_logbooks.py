@@ -166,7 +166,13 @@ def test_compare_with_a_reference_in_the_icml_shape(judged, tmp_path: Path) -> N
     cli = CliRunner().invoke(main, ["compare", str(judged["run"]), "--reference",
                                     str(reference), "--out", str(tmp_path / "cal")])
     assert cli.exit_code == 0, cli.output
+    # the agreement and kappa come with their 95% intervals (or "too few to say"), not bare
+    shown = result.intervals.show(result.metrics.accuracy, "accuracy")
+    assert result.intervals.n == len(result.matched)
+    assert shown.replace(" ", "") in cli.output.replace(" ", "").replace("\n", "") or \
+        shown.split(" [")[0] in cli.output and "agreement [95%]" in " ".join(cli.output.split())
     report = (tmp_path / "cal" / "reports" / "table" / "compare-verdicts" / "report.md")
     text = report.read_text()
+    assert f"| {shown} |" in text
     assert "## Confusion (rows: reference, columns: ours)" in text
     assert "↳ chance" in text

@@ -74,16 +74,18 @@ def test_retest_agreement_refuses_bad_input() -> None:
 
 
 def test_cluster_bootstrap_draws_whole_clusters() -> None:
-    # Two clusters, one all ones and one all zeros: every resample's mean is 0, 0.5 or 1.
-    values = np.array([1.0, 1.0, 1.0, 0.0, 0.0, 0.0])
+    # Five clusters of two items, each all ones or all zeros: every resample's mean is k/5.
+    values = np.array([1.0, 1.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0, 1.0])
     seen = set()
 
     def mean(idx: np.ndarray) -> float:
         seen.add(round(float(values[idx].mean()), 6))
         return float(values[idx].mean())
 
-    low, high = cluster_bootstrap_interval(["a", "a", "a", "b", "b", "b"], mean, n_resamples=400)
-    assert seen <= {0.0, 0.5, 1.0} and (low, high) == (0.0, 1.0)
+    low, high = cluster_bootstrap_interval(list("aabbccddee"), mean, n_resamples=400)
+    assert seen <= {0.0, 0.2, 0.4, 0.6, 0.8, 1.0} and low < 0.6 < high
+    # two clusters are too few for an interval, however many items they hold
+    assert cluster_bootstrap_interval(["a", "a", "a", "b", "b", "b"], mean) is None
     with pytest.raises(ValueError, match="every item needs a cluster"):
         cluster_bootstrap_interval(["a", None], mean)
 

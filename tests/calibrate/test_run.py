@@ -253,10 +253,15 @@ def test_table_mode_writes_the_figures_it_prints(tmp_path: Path) -> None:
     for column, (n, accuracy, precision, recall, f1, kappa, with_humans) in printed_rows.items():
         m = report["judges"][column]
         assert int(n) == m["n"]
-        for shown, key in ((accuracy, "accuracy"), (precision, "macro_precision"),
-                           (recall, "macro_recall"), (f1, "macro_f1")):
+        intervals = report["intervals"][column]
+        for shown, key in ((accuracy, "accuracy"), (kappa, "kappa")):
+            # the figure with its 95% interval (Wilson for the accuracy, bootstrap for kappa)
+            low, high = intervals[key]
+            assert shown == f"{m[key]:.{4 if key == 'accuracy' else 3}f} [{low:.2f}, {high:.2f}]"
+            assert low < m[key] < high and high - low > 0.01, (column, key)
+        for shown, key in ((precision, "macro_precision"), (recall, "macro_recall"),
+                           (f1, "macro_f1")):
             assert shown == f"{m[key]:.4f}", (column, key)
-        assert kappa == f"{m['kappa']:.3f}"
         assert with_humans == f"{report['judge_human_kappa'][column]:.3f}"
     flat = " ".join(result.output.split())
     header = re.search(r"(\d+) items, gold = human majority on (\d+) \((\d+) ties", flat)
@@ -272,7 +277,8 @@ def test_table_mode_writes_the_figures_it_prints(tmp_path: Path) -> None:
                                 f"{report['between_judges']['kappa']:.3f}")
     assert report["judges"]["gpt35"]["accuracy"] == pytest.approx(0.7107, abs=5e-5)
     markdown = (folder / "report.md").read_text()
-    assert "| gpt35 | 999 | 0.7107 | 0.5879 | 0.5736 | 0.5755 |" in markdown
+    assert "| gpt35 | 999 | 0.7107 [0.68, 0.74] | 0.5879 | 0.5736 | 0.5755 | 0.496 [0.45, 0.54] |" \
+        in markdown
 
 
 def test_cli_calibrate_resolve_on_examples(tmp_path: Path) -> None:

@@ -82,6 +82,18 @@ PAGE_STATE = """(() => { const FIGURE_IMAGES = """ + FIGURE_IMAGES + """;
   return {fields, images, suggested, text: document.body.innerText};
 })()"""
 
+# The AI assessment field as rendered: its table cells (none: a list) and its list items, with
+# the narrowest item's width (a word per line would be a few pixels wide).
+ASSESSMENT_CELLS = """(() => {
+  const field = [...document.querySelectorAll('.text_field_component')].find(el =>
+    ((el.querySelector('.text_field_component__title-content') || {}).innerText || '')
+      .includes('AI'));
+  if (!field) return {cells: -1, items: 0, narrowest: 0};
+  const items = [...field.querySelectorAll('li')].map(li => li.getBoundingClientRect().width);
+  return {cells: field.querySelectorAll('td, th').length, items: items.length,
+          narrowest: items.length ? Math.min(...items) : 0};
+})()"""
+
 READY = """(() => {
   const imgs = """ + FIGURE_IMAGES + """.map(([name, img]) => img).filter(i => i);
   return imgs.length >= 3 && imgs.every(i => i.complete && i.naturalWidth > 0)
@@ -157,6 +169,7 @@ def test_annotator_sees_claim_figures_and_suggestions(argilla, browser: Browser,
                          f"&status=pending&metadata={urllib.parse.quote(only, safe='')}")
         browser.wait_for(READY, "a record with its three images and suggestions")
         state = browser.evaluate(PAGE_STATE)
+        cells = browser.evaluate(ASSESSMENT_CELLS)
         figures = dict(browser.evaluate(IMAGE_BYTES))
         browser.screenshot(screenshot)
     except PageError as exc:
@@ -187,6 +200,14 @@ def test_annotator_sees_claim_figures_and_suggestions(argilla, browser: Browser,
     assert {name: record.metadata[name] for name in SHOWN} == SHOWN, context
     assert statement(record.fields["claim"]) in claim_text, context
     assert statement(record.fields["claim"]) in normalize(state["text"]), context
+
+    # The AI assessment reads as one item per criterion, its words whole: it was a table whose
+    # headers Argilla's narrow field squeezed to a letter per line.
+    assessment = normalize(next((f["text"] for f in state["fields"]
+                                 if f["title"] == titles["ai_assessment"]), ""))
+    assert "Criteria (criterion: AI answer, confidence" in assessment, assessment + context
+    assert cells["cells"] == 0, f"the AI assessment is still a table: {cells}" + context
+    assert cells["items"] >= 2 and cells["narrowest"] >= 60, f"{cells}" + context
 
     # The three figures, loaded, visible, in one row (left to right, tops level), and the very
     # images of the record.

@@ -104,8 +104,12 @@ def main() -> None:
                                              "figure-match@1.3.0", "figure-match@1.4.0")
               for (s, c, r), a in CONSTRUCTION.items() if r == FIGURE]
     # verdict-justification 1.1.0 asks 1.0.0's questions, plus rerun_reproduces (which reads a
-    # re-run, not the construction): the same answers hold.
-    items += [(s, c, "verdict-justification@1.1.0", a)
+    # re-run, not the construction): the same answers hold. 1.2.0 (the default) asks 1.1.0's
+    # questions, plus own_verdict (the judge's own verdict from the evidence: whether a run was
+    # at the paper's scale or a toy is a judgement call the construction does not settle, so it
+    # is left out): the same answers hold.
+    items += [(s, c, later, a)
+              for later in ("verdict-justification@1.1.0", "verdict-justification@1.2.0")
               for (s, c, r), a in CONSTRUCTION.items() if r == VERDICT]
     for submission, claim, ref, answers in items:
         rubric = library.load(ref)

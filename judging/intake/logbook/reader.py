@@ -330,6 +330,10 @@ def read_logbook(folder: Path) -> Logbook:
     pages_dir = root / "pages"
     index_text = _read_text(pages_dir / "index.md", root, warnings)
     present = sorted(d.name for d in _subdirs(pages_dir) if (d / "page.md").is_file())
+    warnings.extend(front_matter_warnings(readme))
+    if not (pages_dir / "index.md").is_file():
+        warnings.append("no pages/index.md (the logbook's front page): no title, and the page "
+                        "order is taken from logbook.json or the folder listing")
     links = index_links(index_text)
     index_slugs = list(dict.fromkeys(slug for _, slug in links))
     manifest_slugs, historical, titles = _manifest_order(manifest)
@@ -373,6 +377,27 @@ def read_logbook(folder: Path) -> Logbook:
                    index_text=index_text, title=title, pages=pages, order_from=order_from,
                    warnings=warnings, index_links=links, absent=absent,
                    readme_outside=readme_outside)
+
+
+def front_matter_warnings(readme: str) -> list[str]:
+    """What is wrong with a README's front matter (the Space's card: the Hub reads it as YAML
+    and refuses a Space whose card is not): not YAML, or not a mapping. Its tags are still read
+    line by line (`paper_id`), so that a logbook is not lost to a colon in its title."""
+    from judging._yaml import parse_document
+    from judging.errors import InputFileError
+
+    match = re.match(r"\A---\n(?P<y>.*?)\n---", readme, re.DOTALL)
+    if match is None:
+        return []
+    try:
+        doc = parse_document(match.group("y"), path="README.md front matter")
+    except InputFileError as exc:
+        return [f"the README's front matter is not YAML ({exc}): the Hub would refuse this card "
+                f"(quote a value that holds ': '); its tags are read line by line"]
+    if not isinstance(doc.data, dict):
+        return ["the README's front matter is not a mapping of keys (the Hub would refuse this "
+                "card)"]
+    return []
 
 
 def index_links(text: str) -> list[tuple[str, str]]:

@@ -1,0 +1,31 @@
+"""`judging --help` starts quickly (issue 39: it took 2.3-3.2 s, 1.8 s of it importing the
+dashboard): the command line imports a stage only when its command runs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+#: Modules no command's help may import: the dashboard (Gradio), the signals (scikit-image),
+#: scipy and scikit-learn, and the run directory's models (pydantic schemas built at import).
+HEAVY = ("judging.app", "judging.signals", "judging.calibrate", "judging.resolve",
+         "judging.rundir", "gradio", "skimage", "sklearn", "scipy")
+
+
+def test_help_imports_no_stage() -> None:
+    code = ("import sys, json\n"
+            "from judging.cli import main\n"
+            "try:\n"
+            "    main(['--help'])\n"
+            "except SystemExit:\n"
+            "    pass\n"
+            "print(json.dumps(sorted(sys.modules)))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    loaded = json.loads(done.stdout.splitlines()[-1])
+    assert "Usage: " in done.stdout
+    heavy = sorted({name for name in loaded for prefix in HEAVY
+                    if name == prefix or name.startswith(prefix + ".")})
+    assert heavy == [], heavy
