@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 import signal
 import time
 from dataclasses import dataclass
@@ -127,6 +128,9 @@ class TreeLimits:
         name = f"judging-{os.getpid()}-{next(_counter)}"
         memory, pids = _own_folder("memory"), _own_folder("pids")
         v2 = _own_folder("")
+        for folder in (memory, pids, v2):
+            if folder is not None:
+                sweep_stale(folder)
         if memory is not None and pids is not None:
             return cls._make_v1(memory / name, pids / name, limits)
         if v2 is not None and {"memory", "pids"} <= set(_read(v2 / "cgroup.subtree_control")):
@@ -221,6 +225,40 @@ class TreeLimits:
                         except (ProcessLookupError, ValueError):
                             pass
                     time.sleep(REMOVE_STEP_S)
+
+
+_STALE_NAME = re.compile(r"judging-(\d+)-\d+")
+
+
+def sweep_stale(parent: Path) -> list[Path]:
+    """Remove the empty cgroups of judging processes that are gone (a `judging rerun` ended by
+    SIGTERM or SIGKILL never reached `remove`); a cgroup still holding processes, or one of a
+    live judging process, is left alone. Returns those removed."""
+    removed = []
+    try:
+        children = [child for child in parent.iterdir() if child.is_dir()]
+    except OSError:
+        return removed
+    for child in children:
+        match = _STALE_NAME.fullmatch(child.name)
+        if match is None or _alive(int(match[1])):
+            continue
+        try:
+            child.rmdir()  # fails (EBUSY) while a process is in it: then it is left
+        except OSError:
+            continue
+        removed.append(child)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process: alive
+        return True
+    return True
 
 
 def _read(path: Path) -> list[str]:

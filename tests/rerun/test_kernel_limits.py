@@ -7,6 +7,8 @@ skipped with the reason where none can be made)."""
 
 from __future__ import annotations
 
+import os
+
 import subprocess
 from pathlib import Path
 
@@ -146,9 +148,10 @@ def test_shared_memory_dies_with_the_sandbox_and_the_honest_claim_runs(kernel_ru
     assert honest.memory_limit == "process tree" and honest.memory_peak_mb
     assert "memory per process tree" in (honest.sandbox or "")
     assert "limits: memory and processes bounded over each run's whole process tree" in output
-    # no cgroup of ours is left behind
+    # no cgroup of ours is left behind (the rerun ran in this process; other judging processes
+    # on the machine have theirs)
     for controller in ("memory", "pids"):
-        assert not list(Path("/sys/fs/cgroup", controller).rglob("judging-*"))
+        assert not list(Path("/sys/fs/cgroup", controller).rglob(f"judging-{os.getpid()}-*"))
 
 
 def test_memory_summed_over_processes_and_a_kill_is_said_even_when_it_exits_0(kernel_run) -> None:
@@ -156,3 +159,30 @@ def test_memory_summed_over_processes_and_a_kill_is_said_even_when_it_exits_0(ke
     record = _record(run, "forks")
     assert record.memory_peak_mb is not None and record.memory_peak_mb <= LIMIT_MB
     assert "killed at the memory limit (cgroup, 256 MiB)" in record.reason, record.reason
+
+
+def test_cgroups_left_by_a_killed_rerun_are_swept_by_the_next() -> None:
+    """A `judging rerun` ended by SIGTERM never removes its cgroups: the next one does, and
+    leaves a live process's alone."""
+    from judging.rerun.cgroup import TreeLimits, _own_folder
+    missing = probe(DEFAULT_LIMITS)
+    if missing is not None:
+        pytest.skip(f"this machine cannot make a cgroup for judging: {missing}")
+    gone = subprocess.Popen(["/bin/true"])
+    gone.wait()
+    memory = _own_folder("memory")
+    assert memory is not None
+    stale = memory / f"judging-{gone.pid}-0"
+    live = memory / f"judging-{os.getpid()}-999999"
+    stale.mkdir()
+    live.mkdir()
+    try:
+        made = TreeLimits.make(DEFAULT_LIMITS)
+        assert not isinstance(made, str), made
+        made.remove()
+        assert not stale.exists()
+        assert live.exists()
+    finally:
+        for folder in (stale, live):
+            if folder.exists():
+                folder.rmdir()
