@@ -166,7 +166,6 @@ def run_real(paths: list[Path], *, rubric_ref: str | None, jobs: int | None, out
           f"{everything.confirm_at:g}; calibration table "
           f"({len(everything.table)} knots):\n  CALIBRATION = (" + ", ".join(
               f"({e:.4f}, {q:.4f})" for e, q in everything.table) + ")")
-    _print_lockbox(lockbox, [by_id[p.id] for p in locked], everything)
     shipped = _shipped(rubric)
     if shipped is not None:
         same = shipped.table == everything.table and \
@@ -183,6 +182,8 @@ def run_real(paths: list[Path], *, rubric_ref: str | None, jobs: int | None, out
                     "; other outcomes on some pairs")))
         print(f"  in-sample with the shipped values (development figures, not to quote): "
               f"{loro.counts_line(in_sample)}")
+
+    _print_lockbox(lockbox, [by_id[p.id] for p in locked], everything)
 
     print("\ncopies (pixel.copy):")
     flagged = [p for p in copies if p.copy_flag]

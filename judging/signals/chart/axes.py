@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import ndimage
 
+from judging.signals.chart.colour import luma
 from judging.signals.chart.geometry import Box, Page
 from judging.signals.chart.ocr import Crop, parse_number
 from judging.signals.chart.settings import reader_settings
@@ -59,7 +60,7 @@ class Strip:
 
 
 def text_mask(page: Page) -> np.ndarray:
-    bg_lum = float(page.bg @ np.array([0.299, 0.587, 0.114]))
+    bg_lum = luma(page.bg)
     return (np.abs(page.lum - bg_lum) > 60) & (page.chroma < 90)
 
 
@@ -69,7 +70,7 @@ def _strip(page: Page, mask: np.ndarray, x0: int, y0: int, x1: int, y1: int,
     x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
     if x1 - x0 < 3 or y1 - y0 < 3:
         return None
-    bg_lum = float(page.bg @ np.array([0.299, 0.587, 0.114]))
+    bg_lum = luma(page.bg)
     s = reader_settings().axes
     contrast = np.abs(page.lum[y0:y1, x0:x1] - bg_lum)
     chroma = page.chroma[y0:y1, x0:x1]

@@ -13,6 +13,7 @@ import numpy as np
 from PIL import Image, ImageFilter
 from scipy import ndimage
 
+from judging.signals.chart.colour import channel_distance, common_colour, luma, maxabs
 from judging.signals.chart.settings import reader_settings
 
 
@@ -57,7 +58,7 @@ def prepare(image: Image.Image) -> Page:
     border = np.concatenate([rgb[:3].reshape(-1, 3), rgb[-3:].reshape(-1, 3),
                              rgb[:, :3].reshape(-1, 3), rgb[:, -3:].reshape(-1, 3)])
     bg = np.median(border, axis=0)
-    dark_bg = float(bg @ np.array([0.299, 0.587, 0.114])) < 100
+    dark_bg = luma(bg) < 100
     return Page(full_gray=full_gray, rgb=rgb, lum=lum, chroma=chroma, factor=factor, bg=bg,
                 dark_bg=dark_bg, noisy=noisy)
 
@@ -201,7 +202,7 @@ def find_plot_areas(page: Page) -> list[Box]:
 def _page_border(page: Page) -> tuple[int, int, int, int] | None:
     """(top, bottom, left, right) of the page's ink when at least three of those edges are
     drawn (a line along 90% of each or more), else None."""
-    bg_lum = float(page.bg @ np.array([0.299, 0.587, 0.114]))
+    bg_lum = luma(page.bg)
     mask = (np.abs(page.lum - bg_lum) > 28) & (page.chroma < 60)
     rows = np.flatnonzero((maxabs(page.rgb, page.bg) > 8).any(axis=1))
     cols = np.flatnonzero((maxabs(page.rgb, page.bg) > 8).any(axis=0))
@@ -224,7 +225,7 @@ def _without_border(page: Page, border: tuple[int, int, int, int]) -> Page:
     e = PAGE_EDGE
     rgb, lum, chroma = page.rgb.copy(), page.lum.copy(), page.chroma.copy()
     bg = np.round(page.bg).astype(np.int16)
-    fills = (bg, float(bg @ np.array([0.299, 0.587, 0.114])), int(bg.max() - bg.min()))
+    fills = (bg, luma(bg), int(bg.max() - bg.min()))
     for a, fill in zip((rgb, lum, chroma), fills):
         a[top:top + e], a[bottom - e + 1:bottom + 1] = fill, fill
         a[:, left:left + e], a[:, right - e + 1:right + 1] = fill, fill
@@ -233,7 +234,7 @@ def _without_border(page: Page, border: tuple[int, int, int, int]) -> Page:
 
 def _find_plot_areas(page: Page) -> list[Box]:
     h, w = page.shape
-    bg_lum = float(page.bg @ np.array([0.299, 0.587, 0.114]))
+    bg_lum = luma(page.bg)
     diff = np.abs(page.lum - bg_lum)
     line_mask = (diff > 28) & (page.chroma < 60)
     coloured = page.chroma >= 60
@@ -392,37 +393,6 @@ def _overlap(a: Box, b: Box) -> float:
     right, bottom = min(a.right, b.right), min(a.bottom, b.bottom)
     inter = max(0, right - left + 1) * max(0, bottom - top + 1)
     return inter / max(1, min(a.area, b.area))
-
-
-def luma(colour) -> float:
-    """A colour's lightness (ITU-R BT.601 weights, the ones `Page.lum` is made with)."""
-    return float(np.asarray(colour, dtype=np.float64) @ np.array([0.299, 0.587, 0.114]))
-
-
-def maxabs(rgb: np.ndarray, colour) -> np.ndarray:
-    """Largest channel difference of every pixel from `colour` (fast on (H, W, 3) arrays)."""
-    c = np.asarray(colour, dtype=np.float32)
-    if rgb.dtype == np.int16 and np.all(c == np.round(c)) and np.all(np.abs(c) < 4096):
-        # Integer colour on an int16 image: the same values, without the float copies.
-        ci = c.astype(np.int16)
-        d = np.abs(rgb[..., 0] - ci[0])
-        np.maximum(d, np.abs(rgb[..., 1] - ci[1]), out=d)
-        np.maximum(d, np.abs(rgb[..., 2] - ci[2]), out=d)
-        return d
-    d = np.abs(rgb[..., 0] - c[0])
-    np.maximum(d, np.abs(rgb[..., 1] - c[1]), out=d)
-    np.maximum(d, np.abs(rgb[..., 2] - c[2]), out=d)
-    return d
-
-
-def common_colour(pix: np.ndarray, *, step: int) -> tuple[np.ndarray, int]:
-    """The commonest colour of (N, 3) integer pixels, quantised in steps of `step` levels: the
-    mean of its pixels, and how many they are."""
-    levels = 256 // step
-    keys = (pix[:, 0] // step) * levels * levels + (pix[:, 1] // step) * levels + pix[:, 2] // step
-    counts = np.bincount(keys)
-    top = int(np.argmax(counts))
-    return pix[keys == top].mean(axis=0), int(counts[top])
 
 
 def _tinted_areas(page: Page, bg_diff: np.ndarray) -> list[Box]:
@@ -646,22 +616,11 @@ class Grid:
     """Gridline pixels inside the box (box-local coordinates)."""
 
 
-def _channel_distance(rgb: np.ndarray, colour: np.ndarray) -> np.ndarray:
-    """`np.abs(rgb - colour).max(axis=2)`, the same values in the same dtype, a channel at a
-    time: no (H, W, 3) temporaries and no reduction over a last axis of three (a third of the
-    time). `maxabs` is the float32 shortcut; this one keeps the colour's precision."""
-    colour = np.asarray(colour)
-    d = np.abs(rgb[..., 0] - colour[0])
-    np.maximum(d, np.abs(rgb[..., 1] - colour[1]), out=d)
-    np.maximum(d, np.abs(rgb[..., 2] - colour[2]), out=d)
-    return d
-
-
 def gridlines(page: Page, box: Box, plot_bg: np.ndarray) -> Grid:
     """Gridlines inside a plot area: rows/columns mostly covered by one low-chroma colour."""
     rgb = page.rgb[box.top:box.bottom + 1, box.left:box.right + 1]
     chroma = page.chroma[box.top:box.bottom + 1, box.left:box.right + 1]
-    differs = (_channel_distance(rgb, plot_bg) > 8) & (chroma < 40)
+    differs = (channel_distance(rgb, plot_bg) > 8) & (chroma < 40)
     hh, ww = differs.shape
     mask = np.zeros_like(differs)
     found: dict[str, list[float]] = {"x": [], "y": []}
@@ -682,7 +641,7 @@ def gridlines(page: Page, box: Box, plot_bg: np.ndarray) -> Grid:
     if len(found["x"]) + len(found["y"]) < 2:
         return Grid([], [], mask)
     colour = np.median(np.array(colours), axis=0)
-    near = _channel_distance(rgb, colour) <= 30
+    near = channel_distance(rgb, colour) <= 30
     for y in found["y"]:
         lo, hi = max(0, int(y) - 2), min(hh, int(y) + 3)
         mask[lo:hi] |= near[lo:hi]

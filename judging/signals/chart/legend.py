@@ -28,9 +28,10 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import ndimage
 
-from judging.signals.chart.geometry import Box, Page, common_colour, luma, maxabs
+from judging.signals.chart.colour import blend, common_colour, luma, luma_of, maxabs
+from judging.signals.chart.geometry import Box, Page
 from judging.signals.chart.ocr import Crop, read_crops
-from judging.signals.chart.series import RawSeries, blend
+from judging.signals.chart.series import RawSeries
 from judging.signals.chart.settings import reader_settings
 
 
@@ -677,7 +678,7 @@ def _handle(page: Page, tb, glyph, bound, side: str = "left"):
         strong = pix[chroma >= np.percentile(chroma, 80)]
         colour = strong.mean(axis=0)
     else:
-        lum = pix @ np.array([0.299, 0.587, 0.114])
+        lum = luma_of(pix)
         dark = float(np.percentile(lum, 10)) if face.mean() > 127 else float(
             np.percentile(lum, 90))
         colour = np.array([dark] * 3)

@@ -22,7 +22,17 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import ndimage
 
-from judging.signals.chart.geometry import Box, Page, common_colour, gridlines, luma, maxabs
+from judging.signals.chart.colour import (
+    blend,
+    common_colour,
+    hue_gap,
+    luma,
+    luma_of,
+    maxabs,
+    rgb_tuple,
+    same_hue,
+)
+from judging.signals.chart.geometry import Box, Page, gridlines
 from judging.signals.chart.settings import reader_settings
 
 
@@ -59,18 +69,6 @@ def plot_background(rgb: np.ndarray) -> np.ndarray:
     if len(ring) < 50:  # a tiny plot: every third pixel of it
         ring = rgb[::3, ::3].reshape(-1, 3)
     return common_colour(ring.astype(np.int32), step=4)[0]
-
-
-def blend(pix: np.ndarray, bg: np.ndarray, colour: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Residual and mixing weight of pixels explained as alpha * colour + (1 - alpha) * bg."""
-    d = colour - bg
-    norm = float(d @ d)
-    if norm < 1:
-        return np.full(len(pix), 1e9), np.zeros(len(pix))
-    rel = pix - bg
-    alpha = np.clip(rel @ d / norm, 0, 1)
-    res = np.sqrt(((rel - alpha[:, None] * d) ** 2).sum(axis=1))
-    return res, alpha
 
 
 def _colour_groups(rgb: np.ndarray, chroma: np.ndarray, chromatic: np.ndarray,
@@ -111,7 +109,7 @@ def _colour_groups(rgb: np.ndarray, chroma: np.ndarray, chromatic: np.ndarray,
         if any(np.abs(c - m).max() <= 28 for m in merged):
             continue
         if any(blend(c[None, :], bg, m)[0][0] < 15 and blend(c[None, :], bg, m)[1][0] < 0.9
-               for m in merged) or any(_same_hue(c, m, bg) for m in merged):
+               for m in merged) or any(same_hue(c, m, bg) for m in merged):
             continue
         merged.append(c)
     res = np.empty((len(merged), len(pix)), np.float32)
@@ -129,42 +127,6 @@ def _colour_groups(rgb: np.ndarray, chroma: np.ndarray, chromatic: np.ndarray,
         mask[ys[sel], xs[sel]] = True
         groups.append((c, mask))
     return groups
-
-
-def _hue(c: np.ndarray) -> tuple[float, float]:
-    """HSV hue in degrees and chroma: blending with any grey keeps the hue."""
-    r, g, b = (float(v) for v in c)
-    mx, mn = max(r, g, b), min(r, g, b)
-    d = mx - mn
-    if d < 1:
-        return 0.0, 0.0
-    if mx == r:
-        h = ((g - b) / d) % 6
-    elif mx == g:
-        h = (b - r) / d + 2
-    else:
-        h = (r - g) / d + 4
-    return 60.0 * h, d
-
-
-def _same_hue(c: np.ndarray, m: np.ndarray, bg: np.ndarray) -> bool:
-    """`c` is a paler blend of `m` with a grey (a white gridline, the background)? Blending
-    `m` with a grey at weight a scales its chroma by a and mixes its lightness with the grey's:
-    the grey that explains `c` must be one (a palette's sky blue is as pale as a blend of its
-    blue with a grey brighter than white: a colour of its own)."""
-    dc, dm = _hue(c)[1], _hue(m)[1]
-    if not (_hue_gap(c, m) <= 8 and dc < 0.85 * dm
-            and float(np.abs(c - bg).max()) < float(np.abs(m - bg).max())):
-        return False
-    weight = dc / dm
-    grey = float(np.clip((luma(c) - weight * luma(m)) / (1.0 - weight), 0.0, 255.0))
-    return abs(luma(c) - (weight * luma(m) + (1.0 - weight) * grey)) <= BLEND_LUMA_SLACK
-
-
-#: How far (luma levels) a paler colour may lie from the best blend of the darker one with a
-#: grey: a JPEG's or an anti-aliasing's error on a pixel's lightness. Okabe-Ito's sky blue
-#: lies 42 levels above any blend of its blue.
-BLEND_LUMA_SLACK = 20.0
 
 
 def _gray_groups(strength: np.ndarray, achromatic: np.ndarray, bg: np.ndarray,
@@ -452,7 +414,7 @@ def _bar_chart(ink: np.ndarray, rgb: np.ndarray, lum: np.ndarray, bg: np.ndarray
         if body.size == 0:
             body = rgb[y0:y1 + 1, a:b + 1].reshape(-1, 3)
         colour = np.median(body, axis=0)
-        blum = body @ np.array([0.299, 0.587, 0.114], np.float32)
+        blum = luma_of(body, np.float32)
         # Hatching: the share of pixels far from the fill's own lightness.
         hatch = float((np.abs(blum - float(np.median(blum))) > 60).mean())
         rect = (slice(max(0, y0 - 2), y1 + 3), slice(max(0, a - 2), b + 3))
@@ -744,7 +706,7 @@ def extract_series(page: Page, box: Box, exclude: list[tuple[int, int, int, int]
     series: list[RawSeries] = []
     bar_series, bar_region = _bar_chart(ink, rgb, lum, plot_bg)
     for colour, chrom, xs, ys, npx in bar_series:
-        series.append(RawSeries("bar", _rgb(colour), "bars", xs + l, ys + t, 0.9, npx, chrom))
+        series.append(RawSeries("bar", rgb_tuple(colour), "bars", xs + l, ys + t, 0.9, npx, chrom))
     if bar_region is not None:
         ink &= ~bar_region
     chromatic = ink & (chroma >= 40 + bg_chroma)
@@ -768,7 +730,7 @@ def extract_series(page: Page, box: Box, exclude: list[tuple[int, int, int, int]
             bar_mask |= sub
             xs = np.array([p[0] for p in bars]) + l
             ys = np.array([p[1] for p in bars]) + t
-            series.append(RawSeries("bar", _rgb(colour), "bars", xs, ys, 0.9, int(sub.sum()),
+            series.append(RawSeries("bar", rgb_tuple(colour), "bars", xs, ys, 0.9, int(sub.sum()),
                                     chrom))
     edges = _dilate(bar_mask, 3) if bar_mask.any() else None
     # Then, per colour (grey level), the line styles together: one colour is one series unless
@@ -803,7 +765,7 @@ def extract_series(page: Page, box: Box, exclude: list[tuple[int, int, int, int]
             if pts:
                 xs = np.array([p[0] for p in pts]) + l
                 ys = np.array([p[1] for p in pts]) + t
-                series.append(RawSeries("scatter", _rgb(colour), "markers", xs, ys, 0.8,
+                series.append(RawSeries("scatter", rgb_tuple(colour), "markers", xs, ys, 0.8,
                                         total, chrom))
                 continue
         for xs, ys, cover in _lines(marker_filled):
@@ -824,7 +786,7 @@ def extract_series(page: Page, box: Box, exclude: list[tuple[int, int, int, int]
             line = max(by_name, key=by_name.get)
             if line == "markers":
                 line = "solid"
-            series.append(RawSeries("line", _rgb(colour), line, xs + l, ys + t,
+            series.append(RawSeries("line", rgb_tuple(colour), line, xs + l, ys + t,
                                     float(min(1.0, 0.5 + cover / 2)), total, chrom))
     series = _drop_fragments(_join_rims(series), t, l, hh, ww)
     if not series:
@@ -848,7 +810,7 @@ def _join_rims(series: list[RawSeries]) -> list[RawSeries]:
         if rim.kind == "line" and rim.chromatic:
             host = next((h for h in kept if h.kind == "line" and h.chromatic
                          and h.colour != rim.colour
-                         and _hue_gap(h.colour, rim.colour) <= cfg.rim_hue
+                         and hue_gap(h.colour, rim.colour) <= cfg.rim_hue
                          and _follows(rim, h, reach=cfg.rim_reach, share=cfg.rim_share,
                                       common=cfg.rim_common)), None)
         if host is None:
@@ -863,12 +825,6 @@ def _join_rims(series: list[RawSeries]) -> list[RawSeries]:
         host.pixels += rim.pixels
     joined = {id(h) for h in kept}
     return [s_ for s_ in series if id(s_) in joined]
-
-
-def _hue_gap(a, b) -> float:
-    """Degrees between two colours' hues, either way round the circle."""
-    gap = abs(_hue(np.asarray(a, float))[0] - _hue(np.asarray(b, float))[0]) % 360
-    return min(gap, 360 - gap)
 
 
 def _follows(rim: RawSeries, host: RawSeries, *, reach: float, share: float,
@@ -1131,8 +1087,3 @@ def _drop_edge_ticks(mask: np.ndarray) -> None:
     drop = edge & short
     if drop.any():
         mask[np.concatenate([[False], drop])[c.labels]] = False
-
-
-def _rgb(colour: np.ndarray) -> tuple[int, int, int]:
-    c = np.clip(np.round(colour), 0, 255).astype(int)
-    return int(c[0]), int(c[1]), int(c[2])
