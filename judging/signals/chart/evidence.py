@@ -1,6 +1,6 @@
 """What two independent readings of a chart pair confirm: agreement, difference, or neither.
 
-A comparison (compare.py) reads the data of two charts in ways that fail independently:
+A comparison (the compare folder) reads the data of two charts in ways that fail independently:
 
 - **series**: the ink split into series (by colour and line style), lines tracked, markers
   found, and the series paired by legend names or by their data (`PanelEvidence.series`);
