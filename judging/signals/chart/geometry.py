@@ -251,66 +251,90 @@ def _find_plot_areas(page: Page) -> list[Box]:
     boxes: list[Box] = []
     for v in vlines:
         for hl in hlines:
-            # The bottom spine starts at the left spine, or up to a tick length left of it (a
-            # tick at y = 0 outside the frame); likewise the left spine may run on below it.
-            if not (v.pos0 - reach_x <= hl.start <= v.pos0 + 4
-                    and hl.pos1 - 4 <= v.end <= hl.pos1 + reach_y
-                    and hl.end > v.pos1 + min_w and v.start < hl.pos0 - min_h):
-                continue
-            if hl.start < v.pos0 - 4:
-                # What runs on left of `v` must be a tick, not the bottom of a frame whose
-                # (faint) left edge lies further out: `v` is then a bar's edge or a gridline.
-                column = inked[v.start:hl.pos0, hl.start:hl.start + 3].any(axis=1)
-                if column.size and column.mean() >= 0.5:
-                    continue
-                # Nor a grid without a frame, whose other lines run on as far.
-                if any(h2 is not hl and abs(h2.start - hl.start) <= 3
-                       and v.start <= h2.centre < hl.pos0 - 4 for h2 in hlines):
-                    continue
-            if v.end > hl.pos1 + 4 and any(
-                    v2 is not v and abs(v2.end - v.end) <= 3 and v.pos1 + 4 < v2.centre <= hl.end
-                    for v2 in vlines):
-                continue
-            left, bottom = v.pos1 + 1, hl.pos0 - 1
-            right, top = hl.end, v.start
-            spines = {"left": v, "bottom": hl}
-            for v2 in vlines:
-                if (v2 is not v and hl.end - reader_settings().geometry.tick_reach <= v2.pos1 <= hl.end + 4
-                        and abs(v2.start - v.start) <= 6
-                        and hl.pos1 - 6 <= v2.end <= hl.pos1 + reach_y):
-                    right = v2.pos0 - 1
-                    spines["right"] = v2
-                    break
-            for h2 in hlines:
-                if (h2 is not hl and v.start - reader_settings().geometry.tick_reach <= h2.pos0 <= v.start + 4
-                        and v.pos0 - reach_x <= h2.start <= v.pos0 + 6
-                        and abs(h2.end - hl.end) <= 6):
-                    top = h2.pos1 + 1
-                    spines["top"] = h2
-                    break
-            box = Box(left, top, right, bottom, "frame", spines)
-            if box.width >= min_w and box.height >= min_h:
+            box = _frame_box(v, hl, (hlines, vlines), inked, (reach_x, reach_y), (min_w, min_h))
+            if box is not None:
                 boxes.append(box)
     tinted = _tinted_areas(page, bg_diff)
     boxes += tinted
     boxes += _side_frames(inked, boxes, hlines, vlines, min_w, min_h, reach_x)
     # (A grid is sought only on a page that has a background: noise makes "lines" everywhere.)
     if not tinted and (bg_diff <= 10).mean() >= 0.25:
-        # Gridlines without a frame (fivethirtyeight), or of panels whose spines are too faint.
-        # They may be faint themselves (thin light grey on light grey): a lower contrast, but
-        # on the far side of the background from paper (darker on light pages). Data, bar
-        # edges and legends drawn over a gridline are bridged as long as some of it shows.
-        signed = (bg_lum - page.lum) if not page.dark_bg else (page.lum - bg_lum)
-        grid_mask = (signed > 8) & (page.chroma < 40)
-        nonbg = bg_diff > 10
-        hgrid = long_lines(grid_mask, max(20, int(0.1 * w)), bridge=nonbg, own_share=0.12)
-        vgrid = long_lines(grid_mask.T, max(20, int(0.1 * h)), bridge=nonbg.T, own_share=0.12)
-        grid = _grid_areas(_trimmed(hgrid, grid_mask, nonbg),
-                           _trimmed(vgrid, grid_mask.T, nonbg.T), min_w, min_h)
-        # Next to frames (side frames too), only panels the frames missed (a spine too faint
-        # to find).
-        boxes += [g for g in grid
-                  if not any(_overlap(g, k) > 0.1 and not g.contains(k) for k in boxes)]
+        boxes += _grid_boxes(page, bg_diff, boxes, (min_w, min_h))
+    return _in_reading_order(boxes)
+
+
+def _frame_box(v: Line, hl: Line, lines: tuple[list[Line], list[Line]], inked: np.ndarray,
+               reach: tuple[int, int], min_size: tuple[int, int]) -> Box | None:
+    """The plot area whose left spine is `v` and bottom spine `hl` (with a right and a top
+    spine when the page has them), or None when the two make no frame's corner."""
+    hlines, vlines = lines
+    reach_x, reach_y = reach
+    min_w, min_h = min_size
+    # The bottom spine starts at the left spine, or up to a tick length left of it (a
+    # tick at y = 0 outside the frame); likewise the left spine may run on below it.
+    if not (v.pos0 - reach_x <= hl.start <= v.pos0 + 4
+            and hl.pos1 - 4 <= v.end <= hl.pos1 + reach_y
+            and hl.end > v.pos1 + min_w and v.start < hl.pos0 - min_h):
+        return None
+    if hl.start < v.pos0 - 4:
+        # What runs on left of `v` must be a tick, not the bottom of a frame whose
+        # (faint) left edge lies further out: `v` is then a bar's edge or a gridline.
+        column = inked[v.start:hl.pos0, hl.start:hl.start + 3].any(axis=1)
+        if column.size and column.mean() >= 0.5:
+            return None
+        # Nor a grid without a frame, whose other lines run on as far.
+        if any(h2 is not hl and abs(h2.start - hl.start) <= 3
+               and v.start <= h2.centre < hl.pos0 - 4 for h2 in hlines):
+            return None
+    if v.end > hl.pos1 + 4 and any(
+            v2 is not v and abs(v2.end - v.end) <= 3 and v.pos1 + 4 < v2.centre <= hl.end
+            for v2 in vlines):
+        return None
+    left, bottom = v.pos1 + 1, hl.pos0 - 1
+    right, top = hl.end, v.start
+    spines = {"left": v, "bottom": hl}
+    for v2 in vlines:
+        if (v2 is not v and hl.end - reader_settings().geometry.tick_reach <= v2.pos1 <= hl.end + 4
+                and abs(v2.start - v.start) <= 6
+                and hl.pos1 - 6 <= v2.end <= hl.pos1 + reach_y):
+            right = v2.pos0 - 1
+            spines["right"] = v2
+            break
+    for h2 in hlines:
+        if (h2 is not hl and v.start - reader_settings().geometry.tick_reach <= h2.pos0 <= v.start + 4
+                and v.pos0 - reach_x <= h2.start <= v.pos0 + 6
+                and abs(h2.end - hl.end) <= 6):
+            top = h2.pos1 + 1
+            spines["top"] = h2
+            break
+    box = Box(left, top, right, bottom, "frame", spines)
+    return box if box.width >= min_w and box.height >= min_h else None
+
+
+def _grid_boxes(page: Page, bg_diff: np.ndarray, boxes: list[Box],
+                min_size: tuple[int, int]) -> list[Box]:
+    """Plot areas drawn by gridlines alone, beside `boxes` (the frames found)."""
+    h, w = page.shape
+    min_w, min_h = min_size
+    bg_lum = luma(page.bg)
+    # Gridlines without a frame (fivethirtyeight), or of panels whose spines are too faint.
+    # They may be faint themselves (thin light grey on light grey): a lower contrast, but
+    # on the far side of the background from paper (darker on light pages). Data, bar
+    # edges and legends drawn over a gridline are bridged as long as some of it shows.
+    signed = (bg_lum - page.lum) if not page.dark_bg else (page.lum - bg_lum)
+    grid_mask = (signed > 8) & (page.chroma < 40)
+    nonbg = bg_diff > 10
+    hgrid = long_lines(grid_mask, max(20, int(0.1 * w)), bridge=nonbg, own_share=0.12)
+    vgrid = long_lines(grid_mask.T, max(20, int(0.1 * h)), bridge=nonbg.T, own_share=0.12)
+    grid = _grid_areas(_trimmed(hgrid, grid_mask, nonbg),
+                       _trimmed(vgrid, grid_mask.T, nonbg.T), min_w, min_h)
+    # Next to frames (side frames too), only panels the frames missed (a spine too faint
+    # to find).
+    return [g for g in grid if not any(_overlap(g, k) > 0.1 and not g.contains(k) for k in boxes)]
+
+
+def _in_reading_order(boxes: list[Box]) -> list[Box]:
+    """The boxes without duplicates and boxes inside others, in reading order."""
     # Drop duplicates and boxes inside others (legend frames, insets).
     boxes.sort(key=lambda b: -b.area)
     kept: list[Box] = []

@@ -12,7 +12,7 @@ import numpy as np
 
 from judging.models import Tolerance
 from judging.signals.chart.compare.legends import legend_agreement
-from judging.signals.chart.compare.panels import compare_panels, data_series
+from judging.signals.chart.compare.panels import PanelResult, compare_panels, data_series
 from judging.signals.chart.compare.trust import panel_evidence, reading_confidence
 from judging.signals.chart.evidence import weigh
 from judging.signals.chart.settings import DEFAULT_COMPARE, CompareSettings, comparing_with
@@ -72,28 +72,8 @@ def _compare_readings(published: ChartReading, reproduced: ChartReading, *,
     matches = [m for r in results for m in r.matches]
     signals: dict[str, float | bool | None] = {name: None for name in CHART_SIGNALS}
     reasons: dict[str, str] = {}
-    signals["chart.series_published"] = float(n_pub)
-    signals["chart.series_reproduced"] = float(n_rep)
-    signals["chart.series_matched"] = (len(matches) + on_both) / n_pub
-    if matches:
-        signals["chart.shape_agreement"] = min(p.shape for _, _, p in matches)
-        signals["chart.value_agreement"] = min(p.values for _, _, p in matches)
-        signals["chart.max_value_error"] = max(p.max_error for _, _, p in matches)
-        signals["chart.trend_agreement"] = float(np.mean([p.trend_same for _, _, p in matches]))
-    else:
-        for name in ("chart.shape_agreement", "chart.value_agreement", "chart.max_value_error",
-                     "chart.trend_agreement"):
-            reasons[name] = "no series of the reproduction matches a published series"
-    scales = [r.scale_match for r in results if r.scale_match is not None]
-    if scales:
-        signals["chart.axis_scale_match"] = all(scales)
-    else:
-        reasons["chart.axis_scale_match"] = "no axis could be read on both charts"
-    ious = [v for r in results for v in (r.x_iou, r.y_iou) if v is not None]
-    if ious:
-        signals["chart.range_overlap"] = min(ious)
-    else:
-        reasons["chart.range_overlap"] = "no data range on both charts"
+    _agreement_signals(results, matches, signals, reasons,
+                       counts=(n_pub, n_rep, on_both))
     # Bars drawn as lines (or lines as bars) is another chart, whatever the values.
     same_kind = float(np.mean([(a.kind == "bar") == (b.kind == "bar") for a, b, _ in matches])) \
         if matches else 1.0
@@ -109,18 +89,7 @@ def _compare_readings(published: ChartReading, reproduced: ChartReading, *,
         reasons["chart.legend_agreement"] = why_not
     else:
         signals["chart.legend_agreement"] = agreement
-    # A panel without a counterpart covers nothing.
-    n_panels = max(len(pub_panels), len(rep_panels))
-    for name, coverages, missing in (
-            ("chart.data_coverage", [r.coverage for r in results],
-             "no data points on both charts to compare"),
-            ("chart.ink_coverage", [r.ink_coverage for r in results],
-             "no data ink on both charts to compare")):
-        if results and all(c is not None for c in coverages):
-            signals[name] = min(sum(c[0] for c in coverages) / n_panels,
-                                sum(c[1] for c in coverages) / n_panels)
-        else:
-            reasons[name] = missing
+    _coverage_signals(results, max(len(pub_panels), len(rep_panels)), signals, reasons)
     evidence = weigh([panel_evidence(k, len(results), a, b, r) for k, (a, b, r) in
                       enumerate(zip(pub_panels, rep_panels, results), 1)],
                      panel_counts=(len(pub_panels), len(rep_panels)),
@@ -159,3 +128,49 @@ def _match_score(signals: dict, *, extra: float, same_kind: float, reach: float 
         (0.5 + 0.5 * trend) * scale * overlap * \
         (0.4 + 0.6 * same_kind) * (0.5 + 0.5 * reach)
     return float(np.clip(score, 0.0, 1.0))
+
+
+def _agreement_signals(results: list[PanelResult], matches: list, signals: dict,
+                       reasons: dict, *, counts: tuple[int, int, int]) -> None:
+    """The series counts and what the matched series agree on (shape, values, trend, scales,
+    ranges), into `signals` or, absent, their reason into `reasons`. `counts`: the published
+    and reproduced series and those drawn on both charts."""
+    n_pub, n_rep, on_both = counts
+    signals["chart.series_published"] = float(n_pub)
+    signals["chart.series_reproduced"] = float(n_rep)
+    signals["chart.series_matched"] = (len(matches) + on_both) / n_pub
+    if matches:
+        signals["chart.shape_agreement"] = min(p.shape for _, _, p in matches)
+        signals["chart.value_agreement"] = min(p.values for _, _, p in matches)
+        signals["chart.max_value_error"] = max(p.max_error for _, _, p in matches)
+        signals["chart.trend_agreement"] = float(np.mean([p.trend_same for _, _, p in matches]))
+    else:
+        for name in ("chart.shape_agreement", "chart.value_agreement", "chart.max_value_error",
+                     "chart.trend_agreement"):
+            reasons[name] = "no series of the reproduction matches a published series"
+    scales = [r.scale_match for r in results if r.scale_match is not None]
+    if scales:
+        signals["chart.axis_scale_match"] = all(scales)
+    else:
+        reasons["chart.axis_scale_match"] = "no axis could be read on both charts"
+    ious = [v for r in results for v in (r.x_iou, r.y_iou) if v is not None]
+    if ious:
+        signals["chart.range_overlap"] = min(ious)
+    else:
+        reasons["chart.range_overlap"] = "no data range on both charts"
+
+
+def _coverage_signals(results: list[PanelResult], n_panels: int, signals: dict,
+                      reasons: dict) -> None:
+    """The series-free coverages (data points, data ink) over `n_panels` panels."""
+    # A panel without a counterpart covers nothing.
+    for name, coverages, missing in (
+            ("chart.data_coverage", [r.coverage for r in results],
+             "no data points on both charts to compare"),
+            ("chart.ink_coverage", [r.ink_coverage for r in results],
+             "no data ink on both charts to compare")):
+        if results and all(c is not None for c in coverages):
+            signals[name] = min(sum(c[0] for c in coverages) / n_panels,
+                                sum(c[1] for c in coverages) / n_panels)
+        else:
+            reasons[name] = missing

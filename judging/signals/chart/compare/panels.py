@@ -182,15 +182,35 @@ def _without_duplicates(series: list[Series]) -> list[Series]:
     return [series[k] for k in sorted(keep)]
 
 
-def compare_panels(pub: Panel, rep: Panel, tolerance: Tolerance | None) -> PanelResult:
-    frame = panel_frame(pub, rep)
-    span = y_span(pub, frame)
-    tol_abs, tol_rel = claim_tolerance(tolerance, frame)
+@dataclass
+class _Sides:
+    """One panel pair's series and points in the frame they are compared in: the frame's units
+    (`*_pts`, the reproduction shifted by an unread multiplier and aligned on categories) and
+    the published axes' unit frame (`unit_*`, and the data ink's index there)."""
+
+    frame: Frame
+    pub_series: list[Series]
+    rep_series: list[Series]
+    pub_pts: list[np.ndarray]
+    rep_pts: list[np.ndarray]
+    decades: tuple[int, int]
+    categorical_x: bool
+    origin: np.ndarray
+    scale: np.ndarray
+    pub_index: InkIndex
+    rep_index: InkIndex
+    unit_pub: list[np.ndarray]
+    unit_rep: list[np.ndarray]
+    ink_coverage: tuple[float, float] | None
+    series_on_ink: tuple[float, float] | None
+
+
+def _sides(pub: Panel, rep: Panel, frame: Frame) -> _Sides:
     pub_series, rep_series = data_series(pub.series), data_series(rep.series)
     pub_pts = [coords(s, frame) for s in pub_series]
     rep_pts = [coords(s, frame) for s in rep_series]
     decades = (power_of_ten_shift(pub.x, rep.x, frame.x_data and not frame.x_log),
-                power_of_ten_shift(pub.y, rep.y, frame.y_data and not frame.y_log))
+               power_of_ten_shift(pub.y, rep.y, frame.y_data and not frame.y_log))
     if decades != (0, 0):
         factor = np.array([10.0 ** decades[0], 10.0 ** decades[1]])
         rep_pts = [p * factor for p in rep_pts]
@@ -211,25 +231,43 @@ def compare_panels(pub: Panel, rep: Panel, tolerance: Tolerance | None) -> Panel
     if min(len(pub_all), len(rep_all), len(pub_ink), len(rep_ink)) >= 2:
         series_on_ink = (rep_index.share_near((pub_all - origin) / scale),
                          pub_index.share_near((rep_all - origin) / scale))
-    unit_pub = [(p - origin) / scale for p in pub_pts]
-    unit_rep = [(p - origin) / scale for p in rep_pts]
-    cloud_pub = [s.kind == "scatter" and cloud_like(p) for s, p in zip(pub_series, unit_pub)]
-    cloud_rep = [s.kind == "scatter" and cloud_like(p) for s, p in zip(rep_series, unit_rep)]
-    bar_reach = bar_match_reach(unit_pub, pub_series)
+    return _Sides(frame=frame, pub_series=pub_series, rep_series=rep_series, pub_pts=pub_pts,
+                  rep_pts=rep_pts, decades=decades, categorical_x=categorical_x, origin=origin,
+                  scale=scale, pub_index=pub_index, rep_index=rep_index,
+                  unit_pub=[(p - origin) / scale for p in pub_pts],
+                  unit_rep=[(p - origin) / scale for p in rep_pts],
+                  ink_coverage=ink_coverage, series_on_ink=series_on_ink)
+
+
+def _pair_every(sides: _Sides, cloud_pub: list[bool], cloud_rep: list[bool], *, span: float,
+                tol_abs: float | None, tol_rel: float | None
+                ) -> dict[tuple[int, int], SeriesPair | None]:
+    """Every published series compared with every reproduced one, each pair the way its marks
+    are compared (clouds, bars, point sets, curves)."""
+    s = sides
+    bar_reach = bar_match_reach(s.unit_pub, s.pub_series)
     pairs = {}
-    for i, a in enumerate(pub_pts):
-        for j, b in enumerate(rep_pts):
+    for i, a in enumerate(s.pub_pts):
+        for j, b in enumerate(s.rep_pts):
             if cloud_pub[i] or cloud_rep[j]:
-                pair = compare_clouds(unit_pub[i], unit_rep[j])
-            elif pub_series[i].kind == rep_series[j].kind == "bar" and bar_reach is not None:
-                pair = compare_bars(unit_pub[i], unit_rep[j], reach=bar_reach)
-            elif "scatter" in (pub_series[i].kind, rep_series[j].kind):
-                pair = compare_points(a, b, origin=origin, scale=scale)
+                pair = compare_clouds(s.unit_pub[i], s.unit_rep[j])
+            elif s.pub_series[i].kind == s.rep_series[j].kind == "bar" and bar_reach is not None:
+                pair = compare_bars(s.unit_pub[i], s.unit_rep[j], reach=bar_reach)
+            elif "scatter" in (s.pub_series[i].kind, s.rep_series[j].kind):
+                pair = compare_points(a, b, origin=s.origin, scale=s.scale)
             else:
                 pair = compare_curves(a, b, span=span, tol_abs=tol_abs, tol_rel=tol_rel)
             pairs[i, j] = pair
-    data = np.array([[_data_similarity(pairs[i, j]) for j in range(len(rep_pts))]
-                     for i in range(len(pub_pts))]).reshape(len(pub_pts), len(rep_pts))
+    return pairs
+
+
+def _assign(sides: _Sides, pairs: dict) -> tuple[dict[int, int], float | None]:
+    """Published index -> reproduced index, one to one, and the agreement of the series paired
+    by their data alone when the legends pair some otherwise (None when they do not)."""
+    pub_series, rep_series = sides.pub_series, sides.rep_series
+    data = np.array([[_data_similarity(pairs[i, j]) for j in range(len(sides.rep_pts))]
+                     for i in range(len(sides.pub_pts))]).reshape(len(sides.pub_pts),
+                                                                  len(sides.rep_pts))
     by_name = name_pairs(pub_series, rep_series)
     by_data = data_pairs(data) if by_name else {}
     crossed = None
@@ -250,19 +288,24 @@ def compare_panels(pub: Panel, rep: Panel, tolerance: Tolerance | None) -> Panel
         for a, b in zip(*linear_sum_assignment(-sub)):
             if sub[a, b] >= _s().min_match:
                 assigned[free_pub[a]] = free_rep[b]
-    matches = [(pub_series[i], rep_series[j],
-                with_reach(pairs[i, j], unit_pub[i], unit_rep[j], pub_index, rep_index))
-               for i, j in sorted(assigned.items()) if pairs[i, j] is not None]
+    return assigned, crossed
+
+
+def _left_over(sides: _Sides, pairs: dict, assigned: dict[int, int]
+               ) -> tuple[int, set[int], int]:
+    """(extra reproduced series, reproduced series set aside as blends, extra ones drawn on
+    both charts)."""
+    s = sides
     # A reproduced series left over is extra, unless it repeats the values of a series it
     # could stand for (a fragment of a line the reader split in two).
     extra = 0
     blends = set()
-    for j in range(len(rep_series)):
+    for j in range(len(s.rep_series)):
         if j in assigned.values():
             continue
         twins = [pairs[i, j] for i in assigned if pairs[i, j] is not None]
         if any(p.values >= 0.8 and p.shape >= 0.8 for p in twins) or \
-                drawn_over(j, rep_pts, origin, scale):
+                drawn_over(j, s.rep_pts, s.origin, s.scale):
             blends.add(j)
             continue
         extra += 1
@@ -275,35 +318,58 @@ def compare_panels(pub: Panel, rep: Panel, tolerance: Tolerance | None) -> Panel
     # to the others).
     # An extra reproduced series whose points lie on the published chart's data ink is drawn on
     # both charts: the published reader missed it (a faint reference line), it is not extra.
-    drawn_on_both = sum(1 for j in range(len(rep_series))
+    drawn_on_both = sum(1 for j in range(len(s.rep_series))
                         if j not in assigned.values() and j not in blends
-                        and pub_index.share_near(unit_rep[j]) >= _s().drawn_on_both)
-    rep_kept = [s for j, s in enumerate(rep_series) if j not in blends]
-    pub_kept = [s for i, s in enumerate(pub_series)
-                if i in assigned or not drawn_over(i, pub_pts, origin, scale,
-                                                    short=bool(s.name))]
+                        and s.pub_index.share_near(s.unit_rep[j]) >= _s().drawn_on_both)
+    return extra, blends, drawn_on_both
+
+
+def _ranges(pub: Panel, rep: Panel, sides: _Sides, clouds: bool
+            ) -> tuple[float | None, float | None, bool | None]:
+    """(x overlap, y overlap of the data read, whether the axes' scale types match)."""
     x_iou = y_iou = None
-    ext = [(extent(pub_pts, c), extent(rep_pts, c)) for c in (0, 1)]
+    ext = [(extent(sides.pub_pts, c), extent(sides.rep_pts, c)) for c in (0, 1)]
     if ext[0][0] and ext[0][1]:
         x_iou = iou(*ext[0])
     # A cloud's y extent is its outliers', which a reader keeps or loses with the marker style
     # (and a fit line drawn in the cloud's colour may be all that is read of it): clouds are
     # compared by their medians, and only x says whether the range was cut.
-    if ext[1][0] and ext[1][1] and not (any(cloud_pub) or any(cloud_rep)):
+    if ext[1][0] and ext[1][1] and not clouds:
         y_iou = iou(*ext[1])
     scale_match = None
     compared = [(a.scale, b.scale) for a, b in ((pub.x, rep.x), (pub.y, rep.y))
                 if a is not None and b is not None]
     if compared:
         scale_match = all(a == b for a, b in compared)
+    return x_iou, y_iou, scale_match
+
+
+def compare_panels(pub: Panel, rep: Panel, tolerance: Tolerance | None) -> PanelResult:
+    frame = panel_frame(pub, rep)
+    span = y_span(pub, frame)
+    tol_abs, tol_rel = claim_tolerance(tolerance, frame)
+    s = _sides(pub, rep, frame)
+    cloud_pub = [x.kind == "scatter" and cloud_like(p) for x, p in zip(s.pub_series, s.unit_pub)]
+    cloud_rep = [x.kind == "scatter" and cloud_like(p) for x, p in zip(s.rep_series, s.unit_rep)]
+    pairs = _pair_every(s, cloud_pub, cloud_rep, span=span, tol_abs=tol_abs, tol_rel=tol_rel)
+    assigned, crossed = _assign(s, pairs)
+    matches = [(s.pub_series[i], s.rep_series[j],
+                with_reach(pairs[i, j], s.unit_pub[i], s.unit_rep[j], s.pub_index, s.rep_index))
+               for i, j in sorted(assigned.items()) if pairs[i, j] is not None]
+    extra, blends, drawn_on_both = _left_over(s, pairs, assigned)
+    rep_kept = [x for j, x in enumerate(s.rep_series) if j not in blends]
+    pub_kept = [x for i, x in enumerate(s.pub_series)
+                if i in assigned or not drawn_over(i, s.pub_pts, s.origin, s.scale,
+                                                   short=bool(x.name))]
+    x_iou, y_iou, scale_match = _ranges(pub, rep, s, any(cloud_pub) or any(cloud_rep))
     return PanelResult(published_series=pub_kept, reproduced_series=rep_kept, matches=matches,
-                        extra=extra, x_iou=x_iou, y_iou=y_iou, scale_match=scale_match,
-                        coverage=data_coverage(pub, frame, pub_pts, rep_pts), decades=decades,
-                        ink_coverage=ink_coverage, series_on_ink=series_on_ink,
-                        drawn_on_both=drawn_on_both,
-                        read_counts=(len(pub_series), len(rep_series)),
-                        categorical_x=categorical_x, x_axis_iou=axis_iou(pub.x, rep.x),
-                        crossed=crossed)
+                       extra=extra, x_iou=x_iou, y_iou=y_iou, scale_match=scale_match,
+                       coverage=data_coverage(pub, frame, s.pub_pts, s.rep_pts),
+                       decades=s.decades, ink_coverage=s.ink_coverage,
+                       series_on_ink=s.series_on_ink, drawn_on_both=drawn_on_both,
+                       read_counts=(len(s.pub_series), len(s.rep_series)),
+                       categorical_x=s.categorical_x, x_axis_iou=axis_iou(pub.x, rep.x),
+                       crossed=crossed)
 
 
 def data_pairs(data: np.ndarray) -> dict[int, int]:

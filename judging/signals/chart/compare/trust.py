@@ -11,7 +11,7 @@ from judging.signals.chart.compare.legends import named_alike, names_status
 from judging.signals.chart.compare.panels import PanelResult
 from judging.signals.chart.evidence import PanelEvidence
 from judging.signals.chart.settings import compare_settings as _s
-from judging.signals.chart.types import Panel
+from judging.signals.chart.types import Panel, Series
 
 
 def panel_evidence(index: int, count: int, pub: Panel, rep: Panel,
@@ -99,6 +99,80 @@ def axis_trust(axis) -> tuple[float, str]:
     return 1.0, ""
 
 
+def _side_doubts(who: str, panel: Panel, significant: list[Series], read: int,
+                 result: PanelResult, where: str) -> list[tuple[float, str]]:
+    """The doubts about one chart's reading of one panel: its axes, its data series, a scatter
+    cloud, too many series to tell apart by colour."""
+    scores: list[tuple[float, str]] = []
+    bars = bool(significant) and all(s.kind == "bar" for s in significant)
+    for name in ("x", "y"):
+        axis = getattr(panel, name)
+        if axis is None and name == "x" and bars:
+            # Bars stand on categories: compared by position, no numeric axis needed.
+            continue
+        if axis is None and name == "x" and result.categorical_x:
+            # Neither chart has numbers on x (categories, months, dates): both are
+            # compared over the data's extent, which is the same frame on both sides.
+            if who == "published":
+                scores.append((_s().categorical_x, f"no numeric x axis on either chart{where} "
+                                                   f"(categories or dates): x compared over "
+                                                   f"the extent of the data"))
+            continue
+        if axis is None:
+            scores.append((0.2, f"{name} axis of the {who} chart unread{where}"))
+            continue
+        trust, why = axis_trust(axis)
+        if trust < 1.0:
+            scores.append((trust, f"{name} axis of the {who} chart: {why}{where}"))
+    # Bars of one colour per category are one point each: together they are data.
+    bar_points = sum(len(s.points) for s in significant if s.kind == "bar")
+    if not any(len(s.points) >= _s().min_data_points for s in significant) and \
+            not (bars and bar_points >= _s().min_data_points):
+        scores.append((0.2, f"no substantial data series read in the {who} chart"
+                            f"{where} (only marks of a few points: spans, a legend)"))
+    if any(s.kind == "scatter" and len(s.points) > _s().small_scatter for s in significant):
+        scores.append((_s().cloud_trust if named_alike(result) else 0.5,
+                       f"a scatter cloud in the {who} chart{where}: overlapping "
+                       f"markers are read as blobs, so markers and series are "
+                       f"approximate"))
+    many = max(len(significant), read)
+    from_data = bool(significant) and all(s.style.startswith("data:") for s in significant)
+    if many > _s().max_reliable_series and not from_data:  # data never confuses series
+        scores.append((0.4, f"{many} series in the {who} chart{where}: more than "
+                            f"{_s().max_reliable_series} cannot be told apart by colour"))
+    return scores
+
+
+def _pair_doubts(pub: Panel, rep: Panel, result: PanelResult, where: str
+                 ) -> list[tuple[float, str]]:
+    """The doubts about how one panel pair was compared: an assumed multiplier, a line read in
+    part, series split otherwise on either side while the data cover each other."""
+    scores: list[tuple[float, str]] = []
+    if any(result.decades):
+        shifts = ", ".join(f"{name} x10^{k}" for name, k in zip("xy", result.decades) if k)
+        scores.append((0.7, f"axis values differ by a power of ten ({shifts}){where}: an "
+                            f"axis multiplier read on one chart only is assumed"))
+    for a, b, _ in result.matches:
+        if a.kind != "line" or b.kind != "line" or a.normalised is None or \
+                b.normalised is None or not _same_x_range(pub, rep):
+            continue
+        wa, wb = float(np.ptp(a.normalised[:, 0])), float(np.ptp(b.normalised[:, 0]))
+        if min(wa, wb) < _s().partial_line * max(wa, wb):
+            scores.append((0.5, f"a matched line spans {min(wa, wb):.0%} of its plot width "
+                                f"against {max(wa, wb):.0%} under the same x range{where}: "
+                                f"read in part, or cut (not sure enough to fail)"))
+            break
+    coverage = result.coverage
+    split_differs = result.published != result.reproduced or \
+        len(result.matches) < result.published
+    if coverage is not None and min(coverage) >= _s().same_ink and split_differs:
+        scores.append((0.3, f"the plotted data cover each other ({coverage[0]:.2f}/"
+                            f"{coverage[1]:.2f}) but the series read differ "
+                            f"({result.published} published, {result.reproduced} reproduced, "
+                            f"{len(result.matches)} matched){where}: series split unreliable"))
+    return scores
+
+
 def reading_confidence(pub_panels: list[Panel], rep_panels: list[Panel],
                        results: list[PanelResult], signals: dict) -> tuple[float, list[str]]:
     """How far the comparison can be trusted to FAIL a figure, in [0, 1], and why not more.
@@ -122,71 +196,14 @@ def reading_confidence(pub_panels: list[Panel], rep_panels: list[Panel],
         for who, panel, significant, read in (
                 ("published", pub, result.published_series, result.read_counts[0]),
                 ("reproduced", rep, result.reproduced_series, result.read_counts[1])):
-            bars = bool(significant) and all(s.kind == "bar" for s in significant)
-            for name in ("x", "y"):
-                axis = getattr(panel, name)
-                if axis is None and name == "x" and bars:
-                    # Bars stand on categories: compared by position, no numeric axis needed.
-                    continue
-                if axis is None and name == "x" and result.categorical_x:
-                    # Neither chart has numbers on x (categories, months, dates): both are
-                    # compared over the data's extent, which is the same frame on both sides.
-                    if who == "published":
-                        scores.append((_s().categorical_x, f"no numeric x axis on either chart{where} "
-                                                      f"(categories or dates): x compared over "
-                                                      f"the extent of the data"))
-                    continue
-                if axis is None:
-                    scores.append((0.2, f"{name} axis of the {who} chart unread{where}"))
-                    continue
-                trust, why = axis_trust(axis)
-                if trust < 1.0:
-                    scores.append((trust, f"{name} axis of the {who} chart: {why}{where}"))
-            # Bars of one colour per category are one point each: together they are data.
-            bar_points = sum(len(s.points) for s in significant if s.kind == "bar")
-            if not any(len(s.points) >= _s().min_data_points for s in significant) and \
-                    not (bars and bar_points >= _s().min_data_points):
-                scores.append((0.2, f"no substantial data series read in the {who} chart"
-                                    f"{where} (only marks of a few points: spans, a legend)"))
-            if any(s.kind == "scatter" and len(s.points) > _s().small_scatter for s in significant):
-                scores.append((_s().cloud_trust if named_alike(result) else 0.5,
-                               f"a scatter cloud in the {who} chart{where}: overlapping "
-                                    f"markers are read as blobs, so markers and series are "
-                                    f"approximate"))
-            many = max(len(significant), read)
-            from_data = bool(significant) and all(s.style.startswith("data:")
-                                                  for s in significant)
-            if many > _s().max_reliable_series and not from_data:  # data never confuses series
-                scores.append((0.4, f"{many} series in the {who} chart{where}: more than "
-                                    f"{_s().max_reliable_series} cannot be told apart by colour"))
+            scores += _side_doubts(who, panel, significant, read, result, where)
     for index, result in enumerate(results, 1):
         where = f" (panel {index})" if len(results) > 1 else ""
-        if any(result.decades):
-            shifts = ", ".join(f"{name} x10^{k}" for name, k in zip("xy", result.decades) if k)
-            scores.append((0.7, f"axis values differ by a power of ten ({shifts}){where}: an "
-                                f"axis multiplier read on one chart only is assumed"))
-        for a, b, _ in result.matches:
-            if a.kind != "line" or b.kind != "line" or a.normalised is None or \
-                    b.normalised is None or not _same_x_range(pub_panels[index - 1],
-                                                              rep_panels[index - 1]):
-                continue
-            wa, wb = float(np.ptp(a.normalised[:, 0])), float(np.ptp(b.normalised[:, 0]))
-            if min(wa, wb) < _s().partial_line * max(wa, wb):
-                scores.append((0.5, f"a matched line spans {min(wa, wb):.0%} of its plot width "
-                                    f"against {max(wa, wb):.0%} under the same x range{where}: "
-                                    f"read in part, or cut (not sure enough to fail)"))
-                break
-        crop = _confirmed_crop(pub_panels[index - 1], rep_panels[index - 1], result)
+        pub, rep = pub_panels[index - 1], rep_panels[index - 1]
+        scores += _pair_doubts(pub, rep, result, where)
+        crop = _confirmed_crop(pub, rep, result)
         if crop:
             confirmed.append(crop + where)
-        coverage = result.coverage
-        split_differs = result.published != result.reproduced or \
-            len(result.matches) < result.published
-        if coverage is not None and min(coverage) >= _s().same_ink and split_differs:
-            scores.append((0.3, f"the plotted data cover each other ({coverage[0]:.2f}/"
-                                f"{coverage[1]:.2f}) but the series read differ "
-                                f"({result.published} published, {result.reproduced} reproduced, "
-                                f"{len(result.matches)} matched){where}: series split unreliable"))
     if not scores:
         return 1.0, []
     scores.sort(key=lambda item: item[0])

@@ -81,9 +81,41 @@ def bar_chart(ink: np.ndarray, rgb: np.ndarray, lum: np.ndarray, bg: np.ndarray)
     """Bars of any fill (colours, greys, hatches, outlines) standing on a common baseline,
     grouped into series by their look: ([(colour, chromatic, x, y, pixels)], bar region)."""
     hh, ww = ink.shape
+    found = _on_baseline(ink)
+    if found is None:
+        return [], None
+    col_ok, top, bot, base = found
+    # Per column the fill colour: median over the run's interior.
+    colcol = np.zeros((ww, 3), np.float32)
+    for x in np.nonzero(col_ok)[0]:
+        a, b = top[x], bot[x]
+        inner = rgb[a + 1:b, x] if b - a > 3 else rgb[a:b + 1, x]
+        colcol[x] = np.median(inner, axis=0)
+    bars = _bar_spans(col_ok, top, bot, base, colcol)
+    bars = [(a, b) for a, b in bars if b - a + 1 >= 3]
+    if len(bars) < 2:
+        return [], None
+    widths = np.array([b - a + 1 for a, b in bars], float)
+    wmed = float(np.median(widths))
+    if wmed > 0.45 * ww:
+        return [], None
+    bars = [(a, b) for (a, b), w_ in zip(bars, widths) if w_ >= 0.4 * wmed]
+    reach = [max(abs(int(np.median(top[a:b + 1])) - base),
+                 abs(int(np.median(bot[a:b + 1])) - base)) for a, b in bars]
+    if _marker_tall(reach, [b - a + 1 for a, b in bars], hh):
+        return [], None
+    region, looks, infos = _looks(bars, top, bot, base, rgb, ink.shape)
+    return _by_look(looks, infos), region
+
+
+def _on_baseline(ink: np.ndarray):
+    """The columns whose longest run of ink stands on the common baseline (the row most tall
+    runs end on: the bottom, or the top for negative bars): (columns, run tops, run bottoms,
+    baseline), or None when no baseline carries enough of the ink."""
+    hh, ww = ink.shape
     cols, centres, lengths = column_runs(ink)
     if cols.size == 0:
-        return [], None
+        return None
     starts = np.round(centres - (lengths - 1) / 2).astype(int)
     ends = starts + lengths.astype(int) - 1
     # The longest run of each column.
@@ -96,30 +128,30 @@ def bar_chart(ink: np.ndarray, rgb: np.ndarray, lum: np.ndarray, bg: np.ndarray)
     c_bot = ends[pick]
     tall = c_len >= max(4, 0.02 * hh)
     if tall.sum() < max(6, 0.08 * ww):
-        return [], None
+        return None
     # The baseline: the row most of the tall runs end on (bottom, or top for negative bars).
     ends_all = np.concatenate([c_bot[tall], c_top[tall]])
     hist = np.bincount(ends_all, minlength=hh).astype(float)
     hist3 = np.convolve(hist, [1, 1, 1], mode="same")
     base = int(hist3.argmax())
     if hist3[base] < 0.5 * tall.sum():
-        return [], None
+        return None
     on = tall & ((np.abs(c_bot - base) <= 2) | (np.abs(c_top - base) <= 2))
     if on.sum() < 0.3 * np.count_nonzero(ink.any(axis=0)):
-        return [], None
+        return None
     col_ok = np.zeros(ww, bool)
     col_ok[c_col[on]] = True
     top = np.zeros(ww, int)
     bot = np.zeros(ww, int)
     top[c_col[on]] = c_top[on]
     bot[c_col[on]] = c_bot[on]
-    # Per column the fill colour: median over the run's interior.
-    colcol = np.zeros((ww, 3), np.float32)
-    for x in np.nonzero(col_ok)[0]:
-        a, b = top[x], bot[x]
-        inner = rgb[a + 1:b, x] if b - a > 3 else rgb[a:b + 1, x]
-        colcol[x] = np.median(inner, axis=0)
-    # Bars: runs of ok columns, cut where the value end or the fill changes.
+    return col_ok, top, bot, base
+
+
+def _bar_spans(col_ok: np.ndarray, top: np.ndarray, bot: np.ndarray, base: int,
+               colcol: np.ndarray) -> list[tuple[int, int]]:
+    """Bars: runs of columns on the baseline, cut where the value end or the fill changes."""
+    ww = len(col_ok)
     bars = []
     start = None
     for x in range(ww + 1):
@@ -135,18 +167,14 @@ def bar_chart(ink: np.ndarray, rgb: np.ndarray, lum: np.ndarray, bg: np.ndarray)
         elif start is not None:
             bars.append((start, x - 1))
             start = None
-    bars = [(a, b) for a, b in bars if b - a + 1 >= 3]
-    if len(bars) < 2:
-        return [], None
-    widths = np.array([b - a + 1 for a, b in bars], float)
-    wmed = float(np.median(widths))
-    if wmed > 0.45 * ww:
-        return [], None
-    bars = [(a, b) for (a, b), w_ in zip(bars, widths) if w_ >= 0.4 * wmed]
-    reach = [max(abs(int(np.median(top[a:b + 1])) - base),
-                 abs(int(np.median(bot[a:b + 1])) - base)) for a, b in bars]
-    if _marker_tall(reach, [b - a + 1 for a, b in bars], hh):
-        return [], None
+    return bars
+
+
+def _looks(bars: list[tuple[int, int]], top: np.ndarray, bot: np.ndarray, base: int,
+           rgb: np.ndarray, shape: tuple[int, int]) -> tuple[np.ndarray, list, list]:
+    """Each bar's look (fill colour, hatching) and (centre, value, pixels), and the region the
+    bars cover (a line drawn over a solid bar stays out of it)."""
+    hh, ww = shape
     region = np.zeros((hh, ww), bool)
     looks = []
     infos = []
@@ -174,6 +202,11 @@ def bar_chart(ink: np.ndarray, rgb: np.ndarray, lum: np.ndarray, bg: np.ndarray)
             region[inner] = maxabs(rgb[inner], colour) <= 60
         looks.append((colour, hatch))
         infos.append(((a + b) / 2.0, value, int((b - a + 1) * (y1 - y0 + 1))))
+    return region, looks, infos
+
+
+def _by_look(looks: list, infos: list) -> list:
+    """The bars grouped by look, in order of appearance: [(colour, chromatic, x, y, pixels)]."""
     # Group the bars by look, in order of appearance.
     clusters: list[list[int]] = []
     reps: list[tuple[np.ndarray, float]] = []
@@ -196,4 +229,4 @@ def bar_chart(ink: np.ndarray, rgb: np.ndarray, lum: np.ndarray, bg: np.ndarray)
         npx = sum(infos[i][2] for i in members)
         chrom = float(colour.max() - colour.min()) >= 40
         out.append((colour, chrom, xs, ys, npx))
-    return out, region
+    return out

@@ -120,51 +120,64 @@ def extract_series(page: Page, box: Box, exclude: list[tuple[int, int, int, int]
             parts.append((name, sub))
         if not parts:
             continue
-        union = np.zeros((hh, ww), bool)
-        style_of = np.zeros((hh, ww), np.int8)
-        px = {}
-        for k, (name, sub) in enumerate(parts):
-            union |= sub
-            style_of[sub] = k + 1
-            px[name] = px.get(name, 0) + int(sub.sum())
-        total = sum(px.values())
-        filled, marker_filled = filled_holes(union, hh, ww)
-        parts_of_filled = components(filled)
-        markers = filled if scattered(filled, parts_of_filled) else \
-            markers_without_lines(filled, parts_of_filled)
-        if markers is not None:
-            parts_of_markers = parts_of_filled if markers is filled else components(markers)
-            pts = marker_points(markers, parts_of_markers)
-            if pts:
-                xs = np.array([p[0] for p in pts]) + l
-                ys = np.array([p[1] for p in pts]) + t
-                series.append(RawSeries("scatter", rgb_tuple(colour), "markers", xs, ys, 0.8,
-                                        total, chrom))
-                continue
-        for xs, ys, cover in line_tracks(marker_filled):
-            if xs.max() - xs.min() < 0.12 * ww:
-                continue
-            if bar_series and (xs.max() - xs.min() < 0.3 * ww
-                               or len(xs) < 0.6 * (xs.max() - xs.min() + 1)):
-                continue  # remnants of bars (outlines, hatching, cut tops)
-            yi = np.clip(np.round(ys).astype(int), 0, hh - 1)
-            xi = xs.astype(int)
-            # The style under the track (a pixel or two off the centre on thick lines).
-            votes = np.bincount(style_of[yi, xi], minlength=len(parts) + 1)[1:].astype(float)
-            by_name: dict[str, float] = {}
-            for k, (name, _sub) in enumerate(parts):
-                by_name[name] = by_name.get(name, 0.0) + votes[k]
-            if not any(by_name.values()):
-                by_name = {n: float(v) for n, v in px.items()}
-            line = max(by_name, key=by_name.get)
-            if line == "markers":
-                line = "solid"
-            series.append(RawSeries("line", rgb_tuple(colour), line, xs + l, ys + t,
-                                    float(min(1.0, 0.5 + cover / 2)), total, chrom))
+        series += _group_series(parts, colour, chrom, (hh, ww), (t, l),
+                                bars_found=bool(bar_series))
     series = _drop_fragments(_join_rims(series), t, l, hh, ww)
     if not series:
         problems.append("no data series found in the plot area")
     return series, problems, ink_points
+
+
+def _group_series(parts: list[tuple[str, np.ndarray]], colour: np.ndarray, chrom: bool,
+                  shape: tuple[int, int], origin: tuple[int, int], *, bars_found: bool
+                  ) -> list[RawSeries]:
+    """The series of one colour (grey level), its line styles together: scatter markers when
+    its pixels are marker-shaped, else its curves (tracks), each named after the style of most
+    of its pixels. `origin`: the plot area's top and left on the page."""
+    hh, ww = shape
+    t, l = origin
+    out: list[RawSeries] = []
+    union = np.zeros((hh, ww), bool)
+    style_of = np.zeros((hh, ww), np.int8)
+    px = {}
+    for k, (name, sub) in enumerate(parts):
+        union |= sub
+        style_of[sub] = k + 1
+        px[name] = px.get(name, 0) + int(sub.sum())
+    total = sum(px.values())
+    filled, marker_filled = filled_holes(union, hh, ww)
+    parts_of_filled = components(filled)
+    markers = filled if scattered(filled, parts_of_filled) else \
+        markers_without_lines(filled, parts_of_filled)
+    if markers is not None:
+        parts_of_markers = parts_of_filled if markers is filled else components(markers)
+        pts = marker_points(markers, parts_of_markers)
+        if pts:
+            xs = np.array([p[0] for p in pts]) + l
+            ys = np.array([p[1] for p in pts]) + t
+            return [RawSeries("scatter", rgb_tuple(colour), "markers", xs, ys, 0.8, total,
+                              chrom)]
+    for xs, ys, cover in line_tracks(marker_filled):
+        if xs.max() - xs.min() < 0.12 * ww:
+            continue
+        if bars_found and (xs.max() - xs.min() < 0.3 * ww
+                           or len(xs) < 0.6 * (xs.max() - xs.min() + 1)):
+            continue  # remnants of bars (outlines, hatching, cut tops)
+        yi = np.clip(np.round(ys).astype(int), 0, hh - 1)
+        xi = xs.astype(int)
+        # The style under the track (a pixel or two off the centre on thick lines).
+        votes = np.bincount(style_of[yi, xi], minlength=len(parts) + 1)[1:].astype(float)
+        by_name: dict[str, float] = {}
+        for k, (name, _sub) in enumerate(parts):
+            by_name[name] = by_name.get(name, 0.0) + votes[k]
+        if not any(by_name.values()):
+            by_name = {n: float(v) for n, v in px.items()}
+        line = max(by_name, key=by_name.get)
+        if line == "markers":
+            line = "solid"
+        out.append(RawSeries("line", rgb_tuple(colour), line, xs + l, ys + t,
+                             float(min(1.0, 0.5 + cover / 2)), total, chrom))
+    return out
 
 
 def _join_rims(series: list[RawSeries]) -> list[RawSeries]:

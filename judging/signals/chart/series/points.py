@@ -116,7 +116,20 @@ def line_tracks(mask: np.ndarray, max_tracks: int = 4) -> list[tuple[np.ndarray,
     if K == 1:
         ys[0] = _follow_one(centres, lengths, starts, counts, best_mid, ys[0, best_mid],
                             lens0[0], hh, ww)
-    for step in ((1, -1) if K > 1 else ()):
+    if K > 1:
+        _follow_many(ys, (centres, lengths, starts, counts), best_mid, lens0, (hh, ww))
+    return _distinct_tracks(ys, present)
+
+
+def _follow_many(ys: np.ndarray, runs: tuple[np.ndarray, ...], best_mid: int,
+                 lens0: np.ndarray, shape: tuple[int, int]) -> None:
+    """Follow the K tracks started at column `best_mid` both ways, column by column, each to
+    the nearest run its slope predicts (into `ys`). `runs`: (centres, lengths, first run of each
+    column, runs per column)."""
+    centres, lengths, starts, counts = runs
+    hh, ww = shape
+    K = len(ys)
+    for step in (1, -1):
         last = ys[:, best_mid].copy()
         last_x = np.full(K, best_mid)
         last_len = lens0.copy()
@@ -153,6 +166,12 @@ def line_tracks(mask: np.ndarray, max_tracks: int = 4) -> list[tuple[np.ndarray,
                     if len(used_t) == K:
                         break
             x += step
+
+
+def _distinct_tracks(ys: np.ndarray, present: np.ndarray
+                     ) -> list[tuple[np.ndarray, np.ndarray, float]]:
+    """[(x, y, coverage)] of the tracks of at least three points that do not shadow another."""
+    K, ww = ys.shape
     out = []
     xs = np.arange(ww, dtype=float)
     for k in range(K):
