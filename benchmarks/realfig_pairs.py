@@ -20,6 +20,10 @@ Intervals: 95% bootstrap over figures (the published image is the unit).
 With `--published-data`, a pair whose line has `data` gives its claim that file as the
 registry's `published_data` (the published side compared from its data).
 
+LOCKBOX (issue 41): the repositories of chart_signals.LOCKBOX_REPOSITORIES are measured but kept
+out of every figure above (the choice of values, the tables, the wrong answers, the per-pair
+file) and reported on one line of their own, answered with the values chosen on all the others.
+
 Nothing from the pairs files is copied anywhere: they are read where they lie (`--cache DIR`
 keeps readings and signals, no image).
 """
@@ -137,7 +141,8 @@ def run_real(paths: list[Path], *, rubric_ref: str | None, jobs: int | None, out
              if locked else ""))
     for reason, count in errors.most_common(5):
         print(f"  not measured on {count} pairs: {reason}")
-    not_compared = [p for p in labelled if p.evidence is None]
+    # (`evidence` is set when a choice is applied, below: the evidences measured say it here.)
+    not_compared = [p for p in labelled if all(v is None for v in p.evidences.values())]
     if not_compared:
         print(f"  charts not compared (unreadable) on {len(not_compared)} labelled pairs: "
               + ", ".join(p.id for p in not_compared))

@@ -12,7 +12,13 @@ import numpy as np
 
 from judging.models import Tolerance
 from judging.signals.chart.compare.legends import legend_agreement
-from judging.signals.chart.compare.panels import PanelResult, compare_panels, data_series
+from judging.signals.chart.compare.panels import (
+    VALUES_FLOOR,
+    VALUES_WEIGHT,
+    PanelResult,
+    compare_panels,
+    data_series,
+)
 from judging.signals.chart.compare.trust import panel_evidence, reading_confidence
 from judging.signals.chart.evidence import weigh
 from judging.signals.chart.settings import DEFAULT_COMPARE, CompareSettings, comparing_with
@@ -22,6 +28,14 @@ from judging.signals.chart.types import (
     ChartReading,
     Panel,
 )
+
+OTHER_SCALE = 0.4
+"""Axes of another scale type (linear against log) keep 40% of the match score: the same
+numbers drawn otherwise."""
+FULL_OVERLAP = 0.9
+"""A range overlap from this on counts in full: libraries pad an axis by a few percent."""
+KIND_FLOOR, KIND_WEIGHT = 0.4, 0.6
+"""Pairs of another mark kind (bars against lines) weigh 60% of the match score."""
 
 
 def _reading_order(panels: list[Panel]) -> list[Panel]:
@@ -121,12 +135,12 @@ def _match_score(signals: dict, *, extra: float, same_kind: float, reach: float 
     shape = signals["chart.shape_agreement"]
     values = signals["chart.value_agreement"]
     trend = signals["chart.trend_agreement"]
-    scale = 1.0 if signals["chart.axis_scale_match"] in (True, None) else 0.4
+    scale = 1.0 if signals["chart.axis_scale_match"] in (True, None) else OTHER_SCALE
     overlap = signals["chart.range_overlap"]
-    overlap = 1.0 if overlap is None else min(1.0, overlap / 0.9) ** 2
-    score = count * matched ** 2 * (0.5 + 0.5 * shape) * (0.3 + 0.7 * values) * \
-        (0.5 + 0.5 * trend) * scale * overlap * \
-        (0.4 + 0.6 * same_kind) * (0.5 + 0.5 * reach)
+    overlap = 1.0 if overlap is None else min(1.0, overlap / FULL_OVERLAP) ** 2
+    score = count * matched ** 2 * (0.5 + 0.5 * shape) * \
+        (VALUES_FLOOR + VALUES_WEIGHT * values) * (0.5 + 0.5 * trend) * scale * overlap * \
+        (KIND_FLOOR + KIND_WEIGHT * same_kind) * (0.5 + 0.5 * reach)
     return float(np.clip(score, 0.0, 1.0))
 
 

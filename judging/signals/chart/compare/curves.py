@@ -12,6 +12,27 @@ from judging.signals.chart.compare.ink import InkIndex, mutual_coverage
 from judging.signals.chart.settings import compare_settings as _s
 from judging.signals.chart.types import Series
 
+GRID_MARGIN = 0.05
+"""How far past the published axes (unit frame) a cloud's density grid reaches: points just
+outside the axes still count."""
+SPREAD_BINS = 12
+"""Bins along x in which a scatter's spread in y tells a cloud from a curve of markers."""
+EPSILON = 1e-9
+"""Added to the last bin edge so that the rightmost point falls in the last bin."""
+MIN_BINS = 3
+"""Fewest bins (or bars) whose medians can show a shape: two define any line."""
+MEDIAN_SE = 1.25
+"""The standard error of a median is 1.25 sigma / sqrt(n) (normal data)."""
+MAD_SIGMA = 1.4826
+"""Sigma of normal data from its median absolute deviation."""
+SAME_X = 1e-6
+"""Bars closer than this along x (unit frame) stand at the same place."""
+BAR_REACH_SHARE = 3.0
+"""A bar may stand a third of the smallest gap between bars from its counterpart: never its
+neighbour's place in a group."""
+REACH_DIGITS = 4
+"""Decimals a pair's reach is kept with."""
+
 
 @dataclass(frozen=True)
 class SeriesPair:
@@ -92,10 +113,11 @@ def _histogram_overlap(a: np.ndarray, b: np.ndarray) -> float:
     published axes (1 = the same density). Markers of a cloud overlap and are read as blobs
     whose centres move with the marker size, so marker-to-marker distances say little; where
     the cloud lies does (a shifted or reversed cloud moves its mass to other cells)."""
-    edges = np.linspace(-0.05, 1.05, _s().cloud_grid + 1)
-    ha, _, _ = np.histogram2d(np.clip(a[:, 0], -0.05, 1.05), np.clip(a[:, 1], -0.05, 1.05),
+    edges = np.linspace(-GRID_MARGIN, 1 + GRID_MARGIN, _s().cloud_grid + 1)
+    lo, hi = -GRID_MARGIN, 1 + GRID_MARGIN
+    ha, _, _ = np.histogram2d(np.clip(a[:, 0], lo, hi), np.clip(a[:, 1], lo, hi),
                               bins=[edges, edges])
-    hb, _, _ = np.histogram2d(np.clip(b[:, 0], -0.05, 1.05), np.clip(b[:, 1], -0.05, 1.05),
+    hb, _, _ = np.histogram2d(np.clip(b[:, 0], lo, hi), np.clip(b[:, 1], lo, hi),
                               bins=[edges, edges])
     return float(np.minimum(ha / ha.sum(), hb / hb.sum()).sum())
 
@@ -104,11 +126,11 @@ def cloud_like(unit: np.ndarray) -> bool:
     """More than a handful of points (unit frame) that spread in y within narrow x bins."""
     if len(unit) <= _s().small_scatter:
         return False
-    edges = np.linspace(unit[:, 0].min(), unit[:, 0].max() + 1e-9, 13)
+    edges = np.linspace(unit[:, 0].min(), unit[:, 0].max() + EPSILON, SPREAD_BINS + 1)
     which = np.digitize(unit[:, 0], edges) - 1
-    spreads = [float(np.std(unit[which == k, 1])) for k in range(12)
+    spreads = [float(np.std(unit[which == k, 1])) for k in range(SPREAD_BINS)
                if np.sum(which == k) >= _s().cloud_bin_points]
-    return len(spreads) >= 3 and float(np.median(spreads)) >= _s().cloud_spread
+    return len(spreads) >= MIN_BINS and float(np.median(spreads)) >= _s().cloud_spread
 
 
 def compare_clouds(a: np.ndarray, b: np.ndarray) -> SeriesPair | None:
@@ -137,10 +159,10 @@ def compare_clouds(a: np.ndarray, b: np.ndarray) -> SeriesPair | None:
         medians.append((float(np.median(inside[0])), float(np.median(inside[1]))))
         # The standard error of a median (1.25 sigma / sqrt(n), sigma from the MAD) of both
         # clouds: a bin of a few markers cannot place its median better than that.
-        se = [1.25 * 1.4826 * float(np.median(np.abs(v - np.median(v)))) / np.sqrt(len(v))
+        se = [MEDIAN_SE * MAD_SIGMA * float(np.median(np.abs(v - np.median(v)))) / np.sqrt(len(v))
               for v in inside]
         allowed.append(max(_s().default_value_tolerance, 2.0 * float(np.hypot(*se))))
-    if len(medians) < 3:
+    if len(medians) < MIN_BINS:
         return _compare_points_unit(a, b, overlap)
     ma, mb = np.array(medians).T
     flat_a, flat_b = np.ptp(ma) < _s().flat, np.ptp(mb) < _s().flat
@@ -168,8 +190,8 @@ def bar_match_reach(unit_pub: list[np.ndarray], series: list[Series]) -> float |
     xs = np.sort(np.concatenate([p[:, 0] for p, s in zip(unit_pub, series) if s.kind == "bar"]
                                 or [np.zeros(0)]))
     gaps = np.diff(xs)
-    gaps = gaps[gaps > 1e-6]
-    return float(gaps.min()) / 3.0 if len(gaps) else None
+    gaps = gaps[gaps > SAME_X]
+    return float(gaps.min()) / BAR_REACH_SHARE if len(gaps) else None
 
 
 def compare_bars(a: np.ndarray, b: np.ndarray, *, reach: float) -> SeriesPair:
@@ -201,7 +223,7 @@ def compare_bars(a: np.ndarray, b: np.ndarray, *, reach: float) -> SeriesPair:
     step = float(np.median(np.diff(a[:, 0]))) if len(a) >= 2 else reach
     far = int(sum(np.min(np.abs(a[:, 0] - x)) > max(reach, 0.5 * step) for x in b[:, 0]))
     values = float(np.sum(close)) / (len(a) + far)
-    if len(ya) >= 3 and np.ptp(ya) > 0 and np.ptp(yb) > 0:
+    if len(ya) >= MIN_BINS and np.ptp(ya) > 0 and np.ptp(yb) > 0:
         r = float(np.corrcoef(ya, yb)[0, 1])
         shape = max(0.0, r) if np.isfinite(r) else 0.0
     else:
@@ -262,4 +284,4 @@ def with_reach(pair: SeriesPair, pub: np.ndarray, rep: np.ndarray, pub_ink: InkI
             continue
         covered = other_ink.share_near(own[outside]) * int(outside.sum())
         shares.append(float((int((~outside).sum()) + covered) / len(own)))
-    return replace(pair, reach=round(min(shares), 4))
+    return replace(pair, reach=round(min(shares), REACH_DIGITS))

@@ -14,6 +14,10 @@ from judging.signals.chart.types import (
     Series,
 )
 
+DECADE_SLACK = 1.3
+"""Two axis spans that differ by a power of ten within 30% differ by an unread multiplier (an
+axis's padding varies by library)."""
+
 
 @dataclass(frozen=True)
 class Frame:
@@ -164,7 +168,7 @@ def power_of_ten_shift(pub_axis, rep_axis, linear_data: bool) -> int:
         return 0
     ratio = float(np.log10(span_pub / span_rep))
     k = round(ratio)
-    if k == 0 or abs(ratio - k) > float(np.log10(1.3)):
+    if k == 0 or abs(ratio - k) > float(np.log10(DECADE_SLACK)):
         return 0
     return int(k)
 

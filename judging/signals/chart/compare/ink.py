@@ -9,6 +9,10 @@ from judging.signals.chart.compare.frame import Frame, unit_frame
 from judging.signals.chart.settings import compare_settings as _s
 from judging.signals.chart.types import Panel
 
+BOUND_SLACK = 1.000001
+"""The KD-tree's search bound a hair past the tolerance: a point exactly at the tolerance is
+near (`<=`), and the tree's bound is strict."""
+
 
 class InkIndex:
     """A panel's data ink (unit frame, at most CompareSettings.coverage_points of it, a seeded
@@ -36,7 +40,7 @@ class InkIndex:
             points = points[np.random.default_rng(0).choice(len(points), most, replace=False)]
         if self._tree is None:
             self._tree = cKDTree(self.ink)
-        near, _ = self._tree.query(points, p=np.inf, distance_upper_bound=tolerance * 1.000001)
+        near, _ = self._tree.query(points, p=np.inf, distance_upper_bound=tolerance * BOUND_SLACK)
         return float(np.mean(near <= tolerance))
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from judging.signals.chart.compare.names import (
+    SAME_NAME,
     linear_sum_assignment,
     name_matrix,
     name_similarity,
@@ -133,5 +134,5 @@ def named_alike(result: PanelResult) -> bool:
     # elimination, once the others are paired by name: still the legends' split. A name that
     # disagrees is another matter.
     unread = sum(1 for v in similar if v is None)
-    named = sum(1 for v in similar if v is not None and v >= 0.8)
+    named = sum(1 for v in similar if v is not None and v >= SAME_NAME)
     return named == len(similar) or (unread == 1 and named == len(similar) - 1 and named >= 2)

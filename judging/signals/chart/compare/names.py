@@ -12,6 +12,13 @@ import numpy as np
 from judging.signals.chart.settings import compare_settings as _s
 from judging.signals.chart.types import Series
 
+SAME_NAME = 0.8
+"""Likeness from which two legend names are the same name (OCR slips, a name read in part: a
+prefix or a suffix of the other scores this)."""
+MIN_SUFFIX = 3
+"""A name's end read alone (its start lost under a legend handle) must keep this many
+characters to stand for it."""
+
 
 def linear_sum_assignment(cost: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """scipy's Hungarian assignment, imported on first use: scipy.optimize costs a quarter of a
@@ -43,10 +50,10 @@ def name_similarity(a: str | None, b: str | None) -> float | None:
     # OCR often keeps only the first word of a label ("no" of "no aug"), or loses its start to
     # a legend handle drawn over it ("t. (3)" of "opt. (3)").
     if a.startswith(b) or b.startswith(a):
-        ratio = max(ratio, 0.8)
+        ratio = max(ratio, SAME_NAME)
     shorter, longer = sorted((a, b), key=len)
-    if len(shorter) >= 3 and longer.endswith(shorter):
-        ratio = max(ratio, 0.8)
+    if len(shorter) >= MIN_SUFFIX and longer.endswith(shorter):
+        ratio = max(ratio, SAME_NAME)
     return ratio
 
 
@@ -56,7 +63,7 @@ def name_matrix(pub: list[Series], rep: list[Series]) -> np.ndarray:
     says nothing of which: it drops to CompareSettings.name_floor."""
     sims = np.array([[(name_similarity(a.name, b.name) or 0.0) for b in rep] for a in pub],
                     dtype=float).reshape(len(pub), len(rep))
-    close = sims >= 0.8
+    close = sims >= SAME_NAME
     ambiguous = (close & (close.sum(axis=1, keepdims=True) > 1)) | \
         (close & (close.sum(axis=0, keepdims=True) > 1))
     # A name a legend gives twice (jove-performance's key names two series "H3COH") tells
@@ -86,7 +93,7 @@ def name_pairs(pub: list[Series], rep: list[Series]) -> dict[int, int]:
     sims = name_matrix(pub, rep)
     out = {}
     for i, j in zip(*linear_sum_assignment(-sims)):
-        if sims[i, j] >= 0.8:
+        if sims[i, j] >= SAME_NAME:
             out[int(i)] = int(j)
     return out
 

@@ -42,6 +42,37 @@ from judging.signals.chart.types import (
     Series,
 )
 
+VALUES_FLOOR, VALUES_WEIGHT = 0.3, 0.7
+"""A pair's value agreement weighs 70% of the agreement product: values none of which agree
+leave 30% (the shape and the trend may still tell the same story)."""
+TREND_FLOOR, TREND_WEIGHT = 0.75, 0.25
+"""Opposite trends take a quarter off the series agreement (the shape already counts them)."""
+OTHER_KIND = 0.4
+"""Bars against lines (or the reverse) keep 40% of a pair's agreement: another chart of the
+same numbers."""
+MIN_MARKS = 3
+"""Bars or markers fewer than this are no data series of their own (a legend handle, a span)."""
+GREY_CHANNEL_SPREAD = 24
+"""Channels within this many levels of each other: an achromatic (grey or black) colour."""
+HEX = 16
+"""The base of a colour's hexadecimal style ("#rrggbb")."""
+FLAT_LEVELS = 200
+"""A line's heights rounded to 1/200 of the plot: one level is one horizontal run."""
+FRAME_RUNS, GRID_RUNS = 3, 8
+"""Horizontal runs that make an axis line, a frame or a reference line (three at most), and
+gridlines the tracer joined into one series (a few more)."""
+FLAT_SHARE = 0.9
+"""The share of a line's points on those runs for it to be chart furniture."""
+LIGHT_GREY = 0xB0
+"""Channels all at least this light: a light grey line (gridlines), not a data curve."""
+RETRACED = 0.9
+"""A series whose values agree this far with a longer one of the same colour retraces it."""
+TWIN = 0.8
+"""An unmatched series that agrees this far (shape and values) with a matched one is a
+fragment of it (a line the reader split in two), not an extra series."""
+TEN = 10.0
+"""The base of the powers of ten an unread axis multiplier shifts values by."""
+
 
 def _data_similarity(pair: SeriesPair | None) -> float:
     """Shape and values alike, and, a little, how much of the x range the two share: a
@@ -118,7 +149,7 @@ def data_series(series: list[Series]) -> list[Series]:
         if s.kind == "line" and _frame_line(s, norm):
             continue
         if (s.kind == "line" and width >= _s().min_series_width) or \
-                (s.kind != "line" and len(norm) >= 3):
+                (s.kind != "line" and len(norm) >= MIN_MARKS):
             out.append(s)
     out = out or list(series)
     return _without_duplicates(out)
@@ -127,7 +158,7 @@ def data_series(series: list[Series]) -> list[Series]:
 def _bars_by_category(series: list[Series]) -> list[Series]:
     """Bars coloured one colour per category (a bar a "series" of one point) are one series:
     compared bar by bar in category order, as a reader of the chart does."""
-    singles = [s for s in series if s.kind == "bar" and len(s.points) < 3]
+    singles = [s for s in series if s.kind == "bar" and len(s.points) < MIN_MARKS]
     if len(singles) < 2:
         return series
     points = np.concatenate([s.points for s in singles])
@@ -151,18 +182,18 @@ def _frame_line(series: Series, norm: np.ndarray) -> bool:
     match = re.match(r"#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})", series.style)
     if match is None or len(norm) < 2:
         return False
-    channels = [int(c, 16) for c in match.groups()]
-    if max(channels) - min(channels) >= 24:
+    channels = [int(c, HEX) for c in match.groups()]
+    if max(channels) - min(channels) >= GREY_CHANNEL_SPREAD:
         return False
     # An achromatic line made of (at most three) horizontal runs: at the edge or across the plot
     # it is an axis line, a frame or a reference line; shorter, the edges of a legend box or
     # gridline fragments the tracer joined. A grey data curve takes many levels.
-    _, counts = np.unique(np.round(norm[:, 1] * 200), return_counts=True)
-    if float(np.sort(counts)[-3:].sum()) >= 0.9 * len(norm):
+    _, counts = np.unique(np.round(norm[:, 1] * FLAT_LEVELS), return_counts=True)
+    if float(np.sort(counts)[-FRAME_RUNS:].sum()) >= FLAT_SHARE * len(norm):
         return True
     # A light grey line on a few levels is gridlines the tracer joined into one "series".
-    light = min(channels) >= 0xB0
-    return light and float(np.sort(counts)[-8:].sum()) >= 0.9 * len(norm)
+    light = min(channels) >= LIGHT_GREY
+    return light and float(np.sort(counts)[-GRID_RUNS:].sum()) >= FLAT_SHARE * len(norm)
 
 
 def _without_duplicates(series: list[Series]) -> list[Series]:
@@ -176,7 +207,7 @@ def _without_duplicates(series: list[Series]) -> list[Series]:
         duplicate = any(
             series[m].style.split()[0] == colour and (pair := compare_curves(
                 points[m], points[k], span=1.0, tol_abs=None, tol_rel=None)) is not None
-            and pair.values >= 0.9 and pair.x_overlap >= _s().min_x_overlap for m in keep)
+            and pair.values >= RETRACED and pair.x_overlap >= _s().min_x_overlap for m in keep)
         if not duplicate:
             keep.append(k)
     return [series[k] for k in sorted(keep)]
@@ -212,7 +243,7 @@ def _sides(pub: Panel, rep: Panel, frame: Frame) -> _Sides:
     decades = (power_of_ten_shift(pub.x, rep.x, frame.x_data and not frame.x_log),
                power_of_ten_shift(pub.y, rep.y, frame.y_data and not frame.y_log))
     if decades != (0, 0):
-        factor = np.array([10.0 ** decades[0], 10.0 ** decades[1]])
+        factor = np.array([TEN ** decades[0], TEN ** decades[1]])
         rep_pts = [p * factor for p in rep_pts]
     categorical_x = pub.x is None and rep.x is None
     pub_ink, rep_ink = ink_coords(pub, frame, pub_pts), ink_coords(rep, frame, rep_pts)
@@ -304,7 +335,7 @@ def _left_over(sides: _Sides, pairs: dict, assigned: dict[int, int]
         if j in assigned.values():
             continue
         twins = [pairs[i, j] for i in assigned if pairs[i, j] is not None]
-        if any(p.values >= 0.8 and p.shape >= 0.8 for p in twins) or \
+        if any(p.values >= TWIN and p.shape >= TWIN for p in twins) or \
                 drawn_over(j, s.rep_pts, s.origin, s.scale):
             blends.add(j)
             continue
@@ -391,8 +422,8 @@ def _series_agreement(matches: list[tuple[Series, Series, SeriesPair]], *, publi
         return 0.0
     matched = len(matches) / published
     extra_share = extra / max(1, reproduced)
-    worst = min((((0.5 + 0.5 * p.shape) * (0.3 + 0.7 * p.values) *
-                  (0.75 + 0.25 * p.trend_same) * p.reach_factor() *
-                  (1.0 if (a.kind == "bar") == (b.kind == "bar") else 0.4))
+    worst = min((((0.5 + 0.5 * p.shape) * (VALUES_FLOOR + VALUES_WEIGHT * p.values) *
+                  (TREND_FLOOR + TREND_WEIGHT * p.trend_same) * p.reach_factor() *
+                  (1.0 if (a.kind == "bar") == (b.kind == "bar") else OTHER_KIND))
                  for a, b, p in matches), default=0.0)
     return float(np.clip((1.0 - extra_share) ** 2 * matched ** 2 * worst, 0.0, 1.0))

@@ -13,6 +13,22 @@ from judging.signals.chart.evidence import PanelEvidence
 from judging.signals.chart.settings import compare_settings as _s
 from judging.signals.chart.types import Panel, Series
 
+DOUBT_UNREAD = 0.2
+"""Trust in a comparison when an axis or the data series of a chart were not read: little."""
+DOUBT_STRONG = 0.3
+"""Trust when the readings may be mispaired or misread outright (panel counts differ, the
+series split disagrees with the ink, an axis with under two tick labels)."""
+DOUBT_MANY = 0.4
+"""Trust when more series are drawn than colours can tell apart."""
+DOUBT_TWO_TICKS = 0.6
+"""The most an axis fitted to two tick labels can be trusted: nothing confirms the fit."""
+DOUBT_MULTIPLIER = 0.7
+"""Trust when a power-of-ten multiplier read on one chart only is assumed."""
+SAME_RANGE = 0.9
+"""Two x axes whose ranges overlap this far span the same range."""
+TRUST_DIGITS = 3
+"""Decimals the reading confidence is given with."""
+
 
 def panel_evidence(index: int, count: int, pub: Panel, rep: Panel,
                     result: PanelResult) -> PanelEvidence:
@@ -72,7 +88,7 @@ def _same_x_range(pub: Panel, rep: Panel) -> bool:
             a, b = tuple(np.log10(a)), tuple(np.log10(b))
     if not all(np.isfinite(v) for v in (*a, *b)):
         return False
-    return iou((min(a), max(a)), (min(b), max(b))) >= 0.9
+    return iou((min(a), max(a)), (min(b), max(b))) >= SAME_RANGE
 
 
 def axis_trust(axis) -> tuple[float, str]:
@@ -89,13 +105,13 @@ def axis_trust(axis) -> tuple[float, str]:
         lo, hi = axis.data_range
         span = abs(float(np.log10(hi) - np.log10(lo)) if log else float(hi - lo))
     if len(ticks) < 2 or not np.isfinite(span) or span <= 0:
-        return min(axis.confidence, 0.3), f"{len(ticks)} tick label(s) read"
+        return min(axis.confidence, DOUBT_STRONG), f"{len(ticks)} tick label(s) read"
     residual = float(np.nanmax(np.abs(values - fitted))) / span
     if not np.isfinite(residual) or residual > _s().tick_residual:
-        trust = max(axis.confidence, 0.2)
+        trust = max(axis.confidence, DOUBT_UNREAD)
         return min(trust, 0.5), f"tick labels off the {axis.scale} fit by {residual:.1%} of the span"
     if len(ticks) == 2:
-        return max(axis.confidence, 0.6), "only two tick labels: nothing confirms the fit"
+        return max(axis.confidence, DOUBT_TWO_TICKS), "only two tick labels: nothing confirms the fit"
     return 1.0, ""
 
 
@@ -119,7 +135,7 @@ def _side_doubts(who: str, panel: Panel, significant: list[Series], read: int,
                                                    f"the extent of the data"))
             continue
         if axis is None:
-            scores.append((0.2, f"{name} axis of the {who} chart unread{where}"))
+            scores.append((DOUBT_UNREAD, f"{name} axis of the {who} chart unread{where}"))
             continue
         trust, why = axis_trust(axis)
         if trust < 1.0:
@@ -128,7 +144,7 @@ def _side_doubts(who: str, panel: Panel, significant: list[Series], read: int,
     bar_points = sum(len(s.points) for s in significant if s.kind == "bar")
     if not any(len(s.points) >= _s().min_data_points for s in significant) and \
             not (bars and bar_points >= _s().min_data_points):
-        scores.append((0.2, f"no substantial data series read in the {who} chart"
+        scores.append((DOUBT_UNREAD, f"no substantial data series read in the {who} chart"
                             f"{where} (only marks of a few points: spans, a legend)"))
     if any(s.kind == "scatter" and len(s.points) > _s().small_scatter for s in significant):
         scores.append((_s().cloud_trust if named_alike(result) else 0.5,
@@ -138,7 +154,7 @@ def _side_doubts(who: str, panel: Panel, significant: list[Series], read: int,
     many = max(len(significant), read)
     from_data = bool(significant) and all(s.style.startswith("data:") for s in significant)
     if many > _s().max_reliable_series and not from_data:  # data never confuses series
-        scores.append((0.4, f"{many} series in the {who} chart{where}: more than "
+        scores.append((DOUBT_MANY, f"{many} series in the {who} chart{where}: more than "
                             f"{_s().max_reliable_series} cannot be told apart by colour"))
     return scores
 
@@ -150,7 +166,7 @@ def _pair_doubts(pub: Panel, rep: Panel, result: PanelResult, where: str
     scores: list[tuple[float, str]] = []
     if any(result.decades):
         shifts = ", ".join(f"{name} x10^{k}" for name, k in zip("xy", result.decades) if k)
-        scores.append((0.7, f"axis values differ by a power of ten ({shifts}){where}: an "
+        scores.append((DOUBT_MULTIPLIER, f"axis values differ by a power of ten ({shifts}){where}: an "
                             f"axis multiplier read on one chart only is assumed"))
     for a, b, _ in result.matches:
         if a.kind != "line" or b.kind != "line" or a.normalised is None or \
@@ -166,7 +182,7 @@ def _pair_doubts(pub: Panel, rep: Panel, result: PanelResult, where: str
     split_differs = result.published != result.reproduced or \
         len(result.matches) < result.published
     if coverage is not None and min(coverage) >= _s().same_ink and split_differs:
-        scores.append((0.3, f"the plotted data cover each other ({coverage[0]:.2f}/"
+        scores.append((DOUBT_STRONG, f"the plotted data cover each other ({coverage[0]:.2f}/"
                             f"{coverage[1]:.2f}) but the series read differ "
                             f"({result.published} published, {result.reproduced} reproduced, "
                             f"{len(result.matches)} matched){where}: series split unreliable"))
@@ -189,7 +205,7 @@ def reading_confidence(pub_panels: list[Panel], rep_panels: list[Panel],
     scores: list[tuple[float, str]] = []
     confirmed: list[str] = []
     if len(pub_panels) != len(rep_panels):
-        scores.append((0.3, f"{len(pub_panels)} data panels read in the published chart, "
+        scores.append((DOUBT_STRONG, f"{len(pub_panels)} data panels read in the published chart, "
                             f"{len(rep_panels)} in the reproduction: panels may be mispaired"))
     for index, (pub, rep, result) in enumerate(zip(pub_panels, rep_panels, results), 1):
         where = f" (panel {index})" if len(results) > 1 else ""
@@ -214,7 +230,7 @@ def reading_confidence(pub_panels: list[Panel], rep_panels: list[Panel],
         # not depend on how the series were split: it is enough to fail, whatever else is
         # uncertain. The doubts stay in the reason for whoever reviews it.
         return _s().confirmed_difference, [f"confirmed: {confirmed[0]}", *doubts][:4]
-    return round(value, 3), doubts
+    return round(value, TRUST_DIGITS), doubts
 
 
 def _confirmed_crop(pub: Panel, rep: Panel, result: PanelResult) -> str:
