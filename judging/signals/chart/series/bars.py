@@ -13,25 +13,56 @@ from judging.signals.chart.colour import (
 from judging.signals.chart.series.points import column_runs
 from judging.signals.chart.settings import reader_settings
 
+MIN_BAR_COLUMNS = 3
+"""Columns a bar needs (narrower: a line's or a tick's), and the fewest of a mask to hold bars."""
+FILLED, FILLED_COLUMNS = 0.9, 0.8
+"""A column is filled when 90% of its extent is ink; a mask of bars has 80% of its columns so."""
+MIN_BAR_HEIGHT = 8
+"""The tallest column of a mask of bars reaches at least this many pixels."""
+ON_BASELINE = 0.7
+"""Share of a mask's columns that must stand on (or hang from) the common baseline."""
+WIDEST_BAR = 0.45
+"""A "bar" wider than this share of the plot is a filled area or a band, not a bar."""
+ON_BASE_ROWS = 1.5
+"""Rows within which a bar's bottom is on the baseline (else the bar hangs from it)."""
+NARROWEST_BAR = 0.4
+"""Bars narrower than this share of the median bar are slivers (an edge, a gap's remnant)."""
+TALL_RUN_PIXELS, TALL_RUN = 4, 0.02
+"""A column's run is tall from 4 pixels and 2% of the plot's height."""
+MIN_TALL_COLUMNS, TALL_COLUMNS = 6, 0.08
+"""Bars need tall runs in at least 6 columns and 8% of the plot's width."""
+INK_ON_BASELINE = 0.3
+"""Share of the inked columns whose run stands on the baseline for the plot to hold bars."""
+OTHER_FILL = 60
+"""Levels (largest channel, or lightness) from which two fills differ: a bar's neighbour, a
+hatch line, a line drawn over the bar."""
+SOLID, MIN_SOLID_SIDE = 0.05, 6
+"""A bar with under 5% hatching and sides over 6 pixels is solid: ink far from its fill
+inside it is something drawn over it."""
+HATCH_WEIGHT, SAME_LOOK = 100, 30
+"""Two bars look alike within 30 levels of colour, a hatching share weighing 100 levels."""
+CHROMATIC_FILL = 40
+"""A fill whose channels spread this far is coloured, not grey."""
+
 
 def read_bars(mask: np.ndarray) -> list[tuple[float, float]] | None:
     """Bars: filled columns sharing a baseline -> [(centre x, value end y)], else None."""
     hh, ww = mask.shape
     any_ = mask.any(axis=0)
     cols = np.nonzero(any_)[0]
-    if cols.size < 3:
+    if cols.size < MIN_BAR_COLUMNS:
         return None
     top = mask.argmax(axis=0)
     bottom = hh - 1 - mask[::-1].argmax(axis=0)
     extent = bottom - top + 1
     count = mask.sum(axis=0)
-    filled = any_ & (count >= 0.9 * extent) & (extent >= 3)
-    if filled[cols].mean() < 0.8 or extent[cols].max() < 8:
+    filled = any_ & (count >= FILLED * extent) & (extent >= MIN_BAR_COLUMNS)
+    if filled[cols].mean() < FILLED_COLUMNS or extent[cols].max() < MIN_BAR_HEIGHT:
         return None
     ends = np.concatenate([top[filled], bottom[filled]])
     base = np.bincount(ends).argmax()
     on_base = filled & ((np.abs(bottom - base) <= 1) | (np.abs(top - base) <= 1))
-    if on_base[cols].mean() < 0.7:
+    if on_base[cols].mean() < ON_BASELINE:
         return None
     bars = []
     start = None
@@ -47,13 +78,13 @@ def read_bars(mask: np.ndarray) -> list[tuple[float, float]] | None:
             bars.append((start, x - 1))
             start = None
     bars = [(a, b) for a, b in bars if b - a + 1 >= 2]
-    if not bars or max(b - a + 1 for a, b in bars) > 0.45 * ww:
+    if not bars or max(b - a + 1 for a, b in bars) > WIDEST_BAR * ww:
         return None
     out = []
     for a, b in bars:
         t = float(np.median(top[a:b + 1]))
         bt = float(np.median(bottom[a:b + 1]))
-        value = t if abs(bt - base) <= 1.5 else bt
+        value = t if abs(bt - base) <= ON_BASE_ROWS else bt
         out.append(((a + b) / 2, value))
     if _marker_tall([abs(v - base) for _x, v in out], [b - a + 1 for a, b in bars], hh):
         return None
@@ -92,14 +123,14 @@ def bar_chart(ink: np.ndarray, rgb: np.ndarray, lum: np.ndarray, bg: np.ndarray)
         inner = rgb[a + 1:b, x] if b - a > 3 else rgb[a:b + 1, x]
         colcol[x] = np.median(inner, axis=0)
     bars = _bar_spans(col_ok, top, bot, base, colcol)
-    bars = [(a, b) for a, b in bars if b - a + 1 >= 3]
+    bars = [(a, b) for a, b in bars if b - a + 1 >= MIN_BAR_COLUMNS]
     if len(bars) < 2:
         return [], None
     widths = np.array([b - a + 1 for a, b in bars], float)
     wmed = float(np.median(widths))
-    if wmed > 0.45 * ww:
+    if wmed > WIDEST_BAR * ww:
         return [], None
-    bars = [(a, b) for (a, b), w_ in zip(bars, widths) if w_ >= 0.4 * wmed]
+    bars = [(a, b) for (a, b), w_ in zip(bars, widths) if w_ >= NARROWEST_BAR * wmed]
     reach = [max(abs(int(np.median(top[a:b + 1])) - base),
                  abs(int(np.median(bot[a:b + 1])) - base)) for a, b in bars]
     if _marker_tall(reach, [b - a + 1 for a, b in bars], hh):
@@ -126,8 +157,8 @@ def _on_baseline(ink: np.ndarray):
     c_len = lengths[pick]
     c_top = starts[pick]
     c_bot = ends[pick]
-    tall = c_len >= max(4, 0.02 * hh)
-    if tall.sum() < max(6, 0.08 * ww):
+    tall = c_len >= max(TALL_RUN_PIXELS, TALL_RUN * hh)
+    if tall.sum() < max(MIN_TALL_COLUMNS, TALL_COLUMNS * ww):
         return None
     # The baseline: the row most of the tall runs end on (bottom, or top for negative bars).
     ends_all = np.concatenate([c_bot[tall], c_top[tall]])
@@ -137,7 +168,7 @@ def _on_baseline(ink: np.ndarray):
     if hist3[base] < 0.5 * tall.sum():
         return None
     on = tall & ((np.abs(c_bot - base) <= 2) | (np.abs(c_top - base) <= 2))
-    if on.sum() < 0.3 * np.count_nonzero(ink.any(axis=0)):
+    if on.sum() < INK_ON_BASELINE * np.count_nonzero(ink.any(axis=0)):
         return None
     col_ok = np.zeros(ww, bool)
     col_ok[c_col[on]] = True
@@ -159,7 +190,7 @@ def _bar_spans(col_ok: np.ndarray, top: np.ndarray, bot: np.ndarray, base: int,
         if ok and start is not None:
             value_prev = top[x - 1] if abs(bot[x - 1] - base) <= 2 else bot[x - 1]
             value = top[x] if abs(bot[x] - base) <= 2 else bot[x]
-            if abs(value - value_prev) > 2 or np.abs(colcol[x] - colcol[x - 1]).max() > 60:
+            if abs(value - value_prev) > 2 or np.abs(colcol[x] - colcol[x - 1]).max() > OTHER_FILL:
                 bars.append((start, x - 1))
                 start = x
         elif ok:
@@ -192,14 +223,14 @@ def _looks(bars: list[tuple[int, int]], top: np.ndarray, bot: np.ndarray, base: 
         colour = np.median(body, axis=0)
         blum = luma_of(body, np.float32)
         # Hatching: the share of pixels far from the fill's own lightness.
-        hatch = float((np.abs(blum - float(np.median(blum))) > 60).mean())
+        hatch = float((np.abs(blum - float(np.median(blum))) > OTHER_FILL).mean())
         rect = (slice(max(0, y0 - 2), y1 + 3), slice(max(0, a - 2), b + 3))
         region[rect] = True
-        if hatch < 0.05 and y1 - y0 > 6 and b - a > 6:
+        if hatch < SOLID and y1 - y0 > MIN_SOLID_SIDE and b - a > MIN_SOLID_SIDE:
             # A line drawn over a solid bar or a shaded span (Vega's period bands) is not the
             # bar: inside the rectangle (its outline aside), ink far from the fill stays ink.
             inner = (slice(y0 + 3, y1 - 2), slice(a + 3, b - 2))
-            region[inner] = maxabs(rgb[inner], colour) <= 60
+            region[inner] = maxabs(rgb[inner], colour) <= OTHER_FILL
         looks.append((colour, hatch))
         infos.append(((a + b) / 2.0, value, int((b - a + 1) * (y1 - y0 + 1))))
     return region, looks, infos
@@ -213,8 +244,8 @@ def _by_look(looks: list, infos: list) -> list:
     for i, (colour, hatch) in enumerate(looks):
         best, best_d = None, None
         for k, (rc, rh) in enumerate(reps):
-            d = float(np.abs(colour - rc).max()) + 100 * abs(hatch - rh)
-            if d <= 30 and (best_d is None or d < best_d):
+            d = float(np.abs(colour - rc).max()) + HATCH_WEIGHT * abs(hatch - rh)
+            if d <= SAME_LOOK and (best_d is None or d < best_d):
                 best, best_d = k, d
         if best is None:
             clusters.append([i])
@@ -227,6 +258,6 @@ def _by_look(looks: list, infos: list) -> list:
         xs = np.array([infos[i][0] for i in members])
         ys = np.array([infos[i][1] for i in members])
         npx = sum(infos[i][2] for i in members)
-        chrom = float(colour.max() - colour.min()) >= 40
+        chrom = float(colour.max() - colour.min()) >= CHROMATIC_FILL
         out.append((colour, chrom, xs, ys, npx))
     return out

@@ -35,6 +35,32 @@ from judging.signals.chart.series.raw import RawSeries
 from judging.signals.chart.series.styles import style_split
 from judging.signals.chart.settings import reader_settings
 
+INK_LEVELS = 40
+"""A pixel this many levels (largest channel) from the plot background is data ink."""
+CHROMATIC = 40
+"""Chroma above the background's from which ink is coloured, not grey."""
+GREY_CONTRAST = 50
+"""Lightness difference from the background from which grey ink is strong (a line, not a
+fringe or a pale band)."""
+MIN_GROUP_PIXELS, MIN_GROUP_WIDTH = 20, 0.04
+"""The fewest pixels a colour group needs to be read: 20, or 4% of the plot's width."""
+BAR_EDGE = 3
+"""Pixels around bars whose ink is the bars' edges and outlines, not series."""
+ON_BAR_EDGES = 0.6
+"""A part of a colour group lying this much on bar edges is the bars' outline."""
+BAR_CONFIDENCE, SCATTER_CONFIDENCE = 0.9, 0.8
+"""How sure a bar series and a scatter series are read (a line's comes from its coverage)."""
+MIN_TRACK_WIDTH = 0.12
+"""A track narrower than this share of the plot is no curve (text, a marker, a tick)."""
+BESIDE_BARS_WIDTH, BESIDE_BARS_COVER = 0.3, 0.6
+"""Beside bars, a track narrower than 30% of the plot or covering under 60% of its columns is
+what is left of the bars (outlines, hatching, cut tops)."""
+FRAGMENT_WIDTH, FRAGMENT_HEIGHT = 0.3, 0.15
+"""A series within 30% of the plot's width and 15% of its height is a small cluster (text, a
+legend left unread), not a series, when others are read beside it."""
+FRAGMENT_SHARE = 0.2
+"""A line with under a fifth of the longest line's points is a fragment of it."""
+
 
 def ink_sample(mask: np.ndarray, top: int, left: int) -> np.ndarray:
     """(N, 2) work-pixel (x, y) of at most SeriesSettings.ink_points pixels of `mask`, evenly drawn with a
@@ -64,7 +90,7 @@ def extract_series(page: Page, box: Box, exclude: list[tuple[int, int, int, int]
         plot_bg = plot_background(rgb)
     if grid is None:
         grid = gridlines(page, box, plot_bg)
-    ink = maxabs(rgb, plot_bg) > 40
+    ink = maxabs(rgb, plot_bg) > INK_LEVELS
     ink &= ~grid.mask
     m = 2
     ink[:m] = ink[-m:] = False
@@ -74,20 +100,21 @@ def extract_series(page: Page, box: Box, exclude: list[tuple[int, int, int, int]
     bg_chroma = float(plot_bg.max() - plot_bg.min())
     bg_lum = luma(plot_bg)
     strength = np.abs(lum - bg_lum)
-    strong = ink & ((chroma >= 40 + bg_chroma) | (strength > 50))
+    strong = ink & ((chroma >= CHROMATIC + bg_chroma) | (strength > GREY_CONTRAST))
     ink_points = ink_sample(strong, t, l)
     series: list[RawSeries] = []
     bar_series, bar_region = bar_chart(ink, rgb, lum, plot_bg)
     for colour, chrom, xs, ys, npx in bar_series:
-        series.append(RawSeries("bar", rgb_tuple(colour), "bars", xs + l, ys + t, 0.9, npx, chrom))
+        series.append(RawSeries("bar", rgb_tuple(colour), "bars", xs + l, ys + t, BAR_CONFIDENCE,
+                                npx, chrom))
     if bar_region is not None:
         ink &= ~bar_region
-    chromatic = ink & (chroma >= 40 + bg_chroma)
-    achromatic = ink & ~chromatic & (strength > 50)
+    chromatic = ink & (chroma >= CHROMATIC + bg_chroma)
+    achromatic = ink & ~chromatic & (strength > GREY_CONTRAST)
     # The pale fringe of a coloured line is not a grey line.
     achromatic &= ~dilate(chromatic, 2)
     drop_edge_ticks(achromatic)
-    min_px = max(20, int(0.04 * ww))
+    min_px = max(MIN_GROUP_PIXELS, int(MIN_GROUP_WIDTH * ww))
     groups = [(c, mk, True) for c, mk in colour_groups(rgb, chroma, chromatic, plot_bg, min_px)]
     groups += [(c, mk, False) for c, mk in gray_groups(strength, achromatic, plot_bg, min_px)]
     bar_mask = np.zeros((hh, ww), bool)
@@ -103,9 +130,10 @@ def extract_series(page: Page, box: Box, exclude: list[tuple[int, int, int, int]
             bar_mask |= sub
             xs = np.array([p[0] for p in bars]) + l
             ys = np.array([p[1] for p in bars]) + t
-            series.append(RawSeries("bar", rgb_tuple(colour), "bars", xs, ys, 0.9, int(sub.sum()),
+            series.append(RawSeries("bar", rgb_tuple(colour), "bars", xs, ys, BAR_CONFIDENCE,
+                                    int(sub.sum()),
                                     chrom))
-    edges = dilate(bar_mask, 3) if bar_mask.any() else None
+    edges = dilate(bar_mask, BAR_EDGE) if bar_mask.any() else None
     # Then, per colour (grey level), the line styles together: one colour is one series unless
     # its pixels hold several curves (tracks), each named after the style of most of its pixels.
     for gi, (colour, _, chrom) in enumerate(groups):
@@ -115,7 +143,7 @@ def extract_series(page: Page, box: Box, exclude: list[tuple[int, int, int, int]
                 continue
             if bar_mask.any() and (sub & bar_mask).any():
                 continue
-            if edges is not None and (sub & edges).sum() >= 0.6 * sub.sum():
+            if edges is not None and (sub & edges).sum() >= ON_BAR_EDGES * sub.sum():
                 continue
             parts.append((name, sub))
         if not parts:
@@ -155,13 +183,13 @@ def _group_series(parts: list[tuple[str, np.ndarray]], colour: np.ndarray, chrom
         if pts:
             xs = np.array([p[0] for p in pts]) + l
             ys = np.array([p[1] for p in pts]) + t
-            return [RawSeries("scatter", rgb_tuple(colour), "markers", xs, ys, 0.8, total,
+            return [RawSeries("scatter", rgb_tuple(colour), "markers", xs, ys, SCATTER_CONFIDENCE, total,
                               chrom)]
     for xs, ys, cover in line_tracks(marker_filled):
-        if xs.max() - xs.min() < 0.12 * ww:
+        if xs.max() - xs.min() < MIN_TRACK_WIDTH * ww:
             continue
-        if bars_found and (xs.max() - xs.min() < 0.3 * ww
-                           or len(xs) < 0.6 * (xs.max() - xs.min() + 1)):
+        if bars_found and (xs.max() - xs.min() < BESIDE_BARS_WIDTH * ww
+                           or len(xs) < BESIDE_BARS_COVER * (xs.max() - xs.min() + 1)):
             continue  # remnants of bars (outlines, hatching, cut tops)
         yi = np.clip(np.round(ys).astype(int), 0, hh - 1)
         xi = xs.astype(int)
@@ -249,9 +277,9 @@ def _drop_fragments(series: list[RawSeries], t: int, l: int, hh: int, ww: int
     for s_ in series:
         wide = float(s_.x.max() - s_.x.min())
         tall = float(s_.y.max() - s_.y.min())
-        if s_.kind != "bar" and wide < 0.3 * ww and tall < 0.15 * hh:
+        if s_.kind != "bar" and wide < FRAGMENT_WIDTH * ww and tall < FRAGMENT_HEIGHT * hh:
             continue
-        if s_.kind == "line" and len(s_.x) < 0.2 * longest:
+        if s_.kind == "line" and len(s_.x) < FRAGMENT_SHARE * longest:
             continue
         keep.append(s_)
     return keep or series
