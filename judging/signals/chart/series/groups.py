@@ -8,10 +8,44 @@ import numpy as np
 from scipy import ndimage
 
 from judging.signals.chart.colour import (
+    CHANNEL_MAX,
     blend,
     common_colour,
     same_hue,
 )
+
+MAX_COLOURS = 30
+"""The most colours sought in a plot area (more than any palette a reader can tell apart)."""
+SEED_STEP, SEED_LEVELS = 24, 11
+"""A colour's seed is the commonest cell of the pixels quantised in steps of 24 levels (11
+cells a channel)."""
+MIN_SEED_PIXELS, SEED_SHARE = 5, 4
+"""A seed needs 5 pixels and a quarter of a group's least pixels, and a colour's core 5."""
+MEMBER_RESIDUAL, MEMBER_ALPHA = 18, 0.3
+"""Pixels within 18 levels of a blend of the seed with the background, at least 30% of it,
+belong to its colour."""
+CORE_ALPHA = 0.7
+"""The colour itself is the mean of its members at least 70% opaque (edges are blends)."""
+SAME_COLOUR = 28
+"""Colours within 28 levels (largest channel) are one."""
+BLEND_RESIDUAL, BLEND_ALPHA = 15, 0.9
+"""A colour within 15 levels of a blend of another with the background, under 90% of it, is
+that colour's paler edge."""
+PIXEL_RESIDUAL, PIXEL_ALPHA = 45, 0.15
+"""A pixel joins the colour whose blend explains it within 45 levels, at least 15% of it."""
+NEIGHBOURHOOD = 3
+"""A grey pixel takes the darkest value of its 3x3 neighbourhood: a black line's fringe stays
+black."""
+GREY_STEP, GREY_BINS = 8, 32
+"""Grey levels counted in 32 bins of 8 levels."""
+SMOOTHING = (1, 2, 1)
+"""The histogram smoothed over neighbouring bins."""
+PEAK_SHARE = 3
+"""A grey level is a group's when its smoothed bin holds a third of a group's least pixels."""
+GREY_SEPARATION = 20
+"""Grey groups closer than 20 levels are one."""
+MID_GREY = 127
+"""A background lighter than this has darker lines (the sign of a grey's contrast)."""
 
 
 def plot_background(rgb: np.ndarray) -> np.ndarray:
@@ -36,24 +70,25 @@ def colour_groups(rgb: np.ndarray, chroma: np.ndarray, chromatic: np.ndarray,
     pix = rgb[ys, xs].astype(np.float32)
     remaining = np.ones(len(pix), bool)
     colours = []
-    for _ in range(30):
+    for _ in range(MAX_COLOURS):
         idx = np.nonzero(remaining)[0]
         if idx.size < min_px:
             break
-        q = (pix[idx] // 24).astype(np.int32)
-        keys = q[:, 0] * 121 + q[:, 1] * 11 + q[:, 2]
+        q = (pix[idx] // SEED_STEP).astype(np.int32)
+        keys = q[:, 0] * (SEED_LEVELS * SEED_LEVELS) + q[:, 1] * SEED_LEVELS + q[:, 2]
         counts = np.bincount(keys)
         top = counts.argmax()
-        if counts[top] < max(5, min_px // 4):
+        if counts[top] < max(MIN_SEED_PIXELS, min_px // SEED_SHARE):
             break
         seed = pix[idx[keys == top]].mean(axis=0)
         res, alpha = blend(pix[idx], bg, seed)
-        members = (res < 18) & (alpha > 0.3)
+        members = (res < MEMBER_RESIDUAL) & (alpha > MEMBER_ALPHA)
         if members.sum() < min_px:
             remaining[idx[keys == top]] = False
             continue
-        core = members & (alpha > 0.7)
-        colour = pix[idx[core]].mean(axis=0) if core.sum() >= 5 else pix[idx[members]].mean(axis=0)
+        core = members & (alpha > CORE_ALPHA)
+        colour = pix[idx[core]].mean(axis=0) if core.sum() >= MIN_SEED_PIXELS else \
+            pix[idx[members]].mean(axis=0)
         remaining[idx[members]] = False
         colours.append(colour)
     if not colours:
@@ -63,9 +98,10 @@ def colour_groups(rgb: np.ndarray, chroma: np.ndarray, chromatic: np.ndarray,
     colours.sort(key=lambda c: -float(np.abs(c - bg).max()))
     merged: list[np.ndarray] = []
     for c in colours:
-        if any(np.abs(c - m).max() <= 28 for m in merged):
+        if any(np.abs(c - m).max() <= SAME_COLOUR for m in merged):
             continue
-        if any(blend(c[None, :], bg, m)[0][0] < 15 and blend(c[None, :], bg, m)[1][0] < 0.9
+        if any(blend(c[None, :], bg, m)[0][0] < BLEND_RESIDUAL
+               and blend(c[None, :], bg, m)[1][0] < BLEND_ALPHA
                for m in merged) or any(same_hue(c, m, bg) for m in merged):
             continue
         merged.append(c)
@@ -74,7 +110,8 @@ def colour_groups(rgb: np.ndarray, chroma: np.ndarray, chromatic: np.ndarray,
     for k, c in enumerate(merged):
         res[k], alp[k] = blend(pix, bg, c)
     best = res.argmin(axis=0)
-    ok = (res[best, np.arange(len(pix))] < 45) & (alp[best, np.arange(len(pix))] > 0.15)
+    ok = (res[best, np.arange(len(pix))] < PIXEL_RESIDUAL) & \
+        (alp[best, np.arange(len(pix))] > PIXEL_ALPHA)
     groups = []
     for k, c in enumerate(merged):
         sel = ok & (best == k)
@@ -90,16 +127,18 @@ def gray_groups(strength: np.ndarray, achromatic: np.ndarray, bg: np.ndarray,
                  min_px: int) -> list[tuple[np.ndarray, np.ndarray]]:
     if achromatic.sum() < min_px:
         return []
-    local = ndimage.maximum_filter(np.where(achromatic, strength, 0), size=3)
+    local = ndimage.maximum_filter(np.where(achromatic, strength, 0), size=NEIGHBOURHOOD)
     vals = local[achromatic]
-    hist = np.bincount(np.clip(vals // 8, 0, 31).astype(int), minlength=32).astype(float)
-    smooth = np.convolve(hist, [1, 2, 1], mode="same") / 4
-    peaks = [i for i in range(32) if smooth[i] >= min_px / 3
-             and smooth[i] >= smooth[max(0, i - 1)] and smooth[i] >= smooth[min(31, i + 1)]]
+    last = GREY_BINS - 1
+    hist = np.bincount(np.clip(vals // GREY_STEP, 0, last).astype(int),
+                       minlength=GREY_BINS).astype(float)
+    smooth = np.convolve(hist, SMOOTHING, mode="same") / sum(SMOOTHING)
+    peaks = [i for i in range(GREY_BINS) if smooth[i] >= min_px / PEAK_SHARE
+             and smooth[i] >= smooth[max(0, i - 1)] and smooth[i] >= smooth[min(last, i + 1)]]
     centres: list[float] = []
     for p in sorted(peaks, key=lambda i: -smooth[i]):
-        v = p * 8 + 4
-        if all(abs(v - c) > 20 for c in centres):
+        v = p * GREY_STEP + GREY_STEP // 2
+        if all(abs(v - c) > GREY_SEPARATION for c in centres):
             centres.append(v)
     if not centres:
         return []
@@ -107,7 +146,7 @@ def gray_groups(strength: np.ndarray, achromatic: np.ndarray, bg: np.ndarray,
     cs = np.array(centres)
     assign = np.abs(vals[:, None] - cs[None, :]).argmin(axis=1)
     ys, xs = np.nonzero(achromatic)
-    sign = -1 if float(bg.mean()) > 127 else 1
+    sign = -1 if float(bg.mean()) > MID_GREY else 1
     groups = []
     for k, c in enumerate(centres):
         sel = assign == k
@@ -115,6 +154,6 @@ def gray_groups(strength: np.ndarray, achromatic: np.ndarray, bg: np.ndarray,
             continue
         mask = np.zeros(achromatic.shape, bool)
         mask[ys[sel], xs[sel]] = True
-        level = float(np.clip(bg.mean() + sign * c, 0, 255))
+        level = float(np.clip(bg.mean() + sign * c, 0, CHANNEL_MAX))
         groups.append((np.array([level] * 3), mask))
     return groups

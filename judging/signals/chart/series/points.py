@@ -8,12 +8,38 @@ import numpy as np
 from judging.signals.chart.series.masks import Comps, mask_extent
 from judging.signals.chart.settings import reader_settings
 
+MARKER_FILL, MARKER_ASPECT, MIN_MARKER = 0.4, 2.5, 3
+"""A marker fills 40% of its box, is at most 2.5 times as long as wide and 3 pixels across."""
+MERGED_BLOB, MAX_SPLIT = 1.6, 8
+"""A blob over 1.6 typical markers is several merged ones, split into at most 8 by k-means."""
+SPECK = 0.3
+"""A blob under 0.3 of a typical marker is a speck, not a marker."""
+TRACKS_SHARE = 0.35
+"""Several tracks are followed when that many runs stand in 35% of the columns with ink."""
+REACH, REACH_STROKE = 4, 0.6
+"""A track reaches 4 pixels plus 0.6 of the two strokes' lengths from where it predicts."""
+DRIFT = 0.02
+"""... and 2% of the plot's height more for every column it skipped."""
+LOST_AFTER, LOST_REACH = 0.08, 0.25
+"""A track lost for 8% of the plot's width reaches a quarter of its height (or, alone, any)."""
+STEADY_GAP = 3
+"""Runs at most 3 columns apart update a track's slope; after a longer gap it is flat again."""
+SLOPE_KEPT, SLOPE_NEW = 0.7, 0.3
+"""A track's slope keeps 70% of what it was and takes 30% of the latest step."""
+STEEPEST = 0.5
+"""A step's slope is clipped to half the plot's height per column (a spike, not a jump)."""
+MIN_TRACK_POINTS = 3
+"""A track needs three points to be a curve."""
+SHADOW_SHARE, SHADOW_ROWS = 0.7, 1.5
+"""A track within 1.5 rows of an earlier one over 70% of its columns shadowed it."""
+
 
 def marker_shaped(c: Comps) -> tuple[np.ndarray, np.ndarray]:
     """(span, compact): each component's larger side, and whether it is marker-shaped."""
     span = np.maximum(c.w, c.h)
     small = np.minimum(c.w, c.h)
-    return span, (c.area >= 0.4 * c.w * c.h) & (span <= 2.5 * small) & (small >= 3)
+    return span, (c.area >= MARKER_FILL * c.w * c.h) & (span <= MARKER_ASPECT * small) & \
+        (small >= MIN_MARKER)
 
 
 def _centres(c: Comps) -> list[tuple[float, float]]:
@@ -41,7 +67,7 @@ def marker_points(mask: np.ndarray, c: Comps) -> list[tuple[float, float]]:
     for k in range(c.n):
         cy, cx = centres[k]
         n = int(round(c.area[k] / typical))
-        if n >= 2 and not compact[k] or n >= 2 and c.area[k] > 1.6 * typical:
+        if n >= 2 and not compact[k] or n >= 2 and c.area[k] > MERGED_BLOB * typical:
             if big_blobs >= reader_settings().series.max_blobs:
                 points.append((float(cx), float(cy)))
                 continue
@@ -53,11 +79,11 @@ def marker_points(mask: np.ndarray, c: Comps) -> list[tuple[float, float]]:
             from scipy.cluster.vq import kmeans2
             data = np.column_stack([xs, ys]).astype(float)
             try:
-                cents, _ = kmeans2(data, min(n, 8), minit="++", seed=1)
+                cents, _ = kmeans2(data, min(n, MAX_SPLIT), minit="++", seed=1)
             except Exception:  # pragma: no cover - degenerate blobs
                 cents = np.array([[cx, cy]])
             points += [(float(px), float(py)) for px, py in cents]
-        elif c.area[k] >= 0.3 * typical:
+        elif c.area[k] >= SPECK * typical:
             points.append((float(cx), float(cy)))
     return sorted(points)
 
@@ -87,7 +113,7 @@ def line_tracks(mask: np.ndarray, max_tracks: int = 4) -> list[tuple[np.ndarray,
     present = counts > 0
     k_mode = np.bincount(counts[present]).argmax()
     K = int(min(max_tracks, max(1, k_mode)))
-    if K > 1 and (counts[present] == K).mean() < 0.35:
+    if K > 1 and (counts[present] == K).mean() < TRACKS_SHARE:
         K = 1
     starts = np.concatenate([[0], np.cumsum(counts)])
     # Start where K runs appear in the longest stretch of columns.
@@ -142,9 +168,10 @@ def _follow_many(ys: np.ndarray, runs: tuple[np.ndarray, ...], best_mid: int,
                 ls = lengths[starts[x]:starts[x + 1]]
                 gap = np.abs(x - last_x)
                 pred = last + slope * (x - last_x)
-                allowed = 4 + 0.6 * (last_len[:, None] + ls[None, :]) + 0.02 * hh * (gap[:, None] - 1)
-                lost = gap > 0.08 * ww
-                allowed[lost] = np.maximum(allowed[lost], 0.25 * hh)
+                allowed = REACH + REACH_STROKE * (last_len[:, None] + ls[None, :]) + \
+                    DRIFT * hh * (gap[:, None] - 1)
+                lost = gap > LOST_AFTER * ww
+                allowed[lost] = np.maximum(allowed[lost], LOST_REACH * hh)
                 dist = np.abs(pred[:, None] - cs[None, :])
                 used_t, used_r = set(), set()
                 for flat in np.argsort(dist, axis=None):
@@ -156,9 +183,9 @@ def _follow_many(ys: np.ndarray, runs: tuple[np.ndarray, ...], best_mid: int,
                     used_t.add(t)
                     used_r.add(r)
                     y = cs[r]
-                    if not lost[t] and gap[t] <= 3:
-                        slope[t] = 0.7 * slope[t] + 0.3 * np.clip(
-                            (y - last[t]) / (x - last_x[t]), -0.5 * hh, 0.5 * hh)
+                    if not lost[t] and gap[t] <= STEADY_GAP:
+                        slope[t] = SLOPE_KEPT * slope[t] + SLOPE_NEW * np.clip(
+                            (y - last[t]) / (x - last_x[t]), -STEEPEST * hh, STEEPEST * hh)
                     else:
                         slope[t] = 0.0
                     ys[t, x] = y
@@ -176,13 +203,14 @@ def _distinct_tracks(ys: np.ndarray, present: np.ndarray
     xs = np.arange(ww, dtype=float)
     for k in range(K):
         ok = ~np.isnan(ys[k])
-        if ok.sum() < 3:
+        if ok.sum() < MIN_TRACK_POINTS:
             continue
         # A track that only shadowed another one (they shared its runs) is not a curve.
         dup = False
         for j in range(k):
             both = ok & ~np.isnan(ys[j])
-            if both.sum() >= 0.7 * ok.sum() and np.median(np.abs(ys[k, both] - ys[j, both])) < 1.5:
+            if both.sum() >= SHADOW_SHARE * ok.sum() and \
+                    np.median(np.abs(ys[k, both] - ys[j, both])) < SHADOW_ROWS:
                 dup = True
         if dup:
             continue
@@ -205,7 +233,7 @@ def _follow_one(centres: np.ndarray, lengths: np.ndarray, starts: np.ndarray,
     ys[start_x] = y0
     centre, length = centres.tolist(), lengths.tolist()
     first, count = starts.tolist(), counts.tolist()
-    lost_after, drift, steepest = 0.08 * ww, 0.02 * hh, 0.5 * hh
+    lost_after, drift, steepest = LOST_AFTER * ww, DRIFT * hh, STEEPEST * hh
     for step in (1, -1):
         last, last_x, last_len, slope = float(y0), start_x, float(len0), 0.0
         x = start_x + step
@@ -217,7 +245,7 @@ def _follow_one(centres: np.ndarray, lengths: np.ndarray, starts: np.ndarray,
                 best, best_dist = -1, 0.0
                 for i in range(first[x], first[x + 1]):
                     dist = abs(pred - centre[i])
-                    reach = 4 + 0.6 * (last_len + length[i]) + drift * (gap - 1)
+                    reach = REACH + REACH_STROKE * (last_len + length[i]) + drift * (gap - 1)
                     if lost:
                         # Lost for a while (a spike's far side, a gap): a colour that holds one
                         # curve has no other ink to take for it, so its next run is the curve.
@@ -226,8 +254,8 @@ def _follow_one(centres: np.ndarray, lengths: np.ndarray, starts: np.ndarray,
                         best, best_dist = i, dist
                 if best >= 0:
                     y = centre[best]
-                    if not lost and gap <= 3:
-                        slope = 0.7 * slope + 0.3 * min(max((y - last) / (x - last_x),
+                    if not lost and gap <= STEADY_GAP:
+                        slope = SLOPE_KEPT * slope + SLOPE_NEW * min(max((y - last) / (x - last_x),
                                                             -steepest), steepest)
                     else:
                         slope = 0.0
