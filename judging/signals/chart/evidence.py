@@ -33,6 +33,9 @@ import numpy as np
 
 from judging.signals.chart.settings import EvidenceSettings
 
+DIGITS = 4
+"""Decimals the evidence and the calibrated probability are given with."""
+
 
 @dataclass(frozen=True)
 class PanelEvidence:
@@ -261,7 +264,7 @@ def _finish(agreement: float, difference: float, confirmed: list[str], doubts: l
     # Below the precision of a chart reading nothing is confirmed either way.
     agreement = agreement if agreement >= settings.confirm_at else 0.0
     difference = difference if difference >= settings.confirm_at else 0.0
-    agreement, difference = round(float(agreement), 4), round(float(difference), 4)
+    agreement, difference = round(float(agreement), DIGITS), round(float(difference), DIGITS)
     same = calibrated(agreement - difference, settings)
     return Evidence(agreement=agreement, difference=difference, same_data=same,
                     confirmed=confirmed, doubts=doubts)
@@ -271,4 +274,4 @@ def calibrated(value: float, settings: EvidenceSettings) -> float:
     """The calibration table of the settings at `value` (linear between its knots, flat past
     the ends)."""
     xs, ys = zip(*settings.calibration)
-    return round(float(np.interp(value, xs, ys)), 4)
+    return round(float(np.interp(value, xs, ys)), DIGITS)

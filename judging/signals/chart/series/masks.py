@@ -9,6 +9,13 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import ndimage
 
+HOLE_SIDE = 0.05
+"""An open marker's hole is at most 5% of the plot's smaller side across."""
+EDGE = 4
+"""Pixels from the plot's edge within which a mark touches it (a tick mark pointing inwards)."""
+TICK_PIXELS, TICK_SHARE = 12, 0.035
+"""A tick mark is at most 12 pixels or 3.5% of the plot's larger side long."""
+
 
 @dataclass
 class Comps:
@@ -86,7 +93,7 @@ def filled_holes(mask: np.ndarray, hh: int, ww: int) -> tuple[np.ndarray, np.nda
     for edge in (background[0], background[-1], background[:, 0], background[:, -1]):
         outside[edge] = True
     sizes = np.bincount(background.ravel(), minlength=n + 1)
-    limit = (0.05 * min(hh, ww)) ** 2
+    limit = (HOLE_SIDE * min(hh, ww)) ** 2
     keep = ~outside & (sizes <= limit)
     keep[0] = False
     if not keep.any():
@@ -136,8 +143,8 @@ def drop_edge_ticks(mask: np.ndarray) -> None:
         return
     x1 = c.x0 + c.w - 1
     y1 = c.y0 + c.h - 1
-    edge = (c.x0 <= 4) | (c.y0 <= 4) | (x1 >= ww - 5) | (y1 >= hh - 5)
-    short = np.maximum(c.w, c.h) <= max(12, 0.035 * max(hh, ww))
+    edge = (c.x0 <= EDGE) | (c.y0 <= EDGE) | (x1 >= ww - EDGE - 1) | (y1 >= hh - EDGE - 1)
+    short = np.maximum(c.w, c.h) <= max(TICK_PIXELS, TICK_SHARE * max(hh, ww))
     drop = edge & short
     if drop.any():
         mask[np.concatenate([[False], drop])[c.labels]] = False
