@@ -463,7 +463,7 @@ CHANGES: tuple[tuple[str, str], ...] = (
     ("issue 41: the reader restructured without changing what it reads: one colour module "
      "(chart/colour.py, the luma weights spelled once), compare.py and series.py split into the "
      "compare/ and series/ folders, no function over 80 lines, the comparison's thresholds "
-     "named, and the series extraction's (unnamed literals 685 -> 421). Left out: realfig-dev "
+     "named, and the series extraction's (unnamed literals 685 -> 385). Left out: realfig-dev "
      "and realfig-dev2 identical pair for pair (211 pairs, every signal and outcome), chart "
      "tests unchanged",
      "no pair"),

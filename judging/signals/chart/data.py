@@ -19,6 +19,9 @@ from judging.signals.chart.compare.charts import data_panels
 from judging.signals.chart.settings import DEFAULT_COMPARE
 from judging.signals.chart.types import Axis, ChartReading, Panel, Series, Tick
 
+TEN = 10.0
+"""The base of a log axis."""
+
 #: The margin matplotlib (and most plotting tools) leave around the data when no limits are set:
 #: the published axis range sets the value tolerance, so data and image readings should agree.
 MARGIN = 0.05
@@ -49,13 +52,13 @@ def _axis(orientation: str, scale: str, values: np.ndarray,
         t_lo, t_hi = (float(t.min()), float(t.max())) if len(t) else (0.0, 1.0)
         pad = MARGIN * (t_hi - t_lo) or max(0.5 * MARGIN * abs(t_lo), 0.5)
         t_lo, t_hi = t_lo - pad, t_hi + pad
-        lo, hi = (10.0 ** t_lo, 10.0 ** t_hi) if scale == "log" else (t_lo, t_hi)
+        lo, hi = (TEN ** t_lo, TEN ** t_hi) if scale == "log" else (t_lo, t_hi)
     # A data axis is known exactly: its "ticks" are that mapping at five positions (what tick
     # labels would say there), so that whatever checks a fit against its ticks finds it exact.
     ticks = []
     for p in np.linspace(0.0, 1.0, TICKS):
         t = t_lo + (t_hi - t_lo) * p
-        value = 10.0 ** t if scale == "log" else t
+        value = TEN ** t if scale == "log" else t
         ticks.append(Tick(pixel=float(p), value=float(value), text=f"{value:.4g}"))
     return Axis(orientation=orientation, scale=scale, pixel_range=(0.0, 1.0),  # type: ignore[arg-type]
                 data_range=(float(lo), float(hi)), ticks=ticks, confidence=1.0,

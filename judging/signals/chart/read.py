@@ -43,6 +43,11 @@ from judging.signals.chart.settings import (
 )
 from judging.signals.chart.types import Axis, ChartReading, Panel, Series, Tick
 
+DEFAULT_GLYPH = 8
+"""A glyph's height (work pixels) when no tick label gave one: a small font at work resolution."""
+HEX = 16
+"""The base of a colour's hexadecimal style ("#rrggbb")."""
+
 
 @dataclass
 class _PanelDraft:
@@ -99,7 +104,7 @@ def _read(image: Image.Image, *, ocr=None) -> ChartReading:
     # Legends (second OCR call, all panels at once).
     boxes_in = [p.box for p in panels_in]
     glyph = float(np.median([g for p in panels_in for g in (p.x_labels.glyph, p.y_labels.glyph)
-                             if g] or [8]))
+                             if g] or [DEFAULT_GLYPH]))
     try:
         legends = find_legend(page, boxes_in, mask, glyph, ocr=ocr if not ocr_problem else False)
     except OcrUnavailable:
@@ -238,10 +243,10 @@ def _share_legend_names(panels: list[Panel]) -> list[Panel]:
 
 def _colour(style: str) -> tuple[int, int, int] | None:
     head = style.partition(" ")[0]
-    if len(head) != 7 or not head.startswith("#"):
+    if len(head) != len("#rrggbb") or not head.startswith("#"):
         return None
     try:
-        return int(head[1:3], 16), int(head[3:5], 16), int(head[5:7], 16)
+        return int(head[1:3], HEX), int(head[3:5], HEX), int(head[5:7], HEX)
     except ValueError:
         return None
 

@@ -28,10 +28,10 @@ CHART = Path(__file__).resolve().parents[3] / "judging" / "signals" / "chart"
 MAX_FUNCTION_LINES = 80
 #: The issue's target for the unnamed literals of the reader.
 LITERAL_TARGET = 100
-#: Today's count (issue 41: 685 before; the colour module, the splits, the comparison's and the
-#: series extraction's constants named): it may only go down. Lower it whenever literals are
-#: named; the target test below says how far there is to go.
-LITERAL_CEILING = 421
+#: Today's count (issue 41: 685 before; the colour module, the splits, the comparison's, the
+#: series extraction's and the OCR's constants named): it may only go down. Lower it whenever
+#: literals are named; the target test below says how far there is to go.
+LITERAL_CEILING = 385
 FREE_VALUES = {0, 1, -1, 2, 0.5}
 
 
