@@ -455,6 +455,26 @@ CHANGES: tuple[tuple[str, str], ...] = (
      "scatter read as 4 series beside a 2-name key, failed as a swap), faithful fails 2",
      "synthetic pair-0030 (grouped bars of three series read as two, the names pairing "
      "otherwise than the data: a faithful re-plot failed as a swap)"),
+    ("issue 41: a lockbox of two realfig-dev3 repositories (miloyip/nativejson-benchmark, "
+     "rapidfuzz/RapidFuzz; chart_signals.LOCKBOX_REPOSITORIES), measured but out of every "
+     "development figure, reported on a line of its own. No change to the reader",
+     "nothing: chosen on 2026-12-07 from realfig-dev3's data card and the source_repo field of "
+     "its pairs.jsonl, before any pair was opened"),
+    ("issue 41: the reader restructured without changing what it reads: one colour module "
+     "(chart/colour.py, the luma weights spelled once), compare.py and series.py split into the "
+     "compare/ and series/ folders, no function over 80 lines, the comparison's thresholds "
+     "named, and the series extraction's (unnamed literals 685 -> 385). Left out: realfig-dev "
+     "and realfig-dev2 identical pair for pair (211 pairs, every signal and outcome), chart "
+     "tests unchanged",
+     "no pair"),
+    ("issue 41 baseline, realfig-dev + dev2 + dev3 together (19 repositories, 276 labelled pairs, "
+     "lockbox out): with dev3 among the repositories the values are chosen on, the choice moves "
+     "to confirm_at 0.3 and fail at 0.01-0.05; left out, pooled: wrong fails 2.8%, wrong passes "
+     "0%, answered 44.7% / 4.4% (unfaithful 56.8% over the first 13), AUC 0.815, worst-but-one "
+     "0.469; realfig-dev3: wrong fails 7.5% (goofys-azure/s3 faithful1, envpool-throughput "
+     "faithful2), answered 17.5% / 15.0%, AUC 0.653; lockbox: wrong fails 0%, wrong passes 5.0%, "
+     "answered 50.0% / 5.0%, AUC 0.600 (20 of 40 pairs not compared)",
+     "no pair: the benchmark's printed lines only"),
 )
 
 

@@ -40,9 +40,10 @@ from judging.models import (  # noqa: E402
 )
 from judging.signals.chart import ChartReading  # noqa: E402
 
-#: The comparison's files: a change to them keeps the cached readings (they are re-run).
-#: (chart/settings.py is not one: it holds the reader's settings too.)
-COMPARISON_FILES = ("chart/compare.py", "chart/evidence.py")
+#: The comparison's files (the compare folder and the evidence): a change to them keeps the
+#: cached readings (they are re-run). (chart/settings.py is not one: it holds the reader's
+#: settings too.)
+COMPARISON_FILES = ("chart/compare/", "chart/evidence.py")
 CACHE_VERSION = "realfig-measure/1"
 
 
@@ -127,7 +128,8 @@ def reader_digest() -> str:
     digest = hashlib.sha256(CACHE_VERSION.encode())
     for path in sorted((package / "signals").rglob("*.py")):
         relative = path.relative_to(package / "signals").as_posix()
-        if relative in COMPARISON_FILES:
+        if any(relative == name or relative.startswith(name) and name.endswith("/")
+               for name in COMPARISON_FILES):
             continue
         digest.update(relative.encode() + b"\0" + path.read_bytes() + b"\0")
     for name in ("numpy", "scipy", "scikit-image", "pillow", "tesserocr"):

@@ -20,6 +20,10 @@ Intervals: 95% bootstrap over figures (the published image is the unit).
 With `--published-data`, a pair whose line has `data` gives its claim that file as the
 registry's `published_data` (the published side compared from its data).
 
+LOCKBOX (issue 41): the repositories of chart_signals.LOCKBOX_REPOSITORIES are measured but kept
+out of every figure above (the choice of values, the tables, the wrong answers, the per-pair
+file) and reported on one line of their own, answered with the values chosen on all the others.
+
 Nothing from the pairs files is copied anywhere: they are read where they lie (`--cache DIR`
 keeps readings and signals, no image).
 """
@@ -99,7 +103,12 @@ def scored_pairs(pairs, rubric, lines_by_id) -> list:
 
 
 def run_real(paths: list[Path], *, rubric_ref: str | None, jobs: int | None, out: Path | None,
-             cache: Path | None = None, published_data: bool = False) -> int:
+             cache: Path | None = None, published_data: bool = False,
+             lockbox: tuple[str, ...] = ()) -> int:
+    """`lockbox`: repositories whose pairs are measured but kept out of every development
+    figure (the leave-one-repository-out tables, the calibration, the list of wrong answers, the
+    per-pair file): they get one line of their own, answered with the values chosen on all the
+    other repositories."""
     from judging.rubrics import RubricLibrary
 
     library = RubricLibrary()
@@ -115,9 +124,11 @@ def run_real(paths: list[Path], *, rubric_ref: str | None, jobs: int | None, out
         pairs += measure.measure_pairs(path, jobs=jobs, cache=cache,
                                        published_data=published_data)
     measured_s = time.perf_counter() - start
-    errors = Counter(p.error for p in pairs if p.error)
     scored = scored_pairs(pairs, rubric, lines_by_id)
     by_id = {p.id: p for p in scored}
+    locked = [p for p in pairs if p.repo in lockbox]
+    pairs = [p for p in pairs if p.repo not in lockbox]
+    errors = Counter(p.error for p in pairs if p.error)
     labelled = [by_id[p.id] for p in pairs if p.labelled]
     ambiguous = [by_id[p.id] for p in pairs if p.ambiguous]
     copies = [by_id[p.id] for p in pairs if p.label == "copy"]
@@ -125,10 +136,13 @@ def run_real(paths: list[Path], *, rubric_ref: str | None, jobs: int | None, out
     print(f"\nreal figures: {', '.join(str(p) for p in paths)}: {len(pairs)} pairs, "
           f"{len(labelled)} labelled (faithful/unfaithful), {len(ambiguous)} ambiguous "
           f"(out of the headline figures), {len(copies)} copies; "
-          f"{len({p.repo for p in labelled})} source repositories; rubric {rubric_ref}")
+          f"{len({p.repo for p in labelled})} source repositories; rubric {rubric_ref}"
+          + (f"; {len(locked)} more pairs of the lockbox, reported on their own line"
+             if locked else ""))
     for reason, count in errors.most_common(5):
         print(f"  not measured on {count} pairs: {reason}")
-    not_compared = [p for p in labelled if p.evidence is None]
+    # (`evidence` is set when a choice is applied, below: the evidences measured say it here.)
+    not_compared = [p for p in labelled if all(v is None for v in p.evidences.values())]
     if not_compared:
         print(f"  charts not compared (unreadable) on {len(not_compared)} labelled pairs: "
               + ", ".join(p.id for p in not_compared))
@@ -174,6 +188,8 @@ def run_real(paths: list[Path], *, rubric_ref: str | None, jobs: int | None, out
         print(f"  in-sample with the shipped values (development figures, not to quote): "
               f"{loro.counts_line(in_sample)}")
 
+    _print_lockbox(lockbox, [by_id[p.id] for p in locked], everything)
+
     print("\ncopies (pixel.copy):")
     flagged = [p for p in copies if p.copy_flag]
     print(f"  copies flagged: {len(flagged)}/{len(copies)}   target all: "
@@ -189,8 +205,9 @@ def run_real(paths: list[Path], *, rubric_ref: str | None, jobs: int | None, out
         print("  flagged (near-)identical, for a human (a copy or the same code run again): "
               + ", ".join(f"{p.id} ({p.label})" for p in rerenders))
 
-    loro.summary_speed([p.measure_s for p in pairs], [p.decode_s for p in pairs],
-                       sum(p.cached for p in pairs))
+    loro.summary_speed([p.measure_s for p in pairs + locked],
+                       [p.decode_s for p in pairs + locked],
+                       sum(p.cached for p in pairs + locked))
     loro.print_changes()
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
@@ -211,6 +228,40 @@ def run_real(paths: list[Path], *, rubric_ref: str | None, jobs: int | None, out
     print(f"\nmeasured {len(pairs)} pairs in {measured_s:.0f} s, judged and left out in "
           f"{time.perf_counter() - start - measured_s:.0f} s")
     return 0
+
+
+def _print_lockbox(lockbox: tuple[str, ...], locked: list, choice) -> None:
+    """The lockbox's own line: only counts and shares, never a pair's id (nobody looks at them),
+    answered with the choice made on all the development repositories."""
+    if not lockbox:
+        return
+    print(f"\nLOCKBOX ({', '.join(lockbox)}; chosen before any of their pairs was opened, out "
+          f"of every figure above):")
+    labelled = [p for p in locked if p.label in ("faithful", "unfaithful")]
+    if not labelled:
+        print("  no lockbox pairs in these pairs files")
+        return
+    for p in locked:
+        loro.apply_choice(p, choice)
+    figures = loro.outcome_figures(labelled)
+
+    def interval(key: str):
+        return loro._ci(loro.bootstrap(labelled, lambda s: loro.outcome_figures(s)[key]))
+
+    shares = "; ".join(
+        f"{name} {loro._pct(figures[key])}{interval(key)}"
+        for name, key in (("wrong fails", "wrong_fail"), ("wrong passes", "wrong_pass"),
+                          ("faithful answered", "faithful_answered"),
+                          ("unfaithful answered", "unfaithful_answered")))
+    value = loro.auc(labelled)
+    copies = [p for p in locked if p.label == "copy"]
+    print(f"  {len(labelled)} labelled pairs ({loro.counts_line(labelled)})\n  {shares}\n"
+          f"  {loro.MAIN_SIGNAL} AUC (absent = 0) {loro._num(value, '.3f')}"
+          f"{loro._ci(loro.bootstrap(labelled, loro.auc), pct=False)}; copies flagged "
+          f"{sum(p.copy_flag for p in copies)}/{len(copies)}; other pairs flagged as copies "
+          f"{sum(p.copy_flag for p in labelled)}; not compared (unreadable) "
+          f"{sum(p.evidence is None for p in labelled)}; targets: wrong fails <= 3%, answered "
+          f">= 45%")
 
 
 def _shipped(rubric):
@@ -249,8 +300,10 @@ def main() -> None:
                              "side is compared from its data, not read from the image")
     args = parser.parse_args()
     sys.stdout.reconfigure(line_buffering=True)
+    lockbox = _load("chart_signals").LOCKBOX_REPOSITORIES
     raise SystemExit(run_real(args.pairs, rubric_ref=args.rubric, jobs=args.jobs, out=args.out,
-                              cache=args.cache, published_data=args.published_data))
+                              cache=args.cache, published_data=args.published_data,
+                              lockbox=lockbox))
 
 
 if __name__ == "__main__":

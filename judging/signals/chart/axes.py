@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import ndimage
 
+from judging.signals.chart.colour import luma
 from judging.signals.chart.geometry import Box, Page
 from judging.signals.chart.ocr import Crop, parse_number
 from judging.signals.chart.settings import reader_settings
@@ -59,7 +60,7 @@ class Strip:
 
 
 def text_mask(page: Page) -> np.ndarray:
-    bg_lum = float(page.bg @ np.array([0.299, 0.587, 0.114]))
+    bg_lum = luma(page.bg)
     return (np.abs(page.lum - bg_lum) > 60) & (page.chroma < 90)
 
 
@@ -69,7 +70,7 @@ def _strip(page: Page, mask: np.ndarray, x0: int, y0: int, x1: int, y1: int,
     x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
     if x1 - x0 < 3 or y1 - y0 < 3:
         return None
-    bg_lum = float(page.bg @ np.array([0.299, 0.587, 0.114]))
+    bg_lum = luma(page.bg)
     s = reader_settings().axes
     contrast = np.abs(page.lum[y0:y1, x0:x1] - bg_lum)
     chroma = page.chroma[y0:y1, x0:x1]
@@ -529,37 +530,46 @@ def _power_crops(page: Page, label: TickLabel) -> list[Crop] | None:
             out = _power_split_crops(gray, comps, keep & ~raised, raised, H,
                                      float(hts[digits].max()))
     if out is None:
-        # The exponent touches the base's last glyph: split where the columns' ink stops
-        # reaching the baseline and jumps up to a group that rises above the base.
-        cols = ink & np.isin(comps, np.nonzero(keep)[0] + 1)
-        has = cols.any(axis=0)
-        if has.sum() < 3:
-            return None
-        low = np.where(has, cols.shape[0] - 1 - np.argmax(cols[::-1], axis=0), -1)
-        top = np.where(has, np.argmax(cols, axis=0), cols.shape[0])
-        reach = has & (low >= base_line - 0.15 * H)
-        if not reach.any():
-            return None
-        # The base's height from the columns that reach the baseline (not the exponent's top).
-        H = float(base_line - np.percentile(top[reach], 25) + 1)
-        k = len(low) - 1
-        while k >= 0 and (not has[k] or low[k] < base_line - 0.35 * H):
-            k -= 1
-        if k < 1 or k == len(low) - 1 or low[k] < base_line - 0.25 * H:
-            return None
-        sup_cols = has[k + 1:]
-        if sup_cols.sum() < max(2, 0.3 * H):
-            return None
-        sup_top = top[k + 1:][sup_cols].min()
-        sup_bottom = low[k + 1:][sup_cols].max()
-        base_top = float(np.median(top[:k + 1][has[:k + 1]]))
-        if sup_top > base_top - 0.1 * H or not 0.45 * H <= sup_bottom - sup_top + 1 <= 0.9 * H:
-            return None
-        own = np.zeros_like(cols)
-        own[:, k + 1:] = cols[:, k + 1:]
-        base_px = cols & ~own
-        out = _power_split_crops(gray, None, base_px, own, H, float(sup_bottom - sup_top + 1))
+        out = _touching_power(gray, ink, comps, keep, base_line, H)
     return out
+
+
+
+def _touching_power(gray: np.ndarray, ink: np.ndarray, comps: np.ndarray, keep: np.ndarray,
+                    base_line: int, H: float) -> list[Crop] | None:
+    """Base and exponent crops of a power whose exponent touches the base's last glyph: split
+    where the columns' ink stops reaching the baseline and jumps up to a group that rises above
+    the base; None when no such split is found."""
+    # The exponent touches the base's last glyph: split where the columns' ink stops
+    # reaching the baseline and jumps up to a group that rises above the base.
+    cols = ink & np.isin(comps, np.nonzero(keep)[0] + 1)
+    has = cols.any(axis=0)
+    if has.sum() < 3:
+        return None
+    low = np.where(has, cols.shape[0] - 1 - np.argmax(cols[::-1], axis=0), -1)
+    top = np.where(has, np.argmax(cols, axis=0), cols.shape[0])
+    reach = has & (low >= base_line - 0.15 * H)
+    if not reach.any():
+        return None
+    # The base's height from the columns that reach the baseline (not the exponent's top).
+    H = float(base_line - np.percentile(top[reach], 25) + 1)
+    k = len(low) - 1
+    while k >= 0 and (not has[k] or low[k] < base_line - 0.35 * H):
+        k -= 1
+    if k < 1 or k == len(low) - 1 or low[k] < base_line - 0.25 * H:
+        return None
+    sup_cols = has[k + 1:]
+    if sup_cols.sum() < max(2, 0.3 * H):
+        return None
+    sup_top = top[k + 1:][sup_cols].min()
+    sup_bottom = low[k + 1:][sup_cols].max()
+    base_top = float(np.median(top[:k + 1][has[:k + 1]]))
+    if sup_top > base_top - 0.1 * H or not 0.45 * H <= sup_bottom - sup_top + 1 <= 0.9 * H:
+        return None
+    own = np.zeros_like(cols)
+    own[:, k + 1:] = cols[:, k + 1:]
+    base_px = cols & ~own
+    return _power_split_crops(gray, None, base_px, own, H, float(sup_bottom - sup_top + 1))
 
 
 def _power_split_crops(gray: np.ndarray, comps: np.ndarray | None, base, sup, H: float,
@@ -882,6 +892,54 @@ def fit_axis(positions: list[float], labels: list[TickLabel], span: tuple[float,
     if sum(1 for n in seen.values() if n >= 2) >= 2 and repeated >= REPEATED_SHARE * len(items):
         return None, (f"{orientation} axis unreadable: {repeated} of its {len(items)} tick "
                       f"labels repeat values (minor labels without their decades?)")
+    best = _best_line(items, tol)
+    if best is None:
+        return None, f"{orientation} axis unreadable: tick labels have no usable spacing"
+    (count, _), scale, inl, pts = best
+    if count == 2 and scale == "linear":
+        scale, pts, inl = _decades_apart(scale, pts, inl, items)
+    P = np.array([q[0] for q in pts])
+    V = np.array([q[1] for q in pts])
+    use = np.asarray(inl, bool)
+    agreeing = int(use.sum())
+    if agreeing < 2:
+        return None, f"{orientation} axis unreadable: tick labels do not agree with each other"
+    b, a = np.polyfit(P[use], V[use], 1)
+    texts = [q[2] for q in pts]
+    a, b = _repair(P, V, use, texts, scale=scale, line=(a, b), tol=tol)
+    if (orientation == "x" and b <= 0) or (orientation == "y" and b >= 0):
+        # Inverted axes exist but are rare; a reversed fit is far more often a misreading.
+        if use.sum() < 3:
+            return None, f"{orientation} axis unreadable: tick values run the wrong way"
+    res = np.abs((V[use] - a) / b - P[use])
+    rms = float(np.sqrt(np.mean(res ** 2)))
+    n_used = int(use.sum())
+    if len(items) >= AGREEING_LABELS and agreeing < AGREEING_SHARE * len(items):
+        # Most of the labels, as read, disagree with the best reading (counted over all the
+        # labels read, whether or not its scale could place them: a cautious count): not a few
+        # misread labels but an axis of another kind (ggplot2's square-root scale), which
+        # repairs would only bend into a wrong one.
+        return None, (f"{orientation} axis unreadable: only {agreeing} of its {len(items)} tick "
+                      f"labels agree with any one reading")
+    confidence = (min(1.0, (n_used - 1) / 4) * (n_used / len(items)) * max(0.2, 1 - rms / tol))
+    ticks = []
+    for k in np.nonzero(use)[0]:
+        value = float(V[k]) if scale == "linear" else float(10 ** V[k])
+        ticks.append((float(P[k]), value, texts[k]))
+    if (any(_E_NOTATION.search(lab.text) for lab in labels)
+            and not any(_E_NOTATION.search(t) for _, _, t in ticks)):
+        # Labels written in e-notation whose exponents were lost read as plain numbers that
+        # agree with each other ("6.08707", "4.00707" for "6.0e+07", "4.0e+07"): a fit with no
+        # e-notation label among its ticks cannot tell them from true plain labels (gnuplot's
+        # "%g" mixes both).
+        return None, (f"{orientation} axis unreadable: its tick labels are written in "
+                      f"e-notation, and none read with its exponent fits the others")
+    return AxisFit(scale, float(a), float(b), ticks, rms, float(confidence)), None
+
+
+def _best_line(items: list[tuple[float, float, str]], tol: float):
+    """The line through two labels (RANSAC over pairs, linear then log) that the most labels
+    lie on within `tol` pixels: (score, scale, inliers, points), or None."""
     best = None
     linear_count = 0
     for scale in ("linear", "log"):
@@ -913,29 +971,28 @@ def fit_axis(positions: list[float], labels: list[TickLabel], span: tuple[float,
                 continue
             if best is None or score > best[0]:
                 best = (score, scale, inl, pts)
-    if best is None:
-        return None, f"{orientation} axis unreadable: tick labels have no usable spacing"
-    (count, _), scale, inl, pts = best
-    # With only two ticks, a linear reading of 10 and 100 is as good as a log one: powers of
-    # ten a decade apart are the log axis' labels.
-    if count == 2 and scale == "linear":
-        vals = [v for (_, v, _), k in zip(pts, inl) if k]
-        if all(v > 0 for v in vals):
-            logs = sorted(math.log10(v) for v in vals)
-            if all(abs(l - round(l)) < 1e-6 for l in logs) and logs[1] - logs[0] >= 1:
-                scale = "log"
-                pts = [(p, math.log10(v), t) for p, v, t in items if v > 0]
-                inl = np.array([abs(math.log10(v) - round(math.log10(v))) < 1e-6
-                                for _, v, _ in items if v > 0])
-    P = np.array([q[0] for q in pts])
-    V = np.array([q[1] for q in pts])
-    use = np.asarray(inl, bool)
-    agreeing = int(use.sum())
-    if agreeing < 2:
-        return None, f"{orientation} axis unreadable: tick labels do not agree with each other"
-    b, a = np.polyfit(P[use], V[use], 1)
-    # Repair outliers a plausible misreading explains.
-    texts = [q[2] for q in pts]
+    return best
+
+
+def _decades_apart(scale: str, pts: list, inl, items: list[tuple[float, float, str]]):
+    """Two ticks: a linear reading of 10 and 100 is as good as a log one, and powers of ten a
+    decade apart are the log axis' labels. (scale, points, inliers)."""
+    vals = [v for (_, v, _), k in zip(pts, inl) if k]
+    if all(v > 0 for v in vals):
+        logs = sorted(math.log10(v) for v in vals)
+        if all(abs(l - round(l)) < 1e-6 for l in logs) and logs[1] - logs[0] >= 1:
+            scale = "log"
+            pts = [(p, math.log10(v), t) for p, v, t in items if v > 0]
+            inl = np.array([abs(math.log10(v) - round(math.log10(v))) < 1e-6
+                            for _, v, _ in items if v > 0])
+    return scale, pts, inl
+
+
+def _repair(P: np.ndarray, V: np.ndarray, use: np.ndarray, texts: list[str], *, scale: str,
+            line: tuple[float, float], tol: float) -> tuple[float, float]:
+    """Repair the outliers a plausible misreading explains (in place: `V`, `use`, `texts`) and
+    fit the line again: (a, b)."""
+    a, b = line
     repaired = {}
     for k in np.nonzero(~use)[0]:
         for variant in _variants(texts[k]):
@@ -952,31 +1009,4 @@ def fit_axis(positions: list[float], labels: list[TickLabel], span: tuple[float,
             use[k] = True
             texts[k] = variant
         b, a = np.polyfit(P[use], V[use], 1)
-    if (orientation == "x" and b <= 0) or (orientation == "y" and b >= 0):
-        # Inverted axes exist but are rare; a reversed fit is far more often a misreading.
-        if use.sum() < 3:
-            return None, f"{orientation} axis unreadable: tick values run the wrong way"
-    res = np.abs((V[use] - a) / b - P[use])
-    rms = float(np.sqrt(np.mean(res ** 2)))
-    n_used = int(use.sum())
-    if len(items) >= AGREEING_LABELS and agreeing < AGREEING_SHARE * len(items):
-        # Most of the labels, as read, disagree with the best reading (counted over all the
-        # labels read, whether or not its scale could place them: a cautious count): not a few
-        # misread labels but an axis of another kind (ggplot2's square-root scale), which
-        # repairs would only bend into a wrong one.
-        return None, (f"{orientation} axis unreadable: only {agreeing} of its {len(items)} tick "
-                      f"labels agree with any one reading")
-    confidence = (min(1.0, (n_used - 1) / 4) * (n_used / len(items)) * max(0.2, 1 - rms / tol))
-    ticks = []
-    for k in np.nonzero(use)[0]:
-        value = float(V[k]) if scale == "linear" else float(10 ** V[k])
-        ticks.append((float(P[k]), value, texts[k]))
-    if (any(_E_NOTATION.search(lab.text) for lab in labels)
-            and not any(_E_NOTATION.search(t) for _, _, t in ticks)):
-        # Labels written in e-notation whose exponents were lost read as plain numbers that
-        # agree with each other ("6.08707", "4.00707" for "6.0e+07", "4.0e+07"): a fit with no
-        # e-notation label among its ticks cannot tell them from true plain labels (gnuplot's
-        # "%g" mixes both).
-        return None, (f"{orientation} axis unreadable: its tick labels are written in "
-                      f"e-notation, and none read with its exponent fits the others")
-    return AxisFit(scale, float(a), float(b), ticks, rms, float(confidence)), None
+    return a, b

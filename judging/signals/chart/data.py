@@ -15,14 +15,17 @@ import time
 import numpy as np
 
 from judging.figures.data import DataPanel, FigureData
-from judging.signals.chart.compare import _data_panels
+from judging.signals.chart.compare.charts import data_panels
 from judging.signals.chart.settings import DEFAULT_COMPARE
 from judging.signals.chart.types import Axis, ChartReading, Panel, Series, Tick
+
+TEN = 10.0
+"""The base of a log axis."""
 
 #: The margin matplotlib (and most plotting tools) leave around the data when no limits are set:
 #: the published axis range sets the value tolerance, so data and image readings should agree.
 MARGIN = 0.05
-# (`_data_panels`: the panels compare_charts pairs, in the order it pairs them.)
+# (`data_panels`: the panels compare_charts pairs, in the order it pairs them.)
 #: Positions at which a data axis states its (exact) mapping, as tick labels would.
 TICKS = 5
 #: A nominal plot area per panel, stacked top to bottom: the reading order is the file's.
@@ -34,7 +37,7 @@ def _other_scales(other: ChartReading | None) -> list[tuple[str | None, str | No
     if other is None or not other.readable:
         return []
     return [(p.x.scale if p.x is not None else None, p.y.scale if p.y is not None else None)
-            for p in _data_panels(other)]
+            for p in data_panels(other)]
 
 
 def _axis(orientation: str, scale: str, values: np.ndarray,
@@ -49,13 +52,13 @@ def _axis(orientation: str, scale: str, values: np.ndarray,
         t_lo, t_hi = (float(t.min()), float(t.max())) if len(t) else (0.0, 1.0)
         pad = MARGIN * (t_hi - t_lo) or max(0.5 * MARGIN * abs(t_lo), 0.5)
         t_lo, t_hi = t_lo - pad, t_hi + pad
-        lo, hi = (10.0 ** t_lo, 10.0 ** t_hi) if scale == "log" else (t_lo, t_hi)
+        lo, hi = (TEN ** t_lo, TEN ** t_hi) if scale == "log" else (t_lo, t_hi)
     # A data axis is known exactly: its "ticks" are that mapping at five positions (what tick
     # labels would say there), so that whatever checks a fit against its ticks finds it exact.
     ticks = []
     for p in np.linspace(0.0, 1.0, TICKS):
         t = t_lo + (t_hi - t_lo) * p
-        value = 10.0 ** t if scale == "log" else t
+        value = TEN ** t if scale == "log" else t
         ticks.append(Tick(pixel=float(p), value=float(value), text=f"{value:.4g}"))
     return Axis(orientation=orientation, scale=scale, pixel_range=(0.0, 1.0),  # type: ignore[arg-type]
                 data_range=(float(lo), float(hi)), ticks=ticks, confidence=1.0,
@@ -138,10 +141,10 @@ def without_reference_lines(image: ChartReading, data: ChartReading
     lines were left out."""
     if not image.readable or not data.readable:
         return image, 0
-    data_panels = _data_panels(data)
+    from_data = data_panels(data)
     kept: dict[int, Panel] = {}
     dropped = 0
-    for panel, other in zip(_data_panels(image), data_panels):
+    for panel, other in zip(data_panels(image), from_data):
         spare = len(panel.series) - len(other.series)
         lines = [s for s in panel.series if _reference_line(s)][:max(0, spare)]
         if lines:

@@ -1,6 +1,6 @@
 """What two independent readings of a chart pair confirm: agreement, difference, or neither.
 
-A comparison (compare.py) reads the data of two charts in ways that fail independently:
+A comparison (the compare folder) reads the data of two charts in ways that fail independently:
 
 - **series**: the ink split into series (by colour and line style), lines tracked, markers
   found, and the series paired by legend names or by their data (`PanelEvidence.series`);
@@ -32,6 +32,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from judging.signals.chart.settings import EvidenceSettings
+
+DIGITS = 4
+"""Decimals the evidence and the calibrated probability are given with."""
 
 
 @dataclass(frozen=True)
@@ -115,16 +118,25 @@ def weigh(panels: list[PanelEvidence], *, panel_counts: tuple[int, int],
 
 def _panel(p: PanelEvidence, settings: EvidenceSettings, confirmed: list[str],
            doubts: list[str]) -> tuple[float, float]:
-    where = p.where
     ink = min(p.ink) if p.ink is not None else None
     on_ink = min(p.series_on_ink) if p.series_on_ink is not None else ink
-    agreement = difference = 0.0
     axes_doubt = p.axes_doubt
     if p.x_ticks is not None and p.x_ticks < settings.some_x_overlap:
         # Plotted over x ranges that share (almost) nothing: more likely an x axis misread (a
         # crop keeps part of the range), and then every value is compared at the wrong x.
         axes_doubt = axes_doubt or (f"the x axes' ranges do not overlap (tick labels "
                                     f"{p.x_ticks:.2f}): an x axis misread rather than a crop")
+    agreement = _agreement(p, settings, on_ink, confirmed, doubts)
+    difference = _data_difference(p, settings, (ink, on_ink), axes_doubt, confirmed, doubts)
+    agreement, difference = _swap(p, settings, (agreement, difference), confirmed, doubts)
+    return _crop(p, settings, (agreement, difference), axes_doubt, confirmed, doubts)
+
+
+def _agreement(p: PanelEvidence, settings: EvidenceSettings, on_ink: float | None,
+               confirmed: list[str], doubts: list[str]) -> float:
+    """How far the panel's readings agree (0 when a doubt leaves agreement unconfirmed)."""
+    where = p.where
+    agreement = 0.0
     # Agreement: each chart's series lie on the other's ink, the series agree with each other,
     # in data units, over the same x range, paired as the legend names pair them.
     if p.series is None or on_ink is None:
@@ -156,6 +168,16 @@ def _panel(p: PanelEvidence, settings: EvidenceSettings, confirmed: list[str],
                              f"other's ink {on_ink:.2f}"
                              + (f", x ranges {x_range:.2f}" if x_range is not None else "")
                              + f"){where}")
+    return agreement
+
+
+def _data_difference(p: PanelEvidence, settings: EvidenceSettings,
+                     inks: tuple[float | None, float | None], axes_doubt: str | None,
+                     confirmed: list[str], doubts: list[str]) -> float:
+    """How far the panel's data differ, when nothing casts doubt on the readings."""
+    where = p.where
+    ink, on_ink = inks
+    difference = 0.0
     # Difference in the data: the series and the ink both show it, read either way (the ink
     # against the ink, and each chart's series against the other's ink), on axes that hold.
     if p.series is not None and ink is not None:
@@ -176,6 +198,14 @@ def _panel(p: PanelEvidence, settings: EvidenceSettings, confirmed: list[str],
                                      + where)
     elif p.series is not None and p.series <= 1.0 - settings.report_at:
         doubts.append(f"the series differ ({p.series:.2f}) but no ink confirms it{where}")
+    return difference
+
+
+def _swap(p: PanelEvidence, settings: EvidenceSettings, so_far: tuple[float, float],
+          confirmed: list[str], doubts: list[str]) -> tuple[float, float]:
+    """(agreement, difference) after a swapped legend is weighed."""
+    where = p.where
+    agreement, difference = so_far
     # A swapped legend: the names, read alike on both charts, pair the series one way and
     # their data the other way; how much of the named pairing's shortfall the data's pairing
     # makes up.
@@ -196,6 +226,15 @@ def _panel(p: PanelEvidence, settings: EvidenceSettings, confirmed: list[str],
                 confirmed.append(f"the legends name the series one way and their data pair "
                                  f"them the other way (data agreement {p.series:.2f} by name, "
                                  f"{p.crossed:.2f} by data){where}")
+    return agreement, difference
+
+
+def _crop(p: PanelEvidence, settings: EvidenceSettings, so_far: tuple[float, float],
+          axes_doubt: str | None, confirmed: list[str], doubts: list[str]
+          ) -> tuple[float, float]:
+    """(agreement, difference) after a crop of the x range is weighed."""
+    where = p.where
+    agreement, difference = so_far
     # A crop: the x axes' tick labels and the data's x extents both say the ranges differ (a
     # crop keeps part of the range: ranges that do not overlap at all are misread axes).
     if p.x_ticks is not None and p.x_data is not None:
@@ -225,7 +264,7 @@ def _finish(agreement: float, difference: float, confirmed: list[str], doubts: l
     # Below the precision of a chart reading nothing is confirmed either way.
     agreement = agreement if agreement >= settings.confirm_at else 0.0
     difference = difference if difference >= settings.confirm_at else 0.0
-    agreement, difference = round(float(agreement), 4), round(float(difference), 4)
+    agreement, difference = round(float(agreement), DIGITS), round(float(difference), DIGITS)
     same = calibrated(agreement - difference, settings)
     return Evidence(agreement=agreement, difference=difference, same_data=same,
                     confirmed=confirmed, doubts=doubts)
@@ -235,4 +274,4 @@ def calibrated(value: float, settings: EvidenceSettings) -> float:
     """The calibration table of the settings at `value` (linear between its knots, flat past
     the ends)."""
     xs, ys = zip(*settings.calibration)
-    return round(float(np.interp(value, xs, ys)), 4)
+    return round(float(np.interp(value, xs, ys)), DIGITS)

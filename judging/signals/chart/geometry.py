@@ -13,6 +13,7 @@ import numpy as np
 from PIL import Image, ImageFilter
 from scipy import ndimage
 
+from judging.signals.chart.colour import channel_distance, common_colour, luma, maxabs
 from judging.signals.chart.settings import reader_settings
 
 
@@ -57,7 +58,7 @@ def prepare(image: Image.Image) -> Page:
     border = np.concatenate([rgb[:3].reshape(-1, 3), rgb[-3:].reshape(-1, 3),
                              rgb[:, :3].reshape(-1, 3), rgb[:, -3:].reshape(-1, 3)])
     bg = np.median(border, axis=0)
-    dark_bg = float(bg @ np.array([0.299, 0.587, 0.114])) < 100
+    dark_bg = luma(bg) < 100
     return Page(full_gray=full_gray, rgb=rgb, lum=lum, chroma=chroma, factor=factor, bg=bg,
                 dark_bg=dark_bg, noisy=noisy)
 
@@ -201,7 +202,7 @@ def find_plot_areas(page: Page) -> list[Box]:
 def _page_border(page: Page) -> tuple[int, int, int, int] | None:
     """(top, bottom, left, right) of the page's ink when at least three of those edges are
     drawn (a line along 90% of each or more), else None."""
-    bg_lum = float(page.bg @ np.array([0.299, 0.587, 0.114]))
+    bg_lum = luma(page.bg)
     mask = (np.abs(page.lum - bg_lum) > 28) & (page.chroma < 60)
     rows = np.flatnonzero((maxabs(page.rgb, page.bg) > 8).any(axis=1))
     cols = np.flatnonzero((maxabs(page.rgb, page.bg) > 8).any(axis=0))
@@ -224,7 +225,7 @@ def _without_border(page: Page, border: tuple[int, int, int, int]) -> Page:
     e = PAGE_EDGE
     rgb, lum, chroma = page.rgb.copy(), page.lum.copy(), page.chroma.copy()
     bg = np.round(page.bg).astype(np.int16)
-    fills = (bg, float(bg @ np.array([0.299, 0.587, 0.114])), int(bg.max() - bg.min()))
+    fills = (bg, luma(bg), int(bg.max() - bg.min()))
     for a, fill in zip((rgb, lum, chroma), fills):
         a[top:top + e], a[bottom - e + 1:bottom + 1] = fill, fill
         a[:, left:left + e], a[:, right - e + 1:right + 1] = fill, fill
@@ -233,7 +234,7 @@ def _without_border(page: Page, border: tuple[int, int, int, int]) -> Page:
 
 def _find_plot_areas(page: Page) -> list[Box]:
     h, w = page.shape
-    bg_lum = float(page.bg @ np.array([0.299, 0.587, 0.114]))
+    bg_lum = luma(page.bg)
     diff = np.abs(page.lum - bg_lum)
     line_mask = (diff > 28) & (page.chroma < 60)
     coloured = page.chroma >= 60
@@ -250,66 +251,90 @@ def _find_plot_areas(page: Page) -> list[Box]:
     boxes: list[Box] = []
     for v in vlines:
         for hl in hlines:
-            # The bottom spine starts at the left spine, or up to a tick length left of it (a
-            # tick at y = 0 outside the frame); likewise the left spine may run on below it.
-            if not (v.pos0 - reach_x <= hl.start <= v.pos0 + 4
-                    and hl.pos1 - 4 <= v.end <= hl.pos1 + reach_y
-                    and hl.end > v.pos1 + min_w and v.start < hl.pos0 - min_h):
-                continue
-            if hl.start < v.pos0 - 4:
-                # What runs on left of `v` must be a tick, not the bottom of a frame whose
-                # (faint) left edge lies further out: `v` is then a bar's edge or a gridline.
-                column = inked[v.start:hl.pos0, hl.start:hl.start + 3].any(axis=1)
-                if column.size and column.mean() >= 0.5:
-                    continue
-                # Nor a grid without a frame, whose other lines run on as far.
-                if any(h2 is not hl and abs(h2.start - hl.start) <= 3
-                       and v.start <= h2.centre < hl.pos0 - 4 for h2 in hlines):
-                    continue
-            if v.end > hl.pos1 + 4 and any(
-                    v2 is not v and abs(v2.end - v.end) <= 3 and v.pos1 + 4 < v2.centre <= hl.end
-                    for v2 in vlines):
-                continue
-            left, bottom = v.pos1 + 1, hl.pos0 - 1
-            right, top = hl.end, v.start
-            spines = {"left": v, "bottom": hl}
-            for v2 in vlines:
-                if (v2 is not v and hl.end - reader_settings().geometry.tick_reach <= v2.pos1 <= hl.end + 4
-                        and abs(v2.start - v.start) <= 6
-                        and hl.pos1 - 6 <= v2.end <= hl.pos1 + reach_y):
-                    right = v2.pos0 - 1
-                    spines["right"] = v2
-                    break
-            for h2 in hlines:
-                if (h2 is not hl and v.start - reader_settings().geometry.tick_reach <= h2.pos0 <= v.start + 4
-                        and v.pos0 - reach_x <= h2.start <= v.pos0 + 6
-                        and abs(h2.end - hl.end) <= 6):
-                    top = h2.pos1 + 1
-                    spines["top"] = h2
-                    break
-            box = Box(left, top, right, bottom, "frame", spines)
-            if box.width >= min_w and box.height >= min_h:
+            box = _frame_box(v, hl, (hlines, vlines), inked, (reach_x, reach_y), (min_w, min_h))
+            if box is not None:
                 boxes.append(box)
     tinted = _tinted_areas(page, bg_diff)
     boxes += tinted
     boxes += _side_frames(inked, boxes, hlines, vlines, min_w, min_h, reach_x)
     # (A grid is sought only on a page that has a background: noise makes "lines" everywhere.)
     if not tinted and (bg_diff <= 10).mean() >= 0.25:
-        # Gridlines without a frame (fivethirtyeight), or of panels whose spines are too faint.
-        # They may be faint themselves (thin light grey on light grey): a lower contrast, but
-        # on the far side of the background from paper (darker on light pages). Data, bar
-        # edges and legends drawn over a gridline are bridged as long as some of it shows.
-        signed = (bg_lum - page.lum) if not page.dark_bg else (page.lum - bg_lum)
-        grid_mask = (signed > 8) & (page.chroma < 40)
-        nonbg = bg_diff > 10
-        hgrid = long_lines(grid_mask, max(20, int(0.1 * w)), bridge=nonbg, own_share=0.12)
-        vgrid = long_lines(grid_mask.T, max(20, int(0.1 * h)), bridge=nonbg.T, own_share=0.12)
-        grid = _grid_areas(_trimmed(hgrid, grid_mask, nonbg),
-                           _trimmed(vgrid, grid_mask.T, nonbg.T), min_w, min_h)
-        # Next to frames (side frames too), only panels the frames missed (a spine too faint
-        # to find).
-        boxes += [g for g in grid
-                  if not any(_overlap(g, k) > 0.1 and not g.contains(k) for k in boxes)]
+        boxes += _grid_boxes(page, bg_diff, boxes, (min_w, min_h))
+    return _in_reading_order(boxes)
+
+
+def _frame_box(v: Line, hl: Line, lines: tuple[list[Line], list[Line]], inked: np.ndarray,
+               reach: tuple[int, int], min_size: tuple[int, int]) -> Box | None:
+    """The plot area whose left spine is `v` and bottom spine `hl` (with a right and a top
+    spine when the page has them), or None when the two make no frame's corner."""
+    hlines, vlines = lines
+    reach_x, reach_y = reach
+    min_w, min_h = min_size
+    # The bottom spine starts at the left spine, or up to a tick length left of it (a
+    # tick at y = 0 outside the frame); likewise the left spine may run on below it.
+    if not (v.pos0 - reach_x <= hl.start <= v.pos0 + 4
+            and hl.pos1 - 4 <= v.end <= hl.pos1 + reach_y
+            and hl.end > v.pos1 + min_w and v.start < hl.pos0 - min_h):
+        return None
+    if hl.start < v.pos0 - 4:
+        # What runs on left of `v` must be a tick, not the bottom of a frame whose
+        # (faint) left edge lies further out: `v` is then a bar's edge or a gridline.
+        column = inked[v.start:hl.pos0, hl.start:hl.start + 3].any(axis=1)
+        if column.size and column.mean() >= 0.5:
+            return None
+        # Nor a grid without a frame, whose other lines run on as far.
+        if any(h2 is not hl and abs(h2.start - hl.start) <= 3
+               and v.start <= h2.centre < hl.pos0 - 4 for h2 in hlines):
+            return None
+    if v.end > hl.pos1 + 4 and any(
+            v2 is not v and abs(v2.end - v.end) <= 3 and v.pos1 + 4 < v2.centre <= hl.end
+            for v2 in vlines):
+        return None
+    left, bottom = v.pos1 + 1, hl.pos0 - 1
+    right, top = hl.end, v.start
+    spines = {"left": v, "bottom": hl}
+    for v2 in vlines:
+        if (v2 is not v and hl.end - reader_settings().geometry.tick_reach <= v2.pos1 <= hl.end + 4
+                and abs(v2.start - v.start) <= 6
+                and hl.pos1 - 6 <= v2.end <= hl.pos1 + reach_y):
+            right = v2.pos0 - 1
+            spines["right"] = v2
+            break
+    for h2 in hlines:
+        if (h2 is not hl and v.start - reader_settings().geometry.tick_reach <= h2.pos0 <= v.start + 4
+                and v.pos0 - reach_x <= h2.start <= v.pos0 + 6
+                and abs(h2.end - hl.end) <= 6):
+            top = h2.pos1 + 1
+            spines["top"] = h2
+            break
+    box = Box(left, top, right, bottom, "frame", spines)
+    return box if box.width >= min_w and box.height >= min_h else None
+
+
+def _grid_boxes(page: Page, bg_diff: np.ndarray, boxes: list[Box],
+                min_size: tuple[int, int]) -> list[Box]:
+    """Plot areas drawn by gridlines alone, beside `boxes` (the frames found)."""
+    h, w = page.shape
+    min_w, min_h = min_size
+    bg_lum = luma(page.bg)
+    # Gridlines without a frame (fivethirtyeight), or of panels whose spines are too faint.
+    # They may be faint themselves (thin light grey on light grey): a lower contrast, but
+    # on the far side of the background from paper (darker on light pages). Data, bar
+    # edges and legends drawn over a gridline are bridged as long as some of it shows.
+    signed = (bg_lum - page.lum) if not page.dark_bg else (page.lum - bg_lum)
+    grid_mask = (signed > 8) & (page.chroma < 40)
+    nonbg = bg_diff > 10
+    hgrid = long_lines(grid_mask, max(20, int(0.1 * w)), bridge=nonbg, own_share=0.12)
+    vgrid = long_lines(grid_mask.T, max(20, int(0.1 * h)), bridge=nonbg.T, own_share=0.12)
+    grid = _grid_areas(_trimmed(hgrid, grid_mask, nonbg),
+                       _trimmed(vgrid, grid_mask.T, nonbg.T), min_w, min_h)
+    # Next to frames (side frames too), only panels the frames missed (a spine too faint
+    # to find).
+    return [g for g in grid if not any(_overlap(g, k) > 0.1 and not g.contains(k) for k in boxes)]
+
+
+def _in_reading_order(boxes: list[Box]) -> list[Box]:
+    """The boxes without duplicates and boxes inside others, in reading order."""
     # Drop duplicates and boxes inside others (legend frames, insets).
     boxes.sort(key=lambda b: -b.area)
     kept: list[Box] = []
@@ -392,37 +417,6 @@ def _overlap(a: Box, b: Box) -> float:
     right, bottom = min(a.right, b.right), min(a.bottom, b.bottom)
     inter = max(0, right - left + 1) * max(0, bottom - top + 1)
     return inter / max(1, min(a.area, b.area))
-
-
-def luma(colour) -> float:
-    """A colour's lightness (ITU-R BT.601 weights, the ones `Page.lum` is made with)."""
-    return float(np.asarray(colour, dtype=np.float64) @ np.array([0.299, 0.587, 0.114]))
-
-
-def maxabs(rgb: np.ndarray, colour) -> np.ndarray:
-    """Largest channel difference of every pixel from `colour` (fast on (H, W, 3) arrays)."""
-    c = np.asarray(colour, dtype=np.float32)
-    if rgb.dtype == np.int16 and np.all(c == np.round(c)) and np.all(np.abs(c) < 4096):
-        # Integer colour on an int16 image: the same values, without the float copies.
-        ci = c.astype(np.int16)
-        d = np.abs(rgb[..., 0] - ci[0])
-        np.maximum(d, np.abs(rgb[..., 1] - ci[1]), out=d)
-        np.maximum(d, np.abs(rgb[..., 2] - ci[2]), out=d)
-        return d
-    d = np.abs(rgb[..., 0] - c[0])
-    np.maximum(d, np.abs(rgb[..., 1] - c[1]), out=d)
-    np.maximum(d, np.abs(rgb[..., 2] - c[2]), out=d)
-    return d
-
-
-def common_colour(pix: np.ndarray, *, step: int) -> tuple[np.ndarray, int]:
-    """The commonest colour of (N, 3) integer pixels, quantised in steps of `step` levels: the
-    mean of its pixels, and how many they are."""
-    levels = 256 // step
-    keys = (pix[:, 0] // step) * levels * levels + (pix[:, 1] // step) * levels + pix[:, 2] // step
-    counts = np.bincount(keys)
-    top = int(np.argmax(counts))
-    return pix[keys == top].mean(axis=0), int(counts[top])
 
 
 def _tinted_areas(page: Page, bg_diff: np.ndarray) -> list[Box]:
@@ -646,22 +640,11 @@ class Grid:
     """Gridline pixels inside the box (box-local coordinates)."""
 
 
-def _channel_distance(rgb: np.ndarray, colour: np.ndarray) -> np.ndarray:
-    """`np.abs(rgb - colour).max(axis=2)`, the same values in the same dtype, a channel at a
-    time: no (H, W, 3) temporaries and no reduction over a last axis of three (a third of the
-    time). `maxabs` is the float32 shortcut; this one keeps the colour's precision."""
-    colour = np.asarray(colour)
-    d = np.abs(rgb[..., 0] - colour[0])
-    np.maximum(d, np.abs(rgb[..., 1] - colour[1]), out=d)
-    np.maximum(d, np.abs(rgb[..., 2] - colour[2]), out=d)
-    return d
-
-
 def gridlines(page: Page, box: Box, plot_bg: np.ndarray) -> Grid:
     """Gridlines inside a plot area: rows/columns mostly covered by one low-chroma colour."""
     rgb = page.rgb[box.top:box.bottom + 1, box.left:box.right + 1]
     chroma = page.chroma[box.top:box.bottom + 1, box.left:box.right + 1]
-    differs = (_channel_distance(rgb, plot_bg) > 8) & (chroma < 40)
+    differs = (channel_distance(rgb, plot_bg) > 8) & (chroma < 40)
     hh, ww = differs.shape
     mask = np.zeros_like(differs)
     found: dict[str, list[float]] = {"x": [], "y": []}
@@ -682,7 +665,7 @@ def gridlines(page: Page, box: Box, plot_bg: np.ndarray) -> Grid:
     if len(found["x"]) + len(found["y"]) < 2:
         return Grid([], [], mask)
     colour = np.median(np.array(colours), axis=0)
-    near = _channel_distance(rgb, colour) <= 30
+    near = channel_distance(rgb, colour) <= 30
     for y in found["y"]:
         lo, hi = max(0, int(y) - 2), min(hh, int(y) + 3)
         mask[lo:hi] |= near[lo:hi]

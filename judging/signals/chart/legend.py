@@ -28,9 +28,10 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import ndimage
 
-from judging.signals.chart.geometry import Box, Page, common_colour, luma, maxabs
+from judging.signals.chart.colour import blend, common_colour, luma, luma_of, maxabs
+from judging.signals.chart.geometry import Box, Page
 from judging.signals.chart.ocr import Crop, read_crops
-from judging.signals.chart.series import RawSeries, blend
+from judging.signals.chart.series import RawSeries
 from judging.signals.chart.settings import reader_settings
 
 
@@ -625,19 +626,7 @@ def _handle(page: Page, tb, glyph, bound, side: str = "left"):
     # taller than the region (ggplot2's keys are two text lines tall), in many columns side by
     # side, and its colour ends within 2.5 glyphs above and below, unlike a bar beside a bar
     # label.
-    full = ink.mean(axis=0) >= 0.9
-    keys = 0
-    if full.any():
-        patch = _wide_runs(full, max(2, int(0.3 * glyph)))
-        if patch.any():
-            ty0, ty1 = max(0, int(cy - 2.5 * glyph)), int(cy + 2.5 * glyph) + 1
-            tone = np.median(rgb[:, patch].reshape(-1, 3), axis=0)
-            tall = maxabs(page.rgb[ty0:ty1, hx0:hx1][:, patch].astype(np.float32), tone) <= 40
-            inked = tall.any(axis=1)
-            if tall.shape[0] < ty1 - ty0 or inked[0] or inked[-1]:
-                patch[:] = False
-            keys = int(patch.any())
-        ink[:, full & ~patch] = False
+    keys = _without_crossings(page, ink, rgb, (hx0, hx1), cy, glyph)
     if ink.sum() < 3:
         return None
     cols = np.nonzero(ink.any(axis=0))[0]
@@ -670,18 +659,31 @@ def _handle(page: Page, tb, glyph, bound, side: str = "left"):
     if width < (0.25 if marker else 0.5) * glyph or width < 2 or height > 1.6 * glyph + keys:
         return None
     hb = (int(hx0 + cols[0]), int(hy0 + rows_[0]), int(hx0 + cols[-1]), int(hy0 + rows_[-1]))
-    pix = rgb[ink]
+    colour, chromatic = _sample_colour(rgb[ink], face)
+    style = _sample_style(ink[rows_[0]:rows_[-1] + 1, cols[0]:cols[-1] + 1], glyph, width,
+                          height)
+    return hb, colour, chromatic, style
+
+
+def _sample_colour(pix: np.ndarray, face: np.ndarray) -> tuple[np.ndarray, bool]:
+    """A legend sample's colour (its most saturated pixels', or its darkest grey on a light
+    face) and whether it is chromatic."""
     chroma = pix.max(axis=1) - pix.min(axis=1)
     chromatic = bool(np.percentile(chroma, 80) >= 40)
     if chromatic:
         strong = pix[chroma >= np.percentile(chroma, 80)]
         colour = strong.mean(axis=0)
     else:
-        lum = pix @ np.array([0.299, 0.587, 0.114])
+        lum = luma_of(pix)
         dark = float(np.percentile(lum, 10)) if face.mean() > 127 else float(
             np.percentile(lum, 90))
         colour = np.array([dark] * 3)
-    sub = ink[rows_[0]:rows_[-1] + 1, cols[0]:cols[-1] + 1]
+    return colour, chromatic
+
+
+def _sample_style(sub: np.ndarray, glyph: float, width: int, height: int) -> str:
+    """A legend sample's style from its ink (`sub`, cut to its extent): patch, marker, solid,
+    dotted or dashed."""
     lab, n = ndimage.label(sub, structure=np.ones((3, 3), bool))
     fill = sub.mean()
     if height >= 0.45 * glyph and fill > 0.8 and width >= 1.2 * glyph:
@@ -695,7 +697,29 @@ def _handle(page: Page, tb, glyph, bound, side: str = "left"):
         style = "dotted" if np.median(sizes) <= 2 * max(1, height) ** 2 and n >= 4 else "dashed"
         if n == 2 and max(sizes) > 3 * min(sizes):
             style = "solid"
-    return hb, colour, chromatic, style
+    return style
+
+
+def _without_crossings(page: Page, ink: np.ndarray, rgb: np.ndarray, span: tuple[int, int],
+                       cy: float, glyph: float) -> int:
+    """Clear from `ink` the columns that cross the whole sample region (gridlines showing
+    through the legend), unless they are a key patch taller than the region; 1 when such a
+    patch was found, else 0."""
+    hx0, hx1 = span
+    full = ink.mean(axis=0) >= 0.9
+    keys = 0
+    if full.any():
+        patch = _wide_runs(full, max(2, int(0.3 * glyph)))
+        if patch.any():
+            ty0, ty1 = max(0, int(cy - 2.5 * glyph)), int(cy + 2.5 * glyph) + 1
+            tone = np.median(rgb[:, patch].reshape(-1, 3), axis=0)
+            tall = maxabs(page.rgb[ty0:ty1, hx0:hx1][:, patch].astype(np.float32), tone) <= 40
+            inked = tall.any(axis=1)
+            if tall.shape[0] < ty1 - ty0 or inked[0] or inked[-1]:
+                patch[:] = False
+            keys = int(patch.any())
+        ink[:, full & ~patch] = False
+    return keys
 
 
 def _wide_runs(flags: np.ndarray, width: int) -> np.ndarray:

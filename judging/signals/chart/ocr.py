@@ -18,6 +18,19 @@ from dataclasses import dataclass
 import numpy as np
 from PIL import Image
 
+MAX_EXPONENT = 300
+"""A misread exponent ("10^1000"): no float holds a power of ten beyond 10^308."""
+TEN = 10.0
+"""The base of the powers of ten tick labels write."""
+PERCENT = 100.0
+"""A value in percent is a hundredth."""
+WHITE = 255
+"""The sheet's background (8-bit grey)."""
+BORDER = 6
+"""White pixels left around a piece when Tesseract is pointed at it."""
+ONE_GLYPH = 1.2
+"""A piece narrower than 1.2 times its height is one character."""
+
 #: Characters a tick label can be made of (matplotlib writes the minus as U+2212).
 TICK_WHITELIST = "0123456789.,-+eE%kKMGTmµu"
 #: Height (px) the cap height of every crop is scaled to before recognition.
@@ -95,7 +108,7 @@ def read_crops(crops: list[Crop], *, whitelist: str | None, ocr=None) -> list[tu
         pieces.append(image)
     width = max(p.width for p in pieces) + 2 * _GAP
     height = sum(p.height for p in pieces) + _GAP * (len(pieces) + 1)
-    sheet = Image.new("L", (width, height), 255)
+    sheet = Image.new("L", (width, height), WHITE)
     spans = []
     y = _GAP
     for piece in pieces:
@@ -137,9 +150,10 @@ def read_crops(crops: list[Crop], *, whitelist: str | None, ocr=None) -> list[tu
             continue
         top, bottom = spans[index]
         piece = pieces[index]
-        api.SetPageSegMode(tesserocr.PSM.SINGLE_CHAR if piece.width < 1.2 * piece.height
+        api.SetPageSegMode(tesserocr.PSM.SINGLE_CHAR if piece.width < ONE_GLYPH * piece.height
                            else tesserocr.PSM.SINGLE_LINE)
-        api.SetRectangle(max(0, _GAP - 6), max(0, top - 6), piece.width + 12, bottom - top + 12)
+        api.SetRectangle(max(0, _GAP - BORDER), max(0, top - BORDER), piece.width + 2 * BORDER,
+                     bottom - top + 2 * BORDER)
         try:
             text = (api.GetUTF8Text() or "").strip()
         except RuntimeError:  # "No text returned"
@@ -179,14 +193,14 @@ def parse_number(text: str) -> float | None:
     if power:
         base = float(power.group(2)) if power.group(2) else 1.0
         exponent = float(power.group(3))
-        if abs(exponent) > 300:  # a misread exponent ("10^1000"): no float holds it
+        if abs(exponent) > MAX_EXPONENT:
             return None
-        value = (-1.0 if power.group(1) == "-" else 1.0) * base * 10.0 ** exponent
+        value = (-1.0 if power.group(1) == "-" else 1.0) * base * TEN ** exponent
     elif _NUMBER.match(s):
         value = float(s)
     else:
         return None
     value *= factor
     if percent:
-        value /= 100.0
+        value /= PERCENT
     return value if math.isfinite(value) else None

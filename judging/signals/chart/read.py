@@ -43,6 +43,11 @@ from judging.signals.chart.settings import (
 )
 from judging.signals.chart.types import Axis, ChartReading, Panel, Series, Tick
 
+DEFAULT_GLYPH = 8
+"""A glyph's height (work pixels) when no tick label gave one: a small font at work resolution."""
+HEX = 16
+"""The base of a colour's hexadecimal style ("#rrggbb")."""
+
 
 @dataclass
 class _PanelDraft:
@@ -80,6 +85,48 @@ def _read(image: Image.Image, *, ocr=None) -> ChartReading:
                             "background or grid)", size=size,
                             seconds=time.perf_counter() - start)
     mask = text_mask(page)
+    prepared, crops, owners = _drafts(page, boxes, mask)
+    ocr_problem = None
+    try:
+        texts = read_crops(crops, whitelist=TICK_WHITELIST, ocr=ocr)
+    except OcrUnavailable as exc:
+        texts = [("", 0.0)] * len(crops)
+        ocr_problem = f"OCR unavailable: {exc}"
+    for (_, lab, index, count) in owners:
+        assign_text(lab, texts[index:index + count])
+    if not ocr_problem:
+        _read_again_as_numbers(page, [(strip, lab) for strip, lab, _, _ in owners], ocr)
+    panels_in = _with_axes(page, boxes, prepared, ocr_problem)
+    if not panels_in:
+        return ChartReading([], False, "no plot area found", size=size,
+                            seconds=time.perf_counter() - start)
+    _share_axes(panels_in)
+    # Legends (second OCR call, all panels at once).
+    boxes_in = [p.box for p in panels_in]
+    glyph = float(np.median([g for p in panels_in for g in (p.x_labels.glyph, p.y_labels.glyph)
+                             if g] or [DEFAULT_GLYPH]))
+    try:
+        legends = find_legend(page, boxes_in, mask, glyph, ocr=ocr if not ocr_problem else False)
+    except OcrUnavailable:
+        legends = [None] * len(boxes_in)
+    panels = [_panel(page, draft, legend) for draft, legend in zip(panels_in, legends)]
+    panels = _share_legend_names(panels)
+    readable = any(p.series for p in panels)
+    reason = None
+    if not readable:
+        reason = "no data series found in the plot area" + ("s" if len(panels) > 1 else "")
+    else:
+        issues = [q for p in panels if p.series for q in p.problems if "unreadable" in q]
+        if issues:
+            reason = "; ".join(dict.fromkeys(issues))
+    return ChartReading(panels, readable, reason, size=size,
+                        seconds=time.perf_counter() - start)
+
+
+def _drafts(page: Page, boxes: list[Box], mask: np.ndarray
+            ) -> tuple[list[_PanelDraft], list, list]:
+    """A draft per plot area (background, gridlines, tick labels found) and the crops of all
+    their tick labels, to read in one OCR call, with which label owns which crops."""
     prepared: list[_PanelDraft] = []
     crops, owners = [], []
     for box in boxes:
@@ -102,16 +149,13 @@ def _read(image: Image.Image, *, ocr=None) -> ChartReading:
                 owners.append((strip_, lab, len(crops), len(pieces)))
                 crops += pieces
         prepared.append(draft)
-    ocr_problem = None
-    try:
-        texts = read_crops(crops, whitelist=TICK_WHITELIST, ocr=ocr)
-    except OcrUnavailable as exc:
-        texts = [("", 0.0)] * len(crops)
-        ocr_problem = f"OCR unavailable: {exc}"
-    for (_, lab, index, count) in owners:
-        assign_text(lab, texts[index:index + count])
-    if not ocr_problem:
-        _read_again_as_numbers(page, [(strip, lab) for strip, lab, _, _ in owners], ocr)
+    return prepared, crops, owners
+
+
+def _with_axes(page: Page, boxes: list[Box], prepared: list[_PanelDraft],
+               ocr_problem: str | None) -> list[_PanelDraft]:
+    """The drafts with their axes fitted to the tick labels read, without the plot areas that
+    are no panels (a framed legend, an inset box)."""
     panels_in: list[_PanelDraft] = []
     for draft in prepared:
         box, xl, yl = draft.box, draft.x_labels, draft.y_labels
@@ -134,51 +178,31 @@ def _read(image: Image.Image, *, ocr=None) -> ChartReading:
             if (box.source != "frame" and parsed == 0) or not (xl.labels or yl.labels):
                 continue
         panels_in.append(draft)
-    if not panels_in:
-        return ChartReading([], False, "no plot area found", size=size,
-                            seconds=time.perf_counter() - start)
-    _share_axes(panels_in)
-    # Legends (second OCR call, all panels at once).
-    boxes_in = [p.box for p in panels_in]
-    glyph = float(np.median([g for p in panels_in for g in (p.x_labels.glyph, p.y_labels.glyph)
-                             if g] or [8]))
-    try:
-        legends = find_legend(page, boxes_in, mask, glyph, ocr=ocr if not ocr_problem else False)
-    except OcrUnavailable:
-        legends = [None] * len(boxes_in)
-    panels = []
-    for draft, legend in zip(panels_in, legends):
-        box, axes, problems = draft.box, draft.axes, draft.problems
-        exclude = legend.covers() if legend is not None else []
-        raw, more, ink = extract_series(page, box, exclude, grid=draft.grid,
-                                        plot_bg=draft.plot_bg)
-        problems = problems + more
-        names = legend.assign_sure(raw) if legend is not None else [(None, True)] * len(raw)
-        series = [_to_series(page, box, r, name, axes.get("x"), axes.get("y"), name_sure=sure)
-                  for r, (name, sure) in zip(raw, names)]
-        series = [s_ for s_ in series if s_ is not None]
-        f = page.factor
-        bbox = (box.left * f, box.top * f, (box.right + 1) * f, (box.bottom + 1) * f)
-        legend_bbox = None
-        if legend is not None:
-            lb = legend.bbox
-            legend_bbox = (lb[0] * f, lb[1] * f, (lb[2] + 1) * f, (lb[3] + 1) * f)
-        ink_data, ink_normalised = _to_units(page, box, ink, axes.get("x"), axes.get("y"))
-        panels.append(Panel(bbox=bbox, x=axes.get("x"), y=axes.get("y"), series=series,
-                            legend=list(legend.names) if legend is not None else [],
-                            problems=problems, legend_bbox=legend_bbox, ink=ink_data,
-                            ink_normalised=ink_normalised))
-    panels = _share_legend_names(panels)
-    readable = any(p.series for p in panels)
-    reason = None
-    if not readable:
-        reason = "no data series found in the plot area" + ("s" if len(panels) > 1 else "")
-    else:
-        issues = [q for p in panels if p.series for q in p.problems if "unreadable" in q]
-        if issues:
-            reason = "; ".join(dict.fromkeys(issues))
-    return ChartReading(panels, readable, reason, size=size,
-                        seconds=time.perf_counter() - start)
+    return panels_in
+
+
+def _panel(page: Page, draft: _PanelDraft, legend) -> Panel:
+    """One panel read: its series extracted and named after the legend, in data units."""
+    box, axes, problems = draft.box, draft.axes, draft.problems
+    exclude = legend.covers() if legend is not None else []
+    raw, more, ink = extract_series(page, box, exclude, grid=draft.grid,
+                                    plot_bg=draft.plot_bg)
+    problems = problems + more
+    names = legend.assign_sure(raw) if legend is not None else [(None, True)] * len(raw)
+    series = [_to_series(page, box, r, name, axes.get("x"), axes.get("y"), name_sure=sure)
+              for r, (name, sure) in zip(raw, names)]
+    series = [s_ for s_ in series if s_ is not None]
+    f = page.factor
+    bbox = (box.left * f, box.top * f, (box.right + 1) * f, (box.bottom + 1) * f)
+    legend_bbox = None
+    if legend is not None:
+        lb = legend.bbox
+        legend_bbox = (lb[0] * f, lb[1] * f, (lb[2] + 1) * f, (lb[3] + 1) * f)
+    ink_data, ink_normalised = _to_units(page, box, ink, axes.get("x"), axes.get("y"))
+    return Panel(bbox=bbox, x=axes.get("x"), y=axes.get("y"), series=series,
+                 legend=list(legend.names) if legend is not None else [],
+                 problems=problems, legend_bbox=legend_bbox, ink=ink_data,
+                 ink_normalised=ink_normalised)
 
 
 def _share_legend_names(panels: list[Panel]) -> list[Panel]:
@@ -219,10 +243,10 @@ def _share_legend_names(panels: list[Panel]) -> list[Panel]:
 
 def _colour(style: str) -> tuple[int, int, int] | None:
     head = style.partition(" ")[0]
-    if len(head) != 7 or not head.startswith("#"):
+    if len(head) != len("#rrggbb") or not head.startswith("#"):
         return None
     try:
-        return int(head[1:3], 16), int(head[3:5], 16), int(head[5:7], 16)
+        return int(head[1:3], HEX), int(head[3:5], HEX), int(head[5:7], HEX)
     except ValueError:
         return None
 

@@ -329,3 +329,24 @@ def reading_with(settings: ReaderSettings) -> Iterator[None]:
         yield
     finally:
         _READER.reset(token)
+
+
+#: The settings of the comparison under way: `compare_charts` makes its record the active one for
+#: the comparison's helpers while it runs (a context variable, so concurrent comparisons in
+#: threads each see their own), instead of handing it down through every helper.
+_COMPARE: ContextVar[CompareSettings] = ContextVar("chart_compare_settings",
+                                                   default=DEFAULT_COMPARE)
+
+
+def compare_settings() -> CompareSettings:
+    return _COMPARE.get()
+
+
+@contextmanager
+def comparing_with(settings: CompareSettings) -> Iterator[None]:
+    """Make `settings` the comparison's settings within the block."""
+    token = _COMPARE.set(settings)
+    try:
+        yield
+    finally:
+        _COMPARE.reset(token)

@@ -10,6 +10,9 @@ import numpy as np
 
 from judging.signal_catalogue import signal_names
 
+TEN = 10.0
+"""The base of a log axis."""
+
 CHART_SOURCE_SIGNALS = ("chart.published_from_data", "chart.reproduced_from_data")
 """Which path each side of a comparison took (its data file, else its image): set by the measure
 stage, which chooses the path, not by the comparison."""
@@ -42,7 +45,7 @@ class Axis:
 
     def to_data(self, pixels: np.ndarray) -> np.ndarray:
         t = self.intercept + self.slope * np.asarray(pixels, dtype=float)
-        return np.power(10.0, t) if self.scale == "log" else t
+        return np.power(TEN, t) if self.scale == "log" else t
 
 
 @dataclass(frozen=True)

@@ -149,7 +149,7 @@ def test_an_images_reference_line_is_left_out_against_data_without_it() -> None:
 
 
 def test_a_data_axis_is_trusted_as_exact() -> None:
-    from judging.signals.chart.compare import axis_trust
+    from judging.signals.chart.compare.trust import axis_trust
 
     for scale in ("linear", "log"):
         panel = reading_from_data(data(curves_json(yscale=scale))).panels[0]

@@ -27,13 +27,9 @@ from PIL import Image, ImageDraw
 
 from judging.signals import check_copy
 from judging.signals.chart import compare_charts, read_chart
-from judging.signals.chart.compare import (
-    _name_matrix,
-    _name_similarity,
-    _names_status,
-    _PanelResult,
-    legend_agreement,
-)
+from judging.signals.chart.compare.legends import legend_agreement, names_status
+from judging.signals.chart.compare.names import name_matrix, name_similarity
+from judging.signals.chart.compare.panels import PanelResult
 from judging.signals.chart.types import Series
 from tests.signals.chart import figures_wild as wild
 from tests.signals.chart.helpers import judge_figure_pair
@@ -96,7 +92,7 @@ def _named(*names: str) -> list[Series]:
 
 
 def test_a_name_read_in_part_pairs_with_no_series_when_it_fits_several():
-    sims = _name_matrix(_named("GPT-small", "GPT-large"), _named("GPT", "GPT-large"))
+    sims = name_matrix(_named("GPT-small", "GPT-large"), _named("GPT", "GPT-large"))
     assert sims[1, 1] == 1.0
     assert sims[0, 0] <= 0.5 and sims[1, 0] <= 0.5  # "GPT" fits both: it says nothing
 
@@ -108,19 +104,19 @@ def test_a_name_given_twice_leaves_unread_counterparts_counted():
     published = _named("Alpha", "Beta", "Xeno", "Xeno")
     reproduced = [dataclasses.replace(s_, name=s_.name or None)
                   for s_ in _named("Alpha", "", "", "Xeno")]
-    result = _PanelResult(published_series=published, reproduced_series=reproduced,
+    result = PanelResult(published_series=published, reproduced_series=reproduced,
                           matches=[(a, b, None) for a, b in zip(published, reproduced)],
                           extra=0, x_iou=None, y_iou=None, scale_match=None)
-    status, why = _names_status(result)
+    status, why = names_status(result)
     assert status == "unread", why
     named, agreement, _ = legend_agreement([result])
     assert named == 2 and agreement is not None and agreement < 1.0, (named, agreement)
 
 
 def test_ocr_slips_are_the_same_name():
-    assert _name_similarity("H2O speed-up", "H20 speed-up") == 1.0
-    assert _name_similarity("var1", "varl") == 1.0
-    assert _name_similarity("Cascade opt. (3)", "t. (3)") >= 0.8
+    assert name_similarity("H2O speed-up", "H20 speed-up") == 1.0
+    assert name_similarity("var1", "varl") == 1.0
+    assert name_similarity("Cascade opt. (3)", "t. (3)") >= 0.8
 
 
 def test_the_same_figure_drawn_again_with_a_label_a_pixel_off_is_left_to_a_human(tmp_path):

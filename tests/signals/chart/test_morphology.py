@@ -13,7 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy import ndimage
 
-from judging.signals.chart import series
+from judging.signals.chart.series import masks as morphology
+from judging.signals.chart.series import points
 
 SETTINGS = settings(max_examples=60, deadline=None, derandomize=True, database=None,
                     suppress_health_check=[HealthCheck.too_slow])
@@ -71,7 +72,7 @@ def _runs_reference(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarra
 @SETTINGS
 @given(masks())
 def test_components_are_scipys_labels(mask):
-    c = series._components(mask)
+    c = morphology.components(mask)
     labels, n = ndimage.label(mask, structure=np.ones((3, 3), bool))
     assert c.n == n
     assert np.array_equal(c.labels, labels)
@@ -87,14 +88,14 @@ def test_components_are_scipys_labels(mask):
 @given(masks(), st.integers(20, 400))
 def test_small_holes_filled_as_scipy_fills_them(mask, size):
     # `size` stands for the plot's shorter side, which sets the largest hole filled.
-    filled, _ = series._filled_holes(mask, size, size)
+    filled, _ = morphology.filled_holes(mask, size, size)
     assert np.array_equal(filled, _fill_holes_reference(mask, size, size))
 
 
 @SETTINGS
 @given(masks(), st.integers(1, 8))
 def test_dilation_on_the_extent_is_scipys(mask, iterations):
-    assert np.array_equal(series._dilate(mask, iterations),
+    assert np.array_equal(morphology.dilate(mask, iterations),
                           ndimage.binary_dilation(mask, iterations=iterations))
 
 
@@ -103,17 +104,17 @@ def test_dilation_on_the_extent_is_scipys(mask, iterations):
 def test_opening_on_the_extent_is_scipys(mask, r):
     yy, xx = np.mgrid[-r:r + 1, -r:r + 1]
     disk = (xx ** 2 + yy ** 2) <= r * r + 0.5
-    assert np.array_equal(series._open(mask, disk), ndimage.binary_opening(mask, structure=disk))
+    assert np.array_equal(morphology.binary_open(mask, disk), ndimage.binary_opening(mask, structure=disk))
 
 
 @SETTINGS
 @given(masks())
 def test_runs_and_centres_on_the_extent(mask):
-    got, want = series._runs(mask), _runs_reference(mask)
+    got, want = points.column_runs(mask), _runs_reference(mask)
     for a, b in zip(got, want):
         assert np.array_equal(a, b)
-    c = series._components(mask)
-    centres = series._centres(c)
+    c = morphology.components(mask)
+    centres = points._centres(c)
     if c.n:
         assert centres == [tuple(map(float, v)) for v in
                            ndimage.center_of_mass(mask, c.labels, np.arange(1, c.n + 1))]

@@ -21,8 +21,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from judging.signals.chart import read_chart  # noqa: E402
+from judging.signals.chart.colour import same_hue  # noqa: E402
 from judging.signals.chart.ocr import parse_number  # noqa: E402
-from judging.signals.chart.series import _same_hue  # noqa: E402
 from tests.signals.chart.helpers import figure_image  # noqa: E402
 
 
@@ -54,13 +54,13 @@ def test_the_sky_blue_of_a_palette_is_no_blend_of_its_blue():
     blue, sky, white = (np.array(c, np.float32) for c in ((0, 114, 178), (86, 180, 233),
                                                            (255, 255, 255)))
     # The colours gnuplot draws with (its default Okabe-Ito line colours, 1 px, no blending).
-    assert not _same_hue(sky, blue, white)
+    assert not same_hue(sky, blue, white)
     # What anti-aliasing leaves beside a blue stroke: the blue blended with the background,
     # or with a grey gridline, at the weights an edge has.
     for weight in (0.3, 0.5, 0.8):
         for grey in (255.0, 235.0, 128.0):
             edge = weight * blue + (1 - weight) * np.full(3, grey, np.float32)
-            assert _same_hue(np.round(edge), blue, white), (weight, grey)
+            assert same_hue(np.round(edge), blue, white), (weight, grey)
 
 
 def test_a_line_with_open_markers_is_one_curve():
