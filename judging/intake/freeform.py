@@ -665,6 +665,9 @@ class Reading:
     prose: dict[str, int]
     """Per report: paragraphs or items that state a verdict on the paper in prose only."""
     warnings: list[str]
+    stated: list[FoundClaim] = field(default_factory=list)
+    """Those paragraphs and items as claims with no verdict or value (`prose_statements`):
+    what an offline run reads of them."""
 
 
 def read_reports(texts: list[tuple[str, str]], *,
@@ -705,7 +708,9 @@ def read_reports(texts: list[tuple[str, str]], *,
     order = {id(c): i for i, c in enumerate(c for rel, _ in texts for c in per[rel])}
     kept.sort(key=lambda c: order[id(c)])
     prose = {rel: n for rel, text in texts if (n := prose_count(text, per[rel]))}
-    return Reading(kept, prose, warnings)
+    stated = [c for rel, text in texts if prose.get(rel)
+              for c in prose_statements(rel, text, per[rel])]
+    return Reading(kept, prose, warnings, stated)
 
 
 def _same(a: FoundClaim, b: FoundClaim) -> bool:
@@ -735,24 +740,52 @@ def _differences(a: FoundClaim, b: FoundClaim) -> str:
     return "; ".join(out)
 
 
-def prose_count(text: str, claims: list[FoundClaim]) -> int:
-    """Paragraphs and list items outside the claims read by structure whose sentences name the
-    paper and a verdict: claims stated in prose, which only the LLM extractor reads."""
+def prose_units(text: str, claims: list[FoundClaim]) -> list[tuple[str, str, str]]:
+    """Paragraphs and list items outside the claims read by structure with a sentence that
+    names the paper and a verdict: claims stated in prose. Each as (its text, its first line
+    verbatim, that sentence)."""
     covered = "\n".join(c.prose for c in claims)
-    count = 0
+    out: list[tuple[str, str, str]] = []
 
     def visit(heading: Heading) -> None:
-        nonlocal count
         for block in heading.blocks:
             if block.kind == "table" or block.raw.strip() in covered:
                 continue
-            units = [t for (t, *_), _ in block.rows] if block.kind == "list" else [block.text]
-            for unit in units:
-                if any(_PAPER_SIDE.search(s) and map_verdict(s).verdict is not None
-                       for s in _SENTENCE_END.split(plain_text(unit))):
-                    count += 1
+            units = [(t, line) for (t, *_), line in block.rows] if block.kind == "list" \
+                else [(block.text, block.raw)]
+            for unit, line in units:
+                said = next((s for s in _SENTENCE_END.split(plain_text(unit))
+                             if _PAPER_SIDE.search(s) and map_verdict(s).verdict is not None),
+                            None)
+                if said is not None:
+                    out.append((unit, line, said.strip()))
         for child in heading.children:
             visit(child)
 
     visit(parse(text))
-    return count
+    return out
+
+
+def prose_count(text: str, claims: list[FoundClaim]) -> int:
+    """How many claims a report states in prose only (`prose_units`), which only the LLM
+    extractor reads in full."""
+    return len(prose_units(text, claims))
+
+
+def prose_statements(rel: str, text: str, claims: list[FoundClaim]) -> list[FoundClaim]:
+    """Offline, each claim stated in prose (`prose_units`) as a claim of its own: its statement
+    the sentence naming the paper and a verdict, verbatim, and no verdict or value (a sentence's
+    verdict words may be about something else: which claim a word judges is the LLM's to read,
+    with `--extract`). Counted, never dropped: the judge sees the claim and its paragraph."""
+    page = report_page(rel, text)
+    out = []
+    for r, (unit, line, said) in enumerate(prose_units(text, claims), start=1):
+        ex = Extraction()
+        ex.absent["verdict"] = "stated in prose: needs --extract"
+        for name in ("reported_value", "reproduced_value"):
+            ex.absent[name] = "stated in prose: needs --extract"
+        claim = FoundClaim(page, None, r, unit, said[:4000], ex, place="prose")
+        ex.provenance["statement"] = FieldProvenance(how="declared", quote=line.strip()[:4000],
+                                                     place="prose sentence")
+        out.append(claim)
+    return out

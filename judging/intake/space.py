@@ -361,7 +361,8 @@ def load_space(folder: Path | str, *, out_dir: Path, registry: Registry | None =
     if reading.prose and extractor is None:
         warnings.append(f"{sum(reading.prose.values())} claims stated in prose ("
                         + ", ".join(f"{rel}: {n}" for rel, n in reading.prose.items())
-                        + "): needs --extract")
+                        + "): read as statements only; their verdicts and values need "
+                          "--extract")
     elif reading.prose and extractor is not None:
         warnings += _read_prose(files, reading, extractor, pid)
     header = submission_header(folder, submission_id=sid, paper_id=pid, paper_title=title,
@@ -375,6 +376,9 @@ def load_space(folder: Path | str, *, out_dir: Path, registry: Registry | None =
             reason=f"{where}: {what}"))
     found, whole = find_space_claims(files, title, reading, verdict_places=verdict_places,
                                      value_places=value_places)
+    if extractor is None and whole is None:
+        read = "\n".join(c.prose for c in found)
+        found += [c for c in reading.stated if c.prose.splitlines()[0].strip() not in read]
     if not found:
         shown = ", ".join([p for p, _ in files.texts()][:20]) or "none"
         loaded.problems.append(ClaimProblem(

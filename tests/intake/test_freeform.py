@@ -167,14 +167,20 @@ def test_two_reports_stating_one_claim_are_merged_and_their_disagreement_flagged
     loaded = load_folder(space(tmp_path, {"README.md": FRONT + readme, "REPORT.md": report}),
                          logbooks_dir=tmp_path / "out")
     claims = by_statement(loaded.claims)
-    assert len(loaded.claims) == 2
+    # the two table rows, and the sentence of prose as a claim with no verdict or value
+    assert len(loaded.claims) == 3
+    prose = claims["Our forgetting curve matches the paper's description closely."]
+    assert prose.verdict is None and prose.reproduced_value is None
+    assert "needs --extract" in prose.provenance["statement"].place + str(
+        loaded.claims[2].model_dump())
     tool = claims["Tool-use accuracy after training"]
     assert tool.reproduced_value == 63.2 and tool.verdict == Verdict.falsified
     flag = next(f for f in loaded.claims[0].flags + loaded.claims[1].flags
                 if f.name == "reports_disagree")
     assert "REPORT.md and README.md disagree" in flag.detail and "64.7" in flag.detail
     # the sentence of prose is counted for the LLM extractor, never silently dropped
-    assert any("1 claims stated in prose (REPORT.md: 1): needs --extract" in w
+    assert any("1 claims stated in prose (REPORT.md: 1): read as statements only; their "
+               "verdicts and values need --extract" in w
                for w in loaded.header.warnings)
 
 
