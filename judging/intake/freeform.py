@@ -640,6 +640,60 @@ def lead_list_claims(page: Page, heading: Heading) -> list[FoundClaim]:
     return out
 
 
+#: A heading over the paper's own claims ("The original finding", "Paper's reported numbers",
+#: "What the paper does", "论文结果"), not a comparison with them ("Ours vs paper") nor the
+#: reproducer's own findings ("New findings beyond the paper").
+_PAPER_CLAIMS_HEAD = re.compile(
+    r"(?i)^(?=.*(?:\b(?:paper|original|published)\b|论文|論文|原文))"
+    r"(?=.*(?:\b(?:findings?|claims?|results?|benchmarks?|reported|numbers|does|shows|"
+    r"summary)\b|结论|結論|结果|結果|主张|主張))"
+    r"(?!.*(?:\b(?:vs\.?|versus|compar\w*|with|match\w*|agree\w*|beyond|new|extensions?|"
+    r"deviations?|ours?|reproduc\w*|replicat\w*)\b|对比|對比|与|與|偏差|复现|復現|重現))")
+#: A heading over the paper's claims has at most this many words: a longer one is a sentence.
+PAPER_HEAD_WORDS = 8
+
+
+def paper_claims(page: Page, heading: Heading) -> list[FoundClaim]:
+    """Under a heading naming the paper's claims (`_PAPER_CLAIMS_HEAD`), each paragraph, list
+    item and row of a table that is not a claims table is one of the paper's claims: no
+    verdict (the paper's statement is not the reproducer's assessment) and no value (which
+    number a row's claim is, is not declared)."""
+    title = _strip_title(heading.title)
+    if len(title.split()) > PAPER_HEAD_WORDS or not _PAPER_CLAIMS_HEAD.search(title):
+        return []
+    out = []
+    for block in [b for h in (heading, *_descendants(heading)) for b in h.blocks]:
+        if block.kind == "table":
+            header = block.rows[0][0] if block.rows else []
+            if columns(header, [c for c, _ in block.rows[1:]]) is not None:
+                continue  # a claims table: `table_claims` reads it
+            units = [(" · ".join(p for c in cells if (p := plain_text(c).strip())
+                                 and not _NUMBER_OPENING.match(p)), line, "table row")
+                     for cells, line in block.rows[1:]]
+        elif block.kind == "list":
+            units = [(plain_text(t.split("\n", 1)[0]).strip(), line, "list item")
+                     for (t, *_), line in block.rows]
+        else:
+            units = [(plain_text(block.text).replace("\n", " ").strip(), block.raw,
+                      "paragraph")]
+        for statement, line, place in units:
+            if len(statement.split()) < 2 and len(statement) < 8:
+                continue
+            ex = Extraction()
+            ex.absent["verdict"] = "the paper's statement of its claim: no verdict on it"
+            for name in ("reported_value", "reproduced_value"):
+                ex.absent[name] = "not declared as this claim's value"
+            claim = FoundClaim(page, None, len(out) + 1, line if place == "table row" else
+                               (block.text if place == "paragraph" else line),
+                               statement[:4000], ex,
+                               place="table row" if place == "table row" else "list item")
+            ex.provenance["statement"] = FieldProvenance(
+                how="declared", quote=line.strip()[:4000],
+                place="claims table row" if place == "table row" else "paper's claims")
+            out.append(claim)
+    return out
+
+
 def _descendants(heading: Heading) -> list[Heading]:
     out = []
     for child in heading.children:
@@ -708,8 +762,15 @@ def read_reports(texts: list[tuple[str, str]], *,
     order = {id(c): i for i, c in enumerate(c for rel, _ in texts for c in per[rel])}
     kept.sort(key=lambda c: order[id(c)])
     prose = {rel: n for rel, text in texts if (n := prose_count(text, per[rel]))}
-    stated = [c for rel, text in texts if prose.get(rel)
-              for c in prose_statements(rel, text, per[rel])]
+    stated: list[FoundClaim] = []
+    for rel, text in texts:
+        page = report_page(rel, text)
+        papers = [c for h in _descendants(parse(text)) for c in paper_claims(page, h)]
+        stated += papers + (prose_statements(rel, text, per[rel] + papers) if prose.get(rel)
+                            else [])
+    # a claim the reports assess (in a table, a heading, a list) is read there, with its
+    # verdict: the paper's statement of it or a sentence about it is not read again
+    stated = [c for c in stated if not any(_same(k, c) for k in kept)]
     return Reading(kept, prose, warnings, stated)
 
 

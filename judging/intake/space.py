@@ -376,9 +376,10 @@ def load_space(folder: Path | str, *, out_dir: Path, registry: Registry | None =
             reason=f"{where}: {what}"))
     found, whole = find_space_claims(files, title, reading, verdict_places=verdict_places,
                                      value_places=value_places)
-    if extractor is None and whole is None:
+    if whole is None:  # the paper's own claims; offline, the claims stated in prose too
         read = "\n".join(c.prose for c in found)
-        found += [c for c in reading.stated if c.prose.splitlines()[0].strip() not in read]
+        found += [c for c in reading.stated if c.prose.strip().split("\n", 1)[0] not in read
+                  and (extractor is None or c.place != "prose")]
     if not found:
         shown = ", ".join([p for p, _ in files.texts()][:20]) or "none"
         loaded.problems.append(ClaimProblem(

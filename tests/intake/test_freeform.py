@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from judging.intake import load_folder
-from judging.intake.freeform import read_report
+from judging.intake.freeform import read_report, read_reports
 from judging.intake.logbook.extract import map_verdict
 from judging.models import Verdict
 
@@ -323,3 +323,30 @@ def test_a_table_of_thousands_of_rows_is_judged_up_to_the_limit_and_said(tmp_pat
     assert len(loaded.claims) == MAX_CLAIMS_PER_SUBMISSION
     assert any("3,000 claims read by structure, over the limit" in w
                for w in loaded.header.warnings)
+
+
+def test_the_papers_claims_under_a_heading_naming_them_are_claims_with_no_verdict() -> None:
+    report = ("# Repro\n\n## The paper's reported results\n\n"
+              "Recall rises monotonically with the memory size.\n\n"
+              "| Setting | Model | Accuracy |\n|---|---|---|\n| Full | Tiny-JEPA | 91.2% |\n\n"
+              "## Ours vs the paper's results\n\n| Setting | Accuracy |\n|---|---|\n"
+              "| Full | 88.0% |\n\n## Reproduced\n\n- **Verified:** recall rises with the "
+              "memory size, as the paper says\n")
+    reading = read_reports([("README.md", report)])
+    stated = {c.title: c for c in reading.stated}
+    # each paragraph and row under the paper's heading; a comparison heading is not one
+    assert set(stated) == {"Recall rises monotonically with the memory size.",
+                           "Full · Tiny-JEPA"}
+    row = stated["Full · Tiny-JEPA"]
+    assert row.extraction.verdict is None and row.extraction.reported is None
+    assert row.extraction.provenance["statement"].quote == "| Full | Tiny-JEPA | 91.2% |"
+    # the reproducer's assessed claim is read once, with its verdict, from where it is assessed
+    assert [c.extraction.verdict for c in reading.claims] == [Verdict.verified]
+
+
+def test_a_claim_the_reports_assess_is_not_read_again_from_the_papers_statement() -> None:
+    report = ("## Paper claims\n\n- Recall rises with the memory size\n\n## Results\n\n"
+              "| Claim | Paper | Ours | Verdict |\n|---|---|---|---|\n"
+              "| Recall rises with the memory size | 0.9 | 0.8 | ❌ |\n")
+    reading = read_reports([("README.md", report)])
+    assert reading.stated == [] and reading.claims[0].extraction.verdict == Verdict.falsified
