@@ -801,6 +801,15 @@ def _differences(a: FoundClaim, b: FoundClaim) -> str:
     return "; ".join(out)
 
 
+def states_on_paper(sentence: str) -> bool:
+    """A sentence that names the paper's side and a verdict (or two: "the phenomenon
+    replicates, the procedure does not")."""
+    if not _PAPER_SIDE.search(sentence):
+        return False
+    mapped = map_verdict(sentence)
+    return mapped.verdict is not None or mapped.split
+
+
 def prose_units(text: str, claims: list[FoundClaim]) -> list[tuple[str, str, str]]:
     """Paragraphs and list items outside the claims read by structure with a sentence that
     names the paper and a verdict: claims stated in prose. Each as (its text, its first line
@@ -816,8 +825,7 @@ def prose_units(text: str, claims: list[FoundClaim]) -> list[tuple[str, str, str
                 else [(block.text, block.raw)]
             for unit, line in units:
                 said = next((s for s in _SENTENCE_END.split(plain_text(unit))
-                             if _PAPER_SIDE.search(s) and map_verdict(s).verdict is not None),
-                            None)
+                             if states_on_paper(s)), None)
                 if said is not None:
                     out.append((unit, line, said.strip()))
         for child in heading.children:

@@ -103,6 +103,7 @@ def test_a_marked_claim_heading_is_one_claim_with_its_number() -> None:
     ("🟡 direction only", Verdict.inconclusive), ("OUT_OF_TOL", Verdict.falsified),
     ("一致", Verdict.verified), ("主表少 1 个 不一致", Verdict.falsified),
     ("代理完成", Verdict.inconclusive), ("✅ Reproduced", Verdict.verified),
+    ("The effect replicates", Verdict.verified), ("忠实复现", Verdict.verified),
 ])
 def test_one_table_maps_marks_codes_and_phrases(label: str, verdict: Verdict) -> None:
     assert map_verdict(label).verdict == verdict
@@ -350,3 +351,13 @@ def test_a_claim_the_reports_assess_is_not_read_again_from_the_papers_statement(
               "| Recall rises with the memory size | 0.9 | 0.8 | ❌ |\n")
     reading = read_reports([("README.md", report)])
     assert reading.stated == [] and reading.claims[0].extraction.verdict == Verdict.falsified
+
+
+def test_a_sentence_giving_two_verdicts_on_the_paper_is_a_claim_stated_in_prose() -> None:
+    report = ("## Headline\n\nSteering raises self-attribution. But no candidate clears the "
+              "paper's probe gate: the effect replicates, the procedure fails.\n\n"
+              "## Setup\n\nWe used one GPU for the paper's model.\n")
+    reading = read_reports([("README.md", report)])
+    (claim,) = reading.stated
+    assert claim.title.startswith("But no candidate clears") and claim.extraction.verdict is None
+    assert reading.prose == {"README.md": 1}
