@@ -694,6 +694,48 @@ def paper_claims(page: Page, heading: Heading) -> list[FoundClaim]:
     return out
 
 
+#: A table row labelled as the paper's ("*Paper: NukeLM, 13K steps*", "Paper SFT", "论文").
+_PAPER_ROW = re.compile(r"(?i)^\W*(?:(?:the\s+)?paper|original|published|reported)\b|^\W*(?:论文|論文|原文)")
+
+
+def paper_rows(page: Page, heading: Heading) -> list[FoundClaim]:
+    """In a table that is not a claims table, each row whose first cell names the paper is the
+    paper's claim: its label cells the statement, no verdict and no value (which of its
+    numbers is the claim's is not declared)."""
+    out = []
+    for block in heading.blocks:
+        if block.kind != "table" or len(block.rows) < 2:
+            continue
+        header = block.rows[0][0]
+        if columns(header, [c for c, _ in block.rows[1:]]) is not None:
+            continue  # a claims table: `table_claims` reads it
+        for cells, line in block.rows[1:]:
+            if not cells or not _PAPER_ROW.match(plain_text(cells[0])):
+                continue
+            statement = " · ".join(p for c in cells if (p := plain_text(c).strip())
+                                   and not _NUMBER_OPENING.match(p) and not _BLANK.match(p))
+            ex = Extraction()
+            ex.absent["verdict"] = "the paper's row of a results table: no verdict on it"
+            for name in ("reported_value", "reproduced_value"):
+                ex.absent[name] = "not declared as this claim's value"
+            claim = FoundClaim(page, None, len(out) + 1, line, statement[:4000], ex,
+                               place="table row")
+            ex.provenance["statement"] = FieldProvenance(how="declared", quote=line.strip()[:4000],
+                                                         place="claims table row")
+            out.append(claim)
+    return out
+
+
+def read_already(claim: FoundClaim, found: list[FoundClaim]) -> bool:
+    """Whether a claim of `Reading.stated` is read already by `found`: a row, when it is one of
+    theirs (a section's table is evidence, its rows are claims of their own); a paragraph,
+    when it is in their text."""
+    line = claim.prose.strip().split("\n", 1)[0]
+    if claim.place == "table row":
+        return any(k.prose.strip() == line for k in found)
+    return any(line in k.prose for k in found)
+
+
 def _descendants(heading: Heading) -> list[Heading]:
     out = []
     for child in heading.children:
@@ -765,9 +807,15 @@ def read_reports(texts: list[tuple[str, str]], *,
     stated: list[FoundClaim] = []
     for rel, text in texts:
         page = report_page(rel, text)
-        papers = [c for h in _descendants(parse(text)) for c in paper_claims(page, h)]
-        stated += papers + (prose_statements(rel, text, per[rel] + papers) if prose.get(rel)
-                            else [])
+        root = parse(text)
+        papers = [c for h in _descendants(root) for c in paper_claims(page, h)]
+        papers += [c for h in (root, *_descendants(root)) for c in paper_rows(page, h)
+                   if not any(c.prose == k.prose for k in papers)]
+        these = papers + (prose_statements(rel, text, per[rel] + papers) if prose.get(rel)
+                          else [])
+        for n, claim in enumerate(these, start=len(per[rel]) + 1):
+            claim.row = n  # after the report's other claims: ids stay unique in the report
+        stated += these
     # a claim the reports assess (in a table, a heading, a list) is read there, with its
     # verdict: the paper's statement of it or a sentence about it is not read again
     stated = [c for c in stated if not any(_same(k, c) for k in kept)]
@@ -807,7 +855,16 @@ def states_on_paper(sentence: str) -> bool:
     if not _PAPER_SIDE.search(sentence):
         return False
     mapped = map_verdict(sentence)
-    return mapped.verdict is not None or mapped.split
+    return mapped.verdict is not None or mapped.split or bool(
+        _PAPER_REPORTS.search(sentence) and _NUMBER_IN.search(sentence))
+
+
+#: A sentence stating what the paper reports ("Paper reports SDFT 40.2% vs SFT 35.5%", "论文报告
+#: 87%"): with a number, the paper's claim in the reproducer's words.
+_PAPER_REPORTS = re.compile(r"(?i)\b(?:paper|authors?)(?:'s?)?\s+(?:reports?|reported|claims?|"
+                            r"states?|finds|found|shows?|showed|(?:\w+\s+)?results?)\b|"
+                            r"(?:论文|論文|原文)(?:报告|報告|声称|聲稱|称|稱|给出|給出|结果|結果)")
+_NUMBER_IN = re.compile(r"\d")
 
 
 def prose_units(text: str, claims: list[FoundClaim]) -> list[tuple[str, str, str]]:

@@ -22,7 +22,7 @@ from typing import Any
 
 from judging._yaml import parse_document
 from judging.errors import InputFileError, ManifestError, UnsafePathError
-from judging.intake.freeform import Reading, read_reports
+from judging.intake.freeform import Reading, read_already, read_reports
 from judging.intake.identity import paper_identity
 from judging.intake.logbook import StructuredAsk, fill_with_llm, submission_header
 from judging.intake.logbook.extract import VALUE_PLACES, VERDICT_PLACES, Value
@@ -377,8 +377,7 @@ def load_space(folder: Path | str, *, out_dir: Path, registry: Registry | None =
     found, whole = find_space_claims(files, title, reading, verdict_places=verdict_places,
                                      value_places=value_places)
     if whole is None:  # the paper's own claims; offline, the claims stated in prose too
-        read = "\n".join(c.prose for c in found)
-        found += [c for c in reading.stated if c.prose.strip().split("\n", 1)[0] not in read
+        found += [c for c in reading.stated if not read_already(c, found)
                   and (extractor is None or c.place != "prose")]
     if not found:
         shown = ", ".join([p for p, _ in files.texts()][:20]) or "none"
