@@ -518,6 +518,7 @@ def read_report(rel: str, text: str, *, verdict_places: frozenset[str] | None = 
                 out.extend(table_claims(page, block))
         out.extend(bold_claims(page, heading))
         if not claims:
+            out.extend(not_covered_items(page, heading))
             out.extend(lead_list_claims(page, heading))
             out.extend(bold_verdict_items(page, heading))
         for child in heading.children:
@@ -734,6 +735,46 @@ def read_already(claim: FoundClaim, found: list[FoundClaim]) -> bool:
     if claim.place == "table row":
         return any(k.prose.strip() == line for k in found)
     return any(line in k.prose for k in found)
+
+
+#: A heading or lead line naming what the reproduction did not cover ("Not reproduced",
+#: "尚未涵蓋：", "未复现项"): the items below are the paper's claims, not run.
+_NOT_COVERED = re.compile(r"(?i)\bnot\s+(?:yet\s+)?(?:covered|reproduced|replicated|run|done|"
+                          r"attempted|tested|implemented)\b|\bout\s+of\s+scope\b|"
+                          r"未涵[蓋盖]|未覆[盖蓋]|未(?:复现|復現|重現|重现)|未做")
+
+
+def not_covered_items(page: Page, heading: Heading) -> list[FoundClaim]:
+    """The items listed under a heading or a lead line naming what was not reproduced: each
+    the paper's claim, with no verdict (not run is no evidence either way; which word of the
+    heading judges which item is not declared) and no value."""
+    title = plain_text(_strip_title(heading.title))
+    lists: list[tuple[Block, str]] = []
+    if heading.level and len(title) <= LABEL_CHARS and _NOT_COVERED.search(title):
+        lists = [(b, heading.raw) for b in heading.blocks if b.kind == "list"]
+    for lead, block in zip(heading.blocks, heading.blocks[1:], strict=False):
+        text = plain_text(lead.text).strip()
+        if lead.kind == "paragraph" and block.kind == "list" and "\n" not in text \
+                and text.endswith((":", "：")) and len(text) <= LABEL_CHARS \
+                and _NOT_COVERED.search(text):
+            lists.append((block, lead.raw))
+    out = []
+    for block, lead in lists:
+        for (item, *_), line in block.rows:
+            statement = plain_text(item.split("\n", 1)[0]).strip()
+            if len(statement.split()) < 2 and len(statement) < 8:
+                continue
+            ex = Extraction()
+            ex.absent["verdict"] = f"listed under {lead.strip()[:80]!r}: not run, no verdict"
+            for name in ("reported_value", "reproduced_value"):
+                ex.absent[name] = "not run"
+            claim = FoundClaim(page, None, len(out) + 1, line, statement[:4000], ex,
+                               place="list item")
+            ex.provenance["statement"] = FieldProvenance(how="declared",
+                                                         quote=line.strip()[:4000],
+                                                         place="list item")
+            out.append(claim)
+    return out
 
 
 def _descendants(heading: Heading) -> list[Heading]:

@@ -361,3 +361,29 @@ def test_a_sentence_giving_two_verdicts_on_the_paper_is_a_claim_stated_in_prose(
     (claim,) = reading.stated
     assert claim.title.startswith("But no candidate clears") and claim.extraction.verdict is None
     assert reading.prose == {"README.md": 1}
+
+
+def test_a_results_tables_row_labelled_as_the_papers_is_the_papers_claim() -> None:
+    report = ("## Pre-training\n\n| Checkpoint | Steps | Loss |\n|---|---|---|\n"
+              "| Tiny-base (ours) | 4,000 | 0.90 |\n| *Paper: Tiny-large, 13K steps* | 13,000 "
+              "| 0.95 |\n\n| Claim | Paper | Ours | Verdict |\n|---|---|---|---|\n"
+              "| Loss falls with steps | 0.95 | 0.90 | ✅ |\n")
+    reading = read_reports([("REPORT.md", report)])
+    (row,) = reading.stated
+    assert row.title == "Paper: Tiny-large, 13K steps" and row.extraction.verdict is None
+    assert row.extraction.reported is None and row.place == "table row"
+    # its id follows the report's other claims: no two claims of a report share one
+    ids = [c.local_id for c in reading.claims + reading.stated]
+    assert len(ids) == len(set(ids)) == 2
+
+
+def test_items_listed_as_not_covered_are_claims_with_no_verdict() -> None:
+    report = ("## Scope\n\nDone:\n\n- Table 1 on CIFAR-10\n\nNot yet covered:\n\n"
+              "- The ablations of Tables 2-4\n- Deeper ResNets of Table 1\n\n"
+              "### 11.5 未复现项（论文非核心内容）\n\n1. **VAE 单格（Table 2）**：需改写网络。\n")
+    claims = read_report("README.md", report)
+    assert [c.title for c in claims] == ["The ablations of Tables 2-4",
+                                         "Deeper ResNets of Table 1",
+                                         "VAE 单格（Table 2）：需改写网络。"]
+    assert all(c.extraction.verdict is None for c in claims)
+    assert "not run" in claims[0].extraction.absent["verdict"]
