@@ -21,9 +21,15 @@ their source lines, so every quote is a verbatim line of the file) and reads:
   with), a list under a lead line naming claims and a verdict, list items opening with a bold
   verdict.
 
+- **the paper's own claims** (`Reading.stated`, read only where no report assesses the same
+  claim): paragraphs, items and rows under a heading naming them ("The original finding"), a
+  results table's row labelled as the paper's, items listed as not covered ("Not yet covered:");
+  no verdict, no value.
+
 `read_reports` reads every report of a submission: one claim stated in several reports is read
 once, from the report stating more claims, and their disagreements are noted on it; paragraphs
-that state a verdict on the paper in prose only are counted for the LLM extractor.
+that state a verdict on the paper in prose only are counted for the LLM extractor and, offline,
+are claims of their own with no verdict or value (`prose_statements`).
 
 Verdicts come from `extract.map_verdict`, the one table of words, marks and phrases. A verdict or
 number the reader is unsure of is absent with its reason; each value and verdict keeps its
