@@ -193,14 +193,8 @@ def read_space(folder: Path) -> SpaceFiles:
             raw = _read(folder, rel, MAX_REPORT_BYTES, files)
             if raw is not None:
                 files.reports.append((rel, str(raw)))
-        elif rel.lower().endswith(".jsonl"):
-            try:
-                path = confine(folder, rel)
-            except UnsafePathError:
-                files.errors.append((rel, "a link leaving the Space: not followed"))
-                continue
-            if path.is_file() and is_trace(path):  # a regular file: a FIFO would block
-                files.traces.append(rel)
+        elif rel.lower().endswith((".jsonl", ".json")) and _is_trace(files, rel):
+            files.traces.append(rel)  # Claude-Code events, or a HuggingChat export
         elif rel.lower().endswith((".json", ".csv")) and (
                 _RESULTS_NAME.search(name) or linked or rel.startswith("results/")):
             files.results.append(rel)
@@ -220,6 +214,15 @@ def read_space(folder: Path) -> SpaceFiles:
     files.linked = list(dict.fromkeys(files.linked))
     _links(files)
     return files
+
+
+def _is_trace(files: SpaceFiles, rel: str) -> bool:
+    try:
+        path = confine(files.folder, rel)
+    except UnsafePathError:
+        files.errors.append((rel, "a link leaving the Space: not followed"))
+        return False
+    return path.is_file() and is_trace(path)  # a regular file: a FIFO would block
 
 
 def _front_matter(files: SpaceFiles, text: str) -> None:
