@@ -23,8 +23,8 @@ their source lines, so every quote is a verbatim line of the file) and reads:
 
 - **the paper's own claims** (`Reading.stated`, read only where no report assesses the same
   claim): paragraphs, items and rows under a heading naming them ("The original finding"), a
-  results table's row labelled as the paper's, items listed as not covered ("Not yet covered:");
-  no verdict, no value.
+  results table's row labelled as the paper's; no verdict, no value. Items listed as not
+  covered ("Not yet covered:", 未复现项) are claims of the report with no verdict.
 
 `read_reports` reads every report of a submission: one claim stated in several reports is read
 once, from the report stating more claims, and their disagreements are noted on it; paragraphs
