@@ -38,7 +38,8 @@ def check_space(checklist: Checklist, loaded: LoadedSubmission, files: SpaceFile
     check_environment(checklist, folder)
     traces = sorted({t for c in loaded.claims for t in c.claim.evidence.traces})
     if traces:
-        checklist.add("trace", OK, f"{len(traces)} agent trace(s) (Claude-Code events): "
+        checklist.add("trace", OK, f"{len(traces)} agent trace(s) (Claude-Code events or "
+                                   "HuggingChat exports): "
                                    + ", ".join(traces[:10]))
     elif files.traces:
         checklist.add("trace", WARNING, f"{len(files.traces)} trace(s) found, none naming this "

@@ -21,9 +21,15 @@ their source lines, so every quote is a verbatim line of the file) and reads:
   with), a list under a lead line naming claims and a verdict, list items opening with a bold
   verdict.
 
+- **the paper's own claims** (`Reading.stated`, read only where no report assesses the same
+  claim): paragraphs, items and rows under a heading naming them ("The original finding"), a
+  results table's row labelled as the paper's; no verdict, no value. Items listed as not
+  covered ("Not yet covered:", 未复现项) are claims of the report with no verdict.
+
 `read_reports` reads every report of a submission: one claim stated in several reports is read
 once, from the report stating more claims, and their disagreements are noted on it; paragraphs
-that state a verdict on the paper in prose only are counted for the LLM extractor.
+that state a verdict on the paper in prose only are counted for the LLM extractor and, offline,
+are claims of their own with no verdict or value (`prose_statements`).
 
 Verdicts come from `extract.map_verdict`, the one table of words, marks and phrases. A verdict or
 number the reader is unsure of is absent with its reason; each value and verdict keeps its
@@ -518,6 +524,7 @@ def read_report(rel: str, text: str, *, verdict_places: frozenset[str] | None = 
                 out.extend(table_claims(page, block))
         out.extend(bold_claims(page, heading))
         if not claims:
+            out.extend(not_covered_items(page, heading))
             out.extend(lead_list_claims(page, heading))
             out.extend(bold_verdict_items(page, heading))
         for child in heading.children:
@@ -640,6 +647,142 @@ def lead_list_claims(page: Page, heading: Heading) -> list[FoundClaim]:
     return out
 
 
+#: A heading over the paper's own claims ("The original finding", "Paper's reported numbers",
+#: "What the paper does", "论文结果"), not a comparison with them ("Ours vs paper") nor the
+#: reproducer's own findings ("New findings beyond the paper").
+_PAPER_CLAIMS_HEAD = re.compile(
+    r"(?i)^(?=.*(?:\b(?:paper|original|published)\b|论文|論文|原文))"
+    r"(?=.*(?:\b(?:findings?|claims?|results?|benchmarks?|reported|numbers|does|shows|"
+    r"summary)\b|结论|結論|结果|結果|主张|主張))"
+    r"(?!.*(?:\b(?:vs\.?|versus|compar\w*|with|match\w*|agree\w*|beyond|new|extensions?|"
+    r"deviations?|ours?|reproduc\w*|replicat\w*)\b|对比|對比|与|與|偏差|复现|復現|重現))")
+#: A heading over the paper's claims has at most this many words: a longer one is a sentence.
+PAPER_HEAD_WORDS = 8
+
+
+def paper_claims(page: Page, heading: Heading) -> list[FoundClaim]:
+    """Under a heading naming the paper's claims (`_PAPER_CLAIMS_HEAD`), each paragraph, list
+    item and row of a table that is not a claims table is one of the paper's claims: no
+    verdict (the paper's statement is not the reproducer's assessment) and no value (which
+    number a row's claim is, is not declared)."""
+    title = _strip_title(heading.title)
+    if len(title.split()) > PAPER_HEAD_WORDS or not _PAPER_CLAIMS_HEAD.search(title):
+        return []
+    out = []
+    for block in [b for h in (heading, *_descendants(heading)) for b in h.blocks]:
+        if block.kind == "table":
+            header = block.rows[0][0] if block.rows else []
+            if columns(header, [c for c, _ in block.rows[1:]]) is not None:
+                continue  # a claims table: `table_claims` reads it
+            units = [(" · ".join(p for c in cells if (p := plain_text(c).strip())
+                                 and not _NUMBER_OPENING.match(p)), line, "table row")
+                     for cells, line in block.rows[1:]]
+        elif block.kind == "list":
+            units = [(plain_text(t.split("\n", 1)[0]).strip(), line, "list item")
+                     for (t, *_), line in block.rows]
+        else:
+            units = [(plain_text(block.text).replace("\n", " ").strip(), block.raw,
+                      "paragraph")]
+        for statement, line, place in units:
+            if len(statement.split()) < 2 and len(statement) < 8:
+                continue
+            ex = Extraction()
+            ex.absent["verdict"] = "the paper's statement of its claim: no verdict on it"
+            for name in ("reported_value", "reproduced_value"):
+                ex.absent[name] = "not declared as this claim's value"
+            claim = FoundClaim(page, None, len(out) + 1, line if place == "table row" else
+                               (block.text if place == "paragraph" else line),
+                               statement[:4000], ex,
+                               place="table row" if place == "table row" else "list item")
+            ex.provenance["statement"] = FieldProvenance(
+                how="declared", quote=line.strip()[:4000],
+                place="claims table row" if place == "table row" else "paper's claims")
+            out.append(claim)
+    return out
+
+
+#: A table row labelled as the paper's ("*Paper: NukeLM, 13K steps*", "Paper SFT", "论文").
+_PAPER_ROW = re.compile(r"(?i)^\W*(?:(?:the\s+)?paper|original|published|reported)\b|^\W*(?:论文|論文|原文)")
+
+
+def paper_rows(page: Page, heading: Heading) -> list[FoundClaim]:
+    """In a table that is not a claims table, each row whose first cell names the paper is the
+    paper's claim: its label cells the statement, no verdict and no value (which of its
+    numbers is the claim's is not declared)."""
+    out = []
+    for block in heading.blocks:
+        if block.kind != "table" or len(block.rows) < 2:
+            continue
+        header = block.rows[0][0]
+        if columns(header, [c for c, _ in block.rows[1:]]) is not None:
+            continue  # a claims table: `table_claims` reads it
+        for cells, line in block.rows[1:]:
+            if not cells or not _PAPER_ROW.match(plain_text(cells[0])):
+                continue
+            statement = " · ".join(p for c in cells if (p := plain_text(c).strip())
+                                   and not _NUMBER_OPENING.match(p) and not _BLANK.match(p))
+            ex = Extraction()
+            ex.absent["verdict"] = "the paper's row of a results table: no verdict on it"
+            for name in ("reported_value", "reproduced_value"):
+                ex.absent[name] = "not declared as this claim's value"
+            claim = FoundClaim(page, None, len(out) + 1, line, statement[:4000], ex,
+                               place="table row")
+            ex.provenance["statement"] = FieldProvenance(how="declared", quote=line.strip()[:4000],
+                                                         place="claims table row")
+            out.append(claim)
+    return out
+
+
+def read_already(claim: FoundClaim, found: list[FoundClaim]) -> bool:
+    """Whether a claim of `Reading.stated` is read already by `found`: a row, when it is one of
+    theirs (a section's table is evidence, its rows are claims of their own); a paragraph,
+    when it is in their text."""
+    line = claim.prose.strip().split("\n", 1)[0]
+    if claim.place == "table row":
+        return any(k.prose.strip() == line for k in found)
+    return any(line in k.prose for k in found)
+
+
+#: A heading or lead line naming what the reproduction did not cover ("Not reproduced",
+#: "尚未涵蓋：", "未复现项"): the items below are the paper's claims, not run.
+_NOT_COVERED = re.compile(r"(?i)\bnot\s+(?:yet\s+)?(?:covered|reproduced|replicated|run|done|"
+                          r"attempted|tested|implemented)\b|\bout\s+of\s+scope\b|"
+                          r"未涵[蓋盖]|未覆[盖蓋]|未(?:复现|復現|重現|重现)|未做")
+
+
+def not_covered_items(page: Page, heading: Heading) -> list[FoundClaim]:
+    """The items listed under a heading or a lead line naming what was not reproduced: each
+    the paper's claim, with no verdict (not run is no evidence either way; which word of the
+    heading judges which item is not declared) and no value."""
+    title = plain_text(_strip_title(heading.title))
+    lists: list[tuple[Block, str]] = []
+    if heading.level and len(title) <= LABEL_CHARS and _NOT_COVERED.search(title):
+        lists = [(b, heading.raw) for b in heading.blocks if b.kind == "list"]
+    for lead, block in zip(heading.blocks, heading.blocks[1:], strict=False):
+        text = plain_text(lead.text).strip()
+        if lead.kind == "paragraph" and block.kind == "list" and "\n" not in text \
+                and text.endswith((":", "：")) and len(text) <= LABEL_CHARS \
+                and _NOT_COVERED.search(text):
+            lists.append((block, lead.raw))
+    out = []
+    for block, lead in lists:
+        for (item, *_), line in block.rows:
+            statement = plain_text(item.split("\n", 1)[0]).strip()
+            if len(statement.split()) < 2 and len(statement) < 8:
+                continue
+            ex = Extraction()
+            ex.absent["verdict"] = f"listed under {lead.strip()[:80]!r}: not run, no verdict"
+            for name in ("reported_value", "reproduced_value"):
+                ex.absent[name] = "not run"
+            claim = FoundClaim(page, None, len(out) + 1, line, statement[:4000], ex,
+                               place="list item")
+            ex.provenance["statement"] = FieldProvenance(how="declared",
+                                                         quote=line.strip()[:4000],
+                                                         place="list item")
+            out.append(claim)
+    return out
+
+
 def _descendants(heading: Heading) -> list[Heading]:
     out = []
     for child in heading.children:
@@ -665,6 +808,9 @@ class Reading:
     prose: dict[str, int]
     """Per report: paragraphs or items that state a verdict on the paper in prose only."""
     warnings: list[str]
+    stated: list[FoundClaim] = field(default_factory=list)
+    """Those paragraphs and items as claims with no verdict or value (`prose_statements`):
+    what an offline run reads of them."""
 
 
 def read_reports(texts: list[tuple[str, str]], *,
@@ -705,7 +851,22 @@ def read_reports(texts: list[tuple[str, str]], *,
     order = {id(c): i for i, c in enumerate(c for rel, _ in texts for c in per[rel])}
     kept.sort(key=lambda c: order[id(c)])
     prose = {rel: n for rel, text in texts if (n := prose_count(text, per[rel]))}
-    return Reading(kept, prose, warnings)
+    stated: list[FoundClaim] = []
+    for rel, text in texts:
+        page = report_page(rel, text)
+        root = parse(text)
+        papers = [c for h in _descendants(root) for c in paper_claims(page, h)]
+        papers += [c for h in (root, *_descendants(root)) for c in paper_rows(page, h)
+                   if not any(c.prose == k.prose for k in papers)]
+        these = papers + (prose_statements(rel, text, per[rel] + papers) if prose.get(rel)
+                          else [])
+        for n, claim in enumerate(these, start=len(per[rel]) + 1):
+            claim.row = n  # after the report's other claims: ids stay unique in the report
+        stated += these
+    # a claim the reports assess (in a table, a heading, a list) is read there, with its
+    # verdict: the paper's statement of it or a sentence about it is not read again
+    stated = [c for c in stated if not any(_same(k, c) for k in kept)]
+    return Reading(kept, prose, warnings, stated)
 
 
 def _same(a: FoundClaim, b: FoundClaim) -> bool:
@@ -735,24 +896,69 @@ def _differences(a: FoundClaim, b: FoundClaim) -> str:
     return "; ".join(out)
 
 
-def prose_count(text: str, claims: list[FoundClaim]) -> int:
-    """Paragraphs and list items outside the claims read by structure whose sentences name the
-    paper and a verdict: claims stated in prose, which only the LLM extractor reads."""
+def states_on_paper(sentence: str) -> bool:
+    """A sentence that names the paper's side and a verdict (or two: "the phenomenon
+    replicates, the procedure does not")."""
+    if not _PAPER_SIDE.search(sentence):
+        return False
+    mapped = map_verdict(sentence)
+    return mapped.verdict is not None or mapped.split or bool(
+        _PAPER_REPORTS.search(sentence) and _NUMBER_IN.search(sentence))
+
+
+#: A sentence stating what the paper reports ("Paper reports SDFT 40.2% vs SFT 35.5%", "论文报告
+#: 87%"): with a number, the paper's claim in the reproducer's words.
+_PAPER_REPORTS = re.compile(r"(?i)\b(?:paper|authors?)(?:'s?)?\s+(?:reports?|reported|claims?|"
+                            r"states?|finds|found|shows?|showed|(?:\w+\s+)?results?)\b|"
+                            r"(?:论文|論文|原文)(?:报告|報告|声称|聲稱|称|稱|给出|給出|结果|結果)")
+_NUMBER_IN = re.compile(r"\d")
+
+
+def prose_units(text: str, claims: list[FoundClaim]) -> list[tuple[str, str, str]]:
+    """Paragraphs and list items outside the claims read by structure with a sentence that
+    names the paper and a verdict: claims stated in prose. Each as (its text, its first line
+    verbatim, that sentence)."""
     covered = "\n".join(c.prose for c in claims)
-    count = 0
+    out: list[tuple[str, str, str]] = []
 
     def visit(heading: Heading) -> None:
-        nonlocal count
         for block in heading.blocks:
             if block.kind == "table" or block.raw.strip() in covered:
                 continue
-            units = [t for (t, *_), _ in block.rows] if block.kind == "list" else [block.text]
-            for unit in units:
-                if any(_PAPER_SIDE.search(s) and map_verdict(s).verdict is not None
-                       for s in _SENTENCE_END.split(plain_text(unit))):
-                    count += 1
+            units = [(t, line) for (t, *_), line in block.rows] if block.kind == "list" \
+                else [(block.text, block.raw)]
+            for unit, line in units:
+                said = next((s for s in _SENTENCE_END.split(plain_text(unit))
+                             if states_on_paper(s)), None)
+                if said is not None:
+                    out.append((unit, line, said.strip()))
         for child in heading.children:
             visit(child)
 
     visit(parse(text))
-    return count
+    return out
+
+
+def prose_count(text: str, claims: list[FoundClaim]) -> int:
+    """How many claims a report states in prose only (`prose_units`), which only the LLM
+    extractor reads in full."""
+    return len(prose_units(text, claims))
+
+
+def prose_statements(rel: str, text: str, claims: list[FoundClaim]) -> list[FoundClaim]:
+    """Offline, each claim stated in prose (`prose_units`) as a claim of its own: its statement
+    the sentence naming the paper and a verdict, verbatim, and no verdict or value (a sentence's
+    verdict words may be about something else: which claim a word judges is the LLM's to read,
+    with `--extract`). Counted, never dropped: the judge sees the claim and its paragraph."""
+    page = report_page(rel, text)
+    out = []
+    for r, (unit, line, said) in enumerate(prose_units(text, claims), start=1):
+        ex = Extraction()
+        ex.absent["verdict"] = "stated in prose: needs --extract"
+        for name in ("reported_value", "reproduced_value"):
+            ex.absent[name] = "stated in prose: needs --extract"
+        claim = FoundClaim(page, None, r, unit, said[:4000], ex, place="prose")
+        ex.provenance["statement"] = FieldProvenance(how="declared", quote=line.strip()[:4000],
+                                                     place="prose sentence")
+        out.append(claim)
+    return out

@@ -9,6 +9,11 @@ Ids are returned in the registry's alias form: `2605.11841`, `10.1109/TPWRS.2021
 from __future__ import annotations
 
 import re
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from judging.intake.registry import Registry
 
 _ARXIV = re.compile(r"(?<![\d.])(?P<id>\d{4}\.\d{4,5})(?:v\d+)?(?![\d])")
 #: Paper identifiers in text, each kind as the registry's alias form.
@@ -62,3 +67,34 @@ def paper_identity(*, tags: list[str], name: str | None, title: str | None,
             return None, f"{where} names several paper ids ({', '.join(ids[:5])})"
     return None, ("no arxiv:<id> or paper-<id> tag and no paper id (arXiv, DOI, OpenReview, "
                   "OSTI) in the Space's name, title or text")
+
+
+def space_repo_id(folder: Path) -> str | None:
+    """The Space's repo id when the folder is a Hub download (`.../spaces/OWNER/NAME/@REV`,
+    `sources.fetch_hub_source`), or a local folder named `OWNER--NAME`."""
+    folder = Path(folder).resolve()
+    if folder.name.startswith("@") and folder.parent.parent.parent.name == "spaces":
+        return f"{folder.parent.parent.name}/{folder.parent.name}"
+    owner, sep, name = folder.name.partition("--")
+    if sep and owner and name and re.fullmatch(r"[\w.-]+", owner + name):
+        return f"{owner}/{name}"
+    return None
+
+
+def submission_paper(found: tuple[str | None, str], sid: str, registry: Registry | None
+                     ) -> tuple[str, str | None, list[str]]:
+    """(the paper id, the id as the submission names it, warnings) from `paper_identity`'s
+    answer: the registry's id for an alias; the submission id stands in when no paper is
+    named."""
+    pid, pid_from = found
+    named = pid  # the paper as the Space names it (its traces name it so too)
+    warnings = []
+    if pid is None:
+        warnings.append(f"paper id: {pid_from}; the submission id stands in")
+        pid = re.sub(r"[^A-Za-z0-9._-]+", "-", sid.split("/")[-1]) or "unknown-paper"
+    if registry is not None:
+        canonical = registry.canonical(pid)
+        if canonical is not None and canonical != pid:
+            warnings.append(f"paper id: {pid} ({pid_from}) is {canonical} in the registry")
+            pid = canonical
+    return pid, named, warnings

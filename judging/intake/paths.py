@@ -142,3 +142,57 @@ def read_confined(root: Path, relative: str, *, limit: int, links: bool = False)
     if len(data) > limit:
         raise UnsafePathError(f"it grew over the limit of {limit:,} bytes while it was read")
     return data
+
+
+def read_text_confined(root: Path, relative: str, *, limit: int) -> tuple[str | None, str | None]:
+    """(the UTF-8 text of a regular file inside `root`, within `limit` bytes, or None; what is
+    wrong with it in our own words, or None): a link leaving `root`, a special file, an
+    unreadable, binary or non-UTF-8 file is one reason, never an exception."""
+    try:
+        confine(root, relative)
+    except UnsafePathError:
+        return None, "a link leaving the Space: not followed"
+    try:  # a regular file (a FIFO or device is refused without blocking), within `limit`
+        raw = read_confined(root, relative, limit=limit, links=True)
+    except UnsafePathError as exc:
+        return None, f"{exc}: not read"
+    except OSError as exc:
+        return None, f"cannot be read ({exc.strerror or type(exc).__name__})"
+    if b"\x00" in raw:
+        return None, "a binary file, not text: not read"
+    try:
+        return raw.decode("utf-8"), None
+    except UnicodeDecodeError as exc:
+        return None, f"not UTF-8 text (byte {exc.start}): not read"
+
+
+#: Folders of tools and environments, never a submission's own files.
+SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", ".cache",
+                       "site-packages"})
+
+
+def list_files(root: Path, *, max_depth: int, max_files: int, ours: str) -> list[str]:
+    """Relative paths of the regular files and symlinks under `root` (symlinks are listed for
+    the reader to refuse when they leave `root`; special files are not listed), up to
+    `max_depth` folders down and `max_files` files. Hidden and tool folders are skipped, except
+    judging's own folder `ours` (relative to `root`), which is walked at any depth."""
+    out: list[str] = []
+    stack = [(root, 0)]
+    while stack and len(out) < max_files:
+        here, depth = stack.pop()
+        try:
+            children = sorted(here.iterdir(), reverse=True)
+        except OSError:
+            continue
+        for child in children:
+            rel = child.relative_to(root).as_posix()
+            if child.is_symlink():
+                out.append(rel)
+            elif child.is_dir():
+                mine = rel == ours or ours.startswith(rel + "/")
+                if mine or (child.name not in SKIP_DIRS and not child.name.startswith(".")):
+                    if depth < max_depth or rel.startswith(ours):
+                        stack.append((child, depth + 1))
+            elif child.is_file():
+                out.append(rel)
+    return sorted(out)

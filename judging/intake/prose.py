@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from judging.intake.freeform import report_page
+from judging.intake.freeform import Reading, report_page
 from judging.intake.logbook.claims import FoundClaim
 from judging.intake.logbook.extract import Extraction, map_verdict
 from judging.intake.logbook.llm import (
@@ -164,3 +164,21 @@ def prose_summary(outcomes: dict[str, ProseOutcome]) -> list[str]:
             lines.append(f"{rel}: {len(outcome.rejected)} prose claims the LLM named were "
                          f"rejected: their quote is not in the report ({shown})")
     return [re.sub(r"\s+", " ", line) for line in lines]
+
+
+def read_prose(texts: list[tuple[str, str]], reading: Reading, extractor: StructuredAsk | None,
+               paper: str) -> list[str]:
+    """The claims the reports state in prose only, read by the LLM (`prose_claims`), added to
+    `reading`; the warnings of what was rejected. Offline (no `extractor`), the one warning
+    counting them (each is read as a statement only: `freeform.prose_statements`)."""
+    if reading.prose and extractor is None:
+        return [f"{sum(reading.prose.values())} claims stated in prose ("
+                + ", ".join(f"{rel}: {n}" for rel, n in reading.prose.items())
+                + "): read as statements only; their verdicts and values need --extract"]
+    outcomes = {}
+    for rel, text in texts:
+        if reading.prose.get(rel) and extractor is not None:
+            known = [c for c in reading.claims if c.page.origin == rel]
+            claims, outcomes[rel] = prose_claims(rel, text, extractor, known=known, paper=paper)
+            reading.claims += claims
+    return prose_summary(outcomes)

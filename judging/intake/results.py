@@ -11,8 +11,10 @@ import csv
 import io
 import json
 import re
+from pathlib import Path
 
 from judging.intake.logbook.extract import Value, json_values, key_side, output_values
+from judging.intake.paths import read_text_confined
 from judging.models import MAX_NOTE_CHARS
 
 
@@ -96,3 +98,38 @@ def csv_values(text: str, place: str, whole: list[Value], by_claim: dict[int, li
                 continue
         if len(rows) == 2:
             whole += values
+
+
+#: A results file (JSON, CSV) larger than this is not read.
+MAX_RESULTS_BYTES = 5 * 1024 * 1024
+#: A log is read up to this size for its values.
+MAX_LOG_BYTES = 5 * 1024 * 1024
+
+
+def declared_values(folder: Path, results: list[str], logs: list[str],
+                    errors: list[tuple[str, str]]
+                    ) -> tuple[list[Value], dict[int, list[Value]], list[Value]]:
+    """What a submission's results files and logs declare: (values for the submission as a
+    whole, values by claim number, values of its logs); each file that cannot be read is one
+    (file, reason) in `errors`."""
+    whole: list[Value] = []
+    by_claim: dict[int, list[Value]] = {}
+    for rel in results:
+        text, error = read_text_confined(folder, rel, limit=MAX_RESULTS_BYTES)
+        if text is None:
+            errors.append((rel, str(error)))
+            continue
+        these, keyed, error = file_values(rel, text)
+        if error:
+            errors.append((rel, error))
+        whole += these
+        for number, values in keyed.items():
+            by_claim.setdefault(number, []).extend(values)
+    from_logs: list[Value] = []
+    for rel in logs:
+        text, error = read_text_confined(folder, rel, limit=MAX_LOG_BYTES)
+        if text is None:
+            errors.append((rel, str(error)))
+        else:
+            from_logs += log_values(rel, text)
+    return whole, by_claim, from_logs

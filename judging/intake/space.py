@@ -6,10 +6,11 @@ an environment file and the scripts; results and agent traces often in datasets 
 
 This module is the Space's shape: `read_space` turns the folder into what it holds, by role (each
 bad file is one error in our own words and the rest is read: a huge README, a binary file named
-.md, front matter that is not YAML, a link leaving the Space). `load_space` names the paper
-(`identity`), reads the reports' claims (`freeform`, else the logbook rules, else the whole
-report as one claim: `space_claims`) and the values its results files and logs declare
-(`results`), and assembles the claim inputs (`space_claims`).
+.md, front matter that is not YAML, a link leaving the Space), and `load_space` conducts the
+rooms that own each step: the paper (`identity`), the reports' claims (`freeform`, `prose`, else
+the logbook rules, else the whole report as one claim: `space_claims`), the values its results
+files and logs declare (`results`), its traces (`space_claims.traces_of_paper`) and the claim
+inputs (`space_claims`). Confined reads and the file walk are `paths`'.
 """
 
 from __future__ import annotations
@@ -22,22 +23,23 @@ from typing import Any
 
 from judging._yaml import parse_document
 from judging.errors import InputFileError, ManifestError, UnsafePathError
-from judging.intake.freeform import Reading, read_reports
-from judging.intake.identity import paper_identity
+from judging.intake.freeform import read_reports
+from judging.intake.identity import paper_identity, space_repo_id, submission_paper
 from judging.intake.logbook import StructuredAsk, fill_with_llm, submission_header
-from judging.intake.logbook.extract import VALUE_PLACES, VERDICT_PLACES, Value
+from judging.intake.logbook.extract import VALUE_PLACES, VERDICT_PLACES
 from judging.intake.manifest import LoadedSubmission
-from judging.intake.paths import confine, open_confined, read_confined
-from judging.intake.prose import prose_claims, prose_summary
+from judging.intake.paths import confine, list_files, open_confined, read_text_confined
+from judging.intake.prose import read_prose
 from judging.intake.registry import Registry
-from judging.intake.results import file_values, log_values
+from judging.intake.results import MAX_LOG_BYTES, declared_values
 from judging.intake.space_claims import (
+    LINKED,
     SpaceFacts,
     add_claim_inputs,
     apply_space_facts,
     find_space_claims,
     main_script,
-    own_trace_datasets,
+    traces_of_paper,
 )
 from judging.models import MAX_NOTE_CHARS, ClaimProblem
 from judging.traces import is_trace
@@ -46,19 +48,11 @@ log = logging.getLogger(__name__)
 
 #: A Markdown report larger than this is not read (one error): a real report is tens of KB.
 MAX_REPORT_BYTES = 2 * 1024 * 1024
-#: A results file (JSON, CSV) larger than this is not read.
-MAX_RESULTS_BYTES = 5 * 1024 * 1024
-#: A log is read up to this size for its values.
-MAX_LOG_BYTES = 5 * 1024 * 1024
 #: At most this many files of a Space are looked at (a Space is a small repository).
 MAX_FILES = 2000
 #: How deep below the Space's root files are looked for.
 MAX_DEPTH = 4
-#: Where `sources.fetch_linked` puts the datasets a Space links (only judging writes there: the
-#: Space's own copy of this folder is never downloaded).
-LINKED = ".judging/linked"
 
-_SKIP_DIRS = {".git", "node_modules", ".venv", "venv", "__pycache__", ".cache", "site-packages"}
 _NOT_REPORTS = re.compile(r"(?i)^(?:license|licence|contributing|code_of_conduct|changelog|"
                           r"security|citation|authors)(?:\.md)?$")
 _ENV = re.compile(r"(?i)^(?:requirements[\w.-]*\.txt|environment\.ya?ml|pyproject\.toml|"
@@ -120,63 +114,18 @@ def is_space(folder: Path) -> bool:
     return head.startswith(b"---")
 
 
-def _walk(folder: Path) -> list[str]:
-    """Relative paths of the Space's regular files (no symlinks leaving it, no special files),
-    up to `MAX_DEPTH` folders down and `MAX_FILES` files, linked datasets included."""
-    out: list[str] = []
-    stack = [(folder, 0)]
-    while stack and len(out) < MAX_FILES:
-        here, depth = stack.pop()
-        try:
-            children = sorted(here.iterdir(), reverse=True)
-        except OSError:
-            continue
-        for child in children:
-            rel = child.relative_to(folder).as_posix()
-            if child.is_symlink():
-                out.append(rel)  # judged by `_read` (a link leaving the Space is an error)
-            elif child.is_dir():
-                ours = rel in (".judging", LINKED)  # judging's own folder of linked datasets
-                if ours or (child.name not in _SKIP_DIRS and not child.name.startswith(".")):
-                    if depth < MAX_DEPTH or rel.startswith(LINKED):
-                        stack.append((child, depth + 1))
-            elif child.is_file():
-                out.append(rel)
-    return sorted(out)
-
-
-def _read(folder: Path, rel: str, limit: int, files: SpaceFiles, *, text: bool = True
-          ) -> str | bytes | None:
-    """A file's text (or bytes), or None with one error in `files.errors`."""
-    try:
-        confine(folder, rel)
-    except UnsafePathError:
-        files.errors.append((rel, "a link leaving the Space: not followed"))
-        return None
-    try:  # a regular file (a FIFO or device is refused without blocking), within `limit`
-        raw = read_confined(folder, rel, limit=limit, links=True)
-    except UnsafePathError as exc:
-        files.errors.append((rel, f"{exc}: not read"))
-        return None
-    except OSError as exc:
-        files.errors.append((rel, f"cannot be read ({exc.strerror or type(exc).__name__})"))
-        return None
-    if not text:
-        return raw
-    if b"\x00" in raw:
-        files.errors.append((rel, "a binary file, not text: not read"))
-        return None
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        files.errors.append((rel, f"not UTF-8 text (byte {exc.start}): not read"))
-        return None
+def _read(folder: Path, rel: str, limit: int, files: SpaceFiles) -> str | None:
+    """A file's text, or None with one error in `files.errors`."""
+    text, error = read_text_confined(folder, rel, limit=limit)
+    if text is None:
+        files.errors.append((rel, str(error)))
+    return text
 
 
 def read_space(folder: Path) -> SpaceFiles:
     folder = Path(folder)
     files = SpaceFiles(folder=folder)
-    paths = _walk(folder)
+    paths = list_files(folder, max_depth=MAX_DEPTH, max_files=MAX_FILES, ours=LINKED)
     for rel in paths:
         name = rel.rsplit("/", 1)[-1]
         linked = rel.startswith(LINKED + "/")
@@ -193,14 +142,8 @@ def read_space(folder: Path) -> SpaceFiles:
             raw = _read(folder, rel, MAX_REPORT_BYTES, files)
             if raw is not None:
                 files.reports.append((rel, str(raw)))
-        elif rel.lower().endswith(".jsonl"):
-            try:
-                path = confine(folder, rel)
-            except UnsafePathError:
-                files.errors.append((rel, "a link leaving the Space: not followed"))
-                continue
-            if path.is_file() and is_trace(path):  # a regular file: a FIFO would block
-                files.traces.append(rel)
+        elif rel.lower().endswith((".jsonl", ".json")) and _is_trace(files, rel):
+            files.traces.append(rel)  # Claude-Code events, or a HuggingChat export
         elif rel.lower().endswith((".json", ".csv")) and (
                 _RESULTS_NAME.search(name) or linked or rel.startswith("results/")):
             files.results.append(rel)
@@ -220,6 +163,15 @@ def read_space(folder: Path) -> SpaceFiles:
     files.linked = list(dict.fromkeys(files.linked))
     _links(files)
     return files
+
+
+def _is_trace(files: SpaceFiles, rel: str) -> bool:
+    try:
+        path = confine(files.folder, rel)
+    except UnsafePathError:
+        files.errors.append((rel, "a link leaving the Space: not followed"))
+        return False
+    return path.is_file() and is_trace(path)  # a regular file: a FIFO would block
 
 
 def _front_matter(files: SpaceFiles, text: str) -> None:
@@ -274,69 +226,6 @@ def paper_of(files: SpaceFiles, repo_id: str | None) -> tuple[str | None, str]:
                           title=title if isinstance(title, str) else None, texts=files.texts())
 
 
-def space_repo_id(folder: Path) -> str | None:
-    """The Space's repo id when the folder is a Hub download (`.../spaces/OWNER/NAME/@REV`,
-    `sources.fetch_hub_source`), or a local folder named `OWNER--NAME`."""
-    folder = Path(folder).resolve()
-    if folder.name.startswith("@") and folder.parent.parent.parent.name == "spaces":
-        return f"{folder.parent.parent.name}/{folder.parent.name}"
-    owner, sep, name = folder.name.partition("--")
-    if sep and owner and name and re.fullmatch(r"[\w.-]+", owner + name):
-        return f"{owner}/{name}"
-    return None
-
-
-# --- what the Space declares beside its reports --------------------------------------------
-
-def _results_values(files: SpaceFiles) -> tuple[list[Value], dict[int, list[Value]]]:
-    """Values of the results files: (for the Space as a whole, by claim number)."""
-    whole: list[Value] = []
-    by_claim: dict[int, list[Value]] = {}
-    for rel in files.results:
-        raw = _read(files.folder, rel, MAX_RESULTS_BYTES, files)
-        if raw is None:
-            continue
-        these, keyed, error = file_values(rel, str(raw))
-        if error:
-            files.errors.append((rel, error))
-        whole += these
-        for number, values in keyed.items():
-            by_claim.setdefault(number, []).extend(values)
-    return whole, by_claim
-
-
-def _log_values(files: SpaceFiles) -> list[Value]:
-    values: list[Value] = []
-    for rel in files.logs:
-        raw = _read(files.folder, rel, MAX_LOG_BYTES, files)
-        if raw is not None:
-            values += log_values(rel, str(raw))
-    return values
-
-
-def _trace_of_paper(files: SpaceFiles, names: list[str]) -> list[str]:
-    """The traces of the Space's own files, and those of linked datasets that name the paper
-    or the Space (a user's session dataset holds every session of theirs)."""
-    out = [t for t in files.traces if not t.startswith(LINKED + "/")]
-    wanted = [n for n in names if n]
-    for rel in files.traces:
-        if not rel.startswith(LINKED + "/"):
-            continue
-        dataset = "/".join(rel.split("/")[3:5])
-        if any(n in dataset for n in wanted) or _mentions(files.folder, rel, wanted):
-            out.append(rel)
-    return out
-
-
-def _mentions(folder: Path, rel: str, names: list[str]) -> bool:
-    try:  # confined and never blocking (a FIFO is no trace)
-        with open_confined(folder, rel, links=True) as handle:
-            head = handle.read(MAX_LOG_BYTES)
-    except (OSError, UnsafePathError):
-        return False
-    return any(n.encode() in head for n in names if n)
-
-
 def load_space(folder: Path | str, *, out_dir: Path, registry: Registry | None = None,
                extractor: StructuredAsk | None = None,
                verdict_places: frozenset[str] = VERDICT_PLACES,
@@ -351,19 +240,15 @@ def load_space(folder: Path | str, *, out_dir: Path, registry: Registry | None =
     repo_id = repo_id or space_repo_id(folder)
     sid = repo_id or re.sub(r"[^A-Za-z0-9._+-]+", "-", folder.resolve().name).strip("-.") \
         or "space"
-    pid, named, warnings = _paper(files, repo_id, sid, registry)
+    warnings = [f"{where}: {what}" for where, what in files.errors]
+    pid, named, more = submission_paper(paper_of(files, repo_id), sid, registry)
+    warnings += more
     title = files.front.get("title") if isinstance(files.front.get("title"), str) else None
     h1 = re.search(r"(?m)^#[ \t]+(.+)$", files.body)
     title = (title or (h1.group(1).strip() if h1 else "") or sid)[:500]
     reading = read_reports(files.texts(), verdict_places=verdict_places,
                            value_places=value_places)
-    warnings += reading.warnings
-    if reading.prose and extractor is None:
-        warnings.append(f"{sum(reading.prose.values())} claims stated in prose ("
-                        + ", ".join(f"{rel}: {n}" for rel, n in reading.prose.items())
-                        + "): needs --extract")
-    elif reading.prose and extractor is not None:
-        warnings += _read_prose(files, reading, extractor, pid)
+    warnings += reading.warnings + read_prose(files.texts(), reading, extractor, pid)
     header = submission_header(folder, submission_id=sid, paper_id=pid, paper_title=title,
                                warnings=[w[:MAX_NOTE_CHARS] for w in warnings][:200])
     loaded = LoadedSubmission(header=header, folder=folder.resolve(),
@@ -374,7 +259,7 @@ def load_space(folder: Path | str, *, out_dir: Path, registry: Registry | None =
             [:200], index=index, manifest=str(folder / where), line=None,
             reason=f"{where}: {what}"))
     found, whole = find_space_claims(files, title, reading, verdict_places=verdict_places,
-                                     value_places=value_places)
+                                     value_places=value_places, offline=extractor is None)
     if not found:
         shown = ", ".join([p for p, _ in files.texts()][:20]) or "none"
         loaded.problems.append(ClaimProblem(
@@ -383,9 +268,10 @@ def load_space(folder: Path | str, *, out_dir: Path, registry: Registry | None =
                                f"page, claims table, numbered claims list or '## Claim N' "
                                f"section, and no verdict declared for the report as a whole")))
         return loaded
-    traces = _trace_of_paper(files, [n for n in (named, pid, sid.split("/")[-1]) if n])
-    traces = list(dict.fromkeys(traces + own_trace_datasets(files.traces)))
-    facts = SpaceFacts(*_results_values(files), logs=_log_values(files), traces=traces,
+    traces = traces_of_paper(folder, files.traces, [named or "", pid, sid.split("/")[-1]])
+    whole_values, by_claim, logs = declared_values(folder, files.results, files.logs,
+                                                   files.errors)
+    facts = SpaceFacts(whole_values, by_claim, logs=logs, traces=traces,
                        script=main_script(files))
     apply_space_facts(found, whole, files, facts, verdict_places=verdict_places,
                       value_places=value_places)
@@ -395,34 +281,3 @@ def load_space(folder: Path | str, *, out_dir: Path, registry: Registry | None =
     for warning in warnings:
         log.warning("%s: %s", sid, warning)
     return loaded
-
-
-def _read_prose(files: SpaceFiles, reading: Reading, extractor: StructuredAsk, pid: str
-                ) -> list[str]:
-    """The claims the reports state in prose only, read by the LLM (`prose`), added to
-    `reading`; the warnings of what was rejected."""
-    outcomes = {}
-    for rel, text in files.texts():
-        if reading.prose.get(rel):
-            known = [c for c in reading.claims if c.page.origin == rel]
-            claims, outcomes[rel] = prose_claims(rel, text, extractor, known=known, paper=pid)
-            reading.claims += claims
-    return prose_summary(outcomes)
-
-
-def _paper(files: SpaceFiles, repo_id: str | None, sid: str, registry: Registry | None
-           ) -> tuple[str, str | None, list[str]]:
-    """(the paper id, the id as the Space names it, the warnings so far): the registry's id
-    for an alias; the submission id stands in when the Space names no paper."""
-    pid, pid_from = paper_of(files, repo_id)
-    named = pid  # the paper as the Space names it (its traces name it so too)
-    warnings = [f"{where}: {what}" for where, what in files.errors]
-    if pid is None:
-        warnings.append(f"paper id: {pid_from}; the submission id stands in")
-        pid = re.sub(r"[^A-Za-z0-9._-]+", "-", sid.split("/")[-1]) or "unknown-paper"
-    if registry is not None:
-        canonical = registry.canonical(pid)
-        if canonical is not None and canonical != pid:
-            warnings.append(f"paper id: {pid} ({pid_from}) is {canonical} in the registry")
-            pid = canonical
-    return pid, named, warnings

@@ -16,7 +16,7 @@ from typing import Protocol
 from pydantic import ValidationError
 
 from judging.errors import UnsafePathError
-from judging.intake.freeform import Reading, report_page
+from judging.intake.freeform import Reading, read_already, report_page
 from judging.intake.logbook import extraction_flags, in_our_words
 from judging.intake.logbook.claims import FoundClaim, extract_page, find_claims, kind_of, statement
 from judging.intake.logbook.extract import (
@@ -31,6 +31,7 @@ from judging.intake.logbook.extract import (
 )
 from judging.intake.logbook.reader import Cell, Logbook, Page
 from judging.intake.manifest import LoadedSubmission, make_claim_input
+from judging.intake.paths import open_confined
 from judging.intake.registry import Registry
 from judging.models import (
     MAX_NOTE_CHARS,
@@ -76,11 +77,24 @@ class SpaceFacts:
 
 
 def find_space_claims(files: SpaceFiles, title: str, reading: Reading, *,
-                      verdict_places: frozenset[str], value_places: frozenset[str]
-                      ) -> tuple[list[FoundClaim], FoundClaim | None]:
-    """(the claims, the whole-report claim when the report is one claim)."""
+                      verdict_places: frozenset[str], value_places: frozenset[str],
+                      offline: bool) -> tuple[list[FoundClaim], FoundClaim | None]:
+    """(the claims, the whole-report claim when the report is one claim); the paper's own
+    claims the reports state (`Reading.stated`) and, `offline`, those stated in prose follow
+    the claims read by structure."""
+    found, whole = _structured(files, title, reading, verdict_places=verdict_places,
+                               value_places=value_places)
+    if whole is None:
+        found += [c for c in reading.stated if not read_already(c, found)
+                  and (offline or c.place != "prose")]
+    return found, whole
+
+
+def _structured(files: SpaceFiles, title: str, reading: Reading, *,
+                verdict_places: frozenset[str], value_places: frozenset[str]
+                ) -> tuple[list[FoundClaim], FoundClaim | None]:
     if reading.claims:
-        return reading.claims, None
+        return list(reading.claims), None
     logbook = Logbook(root=files.folder, folder=files.folder, manifest={}, metadata={},
                       readme=files.readme or "", index_text=files.body, title=title,
                       pages=[report_page(rel, text) for rel, text in files.reports],
@@ -248,3 +262,34 @@ def to_input(found: FoundClaim, claim_id: str, origin: str, loaded: LoadedSubmis
     return claim_input.model_copy(update={"flags": flags, "origin": origin,
                                           "key": ClaimKey(submission_id=header.submission_id,
                                                           claim_id=claim_id)})
+
+
+#: Where `sources.fetch_linked` puts the datasets a Space links (only judging writes there: the
+#: Space's own copy of this folder is never downloaded).
+LINKED = ".judging/linked"
+#: A linked trace is searched this far for the paper's or the Space's name.
+MAX_MENTION_BYTES = 5 * 1024 * 1024
+
+
+def traces_of_paper(folder: Path, traces: list[str], names: list[str]) -> list[str]:
+    """The traces of the Space's own files, and those of linked datasets that name the paper
+    or the Space (in the dataset's name or the trace's text: a user's session dataset holds
+    every session of theirs)."""
+    out = [t for t in traces if not t.startswith(LINKED + "/")]
+    wanted = [n for n in names if n]
+    for rel in traces:
+        if not rel.startswith(LINKED + "/"):
+            continue
+        dataset = "/".join(rel.split("/")[3:5])
+        if any(n in dataset for n in wanted) or _mentions(folder, rel, wanted):
+            out.append(rel)
+    return list(dict.fromkeys(out + own_trace_datasets(traces)))
+
+
+def _mentions(folder: Path, rel: str, names: list[str]) -> bool:
+    try:  # confined and never blocking (a FIFO is no trace)
+        with open_confined(folder, rel, links=True) as handle:
+            head = handle.read(MAX_MENTION_BYTES)
+    except (OSError, UnsafePathError):
+        return False
+    return any(n.encode() in head for n in names if n)

@@ -44,9 +44,11 @@ def test_the_freeform_benchmark_measures_a_small_labelled_set(tmp_path: Path) ->
     assert done.returncode == 0, done.stderr
     out = done.stdout
     rows = {line.split("  ")[0].strip(): line for line in out.splitlines() if "  " in line}
-    assert "2/4 50%" in rows["claims found"]
+    # the prose sentence is a claim of its own offline, with no verdict (it needs --extract)
+    assert "3/4 75%" in rows["claims found"]
     assert "2/2 100%" in rows["verdict precision"]
     assert "3/4 75%" in rows["value precision"]
     assert "1" in rows["prose claims counted"].split()[-1]
     assert "alice--repro #2: reproduced 0.71 (table cell), label 0.7" in out
-    assert "alice--repro #3: not found" in out and "leave-one-owner-out" in out
+    assert "alice--repro #3: no verdict, label verified" in out
+    assert "bob--other #1: not found" in out and "leave-one-owner-out" in out

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from judging.intake import load_folder
-from judging.intake.freeform import read_report
+from judging.intake.freeform import read_report, read_reports
 from judging.intake.logbook.extract import map_verdict
 from judging.models import Verdict
 
@@ -103,6 +103,7 @@ def test_a_marked_claim_heading_is_one_claim_with_its_number() -> None:
     ("🟡 direction only", Verdict.inconclusive), ("OUT_OF_TOL", Verdict.falsified),
     ("一致", Verdict.verified), ("主表少 1 个 不一致", Verdict.falsified),
     ("代理完成", Verdict.inconclusive), ("✅ Reproduced", Verdict.verified),
+    ("The effect replicates", Verdict.verified), ("忠实复现", Verdict.verified),
 ])
 def test_one_table_maps_marks_codes_and_phrases(label: str, verdict: Verdict) -> None:
     assert map_verdict(label).verdict == verdict
@@ -167,14 +168,20 @@ def test_two_reports_stating_one_claim_are_merged_and_their_disagreement_flagged
     loaded = load_folder(space(tmp_path, {"README.md": FRONT + readme, "REPORT.md": report}),
                          logbooks_dir=tmp_path / "out")
     claims = by_statement(loaded.claims)
-    assert len(loaded.claims) == 2
+    # the two table rows, and the sentence of prose as a claim with no verdict or value
+    assert len(loaded.claims) == 3
+    prose = claims["Our forgetting curve matches the paper's description closely."]
+    assert prose.verdict is None and prose.reproduced_value is None
+    assert "needs --extract" in prose.provenance["statement"].place + str(
+        loaded.claims[2].model_dump())
     tool = claims["Tool-use accuracy after training"]
     assert tool.reproduced_value == 63.2 and tool.verdict == Verdict.falsified
     flag = next(f for f in loaded.claims[0].flags + loaded.claims[1].flags
                 if f.name == "reports_disagree")
     assert "REPORT.md and README.md disagree" in flag.detail and "64.7" in flag.detail
     # the sentence of prose is counted for the LLM extractor, never silently dropped
-    assert any("1 claims stated in prose (REPORT.md: 1): needs --extract" in w
+    assert any("1 claims stated in prose (REPORT.md: 1): read as statements only; their "
+               "verdicts and values need --extract" in w
                for w in loaded.header.warnings)
 
 
@@ -317,3 +324,66 @@ def test_a_table_of_thousands_of_rows_is_judged_up_to_the_limit_and_said(tmp_pat
     assert len(loaded.claims) == MAX_CLAIMS_PER_SUBMISSION
     assert any("3,000 claims read by structure, over the limit" in w
                for w in loaded.header.warnings)
+
+
+def test_the_papers_claims_under_a_heading_naming_them_are_claims_with_no_verdict() -> None:
+    report = ("# Repro\n\n## The paper's reported results\n\n"
+              "Recall rises monotonically with the memory size.\n\n"
+              "| Setting | Model | Accuracy |\n|---|---|---|\n| Full | Tiny-JEPA | 91.2% |\n\n"
+              "## Ours vs the paper's results\n\n| Setting | Accuracy |\n|---|---|\n"
+              "| Full | 88.0% |\n\n## Reproduced\n\n- **Verified:** recall rises with the "
+              "memory size, as the paper says\n")
+    reading = read_reports([("README.md", report)])
+    stated = {c.title: c for c in reading.stated}
+    # each paragraph and row under the paper's heading; a comparison heading is not one
+    assert set(stated) == {"Recall rises monotonically with the memory size.",
+                           "Full · Tiny-JEPA"}
+    row = stated["Full · Tiny-JEPA"]
+    assert row.extraction.verdict is None and row.extraction.reported is None
+    assert row.extraction.provenance["statement"].quote == "| Full | Tiny-JEPA | 91.2% |"
+    # the reproducer's assessed claim is read once, with its verdict, from where it is assessed
+    assert [c.extraction.verdict for c in reading.claims] == [Verdict.verified]
+
+
+def test_a_claim_the_reports_assess_is_not_read_again_from_the_papers_statement() -> None:
+    report = ("## Paper claims\n\n- Recall rises with the memory size\n\n## Results\n\n"
+              "| Claim | Paper | Ours | Verdict |\n|---|---|---|---|\n"
+              "| Recall rises with the memory size | 0.9 | 0.8 | ❌ |\n")
+    reading = read_reports([("README.md", report)])
+    assert reading.stated == [] and reading.claims[0].extraction.verdict == Verdict.falsified
+
+
+def test_a_sentence_giving_two_verdicts_on_the_paper_is_a_claim_stated_in_prose() -> None:
+    report = ("## Headline\n\nSteering raises self-attribution. But no candidate clears the "
+              "paper's probe gate: the effect replicates, the procedure fails.\n\n"
+              "## Setup\n\nWe used one GPU for the paper's model.\n")
+    reading = read_reports([("README.md", report)])
+    (claim,) = reading.stated
+    assert claim.title.startswith("But no candidate clears") and claim.extraction.verdict is None
+    assert reading.prose == {"README.md": 1}
+
+
+def test_a_results_tables_row_labelled_as_the_papers_is_the_papers_claim() -> None:
+    report = ("## Pre-training\n\n| Checkpoint | Steps | Loss |\n|---|---|---|\n"
+              "| Tiny-base (ours) | 4,000 | 0.90 |\n| *Paper: Tiny-large, 13K steps* | 13,000 "
+              "| 0.95 |\n\n| Claim | Paper | Ours | Verdict |\n|---|---|---|---|\n"
+              "| Loss falls with steps | 0.95 | 0.90 | ✅ |\n")
+    reading = read_reports([("REPORT.md", report)])
+    (row,) = reading.stated
+    assert row.title == "Paper: Tiny-large, 13K steps" and row.extraction.verdict is None
+    assert row.extraction.reported is None and row.place == "table row"
+    # its id follows the report's other claims: no two claims of a report share one
+    ids = [c.local_id for c in reading.claims + reading.stated]
+    assert len(ids) == len(set(ids)) == 2
+
+
+def test_items_listed_as_not_covered_are_claims_with_no_verdict() -> None:
+    report = ("## Scope\n\nDone:\n\n- Table 1 on CIFAR-10\n\nNot yet covered:\n\n"
+              "- The ablations of Tables 2-4\n- Deeper ResNets of Table 1\n\n"
+              "### 11.5 未复现项（论文非核心内容）\n\n1. **VAE 单格（Table 2）**：需改写网络。\n")
+    claims = read_report("README.md", report)
+    assert [c.title for c in claims] == ["The ablations of Tables 2-4",
+                                         "Deeper ResNets of Table 1",
+                                         "VAE 单格（Table 2）：需改写网络。"]
+    assert all(c.extraction.verdict is None for c in claims)
+    assert "not run" in claims[0].extraction.absent["verdict"]

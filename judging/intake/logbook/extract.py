@@ -76,7 +76,7 @@ _FALSIFIED = re.compile(r"\bfalsified\b|\bfail(?:ed|s)?\b|\brefuted\b|\bcontradi
                         re.IGNORECASE)
 _VERIFIED = re.compile(r"\bverified\b|\breproduced\b|\breproduces\b|\bsupported\b|"
                        r"\bconfirmed\b|\baligned\b|\bconsistent\b|\[pass\]|\bpass(?:ed|es)?\b|"
-                       r"\bholds\b|\breplicated\b|\bsupports\b",
+                       r"\bholds\b|\breplicated\b|\breplicates\b|\bsupports\b",
                        re.IGNORECASE)
 
 #: The table the module docstring shows, as code: (pattern, direction or "toy").
@@ -105,7 +105,8 @@ MARK_TABLE: list[tuple[re.Pattern[str], str]] = [
          r"\bmismatch|不一致|[未没沒]有?(?:复现|重现|重現|復現)|尚未重現|❌|✗|✘|🔴",
          Verdict.falsified.value),
         (r"\b(?:WITHIN|IN)_TOL\b|\bmatch(?:es|ed)?\b|\bagree(?:s|ment|ments)?\b|\bvalidated\b|"
-         r"一致|(?:复现|重现|重現|復現)成功|[已有](?:复现|重现|重現|復現)|✅|✔|✓|☑|🟢",
+         r"一致|(?:复现|重现|重現|復現)成功|[已有](?:复现|重现|重現|復現)|"
+         r"忠[实實](?:复现|重现|重現|復現)|✅|✔|✓|☑|🟢",
          Verdict.verified.value))]
 
 
