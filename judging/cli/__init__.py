@@ -8,7 +8,6 @@ from __future__ import annotations
 import logging
 
 import click
-from rich.logging import RichHandler
 
 from judging.cli.app import app
 from judging.cli.calibrate import calibrate
@@ -16,7 +15,7 @@ from judging.cli.check import check
 from judging.cli.compare import compare
 from judging.cli.consensus import consensus
 from judging.cli.merge import merge
-from judging.cli.options import err_console
+from judging.cli.options import InertLogHandler, err_console
 from judging.cli.publish import publish
 from judging.cli.report import report
 from judging.cli.rerun import rerun
@@ -34,8 +33,8 @@ from judging.cli.watch import watch
 def main(verbose: bool) -> None:
     """Rubric-based, AI-then-human judging of claims reproduced from ML papers."""
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(message)s",
-                        handlers=[RichHandler(console=err_console, show_path=False,
-                                              show_time=False)])
+                        handlers=[InertLogHandler(console=err_console, show_path=False,
+                                                  show_time=False)])
 
 
 # In the order `judging --help` lists them (click sorts by name) and the README tells them.
