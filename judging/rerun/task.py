@@ -297,7 +297,7 @@ def _execute(task: RerunTask, *, cache: EnvCache, sandbox: Sandbox, logs: Path,
                               lines[1][-STDERR_TAIL_CHARS:] if len(lines) > 1 else None),
                           environment=RerunEnvironment(kind=task.environment.kind,
                                                        file=task.environment.file,
-                                                       key="unresolved"),
+                                                       key="unresolved", build_s=exc.build_s),
                           logs=None, **common)
     env_root = ENV_MOUNT if sandbox.enabled else str(built.path)
     runner = RUNNERS[Path(task.script).suffix]

@@ -1,0 +1,41 @@
+"""Attacks of the issue 38 review on `judging rerun`: hostile submissions built by the test, real
+bubblewrap and uv, run as the organizer runs them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.rerun.conftest import judged_run, judging, need_sandbox, script_claim
+
+#: An install that spends time and fails: an in-tree build backend (no download) that sleeps.
+SLOW_INSTALL_S = 8
+SLOW_BACKEND = {
+    "slow/pyproject.toml": '[project]\nname = "slow"\nversion = "1"\n\n[build-system]\n'
+                           'requires = []\nbuild-backend = "slowbackend"\nbackend-path = ["."]\n',
+    "slow/slowbackend.py": f"import time\ntime.sleep({SLOW_INSTALL_S})\nraise SystemExit(1)\n",
+}
+
+
+def test_a_failed_install_counts_against_the_budget(tmp_path: Path, make_submission) -> None:
+    """A failed install is not cached, so every claim that needs it installs again; its time
+    was not counted as spent, so `--budget` let a hostile submission's claims each run an
+    install up to --build-timeout, past the budget without end."""
+    need_sandbox()
+    builder = make_submission(requirements="./slow\n")
+    for relative, text in SLOW_BACKEND.items():
+        builder.file(relative, text)
+    for n in (1, 2, 3):
+        script_claim(builder, f"paper-1/c{n}", "run.py", "print(94.0)\n")
+    builder.write()
+    run = judged_run(builder.root.parent, tmp_path / "run")
+    judging("rerun", str(run), "--env-cache", str(tmp_path / "cache"), "--budget", "12s",
+            "--timeout", "5")
+    records = [json.loads(line) for line in (run / "reruns.jsonl").read_text().splitlines()]
+    attempted = [r for r in records if r["attempted"]]
+    assert attempted and all("environment failed" in r["reason"] for r in attempted)
+    # the first install (8 s) leaves less than one claim's limit (5 s) of the 12 s: the rest
+    # are over budget, not installed again
+    assert len(attempted) == 1, [r["reason"] for r in records]
+    assert attempted[0]["environment"]["build_s"] >= SLOW_INSTALL_S
+    assert all("over budget" in r["reason"] for r in records if not r["attempted"])
