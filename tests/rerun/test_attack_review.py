@@ -4,10 +4,15 @@ bubblewrap and uv, run as the organizer runs them."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
+
+import pytest
 
 from tests.rerun.conftest import judged_run, judging, need_sandbox, script_claim
 
+#: Seconds of sandbox start-up, interpreter lookup and bookkeeping a rerun adds to what it spends.
+SANDBOX_OVERHEAD_S = 5
 #: An install that spends time and fails: an in-tree build backend (no download) that sleeps.
 SLOW_INSTALL_S = 8
 SLOW_BACKEND = {
@@ -39,3 +44,24 @@ def test_a_failed_install_counts_against_the_budget(tmp_path: Path, make_submiss
     assert len(attempted) == 1, [r["reason"] for r in records]
     assert attempted[0]["environment"]["build_s"] >= SLOW_INSTALL_S
     assert all("over budget" in r["reason"] for r in records if not r["attempted"])
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "--budget checks only a claim's run limit (--timeout) before it starts, never its install: "
+    "an environment not yet built installs for up to --build-timeout (default 1800 s) after the "
+    "claim was let in, so one hostile install (a build backend that sleeps) spends past the "
+    "budget the README says is never exceeded; the fix needs a decision (count --build-timeout "
+    "in a claim's need when its environment is not cached, or cut the install at what is left, "
+    "recorded not final)"))
+def test_an_install_cannot_spend_past_the_budget(tmp_path: Path, make_submission) -> None:
+    need_sandbox()
+    builder = make_submission(requirements="./slow\n")
+    for relative, text in SLOW_BACKEND.items():
+        builder.file(relative, text.replace(f"sleep({SLOW_INSTALL_S})", "sleep(20)"))
+    script_claim(builder, "paper-1/c1", "run.py", "print(94.0)\n")
+    builder.write()
+    run = judged_run(builder.root.parent, tmp_path / "run")
+    started = time.monotonic()
+    judging("rerun", str(run), "--env-cache", str(tmp_path / "cache"), "--budget", "12s",
+            "--timeout", "5", "--build-timeout", "60")
+    assert time.monotonic() - started < 12 + SANDBOX_OVERHEAD_S
