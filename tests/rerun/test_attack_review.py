@@ -65,3 +65,24 @@ def test_an_install_cannot_spend_past_the_budget(tmp_path: Path, make_submission
     judging("rerun", str(run), "--env-cache", str(tmp_path / "cache"), "--budget", "12s",
             "--timeout", "5", "--build-timeout", "60")
     assert time.monotonic() - started < 12 + SANDBOX_OVERHEAD_S
+
+
+def test_a_huge_sparse_file_is_not_read_before_anything_runs(tmp_path: Path,
+                                                             make_submission) -> None:
+    """A 200 GB sparse file (no disk used) in a submission: the plan hashed every byte of it on
+    this machine, so `rerun --estimate` (and every rerun) spent minutes before any limit
+    applied, longer with a bigger file. Over the sandbox's disk the claim cannot run anyway (the
+    submission is copied there): it is not run, with the reason, and nothing more is read."""
+    builder = make_submission()
+    script_claim(builder, "paper-1/c1", "run.py", "print(94.0)\n")
+    with (builder.root / "data.bin").open("wb") as handle:
+        handle.truncate(200 * 1024 ** 3)
+    builder.write()
+    run = judged_run(builder.root.parent, tmp_path / "run")
+    started = time.monotonic()
+    shown = judging("rerun", str(run), "--estimate", "--env-cache", str(tmp_path / "cache"))
+    assert time.monotonic() - started < 20, "the plan read the sparse file"
+    assert "1 to run (1 of them cannot run)" in shown
+    shown = judging("rerun", str(run), "--env-cache", str(tmp_path / "cache"), "--disk", "64")
+    assert "not_run: the submission's files add up to more than the sandbox's disk (64 MiB" \
+        in shown
