@@ -9,7 +9,6 @@ import logging
 import sys
 
 import click
-from rich.logging import RichHandler
 
 from judging.cli.app import app
 from judging.cli.calibrate import calibrate
@@ -17,7 +16,7 @@ from judging.cli.check import check
 from judging.cli.compare import compare
 from judging.cli.consensus import consensus
 from judging.cli.merge import merge
-from judging.cli.options import err_console
+from judging.cli.options import InertFormatter, InertLogHandler, err_console
 from judging.cli.publish import publish
 from judging.cli.report import report
 from judging.cli.rerun import rerun
@@ -63,11 +62,12 @@ def main(verbose: bool) -> None:
     """Rubric-based, AI-then-human judging of claims reproduced from ML papers."""
     # Rich's log lines are padded to the console's width: fine on a terminal, hundreds of
     # spaces in a pipe or a file, where a plain line is what a reader (or grep) wants.
-    handler: logging.Handler = RichHandler(console=err_console, show_path=False,
-                                           show_time=False) \
+    # Either way a message is made inert first: a warning may quote a submission's names.
+    handler: logging.Handler = InertLogHandler(console=err_console, show_path=False,
+                                               show_time=False) \
         if err_console.is_terminal else logging.StreamHandler(sys.stderr)
     if not err_console.is_terminal:
-        handler.setFormatter(logging.Formatter("%(levelname)s %(message)s"))
+        handler.setFormatter(InertFormatter("%(levelname)s %(message)s"))
     handler.addFilter(_not_printed_elsewhere)
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(message)s",
                         handlers=[handler])

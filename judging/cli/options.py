@@ -4,13 +4,15 @@ commands take, each defined once (the inspect_ai `_cli/common.py` pattern)."""
 from __future__ import annotations
 
 import functools
+import logging
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
-from rich.console import Console, ConsoleDimensions
+from rich.console import Console, ConsoleDimensions, ConsoleRenderable
+from rich.logging import RichHandler
 from rich.markup import escape
 from rich.text import Text
 
@@ -41,6 +43,24 @@ class PipeWideConsole(Console):
     @size.setter
     def size(self, new_size: tuple[int, int]) -> None:
         self._width, self._height = new_size
+
+
+class InertLogHandler(RichHandler):
+    """rich's log handler, with every message made inert for the terminal first: a warning
+    quoting a submission's file or folder name (a logbook's orphan page folder named with
+    escape sequences) reaches the organizer's terminal as text. RichHandler builds its Text
+    itself, past the console's `render_str`, so the console alone does not cover it."""
+
+    def render_message(self, record: logging.LogRecord, message: str) -> ConsoleRenderable:
+        return super().render_message(record, for_terminal(message))
+
+
+class InertFormatter(logging.Formatter):
+    """The plain log line (a pipe, a file) with its message made inert, as InertLogHandler's."""
+
+    def formatMessage(self, record: logging.LogRecord) -> str:  # noqa: N802 - logging's name
+        record.message = for_terminal(record.message)
+        return super().formatMessage(record)
 
 
 console = PipeWideConsole()

@@ -99,6 +99,12 @@ NETWORK_SCHEMES = ("http", "https", "git+http", "git+https", "git+ssh")
 class EnvironmentError_(JudgingError):
     """An environment that cannot be built (the reason is the resolver's own words)."""
 
+    def __init__(self, message: str, *, build_s: float | None = None):
+        super().__init__(message)
+        self.build_s = build_s
+        """Seconds an install ran before it failed (None: none ran): spent all the same, so a
+        `--budget` counts it (a failed install is tried again by the next claim that needs it)."""
+
 
 @dataclass(frozen=True)
 class EnvRequest:
@@ -653,7 +659,8 @@ class EnvCache:
                                   log=log)
             if outcome.exit_code != 0:
                 shutil.rmtree(target, ignore_errors=True)
-                raise EnvironmentError_(_resolver_tail(log, outcome))
+                raise EnvironmentError_(_resolver_tail(log, outcome),
+                                        build_s=round(time.monotonic() - started, 2))
             record = record.model_copy(update={"built": True,
                                                "build_s": round(time.monotonic() - started, 2)})
             self._write_marker(key, record)

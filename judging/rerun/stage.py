@@ -133,7 +133,7 @@ def plan_rerun(request: RerunRequest, *, prices: dict[str, float] | None = None)
                            f"{request.run_dir}` first")
     chosen = select_claims(request.run_dir, claims, request.select, seed=request.seed)
     done = read_reruns(request.run_dir)
-    memo: dict[Path, str] = {}
+    memo: dict[Path, str | None] = {}
     estimate = Estimate(selected=len(chosen),
                         build_limits=None if request.engine == "hf-jobs" else request.build_limits)
     tasks = []

@@ -22,6 +22,7 @@ from judging.models import (
     RerunStatus,
     RerunValue,
 )
+from judging.rerun.cgroup import MIB
 from judging.rerun.environment import (
     ENV_MOUNT,
     EnvCache,
@@ -81,11 +82,15 @@ class RerunTask:
         return self.claim.root
 
 
-def _tree_hash(root: Path, memo: dict[Path, str]) -> str:
-    """Hash of every file of a submission folder (paths and contents; links as their target)."""
+def _tree_hash(root: Path, memo: dict[Path, str | None], limit: int) -> str | None:
+    """Hash of every file of a submission folder (paths and contents; links as their target);
+    None when its regular files add up to more than `limit` bytes (the sandbox's disk, where the
+    submission is copied): it is not read further, so a huge (or sparse) file cannot keep this
+    machine hashing before anything runs."""
     if root in memo:
         return memo[root]
     digest = hashlib.sha256()
+    total = 0
     for folder, dirs, files in os.walk(root):
         dirs.sort()
         for name in sorted(files):
@@ -96,6 +101,10 @@ def _tree_hash(root: Path, memo: dict[Path, str]) -> str:
             if path.is_symlink():
                 digest.update(b"link:" + os.fsencode(os.readlink(path)))
             elif path.is_file():
+                total += path.stat().st_size
+                if total > limit:
+                    memo[root] = None
+                    return None
                 with path.open("rb") as handle:
                     for chunk in iter(lambda: handle.read(1 << 20), b""):
                         digest.update(chunk)
@@ -105,7 +114,7 @@ def _tree_hash(root: Path, memo: dict[Path, str]) -> str:
 
 
 def plan_task(claim: ClaimInput, *, limits: RerunLimits, sandboxed: bool,
-              memo: dict[Path, str] | None = None) -> RerunTask:
+              memo: dict[Path, str | None] | None = None) -> RerunTask:
     """The re-run of a claim: its script, arguments, environment and limits, or why not."""
     spec = claim.claim.evidence.rerun
     if spec is not None and spec.timeout_s is not None:
@@ -136,9 +145,15 @@ def plan_task(claim: ClaimInput, *, limits: RerunLimits, sandboxed: bool,
         task.script = script.resolve().relative_to(root.resolve()).as_posix()
         task.environment, task.not_run = _environment(claim, script)
         if task.environment is not None:
-            relevant["files"] = _tree_hash(root, memo if memo is not None else {})
-            relevant["environment"] = [task.environment.kind, task.environment.file,
-                                       task.environment.python]
+            files = _tree_hash(root, memo if memo is not None else {}, limits.disk_mb * MIB)
+            if files is None:
+                task.environment = None
+                task.not_run = (f"the submission's files add up to more than the sandbox's disk "
+                                f"({limits.disk_mb} MiB, --disk), where it is copied: not run")
+            else:
+                relevant["files"] = files
+                relevant["environment"] = [task.environment.kind, task.environment.file,
+                                           task.environment.python]
     relevant["not_run"] = task.not_run
     task.input_hash = content_hash(relevant)
     return task
@@ -297,7 +312,7 @@ def _execute(task: RerunTask, *, cache: EnvCache, sandbox: Sandbox, logs: Path,
                               lines[1][-STDERR_TAIL_CHARS:] if len(lines) > 1 else None),
                           environment=RerunEnvironment(kind=task.environment.kind,
                                                        file=task.environment.file,
-                                                       key="unresolved"),
+                                                       key="unresolved", build_s=exc.build_s),
                           logs=None, **common)
     env_root = ENV_MOUNT if sandbox.enabled else str(built.path)
     runner = RUNNERS[Path(task.script).suffix]

@@ -8,7 +8,6 @@ skipped with the reason where none can be made)."""
 from __future__ import annotations
 
 import os
-
 import subprocess
 from pathlib import Path
 
