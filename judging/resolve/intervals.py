@@ -1,0 +1,221 @@
+"""How sure a published number is: pass rates as prediction-powered estimates with 95% intervals,
+and each submission's rank as an interval simulated from the claim-level uncertainty.
+
+A pass rate combines the AI's outcomes on every claim with the human answers on a *random* sample
+of them (prediction-powered inference, Angelopoulos et al., Science 2023, with the PPI++ tuning
+of how much the AI is trusted, from `ppi_py`): the interval is valid whatever the judge's errors,
+and never wider than the human-only one beside it (asymptotically). Claims people reviewed
+because they were targeted (low confidence, a rank boundary, a contested claim) are not a random
+sample: they never enter the calibration, only their own claim's value. With no random human
+sample an estimate says "AI-only, uncalibrated" and gives no interval.
+
+A rank interval is simulated: the chance that people pass a claim, given the AI's outcome and
+the claim's rubrics (a stratum), is drawn from its Beta posterior over the random sample;
+each unreviewed claim then passes or fails at that chance, reviewed claims keep their human
+outcome, and the leaderboard's rule ranks each draw. The 2.5% and 97.5% quantiles of a
+submission's ranks are its interval; the top k are **settled** when k submissions' intervals
+lie within places 1..k and every other's lies below place k (a tie across place k never
+settles). This part is a model (the judge errs alike within a stratum), said where it is shown.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from ppi_py import classical_mean_ci, ppi_mean_ci, ppi_mean_pointestimate
+
+from judging.models import StrictModel
+
+#: 95% intervals, as the issue asks of every published number.
+ALPHA = 0.05
+#: Below this many random human labels a normal-approximation interval is not trusted (with a
+#: handful of labels that all agree its width collapses to nothing): no interval, with the reason.
+MIN_RANDOM_LABELS = 10
+#: The AI's prediction for a claim it gave no outcome on: any fixed value keeps the interval
+#: valid (PPI corrects it with the human labels); the middle costs least when it is wrong.
+ABSTAIN_PREDICTION = 0.5
+#: Draws of the rank simulation: 2.5%/97.5% quantiles are stable to about one place at 1,000.
+RANK_DRAWS = 1000
+AI_ONLY = "AI-only, uncalibrated: no random human sample"
+
+
+@dataclass(frozen=True)
+class ClaimRow:
+    """One claim as the estimates see it."""
+
+    key: str
+    submission: str
+    stratum: str
+    """The claim's rubrics (`id@version`, joined): the judge errs differently per rubric."""
+    ai: str | None
+    """The AI's outcome: pass | fail | None (no outcome: abstained, unreadable, incomplete)."""
+    human: str | None = None
+    """The people's final outcome (pass | fail), if they decided it."""
+    random: bool = False
+    """Reviewed as part of the plan's random calibration sample (only then it calibrates)."""
+    not_addressed: bool = False
+    """A registry claim the submission did not address: not passed, known."""
+    low_confidence: bool = False
+    """The AI answered some criterion with low confidence (review priority's reason)."""
+    contested: tuple[str, ...] = ()
+    """Why the claim is contested (consensus flags, an unconfirmed falsification, a conflict)."""
+
+    @property
+    def prediction(self) -> float:
+        return 0.0 if self.not_addressed else {"pass": 1.0, "fail": 0.0}.get(
+            self.ai or "", ABSTAIN_PREDICTION)
+
+    @property
+    def labelled(self) -> bool:
+        return self.random and self.human in ("pass", "fail")
+
+
+class Estimate(StrictModel):
+    """A pass rate with its 95% interval and the human-only interval beside it."""
+
+    claims: int
+    random_labels: int
+    estimate: float | None
+    interval: tuple[float, float] | None = None
+    """Prediction-powered (PPI++), None when it cannot be given honestly (`note`)."""
+    classical: tuple[float, float] | None = None
+    """From the random human labels alone, for comparison."""
+    note: str = ""
+
+    def text(self) -> str:
+        if self.estimate is None:
+            return self.note or "no claims"
+        if self.interval is None:
+            return f"{self.estimate:.3f} ({self.note})"
+        return f"{self.estimate:.3f} [{self.interval[0]:.3f}, {self.interval[1]:.3f}]"
+
+
+def _clip(low: float, high: float) -> tuple[float, float]:
+    return round(max(0.0, float(low)), 4), round(min(1.0, float(high)), 4)
+
+
+def pass_rate(rows: Sequence[ClaimRow]) -> Estimate:
+    """The pass rate of these claims: PPI++ over the random human labels and the AI's outcomes
+    on the other claims, with the classical interval beside it."""
+    labelled = [r for r in rows if r.labelled]
+    rest = [r for r in rows if not r.labelled]
+    n = len(labelled)
+    if not rows:
+        return Estimate(claims=0, random_labels=0, estimate=None, note="no claims")
+    ai_rate = round(float(np.mean([r.prediction for r in rows])), 4)
+    if n == 0:
+        return Estimate(claims=len(rows), random_labels=0, estimate=ai_rate, note=AI_ONLY)
+    if n < MIN_RANDOM_LABELS or not rest:
+        why = (f"{n} random human labels, fewer than {MIN_RANDOM_LABELS}: no interval"
+               if rest else "every claim has a random human label")
+        return Estimate(claims=len(rows), random_labels=n, estimate=ai_rate if rest else
+                        round(float(np.mean([r.human == "pass" for r in labelled])), 4),
+                        note=why)
+    y = np.array([1.0 if r.human == "pass" else 0.0 for r in labelled])
+    yhat = np.array([r.prediction for r in labelled])
+    unlabelled = np.array([r.prediction for r in rest])
+    low, high = ppi_mean_ci(y, yhat, unlabelled, alpha=ALPHA)
+    point = ppi_mean_pointestimate(y, yhat, unlabelled)
+    c_low, c_high = classical_mean_ci(y, alpha=ALPHA)
+    return Estimate(claims=len(rows), random_labels=n,
+                    estimate=round(min(1.0, max(0.0, float(np.ravel(point)[0]))), 4),
+                    interval=_clip(np.ravel(low)[0], np.ravel(high)[0]),
+                    classical=_clip(np.ravel(c_low)[0], np.ravel(c_high)[0]))
+
+
+def grouped(rows: Iterable[ClaimRow], key) -> dict[str, Estimate]:
+    """`pass_rate` per group (`key(row)` names a row's group)."""
+    groups: dict[str, list[ClaimRow]] = defaultdict(list)
+    for row in rows:
+        groups[key(row)].append(row)
+    return {name: pass_rate(group) for name, group in groups.items()}
+
+
+# --- ranks ---------------------------------------------------------------------------------------
+
+
+class RankInterval(StrictModel):
+    submission: str
+    low: int
+    high: int
+
+    def text(self) -> str:
+        return str(self.low) if self.low == self.high else f"{self.low}–{self.high}"
+
+
+@dataclass
+class RankSimulation:
+    intervals: dict[str, RankInterval]
+    calibrated: bool
+    """False: no random human sample, the draws trust the AI's outcomes (AI-only)."""
+
+    def settled(self, k: int) -> bool:
+        """Whether the top k are settled (module docstring)."""
+        inside = sum(1 for r in self.intervals.values() if r.high <= k)
+        below = sum(1 for r in self.intervals.values() if r.low > k)
+        return self.calibrated and inside == k and inside + below == len(self.intervals)
+
+    def boundary(self, k: int) -> set[str]:
+        """Submissions whose rank interval straddles place k (reviews there can settle it)."""
+        return {s for s, r in self.intervals.items() if r.low <= k < r.high}
+
+
+def stratum_posteriors(rows: Iterable[ClaimRow]) -> dict[tuple[str, str | None], tuple[int, int]]:
+    """Per (stratum, AI outcome): (human passes, human fails) in the random sample."""
+    counts: dict[tuple[str, str | None], list[int]] = defaultdict(lambda: [0, 0])
+    for row in rows:
+        if row.labelled:
+            counts[(row.stratum, row.ai)][0 if row.human == "pass" else 1] += 1
+    return {k: (v[0], v[1]) for k, v in counts.items()}
+
+
+def simulate_ranks(rows: Sequence[ClaimRow], *, draws: int = RANK_DRAWS,
+                   seed: int = 0) -> RankSimulation:
+    """Rank intervals of the submissions (module docstring). Uses binomial counts per
+    (submission, stratum, AI outcome) cell, so its cost does not grow with the claims."""
+    rng = np.random.default_rng(seed)
+    calibration = stratum_posteriors(rows)
+    calibrated = bool(calibration)
+    submissions = sorted({r.submission for r in rows})
+    index = {s: i for i, s in enumerate(submissions)}
+    fixed_pass = np.zeros(len(submissions))
+    fixed_fail = np.zeros(len(submissions))
+    missing = np.zeros(len(submissions))
+    cells: dict[tuple[str, str | None], np.ndarray] = defaultdict(
+        lambda: np.zeros(len(submissions)))
+    for row in rows:
+        i = index[row.submission]
+        if row.not_addressed:
+            missing[i] += 1
+        elif row.human in ("pass", "fail"):
+            (fixed_pass if row.human == "pass" else fixed_fail)[i] += 1
+        else:
+            cells[(row.stratum, row.ai)][i] += 1
+    passes = np.tile(fixed_pass, (draws, 1))
+    total = fixed_pass + fixed_fail + sum(cells.values(), np.zeros(len(submissions)))
+    for cell, n in cells.items():
+        if calibrated:
+            # Beta(1 + passes, 1 + fails): a stratum nobody sampled is uniformly uncertain.
+            good, bad = calibration.get(cell, (0, 0))
+            chance = rng.beta(1 + good, 1 + bad, size=(draws, 1))
+        else:
+            chance = np.full((draws, 1), 1.0 if cell[1] == "pass" else 0.0)
+        passes += rng.binomial(n.astype(np.int64), np.broadcast_to(chance, (draws, len(n))))
+    fails = total - passes
+    # The leaderboard's rule as one number: passes first, then fewer fails, then fewer not
+    # addressed (each term smaller than one step of the one before).
+    scale = float(total.max() + missing.max() + 2)
+    key = passes * scale * scale - fails * scale - missing
+    # Competition ranking per draw: 1 + how many submissions are strictly better.
+    ordered = np.sort(key, axis=1)
+    better = key.shape[1] - np.stack([np.searchsorted(row, values, side="right")
+                                      for row, values in zip(ordered, key)])
+    ranks = better + 1
+    low = np.quantile(ranks, ALPHA / 2, axis=0, method="lower")
+    high = np.quantile(ranks, 1 - ALPHA / 2, axis=0, method="higher")
+    return RankSimulation(intervals={s: RankInterval(submission=s, low=int(low[i]),
+                                                     high=int(high[i]))
+                                     for s, i in index.items()}, calibrated=calibrated)
