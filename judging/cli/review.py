@@ -249,3 +249,32 @@ def users_add(username: str, role: str, workspace: str, password: str | None,
     console.print(f"  password: {reviewer.password}", highlight=False, soft_wrap=True)
     console.print(f"  API key:  {reviewer.api_key}", highlight=False, soft_wrap=True)
     console.print(f"  log in at {client.api_url}", highlight=False)
+
+
+@review.command("plan")
+@click.argument("run_dir", type=click.Path(path_type=Path, file_okay=False, exists=True))
+@click.option("--budget", type=click.IntRange(1, None), required=True,
+              help="How many claims people can review now.")
+@click.option("--random-share", type=click.FloatRange(0, 1), default=0.5, show_default=True,
+              help="Share of the budget for the random calibration sample (it makes the "
+                   "intervals valid; 0 leaves every estimate AI-only until one exists).")
+@click.option("--top", "top_k", type=click.IntRange(1, None), default=10, show_default=True,
+              help="The top places the plan tries to settle.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--explain", is_flag=True,
+              help="Also say how many more reviews would settle the top places.")
+@friendly_errors
+def plan_command(run_dir: Path, budget: int, random_share: float, top_k: int, seed: int,
+                 explain: bool) -> None:
+    """Choose the claims people should review, and why: a random calibration sample (stratified
+    by rubric and AI outcome) and targeted reviews where an answer can change an outcome.
+    Writes RUN_DIR/review_plan.jsonl; a re-plan keeps the random sample already drawn."""
+    from judging.resolve.intervals import run_claim_rows
+    from judging.review.plan import make_plan, plan_summary, write_plan
+
+    rows = run_claim_rows(run_dir)
+    plan = make_plan(rows, budget, random_share=random_share, k=top_k, seed=seed)
+    path = write_plan(run_dir, plan)
+    for line in plan_summary(rows, plan, k=top_k, explain=explain, seed=seed):
+        console.print(escape(line))
+    console.print(f"Plan written to {escape(str(path))}")

@@ -23,11 +23,17 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
 
 import numpy as np
 from ppi_py import classical_mean_ci, ppi_mean_ci, ppi_mean_pointestimate
+from pydantic import Field
 
-from judging.models import StrictModel
+from judging.judges import speaking_lines
+from judging.models import CONSENSUS_FLAGS, Judgment, StrictModel, VersionedModel
+from judging.resolve.decide import ClaimDecision
+from judging.rundir import RunPaths, RunStore, read_jsonl, read_not_addressed
 
 #: 95% intervals, as the issue asks of every published number.
 ALPHA = 0.05
@@ -132,6 +138,88 @@ def grouped(rows: Iterable[ClaimRow], key) -> dict[str, Estimate]:
     for row in rows:
         groups[key(row)].append(row)
     return {name: pass_rate(group) for name, group in groups.items()}
+
+
+Reason = Literal["random_sample", "no_ai_outcome", "low_confidence", "rank_boundary",
+                 "contested"]
+
+
+class PlannedClaim(VersionedModel):
+    """One claim of a review plan (a line of RUN/review_plan.jsonl)."""
+
+    # Bump only when the shape changes, with a step in `migrate` (see VersionedModel).
+    schema_: Literal["judging.review_plan/1"] = Field(default="judging.review_plan/1",
+                                                       alias="schema")
+    claim_key: str
+    submission: str
+    order: int
+    """Position in the plan (0 first): the push sends in this order."""
+    part: Literal["random", "targeted"]
+    reasons: list[Reason]
+    priority: float
+    stratum: str
+    ai_outcome: str | None
+    detail: str = ""
+
+    @classmethod
+    def migrate(cls, data: dict) -> dict:
+        return data  # judging.review_plan/1 is the first version
+
+
+def read_plan(run_dir: Path) -> list[PlannedClaim]:
+    """RUN/review_plan.jsonl (`judging review plan`), or nothing."""
+    path = Path(run_dir) / "review_plan.jsonl"
+    return read_jsonl(path, PlannedClaim) if path.is_file() else []
+
+
+#: Below this confidence an AI answer is "low confidence" (review priority uses the same).
+LOW_CONFIDENCE = 0.6
+
+
+def _ai_claim(lines: list[Judgment]) -> tuple[str, str | None, bool, list[str]]:
+    """(stratum, AI outcome across rubrics, low confidence, contested reasons) of one claim."""
+    names, outcomes, low, contested = [], [], False, []
+    for chosen, _ in speaking_lines(lines):
+        names.append(str(chosen.rubric))
+        outcome = chosen.aggregate.outcome.value if chosen.aggregate is not None else None
+        outcomes.append(outcome if outcome in ("pass", "fail") else None)
+        low |= any(a.confidence is not None and a.confidence < LOW_CONFIDENCE
+                   for a in chosen.answers)
+        contested += [f.name for f in chosen.flags if f.name in CONSENSUS_FLAGS]
+    ai = "fail" if "fail" in outcomes else (
+        "pass" if outcomes and all(o == "pass" for o in outcomes) else None)
+    return "+".join(names) or "?", ai, low, contested
+
+
+def run_claim_rows(run_dir: Path) -> list[ClaimRow]:
+    """Every claim of a resolved run as the estimates see it: the AI's outcome from the run's
+    judgments, the people's from final.jsonl, whether it is in a plan's random sample
+    (review_plan.jsonl), and the registry claims not addressed."""
+    run_dir = Path(run_dir)
+    finals = {str(f.claim): f for f in read_jsonl(RunPaths(run_dir).final, ClaimDecision)} \
+        if RunPaths(run_dir).final.is_file() else {}
+    random = {p.claim_key for p in read_plan(run_dir) if p.part == "random"}
+    store = RunStore.open(run_dir, create=False)
+    rows = []
+    try:
+        for key, lines in store.latest_by_claim():
+            stratum, ai, low, contested = _ai_claim(lines)
+            final = finals.get(key)
+            human = final.outcome if final is not None and "humans" in final.decided_by \
+                and final.outcome in ("pass", "fail") else None
+            if final is not None and final.conflicts:
+                contested.append("reviewer_conflict")
+            rows.append(ClaimRow(key=key, submission=key.split("::")[0], stratum=stratum,
+                                 ai=ai, human=human, random=key in random, low_confidence=low,
+                                 contested=tuple(contested)))
+    finally:
+        store.close()
+    judged = {r.key for r in rows}
+    rows += [ClaimRow(key=f"{n.submission_id}::{n.claim_id}", submission=n.submission_id,
+                      stratum="not_addressed", ai=None, not_addressed=True)
+             for n in read_not_addressed(run_dir)
+             if f"{n.submission_id}::{n.claim_id}" not in judged]
+    return rows
 
 
 # --- ranks ---------------------------------------------------------------------------------------

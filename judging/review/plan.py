@@ -12,16 +12,18 @@ reason says it was also targeted); a targeted review never counts as random.
 from __future__ import annotations
 
 import hashlib
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
-from typing import Literal
+from dataclasses import replace
+from pathlib import Path
 
-from pydantic import Field
-
-from judging.models import VersionedModel
+from judging.atomic import write_jsonl_atomic
 from judging.resolve.intervals import (
     ClaimRow,
+    PlannedClaim,
     RankSimulation,
+    pass_rate,
+    read_plan,
     simulate_ranks,
     stratum_posteriors,
 )
@@ -29,37 +31,15 @@ from judging.resolve.intervals import (
 #: Share of a budget spent on the random calibration sample when the caller does not say: the
 #: intervals need it; past a few hundred labels targeted reviews change more outcomes.
 RANDOM_SHARE = 0.5
+PLAN_FILE = "review_plan.jsonl"
+#: `--explain`: reviews added per simulated round, draws per simulation, and rounds at most.
+SETTLE_BATCH, SETTLE_DRAWS, MAX_SETTLE_ROUNDS = 50, 400, 40
 #: The top places whose order the plan tries to settle (the event's prizes and its front page).
 TOP_K = 10
 #: Priorities carried to Argilla (highest first): targeted reasons above the random sample, the
 #: random sample above nothing; within a part, the plan's order.
 PRIORITY = {"contested": 0.95, "rank_boundary": 0.9, "no_ai_outcome": 0.85,
             "low_confidence": 0.8, "random_sample": 0.5}
-
-Reason = Literal["random_sample", "no_ai_outcome", "low_confidence", "rank_boundary",
-                 "contested"]
-
-
-class PlannedClaim(VersionedModel):
-    """One claim of a review plan (a line of RUN/review_plan.jsonl)."""
-
-    # Bump only when the shape changes, with a step in `migrate` (see VersionedModel).
-    schema_: Literal["judging.review_plan/1"] = Field(default="judging.review_plan/1",
-                                                       alias="schema")
-    claim_key: str
-    submission: str
-    order: int
-    """Position in the plan (0 first): the push sends in this order."""
-    part: Literal["random", "targeted"]
-    reasons: list[Reason]
-    priority: float
-    stratum: str
-    ai_outcome: str | None
-    detail: str = ""
-
-    @classmethod
-    def migrate(cls, data: dict) -> dict:
-        return data  # judging.review_plan/1 is the first version
 
 
 def _draw_order(key: str, seed: int) -> str:
@@ -146,3 +126,59 @@ def make_plan(rows: Sequence[ClaimRow], budget: int, *, random_share: float = RA
                           stratum=r.stratum, ai_outcome=r.ai, detail="; ".join(r.contested))
              for i, (r, reasons) in enumerate(rest)]
     return plan
+
+
+def write_plan(run_dir: Path, plan: list[PlannedClaim]) -> Path:
+    """RUN/review_plan.jsonl, replaced whole. A re-plan keeps the random sample drawn before:
+    its claims stay random (`run_claim_rows` reads them from this file first)."""
+    path = Path(run_dir) / PLAN_FILE
+    previous = [p for p in read_plan(run_dir) if p.part == "random"]
+    # The new plan's order first (what to review next), then what earlier plans sampled.
+    new_keys = {p.claim_key for p in plan}
+    ordered = [*plan, *(p for p in previous if p.claim_key not in new_keys)]
+    write_jsonl_atomic(path, [p.model_copy(update={"order": i}) for i, p in enumerate(ordered)])
+    return path
+
+
+def plan_summary(rows: list[ClaimRow], plan: list[PlannedClaim], *, k: int = TOP_K,
+                 explain: bool = False, seed: int = 0) -> list[str]:
+    """What `judging review plan` prints: the plan's parts and reasons, the event's pass rate
+    with its interval, and with `explain` how many more labels would settle the top k."""
+    random_new = sum(1 for p in plan if p.part == "random")
+    reasons = Counter(r for p in plan if p.part == "targeted" for r in p.reasons)
+    event = pass_rate(rows)
+    lines = [f"{len(plan)} claims planned: {random_new} in the random calibration sample "
+             f"(stratified by rubric and AI outcome), {len(plan) - random_new} targeted"
+             + (" (" + ", ".join(f"{n} {r.replace('_', ' ')}" for r, n in reasons.most_common())
+                + ")" if reasons else ""),
+             f"event pass rate: {event.text()}"
+             + (f"; human-only [{event.classical[0]:.3f}, {event.classical[1]:.3f}]"
+                if event.classical else "")]
+    if explain:
+        lines.append(settle_explanation(rows, k=k, seed=seed))
+    return lines
+
+
+def settle_explanation(rows: list[ClaimRow], *, k: int = TOP_K, seed: int = 0) -> str:
+    """How many more reviews would settle the top k, if their answers matched the AI's where it
+    answered (a planning figure, not a promise): targeted batches on the boundary until the
+    simulated rank intervals settle."""
+    simulation = simulate_ranks(rows, seed=seed, draws=SETTLE_DRAWS)
+    if not simulation.calibrated:
+        return (f"top {k}: cannot say yet: no random human sample (review the random part "
+                f"first)")
+    if simulation.settled(k):
+        return f"top {k}: settled with the reviews done"
+    current, added = list(rows), 0
+    for _ in range(MAX_SETTLE_ROUNDS):
+        batch = targeted(current, simulation, SETTLE_BATCH, k=k)
+        if not batch:
+            break
+        picked = {r.key for r, _ in batch}
+        added += len(picked)
+        current = [replace(r, human=r.ai or "fail") if r.key in picked else r for r in current]
+        simulation = simulate_ranks(current, seed=seed, draws=SETTLE_DRAWS)
+        if simulation.settled(k):
+            return (f"top {k}: about {added} more targeted reviews would settle it (assuming "
+                    f"people mostly agree with the AI)")
+    return f"top {k}: not settled even after {added} more targeted reviews (a near tie)"
