@@ -269,7 +269,7 @@ def plan_command(run_dir: Path, budget: int, random_share: float, top_k: int, se
     """Choose the claims people should review, and why: a random calibration sample (stratified
     by rubric and AI outcome) and targeted reviews where an answer can change an outcome.
     Writes RUN_DIR/review_plan.jsonl; a re-plan keeps the random sample already drawn."""
-    from judging.resolve.intervals import run_claim_rows
+    from judging.resolve import run_claim_rows
     from judging.review.plan import make_plan, plan_summary, write_plan
 
     rows = run_claim_rows(run_dir)

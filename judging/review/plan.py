@@ -18,7 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from judging.atomic import write_jsonl_atomic
-from judging.resolve.intervals import (
+from judging.resolve import (
     ClaimRow,
     PlannedClaim,
     RankSimulation,
