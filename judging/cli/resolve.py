@@ -112,7 +112,7 @@ def leaderboard(run_dir: Path, event_path: Path | None, calibration_dir: Path | 
             board.rules.max_papers_per_participant:
         console.print(leaderboard_console_table("Participants", board.participants,
                                                 PARTICIPANT_COLUMNS))
-    for line in rule_lines(board.submissions):
+    for line in [*rule_lines(board.submissions), *board.uncertainty]:
         console.print(line, soft_wrap=True, highlight=False)
     for path in write_leaderboard(run_dir, board=board, calibration_dir=calibration_dir,
                                   rubrics_dir=rubrics_dir):

@@ -64,6 +64,10 @@ class ClaimRow:
     """Reviewed as part of the plan's random calibration sample (only then it calibrates)."""
     not_addressed: bool = False
     """A registry claim the submission did not address: not passed, known."""
+    provisional: str | None = None
+    """The leaderboard's provisional AI outcome while people have not decided (decide's
+    `ai_outcome`: the AI's answers standing in for the criteria nobody decided). Only the point
+    without an interval uses it: PPI needs one predictor on every claim (`ai`)."""
     low_confidence: bool = False
     """The AI answered some criterion with low confidence (review priority's reason)."""
     contested: tuple[str, ...] = ()
@@ -73,6 +77,14 @@ class ClaimRow:
     def prediction(self) -> float:
         return 0.0 if self.not_addressed else {"pass": 1.0, "fail": 0.0}.get(
             self.ai or "", ABSTAIN_PREDICTION)
+
+    @property
+    def value(self) -> float:
+        """People's outcome where they decided, else the AI's prediction."""
+        for outcome in (self.human, self.provisional):
+            if outcome in ("pass", "fail"):
+                return 1.0 if outcome == "pass" else 0.0
+        return self.prediction
 
     @property
     def labelled(self) -> bool:
@@ -111,7 +123,9 @@ def pass_rate(rows: Sequence[ClaimRow]) -> Estimate:
     n = len(labelled)
     if not rows:
         return Estimate(claims=0, random_labels=0, estimate=None, note="no claims")
-    ai_rate = round(float(np.mean([r.prediction for r in rows])), 4)
+    # Without an interval the point is the leaderboard's own: people's outcome where they
+    # decided (final over the AI's), else the AI's.
+    ai_rate = round(float(np.mean([r.value for r in rows])), 4)
     if n == 0:
         return Estimate(claims=len(rows), random_labels=0, estimate=ai_rate, note=AI_ONLY)
     if n < MIN_RANDOM_LABELS or not rest:
@@ -211,6 +225,7 @@ def run_claim_rows(run_dir: Path) -> list[ClaimRow]:
                 contested.append("reviewer_conflict")
             rows.append(ClaimRow(key=key, submission=key.split("::")[0], stratum=stratum,
                                  ai=ai, human=human, random=key in random, low_confidence=low,
+                                 provisional=final.ai_outcome if final is not None else None,
                                  contested=tuple(contested)))
     finally:
         store.close()
