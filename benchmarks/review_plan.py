@@ -71,7 +71,7 @@ def labelled(rows: list[ClaimRow], truth: np.ndarray, keys: set[str], *,
 
 def coverage_and_width(reps: int, judge, seed: int) -> dict[str, float]:
     rng = np.random.default_rng(seed)
-    covered, widths, agree = [], [], []
+    covered, widths, agree, human_only = [], [], [], []
     for rep in range(reps):
         rows, truth = event(rng, judge)
         sample = {r.key for r in random_sample(rows, LABELS, seed=seed * 100_000 + rep)}
@@ -87,10 +87,12 @@ def coverage_and_width(reps: int, judge, seed: int) -> dict[str, float]:
             covered.append((name, low <= true <= high))
             if name == "event":
                 c_low, c_high = estimate.classical
+                human_only.append(c_low <= true <= c_high)
                 widths.append((high - low) / (c_high - c_low))
     event_cover = np.mean([c for n, c in covered if n == "event"])
     return {"agreement": float(np.mean(agree)), "coverage_event": float(event_cover),
             "coverage_all": float(np.mean([c for _, c in covered])),
+            "coverage_human_only": float(np.mean(human_only)),
             "width_ratio": float(np.mean(widths))}
 
 
@@ -131,7 +133,9 @@ def main() -> None:
     for name, judge, seed in (("good judge", GOOD, 1), ("poor judge", POOR, 2)):
         f = coverage_and_width(reps, judge, seed)
         print(f"{name}: agreement {f['agreement']:.3f}; 95% PPI coverage of the event pass rate "
-              f"{f['coverage_event']:.3f}, of event + per-rubric rates {f['coverage_all']:.3f} "
+              f"{f['coverage_event']:.3f} (human-only on the same draws "
+              f"{f['coverage_human_only']:.3f}), of event + per-rubric rates "
+              f"{f['coverage_all']:.3f} "
               f"({reps} reps, {LABELS} random labels); PPI/human-only width "
               f"{f['width_ratio']:.3f}")
         target = 0.7 if name == "good judge" else 1.0

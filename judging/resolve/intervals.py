@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
@@ -254,6 +254,9 @@ class RankSimulation:
     intervals: dict[str, RankInterval]
     calibrated: bool
     """False: no random human sample, the draws trust the AI's outcomes (AI-only)."""
+    index: dict[str, int] = field(default_factory=dict)
+    ranks: np.ndarray | None = None
+    """The rank of each submission (column `index[s]`) in each draw."""
 
     def settled(self, k: int) -> bool:
         """Whether the top k are settled (module docstring)."""
@@ -261,9 +264,18 @@ class RankSimulation:
         below = sum(1 for r in self.intervals.values() if r.low > k)
         return self.calibrated and inside == k and inside + below == len(self.intervals)
 
-    def boundary(self, k: int) -> set[str]:
-        """Submissions whose rank interval straddles place k (reviews there can settle it)."""
+    def straddling(self, k: int) -> set[str]:
+        """Submissions whose rank interval straddles place k."""
         return {s for s, r in self.intervals.items() if r.low <= k < r.high}
+
+    def boundary(self, k: int) -> set[str]:
+        """Every submission that is in the top k in some draws and out of it in others: a
+        straddler whose claims are all reviewed still moves while one of these can overtake
+        it now and then."""
+        if self.ranks is None:
+            return set()
+        inside = (self.ranks <= k).mean(axis=0)
+        return {s for s, i in self.index.items() if 0 < inside[i] < 1}
 
 
 def stratum_posteriors(rows: Iterable[ClaimRow]) -> dict[tuple[str, str | None], tuple[int, int]]:
@@ -321,4 +333,5 @@ def simulate_ranks(rows: Sequence[ClaimRow], *, draws: int = RANK_DRAWS,
     high = np.quantile(ranks, 1 - ALPHA / 2, axis=0, method="higher")
     return RankSimulation(intervals={s: RankInterval(submission=s, low=int(low[i]),
                                                      high=int(high[i]))
-                                     for s, i in index.items()}, calibrated=calibrated)
+                                     for s, i in index.items()}, calibrated=calibrated,
+                          index=index, ranks=ranks)

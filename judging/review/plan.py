@@ -73,6 +73,7 @@ def targeted(rows: Sequence[ClaimRow], simulation: RankSimulation | None, size: 
     reason first, each with its reasons. Boundary claims are spread round-robin over the
     submissions that straddle place k."""
     boundary = simulation.boundary(k) if simulation is not None else set()
+    straddling = simulation.straddling(k) if simulation is not None else set()
     found = []
     for row in rows:
         if row.key in exclude or row.not_addressed or row.human in ("pass", "fail"):
@@ -95,9 +96,10 @@ def targeted(rows: Sequence[ClaimRow], simulation: RankSimulation | None, size: 
     ranked = []
     for row, reasons in sorted(found, key=lambda f: _draw_order(f[0].key, 1)):
         position[(row.submission, doubt(row))] += 1
-        ranked.append((-PRIORITY[reasons[0]], -doubt(row), position[(row.submission, doubt(row))],
-                       row.key, row, reasons))
-    ranked.sort(key=lambda t: t[:4])
+        # Straddlers' claims first, the least certain first, spread over the submissions.
+        ranked.append((-PRIORITY[reasons[0]], row.submission not in straddling, -doubt(row),
+                       position[(row.submission, doubt(row))], row.key, row, reasons))
+    ranked.sort(key=lambda t: t[:5])
     return [(row, reasons) for *_, row, reasons in ranked[:size]]
 
 
