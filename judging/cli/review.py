@@ -120,13 +120,18 @@ def argilla_client(api_url: str | None, api_key: str | None, home: Path):
 @click.option("--full", is_flag=True,
               help="Send every record, also those a previous push already sent as they are "
                    "(by default a rerun sends only what is missing or changed).")
+@click.option("--plan", "use_plan", is_flag=True,
+              help="Send only the claims of RUN_DIR/review_plan.jsonl (`judging review plan`), "
+                   "in its order and with its priorities: its random sample to the blind "
+                   "calibration dataset, its targeted claims beside the AI's answers.")
 @calibration_dir_option
 @rubrics_dir_option
 @server_options
 @friendly_errors
 def push(run_dir: Path, workspace: str, blind_share: float, overlap: int, seed: int,
-         batch_size: int, full: bool, calibration_dir: Path | None, rubrics_dir: Path | None,
-         api_url: str | None, api_key: str | None, home: Path) -> None:
+         batch_size: int, full: bool, use_plan: bool, calibration_dir: Path | None,
+         rubrics_dir: Path | None, api_url: str | None, api_key: str | None,
+         home: Path) -> None:
     """Push a run's judgments as records with AI suggestions (idempotent, resumable).
 
     One dataset per rubric version; a re-push updates records in place and keeps every
@@ -135,12 +140,18 @@ def push(run_dir: Path, workspace: str, blind_share: float, overlap: int, seed: 
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
+    from judging.errors import JudgingError
+    from judging.resolve import read_plan
     from judging.review.push import PushOptions, push_run, review_url
 
+    plan = read_plan(run_dir) if use_plan else None
+    if use_plan and not plan:
+        raise JudgingError(f"{run_dir}: no review plan; make one with `judging review plan "
+                           f"{run_dir} --budget N` first")
     client = argilla_client(api_url, api_key, home)
     options = PushOptions(workspace=workspace, blind_share=blind_share, overlap=overlap,
                           seed=seed, batch_size=batch_size, full=full,
-                          calibration_dir=calibration_dir)
+                          calibration_dir=calibration_dir, plan=plan)
     with Progress(TextColumn("[bold]pushing"), BarColumn(), MofNCompleteColumn(),
                   console=err_console) as progress:
         task = progress.add_task("push", total=None)
