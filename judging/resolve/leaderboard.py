@@ -289,7 +289,7 @@ def add_intervals(board: Leaderboard, rows: Sequence[ClaimRow], *, k: int = SETT
     for row in board.papers:
         _fill(row, by_paper.get(str(row["paper"])))
     event = pass_rate(rows)
-    top = min(k, len(ranked_ids))
+    top = max(1, min(k, len(ranked_ids) - 1))  # the top k of k submissions settles nothing
     board.uncertainty = [
         f"Event pass rate: {event.text()}"
         + (f" (human-only {_interval(event.classical)})" if event.classical else "")
