@@ -41,6 +41,7 @@ from judging.resolve.leaderboard import (
     SUBMISSION_COLUMNS,
     ClaimResult,
     Leaderboard,
+    add_intervals,
     build_leaderboard,
     consensus_rows,
     leaderboard_rows,
@@ -54,7 +55,7 @@ from judging.resolve.leaderboard import (
 )
 
 __all__ = ["AI_ONLY", "ClaimRow", "Estimate", "PlannedClaim", "RankSimulation", "pass_rate",
-           "read_plan", "run_claim_rows", "simulate_ranks", "stratum_posteriors",
+           "read_plan", "run_claim_rows", "simulate_ranks", "stratum_posteriors", "add_intervals",
            "CONSENSUS_COLUMNS", "NO_PASS_TEXT", "PAPER_COLUMNS", "PARTICIPANT_COLUMNS",
            "RULE_TEXT", "SUBMISSION_COLUMNS", "ClaimDecision", "ClaimResult", "EventRules",
            "FinalAnswer", "FinalOutcome", "Leaderboard", "Resolution", "RubricDecision",

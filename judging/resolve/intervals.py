@@ -104,10 +104,9 @@ class Estimate(StrictModel):
     note: str = ""
 
     def text(self) -> str:
-        if self.estimate is None:
+        if self.estimate is None or self.interval is None:
+            # No interval: no second point beside the leaderboard's own pass rate either.
             return self.note or "no claims"
-        if self.interval is None:
-            return f"{self.estimate:.3f} ({self.note})"
         return f"{self.estimate:.3f} [{self.interval[0]:.3f}, {self.interval[1]:.3f}]"
 
 
@@ -205,20 +204,22 @@ def _ai_claim(lines: list[Judgment]) -> tuple[str, str | None, bool, list[str]]:
     return "+".join(names) or "?", ai, low, contested
 
 
-def run_claim_rows(run_dir: Path) -> list[ClaimRow]:
+def run_claim_rows(run_dir: Path, *,
+                   finals: Iterable[ClaimDecision] | None = None) -> list[ClaimRow]:
     """Every claim of a resolved run as the estimates see it: the AI's outcome from the run's
-    judgments, the people's from final.jsonl, whether it is in a plan's random sample
-    (review_plan.jsonl), and the registry claims not addressed."""
+    judgments, the people's from final.jsonl (or `finals`, decided live), whether it is in a
+    plan's random sample (review_plan.jsonl), and the registry claims not addressed."""
     run_dir = Path(run_dir)
-    finals = {str(f.claim): f for f in read_jsonl(RunPaths(run_dir).final, ClaimDecision)} \
-        if RunPaths(run_dir).final.is_file() else {}
+    if finals is None and RunPaths(run_dir).final.is_file():
+        finals = read_jsonl(RunPaths(run_dir).final, ClaimDecision)
+    by_key = {str(f.claim): f for f in finals or ()}
     random = {p.claim_key for p in read_plan(run_dir) if p.part == "random"}
     store = RunStore.open(run_dir, create=False)
     rows = []
     try:
         for key, lines in store.latest_by_claim():
             stratum, ai, low, contested = _ai_claim(lines)
-            final = finals.get(key)
+            final = by_key.get(key)
             human = final.outcome if final is not None and "humans" in final.decided_by \
                 and final.outcome in ("pass", "fail") else None
             if final is not None and final.conflicts:

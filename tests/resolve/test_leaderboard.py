@@ -58,7 +58,7 @@ def test_outcomes_upheld_and_leaderboard(tmp_path: Path, verdict_rubric) -> None
                        "ai_failed": "0", "undecided": "0", "not_addressed": "0",
                        "conflicts": "0", "upheld": "3", "pass_rate": "0.8",
                        # nobody reviewed a random sample: no interval, and it says so
-                       "pass_rate_95": "0.800 (AI-only, uncalibrated: no random human sample)",
+                       "pass_rate_95": "AI-only, uncalibrated: no random human sample",
                        "human_only_95": "", "tie": "False"}]
     html = paths[2].read_text()
     assert "<h2>Submissions</h2>" in html and "s4" in html
@@ -94,7 +94,7 @@ def test_not_addressed_registry_claims_count_as_zero(tmp_path: Path, verdict_rub
                           "failed": "0", "ai_failed": "0", "undecided": "0",
                           "not_addressed": "2", "conflicts": "0", "upheld": "1",
                           "pass_rate": "0.333",
-                          "pass_rate_95": "0.333 (AI-only, uncalibrated: no random human sample)",
+                          "pass_rate_95": "AI-only, uncalibrated: no random human sample",
                           "human_only_95": "", "rank_95": "", "rank_settled": "",
                           "note": "", "tie": "False"}
     assert (rows["s1"]["claims"], rows["s1"]["pass_rate"]) == ("1", "1.0")
