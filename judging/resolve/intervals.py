@@ -224,6 +224,10 @@ def run_claim_rows(run_dir: Path, *,
                 and final.outcome in ("pass", "fail") else None
             if final is not None and final.conflicts:
                 contested.append("reviewer_conflict")
+            if final is not None and final.copied_figure and ai == "pass":
+                # The leaderboard counts a flagged copy as a fail until people pass it: the
+                # prediction follows (a function of the claim alone, as PPI needs).
+                ai = "fail"
             rows.append(ClaimRow(key=key, submission=key.split("::")[0], stratum=stratum,
                                  ai=ai, human=human, random=key in random, low_confidence=low,
                                  provisional=final.ai_outcome if final is not None else None,

@@ -68,5 +68,9 @@ def test_leaderboard_shows_intervals_and_ranks(tmp_path: Path, verdict_rubric) -
         assert row["rank_95"] and row["rank_settled"] in ("yes", "no")
         first = int(row["rank_95"].split("–")[0])
         assert first <= int(row["rank"])  # the interval reaches the point rank or above
+    explain = runner.invoke(main, ["review", "plan", str(run), "--budget", "5", "--top", "3",
+                                   "--explain"])
+    assert explain.exit_code == 0, explain.output
+    assert "top 3: " in explain.output and "cannot say" not in explain.output
     # The rule line of i39a stays, beside the intervals.
     assert "Ranked by passes (more first)" in result.output
