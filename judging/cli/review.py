@@ -281,10 +281,16 @@ def plan_command(run_dir: Path, budget: int, random_share: float, top_k: int, se
     by rubric and AI outcome) and targeted reviews where an answer can change an outcome.
     Writes RUN_DIR/review_plan.jsonl; a re-plan keeps the random sample already drawn."""
     from judging.resolve import run_claim_rows
+    from judging.resolve.awards import run_shortlists
     from judging.review.plan import make_plan, plan_summary, write_plan
+    from judging.rundir import RunPaths
 
     rows = run_claim_rows(run_dir)
-    plan = make_plan(rows, budget, random_share=random_share, k=top_k, seed=seed)
+    # The claims the award shortlists rest on are reviewed first (once resolved).
+    shortlisted = {claim for places in run_shortlists(run_dir).values() for place in places
+                   for claim in place.claims} if RunPaths(run_dir).final.is_file() else set()
+    plan = make_plan(rows, budget, random_share=random_share, k=top_k, seed=seed,
+                     shortlisted=shortlisted)
     path = write_plan(run_dir, plan)
     for line in plan_summary(rows, plan, k=top_k, explain=explain, seed=seed):
         console.print(escape(line))

@@ -33,6 +33,7 @@ from pydantic import Field
 from judging.judges import speaking_lines
 from judging.models import CONSENSUS_FLAGS, Judgment, StrictModel, VersionedModel
 from judging.resolve.decide import ClaimDecision
+from judging.rubrics import FALSIFICATION_AUDIT
 from judging.rundir import RunPaths, RunStore, read_jsonl, read_not_addressed
 
 #: 95% intervals, as the issue asks of every published number.
@@ -154,7 +155,7 @@ def grouped(rows: Iterable[ClaimRow], key) -> dict[str, Estimate]:
 
 
 Reason = Literal["random_sample", "no_ai_outcome", "low_confidence", "rank_boundary",
-                 "contested"]
+                 "contested", "award_shortlist"]
 
 
 class PlannedClaim(VersionedModel):
@@ -199,6 +200,9 @@ def _ai_claim(lines: list[Judgment]) -> tuple[str, str | None, bool, list[str]]:
         low |= any(a.confidence is not None and a.confidence < LOW_CONFIDENCE
                    for a in chosen.answers)
         contested += [f.name for f in chosen.flags if f.name in CONSENSUS_FLAGS]
+        if chosen.rubric is not None and chosen.rubric.id == FALSIFICATION_AUDIT and \
+                outcome != "pass":
+            contested.append("falsification_unconfirmed")
     ai = "fail" if "fail" in outcomes else (
         "pass" if outcomes and all(o == "pass" for o in outcomes) else None)
     return "+".join(names) or "?", ai, low, contested

@@ -4,8 +4,9 @@ Two parts. A **random calibration sample**, stratified by rubric and AI outcome 
 allocation, seeded), is what makes the intervals valid (judging.resolve.intervals); it is the
 only review that ever calibrates. **Targeted reviews** go where a human answer can change a
 published outcome: claims the AI could not answer or answered with low confidence, contested
-claims (consensus, the falsification audit, a reviewer conflict), and claims of submissions
-whose rank interval straddles the top-k boundary. A claim in both is in the random sample (its
+claims (consensus, the falsification audit, a reviewer conflict), the claims an award
+shortlist rests on (`judging awards`), and claims of submissions whose rank interval straddles
+the top-k boundary. A claim in both is in the random sample (its
 reason says it was also targeted); a targeted review never counts as random.
 """
 
@@ -38,7 +39,7 @@ SETTLE_BATCH, SETTLE_DRAWS, MAX_SETTLE_ROUNDS = 50, 400, 40
 TOP_K = 10
 #: Priorities carried to Argilla (highest first): targeted reasons above the random sample, the
 #: random sample above nothing; within a part, the plan's order.
-PRIORITY = {"contested": 0.95, "rank_boundary": 0.9, "no_ai_outcome": 0.85,
+PRIORITY = {"contested": 0.95, "award_shortlist": 0.92, "rank_boundary": 0.9, "no_ai_outcome": 0.85,
             "low_confidence": 0.8, "random_sample": 0.5}
 
 
@@ -68,7 +69,8 @@ def random_sample(rows: Sequence[ClaimRow], size: int, *, seed: int = 0) -> list
 
 
 def targeted(rows: Sequence[ClaimRow], simulation: RankSimulation | None, size: int, *,
-             k: int = TOP_K, exclude: set[str] = frozenset()) -> list[tuple[ClaimRow, list[str]]]:
+             k: int = TOP_K, exclude: set[str] = frozenset(),
+             shortlisted: set[str] = frozenset()) -> list[tuple[ClaimRow, list[str]]]:
     """Up to `size` claims nobody decided where a human answer can change an outcome, strongest
     reason first, each with its reasons. Boundary claims are spread round-robin over the
     submissions that straddle place k."""
@@ -79,6 +81,7 @@ def targeted(rows: Sequence[ClaimRow], simulation: RankSimulation | None, size: 
         if row.key in exclude or row.not_addressed or row.human in ("pass", "fail"):
             continue
         reasons = [*(["contested"] if row.contested else []),
+                   *(["award_shortlist"] if row.key in shortlisted else []),
                    *(["rank_boundary"] if row.submission in boundary else []),
                    *(["no_ai_outcome"] if row.ai is None else []),
                    *(["low_confidence"] if row.low_confidence else [])]
@@ -104,7 +107,8 @@ def targeted(rows: Sequence[ClaimRow], simulation: RankSimulation | None, size: 
 
 
 def make_plan(rows: Sequence[ClaimRow], budget: int, *, random_share: float = RANDOM_SHARE,
-              k: int = TOP_K, seed: int = 0) -> list[PlannedClaim]:
+              k: int = TOP_K, seed: int = 0,
+              shortlisted: set[str] = frozenset()) -> list[PlannedClaim]:
     """The plan for `budget` reviews: the random part first (it makes every interval valid),
     then the targeted part. Claims people already decided are not planned again."""
     undecided = [r for r in rows if r.human not in ("pass", "fail")]
@@ -116,7 +120,8 @@ def make_plan(rows: Sequence[ClaimRow], budget: int, *, random_share: float = RA
     simulation = simulate_ranks(rows, seed=seed) if rows else None
     chosen = {r.key for r in random_part}
     spent = sum(1 for r in random_part if r.human not in ("pass", "fail"))
-    rest = targeted(undecided, simulation, budget - spent, k=k, exclude=chosen)
+    rest = targeted(undecided, simulation, budget - spent, k=k, exclude=chosen,
+                    shortlisted=shortlisted)
     plan = [PlannedClaim(claim_key=r.key, submission=r.submission, order=i, part="random",
                          reasons=["random_sample"], priority=PRIORITY["random_sample"],
                          stratum=r.stratum, ai_outcome=r.ai,

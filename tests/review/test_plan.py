@@ -112,3 +112,15 @@ def test_plan_command_on_a_run(tmp_path: Path, verdict_rubric) -> None:
     # A re-plan keeps the random sample drawn before.
     write_plan(run, make_plan([], 0))
     assert {p.claim_key for p in read_plan(run) if p.part == "random"} == first_random
+
+
+def test_award_shortlist_claims_come_first_after_contested() -> None:
+    rows = _rows()
+    shortlisted = {"s05::c3", "s05::c4", "s05::c6"}
+    plan = make_plan(rows, 40, k=3, shortlisted=shortlisted)
+    random_keys = {p.claim_key for p in plan if p.part == "random"}
+    targeted_part = [p for p in plan if p.part == "targeted"]
+    expected = len(shortlisted - random_keys)
+    assert expected >= 1
+    assert [p.reasons[0] for p in targeted_part[:1 + expected]] == \
+        ["contested"] + ["award_shortlist"] * expected
