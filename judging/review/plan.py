@@ -103,7 +103,7 @@ def targeted(rows: Sequence[ClaimRow], simulation: RankSimulation | None, size: 
         ranked.append((-PRIORITY[reasons[0]], row.submission not in straddling, -doubt(row),
                        position[(row.submission, doubt(row))], row.key, row, reasons))
     ranked.sort(key=lambda t: t[:5])
-    return [(row, reasons) for *_, row, reasons in ranked[:size]]
+    return [(row, reasons) for *_, row, reasons in ranked[:max(0, size)]]
 
 
 def make_plan(rows: Sequence[ClaimRow], budget: int, *, random_share: float = RANDOM_SHARE,
@@ -120,7 +120,9 @@ def make_plan(rows: Sequence[ClaimRow], budget: int, *, random_share: float = RA
     simulation = simulate_ranks(rows, seed=seed) if rows else None
     chosen = {r.key for r in random_part}
     spent = sum(1 for r in random_part if r.human not in ("pass", "fail"))
-    rest = targeted(undecided, simulation, budget - spent, k=k, exclude=chosen,
+    # An earlier sample may sit unevenly over today's strata: the new draw can then take a
+    # few more than its share; the targeted part gets what is left, never less than nothing.
+    rest = targeted(undecided, simulation, max(0, budget - spent), k=k, exclude=chosen,
                     shortlisted=shortlisted)
     plan = [PlannedClaim(claim_key=r.key, submission=r.submission, order=i, part="random",
                          reasons=["random_sample"], priority=PRIORITY["random_sample"],
