@@ -68,6 +68,9 @@ def test_leaderboard_shows_intervals_and_ranks(tmp_path: Path, verdict_rubric) -
         assert row["rank_95"] and row["rank_settled"] in ("yes", "no")
         first = int(row["rank_95"].split("–")[0])
         assert first <= int(row["rank"])  # the interval reaches the point rank or above
+    page = (run / "leaderboard.html").read_text()
+    assert "<th title='the rank&#x27;s 95% interval" in page and "Event pass rate:" in page
+    assert table[0]["rank_95"] in page
     explain = runner.invoke(main, ["review", "plan", str(run), "--budget", "5", "--top", "3",
                                    "--explain"])
     assert explain.exit_code == 0, explain.output
