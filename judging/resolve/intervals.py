@@ -117,7 +117,25 @@ def _clip(low: float, high: float) -> tuple[float, float]:
 
 def pass_rate(rows: Sequence[ClaimRow]) -> Estimate:
     """The pass rate of these claims: PPI++ over the random human labels and the AI's outcomes
-    on the other claims, with the classical interval beside it."""
+    on the other claims, with the classical interval beside it. Registry claims not addressed
+    are known not to pass and are never sampled: the estimate is over the addressed claims,
+    scaled by their share (else the AI's correction would reach claims it says nothing of)."""
+    missing = sum(r.not_addressed for r in rows)
+    estimate = _addressed_rate([r for r in rows if not r.not_addressed])
+    if not missing or estimate.estimate is None:
+        return estimate if not missing else Estimate(
+            claims=len(rows), random_labels=0, estimate=0.0,
+            note="no claim addressed: none passes")
+    share = (len(rows) - missing) / len(rows)
+
+    def scaled(pair: tuple[float, float] | None) -> tuple[float, float] | None:
+        return None if pair is None else (round(pair[0] * share, 4), round(pair[1] * share, 4))
+    return estimate.model_copy(update={
+        "claims": len(rows), "estimate": round(estimate.estimate * share, 4),
+        "interval": scaled(estimate.interval), "classical": scaled(estimate.classical)})
+
+
+def _addressed_rate(rows: Sequence[ClaimRow]) -> Estimate:
     labelled = [r for r in rows if r.labelled]
     rest = [r for r in rows if not r.labelled]
     n = len(labelled)

@@ -124,3 +124,16 @@ def test_award_shortlist_claims_come_first_after_contested() -> None:
     assert expected >= 1
     assert [p.reasons[0] for p in targeted_part[:1 + expected]] == \
         ["contested"] + ["award_shortlist"] * expected
+
+
+def test_claims_not_addressed_scale_the_rate_and_take_no_correction() -> None:
+    addressed = [ClaimRow(key=f"c{i}", submission="s", stratum="r", ai="pass",
+                          human=("fail" if i % 4 == 0 else "pass") if i < 20 else None,
+                          random=i < 20) for i in range(40)]
+    alone = pass_rate(addressed)
+    missing = [ClaimRow(key=f"m{i}", submission="s", stratum="not_addressed", ai=None,
+                        not_addressed=True) for i in range(40)]
+    both = pass_rate(addressed + missing)
+    assert both.claims == 80 and both.random_labels == 20
+    assert both.estimate == round(alone.estimate / 2, 4)
+    assert both.interval == (round(alone.interval[0] / 2, 4), round(alone.interval[1] / 2, 4))
