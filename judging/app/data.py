@@ -328,9 +328,11 @@ def load_run(run_dir: Path, *, calibration_dir: Path | None = None,
     """Everything the dashboard shows about a run directory (nothing is written)."""
     from judging.consensus import load_consensus
     from judging.resolve import (
+        add_intervals,
         build_leaderboard,
         consensus_rows,
         decide_run,
+        run_claim_rows,
         submission_times,
     )
     from judging.rundir import RunStore, judgments_with_flags, read_not_addressed
@@ -372,6 +374,8 @@ def load_run(run_dir: Path, *, calibration_dir: Path | None = None,
         claims[key] = record
     board = build_leaderboard(finals, read_not_addressed(store.root), rules=rules,
                               submitted=submission_times(store.root))
+    # The intervals of the decisions made live, as `judging leaderboard` shows them.
+    board = add_intervals(board, run_claim_rows(store.root, finals=finals))
     data = AppData(origin=str(run_dir), run_dir=run_dir, claims=claims,
                    by_submission=board.submissions, by_paper=board.papers,
                    by_participant=board.participants, consensus=consensus,

@@ -20,7 +20,7 @@ from judging.cli.options import InertFormatter, InertLogHandler, err_console
 from judging.cli.publish import publish
 from judging.cli.report import report
 from judging.cli.rerun import rerun
-from judging.cli.resolve import leaderboard, resolve
+from judging.cli.resolve import awards, leaderboard, resolve
 from judging.cli.review import review
 from judging.cli.rubric import rubric
 from judging.cli.run import run
@@ -88,7 +88,7 @@ def _not_printed_elsewhere(record: logging.LogRecord) -> bool:
 
 # In the order `judging --help` lists them (click sorts by name) and the README tells them.
 for command in (check, run, rerun, watch, merge, report, review, calibrate, compare, resolve,
-                consensus, leaderboard, publish, app, similarity, chart, rubric):
+                consensus, leaderboard, awards, publish, app, similarity, chart, rubric):
     main.add_command(command)
 
 

@@ -112,8 +112,48 @@ def leaderboard(run_dir: Path, event_path: Path | None, calibration_dir: Path | 
             board.rules.max_papers_per_participant:
         console.print(leaderboard_console_table("Participants", board.participants,
                                                 PARTICIPANT_COLUMNS))
-    for line in rule_lines(board.submissions):
+    for line in [*rule_lines(board.submissions), *board.uncertainty]:
         console.print(line, soft_wrap=True, highlight=False)
     for path in write_leaderboard(run_dir, board=board, calibration_dir=calibration_dir,
                                   rubrics_dir=rubrics_dir):
         console.print(f"wrote {path}", soft_wrap=True)
+
+
+@click.command()
+@click.argument("run_dir", type=click.Path(path_type=Path, file_okay=False, exists=True))
+@click.option("--size", type=click.IntRange(1, 20), default=3, show_default=True,
+              help="Places per shortlist.")
+@click.option("--pick", "pick", default=None, metavar="AWARD=SUBMISSION",
+              help="Record a person's final pick (best_reproduction or best_falsification).")
+@click.option("--by", "by", default=None, help="Who made the pick (required with --pick).")
+@friendly_errors
+def awards(run_dir: Path, size: int, pick: str | None, by: str | None) -> None:
+    """The award shortlists (best reproduction, best falsification) with the evidence behind
+    each place, from the final decisions; `--pick AWARD=SUBMISSION --by NAME` records the
+    final pick as a human decision (RUN_DIR/awards.jsonl)."""
+    from datetime import UTC, datetime
+
+    from rich.markup import escape
+
+    from judging.errors import JudgingError
+    from judging.resolve.awards import AWARDS, read_picks, record_pick, run_shortlists
+
+    lists = run_shortlists(run_dir, size=size)
+    if pick is not None:
+        award, _, submission = pick.partition("=")
+        if not submission or by is None:
+            raise JudgingError("--pick takes AWARD=SUBMISSION and needs --by NAME")
+        record_pick(run_dir, award, submission, by=by, at=datetime.now(UTC), lists=lists)
+    picks = {p.award: p for p in read_picks(run_dir)}
+    for award, places in lists.items():
+        console.print(f"[bold]{award}[/] ({escape(AWARDS[award])})")
+        if not places:
+            console.print("  no submission qualifies yet", highlight=False)
+        for place in places:
+            console.print(f"  {place.place}. {escape(place.submission)}", highlight=False)
+            for line in place.evidence:
+                console.print(f"     {escape(line)}", highlight=False, soft_wrap=True)
+        chosen = picks.get(award)
+        console.print(f"  picked: {escape(chosen.submission)} by {escape(chosen.by)} "
+                      f"({chosen.at:%Y-%m-%d %H:%M} UTC)" if chosen else
+                      "  picked: nobody yet (a person picks: --pick)", highlight=False)

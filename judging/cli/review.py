@@ -125,13 +125,18 @@ def argilla_client(api_url: str | None, api_key: str | None, home: Path):
 @click.option("--full", is_flag=True,
               help="Send every record, also those a previous push already sent as they are "
                    "(by default a rerun sends only what is missing or changed).")
+@click.option("--plan", "use_plan", is_flag=True,
+              help="Send only the claims of RUN_DIR/review_plan.jsonl (`judging review plan`), "
+                   "in its order and with its priorities: its random sample to the blind "
+                   "calibration dataset, its targeted claims beside the AI's answers.")
 @calibration_dir_option
 @rubrics_dir_option
 @server_options
 @friendly_errors
 def push(run_dir: Path, workspace: str, blind_share: float, overlap: int, seed: int,
-         batch_size: int, full: bool, calibration_dir: Path | None, rubrics_dir: Path | None,
-         api_url: str | None, api_key: str | None, home: Path) -> None:
+         batch_size: int, full: bool, use_plan: bool, calibration_dir: Path | None,
+         rubrics_dir: Path | None, api_url: str | None, api_key: str | None,
+         home: Path) -> None:
     """Push a run's judgments as records with AI suggestions (idempotent, resumable).
 
     One dataset per rubric version; a re-push updates records in place and keeps every
@@ -140,12 +145,18 @@ def push(run_dir: Path, workspace: str, blind_share: float, overlap: int, seed: 
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
+    from judging.errors import JudgingError
+    from judging.resolve import read_plan
     from judging.review.push import PushOptions, push_run, review_url
 
+    plan = read_plan(run_dir) if use_plan else None
+    if use_plan and not plan:
+        raise JudgingError(f"{run_dir}: no review plan; make one with `judging review plan "
+                           f"{run_dir} --budget N` first")
     client = argilla_client(api_url, api_key, home)
     options = PushOptions(workspace=workspace, blind_share=blind_share, overlap=overlap,
                           seed=seed, batch_size=batch_size, full=full,
-                          calibration_dir=calibration_dir)
+                          calibration_dir=calibration_dir, plan=plan)
     with Progress(TextColumn("[bold]pushing"), BarColumn(), MofNCompleteColumn(),
                   console=err_console) as progress:
         task = progress.add_task("push", total=None)
@@ -254,3 +265,38 @@ def users_add(username: str, role: str, workspace: str, password: str | None,
     console.print(f"  password: {reviewer.password}", highlight=False, soft_wrap=True)
     console.print(f"  API key:  {reviewer.api_key}", highlight=False, soft_wrap=True)
     console.print(f"  log in at {client.api_url}", highlight=False)
+
+
+@review.command("plan")
+@click.argument("run_dir", type=click.Path(path_type=Path, file_okay=False, exists=True))
+@click.option("--budget", type=click.IntRange(1, None), required=True,
+              help="How many claims people can review now.")
+@click.option("--random-share", type=click.FloatRange(0, 1), default=0.5, show_default=True,
+              help="Share of the budget for the random calibration sample (it makes the "
+                   "intervals valid; 0 leaves every estimate AI-only until one exists).")
+@click.option("--top", "top_k", type=click.IntRange(1, None), default=10, show_default=True,
+              help="The top places the plan tries to settle.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--explain", is_flag=True,
+              help="Also say how many more reviews would settle the top places.")
+@friendly_errors
+def plan_command(run_dir: Path, budget: int, random_share: float, top_k: int, seed: int,
+                 explain: bool) -> None:
+    """Choose the claims people should review, and why: a random calibration sample (stratified
+    by rubric and AI outcome) and targeted reviews where an answer can change an outcome.
+    Writes RUN_DIR/review_plan.jsonl; a re-plan keeps the random sample already drawn."""
+    from judging.resolve import run_claim_rows
+    from judging.resolve.awards import run_shortlists
+    from judging.review.plan import make_plan, plan_summary, write_plan
+    from judging.rundir import RunPaths
+
+    rows = run_claim_rows(run_dir)
+    # The claims the award shortlists rest on are reviewed first (once resolved).
+    shortlisted = {claim for places in run_shortlists(run_dir).values() for place in places
+                   for claim in place.claims} if RunPaths(run_dir).final.is_file() else set()
+    plan = make_plan(rows, budget, random_share=random_share, k=top_k, seed=seed,
+                     shortlisted=shortlisted)
+    path = write_plan(run_dir, plan)
+    for line in plan_summary(rows, plan, k=top_k, explain=explain, seed=seed):
+        console.print(escape(line))
+    console.print(f"Plan written to {escape(str(path))}")

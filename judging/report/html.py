@@ -219,7 +219,8 @@ class DecisionsView:
     rule: list[str]
     finals: list[Any]
     columns: tuple[str, ...] = ("rank", "submission", "paper", "passed", "failed",
-                                "not_addressed", "conflicts", "undecided", "upheld")
+                                "not_addressed", "conflicts", "undecided", "upheld",
+                                "pass_rate_95", "rank_95")
 
     @staticmethod
     def cell(column: str, row: Mapping[str, Any]) -> str:
@@ -251,7 +252,8 @@ def decisions_view(run_dir: Path, *, with_finals: bool) -> DecisionsView:
     finals = sorted(read_jsonl(path, ClaimDecision),
                     key=lambda f: claim_order(str(f.claim))) if with_finals else []
     return DecisionsView(stale=stale, board=board.submissions,
-                         rule=rule_lines(board.submissions), finals=finals)
+                         rule=[*rule_lines(board.submissions), *board.uncertainty],
+                         finals=finals)
 
 
 def _environment() -> Environment:

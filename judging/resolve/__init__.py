@@ -20,6 +20,18 @@ from judging.resolve.decide import (
     write_resolution,
 )
 from judging.resolve.event import EventRules, load_event_rules
+from judging.resolve.intervals import (
+    AI_ONLY,
+    ClaimRow,
+    Estimate,
+    PlannedClaim,
+    RankSimulation,
+    pass_rate,
+    read_plan,
+    run_claim_rows,
+    simulate_ranks,
+    stratum_posteriors,
+)
 from judging.resolve.leaderboard import (
     CONSENSUS_COLUMNS,
     NO_PASS_TEXT,
@@ -29,6 +41,7 @@ from judging.resolve.leaderboard import (
     SUBMISSION_COLUMNS,
     ClaimResult,
     Leaderboard,
+    add_intervals,
     build_leaderboard,
     consensus_rows,
     leaderboard_rows,
@@ -41,7 +54,9 @@ from judging.resolve.leaderboard import (
     write_leaderboard,
 )
 
-__all__ = ["CONSENSUS_COLUMNS", "NO_PASS_TEXT", "PAPER_COLUMNS", "PARTICIPANT_COLUMNS",
+__all__ = ["AI_ONLY", "ClaimRow", "Estimate", "PlannedClaim", "RankSimulation", "pass_rate",
+           "read_plan", "run_claim_rows", "simulate_ranks", "stratum_posteriors", "add_intervals",
+           "CONSENSUS_COLUMNS", "NO_PASS_TEXT", "PAPER_COLUMNS", "PARTICIPANT_COLUMNS",
            "RULE_TEXT", "SUBMISSION_COLUMNS", "ClaimDecision", "ClaimResult", "EventRules",
            "FinalAnswer", "FinalOutcome", "Leaderboard", "Resolution", "RubricDecision",
            "build_leaderboard", "consensus_rows", "decide_run", "leaderboard_rows",

@@ -46,6 +46,15 @@ from judging.errors import JudgingError
 from judging.models import ClaimConsensus, ConsensusReport, NotAddressed, natural_key
 from judging.resolve.decide import ClaimDecision, stale_decisions
 from judging.resolve.event import EventRules
+from judging.resolve.intervals import (
+    AI_ONLY,
+    ClaimRow,
+    Estimate,
+    grouped,
+    pass_rate,
+    run_claim_rows,
+    simulate_ranks,
+)
 from judging.rundir import RunPaths, RunStore, read_jsonl, read_not_addressed
 
 Standing = Literal["pass", "fail", "undecided", "not_addressed"]
@@ -68,8 +77,20 @@ COLUMN_HELP = {
     "upheld": "claims whose participant's verdict stands",
     "pass_rate": "passed / (passed + failed + not_addressed)",
 }
-SUBMISSION_COLUMNS = ["rank", "submission", "paper", "participant", *COLUMNS, "note"]
-PAPER_COLUMNS = ["rank", "paper", "submissions", *COLUMNS]
+#: How sure each row is (judging.resolve.intervals), beside the counts; filled when the run's
+#: claims are at hand (`run_leaderboard`).
+INTERVAL_COLUMNS = ["pass_rate_95", "human_only_95", "rank_95", "rank_settled"]
+COLUMN_HELP.update({
+    "pass_rate_95": "the pass rate estimated from the AI's outcomes and a random sample of human "
+                    "answers (prediction-powered, PPI++), with its 95% interval; 'AI-only, "
+                    "uncalibrated' when nobody has reviewed a random sample",
+    "human_only_95": "the 95% interval from the random human answers alone, for comparison",
+    "rank_95": "the rank's 95% interval, simulated from each unreviewed claim's uncertainty",
+    "rank_settled": "yes when the rank's interval is that one place",
+})
+SUBMISSION_COLUMNS = ["rank", "submission", "paper", "participant", *COLUMNS, *INTERVAL_COLUMNS,
+                      "note"]
+PAPER_COLUMNS = ["rank", "paper", "submissions", *COLUMNS, "pass_rate_95", "human_only_95"]
 PARTICIPANT_COLUMNS = ["rank", "participant", "papers", "submissions", "counted", *COLUMNS,
                        "note"]
 
@@ -242,6 +263,52 @@ class Leaderboard:
     papers: list[dict[str, Any]]
     participants: list[dict[str, Any]]
     rules: EventRules = field(default_factory=EventRules)
+    uncertainty: list[str] = field(default_factory=list)
+    """What the interval columns rest on and whether the top places are settled."""
+
+
+#: The top places whose settling the leaderboard reports (as `judging review plan` does).
+SETTLE_TOP = 10
+
+
+def add_intervals(board: Leaderboard, rows: Sequence[ClaimRow], *, k: int = SETTLE_TOP,
+                  seed: int = 0) -> Leaderboard:
+    """Fill INTERVAL_COLUMNS of the submissions and papers from the run's claims, and say what
+    they rest on (`uncertainty`). Ranks are simulated over the ranked submissions only."""
+    ranked_ids = {r["submission"] for r in board.submissions if r.get("rank") is not None}
+    by_submission = grouped(rows, lambda r: r.submission)
+    papers = {r["submission"]: str(r["paper"] or "?") for r in board.submissions}
+    by_paper = grouped(rows, lambda r: papers.get(r.submission, "?"))
+    simulation = simulate_ranks([r for r in rows if r.submission in ranked_ids], seed=seed)
+    for row in board.submissions:
+        _fill(row, by_submission.get(row["submission"]))
+        interval = simulation.intervals.get(row["submission"])
+        if interval is not None and simulation.calibrated:
+            row["rank_95"] = interval.text()
+            row["rank_settled"] = "yes" if interval.low == interval.high else "no"
+    for row in board.papers:
+        _fill(row, by_paper.get(str(row["paper"])))
+    event = pass_rate(rows)
+    top = max(1, min(k, len(ranked_ids) - 1))  # the top k of k submissions settles nothing
+    board.uncertainty = [
+        f"Event pass rate: {event.text()}"
+        + (f" (human-only {_interval(event.classical)})" if event.classical else "")
+        + f"; {event.random_labels} random human labels.",
+        (f"Top {top}: {'settled' if simulation.settled(top) else 'not settled'} (rank "
+         f"intervals simulated from the claims' uncertainty; `judging review plan --explain` "
+         f"says how many more reviews would settle them)." if simulation.calibrated else
+         f"Ranks: {AI_ONLY} (`judging review plan RUN --budget N` draws one).")]
+    return board
+
+
+def _interval(pair: tuple[float, float] | None) -> str:
+    return "" if pair is None else f"[{pair[0]:.3f}, {pair[1]:.3f}]"
+
+
+def _fill(row: dict[str, Any], estimate: Estimate | None) -> None:
+    if estimate is not None:
+        row["pass_rate_95"] = estimate.text()
+        row["human_only_95"] = _interval(estimate.classical)
 
 
 def build_leaderboard(finals: Iterable[ClaimDecision],
@@ -368,8 +435,10 @@ def run_leaderboard(run_dir: Path, *, rules: EventRules | None = None) -> Leader
     if not path.is_file():
         raise JudgingError(f"{path}: no final decisions yet; run `judging resolve {run_dir}` "
                            f"first")
-    return build_leaderboard(read_jsonl(path, ClaimDecision), read_not_addressed(Path(run_dir)),
-                             rules=rules, submitted=submission_times(Path(run_dir)))
+    board = build_leaderboard(read_jsonl(path, ClaimDecision),
+                              read_not_addressed(Path(run_dir)), rules=rules,
+                              submitted=submission_times(Path(run_dir)))
+    return add_intervals(board, run_claim_rows(run_dir))
 
 
 def _cell(column: str, row: Mapping[str, Any]) -> str:
@@ -408,7 +477,8 @@ def write_leaderboard(run_dir: Path, *, rules: EventRules | None = None,
     stale = stale_decisions(run_dir)
     write_text_atomic(page, leaderboard_html(board, consensus, extra=corrected, stale=stale))
     write_text_atomic(paths.leaderboard_rule, "\n".join(
-        [*([stale] if stale else []), *rule_lines(board.submissions), "", "Columns:",
+        [*([stale] if stale else []), *rule_lines(board.submissions), *board.uncertainty, "",
+         "Columns:",
          *(f"  {c}: {h}" for c, h in COLUMN_HELP.items())]) + "\n")
     written = [submissions_csv, papers_csv, page, paths.leaderboard_participants,
                paths.leaderboard_rule]
@@ -480,7 +550,8 @@ def leaderboard_html(board: Leaderboard, consensus: list[dict], *, extra: str = 
             + (f": {html.escape(board.rules.name)}" if board.rules.name else "") + "</h1>"
             + (f"<p class='stale'><b>{html.escape(stale)}</b></p>" if stale else "")
             + "".join(f"<p class='rule'>{html.escape(line)}</p>"
-                      for line in rule_lines(board.submissions)) + f"<ul>{legend}</ul>"
+                      for line in [*rule_lines(board.submissions), *board.uncertainty])
+            + f"<ul>{legend}</ul>"
             + _html_table("Submissions", board.submissions, [*SUBMISSION_COLUMNS, *finals])
             + _html_table("Participants", board.participants, PARTICIPANT_COLUMNS)
             + f"<p>{html.escape(participants_note)}</p>"

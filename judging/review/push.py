@@ -40,6 +40,7 @@ from judging.errors import JudgingError, ReviewError
 from judging.hashing import content_hash
 from judging.judges import speaking_lines
 from judging.models import ClaimInput, Judgment, VersionedModel, ref_name
+from judging.resolve import PlannedClaim
 from judging.review.dataset import (
     SEPARATE,
     SIDE_BY_SIDE,
@@ -144,6 +145,10 @@ class PushOptions:
     calibration_dir: Path | None = None
     full: bool = False
     """Send every record, not only those missing or changed since the last push (`--full`)."""
+    plan: list[PlannedClaim] | None = None
+    """`--plan`: only the claims of RUN/review_plan.jsonl, in its order, with its priorities;
+    its random calibration sample goes to the blind dataset (no AI answers shown: a random
+    label must not lean on the AI), its targeted claims to the side-by-side one."""
 
 
 @dataclass
@@ -222,13 +227,35 @@ def plan_reviews(store: RunStore, library: RubricLibrary, options: PushOptions
 
 def iter_planned(store: RunStore, library: RubricLibrary, options: PushOptions, *,
                  skipped: list[str]) -> Iterator[PlannedReview]:
+    """`_iter_planned`, or with a review plan (`options.plan`) its claims in plan order."""
+    if options.plan is None:
+        yield from _iter_planned(store, library, options, skipped=skipped)
+        return
+    planned = {p.claim_key: p for p in options.plan}
+    # Within a priority the plan's order: a slightly lower value for each later place.
+    step = 1 / (10 * (len(planned) + 1))
+    items = sorted(_iter_planned(store, library, options, skipped=skipped, keys=set(planned)),
+                   key=lambda item: planned[item.claim_key].order)
+    for item in items:
+        entry = planned[item.claim_key]
+        blind = entry.part == "random"
+        yield PlannedReview(
+            claim_key=item.claim_key, rubric=item.rubric, judgment=item.judgment,
+            claim=item.claim, blind=blind,
+            dataset=dataset_name(item.rubric.id, item.rubric.version, calibration=blind),
+            priority=Priority(value=round(entry.priority - step * entry.order, 6),
+                              reasons=[*entry.reasons, *item.priority.reasons]))
+
+
+def _iter_planned(store: RunStore, library: RubricLibrary, options: PushOptions, *,
+                  skipped: list[str], keys: set[str] | None = None) -> Iterator[PlannedReview]:
     """The reviews of a run, one (claim, rubric version) at a time in claim key order, from its
     stored judgments, claims, side-file flags and calibrations; `skipped` gets each line that
     names no rubric (a claim that failed to load)."""
     side_flags = flags_by_claim(store.root)
     rubrics: dict[str, Rubric] = {}
     artifacts: dict = {}  # calibration artifacts read, by (root, rubric, judge)
-    for claim_key, claim_lines in store.latest_by_claim():
+    for claim_key, claim_lines in store.latest_by_claim(keys):
         skipped += [f"{j.claim}: {j.reason}" for j in claim_lines if j.rubric is None]
         speaking = list(speaking_lines(claim_lines))
         claim_input = store.claim(claim_key) if speaking else None

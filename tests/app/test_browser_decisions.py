@@ -80,6 +80,8 @@ def test_the_dashboard_ranks_with_the_people(offline_run: Path, browser: Browser
         board = wait_rows(browser, "#board", lambda r: len(r) == 4, "the leaderboard",
                           timeout=30)
         assert [r[1].split("/")[0] for r in board] == ["alice", "dana", "carol", "bob"], board
+        # Nobody reviewed a random sample: each row says its rate has no interval (issue 42).
+        assert all(any("AI-only, uncalibrated" in str(cell) for cell in r) for r in board), board
         rule = normalize(browser.evaluate(RULE))
         assert normalize(NO_PASS_TEXT) in rule and "fails (fewer first)" in rule
 

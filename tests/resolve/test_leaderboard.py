@@ -56,7 +56,10 @@ def test_outcomes_upheld_and_leaderboard(tmp_path: Path, verdict_rubric) -> None
     assert papers == [{"rank": "1", "paper": "p", "submissions": "5", "claims": "5",
                        "addressed": "5", "passed": "4", "ai_passed": "1", "failed": "1",
                        "ai_failed": "0", "undecided": "0", "not_addressed": "0",
-                       "conflicts": "0", "upheld": "3", "pass_rate": "0.8", "tie": "False"}]
+                       "conflicts": "0", "upheld": "3", "pass_rate": "0.8",
+                       # nobody reviewed a random sample: no interval, and it says so
+                       "pass_rate_95": "AI-only, uncalibrated: no random human sample",
+                       "human_only_95": "", "tie": "False"}]
     html = paths[2].read_text()
     assert "<h2>Submissions</h2>" in html and "s4" in html
     finals_file = read_jsonl(run / "final.jsonl", type(finals[0]))
@@ -90,7 +93,10 @@ def test_not_addressed_registry_claims_count_as_zero(tmp_path: Path, verdict_rub
                           "claims": "3", "addressed": "1", "passed": "1", "ai_passed": "0",
                           "failed": "0", "ai_failed": "0", "undecided": "0",
                           "not_addressed": "2", "conflicts": "0", "upheld": "1",
-                          "pass_rate": "0.333", "note": "", "tie": "False"}
+                          "pass_rate": "0.333",
+                          "pass_rate_95": "AI-only, uncalibrated: no random human sample",
+                          "human_only_95": "", "rank_95": "", "rank_settled": "",
+                          "note": "", "tie": "False"}
     assert (rows["s1"]["claims"], rows["s1"]["pass_rate"]) == ("1", "1.0")
     # Same passes, no fails: the one that left fewer registry claims unaddressed ranks first.
     assert (rows["s1"]["rank"], rows["s1"]["tie"]) == ("1", "False")

@@ -120,6 +120,8 @@ def test_one_pull_refreshes_every_view_or_each_says_it_is_stale(argilla, calibra
         or key[0] == CAROL_C5[0] and f.get("ai_outcome") == "fail"))
     page = (run / "report.html").read_text()
     assert "stale:" not in page and "Final decisions and leaderboard" in page
+    # The report's leaderboard carries the intervals' columns and what they rest on (issue 42).
+    assert "<th>pass_rate_95</th>" in page and "Event pass rate:" in page
     carol_row = page[page.index("<td>iclr27-0137/c5</td>"):][:400]
     assert "fail" in carol_row and "humans" in carol_row
     assert (run / "consensus.json").stat().st_mtime_ns >= (run / "final.jsonl").stat().st_mtime_ns

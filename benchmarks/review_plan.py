@@ -1,0 +1,160 @@
+"""Review planning on simulated events with known truth (issue 42's acceptance).
+
+Each event: 5,000 claims, 100 submissions of 50 claims, three rubrics on which the AI judge errs
+at different known rates, and abstentions (no AI outcome). People's answers are the truth.
+
+(a) coverage: the 95% prediction-powered interval of the event's pass rate (and of each
+    rubric's), from a random sample of 500 human labels, covers the true rate (the mean over
+    all 5,000 claims) in >= 94% of repetitions;
+(b) width: at the same 500 labels, the PPI++ interval is <= 0.7x as wide as the human-only one
+    (classical_mean_ci) for a judge that agrees with people on >= 90% of claims, and not wider
+    for a poor one;
+(c) labels to settle the top 10 (judging.resolve.intervals: ten rank intervals within places
+    1-10, every other below): the plan (a 250-label random sample, then targeted reviews) against
+    uniform random review, adding 250 labels at a time; <= 0.5x is the target.
+
+    .venv/bin/python benchmarks/review_plan.py [--reps 500] [--settle-reps 12] [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+_HERE = Path(__file__).resolve().parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
+sys.path.insert(0, str(_HERE.parent))
+
+from judging.resolve.intervals import ClaimRow, pass_rate, simulate_ranks  # noqa: E402
+from judging.review.plan import random_sample, targeted  # noqa: E402
+
+SUBMISSIONS, PER_SUBMISSION, RUBRICS = 100, 50, ("figure@1", "verdict@1", "audit@1")
+#: (error rate per rubric, abstention rate): the AI flips people's answer at that rate.
+GOOD = ((0.02, 0.04, 0.07), 0.05)
+POOR = ((0.30, 0.35, 0.40), 0.20)
+LABELS, BATCH, TOP = 500, 250, 10
+
+
+def event(rng: np.random.Generator, judge) -> tuple[list[ClaimRow], np.ndarray]:
+    """Claims with the AI's outcomes and the truth (people's answers), top 10 apart from the
+    rest by >= 2 passes in truth (else a tie at place 10 that no review can settle)."""
+    errors, abstain = judge
+    while True:
+        rates = np.concatenate([np.linspace(0.75, 0.9, TOP),
+                                np.linspace(0.1, 0.68, SUBMISSIONS - TOP)])
+        truth = rng.random((SUBMISSIONS, PER_SUBMISSION)) < rates[:, None]
+        counts = np.sort(truth.sum(1))[::-1]
+        if counts[TOP - 1] - counts[TOP] >= 2:
+            break
+    rubric = rng.integers(0, len(RUBRICS), truth.shape)
+    flip = rng.random(truth.shape) < np.array(errors)[rubric]
+    ai = truth ^ flip
+    silent = rng.random(truth.shape) < abstain
+    rows = [ClaimRow(key=f"s{s:03d}/c{c:02d}", submission=f"s{s:03d}",
+                     stratum=RUBRICS[rubric[s, c]],
+                     ai=None if silent[s, c] else ("pass" if ai[s, c] else "fail"))
+            for s in range(SUBMISSIONS) for c in range(PER_SUBMISSION)]
+    return rows, truth.ravel()
+
+
+def labelled(rows: list[ClaimRow], truth: np.ndarray, keys: set[str], *,
+             random: set[str]) -> list[ClaimRow]:
+    index = {r.key: i for i, r in enumerate(rows)}
+    return [ClaimRow(key=r.key, submission=r.submission, stratum=r.stratum, ai=r.ai,
+                     human=("pass" if truth[index[r.key]] else "fail") if r.key in keys
+                     else None, random=r.key in random) for r in rows]
+
+
+def coverage_and_width(reps: int, judge, seed: int) -> dict[str, float]:
+    rng = np.random.default_rng(seed)
+    covered, widths, agree, human_only = [], [], [], []
+    for rep in range(reps):
+        rows, truth = event(rng, judge)
+        sample = {r.key for r in random_sample(rows, LABELS, seed=seed * 100_000 + rep)}
+        rows = labelled(rows, truth, sample, random=sample)
+        agree.append(np.mean([r.ai == ("pass" if t else "fail") for r, t in zip(rows, truth)]))
+        groups = [("event", lambda r: True)] + [(s, lambda r, s=s: r.stratum == s)
+                                                for s in RUBRICS]
+        for name, keep in groups:
+            picked = [r for r in rows if keep(r)]
+            true = float(np.mean([t for r, t in zip(rows, truth) if keep(r)]))
+            estimate = pass_rate(picked)
+            low, high = estimate.interval
+            covered.append((name, low <= true <= high))
+            if name == "event":
+                c_low, c_high = estimate.classical
+                human_only.append(c_low <= true <= c_high)
+                widths.append((high - low) / (c_high - c_low))
+    event_cover = np.mean([c for n, c in covered if n == "event"])
+    return {"agreement": float(np.mean(agree)), "coverage_event": float(event_cover),
+            "coverage_all": float(np.mean([c for _, c in covered])),
+            "coverage_human_only": float(np.mean(human_only)),
+            "width_ratio": float(np.mean(widths))}
+
+
+def labels_to_settle(rows, truth, *, plan: bool, seed: int, draws: int) -> int:
+    """Labels until the top 10 is settled, 250 at a time (all claims when it never is)."""
+    # Uniform review: claims in a seeded random order; the plan's first batch is its stratified
+    # random sample.
+    order = [rows[i].key for i in np.random.default_rng(seed).permutation(len(rows))]
+    random_keys = {r.key for r in random_sample(rows, BATCH, seed=seed)} if plan else \
+        set(order[:BATCH])
+    done = set(random_keys)
+    while True:
+        current = labelled(rows, truth, done, random=random_keys)
+        simulation = simulate_ranks(current, draws=draws, seed=seed)
+        if simulation.settled(TOP) or len(done) >= len(rows):
+            return len(done)
+        if plan:
+            more = {r.key for r, _ in targeted(current, simulation, BATCH, k=TOP)}
+            if not more:  # nothing on the boundary left unreviewed: widen the random sample
+                more = set([k for k in order if k not in done][:BATCH])
+                random_keys |= more
+        else:
+            more = set([k for k in order if k not in done][:BATCH])
+            random_keys |= more
+        done |= more
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reps", type=int, default=500)
+    parser.add_argument("--settle-reps", type=int, default=12)
+    parser.add_argument("--draws", type=int, default=400, help="rank simulation draws")
+    parser.add_argument("--quick", action="store_true", help="50 and 3 repetitions")
+    args = parser.parse_args()
+    reps, settle = (50, 3) if args.quick else (args.reps, args.settle_reps)
+    start = time.monotonic()
+    ok = True
+    for name, judge, seed in (("good judge", GOOD, 1), ("poor judge", POOR, 2)):
+        f = coverage_and_width(reps, judge, seed)
+        print(f"{name}: agreement {f['agreement']:.3f}; 95% PPI coverage of the event pass rate "
+              f"{f['coverage_event']:.3f} (human-only on the same draws "
+              f"{f['coverage_human_only']:.3f}), of event + per-rubric rates "
+              f"{f['coverage_all']:.3f} "
+              f"({reps} reps, {LABELS} random labels); PPI/human-only width "
+              f"{f['width_ratio']:.3f}")
+        target = 0.7 if name == "good judge" else 1.0
+        ok &= f["coverage_event"] >= 0.94 and f["width_ratio"] <= target
+    rng = np.random.default_rng(3)
+    ratios = []
+    for rep in range(settle):
+        rows, truth = event(rng, GOOD)
+        planned = labels_to_settle(rows, truth, plan=True, seed=rep, draws=args.draws)
+        uniform = labels_to_settle(rows, truth, plan=False, seed=rep, draws=args.draws)
+        ratios.append(planned / uniform)
+        print(f"  event {rep}: top {TOP} settled after {planned} planned labels, "
+              f"{uniform} uniform")
+    print(f"labels to settle the top {TOP}: planned/uniform median {np.median(ratios):.3f} "
+          f"(max {max(ratios):.3f}, {settle} events)")
+    ok &= float(np.median(ratios)) <= 0.5
+    print(f"{'PASS' if ok else 'FAIL'} in {time.monotonic() - start:.0f} s")
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,79 @@
+"""Intervals and rank intervals in `judging leaderboard` once a random sample is reviewed
+(issue 42)."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from judging.cli import main
+from judging.resolve import read_plan, resolve_run, run_claim_rows
+from tests.conftest import RUBRICS
+from tests.constructed import _claims, _judgment, _label, _run
+
+GOOD = {"verdict_consistent": (True, 0.9), "scale_disclosed": (True, 0.9),
+        "cites_evidence": (True, 0.9), "value_in_logs": (True, 0.9),
+        "justification_quality": (4, 0.9)}
+
+
+def test_leaderboard_shows_intervals_and_ranks(tmp_path: Path, verdict_rubric) -> None:
+    claims = _claims(70)  # ten claims for each of 7 submissions
+    judgments = [_judgment(verdict_rubric, c, {**GOOD, "value_in_logs": (i % 3 != 0, 0.9)})
+                 for i, c in enumerate(claims)]
+    run = _run(tmp_path, judgments, [])
+    runner = CliRunner()
+    before = runner.invoke(main, ["leaderboard", str(run)])
+    # Nothing resolved yet: the leaderboard asks for resolve, changes nothing.
+    assert before.exit_code != 0
+    resolve_run(run, calibration_dir=tmp_path / "none", rubrics_dir=RUBRICS)
+    plain = runner.invoke(main, ["leaderboard", str(run)])
+    assert plain.exit_code == 0, plain.output
+    assert "AI-only, uncalibrated" in plain.output
+
+    plan = runner.invoke(main, ["review", "plan", str(run), "--budget", "30", "--top", "3",
+                                "--random-share", "1"])
+    assert plan.exit_code == 0, plan.output
+    sample = [p for p in read_plan(run) if p.part == "random"]
+    assert len(sample) == 30
+    # People answer the random sample; they disagree with the AI on one claim in five.
+    by_key = {str(c): c for c in claims}
+    labels = []
+    for n, entry in enumerate(sample):
+        claim = by_key[entry.claim_key]
+        passes = (entry.ai_outcome == "pass") != (n % 5 == 0)
+        labels += [_label(verdict_rubric, claim, cid, v, annotator="h1")
+                   for cid, v in {**{k: v for k, (v, _) in GOOD.items()},
+                                  "value_in_logs": passes}.items()]
+    with (run / "labels.jsonl").open("w") as handle:
+        handle.writelines(label.model_dump_json() + "\n" for label in labels)
+    resolve_run(run, calibration_dir=tmp_path / "none", rubrics_dir=RUBRICS)
+    rows = run_claim_rows(run)
+    assert sum(r.labelled for r in rows) == 30
+
+    result = runner.invoke(main, ["leaderboard", str(run)])
+    assert result.exit_code == 0, result.output
+    assert "Event pass rate:" in result.output and "30 random human labels" in result.output
+    assert "Top 6:" in result.output  # of 7 submissions
+    table = list(csv.DictReader((run / "leaderboard_submissions.csv").open()))
+    (paper,) = csv.DictReader((run / "leaderboard_papers.csv").open())
+    # The paper's 70 claims hold the 30 random labels: an interval, and the human-only one.
+    low, high = (float(x) for x in paper["pass_rate_95"].split("[")[1].rstrip("]").split(","))
+    c_low, c_high = (float(x) for x in paper["human_only_95"].strip("[]").split(","))
+    assert 0 <= low <= high <= 1 and high - low <= c_high - c_low
+    for row in table:
+        # About 4 random labels per submission: no interval, and it says why.
+        assert "random human labels, fewer than 10: no interval" in row["pass_rate_95"], row
+        assert row["rank_95"] and row["rank_settled"] in ("yes", "no")
+        first = int(row["rank_95"].split("–")[0])
+        assert first <= int(row["rank"])  # the interval reaches the point rank or above
+    page = (run / "leaderboard.html").read_text()
+    assert "<th title='the rank&#x27;s 95% interval" in page and "Event pass rate:" in page
+    assert table[0]["rank_95"] in page
+    explain = runner.invoke(main, ["review", "plan", str(run), "--budget", "5", "--top", "3",
+                                   "--explain"])
+    assert explain.exit_code == 0, explain.output
+    assert "top 3: " in explain.output and "cannot say" not in explain.output
+    # The rule line of i39a stays, beside the intervals.
+    assert "Ranked by passes (more first)" in result.output

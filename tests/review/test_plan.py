@@ -1,0 +1,139 @@
+"""`judging review plan` and its estimates (issue 42): one interval computed by hand, the plan's
+parts on constructed claims, and the command on a constructed run."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+from click.testing import CliRunner
+from ppi_py import classical_mean_ci, ppi_mean_ci
+
+from judging.cli import main
+from judging.resolve.intervals import AI_ONLY, ClaimRow, pass_rate, read_plan, simulate_ranks
+from judging.review.plan import make_plan, random_sample, write_plan
+from tests.constructed import _claims, _judgment, _run
+
+
+def test_one_interval_by_hand() -> None:
+    # 10 claims people labelled at random (human, AI) and 10 more the AI alone judged.
+    pairs = [(1, 1), (1, 1), (1, 1), (0, 0), (0, 0), (1, 0), (0, 0), (1, 1), (0, 1), (1, 1)]
+    y = np.array([h for h, _ in pairs], float)
+    yhat = np.array([a for _, a in pairs], float)
+    rest = np.array([1, 1, 0, 1, 1, 0, 0, 1, 1, 1], float)
+    # PPI (lam = 1): mean of the AI on the rest + mean of the human-minus-AI rectifier.
+    point = rest.mean() + (y - yhat).mean()
+    assert point == 0.7 + 0.0
+    se = math.sqrt(rest.var() / 10 + (y - yhat).var() / 10)  # population variances, as ppi_py
+    low, high = ppi_mean_ci(y, yhat, rest, alpha=0.05, lam=1)
+    assert math.isclose(float(low[0]), point - 1.959964 * se, abs_tol=1e-5)
+    assert math.isclose(float(high[0]), point + 1.959964 * se, abs_tol=1e-5)
+    # Our estimate: the tuned (PPI++) interval, never wider than PPI's or the human-only one.
+    rows = [ClaimRow(key=f"l{i}", submission="s", stratum="r", random=True,
+                     human="pass" if h else "fail", ai="pass" if a else "fail")
+            for i, (h, a) in enumerate(pairs)]
+    rows += [ClaimRow(key=f"u{i}", submission="s", stratum="r", ai="pass" if a else "fail")
+             for i, a in enumerate(rest)]
+    estimate = pass_rate(rows)
+    c_low, c_high = classical_mean_ci(y, alpha=0.05)
+    assert estimate.classical == (round(max(0, float(c_low)), 4), round(min(1, float(c_high)), 4))
+    width = estimate.interval[1] - estimate.interval[0]
+    assert width <= float(high[0] - low[0]) + 1e-4
+    assert width <= float(c_high - c_low) + 1e-4
+
+
+def test_no_random_sample_is_ai_only() -> None:
+    rows = [ClaimRow(key=f"c{i}", submission="s", stratum="r", ai="pass",
+                     human="fail" if i < 20 else None) for i in range(40)]  # targeted only
+    estimate = pass_rate(rows)
+    assert estimate.interval is None and estimate.note == AI_ONLY
+    assert not simulate_ranks(rows, draws=50).calibrated
+
+
+def _rows() -> list[ClaimRow]:
+    rows = []
+    for s in range(12):
+        for c in range(30):
+            ai = None if c % 10 == 0 else ("pass" if (c + s) % 3 else "fail")
+            rows.append(ClaimRow(key=f"s{s:02d}::c{c}", submission=f"s{s:02d}",
+                                 stratum="figure@1" if c % 2 else "verdict@1", ai=ai,
+                                 low_confidence=c == 7, contested=("value_outlier",)
+                                 if (s, c) == (3, 5) else ()))
+    return rows
+
+
+def test_plan_parts_strata_and_reasons() -> None:
+    rows = _rows()
+    plan = make_plan(rows, 60, k=3)
+    random_part = [p for p in plan if p.part == "random"]
+    targeted_part = [p for p in plan if p.part == "targeted"]
+    assert len(plan) == 60 and len(random_part) == 30
+    assert not {p.claim_key for p in random_part} & {p.claim_key for p in targeted_part}
+    # Proportional allocation over (rubric, AI outcome).
+    population = Counter((r.stratum, r.ai) for r in rows)
+    drawn = Counter((p.stratum, p.ai_outcome) for p in random_part)
+    for stratum, n in population.items():
+        assert abs(drawn[stratum] - 30 * n / len(rows)) < 1
+    assert all(p.reasons == ["random_sample"] for p in random_part)
+    # The contested claim first, every targeted claim with a reason beyond the random sample.
+    assert targeted_part[0].claim_key == "s03::c5" and targeted_part[0].reasons[0] == "contested"
+    assert all(set(p.reasons) <= {"contested", "no_ai_outcome", "low_confidence",
+                                  "rank_boundary"} for p in targeted_part)
+    assert [p.order for p in plan] == list(range(60))
+    assert random_sample(rows, 30) == random_sample(rows, 30)
+
+
+def test_targeted_reviews_never_calibrate() -> None:
+    rows = _rows()
+    plan = make_plan(rows, 40, k=3)
+    targeted_keys = {p.claim_key for p in plan if p.part == "targeted"}
+    decided = [ClaimRow(**{**r.__dict__, "human": "pass"}) if r.key in targeted_keys else r
+               for r in rows]
+    assert pass_rate(decided).random_labels == 0
+
+
+def test_plan_command_on_a_run(tmp_path: Path, verdict_rubric) -> None:
+    answers = {"verdict_consistent": (True, 0.9), "scale_disclosed": (True, 0.9),
+               "cites_evidence": (True, 0.4), "value_in_logs": (True, 0.9),
+               "justification_quality": (4, 0.9)}
+    judgments = [_judgment(verdict_rubric, claim, answers) for claim in _claims(40)]
+    run = _run(tmp_path, judgments, [])
+    result = CliRunner().invoke(main, ["review", "plan", str(run), "--budget", "20",
+                                       "--top", "3", "--explain"])
+    assert result.exit_code == 0, result.output
+    assert "10 in the random calibration sample" in result.output
+    assert "low confidence" in result.output
+    assert "AI-only, uncalibrated" in result.output
+    plan = read_plan(run)
+    assert len(plan) == 20 and sum(p.part == "random" for p in plan) == 10
+    first_random = {p.claim_key for p in plan if p.part == "random"}
+    # A re-plan keeps the random sample drawn before.
+    write_plan(run, make_plan([], 0))
+    assert {p.claim_key for p in read_plan(run) if p.part == "random"} == first_random
+
+
+def test_award_shortlist_claims_come_first_after_contested() -> None:
+    rows = _rows()
+    shortlisted = {"s05::c3", "s05::c4", "s05::c6"}
+    plan = make_plan(rows, 40, k=3, shortlisted=shortlisted)
+    random_keys = {p.claim_key for p in plan if p.part == "random"}
+    targeted_part = [p for p in plan if p.part == "targeted"]
+    expected = len(shortlisted - random_keys)
+    assert expected >= 1
+    assert [p.reasons[0] for p in targeted_part[:1 + expected]] == \
+        ["contested"] + ["award_shortlist"] * expected
+
+
+def test_claims_not_addressed_scale_the_rate_and_take_no_correction() -> None:
+    addressed = [ClaimRow(key=f"c{i}", submission="s", stratum="r", ai="pass",
+                          human=("fail" if i % 4 == 0 else "pass") if i < 20 else None,
+                          random=i < 20) for i in range(40)]
+    alone = pass_rate(addressed)
+    missing = [ClaimRow(key=f"m{i}", submission="s", stratum="not_addressed", ai=None,
+                        not_addressed=True) for i in range(40)]
+    both = pass_rate(addressed + missing)
+    assert both.claims == 80 and both.random_labels == 20
+    assert both.estimate == round(alone.estimate / 2, 4)
+    assert both.interval == (round(alone.interval[0] / 2, 4), round(alone.interval[1] / 2, 4))
