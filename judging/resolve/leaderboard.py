@@ -542,10 +542,10 @@ def leaderboard_html(board: Leaderboard, consensus: list[dict], *, extra: str = 
                          f"submitted); submissions beyond it are flagged and unranked."
                          if limit else "No limit on papers per participant.")
     return ("<!doctype html><html><head><meta charset='utf-8'><title>judging leaderboard</title>"
-            "<style>body{font:14px system-ui,sans-serif;margin:1rem 1.5rem}table{border-collapse:"
-            "collapse}td,th{border:1px solid #ccc;padding:4px 6px}th{background:#eee;"
-            "font-size:12px;vertical-align:bottom;text-align:left}"
-            "td{overflow-wrap:break-word}</style>"
+            "<style>body{font:14px system-ui,sans-serif;margin:1rem}table{border-collapse:"
+            "collapse}td,th{border:1px solid #ccc;padding:3px 4px}th{background:#eee;"
+            "font-size:11px;vertical-align:bottom;text-align:left}"
+            "td{overflow-wrap:anywhere;font-size:13px}</style>"
             "</head><body><h1>Leaderboard"
             + (f": {html.escape(board.rules.name)}" if board.rules.name else "") + "</h1>"
             + (f"<p class='stale'><b>{html.escape(stale)}</b></p>" if stale else "")
