@@ -492,9 +492,16 @@ def _html_table(title: str, rows: Sequence[Mapping[str, Any]], columns: list[str
     # unbroken, the names alone made the table wider than a 1400-px window
     head = "".join(f"<th title='{html.escape(COLUMN_HELP.get(c, ''), quote=True)}'>"
                    f"{html.escape(c).replace('_', '_<wbr>')}</th>" for c in columns)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(_cell(c, row))}</td>" for c in columns)
-                   + "</tr>" for row in rows)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(_page_cell(c, row))}</td>"
+                                    for c in columns) + "</tr>" for row in rows)
     return f"<h2>{html.escape(title)}</h2><table><tr>{head}</tr>{body}</table>"
+
+
+def _page_cell(column: str, row: Mapping[str, Any]) -> str:
+    """A cell of the page: "AI-only" where every row would repeat the reason the page's rule
+    lines give once (the CSV keeps the words whole)."""
+    shown = _cell(column, row)
+    return "AI-only" if shown == AI_ONLY else shown
 
 
 def corrected_html(rows: list[CorrectedRow]) -> str:
