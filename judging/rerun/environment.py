@@ -96,6 +96,10 @@ ARCHIVE_SUFFIXES = (".whl", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".zip", ".
 NETWORK_SCHEMES = ("http", "https", "git+http", "git+https", "git+ssh")
 
 
+#: How a failed install that a limit of ours stopped is described (its record's reason).
+INSTALL_STOPPED = "stopped at the {limit} limit"
+
+
 class EnvironmentError_(JudgingError):
     """An environment that cannot be built (the reason is the resolver's own words)."""
 
@@ -610,6 +614,12 @@ class EnvCache:
     def path(self, key: str) -> Path:
         return self.root / "envs" / key
 
+    def with_build_wall(self, wall_s: float) -> EnvCache:
+        """The same cache whose installs stop after `wall_s` seconds (what a budget has left)."""
+        cut = self.build_limits.model_copy(update={
+            "wall_s": wall_s, "cpu_s": max(1, int(wall_s * BUILD_CPU_PER_WALL))})
+        return EnvCache(self.root, build_limits=cut)
+
     def marker(self, key: str) -> Path:
         """Outside the environment's folder: the install never sees it."""
         return self.root / "envs" / f"{key}.json"
@@ -738,7 +748,7 @@ def _resolver_tail(log: Path | None, outcome: ProcessOutcome) -> str:
     if log is not None and log.is_file():
         lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
     lines = [line for line in lines if line.strip()][-RESOLVER_TAIL_LINES:]
-    why = (f"stopped at the {outcome.stopped} limit" if outcome.stopped
+    why = (INSTALL_STOPPED.format(limit=outcome.stopped) if outcome.stopped
            else f"exit code {outcome.exit_code}")
     return f"environment failed ({why}): " + ("\n".join(lines) or "the resolver said nothing")
 

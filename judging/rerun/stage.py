@@ -20,6 +20,7 @@ from judging.hashing import content_hash
 from judging.models import RerunLimits, RerunRecord, RerunStatus
 from judging.rerun.environment import (
     BUILD_LIMITS,
+    INSTALL_STOPPED,
     EnvCache,
     EnvironmentError_,
     describe_build_limits,
@@ -32,6 +33,8 @@ from judging.rerun.task import RerunTask, execute, not_run_record, plan_task, un
 from judging.rundir import RunPaths, RunStore, append_rerun, read_reruns
 
 Engine = Literal["local", "ray", "hf-jobs"]
+#: The words a claim the budget kept from running (or from finishing its install) begins with.
+OVER_BUDGET = "over budget"
 
 
 def default_cache_dir() -> Path:
@@ -196,9 +199,12 @@ def fresh_logs(run_dir: Path, key: str) -> Path:
 def run_local(request: RerunRequest, tasks: list[RerunTask],
               on_result: Callable[[RerunRecord], None]) -> None:
     """Each task in turn; a task the budget refuses (alone over it, or no longer fitting what
-    is left) is recorded "over budget" (not final) and the next one is tried."""
+    is left) is recorded "over budget" (not final) and the next one is tried. An install is cut
+    at what the budget has left beside the claim's own run (a hostile build that sleeps cannot
+    spend past it), and a claim whose install was cut so is "over budget", not final."""
     sandbox = Sandbox(enabled=request.sandbox)
     description = sandbox.check() or None
+    cache = request.cache
     spent = 0.0
     for task in tasks:
         refused = (request.budget.refuses(spent, task.limits.wall_s)
@@ -209,7 +215,33 @@ def run_local(request: RerunRequest, tasks: list[RerunTask],
             on_result(write_result(request.run_dir, record, logs=None))
             continue
         logs = fresh_logs(request.run_dir, task.key)
-        record = execute(task, cache=request.cache, sandbox=sandbox, logs=logs)
+        left = install_allowance(request.budget, spent, task, cache)
+        record = execute(task, cache=cache if left is None else cache.with_build_wall(left),
+                         sandbox=sandbox, logs=logs)
+        if left is not None:
+            record = _cut_by_budget(record, left)
         spent += (record.duration_s or 0.0) + ((record.environment.build_s or 0.0)
                                                if record.environment else 0.0)
         on_result(write_result(request.run_dir, record, logs=logs))
+
+
+def install_allowance(budget: Budget | None, spent: float, task: RerunTask,
+                      cache: EnvCache) -> float | None:
+    """Seconds an install may take so that it and the claim's run stay within the budget, when
+    that is less than the install's own limit (None: the install's limit binds)."""
+    if budget is None or budget.seconds is None:
+        return None
+    left = budget.seconds - spent - task.limits.wall_s
+    return max(1.0, left) if left < cache.build_limits.wall_s else None
+
+
+def _cut_by_budget(record: RerunRecord, allowance: float) -> RerunRecord:
+    """A record whose install the budget's allowance stopped: not run, over budget, not final (a
+    rerun with more budget installs it again)."""
+    stopped = INSTALL_STOPPED.format(limit="wall time")
+    if not (record.status is RerunStatus.not_run and record.environment is not None
+            and record.environment.key == "unresolved" and stopped in record.reason):
+        return record
+    return record.model_copy(update={
+        "final": False, "reason": f"{OVER_BUDGET}: its install was stopped at what --budget had "
+                                  f"left for it ({allowance:.0f} s)"})
