@@ -207,6 +207,9 @@ class AppData:
     by_registry_claim: list[dict[str, Any]] = field(default_factory=list)
     """The consensus per registry claim as `judging leaderboard` tabulates it
     (`judging.resolve.consensus_rows`: verdict, support, agreement, counts, spread)."""
+    uncertainty: list[str] = field(default_factory=list)
+    """How sure the leaderboard is (the event's pass rate with its interval, whether the top
+    places are settled) and what more review would buy (`judging review plan --explain`)."""
 
     def claim_ids(self) -> list[str]:
         return sorted({c.claim_id for c in self.claims.values()}, key=natural_key)
@@ -375,17 +378,31 @@ def load_run(run_dir: Path, *, calibration_dir: Path | None = None,
     board = build_leaderboard(finals, read_not_addressed(store.root), rules=rules,
                               submitted=submission_times(store.root))
     # The intervals of the decisions made live, as `judging leaderboard` shows them.
-    board = add_intervals(board, run_claim_rows(store.root, finals=finals))
+    rows = run_claim_rows(store.root, finals=finals)
+    board = add_intervals(board, rows)
     data = AppData(origin=str(run_dir), run_dir=run_dir, claims=claims,
                    by_submission=board.submissions, by_paper=board.papers,
                    by_participant=board.participants, consensus=consensus,
-                   by_registry_claim=consensus_rows(consensus))
+                   by_registry_claim=consensus_rows(consensus),
+                   uncertainty=[*board.uncertainty, _what_review_buys(board, rows)])
     data.queue, data.queue_note = review_queue(
         run_dir, rubrics_dir=rubrics_dir, calibration_dir=calibration_dir,
         argilla_url=argilla_url, argilla_api_key=argilla_api_key, workspace=workspace,
         conflicts={(str(f.claim), ref): text for f in finals
                    for ref, text in f.conflicts.items()})
     return data
+
+
+def _what_review_buys(board: Any, rows: list[Any]) -> str:
+    """How many more labels would settle the top places: `judging review plan --explain`'s
+    line, for the places `add_intervals` reports on."""
+    from judging.resolve import SETTLE_TOP
+    from judging.review.plan import settle_explanation
+
+    ranked = {r["submission"] for r in board.submissions if r.get("rank") is not None}
+    top = max(1, min(SETTLE_TOP, len(ranked) - 1))
+    return "What more review would buy: " + settle_explanation(
+        [r for r in rows if r.submission in ranked], k=top)
 
 
 # --- a published Hub dataset -------------------------------------------------------------------

@@ -399,8 +399,9 @@ def queue_html(data: AppData, *, limit: int = 500) -> str:
 
 
 def board_rule_markdown(data: AppData) -> str:
-    """What the leaderboard's order counts (the rule, and when no claim passes, so)."""
-    return "\n\n".join(rule_lines(data.by_submission))
+    """What the leaderboard's order counts (the rule, and when no claim passes, so), how sure
+    it is and what more review would buy (issue 42)."""
+    return "\n\n".join([*rule_lines(data.by_submission), *data.uncertainty])
 
 
 def header_markdown(data: AppData, *, problem: str | None = None) -> str:

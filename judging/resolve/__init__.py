@@ -34,10 +34,12 @@ from judging.resolve.intervals import (
 )
 from judging.resolve.leaderboard import (
     CONSENSUS_COLUMNS,
+    INTERVAL_COLUMNS,
     NO_PASS_TEXT,
     PAPER_COLUMNS,
     PARTICIPANT_COLUMNS,
     RULE_TEXT,
+    SETTLE_TOP,
     SUBMISSION_COLUMNS,
     ClaimResult,
     Leaderboard,
@@ -56,8 +58,8 @@ from judging.resolve.leaderboard import (
 
 __all__ = ["AI_ONLY", "ClaimRow", "Estimate", "PlannedClaim", "RankSimulation", "pass_rate",
            "read_plan", "run_claim_rows", "simulate_ranks", "stratum_posteriors", "add_intervals",
-           "CONSENSUS_COLUMNS", "NO_PASS_TEXT", "PAPER_COLUMNS", "PARTICIPANT_COLUMNS",
-           "RULE_TEXT", "SUBMISSION_COLUMNS", "ClaimDecision", "ClaimResult", "EventRules",
+           "CONSENSUS_COLUMNS", "INTERVAL_COLUMNS", "NO_PASS_TEXT", "PAPER_COLUMNS", "PARTICIPANT_COLUMNS",
+           "RULE_TEXT", "SETTLE_TOP", "SUBMISSION_COLUMNS", "ClaimDecision", "ClaimResult", "EventRules",
            "FinalAnswer", "FinalOutcome", "Leaderboard", "Resolution", "RubricDecision",
            "build_leaderboard", "consensus_rows", "decide_run", "leaderboard_rows",
            "load_event_rules", "no_claim_passes", "outcome_label", "rank_text", "resolve_run",

@@ -84,6 +84,11 @@ def test_the_dashboard_ranks_with_the_people(offline_run: Path, browser: Browser
         assert all(any("AI-only, uncalibrated" in str(cell) for cell in r) for r in board), board
         rule = normalize(browser.evaluate(RULE))
         assert normalize(NO_PASS_TEXT) in rule and "fails (fewer first)" in rule
+        # How sure the order is and what more review would buy, as `review plan --explain`
+        # says it: with no random human sample, that it cannot say yet (issue 42).
+        assert "Ranks: AI-only, uncalibrated" in rule, rule
+        assert "What more review would buy: top 3: cannot say yet: no random human sample" \
+            in rule, rule
 
         (run / "labels.jsonl").write_text("".join(
             label.model_dump_json(by_alias=True) + "\n" for label in _labels(run)))
