@@ -12,7 +12,7 @@ from typing import Any
 from judging.models import Judgment
 from judging.publish.rows import CONFIGS
 from judging.publish.scrub import SCRUB_KINDS
-from judging.resolve import RubricDecision
+from judging.resolve import INTERVAL_COLUMNS, Leaderboard, RubricDecision, rank_text
 
 DEFAULT_LICENSE = "cc-by-4.0"
 
@@ -143,10 +143,25 @@ def consensus_summary(rows: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+def interval_summary(board: Leaderboard) -> list[str]:
+    """The leaderboard's intervals as `judging leaderboard` gives them (issue 42): the event's
+    pass rate and whether the top places are settled, then each submission's rank and pass rate
+    with their 95% intervals and the human-only interval beside them."""
+    lines = ["How sure the ranking is: pass rates estimated from the AI's outcomes and a random "
+             "sample of human answers (prediction-powered, PPI++) with 95% intervals, the "
+             "human-only interval beside them, and each rank's 95% interval simulated from the "
+             "claims' uncertainty (a model: the judge errs alike within a rubric and AI "
+             "outcome).", "", *(f"- {line}" for line in board.uncertainty), ""]
+    return lines + _table(["rank", "submission", *INTERVAL_COLUMNS],
+                          [(rank_text(r), r["submission"],
+                            *(r.get(c) or "-" for c in INTERVAL_COLUMNS))
+                           for r in board.submissions])
+
+
 def dataset_card(*, run_id: str, repo_id: str | None, license: str,
                  tables: dict[str, list[dict[str, Any]]], decisions: list[RubricDecision],
                  judgments: list[Judgment], calibration_dir: Path,
-                 scrubbed: Counter[str]) -> str:
+                 scrubbed: Counter[str], board: Leaderboard | None = None) -> str:
     """README.md for the Hub: YAML front matter (license, pretty_name, tags, configs) + body."""
     import yaml
 
@@ -270,6 +285,9 @@ def dataset_card(*, run_id: str, repo_id: str | None, license: str,
                 "pending. Beside the participant's verdict, not instead of it.", ""]
         out += _table(["final verdict", "claims"], _counts(
             finals, ["verified", "falsified", "toy", "inconclusive", "pending"]))
+    if board is not None:
+        out += ["", "### Leaderboard intervals", ""]
+        out += interval_summary(board)
     out += ["", "### Consensus per registry claim", ""]
     out += consensus_summary(tables["consensus"])
     out += ["", "### Who decided each criterion", ""]

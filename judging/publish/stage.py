@@ -53,7 +53,7 @@ from judging.publish.scrub import (
     local_roots,
     publish_salt,
 )
-from judging.resolve import ClaimDecision, RubricDecision
+from judging.resolve import ClaimDecision, RubricDecision, run_leaderboard
 from judging.rundir import (
     RunPaths,
     RunStore,
@@ -197,7 +197,7 @@ def stage(run_dir: Path, *, out: Path | None = None, calibration_dir: Path | Non
     card = dataset_card(
         run_id=store.info.run_id, repo_id=repo_id, license=license, tables=tables,
         decisions=decisions, judgments=judgments, calibration_dir=calibration_dir,
-        scrubbed=scrubber.counts)
+        scrubbed=scrubber.counts, board=run_leaderboard(run_dir))
     card = scrubber.text(card) or ""
     (folder / "README.md").write_text(card, encoding="utf-8", newline="\n")
     files.insert(0, StagedFile("README.md", (folder / "README.md").stat().st_size, None))

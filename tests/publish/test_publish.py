@@ -26,7 +26,9 @@ from judging.errors import PublishError
 from judging.models import ClaimKey, Label, RubricRef
 from judging.publish.scrub import SCRUB_PATTERNS, pseudonym, scrub
 from judging.publish.stage import stage
+from judging.resolve import run_leaderboard
 from judging.resolve.decide import RubricDecision
+from judging.resolve.leaderboard import INTERVAL_COLUMNS, rank_text
 from judging.rundir.store import RunStore, read_jsonl
 from tests.conftest import REGISTRY, ROOT, SUBMISSIONS
 from tests.fakehub import patch_hub
@@ -287,6 +289,16 @@ def test_the_card(resolved, staged) -> None:
     pending = sum(1 for r in decisions if r["status"] == "pending")
     assert f"| humans | {humans} |" in body and f"| pending review | {pending} |" in body
     assert "reviewer-<6 hex>" in body and "[email]" in body
+    # The leaderboard's intervals, as `judging leaderboard` gives them (issue 42): the event
+    # line, the top places, and a row per submission with its four interval columns.
+    board = run_leaderboard(resolved["run"])
+    assert "### Leaderboard intervals" in body and f"- {board.uncertainty[0]}" in body
+    assert f"- {board.uncertainty[1]}" in body
+    assert "| rank | submission | pass_rate_95 | human_only_95 | rank_95 | rank_settled |" in body
+    for row in board.submissions:
+        cells = [rank_text(row), row["submission"],
+                 *(row.get(c) or "-" for c in INTERVAL_COLUMNS)]
+        assert "| " + " | ".join(cells) + " |" in body, cells
 
 
 def test_card_without_calibration_says_not_calibrated(resolved, tmp_path) -> None:
