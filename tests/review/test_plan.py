@@ -137,3 +137,23 @@ def test_claims_not_addressed_scale_the_rate_and_take_no_correction() -> None:
     assert both.claims == 80 and both.random_labels == 20
     assert both.estimate == round(alone.estimate / 2, 4)
     assert both.interval == (round(alone.interval[0] / 2, 4), round(alone.interval[1] / 2, 4))
+
+
+def test_every_addressed_claim_is_equally_likely_in_the_random_sample() -> None:
+    # PPI (ppi_mean_ci) assumes the random labels are a uniform sample of the claims it
+    # corrects; the plan stratifies by (rubric, AI outcome) with proportional allocation, so each
+    # claim's chance must be the same in every stratum, up to rounding a quota to whole claims.
+    rows = [ClaimRow(key=f"c{i}", submission=f"s{i % 7}", stratum=("figure@1", "verdict@1")[i % 2],
+                     ai=("pass", "fail", None)[i % 5 % 3]) for i in range(370)]
+    rows += [ClaimRow(key=f"n{i}", submission="s0", stratum="figure@1", ai="fail",
+                      not_addressed=True) for i in range(30)]
+    drawn: Counter[str] = Counter()
+    for seed in range(300):
+        sample = random_sample(rows, 37, seed=seed)
+        assert len(sample) == 37 and not any(r.not_addressed for r in sample)
+        drawn.update(r.key for r in sample)
+    by_stratum: dict[tuple, list[float]] = {}
+    for row in rows[:370]:
+        by_stratum.setdefault((row.stratum, row.ai), []).append(drawn[row.key] / 300)
+    for shares in by_stratum.values():
+        assert abs(float(np.mean(shares)) - 0.1) < 0.02, by_stratum
