@@ -404,25 +404,32 @@ def read_env_file(root: Path, relative: str) -> bytes:
         raise EnvironmentFileError(f"{relative}: {exc}: not read") from None
 
 
-def submission_hash(root: Path) -> str:
-    """Hash of everything an install in the sandbox can read of a submission (its copy):
-    every path, a regular file's bytes, a link's text (never followed), other kinds by kind."""
+def submission_hash(root: Path, *, limit: int | None = None) -> str | None:
+    """Hash of everything an install or a run in the sandbox can read of a submission (its
+    copy): every path, a regular file's bytes, a link's text (never followed), other kinds by
+    kind. None when its regular files add up to more than `limit` bytes (the sandbox's disk,
+    where it is copied): it is not read further, so a huge or sparse file cannot keep this
+    machine hashing before any limit applies."""
     digest = hashlib.sha256()
+    total = 0
     for folder, dirs, files in os.walk(root):
         dirs.sort()
         for name in sorted([*dirs, *files]):
             path = Path(folder) / name
             digest.update(os.fsencode(path.relative_to(root)) + b"\0")
-            mode = os.lstat(path).st_mode
-            if stat.S_ISLNK(mode):
+            info = os.lstat(path)
+            if stat.S_ISLNK(info.st_mode):
                 digest.update(b"link:" + os.fsencode(os.readlink(path)))
-            elif stat.S_ISREG(mode):
+            elif stat.S_ISREG(info.st_mode):
+                total += info.st_size
+                if limit is not None and total > limit:
+                    return None
                 fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
                 with os.fdopen(fd, "rb") as handle:
                     for chunk in iter(lambda: handle.read(1 << 20), b""):
                         digest.update(chunk)
             else:
-                digest.update(f"kind:{stat.S_IFMT(mode)}".encode())
+                digest.update(f"kind:{stat.S_IFMT(info.st_mode)}".encode())
             digest.update(b"\0")
     return digest.hexdigest()
 
@@ -582,7 +589,7 @@ def environment_key(root: Path, request: EnvRequest, interpreter: Interpreter | 
     else:
         local = False
     if local:
-        digest.update(b"submission:" + submission_hash(root).encode())
+        digest.update(b"submission:" + (submission_hash(root) or "").encode())
     digest.update(json.dumps([request.kind, interpreter.version if interpreter else None,
                               uv_version(), platform.machine()]).encode())
     return digest.hexdigest()[:24]

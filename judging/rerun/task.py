@@ -5,8 +5,6 @@ on its nodes; the HF Jobs engine runs the same plan as a Hub job.
 
 from __future__ import annotations
 
-import hashlib
-import os
 import re
 import traceback
 from dataclasses import dataclass, field, replace
@@ -31,6 +29,7 @@ from judging.rerun.environment import (
     PythonRequestError,
     find_environment,
     pinned_python,
+    submission_hash,
 )
 from judging.rerun.number import compare, describe_values, read_values
 from judging.rerun.sandbox import ProcessOutcome, Sandbox, SandboxUnavailable
@@ -83,33 +82,10 @@ class RerunTask:
 
 
 def _tree_hash(root: Path, memo: dict[Path, str | None], limit: int) -> str | None:
-    """Hash of every file of a submission folder (paths and contents; links as their target);
-    None when its regular files add up to more than `limit` bytes (the sandbox's disk, where the
-    submission is copied): it is not read further, so a huge (or sparse) file cannot keep this
-    machine hashing before anything runs."""
-    if root in memo:
-        return memo[root]
-    digest = hashlib.sha256()
-    total = 0
-    for folder, dirs, files in os.walk(root):
-        dirs.sort()
-        for name in sorted(files):
-            path = Path(folder) / name
-            relative = path.relative_to(root).as_posix()
-            # file names as the file system holds them (bytes that are not UTF-8 too)
-            digest.update(os.fsencode(relative) + b"\0")
-            if path.is_symlink():
-                digest.update(b"link:" + os.fsencode(os.readlink(path)))
-            elif path.is_file():
-                total += path.stat().st_size
-                if total > limit:
-                    memo[root] = None
-                    return None
-                with path.open("rb") as handle:
-                    for chunk in iter(lambda: handle.read(1 << 20), b""):
-                        digest.update(chunk)
-            digest.update(b"\0")
-    memo[root] = digest.hexdigest()
+    """`submission_hash` of a submission folder, once per folder of a plan (None: its files
+    add up to more than `limit`, the sandbox's disk)."""
+    if root not in memo:
+        memo[root] = submission_hash(root, limit=limit)
     return memo[root]
 
 
