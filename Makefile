@@ -45,13 +45,14 @@ TRACKIO_STAMP := $(TRACKIO_VENV)/.installed-trackio-0.43.0
 JUDGING_TRACKIO ?= $(abspath $(TRACKIO_VENV)/bin/trackio)
 export JUDGING_TRACKIO
 
-.PHONY: install argilla-env trackio-env demo test lint bench examples sysdeps-test sysdeps-demo clean help
+.PHONY: install argilla-env trackio-env demo test test-quick lint bench examples sysdeps-test sysdeps-demo clean help
 
 help:
 	@echo "make demo   run the judging pipeline end to end on examples/ (submissions and a logbook) and write a report"
 	@echo "            (the review server asks for port REVIEW_PORT=$(REVIEW_PORT), the dashboard APP_PORT=$(APP_PORT);"
 	@echo "            a taken port gives way to the next free one, printed)"
 	@echo "make test   run the whole test suite"
+	@echo "make test-quick  run the unit tests only (not those marked slow: tests/slow.py)"
 	@echo "make bench  print the benchmark figures"
 	@echo "make argilla-env  build $(ARGILLA_VENV), the local Argilla review server's environment"
 
@@ -155,8 +156,18 @@ demo: install argilla-env sysdeps-demo
 	@echo "         leaderboard, claims side by side, review queue; MCP tools at /gradio_api/mcp/"
 	@echo "         stop it with: $(BIN)/judging app stop --app-home $(APP_HOME)"
 
+# The suite runs in TEST_WORKERS processes (pytest-xdist); `--dist loadfile` keeps a module's
+# tests in one process, so that its module-scoped fixtures (a judged run, a server) are built
+# once. tests/slow.py marks the end-to-end tests and starts the longest modules first.
+TEST_WORKERS ?= 2
+PYTEST_PARALLEL := -n $(TEST_WORKERS) --dist loadfile
+
 test: install argilla-env trackio-env sysdeps-test lint
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q $(PYTEST_PARALLEL)
+
+# The inner loop: the unit tests, no server, browser, sandbox or end-to-end run.
+test-quick: install
+	$(BIN)/python -m pytest -q $(PYTEST_PARALLEL) -m "not slow"
 
 # Architecture contracts (import-linter, [tool.importlinter]) and lint (ruff, [tool.ruff]).
 lint: install

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-pytest_plugins = ["tests.argilla_server"]
+pytest_plugins = ["tests.argilla_server", "tests.slow"]
 
 import io
 import os

@@ -1,0 +1,165 @@
+"""Pytest plugin: which tests are slow, and the order the suite starts them in (issue 43).
+
+`make test-quick` runs `-m "not slow"`, the unit tests, for the inner loop; `make test` (and CI)
+runs everything, spread over processes by pytest-xdist with `--dist loadfile` (a module's tests
+stay in one process, so its module-scoped fixtures are built once).
+
+A test is slow when its module drives the product end to end: the CLI as a process, a server (the
+local Argilla server, the fake OpenAI server or Hub, the dashboard), Chromium, a Ray cluster, a
+sandboxed install with real uv and bubblewrap, or a whole `judging run` of the examples. Those
+modules are named in SLOW_MODULES, a test using a fixture of SLOW_FIXTURES is slow wherever it is,
+and a single slow test of a quick module carries `@pytest.mark.slow` itself. A test that is not
+marked but takes longer than QUICK_LIMIT_S is named at the end of a `-m "not slow"` run, so the
+quick suite stays quick as tests are added.
+
+The slow modules are started first (the longest first, by the figures of a measured run), so that
+the processes finish together rather than one waiting on a long module started last.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).resolve().parent
+
+#: A test of a quick (`-m "not slow"`) run that takes longer than this is reported: it belongs in
+#: SLOW_MODULES or carries the mark. Two seconds leaves room for a busy machine.
+QUICK_LIMIT_S = 2.0
+
+#: Fixtures that start a server, a browser, a cluster or a whole run: a test using one is slow.
+SLOW_FIXTURES = frozenset({"argilla", "ray_cluster", "offline_run", "consensus_run", "env_cache",
+                           "browser", "dashboard"})
+
+#: The modules (paths under tests/) that drive the product end to end, with the wall time in
+#: seconds each took in a serial run on this 2-core machine (the order they start in; a module
+#: missing a figure counts as SLOW_DEFAULT_S).
+SLOW_MODULES: dict[str, float] = {
+    "app/test_app.py": 230,
+    "app/test_browser.py": 70,
+    "app/test_browser_decisions.py": 66,
+    "app/test_live.py": 60,
+    "calibrate/test_own_verdict_logbooks.py": 0,
+    "calibrate/test_retest_run.py": 0,
+    "calibrate/test_run.py": 0,
+    "calibrate/test_small_numbers.py": 0,
+    "check/test_check.py": 0,
+    "consensus/test_event.py": 0,
+    "consensus/test_rules.py": 0,
+    "intake/test_attack_review.py": 0,
+    "intake/test_benchmark_freeform.py": 0,
+    "intake/test_benchmark_logbooks.py": 0,
+    "intake/test_chat_traces.py": 0,
+    "intake/test_discover.py": 0,
+    "intake/test_hostile_files.py": 0,
+    "intake/test_logbook.py": 0,
+    "intake/test_logbook_hostile.py": 0,
+    "intake/test_logbook_llm.py": 0,
+    "intake/test_logbook_problems.py": 0,
+    "intake/test_logbook_scale_scripts.py": 0,
+    "intake/test_sources.py": 0,
+    "intake/test_spaces.py": 0,
+    "judges/test_endpoint_check.py": 0,
+    "judges/test_llm.py": 0,
+    "merge/test_shards.py": 0,
+    "publish/test_publish.py": 0,
+    "report/test_fit_1400.py": 0,
+    "report/test_html.py": 0,
+    "report/test_paged.py": 0,
+    "report/test_plain_words.py": 0,
+    "rerun/test_attack_review.py": 0,
+    "rerun/test_declared_inputs.py": 0,
+    "rerun/test_engine_rules.py": 0,
+    "rerun/test_engines.py": 0,
+    "rerun/test_hostile.py": 0,
+    "rerun/test_inert_text.py": 0,
+    "rerun/test_install_containment.py": 0,
+    "rerun/test_kernel_limits.py": 0,
+    "rerun/test_non_root.py": 0,
+    "rerun/test_rerun.py": 0,
+    "review/test_browser.py": 0,
+    "review/test_demo_ports.py": 0,
+    "review/test_human_decides.py": 0,
+    "review/test_plan_push.py": 0,
+    "review/test_push_pull.py": 0,
+    "review/test_refresh_and_priority.py": 0,
+    "review/test_server.py": 0,
+    "review/test_server_env.py": 0,
+    "run/test_crash_safety.py": 0,
+    "run/test_demo_logbook.py": 0,
+    "run/test_failing_invocations.py": 0,
+    "run/test_integrity.py": 0,
+    "run/test_interrupt.py": 0,
+    "run/test_measure.py": 0,
+    "run/test_pool.py": 0,
+    "run/test_quietly_wrong_inputs.py": 0,
+    "run/test_runner.py": 0,
+    "run/test_worker_start.py": 0,
+    "rundir/test_file_modes.py": 0,
+    "rundir/test_old_format.py": 0,
+    "test_benchmarks.py": 0,
+    "test_ci.py": 0,
+    "test_cli_startup.py": 0,
+    "test_falsification_audit.py": 0,
+    "test_hostile_inputs.py": 0,
+    "test_secrets.py": 0,
+    "testing/test_fake_openai.py": 0,
+    "watch/test_no_network.py": 0,
+    "watch/test_watch.py": 0,
+}
+#: The start-order weight of a slow module without a measured figure (a middling one).
+SLOW_DEFAULT_S = 20.0
+
+
+def _module(item: pytest.Item) -> str:
+    """The item's module as a path under tests/ ("app/test_app.py")."""
+    path = item.nodeid.split("::", 1)[0]
+    return path.removeprefix("tests/")
+
+
+def _is_slow(item: pytest.Item) -> bool:
+    return (_module(item) in SLOW_MODULES or bool(SLOW_FIXTURES.intersection(item.fixturenames))
+            or item.get_closest_marker("slow") is not None)
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    # A quick run does not import the slow modules at all: importing them (Gradio, Ray, the
+    # Argilla SDK) is a good part of the quick run's time, and every test in them is deselected.
+    if config.getoption("markexpr", "").replace(" ", "") != "notslow":
+        return None
+    try:
+        relative = collection_path.relative_to(TESTS).as_posix()
+    except ValueError:
+        return None
+    return True if relative in SLOW_MODULES else None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    weight: dict[str, float] = {}
+    for item in items:
+        slow = _is_slow(item)
+        if slow and item.get_closest_marker("slow") is None:
+            item.add_marker(pytest.mark.slow)
+        module = _module(item)
+        figure = SLOW_MODULES.get(module) or (SLOW_DEFAULT_S if slow else 0.0)
+        weight[module] = max(weight.get(module, 0.0), figure)
+    # Stable: a module's tests keep their order; heavier modules start first.
+    items.sort(key=lambda item: -weight[_module(item)])
+
+
+_over_limit: list[tuple[str, float]] = []
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.when == "call" and report.duration > QUICK_LIMIT_S and "slow" not in report.keywords:
+        _over_limit.append((report.nodeid, report.duration))
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
+    if not _over_limit:
+        return
+    terminalreporter.write_sep("-", f"tests not marked slow that took over {QUICK_LIMIT_S:g} s "
+                                    "(add the module to tests/slow.py SLOW_MODULES, or mark it)")
+    for nodeid, duration in sorted(_over_limit, key=lambda pair: -pair[1]):
+        terminalreporter.write_line(f"{duration:6.1f} s  {nodeid}")
