@@ -158,7 +158,8 @@ demo: install argilla-env sysdeps-demo
 
 # The suite runs in TEST_WORKERS processes (pytest-xdist); `--dist loadfile` keeps a module's
 # tests in one process, so that its module-scoped fixtures (a judged run, a server) are built
-# once. tests/slow.py marks the end-to-end tests and starts the longest modules first.
+# once; tests/slow.py keeps the Ray modules in one process too, marks the end-to-end tests slow
+# and starts the longest modules first.
 TEST_WORKERS ?= 2
 PYTEST_PARALLEL := -n $(TEST_WORKERS) --dist loadfile
 

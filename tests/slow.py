@@ -1,15 +1,16 @@
 """Pytest plugin: which tests are slow, and the order the suite starts them in (issue 43).
 
 `make test-quick` runs `-m "not slow"`, the unit tests, for the inner loop; `make test` (and CI)
-runs everything, spread over processes by pytest-xdist with `--dist loadfile` (a module's tests
-stay in one process, so its module-scoped fixtures are built once).
+runs everything, spread over processes by pytest-xdist with `--dist loadfile`: a module's tests run in one
+process (its module-scoped fixtures are built once), and the modules that start a Ray cluster
+share one process (SHARED_PROCESS).
 
 A test is slow when its module drives the product end to end: the CLI as a process, a server (the
 local Argilla server, the fake OpenAI server or Hub, the dashboard), Chromium, a Ray cluster, a
 sandboxed install with real uv and bubblewrap, or a whole `judging run` of the examples. Those
 modules are named in SLOW_MODULES, a test using a fixture of SLOW_FIXTURES is slow wherever it is,
-and a single slow test of a quick module carries `@pytest.mark.slow` itself. A test that is not
-marked but takes longer than QUICK_LIMIT_S is named at the end of a `-m "not slow"` run, so the
+and a single slow test of a quick module is named in SLOW_TESTS (or carries `@pytest.mark.slow`).
+A test not marked that takes longer than QUICK_LIMIT_S is named at the end of the run, so the
 quick suite stays quick as tests are added.
 
 The slow modules are started first (the longest first, by the figures of a measured run), so that
@@ -25,8 +26,8 @@ import pytest
 TESTS = Path(__file__).resolve().parent
 
 #: A test of a quick (`-m "not slow"`) run that takes longer than this is reported: it belongs in
-#: SLOW_MODULES or carries the mark. Two seconds leaves room for a busy machine.
-QUICK_LIMIT_S = 2.0
+#: SLOW_MODULES or SLOW_TESTS. Three seconds: a unit test takes well under one on a quiet machine.
+QUICK_LIMIT_S = 3.0
 
 #: Fixtures that start a server, a browser, a cluster or a whole run: a test using one is slow.
 SLOW_FIXTURES = frozenset({"argilla", "ray_cluster", "offline_run", "consensus_run", "env_cache",
@@ -108,6 +109,19 @@ SLOW_MODULES: dict[str, float] = {
     "watch/test_no_network.py": 0,
     "watch/test_watch.py": 0,
 }
+#: Single slow tests of quick modules (module path :: test function, any parameters): each took
+#: over 2 s of CPU (a logbook made with the trackio CLI, a bootstrap, a drawn set of charts).
+SLOW_TESTS = frozenset({
+    "calibrate/test_retest.py::test_cli_table_retest_writes_the_report",
+    "calibrate/test_retest.py::test_the_real_retest_table_gives_the_published_figures",
+    "intake/test_logbook_figure_data.py::test_a_trackio_figure_with_raw_data_is_compared_data_to_data",
+    "intake/test_logbook_shapes.py::test_a_claims_table_before_pages_and_links_as_page_md",
+    "intake/test_logbook_shapes.py::test_trackio_shapes_titles_changes_two_claims_and_a_tagless_metadata",
+    "signals/chart/test_issue27_kinds.py::test_the_offline_judge_answers_no_drawn_pair_wrongly",
+    "signals/chart/test_issue27_kinds.py::test_the_readers_confidence_is_calibrated_on_a_drawn_set",
+    "signals/chart/test_real_failure_kinds.py::test_easy_noisy_reruns_pass",
+    "test_properties.py::test_manifest_loader_never_crashes_on_data",
+})
 #: The start-order weight of a slow module without a measured figure (a middling one).
 SLOW_DEFAULT_S = 20.0
 
@@ -119,7 +133,9 @@ def _module(item: pytest.Item) -> str:
 
 
 def _is_slow(item: pytest.Item) -> bool:
-    return (_module(item) in SLOW_MODULES or bool(SLOW_FIXTURES.intersection(item.fixturenames))
+    function = item.nodeid.split("[", 1)[0].removeprefix("tests/")
+    return (_module(item) in SLOW_MODULES or function in SLOW_TESTS
+            or bool(SLOW_FIXTURES.intersection(item.fixturenames))
             or item.get_closest_marker("slow") is not None)
 
 
@@ -135,7 +151,41 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     return True if relative in SLOW_MODULES else None
 
 
+#: Modules that must run in the same process, one after the other: those starting a Ray cluster
+#: (two Ray heads on one machine contend for Ray's fixed ports). Every other module is a unit of
+#: its own.
+SHARED_PROCESS = {"ray_cluster": ("merge/test_shards.py", "rerun/test_declared_inputs.py",
+                                  "rerun/test_engine_rules.py", "rerun/test_engines.py")}
+
+
+def _group(module: str) -> str:
+    return next((name for name, modules in SHARED_PROCESS.items() if module in modules), module)
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """`--dist loadfile`, with the SHARED_PROCESS modules in one unit of work, and the units
+    started in this plugin's order (the longest first) rather than by their number of tests.
+    (`--dist loadgroup` would do the grouping, but it stopped grouping on pytest 9.2:
+    pytest-dev/pytest-xdist#1386.)"""
+    if config.getoption("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ModuleGroups(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return _group(nodeid.split("::", 1)[0].removeprefix("tests/"))
+
+    config.option.loadscopereorder = False
+    return ModuleGroups(config, log)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        for fixture, modules in SHARED_PROCESS.items():
+            if fixture in item.fixturenames and _module(item) not in modules:
+                raise pytest.UsageError(
+                    f"{item.nodeid} uses {fixture}: add {_module(item)} to SHARED_PROCESS in "
+                    "tests/slow.py (its modules run in one process, one after the other)")
     weight: dict[str, float] = {}
     for item in items:
         slow = _is_slow(item)
@@ -144,7 +194,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         module = _module(item)
         figure = SLOW_MODULES.get(module) or (SLOW_DEFAULT_S if slow else 0.0)
         weight[module] = max(weight.get(module, 0.0), figure)
-    # Stable: a module's tests keep their order; heavier modules start first.
+    # Stable: a module's tests keep their order; heavier modules start first (a group starts
+    # where its first test is).
     items.sort(key=lambda item: -weight[_module(item)])
 
 
