@@ -78,3 +78,30 @@ def test_one_openai_call_path() -> None:
     said = sum(path.read_text(encoding="utf-8").count('"structured output"')
                for path in PACKAGE.rglob("*.py"))
     assert said == 1
+
+
+def test_long_option_lists_are_grouped_in_help() -> None:
+    """A command with more than ten options shows them in titled sections of --help, no more
+    than ten left under the plain "Options" (issue 43: calibrate, rerun and watch had 16 to 23
+    in one list)."""
+    import click
+
+    from judging.cli import main
+    from judging.cli.options import MAX_UNGROUPED_OPTIONS, SectionedCommand
+
+    def commands(command: click.Command, path: str):
+        if isinstance(command, click.Group):
+            for name, sub in command.commands.items():
+                yield from commands(sub, f"{path} {name}".strip())
+        else:
+            yield path, command
+
+    crowded = []
+    for path, command in commands(main, ""):
+        options = [param for param in command.params if isinstance(param, click.Option)]
+        if len(options) <= MAX_UNGROUPED_OPTIONS:
+            continue
+        plain = [param for param in options if not hasattr(param, "help_section")]
+        if not isinstance(command, SectionedCommand) or len(plain) > MAX_UNGROUPED_OPTIONS:
+            crowded.append(f"{path}: {len(plain)} of {len(options)} ungrouped")
+    assert not crowded
