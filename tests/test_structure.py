@@ -105,3 +105,25 @@ def test_long_option_lists_are_grouped_in_help() -> None:
         if not isinstance(command, SectionedCommand) or len(plain) > MAX_UNGROUPED_OPTIONS:
             crowded.append(f"{path}: {len(plain)} of {len(options)} ungrouped")
     assert not crowded
+
+
+def test_text_limits_are_named() -> None:
+    """A cut of text to fit a limit of the models names the limit (`models.MAX_*_CHARS`): a
+    number spelled in its place (`[:4000]`, `max_length=4000`) drifts when the limit changes
+    (issue 43: `[:4000]` stood 20 times in 7 files)."""
+    from judging import models
+
+    limits = {value for name, value in vars(models).items()
+              if name.startswith("MAX_") and name.endswith("_CHARS")}
+    assert limits  # the check reads the constants it guards
+    spelled = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            number = None
+            if isinstance(node, ast.Slice) and node.lower is None and node.step is None:
+                number = node.upper
+            elif isinstance(node, ast.keyword) and node.arg == "max_length":
+                number = node.value
+            if isinstance(number, ast.Constant) and number.value in limits:
+                spelled.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
+    assert not spelled

@@ -55,7 +55,7 @@ from judging.intake.logbook.extract import (
 )
 from judging.intake.logbook.reader import Cell, Page
 from judging.intake.manifest import MAX_CLAIMS_PER_SUBMISSION
-from judging.models import FieldProvenance, Verdict
+from judging.models import MAX_NOTE_CHARS, MAX_STATEMENT_CHARS, FieldProvenance, Verdict
 
 _MD = MarkdownIt("commonmark").enable("table")
 
@@ -319,7 +319,7 @@ def table_claims(page: Page, block: Block) -> list[FoundClaim]:
             statement = _NAMED_ID.sub("", statement, count=1).strip() or statement
         claim = FoundClaim(page, number, r, raw.strip(), statement, ex, place="table row",
                            number_quote=cells[number_cell] if number is not None else None)
-        ex.provenance["statement"] = FieldProvenance(how="declared", quote=raw.strip()[:4000],
+        ex.provenance["statement"] = FieldProvenance(how="declared", quote=raw.strip()[:MAX_NOTE_CHARS],
                                                      place="claims table row")
         out.append(claim)
     return out
@@ -376,7 +376,7 @@ def _row_values(ex: Extraction, header: list[str], cells: list[str], cols: Colum
             continue
         if len(values) == 1:
             setattr(ex, side, values[0])
-            ex.provenance[name] = FieldProvenance(how="declared", quote=raw[:4000],
+            ex.provenance[name] = FieldProvenance(how="declared", quote=raw[:MAX_NOTE_CHARS],
                                                   place="table cell")
         elif len(values) > 1:
             ex.absent[name] = f"several {side} columns hold numbers: which one is the claim's " \
@@ -387,9 +387,9 @@ def _row_values(ex: Extraction, header: list[str], cells: list[str], cols: Colum
 
 def _set_verdict(ex: Extraction, verdict: str, label: str, quote: str, place: str) -> None:
     ex.verdict = Verdict(verdict)
-    ex.source_verdict = plain_text(label).strip()[:4000] or verdict
+    ex.source_verdict = plain_text(label).strip()[:MAX_NOTE_CHARS] or verdict
     ex.absent.pop("verdict", None)
-    ex.provenance["verdict"] = FieldProvenance(how="declared", quote=quote[:4000], place=place)
+    ex.provenance["verdict"] = FieldProvenance(how="declared", quote=quote[:MAX_NOTE_CHARS], place=place)
 
 
 # --- headings and lists ---------------------------------------------------------------------
@@ -464,7 +464,7 @@ def _heading_claim(page: Page, heading: Heading, row: int, verdict: str | None,
     body = "\n\n".join(b.text for b in heading.blocks)
     claim = FoundClaim(page, int(m.group(1)) if m else None, row, f"{heading.raw}\n{body}",
                        statement, ex, place="section", number_quote=heading.raw if m else None)
-    ex.provenance["statement"] = FieldProvenance(how="declared", quote=heading.raw[:4000],
+    ex.provenance["statement"] = FieldProvenance(how="declared", quote=heading.raw[:MAX_NOTE_CHARS],
                                                  place="heading")
     return claim
 
@@ -486,8 +486,8 @@ def _item_claims(page: Page, heading: Heading, verdict: str) -> list[FoundClaim]
         _set_verdict(ex, verdict, heading.raw, heading.raw, "verdict heading")
         for name in ("reported_value", "reproduced_value"):
             ex.absent[name] = "stated in prose: needs --extract"
-        claim = FoundClaim(page, None, r, line, statement[:4000], ex, place="list item")
-        ex.provenance["statement"] = FieldProvenance(how="declared", quote=line.strip()[:4000],
+        claim = FoundClaim(page, None, r, line, statement[:MAX_STATEMENT_CHARS], ex, place="list item")
+        ex.provenance["statement"] = FieldProvenance(how="declared", quote=line.strip()[:MAX_NOTE_CHARS],
                                                      place="list item")
         out.append(claim)
     return out
@@ -591,7 +591,7 @@ def bold_claims(page: Page, heading: Heading) -> list[FoundClaim]:
         claim = FoundClaim(page, int(m.group("n")), 1, f"{block.text}\n\n{after}",
                            plain_text(m.group("s")).strip(), ex, place="section",
                            number_quote=quote)
-        ex.provenance["statement"] = FieldProvenance(how="declared", quote=quote[:4000],
+        ex.provenance["statement"] = FieldProvenance(how="declared", quote=quote[:MAX_NOTE_CHARS],
                                                      place="bold claim line")
         out.append(claim)
     return out
@@ -618,9 +618,9 @@ def bold_verdict_items(page: Page, heading: Heading) -> list[FoundClaim]:
             _set_verdict(ex, verdict, m.group("lead"), line.strip(), "bold label")
             for name in ("reported_value", "reproduced_value"):
                 ex.absent[name] = "stated in prose: needs --extract"
-            claim = FoundClaim(page, None, 1, line, rest[:4000], ex, place="list item")
+            claim = FoundClaim(page, None, 1, line, rest[:MAX_STATEMENT_CHARS], ex, place="list item")
             ex.provenance["statement"] = FieldProvenance(how="declared",
-                                                         quote=line.strip()[:4000],
+                                                         quote=line.strip()[:MAX_NOTE_CHARS],
                                                          place="list item")
             out.append(claim)
     return out
@@ -692,10 +692,10 @@ def paper_claims(page: Page, heading: Heading) -> list[FoundClaim]:
                 ex.absent[name] = "not declared as this claim's value"
             claim = FoundClaim(page, None, len(out) + 1, line if place == "table row" else
                                (block.text if place == "paragraph" else line),
-                               statement[:4000], ex,
+                               statement[:MAX_STATEMENT_CHARS], ex,
                                place="table row" if place == "table row" else "list item")
             ex.provenance["statement"] = FieldProvenance(
-                how="declared", quote=line.strip()[:4000],
+                how="declared", quote=line.strip()[:MAX_NOTE_CHARS],
                 place="claims table row" if place == "table row" else "paper's claims")
             out.append(claim)
     return out
@@ -725,9 +725,9 @@ def paper_rows(page: Page, heading: Heading) -> list[FoundClaim]:
             ex.absent["verdict"] = "the paper's row of a results table: no verdict on it"
             for name in ("reported_value", "reproduced_value"):
                 ex.absent[name] = "not declared as this claim's value"
-            claim = FoundClaim(page, None, len(out) + 1, line, statement[:4000], ex,
+            claim = FoundClaim(page, None, len(out) + 1, line, statement[:MAX_STATEMENT_CHARS], ex,
                                place="table row")
-            ex.provenance["statement"] = FieldProvenance(how="declared", quote=line.strip()[:4000],
+            ex.provenance["statement"] = FieldProvenance(how="declared", quote=line.strip()[:MAX_NOTE_CHARS],
                                                          place="claims table row")
             out.append(claim)
     return out
@@ -774,10 +774,10 @@ def not_covered_items(page: Page, heading: Heading) -> list[FoundClaim]:
             ex.absent["verdict"] = f"listed under {lead.strip()[:80]!r}: not run, no verdict"
             for name in ("reported_value", "reproduced_value"):
                 ex.absent[name] = "not run"
-            claim = FoundClaim(page, None, len(out) + 1, line, statement[:4000], ex,
+            claim = FoundClaim(page, None, len(out) + 1, line, statement[:MAX_STATEMENT_CHARS], ex,
                                place="list item")
             ex.provenance["statement"] = FieldProvenance(how="declared",
-                                                         quote=line.strip()[:4000],
+                                                         quote=line.strip()[:MAX_NOTE_CHARS],
                                                          place="list item")
             out.append(claim)
     return out
@@ -957,8 +957,8 @@ def prose_statements(rel: str, text: str, claims: list[FoundClaim]) -> list[Foun
         ex.absent["verdict"] = "stated in prose: needs --extract"
         for name in ("reported_value", "reproduced_value"):
             ex.absent[name] = "stated in prose: needs --extract"
-        claim = FoundClaim(page, None, r, unit, said[:4000], ex, place="prose")
-        ex.provenance["statement"] = FieldProvenance(how="declared", quote=line.strip()[:4000],
+        claim = FoundClaim(page, None, r, unit, said[:MAX_STATEMENT_CHARS], ex, place="prose")
+        ex.provenance["statement"] = FieldProvenance(how="declared", quote=line.strip()[:MAX_NOTE_CHARS],
                                                      place="prose sentence")
         out.append(claim)
     return out

@@ -54,7 +54,7 @@ from judging.intake.logbook.extract import (
 from judging.intake.logbook.figures import DECODED, Figure, PageMaterializer, RunLog
 from judging.intake.logbook.reader import Logbook, Page, parse_cells
 from judging.intake.paths import MAX_TEXT_FILE_BYTES, read_confined
-from judging.models import FieldProvenance
+from judging.models import MAX_NOTE_CHARS, MAX_STATEMENT_CHARS, FieldProvenance
 
 _CLAIM_SLUG = re.compile(r"(?i)(?:^|[-_])claim(?:[-_]|$)")
 #: Slugs that hold the word claim but are about all claims, not one.
@@ -109,9 +109,9 @@ class FoundClaim:
     @property
     def id_provenance(self) -> FieldProvenance:
         if self.number is not None and self.number_quote:
-            return FieldProvenance(how="declared", quote=self.number_quote[:4000],
+            return FieldProvenance(how="declared", quote=self.number_quote[:MAX_NOTE_CHARS],
                                    place=f"claim number in the {self.place}")
-        return FieldProvenance(how="order", quote=(self.title or self.page.slug)[:4000],
+        return FieldProvenance(how="order", quote=(self.title or self.page.slug)[:MAX_NOTE_CHARS],
                                place=f"{self.place} order")
 
 
@@ -748,7 +748,7 @@ def statement(claim: FoundClaim) -> str:
         body = quote.group("s").strip() if quote else ""
     title = re.sub(r"^\s*claim\s*\d+\s*[:.\u2014-]*\s*", "", claim.title, flags=re.IGNORECASE)
     out = f"{title}: {body}" if body and title else (body or title or claim.page.slug)
-    return out[:4000]
+    return out[:MAX_STATEMENT_CHARS]
 
 
 _SCOPE_HEADING = re.compile(r"(?im)^(?P<h>#{2,4})[ \t]+scope[ \t]*(?:&|and|&amp;)[ \t]*cost\b"
