@@ -127,3 +127,27 @@ def test_text_limits_are_named() -> None:
             if isinstance(number, ast.Constant) and number.value in limits:
                 spelled.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
     assert not spelled
+
+
+def _face_imports(package: Path) -> list[str]:
+    """The places inside `package` (its modules and subpackages, its own __init__ aside) that
+    import from the package's face: `from judging.x import y` or `import judging.x`."""
+    face = ".".join(package.relative_to(ROOT).parts)
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        if path == package / "__init__.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module == face or \
+                    isinstance(node, ast.Import) and any(a.name == face for a in node.names):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    return found
+
+
+def test_package_faces_are_not_imported_from_inside() -> None:
+    """A package's `__init__` is its face for the other stages; its own modules import each other
+    by their module paths (`judging.judges.prompt`, not `from judging.judges import prompt`), so
+    that the face can re-export anything without a module inside waiting on it (issue 43)."""
+    packages = [path.parent for path in PACKAGE.rglob("__init__.py")]
+    assert PACKAGE / "judges" in packages and PACKAGE / "calibrate" in packages
+    assert not [place for package in packages for place in _face_imports(package)]

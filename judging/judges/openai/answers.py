@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from judging.judges import prompt
+import judging.judges.prompt as prompt
 from judging.models import (
     AnswerStatus,
     ConfidenceSource,
