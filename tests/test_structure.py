@@ -151,3 +151,21 @@ def test_package_faces_are_not_imported_from_inside() -> None:
     packages = [path.parent for path in PACKAGE.rglob("__init__.py")]
     assert PACKAGE / "judges" in packages and PACKAGE / "calibrate" in packages
     assert not [place for package in packages for place in _face_imports(package)]
+
+
+def test_run_directory_files_are_named_by_the_layout() -> None:
+    """A stage takes a run-directory file's name from `judging/rundir/layout.py` (issue 43:
+    merge spelled run.json, rerun its log files). The commands' messages (judging/cli/) say
+    where a file went in words the organizer reads, and are left to them."""
+    from judging.rundir import layout
+
+    names = {name for key, value in vars(layout).items() if key.isupper()
+             for name in (value.values() if isinstance(value, dict) else [value])
+             if isinstance(name, str) and "." in name}
+    assert "run.json" in names and "stdout.txt" in names
+    spelled = [f"{path.relative_to(PACKAGE)}:{node.lineno}"
+               for path in sorted(PACKAGE.rglob("*.py"))
+               if path != PACKAGE / "rundir" / "layout.py" and "cli" not in path.parts
+               for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+               if isinstance(node, ast.Constant) and node.value in names]
+    assert not spelled
