@@ -657,31 +657,6 @@ def _decide(claim: FoundClaim, labels: list[Label], values: list[Value], prose: 
     toy_scale(ex, prose)
 
 
-_STATEMENT_HEADING = re.compile(
-    r"(?ims)^#{1,4}[ \t]*(?:target|literal|anchored|judged|original|the|paper)?[ \t]*claim\b"
-    r"[^\n]*\n+(?P<s>.+?)(?:\n[ \t]*\n|\n#|\Z)")
-_STATEMENT_LEAD = re.compile(
-    r"(?im)^[ \t>]*(?:\*\*|__)(?:target|literal|anchored|judged|original|paper(?:'s)?)[ \t]+"
-    r"claim\b[^\n]*(?:\n(?![ \t]*\n)[^\n]*)*")
-_BLOCKQUOTE = re.compile(r"(?m)^>[ \t]*(?P<s>[^\n]{20,})")
-
-
-def statement_text(title: str, prose: str) -> str:
-    """Where the participant states the claim: a `## Literal claim` (Claim, Target claim, ...)
-    section's first paragraph, else a `**Judged claim:**` / `**Anchored claim.**` paragraph,
-    else the first blockquote; then the claim's title (its "Claim N:" prefix removed)."""
-    body = ""
-    m = _STATEMENT_HEADING.search(prose)
-    if m and len(m.group("s").strip()) > 20:
-        body = m.group("s")
-    elif (lead := _STATEMENT_LEAD.search(prose)) is not None:
-        body = lead.group(0)
-    elif (quote := _BLOCKQUOTE.search(prose)) is not None:
-        body = quote.group("s")
-    title = re.sub(r"^\s*claim\s*\d+\s*[:.\u2014-]*\s*", "", title, flags=re.IGNORECASE)
-    return f"{body}\n{title}" if body else title
-
-
 def materialize(logbook: Logbook, claims: list[FoundClaim], out_dir: Path) -> list[Figure]:
     """Write every page's figures and run logs under `out_dir`; attach them to the claims.
     Returns the figures of pages that hold no claim (summaries), shared by every claim."""

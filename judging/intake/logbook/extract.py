@@ -147,7 +147,6 @@ _SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+"
 NUMBER = (r"(?<![\w.])[-−–]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
           r"(?:\s*(?:[eE][-+−]?\d+|[×x]\s*10(?:\^\{?[-−]?\d+\}?|[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)))?"
           r"(?:\s*\+\s*\d+(?:\.\d+)?[eE][-−]\d+)?%?")
-_NUMBER = re.compile(NUMBER)
 
 
 def parse_number(text: str) -> float | None:
@@ -166,14 +165,6 @@ def parse_number(text: str) -> float | None:
         except ValueError:
             return None
     return value if math.isfinite(value) else None
-
-
-def first_number(text: str) -> tuple[float, str] | None:
-    for match in _NUMBER.finditer(text):
-        value = parse_number(match.group(0))
-        if value is not None:
-            return value, match.group(0)
-    return None
 
 
 #: Reasons of absent values.

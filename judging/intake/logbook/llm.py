@@ -31,8 +31,6 @@ from judging.models import MAX_NOTE_CHARS, FieldProvenance, Verdict
 
 REJECTED = "llm quote not found on the page"
 NOT_STATED = "llm: not stated on the page"
-#: The fields the LLM may fill.
-FIELDS = ("reported_value", "reproduced_value", "verdict", "toy", "scale_note")
 
 
 class _Quoted(BaseModel):
