@@ -10,6 +10,7 @@ from rich.table import Table
 from judging.cli.options import (
     SectionedCommand,
     console,
+    endpoint_options,
     friendly_errors,
     option_section,
     rubrics_dir_option,
@@ -59,11 +60,9 @@ from judging.cli.options import (
     click.option("--against", default=None,
                   help="--table --retest: comma-separated columns to set against A (e.g. an "
                        "archived verdict)."),
-    click.option("--base-url", envvar="OPENAI_BASE_URL", default=None, show_envvar=True,
-                  help="RUN_DIR --retest: the endpoint to re-judge with [default: the one each "
-                       "line recorded]."),
-    click.option("--api-key", envvar="OPENAI_API_KEY", default=None, show_envvar=True,
-                  help="RUN_DIR --retest: the endpoint's API key (used, never recorded)."),
+    *endpoint_options("RUN_DIR --retest: the endpoint to re-judge with [default: the one "
+                      "each line recorded].",
+                      "RUN_DIR --retest: the endpoint's API key (used, never recorded)."),
     click.option("--concurrency", type=click.IntRange(1, 256), default=8, show_default=True,
                   help="RUN_DIR --retest: calls in flight."),
 )

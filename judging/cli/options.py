@@ -207,6 +207,16 @@ def option_group(name: str, build: Callable[..., Any], *options: Callable[[F], F
     return decorate
 
 
+def endpoint_options(url_help: str, key_help: str) -> tuple[Callable[[F], F], ...]:
+    """`--base-url` and `--api-key`: the OpenAI-compatible endpoint a command calls, from
+    OPENAI_BASE_URL / OPENAI_API_KEY by default (run, calibrate --retest), with the command's
+    own help."""
+    return (click.option("--base-url", envvar="OPENAI_BASE_URL", default=None, show_envvar=True,
+                         help=url_help),
+            click.option("--api-key", envvar="OPENAI_API_KEY", default=None, show_envvar=True,
+                         help=key_help))
+
+
 def event_option(func: F) -> F:
     """`--event FILE`: the event's rules the leaderboard applies (leaderboard, app)."""
     return click.option("--event", "event_path", type=click.Path(path_type=Path, dir_okay=False,

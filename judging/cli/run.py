@@ -23,6 +23,7 @@ from rich.table import Table
 from judging.cli.options import (
     SectionedCommand,
     console,
+    endpoint_options,
     err_console,
     friendly_errors,
     option_group,
@@ -99,11 +100,8 @@ llm_options = option_group("llm", _llm,
                   envvar="JUDGING_PRICES", default=None, show_envvar=True,
                   help="YAML prices per model ({model: {input: X, output: Y}}, USD per million "
                        "tokens)."),
-    click.option("--base-url", envvar="OPENAI_BASE_URL", default=None, show_envvar=True,
-                  help="OpenAI-compatible endpoint (OpenAI, HF Inference Providers, vLLM, "
-                       "llama.cpp, Ollama)."),
-    click.option("--api-key", envvar="OPENAI_API_KEY", default=None, show_envvar=True,
-                  help="API key for the endpoint (never recorded)."),
+    *endpoint_options("OpenAI-compatible endpoint (OpenAI, HF Inference Providers, vLLM, "
+                      "llama.cpp, Ollama).", "API key for the endpoint (never recorded)."),
     click.option("--temperature", type=click.FloatRange(0, 2), default=0.0, show_default=True),
     click.option("--max-tokens", type=click.IntRange(16, 100_000), default=2000, show_default=True,
                   help="Answer length limit per call."),
