@@ -403,7 +403,8 @@ def _set_verdict(ex: Extraction, verdict: str, label: str, quote: str, place: st
     ex.verdict = Verdict(verdict)
     ex.source_verdict = plain_text(label).strip()[:MAX_NOTE_CHARS] or verdict
     ex.absent.pop("verdict", None)
-    ex.provenance["verdict"] = FieldProvenance(how="declared", quote=quote[:MAX_NOTE_CHARS], place=place)
+    ex.provenance["verdict"] = FieldProvenance(how="declared", quote=quote[:MAX_NOTE_CHARS],
+                                               place=place)
 
 
 # --- headings and lists ---------------------------------------------------------------------

@@ -246,9 +246,11 @@ def to_input(found: FoundClaim, claim_id: str, origin: str, loaded: LoadedSubmis
     if kind in ("number", "figure", "theorem"):
         values = {"reported_value": ex.reported, "reproduced_value": ex.reproduced}
     claim = Claim(
-        claim_id=claim_id, kind=kind, statement=(statement(found) or claim_id)[:MAX_STATEMENT_CHARS],
+        claim_id=claim_id, kind=kind,
+        statement=(statement(found) or claim_id)[:MAX_STATEMENT_CHARS],
         reproduced_figure=figure, verdict=ex.verdict,
-        justification=(found.prose or files.body)[:MAX_JUSTIFICATION_CHARS], scale_note=ex.toy_note(),
+        justification=(found.prose or files.body)[:MAX_JUSTIFICATION_CHARS],
+        scale_note=ex.toy_note(),
         evidence=Evidence(logs=files.logs[:50], script=facts.script, traces=facts.traces[:50]),
         source_verdict=ex.source_verdict, toy=ex.toy, provenance=provenance, absent=absent,
         theorem_values=kind == "theorem" and any(v is not None for v in values.values()),

@@ -138,7 +138,8 @@ def copy_signals(check: CopyCheck, rerun: Callable[[], str | None]
     if check.near_identical:
         return signals, [Flag(name="near_identical", detail=(
             f"the reproduced figure is {check.how}: the same plotting code run again "
-            f"elsewhere, or a copy with a label edited; a human should tell which")[:MAX_NOTE_CHARS])]
+            f"elsewhere, or a copy with a label edited; a human should tell which"
+        )[:MAX_NOTE_CHARS])]
     if shown is not None:
         return signals, [Flag(name="identical_rerender", detail=(
             f"the reproduced figure is pixel-identical to the published figure ({check.how}), "

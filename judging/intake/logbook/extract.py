@@ -493,7 +493,8 @@ def _a_change(labels: list[Label]) -> bool:
 def _prov(ex: Extraction, name: str, how: str, quote: str, place: str,
           page_text: str | None) -> None:
     if quote and (page_text is None or quote in page_text):
-        ex.provenance[name] = FieldProvenance(how=how, quote=quote[:MAX_NOTE_CHARS], place=place[:200])
+        ex.provenance[name] = FieldProvenance(how=how, quote=quote[:MAX_NOTE_CHARS],
+                                              place=place[:200])
 
 
 # --- values ---------------------------------------------------------------------------------
