@@ -76,7 +76,7 @@ def build_run(root: Path, n: int) -> Path:
     claims = []
     for i in range(n):
         key = ClaimKey(submission_id=f"bench/sub{i % 20}", claim_id=f"bench/f{i}")
-        folder = store.diffs_dir / slug(str(key))
+        folder = store.paths.diffs / slug(str(key))
         folder.mkdir(parents=True)
         for name, source in figures[i % len(figures)].items():
             shutil.copyfile(source, folder / f"{name}.png")

@@ -114,9 +114,15 @@ Identifier = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9._
                                               max_length=200)]
 
 #: Limits on free text from participants: large enough for any honest text, small enough that one
-#: hostile manifest cannot exhaust memory or a judge's context.
+#: hostile manifest cannot exhaust memory or a judge's context. Every cut to fit one of them names
+#: it (tests/test_structure.py finds a number spelled instead).
+#: A claim's statement (and the title a found claim carries into it): a paragraph, not a page.
 MAX_STATEMENT_CHARS = 4_000
+#: The participant's argument for a claim, the longest text a prompt carries of it (the prompt
+#: says when it was cut).
 MAX_JUSTIFICATION_CHARS = 20_000
+#: A note about a claim: a quote on the page, a scale note, the verdict as written, a flag's
+#: detail, a reason, a script's stderr tail.
 MAX_NOTE_CHARS = 4_000
 
 
@@ -1351,7 +1357,7 @@ class RerunRecord(VersionedModel):
     `judging rerun` tries it again."""
     values: list[RerunValue] = Field(default_factory=list)
     exit_code: int | None = None
-    stderr_tail: str | None = Field(default=None, max_length=4000)
+    stderr_tail: str | None = Field(default=None, max_length=MAX_NOTE_CHARS)
     """The last lines of the script's stderr (or of the resolver's output when the environment
     failed)."""
     duration_s: float | None = None

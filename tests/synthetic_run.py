@@ -88,7 +88,7 @@ def write_synthetic_run(root: Path, n_claims: int, *, images: int = 3) -> Synthe
             made.flagged.append(str(key))
         artifacts = Artifacts()
         if figure and i >= len(made.with_images) * image_every and len(made.with_images) < images:
-            folder = store.diffs_dir / slug(str(key))
+            folder = store.paths.diffs / slug(str(key))
             folder.mkdir(parents=True, exist_ok=True)
             paths = claim_images(folder)
             for name, path in paths.items():

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import re
+from pathlib import Path
 
 from tests.conftest import ROOT
 
@@ -78,3 +79,94 @@ def test_one_openai_call_path() -> None:
     said = sum(path.read_text(encoding="utf-8").count('"structured output"')
                for path in PACKAGE.rglob("*.py"))
     assert said == 1
+
+
+def test_long_option_lists_are_grouped_in_help() -> None:
+    """A command with more than ten options shows them in titled sections of --help, no more
+    than ten left under the plain "Options" (issue 43: calibrate, rerun and watch had 16 to 23
+    in one list)."""
+    import click
+
+    from judging.cli import main
+    from judging.cli.options import MAX_UNGROUPED_OPTIONS, SectionedCommand
+
+    def commands(command: click.Command, path: str):
+        if isinstance(command, click.Group):
+            for name, sub in command.commands.items():
+                yield from commands(sub, f"{path} {name}".strip())
+        else:
+            yield path, command
+
+    crowded = []
+    for path, command in commands(main, ""):
+        options = [param for param in command.params if isinstance(param, click.Option)]
+        if len(options) <= MAX_UNGROUPED_OPTIONS:
+            continue
+        plain = [param for param in options if not hasattr(param, "help_section")]
+        if not isinstance(command, SectionedCommand) or len(plain) > MAX_UNGROUPED_OPTIONS:
+            crowded.append(f"{path}: {len(plain)} of {len(options)} ungrouped")
+    assert not crowded
+
+
+def test_text_limits_are_named() -> None:
+    """A cut of text to fit a limit of the models names the limit (`models.MAX_*_CHARS`): a
+    number spelled in its place (`[:4000]`, `max_length=4000`) drifts when the limit changes
+    (issue 43: `[:4000]` stood 20 times in 7 files)."""
+    from judging import models
+
+    limits = {value for name, value in vars(models).items()
+              if name.startswith("MAX_") and name.endswith("_CHARS")}
+    assert limits  # the check reads the constants it guards
+    spelled = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            number = None
+            if isinstance(node, ast.Slice) and node.lower is None and node.step is None:
+                number = node.upper
+            elif isinstance(node, ast.keyword) and node.arg == "max_length":
+                number = node.value
+            if isinstance(number, ast.Constant) and number.value in limits:
+                spelled.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
+    assert not spelled
+
+
+def _face_imports(package: Path) -> list[str]:
+    """The places inside `package` (its modules and subpackages, its own __init__ aside) that
+    import from the package's face: `from judging.x import y` or `import judging.x`."""
+    face = ".".join(package.relative_to(ROOT).parts)
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        if path == package / "__init__.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module == face or \
+                    isinstance(node, ast.Import) and any(a.name == face for a in node.names):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    return found
+
+
+def test_package_faces_are_not_imported_from_inside() -> None:
+    """A package's `__init__` is its face for the other stages; its own modules import each other
+    by their module paths (`judging.judges.prompt`, not `from judging.judges import prompt`), so
+    that the face can re-export anything without a module inside waiting on it (issue 43)."""
+    packages = [path.parent for path in PACKAGE.rglob("__init__.py")]
+    assert PACKAGE / "judges" in packages and PACKAGE / "calibrate" in packages
+    assert not [place for package in packages for place in _face_imports(package)]
+
+
+def test_run_directory_files_are_named_by_the_layout() -> None:
+    """A stage takes a run-directory file's name from `judging/rundir/layout.py` (issue 43:
+    merge spelled run.json, rerun its log files). The commands' messages (judging/cli/) say
+    where a file went in words the organizer reads, and are left to them."""
+    from judging.rundir import layout
+
+    names = {name for key, value in vars(layout).items() if key.isupper()
+             for name in (value.values() if isinstance(value, dict) else [value])
+             if isinstance(name, str) and "." in name}
+    assert "run.json" in names and "stdout.txt" in names
+    spelled = [f"{path.relative_to(PACKAGE)}:{node.lineno}"
+               for path in sorted(PACKAGE.rglob("*.py"))
+               if path != PACKAGE / "rundir" / "layout.py" and "cli" not in path.parts
+               for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+               if isinstance(node, ast.Constant) and node.value in names]
+    assert not spelled

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from judging.calibrate import metrics as agreement
+import judging.calibrate.metrics as agreement
 from judging.calibrate.run import CalibrationResult, finite_or_none
 from judging.errors import CalibrationError
 from judging.models import AnswerStatus, Judgment

@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 from difflib import SequenceMatcher
 from pathlib import Path
 
-from judging.calibrate import metrics as agreement
+import judging.calibrate.metrics as agreement
 from judging.calibrate.tables import read_table
 from judging.errors import CalibrationError
 from judging.hashing import file_sha256

@@ -193,13 +193,8 @@ def _plots(artifact: CalibrationArtifact, folder: Path) -> None:
     ax.axhline(artifact.options.floor, color="black", linestyle="--", linewidth=1,
                label=f"floor {artifact.options.floor:g}")
     ax.set_xticks(range(len(names)), names, rotation=35, ha="right")
-    ax.set_ylim(0, 1.05)
-    ax.set_ylabel("F1 (pass) with 95% interval")
-    ax.set_title(f"{artifact.judge} on {artifact.rubric}")
-    ax.legend(loc="lower right")
-    fig.tight_layout()
-    fig.savefig(folder / PLOTS["f1"], metadata={"Software": None})
-    plt.close(fig)
+    _save_rates(fig, ax, folder / PLOTS["f1"], ylabel="F1 (pass) with 95% interval",
+                title=f"{artifact.judge} on {artifact.rubric}")
 
     with_matrix = [c for c in criteria if c.confusion]
     cols = max(1, min(4, len(with_matrix)))
@@ -331,6 +326,20 @@ def table_markdown(report: TableReport) -> str:
     return "\n".join(lines)
 
 
+def _save_rates(fig, ax, path: Path, *, ylabel: str, title: str) -> None:
+    """Finish a bar chart of rates in [0, 1] (labels, legend), save it without Matplotlib's
+    version in the file (the same plot, the same bytes) and close it."""
+    import matplotlib.pyplot as plt
+
+    ax.set_ylim(0, 1.05)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.legend(loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path, metadata={"Software": None})
+    plt.close(fig)
+
+
 def _table_plots(report: TableReport, folder: Path) -> None:
     import matplotlib
 
@@ -346,13 +355,8 @@ def _table_plots(report: TableReport, folder: Path) -> None:
         values = [m.accuracy, m.macro_precision, m.macro_recall, m.macro_f1]
         ax.bar([i + index * width for i in range(len(names))], values, width=width, label=column)
     ax.set_xticks([i + width * (len(columns) - 1) / 2 for i in range(len(names))], names)
-    ax.set_ylim(0, 1.05)
-    ax.set_ylabel("against the human majority")
-    ax.set_title(f"{report.path.name}: {report.gold_items} items with a gold label")
-    ax.legend(loc="lower right")
-    fig.tight_layout()
-    fig.savefig(folder / TABLE_PLOTS["f1"], metadata={"Software": None})
-    plt.close(fig)
+    _save_rates(fig, ax, folder / TABLE_PLOTS["f1"], ylabel="against the human majority",
+                title=f"{report.path.name}: {report.gold_items} items with a gold label")
 
     fig, axes = plt.subplots(1, len(columns), figsize=(3.6 * len(columns), 3.4), dpi=100,
                              squeeze=False)

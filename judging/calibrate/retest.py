@@ -28,7 +28,7 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import Field
 
-from judging.calibrate import metrics as agreement
+import judging.calibrate.metrics as agreement
 from judging.calibrate.artifacts import RetestCriterion, judged_rubric
 from judging.calibrate.tables import read_table
 from judging.errors import CalibrationError

@@ -9,8 +9,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import judging.calibrate.metrics as agreement
 from judging.atomic import write_text_atomic
-from judging.calibrate import metrics as agreement
 from judging.calibrate.artifacts import (
     DEFAULT_DIR,
     LABEL_QUESTIONS_OUTSIDE_RUBRIC,

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from judging.calibrate import metrics as agreement
+import judging.calibrate.metrics as agreement
 from judging.errors import CalibrationError
 from judging.hashing import file_sha256
 

@@ -69,10 +69,6 @@ def _page_of(logbook: Logbook, origin: str | None):
     return next((p for p in logbook.pages if p.slug == match.group("slug")), None)
 
 
-def _page_file(logbook: Logbook, page, folder: Path) -> str:
-    return relative(page.path, folder)
-
-
 def _summary_page(logbook: Logbook):
     return next((p for p in logbook.pages if "executive summary" in p.title.lower()
                  or p.slug == "executive-summary"), None)

@@ -9,12 +9,14 @@ from pathlib import Path
 import click
 
 from judging.cli.options import (
+    SectionedCommand,
     calibration_dir_option,
     choose_port,
     console,
     event_option,
     free_port_option,
     friendly_errors,
+    option_section,
     rubrics_dir_option,
     server_options,
 )
@@ -65,28 +67,33 @@ def _argilla(api_url: str | None, api_key: str | None, home: Path) -> tuple[str 
     return (info.url, api_key or info.api_key) if info is not None else (None, None)
 
 
-@app.command()
+@app.command(cls=SectionedCommand)
 @click.argument("run_dir", required=False,
                 type=click.Path(path_type=Path, file_okay=False, exists=True))
 @click.option("--dataset", metavar="OWNER/NAME", default=None,
               help="Serve a dataset published by `judging publish`, downloaded from the Hub "
                    "(HF_ENDPOINT, HF_TOKEN) instead of a run directory.")
 @click.option("--revision", default=None, help="The dataset's revision [default: main].")
-@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
-@click.option("--port", type=click.IntRange(1, 65535), default=7860, show_default=True,
-              help="Port to listen on.")
-@free_port_option
-@click.option("--mcp/--no-mcp", default=True, show_default=True,
-              help="Also serve the API functions as MCP tools (Gradio's MCP server).")
-@click.option("--background", is_flag=True,
-              help="Start detached, wait until it answers, print its URL and return.")
-@click.option("--workspace", default=None,
-              help="Argilla workspace of the review queue's links [default: judging].")
-@app_home_option
 @event_option
 @calibration_dir_option
 @rubrics_dir_option
-@server_options
+@option_section("Serving",
+    click.option("--host", default="127.0.0.1", show_default=True,
+                  help="Address to listen on."),
+    click.option("--port", type=click.IntRange(1, 65535), default=7860, show_default=True,
+                  help="Port to listen on."),
+    free_port_option,
+    click.option("--mcp/--no-mcp", default=True, show_default=True,
+                  help="Also serve the API functions as MCP tools (Gradio's MCP server)."),
+    click.option("--background", is_flag=True,
+                  help="Start detached, wait until it answers, print its URL and return."),
+    app_home_option,
+)
+@option_section("Review queue links",
+    click.option("--workspace", default=None,
+                  help="Argilla workspace of the review queue's links [default: judging]."),
+    server_options,
+)
 @friendly_errors
 def serve(run_dir: Path | None, dataset: str | None, revision: str | None, host: str,
           port: int, free_port: bool, mcp: bool, background: bool, workspace: str | None, app_home: Path,

@@ -8,13 +8,16 @@ import click
 from rich.table import Table
 
 from judging.cli.options import (
+    SectionedCommand,
     console,
+    endpoint_options,
     friendly_errors,
+    option_section,
     rubrics_dir_option,
 )
 
 
-@click.command()
+@click.command(cls=SectionedCommand)
 @click.argument("run_dir", required=False,
                 type=click.Path(path_type=Path, file_okay=False, exists=True))
 @click.option("--labels", "labels_path", type=click.Path(path_type=Path, dir_okay=False),
@@ -23,40 +26,46 @@ from judging.cli.options import (
               envvar="JUDGING_CALIBRATION_DIR", default=Path("calibration"), show_default=True,
               help="Where artifacts/ and reports/ go [env JUDGING_CALIBRATION_DIR].")
 @click.option("--judge", "judges", multiple=True, help="Only these judges (repeatable).")
-@click.option("--include-anchored", is_flag=True,
-              help="Also count labels from reviewers who saw the AI's answers (anchored).")
-@click.option("--min-support", type=click.IntRange(1), default=50, show_default=True)
-@click.option("--min-coverage", type=click.FloatRange(0, 1), default=0.9, show_default=True)
-@click.option("--floor", type=click.FloatRange(0, 1), default=0.8, show_default=True,
-              help="Lowest acceptable lower bound of the pass-class F1 interval.")
-@click.option("--bootstrap", type=click.IntRange(100), default=1000, show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--table", "table", type=click.Path(path_type=Path, dir_okay=False), default=None,
-              help="Calibrate on a label table (CSV/JSONL) instead of a run.")
-@click.option("--judge-column", default=None, help="--table: the judge's column.")
-@click.option("--human-columns", default=None, help="--table: comma-separated human columns.")
 @click.option("--compare", default=None,
               help="--table: a second judge column beside the first. RUN_DIR: 'A,B', two judge "
                    "specs or two rubric versions (id@version) side by side on the same claims.")
-@click.option("--ordinal", is_flag=True, help="--table: labels are ordered (weighted kappa).")
-@click.option("--order", default=None, help="--table: the label order, comma-separated.")
-@click.option("--retest", default=None,
-              help="--table: 'A,B', two columns of verdicts by the same judge on the same input "
-                   "(test-retest agreement). RUN_DIR: N, re-judge a random sample of N lines "
-                   "with the answer cache bypassed and measure the agreement with the originals.")
-@click.option("--cluster", default=None,
-              help="--table --retest: the column that groups items judged together (e.g. "
-                   "space_id): the intervals resample those groups.")
-@click.option("--against", default=None,
-              help="--table --retest: comma-separated columns to set against A (e.g. an "
-                   "archived verdict).")
-@click.option("--base-url", envvar="OPENAI_BASE_URL", default=None, show_envvar=True,
-              help="RUN_DIR --retest: the endpoint to re-judge with [default: the one each line "
-                   "recorded].")
-@click.option("--api-key", envvar="OPENAI_API_KEY", default=None, show_envvar=True,
-              help="RUN_DIR --retest: the endpoint's API key (used, never recorded).")
-@click.option("--concurrency", type=click.IntRange(1, 256), default=8, show_default=True,
-              help="RUN_DIR --retest: calls in flight.")
+@option_section("Trust decisions",
+    click.option("--include-anchored", is_flag=True,
+                  help="Also count labels from reviewers who saw the AI's answers (anchored)."),
+    click.option("--min-support", type=click.IntRange(1), default=50, show_default=True),
+    click.option("--min-coverage", type=click.FloatRange(0, 1), default=0.9, show_default=True),
+    click.option("--floor", type=click.FloatRange(0, 1), default=0.8, show_default=True,
+                  help="Lowest acceptable lower bound of the pass-class F1 interval."),
+    click.option("--bootstrap", type=click.IntRange(100), default=1000, show_default=True),
+    click.option("--seed", type=int, default=0, show_default=True),
+)
+@option_section("Label tables (--table)",
+    click.option("--table", "table", type=click.Path(path_type=Path, dir_okay=False),
+                  default=None, help="Calibrate on a label table (CSV/JSONL) instead of a run."),
+    click.option("--judge-column", default=None, help="--table: the judge's column."),
+    click.option("--human-columns", default=None,
+                  help="--table: comma-separated human columns."),
+    click.option("--ordinal", is_flag=True, help="--table: labels are ordered (weighted kappa)."),
+    click.option("--order", default=None, help="--table: the label order, comma-separated."),
+)
+@option_section("Test-retest (--retest)",
+    click.option("--retest", default=None,
+                  help="--table: 'A,B', two columns of verdicts by the same judge on the same "
+                       "input (test-retest agreement). RUN_DIR: N, re-judge a random sample of "
+                       "N lines with the answer cache bypassed and measure the agreement with "
+                       "the originals."),
+    click.option("--cluster", default=None,
+                  help="--table --retest: the column that groups items judged together (e.g. "
+                       "space_id): the intervals resample those groups."),
+    click.option("--against", default=None,
+                  help="--table --retest: comma-separated columns to set against A (e.g. an "
+                       "archived verdict)."),
+    *endpoint_options("RUN_DIR --retest: the endpoint to re-judge with [default: the one "
+                      "each line recorded].",
+                      "RUN_DIR --retest: the endpoint's API key (used, never recorded)."),
+    click.option("--concurrency", type=click.IntRange(1, 256), default=8, show_default=True,
+                  help="RUN_DIR --retest: calls in flight."),
+)
 @rubrics_dir_option
 @friendly_errors
 def calibrate(run_dir: Path | None, labels_path: Path | None, out: Path, judges: tuple[str, ...],

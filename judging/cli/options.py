@@ -146,12 +146,48 @@ def server_options(func: F) -> F:
     return home_option(func)
 
 
-def option_group(name: str, build: Callable[..., Any], *options: Callable[[F], F]
-                 ) -> Callable[[F], F]:
+#: More options than this on one command are shown in titled sections of --help (a list of
+#: twenty is read as a wall; ten is about what one screen of help shows with their text).
+MAX_UNGROUPED_OPTIONS = 10
+
+
+class SectionedCommand(click.Command):
+    """A command whose --help shows its options in the titled sections `option_section` and
+    `option_group(title=...)` give them, the untitled ones first under "Options". click has
+    no option sections (cloup adds them, but as its own command and decorator classes that
+    every command would change to): this is the one formatting method that needs them."""
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        sections: dict[str, list[tuple[str, str]]] = {"Options": []}
+        for param in self.get_params(ctx):
+            record = param.get_help_record(ctx)
+            if record is not None:
+                sections.setdefault(getattr(param, "help_section", "Options"), []).append(record)
+        for title, records in sections.items():
+            if records:
+                with formatter.section(title):
+                    formatter.write_dl(records)
+
+
+def option_section(title: str, *options: Callable[[F], F]) -> Callable[[F], F]:
+    """Options shown together under `title` in --help (with `SectionedCommand`), in the order
+    given, where the decorator stands; the command receives them as before."""
+    def decorate(command: F) -> F:
+        before = len(getattr(command, "__click_params__", ()))
+        for option in reversed(options):
+            command = option(command)
+        for param in command.__click_params__[before:]:  # type: ignore[attr-defined]
+            param.help_section = title
+        return command
+    return decorate
+
+
+def option_group(name: str, build: Callable[..., Any], *options: Callable[[F], F],
+                 title: str | None = None) -> Callable[[F], F]:
     """Options that reach the command as one value: the parameter `name`, `build(**values of
     these options)`, so that a command with many options takes a few (the inspect_ai pattern
     of common options as one decorator and one typed value). The options show in --help in the
-    order given, where the decorator stands."""
+    order given, where the decorator stands, under `title` when given (`option_section`)."""
     def probe() -> None: ...
     for option in options:
         probe = option(probe)
@@ -163,10 +199,22 @@ def option_group(name: str, build: Callable[..., Any], *options: Callable[[F], F
             kwargs[name] = build(**{key: kwargs.pop(key) for key in names})
             return command(*args, **kwargs)
 
+        if title is not None:
+            return option_section(title, *options)(grouped)  # type: ignore[arg-type]
         for option in reversed(options):
             grouped = option(grouped)
         return grouped  # type: ignore[return-value]
     return decorate
+
+
+def endpoint_options(url_help: str, key_help: str) -> tuple[Callable[[F], F], ...]:
+    """`--base-url` and `--api-key`: the OpenAI-compatible endpoint a command calls, from
+    OPENAI_BASE_URL / OPENAI_API_KEY by default (run, calibrate --retest), with the command's
+    own help."""
+    return (click.option("--base-url", envvar="OPENAI_BASE_URL", default=None, show_envvar=True,
+                         help=url_help),
+            click.option("--api-key", envvar="OPENAI_API_KEY", default=None, show_envvar=True,
+                         help=key_help))
 
 
 def event_option(func: F) -> F:

@@ -9,6 +9,7 @@ import click
 from rich.markup import escape
 
 from judging.cli.options import (
+    SectionedCommand,
     calibration_dir_option,
     choose_port,
     console,
@@ -17,6 +18,7 @@ from judging.cli.options import (
     free_port_option,
     friendly_errors,
     home_option,
+    option_section,
     rubrics_dir_option,
     server_options,
 )
@@ -111,16 +113,18 @@ def argilla_client(api_url: str | None, api_key: str | None, home: Path):
     return connect(api_url, api_key)
 
 
-@review.command()
+@review.command(cls=SectionedCommand)
 @click.argument("run_dir", type=click.Path(path_type=Path, file_okay=False, exists=True))
 @click.option("--workspace", default="judging", show_default=True)
-@click.option("--blind-share", type=click.FloatRange(0, 1), default=0.2, show_default=True,
-              help="Share of claims (a stable, seeded draw) sent to the blind calibration "
-                   "dataset instead: no AI answers shown, several reviewers each.")
-@click.option("--overlap", type=click.IntRange(1, 20), default=2, show_default=True,
-              help="Reviewers per calibration record.")
-@click.option("--seed", type=int, default=0, show_default=True,
-              help="Seed of the calibration draw.")
+@option_section("Calibration draw",
+    click.option("--blind-share", type=click.FloatRange(0, 1), default=0.2, show_default=True,
+                  help="Share of claims (a stable, seeded draw) sent to the blind calibration "
+                       "dataset instead: no AI answers shown, several reviewers each."),
+    click.option("--overlap", type=click.IntRange(1, 20), default=2, show_default=True,
+                  help="Reviewers per calibration record."),
+    click.option("--seed", type=int, default=0, show_default=True,
+                  help="Seed of the calibration draw."),
+)
 @click.option("--batch-size", type=click.IntRange(1, 1000), default=64, show_default=True)
 @click.option("--full", is_flag=True,
               help="Send every record, also those a previous push already sent as they are "
@@ -131,7 +135,7 @@ def argilla_client(api_url: str | None, api_key: str | None, home: Path):
                    "calibration dataset, its targeted claims beside the AI's answers.")
 @calibration_dir_option
 @rubrics_dir_option
-@server_options
+@option_section("Server", server_options)
 @friendly_errors
 def push(run_dir: Path, workspace: str, blind_share: float, overlap: int, seed: int,
          batch_size: int, full: bool, use_plan: bool, calibration_dir: Path | None,

@@ -21,10 +21,13 @@ from rich.progress import (
 from rich.table import Table
 
 from judging.cli.options import (
+    SectionedCommand,
     console,
+    endpoint_options,
     err_console,
     friendly_errors,
     option_group,
+    option_section,
     rubrics_dir_option,
 )
 from judging.figures.formats import DEFAULT_MAX_PIXELS, DEFAULT_SIZE
@@ -97,11 +100,8 @@ llm_options = option_group("llm", _llm,
                   envvar="JUDGING_PRICES", default=None, show_envvar=True,
                   help="YAML prices per model ({model: {input: X, output: Y}}, USD per million "
                        "tokens)."),
-    click.option("--base-url", envvar="OPENAI_BASE_URL", default=None, show_envvar=True,
-                  help="OpenAI-compatible endpoint (OpenAI, HF Inference Providers, vLLM, "
-                       "llama.cpp, Ollama)."),
-    click.option("--api-key", envvar="OPENAI_API_KEY", default=None, show_envvar=True,
-                  help="API key for the endpoint (never recorded)."),
+    *endpoint_options("OpenAI-compatible endpoint (OpenAI, HF Inference Providers, vLLM, "
+                      "llama.cpp, Ollama).", "API key for the endpoint (never recorded)."),
     click.option("--temperature", type=click.FloatRange(0, 2), default=0.0, show_default=True),
     click.option("--max-tokens", type=click.IntRange(16, 100_000), default=2000, show_default=True,
                   help="Answer length limit per call."),
@@ -127,6 +127,7 @@ llm_options = option_group("llm", _llm,
                   envvar="JUDGING_CACHE_DIR", default=None, show_envvar=True,
                   help="LLM answer cache [default ~/.cache/judging/answers]."),
     click.option("--no-cache", is_flag=True, help="Neither read nor write the LLM answer cache."),
+    title="LLM judges and extractor",
 )
 
 
@@ -158,6 +159,7 @@ measuring_options = option_group("measuring", Measuring,
                   help="Seconds one figure claim's measurement may take; a claim that outlasts "
                        "it has its process stopped and gets an error line (a rerun measures it "
                        "again)."),
+    title="Measuring figures",
 )
 
 
@@ -196,6 +198,7 @@ engine_options = option_group("engine", Engine,
                        "node and return it (a tar archive) to this machine."),
     click.option("--cpus-per-shard", type=click.FloatRange(min=0.01), default=1.0,
                   show_default=True, help="--engine ray: CPUs Ray reserves for each shard task."),
+    title="Shards and engine",
 )
 
 
@@ -207,19 +210,22 @@ def extract_spec(extract: str | None, judges: list[str]) -> str | None:
     return next((spec for spec in judges if spec.startswith("openai:")), None)
 
 
-@click.command()
+@click.command(cls=SectionedCommand)
 @click.argument("sources", nargs=-1, required=False)
-@click.option("--discover", "discover", multiple=True, metavar="TAG",
-              help="Also judge every Hugging Face Space carrying this tag; repeatable: a Space "
-                   "must carry all the tags (every page of the Hub's listing is read).")
-@click.option("--as-of", "as_of", default=None, metavar="DATETIME",
-              help="Judge each Hub source as it was at its last commit at or before this ISO "
-                   "8601 date-time (UTC when no zone is given; a date alone is 00:00 that "
-                   "day); a Space with no commit by then is skipped with that reason.")
+@option_section("Sources",
+    click.option("--discover", "discover", multiple=True, metavar="TAG",
+                  help="Also judge every Hugging Face Space carrying this tag; repeatable: a "
+                       "Space must carry all the tags (every page of the Hub's listing is read)."),
+    click.option("--as-of", "as_of", default=None, metavar="DATETIME",
+                  help="Judge each Hub source as it was at its last commit at or before this "
+                       "ISO 8601 date-time (UTC when no zone is given; a date alone is 00:00 "
+                       "that day); a Space with no commit by then is skipped with that reason."),
+    click.option("--claims", "registry",
+                  type=click.Path(path_type=Path, dir_okay=False, exists=True), default=None,
+                  help="The organizers' claim registry (YAML, JSON or JSONL)."),
+)
 @click.option("--out", "out", type=click.Path(path_type=Path, file_okay=False), default=None,
               help="Run directory (default runs/<run-id>); an existing one is resumed.")
-@click.option("--claims", "registry", type=click.Path(path_type=Path, dir_okay=False, exists=True),
-              default=None, help="The organizers' claim registry (YAML, JSON or JSONL).")
 @click.option("--rubric", "rubrics", multiple=True,
               help="ID@VERSION, ID (newest published) or a YAML file; repeatable. Default: the "
                    "newest published version of every rubric.")

@@ -9,17 +9,19 @@ import click
 from rich.markup import escape
 
 from judging.cli.options import (
+    SectionedCommand,
     calibration_dir_option,
     console,
     err_console,
     event_option,
     friendly_errors,
+    option_section,
     rubrics_dir_option,
     server_options,
 )
 
 
-@click.command()
+@click.command(cls=SectionedCommand)
 @click.option("--discover", "tags", multiple=True, required=True, metavar="TAG",
               help="Watch every Hugging Face Space carrying this tag; repeatable: a Space must "
                    "carry all the tags (every page of the listing is read at each poll).")
@@ -33,23 +35,30 @@ from judging.cli.options import (
                    "its last commit at or before it; a revision made after it is never taken.")
 @click.option("--polls", type=click.IntRange(1), default=None,
               help="Stop after this many polls [default: run until stopped].")
-@click.option("--claims", "registry", type=click.Path(path_type=Path, dir_okay=False, exists=True),
-              default=None, help="The organizers' claim registry (YAML, JSON or JSONL).")
-@click.option("--rubric", "rubrics", multiple=True,
-              help="ID@VERSION, ID or a YAML file; repeatable [default: the newest published "
-                   "version of every rubric].")
-@click.option("--judge", "judges", multiple=True,
-              help="Judge spec, repeatable: 'offline' or 'openai:MODEL' [env JUDGING_JUDGE; "
-                   "default offline]. The endpoint: OPENAI_BASE_URL, OPENAI_API_KEY.")
-@click.option("--push", is_flag=True,
-              help="After each poll that judged something, push the new records to Argilla "
-                   "(the review queue; --api-url/--api-key or the local server of --home).")
-@click.option("--workspace", default="judging", show_default=True,
-              help="--push: the Argilla workspace.")
 @calibration_dir_option
 @event_option
 @rubrics_dir_option
-@server_options
+@option_section("Judging",
+    click.option("--claims", "registry",
+                  type=click.Path(path_type=Path, dir_okay=False, exists=True), default=None,
+                  help="The organizers' claim registry (YAML, JSON or JSONL)."),
+    click.option("--rubric", "rubrics", multiple=True,
+                  help="ID@VERSION, ID or a YAML file; repeatable [default: the newest "
+                       "published version of every rubric]."),
+    click.option("--judge", "judges", multiple=True,
+                  help="Judge spec, repeatable: 'offline' or 'openai:MODEL' [env "
+                       "JUDGING_JUDGE; default offline]. The endpoint: OPENAI_BASE_URL, "
+                       "OPENAI_API_KEY."),
+)
+@option_section("Review queue (--push)",
+    click.option("--push", is_flag=True,
+                  help="After each poll that judged something, push the new records to "
+                       "Argilla (the review queue; --api-url/--api-key or the local server of "
+                       "--home)."),
+    click.option("--workspace", default="judging", show_default=True,
+                  help="--push: the Argilla workspace."),
+    server_options,
+)
 @friendly_errors
 def watch(tags: tuple[str, ...], out: Path, every: str, as_of: str | None, polls: int | None,
           registry: Path | None, rubrics: tuple[str, ...], judges: tuple[str, ...], push: bool,

@@ -22,9 +22,7 @@ import xml.etree.ElementTree as ET
 
 from PIL import Image, UnidentifiedImageError
 
-#: The file endings of figures, for messages and documentation. Content decides how a file is
-#: read, so a figure with another ending is still read when its content is one of these.
-FIGURE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".pdf", ".svg", ".eps")
+#: The formats a figure may have, as messages name them (content decides how a file is read).
 FIGURE_FORMATS = "PNG, JPEG, WebP, PDF (page 1), SVG or EPS (with ghostscript)"
 
 #: Far above any real chart (a 300-dpi A4 page is 8.7 MP), far below decompression-bomb territory.

@@ -47,6 +47,7 @@ from markdown_it import MarkdownIt
 
 from judging.intake.logbook.claims import FoundClaim
 from judging.intake.logbook.extract import (
+    IN_PROSE,
     NUMBER,
     Extraction,
     map_verdict,
@@ -55,7 +56,7 @@ from judging.intake.logbook.extract import (
 )
 from judging.intake.logbook.reader import Cell, Page
 from judging.intake.manifest import MAX_CLAIMS_PER_SUBMISSION
-from judging.models import FieldProvenance, Verdict
+from judging.models import MAX_NOTE_CHARS, MAX_STATEMENT_CHARS, FieldProvenance, Verdict
 
 _MD = MarkdownIt("commonmark").enable("table")
 
@@ -317,11 +318,9 @@ def table_claims(page: Page, block: Block) -> list[FoundClaim]:
         number, number_cell = _row_number(cells, cols)
         if number is not None and number_cell != cols.ident:
             statement = _NAMED_ID.sub("", statement, count=1).strip() or statement
-        claim = FoundClaim(page, number, r, raw.strip(), statement, ex, place="table row",
-                           number_quote=cells[number_cell] if number is not None else None)
-        ex.provenance["statement"] = FieldProvenance(how="declared", quote=raw.strip()[:4000],
-                                                     place="claims table row")
-        out.append(claim)
+        out.append(_declared(page, r, raw.strip(), statement, ex, place="table row",
+                             quote=raw.strip(), quoted_at="claims table row", number=number,
+                             number_quote=cells[number_cell] if number is not None else None))
     return out
 
 
@@ -376,7 +375,7 @@ def _row_values(ex: Extraction, header: list[str], cells: list[str], cols: Colum
             continue
         if len(values) == 1:
             setattr(ex, side, values[0])
-            ex.provenance[name] = FieldProvenance(how="declared", quote=raw[:4000],
+            ex.provenance[name] = FieldProvenance(how="declared", quote=raw[:MAX_NOTE_CHARS],
                                                   place="table cell")
         elif len(values) > 1:
             ex.absent[name] = f"several {side} columns hold numbers: which one is the claim's " \
@@ -385,11 +384,27 @@ def _row_values(ex: Extraction, header: list[str], cells: list[str], cols: Colum
             ex.absent[name] = "no cell of this side holds one number"
 
 
+def _declared(page: Page, row: int, prose: str, statement: str, ex: Extraction, *, place: str,
+              quote: str, quoted_at: str, values: str | None = None, number: int | None = None,
+              number_quote: str | None = None) -> FoundClaim:
+    """A claim the page declares: its statement (cut to the models' limit) read from `quote`
+    (`quoted_at` says where it stands), and, with `values`, the reason both its values are left
+    absent here."""
+    if values is not None:
+        for name in ("reported_value", "reproduced_value"):
+            ex.absent[name] = values
+    ex.provenance["statement"] = FieldProvenance(how="declared", quote=quote[:MAX_NOTE_CHARS],
+                                                 place=quoted_at)
+    return FoundClaim(page, number, row, prose, statement[:MAX_STATEMENT_CHARS], ex, place=place,
+                      number_quote=number_quote)
+
+
 def _set_verdict(ex: Extraction, verdict: str, label: str, quote: str, place: str) -> None:
     ex.verdict = Verdict(verdict)
-    ex.source_verdict = plain_text(label).strip()[:4000] or verdict
+    ex.source_verdict = plain_text(label).strip()[:MAX_NOTE_CHARS] or verdict
     ex.absent.pop("verdict", None)
-    ex.provenance["verdict"] = FieldProvenance(how="declared", quote=quote[:4000], place=place)
+    ex.provenance["verdict"] = FieldProvenance(how="declared", quote=quote[:MAX_NOTE_CHARS],
+                                               place=place)
 
 
 # --- headings and lists ---------------------------------------------------------------------
@@ -458,15 +473,12 @@ def _heading_claim(page: Page, heading: Heading, row: int, verdict: str | None,
         _set_verdict(ex, verdict, quote, quote, "verdict heading")
     else:
         ex.absent["verdict"] = "the heading and its section declare no verdict"
-    for name in ("reported_value", "reproduced_value"):
-        ex.absent[name] = "stated in prose: needs --extract"
     m = re.match(r"(?i)^\s*#*\s*claim\s+(\d{1,3})\b", heading.raw)
     body = "\n\n".join(b.text for b in heading.blocks)
-    claim = FoundClaim(page, int(m.group(1)) if m else None, row, f"{heading.raw}\n{body}",
-                       statement, ex, place="section", number_quote=heading.raw if m else None)
-    ex.provenance["statement"] = FieldProvenance(how="declared", quote=heading.raw[:4000],
-                                                 place="heading")
-    return claim
+    return _declared(page, row, f"{heading.raw}\n{body}", statement, ex, place="section",
+                     quote=heading.raw, quoted_at="heading", values=IN_PROSE,
+                     number=int(m.group(1)) if m else None,
+                     number_quote=heading.raw if m else None)
 
 
 def _item_claims(page: Page, heading: Heading, verdict: str) -> list[FoundClaim]:
@@ -484,12 +496,8 @@ def _item_claims(page: Page, heading: Heading, verdict: str) -> list[FoundClaim]
             continue
         ex = Extraction()
         _set_verdict(ex, verdict, heading.raw, heading.raw, "verdict heading")
-        for name in ("reported_value", "reproduced_value"):
-            ex.absent[name] = "stated in prose: needs --extract"
-        claim = FoundClaim(page, None, r, line, statement[:4000], ex, place="list item")
-        ex.provenance["statement"] = FieldProvenance(how="declared", quote=line.strip()[:4000],
-                                                     place="list item")
-        out.append(claim)
+        out.append(_declared(page, r, line, statement, ex, place="list item", quote=line.strip(),
+                             quoted_at="list item", values=IN_PROSE))
     return out
 
 
@@ -585,15 +593,10 @@ def bold_claims(page: Page, heading: Heading) -> list[FoundClaim]:
                          "bold label")
         else:
             ex.absent["verdict"] = "the paragraph after the claim opens with no verdict"
-        for name in ("reported_value", "reproduced_value"):
-            ex.absent[name] = "stated in prose: needs --extract"
         quote = block.text.splitlines()[0].strip()
-        claim = FoundClaim(page, int(m.group("n")), 1, f"{block.text}\n\n{after}",
-                           plain_text(m.group("s")).strip(), ex, place="section",
-                           number_quote=quote)
-        ex.provenance["statement"] = FieldProvenance(how="declared", quote=quote[:4000],
-                                                     place="bold claim line")
-        out.append(claim)
+        out.append(_declared(page, 1, f"{block.text}\n\n{after}", plain_text(m.group("s")).strip(),
+                             ex, place="section", quote=quote, quoted_at="bold claim line",
+                             values=IN_PROSE, number=int(m.group("n")), number_quote=quote))
     return out
 
 
@@ -616,13 +619,8 @@ def bold_verdict_items(page: Page, heading: Heading) -> list[FoundClaim]:
                 continue
             ex = Extraction()
             _set_verdict(ex, verdict, m.group("lead"), line.strip(), "bold label")
-            for name in ("reported_value", "reproduced_value"):
-                ex.absent[name] = "stated in prose: needs --extract"
-            claim = FoundClaim(page, None, 1, line, rest[:4000], ex, place="list item")
-            ex.provenance["statement"] = FieldProvenance(how="declared",
-                                                         quote=line.strip()[:4000],
-                                                         place="list item")
-            out.append(claim)
+            out.append(_declared(page, 1, line, rest, ex, place="list item", quote=line.strip(),
+                                 quoted_at="list item", values=IN_PROSE))
     return out
 
 
@@ -688,16 +686,12 @@ def paper_claims(page: Page, heading: Heading) -> list[FoundClaim]:
                 continue
             ex = Extraction()
             ex.absent["verdict"] = "the paper's statement of its claim: no verdict on it"
-            for name in ("reported_value", "reproduced_value"):
-                ex.absent[name] = "not declared as this claim's value"
-            claim = FoundClaim(page, None, len(out) + 1, line if place == "table row" else
-                               (block.text if place == "paragraph" else line),
-                               statement[:4000], ex,
-                               place="table row" if place == "table row" else "list item")
-            ex.provenance["statement"] = FieldProvenance(
-                how="declared", quote=line.strip()[:4000],
-                place="claims table row" if place == "table row" else "paper's claims")
-            out.append(claim)
+            in_table = place == "table row"
+            out.append(_declared(page, len(out) + 1, block.text if place == "paragraph" else line,
+                                 statement, ex, place="table row" if in_table else "list item",
+                                 quote=line.strip(),
+                                 quoted_at="claims table row" if in_table else "paper's claims",
+                                 values="not declared as this claim's value"))
     return out
 
 
@@ -723,13 +717,9 @@ def paper_rows(page: Page, heading: Heading) -> list[FoundClaim]:
                                    and not _NUMBER_OPENING.match(p) and not _BLANK.match(p))
             ex = Extraction()
             ex.absent["verdict"] = "the paper's row of a results table: no verdict on it"
-            for name in ("reported_value", "reproduced_value"):
-                ex.absent[name] = "not declared as this claim's value"
-            claim = FoundClaim(page, None, len(out) + 1, line, statement[:4000], ex,
-                               place="table row")
-            ex.provenance["statement"] = FieldProvenance(how="declared", quote=line.strip()[:4000],
-                                                         place="claims table row")
-            out.append(claim)
+            out.append(_declared(page, len(out) + 1, line, statement, ex, place="table row",
+                                 quote=line.strip(), quoted_at="claims table row",
+                                 values="not declared as this claim's value"))
     return out
 
 
@@ -772,14 +762,8 @@ def not_covered_items(page: Page, heading: Heading) -> list[FoundClaim]:
                 continue
             ex = Extraction()
             ex.absent["verdict"] = f"listed under {lead.strip()[:80]!r}: not run, no verdict"
-            for name in ("reported_value", "reproduced_value"):
-                ex.absent[name] = "not run"
-            claim = FoundClaim(page, None, len(out) + 1, line, statement[:4000], ex,
-                               place="list item")
-            ex.provenance["statement"] = FieldProvenance(how="declared",
-                                                         quote=line.strip()[:4000],
-                                                         place="list item")
-            out.append(claim)
+            out.append(_declared(page, len(out) + 1, line, statement, ex, place="list item",
+                                 quote=line.strip(), quoted_at="list item", values="not run"))
     return out
 
 
@@ -954,11 +938,7 @@ def prose_statements(rel: str, text: str, claims: list[FoundClaim]) -> list[Foun
     out = []
     for r, (unit, line, said) in enumerate(prose_units(text, claims), start=1):
         ex = Extraction()
-        ex.absent["verdict"] = "stated in prose: needs --extract"
-        for name in ("reported_value", "reproduced_value"):
-            ex.absent[name] = "stated in prose: needs --extract"
-        claim = FoundClaim(page, None, r, unit, said[:4000], ex, place="prose")
-        ex.provenance["statement"] = FieldProvenance(how="declared", quote=line.strip()[:4000],
-                                                     place="prose sentence")
-        out.append(claim)
+        ex.absent["verdict"] = IN_PROSE
+        out.append(_declared(page, r, unit, said, ex, place="prose", quote=line.strip(),
+                             quoted_at="prose sentence", values=IN_PROSE))
     return out

@@ -33,7 +33,7 @@ from judging.intake.logbook.llm import (
     on_page,
     split_parts,
 )
-from judging.models import FieldProvenance, Verdict
+from judging.models import MAX_NOTE_CHARS, MAX_STATEMENT_CHARS, FieldProvenance, Verdict
 
 #: At most this many claims are read from one report (a report assesses a handful).
 MAX_PROSE_CLAIMS = 30
@@ -107,9 +107,10 @@ def prose_claims(rel: str, text: str, ask: StructuredAsk, *, known: list[FoundCl
             continue  # the structure reader read this sentence: its facts win
         ex = _fields(item, text, ask, getattr(answer, "request_hash", None))
         line = next((ln for ln in text.splitlines() if quote in ln), quote)
-        claim = FoundClaim(page, None, len(out) + 1, line, quote[:4000], ex, place="prose")
+        claim = FoundClaim(page, None, len(out) + 1, line, quote[:MAX_STATEMENT_CHARS], ex,
+                           place="prose")
         ex.provenance["statement"] = FieldProvenance(
-            how=f"llm:{ask.model}", quote=quote[:4000], model=ask.model,
+            how=f"llm:{ask.model}", quote=quote[:MAX_NOTE_CHARS], model=ask.model,
             request_hash=getattr(answer, "request_hash", None))
         out.append(claim)
     outcome.kept = len(out)
@@ -123,8 +124,8 @@ def _fields(item: ProseClaim, text: str, ask: StructuredAsk, request_hash: str |
     how = f"llm:{ask.model}"
 
     def keep(name: str, quote: str) -> None:
-        ex.provenance[name] = FieldProvenance(how=how, quote=quote[:4000], model=ask.model,
-                                              request_hash=request_hash)
+        ex.provenance[name] = FieldProvenance(how=how, quote=quote[:MAX_NOTE_CHARS],
+                                              model=ask.model, request_hash=request_hash)
 
     label = item.verdict
     quote = on_page(label.quote, text) if label else None

@@ -34,7 +34,9 @@ from judging.intake.manifest import LoadedSubmission, make_claim_input
 from judging.intake.paths import open_confined
 from judging.intake.registry import Registry
 from judging.models import (
+    MAX_JUSTIFICATION_CHARS,
     MAX_NOTE_CHARS,
+    MAX_STATEMENT_CHARS,
     Claim,
     ClaimKey,
     ClaimProblem,
@@ -244,16 +246,18 @@ def to_input(found: FoundClaim, claim_id: str, origin: str, loaded: LoadedSubmis
     if kind in ("number", "figure", "theorem"):
         values = {"reported_value": ex.reported, "reproduced_value": ex.reproduced}
     claim = Claim(
-        claim_id=claim_id, kind=kind, statement=(statement(found) or claim_id)[:4000],
+        claim_id=claim_id, kind=kind,
+        statement=(statement(found) or claim_id)[:MAX_STATEMENT_CHARS],
         reproduced_figure=figure, verdict=ex.verdict,
-        justification=(found.prose or files.body)[:20_000], scale_note=ex.toy_note(),
+        justification=(found.prose or files.body)[:MAX_JUSTIFICATION_CHARS],
+        scale_note=ex.toy_note(),
         evidence=Evidence(logs=files.logs[:50], script=facts.script, traces=facts.traces[:50]),
         source_verdict=ex.source_verdict, toy=ex.toy, provenance=provenance, absent=absent,
         theorem_values=kind == "theorem" and any(v is not None for v in values.values()),
         **{k: v for k, v in values.items() if v is not None})
     claim_input = make_claim_input(claim, header, files.folder.resolve(), registry, None)
     flags = list(claim_input.flags) + extraction_flags(ex, "Space") + [
-        Flag(name="reports_disagree", detail=note[:4000]) for note in found.warnings]
+        Flag(name="reports_disagree", detail=note[:MAX_NOTE_CHARS]) for note in found.warnings]
     if kind == "figure" and (registry is None or claim_input.published_path is None):
         flags.append(Flag(name="figure_match_not_applicable",
                           detail="the Space carries no published figure and no registry claim "

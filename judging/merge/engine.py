@@ -32,7 +32,7 @@ from typing import Literal
 from judging.errors import JudgingError
 from judging.merge.union import MergeResult, merge_runs
 from judging.run import RunRequest, run_judging
-from judging.rundir import all_shards
+from judging.rundir import RunPaths, all_shards
 
 ShardOutput = Literal["shared", "driver"]
 
@@ -143,7 +143,7 @@ def run_shard_returned(request: RunRequest, previous: bytes | None) -> tuple[Sha
         if previous is not None:
             _unpack(previous, out)
         outcome = _outcome(request, out)
-        return outcome, _pack(out) if (out / "run.json").exists() else b""
+        return outcome, _pack(out) if RunPaths(out).run_json.exists() else b""
 
 
 def run_sharded(request: RunRequest, *, shards: int, address: str | None = None,
@@ -170,7 +170,7 @@ def run_sharded(request: RunRequest, *, shards: int, address: str | None = None,
     finally:
         if started_here:
             ray.shutdown()
-    done = [Path(o.out) for o in outcomes if (Path(o.out) / "run.json").exists()]
+    done = [Path(o.out) for o in outcomes if RunPaths(Path(o.out)).run_json.exists()]
     if not done:
         raise EngineError("no shard wrote a run directory: " + "; ".join(
             f"{o.shard}: {', '.join(o.errors)}" for o in outcomes))
@@ -187,7 +187,7 @@ def _run_tasks(ray, requests: list[RunRequest], *, output: ShardOutput, cpus: fl
             ref = task.remote(request)
         else:
             target = request.out
-            previous = _pack(target) if (target / "run.json").exists() else None
+            previous = _pack(target) if RunPaths(target).run_json.exists() else None
             ref = task.remote(request, previous)
         pending[ref] = request
     outcomes: dict[str, ShardOutcome] = {}

@@ -38,7 +38,7 @@ from judging.rerun.task import (
     not_run_record,
     record_for,
 )
-from judging.rundir import utc_now
+from judging.rundir import RERUN_LOG_FILES, utc_now
 
 #: uv's image with the Python asked for (3.12 when none is pinned).
 UV_IMAGE = "ghcr.io/astral-sh/uv:python{python}-bookworm"
@@ -255,8 +255,8 @@ def _finish(request: RerunRequest, api, namespace: str, task: RerunTask, job_id:
         code, results = None, None
     logs = fresh_logs(request.run_dir, task.key)
     logs.mkdir(parents=True, exist_ok=True)
-    (logs / "build.txt").write_text("\n".join(install) + "\n")
-    (logs / "stdout.txt").write_text("\n".join(output) + "\n")
+    (logs / RERUN_LOG_FILES["build"]).write_text("\n".join(install) + "\n")
+    (logs / RERUN_LOG_FILES["stdout"]).write_text("\n".join(output) + "\n")
     running = job.durations.running_secs if job.durations else None
     common = {"engine": "hf-jobs", "sandbox": f"HF Jobs container ({task.flavor})",
               "node": job.id, "job_url": getattr(job, "url", None),

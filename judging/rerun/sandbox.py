@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 import shutil
 import signal
 import subprocess
@@ -506,6 +505,3 @@ def _relative_inside(path: str) -> bool:
     return bool(parts) and not PurePosixPath(path).is_absolute() and ".." not in parts \
         and not path.startswith("-") and "\0" not in path
 
-
-def describe_command(command: list[str]) -> str:
-    return " ".join(shlex.quote(part) for part in command)

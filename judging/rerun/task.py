@@ -33,7 +33,7 @@ from judging.rerun.environment import (
 )
 from judging.rerun.number import compare, describe_values, read_values
 from judging.rerun.sandbox import ProcessOutcome, Sandbox, SandboxUnavailable
-from judging.rundir import utc_now
+from judging.rundir import RERUN_LOG_FILES, utc_now
 
 #: Bump when what a re-run does changes (its input hash changes: every claim is re-run again).
 RERUN_VERSION = "rerun/2"  # 2: declared results removed first, Python requests validated
@@ -280,7 +280,7 @@ def _execute(task: RerunTask, *, cache: EnvCache, sandbox: Sandbox, logs: Path,
     common = {"engine": engine, "sandbox": description, "node": node}
     try:
         built = cache.ensure(task.root, task.environment, sandbox=sandbox,
-                             log=logs / "build.txt")
+                             log=logs / RERUN_LOG_FILES["build"])
     except EnvironmentError_ as exc:
         lines = str(exc).split("\n", 1)
         return record_for(task, status=RerunStatus.not_run, reason=lines[0].rstrip(":"),
@@ -296,7 +296,7 @@ def _execute(task: RerunTask, *, cache: EnvCache, sandbox: Sandbox, logs: Path,
     command = [executable, task.script, *task.args]
     env = {"PATH": f"{env_root}/bin:/usr/local/bin:/usr/bin:/bin", "VIRTUAL_ENV": env_root,
            "PYTHONUNBUFFERED": "1", "MPLBACKEND": "Agg"}
-    stdout_path, stderr_path = logs / "stdout.txt", logs / "stderr.txt"
+    stdout_path, stderr_path = logs / RERUN_LOG_FILES["stdout"], logs / RERUN_LOG_FILES["stderr"]
     outcome = sandbox.run(command, submission=task.root, limits=task.limits,
                           mounts=cache.run_mounts(built) if sandbox.enabled else [], env=env,
                           stdout=stdout_path, stderr=stderr_path, results=task.results_file)

@@ -36,7 +36,6 @@ AWARDS: dict[str, str] = {
     "best_falsification": "a script that proves it, and a clear explanation of the problem"}
 #: Places per shortlist: enough for a jury to compare, few enough to review first.
 SHORTLIST = 3
-PICKS_FILE = "awards.jsonl"
 NOT_READ = "re-runs and the submission checklist: not read by `judging awards` (judging rerun)"
 
 
@@ -142,7 +141,7 @@ def run_shortlists(run_dir: Path, *, size: int = SHORTLIST) -> dict[str, list[Aw
 
 
 def read_picks(run_dir: Path) -> list[AwardPick]:
-    path = Path(run_dir) / PICKS_FILE
+    path = RunPaths(Path(run_dir)).awards
     return read_jsonl(path, AwardPick) if path.is_file() else []
 
 
@@ -160,5 +159,5 @@ def record_pick(run_dir: Path, award: str, submission: str, *, by: str, at: date
     place = next((p.place for p in lists[award] if p.submission == submission), None)
     pick = AwardPick(award=award, submission=submission, by=by.strip(), at=at,
                      shortlisted_place=place)
-    write_jsonl_atomic(Path(run_dir) / PICKS_FILE, [*read_picks(run_dir), pick])
+    write_jsonl_atomic(RunPaths(Path(run_dir)).awards, [*read_picks(run_dir), pick])
     return pick

@@ -200,7 +200,7 @@ class PlannedClaim(VersionedModel):
 
 def read_plan(run_dir: Path) -> list[PlannedClaim]:
     """RUN/review_plan.jsonl (`judging review plan`), or nothing."""
-    path = Path(run_dir) / "review_plan.jsonl"
+    path = RunPaths(Path(run_dir)).review_plan
     return read_jsonl(path, PlannedClaim) if path.is_file() else []
 
 

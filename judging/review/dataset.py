@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import json
 import re
 import uuid
 from collections.abc import Collection
@@ -44,7 +43,6 @@ NOTE_QUESTION = "note"
 OVERALL_LABELS = {"pass": "pass: the claim meets the rubric",
                   "fail": "fail: it does not",
                   "cannot_tell": "cannot tell from the material"}
-FIGURE_FIELDS = ("published_figure", "reproduced_figure", "diff")
 #: Dataset designs. `separate`: the three figures as image fields, one under the other (datasets
 #: made before side by side existed keep it: a dataset's fields never change). `side_by_side`:
 #: one custom field shows them in a row, so reviewers compare without scrolling (new datasets).
@@ -572,7 +570,3 @@ def build_record(rubric: Rubric, judgment: Judgment, claim: ClaimInput | None, *
     return rg.Record(id=record_id(key, rubric.id, rubric.version), fields=fields,
                      metadata=metadata, suggestions=suggestions)
 
-
-def settings_signature(settings_json: dict[str, Any]) -> str:
-    """Field and question names and types: what must match between a design and a dataset."""
-    return json.dumps(settings_json, sort_keys=True)

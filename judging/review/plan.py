@@ -28,11 +28,11 @@ from judging.resolve import (
     simulate_ranks,
     stratum_posteriors,
 )
+from judging.rundir import RunPaths
 
 #: Share of a budget spent on the random calibration sample when the caller does not say: the
 #: intervals need it; past a few hundred labels targeted reviews change more outcomes.
 RANDOM_SHARE = 0.5
-PLAN_FILE = "review_plan.jsonl"
 #: `--explain`: reviews added per simulated round, draws per simulation, and rounds at most.
 SETTLE_BATCH, SETTLE_DRAWS, MAX_SETTLE_ROUNDS = 50, 400, 40
 #: The top places whose order the plan tries to settle (the event's prizes and its front page).
@@ -140,7 +140,7 @@ def make_plan(rows: Sequence[ClaimRow], budget: int, *, random_share: float = RA
 def write_plan(run_dir: Path, plan: list[PlannedClaim]) -> Path:
     """RUN/review_plan.jsonl, replaced whole. A re-plan keeps the random sample drawn before:
     its claims stay random (`run_claim_rows` reads them from this file first)."""
-    path = Path(run_dir) / PLAN_FILE
+    path = RunPaths(Path(run_dir)).review_plan
     previous = [p for p in read_plan(run_dir) if p.part == "random"]
     # The new plan's order first (what to review next), then what earlier plans sampled.
     new_keys = {p.claim_key for p in plan}

@@ -79,7 +79,7 @@ class InFlight:
         self._measuring[key] = done = asyncio.get_running_loop().create_future()
         try:
             root = self.store.root
-            out_dir = self.store.diffs_dir / slug(str(claim.key))
+            out_dir = self.store.paths.diffs / slug(str(claim.key))
             hit = await asyncio.to_thread(self.cache.get, key, out_dir=out_dir, run_root=root)
             if hit is not None:
                 self.stats.cached += 1

@@ -17,7 +17,7 @@ from judging.atomic import write_png_atomic
 from judging.errors import FigureDataError, ImageLoadError
 from judging.figures.data import FigureDataFile, load_figure_data
 from judging.hashing import content_hash, file_sha256
-from judging.models import Artifacts, ClaimInput, ClaimKind, Flag, Signal
+from judging.models import MAX_NOTE_CHARS, Artifacts, ClaimInput, ClaimKind, Flag, Signal
 from judging.rules import plotting_rerun
 from judging.run.integrity import figure_phash
 from judging.rundir import claim_images
@@ -198,7 +198,7 @@ def data_path_flag(claim: ClaimInput, published: FigureDataFile | None,
              f"reference lines, which the data has no series for" if reference_lines else "")
     return Flag(name="compared_from_data",
                 detail=f"chart signals compare {side('published', published)} with "
-                       f"{side('reproduced', reproduced)} ({how}){lines}"[:4000])
+                       f"{side('reproduced', reproduced)} ({how}){lines}"[:MAX_NOTE_CHARS])
 
 
 def check_participant_reference(claim: ClaimInput, registry_figure: Image.Image, *,

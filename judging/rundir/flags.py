@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
 
 from judging.atomic import write_text_atomic
 from judging.models import (
@@ -23,35 +26,38 @@ from judging.models import (
 )
 from judging.rundir.layout import CONFLICTS, CONSENSUS, DRIFT, INTEGRITY, RUN_FILES, RunPaths
 
+_Report = TypeVar("_Report", IntegrityReport, ConsensusReport, ConflictReport, DriftReport)
+
+
+def _write_side(path: Path, report: BaseModel, **dump: Any) -> Path:
+    """A side file, replaced whole (atomically: a reader sees the old one or the new one)."""
+    write_text_atomic(path, report.model_dump_json(indent=2, **dump))
+    return path
+
+
+def _read_side(path: Path, model: type[_Report], missing: _Report | None) -> _Report | None:
+    """A side file, or `missing` when the stage that writes it has not run."""
+    return model.from_file(path.read_bytes()) if path.is_file() else missing
+
 
 def write_integrity(run_root: Path, report: IntegrityReport) -> Path:
     """Write the integrity side file (duplicate figures, copied justifications)."""
-    path = RunPaths(run_root).integrity
-    write_text_atomic(path, report.model_dump_json(indent=2))
-    return path
+    return _write_side(RunPaths(run_root).integrity, report)
 
 
 def read_integrity(run_root: Path) -> IntegrityReport:
     """The integrity side file; an empty report when the run has none yet."""
-    path = RunPaths(run_root).integrity
-    if not path.is_file():
-        return IntegrityReport()
-    return IntegrityReport.from_file(path.read_bytes())
+    return _read_side(RunPaths(run_root).integrity, IntegrityReport, IntegrityReport())
 
 
 def write_consensus(run_root: Path, report: ConsensusReport) -> Path:
     """Write the consensus side file (`judging consensus`): replaced whole each time."""
-    path = RunPaths(run_root).consensus
-    write_text_atomic(path, report.model_dump_json(indent=2))
-    return path
+    return _write_side(RunPaths(run_root).consensus, report)
 
 
 def read_consensus(run_root: Path) -> ConsensusReport | None:
     """The consensus side file; None when `judging consensus` has not run on this run yet."""
-    path = RunPaths(run_root).consensus
-    if not path.is_file():
-        return None
-    return ConsensusReport.from_file(path.read_bytes())
+    return _read_side(RunPaths(run_root).consensus, ConsensusReport, None)
 
 
 def _consensus_flags(run_root: Path) -> dict[str, list[Flag]]:
@@ -61,17 +67,12 @@ def _consensus_flags(run_root: Path) -> dict[str, list[Flag]]:
 
 def write_conflicts(run_root: Path, report: ConflictReport) -> Path:
     """Write the conflicts side file (lines that run directories merged disagree on)."""
-    path = RunPaths(run_root).conflicts
-    write_text_atomic(path, report.model_dump_json(indent=2, by_alias=True))
-    return path
+    return _write_side(RunPaths(run_root).conflicts, report, by_alias=True)
 
 
 def read_conflicts(run_root: Path) -> ConflictReport:
     """The conflicts side file; an empty report when the run has none (never merged)."""
-    path = RunPaths(run_root).conflicts
-    if not path.is_file():
-        return ConflictReport()
-    return ConflictReport.from_file(path.read_bytes())
+    return _read_side(RunPaths(run_root).conflicts, ConflictReport, ConflictReport())
 
 
 def drift_report(lines: Iterable[Judgment]) -> DriftReport:
@@ -96,17 +97,12 @@ def drift_report(lines: Iterable[Judgment]) -> DriftReport:
 
 def write_drift(run_root: Path, report: DriftReport) -> Path:
     """Write the drift side file (what the endpoint served): replaced whole each time."""
-    path = RunPaths(run_root).drift
-    write_text_atomic(path, report.model_dump_json(indent=2))
-    return path
+    return _write_side(RunPaths(run_root).drift, report)
 
 
 def read_drift(run_root: Path) -> DriftReport:
     """The drift side file; an empty report when the run has none."""
-    path = RunPaths(run_root).drift
-    if not path.is_file():
-        return DriftReport()
-    return DriftReport.from_file(path.read_bytes())
+    return _read_side(RunPaths(run_root).drift, DriftReport, DriftReport())
 
 
 #: How to read the flags of each side file (by its name in `layout`), as claim key -> flags. A new

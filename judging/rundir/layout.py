@@ -25,6 +25,7 @@ its paths from `RunPaths`. (Docstrings and CLI help may name the files.)
 | report.html                | the HTML report                               |                         | report       |
 | report_pages/              | a paged report's index data and claim pages   |                         | report       |
 | pushed.jsonl               | `PushedRecord`: records a push sent           | judging.pushed/1        | review push  |
+| review_plan.jsonl          | `PlannedClaim`: the claims to review, in order| judging.review_plan/1   | review plan  |
 | labels.jsonl               | `Label` lines pulled from Argilla             | judging.label/1         | review pull  |
 | retests.jsonl              | `Retest` lines: originals re-judged, beside   | judging.retest/1        | calibrate    |
 |                            | them (never replacing them)                   |                         |              |
@@ -32,6 +33,7 @@ its paths from `RunPaths`. (Docstrings and CLI help may name the files.)
 | final.jsonl                | `ClaimDecision` lines                         | judging.final/1         | resolve      |
 | leaderboard_*.csv, .html   | the leaderboard                               |                         | resolve      |
 | leaderboard_rule.txt       | how the CSVs are ordered, and what they count |                         | resolve      |
+| awards.jsonl               | `AwardPick`: people's final award picks       | judging.award_pick/1    | awards       |
 | publish/, .publish-salt    | the staged Hub dataset, the pseudonym salt    |                         | publish      |
 | watch.json, watch.lock     | `WatchState`: the Spaces a watch follows      | judging.watch/1         | watch        |
 
@@ -86,6 +88,8 @@ MEASUREMENTS = "measurements"
 REPORT = "report.html"
 LABELS = "labels.jsonl"
 PUSHED = "pushed.jsonl"
+REVIEW_PLAN = "review_plan.jsonl"
+AWARDS = "awards.jsonl"
 RETESTS = "retests.jsonl"
 DECISIONS = "decisions.jsonl"
 FINAL = "final.jsonl"
@@ -204,6 +208,16 @@ class RunPaths:
         return self.root / PUSHED
 
     @property
+    def review_plan(self) -> Path:
+        """`judging review plan`: the claims people review next, and why."""
+        return self.root / REVIEW_PLAN
+
+    @property
+    def awards(self) -> Path:
+        """`judging awards`: the final picks people made from the shortlists."""
+        return self.root / AWARDS
+
+    @property
     def decisions(self) -> Path:
         return self.root / DECISIONS
 
@@ -295,6 +309,9 @@ RUN_FILES: tuple[RunFile, ...] = (
             flags_side_file=True),
     RunFile(RERUNS, "judging.models:RerunRecord", "judging.rerun/1", "rerun"),
     RunFile(PUSHED, "judging.review.push:PushedRecord", "judging.pushed/1", "review push"),
+    RunFile(REVIEW_PLAN, "judging.resolve.intervals:PlannedClaim", "judging.review_plan/1",
+            "review plan"),
+    RunFile(AWARDS, "judging.resolve.awards:AwardPick", "judging.award_pick/1", "awards"),
     RunFile(f"{MEASUREMENTS}/<ab>/<key>.json", "judging.run.pool:CachedMeasurement",
             "judging.measurement/1", "run"),
     RunFile(LABELS, "judging.models:Label", "judging.label/1", "review pull"),

@@ -296,28 +296,12 @@ class RunStore:
         self._latest: dict[Identity, int] = {}
         self.keys: set[LineKey] = set()
         self._size = 0
-        for offset, judgment in iter_jsonl_offsets(self.judgments_path, Judgment):
+        for offset, judgment in iter_jsonl_offsets(self.paths.judgments, Judgment):
             self._remember(judgment, offset)
-        if self.judgments_path.exists():
-            self._size = self.judgments_path.stat().st_size
-        self._lines = _LineReader(self.judgments_path)
-        self._claim_lines = _LineReader(self.claims_path)
-
-    @property
-    def judgments_path(self) -> Path:
-        return self.paths.judgments
-
-    @property
-    def claims_path(self) -> Path:
-        return self.paths.claims
-
-    @property
-    def run_json_path(self) -> Path:
-        return self.paths.run_json
-
-    @property
-    def diffs_dir(self) -> Path:
-        return self.paths.diffs
+        if self.paths.judgments.exists():
+            self._size = self.paths.judgments.stat().st_size
+        self._lines = _LineReader(self.paths.judgments)
+        self._claim_lines = _LineReader(self.paths.claims)
 
     @classmethod
     def open(cls, root: Path | str, *, create: bool = True) -> RunStore:
@@ -375,7 +359,7 @@ class RunStore:
         info.shard = shard
 
     def write_info(self) -> None:
-        write_text_atomic(self.run_json_path, self.info.model_dump_json(indent=2, by_alias=True))
+        write_text_atomic(self.paths.run_json, self.info.model_dump_json(indent=2, by_alias=True))
 
     def has(self, key: LineKey) -> bool:
         return key in self.keys
@@ -385,7 +369,7 @@ class RunStore:
         fsynced at least every FSYNC_INTERVAL seconds and on close (a power cut loses at most
         that much): an fsync per line would cost more than a judge call's own client work."""
         if self._handle is None:
-            self._handle = self.judgments_path.open("ab")
+            self._handle = self.paths.judgments.open("ab")
             self._size = self._handle.tell()
         line = judgment.model_dump_json(by_alias=True, exclude_none=False).encode() + b"\n"
         self._handle.write(line)
@@ -424,7 +408,7 @@ class RunStore:
     def _claim_index(self) -> dict[str, tuple[int, bytes]]:
         if self._claims is None:
             self._claims = {}
-            for offset, claim in iter_jsonl_offsets(self.claims_path, ClaimInput):
+            for offset, claim in iter_jsonl_offsets(self.paths.claims, ClaimInput):
                 # the digest of the stored (relative) form, so that a line written at another
                 # place of the directory (absolute paths, before they were kept relative) is
                 # the same content, not a change to record again
@@ -466,7 +450,7 @@ class RunStore:
                 changed.append((sys.intern(str(claim.key)), line, digest))
         if not changed:
             return
-        with self.claims_path.open("ab") as handle:
+        with self.paths.claims.open("ab") as handle:
             offset = handle.tell()
             for key, line, digest in changed:
                 data = line.encode() + b"\n"
@@ -492,7 +476,7 @@ class RunStore:
         """The newest stored content of every claim, in the order of their newest lines, read
         one line at a time."""
         newest = {offset for offset, _ in self._claim_index().values()}
-        for offset, claim in iter_jsonl_offsets(self.claims_path, ClaimInput):
+        for offset, claim in iter_jsonl_offsets(self.paths.claims, ClaimInput):
             if offset in newest:
                 yield self._read_claim(claim)
 
@@ -514,7 +498,7 @@ class RunStore:
     # --- judgments ---
 
     def judgments(self) -> list[Judgment]:
-        return read_judgments(self.judgments_path)
+        return read_judgments(self.paths.judgments)
 
     def _line(self, offset: int) -> Judgment:
         if self._handle is not None:
@@ -537,7 +521,7 @@ class RunStore:
         if self._handle is not None:
             self._handle.flush()
         newest = set(self._latest.values())
-        for offset, judgment in iter_jsonl_offsets(self.judgments_path, Judgment):
+        for offset, judgment in iter_jsonl_offsets(self.paths.judgments, Judgment):
             if offset in newest:
                 yield judgment
 
@@ -546,7 +530,7 @@ class RunStore:
         if self._handle is not None:
             self._handle.flush()
         newest = set(self._latest.values())
-        for offset, head in iter_jsonl_offsets(self.judgments_path, LineHead):
+        for offset, head in iter_jsonl_offsets(self.paths.judgments, LineHead):
             if offset in newest:
                 yield head
 

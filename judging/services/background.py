@@ -22,8 +22,8 @@ from typing import TypeVar
 
 import httpx
 
+import judging.services.pidfile as pidfile
 from judging.errors import JudgingError
-from judging.services import pidfile
 
 log = logging.getLogger(__name__)
 

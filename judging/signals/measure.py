@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from PIL import Image
 
 from judging.figures.data import FigureDataFile
-from judging.models import ClaimInput, ClaimKind, Flag, Signal, Tolerance
+from judging.models import MAX_NOTE_CHARS, ClaimInput, ClaimKind, Flag, Signal, Tolerance
 from judging.signal_catalogue import signal_names
 from judging.signals.chart import (
     CHART_SIGNALS,
@@ -138,12 +138,13 @@ def copy_signals(check: CopyCheck, rerun: Callable[[], str | None]
     if check.near_identical:
         return signals, [Flag(name="near_identical", detail=(
             f"the reproduced figure is {check.how}: the same plotting code run again "
-            f"elsewhere, or a copy with a label edited; a human should tell which")[:4000])]
+            f"elsewhere, or a copy with a label edited; a human should tell which"
+        )[:MAX_NOTE_CHARS])]
     if shown is not None:
         return signals, [Flag(name="identical_rerender", detail=(
             f"the reproduced figure is pixel-identical to the published figure ({check.how}), "
             f"and {shown}: a human should confirm a bit-exact re-run of the plotting code"
-        )[:4000])]
+        )[:MAX_NOTE_CHARS])]
     if check.copy:
         return signals, [Flag(name="copy", detail=f"the reproduced figure is a copy of the "
                                                   f"published figure ({check.how})")]

@@ -139,7 +139,7 @@ def test_append_then_reopen_keeps_every_line_and_resumes(judged: Path, tmp_path:
     reopened = RunStore.open(tmp_path / "copy", create=False)
     assert reopened.judgments() == judgments  # every field survives the round trip
     assert reopened.latest() == judgments
-    assert len(_raw_lines(reopened.judgments_path)) == 25
+    assert len(_raw_lines(reopened.paths.judgments)) == 25
     # The same work with another input (a changed file) is not done.
     changed = judgments[0].model_copy(update={"input_hash": "sha256:" + "0" * 64})
     assert not reopened.has(line_key(changed))

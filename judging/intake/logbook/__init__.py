@@ -49,6 +49,8 @@ from judging.intake.manifest import LoadedSubmission, make_claim_input
 from judging.intake.registry import Registry
 from judging.models import (
     FIGURE_MATCH_NOT_APPLICABLE,
+    MAX_JUSTIFICATION_CHARS,
+    MAX_NOTE_CHARS,
     Agent,
     Claim,
     ClaimKey,
@@ -57,9 +59,6 @@ from judging.models import (
     FieldProvenance,
     Flag,
     SubmissionHeader,
-)
-from judging.models import (
-    MAX_NOTE_CHARS as _MAX_NOTE,
 )
 
 log = logging.getLogger(__name__)
@@ -141,14 +140,14 @@ def load_logbook(folder: Path | str, *, out_dir: Path, registry: Registry | None
     header = submission_header(
         folder, submission_id=sid, paper_id=pid, paper_title=(logbook.title[:500] or None),
         agent=Agent(name=who[0], model=who[1]) if who else None,
-        warnings=[w[:_MAX_NOTE] for w in warnings][:200])
+        warnings=[w[:MAX_NOTE_CHARS] for w in warnings][:200])
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     loaded = LoadedSubmission(header=header, folder=out_dir.resolve(),
                               manifest=logbook.root / "pages" / "index.md")
     found = find_claims(logbook, verdict_places=verdict_places, value_places=value_places)
     warnings = list(dict.fromkeys(warnings + logbook.warnings))
-    header = header.model_copy(update={"warnings": [w[:_MAX_NOTE] for w in warnings][:200]})
+    header = header.model_copy(update={"warnings": [w[:MAX_NOTE_CHARS] for w in warnings][:200]})
     loaded.header = header
     if not found:
         loaded.problems.append(no_claim_problem(logbook, sid))
@@ -183,7 +182,7 @@ def load_logbook(folder: Path | str, *, out_dir: Path, registry: Registry | None
                     name="readme_disagrees",
                     detail=(f"the repository README gives claim {claim.number} the label "
                             f"{other.text!r} ({other.quote}); the logbook's verdict "
-                            f"{claim_input.claim.verdict.value} stands")[:4000]))
+                            f"{claim_input.claim.verdict.value} stands")[:MAX_NOTE_CHARS]))
             loaded.claims.append(claim_input)
         except (ValidationError, UnsafePathError, ValueError) as exc:
             loaded.problems.append(ClaimProblem(submission_id=sid, claim_id=claim_id,
@@ -227,7 +226,7 @@ def no_claim_problem(logbook: Logbook, sid: str) -> ClaimProblem:
         line=None,
         reason=(f"no claim found on its {len(slugs)} page(s) ({shown or 'none'}): no claim page "
                 f"(a claim-... slug or a 'Claim N' title), no claims table, no numbered claims "
-                f"list and no '## Claim N' section")[:4000])
+                f"list and no '## Claim N' section")[:MAX_NOTE_CHARS])
 
 
 #: The claim model's checks in our words, by the validation library's error type.
@@ -284,8 +283,8 @@ def _to_claim_input(found: FoundClaim, claim_id: str, origin: str, header: Submi
     if note is not None:
         # the toy quote stays first: the verdict rubric's scale_disclosed reads "toy: ..."
         text = f"Scope & cost ({scope.page}): {note[0]}"  # type: ignore[union-attr]
-        scale = (f"{scale}\n{text}" if scale else text)[:_MAX_NOTE]
-        provenance["scale_note"] = FieldProvenance(how="declared", quote=note[1][:_MAX_NOTE])
+        scale = (f"{scale}\n{text}" if scale else text)[:MAX_NOTE_CHARS]
+        provenance["scale_note"] = FieldProvenance(how="declared", quote=note[1][:MAX_NOTE_CHARS])
     provenance["claim_id"] = found.id_provenance
     scripts = _scripts(found, out_dir) if found.place != "absent page" else []
     values: dict[str, object] = {}
@@ -302,13 +301,13 @@ def _to_claim_input(found: FoundClaim, claim_id: str, origin: str, header: Submi
     missing = sorted({m for log_ in found.logs for m in log_.missing_scripts})
     if missing:
         absent["scripts"] = ("the run cells name scripts whose body neither the cell nor the "
-                             "workspace holds: " + ", ".join(missing))[:_MAX_NOTE]
+                             "workspace holds: " + ", ".join(missing))[:MAX_NOTE_CHARS]
     claim = Claim(
         claim_id=claim_id, kind=kind, statement=statement(found) or claim_id,
         reproduced_figure=chart.path if chart is not None and kind == "figure" else None,
         reproduced_data=(chart.figure_data_path if chart is not None and kind == "figure"
                          else None),
-        verdict=ex.verdict, justification=justification[:20_000], scale_note=scale,
+        verdict=ex.verdict, justification=justification[:MAX_JUSTIFICATION_CHARS], scale_note=scale,
         evidence=Evidence(logs=[log_.path for log_ in found.logs][:50],
                           script=scripts[0] if scripts else None, scripts=scripts[1:51]),
         source_verdict=ex.source_verdict, toy=ex.toy, provenance=provenance,
@@ -326,12 +325,12 @@ def _to_claim_input(found: FoundClaim, claim_id: str, origin: str, header: Submi
     for warning in found.warnings:
         name = ("page_absent" if warning.startswith("page absent") else "figure_reused"
                 if warning.startswith("figure reused") else "logbook_warning")
-        flags.append(Flag(name=name, detail=warning[:4000]))
+        flags.append(Flag(name=name, detail=warning[:MAX_NOTE_CHARS]))
     slug = found.page.slug
     page_warnings = [w for w in warnings if f"pages/{slug}/" in w or f"page {slug}:" in w
                      or f"page {slug!r}" in w]
     if page_warnings:
-        flags.append(Flag(name="logbook_warning", detail="; ".join(page_warnings)[:4000]))
+        flags.append(Flag(name="logbook_warning", detail="; ".join(page_warnings)[:MAX_NOTE_CHARS]))
     return claim_input.model_copy(update={"flags": flags, "origin": origin,
                                           "key": ClaimKey(submission_id=header.submission_id,
                                                           claim_id=claim_id)})
@@ -344,11 +343,11 @@ def extraction_flags(ex: Extraction, where: str) -> list[Flag]:
     if ex.contradiction is not None:
         flags.append(Flag(name="self_contradiction",
                           detail=f"the {where} contradicts itself: {ex.contradiction[0]!r} vs "
-                                 f"{ex.contradiction[1]!r}"[:4000]))
+                                 f"{ex.contradiction[1]!r}"[:MAX_NOTE_CHARS]))
     if ex.changed is not None:
         flags.append(Flag(name="verdict_changed",
                           detail=f"the verdict changes down the {where}: {ex.changed[0]!r}, "
-                                 f"later {ex.changed[1]!r}; the last is taken"[:4000]))
+                                 f"later {ex.changed[1]!r}; the last is taken"[:MAX_NOTE_CHARS]))
     if ex.toy:
         scale = ex.toy_note()
         flags.append(Flag(name="toy", detail=scale or "toy"))

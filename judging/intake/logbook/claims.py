@@ -54,7 +54,7 @@ from judging.intake.logbook.extract import (
 from judging.intake.logbook.figures import DECODED, Figure, PageMaterializer, RunLog
 from judging.intake.logbook.reader import Logbook, Page, parse_cells
 from judging.intake.paths import MAX_TEXT_FILE_BYTES, read_confined
-from judging.models import FieldProvenance
+from judging.models import MAX_NOTE_CHARS, MAX_STATEMENT_CHARS, FieldProvenance
 
 _CLAIM_SLUG = re.compile(r"(?i)(?:^|[-_])claim(?:[-_]|$)")
 #: Slugs that hold the word claim but are about all claims, not one.
@@ -109,9 +109,9 @@ class FoundClaim:
     @property
     def id_provenance(self) -> FieldProvenance:
         if self.number is not None and self.number_quote:
-            return FieldProvenance(how="declared", quote=self.number_quote[:4000],
+            return FieldProvenance(how="declared", quote=self.number_quote[:MAX_NOTE_CHARS],
                                    place=f"claim number in the {self.place}")
-        return FieldProvenance(how="order", quote=(self.title or self.page.slug)[:4000],
+        return FieldProvenance(how="order", quote=(self.title or self.page.slug)[:MAX_NOTE_CHARS],
                                place=f"{self.place} order")
 
 
@@ -657,31 +657,6 @@ def _decide(claim: FoundClaim, labels: list[Label], values: list[Value], prose: 
     toy_scale(ex, prose)
 
 
-_STATEMENT_HEADING = re.compile(
-    r"(?ims)^#{1,4}[ \t]*(?:target|literal|anchored|judged|original|the|paper)?[ \t]*claim\b"
-    r"[^\n]*\n+(?P<s>.+?)(?:\n[ \t]*\n|\n#|\Z)")
-_STATEMENT_LEAD = re.compile(
-    r"(?im)^[ \t>]*(?:\*\*|__)(?:target|literal|anchored|judged|original|paper(?:'s)?)[ \t]+"
-    r"claim\b[^\n]*(?:\n(?![ \t]*\n)[^\n]*)*")
-_BLOCKQUOTE = re.compile(r"(?m)^>[ \t]*(?P<s>[^\n]{20,})")
-
-
-def statement_text(title: str, prose: str) -> str:
-    """Where the participant states the claim: a `## Literal claim` (Claim, Target claim, ...)
-    section's first paragraph, else a `**Judged claim:**` / `**Anchored claim.**` paragraph,
-    else the first blockquote; then the claim's title (its "Claim N:" prefix removed)."""
-    body = ""
-    m = _STATEMENT_HEADING.search(prose)
-    if m and len(m.group("s").strip()) > 20:
-        body = m.group("s")
-    elif (lead := _STATEMENT_LEAD.search(prose)) is not None:
-        body = lead.group(0)
-    elif (quote := _BLOCKQUOTE.search(prose)) is not None:
-        body = quote.group("s")
-    title = re.sub(r"^\s*claim\s*\d+\s*[:.\u2014-]*\s*", "", title, flags=re.IGNORECASE)
-    return f"{body}\n{title}" if body else title
-
-
 def materialize(logbook: Logbook, claims: list[FoundClaim], out_dir: Path) -> list[Figure]:
     """Write every page's figures and run logs under `out_dir`; attach them to the claims.
     Returns the figures of pages that hold no claim (summaries), shared by every claim."""
@@ -748,7 +723,7 @@ def statement(claim: FoundClaim) -> str:
         body = quote.group("s").strip() if quote else ""
     title = re.sub(r"^\s*claim\s*\d+\s*[:.\u2014-]*\s*", "", claim.title, flags=re.IGNORECASE)
     out = f"{title}: {body}" if body and title else (body or title or claim.page.slug)
-    return out[:4000]
+    return out[:MAX_STATEMENT_CHARS]
 
 
 _SCOPE_HEADING = re.compile(r"(?im)^(?P<h>#{2,4})[ \t]+scope[ \t]*(?:&|and|&amp;)[ \t]*cost\b"

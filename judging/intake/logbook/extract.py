@@ -53,7 +53,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from judging.models import FieldProvenance, Verdict
+from judging.models import MAX_NOTE_CHARS, FieldProvenance, Verdict
 
 _INCONCLUSIVE = re.compile(
     r"\bnot[\s_-]+(?:independently[\s_-]+)?(?:verified|reproduced|replicated|confirmed)\b|"
@@ -147,7 +147,6 @@ _SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+"
 NUMBER = (r"(?<![\w.])[-−–]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
           r"(?:\s*(?:[eE][-+−]?\d+|[×x]\s*10(?:\^\{?[-−]?\d+\}?|[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)))?"
           r"(?:\s*\+\s*\d+(?:\.\d+)?[eE][-−]\d+)?%?")
-_NUMBER = re.compile(NUMBER)
 
 
 def parse_number(text: str) -> float | None:
@@ -166,14 +165,6 @@ def parse_number(text: str) -> float | None:
         except ValueError:
             return None
     return value if math.isfinite(value) else None
-
-
-def first_number(text: str) -> tuple[float, str] | None:
-    for match in _NUMBER.finditer(text):
-        value = parse_number(match.group(0))
-        if value is not None:
-            return value, match.group(0)
-    return None
 
 
 #: Reasons of absent values.
@@ -461,8 +452,8 @@ def decide_verdict(ex: Extraction, labels: list[Label], page_text: str | None = 
                 (top[0], next(lb for lb in top if lb.mapped.verdict != top[0].mapped.verdict))
             ex.contradiction = (a.quote, b.quote)
             ex.absent["verdict"] = (f"conflicting labels ({a.place}: {a.text!r}; {b.place}: "
-                                    f"{b.text!r}): left for the judge")[:4000]
-            ex.source_verdict = chosen.text[:4000]
+                                    f"{b.text!r}): left for the judge")[:MAX_NOTE_CHARS]
+            ex.source_verdict = chosen.text[:MAX_NOTE_CHARS]
             if any(lb.mapped.toy for lb in top):
                 ex.toy, ex.toy_quote = True, next(lb.quote for lb in top if lb.mapped.toy)
             return
@@ -502,7 +493,8 @@ def _a_change(labels: list[Label]) -> bool:
 def _prov(ex: Extraction, name: str, how: str, quote: str, place: str,
           page_text: str | None) -> None:
     if quote and (page_text is None or quote in page_text):
-        ex.provenance[name] = FieldProvenance(how=how, quote=quote[:4000], place=place[:200])
+        ex.provenance[name] = FieldProvenance(how=how, quote=quote[:MAX_NOTE_CHARS],
+                                              place=place[:200])
 
 
 # --- values ---------------------------------------------------------------------------------
@@ -576,8 +568,8 @@ def quote_of(key: str, text: str) -> str:
     """The line of `text` holding `key` (a quote on the page), else the text's first line."""
     for line in text.splitlines():
         if f'"{key}"' in line or f"{key}" in line:
-            return line.strip()[:4000]
-    return text.strip().splitlines()[0][:4000] if text.strip() else ""
+            return line.strip()[:MAX_NOTE_CHARS]
+    return text.strip().splitlines()[0][:MAX_NOTE_CHARS] if text.strip() else ""
 
 
 def _json_objects(text: str) -> list[tuple[object, str]]:

@@ -27,12 +27,10 @@ from typing import Any, Protocol
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from judging.intake.logbook.extract import NUMBER, Extraction, map_verdict, parse_number
-from judging.models import FieldProvenance, Verdict
+from judging.models import MAX_NOTE_CHARS, FieldProvenance, Verdict
 
 REJECTED = "llm quote not found on the page"
 NOT_STATED = "llm: not stated on the page"
-#: The fields the LLM may fill.
-FIELDS = ("reported_value", "reproduced_value", "verdict", "toy", "scale_note")
 
 
 class _Quoted(BaseModel):
@@ -250,7 +248,7 @@ def _fill_from(ex: Extraction, ask: StructuredAsk, outcome: LLMOutcome, *, page_
 
     def keep(name: str, quote: str) -> None:
         ex.provenance[name] = FieldProvenance(
-            how=how, quote=quote[:4000], model=ask.model,
+            how=how, quote=quote[:MAX_NOTE_CHARS], model=ask.model,
             request_hash=getattr(answer, "request_hash", None), cached=outcome.cached)
         ex.absent.pop(name, None)
         outcome.rejected.pop(name, None)
@@ -295,6 +293,6 @@ def _fill_from(ex: Extraction, ask: StructuredAsk, outcome: LLMOutcome, *, page_
         elif isinstance(item, QuotedNote):
             note = item.note.strip()
             if note:
-                ex.scale_note = f"{note} (quote: {quote})"[:4000]
+                ex.scale_note = f"{note} (quote: {quote})"[:MAX_NOTE_CHARS]
                 keep(name, quote)
     return True

@@ -36,8 +36,6 @@ _CELL_START = re.compile(r"^---[ \t]*\r?\n<!-- trackio-cell[ \t]*\r?\n(?P<json>[
 _LINK_TEXT = r"\[(?P<title>(?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]"
 _INDEX_LINK = re.compile(_LINK_TEXT + r"\((?:(?:\./)?pages/(?P<path>[A-Za-z0-9][\w.-]*)/page\.md|"
                          r"#/(?P<slug>[^)\s]+))\)")
-_PAGE_LINK = re.compile(r"\]\((?:\.\./)?(?:#/|pages/)?(?P<slug>[A-Za-z0-9][\w.-]*)/page\.md\)|"
-                        r"\]\(#/(?P<hash>[A-Za-z0-9][\w.-]*)\)")
 #: A logbook.json parent whose pages are not the current ones.
 _HISTORICAL = re.compile(r"(?i)(?:histor(?:y|ical)|superseded|rejected|archived?|deprecated|"
                          r"obsolete|old)\b")
@@ -416,7 +414,3 @@ def _inside(path: Path, folder: Path) -> bool:
         return False
     return True
 
-
-def page_links(text: str) -> list[str]:
-    """Slugs of other pages a page links to."""
-    return [m.group("slug") or m.group("hash") for m in _PAGE_LINK.finditer(text)]

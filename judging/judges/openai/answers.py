@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from judging.judges import prompt
+import judging.judges.prompt as prompt
 from judging.models import (
     AnswerStatus,
     ConfidenceSource,
@@ -136,6 +136,11 @@ def usage_of(body: dict[str, Any]) -> TokenUsage | None:
                                        prompt_tokens + completion_tokens))
 
 
+#: The most of a response body kept as the raw answer when it has no message content (an error
+#: or a provider's own shape): enough to see what was served, not a whole page of HTML.
+MAX_RAW_BODY_CHARS = 20_000
+
+
 def raw_answer(body: dict[str, Any]) -> str:
     """What to keep of an answer: the message's content, its refusal, else the body (cut)."""
     message = ((body.get("choices") or [{}])[0] or {}).get("message") or {} \
@@ -143,7 +148,7 @@ def raw_answer(body: dict[str, Any]) -> str:
     raw = message.get("content") if isinstance(message, dict) else None
     if raw is None and isinstance(message, dict) and message.get("refusal"):
         raw = json.dumps({"refusal": message["refusal"]})
-    return raw if raw is not None else json.dumps(body)[:20000]
+    return raw if raw is not None else json.dumps(body)[:MAX_RAW_BODY_CHARS]
 
 
 #: Response headers that name who served a call behind a router (Hugging Face's router names

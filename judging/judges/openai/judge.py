@@ -19,8 +19,8 @@ import httpx2
 import openai
 import pydantic_core
 
+import judging.judges.prompt as prompt
 from judging.hashing import content_hash
-from judging.judges import prompt
 from judging.judges.base import CallEstimate, JudgeResult, JudgeTask
 from judging.judges.openai.answers import (
     check_quotes,

@@ -27,8 +27,8 @@ import httpx2
 import openai
 from pydantic import BaseModel, ValidationError
 
+import judging.judges.prompt as prompt
 from judging.hashing import content_hash
-from judging.judges import prompt
 from judging.judges.openai.answers import strip_fences, usage_of
 from judging.judges.openai.cache import AnswerCache, answer_cache
 from judging.judges.openai.cost import (

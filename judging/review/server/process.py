@@ -294,7 +294,7 @@ def serve(home: Path, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> Non
         started = time.monotonic()
         from argilla_server._app import app
 
-        from judging.review.server import search_engine  # noqa: F401  (registers the engine)
+        import judging.review.server.search_engine  # noqa: F401  (registers the engine)
 
         try:
             _migrate()

@@ -73,6 +73,18 @@ def _direction(y: np.ndarray, span: float) -> int:
     return 0 if abs(slope) < _s().flat * span else int(np.sign(slope))
 
 
+def _shape(a: np.ndarray, b: np.ndarray, *, flat: float) -> float:
+    """How alike two curves sampled at the same x run: their correlation (0 when negative or
+    undefined); two flat curves (spread under `flat`) are alike, a flat and a moving one not."""
+    flat_a, flat_b = np.ptp(a) < flat, np.ptp(b) < flat
+    if flat_a and flat_b:
+        return 1.0
+    if flat_a or flat_b:
+        return 0.0
+    r = float(np.corrcoef(a, b)[0, 1])
+    return max(0.0, r) if np.isfinite(r) else 0.0
+
+
 def compare_curves(pub: np.ndarray, rep: np.ndarray, *, span: float, tol_abs: float | None,
              tol_rel: float | None) -> SeriesPair | None:
     if len(pub) < 2 or len(rep) < 2:
@@ -85,15 +97,7 @@ def compare_curves(pub: np.ndarray, rep: np.ndarray, *, span: float, tol_abs: fl
                      x_overlap=max(0.0, float(overlap)))
     xs = np.linspace(lo, hi, _s().samples)
     a, b = _resample(pub, xs), _resample(rep, xs)
-    spread_a, spread_b = np.ptp(a), np.ptp(b)
-    flat_a, flat_b = spread_a < _s().flat * span, spread_b < _s().flat * span
-    if flat_a and flat_b:
-        shape = 1.0
-    elif flat_a or flat_b:
-        shape = 0.0
-    else:
-        r = float(np.corrcoef(a, b)[0, 1])
-        shape = max(0.0, r) if np.isfinite(r) else 0.0
+    shape = _shape(a, b, flat=_s().flat * span)
     diff = np.abs(b - a)
     allowed = np.full_like(a, _s().default_value_tolerance * span)
     if tol_abs is not None:
@@ -165,14 +169,7 @@ def compare_clouds(a: np.ndarray, b: np.ndarray) -> SeriesPair | None:
     if len(medians) < MIN_BINS:
         return _compare_points_unit(a, b, overlap)
     ma, mb = np.array(medians).T
-    flat_a, flat_b = np.ptp(ma) < _s().flat, np.ptp(mb) < _s().flat
-    if flat_a and flat_b:
-        shape = 1.0
-    elif flat_a or flat_b:
-        shape = 0.0
-    else:
-        r = float(np.corrcoef(ma, mb)[0, 1])
-        shape = max(0.0, r) if np.isfinite(r) else 0.0
+    shape = _shape(ma, mb, flat=_s().flat)
     diff = np.abs(mb - ma)
     values = float(np.mean(diff <= np.array(allowed)))
     # Medians that all agree within their noise are the same cloud: a weak trend's medians

@@ -46,14 +46,19 @@ def coords(series: Series, frame: Frame) -> np.ndarray:
     norm = series.normalised if series.normalised is not None else series.points
     x = series.points[:, 0] if frame.x_data and series.x_units == "data" else norm[:, 0]
     y = series.points[:, 1] if frame.y_data and series.y_units == "data" else norm[:, 1]
+    pts = _in_frame(x, y, frame)
+    return pts[np.argsort(pts[:, 0], kind="stable")]
+
+
+def _in_frame(x: np.ndarray, y: np.ndarray, frame: Frame) -> np.ndarray:
+    """Points (x, y) on the frame's scales (log10 of a log data axis), finite rows only."""
     with np.errstate(divide="ignore", invalid="ignore"):
         if frame.x_log and frame.x_data:
             x = np.log10(x)
         if frame.y_log and frame.y_data:
             y = np.log10(y)
     pts = np.column_stack([x, y])
-    pts = pts[np.isfinite(pts).all(axis=1)]
-    return pts[np.argsort(pts[:, 0], kind="stable")]
+    return pts[np.isfinite(pts).all(axis=1)]
 
 
 def y_span(panel: Panel, frame: Frame) -> float:
@@ -107,13 +112,7 @@ def ink_coords(panel: Panel, frame: Frame, series_pts: list[np.ndarray]) -> np.n
         return np.concatenate([p for p in series_pts if len(p)] or [np.zeros((0, 2))])
     x = panel.ink[:, 0] if frame.x_data and panel.x is not None else panel.ink_normalised[:, 0]
     y = panel.ink[:, 1] if frame.y_data and panel.y is not None else panel.ink_normalised[:, 1]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        if frame.x_log and frame.x_data:
-            x = np.log10(x)
-        if frame.y_log and frame.y_data:
-            y = np.log10(y)
-    pts = np.column_stack([x, y])
-    return pts[np.isfinite(pts).all(axis=1)]
+    return _in_frame(x, y, frame)
 
 
 def align_x_extent(pub_pts: list[np.ndarray], rep_pts: list[np.ndarray],
