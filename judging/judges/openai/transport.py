@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import threading
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -208,18 +209,24 @@ class Portal:
     def __init__(self) -> None:
         self._stack: contextlib.ExitStack | None = None
         self._portal: anyio.from_thread.BlockingPortal | None = None
+        self._lock = threading.Lock()
+        """Several loading threads may call at once: one portal is started, not one each."""
 
     @property
     def started(self) -> bool:
         return self._portal is not None
 
     def call(self, function: Callable[..., Awaitable[Any]], *args: Any) -> Any:
-        if self._portal is None:
-            self._stack = contextlib.ExitStack()
-            self._portal = self._stack.enter_context(anyio.from_thread.start_blocking_portal())
-        return self._portal.call(function, *args)
+        with self._lock:
+            if self._portal is None:
+                self._stack = contextlib.ExitStack()
+                self._portal = self._stack.enter_context(
+                    anyio.from_thread.start_blocking_portal())
+            portal = self._portal
+        return portal.call(function, *args)
 
     def close(self) -> None:
-        stack, self._stack, self._portal = self._stack, None, None
+        with self._lock:
+            stack, self._stack, self._portal = self._stack, None, None
         if stack is not None:
             stack.close()
