@@ -1,5 +1,5 @@
 """The shape issue 28 gave the package, kept: a runner that only wires its parts, small
-functions in the run stage, a top level of shared vocabulary, one OpenAI call path. A merge that
+functions in the run stage, a top level of shared vocabulary, one LLM send loop. A merge that
 grows them past the bounds fails here, not in the next review."""
 
 from __future__ import annotations
@@ -69,13 +69,46 @@ def test_the_top_level_is_vocabulary() -> None:
     assert len(list(PACKAGE.glob("*.py"))) <= MAX_TOP_LEVEL_FILES
 
 
-def test_one_openai_call_path() -> None:
-    """Chat completions are created in one place (the endpoint of `judges/openai/`), used by the
-    judge and the extractor alike; issue 28's own check (the phrase "structured output" once)
-    is kept beside it."""
-    calls = [str(path.relative_to(PACKAGE)) for path in PACKAGE.rglob("*.py")
-             if "completions.create(" in path.read_text(encoding="utf-8")]
-    assert calls == ["judges/openai/endpoint.py"]
+#: The `openai` client's methods that send a request to the model: the typed ones, old and new,
+#: and the raw `post(..., cast_to=...)` the transport uses.
+SENDING_METHODS = (("chat", "completions", "create"), ("chat", "completions", "parse"),
+                   ("chat", "completions", "stream"), ("completions", "create"),
+                   ("responses", "create"), ("responses", "parse"), ("responses", "stream"))
+
+
+def _attribute_chain(node: ast.expr) -> tuple[str, ...]:
+    names: list[str] = []
+    while isinstance(node, ast.Attribute):
+        names.append(node.attr)
+        node = node.value
+    return tuple(reversed(names))
+
+
+def llm_send_sites(root=PACKAGE) -> list[str]:
+    """Every call in the package that sends a request to a model through the `openai` client:
+    `x.chat.completions.create(...)`, `x.beta.chat.completions.parse(...)`,
+    `x.responses.create(...)` and the like, and the raw `x.post(..., cast_to=...)`."""
+    sites = []
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+                continue
+            chain = _attribute_chain(node.func)
+            typed = any(chain[-len(method):] == method for method in SENDING_METHODS)
+            raw = chain[-1:] == ("post",) and any(k.arg == "cast_to" for k in node.keywords)
+            if typed or raw:
+                sites.append((str(path.relative_to(root)), node.lineno))
+    return [f"{name}:{line}" for name, line in sorted(sites)]
+
+
+def test_one_llm_send_loop() -> None:
+    """Requests leave for the model from one place (`post_chat` in `judges/openai/transport.py`),
+    which the one call loop (`Transport.ask`), the judge, the extractor and the endpoint check's
+    one-token probe all go through; a second loop that sends on its own fails here. Issue 28's
+    own check (the phrase "structured output" once) is kept beside it."""
+    sites = llm_send_sites()
+    assert len(sites) == 1, sites
+    assert sites[0].startswith("judges/openai/transport.py:"), sites
     said = sum(path.read_text(encoding="utf-8").count('"structured output"')
                for path in PACKAGE.rglob("*.py"))
     assert said == 1
@@ -170,3 +203,28 @@ def test_run_directory_files_are_named_by_the_layout() -> None:
                for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
                if isinstance(node, ast.Constant) and node.value in names]
     assert not spelled
+
+
+def test_the_send_site_finder_sees_every_way_to_send(tmp_path) -> None:
+    """The finder above is not blind: each way of sending is found, nothing else is."""
+    (tmp_path / "a.py").write_text(
+        "client.chat.completions.create(model=m)\n"
+        "await self.client.beta.chat.completions.parse(model=m)\n"
+        "client.responses.create(model=m)\n"
+        "client.post(url, content=b, cast_to=httpx.Response)\n"
+        "requests.post(url, data=b)\n"
+        "client.models.retrieve(m)\n", encoding="utf-8")
+    assert llm_send_sites(tmp_path) == ["a.py:1", "a.py:2", "a.py:3", "a.py:4"]
+
+
+def test_judges_are_made_through_the_registry() -> None:
+    """Outside `judges/`, no stage names a backend's judge or its endpoint: a new backend is an
+    entry in `judges/registry.py`, not an edit of the run, the retest or the CLI."""
+    pattern = re.compile(r"openai_judge|OpenAIJudge|structured_caller|StructuredCaller\(|"
+                         r"check_endpoint\b|EndpointClient|startswith\(\"openai:\"\)")
+    found = [f"{path.relative_to(PACKAGE)}:{number}"
+             for path in sorted(PACKAGE.rglob("*.py"))
+             if path.relative_to(PACKAGE).parts[0] not in ("judges", "testing")
+             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if pattern.search(line)]
+    assert not found

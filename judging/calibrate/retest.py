@@ -33,7 +33,7 @@ from judging.calibrate.artifacts import RetestCriterion, judged_rubric
 from judging.calibrate.tables import read_table
 from judging.errors import CalibrationError
 from judging.hashing import file_sha256
-from judging.judges import Judge, JudgeResult, JudgeTask, LLMOptions, make_judge
+from judging.judges import Judge, JudgeContext, JudgeResult, JudgeTask, LLMOptions, make_judge
 from judging.models import AnswerStatus, Judgment, LineStatus, VersionedModel
 from judging.rubrics import Criterion, Rubric, RubricLibrary, Scale, aggregate
 from judging.rundir import RunStore, append_jsonl, identity, read_jsonl, utc_now
@@ -431,23 +431,23 @@ def retest_run(run_dir: Path, n: int, *, llm: LLMOptions | None = None, seed: in
 async def _judge_all(lines: Sequence[Judgment], tasks: Sequence[JudgeTask], llm: LLMOptions,
                      concurrency: int) -> list[JudgeResult]:
     limiter = asyncio.Semaphore(max(1, concurrency))
-    made: dict[tuple, Judge] = {}
+    made: dict[tuple, tuple[Judge, JudgeContext]] = {}
     try:
         for line in lines:
             options = _llm_options(line, llm)
             key = (line.judge, repr(options))
             if key not in made:
-                made[key] = make_judge(line.judge, llm=options, limiter=limiter)
+                context = JudgeContext(options, limiter=limiter)
+                made[key] = make_judge(line.judge, context), context
 
         async def one(line: Judgment, task: JudgeTask) -> JudgeResult:
-            return await made[(line.judge, repr(_llm_options(line, llm)))](task)
+            return await made[(line.judge, repr(_llm_options(line, llm)))][0](task)
 
         return list(await asyncio.gather(*(one(line, task) for line, task in zip(lines, tasks))))
     finally:
-        for judge in made.values():
-            close = getattr(judge, "aclose", None)
-            if close is not None:
-                await close()
+        for judge, context in made.values():
+            await judge.close()
+            await context.close()
 
 
 

@@ -204,10 +204,12 @@ engine_options = option_group("engine", Engine,
 
 def extract_spec(extract: str | None, judges: list[str]) -> str | None:
     """The LLM extractor of a run: as given, none for "none", else the first LLM judge's model
-    (a run with an LLM judge reads prose values too; the offline judge's run stays offline)."""
+    (a run with an LLM judge reads prose values too; the offline judge's run stays offline): the
+    first judge whose backend has an extractor (`judging.judges.BACKENDS`)."""
     if extract is not None:
         return None if extract.strip().lower() == "none" else extract
-    return next((spec for spec in judges if spec.startswith("openai:")), None)
+    from judging.judges import extracts  # (imported when the command runs)
+    return next((spec for spec in judges if extracts(spec)), None)
 
 
 @click.command(cls=SectionedCommand)

@@ -76,5 +76,14 @@ class Judge(Protocol):
         (the offline judge; no criterion applies)."""
         ...
 
+    def preflight(self) -> None:
+        """Before the first call: check that the judge can work at all (its endpoint answers and
+        knows the model), else raise `RunStopped` with the cause in one line."""
+        ...
+
+    async def close(self) -> None:
+        """Release what the judge holds (connections), inside the event loop that used it."""
+        ...
+
     async def __call__(self, task: JudgeTask) -> JudgeResult:
         ...

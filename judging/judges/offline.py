@@ -148,6 +148,12 @@ class OfflineJudge:
     def estimate(self, task: JudgeTask) -> CallEstimate | None:
         return None  # no endpoint, nothing to pay
 
+    def preflight(self) -> None:
+        """Nothing to check: no endpoint."""
+
+    async def close(self) -> None:
+        """Nothing to close: no connection."""
+
     async def __call__(self, task: JudgeTask) -> JudgeResult:
         answers = []
         claim = task.claim.claim

@@ -18,12 +18,11 @@ from dataclasses import replace
 from judging.errors import JudgingError, RunStopped
 from judging.judges import (
     Budget,
-    EndpointClient,
+    JudgeContext,
     JudgeResult,
     JudgeTask,
-    check_endpoint,
+    make_extractor,
     make_judge,
-    structured_caller,
 )
 from judging.models import AnswerStatus, ClaimInput, Judgment, LineStatus, Signal
 from judging.rules import CONSENSUS_AGREES
@@ -94,28 +93,28 @@ class Calls:
         self.consensus_fact = consensus_fact
         self.rerun_facts = rerun_facts
         self.budget = Budget(llm.max_cost) if llm.max_cost is not None else None
-        # One bound on the calls in flight, shared by every judge of the run (--concurrency).
-        limiter = asyncio.Semaphore(max(1, request.concurrency))
         # Tasks past their measurement: twice the call bound, so that the next prompts are built
         # while calls are in flight, without building all of a large run's prompts at once.
         self.window = asyncio.Semaphore(2 * max(1, request.concurrency))
-        # One HTTP connection pool for every LLM judge of the run, sized to that bound.
-        self.endpoint = EndpointClient(llm, connections=request.concurrency)
-        self.judges = [make_judge(spec, llm=llm, budget=self.budget, limiter=limiter,
-                                  endpoint=self.endpoint) for spec in request.judges]
-        # The LLM extractor is built here (judges' client, cache, budget) and injected into the
-        # logbook importer, which sits below judges and cannot import it.
-        self.extractor = structured_caller(request.extract, llm, budget=self.budget) \
+        # What the judges share: one bound on the calls in flight (--concurrency), the budget,
+        # and the connections a backend keeps for all its judges, sized to that bound.
+        self.context = JudgeContext(llm, budget=self.budget,
+                                    limiter=asyncio.Semaphore(max(1, request.concurrency)),
+                                    connections=request.concurrency)
+        self.judges = [make_judge(spec, self.context) for spec in request.judges]
+        # The LLM extractor is built here (the judges' backend, cache, budget) and injected into
+        # the logbook importer, which sits below judges and cannot import it.
+        self.extractor = make_extractor(request.extract, self.context) \
             if request.extract else None
 
     def preflight(self) -> None:
-        """Check the endpoint of every LLM judge and of the extractor, once per model, before
-        the first call (`JudgeConfigError` with the cause)."""
-        models = {judge.model: judge.spec for judge in self.judges if judge.model is not None}
-        if self.extractor is not None:
-            models.setdefault(self.extractor.model, self.extractor.spec)
-        for model, spec in models.items():
-            check_endpoint(self.llm, model, spec=spec)
+        """Check every judge and the extractor, once per spec, before the first call
+        (`RunStopped` with the cause: a dead endpoint, refused credentials, an unknown model)."""
+        checked: set[str] = set()
+        for part in [*self.judges, *([self.extractor] if self.extractor is not None else [])]:
+            if part.spec not in checked:
+                checked.add(part.spec)
+                part.preflight()
 
     def error_line(self, item: WorkItem, measurement: Measurement, reason: str, *,
                    final: bool = True) -> Judgment:
@@ -194,7 +193,8 @@ class Calls:
 
     async def aclose(self) -> None:
         for judge in self.judges:
-            close = getattr(judge, "aclose", None)
-            if close is not None:
-                await close()
-        await self.endpoint.aclose()
+            await judge.close()
+        await self.context.close()
+        if self.extractor is not None:
+            # Its connections live in an event loop of its own (`judges.openai.transport.Portal`)
+            await asyncio.to_thread(self.extractor.close)

@@ -50,7 +50,7 @@ def _judge(fake: FakeOpenAI, tmp_path: Path, model: str = MODEL, **kw):
         try:
             return await judge(JudgeTask(claim=claim, rubric=rubric, signals={}))
         finally:
-            await judge.aclose()
+            await judge.close()
 
     return asyncio.run(ask())
 

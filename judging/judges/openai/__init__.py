@@ -2,8 +2,10 @@
 (`judge`: `openai:MODEL`, one call per claim, rubric, sample and figure order) and the logbook
 extractor (`structured`: one structured answer per call, injected into intake by the run).
 
-`endpoint` (options, connections, response formats and their fallback, the one map of endpoint
-errors), `cache` (answers on disk by request hash), `cost` (prices, budget, token estimates),
+`transport` (the one call loop: the one place a request is sent, with the cache, the budget,
+the format fallback and what served each answer), `endpoint` (options, connections, response
+formats and their fallback, the one map of endpoint errors), `check` (the endpoint check before a
+run), `cache` (answers on disk by request hash), `cost` (prices, budget, token estimates),
 `answers` (reading an answer body criterion by criterion).
 """
 
@@ -11,12 +13,12 @@ from __future__ import annotations
 
 from judging.judges.openai.answers import interpret_answer
 from judging.judges.openai.cache import AnswerCache
+from judging.judges.openai.check import check_endpoint
 from judging.judges.openai.cost import Budget, load_prices
 from judging.judges.openai.endpoint import (
     EndpointClient,
     JudgeConfigError,
     LLMOptions,
-    check_endpoint,
 )
 from judging.judges.openai.judge import OpenAIJudge, estimate_tokens, openai_judge
 from judging.judges.openai.structured import StructuredAnswer, StructuredCaller, structured_caller

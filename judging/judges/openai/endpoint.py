@@ -1,10 +1,10 @@
 """The OpenAI-compatible endpoint: how to reach it (`LLMOptions`), its HTTP connections
-(`EndpointClient` for the judges' concurrent calls, `sync_client` for the extractor's), the
-response formats a server may accept and the fallback between them (`FormatChain`), and the one
-map from what the endpoint answered to what it means (`failure_reason`), with the cause of a
-connection that failed read from the exception chain (`connection_cause`: refused, DNS, TLS; the
-SDK's aiohttp transport reports every one of them as a timeout), and the check a run makes
-before its first call (`check_endpoint`).
+(`EndpointClient`, for the judges' concurrent calls and the extractor's), the response formats a
+server may accept and the fallback between them (`FormatChain`), and the one map from what the
+endpoint answered to what it means (`failure_reason`), with the cause of a connection that failed
+read from the exception chain (`connection_cause`: refused, DNS, TLS; the
+SDK's aiohttp transport reports every one of them as a timeout). The calls themselves are made
+in `transport`, the check a run makes before its first call in `check`.
 
 Retries are the SDK's: 408/409/429/5xx, timeouts and dropped connections, with exponential
 backoff capped at 8 s, honouring Retry-After up to 60 s; other 4xx are not retried. What is left
@@ -178,61 +178,6 @@ def failure_reason(exc: openai.APIError, *, spec: str, options: LLMOptions) -> s
     return f"could not reach the endpoint after {options.max_retries} retries: {exc}"
 
 
-#: The run's check of its endpoint: a short timeout and one retry (a dead endpoint is told at
-#: once, a busy one gets a second chance).
-CHECK_TIMEOUT_S, CHECK_RETRIES = 15.0, 1
-
-
-def check_endpoint(options: LLMOptions, model: str, *, spec: str) -> None:
-    """Before a run's first call: the endpoint answers and knows the model, else
-    `JudgeConfigError` with one line naming the cause (connection refused, DNS, TLS, a timeout,
-    credentials refused, the model not found, a server error). Asks for the model
-    (`GET /models/MODEL`); a server that does not answer that (llama.cpp, vLLM) gets one chat
-    call of one token, whose 404 says the model is unknown."""
-    label = endpoint_label(options.base_url)
-    client = openai.OpenAI(base_url=options.base_url, api_key=client_key(options),
-                           timeout=min(options.timeout, CHECK_TIMEOUT_S),
-                           max_retries=min(options.max_retries, CHECK_RETRIES))
-
-    def stop(exc: openai.APIError, step: str) -> JudgeConfigError:
-        if isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError):
-            return JudgeConfigError(f"{spec}: the endpoint {label} refused the credentials "
-                                    f"({exc.status_code}): {error_message(exc)}")
-        if isinstance(exc, openai.NotFoundError):
-            return JudgeConfigError(f"{spec}: model {model!r} not found at {label} (404): "
-                                    f"{error_message(exc)}")
-        if isinstance(exc, openai.APIStatusError):
-            return JudgeConfigError(f"{spec}: the endpoint {label} answered {step} with "
-                                    f"{exc.status_code}: {error_message(exc)}")
-        cause = connection_cause(exc, base_url=options.base_url)
-        if cause is None and isinstance(exc, openai.APITimeoutError):
-            cause = f"no answer within {min(options.timeout, CHECK_TIMEOUT_S):g} s"
-        return JudgeConfigError(f"{spec}: cannot reach the endpoint {label}: "
-                                f"{cause or exc}")
-
-    try:
-        with client:
-            try:
-                client.models.retrieve(model)
-                return
-            except (openai.NotFoundError, openai.BadRequestError,
-                    openai.UnprocessableEntityError):
-                pass  # no model listing here, or not this model: ask the model itself
-            except openai.APIError as exc:
-                raise stop(exc, "the model listing") from None
-            try:
-                client.chat.completions.create(
-                    model=model, max_tokens=1,
-                    messages=[{"role": "user", "content": "Answer with one word: ready?"}])
-            except (openai.BadRequestError, openai.UnprocessableEntityError,
-                    openai.RateLimitError):
-                return  # it answered: the model is there (a 400 is about this tiny request)
-            except openai.APIError as exc:
-                raise stop(exc, "a one-token call") from None
-    except openai.OpenAIError as exc:  # e.g. the client could not be built
-        raise JudgeConfigError(f"{spec}: cannot use the endpoint {label}: {exc}") from None
-
-
 # --- response formats -------------------------------------------------------------------------
 
 
@@ -304,12 +249,6 @@ def _has_aiohttp() -> bool:
 
 #: Connections per HTTP pool of an endpoint client without aiohttp (see EndpointClient).
 CONNECTIONS_PER_POOL = 8
-
-
-def sync_client(options: LLMOptions) -> openai.OpenAI:
-    """A synchronous client (the extractor calls from the loading thread)."""
-    return openai.OpenAI(base_url=options.base_url, api_key=client_key(options),
-                         timeout=options.timeout, max_retries=options.max_retries)
 
 
 class EndpointClient:

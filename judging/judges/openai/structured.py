@@ -11,26 +11,25 @@ extraction's instructions, answer model and quote checks, and receives this call
 callable (the `StructuredAsk` protocol there); the run stage builds it here and injects it. This
 module knows nothing of logbooks, and the one wrapping of untrusted text stays in prompt.py.
 
-The call is synchronous (the sync `openai.OpenAI` client): the runner loads sources in a worker
-thread (`asyncio.to_thread`), so extraction calls do not hold up the judges' event loop.
+The call is synchronous: the runner loads sources in a worker thread (`asyncio.to_thread`), and
+each call runs the one async call loop (`transport.Transport.ask`) in the caller's own event-loop
+thread (`transport.Portal`), so extraction calls do not hold up the judges' event loop.
 """
 
 from __future__ import annotations
 
+import functools
 import json
-import time
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
-import httpx2
-import openai
 from pydantic import BaseModel, ValidationError
 
 import judging.judges.prompt as prompt
 from judging.hashing import content_hash
-from judging.judges.openai.answers import strip_fences, usage_of
+from judging.judges.openai.answers import strip_fences
 from judging.judges.openai.cache import AnswerCache, answer_cache
+from judging.judges.openai.check import check_endpoint
 from judging.judges.openai.cost import (
     Budget,
     Price,
@@ -38,17 +37,22 @@ from judging.judges.openai.cost import (
     model_price,
     prompt_tokens,
     tokens_cost,
-    usage_cost,
 )
 from judging.judges.openai.endpoint import (
-    FormatChain,
+    EndpointClient,
     JudgeConfigError,
     LLMOptions,
     ResponseMode,
-    failure_reason,
-    format_rejected,
     response_format,
-    sync_client,
+)
+from judging.judges.openai.transport import (
+    ALL_FORMATS_REJECTED,
+    BUDGET,
+    NOT_SENT,
+    Exchange,
+    Portal,
+    Request,
+    Transport,
 )
 
 
@@ -100,96 +104,83 @@ class StructuredCaller:
         if not self.model:
             raise JudgeConfigError("an openai extractor needs a model: openai:MODEL")
         self.price = model_price(self.model, self.prices, budget=self.budget)
-        self.formats = FormatChain(self.options.response_format)
-        self._client: openai.OpenAI | None = None
+        self.endpoint = EndpointClient(self.options, connections=None)
+        """Its own connections, in the portal's event loop (the extractor runs in the loading
+        thread, not in the judges' loop)."""
+        self.transport = Transport(self.spec, self.model, self.options, endpoint=self.endpoint,
+                                   cache=self.cache, budget=self.budget, price=self.price,
+                                   purpose="structured")
+        self.portal = Portal()
 
     @property
     def spec(self) -> str:
         return f"openai:{self.model}"
 
-    @property
-    def client(self) -> openai.OpenAI:
-        if self._client is None:
-            self._client = sync_client(self.options)
-        return self._client
-
     def dry_cost(self) -> float | None:
         """What the requests a dry run did not send would cost (None: the model has no price)."""
         return self.stats.dry_cost(self.price)
 
-    def close(self) -> None:
-        if self._client is not None:
-            self._client.close()
-            self._client = None
+    def preflight(self) -> None:
+        """The endpoint answers and knows the model (`check_endpoint`), else `JudgeConfigError`."""
+        check_endpoint(self.options, self.model, spec=self.spec)
 
-    def _messages(self, system: str, instructions: str, documents: list[tuple[str, str]],
-                  answer_model: type[BaseModel], mode: ResponseMode) -> list[dict[str, Any]]:
+    def close(self) -> None:
+        if self.portal.started:
+            self.portal.call(self.endpoint.aclose)
+        self.portal.close()
+
+    def _request(self, system: str, instructions: str, documents: list[tuple[str, str]],
+                 answer_model: type[BaseModel], mode: ResponseMode) -> Request:
         user = instructions + "\n\n" + "\n\n".join(prompt.untrusted(name, text)
                                                      for name, text in documents)
         if mode != "json_schema":
             user += ("\n\nAnswer with one JSON object following this schema:\n"
                      + prompt.schema_text(answer_model))
-        return [{"role": "system", "content": system}, {"role": "user", "content": user}]
-
-    def _body(self, messages: list[dict[str, Any]], answer_model: type[BaseModel],
-              mode: ResponseMode) -> dict[str, Any]:
-        body: dict[str, Any] = {"model": self.model, "messages": messages,
-                                "temperature": self.options.temperature,
-                                "max_tokens": self.options.max_tokens}
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}],
+            "temperature": self.options.temperature, "max_tokens": self.options.max_tokens}
         if self.options.seed is not None:
             body["seed"] = self.options.seed
-        body["response_format"] = response_format(mode, answer_model)
-        return body
+        request_hash = content_hash({
+            "request": {**body, "response_format": response_format(mode, answer_model)},
+            "mode": mode, "purpose": "structured"})
+        return Request(body, answer_model, mode, request_hash)
 
     def __call__(self, *, system: str, instructions: str, documents: list[tuple[str, str]],
                  answer_model: type[BaseModel]) -> StructuredAnswer:
         """Ask once (the cache first); `documents` are (name, participant text) pairs, each sent
         inside an <untrusted-data> block."""
-        for _ in range(self.formats.left()):
-            mode = self.formats.mode
-            body = self._body(self._messages(system, instructions, documents, answer_model,
-                                             mode), answer_model, mode)
-            request_hash = content_hash({"request": body, "mode": mode,
-                                         "purpose": "structured"})
-            cached = self.cache.get(request_hash) if self.cache is not None \
-                and self.options.use_cache else None
-            if cached is not None:
-                self.stats.cached += 1
-                return self._read(cached["body"], answer_model, request_hash, cached=True)
-            if self.dry_run:
-                self.stats.dry += 1
-                self.stats.dry_prompt_tokens += prompt_tokens(body["messages"], detail="low")
-                self.stats.dry_completion_tokens += EXTRACT_COMPLETION_TOKENS
-                return StructuredAnswer(self.model, request_hash=request_hash,
-                                        error="estimate: not sent")
-            if self.budget is not None and self.budget.exhausted:
-                self.stats.budget += 1
-                return StructuredAnswer(self.model, request_hash=request_hash, error="budget")
-            started = time.perf_counter()
-            try:
-                self.stats.calls += 1
-                answer = self.client.post("/chat/completions", body=body,
-                                          cast_to=httpx2.Response).json()
-            except openai.BadRequestError as exc:
-                if format_rejected(exc) and self.formats.fall_back(self.spec, mode):
-                    continue
-                return self._failed(request_hash, failure_reason(exc, spec=self.spec,
-                                                                 options=self.options))
-            except openai.APIError as exc:
-                return self._failed(request_hash, failure_reason(exc, spec=self.spec,
-                                                                 options=self.options))
-            cost = usage_cost(self.price, usage_of(answer))
-            if self.budget is not None:
-                self.budget.charge(cost)
-            if self.cache is not None:
-                self.cache.put(request_hash, {
-                    "model": self.model, "mode": mode, "purpose": "structured",
-                    "latency_s": time.perf_counter() - started,
-                    "created": datetime.now(UTC).isoformat(), "body": answer})
-            result = self._read(answer, answer_model, request_hash, cached=False)
-            result.cost_usd = cost
-            return result
-        return StructuredAnswer(self.model, error="the endpoint rejected every response format")
+        def build(mode: ResponseMode) -> Request:
+            return self._request(system, instructions, documents, answer_model, mode)
+
+        exchange = self.portal.call(functools.partial(
+            self.transport.ask, build(self.transport.mode), build, send=not self.dry_run))
+        return self._answer(exchange, answer_model)
+
+    def _answer(self, exchange: Exchange[Request], answer_model: type[BaseModel]
+                ) -> StructuredAnswer:
+        request_hash = exchange.request.request_hash
+        self.stats.calls += exchange.sent
+        if exchange.cached:
+            self.stats.cached += 1
+        elif exchange.error == NOT_SENT:
+            self.stats.dry += 1
+            self.stats.dry_prompt_tokens += prompt_tokens(exchange.request.body["messages"],
+                                                          detail="low")
+            self.stats.dry_completion_tokens += EXTRACT_COMPLETION_TOKENS
+            return StructuredAnswer(self.model, request_hash=request_hash, error=NOT_SENT)
+        elif exchange.error == BUDGET:
+            self.stats.budget += 1
+            return StructuredAnswer(self.model, request_hash=request_hash, error=BUDGET)
+        elif exchange.error == ALL_FORMATS_REJECTED:
+            return StructuredAnswer(self.model, error=ALL_FORMATS_REJECTED)
+        elif exchange.error is not None:
+            return self._failed(request_hash, exchange.error)
+        assert exchange.body is not None
+        result = self._read(exchange.body, answer_model, request_hash, cached=exchange.cached)
+        result.cost_usd = exchange.cost_usd
+        return result
 
     def _failed(self, request_hash: str, reason: str) -> StructuredAnswer:
         self.stats.errors += 1
