@@ -5,7 +5,7 @@ Reads a `JudgeTask` (the claim, its measured signals and images, the rubric); gi
 provenance). The offline judge answers from signals and rule checks only; LLM judges talk to any
 OpenAI-compatible endpoint through the one transport of `openai/` (structured outputs, cached,
 budgeted; the logbook extractor's calls too); `panel` aggregates several
-judges' lines on one claim and chooses the line that speaks for the AI.
+judges' lines on one claim (which line speaks for the AI is `rundir.speaking`'s to say).
 """
 
 from __future__ import annotations
@@ -31,18 +31,16 @@ from judging.judges.openai import (
 from judging.judges.panel import (
     AGGREGATION,
     aggregate_panel,
-    choose_judgment,
     order_consistency,
     panel_name,
-    speaking_lines,
 )
 from judging.judges.prompt import hold_images, read_images, release_images
 
 __all__ = ["AGGREGATION", "AnswerCache", "Budget", "CallEstimate", "EndpointClient", "Judge",
            "JudgeConfigError", "JudgeResult", "JudgeTask",
            "LLMOptions", "OfflineJudge", "OpenAIJudge", "UnknownJudgeSpec", "aggregate_panel",
-           "check_endpoint", "choose_judgment", "hold_images", "make_judge", "offline_judge",
-           "openai_judge", "order_consistency", "panel_name", "read_images", "release_images", "speaking_lines",
+           "check_endpoint", "hold_images", "make_judge", "offline_judge",
+           "openai_judge", "order_consistency", "panel_name", "read_images", "release_images",
            "StructuredAnswer", "StructuredCaller", "structured_caller"]
 
 
