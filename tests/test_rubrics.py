@@ -174,6 +174,21 @@ def test_unknown_rubric(rubrics_copy: Path) -> None:
     assert "did you mean 'figure-match'?" in str(typo.value)
     with pytest.raises(RubricError, match="no rubric figure-match@9.9.9"):
         RubricLibrary(rubrics_copy).load("figure-match@9.9.9")
+    with pytest.raises(RubricError, match="rubrics folder not found"):
+        RubricLibrary(rubrics_copy / "absent")
+
+
+def test_the_rubric_a_run_judged_with(rubrics_copy: Path) -> None:
+    """One loader for the rubric a judgment names (resolve, review, calibrate, the report): the
+    very text it was judged with, or one RubricError."""
+    library = RubricLibrary(rubrics_copy)
+    ref = library.load("figure-match@1.0.0").ref()
+    assert library.judged(ref).ref() == ref
+    other = ref.model_copy(update={"hash": "sha256:" + "0" * 64})
+    with pytest.raises(RubricError, match="is not the text the run judged with"):
+        library.judged(other)
+    with pytest.raises(RubricError, match="no rubric figure-match@9.9.9"):
+        library.judged(ref.model_copy(update={"version": "9.9.9"}))
 
 
 # --- aggregation -------------------------------------------------------------------------------
