@@ -141,22 +141,23 @@ def claim_input(folder: Path, pair: str) -> ClaimInput:
 
 def load_rubric(ref: str):
     """(rubric, None) or (None, why it is not available)."""
-    try:
-        from judging.rubrics import RubricLibrary
+    from judging.errors import RubricError
+    from judging.rubrics import RubricLibrary
 
+    try:
         return RubricLibrary().load(ref), None
-    except Exception as exc:  # noqa: BLE001 - RubricNotFound, a rubric that does not validate...
+    except RubricError as exc:  # no such version, a file that does not validate, an edited one
         return None, f"{type(exc).__name__}: {str(exc).splitlines()[0][:160]}"
 
 
 def newest_other(judged_ref: str) -> list[str]:
     """The newest published figure-match, unless it is the judged rubric."""
-    from judging.errors import RubricError, RubricNotFound
+    from judging.errors import RubricError
     from judging.rubrics import RubricLibrary
 
     try:
         ref = f"figure-match@{RubricLibrary().latest_entry('figure-match').version}"
-    except (RubricError, RubricNotFound, OSError) as exc:
+    except (RubricError, OSError) as exc:
         print(f"no newest figure-match to print beside the judged rubric: {exc}")
         return []
     return [ref] if ref != judged_ref else []

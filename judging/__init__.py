@@ -29,7 +29,8 @@ its command, in the order the flow runs:
     cli/         the command line, one module per command group
 
     rundir/      the run directory, owned in one place (file names, store, atomic writes, flags,
-                 which shard of a run a directory holds)
+                 which shard of a run a directory holds) and its one reader of a judged run (per
+                 claim and rubric version, the line that speaks for the AI)
     figures/     figure files (formats, safe SVG rasterization) and figure data files: the shape
                  of a figure that intake and signals share
     services/    the background services' processes and pid files (review server, dashboard)

@@ -40,11 +40,9 @@ class RegistryError(InputFileError):
 
 
 class RubricError(InputFileError):
-    """A rubric file is invalid, or a published rubric was edited in place."""
-
-
-class RubricNotFound(JudgingError):
-    """No rubric with that id or version exists."""
+    """A rubric cannot be had as asked: no such id or version (or no rubrics folder), a file that
+    does not validate, a published version edited in place, or not the text a run judged with.
+    The one error of the one loader (`rubrics.RubricLibrary`)."""
 
 
 class UnsafePathError(JudgingError):

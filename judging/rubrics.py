@@ -33,7 +33,7 @@ from judging._yaml import (
     read_document,
 )
 from judging.atomic import write_text_atomic
-from judging.errors import RubricError, RubricNotFound
+from judging.errors import RubricError
 from judging.models import (
     FIGURE_MATCH_NOT_APPLICABLE,
     Aggregate,
@@ -498,7 +498,7 @@ class RubricLibrary:
     def __init__(self, root: Path | None = None):
         self.root = Path(root) if root is not None else default_rubrics_dir()
         if not self.root.is_dir():
-            raise RubricNotFound(f"rubrics folder not found: {self.root} (set JUDGING_RUBRICS_DIR "
+            raise RubricError(f"rubrics folder not found: {self.root} (set JUDGING_RUBRICS_DIR "
                                  f"or --rubrics-dir)")
         self.lock = self._read_lock()
         self._cache: dict[str, Rubric] = {}
@@ -544,7 +544,7 @@ class RubricLibrary:
         if not version:
             return self.latest_entry(rubric_id)
         known = ", ".join(e.ref_name for e in self.entries()) or "none"
-        raise RubricNotFound(f"no rubric {ref_name} in {self.root} (known: {known})")
+        raise RubricError(f"no rubric {ref_name} in {self.root} (known: {known})")
 
     def latest_entry(self, rubric_id: str, *, include_drafts: bool = False) -> RubricEntry:
         candidates = [e for e in self.entries() if e.id == rubric_id
@@ -554,7 +554,7 @@ class RubricLibrary:
                           if include_drafts or e.status is RubricStatus.published})
             close = difflib.get_close_matches(rubric_id, ids, n=1)
             hint = f"; did you mean {close[0]!r}?" if close else ""
-            raise RubricNotFound(f"no published version of rubric {rubric_id!r} in {self.root} "
+            raise RubricError(f"no published version of rubric {rubric_id!r} in {self.root} "
                                  f"(known: {', '.join(ids) or 'none'}){hint}")
         return max(candidates, key=lambda e: e.version_tuple)
 
@@ -574,6 +574,17 @@ class RubricLibrary:
                 f"published version is never changed; save the change as a new version",
                 path=str(entry.path))
         self._cache[entry.ref_name] = rubric
+        return rubric
+
+    def judged(self, ref: RubricRef) -> Rubric:
+        """The rubric a judgment, label or artifact names (`id@version` + hash), refused unless
+        this folder holds the very text it was judged with: every stage that reads a run's
+        rubrics back (resolve, review, calibrate, report) loads them here."""
+        rubric = self.load(str(ref))
+        if not rubric.judged_with(ref):
+            raise RubricError(f"{ref} in {self.root} is not the text the run judged with (its "
+                              f"hash is {rubric.content_hash()[:19]}..., the run's "
+                              f"{ref.hash[:19]}...): give the rubrics folder the run used")
         return rubric
 
     def published_ids(self) -> list[str]:

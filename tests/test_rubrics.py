@@ -9,7 +9,7 @@ import yaml
 from click.testing import CliRunner
 
 from judging.cli import main
-from judging.errors import RubricError, RubricNotFound
+from judging.errors import RubricError
 from judging.models import AnswerStatus, ClaimKind, CriterionAnswer, Outcome, Verdict
 from judging.rubrics import (
     RubricLibrary,
@@ -168,12 +168,27 @@ def test_file_must_match_its_path(rubrics_copy: Path) -> None:
 
 def test_unknown_rubric(rubrics_copy: Path) -> None:
     # A typo'd id lists the known ids and the closest one.
-    with pytest.raises(RubricNotFound) as typo:
+    with pytest.raises(RubricError) as typo:
         RubricLibrary(rubrics_copy).load("figure-mach")
     assert "known: falsification-audit, figure-match, verdict-justification" in str(typo.value)
     assert "did you mean 'figure-match'?" in str(typo.value)
-    with pytest.raises(RubricNotFound, match="no rubric figure-match@9.9.9"):
+    with pytest.raises(RubricError, match="no rubric figure-match@9.9.9"):
         RubricLibrary(rubrics_copy).load("figure-match@9.9.9")
+    with pytest.raises(RubricError, match="rubrics folder not found"):
+        RubricLibrary(rubrics_copy / "absent")
+
+
+def test_the_rubric_a_run_judged_with(rubrics_copy: Path) -> None:
+    """One loader for the rubric a judgment names (resolve, review, calibrate, the report): the
+    very text it was judged with, or one RubricError."""
+    library = RubricLibrary(rubrics_copy)
+    ref = library.load("figure-match@1.0.0").ref()
+    assert library.judged(ref).ref() == ref
+    other = ref.model_copy(update={"hash": "sha256:" + "0" * 64})
+    with pytest.raises(RubricError, match="is not the text the run judged with"):
+        library.judged(other)
+    with pytest.raises(RubricError, match="no rubric figure-match@9.9.9"):
+        library.judged(ref.model_copy(update={"version": "9.9.9"}))
 
 
 # --- aggregation -------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """The shape issue 28 gave the package, kept: a runner that only wires its parts, small
-functions in the run stage, a top level of shared vocabulary, one LLM send loop. A merge that
-grows them past the bounds fails here, not in the next review."""
+functions in the run stage, a top level of shared vocabulary, one LLM send loop; and issue 43's
+one chooser of the AI's line. A merge that grows them past the bounds fails here, not in the
+next review."""
 
 from __future__ import annotations
 
@@ -228,3 +229,74 @@ def test_judges_are_made_through_the_registry() -> None:
              for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
              if pattern.search(line)]
     assert not found
+
+
+# --- one reader of a judged run (issue 43) ---------------------------------------------------
+
+#: The one module that says which line speaks for the AI on a (claim, rubric version).
+SPEAKING_OWNER = "rundir/speaking.py"
+#: The readers of "the AI's line for a claim": each takes it from the owner. The report and the
+#: leaderboard read resolve's decisions, which name the judge of the line that spoke.
+SPEAKING_READERS = ("resolve/decide.py", "resolve/intervals.py", "review/push.py",
+                    "consensus/build.py", "calibrate/reference.py", "app/data.py")
+SPEAKING_NAMES = {"choose_judgment", "speaking_lines", "judged_claims"}
+
+
+def _ranks_judges(node: ast.AST) -> bool:
+    """Whether an expression ranks judgment lines by who judged: it names a panel (the "panel("
+    prefix, `PANEL_PREFIX`, `is_panel`), the offline judge by name, or a line's model."""
+    for child in ast.walk(node):
+        if isinstance(child, ast.Constant) and isinstance(child.value, str) and \
+                (child.value.startswith("panel") or child.value == "offline"):
+            return True
+        name = child.id if isinstance(child, ast.Name) else \
+            child.attr if isinstance(child, ast.Attribute) else None
+        if name in ("PANEL_PREFIX", "is_panel", "model"):
+            return True
+    return False
+
+
+def _judge_rankings(tree: ast.AST) -> list[int]:
+    """The lines of `max`/`min`/`sorted`/`.sort` calls whose key ranks lines by who judged (a
+    lambda, or a function of the module named as the key)."""
+    functions = {node.name: node for node in ast.walk(tree)
+                 if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)}
+    found = []
+    for call in ast.walk(tree):
+        if not isinstance(call, ast.Call):
+            continue
+        name = call.func.id if isinstance(call.func, ast.Name) else \
+            call.func.attr if isinstance(call.func, ast.Attribute) else None
+        key = next((k.value for k in call.keywords if k.arg == "key"), None)
+        if name not in ("max", "min", "sorted", "sort") or key is None:
+            continue
+        if isinstance(key, ast.Name) and key.id in functions:
+            key = functions[key.id]
+        if _ranks_judges(key):
+            found.append(call.lineno)
+    return found
+
+
+def test_one_chooser_of_the_line_that_speaks() -> None:
+    """No module but the owner ranks a claim's lines by judge or model to pick the AI's line,
+    or defines a chooser of its own; every reader imports the owner's."""
+    rankings, defined = [], []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        relative = str(path.relative_to(PACKAGE))
+        if relative == SPEAKING_OWNER:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        rankings += [f"{relative}:{line}" for line in _judge_rankings(tree)]
+        defined += [f"{relative}:{node.lineno} {node.name}" for node in ast.walk(tree)
+                    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+                    and node.name in SPEAKING_NAMES]
+    assert not rankings, f"a second chooser of the AI's line: {rankings}"
+    assert not defined, f"a second chooser of the AI's line: {defined}"
+    owner = ast.parse((PACKAGE / SPEAKING_OWNER).read_text(encoding="utf-8"))
+    assert _judge_rankings(owner), "the owner's rule is no longer what this test looks for"
+    for reader in SPEAKING_READERS:
+        tree = ast.parse((PACKAGE / reader).read_text(encoding="utf-8"))
+        imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                    and node.module in ("judging.rundir", "judging.rundir.speaking")
+                    for alias in node.names}
+        assert imported & SPEAKING_NAMES, f"{reader} does not read the AI's line from the owner"

@@ -89,6 +89,9 @@ class JudgmentView:
     answers: list[AnswerView] = field(default_factory=list)
     signals: list[SignalView] = field(default_factory=list)
     flags: list[tuple[str, str]] = field(default_factory=list)
+    speaks: bool = False
+    """The line that speaks for the AI on its rubric version, as resolve chose it
+    (`rundir.speaking`; a dataset's decisions table names its judge)."""
 
 
 @dataclass
@@ -172,17 +175,12 @@ class ClaimRecord:
         return self.rubric_label(ref) if ref else None
 
     def figure_match_ai_outcome(self) -> str | None:
-        """The AI's outcome on the newest figure-match version (the judgment line that speaks
-        for the AI: a panel, else an LLM judge, else the offline judge, as `resolve` picks)."""
-        lines = [j for j in self.judgments if j.rubric.startswith("figure-match@")]
-        if not lines:
-            return None
-        newest = max(_version_key(j.rubric) for j in lines)
-        lines = [j for j in lines if _version_key(j.rubric) == newest]
-        chosen = max(lines, key=lambda j: (2 if j.judge.startswith("panel(") else
-                                           0 if j.judge == "offline" else 1,
-                                           j.status == "scored"))
-        return chosen.outcome
+        """The AI's outcome on the newest figure-match version: that of the judgment line that
+        speaks for the AI, as `resolve` chose it (None when no line is known to speak)."""
+        ref = max((j.rubric for j in self.judgments if j.rubric.startswith("figure-match@")),
+                  key=_version_key, default=None)
+        chosen = next((j for j in self.judgments if j.rubric == ref and j.speaks), None)
+        return chosen.outcome if chosen is not None else None
 
 
 @dataclass
@@ -250,9 +248,10 @@ def _signal_views(signals: dict[str, Signal]) -> list[SignalView]:
                        reason=s.reason) for name, s in sorted(signals.items())]
 
 
-def judgment_view(judgment: Judgment) -> JudgmentView:
+def judgment_view(judgment: Judgment, *, speaks: bool = False) -> JudgmentView:
     aggregate = judgment.aggregate
     return JudgmentView(
+        speaks=speaks,
         rubric=str(judgment.rubric) if judgment.rubric is not None else "-",
         judge=judgment.judge, sample=judgment.sample, status=judgment.status.value,
         reason=judgment.reason,
@@ -338,7 +337,7 @@ def load_run(run_dir: Path, *, calibration_dir: Path | None = None,
         run_claim_rows,
         submission_times,
     )
-    from judging.rundir import RunStore, judgments_with_flags, read_not_addressed
+    from judging.rundir import RunStore, judgments_with_flags, read_not_addressed, speaking_lines
 
     run_dir = Path(run_dir)
     store = RunStore.open(run_dir, create=False)
@@ -357,6 +356,8 @@ def load_run(run_dir: Path, *, calibration_dir: Path | None = None,
     finals_by_claim = {str(f.claim): f for f in finals}
     claims: dict[str, ClaimRecord] = {}
     for key, lines in sorted(lines_by_claim.items()):
+        # Chosen in file order, as resolve chooses (a tie goes to the first line), then sorted.
+        speaking = {id(spoken.line) for spoken in speaking_lines(lines)}
         lines.sort(key=lambda j: (str(j.rubric), j.judge, j.sample, j.swapped))
         content = contents.get(key)
         record = _claim_from_input(key, content, lines[0])
@@ -373,7 +374,7 @@ def load_run(run_dir: Path, *, calibration_dir: Path | None = None,
         record.flags = sorted({f.name for j in lines for f in j.flags}
                               | {f.name for f in (content.flags if content else [])})
         record.figures = _run_figures(store.root, lines, content)
-        record.judgments = [judgment_view(j) for j in lines]
+        record.judgments = [judgment_view(j, speaks=id(j) in speaking) for j in lines]
         claims[key] = record
     board = build_leaderboard(finals, read_not_addressed(store.root), rules=rules,
                               submitted=submission_times(store.root))
@@ -521,6 +522,24 @@ def _hub_consensus_report(folder: Path, notes: list[str]) -> ConsensusReport | N
     return ConsensusReport(claims=claims)
 
 
+def _mark_speaking(lines: dict[str, list[JudgmentView]], decision_rows: list[dict[str, Any]]
+                   ) -> None:
+    """Mark the line that spoke for the AI on each (claim, rubric version): the decisions table
+    names its judge (`ai_judge`, resolve's choice). Where that judge has several lines (samples,
+    figure orders), none is marked: the table does not say which one spoke."""
+    spoke = {(str(ClaimKey(submission_id=r["submission_id"], claim_id=r["claim_id"])),
+              f"{r['rubric_id']}@{r['rubric_version']}"): r["ai_judge"]
+             for r in decision_rows if r.get("ai_judge") and r.get("rubric_id")}
+    for key, views in lines.items():
+        by_judge: dict[tuple[str, str], list[JudgmentView]] = defaultdict(list)
+        for view in views:
+            by_judge[(view.rubric, view.judge)].append(view)
+        for rubric in {view.rubric for view in views}:
+            chosen = by_judge.get((rubric, spoke.get((key, rubric), "")), [])
+            if len(chosen) == 1:
+                chosen[0].speaks = True
+
+
 def load_dataset_folder(folder: Path, *, origin: str | None = None,
                         rules: EventRules | None = None) -> AppData:
     """A dataset folder as `judging publish` stages it (downloaded from the Hub, or local)."""
@@ -530,6 +549,7 @@ def load_dataset_folder(folder: Path, *, origin: str | None = None,
     claim_rows = _read_rows(folder, "claims")
     judgment_rows = _read_rows(folder, "judgments")
     not_addressed_rows = _read_rows(folder, "not_addressed", required=False)
+    decision_rows = _read_rows(folder, "decisions", required=False)
     lines: dict[str, list[JudgmentView]] = defaultdict(list)
     flags: dict[str, set[str]] = defaultdict(set)
     for row in judgment_rows:
@@ -537,6 +557,7 @@ def load_dataset_folder(folder: Path, *, origin: str | None = None,
         view = _hub_judgment(row)
         lines[key].append(view)
         flags[key] |= {name for name, _ in view.flags}
+    _mark_speaking(lines, decision_rows)
     claims: dict[str, ClaimRecord] = {}
     finals: list[ClaimDecision] = []
     for row in claim_rows:
@@ -589,6 +610,9 @@ def load_dataset_folder(folder: Path, *, origin: str | None = None,
     notes = [] if not_addressed_rows or not claim_rows else [
         "this dataset has no not_addressed table (published before it existed): the "
         "leaderboard counts only the claims judged"]
+    if claim_rows and not decision_rows:
+        notes.append("this dataset has no decisions table: which judgment line spoke for the AI "
+                     "is not known, so the AI's figure-match outcome is not shown")
     consensus = _hub_consensus_report(folder, notes)
     return AppData(origin=origin or str(folder), run_dir=None, claims=dict(sorted(claims.items())),
                    by_submission=board.submissions, by_paper=board.papers,

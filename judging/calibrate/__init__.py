@@ -21,7 +21,6 @@ from judging.calibrate.artifacts import (
                                          TrustOptions,
                                          calibration_root,
                                          check_label_hashes,
-                                         judged_rubric,
                                          load_artifact,
                                          read_labels,
                                          staleness,
@@ -44,5 +43,5 @@ __all__ = ["NOT_CALIBRATED", "CalibrationArtifact", "CalibrationResult", "Correc
            "CriterionCalibration", "corrected_rates",
            "TableReport", "TrustOptions", "calibrate_criterion", "calibrate_run",
            "calibrate_table", "calibration_root", "check_label_hashes", "compare_run",
-           "judged_rubric", "join", "load_artifact", "majority", "metrics", "read_labels", "staleness",
+           "join", "load_artifact", "majority", "metrics", "read_labels", "staleness",
            "trusted_criteria", "write_table_report"]

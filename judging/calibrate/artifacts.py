@@ -19,7 +19,7 @@ from pydantic import Field
 from judging.errors import CalibrationError
 from judging.hashing import slug
 from judging.models import Judgment, Label, RubricRef, StrictModel, VersionedModel
-from judging.rubrics import Rubric, RubricLibrary, Scale
+from judging.rubrics import Scale
 from judging.rundir import CALIBRATION_DIR, CalibrationPaths, read_jsonl
 
 CALIBRATION_SCHEMA = "judging.calibration/1"
@@ -296,9 +296,3 @@ def trusted_criteria(out: Path, judgment: Judgment, *,
     return artifact.trusted(), None
 
 
-def judged_rubric(library: RubricLibrary, ref: RubricRef) -> Rubric:
-    """The rubric version `ref` names, refused unless it is the very text the run judged with."""
-    rubric = library.load(str(ref))
-    if not rubric.judged_with(ref):
-        raise CalibrationError(f"{ref} in {library.root} is not the text the run judged with")
-    return rubric

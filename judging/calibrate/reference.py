@@ -24,9 +24,8 @@ import judging.calibrate.metrics as agreement
 from judging.calibrate.tables import read_table
 from judging.errors import CalibrationError
 from judging.hashing import file_sha256
-from judging.judges import choose_judgment
-from judging.models import OWN_VERDICT, AnswerStatus, ClaimInput, Judgment, OwnVerdict
-from judging.rundir import RunStore, iter_final_verdicts
+from judging.models import OWN_VERDICT, AnswerStatus, ClaimInput, OwnVerdict
+from judging.rundir import RunStore, iter_final_verdicts, judged_claims
 
 LABELS = [v.value for v in OwnVerdict]
 #: A reference claim given by text matches the run claim whose statement is this similar to it
@@ -203,19 +202,15 @@ def _by_text(text: str, claims: list[ClaimInput]) -> ClaimInput | None:
 
 def our_verdicts(store: RunStore) -> dict[str, tuple[str, str]]:
     """Claim key -> (our verdict, its source): resolve's final verdict where one was decided,
-    else the AI's scored own verdict."""
+    else the AI's scored own verdict: of the lines that speak for the AI, the first (in rubric
+    `id@version` order) that the own-verdict question applies to, as resolve reads it."""
     ours: dict[str, tuple[str, str]] = {}
-    for key, lines in store.latest_by_claim():
-        groups: dict[str, list[Judgment]] = defaultdict(list)
-        for line in lines:
-            if line.rubric is not None:
-                groups[str(line.rubric)].append(line)
-        for group in groups.values():
-            chosen = choose_judgment(group)
-            answer = chosen.answer(OWN_VERDICT) if chosen is not None else None
-            if answer is not None and answer.status is AnswerStatus.scored and \
-                    isinstance(answer.value, str):
-                ours[key] = (answer.value, "ai")
+    for key, _, speaking in judged_claims(store):
+        answer = next((a for line, _ in speaking if (a := line.answer(OWN_VERDICT)) is not None
+                       and a.status is not AnswerStatus.not_applicable), None)
+        if answer is not None and answer.status is AnswerStatus.scored and \
+                isinstance(answer.value, str):
+            ours[key] = (answer.value, "ai")
     for key, verdict in iter_final_verdicts(store.root):
         if verdict is not None and verdict != "pending":
             ours[key] = (verdict, "final")

@@ -29,7 +29,7 @@ import numpy as np
 from pydantic import Field
 
 import judging.calibrate.metrics as agreement
-from judging.calibrate.artifacts import RetestCriterion, judged_rubric
+from judging.calibrate.artifacts import RetestCriterion
 from judging.calibrate.tables import read_table
 from judging.errors import CalibrationError
 from judging.hashing import file_sha256
@@ -397,7 +397,7 @@ def retest_run(run_dir: Path, n: int, *, llm: LLMOptions | None = None, seed: in
         rng = random.Random(seed)
         drawn = rng.sample(lines, min(n, len(lines)))
         library = RubricLibrary(rubrics_dir)
-        rubrics = {str(line.rubric): judged_rubric(library, line.rubric)  # type: ignore[arg-type]
+        rubrics = {str(line.rubric): library.judged(line.rubric)  # type: ignore[arg-type]
                    for line in drawn}
         tasks = []
         for line in drawn:
@@ -465,7 +465,7 @@ def retest_summary(run_dir: Path, *, n_resamples: int = 1000, seed: int = 0,
         summary: dict[tuple[str, str], dict[str, RetestCriterion]] = {}
         for ref_name, judge in groups:
             ref = next(r.line.rubric for r in retests if str(r.line.rubric) == ref_name)
-            rubric = judged_rubric(library, ref)  # type: ignore[arg-type]
+            rubric = library.judged(ref)  # type: ignore[arg-type]
             pairs = retest_pairs(store, rubric, judge, retests)
             rows = {}
             for criterion in rubric.criteria:

@@ -25,7 +25,6 @@ from judging.calibrate.artifacts import (
     TrustOptions,
     artifact_path,
     check_label_hashes,
-    judged_rubric,
     load_artifact,
     read_labels,
     report_dir,
@@ -424,7 +423,7 @@ def calibrate_run(run_dir: Path, *, labels_path: Path | None = None, out: Path =
         if not rubric_labels:
             results.skipped.append(Skipped(ref_name, judge, _skip_reason(ref_name, used_labels)))
             continue
-        rubric = judged_rubric(library, ref)
+        rubric = library.judged(ref)
         any_line = next(iter(by_claim.values()))
         criteria = []
         pooled_pairs: list[Pair] = []
@@ -519,7 +518,7 @@ def corrected_rates(run_dir: Path, *, calibration_dir: Path = DEFAULT_DIR,
         artifact = load_artifact(calibration_dir, ref, judge)
         if artifact is None:
             continue
-        rubric = judged_rubric(library, ref)
+        rubric = library.judged(ref)
         first = lines[0].provenance
         stale = staleness(artifact, rubric=ref, template_hash=first.template_hash,
                           model=first.model, served=first.served())

@@ -18,7 +18,6 @@ from scipy.sparse.csgraph import connected_components
 
 from judging.consensus.rules import consensus_verdict, modified_z, value_scale
 from judging.hashing import content_hash
-from judging.judges import speaking_lines
 from judging.models import (
     CONTRADICTS_CONSENSUS,
     NOT_INDEPENDENT,
@@ -42,7 +41,9 @@ from judging.models import (
 )
 from judging.rundir import (
     RunStore,
+    Spoken,
     iter_final_verdicts,
+    judged_claims,
     read_consensus,
     read_integrity,
     write_consensus,
@@ -70,9 +71,10 @@ class _Chosen(NamedTuple):
     copy: bool
 
 
-def _chosen(lines: list[Judgment]) -> _Chosen:
-    """Of one claim's newest lines (in file order): per rubric the line that speaks for the AI."""
-    chosen = {str(line.rubric): line for line, _ in speaking_lines(lines)}
+def _chosen(speaking: list[Spoken]) -> _Chosen:
+    """Of one claim's lines that speak for the AI (one per rubric `id@version`): its outcomes
+    and copy flag."""
+    chosen = {str(line.rubric): line for line, _ in speaking}
     return _Chosen(outcomes={rubric: _outcome(line) for rubric, line in chosen.items()},
                    copy=any(f.name == COPY_OF_PUBLISHED for line in chosen.values()
                             for f in line.flags))
@@ -296,7 +298,7 @@ def compute_consensus(run_dir: Path, *, rules: ConsensusRules | None = None,
         if claim.reference is ReferenceOrigin.registry:
             by_claim[claim.claim.claim_id].append(str(claim.key))
     registry_keys = {key for keys in by_claim.values() for key in keys}
-    chosen = {key: _chosen(lines) for key, lines in store.latest_by_claim(registry_keys)}
+    chosen = {key: _chosen(speaking) for key, _, speaking in judged_claims(store, registry_keys)}
     finals = read_final_verdicts(store)
     consensus = []
     # Registry claims in natural order of their ids (r2 before r10), as every table shows them.

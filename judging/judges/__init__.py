@@ -6,8 +6,8 @@ provenance). The offline judge answers from signals and rule checks only; LLM ju
 OpenAI-compatible endpoint through the one call loop of `openai/transport.py` (structured
 outputs, cached, budgeted; the logbook extractor's calls and the endpoint check too); `registry`
 is the table from a spec's backend to its factories, through which the run, the retest and the
-endpoint check reach any judge; `panel` aggregates several
-judges' lines on one claim and chooses the line that speaks for the AI.
+endpoint check reach any judge; `panel` aggregates several judges' lines on one claim (which
+line speaks for the AI is `rundir.speaking`'s to say).
 """
 
 from __future__ import annotations
@@ -30,10 +30,8 @@ from judging.judges.openai import (
 from judging.judges.panel import (
     AGGREGATION,
     aggregate_panel,
-    choose_judgment,
     order_consistency,
     panel_name,
-    speaking_lines,
 )
 from judging.judges.prompt import hold_images, read_images, release_images
 from judging.judges.registry import (
@@ -49,7 +47,7 @@ from judging.judges.registry import (
 __all__ = ["AGGREGATION", "AnswerCache", "BACKENDS", "Backend", "Budget", "CallEstimate",
            "EndpointClient", "Judge", "JudgeConfigError", "JudgeContext", "JudgeResult",
            "JudgeTask", "LLMOptions", "OfflineJudge", "OpenAIJudge", "UnknownJudgeSpec",
-           "aggregate_panel", "check_endpoint", "choose_judgment", "extracts", "hold_images",
+           "aggregate_panel", "check_endpoint", "extracts", "hold_images",
            "make_extractor", "make_judge", "offline_judge", "openai_judge", "order_consistency",
-           "panel_name", "read_images", "release_images", "speaking_lines",
+           "panel_name", "read_images", "release_images",
            "StructuredAnswer", "StructuredCaller", "structured_caller"]

@@ -1,11 +1,12 @@
 """Panels and sample sets: several judges, several samples, both figure orders → one answer per
-criterion (majority for yes/no, lower median for ordinal levels), with the agreement and spread."""
+criterion (majority for yes/no, lower median for ordinal levels), with the agreement and spread.
+Which line speaks for the AI (a panel's first) is the run reader's rule: `rundir.speaking`."""
 
 from __future__ import annotations
 
 import statistics
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Sequence
 
 from judging.models import (
     AnswerStatus,
@@ -13,16 +14,16 @@ from judging.models import (
     CriterionAnswer,
     Flag,
     Judgment,
-    LineStatus,
 )
 from judging.rubrics import Criterion, Rubric, Scale
+from judging.rundir.speaking import PANEL_PREFIX
 
 AGGREGATION = "majority (yes/no), lower median (ordinal); ties unscored"
 
 
 def panel_name(members: Sequence[Judgment]) -> str:
     counts = Counter(m.judge for m in members)
-    return "panel(" + ", ".join(f"{judge}×{n}" for judge, n in sorted(counts.items())) + ")"
+    return PANEL_PREFIX + ", ".join(f"{judge}×{n}" for judge, n in sorted(counts.items())) + ")"
 
 
 def _aggregate_criterion(criterion: Criterion, answers: list[CriterionAnswer]) -> CriterionAnswer:
@@ -142,33 +143,3 @@ def order_consistency(members: Sequence[Judgment]) -> list[Flag]:
     return [Flag(name="order_inconsistent",
                  detail="answers changed when the figures were shown in the other order ("
                         + "; ".join(changed) + ")")]
-
-
-def choose_judgment(lines: list[Judgment]) -> Judgment | None:
-    """The line that speaks for the AI on a (claim, rubric): a panel, else an LLM judge, else the
-    offline judge (suggestions in review, the AI answer in final decisions)."""
-    usable = [j for j in lines if j.rubric is not None]
-    if not usable:
-        return None
-
-    def rank(judgment: Judgment) -> tuple[int, int]:
-        kind = 2 if judgment.judge.startswith("panel(") else \
-            1 if judgment.provenance.model else 0
-        return kind, 1 if judgment.status is LineStatus.scored else 0
-
-    return max(usable, key=rank)
-
-
-def speaking_lines(lines: Iterable[Judgment]) -> Iterator[tuple[Judgment, list[Judgment]]]:
-    """Of one claim's newest lines, per rubric version it was judged under (in `id@version`
-    order): the line that speaks for the AI (`choose_judgment`) and the version's lines. Lines
-    that name no rubric (a claim that failed to load) speak for none. Review push, resolve and
-    consensus all read a claim through this."""
-    groups: dict[str, list[Judgment]] = defaultdict(list)
-    for line in lines:
-        if line.rubric is not None:
-            groups[str(line.rubric)].append(line)
-    for _, group in sorted(groups.items()):
-        chosen = choose_judgment(group)
-        if chosen is not None:
-            yield chosen, group

@@ -17,7 +17,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 
 from judging.atomic import write_text_atomic
 from judging.consensus import load_consensus
-from judging.errors import JudgingError
+from judging.errors import RubricError
 from judging.models import (
     AnswerStatus,
     ClaimInput,
@@ -148,7 +148,7 @@ class _Rubrics(dict):
         super().__init__()
         try:
             self._library: RubricLibrary | None = RubricLibrary(rubrics_dir)
-        except JudgingError:
+        except RubricError:
             self._library = None
         self._seen: set[str] = set()
 
@@ -159,11 +159,9 @@ class _Rubrics(dict):
                 continue
             self._seen.add(name)
             try:
-                rubric = self._library.load(str(ref))
-            except JudgingError:
+                self[name] = self._library.judged(ref)
+            except RubricError:
                 continue
-            if rubric.judged_with(ref):
-                self[name] = rubric
 
 
 def _rubrics_for(judgments: list[Judgment], rubrics_dir: Path | None) -> dict[str, Rubric]:

@@ -20,12 +20,10 @@ from judging.atomic import atomic_lines
 from judging.calibrate import (
     calibration_root,
     check_label_hashes,
-    judged_rubric,
     majority,
     read_labels,
     trusted_criteria,
 )
-from judging.judges import speaking_lines
 from judging.models import (
     OVERALL_VERDICT,
     OWN_VERDICT,
@@ -41,7 +39,7 @@ from judging.models import (
     VersionedModel,
 )
 from judging.rubrics import Criterion, Rubric, RubricLibrary, Scale, aggregate
-from judging.rundir import RunPaths, RunStore, drift_report, write_drift
+from judging.rundir import RunPaths, RunStore, drift_report, judged_claims, write_drift
 
 FinalOutcome = Literal["pass", "fail", "incomplete", "pending"]
 #: The flag of a reproduced figure that copies the published one (signals/measure.py).
@@ -517,13 +515,13 @@ def iter_decisions(run_dir: Path, *, labels_path: Path | None = None,
     rubrics: dict[str, Rubric] = {}
     artifacts: dict = {}
     try:
-        for claim_key, claim_lines in store.latest_by_claim():
+        for claim_key, claim_lines, speaking in judged_claims(store):
             items: list[RubricDecision] = []
-            for chosen, _ in speaking_lines(claim_lines):
+            for chosen, _ in speaking:
                 assert chosen.rubric is not None
                 ref_name = str(chosen.rubric)
                 if ref_name not in rubrics:
-                    rubrics[ref_name] = judged_rubric(library, chosen.rubric)
+                    rubrics[ref_name] = library.judged(chosen.rubric)
                 rubric = rubrics[ref_name]
                 trusted, problem = trusted_criteria(calibration_dir, chosen, artifacts=artifacts)
                 answers = decide(rubric, chosen, chosen.claim, labels=index, trusted=trusted,

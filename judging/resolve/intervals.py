@@ -30,11 +30,17 @@ import numpy as np
 from ppi_py import classical_mean_ci, ppi_mean_ci, ppi_mean_pointestimate
 from pydantic import Field
 
-from judging.judges import speaking_lines
-from judging.models import CONSENSUS_FLAGS, Judgment, StrictModel, VersionedModel
+from judging.models import CONSENSUS_FLAGS, StrictModel, VersionedModel
 from judging.resolve.decide import ClaimDecision
 from judging.rubrics import FALSIFICATION_AUDIT
-from judging.rundir import RunPaths, RunStore, read_jsonl, read_not_addressed
+from judging.rundir import (
+    RunPaths,
+    RunStore,
+    Spoken,
+    judged_claims,
+    read_jsonl,
+    read_not_addressed,
+)
 
 #: 95% intervals, as the issue asks of every published number.
 ALPHA = 0.05
@@ -208,10 +214,11 @@ def read_plan(run_dir: Path) -> list[PlannedClaim]:
 LOW_CONFIDENCE = 0.6
 
 
-def _ai_claim(lines: list[Judgment]) -> tuple[str, str | None, bool, list[str]]:
-    """(stratum, AI outcome across rubrics, low confidence, contested reasons) of one claim."""
+def _ai_claim(speaking: list[Spoken]) -> tuple[str, str | None, bool, list[str]]:
+    """(stratum, AI outcome across rubrics, low confidence, contested reasons) of one claim,
+    from the lines that speak for the AI."""
     names, outcomes, low, contested = [], [], False, []
-    for chosen, _ in speaking_lines(lines):
+    for chosen, _ in speaking:
         names.append(str(chosen.rubric))
         outcome = chosen.aggregate.outcome.value if chosen.aggregate is not None else None
         outcomes.append(outcome if outcome in ("pass", "fail") else None)
@@ -239,8 +246,8 @@ def run_claim_rows(run_dir: Path, *,
     store = RunStore.open(run_dir, create=False)
     rows = []
     try:
-        for key, lines in store.latest_by_claim():
-            stratum, ai, low, contested = _ai_claim(lines)
+        for key, _, speaking in judged_claims(store):
+            stratum, ai, low, contested = _ai_claim(speaking)
             final = by_key.get(key)
             human = final.outcome if final is not None and "humans" in final.decided_by \
                 and final.outcome in ("pass", "fail") else None

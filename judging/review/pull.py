@@ -85,7 +85,7 @@ def pull_run(run_dir: Path, *, client: rg.Argilla, workspace: str = DEFAULT_WORK
     result = PullResult(path=out)
     labels: list[Label] = []
     for ref in sorted(refs, key=str):
-        rubric = library.load(str(ref))
+        rubric = library.judged(ref)
         scales = {c.id: c.scale for c in rubric.criteria}
         for blind in (False, True):
             name = dataset_name(ref.id, ref.version, calibration=blind)

@@ -38,7 +38,6 @@ from tenacity import (
 
 from judging.errors import JudgingError, ReviewError
 from judging.hashing import content_hash
-from judging.judges import speaking_lines
 from judging.models import ClaimInput, Judgment, VersionedModel, ref_name
 from judging.resolve import PlannedClaim
 from judging.review.dataset import (
@@ -61,6 +60,7 @@ from judging.rundir import (
     cut_torn_tail,
     flags_by_claim,
     iter_jsonl,
+    judged_claims,
     utc_now,
     with_flags,
 )
@@ -255,9 +255,8 @@ def _iter_planned(store: RunStore, library: RubricLibrary, options: PushOptions,
     side_flags = flags_by_claim(store.root)
     rubrics: dict[str, Rubric] = {}
     artifacts: dict = {}  # calibration artifacts read, by (root, rubric, judge)
-    for claim_key, claim_lines in store.latest_by_claim(keys):
+    for claim_key, claim_lines, speaking in judged_claims(store, keys):
         skipped += [f"{j.claim}: {j.reason}" for j in claim_lines if j.rubric is None]
-        speaking = list(speaking_lines(claim_lines))
         claim_input = store.claim(claim_key) if speaking else None
         # A falsified claim's audit (falsification-audit) decides whether it waits for people.
         audit = next((chosen for chosen, _ in speaking
@@ -268,13 +267,7 @@ def _iter_planned(store: RunStore, library: RubricLibrary, options: PushOptions,
             rubric_id, version = chosen.rubric.id, chosen.rubric.version
             name = ref_name(rubric_id, version)
             if name not in rubrics:
-                rubric = library.load(name)
-                if not rubric.judged_with(chosen.rubric):
-                    raise ReviewError(f"{name} in {library.root} has hash "
-                                      f"{rubric.content_hash()[:19]}..., the run used "
-                                      f"{chosen.rubric.hash[:19]}...: push with the rubric the "
-                                      f"run used")
-                rubrics[name] = rubric
+                rubrics[name] = library.judged(chosen.rubric)
             rubric = rubrics[name]
             blind = in_calibration(claim_key, share=options.blind_share, seed=options.seed)
             untrusted = untrusted_criteria(chosen, root=options.calibration_dir,

@@ -3,7 +3,8 @@ of run.json, judgments, claims and fingerprints (`store`), the side files of fla
 after judging, merged on read (`flags`: integrity and consensus), and the registry claims a
 submission leaves unanswered (`not_addressed`), which claims a directory holds when it is one
 shard of a run (`shards`: `judging run --shard I/N`, recorded in run.json; `merge` unions them),
-and `judging rerun`'s results (`reruns`). Every file names its schema version
+`judging rerun`'s results (`reruns`), and the one reader of a judged run (`speaking`: per claim
+and rubric version, the line that speaks for the AI). Every file names its schema version
 (`layout.RUN_FILES`) and is upgraded on read from earlier ones.
 
 Every stage reads and writes the run directory through this package; no other module spells a
@@ -44,6 +45,15 @@ from judging.rundir.layout import (
 from judging.rundir.not_addressed import read_not_addressed, write_not_addressed
 from judging.rundir.reruns import append_rerun, read_reruns
 from judging.rundir.shards import Shard, all_shards, shard_bucket
+from judging.rundir.speaking import (
+                                  PANEL_PREFIX,
+                                  JudgedClaim,
+                                  Spoken,
+                                  choose_judgment,
+                                  is_panel,
+                                  judged_claims,
+                                  speaking_lines,
+)
 from judging.rundir.store import (
                                   Identity,
                                   Invocation,
@@ -64,7 +74,9 @@ from judging.rundir.store import (
                                   utc_now,
 )
 
-__all__ = ["CALIBRATION_DIR", "CALIBRATION_PLOTS", "CALIBRATION_REPORT_JSON",
+__all__ = ["PANEL_PREFIX", "JudgedClaim", "Spoken", "choose_judgment", "is_panel",
+           "judged_claims", "speaking_lines",
+           "CALIBRATION_DIR", "CALIBRATION_PLOTS", "CALIBRATION_REPORT_JSON",
            "CALIBRATION_REPORT_MD", "CALIBRATION_RETEST_JSON", "CALIBRATION_RETEST_MD",
            "CalibrationPaths", "Identity", "Invocation", "LineHead", "LineKey", "Merge",
            "MergeInput", "RERUN_LOG_FILES", "RUN_FILES", "RunFile", "RunInfo", "RunPaths",
