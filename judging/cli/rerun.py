@@ -8,6 +8,7 @@ import click
 from rich.markup import escape
 
 from judging.cli.options import console, friendly_errors
+from judging.engines import engine_names
 
 
 @click.command()
@@ -16,7 +17,7 @@ from judging.cli.options import console, friendly_errors
               help="Which number and table claims: falsified, contested (flagged by consensus or "
                    "doubted by the judge), top:N (the N best submissions' claims), sample:N, "
                    "all.")
-@click.option("--engine", type=click.Choice(["local", "ray", "hf-jobs"]), default="local",
+@click.option("--engine", type=click.Choice(engine_names("rerun")), default="local",
               show_default=True,
               help="local: this machine, in the sandbox; ray: tasks on a Ray cluster (the same "
                    "sandbox on each node); hf-jobs: Hugging Face Jobs (submissions read from "
