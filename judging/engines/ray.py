@@ -44,6 +44,8 @@ class RemoteJob:
     send_back: str | None = None
     """A folder of scratch sent back when the task ends (when it holds anything)."""
     cpus: float = 1
+    prefix: str = "judging-task-"
+    """The name of the task's temporary folder begins with this (a run records its paths)."""
     tag: Any = None
     """The caller's own: what the job is for."""
 
@@ -80,10 +82,10 @@ def unpack_tree(data: bytes, target: Path) -> None:
 
 
 def on_node(fn: Callable[..., Any], shipped: bytes | None, ship_as: str, send_back: str | None,
-            args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, bytes]:
+            prefix: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, bytes]:
     """The task Ray runs: the job's function in a temporary folder holding what was shipped;
     its value and the folder it sends back (a tar archive, b"" when empty)."""
-    with tempfile.TemporaryDirectory(prefix="judging-task-") as tmp:
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
         scratch = Path(tmp)
         if shipped is not None:
             unpack_tree(shipped, scratch / ship_as)
@@ -138,7 +140,8 @@ def run_on_ray(jobs: Iterable[RemoteJob], on_done: Callable[[RemoteResult], None
                     archives[job.ship] = ray.put(pack_tree(job.ship))
                 shipped = archives[job.ship]
             ref = task.options(num_cpus=job.cpus).remote(job.fn, shipped, job.ship_as,
-                                                         job.send_back, job.args, job.kwargs)
+                                                         job.send_back, job.prefix, job.args,
+                                                         job.kwargs)
             pending[ref] = job
         while pending:
             ready, _ = ray.wait(list(pending), num_returns=1)

@@ -152,9 +152,11 @@ def run_sharded(request: RunRequest, *, shards: int, address: str | None = None,
 
 
 def _job(request: RunRequest, *, output: ShardOutput, cpus: float) -> RemoteJob:
+    assert request.shard is not None  # (shard_requests sets it)
     if output == "shared":
         return RemoteJob(run_shard_shared, (request,), cpus=cpus, tag=request)
     # the shard's previous output goes with it, so that it resumes
     previous = request.out if (request.out / "run.json").exists() else None
     return RemoteJob(run_shard_returned, (request,), ship=previous, ship_as=RETURNED,
-                     send_back=RETURNED, cpus=cpus, tag=request)
+                     send_back=RETURNED, cpus=cpus, tag=request,
+                     prefix=f"judging-shard-{request.shard.dir_name}-")

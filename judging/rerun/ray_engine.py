@@ -52,7 +52,8 @@ def run_ray(request: RerunRequest, tasks: list[RerunTask],
     jobs = (RemoteJob(rerun_on_node, (task,), {"cache_dir": cache_dir,
                                                "sandboxed": request.sandbox,
                                                "build_limits": request.build_limits},
-                      ship=task.root, ship_as=SUBMISSION, send_back=LOGS, tag=task)
+                      ship=task.root, ship_as=SUBMISSION, send_back=LOGS, tag=task,
+                      prefix="judging-rerun-")
             for task in admitted(request, tasks, on_result, engine="ray", driver=driver))
 
     def done(result: RemoteResult) -> None:
