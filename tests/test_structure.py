@@ -300,3 +300,60 @@ def test_one_chooser_of_the_line_that_speaks() -> None:
                     and node.module in ("judging.rundir", "judging.rundir.speaking")
                     for alias in node.names}
         assert imported & SPEAKING_NAMES, f"{reader} does not read the AI's line from the owner"
+
+
+def _modules_that(found) -> list[str]:
+    """The package's modules (relative paths) whose syntax tree has a node `found` accepts."""
+    return sorted(str(path.relative_to(PACKAGE)) for path in PACKAGE.rglob("*.py")
+                  if any(found(node) for node in ast.walk(ast.parse(
+                      path.read_text(encoding="utf-8")))))
+
+
+def _imports(node: ast.AST, name: str) -> bool:
+    if isinstance(node, ast.Import):
+        return any(a.name == name or a.name.startswith(name + ".") for a in node.names)
+    return isinstance(node, ast.ImportFrom) and node.module is not None and (
+        node.module == name or node.module.startswith(name + "."))
+
+
+def _calls(node: ast.AST, owner: str, attributes: set[str]) -> bool:
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr in attributes and isinstance(node.func.value, ast.Name)
+            and node.func.value.id == owner)
+
+
+def test_one_ray_lifecycle() -> None:
+    """Ray is started or connected, given tasks and shut down in one module (`engines/ray.py`),
+    which also holds the one tar helper that ships folders to nodes and back: `run --engine
+    ray` (merge) and `rerun --engine ray` both run on it. A second lifecycle fails here."""
+    here = ["engines/ray.py"]
+    assert _modules_that(lambda node: _imports(node, "ray")) == here
+    assert _modules_that(lambda node: _calls(node, "ray", {"init", "shutdown", "remote", "get",
+                                                          "wait", "put"})) == here
+    assert _modules_that(lambda node: _imports(node, "tarfile")) == here
+    assert _modules_that(lambda node: _calls(node, "tarfile", {"open"})) == here
+
+
+def test_engines_come_from_one_table() -> None:
+    """`--engine` of `run` and of `rerun` offers the engines of `judging.engines.ENGINES`, and
+    `rerun` has a runner for each of its engines and for no other; one budget driver."""
+    import typing
+
+    import click
+
+    from judging.cli import main
+    from judging.engines import ENGINES, engine_names
+    from judging.rerun.engines import RUNNERS
+    from judging.rerun.stage import Engine
+
+    def choices(command: str) -> list[str]:
+        option = next(p for p in main.commands[command].params if p.name == "engine")
+        assert isinstance(option.type, click.Choice)
+        return list(option.type.choices)
+
+    assert choices("run") == engine_names("run") and choices("rerun") == engine_names("rerun")
+    assert list(RUNNERS) == engine_names("rerun") == list(typing.get_args(Engine))
+    assert set(engine_names("run")) | set(engine_names("rerun")) == set(ENGINES)
+    drivers = _modules_that(lambda node: isinstance(node, ast.ClassDef)
+                            and node.name.endswith("BudgetDriver"))
+    assert drivers == ["engines/budget.py"]

@@ -15,6 +15,7 @@ from judging.cli.options import (
     option_group,
     option_section,
 )
+from judging.engines import engine_names
 
 
 def _limits(*, wall_s: float | None, cpu_s: int | None, memory_mb: int | None,
@@ -95,7 +96,7 @@ build_options = option_group("build", _build_limits,
               help="Built environments, reused across runs [env JUDGING_RERUN_CACHE; default "
                    "~/.cache/judging/rerun].")
 @option_section("Engine",
-    click.option("--engine", type=click.Choice(["local", "ray", "hf-jobs"]), default="local",
+    click.option("--engine", type=click.Choice(engine_names("rerun")), default="local",
                   show_default=True,
                   help="local: this machine, in the sandbox; ray: tasks on a Ray cluster (the "
                        "same sandbox on each node); hf-jobs: Hugging Face Jobs (submissions read "

@@ -30,6 +30,7 @@ from judging.cli.options import (
     option_section,
     rubrics_dir_option,
 )
+from judging.engines import engine_names
 from judging.figures.formats import DEFAULT_MAX_PIXELS, DEFAULT_SIZE
 
 
@@ -182,7 +183,7 @@ engine_options = option_group("engine", Engine,
                   help="Judge only shard I of N (1..N): the claims whose key hashes to it "
                        "(SHA-256 of the claim key, the same on every machine); recorded in "
                        "run.json. Merge the shards' run directories with `judging merge`."),
-    click.option("--engine", type=click.Choice(["local", "ray"]), default="local",
+    click.option("--engine", type=click.Choice(engine_names("run")), default="local",
                   show_default=True,
                   help="ray: run --shards N shards as tasks on a Ray cluster (the optional "
                        "'cluster' extra), each into OUT/shards/I-of-N, then merge them into OUT."),

@@ -4,8 +4,8 @@ merges them (`judging run --engine ray --shards N`).
 
 `union.merge_runs` is append-only: it never rewrites a line of the merged directory; two final
 lines of one (claim, rubric, judge, sample) with different answers are a conflict, recorded and
-flagged, never a silent choice. `engine.run_sharded` runs the shards as Ray tasks (Ray is the
-optional `cluster` extra, imported only there).
+flagged, never a silent choice. `engine.run_sharded` runs the shards as Ray tasks on the engine
+layer's one Ray lifecycle (`judging.engines`; Ray is the optional `cluster` extra).
 """
 
 from __future__ import annotations

@@ -12,8 +12,9 @@ result changed.
 
 Parts: `sandbox` (bubblewrap and the limits), `environment` (uv, the cache of built
 environments), `number` (reading and comparing the numbers), `task` (one claim: plan and run),
-`select` (--select, --budget), `stage` (the plan, the estimate, the local engine), `ray_engine`
-and `hf_jobs` (the other engines), `engines` (`run_rerun`: the engine a request names).
+`select` (--select, --budget), `stage` (the plan, the estimate, the local engine, the budget
+loop every engine runs), `ray_engine` and `hf_jobs` (the other engines; Ray through the engine
+layer's one lifecycle, `judging.engines`), `engines` (`run_rerun`: the engine a request names).
 """
 
 from __future__ import annotations

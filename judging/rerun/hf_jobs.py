@@ -27,10 +27,11 @@ import secrets as random_tokens
 from collections.abc import Callable
 from pathlib import Path
 
+from judging.engines import BudgetDriver
 from judging.errors import JudgingError
 from judging.models import RerunEnvironment, RerunRecord, RerunStatus
 from judging.rerun.sandbox import ProcessOutcome
-from judging.rerun.stage import RerunRequest, fresh_logs, write_result
+from judging.rerun.stage import RerunRequest, admitted, fresh_logs, write_result
 from judging.rerun.task import (
     STDERR_TAIL_CHARS,
     RerunTask,
@@ -185,36 +186,28 @@ def run_hf_jobs(request: RerunRequest, tasks: list[RerunTask],
     except _hub_errors() as exc:
         raise HfJobsError(f"cannot tell whose jobs these are (give --hf-namespace): {exc}"
                           ) from exc
-    spent = 0.0
+    driver = BudgetDriver(request.budget, usd=True)
+
+    def cannot_run(task: RerunTask) -> str | None:
+        if task.not_run is not None:
+            return task.not_run
+        if task.claim.source is None:
+            return ("not on the Hub: --engine hf-jobs runs submissions read from the Hub "
+                    "(hf://...); use --engine local or ray for a local folder")
+        if _image(task) is None:
+            return ("needs a container engine that builds its Dockerfile: the Hub builds only "
+                    "a Docker Space's")
+        if task.flavor not in prices:
+            return f"flavor {task.flavor!r} is not in the Hub's hardware list"
+        return None
+
+    def limit(task: RerunTask) -> float:  # dollars: every job at its timeout
+        return prices[task.flavor] * (task.limits.wall_s + INSTALL_MARGIN_S) / 60
+
     started: list[tuple[RerunTask, str, str]] = []
-    for task in tasks:
-        reason = task.not_run
-        if reason is None and task.claim.source is None:
-            reason = ("not on the Hub: --engine hf-jobs runs submissions read from the Hub "
-                      "(hf://...); use --engine local or ray for a local folder")
-        image = _image(task) if reason is None else None
-        if reason is None and image is None:
-            reason = ("needs a container engine that builds its Dockerfile: the Hub builds "
-                      "only a Docker Space's")
-        if reason is not None:
-            on_result(write_result(request.run_dir, not_run_record(
-                task, engine="hf-jobs", sandbox=None, reason=reason), logs=None))
-            continue
-        price = prices.get(task.flavor)
-        if price is None:
-            on_result(write_result(request.run_dir, not_run_record(
-                task, engine="hf-jobs", sandbox=None,
-                reason=f"flavor {task.flavor!r} is not in the Hub's hardware list"), logs=None))
-            continue
-        limit = price * (task.limits.wall_s + INSTALL_MARGIN_S) / 60
-        refused = (request.budget.refuses(spent, limit, usd=True)
-                   if request.budget is not None else None)
-        if refused is not None:  # recorded; the next job is tried while the budget allows
-            on_result(write_result(request.run_dir, not_run_record(
-                task, engine="hf-jobs", sandbox=None, final=False, reason=refused), logs=None))
-            continue
-        spent += limit
-        source = task.claim.source
+    for task in admitted(request, tasks, on_result, engine="hf-jobs", driver=driver,
+                         need=limit, cannot_run=cannot_run):
+        source, image = task.claim.source, _image(task)
         assert source is not None and image is not None
         nonce = random_tokens.token_hex(8)
         try:

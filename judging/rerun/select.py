@@ -1,6 +1,8 @@
 """Which claims to re-run (`--select`), what it costs (the estimate printed before anything runs)
 and the `--budget` that stops a run cleanly.
 
+The budget itself and what was spent against it are the engine layer's (`judging.engines`).
+
 Only number and table claims are chosen: a re-run is compared on numbers.
 
 - `falsified`: the participant's verdict is falsified (the "best falsification" award needs a
@@ -20,9 +22,9 @@ import csv
 import random
 import re
 from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
 
+from judging.engines import Budget
 from judging.errors import JudgingError
 from judging.models import (
     CONTRADICTS_CONSENSUS,
@@ -42,36 +44,6 @@ SELECTORS = ("falsified", "contested", "top:N", "sample:N", "all")
 
 class SelectionError(JudgingError):
     """A --select or --budget that cannot be read."""
-
-
-@dataclass(frozen=True)
-class Budget:
-    """A cap on what a rerun spends: seconds of re-run time (local, Ray) or US dollars (HF
-    Jobs)."""
-
-    seconds: float | None = None
-    usd: float | None = None
-
-    def describe(self) -> str:
-        if self.usd is not None:
-            return f"${self.usd:g}"
-        return f"{(self.seconds or 0) / 3600:.3g} CPU-hours"
-
-    def refuses(self, spent: float, need: float, *, usd: bool = False) -> str | None:
-        """Why a claim that may cost `need` (seconds at its wall-time limit, or dollars with
-        `usd`) may not start once `spent` is spent (None: it may). A claim that alone exceeds
-        the budget is refused on its own; the claims after it still run while the budget
-        allows."""
-        cap = self.usd if usd else self.seconds
-        if cap is None:
-            return None
-        if need > cap + 1e-9:
-            what = f"${need:.2f}" if usd else f"{need:g} s"
-            return f"over budget: its limit {what} exceeds the budget (--budget {self.describe()})"
-        if spent + need > cap + 1e-9:
-            return (f"over budget: --budget {self.describe()} was spent before it could "
-                    f"start")
-        return None
 
 
 def parse_budget(text: str | None) -> Budget | None:

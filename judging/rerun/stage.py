@@ -10,11 +10,12 @@ over budget" (not final: a later rerun with more budget runs it) and the next cl
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from judging.engines import Budget, BudgetDriver
 from judging.errors import JudgingError
 from judging.hashing import content_hash
 from judging.models import RerunLimits, RerunRecord, RerunStatus
@@ -28,7 +29,7 @@ from judging.rerun.environment import (
     find_interpreter,
 )
 from judging.rerun.sandbox import DEFAULT_LIMITS, Sandbox
-from judging.rerun.select import Budget, select_claims
+from judging.rerun.select import select_claims
 from judging.rerun.task import RerunTask, execute, not_run_record, plan_task, unplanned_task
 from judging.rundir import RunPaths, RunStore, append_rerun, read_reruns
 
@@ -196,42 +197,63 @@ def fresh_logs(run_dir: Path, key: str) -> Path:
     return logs
 
 
+def admitted(request: RerunRequest, tasks: Iterable[RerunTask],
+             on_result: Callable[[RerunRecord], None], *, engine: str, driver: BudgetDriver,
+             need: Callable[[RerunTask], float] = lambda task: task.limits.wall_s,
+             cannot_run: Callable[[RerunTask], str | None] = lambda task: task.not_run,
+             commit: bool = True, sandbox: str | None = None) -> Iterator[RerunTask]:
+    """The tasks an engine may start, every engine's budget loop: a task that `cannot_run` says
+    cannot run is recorded "not run" (final); one the budget refuses (alone over it, or no
+    longer fitting what is left) is recorded "over budget" (not final: a rerun with more budget
+    runs it) and the next one is tried. With `commit`, a started task's `need` is committed at
+    once (engines whose tasks run together); else the engine commits what it spent."""
+    for task in tasks:
+        reason = cannot_run(task)
+        if reason is not None:
+            on_result(write_result(request.run_dir, not_run_record(
+                task, engine=engine, sandbox=sandbox, reason=reason), logs=None))
+            continue
+        if task.not_run is not None:  # planned "not run" (`execute` records it): costs nothing
+            yield task
+            continue
+        refused = driver.admit(need(task)) if commit else driver.refuses(need(task))
+        if refused is not None:
+            on_result(write_result(request.run_dir, not_run_record(
+                task, engine=engine, sandbox=sandbox, final=False, reason=refused), logs=None))
+            continue
+        yield task
+
+
 def run_local(request: RerunRequest, tasks: list[RerunTask],
               on_result: Callable[[RerunRecord], None]) -> None:
-    """Each task in turn; a task the budget refuses (alone over it, or no longer fitting what
-    is left) is recorded "over budget" (not final) and the next one is tried. An install is cut
-    at what the budget has left beside the claim's own run (a hostile build that sleeps cannot
-    spend past it), and a claim whose install was cut so is "over budget", not final."""
+    """Each task in turn, within the budget (`admitted`: what it spent is committed as each
+    ends). An install is cut at what the budget has left beside the claim's own run (a hostile
+    build that sleeps cannot spend past it), and a claim whose install was cut so is "over
+    budget", not final."""
     sandbox = Sandbox(enabled=request.sandbox)
     description = sandbox.check() or None
     cache = request.cache
-    spent = 0.0
-    for task in tasks:
-        refused = (request.budget.refuses(spent, task.limits.wall_s)
-                   if request.budget is not None and task.not_run is None else None)
-        if refused is not None:
-            record = not_run_record(task, engine="local", sandbox=description, final=False,
-                                    reason=refused)
-            on_result(write_result(request.run_dir, record, logs=None))
-            continue
+    driver = BudgetDriver(request.budget)
+    # a task planned "not run" is recorded by `execute`, with this machine's sandbox
+    for task in admitted(request, tasks, on_result, engine="local", driver=driver,
+                         cannot_run=lambda task: None, commit=False, sandbox=description):
         logs = fresh_logs(request.run_dir, task.key)
-        left = install_allowance(request.budget, spent, task, cache)
+        left = install_allowance(driver, task, cache)
         record = execute(task, cache=cache if left is None else cache.with_build_wall(left),
                          sandbox=sandbox, logs=logs)
         if left is not None:
             record = _cut_by_budget(record, left)
-        spent += (record.duration_s or 0.0) + ((record.environment.build_s or 0.0)
-                                               if record.environment else 0.0)
+        driver.commit((record.duration_s or 0.0) + ((record.environment.build_s or 0.0)
+                                                    if record.environment else 0.0))
         on_result(write_result(request.run_dir, record, logs=logs))
 
 
-def install_allowance(budget: Budget | None, spent: float, task: RerunTask,
-                      cache: EnvCache) -> float | None:
+def install_allowance(driver: BudgetDriver, task: RerunTask, cache: EnvCache) -> float | None:
     """Seconds an install may take so that it and the claim's run stay within the budget, when
     that is less than the install's own limit (None: the install's limit binds)."""
-    if budget is None or budget.seconds is None:
+    left = driver.left_beside(task.limits.wall_s)
+    if left is None:
         return None
-    left = budget.seconds - spent - task.limits.wall_s
     return max(1.0, left) if left < cache.build_limits.wall_s else None
 
 

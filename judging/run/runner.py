@@ -222,10 +222,8 @@ class Runner:
             # The audit's inputs hold the consensus of the lines already judged: as a run
             # would see it after its first pass (new claims may still change it).
             self.facts.read_judged()
-        assert self.calls.rerun_facts is not None
-        rows = await estimate_items(self._pending_items(registry, rubrics),
-                                    inflight=self.inflight, reruns=self.calls.rerun_facts)
-        extract = self.calls.extract_estimate()  # type: ignore[union-attr]
+        rows = await estimate_items(self._pending_items(registry, rubrics), calls=self.calls)
+        extract = self.calls.extract_estimate()
         if extract is not None:
             rows["extract"] = extract
         return list(rows.values())

@@ -578,11 +578,10 @@ def test_estimate_sends_nothing(tmp_path: Path, fake: FakeOpenAI) -> None:
     result = CliRunner().invoke(main, [*args, "--out", str(tmp_path / "other"), "--estimate"])
     row = next(line for line in result.output.splitlines() if f"openai:{MODEL}" in line)
     cells = [c.strip() for c in row.split("│") if c.strip()]
-    # Everything is in the cache now, but for the falsification audits of carol's two falsified
-    # claims (x 2 samples): their prompts carry the consensus of the run's other lines, which
-    # only a run computes (its first pass), so a new directory's estimate counts them (an
-    # estimate errs on the side of cost).
-    assert cells[1] == "4" and cells[2] == "14"
+    # Everything is in the cache now, the falsification audits of carol's two falsified claims
+    # (x 2 samples) too: the estimate builds their prompts as the run does, with the consensus
+    # fact (absent here, for the same reason as in the run: no registry claim to agree on).
+    assert cells[1] == "0" and cells[2] == "18"
 
 
 # --- prompt assembly --------------------------------------------------------------------------

@@ -1,0 +1,75 @@
+"""The one budget driver of every engine: a `--budget` of seconds (local, Ray) or US dollars
+(HF Jobs), what was committed against it, and whether the next piece of work may start.
+
+A piece of work that alone exceeds the budget is refused on its own; the pieces after it still
+start while the budget allows (a smaller one may fit). An engine commits either what a piece may
+cost when it starts (Ray and HF Jobs run pieces at once: their limits are in flight together) or
+what it did cost once it ends (the local engine runs one at a time)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: Floating-point slack when a sum of limits is compared with the cap (3 x 1/3 h fits in 1 h).
+EPSILON = 1e-9
+
+
+@dataclass(frozen=True)
+class Budget:
+    """A cap on what a command spends: seconds of run time (local, Ray) or US dollars (HF
+    Jobs)."""
+
+    seconds: float | None = None
+    usd: float | None = None
+
+    def describe(self) -> str:
+        if self.usd is not None:
+            return f"${self.usd:g}"
+        return f"{(self.seconds or 0) / 3600:.3g} CPU-hours"
+
+
+class BudgetDriver:
+    """What was committed against a budget (None: no budget; every piece may start)."""
+
+    def __init__(self, budget: Budget | None, *, usd: bool = False):
+        self.budget = budget
+        self.usd = usd
+        self.spent = 0.0
+
+    @property
+    def cap(self) -> float | None:
+        if self.budget is None:
+            return None
+        return self.budget.usd if self.usd else self.budget.seconds
+
+    def refuses(self, need: float) -> str | None:
+        """Why a piece that may cost `need` (seconds at its wall-time limit, or dollars) may not
+        start now (None: it may)."""
+        cap = self.cap
+        if cap is None:
+            return None
+        assert self.budget is not None
+        if need > cap + EPSILON:
+            what = f"${need:.2f}" if self.usd else f"{need:g} s"
+            return (f"over budget: its limit {what} exceeds the budget (--budget "
+                    f"{self.budget.describe()})")
+        if self.spent + need > cap + EPSILON:
+            return (f"over budget: --budget {self.budget.describe()} was spent before it could "
+                    f"start")
+        return None
+
+    def admit(self, need: float) -> str | None:
+        """`refuses`, and `need` committed when the piece may start (engines that run pieces
+        at once)."""
+        refused = self.refuses(need)
+        if refused is None:
+            self.commit(need)
+        return refused
+
+    def commit(self, amount: float) -> None:
+        self.spent += amount
+
+    def left_beside(self, need: float) -> float | None:
+        """What the budget has left once a piece's own `need` is set aside (None: no cap)."""
+        cap = self.cap
+        return None if cap is None else cap - self.spent - need

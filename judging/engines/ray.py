@@ -1,0 +1,154 @@
+"""The one Ray lifecycle: start a Ray on this machine or connect to a cluster, ship each job's
+folder to its node as a tar archive (put in the object store once per folder), run the jobs as
+tasks, collect each value and the folder it sends back as they finish, and shut down a Ray
+started here. `judging run --engine ray` (shards) and `judging rerun --engine ray` (claims'
+scripts) both run on it.
+
+No scheduler of our own: Ray places, runs and retries the tasks (`MAX_RETRIES`, for a task whose
+worker or node died). Every node needs this package installed (the same image or venv): Ray runs
+a job by importing its function's module.
+"""
+
+from __future__ import annotations
+
+import io
+import tarfile
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from judging.errors import JudgingError
+
+#: Ray retries a task whose worker or node died this many times (the callers' tasks resume).
+MAX_RETRIES = 2
+
+
+class EngineError(JudgingError):
+    """The engine is not installed or the cluster cannot be reached."""
+
+
+@dataclass
+class RemoteJob:
+    """One task: `fn(scratch, *args, **kwargs)` on a node, in a temporary folder of its own."""
+
+    fn: Callable[..., Any]
+    """A module-level function (Ray imports it by name on the node)."""
+    args: tuple[Any, ...] = ()
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    ship: Path | None = None
+    """A folder of this machine sent to the node, unpacked at scratch/<ship_as>."""
+    ship_as: str = "in"
+    send_back: str | None = None
+    """A folder of scratch sent back when the task ends (when it holds anything)."""
+    cpus: float = 1
+    prefix: str = "judging-task-"
+    """The name of the task's temporary folder begins with this (a run records its paths)."""
+    tag: Any = None
+    """The caller's own: what the job is for."""
+
+
+@dataclass
+class RemoteResult:
+    job: RemoteJob
+    value: Any = None
+    failure: BaseException | None = None
+    """What failed the task after Ray's retries (the value is then None)."""
+    archive: bytes = b""
+
+    def unpack_into(self, target: Path) -> bool:
+        """Unpack the folder the task sent back at `target`; whether there was one."""
+        if not self.archive:
+            return False
+        unpack_tree(self.archive, target)
+        return True
+
+
+def pack_tree(root: Path) -> bytes:
+    """A folder as a gzipped tar archive (held in memory: Ray's object store carries bytes)."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        archive.add(root, arcname=".")
+    return buffer.getvalue()
+
+
+def unpack_tree(data: bytes, target: Path) -> None:
+    target.mkdir(parents=True, exist_ok=True)
+    with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as archive:
+        # The "data" filter refuses absolute names, .. and links that leave the target.
+        archive.extractall(target, filter="data")
+
+
+def on_node(fn: Callable[..., Any], shipped: bytes | None, ship_as: str, send_back: str | None,
+            prefix: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, bytes]:
+    """The task Ray runs: the job's function in a temporary folder holding what was shipped;
+    its value and the folder it sends back (a tar archive, b"" when empty)."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+        scratch = Path(tmp)
+        if shipped is not None:
+            unpack_tree(shipped, scratch / ship_as)
+        value = fn(scratch, *args, **kwargs)
+        back = scratch / send_back if send_back is not None else None
+        if back is None or not back.is_dir() or not any(back.iterdir()):
+            return value, b""
+        return value, pack_tree(back)
+
+
+def _import_ray():
+    try:
+        import ray
+    except ImportError:
+        raise EngineError("the Ray engine is an optional extra: pip install 'judging[cluster]' "
+                          "(on the driver and on every node)") from None
+    return ray
+
+
+@contextmanager
+def ray_session(address: str | None) -> Iterator[Any]:
+    """Ray, connected to the cluster at `address` (or started on this machine when None, with no
+    dashboard); shut down on leaving when it was started here."""
+    ray = _import_ray()
+    started_here = not ray.is_initialized()
+    if started_here:
+        try:
+            ray.init(address=address, log_to_driver=False,
+                     **({} if address else {"include_dashboard": False}))
+        except (ConnectionError, RuntimeError, ValueError) as exc:
+            raise EngineError(f"cannot reach the Ray cluster at {address}: {exc}") from exc
+    try:
+        yield ray
+    finally:
+        if started_here:
+            ray.shutdown()
+
+
+def run_on_ray(jobs: Iterable[RemoteJob], on_done: Callable[[RemoteResult], None], *,
+               address: str | None) -> None:
+    """Run the jobs as Ray tasks; `on_done` is told each result as its task ends (in the order
+    they end). `jobs` is read as the tasks are submitted: a caller may refuse one (a budget)
+    before it is made."""
+    with ray_session(address) as ray:
+        task = ray.remote(max_retries=MAX_RETRIES)(on_node)
+        archives: dict[Path, Any] = {}
+        pending: dict[Any, RemoteJob] = {}
+        for job in jobs:
+            shipped = None
+            if job.ship is not None:
+                if job.ship not in archives:
+                    archives[job.ship] = ray.put(pack_tree(job.ship))
+                shipped = archives[job.ship]
+            ref = task.options(num_cpus=job.cpus).remote(job.fn, shipped, job.ship_as,
+                                                         job.send_back, job.prefix, job.args,
+                                                         job.kwargs)
+            pending[ref] = job
+        while pending:
+            ready, _ = ray.wait(list(pending), num_returns=1)
+            job = pending.pop(ready[0])
+            try:
+                value, archive = ray.get(ready[0])
+            except Exception as exc:  # the task failed after Ray's retries: the caller records it
+                on_done(RemoteResult(job, failure=exc))
+            else:
+                on_done(RemoteResult(job, value=value, archive=archive))
