@@ -8,7 +8,8 @@ rule checks. Nothing is written into the tree: the text exists only in the built
 cannot go stale. (mkdocs-gen-files would write virtual files for the same purpose; a marker in a
 hand-written page keeps the prose and the generated table on one page, with one hook.)
 
-The CLI reference is mkdocs-click's `::: mkdocs-click` directive (docs/reference/cli.md).
+The CLI reference is mkdocs-click's `::: mkdocs-click` directive (docs/reference/cli.md); its
+help texts' placeholders (`reruns/<claim>/`) are escaped after rendering (`on_page_content`).
 An unknown marker fails the build: a page never silently shows a placeholder.
 """
 
@@ -31,9 +32,17 @@ ROOT = Path(__file__).resolve().parent.parent
 MARKER = re.compile(r"^<!-- generated: ([a-z-]+) -->$", re.MULTILINE)
 
 
+def _text(text: str) -> str:
+    """Code prose as Markdown: `<claim>` outside backticks is a placeholder, not an HTML tag
+    (a browser would hide it)."""
+    parts = re.split(r"(`[^`]*`)", text)
+    return "".join(part if part.startswith("`") else part.replace("<", "&lt;").replace(">", "&gt;")
+                   for part in parts)
+
+
 def _cell(text: object) -> str:
     """One Markdown table cell: one line, pipes escaped."""
-    return " ".join(str(text).split()).replace("|", "\\|")
+    return _text(" ".join(str(text).split()).replace("|", "\\|"))
 
 
 def _type_name(annotation: Any) -> str:
@@ -85,7 +94,7 @@ def model_fields_table(model: type[BaseModel]) -> str:
 
 
 def _model_section(model: type[BaseModel], level: str = "###") -> str:
-    doc = inspect.cleandoc(model.__doc__ or "")
+    doc = _text(inspect.cleandoc(model.__doc__ or ""))
     doc = "" if doc.startswith(f"{model.__name__}(") else doc  # pydantic's generated signature
     return f"{level} `{model.__name__}`\n\n{doc}\n\n{model_fields_table(model)}\n"
 
@@ -147,7 +156,7 @@ def run_files() -> str:
     with the fields of each file's model."""
     from judging.rundir import layout
 
-    doc = inspect.cleandoc(layout.__doc__ or "")
+    doc = _text(inspect.cleandoc(layout.__doc__ or ""))
     table = ["| file | schema | model | written by | flags side file |", "|---|---|---|---|---|"]
     sections = []
     for run_file in layout.RUN_FILES:
@@ -181,3 +190,17 @@ def render(markdown: str) -> str:
 
 def on_page_markdown(markdown: str, **_: Any) -> str:
     return render(markdown)
+
+
+#: The tags the CLI page's HTML is made of; any other `<name>` there is a placeholder of a
+#: command's help text (`reruns/<claim>/`), which mkdocs-click passes through as raw HTML.
+HTML_TAGS = frozenset("a abbr b blockquote br code dd div dl dt em h1 h2 h3 h4 h5 h6 hr i li ol p "
+                      "pre span strong sub sup table tbody td th thead tr ul".split())
+PLACEHOLDER = re.compile(r"<([A-Za-z][A-Za-z0-9_-]*)>")
+
+
+def on_page_content(html: str, page: Any, **_: Any) -> str:
+    if page.file.src_uri != "reference/cli.md":
+        return html
+    return PLACEHOLDER.sub(lambda m: m.group(0) if m.group(1).lower() in HTML_TAGS
+                           else f"&lt;{m.group(1)}&gt;", html)

@@ -12,15 +12,14 @@ from __future__ import annotations
 
 import importlib.util
 import re
-from pathlib import Path
 
 import pytest
 import yaml
 
 from judging import rubrics
 from judging.rubrics import RubricLibrary
-from judging.rundir import layout
 from judging.rules import RULE_DESCRIPTIONS
+from judging.rundir import layout
 from judging.signal_catalogue import CATALOGUE
 from tests.conftest import ROOT, RUBRICS
 
@@ -103,3 +102,21 @@ def test_the_readme_is_a_front_page_whose_links_exist() -> None:
     for page in (ROOT / "docs").rglob("*.md"):
         relative = page.relative_to(ROOT / "docs").as_posix()
         assert relative in nav, relative
+
+
+def test_placeholders_show_as_text_not_as_html_tags() -> None:
+    # `<claim>` outside backticks would be an unknown HTML tag, hidden by the browser
+    assert hooks._cell("reruns/<claim>/ and `diffs/<claim>/`") == \
+        "reruns/&lt;claim&gt;/ and `diffs/<claim>/`"
+    page = hooks.render("<!-- generated: run-files -->")
+    assert "reruns/&lt;claim&gt;/" in page
+
+    class File:
+        src_uri = "reference/cli.md"
+
+    class Page:
+        file = File()
+
+    html = "<p>logs under RUN_DIR/reruns/<claim>/, see <code>x</code></p>"
+    assert hooks.on_page_content(html, page=Page()) == \
+        "<p>logs under RUN_DIR/reruns/&lt;claim&gt;/, see <code>x</code></p>"
