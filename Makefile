@@ -161,10 +161,11 @@ test: install argilla-env trackio-env sysdeps-test lint docs
 
 # The documentation site (mkdocs.yml, docs/), built strictly (a broken link, a missing page or a
 # reference generated from the code that fails is an error) into a temporary folder, so that the
-# tree stays as it was. `$(BIN)/mkdocs serve` to read it.
+# tree stays as it was. `$(BIN)/mkdocs serve` to read it. (Not --quiet: it hides the warnings
+# that --strict counts, and the build then passes with a broken link.)
 docs: install
 	@site=$$(mktemp -d) && trap 'rm -rf "$$site"' EXIT && \
-	  NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir "$$site"
+	  NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir "$$site"
 
 # Architecture contracts (import-linter, [tool.importlinter]) and lint (ruff, [tool.ruff]).
 lint: install
