@@ -192,6 +192,9 @@ def _organizer(folder: Path, printed: str) -> None:
     assert list((run / "calibration" / "artifacts").glob("*/*.json"))
     assert (run / "publish" / "README.md").is_file()  # the staged dataset and its card
     assert "nothing was uploaded" in printed
+    # the second `judging run` resumed: it judged nothing again
+    assert "in runs/event: 0 new judgment line(s)" in printed
+    assert re.search(r"estimate: \d+ claim\(s\) selected", printed)
 
 
 def _answer_as_reviewer(folder: Path) -> None:
