@@ -236,7 +236,15 @@ def _reviewer(folder: Path, printed: str) -> None:
     by_people = {(f["claim"]["submission_id"], f["claim"]["claim_id"]) for f in finals
                  if "humans" in f["decided_by"]}
     assert decided and decided <= by_people  # "Ada's claims are now decided by the reviewers"
-    assert "leaderboard" in printed.lower()
+    # her overall answer alone decides the figure rubric: pass, by her, whatever the AI said
+    figure = [json.loads(line) for line in (run / "decisions.jsonl").read_text().splitlines()
+              if json.loads(line)["applies_to"] == "figure"]
+    answered_lines = [d for d in figure if (d["claim"]["submission_id"], d["claim"]["claim_id"])
+                      in decided]
+    assert len(answered_lines) == len(decided)
+    assert all(d["outcome"] == "pass" and d["human_overall"] == "pass"
+               and d["overall_by"] == ["ada"] for d in answered_lines), answered_lines
+    assert (run / "leaderboard_submissions.csv").is_file()
     from judging.review import server as review_server
     assert review_server.status(folder / ".judging" / "argilla") is None  # stopped, as step 7 says
 
