@@ -68,7 +68,7 @@ def _constraints(info: FieldInfo) -> str:
         for name in ("gt", "ge", "lt", "le", "min_length", "max_length", "pattern"):
             value = getattr(item, name, None)
             if value is not None:
-                shown.append(f"{name} {value}")
+                shown.append(f"{name} `{value}`")
     return ", ".join(shown)
 
 
@@ -96,7 +96,8 @@ def model_fields_table(model: type[BaseModel]) -> str:
 def _model_section(model: type[BaseModel], level: str = "###") -> str:
     doc = _text(inspect.cleandoc(model.__doc__ or ""))
     doc = "" if doc.startswith(f"{model.__name__}(") else doc  # pydantic's generated signature
-    return f"{level} `{model.__name__}`\n\n{doc}\n\n{model_fields_table(model)}\n"
+    intro = f"{doc}\n\n" if doc else ""
+    return f"{level} `{model.__name__}`\n\n{intro}{model_fields_table(model)}\n"
 
 
 def rubric_schema() -> str:

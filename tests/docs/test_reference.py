@@ -56,7 +56,7 @@ def test_the_rubric_schema_page_has_every_field_with_its_docstring() -> None:
         row = next(line for line in criterion.splitlines() if line.startswith(f"| `{name}` |"))
         if info.description:
             assert " ".join(info.description.split()).replace("|", "\\|") in row
-    assert "| `pass_threshold` | `float` | required | gt 0, le 1 |" in page
+    assert "| `pass_threshold` | `float` | required | gt `0`, le `1` |" in page
     assert "| `gate` | `bool` | `False` |" in page
     assert "`categorical`" in page
 
