@@ -20,7 +20,7 @@ ARGILLA_STAMP := $(ARGILLA_VENV)/.installed-$(shell { cat pyproject.toml; echo '
 JUDGING_ARGILLA_PYTHON ?= $(abspath $(ARGILLA_BIN)/python)
 export JUDGING_ARGILLA_PYTHON
 DEMO_OUT ?= runs/demo
-# The event's rules the demo's leaderboard and dashboard apply (README, "The ranking").
+# The event's rules the demo's leaderboard and dashboard apply (docs/explanation/ranking.md).
 DEMO_EVENT ?= examples/event-neurips2026.yaml
 REVIEW_HOME ?= .judging/argilla
 # The ports the demo's services ask for first; when one is taken, the next free one above it is
@@ -45,14 +45,15 @@ TRACKIO_STAMP := $(TRACKIO_VENV)/.installed-trackio-0.43.0
 JUDGING_TRACKIO ?= $(abspath $(TRACKIO_VENV)/bin/trackio)
 export JUDGING_TRACKIO
 
-.PHONY: install argilla-env trackio-env demo test test-quick lint bench examples sysdeps-test sysdeps-demo clean help
+.PHONY: install argilla-env trackio-env demo test test-quick lint docs bench examples sysdeps-test sysdeps-demo clean help
 
 help:
 	@echo "make demo   run the judging pipeline end to end on examples/ (submissions and a logbook) and write a report"
 	@echo "            (the review server asks for port REVIEW_PORT=$(REVIEW_PORT), the dashboard APP_PORT=$(APP_PORT);"
 	@echo "            a taken port gives way to the next free one, printed)"
-	@echo "make test   run the whole test suite"
+	@echo "make test   run the whole test suite (and build the documentation site, docs/)"
 	@echo "make test-quick  run the unit tests only (not those marked slow: tests/slow.py)"
+	@echo "make docs   build the documentation site strictly (mkdocs; \`$(BIN)/mkdocs serve\` to read it)"
 	@echo "make bench  print the benchmark figures"
 	@echo "make argilla-env  build $(ARGILLA_VENV), the local Argilla review server's environment"
 
@@ -163,12 +164,20 @@ demo: install argilla-env sysdeps-demo
 TEST_WORKERS ?= 2
 PYTEST_PARALLEL := -n $(TEST_WORKERS) --dist loadfile
 
-test: install argilla-env trackio-env sysdeps-test lint
+test: install argilla-env trackio-env sysdeps-test lint docs
 	$(BIN)/python -m pytest -q $(PYTEST_PARALLEL)
 
 # The inner loop: the unit tests, no server, browser, sandbox or end-to-end run.
 test-quick: install
 	$(BIN)/python -m pytest -q $(PYTEST_PARALLEL) -m "not slow"
+
+# The documentation site (mkdocs.yml, docs/), built strictly (a broken link, a missing page or a
+# reference generated from the code that fails is an error) into a temporary folder, so that the
+# tree stays as it was. `$(BIN)/mkdocs serve` to read it. (Not --quiet: it hides the warnings
+# that --strict counts, and the build then passes with a broken link.)
+docs: install
+	@site=$$(mktemp -d) && trap 'rm -rf "$$site"' EXIT && \
+	  NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir "$$site"
 
 # Architecture contracts (import-linter, [tool.importlinter]) and lint (ruff, [tool.ruff]).
 lint: install

@@ -32,10 +32,11 @@ Baseline (b802b14, before issue 40's reader): claims found 13/131 (development 1
 0/39), verdicts given 0, value precision 1/13, 21 of 24 submissions with no claim, 1 refused for
 a link (in the lockbox), 0 bare statements; leave-one-owner-out the same.
 
-After issue 40 (README, "Free-form reports"): first pass development 66/92 claims found, verdict
-precision 40/41, value precision 26/26 (lockbox 22/39, 11/11, 8/10); second pass (the paper's own
-claims, claims stated in prose as statements offline, not-covered lists) 83/92, 41/42, 26/26
-(lockbox 31/39, 11/11, 8/10); leave-one-owner-out equal to in-sample in both.
+After issue 40 (docs/explanation/real-submissions.md, "Free-form reports"): first pass
+development 66/92 claims found, verdict precision 40/41, value precision 26/26 (lockbox 22/39,
+11/11, 8/10); second pass (the paper's own claims, claims stated in prose as statements offline,
+not-covered lists) 83/92, 41/42, 26/26 (lockbox 31/39, 11/11, 8/10); leave-one-owner-out equal
+to in-sample in both.
 """
 
 from __future__ import annotations

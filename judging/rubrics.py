@@ -397,7 +397,7 @@ class Rubric(StrictModel):
             f.name == FIGURE_MATCH_NOT_APPLICABLE for f in claim.flags)
 
     def describe_scope(self) -> str:
-        """Which claims the rubric judges, for people (rubric show, guidelines, README)."""
+        """Which claims the rubric judges, for people (rubric show, guidelines, docs)."""
         if self.applies_if is not None:
             claims = "claims" if self.applies_to == "verdict" else "figure claims"
             return f"{claims} with {self.applies_if.describe()}"

@@ -510,7 +510,7 @@ def test_a_number_is_not_found_in_unrelated_numbers(value: float, other: float) 
 
 
 # --- the ranking ------------------------------------------------------------------------------
-# The leaderboard's stated properties (README, "The ranking"), on random boards through
+# The leaderboard's stated properties (docs/explanation/ranking.md), on random boards through
 # `build_leaderboard`, the one function every leaderboard view ranks with. A claim here is
 # (outcome, the AI's outcome while it waits, flagged a copy of the published figure).
 

@@ -86,7 +86,7 @@ def _not_printed_elsewhere(record: logging.LogRecord) -> bool:
     return True
 
 
-# In the order `judging --help` lists them (click sorts by name) and the README tells them.
+# In the order `judging --help` lists them (click sorts by name) and the docs tell them.
 for command in (check, run, rerun, watch, merge, report, review, calibrate, compare, resolve,
                 consensus, leaderboard, awards, publish, app, similarity, chart, rubric):
     main.add_command(command)

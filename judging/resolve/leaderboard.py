@@ -2,7 +2,7 @@
 final outcome (CSV, HTML and the console; the dashboard and a Space reading the published dataset
 rank with these same functions).
 
-The rule (README, "The ranking"), a pure function of each claim's outcome:
+The rule (docs/explanation/ranking.md), a pure function of each claim's outcome:
 
 - A claim **stands** as `pass` or `fail` when people (or a calibrated, trusted AI) decided it.
   While it waits for review, the AI's own outcome stands in provisionally ("AI pass, awaiting

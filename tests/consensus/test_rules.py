@@ -1,4 +1,4 @@
-"""The consensus rules (README, "Consensus"): the majority direction among independent,
+"""The consensus rules (docs/explanation/consensus.md): the majority direction among independent,
 full-scale reproductions; modified z-scores with the deviation floored at the tolerance; copies
 count once; toy runs are shown, not counted."""
 

@@ -1,4 +1,4 @@
-"""The ranking's stated properties (README, "The ranking"), checked with hypothesis on random
+"""The ranking's stated properties (docs/explanation/ranking.md), checked with hypothesis on random
 leaderboards through `build_leaderboard`, the function every table (CLI, page, dashboard, a
 Space reading the published dataset) ranks with:
 

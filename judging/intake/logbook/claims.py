@@ -1,6 +1,6 @@
 """Claims from a logbook's pages, materialized into the claim model every later stage reads.
 
-A claim is found from structure (README, "Real submissions"):
+A claim is found from structure (docs/explanation/real-submissions.md):
 1. a claim page: a page whose slug names a claim (`claim-3-...`, `claim-c1-...`,
    `current-claim-1`, `claim-drive-full-model-...`) or whose title does ("Claim 3: ...",
    "C3 — ..."); two pages carrying one claim number: the one that is not historical, then the

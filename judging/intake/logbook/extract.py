@@ -2,7 +2,7 @@
 the submission declares them, each with the verbatim quote it came from (checked to be on the
 page) and how and where it was found. A field not found is absent with the reason.
 
-**Verdicts** come from declared labels, in tiers (README, "Real submissions"):
+**Verdicts** come from declared labels, in tiers (docs/explanation/real-submissions.md):
 
 1. the participant's own label on the claim's text: a `Verdict:` / `Assessment:` / `Status:` /
    `Outcome:` line (also mid-line: "Local outcome: `mixed`."), a `## Verdict` heading's first

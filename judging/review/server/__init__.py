@@ -3,7 +3,7 @@
 argilla-server 2.8 with SQLite, an in-memory search engine registered with its own search-engine
 registry (`search_engine`) and an in-process Redis stand-in, patched once after a version check
 (`patches`); started, found and stopped through a pid file in its home folder (`process`). The
-server process runs in its own environment (see the README), started by `start_background` or
+server process runs in its own environment (see docs/how-to/review-in-argilla.md), started by `start_background` or
 `serve_foreground` with that environment's interpreter (`server_python`).
 """
 
