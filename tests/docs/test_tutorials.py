@@ -37,7 +37,8 @@ ACTION = re.compile(r"^<!-- test: ([a-z ]+) -->$", re.MULTILINE)
 #: Fence languages a reader would run in a shell: every such block must be a ```bash block,
 #: which the runner runs (none may slip past it under another name).
 SHELL_LANGUAGES = {"bash", "sh", "shell", "console", "zsh", "shell-session"}
-#: A page's commands, with the CLI starting once per command on a shared 2-core machine.
+#: A page's commands, with the CLI starting once per command on a shared 2-core machine
+#: (a page took 1 to 5 minutes there while other work ran).
 PAGE_TIMEOUT_S = 1500
 
 
@@ -267,6 +268,7 @@ CHECKS: dict[str, Callable[[Path, str], None]] = {
 ACTIONS: dict[str, Callable[[Path], None]] = {"the reviewer answers": _answer_as_reviewer}
 
 
+@pytest.mark.timeout(PAGE_TIMEOUT_S + 120)  # a page, not one call: over the suite's 300 s
 @pytest.mark.parametrize("name", sorted(CHECKS))
 def test_a_tutorial_runs_as_written(name: str, tmp_path: Path) -> None:
     folder = reader_folder(tmp_path)
