@@ -150,7 +150,7 @@ class Runner:
         run_consensus(store.root, store=store)
         # What the endpoints said served the calls: a model or build that changed mid-run is
         # flagged on the lines it served, which calibrations made on the first do not trust.
-        result.drift = drift_report(store.iter_latest())
+        result.drift = drift_report(store)
         write_drift(store.root, result.drift)
         return result
 
