@@ -28,6 +28,7 @@ from judging.run.feed import Batch, Feed, check_sources, stored_claims
 from judging.run.inflight import InFlight
 from judging.run.integrity import find_pairs
 from judging.run.lines import Panels, WorkItem
+from judging.run.memory import items_in_flight
 from judging.run.plan import Plan
 from judging.run.request import Estimate, RunRequest, RunResult, invocation, record_end
 from judging.run.reruns import RerunFacts
@@ -157,9 +158,9 @@ class Runner:
     async def _judge_all(self, batches: Iterator[Batch], rubrics: list[Rubric],
                          result: RunResult, *, stored: bool = False) -> None:
         """Judge batch after batch (`schedule`), appending lines as calls finish. Memory stays
-        flat in the size of the run: at most `ahead` work items are in flight, a claim's
-        measurement is dropped once its last line is written (`inflight`), and a panel's line
-        is written as soon as its members' lines are (`Panels`)."""
+        flat in the size of the run (`memory`): at most `ahead` work items are in flight, a
+        claim's measurement is dropped once its last line is written (`inflight`), and a panel's
+        line is written as soon as its members' lines are (`Panels`)."""
         store, panels = self.store, Panels(self.store)
         progress = {"done": 0, "total": 0}
 
@@ -193,12 +194,8 @@ class Runner:
             for panel in panels.written(item, line):
                 write(panel, counted=False)
 
-        pool_workers = max(1, self.inflight.pool.workers)
-        # Work items started and not yet written (their claims, measurements and prompts are in
-        # memory): the window's items plus as many again and a few per measuring process, so
-        # that the pool is never idle while calls wait, bounded so that a run of 36k claims
-        # does not hold them all.
-        ahead = max(64, 4 * max(1, self.request.concurrency) + 4 * pool_workers)
+        # What a run may hold in flight is named in `memory`.
+        ahead = items_in_flight(self.request.concurrency, self.inflight.pool.workers)
         assert self.calls is not None
         await schedule(batches, prepare=prepare, call=self.calls.line, finish=finish,
                        ahead=ahead)
