@@ -324,8 +324,8 @@ def run(sources: tuple[str, ...], discover: tuple[str, ...], as_of: str | None,
     if runner.budget is not None:
         console.print(f"spent ${runner.budget.spent:.4f} of the ${runner.budget.limit:.4f} "
                       f"budget", soft_wrap=True)
-    if result.integrity is not None and result.integrity.pairs:
-        kinds = Counter(pair.kind.replace("_", " ") for pair in result.integrity.pairs)
+    if result.integrity_pairs:
+        kinds = Counter({kind.replace("_", " "): n for kind, n in result.integrity_pairs.items()})
         console.print("[bold yellow]integrity:[/] " + ", ".join(
             f"{n} {kind} pair(s) across submissions" for kind, n in sorted(kinds.items()))
             + f" (flagged on both sides; see {result.root / 'integrity.json'})",

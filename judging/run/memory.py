@@ -12,9 +12,9 @@ report, the CLI's nothing-judged check) reads them one at a time from judgments.
   all written (`lines.Panels`), and one submission's batch being prepared.
 - **For the whole run**, a few hundred bytes per line or claim: the store's indexes (each line's
   key and byte offset, each claim's offset and digest: what resuming and reading back by key
-  need), the perceptual hash and shingle ids of each claim during the integrity check, and what
-  the run writes at its end (the integrity pairs, the registry claims not addressed, the
-  submissions loaded).
+  need), the perceptual hash and shingle ids of each claim during the integrity check (whose
+  pairs are written to integrity.json and only counted), and what the run writes at its end
+  (the registry claims not addressed, the submissions loaded).
 
 Anything else kept per claim for the whole run is a leak of this bound: in issue 43 the drift
 report sorted every judgment of the run in one list (about 17 KB a line, 446 MB at 5,000 claims).

@@ -122,8 +122,10 @@ class Runner:
             later = [r for r in rubrics if reads_consensus(r)]
             await self._judge_all(self.feed.submissions(registry, result),
                                   [r for r in rubrics if r not in later], result)
-            result.integrity = find_pairs(store.fingerprints(), store.iter_claims())
-            write_integrity(store.root, result.integrity)
+            integrity = find_pairs(store.fingerprints(), store.iter_claims())
+            write_integrity(store.root, integrity)
+            result.integrity_pairs.update(pair.kind for pair in integrity.pairs)
+            del integrity  # written: the consensus and later stages read integrity.json
             if later:
                 self.facts.begin_second_pass()
                 await self._judge_all(stored_claims(store, request), later, result,
