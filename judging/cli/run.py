@@ -333,8 +333,8 @@ def run(sources: tuple[str, ...], discover: tuple[str, ...], as_of: str | None,
     if runner.budget is not None:
         console.print(f"spent ${runner.budget.spent:.4f} of the ${runner.budget.limit:.4f} "
                       f"budget", soft_wrap=True)
-    if result.integrity is not None and result.integrity.pairs:
-        kinds = Counter(pair.kind.replace("_", " ") for pair in result.integrity.pairs)
+    if result.integrity_pairs:
+        kinds = Counter({kind.replace("_", " "): n for kind, n in result.integrity_pairs.items()})
         console.print("[bold yellow]integrity:[/] " + ", ".join(
             f"{n} {kind} pair(s) across submissions" for kind, n in sorted(kinds.items()))
             + f" (flagged on both sides; see {result.root / 'integrity.json'})",
@@ -368,12 +368,14 @@ def _nothing_judged(store) -> bool:
     as a success that judged nothing."""
     from judging.models import LineStatus
 
-    lines = list(store.latest())
-    if not lines or any(line.status is not LineStatus.error for line in lines):
+    # The lines' heads, one at a time, up to the first that is not an error (the first line, in
+    # a run that judged anything); the reasons are read only when every line is an error.
+    if store.latest_count() == 0 or any(head.status is not LineStatus.error
+                                        for head in store.iter_latest_heads()):
         return False
-    reasons = list(dict.fromkeys(f"{line.claim}: {line.reason}" for line in lines))
-    err_console.print(f"[bold red]nothing judged:[/] every one of the run's {len(lines)} "
-                      f"line(s) is an error: " + escape("; ".join(reasons[:3]))
+    reasons = list(dict.fromkeys(f"{line.claim}: {line.reason}" for line in store.iter_latest()))
+    err_console.print(f"[bold red]nothing judged:[/] every one of the run's "
+                      f"{store.latest_count()} line(s) is an error: " + escape("; ".join(reasons[:3]))
                       + (f" (and {len(reasons) - 3} more)" if len(reasons) > 3 else ""),
                       highlight=False, soft_wrap=True)
     return True

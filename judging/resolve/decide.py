@@ -250,7 +250,7 @@ def final_verdict(decisions: list[RubricDecision]
 def write_served_drift(store: RunStore) -> int:
     """Write the run's drift.json (`rundir.drift_report` over its newest lines); the number of
     lines flagged."""
-    report = drift_report(store.iter_latest())
+    report = drift_report(store)
     write_drift(store.root, report)
     return len(report.changes)
 

@@ -12,7 +12,6 @@ from pathlib import Path
 from judging.judges import CallEstimate, Judge, LLMOptions
 from judging.models import (
     DriftReport,
-    IntegrityReport,
     Judgment,
     LineStatus,
     NotAddressed,
@@ -71,7 +70,9 @@ class RunResult:
     skipped: int = 0
     source_errors: list[str] = field(default_factory=list)
     counts: Counter[str] = field(default_factory=Counter)
-    integrity: IntegrityReport | None = None
+    integrity_pairs: Counter[str] = field(default_factory=Counter)
+    """Integrity pairs found, per kind (the pairs themselves are in integrity.json: a run keeps
+    their counts, not a model per pair; see `memory`)."""
     not_addressed: list[NotAddressed] = field(default_factory=list)
     """Registry claims of the submissions' papers that a submission has no claim for."""
     skipped_sources: list[str] = field(default_factory=list)

@@ -28,6 +28,7 @@ from judging.run.feed import Batch, Feed, check_sources, stored_claims
 from judging.run.inflight import InFlight
 from judging.run.integrity import find_pairs
 from judging.run.lines import Panels, WorkItem
+from judging.run.memory import items_in_flight
 from judging.run.plan import Plan
 from judging.run.request import Estimate, RunRequest, RunResult, invocation, record_end
 from judging.run.reruns import RerunFacts
@@ -121,8 +122,10 @@ class Runner:
             later = [r for r in rubrics if reads_consensus(r)]
             await self._judge_all(self.feed.submissions(registry, result),
                                   [r for r in rubrics if r not in later], result)
-            result.integrity = find_pairs(store.fingerprints(), store.iter_claims())
-            write_integrity(store.root, result.integrity)
+            integrity = find_pairs(store.fingerprints(), store.iter_claims())
+            write_integrity(store.root, integrity)
+            result.integrity_pairs.update(pair.kind for pair in integrity.pairs)
+            del integrity  # written: the consensus and later stages read integrity.json
             if later:
                 self.facts.begin_second_pass()
                 await self._judge_all(stored_claims(store, request), later, result,
@@ -150,16 +153,16 @@ class Runner:
         run_consensus(store.root, store=store)
         # What the endpoints said served the calls: a model or build that changed mid-run is
         # flagged on the lines it served, which calibrations made on the first do not trust.
-        result.drift = drift_report(store.iter_latest())
+        result.drift = drift_report(store)
         write_drift(store.root, result.drift)
         return result
 
     async def _judge_all(self, batches: Iterator[Batch], rubrics: list[Rubric],
                          result: RunResult, *, stored: bool = False) -> None:
         """Judge batch after batch (`schedule`), appending lines as calls finish. Memory stays
-        flat in the size of the run: at most `ahead` work items are in flight, a claim's
-        measurement is dropped once its last line is written (`inflight`), and a panel's line
-        is written as soon as its members' lines are (`Panels`)."""
+        flat in the size of the run (`memory`): at most `ahead` work items are in flight, a
+        claim's measurement is dropped once its last line is written (`inflight`), and a panel's
+        line is written as soon as its members' lines are (`Panels`)."""
         store, panels = self.store, Panels(self.store)
         progress = {"done": 0, "total": 0}
 
@@ -193,12 +196,8 @@ class Runner:
             for panel in panels.written(item, line):
                 write(panel, counted=False)
 
-        pool_workers = max(1, self.inflight.pool.workers)
-        # Work items started and not yet written (their claims, measurements and prompts are in
-        # memory): the window's items plus as many again and a few per measuring process, so
-        # that the pool is never idle while calls wait, bounded so that a run of 36k claims
-        # does not hold them all.
-        ahead = max(64, 4 * max(1, self.request.concurrency) + 4 * pool_workers)
+        # What a run may hold in flight is named in `memory`.
+        ahead = items_in_flight(self.request.concurrency, self.inflight.pool.workers)
         assert self.calls is not None
         await schedule(batches, prepare=prepare, call=self.calls.line, finish=finish,
                        ahead=ahead)

@@ -8,23 +8,30 @@ A side file of flags is marked `flags_side_file` in `layout.RUN_FILES` and has a
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
+from pydantic import BaseModel, ConfigDict
+
 from judging.atomic import write_text_atomic
 from judging.models import (
+    ClaimKey,
     ConflictReport,
     ConsensusReport,
     DriftReport,
     Flag,
     IntegrityReport,
     Judgment,
+    Provenance,
+    RubricRef,
     ServedChange,
 )
 from judging.rundir.layout import CONFLICTS, CONSENSUS, DRIFT, INTEGRITY, RUN_FILES, RunPaths
+from judging.rundir.store import RunStore
 
 _Report = TypeVar("_Report", IntegrityReport, ConsensusReport, ConflictReport, DriftReport)
 
@@ -75,23 +82,57 @@ def read_conflicts(run_root: Path) -> ConflictReport:
     return _read_side(RunPaths(run_root).conflicts, ConflictReport, ConflictReport())
 
 
-def drift_report(lines: Iterable[Judgment]) -> DriftReport:
-    """What each judge's endpoint said it served, over `lines` in the order of their calls
-    (`Provenance.timestamp`), and the lines served by another model or build than the judge's
-    first calls. Lines whose endpoint said nothing (the offline judge, a server that names no
-    model) are not compared."""
-    report = DriftReport()
-    for line in sorted(lines, key=lambda j: j.provenance.timestamp):
-        served = line.provenance.served()
-        if served is None or line.provenance.cached:
-            continue
-        seen = report.served.setdefault(line.judge, [])
-        if served not in seen:
-            seen.append(served)
-        if served != seen[0]:
-            report.changes.append(ServedChange(
-                judge=line.judge, claim=line.claim, rubric=str(line.rubric) if line.rubric
-                else None, served=served, first=seen[0], at=line.provenance.timestamp))
+class _ServedHead(BaseModel):
+    """What the drift report reads of a judgment line: who judged what, and the call's
+    provenance; the answers, signals and flags (most of a line) are skipped. The fields are those
+    of every judgment version so far (judging.judgment/1), as `LineHead`'s."""
+
+    model_config = ConfigDict(extra="ignore")
+    judge: str
+    claim: ClaimKey
+    rubric: RubricRef | None = None
+    provenance: Provenance
+
+
+CallOrder = tuple[datetime, int]
+"""When a call was made, and its line's place among the run's newest lines (ties keep file
+order)."""
+
+
+def _served_calls(store: RunStore) -> Iterator[tuple[CallOrder, _ServedHead, str]]:
+    """The newest lines whose endpoint said what served them (cached answers left out), read
+    one at a time."""
+    for index, head in enumerate(store.iter_latest_as(_ServedHead)):
+        served = head.provenance.served()
+        if served is not None and not head.provenance.cached:
+            yield (head.provenance.timestamp, index), head, served
+
+
+def drift_report(store: RunStore) -> DriftReport:
+    """What each judge's endpoint said it served, over the run's newest lines in the order of
+    their calls (`Provenance.timestamp`), and the lines served by another model or build than the
+    judge's first calls. Lines whose endpoint said nothing (the offline judge, a server that names
+    no model) are not compared.
+
+    Two passes over the lines, one line at a time (a run of 36k claims has too many to hold):
+    the first finds when each judge was first served by each model or build, the second the
+    lines served by another than the judge's first; only the report is kept."""
+    first_call: dict[str, dict[str, CallOrder]] = {}
+    for order, head, served in _served_calls(store):
+        seen = first_call.setdefault(head.judge, {})
+        if served not in seen or order < seen[served]:
+            seen[served] = order
+    report = DriftReport(served={
+        judge: sorted(seen, key=seen.__getitem__)
+        for judge, seen in sorted(first_call.items(), key=lambda item: min(item[1].values()))})
+    changes: list[tuple[CallOrder, ServedChange]] = []
+    for order, head, served in _served_calls(store):
+        first = report.served[head.judge][0]
+        if served != first:
+            changes.append((order, ServedChange(
+                judge=head.judge, claim=head.claim, rubric=str(head.rubric) if head.rubric
+                else None, served=served, first=first, at=head.provenance.timestamp)))
+    report.changes = [change for _, change in sorted(changes, key=lambda found: found[0])]
     return report
 
 

@@ -527,10 +527,15 @@ class RunStore:
 
     def iter_latest_heads(self) -> Iterator[LineHead]:
         """`iter_latest` as line heads (see `LineHead`)."""
+        return self.iter_latest_as(LineHead)
+
+    def iter_latest_as(self, model: type[M]) -> Iterator[M]:
+        """`iter_latest` read as `model`: a head of the line that ignores the fields it does not
+        name (like `LineHead`), for a pass over every line that needs only those."""
         if self._handle is not None:
             self._handle.flush()
         newest = set(self._latest.values())
-        for offset, head in iter_jsonl_offsets(self.paths.judgments, LineHead):
+        for offset, head in iter_jsonl_offsets(self.paths.judgments, model):
             if offset in newest:
                 yield head
 

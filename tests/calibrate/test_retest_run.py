@@ -170,7 +170,7 @@ def test_a_fingerprint_change_mid_run_is_flagged_and_makes_trust_stale(tmp_path:
     served = {line.provenance.served() for line in lines}
     assert served == {"fake-judge @ fp_a (x-inference-provider=together)",
                       "fake-judge @ fp_b (x-inference-provider=together)"}
-    report = drift_report(lines)
+    report = drift_report(store)
     assert len(report.changes) == 20 and report.served[JUDGE][1].startswith("fake-judge @ fp_b")
     # The run itself wrote drift.json: the change is flagged on the lines it served.
     assert read_drift(other) == report

@@ -1,0 +1,94 @@
+"""A run holds no per-claim state beyond its indexes (`judging.run.memory`): the peak of Python
+memory (tracemalloc) of `judging run` through the CLI grows by at most HELD_PER_CLAIM per claim
+between a small and a larger synthetic run. A pass that kept every judgment of the run (issue 43:
+the drift report, the nothing-judged check) grows by about 10 KB a claim and fails here.
+
+Number claims only (no figure to measure, no pool) on one rubric (the falsification audit's second
+pass reads the stored claims in batches of 200: bounded, but larger than the small run), in a
+subprocess of its own so that the measure is not this process's; both runs follow a warm-up run,
+so that what is imported or cached once is not counted as growth, and the CLI's table of every
+claim (a small run's, at most SUMMARY_MAX_LINES) is turned off. Memory, not time, is asserted."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+from judging.run.memory import HELD_PER_CLAIM
+from tests.conftest import ROOT
+
+PER_SUBMISSION = 20
+SMALL, LARGE = 40, 240
+WORDS = ("loss accuracy curve baseline training validation step epoch learning rate warmup "
+         "optimizer batch gradient seed variance model layer dataset split benchmark metric "
+         "score trend plateau checkpoint script config logs reduced reproduced reported "
+         "published matches differs within outside tolerance margin observed measured").split()
+
+PEAKS = """
+import json, sys, tracemalloc
+from judging.cli import main
+
+# The table of a small run's claims: bounded, not growth (the module, not the command `run`).
+sys.modules["judging.cli.run"].SUMMARY_MAX_LINES = 0
+
+def run(source, out):
+    main.main(args=["run", source, "--out", out, "--judge", "offline", "--rubric",
+                    "verdict-justification"], standalone_mode=False)
+
+def peak(source, out):
+    tracemalloc.reset_peak()
+    run(source, out)
+    return tracemalloc.get_traced_memory()[1]
+
+run(sys.argv[1], sys.argv[2])  # warm-up: imports and caches made once
+tracemalloc.start()
+print(json.dumps([peak(sys.argv[3], sys.argv[4]), peak(sys.argv[5], sys.argv[6])]))
+"""
+
+
+def _submissions(root: Path, n_claims: int) -> Path:
+    """n_claims number claims in submissions of PER_SUBMISSION, each with its own values and
+    justification (so that the integrity check has real shingles to index)."""
+    rng = random.Random(n_claims)
+    for s in range(n_claims // PER_SUBMISSION):
+        claims = []
+        for k in range(PER_SUBMISSION):
+            value = round(rng.uniform(10, 99), 2)
+            reproduced = round(value + rng.gauss(0, 0.6), 2)
+            words = " ".join(rng.choice(WORDS) for _ in range(rng.randint(20, 40)))
+            claims.append({"claim_id": f"p{s}/n{k}", "kind": "number", "source": f"Table {k}",
+                           "statement": f"Metric {k} is {value}", "reported_value": value,
+                           "reproduced_value": reproduced, "tolerance": {"absolute": 0.5},
+                           "verdict": "verified" if abs(reproduced - value) <= 0.5
+                           else "falsified",
+                           "justification": f"run {s}-{k} gave {reproduced}. {words}.",
+                           "evidence": {"logs": []}})
+        folder = root / f"sub{s:04d}"
+        folder.mkdir(parents=True)
+        (folder / "submission.yaml").write_text(yaml.safe_dump(
+            {"submission_id": f"memory-{n_claims}-{s:04d}", "paper_id": f"p{s}",
+             "paper_title": f"Paper {s}", "claims": claims}, sort_keys=False))
+    return root
+
+
+def test_a_run_keeps_no_state_per_claim(tmp_path: Path) -> None:
+    warm, small, large = (_submissions(tmp_path / f"subs{n}", n) for n in (PER_SUBMISSION,
+                                                                             SMALL, LARGE))
+    done = subprocess.run(
+        [sys.executable, "-c", PEAKS, str(warm), str(tmp_path / "warm"), str(small),
+         str(tmp_path / "small"), str(large), str(tmp_path / "large")],
+        capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-3000:]
+    peak_small, peak_large = json.loads(done.stdout.strip().splitlines()[-1])
+    lines = sum(1 for _ in (tmp_path / "large" / "judgments.jsonl").open())
+    assert lines >= LARGE  # every claim was judged (a run that judged nothing grows by nothing)
+    per_claim = (peak_large - peak_small) / (LARGE - SMALL)
+    assert per_claim <= HELD_PER_CLAIM, (
+        f"a run grew by {per_claim:.0f} bytes per claim ({peak_small / 2**20:.1f} MB at "
+        f"{SMALL} claims, {peak_large / 2**20:.1f} MB at {LARGE}): something keeps per-claim "
+        f"state for the whole run (see judging/run/memory.py)")
