@@ -13,8 +13,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import BaseModel
-
 from pydantic import BaseModel, ConfigDict
 
 from judging.atomic import write_text_atomic
