@@ -18,7 +18,9 @@ from pathlib import Path
 VOLATILE = {"run_id", "timestamp", "started_at", "ended_at", "created_at", "latency_s",
             "code_version", "schema", "version_", "generated_at", "computed_at", "pulled_at",
             # CPU time spent measuring differs from run to run, like latency
-            "cpu_s", "measure_cpu_ms"}
+            "cpu_s", "measure_cpu_ms",
+            # a re-run's wall time and peak memory are measured, not computed
+            "duration_s", "memory_peak_mb"}
 #: The measurement cache (`measurements/`) names each entry by its measurement key, which hashes
 #: the source of the measuring code: a refactor renames every entry. Entries are compared by
 #: content (their files and their JSON without the key), not by name.
