@@ -19,11 +19,11 @@ Figures (2026-12-07, 500 reps, 500 random labels; "per submission" = the submiss
 >= 10 random labels, about 2.4 an event, each against its own 50 claims' true rate).
 
                       before (c598110)                 after (t quantile, unanimous withheld)
-  event coverage      good 0.990/0.992/0.976 (s1-3)     good 0.990 (s1)
+  event coverage      good 0.990/0.992/0.976 (s1-3)     good 0.990/0.992 (s1-2)
                       poor 0.962/0.932/0.962 (s1-3)     poor 0.962/0.932/0.964 (s1-3)
-  per submission      good 0.918/0.916/0.922            good 0.989 (s1; 73 of 1225 withheld)
-                      poor 0.881/0.874/0.892            poor 0.960 (s2), 0.974 (s3)
-  width PPI/human     good 0.535-0.538, poor 0.966-0.967 (unchanged: 0.539, 0.967)
+  per submission      good 0.918/0.916/0.922            good 0.989/0.988 (s1: 73 of 1225 withheld)
+                      poor 0.881/0.874/0.892            poor 0.964/0.960/0.974
+  width PPI/human     good 0.535-0.538, poor 0.966-0.967 (after: 0.535-0.539, 0.967)
 
 What was wrong: the per-submission intervals (10-14 random labels) covered 0.87-0.92. One
 submission in 18 had unanimous random labels: a zero-width normal interval that always missed
