@@ -126,11 +126,15 @@ def leaderboard(run_dir: Path, event_path: Path | None, calibration_dir: Path | 
 @click.option("--pick", "pick", default=None, metavar="AWARD=SUBMISSION",
               help="Record a person's final pick (best_reproduction or best_falsification).")
 @click.option("--by", "by", default=None, help="Who made the pick (required with --pick).")
+@click.option("--checklists", type=click.Path(path_type=Path, dir_okay=False, exists=True),
+              default=None, help="The submissions' checklists: `judging check SOURCE --json`'s "
+                                 "output (completeness is evidence of a place).")
 @friendly_errors
-def awards(run_dir: Path, size: int, pick: str | None, by: str | None) -> None:
+def awards(run_dir: Path, size: int, pick: str | None, by: str | None,
+           checklists: Path | None) -> None:
     """The award shortlists (best reproduction, best falsification) with the evidence behind
-    each place, from the final decisions; `--pick AWARD=SUBMISSION --by NAME` records the
-    final pick as a human decision (RUN_DIR/awards.jsonl)."""
+    each place, from the final decisions, the re-runs and the checklists; `--pick
+    AWARD=SUBMISSION --by NAME` records the final pick as a human decision (awards.jsonl)."""
     from datetime import UTC, datetime
 
     from rich.markup import escape
@@ -138,7 +142,7 @@ def awards(run_dir: Path, size: int, pick: str | None, by: str | None) -> None:
     from judging.errors import JudgingError
     from judging.resolve.awards import AWARDS, read_picks, record_pick, run_shortlists
 
-    lists = run_shortlists(run_dir, size=size)
+    lists = run_shortlists(run_dir, size=size, checklists=checklists)
     if pick is not None:
         award, _, submission = pick.partition("=")
         if not submission or by is None:

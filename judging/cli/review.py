@@ -216,7 +216,8 @@ def pull(run_dir: Path, out: Path | None, workspace: str, refresh: bool,
                       event_path=event_path, rubrics_dir=rubrics_dir)
     else:
         console.print(f"not refreshed (--no-refresh): the leaderboard and the report say they "
-                      f"are stale until `judging resolve {run_dir}`", soft_wrap=True,
+                      f"are stale until `judging resolve {run_dir}`, and a review plan is not "
+                      f"re-planned", soft_wrap=True,
                       highlight=False)
 
 
@@ -228,6 +229,7 @@ def refresh_views(run_dir: Path, *, labels_path: Path, calibration_dir: Path | N
     from judging.consensus import run_consensus
     from judging.report import write_html_report
     from judging.resolve import load_event_rules, write_leaderboard, write_resolution
+    from judging.review.plan import replan_run
 
     done = write_resolution(run_dir, labels_path=labels_path, calibration_dir=calibration_dir,
                             rubrics_dir=rubrics_dir)
@@ -242,6 +244,10 @@ def refresh_views(run_dir: Path, *, labels_path: Path, calibration_dir: Path | N
     report = write_html_report(run_dir, rubrics_dir=rubrics_dir)
     console.print(f"refreshed {run_dir / 'consensus.json'}, {written[2]} (and its CSVs), "
                   f"{report}", soft_wrap=True, highlight=False)
+    # A review plan follows the answers: what is left of its budget goes where it matters now.
+    replanned = replan_run(run_dir)
+    if replanned is not None:
+        console.print(replanned, soft_wrap=True, highlight=False, markup=False)
 
 
 @review.group()
@@ -290,16 +296,11 @@ def plan_command(run_dir: Path, budget: int, random_share: float, top_k: int, se
     by rubric and AI outcome) and targeted reviews where an answer can change an outcome.
     Writes RUN_DIR/review_plan.jsonl; a re-plan keeps the random sample already drawn."""
     from judging.resolve import run_claim_rows
-    from judging.resolve.awards import run_shortlists
-    from judging.review.plan import make_plan, plan_summary, write_plan
-    from judging.rundir import RunPaths
+    from judging.review.plan import make_plan, plan_summary, shortlisted_claims, write_plan
 
     rows = run_claim_rows(run_dir)
-    # The claims the award shortlists rest on are reviewed first (once resolved).
-    shortlisted = {claim for places in run_shortlists(run_dir).values() for place in places
-                   for claim in place.claims} if RunPaths(run_dir).final.is_file() else set()
     plan = make_plan(rows, budget, random_share=random_share, k=top_k, seed=seed,
-                     shortlisted=shortlisted)
+                     shortlisted=shortlisted_claims(run_dir))
     path = write_plan(run_dir, plan)
     for line in plan_summary(rows, plan, k=top_k, explain=explain, seed=seed):
         console.print(escape(line))

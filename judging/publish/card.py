@@ -229,7 +229,15 @@ def dataset_card(*, run_id: str, repo_id: str | None, license: str,
         "consensus verdict and its support, agreement, the spread of reproduced values "
         "(`spread`, JSON), the reproductions flagged as contradicting the consensus, as value "
         "outliers or as copies that add no support, and every reproduction side by side "
-        "(`rows`, JSON).", "",
+        "(`rows`, JSON).",
+        f"- `leaderboard` ({len(tables.get('leaderboard', []))} rows, "
+        "`data/leaderboard.parquet`): the intervals as numbers: one row for the event "
+        "(`scope` event) and one per submission best first: `rank`, the pass rate "
+        "(`pass_rate`) with its 95% prediction-powered interval (`pass_rate_low`, "
+        "`pass_rate_high`) and the human-only one (`human_only_low`, `human_only_high`), the "
+        "random human labels they rest on, `interval_note` where there is no interval (AI-only, "
+        "too few labels), and the rank's simulated 95% interval (`rank_low`, `rank_high`, "
+        "`rank_settled`).", "",
         "Each table is also given as JSON lines (`data/*.jsonl`, the same rows). The "
         "normalised published and reproduced figures, their visual diff and the chart "
         "overlay of each figure claim are under `figures/` (the claims' `figures` column "

@@ -8,9 +8,9 @@ from typing import Any
 
 from judging.models import ClaimInput, ConsensusReport, Flag, Judgment, NotAddressed
 from judging.publish.scrub import Scrubber, pseudonym, public_endpoint
-from judging.resolve import ClaimDecision, RubricDecision
+from judging.resolve import ClaimDecision, Estimate, Leaderboard, RubricDecision
 
-CONFIGS = ("claims", "decisions", "judgments", "not_addressed", "consensus")
+CONFIGS = ("claims", "decisions", "judgments", "not_addressed", "consensus", "leaderboard")
 """The dataset's tables (Hub configs), in the order the card lists them."""
 
 FIGURES_DIR = "figures"
@@ -58,6 +58,11 @@ def table_schemas() -> dict[str, Any]:
             ("inconclusive", i), ("consensus", s), ("support", i), ("agreement", f),
             ("reason", s), ("contradicting", strings), ("value_outliers", strings),
             ("not_independent", strings), ("spread", s), ("rows", s), ("counted_from", s)]),
+        "leaderboard": pa.schema([
+            ("scope", s), ("submission_id", s), ("paper_id", s), ("rank", i), ("claims", i),
+            ("random_labels", i), ("pass_rate", f), ("pass_rate_low", f), ("pass_rate_high", f),
+            ("human_only_low", f), ("human_only_high", f), ("interval_note", s),
+            ("rank_low", i), ("rank_high", i), ("rank_settled", b)]),
     }
 
 
@@ -245,4 +250,36 @@ def consensus_rows(report: ConsensusReport, scrubber: Scrubber) -> list[dict[str
         for key in ("spread", "rows", "counted_from"):
             row[key] = _json(row[key])
         rows.append(row)
+    return rows
+
+
+def leaderboard_rows(board: Leaderboard, scrubber: Scrubber) -> list[dict[str, Any]]:
+    """The leaderboard's intervals as numbers (issue 42): one row for the event, then one per
+    submission best first: the pass rate with its 95% prediction-powered interval and the
+    human-only one, the random labels they rest on (or why there is no interval), and the
+    rank's simulated 95% interval (null while no random sample calibrates it)."""
+
+    def numbers(estimate: Estimate | None) -> dict[str, Any]:
+        if estimate is None:
+            return {"claims": None, "random_labels": None, "pass_rate": None,
+                    "pass_rate_low": None, "pass_rate_high": None, "human_only_low": None,
+                    "human_only_high": None, "interval_note": None}
+        low, high = estimate.interval or (None, None)
+        c_low, c_high = estimate.classical or (None, None)
+        return {"claims": estimate.claims, "random_labels": estimate.random_labels,
+                "pass_rate": estimate.estimate, "pass_rate_low": low, "pass_rate_high": high,
+                "human_only_low": c_low, "human_only_high": c_high,
+                "interval_note": scrubber.text(estimate.note or None)}
+
+    rows = [{"scope": "event", "submission_id": None, "paper_id": None, "rank": None,
+             **numbers(board.event), "rank_low": None, "rank_high": None,
+             "rank_settled": None}]
+    for row in board.submissions:
+        interval = board.rank_intervals.get(row["submission"])
+        rows.append({"scope": "submission", "submission_id": scrubber.text(row["submission"]),
+                     "paper_id": scrubber.text(row.get("paper")), "rank": row.get("rank"),
+                     **numbers(board.estimates.get(row["submission"])),
+                     "rank_low": interval.low if interval else None,
+                     "rank_high": interval.high if interval else None,
+                     "rank_settled": interval.low == interval.high if interval else None})
     return rows

@@ -13,6 +13,8 @@ Stages a folder (default `RUN_DIR/publish/`, rebuilt each time):
     data/not_addressed.*    one row per registry claim a submission left unanswered
     data/consensus.parquet  one row per registry claim: the consensus of its reproductions
     data/consensus.jsonl    (`judging consensus`: verdict, support, spread, flagged claims)
+    data/leaderboard.*      one row for the event and one per submission: the pass rate with its
+                            95% interval, the human-only one, the rank's 95% interval
     figures/<claim>/*.png   the normalised published and reproduced figures, the diff and the
                             chart overlay of each figure claim (named in the claims' `figures`)
 
@@ -43,6 +45,7 @@ from judging.publish.rows import (
     consensus_rows,
     decision_rows,
     judgment_rows,
+    leaderboard_rows,
     not_addressed_rows,
     table_schemas,
 )
@@ -184,12 +187,14 @@ def stage(run_dir: Path, *, out: Path | None = None, calibration_dir: Path | Non
     # and the judgments' `flags`, the consensus ones from the very consensus the `consensus`
     # table publishes. A Space reading the dataset then shows what the local dashboard shows.
     side_flags = flags_by_claim(run_dir, consensus=consensus)
+    board = run_leaderboard(run_dir)
     tables = {"claims": claim_rows(finals, claims, scrubber, figures, side_flags=side_flags),
               "decisions": decision_rows(decisions, scrubber, salt),
               "judgments": judgment_rows([with_flags(j, side_flags) for j in judgments],
                                          scrubber),
               "not_addressed": not_addressed_rows(read_not_addressed(run_dir), scrubber),
-              "consensus": consensus_rows(consensus, scrubber)}
+              "consensus": consensus_rows(consensus, scrubber),
+              "leaderboard": leaderboard_rows(board, scrubber)}
     files: list[StagedFile] = []
     for name in CONFIGS:
         files += _write_table(folder, name, tables[name], schemas[name])
@@ -197,7 +202,7 @@ def stage(run_dir: Path, *, out: Path | None = None, calibration_dir: Path | Non
     card = dataset_card(
         run_id=store.info.run_id, repo_id=repo_id, license=license, tables=tables,
         decisions=decisions, judgments=judgments, calibration_dir=calibration_dir,
-        scrubbed=scrubber.counts, board=run_leaderboard(run_dir))
+        scrubbed=scrubber.counts, board=board)
     card = scrubber.text(card) or ""
     (folder / "README.md").write_text(card, encoding="utf-8", newline="\n")
     files.insert(0, StagedFile("README.md", (folder / "README.md").stat().st_size, None))

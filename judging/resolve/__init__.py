@@ -8,6 +8,7 @@ whether the participant's verdict is upheld), then the leaderboard CSVs and HTML
 
 from __future__ import annotations
 
+from judging.resolve.awards import run_shortlists
 from judging.resolve.decide import (
     ClaimDecision,
     FinalAnswer,
@@ -57,7 +58,7 @@ from judging.resolve.leaderboard import (
 )
 
 __all__ = ["AI_ONLY", "ClaimRow", "Estimate", "PlannedClaim", "RankSimulation", "pass_rate",
-           "read_plan", "run_claim_rows", "simulate_ranks", "stratum_posteriors", "add_intervals",
+           "read_plan", "run_claim_rows", "run_shortlists", "simulate_ranks", "stratum_posteriors", "add_intervals",
            "CONSENSUS_COLUMNS", "INTERVAL_COLUMNS", "NO_PASS_TEXT", "PAPER_COLUMNS", "PARTICIPANT_COLUMNS",
            "RULE_TEXT", "SETTLE_TOP", "SUBMISSION_COLUMNS", "ClaimDecision", "ClaimResult", "EventRules",
            "FinalAnswer", "FinalOutcome", "Leaderboard", "Resolution", "RubricDecision",

@@ -29,6 +29,8 @@ from typing import Literal
 import numpy as np
 from ppi_py import classical_mean_ci, ppi_mean_ci, ppi_mean_pointestimate
 from pydantic import Field
+from scipy.stats import norm
+from scipy.stats import t as student_t
 
 from judging.models import CONSENSUS_FLAGS, StrictModel, VersionedModel
 from judging.resolve.decide import ClaimDecision
@@ -117,6 +119,16 @@ class Estimate(StrictModel):
         return f"{self.estimate:.3f} [{self.interval[0]:.3f}, {self.interval[1]:.3f}]"
 
 
+def _alpha(n: int) -> float:
+    """The alpha to hand `ppi_py` so that its normal quantile is Student's t with n - 1 degrees
+    of freedom at ALPHA: both intervals divide by a standard deviation estimated from the same
+    n labels, and with the 10-30 random labels a submission gets the normal quantile is too
+    narrow (benchmarks/review_plan.py: per-submission coverage below 95%). At the event's
+    hundreds of labels the two quantiles agree to the third decimal. `ppi_py` takes no
+    degrees of freedom, hence the translation."""
+    return float(2 * norm.sf(student_t.ppf(1 - ALPHA / 2, n - 1)))
+
+
 def _clip(low: float, high: float) -> tuple[float, float]:
     return round(max(0.0, float(low)), 4), round(min(1.0, float(high)), 4)
 
@@ -159,11 +171,23 @@ def _addressed_rate(rows: Sequence[ClaimRow]) -> Estimate:
                         round(float(np.mean([r.human == "pass" for r in labelled])), 4),
                         note=why)
     y = np.array([1.0 if r.human == "pass" else 0.0 for r in labelled])
+    if np.ptp(y) == 0:
+        # Every random label says the same: the normal interval's variance estimate is zero
+        # (Wald's collapse, Brown, Cai & DasGupta 2001), a zero-width human-only interval that
+        # misses any rate short of 0 or 1. benchmarks/review_plan.py: 10-14 labels of a
+        # submission were unanimous one time in 18 and those intervals missed; the rest cover.
+        return Estimate(claims=len(rows), random_labels=n, estimate=ai_rate,
+                        note=f"all {n} random human labels say {labelled[0].human}: "
+                             f"too few to bound the rate, no interval")
     yhat = np.array([r.prediction for r in labelled])
     unlabelled = np.array([r.prediction for r in rest])
-    low, high = ppi_mean_ci(y, yhat, unlabelled, alpha=ALPHA)
-    point = ppi_mean_pointestimate(y, yhat, unlabelled)
-    c_low, c_high = classical_mean_ci(y, alpha=ALPHA)
+    # The AI said the same of every claim (a submission it passed whole): its outcomes carry no
+    # information, PPI++'s tuning divides by their zero variance (NaN, which clipping turned
+    # into "0.0 [0, 1]"), and the right weight is lam = 0, the human-only estimate.
+    lam = 0.0 if np.ptp(np.concatenate([yhat, unlabelled])) == 0 else None
+    low, high = ppi_mean_ci(y, yhat, unlabelled, alpha=_alpha(n), lam=lam)
+    point = ppi_mean_pointestimate(y, yhat, unlabelled, lam=lam)
+    c_low, c_high = classical_mean_ci(y, alpha=_alpha(n))
     return Estimate(claims=len(rows), random_labels=n,
                     estimate=round(min(1.0, max(0.0, float(np.ravel(point)[0]))), 4),
                     interval=_clip(np.ravel(low)[0], np.ravel(high)[0]),
@@ -198,6 +222,9 @@ class PlannedClaim(VersionedModel):
     stratum: str
     ai_outcome: str | None
     detail: str = ""
+    top_k: int | None = None
+    """The top places the plan tries to settle: a re-plan on `review pull` keeps it (None in
+    plans written before it was recorded: the default then)."""
 
     @classmethod
     def migrate(cls, data: dict) -> dict:

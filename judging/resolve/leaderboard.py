@@ -50,6 +50,7 @@ from judging.resolve.intervals import (
     AI_ONLY,
     ClaimRow,
     Estimate,
+    RankInterval,
     grouped,
     pass_rate,
     run_claim_rows,
@@ -265,6 +266,13 @@ class Leaderboard:
     rules: EventRules = field(default_factory=EventRules)
     uncertainty: list[str] = field(default_factory=list)
     """What the interval columns rest on and whether the top places are settled."""
+    estimates: dict[str, Estimate] = field(default_factory=dict)
+    """The numbers behind pass_rate_95 / human_only_95, by submission (the published tables
+    carry them as numbers)."""
+    rank_intervals: dict[str, RankInterval] = field(default_factory=dict)
+    """The numbers behind rank_95, by submission (only when a random sample calibrates them)."""
+    event: Estimate | None = None
+    """The event's pass rate with its interval."""
 
 
 #: The top places whose settling the leaderboard reports (as `judging review plan` does).
@@ -280,15 +288,17 @@ def add_intervals(board: Leaderboard, rows: Sequence[ClaimRow], *, k: int = SETT
     papers = {r["submission"]: str(r["paper"] or "?") for r in board.submissions}
     by_paper = grouped(rows, lambda r: papers.get(r.submission, "?"))
     simulation = simulate_ranks([r for r in rows if r.submission in ranked_ids], seed=seed)
+    board.estimates = by_submission
     for row in board.submissions:
         _fill(row, by_submission.get(row["submission"]))
         interval = simulation.intervals.get(row["submission"])
         if interval is not None and simulation.calibrated:
+            board.rank_intervals[row["submission"]] = interval
             row["rank_95"] = interval.text()
             row["rank_settled"] = "yes" if interval.low == interval.high else "no"
     for row in board.papers:
         _fill(row, by_paper.get(str(row["paper"])))
-    event = pass_rate(rows)
+    event = board.event = pass_rate(rows)
     top = max(1, min(k, len(ranked_ids) - 1))  # the top k of k submissions settles nothing
     board.uncertainty = [
         f"Event pass rate: {event.text()}"

@@ -25,6 +25,8 @@ from judging.resolve import (
     RankSimulation,
     pass_rate,
     read_plan,
+    run_claim_rows,
+    run_shortlists,
     simulate_ranks,
     stratum_posteriors,
 )
@@ -126,15 +128,73 @@ def make_plan(rows: Sequence[ClaimRow], budget: int, *, random_share: float = RA
                     shortlisted=shortlisted)
     plan = [PlannedClaim(claim_key=r.key, submission=r.submission, order=i, part="random",
                          reasons=["random_sample"], priority=PRIORITY["random_sample"],
-                         stratum=r.stratum, ai_outcome=r.ai,
+                         stratum=r.stratum, ai_outcome=r.ai, top_k=k,
                          detail=f"stratum {r.stratum} / AI {r.ai or 'no outcome'}"
                          + ("; already decided by people" if r.human else ""))
             for i, r in enumerate(random_part)]
-    plan += [PlannedClaim(claim_key=r.key, submission=r.submission, order=len(plan) + i,
-                          part="targeted", reasons=reasons, priority=PRIORITY[reasons[0]],
-                          stratum=r.stratum, ai_outcome=r.ai, detail="; ".join(r.contested))
-             for i, (r, reasons) in enumerate(rest)]
-    return plan
+    return plan + _targeted_entries(rest, start=len(plan), k=k)
+
+
+def _targeted_entries(chosen: list[tuple[ClaimRow, list[str]]], *, start: int,
+                      k: int) -> list[PlannedClaim]:
+    return [PlannedClaim(claim_key=r.key, submission=r.submission, order=start + i,
+                         part="targeted", reasons=reasons, priority=PRIORITY[reasons[0]],
+                         stratum=r.stratum, ai_outcome=r.ai, top_k=k,
+                         detail="; ".join(r.contested))
+            for i, (r, reasons) in enumerate(chosen)]
+
+
+def replan(rows: Sequence[ClaimRow], previous: Sequence[PlannedClaim], *, seed: int = 0,
+           shortlisted: set[str] = frozenset()) -> tuple[list[PlannedClaim], str]:
+    """The plan again once answers came back, and one line saying what changed. The budget
+    left is the earlier plan's claims people have not decided yet. The random sample is kept
+    whole (its unanswered claims stay first: dropping them because others were answered
+    sooner would make the sample depend on who answered); answered claims are not planned
+    again; the rest goes to the targeted claims that matter now (the rank boundary and the
+    calibration move with every answer)."""
+    decided = {r.key for r in rows if r.human in ("pass", "fail")}
+    k = next((p.top_k for p in previous if p.top_k is not None), TOP_K)
+    left = [p for p in previous if p.claim_key not in decided]
+    random_left = [p for p in left if p.part == "random"]
+    random_keys = {p.claim_key for p in previous if p.part == "random"}
+    before = {p.claim_key for p in left if p.part == "targeted"}
+    simulation = simulate_ranks(rows, seed=seed) if rows else None
+    rest = targeted([r for r in rows if r.key not in decided], simulation,
+                    len(left) - len(random_left), k=k, exclude=random_keys,
+                    shortlisted=shortlisted)
+    plan = [p.model_copy(update={"order": i}) for i, p in enumerate(random_left)]
+    plan += _targeted_entries(rest, start=len(plan), k=k)
+    now = {r.key for r, _ in rest}
+    answered = sum(1 for p in previous if p.claim_key in decided)
+    added = Counter(reasons[0] for r, reasons in rest if r.key not in before)
+    line = (f"re-planned: {answered} of {len(previous)} planned claims answered; "
+            f"{len(left)} left: {len(random_left)} of the random sample (kept), "
+            f"{len(before & now)} targeted kept, {len(before - now)} dropped (others matter more "
+            f"now), {sum(added.values())} added"
+            + (" (" + ", ".join(f"{n} {r.replace('_', ' ')}" for r, n in added.most_common())
+               + ")" if added else ""))
+    return plan, line
+
+
+def replan_run(run_dir: Path, *, seed: int = 0) -> str | None:
+    """`replan` on a run's plan file (`review pull` calls it after resolving the answers):
+    writes the new plan and returns its line, or None when the run has no plan."""
+    previous = read_plan(run_dir)
+    if not previous:
+        return None
+    rows = run_claim_rows(run_dir)
+    plan, line = replan(rows, previous, seed=seed, shortlisted=shortlisted_claims(run_dir))
+    write_plan(run_dir, plan)
+    added = {p.claim_key for p in plan} - {p.claim_key for p in previous}
+    return line + (f"; send them with `judging review push {run_dir} --plan`" if added else "")
+
+
+def shortlisted_claims(run_dir: Path) -> set[str]:
+    """The claims the award shortlists rest on (once the run is resolved): reviewed first."""
+    if not RunPaths(run_dir).final.is_file():
+        return set()
+    return {claim for places in run_shortlists(run_dir).values() for place in places
+            for claim in place.claims}
 
 
 def write_plan(run_dir: Path, plan: list[PlannedClaim]) -> Path:

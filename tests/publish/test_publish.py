@@ -42,7 +42,7 @@ BEARER = "Bearer abc123DEF456ghi789jkl"
 REVIEWERS = ("ada.reviewer@uni.example.edu", "grace_h")
 PLANTED = [EMAIL, HF_TOKEN, SK_KEY, "/home/alice", "abc123DEF456ghi789jkl", *REVIEWERS]
 REPO = "judging-org/demo-verdicts"
-TABLES = ("claims", "decisions", "judgments", "not_addressed", "consensus")
+TABLES = ("claims", "decisions", "judgments", "not_addressed", "consensus", "leaderboard")
 
 
 def _plant(submissions: Path) -> None:

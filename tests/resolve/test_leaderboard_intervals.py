@@ -6,10 +6,12 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
+import pyarrow.parquet as pq
 from click.testing import CliRunner
 
 from judging.cli import main
-from judging.resolve import read_plan, resolve_run, run_claim_rows
+from judging.publish import stage
+from judging.resolve import read_plan, resolve_run, run_claim_rows, run_leaderboard
 from tests.conftest import RUBRICS
 from tests.constructed import _claims, _judgment, _label, _run
 
@@ -77,3 +79,22 @@ def test_leaderboard_shows_intervals_and_ranks(tmp_path: Path, verdict_rubric) -
     assert "top 3: " in explain.output and "cannot say" not in explain.output
     # The rule line of i39a stays, beside the intervals.
     assert "Ranked by passes (more first)" in result.output
+
+    # The published dataset carries the same intervals as numbers (data/leaderboard.*).
+    staged = stage(run, out=tmp_path / "publish", calibration_dir=tmp_path / "none")
+    assert staged.rows["leaderboard"] == 1 + len(table)
+    published = pq.read_table(staged.folder / "data" / "leaderboard.parquet").to_pylist()
+    board = run_leaderboard(run)
+    event = published[0]
+    assert event["scope"] == "event" and event["random_labels"] == 30
+    assert (event["pass_rate_low"], event["pass_rate_high"]) == board.event.interval
+    assert (event["human_only_low"], event["human_only_high"]) == board.event.classical
+    assert event["pass_rate_low"] < event["pass_rate"] < event["pass_rate_high"]
+    for row, shown in zip(published[1:], table, strict=True):
+        assert row["submission_id"] == shown["submission"] and row["rank"] == int(shown["rank"])
+        assert row["pass_rate_low"] is None and "fewer than 10" in row["interval_note"]
+        span = f"{row['rank_low']}–{row['rank_high']}" if row["rank_low"] != row["rank_high"] \
+            else str(row["rank_low"])
+        assert span == shown["rank_95"]
+        assert row["rank_settled"] == (shown["rank_settled"] == "yes")
+    assert "`leaderboard` (8 rows, `data/leaderboard.parquet`)" in staged.card

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +14,7 @@ from ppi_py import classical_mean_ci, ppi_mean_ci
 
 from judging.cli import main
 from judging.resolve.intervals import AI_ONLY, ClaimRow, pass_rate, read_plan, simulate_ranks
-from judging.review.plan import make_plan, random_sample, write_plan
+from judging.review.plan import make_plan, random_sample, replan, write_plan
 from tests.constructed import _claims, _judgment, _run
 
 
@@ -37,11 +38,17 @@ def test_one_interval_by_hand() -> None:
     rows += [ClaimRow(key=f"u{i}", submission="s", stratum="r", ai="pass" if a else "fail")
              for i, a in enumerate(rest)]
     estimate = pass_rate(rows)
+    # Both intervals use Student's t with n - 1 = 9 degrees of freedom (2.262157), not the
+    # normal 1.96: the human-only one by hand is mean +- t * sd / sqrt(n).
+    half = 2.262157 * y.std() / math.sqrt(10)
+    assert estimate.classical == (round(y.mean() - half, 4), round(y.mean() + half, 4))
     c_low, c_high = classical_mean_ci(y, alpha=0.05)
-    assert estimate.classical == (round(max(0, float(c_low)), 4), round(min(1, float(c_high)), 4))
+    assert float(c_high - c_low) < 2 * half - 0.05  # wider than ppi_py's normal interval
+    # PPI++ at the same quantile: never wider than PPI (lam = 1, point +- t * se) or than
+    # the human-only interval.
     width = estimate.interval[1] - estimate.interval[0]
-    assert width <= float(high[0] - low[0]) + 1e-4
-    assert width <= float(c_high - c_low) + 1e-4
+    assert width <= 2 * 2.262157 * se + 1e-4
+    assert width <= 2 * half + 1e-4
 
 
 def test_no_random_sample_is_ai_only() -> None:
@@ -133,6 +140,10 @@ def test_claims_not_addressed_scale_the_rate_and_take_no_correction() -> None:
     alone = pass_rate(addressed)
     missing = [ClaimRow(key=f"m{i}", submission="s", stratum="not_addressed", ai=None,
                         not_addressed=True) for i in range(40)]
+    # The AI passed every claim: no information in its outcomes, the human-only estimate (15
+    # of 20 labels pass), never the NaN of PPI++'s tuning turned into "0.0 [0, 1]".
+    assert alone.estimate == 0.75 and alone.interval == alone.classical
+    assert 0.5 < alone.interval[0] < 0.75 < alone.interval[1] < 1
     both = pass_rate(addressed + missing)
     assert both.claims == 80 and both.random_labels == 20
     assert both.estimate == round(alone.estimate / 2, 4)
@@ -157,3 +168,49 @@ def test_every_addressed_claim_is_equally_likely_in_the_random_sample() -> None:
         by_stratum.setdefault((row.stratum, row.ai), []).append(drawn[row.key] / 300)
     for shares in by_stratum.values():
         assert abs(float(np.mean(shares)) - 0.1) < 0.02, by_stratum
+
+
+def test_unanimous_random_labels_give_no_interval() -> None:
+    # 12 random labels all "fail" on a submission whose AI passes half its claims: a normal
+    # interval would have no width (Wald's collapse) and miss any rate above 0.
+    rows = [ClaimRow(key=f"c{i}", submission="s", stratum="r", ai=("pass", "fail")[i % 2],
+                     human="fail" if i < 12 else None, random=i < 12) for i in range(50)]
+    estimate = pass_rate(rows)
+    assert estimate.interval is None and estimate.classical is None
+    assert estimate.note == "all 12 random human labels say fail: too few to bound the rate, " \
+        "no interval"
+    assert estimate.text() == estimate.note
+    # One label the other way and the interval is back, with width.
+    rows[0] = ClaimRow(key="c0", submission="s", stratum="r", ai="pass", human="pass",
+                       random=True)
+    estimate = pass_rate(rows)
+    assert estimate.interval is not None and estimate.interval[1] > estimate.interval[0]
+
+
+def test_replan_keeps_the_random_sample_and_moves_the_rest() -> None:
+    rows = _rows()
+    first = make_plan(rows, 60, k=3)
+    random_keys = [p.claim_key for p in first if p.part == "random"]
+    targeted_keys = [p.claim_key for p in first if p.part == "targeted"]
+    # People answer 10 of the random sample (all "fail") and the first 5 targeted claims.
+    answered = set(random_keys[:10]) | set(targeted_keys[:5])
+    rows = [replace(r, human="fail" if r.key in answered else None,
+                    random=r.key in random_keys) for r in rows]
+    plan, line = replan(rows, first)
+    keys = [p.claim_key for p in plan]
+    # The budget left is the 45 planned claims nobody answered; none answered is planned again.
+    assert len(plan) == 45 and not answered & set(keys)
+    # The unanswered random sample stays whole, first, still random; no other claim is random.
+    assert keys[:20] == random_keys[10:]
+    assert {p.part for p in plan[:20]} == {"random"} and {p.part for p in plan[20:]} == \
+        {"targeted"}
+    assert all(p.top_k == 3 for p in plan)
+    assert line.startswith("re-planned: 15 of 60 planned claims answered; 45 left: 20 of the "
+                           "random sample (kept), ")
+    kept = len(set(keys[20:]) & set(targeted_keys))
+    assert kept < 25  # the answers moved the calibration and the boundary
+    assert f"{kept} targeted kept, {25 - kept} dropped" in line
+    assert f"{25 - kept} added" in line
+    # Nothing answered since: the same plan again, nothing added.
+    again, line = replan(rows, plan)
+    assert [p.claim_key for p in again] == keys and line.endswith(", 0 added")

@@ -84,3 +84,55 @@ def test_planned_push_in_order_and_pull(argilla, planned_run: Path, tmp_path: Pa
     assert rows[first.claim_key].random and rows[first.claim_key].human == "fail"
     assert not any(r.random for k, r in rows.items()
                    if k in {p.claim_key for p in plan if p.part == "targeted"})
+
+
+def test_pull_replans_as_answers_come_back(argilla, tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    run_judging(RunRequest(sources=[str(SUBMISSIONS)], out=run, registry=REGISTRY))
+    runner = CliRunner()
+    result = runner.invoke(main, ["review", "plan", str(run), "--budget", "6", "--top", "2"])
+    assert result.exit_code == 0, result.output
+    workspace = f"ws-{uuid.uuid4().hex[:8]}"
+    server = ["--api-url", argilla.url, "--api-key", argilla.api_key]
+    result = runner.invoke(main, ["review", "push", str(run), "--plan", "--workspace", workspace,
+                                  *server])
+    assert result.exit_code == 0, result.output
+    plan = read_plan(run)
+    first_random = next(p for p in plan if p.part == "random")
+    first_targeted = next(p for p in plan if p.part == "targeted")
+    answered = {first_random.claim_key, first_targeted.claim_key}
+    # A reviewer fails both claims on every rubric they are judged by.
+    client = connect(argilla.url, argilla.api_key)
+    reviewer = argilla.create_user(workspaces=[workspace])
+    store = RunStore.open(run, create=False)
+    refs = {(str(j.claim), j.rubric.id, j.rubric.version) for j in store.latest()
+            if j.rubric is not None and str(j.claim) in answered}
+    store.close()
+    for key, rubric, version in refs:
+        part = next(p.part for p in plan if p.claim_key == key)
+        name = f"{rubric}-{version}" + ("-calibration" if part == "random" else "")
+        wanted = record_id(key, rubric, version)
+        (server_id,) = [str(r._server_id) for r in client.datasets(name=name, workspace=workspace)
+                        .records if str(r.id) == wanted]
+        _answer(argilla, reviewer, server_id, {"overall_verdict": "fail"})
+
+    result = runner.invoke(main, ["review", "pull", str(run), "--workspace", workspace, *server])
+    assert result.exit_code == 0, result.output
+    said = " ".join(result.output.split())
+    assert f"re-planned: 2 of {len(plan)} planned claims answered; {len(plan) - 2} left: " in said
+    new = read_plan(run)
+    # The random sample is kept whole (the answered claim too: its label calibrates), the
+    # answered targeted claim is not planned again, and the budget left is what was not answered.
+    assert {p.claim_key for p in new if p.part == "random"} == \
+        {p.claim_key for p in plan if p.part == "random"}
+    assert first_targeted.claim_key not in {p.claim_key for p in new}
+    assert len([p for p in new if p.claim_key not in answered]) == len(plan) - 2
+    assert all(p.top_k == 2 for p in new)
+    rows = {r.key: r for r in run_claim_rows(run)}
+    assert rows[first_random.claim_key].random and rows[first_random.claim_key].human == "fail"
+    assert rows[first_targeted.claim_key].human == "fail"
+    assert not rows[first_targeted.claim_key].random
+    # Without new answers a second pull re-plans to the same claims.
+    result = runner.invoke(main, ["review", "pull", str(run), "--workspace", workspace, *server])
+    assert [p.claim_key for p in read_plan(run)] == [p.claim_key for p in new]
+    assert ", 0 added" in " ".join(result.output.split())
