@@ -31,7 +31,7 @@ LITERAL_TARGET = 100
 #: Today's count (issue 41: 685 before; the colour module, the splits, the comparison's, the
 #: series extraction's and the OCR's constants named): it may only go down. Lower it whenever
 #: literals are named; the target test below says how far there is to go.
-LITERAL_CEILING = 385
+LITERAL_CEILING = 143
 FREE_VALUES = {0, 1, -1, 2, 0.5}
 
 
