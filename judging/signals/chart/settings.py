@@ -417,9 +417,11 @@ class AxisSettings:
     exponent_digit: float = 0.35
     """Raised glyphs at least this share of the base's height are the exponent's digits."""
     top_percentile: float = 25
-    """The base's top from this percentile of its columns' tops (an exponent's columns rise higher)."""
+    """The base's top from this percentile of its columns' tops (an exponent's columns rise
+    higher)."""
     base_reach: float = 0.35
-    """A column whose ink ends this share of the base's height above the baseline is the exponent's."""
+    """A column whose ink ends this share of the base's height above the baseline is the
+    exponent's."""
     exponent_width: float = 0.3
     """A touching exponent is at least this share of the base's height wide."""
     exponent_rise: float = 0.1
@@ -466,7 +468,7 @@ class LegendSettings:
     (judging.signals.chart.legend)."""
 
     max_entries: int = 30
-    """_max_entries"""
+    """At most this many entries per legend are kept (the best-read ones)."""
     assign_margin: int = 12
     """Colour distance (channel levels) by which the fit of a series to its legend entry
     must beat any other pairing of either for the name to be sure (see Legend.assign_sure)."""
@@ -489,6 +491,146 @@ class LegendSettings:
     """A legend's names are drawn at full strength: a row of "glyphs" whose strongest pixel
     stands out from the background by less than this share of the region's strongest row is
     no name (the crossings of a pale dashed grid, light grey where the names are black)."""
+    blend_match: float = 45
+    """A coloured series is the legend sample's within this channel distance (along the blend of
+    the sample with the legend's face: thin samples are paler)."""
+    grey_match: float = 50
+    """A grey series is the sample's within this channel distance."""
+    style_cost: float = 30.0
+    """Colour distance added when a series' line style is not its sample's (dashed vs solid)."""
+    min_glyph: float = 5.0
+    """The least glyph height (work pixels) the legend's shape rules are scaled by."""
+    glyph_low: float = 0.4
+    """A letter is at least this many glyph heights tall ..."""
+    glyph_high: float = 1.8
+    """... at most this many ..."""
+    glyph_wide: float = 2.2
+    """... and at most this many wide (letters run together: a few) ..."""
+    word_wide: float = 5
+    """... or up to this many wide when sparsely inked (a word whose letters touch) ..."""
+    word_fill: float = 0.65
+    """... inked over less than this share of its box (a solid patch is a sample)."""
+    small_wide: float = 1.6
+    """A piece lower than a letter and narrower than this many glyph heights is a mark of text (a
+    dot, a comma, a dash)."""
+    min_conf: float = 35
+    """An entry whose name OCR read with less confidence than this (0-100) names nothing."""
+    row_low: float = 0.5
+    """Glyphs of one text row are at least this share of its tallest's height ..."""
+    row_high: float = 1.3
+    """... and at most this share (this many glyph heights for a lone small glyph)."""
+    title_reach: float = 2.5
+    """A legend's title sits within this many glyph heights above its first entry."""
+    stacked_high: float = 3.2
+    """Two letters stacked (glyphs of two rows merged) are at most this many glyph heights tall."""
+    beside_reach: float = 3
+    """Text within this many glyph heights beside a piece (or a plot area) belongs with it."""
+    stacked_upper: float = 0.25
+    """The upper of two stacked letters starts within this share of the piece's height of its top
+    ..."""
+    stacked_lower: float = 0.4
+    """... and the lower one at least this share below it."""
+    frame_reach: float = 2.2
+    """A legend's frame is sought this many glyph heights around its entries ..."""
+    frame_pad: float = 0.9
+    """... a frame side lying at least this many glyph heights from them."""
+    frame_contrast: float = 25
+    """A frame's line differs from the legend's face by more than this (channel) ..."""
+    frame_cover: float = 0.7
+    """... along at least this share of its length."""
+    frame_sides: int = 3
+    """Sides found that make a legend framed (one may hide under the plot's frame)."""
+    own_low: float = 0.6
+    """The text height an entry's sample is measured by: at least this many glyph heights ..."""
+    own_high: float = 1.6
+    """... at most this many (also the tallest sample, in glyph heights) ..."""
+    own_share: float = 0.85
+    """... else this share of the entry's text height."""
+    prose_reach: float = 1.5
+    """Text lines within this many text heights of an entry are its neighbours (prose around it)."""
+    face_step: int = 8
+    """Colour quantisation step (levels) of the search for a legend's face colour."""
+    coloured_chroma: float = 40
+    """A name or sample whose pixels have this median (or 80th-percentile) chroma is coloured."""
+    same_colour: float = 30
+    """Samples within this channel difference of each other look alike."""
+    marks_size: float = 0.15
+    """Samples whose widths and heights vary by less than this share are marks of one kind (tick
+    marks) ..."""
+    mark_aspect: float = 1.4
+    """... a mark (or a marker) at most this many times as wide as tall (plus 2 pixels) ..."""
+    mark_overlap: float = 0.6
+    """... and the same shape: overlapping by this share (intersection over union)."""
+    struck_ends: int = 4
+    """The end pieces (1/this of the width) of a struck sample checked for a thin stroke."""
+    word_gap: float = 1.6
+    """Glyphs further apart than this many glyph heights are not one word."""
+    touch: float = 0.2
+    """Glyphs overlapping by up to this many glyph heights still sit side by side."""
+    letter_gap: float = 0.8
+    """Letters of one word lie closer than this share of the taller's height."""
+    line_high: float = 2.2
+    """A text line taller than this many glyph heights is two lines or a sample."""
+    handle_reach: float = 4.5
+    """An entry's sample is sought up to this many glyph heights beside its text ..."""
+    handle_gap: float = 0.25
+    """... from this many glyph heights away from it ..."""
+    handle_half: float = 0.75
+    """... in a band this many glyph heights either side of the text's middle ..."""
+    handle_min: float = 0.6
+    """... no narrower than this many glyph heights."""
+    handle_ink: float = 45
+    """A sample's pixel differs from the legend's face by more than this (channel)."""
+    handle_pixels: int = 3
+    """A sample has at least this many ink pixels."""
+    handle_split: float = 0.7
+    """A gap wider than this many glyph heights ends the sample (what lies beyond is other text)."""
+    marker_wide: float = 1.2
+    """A marker (or a filled patch) is at most (at least) this many glyph heights wide."""
+    marker_away: float = 4.0
+    """A marker sample lies within this many glyph heights of its text ..."""
+    line_away: float = 2.6
+    """... a line sample within this many."""
+    marker_min: float = 0.25
+    """A marker sample is at least this many glyph heights wide (a line sample half a glyph)."""
+    chroma_percentile: float = 80
+    """The percentile of a sample's chroma that decides whether it is coloured (thin samples are
+    mostly anti-aliased)."""
+    dark_percentile: float = 10
+    """A grey sample's level: this percentile on a light face ..."""
+    light_face: float = 127
+    """... (a face lighter than mid-grey) ..."""
+    light_percentile: float = 90
+    """... and this one on a dark face."""
+    patch_high: float = 0.45
+    """A filled patch (a bar's sample) is at least this many glyph heights tall ..."""
+    patch_fill: float = 0.8
+    """... and inked over more than this share of its box."""
+    dotted_pieces: int = 4
+    """A dotted sample has at least this many pieces (each at most twice its height squared)."""
+    dash_ratio: float = 3
+    """Two pieces one this many times larger than the other are a line and a marker, not dashes."""
+    crossing_cover: float = 0.9
+    """A column inked over this share of the band is a line crossing the legend (a gridline, a
+    series)."""
+    crossing_width: float = 0.3
+    """Such columns this many glyph heights wide (at least 2) are a crossing's run ..."""
+    crossing_reach: float = 2.5
+    """... checked this many glyph heights above and below the text ..."""
+    crossing_tone: float = 40
+    """... for its tone within this channel difference."""
+    align_slack: float = 0.6
+    """Entries whose text edges lie within this many glyph heights are one column ..."""
+    entry_step: float = 3.2
+    """... at most this many glyph heights apart (top to top) ..."""
+    row_slack: float = 0.4
+    """... and entries whose middles lie this close (glyph heights) one row."""
+    crop_pad_min: int = 3
+    """The least white margin (pixels) around a name's crop for OCR ..."""
+    crop_pad: float = 0.4
+    """... else this many glyph heights."""
+    text_height: float = 0.8
+    """A name's glyph height is this share of its text box's height (descenders, accents)."""
 
 
 @dataclass(frozen=True)
