@@ -16,6 +16,15 @@ from judging.signals.chart.geometry import Box, Page
 from judging.signals.chart.ocr import Crop, parse_number
 from judging.signals.chart.settings import reader_settings
 
+#: The 8-connected neighbourhood: a glyph's diagonal strokes are one component.
+EIGHT_CONNECTED = ndimage.generate_binary_structure(2, 2)
+#: Columns of a component's box: left, top, right, bottom.
+BOX_SIDES = 4
+#: White in 8-bit grey: the paper OCR expects behind the text.
+WHITE = 255
+#: The base of the powers of ten that log axes and exponents are written in.
+DECADE = 10.0
+
 
 @dataclass
 class TickLabel:
@@ -60,15 +69,17 @@ class Strip:
 
 
 def text_mask(page: Page) -> np.ndarray:
+    st = reader_settings().axes
     bg_lum = luma(page.bg)
-    return (np.abs(page.lum - bg_lum) > 60) & (page.chroma < 90)
+    return (np.abs(page.lum - bg_lum) > st.text_contrast) & (page.chroma < st.text_chroma)
 
 
 def _strip(page: Page, mask: np.ndarray, x0: int, y0: int, x1: int, y1: int,
            side: str) -> Strip | None:
+    st = reader_settings().axes
     h, w = mask.shape
     x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
-    if x1 - x0 < 3 or y1 - y0 < 3:
+    if x1 - x0 < st.min_strip or y1 - y0 < st.min_strip:
         return None
     bg_lum = luma(page.bg)
     s = reader_settings().axes
@@ -76,10 +87,10 @@ def _strip(page: Page, mask: np.ndarray, x0: int, y0: int, x1: int, y1: int,
     chroma = page.chroma[y0:y1, x0:x1]
     # Grey text, and text rendered with ClearType, whose strokes' edges are coloured fringes
     # (Excel's charts): strongly contrasted pixels of any colour but a saturated one.
-    sub = (((contrast > s.strip_contrast) & (chroma < 90))
+    sub = (((contrast > s.strip_contrast) & (chroma < st.text_chroma))
            | ((contrast > s.fringe_contrast) & (chroma < s.fringe_chroma))
            | mask[y0:y1, x0:x1])
-    labels, n = ndimage.label(sub, structure=np.ones((3, 3), bool))
+    labels, n = ndimage.label(sub, structure=EIGHT_CONNECTED)
     if n == 0:
         return None
     edge = labels[0] if side == "top" else labels[:, -1]
@@ -90,7 +101,7 @@ def _strip(page: Page, mask: np.ndarray, x0: int, y0: int, x1: int, y1: int,
 
 def _boxes(strip: Strip, ids: list[int]) -> np.ndarray:
     """(n, 4) left, top, right, bottom (work pixels, inclusive) of components."""
-    out = np.empty((len(ids), 4), dtype=np.int32)
+    out = np.empty((len(ids), BOX_SIDES), dtype=np.int32)
     for k, i in enumerate(ids):
         sl = strip.slices[i - 1]
         out[k] = (sl[1].start + strip.x0, sl[0].start + strip.y0,
@@ -100,6 +111,7 @@ def _boxes(strip: Strip, ids: list[int]) -> np.ndarray:
 
 def _group(strip: Strip, ids: list[int], glyph: float) -> list[TickLabel]:
     """Glyphs into labels: vertically overlapping components less than ~half a glyph apart."""
+    st = reader_settings().axes
     if not ids:
         return []
     boxes = _boxes(strip, ids)
@@ -116,13 +128,13 @@ def _group(strip: Strip, ids: list[int], glyph: float) -> list[TickLabel]:
     order = np.argsort(boxes[:, 0])
     for a_pos, a in enumerate(order):
         for b in order[a_pos + 1:]:
-            if boxes[b, 0] - boxes[a, 2] > gap + glyph * 3:
+            if boxes[b, 0] - boxes[a, 2] > gap + glyph * st.label_reach:
                 break
             hgap = max(boxes[b, 0] - boxes[a, 2], boxes[a, 0] - boxes[b, 2]) - 1
             vover = min(boxes[a, 3], boxes[b, 3]) - max(boxes[a, 1], boxes[b, 1])
             if hgap <= gap and vover >= -1:
                 parent[find(a)] = find(b)
-            elif hgap <= 1.3 * glyph and vover >= -1 and _raised(boxes[a], boxes[b], glyph):
+            elif hgap <= st.exponent_gap * glyph and vover >= -1 and _raised(boxes[a], boxes[b], glyph):
                 # An exponent: its minus sign can be too faint for the text mask, leaving a
                 # wider gap between the base and the exponent's digits.
                 parent[find(a)] = find(b)
@@ -134,12 +146,12 @@ def _group(strip: Strip, ids: list[int], glyph: float) -> list[TickLabel]:
         b = boxes[members]
         heights = b[:, 3] - b[:, 1] + 1
         main_h = float(heights.max())
-        big = heights >= 0.7 * main_h
+        big = heights >= st.full_height * main_h
         baseline = b[big, 3].max()
         base_mid = (b[big, 0].min() + b[big, 2].max()) / 2
         sup = [ids[m] for m, bb in zip(members, b)
-               if bb[3] < baseline - 0.35 * main_h and bb[0] > base_mid
-               and (bb[3] - bb[1] + 1) <= 0.85 * main_h]
+               if bb[3] < baseline - st.raised * main_h and bb[0] > base_mid
+               and (bb[3] - bb[1] + 1) <= st.sup_height * main_h]
         # A true exponent sits right of full-height glyphs and is smaller than them.
         main = [ids[m] for m in members if ids[m] not in sup]
         if sup:
@@ -147,7 +159,7 @@ def _group(strip: Strip, ids: list[int], glyph: float) -> list[TickLabel]:
             sb = _boxes(strip, sup)
             # ... and has a digit (not only a flat mark such as a tick or a dash).
             if (sb[:, 0].min() < mb[:, 2].max() - 1
-                    or (sb[:, 3] - sb[:, 1] + 1).max() < 0.45 * main_h):
+                    or (sb[:, 3] - sb[:, 1] + 1).max() < st.sup_digit * main_h):
                 sup, main = [], [ids[m] for m in members]
         mb = _boxes(strip, main)
         main_h = float((mb[:, 3] - mb[:, 1] + 1).max())
@@ -158,13 +170,16 @@ def _group(strip: Strip, ids: list[int], glyph: float) -> list[TickLabel]:
 
 def _raised(a: np.ndarray, b: np.ndarray, glyph: float) -> bool:
     """Box b (right of a) looks like a superscript of the full-height glyph a."""
+    st = reader_settings().axes
     ha, hb = a[3] - a[1] + 1, b[3] - b[1] + 1
-    return (ha >= 0.7 * glyph and hb <= 0.9 * ha and b[3] < a[3] - 0.3 * ha
-            and b[1] <= a[1] + 0.2 * ha)
+    return (ha >= st.full_height * glyph and hb <= st.sup_shorter * ha
+            and b[3] < a[3] - st.raised_base * ha
+            and b[1] <= a[1] + st.sup_top * ha)
 
 
 def _crop(page: Page, strip: Strip, comps: list[int], height: float) -> Crop:
     """The original-resolution pixels of these components (everything else whitened)."""
+    st = reader_settings().axes
     f = page.factor
     b = _boxes(strip, comps)
     left, top, right, bottom = b[:, 0].min(), b[:, 1].min(), b[:, 2].max(), b[:, 3].max()
@@ -173,16 +188,16 @@ def _crop(page: Page, strip: Strip, comps: list[int], height: float) -> Crop:
     if f > 1:
         sub = np.kron(sub, np.ones((f, f), bool))
     sub = ndimage.binary_dilation(sub, iterations=max(1, f // 2 + 1))
-    pad = max(2, int(0.35 * height * f))
+    pad = max(2, int(st.crop_pad * height * f))
     fy0, fx0 = top * f, left * f
     gray = page.full_gray[fy0:fy0 + sub.shape[0], fx0:fx0 + sub.shape[1]].astype(np.uint8)
     sub = sub[:gray.shape[0], :gray.shape[1]]
     if page.dark_bg:
-        gray = 255 - gray
-    gray = np.where(sub, gray, 255).astype(np.uint8)
+        gray = WHITE - gray
+    gray = np.where(sub, gray, WHITE).astype(np.uint8)
     if page.noisy:
-        gray = ndimage.median_filter(gray, size=3)
-    out = np.full((gray.shape[0] + 2 * pad, gray.shape[1] + 2 * pad), 255, np.uint8)
+        gray = ndimage.median_filter(gray, size=st.crop_denoise)
+    out = np.full((gray.shape[0] + 2 * pad, gray.shape[1] + 2 * pad), WHITE, np.uint8)
     out[pad:pad + gray.shape[0], pad:pad + gray.shape[1]] = gray
     return Crop(out, height * f)
 
@@ -201,18 +216,19 @@ def find_tick_labels(page: Page, box: Box, others: list[Box], mask: np.ndarray,
                      grid_xs: list[float], grid_ys: list[float]) -> tuple[AxisLabels, AxisLabels,
                                                                         list[Strip]]:
     """Tick labels below (x) and left of (y) a plot area."""
+    st = reader_settings().axes
     h, w = page.shape
     spine_b = box.spines.get("bottom")
     spine_l = box.spines.get("left")
     below = (spine_b.pos1 + 1) if spine_b else box.bottom + 1
     leftof = (spine_l.pos0 - 1) if spine_l else box.left - 1
     # x strip: below the plot area, not into a panel below.
-    y1 = below + max(12, int(0.14 * h))
+    y1 = below + max(st.strip_min, int(st.x_strip_share * h))
     for o in others:
         if o.top > box.bottom and o.left < box.right and o.right > box.left:
             y1 = min(y1, o.top - 2)
-    x0 = box.left - int(0.06 * w)
-    x1 = box.right + int(0.06 * w)
+    x0 = box.left - int(st.x_strip_side * w)
+    x1 = box.right + int(st.x_strip_side * w)
     for o in others:
         if o.bottom >= below and o.top <= y1:
             if o.right < box.left:
@@ -226,12 +242,12 @@ def find_tick_labels(page: Page, box: Box, others: list[Box], mask: np.ndarray,
         strips.append(xs)
         xlab = _x_labels(xs, box, w)
     # y strip: left of the plot area, not into a panel on the left.
-    x0 = leftof - max(12, int(0.2 * w))
+    x0 = leftof - max(st.strip_min, int(st.y_strip_share * w))
     for o in others:
         if o.right < box.left and o.bottom > box.top and o.top < box.bottom:
             x0 = max(x0, o.right + 2)
-    y0 = box.top - int(0.03 * h)
-    y1 = box.bottom + int(0.03 * h)
+    y0 = box.top - int(st.y_strip_end * h)
+    y1 = box.bottom + int(st.y_strip_end * h)
     ys = _strip(page, mask, x0, y0, leftof + 1, y1, "right")
     ylab = AxisLabels("y", [], [], 0.0)
     if ys is not None:
@@ -243,8 +259,9 @@ def find_tick_labels(page: Page, box: Box, others: list[Box], mask: np.ndarray,
 
 
 def _glyph_height(strip: Strip, ids: list[int]) -> float:
+    st = reader_settings().axes
     hs = [strip.slices[i - 1][0].stop - strip.slices[i - 1][0].start for i in ids]
-    hs = [v for v in hs if v >= 4]
+    hs = [v for v in hs if v >= st.min_glyph]
     return float(np.median(hs)) if hs else 0.0
 
 
@@ -252,23 +269,26 @@ def _marks_and_labels(strip: Strip, along: int) -> tuple[list[int], list[float]]
     """The strip's components that may be label glyphs, and the tick marks that touch the plot
     area (short strokes across the axis) at their centre along it: `along` is the axis's array
     dimension (1 for x, 0 for y)."""
+    st = reader_settings().axes
     n = len(strip.slices)
     ids = [i for i in range(1, n + 1) if i not in strip.touching and strip.slices[i - 1]]
     offset = strip.x0 if along == 1 else strip.y0
     ticks = []
     for i in strip.touching:
         sl = strip.slices[i - 1]
-        if sl[along].stop - sl[along].start <= 4 and sl[1 - along].stop - sl[1 - along].start <= 20:
+        if sl[along].stop - sl[along].start <= st.tick_width and \
+                sl[1 - along].stop - sl[1 - along].start <= st.tick_length:
             ticks.append((sl[along].start + sl[along].stop - 1) / 2 + offset)
     return ids, ticks
 
 
 def _x_labels(strip: Strip, box: Box, width: int) -> AxisLabels:
+    st = reader_settings().axes
     ids, ticks = _marks_and_labels(strip, 1)
     # Faint tick marks can stop a pixel short of the plot area: thin and right at the top.
     marks = [i for i in ids if strip.slices[i - 1][0].start <= 2
              and strip.slices[i - 1][1].stop - strip.slices[i - 1][1].start <= 2
-             and strip.slices[i - 1][0].stop - strip.slices[i - 1][0].start <= 20]
+             and strip.slices[i - 1][0].stop - strip.slices[i - 1][0].start <= st.tick_length]
     if marks:
         ticks += [(strip.slices[i - 1][1].start + strip.slices[i - 1][1].stop - 1) / 2 + strip.x0
                   for i in marks]
@@ -277,24 +297,25 @@ def _x_labels(strip: Strip, box: Box, width: int) -> AxisLabels:
     glyph = _glyph_height(strip, ids)
     if glyph == 0:
         return AxisLabels("x", [], ticks, 0.0, "no tick labels below the plot area")
-    labels = [lab for lab in _group(strip, ids, glyph) if lab.height >= 0.6 * glyph]
+    labels = [lab for lab in _group(strip, ids, glyph) if lab.height >= st.min_label * glyph]
     if not labels:
         return AxisLabels("x", [], ticks, glyph, "no tick labels below the plot area")
     # The band nearest the axis with at least two labels.
     labels.sort(key=lambda lab: lab.cy)
     bands: list[list[TickLabel]] = []
     for lab in labels:
-        if bands and abs(lab.cy - np.mean([l.cy for l in bands[-1]])) <= 0.6 * glyph:
+        if bands and abs(lab.cy - np.mean([l.cy for l in bands[-1]])) <= st.band_spread * glyph:
             bands[-1].append(lab)
         else:
             bands.append([lab])
     band = next((b for b in bands if len(b) >= 2), bands[0])
-    lo, hi = box.left - 0.03 * width, box.right + 0.03 * width
+    lo, hi = box.left - st.x_label_reach * width, box.right + st.x_label_reach * width
     band = [lab for lab in band if lo <= lab.cx <= hi]
     return AxisLabels("x", sorted(band, key=lambda lab: lab.cx), ticks, glyph)
 
 
 def _y_labels(page: Page, strip: Strip, box: Box) -> AxisLabels:
+    st = reader_settings().axes
     ids, ticks = _marks_and_labels(strip, 0)
     glyph = _glyph_height(strip, ids)
     if glyph == 0:
@@ -305,30 +326,31 @@ def _y_labels(page: Page, strip: Strip, box: Box) -> AxisLabels:
     for i in ids:
         sl = strip.slices[i - 1]
         hgt, wid = sl[0].stop - sl[0].start, sl[1].stop - sl[1].start
-        if (hgt <= max(2, 0.3 * glyph) and wid >= 2 * hgt and wid <= 2 * glyph
+        if (hgt <= max(2, st.flat_tick * glyph) and wid >= 2 * hgt and wid <= 2 * glyph
                 and edge - sl[1].stop <= 0.5 * glyph + 2):
             flat.append(i)
             ticks.append((sl[0].start + sl[0].stop - 1) / 2 + strip.y0)
     if flat:
         ids = [i for i in ids if i not in flat]
     groups = _group(strip, ids, glyph)
-    labels = [lab for lab in groups if lab.height >= 0.6 * glyph and lab.height <= 1.8 * glyph]
+    labels = [lab for lab in groups if lab.height >= st.min_label * glyph
+              and lab.height <= st.max_label * glyph]
     if not labels:
         return AxisLabels("y", [], ticks, glyph, "no tick labels left of the plot area")
     right = max(lab.right for lab in labels)
-    kept = [lab for lab in labels if lab.right >= right - 1.2 * glyph
+    kept = [lab for lab in labels if lab.right >= right - st.right_align * glyph
             and box.top - glyph <= lab.cy <= box.bottom + glyph]
     # A mantissa ("2 ×" of "2×10⁻¹", a minor tick's label) set apart by the spaced-out times
     # sign: the times sign (small, centred on the label's height) just left of a kept label
     # joins it, then the digits on its baseline just left of that.
-    rest = [lab for lab in groups if lab not in kept and lab.height <= 1.8 * glyph]
+    rest = [lab for lab in groups if lab not in kept and lab.height <= st.max_label * glyph]
 
     def times_sign(lab: TickLabel, box_: np.ndarray) -> bool:
         hh, ww = box_[3] - box_[1] + 1, box_[2] - box_[0] + 1
         mid = lab.bottom - (lab.height - 1) / 2  # the base's middle (not the exponent's)
-        return (0.3 * lab.height <= hh <= max(0.85 * lab.height, lab.height - 1)
-                and ww <= 1.5 * hh + 1
-                and abs((box_[1] + box_[3]) / 2 - mid) <= 0.2 * lab.height + 1)
+        return (st.times_low * lab.height <= hh <= max(st.sup_height * lab.height, lab.height - 1)
+                and ww <= st.times_wide * hh + 1
+                and abs((box_[1] + box_[3]) / 2 - mid) <= st.times_centre * lab.height + 1)
 
     for k, lab in enumerate(kept):
         if not lab.sup and _safe_power_crops(page, lab) is None:
@@ -337,7 +359,7 @@ def _y_labels(page: Page, strip: Strip, box: Box) -> AxisLabels:
         times = times_sign(lab, lb[int(np.argmin(lb[:, 0]))])
         for piece in sorted(rest, key=lambda q: -q.right):
             gap = lab.left - piece.right - 1
-            if (not 0 <= gap <= 1.0 * glyph or piece.right - piece.left + 1 > 3 * glyph
+            if (not 0 <= gap <= 1.0 * glyph or piece.right - piece.left + 1 > st.mantissa_width * glyph
                     or piece.bottom < lab.top or piece.top > lab.bottom):
                 continue
             pb = _boxes(strip, piece.comps)
@@ -345,8 +367,8 @@ def _y_labels(page: Page, strip: Strip, box: Box) -> AxisLabels:
             if not times and not times_sign(lab, last):
                 break
             if not times_sign(lab, last) and not (
-                    0.7 * lab.height <= piece.height <= 1.2 * lab.height
-                    and abs(piece.bottom - lab.bottom) <= 0.25 * glyph):
+                    st.full_height * lab.height <= piece.height <= st.mantissa_tall * lab.height
+                    and abs(piece.bottom - lab.bottom) <= st.baseline_slack * glyph):
                 break
             times = True
             rest.remove(piece)
@@ -365,6 +387,7 @@ def find_offset_label(page: Page, box: Box, others: list[Box], mask: np.ndarray,
     there, alone on its line (a title's word has neighbours), else None. Whether it is a
     multiplier or an offset is for `parse_offset`; the reading is worth nothing without it
     (the tick labels "0 .. 9" of a chart up to 9e7)."""
+    st = reader_settings().axes
     g = labels.glyph
     if g <= 0 or not labels.labels:
         return None
@@ -388,7 +411,7 @@ def find_offset_label(page: Page, box: Box, others: list[Box], mask: np.ndarray,
     ids = [i for i in range(1, len(strip.slices) + 1) if strip.slices[i - 1]
            and strip.slices[i - 1][0].start > 0 and strip.slices[i - 1][1].start > 0
            and strip.slices[i - 1][0].stop < hh and strip.slices[i - 1][1].stop < ww]
-    groups = [lab for lab in _group(strip, ids, g) if 0.6 * g <= lab.height <= 1.8 * g]
+    groups = [lab for lab in _group(strip, ids, g) if st.min_label * g <= lab.height <= st.max_label * g]
     if labels.orientation == "y":
         near = [lab for lab in groups if abs(lab.left - box.left) <= s.offset_align * g]
     else:
@@ -425,7 +448,7 @@ def parse_offset(text: str) -> tuple[float, float] | None:
     multiplier, offset = 1.0, 0.0
     head = _MULTIPLIER.match(s)
     if head:
-        multiplier = 10.0 ** int(head.group(1))
+        multiplier = DECADE ** int(head.group(1))
         s = s[head.end():]
     if s:
         shift = _SHIFT.fullmatch(s)
@@ -484,22 +507,23 @@ def _power_crops(page: Page, label: TickLabel) -> list[Crop] | None:
     """Base and exponent crops of a label that is a power (a raised group of glyphs right of
     full-height ones), else None. Looks a little above and right of the label: a small, faint
     exponent may have been too light for the work-resolution text mask."""
+    st = reader_settings().axes
     f = page.factor
     hh = label.height * f
     m = max(1, f // 2)
     h, w = page.full_gray.shape
-    up, right = int(0.6 * hh) + m, int(0.8 * hh) + m
+    up, right = int(st.look_up * hh) + m, int(st.look_right * hh) + m
     x0, y0 = max(0, label.left * f - m), max(0, label.top * f - up)
     x1, y1 = min(w, (label.right + 1) * f + right), min(h, (label.bottom + 1) * f + m)
-    if x1 - x0 < 4 or y1 - y0 < 6 or hh < 4:
+    if x1 - x0 < st.min_glyph or y1 - y0 < st.min_crop_height or hh < st.min_glyph:
         return None
     inner_top, inner_right = label.top * f - y0, (label.right + 1) * f - x0
     gray = page.full_gray[y0:y1, x0:x1].astype(np.int16)
     if page.dark_bg:
-        gray = 255 - gray
-    bgv = float(np.percentile(gray, 90))
-    ink = gray < bgv - max(40.0, 0.3 * (bgv - float(gray.min())))
-    comps, n = ndimage.label(ink, structure=np.ones((3, 3), bool))
+        gray = WHITE - gray
+    bgv = float(np.percentile(gray, st.paper_percentile))
+    ink = gray < bgv - max(st.ink_floor, st.ink_share * (bgv - float(gray.min())))
+    comps, n = ndimage.label(ink, structure=EIGHT_CONNECTED)
     if n < 1:
         return None
     sl = ndimage.find_objects(comps)
@@ -510,21 +534,21 @@ def _power_crops(page: Page, label: TickLabel) -> list[Crop] | None:
     keep = (area >= 2) & (bx[:, 1] > 0) & (bx[:, 2] < x1 - x0 - 1)
     if not (keep & inside).any():
         return None
-    big = keep & inside & (hts >= 0.6 * hts[keep & inside].max())
+    big = keep & inside & (hts >= st.min_label * hts[keep & inside].max())
     base_line = bx[big, 3].max()
-    on_base = keep & inside & (bx[:, 3] >= base_line - 0.15 * hts[big].max())
+    on_base = keep & inside & (bx[:, 3] >= base_line - st.on_base * hts[big].max())
     H = float(hts[on_base].max())
-    raised = keep & (bx[:, 3] < base_line - 0.3 * H) & (hts <= 0.9 * H)
+    raised = keep & (bx[:, 3] < base_line - st.raised_base * H) & (hts <= st.sup_shorter * H)
     keep &= inside | raised
     base = keep & ~raised
     base_top = bx[on_base, 1].min()
     out = None
     if raised.any() and base.any():
         split = bx[raised, 0].min()
-        digits = raised & (hts >= 0.35 * H)
+        digits = raised & (hts >= st.exponent_digit * H)
         if (digits.any() and not (bx[base, 0] >= split).any()
-                and bx[base, 2].max() <= split + 0.15 * H
-                and bx[raised, 1].min() <= base_top + 0.25 * H):
+                and bx[base, 2].max() <= split + st.split_slack * H
+                and bx[raised, 1].min() <= base_top + st.raised_top * H):
             last = bx[digits, 2].max()
             raised &= bx[:, 0] <= last  # a flat mark after the digits is no part of it
             out = _power_split_crops(gray, comps, keep & ~raised, raised, H,
@@ -540,31 +564,33 @@ def _touching_power(gray: np.ndarray, ink: np.ndarray, comps: np.ndarray, keep: 
     """Base and exponent crops of a power whose exponent touches the base's last glyph: split
     where the columns' ink stops reaching the baseline and jumps up to a group that rises above
     the base; None when no such split is found."""
+    st = reader_settings().axes
     # The exponent touches the base's last glyph: split where the columns' ink stops
     # reaching the baseline and jumps up to a group that rises above the base.
     cols = ink & np.isin(comps, np.nonzero(keep)[0] + 1)
     has = cols.any(axis=0)
-    if has.sum() < 3:
+    if has.sum() < st.min_strip:
         return None
     low = np.where(has, cols.shape[0] - 1 - np.argmax(cols[::-1], axis=0), -1)
     top = np.where(has, np.argmax(cols, axis=0), cols.shape[0])
-    reach = has & (low >= base_line - 0.15 * H)
+    reach = has & (low >= base_line - st.on_base * H)
     if not reach.any():
         return None
     # The base's height from the columns that reach the baseline (not the exponent's top).
-    H = float(base_line - np.percentile(top[reach], 25) + 1)
+    H = float(base_line - np.percentile(top[reach], st.top_percentile) + 1)
     k = len(low) - 1
-    while k >= 0 and (not has[k] or low[k] < base_line - 0.35 * H):
+    while k >= 0 and (not has[k] or low[k] < base_line - st.base_reach * H):
         k -= 1
-    if k < 1 or k == len(low) - 1 or low[k] < base_line - 0.25 * H:
+    if k < 1 or k == len(low) - 1 or low[k] < base_line - st.raised_top * H:
         return None
     sup_cols = has[k + 1:]
-    if sup_cols.sum() < max(2, 0.3 * H):
+    if sup_cols.sum() < max(2, st.exponent_width * H):
         return None
     sup_top = top[k + 1:][sup_cols].min()
     sup_bottom = low[k + 1:][sup_cols].max()
     base_top = float(np.median(top[:k + 1][has[:k + 1]]))
-    if sup_top > base_top - 0.1 * H or not 0.45 * H <= sup_bottom - sup_top + 1 <= 0.9 * H:
+    if sup_top > base_top - st.exponent_rise * H or \
+            not st.sup_digit * H <= sup_bottom - sup_top + 1 <= st.sup_shorter * H:
         return None
     own = np.zeros_like(cols)
     own[:, k + 1:] = cols[:, k + 1:]
@@ -576,6 +602,7 @@ def _power_split_crops(gray: np.ndarray, comps: np.ndarray | None, base, sup, H:
                        sup_h: float) -> list[Crop] | None:
     """Crops of the base and the exponent: `base` / `sup` are component flags (with `comps`)
     or pixel masks."""
+    st = reader_settings().axes
     if comps is not None:
         in_base = np.isin(comps, np.nonzero(base)[0] + 1)
         in_sup = np.isin(comps, np.nonzero(sup)[0] + 1)
@@ -586,13 +613,13 @@ def _power_split_crops(gray: np.ndarray, comps: np.ndarray | None, base, sup, H:
     out = []
     for own, other, height in ((in_base, in_sup, H), (in_sup, in_base, sup_h)):
         near = ndimage.binary_dilation(own, iterations=2) & ~ndimage.binary_dilation(other)
-        img = np.where(near, gray, 255)
+        img = np.where(near, gray, WHITE)
         rows = np.nonzero(own.any(axis=1))[0]
         cols = np.nonzero(own.any(axis=0))[0]
         img = img[max(0, rows[0] - 1):rows[-1] + 2, max(0, cols[0] - 1):cols[-1] + 2]
-        pad = max(2, int(0.35 * height))
-        canvas = np.full((img.shape[0] + 2 * pad, img.shape[1] + 2 * pad), 255, np.uint8)
-        canvas[pad:pad + img.shape[0], pad:pad + img.shape[1]] = np.clip(img, 0, 255)
+        pad = max(2, int(st.crop_pad * height))
+        canvas = np.full((img.shape[0] + 2 * pad, img.shape[1] + 2 * pad), WHITE, np.uint8)
+        canvas[pad:pad + img.shape[0], pad:pad + img.shape[1]] = np.clip(img, 0, WHITE)
         out.append(Crop(canvas, height))
     return out
 
@@ -634,13 +661,14 @@ class AxisFit:
 
 def snap(labels: list[TickLabel], orientation: str, ticks: list[float], glyph: float) -> list[float]:
     """Each label's tick position: the nearest tick mark / gridline, else the label's centre."""
+    st = reader_settings().axes
     out = []
     arr = np.asarray(ticks, dtype=float)
     for lab in labels:
         c = lab.cx if orientation == "x" else lab.cy
         if arr.size:
             k = int(np.argmin(np.abs(arr - c)))
-            if abs(arr[k] - c) <= 0.6 * max(glyph, 3):
+            if abs(arr[k] - c) <= st.snap_reach * max(glyph, st.min_strip):
                 c = float(arr[k])
         out.append(c)
     return out
@@ -669,6 +697,7 @@ _MINUS = str.maketrans({"−": "-", "–": "-", "—": "-", "⁻": "-", "⁰": "
 def _exponents(label: TickLabel) -> tuple[float, list[tuple[int, int]]]:
     """log10 of a power label's mantissa ("3" of "3×10⁻¹", else 0) and its plausible exponents,
     each with a cost (0 = as read): a lost or invented minus sign, a spurious digit."""
+    st = reader_settings().axes
     text = label.text.translate(_MINUS).replace(" ", "")
     if not (label.power or "^" in text):
         out: dict[int, int] = {}
@@ -676,7 +705,7 @@ def _exponents(label: TickLabel) -> tuple[float, list[tuple[int, int]]]:
         if value is not None and value > 0:
             e = math.log10(value)
             # A plain "10" or "100" may be a power whose exponent was lost: a weak reading.
-            if abs(e - round(e)) < 1e-9:
+            if abs(e - round(e)) < st.exact_log:
                 out[round(e)] = 2
         merged = re.fullmatch(r"10(-?)(\d{1,2})", text)
         if merged:
@@ -684,15 +713,16 @@ def _exponents(label: TickLabel) -> tuple[float, list[tuple[int, int]]]:
             sign, digits = merged.groups()
             v = int(digits)
             for e, c in ((-v if sign else v, 1), (v if sign else -v, 1)):
-                out[e] = min(c, out.get(e, 9))
+                out[e] = min(c, out.get(e, math.inf))
             if len(digits) == 2 and not sign:
                 out.setdefault(-int(digits[1]), 1)
         return 0.0, sorted(out.items(), key=lambda kv: kv[1])
     base, _, exp = text.partition("^")
     base = re.sub(r"[^0-9]", "", base)
     mant = 0.0
-    if base.endswith("10") and len(base) == 3 and base[0] in "23456789":
-        mant = math.log10(int(base[0]))
+    merged_mantissa = re.fullmatch(r"([2-9])10", base)  # "3" of "3×10" read as "310"
+    if merged_mantissa:
+        mant = math.log10(int(merged_mantissa.group(1)))
     m = re.search(r"([+-]?)(\d+)", exp)
     if not m:
         return mant, []
@@ -700,7 +730,7 @@ def _exponents(label: TickLabel) -> tuple[float, list[tuple[int, int]]]:
     out: dict[int, int] = {}
 
     def add(e: int, cost: int) -> None:
-        if abs(e) <= 300 and cost < out.get(e, 99):
+        if abs(e) <= st.max_exponent and cost < out.get(e, math.inf):
             out[e] = cost
 
     exact = m.group(0) == exp
@@ -718,18 +748,20 @@ def _exponents(label: TickLabel) -> tuple[float, list[tuple[int, int]]]:
 def _wordy(label: TickLabel) -> bool:
     """A label that reads as a word: letters the number whitelist let through, or far wider than
     the text read (OCR with a number whitelist drops a word's letters)."""
+    st = reader_settings().axes
     if label.power:
         return False
     text = label.text.replace(" ", "")
     if label.value is None and re.search(r"[A-Za-zµ]", re.sub(r"\d[eE]", "", text)):
         return True
     width = label.right - label.left + 1
-    return width > (0.75 * len(text) + 1.5) * max(label.height, 1.0)
+    return width > (st.char_width * len(text) + st.word_margin) * max(label.height, 1.0)
 
 
 def _power_kind(label: TickLabel) -> str | None:
     """"power" (read as base and exponent), "powerish" (a power whose exponent merged into the
     base: "107", or a plain power of ten: "10", "0.01"), "plain" (another number) or None."""
+    st = reader_settings().axes
     text = label.text.translate(_MINUS).replace(" ", "")
     if label.power or "^" in text:
         return "power"
@@ -737,7 +769,7 @@ def _power_kind(label: TickLabel) -> str | None:
         return "powerish"
     if label.value is None:
         return None
-    if label.value > 0 and abs(math.log10(label.value) - round(math.log10(label.value))) < 1e-9:
+    if label.value > 0 and abs(math.log10(label.value) - round(math.log10(label.value))) < st.exact_log:
         return "powerish"
     return "plain"
 
@@ -748,6 +780,7 @@ def _power_fit(positions: list[float], labels: list[TickLabel], orientation: str
     sequence over evenly spaced ticks, so two trusted readings fix the rest and a misread
     exponent (a lost minus sign, a wrong digit, an unreadable one) is repaired from the spacing.
     Minor ticks' labels (m×10^e) sit at e + log10(m)."""
+    st = reader_settings().axes
     idx = [k for k, lab in enumerate(labels) if _power_kind(lab) in ("power", "powerish")]
     parsed = [_exponents(lab) for lab in labels]
     mant = np.array([p_[0] for p_ in parsed])
@@ -757,12 +790,12 @@ def _power_fit(positions: list[float], labels: list[TickLabel], orientation: str
     keys = sorted(cand)
     want = 1 if orientation == "x" else -1
     for i, j in itertools.combinations(keys, 2):
-        if abs(P[j] - P[i]) < 3:
+        if abs(P[j] - P[i]) < st.min_tick_gap:
             continue
         for ei, _ci in cand[i][:4]:
             for ej, _cj in cand[j][:4]:
                 li, lj = ei + mant[i], ej + mant[j]
-                if abs(li - lj) < 1e-9:
+                if abs(li - lj) < st.exact_log:
                     continue
                 b = (lj - li) / (P[j] - P[i])
                 if np.sign(b) != want:
@@ -788,14 +821,14 @@ def _power_fit(positions: list[float], labels: list[TickLabel], orientation: str
         return None, None
     (inl, n_near, cost), a, b, near, exact = best
     # Trust needs readings as they were read: one at least, both when there are only two.
-    if (inl < 2 or inl < 0.4 * len(idx) or n_near < len(idx) - max(1, len(idx) // 3)
-            or exact < 1 or (inl == 2 and exact < 2 and len(idx) <= 3)):
+    if (inl < 2 or inl < st.power_inliers * len(idx) or n_near < len(idx) - max(1, len(idx) // st.power_misread)
+            or exact < 1 or (inl == 2 and exact < 2 and len(idx) <= st.few_powers)):
         return None, None
     # Every power label at a decade position, its exponent from the spacing.
     use = [k for k in range(len(labels)) if near[k] and (k in idx or k in cand)]
     E = np.round(a + b * P[use] - mant[use])
     L = E + mant[use]
-    if len(set(np.round(L, 6).tolist())) < 2:
+    if len(set(np.round(L, st.log_digits).tolist())) < 2:
         return None, None
     b, a = np.polyfit(P[use], L, 1)
     res = np.abs((L - a) / b - P[use])
@@ -806,17 +839,17 @@ def _power_fit(positions: list[float], labels: list[TickLabel], orientation: str
     # labels stand less than a decade from the next label read. Further apart, the exponents
     # were misread and happen to line up ('10^9', '6x10^-1', '4x10^-8' for 10^0, 6x10^-1,
     # 4x10^-1: a fit over 43 decades).
-    if np.any(np.round(10 ** mant[use]) > 1) and \
-            float(np.max(np.abs(np.diff(L[np.argsort(P[use])])))) > 1.0 + 1e-6:
+    if np.any(np.round(DECADE ** mant[use]) > 1) and \
+            float(np.max(np.abs(np.diff(L[np.argsort(P[use])])))) > 1.0 + st.integer_exponent:
         return None, None
     ticks = []
     for k, e, lv in zip(use, E, L):
-        m_ = round(10 ** mant[k])
-        ticks.append((float(P[k]), float(10.0 ** lv),
+        m_ = round(DECADE ** mant[k])
+        ticks.append((float(P[k]), float(DECADE ** lv),
                       f"{m_}x10^{int(e)}" if m_ > 1 else f"10^{int(e)}"))
-    confidence = (min(1.0, (len(use) - 1) / 4) * min(1.0, (inl - cost) / max(1, len(use)))
-                  * max(0.2, 1 - rms / tol))
-    return AxisFit("log", float(a), float(b), ticks, rms, float(max(0.05, confidence))), None
+    confidence = (min(1.0, (len(use) - 1) / st.full_confidence) * min(1.0, (inl - cost) / max(1, len(use)))
+                  * max(st.residual_floor, 1 - rms / tol))
+    return AxisFit("log", float(a), float(b), ticks, rms, float(max(st.min_confidence, confidence))), None
 
 
 _E_NOTATION = re.compile(r"\d[eE][+-]?\d")
@@ -843,10 +876,11 @@ REPEATED_SHARE = 0.5
 def _fractional_power(label: TickLabel) -> bool:
     """A power of ten read with a fractional exponent ("10^0.5": pgfplots' half decades), its
     mantissa ("2" of "2x10^1", `_exponents`) set aside."""
+    st = reader_settings().axes
     if "^" not in label.text or label.value is None or label.value <= 0:
         return False
     exponent = math.log10(label.value) - _exponents(label)[0]
-    return abs(exponent - round(exponent)) > 1e-6
+    return abs(exponent - round(exponent)) > st.integer_exponent
 
 
 #: How many more tick labels a log reading of labels within half a decade must fit than the
@@ -860,10 +894,10 @@ def fit_axis(positions: list[float], labels: list[TickLabel], span: tuple[float,
     """Fit value = a + b * pixel (linear) or log10(value) = a + b * pixel (log) to the ticks,
     ignoring misread labels (RANSAC over pairs) and repairing those that a plausible misreading
     explains."""
-    length = abs(span[1] - span[0])
-    tol = max(2.0, 0.012 * length)
+    st = reader_settings().axes
+    tol = max(2.0, st.fit_tolerance * abs(span[1] - span[0]))
     wordy = sum(1 for lab in labels if _wordy(lab))
-    if wordy >= 2 and wordy >= 0.4 * len(labels):
+    if wordy >= 2 and wordy >= st.wordy_share * len(labels):
         return None, (f"{orientation} axis unreadable: its tick labels are words, not numbers "
                       f"(a categorical axis)")
     kinds = [_power_kind(lab) for lab in labels]
@@ -909,7 +943,7 @@ def fit_axis(positions: list[float], labels: list[TickLabel], span: tuple[float,
     a, b = _repair(P, V, use, texts, scale=scale, line=(a, b), tol=tol)
     if (orientation == "x" and b <= 0) or (orientation == "y" and b >= 0):
         # Inverted axes exist but are rare; a reversed fit is far more often a misreading.
-        if use.sum() < 3:
+        if use.sum() < st.reversed_ticks:
             return None, f"{orientation} axis unreadable: tick values run the wrong way"
     res = np.abs((V[use] - a) / b - P[use])
     rms = float(np.sqrt(np.mean(res ** 2)))
@@ -921,10 +955,10 @@ def fit_axis(positions: list[float], labels: list[TickLabel], span: tuple[float,
         # repairs would only bend into a wrong one.
         return None, (f"{orientation} axis unreadable: only {agreeing} of its {len(items)} tick "
                       f"labels agree with any one reading")
-    confidence = (min(1.0, (n_used - 1) / 4) * (n_used / len(items)) * max(0.2, 1 - rms / tol))
+    confidence = _fit_confidence(n_used, len(items), rms / tol)
     ticks = []
     for k in np.nonzero(use)[0]:
-        value = float(V[k]) if scale == "linear" else float(10 ** V[k])
+        value = float(V[k]) if scale == "linear" else float(DECADE ** V[k])
         ticks.append((float(P[k]), value, texts[k]))
     if (any(_E_NOTATION.search(lab.text) for lab in labels)
             and not any(_E_NOTATION.search(t) for _, _, t in ticks)):
@@ -937,9 +971,18 @@ def fit_axis(positions: list[float], labels: list[TickLabel], span: tuple[float,
     return AxisFit(scale, float(a), float(b), ticks, rms, float(confidence)), None
 
 
+def _fit_confidence(n_used: int, n_items: int, residual: float) -> float:
+    """A linear fit's confidence from the ticks it rests on (of `n_items` read) and its RMS
+    residual as a share of the tolerance."""
+    st = reader_settings().axes
+    return min(1.0, (n_used - 1) / st.full_confidence) * (n_used / n_items) * \
+        max(st.residual_floor, 1 - residual)
+
+
 def _best_line(items: list[tuple[float, float, str]], tol: float):
     """The line through two labels (RANSAC over pairs, linear then log) that the most labels
     lie on within `tol` pixels: (score, scale, inliers, points), or None."""
+    st = reader_settings().axes
     best = None
     linear_count = 0
     for scale in ("linear", "log"):
@@ -959,7 +1002,7 @@ def _best_line(items: list[tuple[float, float, str]], tol: float):
         narrow = (scale == "log"
                   and float(V.max() - V.min()) < reader_settings().axes.min_log_span)
         for i, j in itertools.combinations(range(len(pts)), 2):
-            if abs(P[j] - P[i]) < 3 or V[j] == V[i]:
+            if abs(P[j] - P[i]) < st.min_tick_gap or V[j] == V[i]:
                 continue
             b = (V[j] - V[i]) / (P[j] - P[i])
             a = V[i] - b * P[i]
@@ -977,13 +1020,14 @@ def _best_line(items: list[tuple[float, float, str]], tol: float):
 def _decades_apart(scale: str, pts: list, inl, items: list[tuple[float, float, str]]):
     """Two ticks: a linear reading of 10 and 100 is as good as a log one, and powers of ten a
     decade apart are the log axis' labels. (scale, points, inliers)."""
+    st = reader_settings().axes
     vals = [v for (_, v, _), k in zip(pts, inl) if k]
     if all(v > 0 for v in vals):
         logs = sorted(math.log10(v) for v in vals)
-        if all(abs(l - round(l)) < 1e-6 for l in logs) and logs[1] - logs[0] >= 1:
+        if all(abs(l - round(l)) < st.integer_exponent for l in logs) and logs[1] - logs[0] >= 1:
             scale = "log"
             pts = [(p, math.log10(v), t) for p, v, t in items if v > 0]
-            inl = np.array([abs(math.log10(v) - round(math.log10(v))) < 1e-6
+            inl = np.array([abs(math.log10(v) - round(math.log10(v))) < st.integer_exponent
                             for _, v, _ in items if v > 0])
     return scale, pts, inl
 

@@ -14,7 +14,7 @@ from PIL import Image, ImageFilter
 from scipy import ndimage
 
 from judging.signals.chart.colour import channel_distance, common_colour, luma, maxabs
-from judging.signals.chart.settings import reader_settings
+from judging.signals.chart.settings import GeometrySettings, reader_settings
 
 
 @dataclass
@@ -41,24 +41,26 @@ class Page:
         return (np.asarray(value, dtype=float) + 0.5) * self.factor - 0.5
 
 
-def prepare(image: Image.Image) -> Page:
+def prepare(image: Image.Image, *, settings: GeometrySettings | None = None) -> Page:
+    settings = settings or reader_settings().geometry
     image = image.convert("RGB")
     width, height = image.size
-    factor = max(1, round(max(width, height) / reader_settings().geometry.work_size))
+    factor = max(1, round(max(width, height) / settings.work_size))
     work = image.reduce(factor) if factor > 1 else image
     full_gray = np.asarray(image.convert("L"))
     rgb = np.asarray(work).astype(np.int16)
-    noisy = _noise_level(rgb) > 1.5
+    noisy = _noise_level(rgb) > settings.noisy_level
     if noisy:
-        work = work.filter(ImageFilter.MedianFilter(3))
+        work = work.filter(ImageFilter.MedianFilter(settings.denoise_size))
         rgb = np.asarray(work).astype(np.int16)
     lum = np.asarray(work.convert("L"), dtype=np.float32)
     r, g, b = rgb[..., 0], rgb[..., 1], rgb[..., 2]
     chroma = np.maximum(np.maximum(r, g), b) - np.minimum(np.minimum(r, g), b)
-    border = np.concatenate([rgb[:3].reshape(-1, 3), rgb[-3:].reshape(-1, 3),
-                             rgb[:, :3].reshape(-1, 3), rgb[:, -3:].reshape(-1, 3)])
+    channels = rgb.shape[-1]
+    border = np.concatenate([rgb[:3].reshape(-1, channels), rgb[-3:].reshape(-1, channels),
+                             rgb[:, :3].reshape(-1, channels), rgb[:, -3:].reshape(-1, channels)])
     bg = np.median(border, axis=0)
-    dark_bg = luma(bg) < 100
+    dark_bg = luma(bg) < settings.dark_page
     return Page(full_gray=full_gray, rgb=rgb, lum=lum, chroma=chroma, factor=factor, bg=bg,
                 dark_bg=dark_bg, noisy=noisy)
 
@@ -90,13 +92,14 @@ class Line:
         return (self.pos0 + self.pos1) / 2
 
 
-def long_lines(mask: np.ndarray, min_len: int, *, max_gap: int = 2, max_thickness: int = 8,
-               bridge: np.ndarray | None = None, own_share: float = 0.6) -> list[Line]:
+def long_lines(mask: np.ndarray, min_len: int, *, settings: GeometrySettings, max_gap: int = 2,
+               bridge: np.ndarray | None = None, own_share: float | None = None) -> list[Line]:
     """Horizontal runs of `mask` at least `min_len` long, merged over adjacent rows into lines.
 
     Gaps up to `max_gap` pixels are bridged, and so are `bridge` pixels (coloured data drawn over
-    a gridline) as long as `own_share` of the run is `mask`. Transpose the masks for vertical
-    lines."""
+    a gridline) as long as `own_share` (default `settings.line_own_share`) of the run is
+    `mask`. Transpose the masks for vertical lines."""
+    own_share = settings.line_own_share if own_share is None else own_share
     mask = np.ascontiguousarray(mask)
     h, w = mask.shape
     closed = mask.copy()
@@ -127,8 +130,8 @@ def long_lines(mask: np.ndarray, min_len: int, *, max_gap: int = 2, max_thicknes
     for row, start, end in zip(rows.tolist(), starts.tolist(), ends.tolist()):
         match = None
         for line in open_lines:
-            if (line.pos1 >= row - 1 and abs(line.start - start) <= 3
-                    and abs(line.end - end) <= 3):
+            if (line.pos1 >= row - 1 and abs(line.start - start) <= settings.line_wobble
+                    and abs(line.end - end) <= settings.line_wobble):
                 match = line
                 break
         if match is None:
@@ -140,7 +143,7 @@ def long_lines(mask: np.ndarray, min_len: int, *, max_gap: int = 2, max_thicknes
             match.start = min(match.start, start)
             match.end = max(match.end, end)
         open_lines = [line for line in open_lines if line.pos1 >= row - 1]
-    return [line for line in lines if line.thickness <= max_thickness]
+    return [line for line in lines if line.thickness <= settings.line_thickness]
 
 
 # --------------------------------------------------------------------------- plot areas
@@ -174,7 +177,7 @@ class Box:
         inter = max(0, right - left + 1) * max(0, bottom - top + 1)
         return inter / max(1, self.area + other.area - inter)
 
-    def contains(self, other: Box, slack: int = 3) -> bool:
+    def contains(self, other: Box, slack: int = GeometrySettings.box_slack) -> bool:
         return (other.left >= self.left - slack and other.right <= self.right + slack
                 and other.top >= self.top - slack and other.bottom <= self.bottom + slack)
 
@@ -183,7 +186,7 @@ class Box:
 PAGE_EDGE = 3
 
 
-def find_plot_areas(page: Page) -> list[Box]:
+def find_plot_areas(page: Page, *, settings: GeometrySettings | None = None) -> list[Box]:
     """Plot areas: frames (two spines meeting at the bottom-left corner), tinted rectangles
     (ggplot, seaborn darkgrid) and grids without a frame (fivethirtyeight).
 
@@ -191,21 +194,24 @@ def find_plot_areas(page: Page) -> list[Box]:
     along nearly their whole length, nothing drawn outside it: a spreadsheet's chart-area
     border) frames the chart, title, tick labels and legend, not the data: the plot areas are
     sought inside it, and the border is taken for one only when nothing is found there."""
-    border = _page_border(page)
+    settings = settings or reader_settings().geometry
+    border = _page_border(page, settings=settings)
     if border is not None:
-        inside = _find_plot_areas(_without_border(page, border))
+        inside = _find_plot_areas(_without_border(page, border), settings=settings)
         if inside:
             return inside
-    return _find_plot_areas(page)
+    return _find_plot_areas(page, settings=settings)
 
 
-def _page_border(page: Page) -> tuple[int, int, int, int] | None:
+def _page_border(page: Page, *, settings: GeometrySettings
+                 ) -> tuple[int, int, int, int] | None:
     """(top, bottom, left, right) of the page's ink when at least three of those edges are
     drawn (a line along 90% of each or more), else None."""
     bg_lum = luma(page.bg)
-    mask = (np.abs(page.lum - bg_lum) > 28) & (page.chroma < 60)
-    rows = np.flatnonzero((maxabs(page.rgb, page.bg) > 8).any(axis=1))
-    cols = np.flatnonzero((maxabs(page.rgb, page.bg) > 8).any(axis=0))
+    mask = (np.abs(page.lum - bg_lum) > settings.spine_contrast) & \
+        (page.chroma < settings.grey_chroma)
+    rows = np.flatnonzero((maxabs(page.rgb, page.bg) > settings.ink_diff).any(axis=1))
+    cols = np.flatnonzero((maxabs(page.rgb, page.bg) > settings.ink_diff).any(axis=0))
     if rows.size < 2 * PAGE_EDGE or cols.size < 2 * PAGE_EDGE:
         return None
     top, bottom, left, right = int(rows[0]), int(rows[-1]), int(cols[0]), int(cols[-1])
@@ -213,7 +219,8 @@ def _page_border(page: Page) -> tuple[int, int, int, int] | None:
     inner = mask[top:bottom + 1, left:right + 1]
     sides = (inner[:e].any(axis=0), inner[-e:].any(axis=0), inner[:, :e].any(axis=1),
              inner[:, -e:].any(axis=1))
-    if sum(float(side.mean()) >= 0.9 for side in sides) < 3:
+    if sum(float(side.mean()) >= settings.border_cover for side in sides) < \
+            settings.border_sides:
         return None
     return top, bottom, left, right
 
@@ -232,78 +239,86 @@ def _without_border(page: Page, border: tuple[int, int, int, int]) -> Page:
     return replace(page, rgb=rgb, lum=lum, chroma=chroma)
 
 
-def _find_plot_areas(page: Page) -> list[Box]:
+def _find_plot_areas(page: Page, *, settings: GeometrySettings) -> list[Box]:
     h, w = page.shape
     bg_lum = luma(page.bg)
     diff = np.abs(page.lum - bg_lum)
-    line_mask = (diff > 28) & (page.chroma < 60)
-    coloured = page.chroma >= 60
-    min_w, min_h = max(16, int(0.08 * w)), max(16, int(0.08 * h))
+    line_mask = (diff > settings.spine_contrast) & (page.chroma < settings.grey_chroma)
+    coloured = page.chroma >= settings.grey_chroma
+    min_w = max(settings.min_panel, int(settings.min_panel_share * w))
+    min_h = max(settings.min_panel, int(settings.min_panel_share * h))
     # A frame's sides are as long as the smallest plot area kept (five panels stacked in a
     # page, gnuplot's multiplot, are each under a tenth of its height).
-    hlines = long_lines(line_mask, max(20, min_w), bridge=coloured)
-    vlines = long_lines(line_mask.T, max(20, min_h), bridge=coloured.T)
+    hlines = long_lines(line_mask, max(settings.min_spine, min_w), bridge=coloured,
+                        settings=settings)
+    vlines = long_lines(line_mask.T, max(settings.min_spine, min_h), bridge=coloured.T,
+                        settings=settings)
     # Spines run on past a corner by a tick mark (and a tick label glued to it by gap closing).
-    tick_reach = reader_settings().geometry.tick_reach
-    reach_x, reach_y = max(tick_reach, int(0.03 * w)), max(tick_reach, int(0.03 * h))
+    tick_reach = settings.tick_reach
+    reach_x = max(tick_reach, int(settings.tick_share * w))
+    reach_y = max(tick_reach, int(settings.tick_share * h))
     bg_diff = maxabs(page.rgb, page.bg)
-    inked = bg_diff > 8
+    inked = bg_diff > settings.ink_diff
     boxes: list[Box] = []
     for v in vlines:
         for hl in hlines:
-            box = _frame_box(v, hl, (hlines, vlines), inked, (reach_x, reach_y), (min_w, min_h))
+            box = _frame_box(v, hl, (hlines, vlines), inked, (reach_x, reach_y), (min_w, min_h),
+                             settings=settings)
             if box is not None:
                 boxes.append(box)
-    tinted = _tinted_areas(page, bg_diff)
+    tinted = _tinted_areas(page, bg_diff, settings=settings)
     boxes += tinted
-    boxes += _side_frames(inked, boxes, hlines, vlines, min_w, min_h, reach_x)
+    boxes += _side_frames(inked, boxes, hlines, vlines, min_w, min_h, reach_x,
+                          settings=settings)
     # (A grid is sought only on a page that has a background: noise makes "lines" everywhere.)
-    if not tinted and (bg_diff <= 10).mean() >= 0.25:
-        boxes += _grid_boxes(page, bg_diff, boxes, (min_w, min_h))
-    return _in_reading_order(boxes)
+    if not tinted and (bg_diff <= settings.background_diff).mean() >= settings.background_share:
+        boxes += _grid_boxes(page, bg_diff, boxes, (min_w, min_h), settings=settings)
+    return _in_reading_order(boxes, settings=settings)
 
 
 def _frame_box(v: Line, hl: Line, lines: tuple[list[Line], list[Line]], inked: np.ndarray,
-               reach: tuple[int, int], min_size: tuple[int, int]) -> Box | None:
+               reach: tuple[int, int], min_size: tuple[int, int], *,
+               settings: GeometrySettings) -> Box | None:
     """The plot area whose left spine is `v` and bottom spine `hl` (with a right and a top
     spine when the page has them), or None when the two make no frame's corner."""
     hlines, vlines = lines
     reach_x, reach_y = reach
     min_w, min_h = min_size
+    slack, align, tick = settings.corner_slack, settings.spine_align, settings.tick_reach
     # The bottom spine starts at the left spine, or up to a tick length left of it (a
     # tick at y = 0 outside the frame); likewise the left spine may run on below it.
-    if not (v.pos0 - reach_x <= hl.start <= v.pos0 + 4
-            and hl.pos1 - 4 <= v.end <= hl.pos1 + reach_y
+    if not (v.pos0 - reach_x <= hl.start <= v.pos0 + slack
+            and hl.pos1 - slack <= v.end <= hl.pos1 + reach_y
             and hl.end > v.pos1 + min_w and v.start < hl.pos0 - min_h):
         return None
-    if hl.start < v.pos0 - 4:
+    if hl.start < v.pos0 - slack:
         # What runs on left of `v` must be a tick, not the bottom of a frame whose
         # (faint) left edge lies further out: `v` is then a bar's edge or a gridline.
-        column = inked[v.start:hl.pos0, hl.start:hl.start + 3].any(axis=1)
+        column = inked[v.start:hl.pos0, hl.start:hl.start + settings.tick_mark].any(axis=1)
         if column.size and column.mean() >= 0.5:
             return None
         # Nor a grid without a frame, whose other lines run on as far.
-        if any(h2 is not hl and abs(h2.start - hl.start) <= 3
-               and v.start <= h2.centre < hl.pos0 - 4 for h2 in hlines):
+        if any(h2 is not hl and abs(h2.start - hl.start) <= settings.line_wobble
+               and v.start <= h2.centre < hl.pos0 - slack for h2 in hlines):
             return None
-    if v.end > hl.pos1 + 4 and any(
-            v2 is not v and abs(v2.end - v.end) <= 3 and v.pos1 + 4 < v2.centre <= hl.end
-            for v2 in vlines):
+    if v.end > hl.pos1 + slack and any(
+            v2 is not v and abs(v2.end - v.end) <= settings.line_wobble
+            and v.pos1 + slack < v2.centre <= hl.end for v2 in vlines):
         return None
     left, bottom = v.pos1 + 1, hl.pos0 - 1
     right, top = hl.end, v.start
     spines = {"left": v, "bottom": hl}
     for v2 in vlines:
-        if (v2 is not v and hl.end - reader_settings().geometry.tick_reach <= v2.pos1 <= hl.end + 4
-                and abs(v2.start - v.start) <= 6
-                and hl.pos1 - 6 <= v2.end <= hl.pos1 + reach_y):
+        if (v2 is not v and hl.end - tick <= v2.pos1 <= hl.end + slack
+                and abs(v2.start - v.start) <= align
+                and hl.pos1 - align <= v2.end <= hl.pos1 + reach_y):
             right = v2.pos0 - 1
             spines["right"] = v2
             break
     for h2 in hlines:
-        if (h2 is not hl and v.start - reader_settings().geometry.tick_reach <= h2.pos0 <= v.start + 4
-                and v.pos0 - reach_x <= h2.start <= v.pos0 + 6
-                and abs(h2.end - hl.end) <= 6):
+        if (h2 is not hl and v.start - tick <= h2.pos0 <= v.start + slack
+                and v.pos0 - reach_x <= h2.start <= v.pos0 + align
+                and abs(h2.end - hl.end) <= align):
             top = h2.pos1 + 1
             spines["top"] = h2
             break
@@ -312,7 +327,7 @@ def _frame_box(v: Line, hl: Line, lines: tuple[list[Line], list[Line]], inked: n
 
 
 def _grid_boxes(page: Page, bg_diff: np.ndarray, boxes: list[Box],
-                min_size: tuple[int, int]) -> list[Box]:
+                min_size: tuple[int, int], *, settings: GeometrySettings) -> list[Box]:
     """Plot areas drawn by gridlines alone, beside `boxes` (the frames found)."""
     h, w = page.shape
     min_w, min_h = min_size
@@ -322,18 +337,23 @@ def _grid_boxes(page: Page, bg_diff: np.ndarray, boxes: list[Box],
     # on the far side of the background from paper (darker on light pages). Data, bar
     # edges and legends drawn over a gridline are bridged as long as some of it shows.
     signed = (bg_lum - page.lum) if not page.dark_bg else (page.lum - bg_lum)
-    grid_mask = (signed > 8) & (page.chroma < 40)
-    nonbg = bg_diff > 10
-    hgrid = long_lines(grid_mask, max(20, int(0.1 * w)), bridge=nonbg, own_share=0.12)
-    vgrid = long_lines(grid_mask.T, max(20, int(0.1 * h)), bridge=nonbg.T, own_share=0.12)
-    grid = _grid_areas(_trimmed(hgrid, grid_mask, nonbg),
-                       _trimmed(vgrid, grid_mask.T, nonbg.T), min_w, min_h)
+    grid_mask = (signed > settings.grid_contrast) & (page.chroma < settings.grid_chroma)
+    nonbg = bg_diff > settings.background_diff
+    shortest = settings.min_spine, settings.grid_min_share
+    hgrid = long_lines(grid_mask, max(shortest[0], int(shortest[1] * w)), bridge=nonbg,
+                       own_share=settings.grid_own_share, settings=settings)
+    vgrid = long_lines(grid_mask.T, max(shortest[0], int(shortest[1] * h)), bridge=nonbg.T,
+                       own_share=settings.grid_own_share, settings=settings)
+    grid = _grid_areas(_trimmed(hgrid, grid_mask, nonbg, settings=settings),
+                       _trimmed(vgrid, grid_mask.T, nonbg.T, settings=settings), min_w, min_h,
+                       settings=settings)
     # Next to frames (side frames too), only panels the frames missed (a spine too faint
     # to find).
-    return [g for g in grid if not any(_overlap(g, k) > 0.1 and not g.contains(k) for k in boxes)]
+    return [g for g in grid if not any(_overlap(g, k) > settings.overlap_share
+                                       and not g.contains(k) for k in boxes)]
 
 
-def _in_reading_order(boxes: list[Box]) -> list[Box]:
+def _in_reading_order(boxes: list[Box], *, settings: GeometrySettings) -> list[Box]:
     """The boxes without duplicates and boxes inside others, in reading order."""
     # Drop duplicates and boxes inside others (legend frames, insets).
     boxes.sort(key=lambda b: -b.area)
@@ -351,7 +371,7 @@ def _in_reading_order(boxes: list[Box]) -> list[Box]:
     kept.sort(key=lambda b: (b.top, b.left))
     rows: list[list[Box]] = []
     for box in kept:
-        if rows and abs(rows[-1][0].top - box.top) < 0.3 * box.height:
+        if rows and abs(rows[-1][0].top - box.top) < settings.same_row * box.height:
             rows[-1].append(box)
         else:
             rows.append([box])
@@ -359,26 +379,29 @@ def _in_reading_order(boxes: list[Box]) -> list[Box]:
 
 
 def _side_frames(inked: np.ndarray, boxes: list[Box], hlines: list[Line], vlines: list[Line],
-                 min_w: int, min_h: int, reach_x: int) -> list[Box]:
+                 min_w: int, min_h: int, reach_x: int, *, settings: GeometrySettings
+                 ) -> list[Box]:
     """Frames whose bottom-left corner was not found (the bottom spine hidden by bars or data):
     two vertical spines of the same extent, joined along the top or the bottom by a row that is
     drawn all the way across (a spine, or a spine under bars)."""
     h = inked.shape[0]
+    slack, tick = settings.corner_slack, settings.tick_reach
     cands = []
     for v in vlines:
         for v2 in vlines:
-            if (v2.pos0 - v.pos1 <= min_w or abs(v.start - v2.start) > 4
-                    or abs(v.end - v2.end) > 4 or min(v.end, v2.end) - max(v.start, v2.start) < min_h):
+            if (v2.pos0 - v.pos1 <= min_w or abs(v.start - v2.start) > slack
+                    or abs(v.end - v2.end) > slack
+                    or min(v.end, v2.end) - max(v.start, v2.start) < min_h):
                 continue
             a, b = v.pos1 + 1, v2.pos0
             top, bottom = max(v.start, v2.start), min(v.end, v2.end)
             joined = False
             for row in (top, top + 1, bottom - 1, bottom):
-                if 0 <= row < h and _longest_false_run(inked[row, a:b]) <= 3:
+                if 0 <= row < h and _longest_false_run(inked[row, a:b]) <= settings.tick_mark:
                     # A spine ends at the corner (but for a tick mark); a gridline or a spine
                     # further out runs on.
-                    out_l = inked[row, max(0, v.pos0 - reader_settings().geometry.tick_reach):v.pos0]
-                    out_r = inked[row, v2.pos1 + 1:v2.pos1 + 1 + reader_settings().geometry.tick_reach]
+                    out_l = inked[row, max(0, v.pos0 - tick):v.pos0]
+                    out_r = inked[row, v2.pos1 + 1:v2.pos1 + 1 + tick]
                     if out_l.all() and out_l.size or out_r.all() and out_r.size:
                         continue
                     joined = True
@@ -389,17 +412,18 @@ def _side_frames(inked: np.ndarray, boxes: list[Box], hlines: list[Line], vlines
     for v, v2, top, bottom in sorted(cands, key=lambda c: -(c[1].pos0 - c[0].pos1)):
         spines = {"left": v, "right": v2}
         for hl in hlines:
-            if (v.pos0 - reach_x <= hl.start <= v.pos0 + 4
-                    and v2.pos1 - 4 <= hl.end <= v2.pos1 + reach_x):
-                if abs(hl.pos0 - top) <= 4 and "top" not in spines:
+            if (v.pos0 - reach_x <= hl.start <= v.pos0 + slack
+                    and v2.pos1 - slack <= hl.end <= v2.pos1 + reach_x):
+                if abs(hl.pos0 - top) <= slack and "top" not in spines:
                     spines["top"] = hl
-                elif abs(hl.pos1 - bottom) <= 4 and "bottom" not in spines:
+                elif abs(hl.pos1 - bottom) <= slack and "bottom" not in spines:
                     spines["bottom"] = hl
         box = Box(v.pos1 + 1, spines["top"].pos1 + 1 if "top" in spines else top,
                   v2.pos0 - 1, spines["bottom"].pos0 - 1 if "bottom" in spines else bottom,
                   "frame", spines)
         # Boxes found inside it (bars standing on the hidden spine) give way to it later.
-        if any(_overlap(box, k) > 0.1 and not box.contains(k) for k in boxes + out):
+        if any(_overlap(box, k) > settings.overlap_share and not box.contains(k)
+               for k in boxes + out):
             continue
         out.append(box)
     return out
@@ -419,32 +443,34 @@ def _overlap(a: Box, b: Box) -> float:
     return inter / max(1, min(a.area, b.area))
 
 
-def _tinted_areas(page: Page, bg_diff: np.ndarray) -> list[Box]:
+def _tinted_areas(page: Page, bg_diff: np.ndarray, *, settings: GeometrySettings) -> list[Box]:
     """Rectangles filled with a uniform colour other than the page background (`bg_diff`: each
     pixel's difference from it)."""
     h, w = page.shape
     small = page.rgb[::2, ::2]
     diff = bg_diff[::2, ::2]
-    cand = (diff >= 6) & (diff <= 90)
-    if cand.mean() < 0.05:
+    near, pad, floor = settings.tint_near, settings.tint_pad, settings.tint_floor
+    cand = (diff >= settings.tint_min) & (diff <= settings.tint_max)
+    if cand.mean() < settings.tint_share:
         return []
-    tint, count = common_colour(small[cand].astype(np.int32), step=8)
-    if count < 0.04 * small.shape[0] * small.shape[1]:
+    tint, count = common_colour(small[cand].astype(np.int32), step=settings.tint_step)
+    if count < settings.tint_count_share * small.shape[0] * small.shape[1]:
         return []
-    coarse = ndimage.binary_closing(maxabs(small, tint) <= 10, structure=np.ones((3, 3), bool),
+    square = np.ones((settings.tint_closing, settings.tint_closing), bool)
+    coarse = ndimage.binary_closing(maxabs(small, tint) <= near, structure=square,
                                     border_value=0)
     labels, n = ndimage.label(coarse)
     if n == 0:
         return []
     areas = np.bincount(labels.ravel())
-    fine = maxabs(page.rgb, tint) <= 10
+    fine = maxabs(page.rgb, tint) <= near
     rgb = page.rgb
     boxes = []
     for index, sl in enumerate(ndimage.find_objects(labels), start=1):
-        if sl is None or areas[index] < 0.03 * coarse.size:
+        if sl is None or areas[index] < settings.tint_area_share * coarse.size:
             continue
-        y0, y1 = max(0, sl[0].start * 2 - 4), min(h, sl[0].stop * 2 + 4)
-        x0, x1 = max(0, sl[1].start * 2 - 4), min(w, sl[1].stop * 2 + 4)
+        y0, y1 = max(0, sl[0].start * 2 - pad), min(h, sl[0].stop * 2 + pad)
+        x0, x1 = max(0, sl[1].start * 2 - pad), min(w, sl[1].stop * 2 + pad)
         region = fine[y0:y1, x0:x1]
         row_cover, col_cover = region.mean(axis=1), region.mean(axis=0)
         rows = np.nonzero(row_cover >= 0.5)[0]
@@ -453,52 +479,54 @@ def _tinted_areas(page: Page, bg_diff: np.ndarray) -> list[Box]:
             continue
         # Data drawn over the tint (bars standing on the x axis) can cover most of the rows at
         # an edge: run on from the core while some tint still shows.
-        r0, r1 = _extend(row_cover, rows[0], rows[-1], 0.15)
-        c0, c1 = _extend(col_cover, cols[0], cols[-1], 0.15)
+        r0, r1 = _extend(row_cover, rows[0], rows[-1], floor, gap=settings.corner_slack)
+        c0, c1 = _extend(col_cover, cols[0], cols[-1], floor, gap=settings.corner_slack)
         top_, bottom = y0 + r0, y0 + r1
         left, right = x0 + c0, x0 + c1
-        if (right - left) < 0.08 * w or (bottom - top_) < 0.08 * h:
+        if (right - left) < settings.min_panel_share * w or \
+                (bottom - top_) < settings.min_panel_share * h:
             continue
-        if (fine[y0 + rows[0]:y0 + rows[-1] + 1, left:right + 1].mean() < 0.4
-                or fine[top_:bottom + 1, left:right + 1].mean() < 0.15):
+        if (fine[y0 + rows[0]:y0 + rows[-1] + 1, left:right + 1].mean() < settings.tint_core
+                or fine[top_:bottom + 1, left:right + 1].mean() < settings.tint_fill):
             continue
-        if not _straight_edged(fine[top_:bottom + 1, left:right + 1]):
+        if not _straight_edged(fine[top_:bottom + 1, left:right + 1], settings=settings):
             continue
         # Sharp edges: just outside the rectangle the colour is not the tint.
         ring = []
-        if top_ >= 3:
+        if top_ > 2:
             ring.append(rgb[top_ - 2, left:right + 1])
         if bottom + 2 < h:
             ring.append(rgb[bottom + 2, left:right + 1])
-        if left >= 3:
+        if left > 2:
             ring.append(rgb[top_:bottom + 1, left - 2])
         if right + 2 < w:
             ring.append(rgb[top_:bottom + 1, right + 2])
-        if len(ring) < 3:
+        if len(ring) < settings.ring_sides:
             continue
         outside = np.concatenate(ring)
-        if (maxabs(outside, tint) > 10).mean() < 0.6:
+        if (maxabs(outside, tint) > near).mean() < settings.ring_differs:
             continue
         boxes.append(Box(int(left), int(top_), int(right), int(bottom), "tint"))
     return boxes
 
 
-def _straight_edged(tinted: np.ndarray, reach: int = 3) -> bool:
+def _straight_edged(tinted: np.ndarray, *, settings: GeometrySettings) -> bool:
     """Whether the tint of a candidate box ends on a straight row at its top or its bottom
     (GeometrySettings.straight_edge): a rectangle does, a band with sloped edges does not.
     Data drawn over an edge (bars on the bottom, a line crossing the top) moves few columns'
     ends."""
     columns = tinted.any(axis=0)
-    if columns.sum() < 3:
+    reach = settings.edge_reach
+    if columns.sum() < reach:
         return False
     tops = tinted[:, columns].argmax(axis=0)
     bottoms = tinted.shape[0] - 1 - tinted[::-1, columns].argmax(axis=0)
-    share = reader_settings().geometry.straight_edge
+    share = settings.straight_edge
     return any(float((np.abs(ends - np.median(ends)) <= reach).mean()) >= share
                for ends in (tops, bottoms))
 
 
-def _extend(cover: np.ndarray, lo: int, hi: int, floor: float, gap: int = 4) -> tuple[int, int]:
+def _extend(cover: np.ndarray, lo: int, hi: int, floor: float, *, gap: int) -> tuple[int, int]:
     """Grow [lo, hi] outwards while `cover` stays at or above `floor` (a gridline across the
     tint may interrupt it for up to `gap` rows)."""
     ok = np.nonzero(cover >= floor)[0]
@@ -514,12 +542,14 @@ def _extend(cover: np.ndarray, lo: int, hi: int, floor: float, gap: int = 4) -> 
     return int(lo), int(hi)
 
 
-def _trimmed(lines: list[Line], mask: np.ndarray, bridge: np.ndarray | None = None) -> list[Line]:
+def _trimmed(lines: list[Line], mask: np.ndarray, bridge: np.ndarray | None = None, *,
+             settings: GeometrySettings) -> list[Line]:
     """Lines with the ends that run into text (ink just beside the line) cut off. With `bridge`,
     a line may also end under data drawn over it (a gridline behind a bar)."""
     out = []
     for line in lines:
-        lo, hi = max(0, line.pos0 - 3), min(mask.shape[0], line.pos1 + 4)
+        reach = settings.tick_mark  # text beside a line's end: as near as a tick mark
+        lo, hi = max(0, line.pos0 - reach), min(mask.shape[0], line.pos1 + reach + 1)
         thick = mask[lo:hi, line.start:line.end + 1].sum(axis=0)
         present = mask[line.pos0:line.pos1 + 1, line.start:line.end + 1].any(axis=0)
         clean = present & (thick <= line.thickness + 1)
@@ -536,17 +566,21 @@ def _trimmed(lines: list[Line], mask: np.ndarray, bridge: np.ndarray | None = No
     return out
 
 
-def _grid_areas(hlines: list[Line], vlines: list[Line], min_w: int, min_h: int) -> list[Box]:
+def _grid_areas(hlines: list[Line], vlines: list[Line], min_w: int, min_h: int, *,
+                settings: GeometrySettings) -> list[Box]:
     """Areas spanned by a grid without a frame: horizontal gridlines give the left and right
     edges, vertical ones the top and bottom (data or a legend over a line's end only shortens
     it, so the longest lines of a group count). Panels in a row share the vertical extent and
     panels in a column the horizontal one, so each pair of extents is a panel if gridlines of
     both kinds lie inside it."""
+    slack = settings.corner_slack
+
     def extents(lines: list[Line]) -> list[tuple[int, int]]:
         groups: list[list[Line]] = []
         for line in sorted(lines, key=lambda l: (l.start, l.end)):
             for group in groups:
-                if abs(group[0].start - line.start) <= 4 and abs(group[0].end - line.end) <= 4:
+                if abs(group[0].start - line.start) <= slack and \
+                        abs(group[0].end - line.end) <= slack:
                     group.append(line)
                     break
             else:
@@ -554,8 +588,8 @@ def _grid_areas(hlines: list[Line], vlines: list[Line], min_w: int, min_h: int) 
         return [(min(l.start for l in g), max(l.end for l in g)) for g in groups]
 
     # A chart has tens of gridlines; a noisy photo may give hundreds of "lines".
-    hlines = sorted(hlines, key=lambda l: l.start - l.end)[:reader_settings().geometry.max_grid_lines]
-    vlines = sorted(vlines, key=lambda l: l.start - l.end)[:reader_settings().geometry.max_grid_lines]
+    hlines = sorted(hlines, key=lambda l: l.start - l.end)[:settings.max_grid_lines]
+    vlines = sorted(vlines, key=lambda l: l.start - l.end)[:settings.max_grid_lines]
     xs = [e for e in extents(hlines) if e[1] - e[0] >= min_w]
     ys = [e for e in extents(vlines) if e[1] - e[0] >= min_h]
     if not xs or not ys:
@@ -571,26 +605,29 @@ def _grid_areas(hlines: list[Line], vlines: list[Line], min_w: int, min_h: int) 
         a = np.array(across)
         b = np.array(along)
         at = ((c[None, :] >= a[:, :1] + margin) & (c[None, :] <= a[:, 1:] - margin)).astype(int)
-        within = ((s0[None, :] >= b[:, :1] - 4) & (s1[None, :] <= b[:, 1:] + 4)).astype(int)
+        within = ((s0[None, :] >= b[:, :1] - slack) & (s1[None, :] <= b[:, 1:] + slack)
+                  ).astype(int)
         return at @ within.T
 
-    h_in = counts(hlines, ys, xs, -3)          # [y extent, x extent]
-    v_in = counts(vlines, xs, ys, -3).T        # [y extent, x extent]
+    edge = -settings.line_wobble  # lines on a border count, a wobble outside it
+    h_in = counts(hlines, ys, xs, edge)          # [y extent, x extent]
+    v_in = counts(vlines, xs, ys, edge).T        # [y extent, x extent]
     # Lines only along the border make a box (a legend), not a grid.
-    interior = counts(hlines, ys, xs, 4) + counts(vlines, xs, ys, 4).T
-    ok = (h_in >= 1) & (v_in >= 1) & (h_in + v_in >= 3) & (interior >= 2)
-    boxes = [_grown(Box(xs[i][0], ys[j][0], xs[i][1], ys[j][1], "grid"), hlines)
+    interior = counts(hlines, ys, xs, slack) + counts(vlines, xs, ys, slack).T
+    ok = (h_in >= 1) & (v_in >= 1) & (h_in + v_in >= settings.grid_lines) & (interior >= 2)
+    boxes = [_grown(Box(xs[i][0], ys[j][0], xs[i][1], ys[j][1], "grid"), hlines,
+                    settings=settings)
              for j, i in zip(*np.nonzero(ok))]
     boxes = [b for k, b in enumerate(boxes) if b not in boxes[:k]]  # grown alike: one box
-    boxes = sorted(boxes, key=lambda b: -b.area)[:reader_settings().geometry.max_grid_boxes]
+    boxes = sorted(boxes, key=lambda b: -b.area)[:settings.max_grid_boxes]
     # Partial extents (a legend over the ends of some gridlines) of one panel: their union.
     merged = True
     while merged:
         merged = False
         for i, a in enumerate(boxes):
             for b in boxes[i + 1:]:
-                same_x = abs(a.left - b.left) <= 4 and abs(a.right - b.right) <= 4
-                same_y = abs(a.top - b.top) <= 4 and abs(a.bottom - b.bottom) <= 4
+                same_x = abs(a.left - b.left) <= slack and abs(a.right - b.right) <= slack
+                same_y = abs(a.top - b.top) <= slack and abs(a.bottom - b.bottom) <= slack
                 if (same_x and a.top <= b.bottom and b.top <= a.bottom) or (
                         same_y and a.left <= b.right and b.left <= a.right):
                     boxes.remove(b)
@@ -603,26 +640,27 @@ def _grid_areas(hlines: list[Line], vlines: list[Line], min_w: int, min_h: int) 
     return boxes
 
 
-def _grown(box: Box, hlines: list[Line]) -> Box:
+def _grown(box: Box, hlines: list[Line], *, settings: GeometrySettings) -> Box:
     """A grid box whose height came from short vertical lines (bar edges, where a chart has no
     vertical gridlines) grown over the horizontal gridlines of its width that go on above or
     below it at the grid's own spacing (gridlines are evenly spaced: a panel stacked under
     another starts after a gap of another size)."""
+    slack, wobble, spacing = settings.corner_slack, settings.line_wobble, settings.grid_spacing
     rows = sorted(l.centre for l in hlines
-                  if abs(l.start - box.left) <= 4 and abs(l.end - box.right) <= 4)
-    inside = [r for r in rows if box.top - 3 <= r <= box.bottom + 3]
+                  if abs(l.start - box.left) <= slack and abs(l.end - box.right) <= slack)
+    inside = [r for r in rows if box.top - wobble <= r <= box.bottom + wobble]
     if len(inside) < 2:
         return box
     step = float(np.median(np.diff(inside)))
-    if step < 3:
+    if step < wobble:
         return box
     top, bottom = min(inside), max(inside)
     for r in reversed([r for r in rows if r < top]):
-        if abs((top - r) - step) > 0.15 * step:
+        if abs((top - r) - step) > spacing * step:
             break
         top = r
     for r in [r for r in rows if r > bottom]:
-        if abs((r - bottom) - step) > 0.15 * step:
+        if abs((r - bottom) - step) > spacing * step:
             break
         bottom = r
     return Box(box.left, min(box.top, int(top)), box.right, max(box.bottom, int(round(bottom))),
@@ -640,23 +678,26 @@ class Grid:
     """Gridline pixels inside the box (box-local coordinates)."""
 
 
-def gridlines(page: Page, box: Box, plot_bg: np.ndarray) -> Grid:
+def gridlines(page: Page, box: Box, plot_bg: np.ndarray, *,
+              settings: GeometrySettings | None = None) -> Grid:
     """Gridlines inside a plot area: rows/columns mostly covered by one low-chroma colour."""
+    settings = settings or reader_settings().geometry
     rgb = page.rgb[box.top:box.bottom + 1, box.left:box.right + 1]
     chroma = page.chroma[box.top:box.bottom + 1, box.left:box.right + 1]
-    differs = (channel_distance(rgb, plot_bg) > 8) & (chroma < 40)
+    differs = (channel_distance(rgb, plot_bg) > settings.ink_diff) & \
+        (chroma < settings.grid_chroma)
     hh, ww = differs.shape
     mask = np.zeros_like(differs)
     found: dict[str, list[float]] = {"x": [], "y": []}
     colours = []
     for axis, name in ((1, "y"), (0, "x")):
         cover = differs.mean(axis=axis)
-        rows = np.nonzero(cover > 0.45)[0]
+        rows = np.nonzero(cover > settings.grid_cover)[0]
         if rows.size == 0:
             continue
         groups = np.split(rows, np.nonzero(np.diff(rows) > 1)[0] + 1)
         for g in groups:
-            if g.size > 6:
+            if g.size > settings.grid_thickness:
                 continue
             sel = differs[g] if axis == 1 else differs[:, g].T
             pix = (rgb[g] if axis == 1 else rgb[:, g].transpose(1, 0, 2))[sel]
@@ -665,11 +706,12 @@ def gridlines(page: Page, box: Box, plot_bg: np.ndarray) -> Grid:
     if len(found["x"]) + len(found["y"]) < 2:
         return Grid([], [], mask)
     colour = np.median(np.array(colours), axis=0)
-    near = channel_distance(rgb, colour) <= 30
+    near = channel_distance(rgb, colour) <= settings.grid_colour
+    half = settings.grid_halfwidth
     for y in found["y"]:
-        lo, hi = max(0, int(y) - 2), min(hh, int(y) + 3)
+        lo, hi = max(0, int(y) - half), min(hh, int(y) + half + 1)
         mask[lo:hi] |= near[lo:hi]
     for x in found["x"]:
-        lo, hi = max(0, int(x) - 2), min(ww, int(x) + 3)
+        lo, hi = max(0, int(x) - half), min(ww, int(x) + half + 1)
         mask[:, lo:hi] |= near[:, lo:hi]
     return Grid([x + box.left for x in found["x"]], [y + box.top for y in found["y"]], mask)

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import ndimage
 
+from judging.signals.chart.axes import BOX_SIDES, EIGHT_CONNECTED, WHITE
 from judging.signals.chart.colour import blend, common_colour, luma, luma_of, maxabs
 from judging.signals.chart.geometry import Box, Page
 from judging.signals.chart.ocr import Crop, read_crops
@@ -88,6 +89,7 @@ class Legend:
         entry would fit its series, or another series its entry, within LegendSettings.assign_margin of the
         fit that was taken (greys a few levels apart, two blues): the names of such series may
         as well be the other way round."""
+        lg = reader_settings().legend
         costs = []
         for i, s in enumerate(series):
             for j, e in enumerate(self.entries):
@@ -98,13 +100,13 @@ class Legend:
                     # The sample may be paler (thin, anti-aliased): compare along the blend.
                     d = float(blend(e.colour[None, :], self.face, colour)[0][0])
                     d = min(d, float(np.abs(colour - e.colour).max()))
-                    limit = 45
+                    limit = lg.blend_match
                 else:
                     d = float(np.abs(colour - e.colour).max())
-                    limit = 50
+                    limit = lg.grey_match
                 if d > limit:
                     continue
-                style_cost = 0.0 if _style_ok(s.line, e.style) else 30.0
+                style_cost = 0.0 if _style_ok(s.line, e.style) else lg.style_cost
                 costs.append((d + style_cost, i, j))
         names: list[tuple[str | None, bool]] = [(None, True)] * len(series)
         used_s, used_e = set(), set()
@@ -130,23 +132,24 @@ def _style_ok(line: str, handle: str) -> bool:
 def find_legend(page: Page, boxes: list[Box], mask: np.ndarray, glyph: float, *,
                 ocr=None) -> list[Legend | None]:
     """One legend (or None) per plot area. `ocr=False` skips reading the names."""
+    lg = reader_settings().legend
     h, w = page.shape
-    labels, n = ndimage.label(mask, structure=np.ones((3, 3), bool))
+    labels, n = ndimage.label(mask, structure=EIGHT_CONNECTED)
     if n == 0:
         return [None] * len(boxes)
-    labels, n, apart = _unstack(labels, n, max(glyph, 5.0))
+    labels, n, apart = _unstack(labels, n, max(glyph, lg.min_glyph))
     objs = ndimage.find_objects(labels)
     bb = np.array([(sl[1].start, sl[0].start, sl[1].stop - 1, sl[0].stop - 1) for sl in objs])
     cw = bb[:, 2] - bb[:, 0] + 1
     ch = bb[:, 3] - bb[:, 1] + 1
-    glyph = max(glyph, 5.0)
+    glyph = max(glyph, lg.min_glyph)
     # Letters that touch (small text, a tight font) make one wider component: sparse, unlike a
     # patch or a line.
     fill = np.bincount(labels.ravel(), minlength=n + 1)[1:] / (cw * ch)
-    glyphlike = (ch >= 0.4 * glyph) & (ch <= 1.8 * glyph) & (
-        (cw <= 2.2 * glyph) | ((cw <= 5 * glyph) & (fill < 0.65)))
+    glyphlike = (ch >= lg.glyph_low * glyph) & (ch <= lg.glyph_high * glyph) & (
+        (cw <= lg.glyph_wide * glyph) | ((cw <= lg.word_wide * glyph) & (fill < lg.word_fill)))
     # dots of i/j, periods, the bars of "=" and "-"
-    small = (ch < 0.4 * glyph) & (cw < 1.6 * glyph)
+    small = (ch < lg.glyph_low * glyph) & (cw < lg.small_wide * glyph)
     # line-and-marker samples among the glyph-sized components: no letters (`_struck`)
     wide = glyphlike & (cw >= reader_settings().legend.struck_width * glyph) & (cw >= 2 * ch)
     struck = _struck(bb, np.flatnonzero(wide), glyphlike, labels, glyph)
@@ -175,7 +178,7 @@ def find_legend(page: Page, boxes: list[Box], mask: np.ndarray, glyph: float, *,
     for bi, _box in enumerate(boxes):
         entries = [e for b, e in all_entries if b == bi]
         if ocr is not False:
-            entries = [e for e in entries if e.name and e.conf >= 35]
+            entries = [e for e in entries if e.name and e.conf >= lg.min_conf]
         if not entries:
             results.append(None)
             continue
@@ -196,14 +199,15 @@ def _title(bb, glyphlike, entries: list[Entry], glyph: float
     glyph either side); None without one. Marks above a frameless key (data markers, steep
     dashes) are seldom as tall as its names and on one line; what lies further out along the
     line is left to the data."""
+    lg = reader_settings().legend
     x0 = min(e.box[0] for e in entries)
     x1 = max(e.box[2] for e in entries)
     y0 = min(e.box[1] for e in entries)
     tall = float(np.median([e.text_box[3] - e.text_box[1] + 1 for e in entries]))
     height = bb[:, 3] - bb[:, 1] + 1
-    near = glyphlike & (height >= 0.5 * tall) & (height <= 1.3 * tall) \
+    near = glyphlike & (height >= lg.row_low * tall) & (height <= lg.row_high * tall) \
         & (bb[:, 0] >= x0 - glyph) & (bb[:, 2] <= x1 + glyph) & (bb[:, 3] < y0) \
-        & (bb[:, 1] >= y0 - 2.5 * glyph)
+        & (bb[:, 1] >= y0 - lg.title_reach * glyph)
     if not near.any():
         return None
     # The line nearest the entries.
@@ -223,21 +227,24 @@ def _unstack(labels: np.ndarray, n: int, glyph: float
     glyph-sized neighbours beside it on a line at its top and on a line starting in its lower
     half, is cut where that lower line starts: the part below gets a label of its own. Returns
     the labels, their count and the (upper, lower) component indices of each cut."""
+    lg = reader_settings().legend
     objs = ndimage.find_objects(labels)
     bb = np.array([(sl[1].start, sl[0].start, sl[1].stop - 1, sl[0].stop - 1) for sl in objs])
     cw, ch = bb[:, 2] - bb[:, 0] + 1, bb[:, 3] - bb[:, 1] + 1
-    small = (ch >= 0.4 * glyph) & (ch <= 1.3 * glyph) & (cw <= 2.2 * glyph)
+    small = (ch >= lg.glyph_low * glyph) & (ch <= lg.row_high * glyph) & \
+        (cw <= lg.glyph_wide * glyph)
     # As wide as a letter (a stroke, a rule or a dash drawn upright is not two letters).
-    tall = np.nonzero((ch > 1.8 * glyph) & (ch <= 3.2 * glyph) & (cw >= 0.5 * glyph)
-                      & (cw <= 2.2 * glyph))[0]
+    tall = np.nonzero((ch > lg.glyph_high * glyph) & (ch <= lg.stacked_high * glyph) & (cw >= 0.5 * glyph)
+                      & (cw <= lg.glyph_wide * glyph))[0]
     cuts: list[tuple[int, int]] = []
     for k in tall:
         left, top, right, bottom = bb[k]
-        beside = small & (bb[:, 2] >= left - 3 * glyph) & (bb[:, 0] <= right + 3 * glyph) \
+        beside = small & (bb[:, 2] >= left - lg.beside_reach * glyph) & \
+            (bb[:, 0] <= right + lg.beside_reach * glyph) \
             & (bb[:, 1] <= bottom) & (bb[:, 3] >= top)
         tops = bb[beside, 1]
-        upper = tops[tops <= top + 0.25 * ch[k]]
-        lower = tops[tops >= top + 0.4 * ch[k]]
+        upper = tops[tops <= top + lg.stacked_upper * ch[k]]
+        lower = tops[tops >= top + lg.stacked_lower * ch[k]]
         if not upper.size or not lower.size:
             continue
         cut = int(lower.min())
@@ -254,11 +261,12 @@ def _regions(box: Box, boxes: list[Box], mask: np.ndarray, glyph: float
     """Where a plot area's legend may be, in order of preference, each with the number of
     entries a legend there needs: inside it, right of it, above it, below it (under the x tick
     labels, up to the image bottom or the next panel down)."""
+    lg = reader_settings().legend
     h, w = mask.shape
     regions = [((box.left + 2, box.top + 2, box.right - 2, box.bottom - 2), 1)]
     right_edge = min([o.left - 2 for o in boxes if o.left > box.right
                       and o.top < box.bottom and o.bottom > box.top] + [w - 1])
-    if right_edge - box.right > 3 * glyph:
+    if right_edge - box.right > lg.beside_reach * glyph:
         regions.append(((box.right + 2, box.top - int(2 * glyph), right_edge, box.bottom), 1))
     top_edge = max([o.bottom + 2 for o in boxes if o.bottom < box.top
                     and o.left < box.right and o.right > box.left] + [0])
@@ -299,10 +307,11 @@ def _below_labels(mask: np.ndarray, box: Box, y0: int, y1: int, glyph: float) ->
 def _frame(page: Page, content, face, glyph) -> tuple[tuple[int, int, int, int], bool]:
     """The legend's box: out to its frame when one is drawn within ~2 glyphs, else padded;
     and whether a frame was found."""
+    lg = reader_settings().legend
     h, w = page.shape
     x0, y0, x1, y1 = content
-    reach = int(round(2.2 * glyph))
-    pad = int(round(0.9 * glyph))
+    reach = int(round(lg.frame_reach * glyph))
+    pad = int(round(lg.frame_pad * glyph))
     out, sides_found = [], 0
     for side in ("left", "top", "right", "bottom"):
         found = None
@@ -321,7 +330,7 @@ def _frame(page: Page, content, face, glyph) -> tuple[tuple[int, int, int, int],
                 line = page.rgb[y, x0:x1 + 1] if y < h else None
             if line is None or len(line) == 0:
                 break
-            if (maxabs(line.astype(np.float32), face) > 25).mean() >= 0.7:
+            if (maxabs(line.astype(np.float32), face) > lg.frame_contrast).mean() >= lg.frame_cover:
                 found = k
                 break
         out.append((found + 2) if found is not None else pad)
@@ -329,7 +338,7 @@ def _frame(page: Page, content, face, glyph) -> tuple[tuple[int, int, int, int],
     # A frame drawn round the legend, seen on three sides at least: the fourth may lie past
     # the names read (a fraction's pieces left out of its row), while a gridline or the plot's
     # frame beside a frameless legend passes one side or two.
-    framed = sides_found >= 3
+    framed = sides_found >= lg.frame_sides
     return (max(0, x0 - out[0]), max(0, y0 - out[1]), min(w - 1, x1 + out[2]),
             min(h - 1, y1 + out[3])), framed
 
@@ -345,6 +354,7 @@ def _entries(page: Page, region, bb, glyphlike, small, labels, glyph, *,
     """The legends a region holds: the best-aligned entries with their samples on the left, and
     those with their samples on the right. `prose_around`: the region (outside the plot area)
     may hold a paragraph, whose words are no legend (LegendSettings.names_share)."""
+    lg = reader_settings().legend
     x0, y0, x1, y1 = region
     inside = (bb[:, 0] >= x0) & (bb[:, 2] <= x1) & (bb[:, 1] >= y0) & (bb[:, 3] <= y1)
     ids = np.nonzero(inside & (glyphlike | small))[0]
@@ -374,7 +384,7 @@ def _entries(page: Page, region, bb, glyphlike, small, labels, glyph, *,
         for k, (comps, tb) in enumerate(zip(rows, boxes)):
             if marks[k] or k in not_text:
                 continue
-            own = float(max(0.6 * glyph, min(1.6 * glyph, 0.85 * (tb[3] - tb[1] + 1))))
+            own = float(max(lg.own_low * glyph, min(lg.own_high * glyph, lg.own_share * (tb[3] - tb[1] + 1))))
             handle = _handle(page, tb, own, x0 if side == "left" else x1, side)
             if handle is None:
                 continue
@@ -396,7 +406,7 @@ def _entries(page: Page, region, bb, glyphlike, small, labels, glyph, *,
                        for o in entries))]
         # Glyphs in a line (rotated tick labels, the letters of a word spaced out) would each
         # be the next one's sample: a sample is never another entry's text.
-        texts = np.array([e.text_box + (0,) for e in entries]).reshape(-1, 5)
+        texts = np.array([e.text_box + (0,) for e in entries]).reshape(-1, BOX_SIDES + 1)
         entries = [e for e in entries if not _overlaps(e.handle_box, texts, e.text_box, False)]
         entries = _aligned(entries, glyph, side)
         # A legend's names are most of the text around them; "entries" read from a paragraph
@@ -416,6 +426,7 @@ def _among_prose(entries: list[Entry], rows: list[list[int]], boxes, big: list[l
     half names' height: a caption's lines are set close). `rows`/`boxes`/`big`: the region's
     text rows, their boxes and glyph-sized components; `skip`: rows that are no text. Text
     further away (an axis title above a key under the plot, a figure title) does not count."""
+    lg = reader_settings().legend
     if not entries:
         return False
     own = {tuple(e.text_box) for e in entries}
@@ -423,7 +434,7 @@ def _among_prose(entries: list[Entry], rows: list[list[int]], boxes, big: list[l
     named = sum(len(g) for tb, g in zip(boxes, big) if tuple(tb) in own)
     near = sum(len(g) for k, (tb, g) in enumerate(zip(boxes, big))
                if k not in skip and any(max(tb[1] - e.text_box[3], e.text_box[1] - tb[3])
-                                        <= 1.5 * tall for e in entries))
+                                        <= lg.prose_reach * tall for e in entries))
     return named < reader_settings().legend.names_share * near
 
 
@@ -432,11 +443,12 @@ def _faint(page: Page, region, rows: list[list[int]], boxes, labels) -> set[int]
     drawn much fainter than the region's strongest (LegendSettings.faint_text): each row's
     strength is its strongest pixel's distance in lightness from the region's commonest colour
     (taken on every fourth pixel each way: a hot path)."""
+    lg = reader_settings().legend
     if len(rows) < 2:
         return set()
     x0, y0, x1, y1 = (max(0, int(v)) for v in region)
-    sample = page.rgb[y0:y1 + 1:4, x0:x1 + 1:4].reshape(-1, 3).astype(np.int32)
-    face = common_colour(sample, step=8)[0]
+    sample = page.rgb[y0:y1 + 1:4, x0:x1 + 1:4].reshape(-1, page.rgb.shape[-1]).astype(np.int32)
+    face = common_colour(sample, step=lg.face_step)[0]
     face_lum = luma(face)
     strength = []
     for comps, (left, top, right, bottom) in zip(rows, boxes):
@@ -455,37 +467,41 @@ def _inside(box, outer) -> bool:
 def _coloured(page: Page, labels, tb, comps) -> bool:
     """Whether a text row is drawn in colour: scatter points beside each other, not a name
     (legend texts are black or grey)."""
+    lg = reader_settings().legend
     left, top, right, bottom = tb
     sub = np.isin(labels[top:bottom + 1, left:right + 1], np.asarray(comps) + 1)
-    return bool(np.median(page.chroma[top:bottom + 1, left:right + 1][sub]) >= 40)
+    return bool(np.median(page.chroma[top:bottom + 1, left:right + 1][sub]) >= lg.coloured_chroma)
 
 
 def _distinct(entries: list[Entry]) -> bool:
     """Whether the samples of the entries tell series apart (a legend of samples that all look
     alike names nothing: tick marks beside tick labels, the points of one scatter)."""
+    lg = reader_settings().legend
     if len(entries) < 2:
         # One glyph-sized black blob beside a text is as likely a letter (of a rotated axis
         # title, a word cut by the layout) as a sample.
         return not entries or entries[0].chromatic or entries[0].style != "marker"
     first = entries[0]
     return any(e.style != first.style or e.chromatic != first.chromatic
-               or float(np.abs(e.colour - first.colour).max()) > 30 for e in entries[1:])
+               or float(np.abs(e.colour - first.colour).max()) > lg.same_colour for e in entries[1:])
 
 
 def _marks(bb, comps: list[int], labels) -> bool:
     """Whether the glyphs of a row are alike marks spaced apart: the markers of a sample, of
     one size and shape (letters of a word differ, or stand closer than half their width)."""
+    lg = reader_settings().legend
     order = sorted(comps, key=lambda c: bb[c, 0])
     boxes = bb[order]
     w = boxes[:, 2] - boxes[:, 0] + 1
     h = boxes[:, 3] - boxes[:, 1] + 1
-    if np.ptp(w) > max(1, 0.15 * w.max()) or np.ptp(h) > max(1, 0.15 * h.max()):
+    if np.ptp(w) > max(1, lg.marks_size * w.max()) or \
+            np.ptp(h) > max(1, lg.marks_size * h.max()):
         return False
-    if not (boxes[1:, 0] - boxes[:-1, 2] - 1 >= 0.5 * w.max()).all() or (w > 1.4 * h + 2).any():
+    if not (boxes[1:, 0] - boxes[:-1, 2] - 1 >= 0.5 * w.max()).all() or (w > lg.mark_aspect * h + 2).any():
         return False
     cw, ch = int(w.min()), int(h.min())
     shapes = [labels[b[1]:b[1] + ch, b[0]:b[0] + cw] == c + 1 for b, c in zip(boxes, order)]
-    return all((a & shapes[0]).sum() >= 0.6 * (a | shapes[0]).sum() for a in shapes[1:])
+    return all((a & shapes[0]).sum() >= lg.mark_overlap * (a | shapes[0]).sum() for a in shapes[1:])
 
 
 def _overlaps(hb, words: np.ndarray, own, chromatic: bool) -> bool:
@@ -512,6 +528,7 @@ def _struck(bb, ids, glyphlike, labels, glyph) -> frozenset[int]:
     the same rows: a line drawn through a marker. (Letters run together at a small scale fill
     their ends from top to bottom.) Taken as a letter, such a sample, taller than the text,
     joined the name beside it into one row, and the entry was lost."""
+    lg = reader_settings().legend
     cfg = reader_settings().legend
     out = set()
     for c in ids.tolist():
@@ -520,7 +537,7 @@ def _struck(bb, ids, glyphlike, labels, glyph) -> frozenset[int]:
         if not glyphlike[c] or width < cfg.struck_width * glyph or width < 2 * height:
             continue
         own = labels[y0:y1 + 1, x0:x1 + 1] == c + 1
-        quarter = max(1, width // 4)
+        quarter = max(1, width // lg.struck_ends)
         rows = [np.flatnonzero(part.any(axis=1)) for part in (own[:, :quarter],
                                                                own[:, -quarter:])]
         thin = max(2, cfg.struck_stroke * height)
@@ -535,6 +552,7 @@ def _text_rows(bb, ids, glyphlike, glyph, *, apart: frozenset[tuple[int, int]] =
     """Group glyphs into text rows (words of one entry): vertical overlap, small gaps; the
     parts of a glyph cut in two by `_unstack` (`apart`, component indices) never join, nor do
     line-and-marker samples (`alone`, see `_struck`) join anything."""
+    lg = reader_settings().legend
     order = ids[np.argsort(bb[ids, 0])]
     parent = {int(i): int(i) for i in order}
 
@@ -547,17 +565,17 @@ def _text_rows(bb, ids, glyphlike, glyph, *, apart: frozenset[tuple[int, int]] =
     # The pair loop runs over Python numbers (the boxes' int64 columns as lists): indexing numpy
     # scalars one at a time made this loop a third of reading a chart; the arithmetic and so the
     # rows are the same.
-    left, top, right, bottom = (bb[:, k].tolist() for k in range(4))
+    left, top, right, bottom = (bb[:, k].tolist() for k in range(BOX_SIDES))
     heights = (bb[:, 3] - bb[:, 1] + 1).tolist()
     ordered = order.tolist()
-    far, low, touch = 1.6 * glyph, 0.6 * glyph, -0.2 * glyph
+    far, low, touch = lg.word_gap * glyph, lg.own_low * glyph, -lg.touch * glyph
     for a_pos, a in enumerate(ordered):
         a_right, a_top, a_bottom, a_height = right[a], top[a], bottom[a], heights[a]
         for b in ordered[a_pos + 1:]:
             dx = left[b] - a_right
             if dx > far:
                 break
-            if dx > 0.8 * max(a_height, heights[b], low):
+            if dx > lg.letter_gap * max(a_height, heights[b], low):
                 continue
             vover = min(a_bottom, bottom[b]) - max(a_top, top[b])
             if vover >= touch and (a, b) not in apart and (b, a) not in apart and \
@@ -572,7 +590,7 @@ def _text_rows(bb, ids, glyphlike, glyph, *, apart: frozenset[tuple[int, int]] =
         if not big:
             continue
         height = bb[members, 3].max() - bb[members, 1].min() + 1
-        if height > 2.2 * glyph:
+        if height > lg.line_high * glyph:
             out += _lines(bb, members, glyphlike, glyph)
             continue
         out.append(members)
@@ -584,6 +602,7 @@ def _lines(bb, members: list[int], glyphlike, glyph) -> list[list[int]]:
     within a pixel of the next line's capitals) split at the band no glyph crosses: each line
     kept when it is two glyphs or more and one line tall; anything else (a dashed upright line,
     glyphs stacked at random) is no text row."""
+    lg = reader_settings().legend
     top, bottom = int(bb[members, 1].min()), int(bb[members, 3].max())
     crossing = np.zeros(bottom - top + 2, int)
     for m in members:
@@ -597,43 +616,44 @@ def _lines(bb, members: list[int], glyphlike, glyph) -> list[list[int]]:
         start = cut
     lines = [part for part in parts
              if sum(bool(glyphlike[m]) for m in part) >= 2
-             and bb[part, 3].max() - bb[part, 1].min() + 1 <= 2.2 * glyph]
+             and bb[part, 3].max() - bb[part, 1].min() + 1 <= lg.line_high * glyph]
     return lines if len(lines) >= 2 else []
 
 
 def _handle(page: Page, tb, glyph, bound, side: str = "left"):
     """The sample beside a text row, on its `side` and not past `bound` (the region's edge):
     (box, colour, chromatic, style) or None."""
+    lg = reader_settings().legend
     left, top, right, bottom = tb
     cy = (top + bottom) / 2
     if side == "left":
-        hx0 = max(bound, int(left - 4.5 * glyph))
-        hx1 = int(left - 0.25 * glyph)
+        hx0 = max(bound, int(left - lg.handle_reach * glyph))
+        hx1 = int(left - lg.handle_gap * glyph)
     else:
-        hx0 = int(right + 0.25 * glyph) + 1
-        hx1 = min(bound + 1, int(right + 4.5 * glyph) + 1)
-    hy0 = int(cy - 0.75 * glyph)
-    hy1 = int(cy + 0.75 * glyph) + 1
-    if hx1 - hx0 < 0.6 * glyph or hy0 < 0:
+        hx0 = int(right + lg.handle_gap * glyph) + 1
+        hx1 = min(bound + 1, int(right + lg.handle_reach * glyph) + 1)
+    hy0 = int(cy - lg.handle_half * glyph)
+    hy1 = int(cy + lg.handle_half * glyph) + 1
+    if hx1 - hx0 < lg.handle_min * glyph or hy0 < 0:
         return None
     rgb = page.rgb[hy0:hy1, hx0:hx1].astype(np.float32)
     if rgb.size == 0:
         return None
     # The legend's face: the colour of most pixels just around the text.
     face = _face(page, tb, glyph)
-    ink = maxabs(rgb, face) > 45
+    ink = maxabs(rgb, face) > lg.handle_ink
     # Gridlines showing through the legend cross the whole sample region. So does a patch
     # taller than the region (ggplot2's keys are two text lines tall), in many columns side by
     # side, and its colour ends within 2.5 glyphs above and below, unlike a bar beside a bar
     # label.
     keys = _without_crossings(page, ink, rgb, (hx0, hx1), cy, glyph)
-    if ink.sum() < 3:
+    if ink.sum() < lg.handle_pixels:
         return None
     cols = np.nonzero(ink.any(axis=0))[0]
     # The sample ends close to the text (a scatter marker sits mid-handle, up to ~2.5 glyphs
     # away, ~4 in gnuplot's key); keep only the ink columns that reach it without a gap wider
     # than a dash gap (not the end of a previous entry's text, nor the start of the next one's).
-    gaps = np.nonzero(np.diff(cols) > 0.7 * glyph)[0]
+    gaps = np.nonzero(np.diff(cols) > lg.handle_split * glyph)[0]
     if side == "left":
         if gaps.size:
             cols = cols[gaps[-1] + 1:]
@@ -652,11 +672,11 @@ def _handle(page: Page, tb, glyph, bound, side: str = "left"):
     width = cols[-1] - cols[0] + 1
     height = rows_[-1] - rows_[0] + 1
     # A marker: a compact blob (gnuplot draws small points, a quarter of a glyph and up).
-    marker = width <= 1.4 * height + 2 and width <= 1.2 * glyph
-    if away > (4.0 if marker else 2.6) * glyph:
+    marker = width <= lg.mark_aspect * height + 2 and width <= lg.marker_wide * glyph
+    if away > (lg.marker_away if marker else lg.line_away) * glyph:
         return None
     # (A patch filling the region is as tall as the region.)
-    if width < (0.25 if marker else 0.5) * glyph or width < 2 or height > 1.6 * glyph + keys:
+    if width < (lg.marker_min if marker else 0.5) * glyph or width < 2 or height > lg.own_high * glyph + keys:
         return None
     hb = (int(hx0 + cols[0]), int(hy0 + rows_[0]), int(hx0 + cols[-1]), int(hy0 + rows_[-1]))
     colour, chromatic = _sample_colour(rgb[ink], face)
@@ -668,34 +688,37 @@ def _handle(page: Page, tb, glyph, bound, side: str = "left"):
 def _sample_colour(pix: np.ndarray, face: np.ndarray) -> tuple[np.ndarray, bool]:
     """A legend sample's colour (its most saturated pixels', or its darkest grey on a light
     face) and whether it is chromatic."""
+    lg = reader_settings().legend
     chroma = pix.max(axis=1) - pix.min(axis=1)
-    chromatic = bool(np.percentile(chroma, 80) >= 40)
+    chromatic = bool(np.percentile(chroma, lg.chroma_percentile) >= lg.coloured_chroma)
     if chromatic:
-        strong = pix[chroma >= np.percentile(chroma, 80)]
+        strong = pix[chroma >= np.percentile(chroma, lg.chroma_percentile)]
         colour = strong.mean(axis=0)
     else:
         lum = luma_of(pix)
-        dark = float(np.percentile(lum, 10)) if face.mean() > 127 else float(
-            np.percentile(lum, 90))
-        colour = np.array([dark] * 3)
+        dark = float(np.percentile(lum, lg.dark_percentile)) if face.mean() > lg.light_face else float(
+            np.percentile(lum, lg.light_percentile))
+        colour = np.array([dark] * len(face))
     return colour, chromatic
 
 
 def _sample_style(sub: np.ndarray, glyph: float, width: int, height: int) -> str:
     """A legend sample's style from its ink (`sub`, cut to its extent): patch, marker, solid,
     dotted or dashed."""
-    lab, n = ndimage.label(sub, structure=np.ones((3, 3), bool))
+    lg = reader_settings().legend
+    lab, n = ndimage.label(sub, structure=EIGHT_CONNECTED)
     fill = sub.mean()
-    if height >= 0.45 * glyph and fill > 0.8 and width >= 1.2 * glyph:
+    if height >= lg.patch_high * glyph and fill > lg.patch_fill \
+            and width >= lg.marker_wide * glyph:
         style = "patch"
-    elif n == 1 and width <= 1.4 * height + 2:
+    elif n == 1 and width <= lg.mark_aspect * height + 2:
         style = "marker"
     elif n == 1:
         style = "solid"
     else:
         sizes = np.bincount(lab.ravel())[1:]
-        style = "dotted" if np.median(sizes) <= 2 * max(1, height) ** 2 and n >= 4 else "dashed"
-        if n == 2 and max(sizes) > 3 * min(sizes):
+        style = "dotted" if np.median(sizes) <= 2 * max(1, height) ** 2 and n >= lg.dotted_pieces else "dashed"
+        if n == 2 and max(sizes) > lg.dash_ratio * min(sizes):
             style = "solid"
     return style
 
@@ -705,15 +728,16 @@ def _without_crossings(page: Page, ink: np.ndarray, rgb: np.ndarray, span: tuple
     """Clear from `ink` the columns that cross the whole sample region (gridlines showing
     through the legend), unless they are a key patch taller than the region; 1 when such a
     patch was found, else 0."""
+    lg = reader_settings().legend
     hx0, hx1 = span
-    full = ink.mean(axis=0) >= 0.9
+    full = ink.mean(axis=0) >= lg.crossing_cover
     keys = 0
     if full.any():
-        patch = _wide_runs(full, max(2, int(0.3 * glyph)))
+        patch = _wide_runs(full, max(2, int(lg.crossing_width * glyph)))
         if patch.any():
-            ty0, ty1 = max(0, int(cy - 2.5 * glyph)), int(cy + 2.5 * glyph) + 1
-            tone = np.median(rgb[:, patch].reshape(-1, 3), axis=0)
-            tall = maxabs(page.rgb[ty0:ty1, hx0:hx1][:, patch].astype(np.float32), tone) <= 40
+            ty0, ty1 = max(0, int(cy - lg.crossing_reach * glyph)), int(cy + lg.crossing_reach * glyph) + 1
+            tone = np.median(rgb[:, patch].reshape(-1, rgb.shape[-1]), axis=0)
+            tall = maxabs(page.rgb[ty0:ty1, hx0:hx1][:, patch].astype(np.float32), tone) <= lg.crossing_tone
             inked = tall.any(axis=1)
             if tall.shape[0] < ty1 - ty0 or inked[0] or inked[-1]:
                 patch[:] = False
@@ -734,10 +758,11 @@ def _wide_runs(flags: np.ndarray, width: int) -> np.ndarray:
 
 
 def _face(page: Page, tb, glyph) -> np.ndarray:
+    lg = reader_settings().legend
     left, top, right, bottom = tb
     pad = int(glyph)
     region = page.rgb[max(0, top - pad):bottom + pad, max(0, left - pad):right + pad]
-    return common_colour(region.reshape(-1, 3).astype(np.int32), step=8)[0].astype(np.float32)
+    return common_colour(region.reshape(-1, region.shape[-1]).astype(np.int32), step=lg.face_step)[0].astype(np.float32)
 
 
 def _aligned(entries: list[Entry], glyph: float, side: str = "left") -> list[Entry]:
@@ -745,18 +770,19 @@ def _aligned(entries: list[Entry], glyph: float, side: str = "left") -> list[Ent
     aligned on the side of their samples (left-aligned with samples on the left, right-aligned
     with samples on the right), or in one row; then the other columns or rows of the same grid
     (a legend of several columns, a wrapped row below the plot)."""
+    lg = reader_settings().legend
     if len(entries) <= 1:
         return entries
     edge = 0 if side == "left" else 2
     best: list[Entry] = []
     is_row = False
     for e in entries:
-        column = [f for f in entries if abs(f.text_box[edge] - e.text_box[edge]) <= 0.6 * glyph]
+        column = [f for f in entries if abs(f.text_box[edge] - e.text_box[edge]) <= lg.align_slack * glyph]
         column.sort(key=lambda f: f.text_box[1])
         # Consecutive entries no more than ~3 glyphs apart.
         chain = [column[0]]
         for f in column[1:]:
-            if f.text_box[1] - chain[-1].text_box[1] <= 3.2 * glyph:
+            if f.text_box[1] - chain[-1].text_box[1] <= lg.entry_step * glyph:
                 chain.append(f)
             elif e in chain:
                 break
@@ -764,7 +790,7 @@ def _aligned(entries: list[Entry], glyph: float, side: str = "left") -> list[Ent
                 chain = [f]
         if e in chain and _weight(chain) > _weight(best):
             best, is_row = chain, False
-        row = [f for f in entries if abs(_middle(f) - _middle(e)) <= 0.4 * glyph]
+        row = [f for f in entries if abs(_middle(f) - _middle(e)) <= lg.row_slack * glyph]
         if _weight(row) > _weight(best):
             best, is_row = sorted(row, key=lambda f: f.text_box[0]), True
     if len(best) < 2:
@@ -780,6 +806,7 @@ def _grid(best: list[Entry], others: list[Entry], glyph: float, edge: int,
           is_row: bool) -> list[Entry]:
     """`best` (a column or a row of entries) with the other columns (rows) of its grid: groups
     of entries aligned like it whose every entry sits on one of its rows (columns)."""
+    lg = reader_settings().legend
     rows = [_middle(e) for e in best]
     cols = [e.text_box[edge] for e in best]
     span = (min(min(e.text_box[0], e.handle_box[0]) for e in best),
@@ -791,7 +818,7 @@ def _grid(best: list[Entry], others: list[Entry], glyph: float, edge: int,
         key = _middle(e) if is_row else e.text_box[edge]
         for g in groups:
             ref = _middle(g[0]) if is_row else g[0].text_box[edge]
-            if abs(key - ref) <= (0.4 if is_row else 0.6) * glyph:
+            if abs(key - ref) <= (lg.row_slack if is_row else lg.align_slack) * glyph:
                 g.append(e)
                 break
         else:
@@ -804,9 +831,9 @@ def _grid(best: list[Entry], others: list[Entry], glyph: float, edge: int,
         if is_row:
             # A further row: under or over the others (~3 glyphs apart), its entries in the
             # columns of the first.
-            near = (min(e.text_box[1] for e in g) - bottom <= 3.2 * glyph
-                    and top - max(e.text_box[3] for e in g) <= 3.2 * glyph)
-            ok = near and all(any(abs(e.text_box[edge] - c) <= 0.6 * glyph for c in cols)
+            near = (min(e.text_box[1] for e in g) - bottom <= lg.entry_step * glyph
+                    and top - max(e.text_box[3] for e in g) <= lg.entry_step * glyph)
+            ok = near and all(any(abs(e.text_box[edge] - c) <= lg.align_slack * glyph for c in cols)
                               for e in g)
             if ok:
                 grid += g
@@ -819,7 +846,7 @@ def _grid(best: list[Entry], others: list[Entry], glyph: float, edge: int,
             # (Columns stand apart: more than a word space.)
             beside = right < span[0] - glyph or left > span[1] + glyph
             ok = beside and len(g) >= min(2, len(best)) and all(
-                any(abs(_middle(e) - r) <= 0.4 * glyph for r in rows) for e in g)
+                any(abs(_middle(e) - r) <= lg.row_slack * glyph for r in rows) for e in g)
             if ok:
                 grid += g
                 span = (min(span[0], left), max(span[1], right))
@@ -838,6 +865,7 @@ def _weight(entries: list[Entry]) -> tuple[int, int, int]:
 
 
 def _crop(page: Page, labels, entry: Entry, glyph: float) -> Crop:
+    lg = reader_settings().legend
     f = page.factor
     left, top, right, bottom = entry.text_box
     sub = np.isin(labels[top:bottom + 1, left:right + 1], entry.comps)
@@ -847,10 +875,10 @@ def _crop(page: Page, labels, entry: Entry, glyph: float) -> Crop:
     gray = page.full_gray[top * f:top * f + sub.shape[0], left * f:left * f + sub.shape[1]]
     sub = sub[:gray.shape[0], :gray.shape[1]]
     if page.dark_bg:
-        gray = 255 - gray
-    gray = np.where(sub, gray, 255).astype(np.uint8)
-    pad = max(3, int(0.4 * glyph * f))
-    out = np.full((gray.shape[0] + 2 * pad, gray.shape[1] + 2 * pad), 255, np.uint8)
+        gray = WHITE - gray
+    gray = np.where(sub, gray, WHITE).astype(np.uint8)
+    pad = max(lg.crop_pad_min, int(lg.crop_pad * glyph * f))
+    out = np.full((gray.shape[0] + 2 * pad, gray.shape[1] + 2 * pad), WHITE, np.uint8)
     out[pad:pad + gray.shape[0], pad:pad + gray.shape[1]] = gray
     # The crop's cap height: the tallest glyph without descenders is close to the row height.
-    return Crop(out, 0.8 * (bottom - top + 1) * f)
+    return Crop(out, lg.text_height * (bottom - top + 1) * f)

@@ -165,18 +165,143 @@ class GeometrySettings:
     (judging.signals.chart.geometry)."""
 
     work_size: int = 800
-    """work_size"""
+    """The long side (pixels) of the working copy the geometry is read on: enough for a
+    one-pixel line of a 1600-pixel figure to survive reduction, cheap to scan."""
     tick_reach: int = 12
     """How far (work pixels) an outward tick mark may extend a spine past the frame's
     corner."""
     max_grid_lines: int = 150
     """Caps that keep grid search cheap on images full of line-like texture."""
     max_grid_boxes: int = 60
-    """max_grid_boxes"""
+    """At most this many grid boxes (the largest) are merged into panels."""
     straight_edge: float = 0.5
     """A tinted plot background is a rectangle: along its top or its bottom edge, at least this
     share of its columns start (end) within 3 work pixels of the same row. A filled band (a
     confidence ribbon drawn on a white plot, ggplot2's theme_minimal) has sloped edges."""
+    edge_reach: int = 3
+    """... within this many work pixels of the same row (anti-aliasing of the rectangle's edge)."""
+    noisy_level: float = 1.5
+    """A page whose median step between neighbouring pixels (green channel) exceeds this many
+    levels is noisy (a JPEG, a scan): it is median-filtered before it is read (clean renders
+    give 0)."""
+    denoise_size: int = 3
+    """Window (work pixels) of that median filter: removes specks, keeps one-pixel lines' ends."""
+    dark_page: int = 100
+    """A page background darker than this luma is a dark theme (data lighter than paper)."""
+    line_thickness: int = 8
+    """A long line thicker than this (work pixels) is a filled area or a bar, not a spine or a
+    gridline."""
+    line_own_share: float = 0.6
+    """A run bridged over coloured data is a line when at least this share of it is its own
+    grey ink (data may cross a spine; it may not make one)."""
+    line_wobble: int = 3
+    """Runs in neighbouring rows whose ends lie this close (work pixels) are one line drawn
+    thicker than a pixel (anti-aliasing moves the ends by a pixel or two)."""
+    box_slack: int = 3
+    """A box sticking out of another by at most this many work pixels lies inside it (a
+    frame's line width)."""
+    spine_contrast: int = 28
+    """Luminance difference from the background that a spine's pixel has at least (light grey
+    spines of seaborn's styles are ~30 levels off white)."""
+    grey_chroma: int = 60
+    """A pixel with less chroma than this is grey (a spine, a tick, text); from it on, coloured
+    data drawn over a spine."""
+    ink_diff: int = 8
+    """Channel difference from the background from which a pixel is ink (above JPEG ringing
+    and anti-aliasing of the background itself)."""
+    background_diff: int = 10
+    """Channel difference from the background within which a pixel counts as background (a
+    little above `ink_diff`: faint texture stays background)."""
+    background_share: float = 0.25
+    """A page with less background than this share has no plain background (a photograph,
+    noise) and no grid is sought on it: noise makes "lines" everywhere."""
+    border_cover: float = 0.9
+    """A side of a border around the page's ink is drawn along at least this share of it."""
+    border_sides: int = 3
+    """Sides of that border that must be drawn (a spreadsheet's chart-area border may lose
+    one to the image's crop)."""
+    min_panel_share: float = 0.08
+    """The smallest plot area kept, as a share of the page's width and height (five stacked
+    gnuplot panels are each over a tenth of its height)."""
+    min_panel: int = 16
+    """... and in work pixels, whatever the page's size."""
+    min_spine: int = 20
+    """The shortest spine or gridline sought, work pixels."""
+    tick_share: float = 0.03
+    """Reach of a tick mark past a frame's corner as a share of the page's side (large pages
+    draw longer ticks in work pixels); at least `tick_reach`."""
+    corner_slack: int = 4
+    """Work pixels by which two lines meant to meet (spines at a corner, gridlines' ends, a
+    box's edges) may miss each other: line widths and anti-aliasing."""
+    spine_align: int = 6
+    """Work pixels by which the ends of a frame's opposite spines may differ (their own tick
+    marks)."""
+    tick_mark: int = 3
+    """The width (work pixels) of a tick mark drawn outside a spine: the columns inspected to
+    tell a tick from a frame running on; and the longest break in a row that joins two spines."""
+    overlap_share: float = 0.1
+    """A box that overlaps another by more than this share of the smaller (and is not inside
+    it) is a competing reading of the same panel."""
+    same_row: float = 0.3
+    """Panels whose tops differ by less than this share of a panel's height are one row of the
+    reading order."""
+    grid_contrast: int = 8
+    """A gridline's pixel is at least this many levels away from the background, on the far
+    side from paper (gridlines may be thin light grey on light grey)."""
+    grid_chroma: int = 40
+    """A gridline is grey: less chroma than this."""
+    grid_min_share: float = 0.1
+    """The shortest gridline sought as a share of the page's side."""
+    grid_own_share: float = 0.12
+    """A gridline run bridged over data keeps at least this share of its own pixels (data and
+    bars hide most of a gridline behind them)."""
+    grid_lines: int = 3
+    """Gridlines (both kinds together) that make a panel of a grid without a frame."""
+    tint_min: int = 6
+    """A tinted plot background differs from the page by at least this much (channel) ..."""
+    tint_max: int = 90
+    """... and at most this much (more is data or a dark frame, not a background tint)."""
+    tint_share: float = 0.05
+    """Candidate tinted pixels must be at least this share of the page to seek a tint."""
+    tint_step: int = 8
+    """Colour quantisation step (levels) of the search for the most common tint."""
+    tint_count_share: float = 0.04
+    """The most common tint must cover at least this share of the page."""
+    tint_near: int = 10
+    """Channel difference within which a pixel is the tint."""
+    tint_closing: int = 3
+    """Side of the square that closes gridlines and thin data across the tint (coarse pixels)."""
+    tint_area_share: float = 0.03
+    """A tinted region smaller than this share of the page is no plot area (a legend's box)."""
+    tint_pad: int = 4
+    """Work pixels added around a coarse region before its edges are read at full work
+    resolution."""
+    tint_floor: float = 0.15
+    """Rows (columns) at an edge of a tint still belong to it while this share of them shows
+    the tint (bars drawn over the tint cover the rest)."""
+    tint_core: float = 0.4
+    """The rows that are mostly tint must be at least this much tint over the box's width ..."""
+    tint_fill: float = 0.15
+    """... and the whole box at least this much (a frame of tint around white is no tint)."""
+    ring_sides: int = 3
+    """Sides of a tinted box whose outside can be read (the others at the page's edge), at the
+    least."""
+    ring_differs: float = 0.6
+    """Just outside a tinted rectangle at least this share of the pixels are not the tint
+    (sharp edges: a tinted area with soft edges is a shade, not a plot area)."""
+    grid_spacing: float = 0.15
+    """Gridlines continue a grid's spacing when their step differs from it by at most this
+    share of it."""
+    grid_cover: float = 0.45
+    """A row (column) of a plot area is a gridline when more than this share of it is one
+    low-chroma colour (data hide the rest)."""
+    grid_thickness: int = 6
+    """A gridline is at most this many work pixels thick."""
+    grid_colour: int = 30
+    """Channel difference from the gridlines' colour within which a pixel near a gridline is
+    gridline."""
+    grid_halfwidth: int = 2
+    """Work pixels either side of a gridline's centre that its mask covers."""
 
 
 @dataclass(frozen=True)
@@ -202,6 +327,139 @@ class AxisSettings:
     corner it is aligned with: far enough to see a title's next word."""
     offset_align: float = 2.0
     """How far (glyph heights) its near end may sit from the plot area's corner."""
+    text_contrast: int = 60
+    """Luminance difference from the background of the page's text mask (tick labels, titles)."""
+    text_chroma: int = 90
+    """Text is grey or dark: less chroma than this (coloured data is not text)."""
+    min_strip: int = 3
+    """A strip (or a crop) narrower than this many pixels holds no glyph."""
+    strip_min: int = 12
+    """The least depth (work pixels) of the strips searched for tick labels."""
+    x_strip_share: float = 0.14
+    """Depth of the x tick labels' strip below the plot area, as a share of the page's height."""
+    x_strip_side: float = 0.06
+    """How far the x strip runs past the plot area's sides (share of the page's width): end
+    labels are centred on the corners."""
+    y_strip_share: float = 0.2
+    """Width of the y tick labels' strip left of the plot area, as a share of the page's width."""
+    y_strip_end: float = 0.03
+    """How far the y strip runs past the plot area's top and bottom (share of the page's height)."""
+    min_glyph: int = 4
+    """A component shorter than this many pixels is no glyph (a dot, a tick, noise)."""
+    tick_width: int = 4
+    """A tick mark is at most this many work pixels wide along its axis ..."""
+    tick_length: int = 20
+    """... and at most this long across it."""
+    label_reach: float = 3.0
+    """Glyphs further apart than this many glyph heights (beyond the gap) are never one label."""
+    exponent_gap: float = 1.3
+    """An exponent may sit this many glyph heights from its base (its faint minus sign lost)."""
+    full_height: float = 0.7
+    """A glyph at least this share of the label's height is full height (not an exponent)."""
+    raised: float = 0.35
+    """An exponent's bottom is at least this share of the label's height above the baseline ..."""
+    raised_base: float = 0.3
+    """... (this share when judged against one glyph or the crop's base height) ..."""
+    sup_height: float = 0.85
+    """... and it is at most this share of the label's height."""
+    sup_shorter: float = 0.9
+    """An exponent is at most this share of its base's height."""
+    sup_top: float = 0.2
+    """An exponent's top rises at most this share of the base's height above it."""
+    sup_digit: float = 0.45
+    """An exponent's digit is at least this share of the base's height (a flat mark is no digit)."""
+    crop_pad: float = 0.35
+    """White margin (glyph heights) around a crop sent to OCR: Tesseract needs paper around text."""
+    crop_denoise: int = 3
+    """Median filter (pixels) of a crop cut from a noisy page."""
+    min_label: float = 0.6
+    """A label shorter than this many glyph heights is a mark, not text."""
+    max_label: float = 1.8
+    """A label taller than this many glyph heights is two lines or a rotated title."""
+    band_spread: float = 0.6
+    """x labels whose centres lie within this many glyph heights are one row."""
+    x_label_reach: float = 0.03
+    """x labels may be centred this share of the page's width beyond the plot area's sides."""
+    flat_tick: float = 0.3
+    """A flat dash at most this many glyph heights tall beside the plot area is a tick mark."""
+    right_align: float = 1.2
+    """y labels are right-aligned: they end within this many glyph heights of the rightmost."""
+    times_low: float = 0.3
+    """A times sign is at least this share of the label's height ..."""
+    times_wide: float = 1.5
+    """... at most this many times as wide as tall ..."""
+    times_centre: float = 0.2
+    """... and centred within this share of the label's height on its middle."""
+    mantissa_width: float = 3.0
+    """A mantissa set apart from its power of ten is at most this many glyph heights wide ..."""
+    mantissa_tall: float = 1.2
+    """... at most this share of the label's height tall ..."""
+    baseline_slack: float = 0.25
+    """... and on the label's baseline within this many glyph heights."""
+    look_up: float = 0.6
+    """A power's exponent is sought this share of the label's height above it ..."""
+    look_right: float = 0.8
+    """... and this share right of it (a faint exponent may be out of the text mask)."""
+    min_crop_height: int = 6
+    """A full-resolution crop lower than this many pixels holds no power of ten."""
+    paper_percentile: float = 90
+    """The paper's grey level in a crop: this percentile (text covers far less than a tenth)."""
+    ink_floor: float = 40.0
+    """A crop's ink is at least this many levels darker than its paper ..."""
+    ink_share: float = 0.3
+    """... or this share of the paper-to-darkest range, whichever is more."""
+    on_base: float = 0.15
+    """Glyphs ending within this share of the tallest's height of the baseline stand on it."""
+    split_slack: float = 0.15
+    """The base may end this share of its height past an exponent's left edge (kerning)."""
+    raised_top: float = 0.25
+    """An exponent's top is at most this share of the base's height below the base's top."""
+    exponent_digit: float = 0.35
+    """Raised glyphs at least this share of the base's height are the exponent's digits."""
+    top_percentile: float = 25
+    """The base's top from this percentile of its columns' tops (an exponent's columns rise
+    higher)."""
+    base_reach: float = 0.35
+    """A column whose ink ends this share of the base's height above the baseline is the
+    exponent's."""
+    exponent_width: float = 0.3
+    """A touching exponent is at least this share of the base's height wide."""
+    exponent_rise: float = 0.1
+    """A touching exponent's top rises at least this share of the base's height above the base's."""
+    snap_reach: float = 0.6
+    """A label snaps to a tick mark or gridline within this many glyph heights of its centre."""
+    exact_log: float = 1e-9
+    """log10 of a number this close to an integer is a power of ten (float rounding)."""
+    integer_exponent: float = 1e-6
+    """An exponent this close to an integer is one (a fitted or parsed value's rounding)."""
+    max_exponent: int = 300
+    """Exponents beyond this are misreads (float64 ends near 1e308)."""
+    char_width: float = 0.75
+    """A label wider than this many glyph heights per character read ..."""
+    word_margin: float = 1.5
+    """... plus this many reads as a word whose letters OCR dropped."""
+    min_tick_gap: float = 3
+    """Two labels closer than this many pixels along the axis cannot define a line."""
+    power_inliers: float = 0.4
+    """A power-of-ten fit needs at least this share of the power labels on it ..."""
+    power_misread: int = 3
+    """... with all but one in this many (at most) off the decades near it ..."""
+    few_powers: int = 3
+    """... and two exact readings when only this many labels or fewer were read."""
+    log_digits: int = 6
+    """Decimals to which log values are compared when counting distinct ones."""
+    full_confidence: float = 4
+    """Ticks beyond the first that give a fit its full confidence (five labels)."""
+    residual_floor: float = 0.2
+    """The least factor a fit's residual leaves of its confidence."""
+    min_confidence: float = 0.05
+    """The least confidence of a fit found (below: as good as none)."""
+    fit_tolerance: float = 0.012
+    """Labels lie on the axis line within this share of the axis length (at least 2 pixels)."""
+    wordy_share: float = 0.4
+    """An axis with at least this share of its labels words is categorical."""
+    reversed_ticks: int = 3
+    """A reversed fit is believed only with at least this many ticks on it."""
 
 
 @dataclass(frozen=True)
@@ -210,7 +468,7 @@ class LegendSettings:
     (judging.signals.chart.legend)."""
 
     max_entries: int = 30
-    """_max_entries"""
+    """At most this many entries per legend are kept (the best-read ones)."""
     assign_margin: int = 12
     """Colour distance (channel levels) by which the fit of a series to its legend entry
     must beat any other pairing of either for the name to be sure (see Legend.assign_sure)."""
@@ -233,6 +491,146 @@ class LegendSettings:
     """A legend's names are drawn at full strength: a row of "glyphs" whose strongest pixel
     stands out from the background by less than this share of the region's strongest row is
     no name (the crossings of a pale dashed grid, light grey where the names are black)."""
+    blend_match: float = 45
+    """A coloured series is the legend sample's within this channel distance (along the blend of
+    the sample with the legend's face: thin samples are paler)."""
+    grey_match: float = 50
+    """A grey series is the sample's within this channel distance."""
+    style_cost: float = 30.0
+    """Colour distance added when a series' line style is not its sample's (dashed vs solid)."""
+    min_glyph: float = 5.0
+    """The least glyph height (work pixels) the legend's shape rules are scaled by."""
+    glyph_low: float = 0.4
+    """A letter is at least this many glyph heights tall ..."""
+    glyph_high: float = 1.8
+    """... at most this many ..."""
+    glyph_wide: float = 2.2
+    """... and at most this many wide (letters run together: a few) ..."""
+    word_wide: float = 5
+    """... or up to this many wide when sparsely inked (a word whose letters touch) ..."""
+    word_fill: float = 0.65
+    """... inked over less than this share of its box (a solid patch is a sample)."""
+    small_wide: float = 1.6
+    """A piece lower than a letter and narrower than this many glyph heights is a mark of text (a
+    dot, a comma, a dash)."""
+    min_conf: float = 35
+    """An entry whose name OCR read with less confidence than this (0-100) names nothing."""
+    row_low: float = 0.5
+    """Glyphs of one text row are at least this share of its tallest's height ..."""
+    row_high: float = 1.3
+    """... and at most this share (this many glyph heights for a lone small glyph)."""
+    title_reach: float = 2.5
+    """A legend's title sits within this many glyph heights above its first entry."""
+    stacked_high: float = 3.2
+    """Two letters stacked (glyphs of two rows merged) are at most this many glyph heights tall."""
+    beside_reach: float = 3
+    """Text within this many glyph heights beside a piece (or a plot area) belongs with it."""
+    stacked_upper: float = 0.25
+    """The upper of two stacked letters starts within this share of the piece's height of its top
+    ..."""
+    stacked_lower: float = 0.4
+    """... and the lower one at least this share below it."""
+    frame_reach: float = 2.2
+    """A legend's frame is sought this many glyph heights around its entries ..."""
+    frame_pad: float = 0.9
+    """... a frame side lying at least this many glyph heights from them."""
+    frame_contrast: float = 25
+    """A frame's line differs from the legend's face by more than this (channel) ..."""
+    frame_cover: float = 0.7
+    """... along at least this share of its length."""
+    frame_sides: int = 3
+    """Sides found that make a legend framed (one may hide under the plot's frame)."""
+    own_low: float = 0.6
+    """The text height an entry's sample is measured by: at least this many glyph heights ..."""
+    own_high: float = 1.6
+    """... at most this many (also the tallest sample, in glyph heights) ..."""
+    own_share: float = 0.85
+    """... else this share of the entry's text height."""
+    prose_reach: float = 1.5
+    """Text lines within this many text heights of an entry are its neighbours (prose around it)."""
+    face_step: int = 8
+    """Colour quantisation step (levels) of the search for a legend's face colour."""
+    coloured_chroma: float = 40
+    """A name or sample whose pixels have this median (or 80th-percentile) chroma is coloured."""
+    same_colour: float = 30
+    """Samples within this channel difference of each other look alike."""
+    marks_size: float = 0.15
+    """Samples whose widths and heights vary by less than this share are marks of one kind (tick
+    marks) ..."""
+    mark_aspect: float = 1.4
+    """... a mark (or a marker) at most this many times as wide as tall (plus 2 pixels) ..."""
+    mark_overlap: float = 0.6
+    """... and the same shape: overlapping by this share (intersection over union)."""
+    struck_ends: int = 4
+    """The end pieces (1/this of the width) of a struck sample checked for a thin stroke."""
+    word_gap: float = 1.6
+    """Glyphs further apart than this many glyph heights are not one word."""
+    touch: float = 0.2
+    """Glyphs overlapping by up to this many glyph heights still sit side by side."""
+    letter_gap: float = 0.8
+    """Letters of one word lie closer than this share of the taller's height."""
+    line_high: float = 2.2
+    """A text line taller than this many glyph heights is two lines or a sample."""
+    handle_reach: float = 4.5
+    """An entry's sample is sought up to this many glyph heights beside its text ..."""
+    handle_gap: float = 0.25
+    """... from this many glyph heights away from it ..."""
+    handle_half: float = 0.75
+    """... in a band this many glyph heights either side of the text's middle ..."""
+    handle_min: float = 0.6
+    """... no narrower than this many glyph heights."""
+    handle_ink: float = 45
+    """A sample's pixel differs from the legend's face by more than this (channel)."""
+    handle_pixels: int = 3
+    """A sample has at least this many ink pixels."""
+    handle_split: float = 0.7
+    """A gap wider than this many glyph heights ends the sample (what lies beyond is other text)."""
+    marker_wide: float = 1.2
+    """A marker (or a filled patch) is at most (at least) this many glyph heights wide."""
+    marker_away: float = 4.0
+    """A marker sample lies within this many glyph heights of its text ..."""
+    line_away: float = 2.6
+    """... a line sample within this many."""
+    marker_min: float = 0.25
+    """A marker sample is at least this many glyph heights wide (a line sample half a glyph)."""
+    chroma_percentile: float = 80
+    """The percentile of a sample's chroma that decides whether it is coloured (thin samples are
+    mostly anti-aliased)."""
+    dark_percentile: float = 10
+    """A grey sample's level: this percentile on a light face ..."""
+    light_face: float = 127
+    """... (a face lighter than mid-grey) ..."""
+    light_percentile: float = 90
+    """... and this one on a dark face."""
+    patch_high: float = 0.45
+    """A filled patch (a bar's sample) is at least this many glyph heights tall ..."""
+    patch_fill: float = 0.8
+    """... and inked over more than this share of its box."""
+    dotted_pieces: int = 4
+    """A dotted sample has at least this many pieces (each at most twice its height squared)."""
+    dash_ratio: float = 3
+    """Two pieces one this many times larger than the other are a line and a marker, not dashes."""
+    crossing_cover: float = 0.9
+    """A column inked over this share of the band is a line crossing the legend (a gridline, a
+    series)."""
+    crossing_width: float = 0.3
+    """Such columns this many glyph heights wide (at least 2) are a crossing's run ..."""
+    crossing_reach: float = 2.5
+    """... checked this many glyph heights above and below the text ..."""
+    crossing_tone: float = 40
+    """... for its tone within this channel difference."""
+    align_slack: float = 0.6
+    """Entries whose text edges lie within this many glyph heights are one column ..."""
+    entry_step: float = 3.2
+    """... at most this many glyph heights apart (top to top) ..."""
+    row_slack: float = 0.4
+    """... and entries whose middles lie this close (glyph heights) one row."""
+    crop_pad_min: int = 3
+    """The least white margin (pixels) around a name's crop for OCR ..."""
+    crop_pad: float = 0.4
+    """... else this many glyph heights."""
+    text_height: float = 0.8
+    """A name's glyph height is this share of its text box's height (descenders, accents)."""
 
 
 @dataclass(frozen=True)
