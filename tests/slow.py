@@ -19,6 +19,7 @@ the processes finish together rather than one waiting on a long module started l
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -214,3 +215,25 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
                                     "(add the module to tests/slow.py SLOW_MODULES, or mark it)")
     for nodeid, duration in sorted(_over_limit, key=lambda pair: -pair[1]):
         terminalreporter.write_line(f"{duration:6.1f} s  {nodeid}")
+
+
+#: Set to 80 and 24 in every xdist worker's environment (execnet's workers see no terminal):
+#: the CLI's tables would then be cut to 80 columns where a serial run prints them whole.
+TERMINAL_VARIABLES = ("COLUMNS", "LINES")
+
+
+def pytest_configure_node(node) -> None:
+    """xdist's controller: hand each worker the terminal variables as the run was started."""
+    node.workerinput["terminal_variables"] = {name: os.environ.get(name)
+                                              for name in TERMINAL_VARIABLES}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # An xdist worker: the terminal variables as the controller had them, so that a test sees
+    # the environment a serial run gives it.
+    given = getattr(config, "workerinput", {}).get("terminal_variables")
+    for name, value in (given or {}).items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
