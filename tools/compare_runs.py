@@ -30,6 +30,8 @@ TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d(:\d\d(\.\d+)?)?(\+00:00|Z|
                        r"|\d{8}-\d{6}-[0-9a-f]{6}")
 #: report.html anchors claims by a per-process hash() of the claim key.
 ANCHOR = re.compile(r"#?c--?\d{6,}")
+#: The re-run sandbox runs each invocation as a random unprivileged uid (`rerun/sandbox.py`).
+SANDBOX_UID = re.compile(r"\buid \d+")
 CODE = re.compile(r"judging \d+\.\d+\.\d+( git:[0-9a-f]+(\+dirty)?)?")
 
 
@@ -39,7 +41,8 @@ def normal(value):
     if isinstance(value, list):
         return [normal(v) for v in value]
     if isinstance(value, str):
-        return ANCHOR.sub("c-<id>", CODE.sub("judging <code>", TIMESTAMP.sub("<time>", value)))
+        return SANDBOX_UID.sub("uid <n>", ANCHOR.sub("c-<id>", CODE.sub(
+            "judging <code>", TIMESTAMP.sub("<time>", value))))
     return value
 
 
