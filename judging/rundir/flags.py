@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from pathlib import Path
 
+import ijson
 from pydantic import BaseModel, ConfigDict
 
 from judging.atomic import write_text_atomic
@@ -21,6 +22,7 @@ from judging.models import (
     ConsensusReport,
     DriftReport,
     Flag,
+    IntegrityPair,
     IntegrityReport,
     Judgment,
     Provenance,
@@ -44,6 +46,18 @@ def read_integrity(run_root: Path) -> IntegrityReport:
     if not path.is_file():
         return IntegrityReport()
     return IntegrityReport.from_file(path.read_bytes())
+
+
+def iter_integrity_pairs(run_root: Path) -> Iterator[IntegrityPair]:
+    """The integrity side file's pairs one at a time, in file order (none when the run has no
+    side file), so that a large run's pairs are never all in memory (`read_integrity` reads them
+    whole)."""
+    path = RunPaths(run_root).integrity
+    if not path.is_file():
+        return
+    with path.open("rb") as handle:
+        for item in ijson.items(handle, "pairs.item", use_float=True):
+            yield IntegrityPair.model_validate(item)
 
 
 def write_consensus(run_root: Path, report: ConsensusReport) -> Path:
