@@ -1,10 +1,12 @@
 """The consensus's inputs hash, now streamed (issue 43), is the hash the whole-file code gave:
 `content_hash` of the lines' fields, the claim keys, the finals and every integrity pair dumped,
-computed here as that code did, on a run with copies, constructed pairs and a final verdict."""
+computed here as that code did, on a run with copies, constructed pairs and a final verdict; and
+the consensus holds none of the pairs (a large run has tens of thousands)."""
 
 from __future__ import annotations
 
 import json
+import tracemalloc
 from pathlib import Path
 
 from judging.consensus import compute_consensus, is_current
@@ -77,3 +79,30 @@ def test_a_run_without_an_integrity_file_hashes_no_pairs(tmp_path: Path) -> None
     RunPaths(run).integrity.unlink()
     streamed, whole = _hashes(run)
     assert streamed == whole
+
+
+#: Bytes the consensus may grow by per integrity pair: the pairs are read one at a time and none is
+#: kept (the copies between registry claims are, as two keys); read whole as models and dumped for
+#: the hash, each pair cost about 2.9 KB (57 MB of tracemalloc's peak for 20,000 pairs).
+HELD_PER_PAIR = 200
+
+
+def _peak(run: Path) -> int:
+    tracemalloc.start()
+    try:
+        compute_consensus(run)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_the_consensus_holds_no_pair(tmp_path: Path) -> None:
+    run = _run(tmp_path, [{"value": 80.0}, {"value": 80.1}, {"value": 79.9}])
+    alone = _peak(run)
+    pairs = 5000
+    keys = [ClaimKey(submission_id=f"team{n}/p", claim_id=f"p/c{n}") for n in range(100)]
+    integrity = read_integrity(run)
+    write_integrity(run, integrity.model_copy(update={"pairs": [
+        IntegrityPair(kind="duplicate_submission", a=keys[n % 100], b=keys[(n * 7 + 1) % 100],
+                      score=n / pairs) for n in range(pairs)]}))
+    assert _peak(run) - alone < pairs * HELD_PER_PAIR
