@@ -7,6 +7,7 @@ an outcome: the flags raise review priority and inform people.
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter, defaultdict
 from datetime import UTC, datetime
 from pathlib import Path
@@ -17,7 +18,7 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
 from judging.consensus.rules import consensus_verdict, modified_z, value_scale
-from judging.hashing import content_hash
+from judging.hashing import canonical_json
 from judging.models import (
     CONTRADICTS_CONSENSUS,
     NOT_INDEPENDENT,
@@ -28,7 +29,6 @@ from judging.models import (
     ConsensusReport,
     ConsensusRules,
     Flag,
-    IntegrityReport,
     Judgment,
     LineStatus,
     ReferenceOrigin,
@@ -43,9 +43,9 @@ from judging.rundir import (
     RunStore,
     Spoken,
     iter_final_verdicts,
+    iter_integrity_pairs,
     judged_claims,
     read_consensus,
-    read_integrity,
     write_consensus,
 )
 
@@ -115,12 +115,23 @@ def _agent(claim: ClaimInput) -> str | None:
     return f"{agent.name} ({agent.model})" if agent.model else agent.name
 
 
-def _copy_groups(keys: list[str], integrity: IntegrityReport) -> list[list[str]]:
+def _copies(run_root: Path, keys: set[str]) -> dict[str, list[str]]:
+    """The integrity pairs that join two of `keys` as copies (`COPY_KINDS`), as each pair's
+    second key by its first: the pairs are read one at a time and only these kept, not the
+    pairs (tens of thousands in a large run)."""
+    found: dict[str, list[str]] = defaultdict(list)
+    for pair in iter_integrity_pairs(run_root):
+        a, b = str(pair.a), str(pair.b)
+        if pair.kind in COPY_KINDS and a in keys and b in keys:
+            found[a].append(b)
+    return found
+
+
+def _copy_groups(keys: list[str], copies: dict[str, list[str]]) -> list[list[str]]:
     """Groups of reproductions joined by shared figures or justifications (connected components:
     A copies B and B copies C make one group)."""
     index = {key: i for i, key in enumerate(keys)}
-    edges = [(index[str(p.a)], index[str(p.b)]) for p in integrity.pairs
-             if p.kind in COPY_KINDS and str(p.a) in index and str(p.b) in index]
+    edges = [(index[a], index[b]) for a in keys for b in copies.get(a, ()) if b in index]
     rows = [a for a, _ in edges]
     cols = [b for _, b in edges]
     graph = coo_matrix((np.ones(len(edges)), (rows, cols)), shape=(len(keys), len(keys)))
@@ -144,7 +155,7 @@ def read_final_verdicts(store: RunStore) -> dict[str, str]:
 
 def _claim_consensus(claim_id: str, claims: list[ClaimInput],
                      chosen: dict[str, _Chosen],
-                     integrity: IntegrityReport, rules: ConsensusRules,
+                     copies: dict[str, list[str]], rules: ConsensusRules,
                      finals: dict[str, str] | None = None) -> ClaimConsensus:
     claims = sorted(claims, key=lambda c: str(c.key))
     rows: dict[str, Reproduction] = {}
@@ -172,7 +183,7 @@ def _claim_consensus(claim_id: str, claims: list[ClaimInput],
 
     # A group of copies counts once: its first eligible member (not toy, with a verdict, not a
     # copy of the published figure) speaks for it, the others add no support.
-    for group in _copy_groups(list(rows), integrity):
+    for group in _copy_groups(list(rows), copies):
         if len(group) < 2:
             continue
         eligible = [k for k in group if rows[k].independent and not rows[k].toy
@@ -263,19 +274,35 @@ def _spread(name: str, tolerance: Tolerance | None, rows: list[Reproduction],
     return spread
 
 
-def inputs_hash(store: RunStore, integrity: IntegrityReport) -> str:
+def inputs_hash(store: RunStore) -> str:
     """What a consensus is computed from: the claims' stored contents' judgment input hashes and
-    the integrity pairs (a later run that changes either makes a stored consensus stale)."""
+    the integrity pairs (a later run that changes either makes a stored consensus stale).
+
+    `content_hash` of {"claims": ..., "finals": ..., "lines": ..., "pairs": ...}, its canonical
+    JSON fed to the hash a part at a time (keys in sorted order, as `canonical_json` writes
+    them): the pairs are read one at a time and never held, the lines kept only as the fields
+    hashed. Hand-written because the json module writes a value only whole."""
+    digest = hashlib.sha256()
+
+    def put(text: str) -> None:
+        digest.update(text.encode("utf-8"))
+
+    put('{"claims":' + canonical_json(sorted(store.claim_keys())))
+    finals = read_final_verdicts(store)
+    if finals:  # left out while there is none, so that earlier consensus files stay current
+        put(',"finals":' + canonical_json(sorted(finals.items())))
     # The lines are read one at a time and only these fields kept (not the judgments).
     lines = sorted((str(j.claim), str(j.rubric), j.judge, j.sample, j.input_hash)
                    for j in store.iter_latest_heads())
-    claims = sorted(store.claim_keys())
-    finals = read_final_verdicts(store)
-    found = {"lines": lines, "claims": claims,
-             "pairs": [p.model_dump(mode="json") for p in integrity.pairs]}
-    if finals:  # left out while there is none, so that earlier consensus files stay current
-        found["finals"] = sorted(finals.items())
-    return content_hash(found)
+    put(',"lines":[')
+    for i, line in enumerate(lines):
+        put(("," if i else "") + canonical_json(line))
+    del lines
+    put('],"pairs":[')
+    for i, pair in enumerate(iter_integrity_pairs(store.root)):
+        put(("," if i else "") + canonical_json(pair.model_dump(mode="json")))
+    put("]}")
+    return "sha256:" + digest.hexdigest()
 
 
 def compute_consensus(run_dir: Path, *, rules: ConsensusRules | None = None,
@@ -292,21 +319,21 @@ def compute_consensus(run_dir: Path, *, rules: ConsensusRules | None = None,
     # stays open for the caller.
     opened = store is None
     store = store or RunStore.open(Path(run_dir), create=False)
-    integrity = read_integrity(store.root)
     by_claim: dict[str, list[str]] = defaultdict(list)
     for claim in store.iter_claims():
         if claim.reference is ReferenceOrigin.registry:
             by_claim[claim.claim.claim_id].append(str(claim.key))
     registry_keys = {key for keys in by_claim.values() for key in keys}
     chosen = {key: _chosen(speaking) for key, _, speaking in judged_claims(store, registry_keys)}
+    copies = _copies(store.root, registry_keys)
     finals = read_final_verdicts(store)
     consensus = []
     # Registry claims in natural order of their ids (r2 before r10), as every table shows them.
     for claim_id, keys in sorted(by_claim.items(), key=lambda item: natural_key(item[0])):
         claims = [claim for claim in map(store.claim, keys) if claim is not None]
-        consensus.append(_claim_consensus(claim_id, claims, chosen, integrity, rules, finals))
+        consensus.append(_claim_consensus(claim_id, claims, chosen, copies, rules, finals))
     report = ConsensusReport(computed_at=datetime.now(UTC),
-                             inputs_hash=inputs_hash(store, integrity), rules=rules,
+                             inputs_hash=inputs_hash(store), rules=rules,
                              claims=consensus)
     if opened:
         store.close()
@@ -324,7 +351,7 @@ def run_consensus(run_dir: Path, *, rules: ConsensusRules | None = None,
 def is_current(run_dir: Path, report: ConsensusReport) -> bool:
     """Whether `report` was computed from the run directory as it is now."""
     store = RunStore.open(Path(run_dir), create=False)
-    return report.inputs_hash == inputs_hash(store, read_integrity(store.root))
+    return report.inputs_hash == inputs_hash(store)
 
 
 def load_consensus(run_dir: Path | str) -> ConsensusReport:

@@ -13,8 +13,9 @@ report, the CLI's nothing-judged check) reads them one at a time from judgments.
 - **For the whole run**, a few hundred bytes per line or claim: the store's indexes (each line's
   key and byte offset, each claim's offset and digest: what resuming and reading back by key
   need), the perceptual hash and shingle ids of each claim during the integrity check (whose
-  pairs are written to integrity.json and only counted), and what the run writes at its end
-  (the registry claims not addressed, the submissions loaded).
+  pairs are written to integrity.json and only counted; the consensus reads them back one at a
+  time, keeping only the copies between registry claims, and hashes them as they are read), and
+  what the run writes at its end (the registry claims not addressed, the submissions loaded).
 
 Anything else kept per claim for the whole run is a leak of this bound: in issue 43 the drift
 report sorted every judgment of the run in one list (about 17 KB a line, 446 MB at 5,000 claims).

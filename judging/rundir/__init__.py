@@ -17,6 +17,7 @@ from judging.rundir.finals import iter_final_verdicts
 from judging.rundir.flags import (
                                   drift_report,
                                   flags_by_claim,
+                                  iter_integrity_pairs,
                                   judgments_with_flags,
                                   read_conflicts,
                                   read_consensus,
@@ -82,7 +83,8 @@ __all__ = ["PANEL_PREFIX", "JudgedClaim", "Spoken", "choose_judgment", "is_panel
            "MergeInput", "RERUN_LOG_FILES", "RUN_FILES", "RunFile", "RunInfo", "RunPaths",
            "RunStore", "Shard",
            "all_shards", "append_jsonl", "append_rerun", "claim_images", "cut_torn_tail",
-           "drift_report", "flags_by_claim", "identity", "iter_final_verdicts", "iter_jsonl",
+           "drift_report", "flags_by_claim", "identity", "iter_final_verdicts", "iter_integrity_pairs",
+           "iter_jsonl",
            "judgments_with_flags", "line_key", "new_run_id", "read_conflicts", "read_consensus",
            "read_drift", "read_integrity", "read_jsonl", "read_judgments", "read_not_addressed",
            "read_reruns", "shard_bucket", "utc_now", "with_flags", "write_conflicts",

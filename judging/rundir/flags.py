@@ -13,6 +13,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
+import ijson
 from pydantic import BaseModel, ConfigDict
 
 from judging.atomic import write_text_atomic
@@ -22,6 +23,7 @@ from judging.models import (
     ConsensusReport,
     DriftReport,
     Flag,
+    IntegrityPair,
     IntegrityReport,
     Judgment,
     Provenance,
@@ -53,6 +55,18 @@ def write_integrity(run_root: Path, report: IntegrityReport) -> Path:
 def read_integrity(run_root: Path) -> IntegrityReport:
     """The integrity side file; an empty report when the run has none yet."""
     return _read_side(RunPaths(run_root).integrity, IntegrityReport, IntegrityReport())
+
+
+def iter_integrity_pairs(run_root: Path) -> Iterator[IntegrityPair]:
+    """The integrity side file's pairs one at a time, in file order (none when the run has no
+    side file), so that a large run's pairs are never all in memory (`read_integrity` reads them
+    whole)."""
+    path = RunPaths(run_root).integrity
+    if not path.is_file():
+        return
+    with path.open("rb") as handle:
+        for item in ijson.items(handle, "pairs.item", use_float=True):
+            yield IntegrityPair.model_validate(item)
 
 
 def write_consensus(run_root: Path, report: ConsensusReport) -> Path:
