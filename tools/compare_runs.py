@@ -32,6 +32,9 @@ TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d(:\d\d(\.\d+)?)?(\+00:00|Z|
 ANCHOR = re.compile(r"#?c--?\d{6,}")
 #: The re-run sandbox runs each invocation as a random unprivileged uid (`rerun/sandbox.py`).
 SANDBOX_UID = re.compile(r"\buid \d+")
+#: A Ray task runs its shard in a temporary folder of its node (`merge/engine.py`), which a
+#: returned shard's run.json records.
+TASK_FOLDER = re.compile(r"/judging-(shard-\d+-of-\d+|rerun)-[A-Za-z0-9_]+")
 CODE = re.compile(r"judging \d+\.\d+\.\d+( git:[0-9a-f]+(\+dirty)?)?")
 
 
@@ -41,8 +44,8 @@ def normal(value):
     if isinstance(value, list):
         return [normal(v) for v in value]
     if isinstance(value, str):
-        return SANDBOX_UID.sub("uid <n>", ANCHOR.sub("c-<id>", CODE.sub(
-            "judging <code>", TIMESTAMP.sub("<time>", value))))
+        return TASK_FOLDER.sub(r"/judging-\1-<tmp>", SANDBOX_UID.sub("uid <n>", ANCHOR.sub(
+            "c-<id>", CODE.sub("judging <code>", TIMESTAMP.sub("<time>", value)))))
     return value
 
 
@@ -57,13 +60,15 @@ def measurement_entries(root: Path) -> list[str]:
     """The measurement cache's entries by content, sorted: each entry's JSON without its key, and
     the names and bytes of the images beside it."""
     entries = []
-    for path in sorted((root / MEASUREMENTS).glob("*/*.json")):
+    for path in sorted(root.glob(f"**/{MEASUREMENTS}/*/*.json")):
         data = json.loads(path.read_text())
         data.pop("key", None)
         images = path.with_suffix("")
         files = {p.name: hashlib.sha256(p.read_bytes()).hexdigest()
                  for p in sorted(images.glob("*")) if p.is_file()} if images.is_dir() else {}
-        entries.append(json.dumps({"entry": normal(data), "files": files}, sort_keys=True))
+        where = str(path.relative_to(root).parent.parent)  # which run: the top one or a shard
+        entries.append(json.dumps({"run": where, "entry": normal(data), "files": files},
+                                  sort_keys=True))
     return sorted(entries)
 
 
@@ -72,9 +77,9 @@ def compare(old: Path, new: Path) -> list[str]:
     if measurement_entries(old) != measurement_entries(new):
         problems.append(f"differs: {MEASUREMENTS}/ (entries compared by content)")
     old_files = {p.relative_to(old) for p in old.rglob("*")
-                 if p.is_file() and p.relative_to(old).parts[0] != MEASUREMENTS}
+                 if p.is_file() and MEASUREMENTS not in p.relative_to(old).parts}
     new_files = {p.relative_to(new) for p in new.rglob("*")
-                 if p.is_file() and p.relative_to(new).parts[0] != MEASUREMENTS}
+                 if p.is_file() and MEASUREMENTS not in p.relative_to(new).parts}
     for missing in sorted(old_files - new_files):
         problems.append(f"only in {old}: {missing}")
     for extra in sorted(new_files - old_files):
