@@ -381,6 +381,12 @@ def test_merge_refuses_itself_and_runs_of_other_rubrics(hermetic_env, shards: li
 # --- the same shards on a Ray cluster --------------------------------------------------------
 
 
+def _sigint_not_ignored() -> None:
+    # Tests started as a background job of a shell ignore SIGINT and children inherit that: the
+    # cluster would then stop only on the SIGTERM below, 30 s later.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -403,7 +409,7 @@ def ray_cluster(hermetic_env) -> Iterator[str]:
          f"--port={port}", "--num-cpus=2", "--include-dashboard=false",
          "--disable-usage-stats", f"--temp-dir={temp}", "--object-store-memory=100000000"],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        start_new_session=True)
+        start_new_session=True, preexec_fn=_sigint_not_ignored)
     started = threading.Event()
     log: list[str] = []
 

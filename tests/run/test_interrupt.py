@@ -11,12 +11,19 @@ from pathlib import Path
 from tests.conftest import EXAMPLES, JUDGING_CLI, REGISTRY
 
 
+def _ctrl_c_as_from_a_terminal() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_says_the_work_is_kept_and_the_run_resumes(tmp_path: Path) -> None:
     out = tmp_path / "run"
     command = [*JUDGING_CLI, "run", str(EXAMPLES / "submissions"), str(EXAMPLES / "logbooks"),
                "--claims", str(REGISTRY), "--out", str(out), "--judge", "offline"]
+    # As from a terminal: Ctrl-C's signal not ignored. Tests started as a background job of a
+    # shell (as a CI runner may) ignore SIGINT, a child inherits that, and Python then never
+    # raises KeyboardInterrupt: the run ends 0 (seen on a clean clone).
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True)
+                               text=True, preexec_fn=_ctrl_c_as_from_a_terminal)
     deadline = time.monotonic() + 120
     while not (out / "run.json").exists() and time.monotonic() < deadline:
         time.sleep(0.05)
