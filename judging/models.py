@@ -124,6 +124,9 @@ MAX_JUSTIFICATION_CHARS = 20_000
 #: A note about a claim: a quote on the page, a scale note, the verdict as written, a flag's
 #: detail, a reason, a script's stderr tail.
 MAX_NOTE_CHARS = 4_000
+#: What a reviewer reads beside an answer or a signal: a rationale a panel composes from its
+#: members, a signal's reason listing what it found. A paragraph, cut where it grows with its input.
+MAX_RATIONALE_CHARS = 2_000
 
 
 def _relative_path(value: str) -> str:

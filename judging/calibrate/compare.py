@@ -31,21 +31,34 @@ class ComparisonRow:
     """Of `agreement` and `kappa` (none from fewer claims than an interval needs)."""
 
 
-def _is_rubric_spec(spec: str) -> bool:
-    return "@" in spec and not spec.startswith(("openai:", "panel("))
+def _sides_are_rubric_versions(judgments: Sequence[Judgment], left: str, right: str) -> bool:
+    """Whether `left` and `right` name rubric versions of the run (else judges of it). Told by
+    what the run holds, not by the spelling of a spec: a judge of any backend (or a panel) and a
+    rubric version are both named as the run records them."""
+    judges = {j.judge for j in judgments}
+    versions = {str(j.rubric) for j in judgments}
+    kinds = []
+    for spec in (left, right):
+        if spec in versions:
+            kinds.append(True)
+        elif spec in judges:
+            kinds.append(False)
+        else:
+            raise CalibrationError(f"--compare: {spec!r} is neither a judge nor a rubric "
+                                   "version (id@version) of this run")
+    if kinds[0] != kinds[1]:
+        raise CalibrationError("--compare takes two judges or two rubric versions, not a mix")
+    return kinds[0]
 
 
 def compare_run(results: Sequence[CalibrationResult], run_dir: Path, left: str, right: str
                 ) -> list[ComparisonRow]:
     """Side by side on the same claims, criterion by criterion: two judges on each rubric
     version they share, or two rubric versions (`id@version`) for each judge they share."""
-    if _is_rubric_spec(left) != _is_rubric_spec(right):
-        raise CalibrationError("--compare takes two judges or two rubric versions, not a mix")
-    by_rubric = _is_rubric_spec(left)
+    judged = [j for j in RunStore.open(run_dir, create=False).latest() if j.rubric is not None]
+    by_rubric = _sides_are_rubric_versions(judged, left, right)
     lines: dict[tuple[str, str], dict[str, Judgment]] = defaultdict(dict)
-    for judgment in RunStore.open(run_dir, create=False).latest():
-        if judgment.rubric is None:
-            continue
+    for judgment in judged:
         ref = str(judgment.rubric)
         side, group = (ref, judgment.judge) if by_rubric else (judgment.judge, ref)
         lines[(side, group)][str(judgment.claim)] = judgment

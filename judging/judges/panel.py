@@ -9,6 +9,7 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 
 from judging.models import (
+    MAX_RATIONALE_CHARS,
     AnswerStatus,
     ConfidenceSource,
     CriterionAnswer,
@@ -67,7 +68,7 @@ def _aggregate_criterion(criterion: Criterion, answers: list[CriterionAnswer]) -
     return CriterionAnswer(
         criterion_id=criterion.id, status=AnswerStatus.scored, value=value,
         passed=criterion.passes(value), quote=example.quote,
-        rationale=f"{agreeing}/{n} scored members: {shown}. {example.rationale}"[:2000],
+        rationale=f"{agreeing}/{n} scored members: {shown}. {example.rationale}"[:MAX_RATIONALE_CHARS],
         confidence=round(agreeing / n, 4), confidence_source=ConfidenceSource.sample_agreement,
         members=n, agreement=round(agreeing / n, 4), spread=round(spread, 4))
 

@@ -5,7 +5,7 @@ caller (`judging.traces.tool_calls`)."""
 
 from __future__ import annotations
 
-from judging.models import ClaimInput, ClaimKind, Signal
+from judging.models import MAX_RATIONALE_CHARS, ClaimInput, ClaimKind, Signal
 from judging.rules import number_in_text, quote
 from judging.traces import ToolCall
 
@@ -45,4 +45,4 @@ def value_in_tool_output(values: list[tuple[str, float]],
     if missing:
         return Signal(value=False, reason="not in any tool call's output of "
                       + ", ".join(quote(n) for n in traces) + ": " + "; ".join(missing))
-    return Signal(value=True, reason="; ".join(found)[:2000])
+    return Signal(value=True, reason="; ".join(found)[:MAX_RATIONALE_CHARS])

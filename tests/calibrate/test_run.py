@@ -326,3 +326,24 @@ def test_compare_two_judges_side_by_side(tmp_path: Path, verdict_rubric) -> None
     assert "0.75" in result.output
     with pytest.raises(CalibrationError, match="not a mix"):
         compare_run(results, run, JUDGE, "verdict-justification@1.0.0")
+
+
+def test_compare_tells_judges_from_rubric_versions_by_the_run(tmp_path: Path,
+                                                              verdict_rubric) -> None:
+    """A judge of another backend whose name holds "@" (a model pinned to a revision) is a judge,
+    not a rubric version: the run's records say which it is, not the spelling (issue 43: the
+    check knew only the "openai:" prefix)."""
+    from judging.calibrate.compare import compare_run
+
+    judgments, labels = _perfect(verdict_rubric, 8)
+    pinned = "local:org/model@2026-11"
+    other = [_judgment(verdict_rubric, j.claim,
+                       {"verdict_consistent": (j.answer("verdict_consistent").value, 0.8)},
+                       judge=pinned) for j in judgments]
+    run = _run(tmp_path, judgments + other, labels)
+    results = calibrate_run(run, out=tmp_path / "c", rubrics_dir=RUBRICS)
+    row = next(r for r in compare_run(results, run, JUDGE, pinned)
+               if r.criterion == "verdict_consistent")
+    assert row.group == "verdict-justification@1.0.0" and row.agreement == 1.0
+    with pytest.raises(CalibrationError, match="neither a judge nor a rubric version"):
+        compare_run(results, run, JUDGE, "nobody@1.0.0")
