@@ -518,12 +518,7 @@ class RunStore:
     def iter_latest(self) -> Iterator[Judgment]:
         """The newest line per (claim, rubric id@version, judge, sample, order), in the order of
         the newest lines, read from the file one line at a time."""
-        if self._handle is not None:
-            self._handle.flush()
-        newest = set(self._latest.values())
-        for offset, judgment in iter_jsonl_offsets(self.paths.judgments, Judgment):
-            if offset in newest:
-                yield judgment
+        return self.iter_latest_as(Judgment)
 
     def iter_latest_heads(self) -> Iterator[LineHead]:
         """`iter_latest` as line heads (see `LineHead`)."""
