@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from judging.calibrate.metrics import CorrectedRate
 from judging.errors import CalibrationError
 from judging.hashing import slug
 from judging.models import Judgment, Label, RubricRef, StrictModel, VersionedModel
@@ -114,21 +115,6 @@ class RetestCriterion(StrictModel):
     """Changed answers by direction, "original -> retest"."""
 
 
-class CorrectedPassRate(StrictModel):
-    """The run's pass rate on one criterion, corrected for the judge's measured sensitivity and
-    specificity (Rogan-Gladen), with an interval that carries the calibration's uncertainty."""
-
-    n: int
-    """The judge's scored answers in the run."""
-    passed: int
-    observed: float
-    sensitivity: float | None
-    specificity: float | None
-    corrected: float | None
-    interval: tuple[float, float] | None = None
-    clipped: bool = False
-
-
 class CriterionCalibration(StrictModel):
     criterion: str
     scale: Scale
@@ -170,8 +156,10 @@ class CriterionCalibration(StrictModel):
     """The random-baseline row: a judge answering at the observed base rate."""
     retest: RetestCriterion | None = None
     """The judge against itself (None: no retest lines in the run)."""
-    corrected: CorrectedPassRate | None = None
-    """The run's pass rate corrected for the judge's errors (binary and ordinal criteria)."""
+    corrected: CorrectedRate | None = None
+    """The run's pass rate corrected for the judge's errors (binary and ordinal criteria): the
+    judge's scored answers in the run, `metrics.corrected_rate`'s model as it gives it (the
+    interval rounded)."""
 
 
 class LabelSet(StrictModel):
