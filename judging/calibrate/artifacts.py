@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from judging.calibrate.metrics import CorrectedRate
+from judging.calibrate.metrics import CorrectedRate, ReliabilityBin
 from judging.errors import CalibrationError
 from judging.hashing import slug
 from judging.models import Judgment, Label, RubricRef, StrictModel, VersionedModel
@@ -73,14 +73,6 @@ class HumanAgreement(StrictModel):
     """Mean kappa between the judge and each person (on the claims each labelled)."""
     ties: int
     """Claims whose people split evenly: no gold label, left out."""
-
-
-class ReliabilityBin(StrictModel):
-    low: float
-    high: float
-    n: int
-    mean_confidence: float | None
-    accuracy: float | None
 
 
 class Baseline(StrictModel):
@@ -151,6 +143,7 @@ class CriterionCalibration(StrictModel):
     work_saved: float | None = None
     """Share of labelled claims whose judge confidence reaches the threshold."""
     reliability: list[ReliabilityBin] = Field(default_factory=list)
+    """`metrics.reliability_bins` of the judge's confidences, as it gives them."""
     humans: HumanAgreement | None = None
     baseline: Baseline | None = None
     """The random-baseline row: a judge answering at the observed base rate."""

@@ -19,7 +19,6 @@ from judging.calibrate.artifacts import (
     CriterionCalibration,
     HumanAgreement,
     LabelSet,
-    ReliabilityBin,
     RetestCriterion,
     TrustOptions,
     artifact_path,
@@ -282,8 +281,7 @@ def calibrate_criterion(criterion: Criterion, pairs: list[Pair], *, ties: int,
                 result.threshold_agreement = threshold.agreement
                 result.work_saved = threshold.n_above / len(pairs) \
                     if threshold.threshold is not None else 0.0
-            result.reliability = [ReliabilityBin(**vars(b)) for b in
-                                  agreement.reliability_bins(confidences, correct)]
+            result.reliability = agreement.reliability_bins(confidences, correct)
     if ratings is None:
         ratings = {p.claim: p.humans for p in pairs}
         judged_all = {p.claim: p.judged for p in pairs}
