@@ -662,6 +662,20 @@ def answer_texts(answers: Sequence[CriterionAnswer]) -> list[str]:
             for a, reason in zip(answers, reasons)]
 
 
+def answer_value_text(value: bool | int | str | None) -> str | None:
+    """An answer's value as a table of answers shows it: yes/no, the level or the category;
+    None unless scored.
+
+    >>> answer_value_text(True), answer_value_text(4), answer_value_text(None)
+    ('yes', '4', None)
+    """
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
+
+
 # --- untrusted text made inert where it is shown ---------------------------------------------
 # A participant's claim, a script's stderr, a reason quoting either: the terminal (the CLI's
 # consoles) and Argilla's Markdown fields go through these; HTML (the report, the dashboard) is

@@ -44,6 +44,7 @@ from judging.models import (
     Signal,
     ValueSpread,
     Verdict,
+    answer_value_text,
     natural_key,
     rerun_text,
 )
@@ -218,14 +219,6 @@ def _version_key(ref: str) -> tuple[int, ...]:
     return tuple(int(p) if p.isdigit() else 0 for p in version.split("."))
 
 
-def _value_text(value: bool | int | None) -> str | None:
-    if value is None:
-        return None
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    return str(value)
-
-
 def _signal_text(value: float | bool | None) -> str | None:
     if value is None:
         return None
@@ -238,7 +231,7 @@ def _signal_text(value: float | bool | None) -> str | None:
 
 def _answer_view(answer: CriterionAnswer) -> AnswerView:
     return AnswerView(criterion=answer.criterion_id, status=answer.status.value,
-                      value=_value_text(answer.value), passed=answer.passed,
+                      value=answer_value_text(answer.value), passed=answer.passed,
                       rationale=answer.rationale, reason=answer.reason,
                       confidence=answer.confidence)
 

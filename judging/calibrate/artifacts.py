@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from judging.calibrate.metrics import CorrectedRate, ReliabilityBin
 from judging.errors import CalibrationError
 from judging.hashing import slug
 from judging.models import Judgment, Label, RubricRef, StrictModel, VersionedModel
@@ -74,14 +75,6 @@ class HumanAgreement(StrictModel):
     """Claims whose people split evenly: no gold label, left out."""
 
 
-class ReliabilityBin(StrictModel):
-    low: float
-    high: float
-    n: int
-    mean_confidence: float | None
-    accuracy: float | None
-
-
 class Baseline(StrictModel):
     """What a judge answering at random at the gold base rates scores (read figures against it)."""
 
@@ -112,21 +105,6 @@ class RetestCriterion(StrictModel):
     alpha_interval: tuple[float, float] | None = None
     flips: dict[str, int] = Field(default_factory=dict)
     """Changed answers by direction, "original -> retest"."""
-
-
-class CorrectedPassRate(StrictModel):
-    """The run's pass rate on one criterion, corrected for the judge's measured sensitivity and
-    specificity (Rogan-Gladen), with an interval that carries the calibration's uncertainty."""
-
-    n: int
-    """The judge's scored answers in the run."""
-    passed: int
-    observed: float
-    sensitivity: float | None
-    specificity: float | None
-    corrected: float | None
-    interval: tuple[float, float] | None = None
-    clipped: bool = False
 
 
 class CriterionCalibration(StrictModel):
@@ -165,13 +143,16 @@ class CriterionCalibration(StrictModel):
     work_saved: float | None = None
     """Share of labelled claims whose judge confidence reaches the threshold."""
     reliability: list[ReliabilityBin] = Field(default_factory=list)
+    """`metrics.reliability_bins` of the judge's confidences, as it gives them."""
     humans: HumanAgreement | None = None
     baseline: Baseline | None = None
     """The random-baseline row: a judge answering at the observed base rate."""
     retest: RetestCriterion | None = None
     """The judge against itself (None: no retest lines in the run)."""
-    corrected: CorrectedPassRate | None = None
-    """The run's pass rate corrected for the judge's errors (binary and ordinal criteria)."""
+    corrected: CorrectedRate | None = None
+    """The run's pass rate corrected for the judge's errors (binary and ordinal criteria): the
+    judge's scored answers in the run, `metrics.corrected_rate`'s model as it gives it (the
+    interval rounded)."""
 
 
 class LabelSet(StrictModel):

@@ -1126,9 +1126,11 @@ def rogan_gladen(observed: float, *, sensitivity: float, specificity: float) -> 
 
 @dataclass(frozen=True)
 class CorrectedRate:
-    """An observed pass rate and the rate corrected for the judge's errors (`corrected_rate`)."""
+    """An observed pass rate and the rate corrected for the judge's errors (`corrected_rate`);
+    a calibration artifact keeps it as it is (`CriterionCalibration.corrected`)."""
 
     n: int
+    """Items judged (in a run: the judge's scored answers)."""
     passed: int
     observed: float
     sensitivity: float | None

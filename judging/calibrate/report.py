@@ -45,25 +45,35 @@ def _baseline_row(c: CriterionCalibration) -> str:
             f"{_fmt(b.kappa)} | | | | | | | |")
 
 
+def _table(columns: list[str], rows: list[list[str]]) -> list[str]:
+    """A Markdown table's lines: the header, the separator, a line per row."""
+    return ["| " + " | ".join(columns) + " |", "|---" * len(columns) + "|",
+            *("| " + " | ".join(row) + " |" for row in rows)]
+
+
+def _table_section(title: str, text: str, columns: list[str], rows: list[list[str]]
+                   ) -> list[str]:
+    """A report section of its own: the heading, what the table says, the table."""
+    return ["", f"## {title}", "", text, "", *_table(columns, rows)]
+
+
 def _corrected_lines(artifact: CalibrationArtifact) -> list[str]:
-    rows = [c for c in artifact.criteria if c.corrected is not None]
+    rows = []
+    for c in artifact.criteria:
+        if (r := c.corrected) is not None:
+            corrected = _with(r.corrected, r.interval) + (" (clipped)" if r.clipped else "")
+            rows.append([c.criterion, str(r.n), str(r.passed), _fmt(r.observed),
+                         _fmt(r.sensitivity), _fmt(r.specificity), corrected])
     if not rows:
         return []
-    lines = ["", "## Pass rates corrected for the judge's errors", "",
-             "The judge's pass rate on the run's claims, and the rate corrected for the "
-             "sensitivity (true-positive rate) and specificity (true-negative rate) it showed "
-             "against the labels (Rogan–Gladen). The interval carries the uncertainty of the "
-             "observed rate and of both calibration rates: with few labels it is wide, as it "
-             "should be.", "",
-             "| criterion | judged | passed | observed | sensitivity | specificity | corrected "
-             "[95%] |", "|---|---|---|---|---|---|---|"]
-    for c in rows:
-        r = c.corrected
-        assert r is not None
-        corrected = _with(r.corrected, r.interval) + (" (clipped)" if r.clipped else "")
-        lines.append(f"| {c.criterion} | {r.n} | {r.passed} | {_fmt(r.observed)} | "
-                     f"{_fmt(r.sensitivity)} | {_fmt(r.specificity)} | {corrected} |")
-    return lines
+    return _table_section(
+        "Pass rates corrected for the judge's errors",
+        "The judge's pass rate on the run's claims, and the rate corrected for the sensitivity "
+        "(true-positive rate) and specificity (true-negative rate) it showed against the labels "
+        "(Rogan–Gladen). The interval carries the uncertainty of the observed rate and of both "
+        "calibration rates: with few labels it is wide, as it should be.",
+        ["criterion", "judged", "passed", "observed", "sensitivity", "specificity",
+         "corrected [95%]"], rows)
 
 
 def _retest_lines(artifact: CalibrationArtifact) -> list[str]:
@@ -73,21 +83,21 @@ def _retest_lines(artifact: CalibrationArtifact) -> list[str]:
                 "No retest in this run: `judging calibrate RUN_DIR --retest N` re-judges N lines "
                 "with the answer cache bypassed and fills the retest columns. Without it, a "
                 "figure above cannot be read against the judge's own noise."]
-    lines = ["", "## The judge against itself (retest)", "",
-             "Lines re-judged with the same rubric, prompt, model and settings, the answer cache "
-             "bypassed. It bounds the agreement with people: at most (1 + retest agreement) / 2, "
-             "the ceiling.", "",
-             "| criterion | pairs | changed | agreement [95%] | ceiling [95%] | alpha [95%] | "
-             "flips |", "|---|---|---|---|---|---|---|"]
+    cells = []
     for c in rows:
         r = c.retest
         assert r is not None
-        flips = ", ".join(f"{k}: {n}" for k, n in r.flips.items()) or "none"
-        lines.append(f"| {c.criterion} | {r.n} | {r.disagreements} | "
-                     f"{_with(r.agreement, r.agreement_interval)} | "
-                     f"{_with(r.ceiling, r.ceiling_interval)} | "
-                     f"{_with(r.alpha, r.alpha_interval)} | {flips} |")
-    return lines
+        cells.append([c.criterion, str(r.n), str(r.disagreements),
+                      _with(r.agreement, r.agreement_interval),
+                      _with(r.ceiling, r.ceiling_interval), _with(r.alpha, r.alpha_interval),
+                      ", ".join(f"{k}: {n}" for k, n in r.flips.items()) or "none"])
+    return _table_section(
+        "The judge against itself (retest)",
+        "Lines re-judged with the same rubric, prompt, model and settings, the answer cache "
+        "bypassed. It bounds the agreement with people: at most (1 + retest agreement) / 2, the "
+        "ceiling.",
+        ["criterion", "pairs", "changed", "agreement [95%]", "ceiling [95%]", "alpha [95%]",
+         "flips"], cells)
 
 
 def markdown(artifact: CalibrationArtifact, rubric: Rubric) -> str:
@@ -162,10 +172,9 @@ def markdown(artifact: CalibrationArtifact, rubric: Rubric) -> str:
         question = rubric.criterion(c.criterion).question.strip()
         lines += [f"### {c.criterion} ({c.scale.value})", "", question, ""]
         if c.confusion:
-            header = "| gold \\ judge | " + " | ".join(c.confusion_labels) + " |"
-            lines += [header, "|---" * (len(c.confusion_labels) + 1) + "|"]
-            lines += [f"| {label} | " + " | ".join(str(n) for n in row) + " |"
-                      for label, row in zip(c.confusion_labels, c.confusion)]
+            lines += _table(["gold \\ judge", *c.confusion_labels],
+                            [[label, *map(str, row)]
+                             for label, row in zip(c.confusion_labels, c.confusion)])
             lines.append("")
         if c.humans and c.humans.ties:
             lines.append(f"{c.humans.ties} claim(s) left out: the people split evenly.")

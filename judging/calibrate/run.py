@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import judging.calibrate.metrics as agreement
@@ -16,11 +16,9 @@ from judging.calibrate.artifacts import (
     LABEL_QUESTIONS_OUTSIDE_RUBRIC,
     Baseline,
     CalibrationArtifact,
-    CorrectedPassRate,
     CriterionCalibration,
     HumanAgreement,
     LabelSet,
-    ReliabilityBin,
     RetestCriterion,
     TrustOptions,
     artifact_path,
@@ -283,8 +281,7 @@ def calibrate_criterion(criterion: Criterion, pairs: list[Pair], *, ties: int,
                 result.threshold_agreement = threshold.agreement
                 result.work_saved = threshold.n_above / len(pairs) \
                     if threshold.threshold is not None else 0.0
-            result.reliability = [ReliabilityBin(**vars(b)) for b in
-                                  agreement.reliability_bins(confidences, correct)]
+            result.reliability = agreement.reliability_bins(confidences, correct)
     if ratings is None:
         ratings = {p.claim: p.humans for p in pairs}
         judged_all = {p.claim: p.judged for p in pairs}
@@ -296,7 +293,7 @@ def calibrate_criterion(criterion: Criterion, pairs: list[Pair], *, ties: int,
 
 def corrected_pass_rate(criterion: Criterion, calibration: CriterionCalibration,
                         answers: Sequence[Value], *, options: TrustOptions
-                        ) -> CorrectedPassRate | None:
+                        ) -> agreement.CorrectedRate | None:
     """The pass rate of the judge's scored `answers` on one criterion (a run's), corrected for
     the sensitivity and specificity it showed against people (None: a categorical criterion,
     no answer, or no calibration counts)."""
@@ -306,10 +303,7 @@ def corrected_pass_rate(criterion: Criterion, calibration: CriterionCalibration,
     found = agreement.corrected_rate(passed, len(answers), n_resamples=max(options.bootstrap,
                                                                            2000),
                                      seed=options.seed, **calibration.counts)
-    return CorrectedPassRate(n=found.n, passed=found.passed, observed=found.observed,
-                             sensitivity=found.sensitivity, specificity=found.specificity,
-                             corrected=found.corrected, interval=_interval(found.interval),
-                             clipped=found.clipped)
+    return replace(found, interval=_interval(found.interval))
 
 
 def _human_agreement(criterion: Criterion, ratings: dict[str, dict[str, Value]],
@@ -492,7 +486,7 @@ class CorrectedRow:
     stale: str | None
     """Why the calibration no longer holds for the run's lines (then the rate is not shown as
     corrected)."""
-    rate: CorrectedPassRate
+    rate: agreement.CorrectedRate
 
 
 def corrected_rates(run_dir: Path, *, calibration_dir: Path = DEFAULT_DIR,

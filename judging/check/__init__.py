@@ -12,10 +12,10 @@ that event's structure checks for logbooks. A `missing` item fails the check; a 
 
 from __future__ import annotations
 
-from judging.check.model import MISSING, OK, STATUSES, WARNING, Checklist, Item
+from judging.check.model import MISSING, OK, STATUSES, WARNING, Checklist, CheckOutput, Item
 from judging.check.patterns import SCRUB_KINDS, SCRUB_PATTERNS, find_personal_data, leftovers, scrub
 from judging.check.stage import PROFILES, check_folder, check_source
 
 __all__ = ["MISSING", "OK", "PROFILES", "SCRUB_KINDS", "SCRUB_PATTERNS", "STATUSES", "WARNING",
-           "Checklist", "Item", "check_folder", "check_source", "find_personal_data", "leftovers",
+           "CheckOutput", "Checklist", "Item", "check_folder", "check_source", "find_personal_data", "leftovers",
            "scrub"]

@@ -1,21 +1,33 @@
 """A checklist: one row per item (code, environment, results, ...), each ok, missing or a
-warning, with its detail and, where it has one, the claim, file and line it is about."""
+warning, with its detail and, where it has one, the claim, file and line it is about.
+
+`judging check --json` prints the checklists as `CheckOutput`; `judging awards --checklists`
+reads that output back with the same models."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import (
+    Field,
+    SerializerFunctionWrapHandler,
+    computed_field,
+    model_serializer,
+    model_validator,
+)
+
+from judging.models import StrictModel
 
 OK, MISSING, WARNING = "ok", "missing", "warning"
 STATUSES = (OK, MISSING, WARNING)
+Status = Literal["ok", "missing", "warning"]
 
 
-@dataclass
-class Item:
+class Item(StrictModel):
     item: str
     """What is checked: code, environment, results, logs, verdict, trace, scale note, proof
     script, problem kind, personal data, claims, or a profile's structure item."""
-    status: str
+    status: Status
     """ok | missing (something required: the check fails) | warning (does not fail)."""
     detail: str
     claim: str | None = None
@@ -30,31 +42,51 @@ class Item:
         return f"{self.file}:{self.line}" if self.line is not None else self.file
 
 
-@dataclass
-class Checklist:
+class Checklist(StrictModel):
+    """One submission's checklist. `ok` and `counts` follow from the items: the JSON shows them
+    for its reader, and reading it back derives them from the items again."""
+
     source: str
     folder: str
     format: str
     """manifest | logbook | space | unknown"""
     submission_id: str | None = None
     profile: str | None = None
-    items: list[Item] = field(default_factory=list)
+    items: list[Item] = Field(default_factory=list)
 
-    def add(self, item: str, status: str, detail: str, **where: Any) -> Item:
-        assert status in STATUSES, status
+    @model_validator(mode="before")
+    @classmethod
+    def _derived_from_items(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            data = {k: v for k, v in data.items() if k not in ("ok", "counts")}
+        return data
+
+    @model_serializer(mode="wrap")
+    def _items_last(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data = handler(self)
+        data["items"] = data.pop("items")  # the summary (ok, counts) before the long list
+        return data
+
+    def add(self, item: str, status: Status, detail: str, **where: Any) -> Item:
         row = Item(item=item, status=status, detail=detail, **where)
         self.items.append(row)
         return row
 
+    @computed_field
     @property
     def ok(self) -> bool:
         """Nothing required is missing (warnings do not count)."""
         return all(i.status != MISSING for i in self.items)
 
+    @computed_field
+    @property
     def counts(self) -> dict[str, int]:
         return {s: sum(1 for i in self.items if i.status == s) for s in STATUSES}
 
-    def to_json(self) -> dict[str, Any]:
-        return {"source": self.source, "folder": self.folder, "format": self.format,
-                "submission_id": self.submission_id, "profile": self.profile, "ok": self.ok,
-                "counts": self.counts(), "items": [asdict(i) for i in self.items]}
+
+class CheckOutput(StrictModel):
+    """`judging check SOURCE... --json`."""
+
+    ok: bool
+    profile: str | None = None
+    submissions: list[Checklist]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib.util
-import sys
 from pathlib import Path
 
 import click
@@ -14,10 +13,12 @@ from judging.cli.options import (
     choose_port,
     console,
     event_option,
+    exit_not_running,
     free_port_option,
     friendly_errors,
     option_section,
     rubrics_dir_option,
+    say_stopped,
     server_options,
 )
 from judging.errors import JudgingError
@@ -150,11 +151,7 @@ def stop(app_home: Path) -> None:
     """Stop the background dashboard started from this home."""
     from judging.app import stop as stop_app
 
-    where = Path(app_home).resolve()
-    if stop_app(app_home):
-        click.echo(f"Stopped the dashboard of {where}.")
-    else:
-        click.echo(f"No dashboard is running from {where}.")
+    say_stopped("dashboard", stop_app(app_home), app_home)
 
 
 @app.command()
@@ -166,6 +163,5 @@ def status(app_home: Path) -> None:
 
     info = app_status(app_home)
     if info is None:
-        click.echo(f"No dashboard is running from {Path(app_home).resolve()}.")
-        sys.exit(1)
+        exit_not_running("dashboard", app_home)
     click.echo(f"dashboard at {info.url} (pid {info.pid})")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 
 import click
@@ -31,16 +30,16 @@ def check(sources: tuple[str, ...], profile: str | None, as_json: bool) -> None:
     problem, and personal data left in the files (with file and line). Writes nothing. Exits 1
     when something required is missing (warnings do not fail).
     """
-    from judging.check import check_source
+    from judging.check import CheckOutput, check_source
 
     checklists = [c for source in sources for c in check_source(source, profile=profile)]
     ok = all(c.ok for c in checklists)
     if as_json:
-        click.echo(json.dumps({"ok": ok, "profile": profile,
-                               "submissions": [c.to_json() for c in checklists]}, indent=2))
+        click.echo(CheckOutput(ok=ok, profile=profile, submissions=checklists
+                               ).model_dump_json(indent=2))
     else:
         for checklist in checklists:
-            counts = checklist.counts()
+            counts = checklist.counts
             table = Table(title=f"{escape(checklist.submission_id or checklist.source)} "
                                 f"({checklist.format}"
                                 + (f", profile {checklist.profile}" if checklist.profile else "")

@@ -8,7 +8,7 @@ import logging
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import click
 from rich.console import Console, ConsoleDimensions, ConsoleRenderable
@@ -109,6 +109,22 @@ def choose_port(host: str, port: int, free_port: bool) -> int:
                               highlight=False, soft_wrap=True)
             return other
     return port
+
+
+def _not_running(service: str, home: Path) -> str:
+    return f"No {service} is running from {Path(home).resolve()}."
+
+
+def say_stopped(service: str, stopped: bool, home: Path) -> None:
+    """What `stop` says of a background service (the review server, the dashboard) of `home`."""
+    click.echo(f"Stopped the {service} of {Path(home).resolve()}." if stopped
+               else _not_running(service, home))
+
+
+def exit_not_running(service: str, home: Path) -> NoReturn:
+    """What `status` says of a background service that does not run from `home`: exit code 1."""
+    click.echo(_not_running(service, home))
+    sys.exit(1)
 
 
 def rubrics_dir_option(func: F) -> F:

@@ -15,11 +15,13 @@ from judging.cli.options import (
     console,
     err_console,
     event_option,
+    exit_not_running,
     free_port_option,
     friendly_errors,
     home_option,
     option_section,
     rubrics_dir_option,
+    say_stopped,
     server_options,
 )
 from judging.review import server
@@ -76,10 +78,7 @@ def serve(host: str, port: int, free_port: bool, home: Path, background: bool,
 @friendly_errors
 def stop(home: Path) -> None:
     """Stop the review server started from this home."""
-    if server.stop(home):
-        click.echo(f"Stopped the review server of {Path(home).resolve()}.")
-    else:
-        click.echo(f"No review server is running from {Path(home).resolve()}.")
+    say_stopped("review server", server.stop(home), home)
 
 
 @review.command()
@@ -89,8 +88,7 @@ def status(home: Path) -> None:
     """Tell whether a review server runs from this home (exit code 1 if not)."""
     info = server.status(home)
     if info is None:
-        click.echo(f"No review server is running from {Path(home).resolve()}.")
-        sys.exit(1)
+        exit_not_running("review server", home)
     for line in info.login_lines():
         click.echo(line)
     click.echo(f"  pid:     {info.pid} ({'answering' if server.is_responding(info) else 'not answering yet'})")

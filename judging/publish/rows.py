@@ -6,7 +6,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from judging.models import ClaimInput, ConsensusReport, Flag, Judgment, NotAddressed
+from judging.models import (
+    ClaimInput,
+    ConsensusReport,
+    Flag,
+    Judgment,
+    NotAddressed,
+    answer_value_text,
+)
 from judging.publish.scrub import Scrubber, pseudonym, public_endpoint
 from judging.resolve import ClaimDecision, Estimate, Leaderboard, RubricDecision
 
@@ -70,14 +77,6 @@ def _json(value: Any) -> str | None:
     if value is None:
         return None
     return json.dumps(value, ensure_ascii=False)
-
-
-def _value_text(value: bool | int | None) -> str | None:
-    if value is None:
-        return None
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    return str(value)
 
 
 def claim_rows(finals: list[ClaimDecision], claims: dict[str, ClaimInput],
@@ -164,7 +163,7 @@ def decision_rows(decisions: list[RubricDecision], scrubber: Scrubber, salt: str
                 "rubric_id": decision.rubric.id, "rubric_version": decision.rubric.version,
                 "rubric_hash": decision.rubric.hash, "rubric_outcome": decision.outcome,
                 "criterion": answer.criterion, "status": answer.status,
-                "value": _value_text(answer.value), "passed": answer.passed,
+                "value": answer_value_text(answer.value), "passed": answer.passed,
                 "decided_by": answer.decided_by, "who": who, "reason": answer.reason,
                 "ai_judge": decision.ai_judge, "ai_calibration": decision.ai_calibration}))
     return rows

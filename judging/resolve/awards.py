@@ -30,6 +30,7 @@ from typing import Literal
 from pydantic import Field
 
 from judging.atomic import write_jsonl_atomic
+from judging.check import Checklist, CheckOutput
 from judging.errors import JudgingError
 from judging.models import RerunRecord, StrictModel, VersionedModel, natural_key
 from judging.resolve.decide import ClaimDecision
@@ -47,46 +48,7 @@ NO_CHECKLIST = ("checklist: not given (`judging check SOURCE --json > FILE`, the
                 "`judging awards RUN --checklists FILE`)")
 
 
-class CheckedItem(StrictModel):
-    """One row of `judging check --json` (judging.check.Item)."""
-
-    item: str
-    status: Literal["ok", "missing", "warning"]
-    detail: str
-    claim: str | None = None
-    file: str | None = None
-    line: int | None = None
-
-
-class CheckedSubmission(StrictModel):
-    """One submission's checklist as `judging check --json` prints it."""
-
-    source: str
-    folder: str
-    format: str
-    submission_id: str | None = None
-    profile: str | None = None
-    ok: bool
-    counts: dict[str, int]
-    items: list[CheckedItem]
-
-    def text(self) -> str:
-        missing = sorted({i.item for i in self.items if i.status == "missing"})
-        return ("checklist: complete" if self.ok else "checklist: incomplete, missing "
-                + ", ".join(missing)) + (f" ({self.counts.get('ok', 0)} ok, "
-                                         f"{self.counts.get('missing', 0)} missing, "
-                                         f"{self.counts.get('warning', 0)} warnings)")
-
-
-class CheckOutput(StrictModel):
-    """`judging check SOURCE... --json`."""
-
-    ok: bool
-    profile: str | None = None
-    submissions: list[CheckedSubmission]
-
-
-def read_checklists(path: Path) -> dict[str, CheckedSubmission]:
+def read_checklists(path: Path) -> dict[str, Checklist]:
     """The checklists of `judging check --json`, by submission id."""
     try:
         output = CheckOutput.model_validate_json(Path(path).read_bytes())
@@ -102,7 +64,7 @@ class Evidence(StrictModel):
 
     reruns: dict[str, RerunRecord] = Field(default_factory=dict)
     """The newest re-run per claim key."""
-    checklists: dict[str, CheckedSubmission] | None = None
+    checklists: dict[str, Checklist] | None = None
     """By submission id; None: no checklist was given."""
 
     def rerun_counts(self, claims: list[ClaimDecision]) -> tuple[int, int, str]:
@@ -123,7 +85,15 @@ class Evidence(StrictModel):
         found = self.checklists.get(submission)
         if found is None:
             return UNCHECKED, "checklist: the given checklists do not cover this submission"
-        return found.counts.get("missing", 0), found.text()
+        return found.counts.get("missing", 0), _checklist_text(found)
+
+
+def _checklist_text(checklist: Checklist) -> str:
+    missing = sorted({i.item for i in checklist.items if i.status == "missing"})
+    counts = checklist.counts
+    return ("checklist: complete" if checklist.ok else "checklist: incomplete, missing "
+            + ", ".join(missing)) + (f" ({counts['ok']} ok, {counts['missing']} missing, "
+                                     f"{counts['warning']} warnings)")
 
 
 class AwardPlace(StrictModel):

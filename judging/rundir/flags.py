@@ -14,11 +14,10 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import ijson
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel
 
 from judging.atomic import write_text_atomic
 from judging.models import (
-    ClaimKey,
     ConflictReport,
     ConsensusReport,
     DriftReport,
@@ -26,12 +25,10 @@ from judging.models import (
     IntegrityPair,
     IntegrityReport,
     Judgment,
-    Provenance,
-    RubricRef,
     ServedChange,
 )
 from judging.rundir.layout import CONFLICTS, CONSENSUS, DRIFT, INTEGRITY, RUN_FILES, RunPaths
-from judging.rundir.store import RunStore
+from judging.rundir.store import RunStore, judgment_head
 
 _Report = TypeVar("_Report", IntegrityReport, ConsensusReport, ConflictReport, DriftReport)
 
@@ -94,16 +91,10 @@ def read_conflicts(run_root: Path) -> ConflictReport:
     return _read_side(RunPaths(run_root).conflicts, ConflictReport, ConflictReport())
 
 
-class _ServedHead(BaseModel):
-    """What the drift report reads of a judgment line: who judged what, and the call's
-    provenance; the answers, signals and flags (most of a line) are skipped. The fields are those
-    of every judgment version so far (judging.judgment/1), as `LineHead`'s."""
-
-    model_config = ConfigDict(extra="ignore")
-    judge: str
-    claim: ClaimKey
-    rubric: RubricRef | None = None
-    provenance: Provenance
+_ServedHead = judgment_head(
+    "_ServedHead", "What the drift report reads of a judgment line: who judged what, and the "
+    "call's provenance; the answers, signals and flags (most of a line) are skipped.",
+    "judge", "claim", "rubric", "provenance")
 
 
 CallOrder = tuple[datetime, int]

@@ -17,19 +17,16 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, NamedTuple, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from judging.atomic import write_text_atomic
 from judging.errors import RunStoreError
 from judging.models import (
     FROM_FILE,
     ClaimInput,
-    ClaimKey,
     Fingerprint,
     Judgment,
-    LineStatus,
     Outcome,
-    RubricRef,
     SettingValue,
     StrictModel,
     SubmissionSource,
@@ -168,30 +165,29 @@ def line_key(judgment: Judgment) -> LineKey:
 M = TypeVar("M", bound=BaseModel)
 
 
+def judgment_head(name: str, doc: str, *fields: str, **replaced: Any) -> type[BaseModel]:
+    """A model that reads only `fields` of a judgment line, each as `Judgment` declares it (a
+    `replaced` one as given, `(annotation, default)`), and skips the rest of the line: a tenth of
+    the CPU of a whole `Judgment`, whose signals and answers are validated one by one, for
+    passes over every line of a run that need no more (`RunStore.iter_latest_as`). A head reads
+    the lines of every judgment version so far (judging.judgment/1) without migrating them: a
+    Judgment version that migrates one of its fields must give the heads a migration too."""
+    declared = {field: (Judgment.model_fields[field].annotation, Judgment.model_fields[field])
+                for field in fields}
+    return create_model(name, __config__=ConfigDict(extra="ignore", populate_by_name=True),
+                        __doc__=doc, __module__=__name__, **declared, **replaced)
+
+
 class _AggregateHead(BaseModel):
     model_config = ConfigDict(extra="ignore")
     outcome: Outcome
 
 
-class LineHead(BaseModel):
-    """What summaries and input hashes read of a judgment line: its identity, input hash,
-    status and outcome. Read with the rest of the line skipped (a tenth of the CPU of a whole
-    `Judgment`, whose signals and answers are validated one by one), for passes over every line
-    of a run that need no more (`RunStore.iter_latest_heads`). The fields are those of every
-    judgment version so far (judging.judgment/1): a Judgment version that migrates these fields
-    must migrate them here too."""
-
-    model_config = ConfigDict(extra="ignore", populate_by_name=True)
-    schema_: Literal["judging.judgment/1"] = Field(default="judging.judgment/1", alias="schema")
-    claim: ClaimKey
-    rubric: RubricRef | None
-    judge: str
-    sample: int = 0
-    swapped: bool = False
-    input_hash: str
-    final: bool = True
-    status: LineStatus
-    aggregate: _AggregateHead | None = None
+LineHead = judgment_head(
+    "LineHead", "What summaries and input hashes read of a judgment line: its identity, input "
+    "hash, status and outcome (`RunStore.iter_latest_heads`).",
+    "schema_", "claim", "rubric", "judge", "sample", "swapped", "input_hash", "final", "status",
+    aggregate=(_AggregateHead | None, None))
 
 
 def iter_jsonl_offsets(path: Path, model: type[M]) -> Iterator[tuple[int, M]]:
@@ -518,12 +514,7 @@ class RunStore:
     def iter_latest(self) -> Iterator[Judgment]:
         """The newest line per (claim, rubric id@version, judge, sample, order), in the order of
         the newest lines, read from the file one line at a time."""
-        if self._handle is not None:
-            self._handle.flush()
-        newest = set(self._latest.values())
-        for offset, judgment in iter_jsonl_offsets(self.paths.judgments, Judgment):
-            if offset in newest:
-                yield judgment
+        return self.iter_latest_as(Judgment)
 
     def iter_latest_heads(self) -> Iterator[LineHead]:
         """`iter_latest` as line heads (see `LineHead`)."""
