@@ -367,13 +367,10 @@ def _llm_options(line: Judgment, base: LLMOptions) -> LLMOptions:
 def _retest_line(original: Judgment, result: JudgeResult, rubric: Rubric) -> Judgment:
     answers = result.answers
     scored = any(a.status is AnswerStatus.scored for a in answers)
+    # What the endpoint served travels in settings_used (models.SERVED_SETTINGS).
     provenance = original.provenance.model_copy(update={
-        "request_hash": result.request_hash, "raw_answer": result.raw_answer,
-        "usage": result.usage, "latency_s": result.latency_s, "cost_usd": result.cost_usd,
-        "cached": result.cached, "timestamp": utc_now(),
-        "settings": {**original.provenance.settings, **result.settings_used},
-        **{name: getattr(result, name) for name in ("served_model", "system_fingerprint",
-                                                    "provider") if hasattr(result, name)}})
+        **result.call_record(), "timestamp": utc_now(),
+        "settings": {**original.provenance.settings, **result.settings_used}})
     return original.model_copy(update={
         "answers": answers, "aggregate": aggregate(rubric, answers) if answers else None,
         "status": LineStatus.scored if scored else LineStatus.unscored,

@@ -43,6 +43,13 @@ class JudgeResult:
     settings_used: dict[str, SettingValue] = field(default_factory=dict)
     """Per-call settings to record beside the judge's own (e.g. the response format used)."""
 
+    def call_record(self) -> dict[str, object]:
+        """What a judgment line's provenance records of the call, by the provenance's field
+        names: the run's line and the retest's line are made from this one list."""
+        return {"request_hash": self.request_hash, "raw_answer": self.raw_answer,
+                "usage": self.usage, "latency_s": self.latency_s, "cost_usd": self.cost_usd,
+                "cached": self.cached}
+
 
 @dataclass(frozen=True)
 class CallEstimate:

@@ -177,8 +177,7 @@ class Calls:
             item, run_id=self.run_id, measurement=measurement,
             answers=result.answers, status=LineStatus.scored if scored else LineStatus.unscored,
             reason=reason, final=result.final, settings_used=result.settings_used,
-            request_hash=result.request_hash, raw_answer=result.raw_answer, usage=result.usage,
-            latency_s=result.latency_s, cost_usd=result.cost_usd, cached=result.cached)
+            **result.call_record())
 
     def extract_estimate(self) -> Estimate | None:
         """What the extractor's requests a dry run did not send would cost."""
