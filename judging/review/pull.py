@@ -22,7 +22,7 @@ from judging.resolve import PlannedClaim, Reason, read_plan, run_claim_rows
 from judging.review.dataset import NOTE_QUESTION, OVERALL_QUESTION, YES, dataset_name
 from judging.review.push import DEFAULT_WORKSPACE, PushedRecord, plan_priority, quiet_lookups
 from judging.rubrics import RubricLibrary, Scale
-from judging.rundir import RunPaths, RunStore, iter_jsonl, utc_now
+from judging.rundir import RunPaths, RunStore, cut_torn_tail, iter_jsonl, utc_now
 
 PAGE = 500
 
@@ -195,6 +195,7 @@ def sync_plan_priorities(run_dir: Path, *, client: rg.Argilla, previous: list[Pl
             done.planned += entry is not None
             done.dropped += entry is None
     if lines:
+        cut_torn_tail(state)  # a push killed mid-write: append on a fresh line
         with state.open("a", encoding="utf-8") as out:
             out.write("".join(line.model_dump_json(by_alias=True) + "\n" for line in lines))
             out.flush()
