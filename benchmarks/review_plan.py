@@ -14,6 +14,7 @@ at different known rates, and abstentions (no AI outcome). People's answers are 
     uniform random review, adding 250 labels at a time; <= 0.5x is the target.
 
     .venv/bin/python benchmarks/review_plan.py [--reps 500] [--settle-reps 12] [--quick]
+        [--sample-offset K]
 
 Figures (2026-12-07, 500 reps, 500 random labels; "per submission" = the submissions with
 >= 10 random labels, about 2.4 an event, each against its own 50 claims' true rate).
@@ -32,16 +33,29 @@ t at n - 1 (the variance is estimated from the same few labels; the t quantile a
 per-submission coverage by only 0.02). Also fixed: a group where the AI gave one outcome to every
 claim made PPI++'s tuning divide by zero and showed "0.0 [0, 1]" (now lam = 0, human-only).
 
-What is not wrong: the poor judge's event coverage of 0.932 on the default seed (2). The plan's
-stratified sample (proportional over rubric x AI outcome) makes PPI's point the sample mean (up
-to rounding the quotas), whose true variance is the within-stratum one times the 0.9 finite-
-population factor; PPI++'s estimate var(Y - lam Yhat)/n + ... is at least that in expectation
-(Yhat is a function of the stratum), so the interval is conservative on average; the human-only
-interval on the same draws covers 0.940, seeds 1 and 3 give 0.962/0.964, seeds 2-8 average 0.958
-over 3,500 reps (earlier note). PPI with lam = 1 covers 0.986 on seed 2 but is wider than
-human-only for the poor judge (against the width target); a plain uniform sample read 0.952 on
-other draws. The acceptance line (>= 0.94 on the default seed) fails for the poor judge by
-0.008, about one standard error of a 500-rep figure; the seed is not changed to pass.
+What is not wrong: the poor judge's event coverage of 0.932 on the default seed (2), checked
+again (2026-12-07, h42) on the same 500 events of seed 2:
+  - 40 fresh stratified samples per event (20,000 intervals, ppi_mean_ci as pass_rate calls
+    it): coverage 0.962; the benchmark's own sampler (random_sample, sha256 order) with 7
+    other sample seeds (`--sample-offset 7000000*j`, j = 1..7): 0.946/0.948/0.966/0.970/
+    0.958/0.960/0.972 (mean 0.960). The default
+    draw is the lowest of 8, about 3 Monte Carlo standard errors (0.009 at 500 reps) below.
+  - the interval's half-width is right: mean PPI++ standard error 0.0215 against the error's
+    spread over fresh samples 0.0205 (the stratified sample's own; PPI++ does not credit
+    all of the stratification nor the finite-population factor, so it is slightly wide);
+    mean z -0.009, no bias. On the default draws the errors happened to spread 0.0217.
+  - what was tried and not kept, each on the same draws: the AI's outcomes on all 5,000
+    claims as the unlabelled set (the finite-population estimand): 0.932, unchanged (with a
+    proportional sample the point moves by less than 1e-4); cross-fitted PPI
+    (ppi_py.crossppi_mean_ci, 5 folds, the prediction each stratum's human pass rate on the
+    other folds): 0.936, and wider (0.979x human-only poor, 0.555x good, against PPI++'s
+    0.967x/0.539x). The stratified (design-based) variance is narrower still: it would lower
+    coverage towards 0.95, not raise it. The in-sample lambda is estimated from 500 labels
+    (its noise is O(1/n)); the t quantile at 499 df equals the normal one to 1e-3; nothing is
+    clipped at an event rate near 0.43; the constant-AI fallback never fires at event level.
+Other event seeds, poor judge, 500 reps each (h42): 3: 0.964, 4: 0.956, 5: 0.954.
+So the estimator is kept: the acceptance line (>= 0.94 on the default seed) fails for the poor
+judge on this draw by chance, and the seed is not changed to pass; `make bench` exits 1.
 Labels to settle the top 10: planned/uniform median 0.216 (max 0.364, 12 events).
 """
 
@@ -98,7 +112,8 @@ def labelled(rows: list[ClaimRow], truth: np.ndarray, keys: set[str], *,
                      else None, random=r.key in random) for r in rows]
 
 
-def coverage_and_width(reps: int, judge, seed: int) -> dict[str, float]:
+def coverage_and_width(reps: int, judge, seed: int, *, offset: int = 0) -> dict[str, float]:
+    """`offset` shifts only the random samples' seeds: the same events, other draws."""
     rng = np.random.default_rng(seed)
     covered, widths, agree, human_only = [], [], [], []
     # Per submission (the leaderboard's pass_rate_95): only those with an interval, i.e. at
@@ -107,7 +122,7 @@ def coverage_and_width(reps: int, judge, seed: int) -> dict[str, float]:
     per_submission, withheld = [], 0
     for rep in range(reps):
         rows, truth = event(rng, judge)
-        sample = {r.key for r in random_sample(rows, LABELS, seed=seed * 100_000 + rep)}
+        sample = {r.key for r in random_sample(rows, LABELS, seed=seed * 100_000 + rep + offset)}
         rows = labelled(rows, truth, sample, random=sample)
         agree.append(np.mean([r.ai == ("pass" if t else "fail") for r, t in zip(rows, truth)]))
         groups = [("event", lambda r: True)] + [(s, lambda r, s=s: r.stratum == s)
@@ -167,14 +182,19 @@ def main() -> None:
     parser.add_argument("--settle-reps", type=int, default=12)
     parser.add_argument("--draws", type=int, default=400, help="rank simulation draws")
     parser.add_argument("--quick", action="store_true", help="50 and 3 repetitions")
+    parser.add_argument("--sample-offset", type=int, default=0,
+                        help="shift the random samples' seeds (same events, other draws: "
+                             "how much of a coverage figure is the draw)")
     args = parser.parse_args()
     reps, settle = (50, 3) if args.quick else (args.reps, args.settle_reps)
     start = time.monotonic()
     ok = True
     for name, judge, seed in (("good judge", GOOD, 1), ("poor judge", POOR, 2)):
-        f = coverage_and_width(reps, judge, seed)
+        f = coverage_and_width(reps, judge, seed, offset=args.sample_offset)
         print(f"{name}: agreement {f['agreement']:.3f}; 95% PPI coverage of the event pass rate "
-              f"{f['coverage_event']:.3f} (human-only on the same draws "
+              f"{f['coverage_event']:.3f} (Monte Carlo se "
+              f"{np.sqrt(f['coverage_event'] * (1 - f['coverage_event']) / reps):.3f}; "
+              f"human-only on the same draws "
               f"{f['coverage_human_only']:.3f}), of event + per-rubric rates "
               f"{f['coverage_all']:.3f} "
               f"({reps} reps, {LABELS} random labels); PPI/human-only width "

@@ -210,8 +210,21 @@ def pull(run_dir: Path, out: Path | None, workspace: str, refresh: bool,
     console.print(f"wrote {result.labels} label(s) from {len(result.datasets)} dataset(s) to "
                   f"{result.path}", highlight=False, soft_wrap=True)
     if refresh:
+        from judging.resolve import read_plan
+        from judging.review.pull import sync_plan_priorities
+
+        previous = read_plan(run_dir)
         refresh_views(run_dir, labels_path=result.path, calibration_dir=calibration_dir,
                       event_path=event_path, rubrics_dir=rubrics_dir)
+        if previous:
+            # The re-plan moved claims: Argilla's queue follows it now, not at the next push.
+            moved = sync_plan_priorities(run_dir, client=client, previous=previous,
+                                         workspace=workspace)
+            if moved.planned or moved.dropped:
+                console.print(f"review priorities updated in Argilla: {moved.planned} planned "
+                              f"record(s), {moved.dropped} record(s) of claims dropped from the "
+                              f"plan (priority 0, last in the queue)", soft_wrap=True,
+                              highlight=False)
     else:
         console.print(f"not refreshed (--no-refresh): the leaderboard and the report say they "
                       f"are stale until `judging resolve {run_dir}`, and a review plan is not "

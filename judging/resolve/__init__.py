@@ -27,6 +27,7 @@ from judging.resolve.intervals import (
     Estimate,
     PlannedClaim,
     RankSimulation,
+    Reason,
     pass_rate,
     read_plan,
     run_claim_rows,
@@ -57,7 +58,7 @@ from judging.resolve.leaderboard import (
     write_leaderboard,
 )
 
-__all__ = ["AI_ONLY", "ClaimRow", "Estimate", "PlannedClaim", "RankSimulation", "pass_rate",
+__all__ = ["AI_ONLY", "ClaimRow", "Estimate", "PlannedClaim", "RankSimulation", "Reason", "pass_rate",
            "read_plan", "run_claim_rows", "run_shortlists", "simulate_ranks", "stratum_posteriors", "add_intervals",
            "CONSENSUS_COLUMNS", "INTERVAL_COLUMNS", "NO_PASS_TEXT", "PAPER_COLUMNS", "PARTICIPANT_COLUMNS",
            "RULE_TEXT", "SETTLE_TOP", "SUBMISSION_COLUMNS", "ClaimDecision", "ClaimResult", "EventRules",

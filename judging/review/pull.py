@@ -6,21 +6,23 @@ values crashes the SDK when records are read back, and drafts and discards must 
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import argilla as rg
 
 from judging.atomic import write_jsonl_atomic
 from judging.errors import ReviewError
 from judging.models import ClaimKey, Label, RubricRef
+from judging.resolve import PlannedClaim, Reason, read_plan, run_claim_rows
 from judging.review.dataset import NOTE_QUESTION, OVERALL_QUESTION, YES, dataset_name
-from judging.review.push import DEFAULT_WORKSPACE, quiet_lookups
+from judging.review.push import DEFAULT_WORKSPACE, PushedRecord, plan_priority, quiet_lookups
 from judging.rubrics import RubricLibrary, Scale
-from judging.rundir import RunStore
+from judging.rundir import RunPaths, RunStore, cut_torn_tail, iter_jsonl, utc_now
 
 PAGE = 500
 
@@ -131,9 +133,79 @@ def _labels_of(record: dict[str, Any], *, ref: RubricRef, blind: bool, dataset: 
     return labels
 
 
+#: The review priority of a claim a re-plan dropped: below every planned claim (the random
+#: sample's is 0.5), so Argilla's queue, sorted by priority, shows it last.
+DROPPED_PRIORITY = 0.0
+DROPPED_FROM_PLAN = "dropped_from_plan"
+#: The digest a pushed.jsonl line gets when only the record's priority changed in place: no
+#: built record hashes to it, so the next push sends that record whole again.
+REPRIORITIZED = "reprioritized"
+
+
+@dataclass
+class Reprioritized:
+    """What `sync_plan_priorities` changed in Argilla (records, not claims)."""
+
+    planned: int = 0
+    dropped: int = 0
+
+
+def sync_plan_priorities(run_dir: Path, *, client: rg.Argilla, previous: list[PlannedClaim],
+                         workspace: str = DEFAULT_WORKSPACE) -> Reprioritized:
+    """After a re-plan (`review pull`): every record pushed to `workspace` for a claim of the
+    new plan gets the priority that plan gives it (as `review push --plan` would), and every
+    record of a claim the re-plan dropped (in `previous`, undecided, no longer planned) gets
+    DROPPED_PRIORITY and the reason, so that Argilla's queue follows the plan before the next
+    push. Each record changed gets a pushed.jsonl line (the dashboard's queue reads it)."""
+    plan = read_plan(run_dir)
+    entries = {p.claim_key: p for p in plan}
+    decided = {r.key for r in run_claim_rows(run_dir) if r.human in ("pass", "fail")}
+    dropped = {p.claim_key for p in previous} - set(entries) - decided
+    api_url, state = str(client.api_url), RunPaths(Path(run_dir)).pushed
+    latest: dict[tuple[str, str], PushedRecord] = {}
+    for line in iter_jsonl(state, PushedRecord):
+        if line.api_url == api_url and line.workspace == workspace and \
+                (line.claim_key in entries or line.claim_key in dropped):
+            latest[(line.dataset_id, line.record_id)] = line
+    plan_reasons = {*get_args(Reason), DROPPED_FROM_PLAN}
+    done, lines = Reprioritized(), []
+    for dataset_id in sorted({d for d, _ in latest}):
+        on_server = {str(r.get("external_id")): r for r in _records(client, dataset_id)}
+        for (_, record_id), line in sorted(latest.items()):
+            record = on_server.get(record_id) if line.dataset_id == dataset_id else None
+            if record is None:  # not this dataset's, or deleted: the next push sends it
+                continue
+            entry = entries.get(str(line.claim_key))
+            others = [r for r in line.reasons if r not in plan_reasons]
+            value, reasons = (DROPPED_PRIORITY, [DROPPED_FROM_PLAN, *others]) if entry is None \
+                else (plan_priority(entry, len(plan)), [*entry.reasons, *others])
+            metadata = dict(record.get("metadata") or {})
+            if metadata.get("priority") == value and metadata.get("priority_reasons") == reasons:
+                continue
+            # PATCH replaces the record's metadata whole: send all of it, two values changed.
+            response = client.api.http_client.patch(
+                f"/api/v1/records/{record['id']}",
+                json={"metadata": {**metadata, "priority": value, "priority_reasons": reasons}})
+            if response.status_code >= 400:
+                raise ReviewError(f"updating the review priority of {line.claim_key} failed "
+                                  f"({response.status_code}): {response.text[:200]}")
+            lines.append(line.model_copy(update={"priority": value, "reasons": reasons,
+                                                 "digest": REPRIORITIZED,
+                                                 "pushed_at": utc_now()}))
+            done.planned += entry is not None
+            done.dropped += entry is None
+    if lines:
+        cut_torn_tail(state)  # a push killed mid-write: append on a fresh line
+        with state.open("a", encoding="utf-8") as out:
+            out.write("".join(line.model_dump_json(by_alias=True) + "\n" for line in lines))
+            out.flush()
+            os.fsync(out.fileno())
+    return done
+
+
 def read_labels(path: Path) -> list[Label]:
     from judging.rundir import read_jsonl
     return read_jsonl(path, Label)
 
 
-__all__ = ["PullResult", "pull_run", "read_labels"]
+__all__ = ["PullResult", "Reprioritized", "pull_run", "read_labels", "sync_plan_priorities"]

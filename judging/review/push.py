@@ -232,8 +232,6 @@ def iter_planned(store: RunStore, library: RubricLibrary, options: PushOptions, 
         yield from _iter_planned(store, library, options, skipped=skipped)
         return
     planned = {p.claim_key: p for p in options.plan}
-    # Within a priority the plan's order: a slightly lower value for each later place.
-    step = 1 / (10 * (len(planned) + 1))
     items = sorted(_iter_planned(store, library, options, skipped=skipped, keys=set(planned)),
                    key=lambda item: planned[item.claim_key].order)
     for item in items:
@@ -243,8 +241,15 @@ def iter_planned(store: RunStore, library: RubricLibrary, options: PushOptions, 
             claim_key=item.claim_key, rubric=item.rubric, judgment=item.judgment,
             claim=item.claim, blind=blind,
             dataset=dataset_name(item.rubric.id, item.rubric.version, calibration=blind),
-            priority=Priority(value=round(entry.priority - step * entry.order, 6),
+            priority=Priority(value=plan_priority(entry, len(planned)),
                               reasons=[*entry.reasons, *item.priority.reasons]))
+
+
+def plan_priority(entry: PlannedClaim, planned: int) -> float:
+    """The priority a planned claim's records carry in Argilla: its reason's, a slightly lower
+    value for each later place of a plan of `planned` claims (within a priority the plan's
+    order)."""
+    return round(entry.priority - entry.order / (10 * (planned + 1)), 6)
 
 
 def _iter_planned(store: RunStore, library: RubricLibrary, options: PushOptions, *,

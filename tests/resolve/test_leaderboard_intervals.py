@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import csv
+import html
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -11,6 +12,7 @@ from click.testing import CliRunner
 
 from judging.cli import main
 from judging.publish import stage
+from judging.report import write_html_report
 from judging.resolve import read_plan, resolve_run, run_claim_rows, run_leaderboard
 from tests.conftest import RUBRICS
 from tests.constructed import _claims, _judgment, _label, _run
@@ -73,6 +75,12 @@ def test_leaderboard_shows_intervals_and_ranks(tmp_path: Path, verdict_rubric) -
     page = (run / "leaderboard.html").read_text()
     assert "<th title='the rank&#x27;s 95% interval" in page and "Event pass rate:" in page
     assert table[0]["rank_95"] in page
+    # The report carries the same figures: the event line, each row's rank and rate interval.
+    report = html.unescape(write_html_report(run, rubrics_dir=RUBRICS).read_text())
+    board = run_leaderboard(run)
+    assert board.uncertainty[0] in report and board.uncertainty[1] in report
+    for row in table:
+        assert f"<td>{row['rank_95']}</td>" in report and row["pass_rate_95"] in report
     explain = runner.invoke(main, ["review", "plan", str(run), "--budget", "5", "--top", "3",
                                    "--explain"])
     assert explain.exit_code == 0, explain.output

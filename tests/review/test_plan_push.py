@@ -10,10 +10,11 @@ import pytest
 from click.testing import CliRunner
 
 from judging.cli import main
-from judging.resolve import read_plan, resolve_run, run_claim_rows
+from judging.resolve import PlannedClaim, read_plan, resolve_run, run_claim_rows
 from judging.review.dataset import record_id
-from judging.review.pull import pull_run, read_labels
-from judging.review.push import PushOptions, connect, push_run
+from judging.review.plan import write_plan
+from judging.review.pull import DROPPED_FROM_PLAN, DROPPED_PRIORITY, pull_run, read_labels
+from judging.review.push import PushOptions, connect, plan_priority, push_run
 from judging.run.runner import RunRequest, run_judging
 from judging.rundir.store import RunStore
 from tests.conftest import REGISTRY, SUBMISSIONS
@@ -92,12 +93,23 @@ def test_pull_replans_as_answers_come_back(argilla, tmp_path: Path) -> None:
     runner = CliRunner()
     result = runner.invoke(main, ["review", "plan", str(run), "--budget", "6", "--top", "2"])
     assert result.exit_code == 0, result.output
+    # An earlier plan targeted one more claim, for a reason that no longer holds (nothing in the
+    # run targets it now: the AI answered it with confidence, uncontested): the re-plan drops it.
+    rows = run_claim_rows(run)
+    stale = next(r for r in rows if r.key not in {p.claim_key for p in read_plan(run)}
+                 and r.ai is not None and not r.low_confidence and not r.contested
+                 and not r.not_addressed)
+    write_plan(run, [*read_plan(run), PlannedClaim(
+        claim_key=stale.key, submission=stale.submission, order=len(read_plan(run)),
+        part="targeted", reasons=["low_confidence"], priority=0.8, stratum=stale.stratum,
+        ai_outcome=stale.ai, top_k=2)])
     workspace = f"ws-{uuid.uuid4().hex[:8]}"
     server = ["--api-url", argilla.url, "--api-key", argilla.api_key]
     result = runner.invoke(main, ["review", "push", str(run), "--plan", "--workspace", workspace,
                                   *server])
     assert result.exit_code == 0, result.output
     plan = read_plan(run)
+    assert _priorities(argilla, workspace)[stale.key][0] == plan_priority(plan[-1], len(plan))
     first_random = next(p for p in plan if p.part == "random")
     first_targeted = next(p for p in plan if p.part == "targeted")
     answered = {first_random.claim_key, first_targeted.claim_key}
@@ -132,7 +144,34 @@ def test_pull_replans_as_answers_come_back(argilla, tmp_path: Path) -> None:
     assert rows[first_random.claim_key].random and rows[first_random.claim_key].human == "fail"
     assert rows[first_targeted.claim_key].human == "fail"
     assert not rows[first_targeted.claim_key].random
+    # Argilla's queue follows the re-plan: a claim it dropped goes last with the reason (it kept
+    # its old priority before), the claims still planned carry the new plan's priorities.
+    assert stale.key not in {p.claim_key for p in new}
+    priorities = _priorities(argilla, workspace)
+    dropped = {p.claim_key for p in plan} - {p.claim_key for p in new} - answered
+    assert stale.key in dropped
+    for key in dropped:
+        assert priorities[key][0] == DROPPED_PRIORITY
+        assert priorities[key][1][0] == DROPPED_FROM_PLAN
+    for entry in new:
+        if entry.claim_key in priorities:
+            assert priorities[entry.claim_key][0] == plan_priority(entry, len(new))
+            assert priorities[entry.claim_key][1][0] == entry.reasons[0]
+    assert "review priorities updated in Argilla" in said
     # Without new answers a second pull re-plans to the same claims.
     result = runner.invoke(main, ["review", "pull", str(run), "--workspace", workspace, *server])
     assert [p.claim_key for p in read_plan(run)] == [p.claim_key for p in new]
     assert ", 0 added" in " ".join(result.output.split())
+
+
+def _priorities(argilla, workspace: str) -> dict[str, tuple[float, list[str]]]:
+    """Claim key -> (priority, reasons) of its records in `workspace`, read back from the server
+    (one value per claim: the test's claims are judged by one rubric each or agree across)."""
+    client = connect(argilla.url, argilla.api_key)
+    found: dict[str, tuple[float, list[str]]] = {}
+    for dataset in client.datasets.list():
+        if dataset.workspace.name == workspace:
+            for record in dataset.records:
+                key = f"{record.metadata['submission_id']}::{record.metadata['claim_id']}"
+                found[key] = (record.metadata["priority"], list(record.metadata["priority_reasons"]))
+    return found
