@@ -357,3 +357,35 @@ def test_engines_come_from_one_table() -> None:
     drivers = _modules_that(lambda node: isinstance(node, ast.ClassDef)
                             and node.name.endswith("BudgetDriver"))
     assert drivers == ["engines/budget.py"]
+
+
+#: Each submission shape's detector, by shape: the names that ask "is this folder of that shape?"
+SHAPE_DETECTORS = {"manifest": {"find_manifest", "MANIFEST"},
+                   "logbook": {"is_logbook", "find_logbook_root", "LOGBOOK"},
+                   "space": {"is_space", "SPACE"}}
+
+
+def _shapes_asked(source: str) -> set[str]:
+    """The shapes whose detectors a module's code asks (imports and definitions aside)."""
+    used = {node.id if isinstance(node, ast.Name) else node.attr
+            for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.Name | ast.Attribute) and isinstance(node.ctx, ast.Load)}
+    return {shape for shape, names in SHAPE_DETECTORS.items() if used & names}
+
+
+def test_one_precedence_list_of_shapes() -> None:
+    """Which shape a folder has is decided by `judging/intake/shapes.py`'s `SHAPES` alone (issue
+    40: the order was spelled in loading, in a SOURCE's expansion and in `judging check`): no
+    other module asks two shapes' detectors, which is what a second order would do."""
+    from judging.intake.shapes import SHAPES
+
+    assert [shape.name for shape in SHAPES] == list(SHAPE_DETECTORS)
+    # the check sees a second order where one is written
+    assert _shapes_asked("if find_manifest(f) is not None or is_logbook(f):\n    pass\n") == \
+        {"manifest", "logbook"}
+    assert _shapes_asked("from judging.intake.space import is_space\n") == set()
+    shapes = PACKAGE / "intake" / "shapes.py"
+    twice = {path.relative_to(PACKAGE).as_posix(): sorted(asked)
+             for path in sorted(PACKAGE.rglob("*.py")) if path != shapes
+             for asked in [_shapes_asked(path.read_text(encoding="utf-8"))] if len(asked) > 1}
+    assert not twice

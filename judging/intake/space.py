@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,8 +26,13 @@ from judging._yaml import parse_document
 from judging.errors import InputFileError, ManifestError, UnsafePathError
 from judging.intake.freeform import read_reports
 from judging.intake.identity import paper_identity, space_repo_id, submission_paper
-from judging.intake.logbook import StructuredAsk, fill_with_llm, submission_header
-from judging.intake.logbook.extract import VALUE_PLACES, VERDICT_PLACES
+from judging.intake.logbook import (
+    VALUE_PLACES,
+    VERDICT_PLACES,
+    StructuredAsk,
+    fill_with_llm,
+    submission_header,
+)
 from judging.intake.manifest import LoadedSubmission
 from judging.intake.paths import confine, list_files, open_confined, read_text_confined
 from judging.intake.prose import read_prose
@@ -112,6 +118,28 @@ def is_space(folder: Path) -> bool:
     except (OSError, UnsafePathError):
         return False
     return head.startswith(b"---")
+
+
+class _SpaceShape:
+    """A free-form Space as a submission shape (`shapes.SHAPES`)."""
+
+    name = "space"
+
+    def detect(self, folder: Path) -> bool:
+        return is_space(folder)
+
+    def one_submission(self, folder: Path, *, hub: bool,
+                       children: Callable[[], list[Path]]) -> bool:
+        # a local folder of submissions whose own README has front matter (a dataset card)
+        # stands for its subfolders
+        return is_space(folder) and (hub or not children())
+
+    def load(self, folder: Path, *, out_dir: Path | None, registry: Registry | None,
+             extractor: StructuredAsk | None, **places: frozenset[str]) -> LoadedSubmission:
+        return load_space(folder, registry=registry, extractor=extractor, **places)
+
+
+SPACE = _SpaceShape()
 
 
 def _read(folder: Path, rel: str, limit: int, files: SpaceFiles) -> str | None:
@@ -226,13 +254,13 @@ def paper_of(files: SpaceFiles, repo_id: str | None) -> tuple[str | None, str]:
                           title=title if isinstance(title, str) else None, texts=files.texts())
 
 
-def load_space(folder: Path | str, *, out_dir: Path, registry: Registry | None = None,
+def load_space(folder: Path | str, *, registry: Registry | None = None,
                extractor: StructuredAsk | None = None,
                verdict_places: frozenset[str] = VERDICT_PLACES,
                value_places: frozenset[str] = VALUE_PLACES,
                repo_id: str | None = None) -> LoadedSubmission:
-    """One free-form Space as a submission (the module docstring); `out_dir` is unused by the
-    Space itself (its files are read in place) and kept for the loaders' common call."""
+    """One free-form Space as a submission (the module docstring); its files are read in
+    place, nothing is written."""
     folder = Path(folder)
     if not folder.is_dir():
         raise ManifestError("not a folder", path=str(folder))

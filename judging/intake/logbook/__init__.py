@@ -63,13 +63,44 @@ from judging.models import (
 
 log = logging.getLogger(__name__)
 
-__all__ = ["VERDICT_TABLE", "FoundClaim", "LLMOutcome", "Logbook", "StructuredAsk",
-           "fill_with_llm", "find_logbook_root", "is_logbook", "load_logbook", "map_verdict",
-           "read_logbook"]
+__all__ = ["LOGBOOK", "VALUE_PLACES", "VERDICT_PLACES", "VERDICT_TABLE", "FoundClaim",
+           "LLMOutcome", "Logbook", "StructuredAsk", "fill_with_llm", "find_logbook_root",
+           "is_logbook", "load_logbook", "map_verdict", "read_logbook"]
 
 
 def is_logbook(folder: Path) -> bool:
     return find_logbook_root(Path(folder)) is not None
+
+
+class _LogbookShape:
+    """A Trackio logbook as a submission shape (`shapes.SHAPES`)."""
+
+    name = "logbook"
+
+    def detect(self, folder: Path) -> bool:
+        return is_logbook(folder)
+
+    def one_submission(self, folder: Path, **_: object) -> bool:
+        """The folder is one logbook (a published one, a workspace, a mirror holding at most
+        one), not a folder of several."""
+        if (folder / "pages").is_dir() and is_logbook(folder) or \
+                (folder / ".trackio" / "logbook").is_dir():
+            return True
+        if not is_logbook(folder):
+            return False
+        inner = [c for c in folder.iterdir() if c.is_dir() and not c.name.startswith(".")
+                 and is_logbook(c)]
+        return len(inner) <= 1
+
+    def load(self, folder: Path, *, out_dir: Path | None, registry: Registry | None,
+             extractor: StructuredAsk | None, **places: frozenset[str]) -> LoadedSubmission:
+        if out_dir is None:
+            raise ValueError("a logbook needs an output folder for its figures and logs")
+        return load_logbook(folder, out_dir=out_dir, registry=registry, extractor=extractor,
+                            **places)
+
+
+LOGBOOK = _LogbookShape()
 
 
 def _figure_note(figures: list[Figure]) -> str:
