@@ -24,15 +24,10 @@ from typing import Any
 
 from judging._yaml import parse_document
 from judging.errors import InputFileError, ManifestError, UnsafePathError
+from judging.intake.engine import submission_header
 from judging.intake.freeform import read_reports
 from judging.intake.identity import paper_identity, space_repo_id, submission_paper
-from judging.intake.logbook import (
-    VALUE_PLACES,
-    VERDICT_PLACES,
-    StructuredAsk,
-    fill_with_llm,
-    submission_header,
-)
+from judging.intake.logbook import VALUE_PLACES, VERDICT_PLACES, StructuredAsk, fill_with_llm
 from judging.intake.manifest import LoadedSubmission
 from judging.intake.paths import confine, list_files, open_confined, read_text_confined
 from judging.intake.prose import read_prose

@@ -13,11 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from pydantic import ValidationError
-
 from judging.errors import UnsafePathError
+from judging.intake.engine import Material, add_claims
 from judging.intake.freeform import Reading, read_already, report_page
-from judging.intake.logbook import extraction_flags, in_our_words
 from judging.intake.logbook.claims import FoundClaim, extract_page, find_claims, kind_of, statement
 from judging.intake.logbook.extract import (
     Extraction,
@@ -30,20 +28,10 @@ from judging.intake.logbook.extract import (
     toy_scale,
 )
 from judging.intake.logbook.reader import Cell, Logbook, Page
-from judging.intake.manifest import LoadedSubmission, make_claim_input
+from judging.intake.manifest import LoadedSubmission
 from judging.intake.paths import open_confined
 from judging.intake.registry import Registry
-from judging.models import (
-    MAX_JUSTIFICATION_CHARS,
-    MAX_NOTE_CHARS,
-    MAX_STATEMENT_CHARS,
-    Claim,
-    ClaimKey,
-    ClaimProblem,
-    Evidence,
-    FieldProvenance,
-    Flag,
-)
+from judging.models import MAX_NOTE_CHARS, FieldProvenance, Flag
 
 
 class SpaceFiles(Protocol):
@@ -168,31 +156,12 @@ def apply_space_facts(found: list[FoundClaim], whole: FoundClaim | None, files: 
 def add_claim_inputs(loaded: LoadedSubmission, found: list[FoundClaim],
                      whole: FoundClaim | None, files: SpaceFiles, facts: SpaceFacts, *,
                      pid: str, registry: Registry | None) -> None:
-    """Each claim as the input a run reads, or one problem line in our words."""
-    sid, folder = loaded.header.submission_id, files.folder
-    seen: set[str] = set()
-    for index, claim in enumerate(found):
-        claim_id = f"{pid}/{claim.local_id if claim is not whole else 'report'}"
-        origin = (claim.page.origin or "README.md") + (
-            f" row {claim.row}" if claim.place == "table row" else
-            f" item {claim.number or claim.row}" if claim.place == "list item" else
-            f" section {claim.row}" if claim.place == "section" else "")
-        where = str(folder / (claim.page.origin or "README.md"))
-        if claim_id in seen:
-            loaded.problems.append(ClaimProblem(
-                submission_id=sid, claim_id=claim_id, index=len(loaded.problems) + index,
-                manifest=where, line=None,
-                reason=f"{origin}: a second claim numbered {claim.local_id}; only the first is "
-                       f"judged"))
-            continue
-        seen.add(claim_id)
-        try:
-            loaded.claims.append(to_input(claim, claim_id, origin, loaded, registry, files,
-                                          facts, whole=claim is whole))
-        except (ValidationError, UnsafePathError, ValueError) as exc:
-            loaded.problems.append(ClaimProblem(
-                submission_id=sid, claim_id=claim_id, index=len(loaded.problems) + index,
-                manifest=where, line=None, reason=f"{origin}: {in_our_words(exc)}"))
+    """Each claim as the input a run reads, or one problem line in our words (the engine's)."""
+    add_claims(loaded, found, pid=pid, base=files.folder, registry=registry,
+               default_origin="README.md",
+               local_id=lambda claim: claim.local_id if claim is not whole else "report",
+               manifest=lambda claim: files.folder / (claim.page.origin or "README.md"),
+               material=lambda claim: material(claim, files, facts, whole=claim is whole))
 
 
 #: A dataset named as one submission's trace (`<user>/pythia-agent-trace`, `<user>/x-trace`):
@@ -231,41 +200,23 @@ def figure_of(claim: FoundClaim, files: SpaceFiles) -> str | None:
     return None
 
 
-def to_input(found: FoundClaim, claim_id: str, origin: str, loaded: LoadedSubmission,
-             registry: Registry | None, files: SpaceFiles, facts: SpaceFacts, *, whole: bool):
-    header = loaded.header
-    ex = found.extraction
+def material(found: FoundClaim, files: SpaceFiles, facts: SpaceFacts, *, whole: bool
+             ) -> Material:
+    """What the Space holds for one claim beside its report's extraction: the figure its text
+    shows, the Space's logs, script and traces, the reports' disagreements on it."""
     figure = figure_of(found, files)
-    kind = "figure" if figure else kind_of(found)
-    absent = dict(ex.absent)
-    provenance: dict[str, FieldProvenance] = dict(ex.provenance)
-    provenance["claim_id"] = (FieldProvenance(how="order", quote=found.title[:MAX_NOTE_CHARS],
-                                              place="the Space's report as one claim")
-                              if whole else found.id_provenance)
-    values: dict[str, object] = {}
-    if kind in ("number", "figure", "theorem"):
-        values = {"reported_value": ex.reported, "reproduced_value": ex.reproduced}
-    claim = Claim(
-        claim_id=claim_id, kind=kind,
-        statement=(statement(found) or claim_id)[:MAX_STATEMENT_CHARS],
-        reproduced_figure=figure, verdict=ex.verdict,
-        justification=(found.prose or files.body)[:MAX_JUSTIFICATION_CHARS],
-        scale_note=ex.toy_note(),
-        evidence=Evidence(logs=files.logs[:50], script=facts.script, traces=facts.traces[:50]),
-        source_verdict=ex.source_verdict, toy=ex.toy, provenance=provenance, absent=absent,
-        theorem_values=kind == "theorem" and any(v is not None for v in values.values()),
-        **{k: v for k, v in values.items() if v is not None})
-    claim_input = make_claim_input(claim, header, files.folder.resolve(), registry, None)
-    flags = list(claim_input.flags) + extraction_flags(ex, "Space") + [
-        Flag(name="reports_disagree", detail=note[:MAX_NOTE_CHARS]) for note in found.warnings]
-    if kind == "figure" and (registry is None or claim_input.published_path is None):
-        flags.append(Flag(name="figure_match_not_applicable",
-                          detail="the Space carries no published figure and no registry claim "
-                                 "gives one: figure-match is not applicable; the verdict rubric "
-                                 "judges the claim"))
-    return claim_input.model_copy(update={"flags": flags, "origin": origin,
-                                          "key": ClaimKey(submission_id=header.submission_id,
-                                                          claim_id=claim_id)})
+    out = Material(kind="figure" if figure else kind_of(found), statement=statement(found),
+                   figure=figure, justification=found.prose or files.body,
+                   scale_note=found.extraction.toy_note(), logs=files.logs,
+                   script=facts.script, traces=facts.traces, carrier="Space",
+                   no_figure="the Space carries no published figure",
+                   flags=[Flag(name="reports_disagree", detail=note[:MAX_NOTE_CHARS])
+                          for note in found.warnings])
+    if whole:
+        out.provenance["claim_id"] = FieldProvenance(
+            how="order", quote=found.title[:MAX_NOTE_CHARS],
+            place="the Space's report as one claim")
+    return out
 
 
 #: Where `sources.fetch_linked` puts the datasets a Space links (only judging writes there: the
