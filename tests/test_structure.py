@@ -389,3 +389,28 @@ def test_one_precedence_list_of_shapes() -> None:
              for path in sorted(PACKAGE.rglob("*.py")) if path != shapes
              for asked in [_shapes_asked(path.read_text(encoding="utf-8"))] if len(asked) > 1}
     assert not twice
+
+
+def _imported_modules(source: str) -> set[str]:
+    names = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+        elif isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+    return names
+
+
+def test_intake_packages_are_read_through_their_face() -> None:
+    """A package inside intake (the logbook shape) is imported by the other modules through its
+    `__init__` only (issue 40: space.py took a private of the logbook package): its modules are
+    its own business."""
+    intake = PACKAGE / "intake"
+    packages = [path.parent for path in intake.glob("*/__init__.py")]
+    assert intake / "logbook" in packages
+    reaching = [f"{path.relative_to(PACKAGE).as_posix()}: {module}"
+                for package in packages
+                for path in sorted(PACKAGE.rglob("*.py")) if package not in path.parents
+                for module in _imported_modules(path.read_text(encoding="utf-8"))
+                if module.startswith(f"judging.intake.{package.name}.")]
+    assert not reaching

@@ -20,6 +20,7 @@ from typing import Protocol
 from pydantic import ValidationError
 
 from judging.errors import ManifestError, UnsafePathError
+from judging.intake.extract import Extraction
 from judging.intake.manifest import LoadedSubmission, make_claim_input
 from judging.intake.registry import Registry
 from judging.models import (
@@ -35,24 +36,7 @@ from judging.models import (
     FieldProvenance,
     Flag,
     SubmissionHeader,
-    Verdict,
 )
-
-
-class Extraction(Protocol):
-    """What the engine reads of a claim's extraction (`logbook.extract.Extraction`)."""
-
-    verdict: Verdict | None
-    source_verdict: str | None
-    toy: bool
-    reported: float | None
-    reproduced: float | None
-    provenance: dict[str, FieldProvenance]
-    absent: dict[str, str]
-    contradiction: tuple[str, str] | None
-    changed: tuple[str, str] | None
-
-    def toy_note(self) -> str | None: ...
 
 
 class OnPage(Protocol):
@@ -66,7 +50,8 @@ class OnPage(Protocol):
 
 class FoundClaim(Protocol):
     """What the engine reads of a claim found on a page (`logbook.claims.FoundClaim`): the
-    engine sits below the shapes and imports none of them."""
+    engine sits below the shapes and imports none of them; the extraction is the one
+    `extract` makes for every shape."""
 
     page: OnPage
     number: int | None

@@ -15,9 +15,7 @@ from typing import Protocol
 
 from judging.errors import UnsafePathError
 from judging.intake.engine import Material, add_claims
-from judging.intake.freeform import Reading, read_already, report_page
-from judging.intake.logbook.claims import FoundClaim, extract_page, find_claims, kind_of, statement
-from judging.intake.logbook.extract import (
+from judging.intake.extract import (
     Extraction,
     Label,
     Value,
@@ -27,7 +25,17 @@ from judging.intake.logbook.extract import (
     text_labels,
     toy_scale,
 )
-from judging.intake.logbook.reader import Cell, Logbook, Page
+from judging.intake.freeform import Reading, read_already, report_page
+from judging.intake.logbook import (
+    Cell,
+    FoundClaim,
+    Logbook,
+    Page,
+    extract_page,
+    find_claims,
+    kind_of,
+    statement,
+)
 from judging.intake.manifest import LoadedSubmission
 from judging.intake.paths import open_confined
 from judging.intake.registry import Registry

@@ -4,11 +4,12 @@ mirror holding `.trackio/logbook/` (up to 3 folders deep), or a Space downloaded
 `load_logbook(folder, out_dir=...)` reads the pages (reader), finds the claims from structure
 (claims: claim pages, index rows whose page is absent, claims-table rows, numbered claims lists,
 `## Claim N` sections), extracts the verdict and values from their declared places with their
-quotes (extract), writes figures, their raw data as figure-data files, and run logs under
-`out_dir` (figures; never into the source folder) and gives `ClaimInput`s like a manifest's, so
-every later stage works. A logbook with pages and no claim found is an error naming its pages.
-A claim that does not fit the claim model is a `ClaimProblem` in our own words (the field and
-why), never a validation library's message.
+quotes (`judging.intake.extract`, every shape's), writes figures, their raw data as figure-data
+files, and run logs under `out_dir` (figures; never into the source folder) and says what it
+holds per claim; the page engine (`judging.intake.engine`) makes the `ClaimInput`s. A logbook
+with pages and no claim found is an error naming its pages. A claim that does not fit the claim
+model is a `ClaimProblem` in our own words (the field and why), never a validation library's
+message.
 """
 
 from __future__ import annotations
@@ -20,11 +21,19 @@ from pathlib import Path
 from judging.errors import ManifestError
 from judging.hashing import file_sha256
 from judging.intake.engine import Material, add_claims, submission_header
+from judging.intake.extract import (
+    VALUE_PLACES,
+    VERDICT_PLACES,
+    VERDICT_TABLE,
+    map_verdict,
+)
+from judging.intake.llm import LLMOutcome, StructuredAsk, llm_fill
 from judging.intake.logbook.claims import (
     FoundClaim,
     ScaleNotes,
     agent,
     decoded_chart,
+    extract_page,
     find_claims,
     kind_of,
     materialize,
@@ -34,24 +43,20 @@ from judging.intake.logbook.claims import (
     statement,
     submission_id,
 )
-from judging.intake.logbook.extract import (
-    VALUE_PLACES,
-    VERDICT_PLACES,
-    VERDICT_TABLE,
-    map_verdict,
-)
 from judging.intake.logbook.figures import Figure
-from judging.intake.logbook.llm import LLMOutcome, StructuredAsk, llm_fill
-from judging.intake.logbook.reader import Logbook, find_logbook_root, read_logbook
+from judging.intake.logbook.reader import Cell, Logbook, Page, find_logbook_root, read_logbook
 from judging.intake.manifest import LoadedSubmission
 from judging.intake.registry import Registry
 from judging.models import MAX_NOTE_CHARS, Agent, ClaimProblem, FieldProvenance, Flag
 
 log = logging.getLogger(__name__)
 
-__all__ = ["LOGBOOK", "VALUE_PLACES", "VERDICT_PLACES", "VERDICT_TABLE", "FoundClaim",
-           "LLMOutcome", "Logbook", "StructuredAsk", "fill_with_llm", "find_logbook_root",
-           "is_logbook", "load_logbook", "map_verdict", "read_logbook"]
+#: The page vocabulary the other shapes read their reports with (a report is a logbook page
+#: without cells' headers): pages, claims found on them, the logbook's claim rules.
+__all__ = ["LOGBOOK", "VALUE_PLACES", "VERDICT_PLACES", "VERDICT_TABLE", "Cell", "FoundClaim",
+           "LLMOutcome", "Logbook", "Page", "StructuredAsk", "extract_page", "fill_with_llm",
+           "find_claims", "find_logbook_root", "is_logbook", "kind_of", "load_logbook",
+           "map_verdict", "read_logbook", "statement"]
 
 
 def is_logbook(folder: Path) -> bool:
