@@ -121,7 +121,8 @@ def add_claims(loaded: LoadedSubmission, found: list[FoundClaim], *, pid: str,
     header = loaded.header
     seen: set[str] = set()
     made: list[tuple[FoundClaim, ClaimInput]] = []
-    for index, claim in enumerate(found):
+    first = len(loaded.problems)  # a shape's problems with its files come first
+    for index, claim in enumerate(found, start=first):
         claim_id = f"{pid}/{local_id(claim) if local_id is not None else claim.local_id}"
         origin = claim_origin(claim, default_origin)
         if claim.page.error is not None or claim_id in seen:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Protocol
 
 from judging.errors import UnsafePathError
-from judging.intake.engine import Material, add_claims
+from judging.intake.engine import Material
 from judging.intake.extract import (
     Extraction,
     Label,
@@ -36,9 +36,8 @@ from judging.intake.logbook import (
     kind_of,
     statement,
 )
-from judging.intake.manifest import LoadedSubmission
 from judging.intake.paths import open_confined
-from judging.intake.registry import Registry
+from judging.intake.results import declared_values
 from judging.models import MAX_NOTE_CHARS, FieldProvenance, Flag
 
 
@@ -49,7 +48,10 @@ class SpaceFiles(Protocol):
     readme: str | None
     body: str
     reports: list[tuple[str, str]]
+    results: list[str]
     logs: list[str]
+    traces: list[str]
+    errors: list[tuple[str, str]]
     scripts: list[str]
     images: list[str]
 
@@ -74,34 +76,32 @@ class SpaceFacts:
     script: str | None = None
 
 
+def space_facts(files: SpaceFiles, names: list[str]) -> SpaceFacts:
+    """What the Space declares beside its reports: the values of its results files and logs,
+    its traces of the paper (`names`: the paper's and the Space's), the script it runs."""
+    whole, by_claim, logs = declared_values(files.folder, files.results, files.logs, files.errors)
+    return SpaceFacts(whole, by_claim, logs=logs, script=main_script(files),
+                      traces=traces_of_paper(files.folder, files.traces, names))
+
+
 def find_space_claims(files: SpaceFiles, title: str, reading: Reading, *,
                       verdict_places: frozenset[str], value_places: frozenset[str],
                       offline: bool) -> tuple[list[FoundClaim], FoundClaim | None]:
     """(the claims, the whole-report claim when the report is one claim); the paper's own
     claims the reports state (`Reading.stated`) and, `offline`, those stated in prose follow
     the claims read by structure."""
-    found, whole = _structured(files, title, reading, verdict_places=verdict_places,
-                               value_places=value_places)
-    if whole is None:
-        found += [c for c in reading.stated if not read_already(c, found)
-                  and (offline or c.place != "prose")]
-    return found, whole
-
-
-def _structured(files: SpaceFiles, title: str, reading: Reading, *,
-                verdict_places: frozenset[str], value_places: frozenset[str]
-                ) -> tuple[list[FoundClaim], FoundClaim | None]:
-    if reading.claims:
-        return list(reading.claims), None
-    logbook = Logbook(root=files.folder, folder=files.folder, manifest={}, metadata={},
-                      readme=files.readme or "", index_text=files.body, title=title,
-                      pages=[report_page(rel, text) for rel, text in files.reports],
-                      order_from="folder listing", index_origin="README.md")
-    found = find_claims(logbook, verdict_places=verdict_places, value_places=value_places)
-    if found:
-        return found, None
-    whole = whole_report(files, title)
-    return ([whole], whole) if whole is not None else ([], None)
+    found = list(reading.claims)
+    if not found:  # the logbook's rules over the reports as pages
+        logbook = Logbook(root=files.folder, folder=files.folder, manifest={}, metadata={},
+                          readme=files.readme or "", index_text=files.body, title=title,
+                          pages=[report_page(rel, text) for rel, text in files.reports],
+                          order_from="folder listing", index_origin="README.md")
+        found = find_claims(logbook, verdict_places=verdict_places, value_places=value_places)
+    whole = whole_report(files, title) if not found else None
+    if whole is not None:  # else the report as one claim, when it declares a verdict
+        return [whole], whole
+    return found + [c for c in reading.stated if not read_already(c, found)
+                    and (offline or c.place != "prose")], None
 
 
 def whole_report(files: SpaceFiles, title: str) -> FoundClaim | None:
@@ -161,17 +161,6 @@ def apply_space_facts(found: list[FoundClaim], whole: FoundClaim | None, files: 
         toy_scale(ex, claim.prose + "\n" + (files.short_description or ""))
 
 
-def add_claim_inputs(loaded: LoadedSubmission, found: list[FoundClaim],
-                     whole: FoundClaim | None, files: SpaceFiles, facts: SpaceFacts, *,
-                     pid: str, registry: Registry | None) -> None:
-    """Each claim as the input a run reads, or one problem line in our words (the engine's)."""
-    add_claims(loaded, found, pid=pid, base=files.folder, registry=registry,
-               default_origin="README.md",
-               local_id=lambda claim: claim.local_id if claim is not whole else "report",
-               manifest=lambda claim: files.folder / (claim.page.origin or "README.md"),
-               material=lambda claim: material(claim, files, facts, whole=claim is whole))
-
-
 #: A dataset named as one submission's trace (`<user>/pythia-agent-trace`, `<user>/x-trace`):
 #: every trace in it is the Space's, whatever it names (a user's `hf-chat-traces` or
 #: `ml-intern-sessions` holds all their sessions: only those naming the paper count).
@@ -197,22 +186,15 @@ def main_script(files: SpaceFiles) -> str | None:
     return top[0] if len(top) == 1 else None
 
 
-def figure_of(claim: FoundClaim, files: SpaceFiles) -> str | None:
-    base = Path(claim.page.origin or "README.md").parent
-    for m in _MD_IMAGE.finditer(claim.prose):
-        target = m.group("target").split("#", 1)[0]
-        rel = (base / target).as_posix()
-        rel = re.sub(r"^\./", "", rel)
-        if rel in files.images:
-            return rel
-    return None
-
-
 def material(found: FoundClaim, files: SpaceFiles, facts: SpaceFacts, *, whole: bool
              ) -> Material:
     """What the Space holds for one claim beside its report's extraction: the figure its text
-    shows, the Space's logs, script and traces, the reports' disagreements on it."""
-    figure = figure_of(found, files)
+    shows, the Space's logs, script and traces, the reports' disagreements on it; a claim that
+    is the `whole` report is numbered by it."""
+    base = Path(found.page.origin or "README.md").parent
+    shown = [re.sub(r"^\./", "", (base / m.group("target").split("#", 1)[0]).as_posix())
+             for m in _MD_IMAGE.finditer(found.prose)]  # the first image of it the Space has
+    figure = next((rel for rel in shown if rel in files.images), None)
     out = Material(kind="figure" if figure else kind_of(found), statement=statement(found),
                    figure=figure, justification=found.prose or files.body,
                    scale_note=found.extraction.toy_note(), logs=files.logs,
