@@ -391,6 +391,21 @@ def test_one_precedence_list_of_shapes() -> None:
     assert not twice
 
 
+#: The Space shape reads its files and conducts; the rules it applies live in their rooms.
+MAX_SPACE_LINES = 300
+
+
+def test_the_space_shape_only_conducts() -> None:
+    """`intake/space.py` stays a shape (its files by role, and the conductor) under
+    `MAX_SPACE_LINES` lines: claims are made by the page engine (`intake/engine.py`), and no
+    claim input is built in it (issue 40)."""
+    source = (PACKAGE / "intake" / "space.py").read_text(encoding="utf-8")
+    assert len(source.splitlines()) < MAX_SPACE_LINES
+    built = {node.func.id for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Call)
+             and isinstance(node.func, ast.Name)}
+    assert "add_claims" in built and not built & {"make_claim_input", "Claim", "ClaimInput"}
+
+
 def _imported_modules(source: str) -> set[str]:
     names = set()
     for node in ast.walk(ast.parse(source)):
