@@ -57,7 +57,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.logbooks import MIN_GIVEN, TRUST_AT, close
 from judging.intake import load_folder
-from judging.intake.logbook.extract import VALUE_PLACES, VERDICT_PLACES, place_kind
+from judging.intake.extract import VALUE_PLACES, VERDICT_PLACES, place_kind
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Beside the checkout (`../shared`), or beside the worktrees' folder (a git worktree's checkout).

@@ -50,15 +50,15 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from judging.intake import load_folder
-from judging.intake.logbook import fill_with_llm, read_logbook
-from judging.intake.logbook.claims import find_claims, paper_id
-from judging.intake.logbook.extract import (
+from judging.intake.extract import (
     NUMBER,
     VALUE_PLACES,
     VERDICT_PLACES,
     parse_number,
     place_kind,
 )
+from judging.intake.logbook import fill_with_llm, read_logbook
+from judging.intake.logbook.claims import find_claims, paper_id
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_SETS = [ROOT.parent / "shared" / "datasets" / name

@@ -357,3 +357,75 @@ def test_engines_come_from_one_table() -> None:
     drivers = _modules_that(lambda node: isinstance(node, ast.ClassDef)
                             and node.name.endswith("BudgetDriver"))
     assert drivers == ["engines/budget.py"]
+
+
+#: Each submission shape's detector, by shape: the names that ask "is this folder of that shape?"
+SHAPE_DETECTORS = {"manifest": {"find_manifest", "MANIFEST"},
+                   "logbook": {"is_logbook", "find_logbook_root", "LOGBOOK"},
+                   "space": {"is_space", "SPACE"}}
+
+
+def _shapes_asked(source: str) -> set[str]:
+    """The shapes whose detectors a module's code asks (imports and definitions aside)."""
+    used = {node.id if isinstance(node, ast.Name) else node.attr
+            for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.Name | ast.Attribute) and isinstance(node.ctx, ast.Load)}
+    return {shape for shape, names in SHAPE_DETECTORS.items() if used & names}
+
+
+def test_one_precedence_list_of_shapes() -> None:
+    """Which shape a folder has is decided by `judging/intake/shapes.py`'s `SHAPES` alone (issue
+    40: the order was spelled in loading, in a SOURCE's expansion and in `judging check`): no
+    other module asks two shapes' detectors, which is what a second order would do."""
+    from judging.intake.shapes import SHAPES
+
+    assert [shape.name for shape in SHAPES] == list(SHAPE_DETECTORS)
+    # the check sees a second order where one is written
+    assert _shapes_asked("if find_manifest(f) is not None or is_logbook(f):\n    pass\n") == \
+        {"manifest", "logbook"}
+    assert _shapes_asked("from judging.intake.space import is_space\n") == set()
+    shapes = PACKAGE / "intake" / "shapes.py"
+    twice = {path.relative_to(PACKAGE).as_posix(): sorted(asked)
+             for path in sorted(PACKAGE.rglob("*.py")) if path != shapes
+             for asked in [_shapes_asked(path.read_text(encoding="utf-8"))] if len(asked) > 1}
+    assert not twice
+
+
+#: The Space shape reads its files and conducts; the rules it applies live in their rooms.
+MAX_SPACE_LINES = 300
+
+
+def test_the_space_shape_only_conducts() -> None:
+    """`intake/space.py` stays a shape (its files by role, and the conductor) under
+    `MAX_SPACE_LINES` lines: claims are made by the page engine (`intake/engine.py`), and no
+    claim input is built in it (issue 40)."""
+    source = (PACKAGE / "intake" / "space.py").read_text(encoding="utf-8")
+    assert len(source.splitlines()) < MAX_SPACE_LINES
+    built = {node.func.id for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Call)
+             and isinstance(node.func, ast.Name)}
+    assert "add_claims" in built and not built & {"make_claim_input", "Claim", "ClaimInput"}
+
+
+def _imported_modules(source: str) -> set[str]:
+    names = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+        elif isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+    return names
+
+
+def test_intake_packages_are_read_through_their_face() -> None:
+    """A package inside intake (the logbook shape) is imported by the other modules through its
+    `__init__` only (issue 40: space.py took a private of the logbook package): its modules are
+    its own business."""
+    intake = PACKAGE / "intake"
+    packages = [path.parent for path in intake.glob("*/__init__.py")]
+    assert intake / "logbook" in packages
+    reaching = [f"{path.relative_to(PACKAGE).as_posix()}: {module}"
+                for package in packages
+                for path in sorted(PACKAGE.rglob("*.py")) if package not in path.parents
+                for module in _imported_modules(path.read_text(encoding="utf-8"))
+                if module.startswith(f"judging.intake.{package.name}.")]
+    assert not reaching

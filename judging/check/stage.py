@@ -41,10 +41,9 @@ def check_source(source: str, *, profile: str | None = None) -> list[Checklist]:
 def check_folder(folder: Path, *, source: str | None = None, profile: str | None = None,
                  scratch: Path | None = None) -> Checklist:
     folder = Path(folder)
-    shape = shape_of(folder)
+    shape = shape_of(folder) or "manifest"  # a folder of no shape: the manifest loader says why
     logbook, space = shape == "logbook", shape == "space"
-    checklist = Checklist(source=source or str(folder), folder=str(folder),
-                          format="logbook" if logbook else "space" if space else "manifest",
+    checklist = Checklist(source=source or str(folder), folder=str(folder), format=shape,
                           profile=profile)
     with tempfile.TemporaryDirectory(prefix="judging-check-", dir=scratch) as out:
         try:

@@ -10,9 +10,6 @@ each bad claim as a `ClaimProblem` with its reason while the others go on.
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from judging.hashing import slug
 from judging.intake.discover import (
     DiscoveredSpace,
     PinnedCommit,
@@ -46,7 +43,7 @@ from judging.intake.registry import (
     apply_registry,
     load_registry,
 )
-from judging.intake.shapes import SHAPES, shape_of
+from judging.intake.shapes import SHAPES, Shape, load_folder, shape_for, shape_of
 from judging.intake.sources import (
     HUB_PREFIX,
     HubSource,
@@ -57,7 +54,7 @@ from judging.intake.sources import (
 from judging.intake.space import SpaceFiles, is_space, load_space, read_space
 
 __all__ = ["HUB_PREFIX", "MANIFEST_NAMES", "MAX_CONTROL_FILE_BYTES", "MAX_ENV_FILE_BYTES",
-           "MAX_TEXT_FILE_BYTES", "SHAPES", "DiscoveredSpace", "HubSource", "LoadedSubmission",
+           "MAX_TEXT_FILE_BYTES", "SHAPES", "Shape", "DiscoveredSpace", "HubSource", "LoadedSubmission",
            "Logbook", "PinnedCommit", "PlannedSource", "Registry", "RegistryClaim", "SourcePlan",
            "SpaceFiles", "StructuredAsk", "apply_registry", "is_space", "load_space",
            "read_space",
@@ -65,26 +62,5 @@ __all__ = ["HUB_PREFIX", "MANIFEST_NAMES", "MAX_CONTROL_FILE_BYTES", "MAX_ENV_FI
            "fetch_hub_source", "find_manifest", "is_logbook", "load_folder", "load_logbook",
            "load_registry", "load_submission", "manifest_json_schema", "open_confined",
            "parse_as_of", "parse_hub_source", "plan_sources", "read_confined", "read_logbook",
-           "shape_of"]
+           "shape_for", "shape_of"]
 
-
-def load_folder(folder: Path | str, *, registry: Registry | None = None,
-                logbooks_dir: Path | None = None, extractor: StructuredAsk | None = None,
-                **places: frozenset[str]) -> LoadedSubmission:
-    """One submission folder of any format: our manifest, else a Trackio logbook (its figures
-    and run logs are written under `logbooks_dir`/<folder name>, in the run directory).
-    `places` (`verdict_places`, `value_places`) narrow the declared places read (benchmarks)."""
-    folder = Path(folder)
-    shape = shape_of(folder)
-    if shape == "space":
-        return load_space(folder, out_dir=Path(logbooks_dir or folder), registry=registry,
-                          extractor=extractor, **places)
-    if shape != "logbook":  # a manifest, or none: the manifest loader says what is missing
-        return load_submission(folder, registry=registry)
-    if logbooks_dir is None:
-        raise ValueError("a logbook needs an output folder for its figures and logs")
-    # one output folder per source folder: the name to read it by, the full path to keep two
-    # folders of one name apart
-    resolved = folder.resolve()
-    return load_logbook(folder, out_dir=Path(logbooks_dir) / slug(f"{resolved.name}@{resolved}"),
-                        registry=registry, extractor=extractor, **places)

@@ -45,8 +45,7 @@ from pathlib import Path
 
 from markdown_it import MarkdownIt
 
-from judging.intake.logbook.claims import FoundClaim
-from judging.intake.logbook.extract import (
+from judging.intake.extract import (
     IN_PROSE,
     NUMBER,
     Extraction,
@@ -54,7 +53,7 @@ from judging.intake.logbook.extract import (
     parse_number,
     plain_text,
 )
-from judging.intake.logbook.reader import Cell, Page
+from judging.intake.logbook import Cell, FoundClaim, Page
 from judging.intake.manifest import MAX_CLAIMS_PER_SUBMISSION
 from judging.models import MAX_NOTE_CHARS, MAX_STATEMENT_CHARS, FieldProvenance, Verdict
 

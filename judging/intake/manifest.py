@@ -100,6 +100,24 @@ def _nul_field(data: object) -> str | None:
     return None
 
 
+class _ManifestShape:
+    """Our manifest (`submission.yaml`) as a submission shape (`shapes.SHAPES`)."""
+
+    name = "manifest"
+
+    def detect(self, folder: Path) -> bool:
+        return find_manifest(folder) is not None
+
+    def one_submission(self, folder: Path, **_: object) -> bool:
+        return self.detect(folder)
+
+    def load(self, folder: Path, *, registry: Registry | None, **_: object) -> LoadedSubmission:
+        return load_submission(folder, registry=registry)
+
+
+MANIFEST = _ManifestShape()
+
+
 def load_submission(folder: Path | str, *, registry: Registry | None = None) -> LoadedSubmission:
     """Load one submission folder. Raises ManifestError only when the manifest as a whole is
     unusable; each bad claim becomes a ClaimProblem and the rest load."""

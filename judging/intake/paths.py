@@ -196,3 +196,26 @@ def list_files(root: Path, *, max_depth: int, max_files: int, ours: str) -> list
             elif child.is_file():
                 out.append(rel)
     return sorted(out)
+
+
+_MD_LINK = re.compile(r"\]\((?P<target>[^)\s]+)(?:\s+\"[^\"]*\")?\)")
+
+
+def links_leaving(root: Path, texts: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """(file, target) of each relative Markdown link of the texts (by their paths under `root`)
+    that leaves `root`, once: never followed. URLs and anchors are not links to files."""
+    out: list[tuple[str, str]] = []
+    for where, text in texts:
+        base = Path(where).parent
+        for m in _MD_LINK.finditer(text):
+            target = m.group("target").split("#", 1)[0]
+            if not target or re.match(r"(?i)^[a-z][a-z0-9+.-]*:", target) or \
+                    target.startswith("//"):
+                continue  # a URL (never fetched) or an anchor
+            rel = (base / target).as_posix() if not target.startswith("/") else target
+            try:
+                confine(root, rel)
+            except UnsafePathError:
+                if (where, target) not in out:
+                    out.append((where, target))
+    return out

@@ -4,7 +4,7 @@ report of a free-form submission, the LLM lists the claims the report assesses i
 sentence stating it, and the participant's verdict label and the paper's and reproduced numbers
 with their quotes.
 
-Nothing is taken on trust (as in `logbook.llm`): a claim is kept only when its quote is a
+Nothing is taken on trust (as in `intake.llm`): a claim is kept only when its quote is a
 substring of the report; a verdict only when its label is in its quote, the quote in the report
 and the label maps to a direction; a value only when its quote is in the report and holds the
 number. A rejected claim is counted (`ProseOutcome.rejected`); a rejected field stays absent with
@@ -21,10 +21,9 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from judging.intake.extract import Extraction, map_verdict
 from judging.intake.freeform import Reading, report_page
-from judging.intake.logbook.claims import FoundClaim
-from judging.intake.logbook.extract import Extraction, map_verdict
-from judging.intake.logbook.llm import (
+from judging.intake.llm import (
     REJECTED,
     QuotedLabel,
     QuotedNumber,
@@ -33,6 +32,7 @@ from judging.intake.logbook.llm import (
     on_page,
     split_parts,
 )
+from judging.intake.logbook import FoundClaim
 from judging.models import MAX_NOTE_CHARS, MAX_STATEMENT_CHARS, FieldProvenance, Verdict
 
 #: At most this many claims are read from one report (a report assesses a handful).

@@ -13,7 +13,7 @@ import json
 import re
 from pathlib import Path
 
-from judging.intake.logbook.extract import Value, json_values, key_side, output_values
+from judging.intake.extract import Value, json_values, key_side, output_values
 from judging.intake.paths import read_text_confined
 from judging.models import MAX_NOTE_CHARS
 

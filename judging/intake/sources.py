@@ -15,11 +15,10 @@ from judging._yaml import (
     one_line,
 )
 from judging.errors import SourceError
-from judging.intake.logbook import is_logbook
-from judging.intake.manifest import MANIFEST_NAMES, find_manifest
+from judging.intake.manifest import MANIFEST_NAMES
 from judging.intake.paths import confine
-from judging.intake.shapes import shape_of
-from judging.intake.space import is_space, read_space
+from judging.intake.shapes import one_submission, shape_of
+from judging.intake.space import read_space
 
 log = logging.getLogger(__name__)
 
@@ -183,9 +182,9 @@ def expand_source(source: str, *, download_root: Path, token: str | None = None,
                   warn_skipped: bool = True) -> list[Path]:
     """Submission folders named by a SOURCE argument.
 
-    A folder with a manifest, or a Trackio logbook (pages/index.md, or .trackio/logbook/ up to
-    3 folders down), is one submission; a folder that is neither stands for its immediate
-    subfolders that are (e.g. `examples/submissions`); `hf://...` is downloaded first.
+    A folder that a shape (`shapes.SHAPES`) calls one submission is one; a folder that is
+    none stands for its immediate subfolders that have a shape (e.g. `examples/submissions`);
+    `hf://...` is downloaded first.
     `warn_skipped=False` for a check ahead of the load, which warns once itself.
     """
     if source.startswith(HUB_PREFIX):
@@ -198,35 +197,27 @@ def expand_source(source: str, *, download_root: Path, token: str | None = None,
         if not folder.is_dir():
             raise SourceError(f"{source}: not a folder (give the submission's folder, not its "
                               f"manifest)")
-    if find_manifest(folder) is not None or _logbook_here(folder):
+    subfolders: list[Path] = []
+    children_: list[Path] = []
+
+    def children() -> list[Path]:
+        if not subfolders:  # listed once, and only when a shape asks or none is one here
+            subfolders.extend(sorted(child for child in folder.iterdir()
+                                     if child.is_dir() and not child.is_symlink()))
+            children_.extend(child for child in subfolders if shape_of(child) is not None)
+        return children_
+
+    if one_submission(folder, hub=source.startswith(HUB_PREFIX), children=children):
         return [folder]
-    subfolders = sorted(child for child in folder.iterdir()
-                        if child.is_dir() and not child.is_symlink())
-    children = [child for child in subfolders if shape_of(child) is not None]
-    if is_space(folder) and (source.startswith(HUB_PREFIX) or not children):
-        # a Space; a local folder of submissions whose own README has front matter (a
-        # dataset card) stands for its subfolders
-        return [folder]
+    children()
     skipped = [child.name for child in subfolders
-               if child not in children and not child.name.startswith(".")]
-    if children and skipped and warn_skipped:
+               if child not in children_ and not child.name.startswith(".")]
+    if children_ and skipped and warn_skipped:
         log.warning("%s: %d subfolder(s) without a %s skipped: %s", source, len(skipped),
                     MANIFEST_NAMES[0], ", ".join(skipped[:10]))
-    if not children:
+    if not children_:
         raise SourceError(f"{source}: no submission manifest ({MANIFEST_NAMES[0]}), Trackio "
                           f"logbook or Space (a README.md with front matter) in it or in its "
                           f"subfolders")
-    return children
+    return children_
 
-
-def _logbook_here(folder: Path) -> bool:
-    """The folder is one logbook (a published one, a workspace, a mirror holding at most one),
-    not a folder of several."""
-    if (folder / "pages").is_dir() and is_logbook(folder) or \
-            (folder / ".trackio" / "logbook").is_dir():
-        return True
-    if not is_logbook(folder):
-        return False
-    inner = [c for c in folder.iterdir() if c.is_dir() and not c.name.startswith(".")
-             and is_logbook(c)]
-    return len(inner) <= 1

@@ -8,38 +8,44 @@ This module is the Space's shape: `read_space` turns the folder into what it hol
 bad file is one error in our own words and the rest is read: a huge README, a binary file named
 .md, front matter that is not YAML, a link leaving the Space), and `load_space` conducts the
 rooms that own each step: the paper (`identity`), the reports' claims (`freeform`, `prose`, else
-the logbook rules, else the whole report as one claim: `space_claims`), the values its results
-files and logs declare (`results`), its traces (`space_claims.traces_of_paper`) and the claim
-inputs (`space_claims`). Confined reads and the file walk are `paths`'.
+the logbook rules, else the whole report as one claim: `space_claims`), what it declares beside
+them (its results files and logs, `results`; its traces and script: `space_claims.space_facts`),
+then hands the claims to the page engine (`engine.add_claims`) with what the Space holds for
+each (`space_claims.material`). Confined reads and the file walk are `paths`'.
 """
 
 from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from judging._yaml import parse_document
 from judging.errors import InputFileError, ManifestError, UnsafePathError
+from judging.intake.engine import add_claims, submission_header
 from judging.intake.freeform import read_reports
 from judging.intake.identity import paper_identity, space_repo_id, submission_paper
-from judging.intake.logbook import StructuredAsk, fill_with_llm, submission_header
-from judging.intake.logbook.extract import VALUE_PLACES, VERDICT_PLACES
+from judging.intake.logbook import VALUE_PLACES, VERDICT_PLACES, StructuredAsk, fill_with_llm
 from judging.intake.manifest import LoadedSubmission
-from judging.intake.paths import confine, list_files, open_confined, read_text_confined
+from judging.intake.paths import (
+    confine,
+    links_leaving,
+    list_files,
+    open_confined,
+    read_text_confined,
+)
 from judging.intake.prose import read_prose
 from judging.intake.registry import Registry
-from judging.intake.results import MAX_LOG_BYTES, declared_values
+from judging.intake.results import MAX_LOG_BYTES
 from judging.intake.space_claims import (
     LINKED,
-    SpaceFacts,
-    add_claim_inputs,
     apply_space_facts,
     find_space_claims,
-    main_script,
-    traces_of_paper,
+    material,
+    space_facts,
 )
 from judging.models import MAX_NOTE_CHARS, ClaimProblem
 from judging.traces import is_trace
@@ -63,7 +69,6 @@ _SCRIPT = re.compile(r"(?i)\.(?:py|sh|r|jl|ipynb)$")
 _IMAGE = re.compile(r"(?i)\.(?:png|jpe?g|webp)$")
 _RESULTS_NAME = re.compile(r"(?i)result|metric|score|eval|summary|numbers|values|output")
 _FRONT = re.compile(r"\A---[ \t]*\r?\n(?P<yaml>.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
-_MD_LINK = re.compile(r"\]\((?P<target>[^)\s]+)(?:\s+\"[^\"]*\")?\)")
 _HUB_LINK = re.compile(r"(?:https?://huggingface\.co/|hf://)datasets/(?P<id>[A-Za-z0-9][\w.-]*/"
                        r"[\w.-]+)")
 
@@ -114,6 +119,28 @@ def is_space(folder: Path) -> bool:
     return head.startswith(b"---")
 
 
+class _SpaceShape:
+    """A free-form Space as a submission shape (`shapes.SHAPES`)."""
+
+    name = "space"
+
+    def detect(self, folder: Path) -> bool:
+        return is_space(folder)
+
+    def one_submission(self, folder: Path, *, hub: bool,
+                       children: Callable[[], list[Path]]) -> bool:
+        # a local folder of submissions whose own README has front matter (a dataset card)
+        # stands for its subfolders
+        return is_space(folder) and (hub or not children())
+
+    def load(self, folder: Path, *, out_dir: Path | None, registry: Registry | None,
+             extractor: StructuredAsk | None, **places: frozenset[str]) -> LoadedSubmission:
+        return load_space(folder, registry=registry, extractor=extractor, **places)
+
+
+SPACE = _SpaceShape()
+
+
 def _read(folder: Path, rel: str, limit: int, files: SpaceFiles) -> str | None:
     """A file's text, or None with one error in `files.errors`."""
     text, error = read_text_confined(folder, rel, limit=limit)
@@ -161,7 +188,8 @@ def read_space(folder: Path) -> SpaceFiles:
     if isinstance(datasets, list):
         files.linked += [d for d in datasets if isinstance(d, str) and "/" in d]
     files.linked = list(dict.fromkeys(files.linked))
-    _links(files)
+    files.errors += [(where, f"links {target!r}, outside the Space: not followed")
+                     for where, target in links_leaving(folder, files.texts())]
     return files
 
 
@@ -196,26 +224,6 @@ def _front_matter(files: SpaceFiles, text: str) -> None:
                                           "tags and description are not read"))
 
 
-def _links(files: SpaceFiles) -> None:
-    """Each relative link of a report that leaves the Space is one error (never followed)."""
-    seen: set[tuple[str, str]] = set()
-    for where, text in files.texts():
-        base = Path(where).parent
-        for m in _MD_LINK.finditer(text):
-            target = m.group("target").split("#", 1)[0]
-            if not target or re.match(r"(?i)^[a-z][a-z0-9+.-]*:", target) or \
-                    target.startswith("//"):
-                continue  # a URL (never fetched) or an anchor
-            rel = (base / target).as_posix() if not target.startswith("/") else target
-            try:
-                confine(files.folder, rel)
-            except UnsafePathError:
-                if (where, target) not in seen:
-                    seen.add((where, target))
-                    files.errors.append((where, f"links {target!r}, outside the Space: not "
-                                                f"followed"))
-
-
 # --- paper identity -------------------------------------------------------------------------
 
 def paper_of(files: SpaceFiles, repo_id: str | None) -> tuple[str | None, str]:
@@ -226,13 +234,13 @@ def paper_of(files: SpaceFiles, repo_id: str | None) -> tuple[str | None, str]:
                           title=title if isinstance(title, str) else None, texts=files.texts())
 
 
-def load_space(folder: Path | str, *, out_dir: Path, registry: Registry | None = None,
+def load_space(folder: Path | str, *, registry: Registry | None = None,
                extractor: StructuredAsk | None = None,
                verdict_places: frozenset[str] = VERDICT_PLACES,
                value_places: frozenset[str] = VALUE_PLACES,
                repo_id: str | None = None) -> LoadedSubmission:
-    """One free-form Space as a submission (the module docstring); `out_dir` is unused by the
-    Space itself (its files are read in place) and kept for the loaders' common call."""
+    """One free-form Space as a submission (the module docstring); its files are read in
+    place, nothing is written."""
     folder = Path(folder)
     if not folder.is_dir():
         raise ManifestError("not a folder", path=str(folder))
@@ -268,16 +276,15 @@ def load_space(folder: Path | str, *, out_dir: Path, registry: Registry | None =
                                f"page, claims table, numbered claims list or '## Claim N' "
                                f"section, and no verdict declared for the report as a whole")))
         return loaded
-    traces = traces_of_paper(folder, files.traces, [named or "", pid, sid.split("/")[-1]])
-    whole_values, by_claim, logs = declared_values(folder, files.results, files.logs,
-                                                   files.errors)
-    facts = SpaceFacts(whole_values, by_claim, logs=logs, traces=traces,
-                       script=main_script(files))
+    facts = space_facts(files, [named or "", pid, sid.split("/")[-1]])
     apply_space_facts(found, whole, files, facts, verdict_places=verdict_places,
                       value_places=value_places)
     if extractor is not None:
         fill_with_llm(found, extractor, paper=pid)
-    add_claim_inputs(loaded, found, whole, files, facts, pid=pid, registry=registry)
+    add_claims(loaded, found, pid=pid, base=folder, registry=registry, default_origin="README.md",
+               local_id=lambda claim: claim.local_id if claim is not whole else "report",
+               manifest=lambda claim: folder / (claim.page.origin or "README.md"),
+               material=lambda claim: material(claim, files, facts, whole=claim is whole))
     for warning in warnings:
         log.warning("%s: %s", sid, warning)
     return loaded

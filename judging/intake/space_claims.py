@@ -13,13 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from pydantic import ValidationError
-
 from judging.errors import UnsafePathError
-from judging.intake.freeform import Reading, read_already, report_page
-from judging.intake.logbook import extraction_flags, in_our_words
-from judging.intake.logbook.claims import FoundClaim, extract_page, find_claims, kind_of, statement
-from judging.intake.logbook.extract import (
+from judging.intake.engine import Material
+from judging.intake.extract import (
     Extraction,
     Label,
     Value,
@@ -29,21 +25,20 @@ from judging.intake.logbook.extract import (
     text_labels,
     toy_scale,
 )
-from judging.intake.logbook.reader import Cell, Logbook, Page
-from judging.intake.manifest import LoadedSubmission, make_claim_input
-from judging.intake.paths import open_confined
-from judging.intake.registry import Registry
-from judging.models import (
-    MAX_JUSTIFICATION_CHARS,
-    MAX_NOTE_CHARS,
-    MAX_STATEMENT_CHARS,
-    Claim,
-    ClaimKey,
-    ClaimProblem,
-    Evidence,
-    FieldProvenance,
-    Flag,
+from judging.intake.freeform import Reading, read_already, report_page
+from judging.intake.logbook import (
+    Cell,
+    FoundClaim,
+    Logbook,
+    Page,
+    extract_page,
+    find_claims,
+    kind_of,
+    statement,
 )
+from judging.intake.paths import open_confined
+from judging.intake.results import declared_values
+from judging.models import MAX_NOTE_CHARS, FieldProvenance, Flag
 
 
 class SpaceFiles(Protocol):
@@ -53,7 +48,10 @@ class SpaceFiles(Protocol):
     readme: str | None
     body: str
     reports: list[tuple[str, str]]
+    results: list[str]
     logs: list[str]
+    traces: list[str]
+    errors: list[tuple[str, str]]
     scripts: list[str]
     images: list[str]
 
@@ -78,34 +76,32 @@ class SpaceFacts:
     script: str | None = None
 
 
+def space_facts(files: SpaceFiles, names: list[str]) -> SpaceFacts:
+    """What the Space declares beside its reports: the values of its results files and logs,
+    its traces of the paper (`names`: the paper's and the Space's), the script it runs."""
+    whole, by_claim, logs = declared_values(files.folder, files.results, files.logs, files.errors)
+    return SpaceFacts(whole, by_claim, logs=logs, script=main_script(files),
+                      traces=traces_of_paper(files.folder, files.traces, names))
+
+
 def find_space_claims(files: SpaceFiles, title: str, reading: Reading, *,
                       verdict_places: frozenset[str], value_places: frozenset[str],
                       offline: bool) -> tuple[list[FoundClaim], FoundClaim | None]:
     """(the claims, the whole-report claim when the report is one claim); the paper's own
     claims the reports state (`Reading.stated`) and, `offline`, those stated in prose follow
     the claims read by structure."""
-    found, whole = _structured(files, title, reading, verdict_places=verdict_places,
-                               value_places=value_places)
-    if whole is None:
-        found += [c for c in reading.stated if not read_already(c, found)
-                  and (offline or c.place != "prose")]
-    return found, whole
-
-
-def _structured(files: SpaceFiles, title: str, reading: Reading, *,
-                verdict_places: frozenset[str], value_places: frozenset[str]
-                ) -> tuple[list[FoundClaim], FoundClaim | None]:
-    if reading.claims:
-        return list(reading.claims), None
-    logbook = Logbook(root=files.folder, folder=files.folder, manifest={}, metadata={},
-                      readme=files.readme or "", index_text=files.body, title=title,
-                      pages=[report_page(rel, text) for rel, text in files.reports],
-                      order_from="folder listing", index_origin="README.md")
-    found = find_claims(logbook, verdict_places=verdict_places, value_places=value_places)
-    if found:
-        return found, None
-    whole = whole_report(files, title)
-    return ([whole], whole) if whole is not None else ([], None)
+    found = list(reading.claims)
+    if not found:  # the logbook's rules over the reports as pages
+        logbook = Logbook(root=files.folder, folder=files.folder, manifest={}, metadata={},
+                          readme=files.readme or "", index_text=files.body, title=title,
+                          pages=[report_page(rel, text) for rel, text in files.reports],
+                          order_from="folder listing", index_origin="README.md")
+        found = find_claims(logbook, verdict_places=verdict_places, value_places=value_places)
+    whole = whole_report(files, title) if not found else None
+    if whole is not None:  # else the report as one claim, when it declares a verdict
+        return [whole], whole
+    return found + [c for c in reading.stated if not read_already(c, found)
+                    and (offline or c.place != "prose")], None
 
 
 def whole_report(files: SpaceFiles, title: str) -> FoundClaim | None:
@@ -165,36 +161,6 @@ def apply_space_facts(found: list[FoundClaim], whole: FoundClaim | None, files: 
         toy_scale(ex, claim.prose + "\n" + (files.short_description or ""))
 
 
-def add_claim_inputs(loaded: LoadedSubmission, found: list[FoundClaim],
-                     whole: FoundClaim | None, files: SpaceFiles, facts: SpaceFacts, *,
-                     pid: str, registry: Registry | None) -> None:
-    """Each claim as the input a run reads, or one problem line in our words."""
-    sid, folder = loaded.header.submission_id, files.folder
-    seen: set[str] = set()
-    for index, claim in enumerate(found):
-        claim_id = f"{pid}/{claim.local_id if claim is not whole else 'report'}"
-        origin = (claim.page.origin or "README.md") + (
-            f" row {claim.row}" if claim.place == "table row" else
-            f" item {claim.number or claim.row}" if claim.place == "list item" else
-            f" section {claim.row}" if claim.place == "section" else "")
-        where = str(folder / (claim.page.origin or "README.md"))
-        if claim_id in seen:
-            loaded.problems.append(ClaimProblem(
-                submission_id=sid, claim_id=claim_id, index=len(loaded.problems) + index,
-                manifest=where, line=None,
-                reason=f"{origin}: a second claim numbered {claim.local_id}; only the first is "
-                       f"judged"))
-            continue
-        seen.add(claim_id)
-        try:
-            loaded.claims.append(to_input(claim, claim_id, origin, loaded, registry, files,
-                                          facts, whole=claim is whole))
-        except (ValidationError, UnsafePathError, ValueError) as exc:
-            loaded.problems.append(ClaimProblem(
-                submission_id=sid, claim_id=claim_id, index=len(loaded.problems) + index,
-                manifest=where, line=None, reason=f"{origin}: {in_our_words(exc)}"))
-
-
 #: A dataset named as one submission's trace (`<user>/pythia-agent-trace`, `<user>/x-trace`):
 #: every trace in it is the Space's, whatever it names (a user's `hf-chat-traces` or
 #: `ml-intern-sessions` holds all their sessions: only those naming the paper count).
@@ -220,52 +186,27 @@ def main_script(files: SpaceFiles) -> str | None:
     return top[0] if len(top) == 1 else None
 
 
-def figure_of(claim: FoundClaim, files: SpaceFiles) -> str | None:
-    base = Path(claim.page.origin or "README.md").parent
-    for m in _MD_IMAGE.finditer(claim.prose):
-        target = m.group("target").split("#", 1)[0]
-        rel = (base / target).as_posix()
-        rel = re.sub(r"^\./", "", rel)
-        if rel in files.images:
-            return rel
-    return None
-
-
-def to_input(found: FoundClaim, claim_id: str, origin: str, loaded: LoadedSubmission,
-             registry: Registry | None, files: SpaceFiles, facts: SpaceFacts, *, whole: bool):
-    header = loaded.header
-    ex = found.extraction
-    figure = figure_of(found, files)
-    kind = "figure" if figure else kind_of(found)
-    absent = dict(ex.absent)
-    provenance: dict[str, FieldProvenance] = dict(ex.provenance)
-    provenance["claim_id"] = (FieldProvenance(how="order", quote=found.title[:MAX_NOTE_CHARS],
-                                              place="the Space's report as one claim")
-                              if whole else found.id_provenance)
-    values: dict[str, object] = {}
-    if kind in ("number", "figure", "theorem"):
-        values = {"reported_value": ex.reported, "reproduced_value": ex.reproduced}
-    claim = Claim(
-        claim_id=claim_id, kind=kind,
-        statement=(statement(found) or claim_id)[:MAX_STATEMENT_CHARS],
-        reproduced_figure=figure, verdict=ex.verdict,
-        justification=(found.prose or files.body)[:MAX_JUSTIFICATION_CHARS],
-        scale_note=ex.toy_note(),
-        evidence=Evidence(logs=files.logs[:50], script=facts.script, traces=facts.traces[:50]),
-        source_verdict=ex.source_verdict, toy=ex.toy, provenance=provenance, absent=absent,
-        theorem_values=kind == "theorem" and any(v is not None for v in values.values()),
-        **{k: v for k, v in values.items() if v is not None})
-    claim_input = make_claim_input(claim, header, files.folder.resolve(), registry, None)
-    flags = list(claim_input.flags) + extraction_flags(ex, "Space") + [
-        Flag(name="reports_disagree", detail=note[:MAX_NOTE_CHARS]) for note in found.warnings]
-    if kind == "figure" and (registry is None or claim_input.published_path is None):
-        flags.append(Flag(name="figure_match_not_applicable",
-                          detail="the Space carries no published figure and no registry claim "
-                                 "gives one: figure-match is not applicable; the verdict rubric "
-                                 "judges the claim"))
-    return claim_input.model_copy(update={"flags": flags, "origin": origin,
-                                          "key": ClaimKey(submission_id=header.submission_id,
-                                                          claim_id=claim_id)})
+def material(found: FoundClaim, files: SpaceFiles, facts: SpaceFacts, *, whole: bool
+             ) -> Material:
+    """What the Space holds for one claim beside its report's extraction: the figure its text
+    shows, the Space's logs, script and traces, the reports' disagreements on it; a claim that
+    is the `whole` report is numbered by it."""
+    base = Path(found.page.origin or "README.md").parent
+    shown = [re.sub(r"^\./", "", (base / m.group("target").split("#", 1)[0]).as_posix())
+             for m in _MD_IMAGE.finditer(found.prose)]  # the first image of it the Space has
+    figure = next((rel for rel in shown if rel in files.images), None)
+    out = Material(kind="figure" if figure else kind_of(found), statement=statement(found),
+                   figure=figure, justification=found.prose or files.body,
+                   scale_note=found.extraction.toy_note(), logs=files.logs,
+                   script=facts.script, traces=facts.traces, carrier="Space",
+                   no_figure="the Space carries no published figure",
+                   flags=[Flag(name="reports_disagree", detail=note[:MAX_NOTE_CHARS])
+                          for note in found.warnings])
+    if whole:
+        out.provenance["claim_id"] = FieldProvenance(
+            how="order", quote=found.title[:MAX_NOTE_CHARS],
+            place="the Space's report as one claim")
+    return out
 
 
 #: Where `sources.fetch_linked` puts the datasets a Space links (only judging writes there: the

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from judging.intake import load_folder
+from judging.intake.extract import map_verdict
 from judging.intake.freeform import read_report, read_reports
-from judging.intake.logbook.extract import map_verdict
 from judging.models import Verdict
 
 FRONT = "---\ntitle: A reproduction\nsdk: static\n---\n"

@@ -13,8 +13,8 @@ import pytest
 from click.testing import CliRunner
 
 from judging.cli import main
+from judging.intake.llm import REJECTED
 from judging.intake.logbook import load_logbook
-from judging.intake.logbook.llm import REJECTED
 from judging.judges import Budget, LLMOptions, StructuredCaller
 from judging.judges.openai import AnswerCache
 from judging.testing.fake_openai import FakeOpenAI
@@ -228,7 +228,7 @@ def test_extract_follows_an_llm_judge_unless_none(logbook: Path, tmp_path: Path,
 
 def test_a_long_page_is_split_and_a_field_that_did_not_fit_is_truncated(
         tmp_path: Path, monkeypatch) -> None:
-    from judging.intake.logbook import llm
+    from judging.intake import llm
 
     filler = "".join(f"## Setup {i}\n\nWe describe step {i} of the pipeline at length.\n\n"
                      for i in range(400))

@@ -13,7 +13,7 @@ from pydantic import ValidationError
 
 from judging.cli import main
 from judging.intake import load_folder
-from judging.intake.logbook import in_our_words
+from judging.intake.engine import in_our_words
 from judging.models import Claim
 from tests.intake.test_logbook import cell, write_page
 

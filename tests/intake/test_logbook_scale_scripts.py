@@ -147,7 +147,7 @@ def test_new_optional_fields_are_left_out_of_input_hashes_while_unset() -> None:
 def test_plain_text_examples_hold() -> None:
     import doctest
 
-    from judging.intake.logbook import extract
+    from judging.intake import extract
 
     failed, attempted = doctest.testmod(extract, verbose=False)
     assert attempted >= 2 and failed == 0

@@ -3,7 +3,7 @@ values only from declared places, labels only from declared places, conflicts le
 
 from __future__ import annotations
 
-from judging.intake.logbook.extract import (
+from judging.intake.extract import (
     IN_PROSE,
     Extraction,
     Label,

@@ -4,11 +4,12 @@ mirror holding `.trackio/logbook/` (up to 3 folders deep), or a Space downloaded
 `load_logbook(folder, out_dir=...)` reads the pages (reader), finds the claims from structure
 (claims: claim pages, index rows whose page is absent, claims-table rows, numbered claims lists,
 `## Claim N` sections), extracts the verdict and values from their declared places with their
-quotes (extract), writes figures, their raw data as figure-data files, and run logs under
-`out_dir` (figures; never into the source folder) and gives `ClaimInput`s like a manifest's, so
-every later stage works. A logbook with pages and no claim found is an error naming its pages.
-A claim that does not fit the claim model is a `ClaimProblem` in our own words (the field and
-why), never a validation library's message.
+quotes (`judging.intake.extract`, every shape's), writes figures, their raw data as figure-data
+files, and run logs under `out_dir` (figures; never into the source folder) and says what it
+holds per claim; the page engine (`judging.intake.engine`) makes the `ClaimInput`s. A logbook
+with pages and no claim found is an error naming its pages. A claim that does not fit the claim
+model is a `ClaimProblem` in our own words (the field and why), never a validation library's
+message.
 """
 
 from __future__ import annotations
@@ -17,15 +18,22 @@ import logging
 import re
 from pathlib import Path
 
-from pydantic import ValidationError
-
-from judging.errors import ManifestError, UnsafePathError
+from judging.errors import ManifestError
 from judging.hashing import file_sha256
+from judging.intake.engine import Material, add_claims, submission_header
+from judging.intake.extract import (
+    VALUE_PLACES,
+    VERDICT_PLACES,
+    VERDICT_TABLE,
+    map_verdict,
+)
+from judging.intake.llm import LLMOutcome, StructuredAsk, llm_fill
 from judging.intake.logbook.claims import (
     FoundClaim,
     ScaleNotes,
     agent,
     decoded_chart,
+    extract_page,
     find_claims,
     kind_of,
     materialize,
@@ -35,41 +43,55 @@ from judging.intake.logbook.claims import (
     statement,
     submission_id,
 )
-from judging.intake.logbook.extract import (
-    VALUE_PLACES,
-    VERDICT_PLACES,
-    VERDICT_TABLE,
-    Extraction,
-    map_verdict,
-)
 from judging.intake.logbook.figures import Figure
-from judging.intake.logbook.llm import LLMOutcome, StructuredAsk, llm_fill
-from judging.intake.logbook.reader import Logbook, find_logbook_root, read_logbook
-from judging.intake.manifest import LoadedSubmission, make_claim_input
+from judging.intake.logbook.reader import Cell, Logbook, Page, find_logbook_root, read_logbook
+from judging.intake.manifest import LoadedSubmission
 from judging.intake.registry import Registry
-from judging.models import (
-    FIGURE_MATCH_NOT_APPLICABLE,
-    MAX_JUSTIFICATION_CHARS,
-    MAX_NOTE_CHARS,
-    Agent,
-    Claim,
-    ClaimKey,
-    ClaimProblem,
-    Evidence,
-    FieldProvenance,
-    Flag,
-    SubmissionHeader,
-)
+from judging.models import MAX_NOTE_CHARS, Agent, ClaimProblem, FieldProvenance, Flag
 
 log = logging.getLogger(__name__)
 
-__all__ = ["VERDICT_TABLE", "FoundClaim", "LLMOutcome", "Logbook", "StructuredAsk",
-           "fill_with_llm", "find_logbook_root", "is_logbook", "load_logbook", "map_verdict",
-           "read_logbook"]
+#: The page vocabulary the other shapes read their reports with (a report is a logbook page
+#: without cells' headers): pages, claims found on them, the logbook's claim rules.
+__all__ = ["LOGBOOK", "VALUE_PLACES", "VERDICT_PLACES", "VERDICT_TABLE", "Cell", "FoundClaim",
+           "LLMOutcome", "Logbook", "Page", "StructuredAsk", "extract_page", "fill_with_llm",
+           "find_claims", "find_logbook_root", "is_logbook", "kind_of", "load_logbook",
+           "map_verdict", "read_logbook", "statement"]
 
 
 def is_logbook(folder: Path) -> bool:
     return find_logbook_root(Path(folder)) is not None
+
+
+class _LogbookShape:
+    """A Trackio logbook as a submission shape (`shapes.SHAPES`)."""
+
+    name = "logbook"
+
+    def detect(self, folder: Path) -> bool:
+        return is_logbook(folder)
+
+    def one_submission(self, folder: Path, **_: object) -> bool:
+        """The folder is one logbook (a published one, a workspace, a mirror holding at most
+        one), not a folder of several."""
+        if (folder / "pages").is_dir() and is_logbook(folder) or \
+                (folder / ".trackio" / "logbook").is_dir():
+            return True
+        if not is_logbook(folder):
+            return False
+        inner = [c for c in folder.iterdir() if c.is_dir() and not c.name.startswith(".")
+                 and is_logbook(c)]
+        return len(inner) <= 1
+
+    def load(self, folder: Path, *, out_dir: Path | None, registry: Registry | None,
+             extractor: StructuredAsk | None, **places: frozenset[str]) -> LoadedSubmission:
+        if out_dir is None:
+            raise ValueError("a logbook needs an output folder for its figures and logs")
+        return load_logbook(folder, out_dir=out_dir, registry=registry, extractor=extractor,
+                            **places)
+
+
+LOGBOOK = _LogbookShape()
 
 
 def _figure_note(figures: list[Figure]) -> str:
@@ -159,62 +181,19 @@ def load_logbook(folder: Path | str, *, out_dir: Path, registry: Registry | None
     readme = readme_labels(logbook.readme) if logbook.readme_outside else {}
     for warning in warnings:
         log.warning("%s: %s", sid, warning)
-    seen: set[str] = set()
-    for index, claim in enumerate(found):
-        claim_id = f"{pid}/{claim.local_id}"
-        origin = claim_origin(claim)
-        if claim.page.error is not None or claim_id in seen:
-            reason = (f"{origin}: {claim.page.error}" if claim.page.error
-                      else f"{origin}: a second claim numbered {claim.local_id}; only the first "
-                           f"is judged")
-            loaded.problems.append(ClaimProblem(submission_id=sid, claim_id=claim_id,
-                                                index=index, manifest=str(claim.page.path),
-                                                line=None, reason=reason))
-            continue
-        seen.add(claim_id)
-        try:
-            claim_input = _to_claim_input(claim, claim_id, origin, header, out_dir,
-                                          registry, shared, warnings, scope)
-            other = readme.get(claim.number) if claim.number is not None else None
-            if other is not None and claim_input.claim.verdict is not None and \
-                    other.mapped.verdict not in (None, claim_input.claim.verdict):
-                claim_input.flags.append(Flag(
-                    name="readme_disagrees",
-                    detail=(f"the repository README gives claim {claim.number} the label "
-                            f"{other.text!r} ({other.quote}); the logbook's verdict "
-                            f"{claim_input.claim.verdict.value} stands")[:MAX_NOTE_CHARS]))
-            loaded.claims.append(claim_input)
-        except (ValidationError, UnsafePathError, ValueError) as exc:
-            loaded.problems.append(ClaimProblem(submission_id=sid, claim_id=claim_id,
-                                                index=index, manifest=str(claim.page.path),
-                                                line=None, reason=f"{origin}: {in_our_words(exc)}"))
+    made = add_claims(loaded, found, pid=pid, base=out_dir, registry=registry,
+                      manifest=lambda claim: claim.page.path,
+                      material=lambda claim: _material(claim, out_dir, shared, warnings, scope))
+    for claim, claim_input in made:
+        other = readme.get(claim.number) if claim.number is not None else None
+        if other is not None and claim_input.claim.verdict is not None and \
+                other.mapped.verdict not in (None, claim_input.claim.verdict):
+            claim_input.flags.append(Flag(
+                name="readme_disagrees",
+                detail=(f"the repository README gives claim {claim.number} the label "
+                        f"{other.text!r} ({other.quote}); the logbook's verdict "
+                        f"{claim_input.claim.verdict.value} stands")[:MAX_NOTE_CHARS]))
     return loaded
-
-
-def submission_header(folder: Path, **fields: object) -> SubmissionHeader:
-    """The header of a logbook or Space, or a ManifestError in our own words when an id the
-    participant chose cannot be one (a paper tag of 300 characters, a name of symbols)."""
-    try:
-        return SubmissionHeader.model_validate(fields)
-    except ValidationError as exc:
-        raise ManifestError(f"the submission cannot be read: {in_our_words(exc)}",
-                            path=str(folder)) from None
-
-
-def claim_origin(claim: FoundClaim) -> str:
-    """Where a claim was read: the page, and its place on it."""
-    where = "pages/index.md" if claim.page.slug == "index" and claim.place != "page" \
-        else f"pages/{claim.page.slug}/page.md"
-    where = claim.page.origin or where
-    if claim.place == "table row":
-        return f"{where} row {claim.row}"
-    if claim.place == "list item":
-        return f"{where} item {claim.number if claim.number is not None else claim.row}"
-    if claim.place == "section":
-        return f"{where} section {claim.row}"
-    if claim.place == "absent page":
-        return f"{where} (page absent)"
-    return where
 
 
 def no_claim_problem(logbook: Logbook, sid: str) -> ClaimProblem:
@@ -229,129 +208,52 @@ def no_claim_problem(logbook: Logbook, sid: str) -> ClaimProblem:
                 f"list and no '## Claim N' section")[:MAX_NOTE_CHARS])
 
 
-#: The claim model's checks in our words, by the validation library's error type.
-_OUR_WORDS = {
-    "missing": "missing",
-    "string_too_long": "longer than {max_length} characters",
-    "too_long": "more than {max_length} entries",
-    "string_pattern_mismatch": "not an id (letters, digits and ._/+@-, starting with a letter or "
-                               "digit)",
-    "float_parsing": "not a number",
-    "float_type": "not a number",
-    "int_parsing": "not a whole number",
-    "finite_number": "not a finite number",
-    "extra_forbidden": "not a field of a claim",
-    "enum": "not one of {expected}",
-    "literal_error": "not one of {expected}",
-    "bool_parsing": "not true or false",
-    "string_type": "not text",
-}
-
-
-def in_our_words(exc: Exception) -> str:
-    """One line for a claim that does not fit the claim model: the field and why, without the
-    validation library's wording, input dump or link."""
-    if isinstance(exc, ValidationError):
-        parts = []
-        for error in exc.errors()[:3]:
-            where = ".".join(str(p) for p in error.get("loc", ()) if p != "__root__")
-            message = _OUR_WORDS.get(str(error.get("type")))
-            if message is not None:
-                message = message.format(**{k: v for k, v in (error.get("ctx") or {}).items()
-                                            if isinstance(v, str | int | float)})
-            else:
-                message = str(error.get("msg", "")).removeprefix("Value error, ")
-                message = re.sub(r"\s*\[type=.*$", "", message).strip()
-            parts.append(f"{where}: {message}" if where else message)
-        more = len(exc.errors()) - 3
-        return "; ".join(parts) + (f" (and {more} more)" if more > 0 else "")
-    return re.sub(r"\s+", " ", str(exc)).strip()[:1000]
-
-
-def _to_claim_input(found: FoundClaim, claim_id: str, origin: str, header: SubmissionHeader,
-                    out_dir: Path, registry: Registry | None, shared: list[Figure],
-                    warnings: list[str], scope: ScaleNotes | None = None):
+def _material(found: FoundClaim, out_dir: Path, shared: list[Figure], warnings: list[str],
+              scope: ScaleNotes | None) -> Material:
+    """What the logbook holds for one claim beside its page's extraction: its decoded figure,
+    run logs and scripts (written under `out_dir`), the Scope & cost note, its warnings."""
     ex = found.extraction
     kind = kind_of(found)
     chart = decoded_chart(found)
-    absent = dict(ex.absent)
-    figures = found.figures or shared
-    provenance = dict(ex.provenance)
+    material = Material(kind=kind, statement=statement(found), justification=found.prose,
+                        carrier="page",
+                        no_figure="a logbook carries no published figure")
     # an LLM-extracted scale note (`--extract`) when the page has no toy quote
-    scale = ex.toy_note()
+    material.scale_note = ex.toy_note()
     note = scope.for_claim(found.number) if scope is not None else None
     if note is not None:
         # the toy quote stays first: the verdict rubric's scale_disclosed reads "toy: ..."
         text = f"Scope & cost ({scope.page}): {note[0]}"  # type: ignore[union-attr]
-        scale = (f"{scale}\n{text}" if scale else text)[:MAX_NOTE_CHARS]
-        provenance["scale_note"] = FieldProvenance(how="declared", quote=note[1][:MAX_NOTE_CHARS])
-    provenance["claim_id"] = found.id_provenance
+        scale = material.scale_note
+        material.scale_note = (f"{scale}\n{text}" if scale else text)[:MAX_NOTE_CHARS]
+        material.provenance["scale_note"] = FieldProvenance(how="declared",
+                                                            quote=note[1][:MAX_NOTE_CHARS])
     scripts = _scripts(found, out_dir) if found.place != "absent page" else []
-    values: dict[str, object] = {}
-    if kind in ("number", "figure", "theorem"):
-        values = {"reported_value": ex.reported, "reproduced_value": ex.reproduced}
-    entry = registry.claims.get(claim_id) if registry is not None else None
-    has_published = entry is not None and registry.figure_path(entry) is not None  # type: ignore[union-attr]
-    if kind == "figure" and chart is None:
-        absent["reproduced_figure"] = "no figure of the claim could be decoded"
-    justification = found.prose
-    fig_note = _figure_note(figures)
+    material.script, material.scripts = (scripts[0] if scripts else None), scripts[1:51]
+    material.logs = [log_.path for log_ in found.logs]
+    if chart is not None:
+        material.figure, material.figure_data = chart.path, chart.figure_data_path
+    elif kind == "figure":
+        material.absent["reproduced_figure"] = "no figure of the claim could be decoded"
+    fig_note = _figure_note(found.figures or shared)
     if fig_note:
-        justification = f"{justification}\n\nFigures (judging's reading):\n{fig_note}"
+        material.justification += f"\n\nFigures (judging's reading):\n{fig_note}"
     missing = sorted({m for log_ in found.logs for m in log_.missing_scripts})
     if missing:
-        absent["scripts"] = ("the run cells name scripts whose body neither the cell nor the "
-                             "workspace holds: " + ", ".join(missing))[:MAX_NOTE_CHARS]
-    claim = Claim(
-        claim_id=claim_id, kind=kind, statement=statement(found) or claim_id,
-        reproduced_figure=chart.path if chart is not None and kind == "figure" else None,
-        reproduced_data=(chart.figure_data_path if chart is not None and kind == "figure"
-                         else None),
-        verdict=ex.verdict, justification=justification[:MAX_JUSTIFICATION_CHARS], scale_note=scale,
-        evidence=Evidence(logs=[log_.path for log_ in found.logs][:50],
-                          script=scripts[0] if scripts else None, scripts=scripts[1:51]),
-        source_verdict=ex.source_verdict, toy=ex.toy, provenance=provenance,
-        absent=absent, theorem_values=kind == "theorem" and any(
-            v is not None for v in values.values()),
-        **{k: v for k, v in values.items() if v is not None})
-    claim_input = make_claim_input(claim, header, out_dir.resolve(), registry, None)
-    flags = list(claim_input.flags)
-    if kind == "figure" and not has_published:
-        flags.append(Flag(name=FIGURE_MATCH_NOT_APPLICABLE,
-                          detail="a logbook carries no published figure and no registry claim "
-                                 "gives one: figure-match is not applicable; the verdict rubric "
-                                 "judges the claim"))
-    flags += extraction_flags(ex, "page")
+        material.absent["scripts"] = ("the run cells name scripts whose body neither the cell "
+                                      "nor the workspace holds: "
+                                      + ", ".join(missing))[:MAX_NOTE_CHARS]
     for warning in found.warnings:
         name = ("page_absent" if warning.startswith("page absent") else "figure_reused"
                 if warning.startswith("figure reused") else "logbook_warning")
-        flags.append(Flag(name=name, detail=warning[:MAX_NOTE_CHARS]))
+        material.flags.append(Flag(name=name, detail=warning[:MAX_NOTE_CHARS]))
     slug = found.page.slug
     page_warnings = [w for w in warnings if f"pages/{slug}/" in w or f"page {slug}:" in w
                      or f"page {slug!r}" in w]
     if page_warnings:
-        flags.append(Flag(name="logbook_warning", detail="; ".join(page_warnings)[:MAX_NOTE_CHARS]))
-    return claim_input.model_copy(update={"flags": flags, "origin": origin,
-                                          "key": ClaimKey(submission_id=header.submission_id,
-                                                          claim_id=claim_id)})
-
-
-def extraction_flags(ex: Extraction, where: str) -> list[Flag]:
-    """The flags of what the extractor read: labels that contradict each other, a verdict that
-    changed down the `where` (page, report), a toy scale."""
-    flags = []
-    if ex.contradiction is not None:
-        flags.append(Flag(name="self_contradiction",
-                          detail=f"the {where} contradicts itself: {ex.contradiction[0]!r} vs "
-                                 f"{ex.contradiction[1]!r}"[:MAX_NOTE_CHARS]))
-    if ex.changed is not None:
-        flags.append(Flag(name="verdict_changed",
-                          detail=f"the verdict changes down the {where}: {ex.changed[0]!r}, "
-                                 f"later {ex.changed[1]!r}; the last is taken"[:MAX_NOTE_CHARS]))
-    if ex.toy:
-        scale = ex.toy_note()
-        flags.append(Flag(name="toy", detail=scale or "toy"))
-    return flags
+        material.flags.append(Flag(name="logbook_warning",
+                                   detail="; ".join(page_warnings)[:MAX_NOTE_CHARS]))
+    return material
 
 
 def _scripts(found: FoundClaim, out_dir: Path) -> list[str]:

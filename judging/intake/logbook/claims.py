@@ -31,7 +31,7 @@ from pathlib import Path
 
 from judging.errors import UnsafePathError
 from judging.hashing import file_sha256
-from judging.intake.logbook.extract import (
+from judging.intake.extract import (
     VALUE_PLACES,
     VERDICT_PLACES,
     Extraction,

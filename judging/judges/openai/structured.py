@@ -6,7 +6,7 @@ hash, the same USD `Budget`, the SDK's own retries, and every piece of participa
 `prompt.untrusted`.
 
 It is what `judging run --extract openai:MODEL` hands to the logbook importer. Layering: intake
-sits below judges and must not import it, so the importer (judging.intake.logbook.llm) owns the
+sits below judges and must not import it, so the importer (judging.intake.llm) owns the
 extraction's instructions, answer model and quote checks, and receives this caller as a plain
 callable (the `StructuredAsk` protocol there); the run stage builds it here and injects it. This
 module knows nothing of logbooks, and the one wrapping of untrusted text stays in prompt.py.

@@ -26,7 +26,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from judging.intake.logbook.extract import NUMBER, Extraction, map_verdict, parse_number
+from judging.intake.extract import NUMBER, Extraction, map_verdict, parse_number
 from judging.models import MAX_NOTE_CHARS, FieldProvenance, Verdict
 
 REJECTED = "llm quote not found on the page"
