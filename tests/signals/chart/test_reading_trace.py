@@ -176,3 +176,25 @@ def test_the_trace_is_bounded() -> None:
     assert len(built.panels[0].legend[0]) == MAX_TRACE_LABEL
     assert built.panels[0].problem_count == 9
     assert all(len(p) == MAX_TRACE_TEXT for p in built.panels[0].problems)
+
+
+def test_judging_chart_shows_the_evidence_of_two_figures(tmp_path: Path) -> None:
+    """`judging chart A B` prints what the evidence confirmed or doubted; `--json` carries the
+    whole trace."""
+    from click.testing import CliRunner
+
+    from judging.cli import main
+
+    published, reproduced = tmp_path / "a.png", tmp_path / "b.png"
+    published.write_bytes(two_losses())
+    reproduced.write_bytes(two_losses(legend=False))
+    shown = CliRunner().invoke(main, ["chart", str(published), str(reproduced)],
+                               terminal_width=400)
+    assert shown.exit_code == 0, shown.output
+    assert "Evidence: why the AI answered or abstained" in shown.output
+    assert SWAP_DOUBT in shown.output
+    as_json = CliRunner().invoke(main, ["chart", str(published), str(reproduced), "--json"])
+    assert as_json.exit_code == 0, as_json.output
+    trace = ChartTrace.model_validate(json.loads(as_json.output)["trace"])
+    assert trace.published.panels[0].legend == list(NAMES)
+    assert any(SWAP_DOUBT in d for d in trace.doubts)
