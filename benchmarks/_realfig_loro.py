@@ -475,6 +475,11 @@ CHANGES: tuple[tuple[str, str], ...] = (
      "faithful2), answered 17.5% / 15.0%, AUC 0.653; lockbox: wrong fails 0%, wrong passes 5.0%, "
      "answered 50.0% / 5.0%, AUC 0.600 (20 of 40 pairs not compared)",
      "no pair: the benchmark's printed lines only"),
+    ("issue 41, the reader as a product: a reading trace per figure pair (judgments' "
+     "chart_trace) and the axes' and legend's settings passed explicitly: no signal changed, "
+     "realfig-dev, -dev2 and -dev3 identical pair for pair (296 development pairs: every chart "
+     "signal with its reason, every flag; the lockbox's 41 pairs identical, compared as hashes)",
+     "no pair: a comparison of the measured signals before and after"),
 )
 
 

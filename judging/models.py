@@ -836,6 +836,228 @@ class Signal(StrictModel):
         return cls(status=SignalStatus.absent, reason=reason)
 
 
+#: Bounds of a chart reading trace (`ChartTrace`, one per figure claim on each of its judgment
+#: lines): room for what a reviewer reads (a 2x4 facet grid, a dozen series, a dozen ticks per
+#: axis), so that one hostile figure with hundreds of marks or OCR fragments cannot swell the
+#: judgments file. What is cut is counted (`*_count`), never silently lost.
+MAX_TRACE_PANELS = 8
+"""Panels recorded per figure (their number is kept)."""
+MAX_TRACE_SERIES = 8
+"""Series recorded per panel."""
+MAX_TRACE_TICKS = 12
+"""Tick labels recorded per axis."""
+MAX_TRACE_NAMES = 12
+"""Legend names recorded per panel."""
+MAX_TRACE_NOTES = 12
+"""Notes (a panel's problems, the evidence's confirmations and doubts) recorded per list."""
+MAX_TRACE_PANEL_NOTES = 4
+"""Problems recorded per panel."""
+MAX_TRACE_TEXT = 240
+"""Characters of one note (a problem, a doubt)."""
+MAX_TRACE_LABEL = 40
+"""Characters of one tick label, legend name or series style as read."""
+MAX_TRACE_BYTES = 100_000
+"""The JSON of a trace at every bound above stays under this (tests/signals/chart/test_trace.py
+builds one)."""
+
+TraceText = Annotated[str, StringConstraints(max_length=MAX_TRACE_TEXT)]
+TraceLabel = Annotated[str, StringConstraints(max_length=MAX_TRACE_LABEL)]
+
+
+class AxisTrace(StrictModel):
+    """One axis as the reader fitted it to its tick labels."""
+
+    scale: Literal["linear", "log"]
+    data_range: tuple[float, float] | None
+    """The data values at the plot area's edges (None: not finite)."""
+    ticks: list[TraceLabel] = Field(default_factory=list, max_length=MAX_TRACE_TICKS)
+    """The tick labels on the fit, as read."""
+    tick_count: int = 0
+    confidence: float
+    borrowed: bool = False
+    """Taken from an aligned panel (shared axes), not read on this one."""
+
+
+class SeriesTrace(StrictModel):
+    """One series the reader found in a panel."""
+
+    name: TraceLabel | None = None
+    """Its legend name, when the legend was read."""
+    name_sure: bool = True
+    style: TraceLabel
+    kind: Literal["line", "scatter", "bar"]
+    points: int
+    confidence: float
+    units: Literal["data", "x normalised", "y normalised", "normalised"] = "data"
+    """"normalised": plot-area units on the axis that was not read."""
+
+
+class PanelTrace(StrictModel):
+    """One plot area: its axes (None: not read, see `problems`), legend and series."""
+
+    bbox: tuple[int, int, int, int]
+    x: AxisTrace | None = None
+    y: AxisTrace | None = None
+    legend: list[TraceLabel] = Field(default_factory=list, max_length=MAX_TRACE_NAMES)
+    legend_count: int = 0
+    series: list[SeriesTrace] = Field(default_factory=list, max_length=MAX_TRACE_SERIES)
+    series_count: int = 0
+    problems: list[TraceText] = Field(default_factory=list, max_length=MAX_TRACE_PANEL_NOTES)
+    problem_count: int = 0
+
+
+class FigureTrace(StrictModel):
+    """What was read of one figure of the pair."""
+
+    source: Literal["image", "data"]
+    """Read from the image, or built from the figure's data file."""
+    readable: bool
+    reason: TraceText | None = None
+    """Why the figure (or its data) could not be read, or which of its axes could not."""
+    size: tuple[int, int] = (0, 0)
+    panels: list[PanelTrace] = Field(default_factory=list, max_length=MAX_TRACE_PANELS)
+    panel_count: int = 0
+
+
+class PanelPairTrace(StrictModel):
+    """The independent readings of one pair of panels that the evidence weighs (each None when
+    it could not be made; see judging.signals.chart.evidence.PanelEvidence)."""
+
+    index: int
+    series: float | None = None
+    """Agreement of the paired series' data in [0, 1]."""
+    crossed: float | None = None
+    """The agreement of the series paired by their data alone, where the legends pair otherwise."""
+    ink: tuple[float, float] | None = None
+    """Shares of each chart's data ink near the other's."""
+    series_on_ink: tuple[float, float] | None = None
+    x_ticks: float | None = None
+    """Overlap of the x axes' ranges from their tick labels."""
+    x_data: float | None = None
+    """Overlap of the series' x extents."""
+    y_in_data: bool = False
+    x_axes_confirmed: bool = False
+    axes_doubt: TraceText | None = None
+    series_doubt: TraceText | None = None
+    unmatched: int = 0
+    scales_differ: bool = False
+    names: Literal["unnamed", "agree", "unread", "disagree"] = "unnamed"
+
+
+class ChartTrace(StrictModel):
+    """The reading trace of a figure pair: what the chart reader read of each figure (panels,
+    axes and their tick labels, legend, series), how sure it was, and what the evidence behind
+    `chart.same_data` confirmed or doubted: why the AI answered, or why it did not. Bounded
+    (MAX_TRACE_*); written with the chart signals on the claim's judgment lines."""
+
+    published: FigureTrace
+    reproduced: FigureTrace
+    panels: list[PanelPairTrace] = Field(default_factory=list, max_length=MAX_TRACE_PANELS)
+    """The evidence of each pair of panels (reading order)."""
+    same_data: float | None = None
+    agreement: float | None = None
+    difference: float | None = None
+    confirmed: list[TraceText] = Field(default_factory=list, max_length=MAX_TRACE_NOTES)
+    doubts: list[TraceText] = Field(default_factory=list, max_length=MAX_TRACE_NOTES)
+    doubt_count: int = 0
+    reading_confidence: float | None = None
+    absent: TraceText | None = None
+    """Why there is no evidence at all (a figure unreadable), when there is none."""
+
+    def sections(self) -> list[tuple[str, list[str]]]:
+        """The trace in words, as (heading, items): one source of wording for the report and
+        the review records (plain text: the caller escapes it for its medium)."""
+        head = []
+        if self.absent:
+            head.append(f"no evidence: {self.absent}")
+        if self.same_data is not None:
+            head.append(f"chart.same_data {self.same_data:.2f} (agreement "
+                        f"{self.agreement or 0:.2f}, difference {self.difference or 0:.2f})")
+        if self.reading_confidence is not None:
+            head.append(f"reading confidence {self.reading_confidence:.2f}")
+        head += [f"confirmed: {c}" for c in self.confirmed]
+        if not self.confirmed and self.same_data is not None:
+            head.append("nothing confirmed by two independent readings: the AI abstains "
+                        "where its rubric needs a confirmed answer")
+        head += [f"doubt: {d}" for d in self.doubts]
+        if self.doubt_count > len(self.doubts):
+            head.append(f"... {self.doubt_count - len(self.doubts)} more doubts")
+        out = [("Evidence: why the AI answered or abstained", head)]
+        for pair in self.panels:
+            out.append((f"Panel pair {pair.index}", _pair_items(pair)))
+        for side, figure in (("published", self.published), ("reproduced", self.reproduced)):
+            out.append((f"Read of the {side} figure", _figure_items(figure)))
+        return out
+
+    def markdown(self) -> str:
+        """The trace as Markdown (every text read from a figure escaped: OCR of participant
+        images)."""
+        parts = []
+        for heading, items in self.sections():
+            parts.append(f"**{heading}**\n" + "\n".join(f"- {for_markdown(i)}" for i in items))
+        return "\n\n".join(parts)
+
+
+def _share(value: float | None) -> str:
+    return "unread" if value is None else f"{value:.2f}"
+
+
+def _pair_items(pair: PanelPairTrace) -> list[str]:
+    items = [f"series agreement {_share(pair.series)}; ink overlap "
+             + ("unread" if pair.ink is None else f"{pair.ink[0]:.2f} / {pair.ink[1]:.2f}")
+             + f"; x ranges: tick labels {_share(pair.x_ticks)}, data {_share(pair.x_data)}",
+             f"y values compared in data units: {'yes' if pair.y_in_data else 'no'}; x axes "
+             f"confirmed by three tick labels: {'yes' if pair.x_axes_confirmed else 'no'}; "
+             f"legend names: {pair.names}"]
+    if pair.crossed is not None:
+        items.append(f"paired by their data alone the series agree {pair.crossed:.2f}")
+    if pair.unmatched:
+        items.append(f"{pair.unmatched} published series without a counterpart")
+    if pair.scales_differ:
+        items.append("the axes' scale types differ (linear and log)")
+    items += [f"axes doubt: {d}" for d in (pair.axes_doubt, pair.series_doubt) if d]
+    return items
+
+
+def _axis_text(name: str, axis: AxisTrace | None) -> str:
+    if axis is None:
+        return f"{name} axis: not read"
+    lo, hi = axis.data_range if axis.data_range is not None else (math.nan, math.nan)
+    ticks = ", ".join(axis.ticks) + (", ..." if axis.tick_count > len(axis.ticks) else "")
+    return (f"{name} axis: {axis.scale}, {lo:.4g} to {hi:.4g}, confidence {axis.confidence:.2f}"
+            + (", borrowed from an aligned panel" if axis.borrowed else
+               f", {axis.tick_count} tick labels ({ticks})"))
+
+
+def _figure_items(figure: FigureTrace) -> list[str]:
+    items = [("built from its data file" if figure.source == "data" else
+              f"read from its image ({figure.size[0]}x{figure.size[1]})")
+             + ("" if figure.readable else ": unreadable")
+             + (f" ({figure.reason})" if figure.reason else "")
+             + f"; {figure.panel_count} panel(s)"]
+    for n, panel in enumerate(figure.panels, 1):
+        where = f"panel {n}: " if figure.panel_count > 1 else ""
+        items += [where + _axis_text("x", panel.x), where + _axis_text("y", panel.y)]
+        if panel.legend_count:
+            items.append(where + f"legend ({panel.legend_count}): " + ", ".join(panel.legend)
+                         + (", ..." if panel.legend_count > len(panel.legend) else ""))
+        else:
+            items.append(where + "no legend read")
+        for s in panel.series:
+            items.append(where + f"series {s.name or '(unnamed)'}"
+                         + ("" if s.name_sure else " (name uncertain)")
+                         + f": {s.kind}, {s.style}, {s.points} points, confidence "
+                         f"{s.confidence:.2f}" + ("" if s.units == "data" else f", {s.units}"))
+        if panel.series_count > len(panel.series):
+            items.append(where + f"... {panel.series_count - len(panel.series)} more series")
+        items += [where + f"problem: {p}" for p in panel.problems]
+        if panel.problem_count > len(panel.problems):
+            items.append(where + f"... {panel.problem_count - len(panel.problems)} more problems")
+    if figure.panel_count > len(figure.panels):
+        items.append(f"... {figure.panel_count - len(figure.panels)} more panels")
+    return items
+
+
 class Artifacts(StrictModel):
     """Images written to the run directory for reviewers (paths relative to the run directory)."""
 
@@ -879,6 +1101,9 @@ class Judgment(VersionedModel):
     signals: dict[str, Signal] = Field(default_factory=dict)
     flags: list[Flag] = Field(default_factory=list)
     artifacts: Artifacts = Field(default_factory=Artifacts)
+    chart_trace: ChartTrace | None = None
+    """What the chart reader read of the figure pair and why chart.same_data is what it is (a
+    figure claim measured with the chart signals)."""
     provenance: Provenance
 
     @classmethod

@@ -68,10 +68,14 @@ def chart(figure: Path, reproduced: Path | None, as_json: bool, overlay_path: Pa
     """Read the plotted data back from a chart; with a second chart, the chart.* signals."""
     from judging.signal_catalogue import CATALOGUE
     from judging.signals import compare_charts, load_image, read_chart, render_overlay
+    from judging.signals.chart import chart_trace
 
     readings = [read_chart(load_image(path, max_pixels=max_pixels))
                 for path in [figure] + ([reproduced] if reproduced is not None else [])]
     comparison = compare_charts(*readings) if len(readings) == 2 else None
+    # What the evidence behind chart.same_data confirmed or doubted (the run's reading trace).
+    trace = chart_trace(*readings, comparison, published_source="image",
+                        reproduced_source="image") if comparison is not None else None
     if overlay_path is not None:
         if comparison is None:
             raise click.UsageError("--overlay needs two figures")
@@ -86,6 +90,7 @@ def chart(figure: Path, reproduced: Path | None, as_json: bool, overlay_path: Pa
             out["reproduced"] = described[1]
             out["signals"] = comparison.signals
             out["absent"] = comparison.reasons
+            out["trace"] = trace.model_dump(mode="json") if trace is not None else None
         click.echo(json.dumps(out, indent=2))
         return
     for path, reading in zip([figure, reproduced], described):
@@ -113,6 +118,11 @@ def chart(figure: Path, reproduced: Path | None, as_json: bool, overlay_path: Pa
                      else str(value).lower() if isinstance(value, bool) else f"{value:.4f}")
             table.add_row(name, shown, CATALOGUE[name].description)
         console.print(table)
+    if trace is not None:
+        heading, items = trace.sections()[0]
+        console.print(f"[bold]{heading}[/]", markup=True)
+        for item in items:
+            console.print(f"  {item}", markup=False)
     if overlay_path is not None:
         console.print(f"overlay image: {overlay_path}")
 

@@ -180,6 +180,7 @@ def _section(key: str, lines: list[Judgment], claim: ClaimInput | None, *, root:
     """What the template shows of one claim (see `_claim.html.j2`)."""
     figures = next((j.artifacts for j in lines if j.artifacts.diff), None)
     signals = next((j.signals for j in lines if j.signals), {})
+    trace = next((j.chart_trace for j in lines if j.chart_trace is not None), None)
     flags = {(f.name, f.detail) for j in lines for f in j.flags}
 
     def own_figure() -> str | None:
@@ -201,6 +202,9 @@ def _section(key: str, lines: list[Judgment], claim: ClaimInput | None, *, root:
                      for name in ("published", "reproduced", "diff", "overlay")}
                     if figures else None),
         "signals": signals,
+        # The chart reading trace, open where nothing was confirmed (the AI abstains there).
+        "reading": trace.sections() if trace is not None else None,
+        "reading_open": trace is not None and not trace.confirmed,
         "own_figure": None if figures else own_figure(),
         "rerun": rerun_text(lines),
     }

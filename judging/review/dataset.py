@@ -469,6 +469,10 @@ def ai_assessment(judgment: Judgment) -> str:
                for name, s in sorted(judgment.signals.items())]
     if signals:
         lines.append("**Signals**\n" + "\n".join(signals))
+    if judgment.chart_trace is not None:
+        # What the chart reader read and why chart.same_data is what it is: why the AI answered
+        # or abstained, beside the figures it read.
+        lines.append("### Chart reading\n\n" + judgment.chart_trace.markdown())
     return "\n\n".join(lines)
 
 

@@ -170,7 +170,8 @@ def _line(claim: ClaimInput, rubric: Rubric, *, run_id: str, judge: str, sample:
         judge=judge, sample=sample, swapped=swapped, input_hash=input_hash, final=final,
         status=status, reason=reason, answers=answers, aggregate=agg,
         signals=measurement.signals, flags=[*claim.flags, *measurement.flags, *flags],
-        artifacts=measurement.artifacts, provenance=provenance)
+        artifacts=measurement.artifacts, chart_trace=measurement.chart_trace,
+        provenance=provenance)
 
 
 def build_judgment(item: WorkItem, *, run_id: str, measurement: Measurement,
@@ -207,7 +208,8 @@ def panel_judgment(first: WorkItem, members: list[Judgment], *, run_id: str) -> 
                  reason=None if scored else "no criterion was answered by the members",
                  final=all(m.final for m in members),
                  measurement=Measurement(signals=members[0].signals,
-                                         artifacts=members[0].artifacts),
+                                         artifacts=members[0].artifacts,
+                                         chart_trace=members[0].chart_trace),
                  flags=flags, provenance=record)
 
 

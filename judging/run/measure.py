@@ -17,7 +17,15 @@ from judging.atomic import write_png_atomic
 from judging.errors import FigureDataError, ImageLoadError
 from judging.figures.data import FigureDataFile, load_figure_data
 from judging.hashing import content_hash, file_sha256
-from judging.models import MAX_NOTE_CHARS, Artifacts, ClaimInput, ClaimKind, Flag, Signal
+from judging.models import (
+    MAX_NOTE_CHARS,
+    Artifacts,
+    ChartTrace,
+    ClaimInput,
+    ClaimKind,
+    Flag,
+    Signal,
+)
 from judging.rules import plotting_rerun
 from judging.run.integrity import figure_phash
 from judging.rundir import claim_images
@@ -70,6 +78,8 @@ class Measurement:
     """CPU seconds the measurement took (0 for one read from the measurement cache)."""
     cached: bool = False
     """Read from the measurement cache (nothing was measured)."""
+    chart_trace: ChartTrace | None = None
+    """What the chart reader read of the pair, and why chart.same_data is what it is."""
 
 
 def _save_png(image: Image.Image, path: Path) -> None:
@@ -122,7 +132,8 @@ def measure_figures(claim: ClaimInput, *, options: MeasureOptions, out_dir: Path
         same_bytes=file_sha256(claim.published_path) == file_sha256(claim.reproduced_path),
         chart=options.chart, published_data=published_data, reproduced_data=reproduced_data,
         rerun=lambda: _rerun(claim))
-    result = Measurement(signals=pair.signals, flags=list(pair.flags))
+    result = Measurement(signals=pair.signals, flags=list(pair.flags),
+                         chart_trace=pair.chart_trace)
     result.fingerprint = figure_phash(trim_border(reduce_towards(reproduced, options.image_size)))
     if claim.participant_reference_path is not None:
         result.flags.extend(check_participant_reference(claim, published, options=options))

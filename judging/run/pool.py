@@ -34,7 +34,7 @@ from pydantic import Field, ValidationError
 
 from judging.atomic import write_text_atomic
 from judging.errors import JudgingError, RunStopped
-from judging.models import Artifacts, ClaimInput, Flag, Signal, VersionedModel
+from judging.models import Artifacts, ChartTrace, ClaimInput, Flag, Signal, VersionedModel
 from judging.run.measure import Measurement, MeasureOptions, measure_claim
 from judging.rundir import claim_images
 
@@ -81,6 +81,8 @@ class CachedMeasurement(VersionedModel):
     """Names (published, reproduced, diff, overlay) of the images stored with the entry."""
     cpu_s: float = 0.0
     """What measuring it cost, in CPU seconds."""
+    chart_trace: ChartTrace | None = None
+    """The chart reading trace (an optional field: entries written before it have none)."""
 
 
 def _link_or_copy(source: Path, target: Path) -> None:
@@ -128,7 +130,7 @@ class MeasurementCache:
             return None
         measurement = Measurement(signals=dict(entry.signals), flags=list(entry.flags),
                                   figure_error=entry.figure_error, fingerprint=entry.fingerprint,
-                                  cached=True)
+                                  cached=True, chart_trace=entry.chart_trace)
         if entry.images and out_dir is not None and run_root is not None:
             paths = {name: path for name, path in claim_images(out_dir).items()
                      if name in entry.images}
@@ -153,7 +155,8 @@ class MeasurementCache:
         entry = CachedMeasurement(key=key, signals=measurement.signals, flags=measurement.flags,
                                   figure_error=measurement.figure_error,
                                   fingerprint=measurement.fingerprint,
-                                  images=sorted(measurement.images), cpu_s=measurement.cpu_s)
+                                  images=sorted(measurement.images), cpu_s=measurement.cpu_s,
+                                  chart_trace=measurement.chart_trace)
         write_text_atomic(entry_path, entry.model_dump_json(by_alias=True))
 
 

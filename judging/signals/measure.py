@@ -16,12 +16,21 @@ from dataclasses import dataclass, field
 from PIL import Image
 
 from judging.figures.data import FigureDataFile
-from judging.models import MAX_NOTE_CHARS, ClaimInput, ClaimKind, Flag, Signal, Tolerance
+from judging.models import (
+    MAX_NOTE_CHARS,
+    ChartTrace,
+    ClaimInput,
+    ClaimKind,
+    Flag,
+    Signal,
+    Tolerance,
+)
 from judging.signal_catalogue import signal_names
 from judging.signals.chart import (
     CHART_SIGNALS,
     CHART_SOURCE_SIGNALS,
     ChartReading,
+    chart_trace,
     compare_charts,
     comparison_signals,
     read_chart,
@@ -66,6 +75,8 @@ class ChartPair:
     overlay: Image.Image | None = None
     reference_lines: int = 0
     """Unnamed flat lines of an image side left out because the data side has no such series."""
+    trace: ChartTrace | None = None
+    """What was read of each figure and what the evidence confirmed (None: no comparison)."""
 
 
 def chart_readings(published: Image.Image, reproduced: Image.Image, *,
@@ -111,8 +122,15 @@ def compare_pair(published: Image.Image, reproduced: Image.Image, *,
         log.exception("reading the charts failed")
         reason = f"chart reading failed ({type(exc).__name__}: {str(exc)[:120]})"
         return ChartPair(signals={name: Signal.absent(reason) for name in CHART_SIGNALS})
+    try:
+        trace = chart_trace(published_reading, reproduced_reading, comparison,
+                            published_source="image" if published_data is None else "data",
+                            reproduced_source="image" if reproduced_data is None else "data")
+    except Exception:  # the trace explains the signals: without it they still stand
+        log.exception("tracing the chart reading failed")
+        trace = None
     return ChartPair(signals=comparison_signals(comparison), overlay=overlay,
-                     reference_lines=left_out)
+                     reference_lines=left_out, trace=trace)
 
 
 def measure_chart(published: Image.Image, reproduced: Image.Image, *,
@@ -162,6 +180,8 @@ class PairSignals:
     overlay: Image.Image | None = None
     reference_lines: int = 0
     """Reference lines of an image side left out against the other side's data (see ChartPair)."""
+    chart_trace: ChartTrace | None = None
+    """The reading trace of the chart comparison (see ChartPair)."""
 
 
 def measure_pair(published: Image.Image, reproduced: Image.Image, *, size: int = DEFAULT_SIZE,
@@ -192,6 +212,7 @@ def measure_pair(published: Image.Image, reproduced: Image.Image, *, size: int =
         signals["chart.published_from_data"] = Signal(value=published_data is not None)
         signals["chart.reproduced_from_data"] = Signal(value=reproduced_data is not None)
         result.overlay, result.reference_lines = pair.overlay, pair.reference_lines
+        result.chart_trace = pair.trace
     return result
 
 

@@ -11,6 +11,8 @@ prompt and the benchmarks rely on these names):
     render_overlay(published, reproduced, comparison, *, size=512) -> PIL.Image | None
     reading_from_data(data, *, other=None) -> ChartReading   (a figure's data file, no image)
     without_reference_lines(image, data) -> (ChartReading, int)   (for image-to-data comparisons)
+    chart_trace(published, reproduced, comparison, *, published_source, reproduced_source)
+        -> judging.models.ChartTrace   (what was read, how sure, why same_data is what it is)
 
 Signal group "chart.*" (see CHART_SIGNALS): the named data-aware signal is `chart.match_score`;
 CHART_SOURCE_SIGNALS say whether each side was taken from its data file or read from its image.
@@ -26,6 +28,7 @@ from judging.models import Signal, Tolerance
 from judging.signals.chart.compare import compare, overlay
 from judging.signals.chart.data import reading_from_data, without_reference_lines
 from judging.signals.chart.read import read
+from judging.signals.chart.reading_trace import chart_trace
 from judging.signals.chart.settings import (
     DEFAULT_COMPARE,
     DEFAULT_READER,
@@ -90,5 +93,5 @@ def comparison_signals(comparison: ChartComparison) -> dict[str, Signal]:
 __all__ = ["CHART_SIGNALS", "CHART_SOURCE_SIGNALS", "DEFAULT_COMPARE", "Axis",
            "ChartComparison", "ChartReading", "CompareSettings", "DEFAULT_READER", "EvidenceSettings",
            "Panel", "ReaderSettings",
-           "Series", "Tick", "compare_charts", "comparison_signals", "read_chart",
+           "Series", "Tick", "chart_trace", "compare_charts", "comparison_signals", "read_chart",
            "reading_from_data", "render_overlay", "without_reference_lines"]

@@ -14,7 +14,7 @@ from scipy import ndimage
 from judging.signals.chart.colour import luma
 from judging.signals.chart.geometry import Box, Page
 from judging.signals.chart.ocr import Crop, parse_number
-from judging.signals.chart.settings import reader_settings
+from judging.signals.chart.settings import AxisSettings, reader_settings
 
 #: The 8-connected neighbourhood: a glyph's diagonal strokes are one component.
 EIGHT_CONNECTED = ndimage.generate_binary_structure(2, 2)
@@ -68,21 +68,22 @@ class Strip:
     orient: str = "x"
 
 
-def text_mask(page: Page) -> np.ndarray:
-    st = reader_settings().axes
+def text_mask(page: Page, *, settings: AxisSettings | None = None) -> np.ndarray:
+    settings = settings or reader_settings().axes
+    st = settings
     bg_lum = luma(page.bg)
     return (np.abs(page.lum - bg_lum) > st.text_contrast) & (page.chroma < st.text_chroma)
 
 
 def _strip(page: Page, mask: np.ndarray, x0: int, y0: int, x1: int, y1: int,
-           side: str) -> Strip | None:
-    st = reader_settings().axes
+           side: str, *, settings: AxisSettings) -> Strip | None:
+    st = settings
     h, w = mask.shape
     x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
     if x1 - x0 < st.min_strip or y1 - y0 < st.min_strip:
         return None
     bg_lum = luma(page.bg)
-    s = reader_settings().axes
+    s = settings
     contrast = np.abs(page.lum[y0:y1, x0:x1] - bg_lum)
     chroma = page.chroma[y0:y1, x0:x1]
     # Grey text, and text rendered with ClearType, whose strokes' edges are coloured fringes
@@ -109,9 +110,10 @@ def _boxes(strip: Strip, ids: list[int]) -> np.ndarray:
     return out
 
 
-def _group(strip: Strip, ids: list[int], glyph: float) -> list[TickLabel]:
+def _group(strip: Strip, ids: list[int], glyph: float, *, settings: AxisSettings
+           ) -> list[TickLabel]:
     """Glyphs into labels: vertically overlapping components less than ~half a glyph apart."""
-    st = reader_settings().axes
+    st = settings
     if not ids:
         return []
     boxes = _boxes(strip, ids)
@@ -134,7 +136,8 @@ def _group(strip: Strip, ids: list[int], glyph: float) -> list[TickLabel]:
             vover = min(boxes[a, 3], boxes[b, 3]) - max(boxes[a, 1], boxes[b, 1])
             if hgap <= gap and vover >= -1:
                 parent[find(a)] = find(b)
-            elif hgap <= st.exponent_gap * glyph and vover >= -1 and _raised(boxes[a], boxes[b], glyph):
+            elif hgap <= st.exponent_gap * glyph and vover >= -1 and \
+                    _raised(boxes[a], boxes[b], glyph, settings=settings):
                 # An exponent: its minus sign can be too faint for the text mask, leaving a
                 # wider gap between the base and the exponent's digits.
                 parent[find(a)] = find(b)
@@ -168,18 +171,19 @@ def _group(strip: Strip, ids: list[int], glyph: float) -> list[TickLabel]:
     return labels
 
 
-def _raised(a: np.ndarray, b: np.ndarray, glyph: float) -> bool:
+def _raised(a: np.ndarray, b: np.ndarray, glyph: float, *, settings: AxisSettings) -> bool:
     """Box b (right of a) looks like a superscript of the full-height glyph a."""
-    st = reader_settings().axes
+    st = settings
     ha, hb = a[3] - a[1] + 1, b[3] - b[1] + 1
     return (ha >= st.full_height * glyph and hb <= st.sup_shorter * ha
             and b[3] < a[3] - st.raised_base * ha
             and b[1] <= a[1] + st.sup_top * ha)
 
 
-def _crop(page: Page, strip: Strip, comps: list[int], height: float) -> Crop:
+def _crop(page: Page, strip: Strip, comps: list[int], height: float, *,
+          settings: AxisSettings) -> Crop:
     """The original-resolution pixels of these components (everything else whitened)."""
-    st = reader_settings().axes
+    st = settings
     f = page.factor
     b = _boxes(strip, comps)
     left, top, right, bottom = b[:, 0].min(), b[:, 1].min(), b[:, 2].max(), b[:, 3].max()
@@ -213,10 +217,12 @@ class AxisLabels:
 
 
 def find_tick_labels(page: Page, box: Box, others: list[Box], mask: np.ndarray,
-                     grid_xs: list[float], grid_ys: list[float]) -> tuple[AxisLabels, AxisLabels,
-                                                                        list[Strip]]:
+                     grid_xs: list[float], grid_ys: list[float], *,
+                     settings: AxisSettings | None = None
+                     ) -> tuple[AxisLabels, AxisLabels, list[Strip]]:
     """Tick labels below (x) and left of (y) a plot area."""
-    st = reader_settings().axes
+    settings = settings or reader_settings().axes
+    st = settings
     h, w = page.shape
     spine_b = box.spines.get("bottom")
     spine_l = box.spines.get("left")
@@ -236,11 +242,11 @@ def find_tick_labels(page: Page, box: Box, others: list[Box], mask: np.ndarray,
             if o.left > box.right:
                 x1 = min(x1, o.left - 2)
     strips = []
-    xs = _strip(page, mask, x0, below, x1, y1, "top")
+    xs = _strip(page, mask, x0, below, x1, y1, "top", settings=settings)
     xlab = AxisLabels("x", [], [], 0.0)
     if xs is not None:
         strips.append(xs)
-        xlab = _x_labels(xs, box, w)
+        xlab = _x_labels(xs, box, w, settings=settings)
     # y strip: left of the plot area, not into a panel on the left.
     x0 = leftof - max(st.strip_min, int(st.y_strip_share * w))
     for o in others:
@@ -248,28 +254,29 @@ def find_tick_labels(page: Page, box: Box, others: list[Box], mask: np.ndarray,
             x0 = max(x0, o.right + 2)
     y0 = box.top - int(st.y_strip_end * h)
     y1 = box.bottom + int(st.y_strip_end * h)
-    ys = _strip(page, mask, x0, y0, leftof + 1, y1, "right")
+    ys = _strip(page, mask, x0, y0, leftof + 1, y1, "right", settings=settings)
     ylab = AxisLabels("y", [], [], 0.0)
     if ys is not None:
         strips.append(ys)
-        ylab = _y_labels(page, ys, box)
+        ylab = _y_labels(page, ys, box, settings=settings)
     xlab.ticks = sorted(set(xlab.ticks) | set(grid_xs))
     ylab.ticks = sorted(set(ylab.ticks) | set(grid_ys))
     return xlab, ylab, strips
 
 
-def _glyph_height(strip: Strip, ids: list[int]) -> float:
-    st = reader_settings().axes
+def _glyph_height(strip: Strip, ids: list[int], *, settings: AxisSettings) -> float:
+    st = settings
     hs = [strip.slices[i - 1][0].stop - strip.slices[i - 1][0].start for i in ids]
     hs = [v for v in hs if v >= st.min_glyph]
     return float(np.median(hs)) if hs else 0.0
 
 
-def _marks_and_labels(strip: Strip, along: int) -> tuple[list[int], list[float]]:
+def _marks_and_labels(strip: Strip, along: int, *, settings: AxisSettings
+                      ) -> tuple[list[int], list[float]]:
     """The strip's components that may be label glyphs, and the tick marks that touch the plot
     area (short strokes across the axis) at their centre along it: `along` is the axis's array
     dimension (1 for x, 0 for y)."""
-    st = reader_settings().axes
+    st = settings
     n = len(strip.slices)
     ids = [i for i in range(1, n + 1) if i not in strip.touching and strip.slices[i - 1]]
     offset = strip.x0 if along == 1 else strip.y0
@@ -282,9 +289,9 @@ def _marks_and_labels(strip: Strip, along: int) -> tuple[list[int], list[float]]
     return ids, ticks
 
 
-def _x_labels(strip: Strip, box: Box, width: int) -> AxisLabels:
-    st = reader_settings().axes
-    ids, ticks = _marks_and_labels(strip, 1)
+def _x_labels(strip: Strip, box: Box, width: int, *, settings: AxisSettings) -> AxisLabels:
+    st = settings
+    ids, ticks = _marks_and_labels(strip, 1, settings=settings)
     # Faint tick marks can stop a pixel short of the plot area: thin and right at the top.
     marks = [i for i in ids if strip.slices[i - 1][0].start <= 2
              and strip.slices[i - 1][1].stop - strip.slices[i - 1][1].start <= 2
@@ -294,10 +301,11 @@ def _x_labels(strip: Strip, box: Box, width: int) -> AxisLabels:
                   for i in marks]
         drop = set(marks)
         ids = [i for i in ids if i not in drop]
-    glyph = _glyph_height(strip, ids)
+    glyph = _glyph_height(strip, ids, settings=settings)
     if glyph == 0:
         return AxisLabels("x", [], ticks, 0.0, "no tick labels below the plot area")
-    labels = [lab for lab in _group(strip, ids, glyph) if lab.height >= st.min_label * glyph]
+    labels = [lab for lab in _group(strip, ids, glyph, settings=settings)
+              if lab.height >= st.min_label * glyph]
     if not labels:
         return AxisLabels("x", [], ticks, glyph, "no tick labels below the plot area")
     # The band nearest the axis with at least two labels.
@@ -314,10 +322,10 @@ def _x_labels(strip: Strip, box: Box, width: int) -> AxisLabels:
     return AxisLabels("x", sorted(band, key=lambda lab: lab.cx), ticks, glyph)
 
 
-def _y_labels(page: Page, strip: Strip, box: Box) -> AxisLabels:
-    st = reader_settings().axes
-    ids, ticks = _marks_and_labels(strip, 0)
-    glyph = _glyph_height(strip, ids)
+def _y_labels(page: Page, strip: Strip, box: Box, *, settings: AxisSettings) -> AxisLabels:
+    st = settings
+    ids, ticks = _marks_and_labels(strip, 0, settings=settings)
+    glyph = _glyph_height(strip, ids, settings=settings)
     if glyph == 0:
         return AxisLabels("y", [], ticks, 0.0, "no tick labels left of the plot area")
     # A faint tick mark can fall short of the strip's edge: a flat dash right by the plot area.
@@ -332,7 +340,7 @@ def _y_labels(page: Page, strip: Strip, box: Box) -> AxisLabels:
             ticks.append((sl[0].start + sl[0].stop - 1) / 2 + strip.y0)
     if flat:
         ids = [i for i in ids if i not in flat]
-    groups = _group(strip, ids, glyph)
+    groups = _group(strip, ids, glyph, settings=settings)
     labels = [lab for lab in groups if lab.height >= st.min_label * glyph
               and lab.height <= st.max_label * glyph]
     if not labels:
@@ -353,7 +361,7 @@ def _y_labels(page: Page, strip: Strip, box: Box) -> AxisLabels:
                 and abs((box_[1] + box_[3]) / 2 - mid) <= st.times_centre * lab.height + 1)
 
     for k, lab in enumerate(kept):
-        if not lab.sup and _safe_power_crops(page, lab) is None:
+        if not lab.sup and _safe_power_crops(page, lab, settings=settings) is None:
             continue  # only a power of ten has a mantissa
         lb = _boxes(strip, lab.comps)
         times = times_sign(lab, lb[int(np.argmin(lb[:, 0]))])
@@ -380,18 +388,20 @@ def _y_labels(page: Page, strip: Strip, box: Box) -> AxisLabels:
 
 
 def find_offset_label(page: Page, box: Box, others: list[Box], mask: np.ndarray,
-                      labels: AxisLabels) -> tuple[Strip, TickLabel] | None:
+                      labels: AxisLabels, *, settings: AxisSettings | None = None
+                      ) -> tuple[Strip, TickLabel] | None:
     """The text that scales or shifts an axis's tick labels, where matplotlib puts it (its
     ScalarFormatter's offset text: "1e7", "×10⁷", "+1.5e3"): above the top-left corner of
     the plot area for y, below the right end of the x tick labels for x. A lone piece of text
     there, alone on its line (a title's word has neighbours), else None. Whether it is a
     multiplier or an offset is for `parse_offset`; the reading is worth nothing without it
     (the tick labels "0 .. 9" of a chart up to 9e7)."""
-    st = reader_settings().axes
+    settings = settings or reader_settings().axes
+    st = settings
     g = labels.glyph
     if g <= 0 or not labels.labels:
         return None
-    s = reader_settings().axes
+    s = settings
     reach, span = int(s.offset_reach * g), int(s.offset_span * g)
     if labels.orientation == "y":
         spine = box.spines.get("top")
@@ -403,7 +413,7 @@ def find_offset_label(page: Page, box: Box, others: list[Box], mask: np.ndarray,
     for o in others:
         if o.left <= x1 and o.right >= x0 and o.top <= y1 and o.bottom >= y0:
             return None  # another panel there: its text is not this axis's
-    strip = _strip(page, mask, x0, y0, x1, y1, "right")
+    strip = _strip(page, mask, x0, y0, x1, y1, "right", settings=settings)
     if strip is None:
         return None
     hh, ww = strip.labels_img.shape
@@ -411,7 +421,8 @@ def find_offset_label(page: Page, box: Box, others: list[Box], mask: np.ndarray,
     ids = [i for i in range(1, len(strip.slices) + 1) if strip.slices[i - 1]
            and strip.slices[i - 1][0].start > 0 and strip.slices[i - 1][1].start > 0
            and strip.slices[i - 1][0].stop < hh and strip.slices[i - 1][1].stop < ww]
-    groups = [lab for lab in _group(strip, ids, g) if st.min_label * g <= lab.height <= st.max_label * g]
+    groups = [lab for lab in _group(strip, ids, g, settings=settings)
+              if st.min_label * g <= lab.height <= st.max_label * g]
     if labels.orientation == "y":
         near = [lab for lab in groups if abs(lab.left - box.left) <= s.offset_align * g]
     else:
@@ -469,45 +480,50 @@ def offset_like(text: str) -> bool:
     return bool(re.search(r"\d", s)) and bool(re.search(r"[eE^]|^[+\-x×]", s))
 
 
-def label_crops(page: Page, strip: Strip, label: TickLabel) -> list[Crop]:
+def label_crops(page: Page, strip: Strip, label: TickLabel, *,
+                settings: AxisSettings | None = None) -> list[Crop]:
     """One crop (plain label) or two (base and exponent of a power of ten).
 
     The split is decided at original resolution: at the work resolution a small exponent can
     merge with the base's last digit, and its minus sign can be too faint to be in the text mask.
     """
-    pieces = _safe_power_crops(page, label)
+    settings = settings or reader_settings().axes
+    pieces = _safe_power_crops(page, label, settings=settings)
     if pieces is not None:
         label.power = True
         return pieces
     if not label.sup:
-        return [_crop(page, strip, label.comps, label.height)]
+        return [_crop(page, strip, label.comps, label.height, settings=settings)]
     label.power = True
     main = [c for c in label.comps if c not in label.sup]
     sb = _boxes(strip, label.sup)
     sup_h = float((sb[:, 3] - sb[:, 1] + 1).max())
-    return [_crop(page, strip, main, label.height), _crop(page, strip, label.sup, sup_h)]
+    return [_crop(page, strip, main, label.height, settings=settings),
+            _crop(page, strip, label.sup, sup_h, settings=settings)]
 
 
-def plain_crop(page: Page, strip: Strip, label: TickLabel) -> Crop:
+def plain_crop(page: Page, strip: Strip, label: TickLabel, *,
+               settings: AxisSettings | None = None) -> Crop:
     """The label's crop whole, with no base and exponent split."""
-    return _crop(page, strip, label.comps, label.height)
+    settings = settings or reader_settings().axes
+    return _crop(page, strip, label.comps, label.height, settings=settings)
 
 
-def _safe_power_crops(page: Page, label: TickLabel) -> list[Crop] | None:
+def _safe_power_crops(page: Page, label: TickLabel, *, settings: AxisSettings) -> list[Crop] | None:
     if not label.power_checked:
         try:
-            label.power_pieces = _power_crops(page, label)
+            label.power_pieces = _power_crops(page, label, settings=settings)
         except (ValueError, IndexError):  # an odd region: fall back on the work-resolution split
             label.power_pieces = None
         label.power_checked = True
     return label.power_pieces
 
 
-def _power_crops(page: Page, label: TickLabel) -> list[Crop] | None:
+def _power_crops(page: Page, label: TickLabel, *, settings: AxisSettings) -> list[Crop] | None:
     """Base and exponent crops of a label that is a power (a raised group of glyphs right of
     full-height ones), else None. Looks a little above and right of the label: a small, faint
     exponent may have been too light for the work-resolution text mask."""
-    st = reader_settings().axes
+    st = settings
     f = page.factor
     hh = label.height * f
     m = max(1, f // 2)
@@ -552,19 +568,19 @@ def _power_crops(page: Page, label: TickLabel) -> list[Crop] | None:
             last = bx[digits, 2].max()
             raised &= bx[:, 0] <= last  # a flat mark after the digits is no part of it
             out = _power_split_crops(gray, comps, keep & ~raised, raised, H,
-                                     float(hts[digits].max()))
+                                     float(hts[digits].max()), settings=settings)
     if out is None:
-        out = _touching_power(gray, ink, comps, keep, base_line, H)
+        out = _touching_power(gray, ink, comps, keep, base_line, H, settings=settings)
     return out
 
 
 
 def _touching_power(gray: np.ndarray, ink: np.ndarray, comps: np.ndarray, keep: np.ndarray,
-                    base_line: int, H: float) -> list[Crop] | None:
+                    base_line: int, H: float, *, settings: AxisSettings) -> list[Crop] | None:
     """Base and exponent crops of a power whose exponent touches the base's last glyph: split
     where the columns' ink stops reaching the baseline and jumps up to a group that rises above
     the base; None when no such split is found."""
-    st = reader_settings().axes
+    st = settings
     # The exponent touches the base's last glyph: split where the columns' ink stops
     # reaching the baseline and jumps up to a group that rises above the base.
     cols = ink & np.isin(comps, np.nonzero(keep)[0] + 1)
@@ -595,14 +611,15 @@ def _touching_power(gray: np.ndarray, ink: np.ndarray, comps: np.ndarray, keep: 
     own = np.zeros_like(cols)
     own[:, k + 1:] = cols[:, k + 1:]
     base_px = cols & ~own
-    return _power_split_crops(gray, None, base_px, own, H, float(sup_bottom - sup_top + 1))
+    return _power_split_crops(gray, None, base_px, own, H, float(sup_bottom - sup_top + 1),
+                              settings=settings)
 
 
 def _power_split_crops(gray: np.ndarray, comps: np.ndarray | None, base, sup, H: float,
-                       sup_h: float) -> list[Crop] | None:
+                       sup_h: float, *, settings: AxisSettings) -> list[Crop] | None:
     """Crops of the base and the exponent: `base` / `sup` are component flags (with `comps`)
     or pixel masks."""
-    st = reader_settings().axes
+    st = settings
     if comps is not None:
         in_base = np.isin(comps, np.nonzero(base)[0] + 1)
         in_sup = np.isin(comps, np.nonzero(sup)[0] + 1)
@@ -659,9 +676,11 @@ class AxisFit:
                        self.residual, self.confidence)
 
 
-def snap(labels: list[TickLabel], orientation: str, ticks: list[float], glyph: float) -> list[float]:
+def snap(labels: list[TickLabel], orientation: str, ticks: list[float], glyph: float, *,
+         settings: AxisSettings | None = None) -> list[float]:
     """Each label's tick position: the nearest tick mark / gridline, else the label's centre."""
-    st = reader_settings().axes
+    settings = settings or reader_settings().axes
+    st = settings
     out = []
     arr = np.asarray(ticks, dtype=float)
     for lab in labels:
@@ -694,10 +713,10 @@ _MINUS = str.maketrans({"−": "-", "–": "-", "—": "-", "⁻": "-", "⁰": "
                         "³": "3", "⁴": "4", "⁵": "5", "⁶": "6", "⁷": "7", "⁸": "8", "⁹": "9"})
 
 
-def _exponents(label: TickLabel) -> tuple[float, list[tuple[int, int]]]:
+def _exponents(label: TickLabel, *, settings: AxisSettings) -> tuple[float, list[tuple[int, int]]]:
     """log10 of a power label's mantissa ("3" of "3×10⁻¹", else 0) and its plausible exponents,
     each with a cost (0 = as read): a lost or invented minus sign, a spurious digit."""
-    st = reader_settings().axes
+    st = settings
     text = label.text.translate(_MINUS).replace(" ", "")
     if not (label.power or "^" in text):
         out: dict[int, int] = {}
@@ -745,10 +764,10 @@ def _exponents(label: TickLabel) -> tuple[float, list[tuple[int, int]]]:
     return mant, sorted(out.items(), key=lambda kv: kv[1])
 
 
-def _wordy(label: TickLabel) -> bool:
+def _wordy(label: TickLabel, *, settings: AxisSettings) -> bool:
     """A label that reads as a word: letters the number whitelist let through, or far wider than
     the text read (OCR with a number whitelist drops a word's letters)."""
-    st = reader_settings().axes
+    st = settings
     if label.power:
         return False
     text = label.text.replace(" ", "")
@@ -758,10 +777,10 @@ def _wordy(label: TickLabel) -> bool:
     return width > (st.char_width * len(text) + st.word_margin) * max(label.height, 1.0)
 
 
-def _power_kind(label: TickLabel) -> str | None:
+def _power_kind(label: TickLabel, *, settings: AxisSettings) -> str | None:
     """"power" (read as base and exponent), "powerish" (a power whose exponent merged into the
     base: "107", or a plain power of ten: "10", "0.01"), "plain" (another number) or None."""
-    st = reader_settings().axes
+    st = settings
     text = label.text.translate(_MINUS).replace(" ", "")
     if label.power or "^" in text:
         return "power"
@@ -775,14 +794,15 @@ def _power_kind(label: TickLabel) -> str | None:
 
 
 def _power_fit(positions: list[float], labels: list[TickLabel], orientation: str,
-               tol: float) -> tuple[AxisFit | None, str | None]:
+               tol: float, *, settings: AxisSettings) -> tuple[AxisFit | None, str | None]:
     """A log axis labelled with powers of ten: the exponents are integers and an arithmetic
     sequence over evenly spaced ticks, so two trusted readings fix the rest and a misread
     exponent (a lost minus sign, a wrong digit, an unreadable one) is repaired from the spacing.
     Minor ticks' labels (m×10^e) sit at e + log10(m)."""
-    st = reader_settings().axes
-    idx = [k for k, lab in enumerate(labels) if _power_kind(lab) in ("power", "powerish")]
-    parsed = [_exponents(lab) for lab in labels]
+    st = settings
+    idx = [k for k, lab in enumerate(labels)
+           if _power_kind(lab, settings=settings) in ("power", "powerish")]
+    parsed = [_exponents(lab, settings=settings) for lab in labels]
     mant = np.array([p_[0] for p_ in parsed])
     cand = {k: p_[1] for k, p_ in enumerate(parsed) if p_[1]}
     P = np.asarray(positions, dtype=float)
@@ -873,13 +893,13 @@ AGREEING_SHARE = 0.5
 REPEATED_SHARE = 0.5
 
 
-def _fractional_power(label: TickLabel) -> bool:
+def _fractional_power(label: TickLabel, *, settings: AxisSettings) -> bool:
     """A power of ten read with a fractional exponent ("10^0.5": pgfplots' half decades), its
     mantissa ("2" of "2x10^1", `_exponents`) set aside."""
-    st = reader_settings().axes
+    st = settings
     if "^" not in label.text or label.value is None or label.value <= 0:
         return False
-    exponent = math.log10(label.value) - _exponents(label)[0]
+    exponent = math.log10(label.value) - _exponents(label, settings=settings)[0]
     return abs(exponent - round(exponent)) > st.integer_exponent
 
 
@@ -889,26 +909,42 @@ def _fractional_power(label: TickLabel) -> bool:
 NARROW_LOG_LEAD = 2
 
 
+def _repeated_values(items: list[tuple[float, float, str]], orientation: str) -> str | None:
+    """Why the labels cannot be fitted when many repeat a value, else None. An axis labels each
+    value once. Values that come back along it, many of them (Plotly's log axis labelled
+    "2 3 .. 9" in every decade, its decades written on another row), are mantissas read without
+    their decades: a fit through one decade's would be a thousandfold wrong. (One or two
+    misread labels repeat a value too; repairs handle those.)"""
+    seen = collections.Counter(v for _, v, _ in items)
+    repeated = sum(n for n in seen.values() if n >= 2)
+    if sum(1 for n in seen.values() if n >= 2) >= 2 and repeated >= REPEATED_SHARE * len(items):
+        return (f"{orientation} axis unreadable: {repeated} of its {len(items)} tick "
+                f"labels repeat values (minor labels without their decades?)")
+    return None
+
+
 def fit_axis(positions: list[float], labels: list[TickLabel], span: tuple[float, float],
-             orientation: str) -> tuple[AxisFit | None, str | None]:
+             orientation: str, *, settings: AxisSettings | None = None
+             ) -> tuple[AxisFit | None, str | None]:
     """Fit value = a + b * pixel (linear) or log10(value) = a + b * pixel (log) to the ticks,
     ignoring misread labels (RANSAC over pairs) and repairing those that a plausible misreading
     explains."""
-    st = reader_settings().axes
+    st = settings = settings or reader_settings().axes
     tol = max(2.0, st.fit_tolerance * abs(span[1] - span[0]))
-    wordy = sum(1 for lab in labels if _wordy(lab))
+    wordy = sum(1 for lab in labels if _wordy(lab, settings=settings))
     if wordy >= 2 and wordy >= st.wordy_share * len(labels):
         return None, (f"{orientation} axis unreadable: its tick labels are words, not numbers "
                       f"(a categorical axis)")
-    kinds = [_power_kind(lab) for lab in labels]
+    kinds = [_power_kind(lab, settings=settings) for lab in labels]
     powers, powerish = kinds.count("power"), kinds.count("powerish")
     if powers >= 2 and powers + powerish >= 0.5 * len(labels) and powers > kinds.count("plain"):
-        fit, _ = _power_fit(positions, labels, orientation, tol)
+        fit, _ = _power_fit(positions, labels, orientation, tol, settings=settings)
         if fit is not None:
             return fit, None
         # A power of ten read with a fractional exponent ("10^0.5" beside "10^0": pgfplots'
         # half decades) is no misread integer: such labels are fitted like any others'.
-        if powers >= 0.5 * len(labels) and not any(_fractional_power(lab) for lab in labels):
+        if powers >= 0.5 * len(labels) and \
+                not any(_fractional_power(lab, settings=settings) for lab in labels):
             return None, (f"{orientation} axis unreadable: powers of ten whose exponents could "
                           f"not be read consistently")
     items = [(p, lab.value, lab.text) for p, lab, usable in
@@ -917,21 +953,15 @@ def fit_axis(positions: list[float], labels: list[TickLabel], span: tuple[float,
     if len(items) < 2:
         return None, (f"{orientation} axis unreadable: fewer than 2 tick labels read"
                       f" ({len(items)} of {len(labels)})")
-    # An axis labels each value once. Values that come back along it, many of them (Plotly's
-    # log axis labelled "2 3 .. 9" in every decade, its decades written on another row), are
-    # mantissas read without their decades: a fit through one decade's would be a
-    # thousandfold wrong. (One or two misread labels repeat a value too; repairs handle those.)
-    seen = collections.Counter(v for _, v, _ in items)
-    repeated = sum(n for n in seen.values() if n >= 2)
-    if sum(1 for n in seen.values() if n >= 2) >= 2 and repeated >= REPEATED_SHARE * len(items):
-        return None, (f"{orientation} axis unreadable: {repeated} of its {len(items)} tick "
-                      f"labels repeat values (minor labels without their decades?)")
-    best = _best_line(items, tol)
+    repeated = _repeated_values(items, orientation)
+    if repeated is not None:
+        return None, repeated
+    best = _best_line(items, tol, settings=settings)
     if best is None:
         return None, f"{orientation} axis unreadable: tick labels have no usable spacing"
     (count, _), scale, inl, pts = best
     if count == 2 and scale == "linear":
-        scale, pts, inl = _decades_apart(scale, pts, inl, items)
+        scale, pts, inl = _decades_apart(scale, pts, inl, items, settings=settings)
     P = np.array([q[0] for q in pts])
     V = np.array([q[1] for q in pts])
     use = np.asarray(inl, bool)
@@ -955,7 +985,7 @@ def fit_axis(positions: list[float], labels: list[TickLabel], span: tuple[float,
         # repairs would only bend into a wrong one.
         return None, (f"{orientation} axis unreadable: only {agreeing} of its {len(items)} tick "
                       f"labels agree with any one reading")
-    confidence = _fit_confidence(n_used, len(items), rms / tol)
+    confidence = _fit_confidence(n_used, len(items), rms / tol, settings=settings)
     ticks = []
     for k in np.nonzero(use)[0]:
         value = float(V[k]) if scale == "linear" else float(DECADE ** V[k])
@@ -971,18 +1001,18 @@ def fit_axis(positions: list[float], labels: list[TickLabel], span: tuple[float,
     return AxisFit(scale, float(a), float(b), ticks, rms, float(confidence)), None
 
 
-def _fit_confidence(n_used: int, n_items: int, residual: float) -> float:
+def _fit_confidence(n_used: int, n_items: int, residual: float, *, settings: AxisSettings) -> float:
     """A linear fit's confidence from the ticks it rests on (of `n_items` read) and its RMS
     residual as a share of the tolerance."""
-    st = reader_settings().axes
+    st = settings
     return min(1.0, (n_used - 1) / st.full_confidence) * (n_used / n_items) * \
         max(st.residual_floor, 1 - residual)
 
 
-def _best_line(items: list[tuple[float, float, str]], tol: float):
+def _best_line(items: list[tuple[float, float, str]], tol: float, *, settings: AxisSettings):
     """The line through two labels (RANSAC over pairs, linear then log) that the most labels
     lie on within `tol` pixels: (score, scale, inliers, points), or None."""
-    st = reader_settings().axes
+    st = settings
     best = None
     linear_count = 0
     for scale in ("linear", "log"):
@@ -1000,7 +1030,7 @@ def _best_line(items: list[tuple[float, float, str]], tol: float):
         # the log reading takes in clearly more of them (Plotly's log axis from 25 to 65,
         # labelled every 5: a linear reading fits four of its nine labels).
         narrow = (scale == "log"
-                  and float(V.max() - V.min()) < reader_settings().axes.min_log_span)
+                  and float(V.max() - V.min()) < settings.min_log_span)
         for i, j in itertools.combinations(range(len(pts)), 2):
             if abs(P[j] - P[i]) < st.min_tick_gap or V[j] == V[i]:
                 continue
@@ -1017,10 +1047,11 @@ def _best_line(items: list[tuple[float, float, str]], tol: float):
     return best
 
 
-def _decades_apart(scale: str, pts: list, inl, items: list[tuple[float, float, str]]):
+def _decades_apart(scale: str, pts: list, inl, items: list[tuple[float, float, str]], *,
+                   settings: AxisSettings):
     """Two ticks: a linear reading of 10 and 100 is as good as a log one, and powers of ten a
     decade apart are the log axis' labels. (scale, points, inliers)."""
-    st = reader_settings().axes
+    st = settings
     vals = [v for (_, v, _), k in zip(pts, inl) if k]
     if all(v > 0 for v in vals):
         logs = sorted(math.log10(v) for v in vals)

@@ -33,7 +33,7 @@ from judging.signals.chart.colour import blend, common_colour, luma, luma_of, ma
 from judging.signals.chart.geometry import Box, Page
 from judging.signals.chart.ocr import Crop, read_crops
 from judging.signals.chart.series import RawSeries
-from judging.signals.chart.settings import reader_settings
+from judging.signals.chart.settings import GeometrySettings, LegendSettings, reader_settings
 
 
 @dataclass
@@ -80,16 +80,20 @@ class Legend:
         parts = ([self.title] if self.title is not None else []) + [e.box for e in self.entries]
         return [(x0 - m, y0 - m, x1 + m, y1 + m) for x0, y0, x1, y1 in parts]
 
-    def assign(self, series: list[RawSeries]) -> list[str | None]:
+    def assign(self, series: list[RawSeries], *, settings: LegendSettings | None = None
+               ) -> list[str | None]:
         """The legend name of each series (by its sample's colour and line style), or None."""
-        return [name for name, _ in self.assign_sure(series)]
+        settings = settings or reader_settings().legend
+        return [name for name, _ in self.assign_sure(series, settings=settings)]
 
-    def assign_sure(self, series: list[RawSeries]) -> list[tuple[str | None, bool]]:
+    def assign_sure(self, series: list[RawSeries], *, settings: LegendSettings | None = None
+                    ) -> list[tuple[str | None, bool]]:
         """The legend name of each series and whether it is sure: a name is unsure when another
         entry would fit its series, or another series its entry, within LegendSettings.assign_margin of the
         fit that was taken (greys a few levels apart, two blues): the names of such series may
         as well be the other way round."""
-        lg = reader_settings().legend
+        settings = settings or reader_settings().legend
+        lg = settings
         costs = []
         for i, s in enumerate(series):
             for j, e in enumerate(self.entries):
@@ -116,7 +120,7 @@ class Legend:
             used_s.add(i)
             used_e.add(j)
             rivals = [c for c, i2, j2 in costs if (i2 == i) != (j2 == j)]
-            sure = all(c > cost + reader_settings().legend.assign_margin for c in rivals)
+            sure = all(c > cost + settings.assign_margin for c in rivals)
             names[i] = (self.entries[j].name or None, sure)
         return names
 
@@ -130,14 +134,18 @@ def _style_ok(line: str, handle: str) -> bool:
 
 
 def find_legend(page: Page, boxes: list[Box], mask: np.ndarray, glyph: float, *,
-                ocr=None) -> list[Legend | None]:
-    """One legend (or None) per plot area. `ocr=False` skips reading the names."""
-    lg = reader_settings().legend
+                ocr=None, settings: LegendSettings | None = None,
+                geometry: GeometrySettings | None = None) -> list[Legend | None]:
+    """One legend (or None) per plot area. `ocr=False` skips reading the names. `settings` and
+    `geometry` default to the reading's (judging.signals.chart.settings.reader_settings)."""
+    settings = settings or reader_settings().legend
+    geometry = geometry or reader_settings().geometry
+    lg = settings
     h, w = page.shape
     labels, n = ndimage.label(mask, structure=EIGHT_CONNECTED)
     if n == 0:
         return [None] * len(boxes)
-    labels, n, apart = _unstack(labels, n, max(glyph, lg.min_glyph))
+    labels, n, apart = _unstack(labels, n, max(glyph, lg.min_glyph), settings=settings)
     objs = ndimage.find_objects(labels)
     bb = np.array([(sl[1].start, sl[0].start, sl[1].stop - 1, sl[0].stop - 1) for sl in objs])
     cw = bb[:, 2] - bb[:, 0] + 1
@@ -151,26 +159,28 @@ def find_legend(page: Page, boxes: list[Box], mask: np.ndarray, glyph: float, *,
     # dots of i/j, periods, the bars of "=" and "-"
     small = (ch < lg.glyph_low * glyph) & (cw < lg.small_wide * glyph)
     # line-and-marker samples among the glyph-sized components: no letters (`_struck`)
-    wide = glyphlike & (cw >= reader_settings().legend.struck_width * glyph) & (cw >= 2 * ch)
-    struck = _struck(bb, np.flatnonzero(wide), glyphlike, labels, glyph)
+    wide = glyphlike & (cw >= settings.struck_width * glyph) & (cw >= 2 * ch)
+    struck = _struck(bb, np.flatnonzero(wide), glyphlike, labels, glyph, settings=settings)
     results: list[Legend | None] = []
     all_entries: list[tuple[int, Entry]] = []
     for bi, box in enumerate(boxes):
         best: list[Entry] = []
-        for k, (region, least) in enumerate(_regions(box, boxes, mask, glyph)):
+        for k, (region, least) in enumerate(_regions(box, boxes, mask, glyph, settings=settings,
+                                                     tick_reach=geometry.tick_reach)):
             # Outside the plot area (beside, above, below it: `_regions` gives the inside
             # first) text may be prose, a caption.
             for entries in _entries(page, region, bb, glyphlike, small, labels, glyph,
-                                    apart=apart, struck=struck, prose_around=k > 0):
+                                    apart=apart, struck=struck, prose_around=k > 0,
+                                    settings=settings):
                 if len(entries) >= least and len(entries) > len(best):
                     best = entries
-        all_entries += [(bi, e) for e in best[:reader_settings().legend.max_entries]]
+        all_entries += [(bi, e) for e in best[:settings.max_entries]]
     if all_entries and ocr is not False:
         # A legend shared by several panels (below a row of facets) is read once.
         unique: dict[tuple[int, ...], Entry] = {}
         for _, e in all_entries:
             unique.setdefault(e.text_box, e)
-        crops = [_crop(page, labels, e, glyph) for e in unique.values()]
+        crops = [_crop(page, labels, e, glyph, settings=settings) for e in unique.values()]
         texts = dict(zip(unique, read_crops(crops, whitelist=None, ocr=ocr)))
         for _, e in all_entries:
             text, conf = texts[e.text_box]
@@ -183,23 +193,24 @@ def find_legend(page: Page, boxes: list[Box], mask: np.ndarray, glyph: float, *,
             results.append(None)
             continue
         xs0, ys0, xs1, ys1 = zip(*(e.box for e in entries))
-        face = _face(page, entries[0].text_box, glyph)
-        bbox, framed = _frame(page, (min(xs0), min(ys0), max(xs1), max(ys1)), face, glyph)
-        title = _title(bb, glyphlike, entries, glyph)
+        face = _face(page, entries[0].text_box, glyph, settings=settings)
+        bbox, framed = _frame(page, (min(xs0), min(ys0), max(xs1), max(ys1)), face, glyph,
+                              settings=settings)
+        title = _title(bb, glyphlike, entries, glyph, settings=settings)
         results.append(Legend(entries, bbox, [e.name for e in entries], face, framed=framed,
-                              margin=max(2, int(round(reader_settings().legend.entry_margin
+                              margin=max(2, int(round(settings.entry_margin
                                                       * glyph))), title=title))
     return results
 
 
-def _title(bb, glyphlike, entries: list[Entry], glyph: float
+def _title(bb, glyphlike, entries: list[Entry], glyph: float, *, settings: LegendSettings
            ) -> tuple[int, int, int, int] | None:
     """The box of a legend's title: two glyphs or more on the line of text just above its
     first entry (within 2.5 glyphs), as tall as the names' glyphs, over the entries' width (a
     glyph either side); None without one. Marks above a frameless key (data markers, steep
     dashes) are seldom as tall as its names and on one line; what lies further out along the
     line is left to the data."""
-    lg = reader_settings().legend
+    lg = settings
     x0 = min(e.box[0] for e in entries)
     x1 = max(e.box[2] for e in entries)
     y0 = min(e.box[1] for e in entries)
@@ -219,7 +230,7 @@ def _title(bb, glyphlike, entries: list[Entry], glyph: float
             int(bb[line, 3].max()))
 
 
-def _unstack(labels: np.ndarray, n: int, glyph: float
+def _unstack(labels: np.ndarray, n: int, glyph: float, *, settings: LegendSettings
              ) -> tuple[np.ndarray, int, frozenset[tuple[int, int]]]:
     """Glyphs of two text lines that touch, cut apart: in a tightly set legend (gnuplot's key)
     a descender ("g") meets the letter under it ("O"), and the pair, two lines tall, is no
@@ -227,7 +238,7 @@ def _unstack(labels: np.ndarray, n: int, glyph: float
     glyph-sized neighbours beside it on a line at its top and on a line starting in its lower
     half, is cut where that lower line starts: the part below gets a label of its own. Returns
     the labels, their count and the (upper, lower) component indices of each cut."""
-    lg = reader_settings().legend
+    lg = settings
     objs = ndimage.find_objects(labels)
     bb = np.array([(sl[1].start, sl[0].start, sl[1].stop - 1, sl[0].stop - 1) for sl in objs])
     cw, ch = bb[:, 2] - bb[:, 0] + 1, bb[:, 3] - bb[:, 1] + 1
@@ -256,12 +267,14 @@ def _unstack(labels: np.ndarray, n: int, glyph: float
     return labels, n, frozenset(cuts)
 
 
-def _regions(box: Box, boxes: list[Box], mask: np.ndarray, glyph: float
+def _regions(box: Box, boxes: list[Box], mask: np.ndarray, glyph: float, *,
+             settings: LegendSettings, tick_reach: int
              ) -> list[tuple[tuple[int, int, int, int], int]]:
     """Where a plot area's legend may be, in order of preference, each with the number of
     entries a legend there needs: inside it, right of it, above it, below it (under the x tick
-    labels, up to the image bottom or the next panel down)."""
-    lg = reader_settings().legend
+    labels, up to the image bottom or the next panel down). `tick_reach`: how far below a plot
+    area its tick marks reach (GeometrySettings.tick_reach)."""
+    lg = settings
     h, w = mask.shape
     regions = [((box.left + 2, box.top + 2, box.right - 2, box.bottom - 2), 1)]
     right_edge = min([o.left - 2 for o in boxes if o.left > box.right
@@ -277,7 +290,7 @@ def _regions(box: Box, boxes: list[Box], mask: np.ndarray, glyph: float
                        and o.left < box.right and o.right > box.left] + [h - 1])
     # Below: past the tick marks and the x tick labels, which end at the first blank band
     # (rotated labels are cut by the region's top edge into glyph-sized pieces in a row).
-    y0, y1 = _below_labels(mask, box, box.bottom + reader_settings().geometry.tick_reach,
+    y0, y1 = _below_labels(mask, box, box.bottom + tick_reach,
                            bottom_edge, glyph), bottom_edge
     if y1 - y0 > 2 * glyph:
         # A legend below may be wider than its plot area (centred under the figure): the band
@@ -304,10 +317,11 @@ def _below_labels(mask: np.ndarray, box: Box, y0: int, y1: int, glyph: float) ->
     return y0 + int(rows[int(np.argmax(blank))]) + 1
 
 
-def _frame(page: Page, content, face, glyph) -> tuple[tuple[int, int, int, int], bool]:
+def _frame(page: Page, content, face, glyph, *, settings: LegendSettings
+           ) -> tuple[tuple[int, int, int, int], bool]:
     """The legend's box: out to its frame when one is drawn within ~2 glyphs, else padded;
     and whether a frame was found."""
-    lg = reader_settings().legend
+    lg = settings
     h, w = page.shape
     x0, y0, x1, y1 = content
     reach = int(round(lg.frame_reach * glyph))
@@ -349,24 +363,25 @@ def _clean(text: str) -> str:
 
 def _entries(page: Page, region, bb, glyphlike, small, labels, glyph, *,
              apart: frozenset[tuple[int, int]] = frozenset(),
-             struck: frozenset[int] = frozenset(), prose_around: bool = False
+             struck: frozenset[int] = frozenset(), prose_around: bool = False,
+             settings: LegendSettings
              ) -> list[list[Entry]]:
     """The legends a region holds: the best-aligned entries with their samples on the left, and
     those with their samples on the right. `prose_around`: the region (outside the plot area)
     may hold a paragraph, whose words are no legend (LegendSettings.names_share)."""
-    lg = reader_settings().legend
+    lg = settings
     x0, y0, x1, y1 = region
     inside = (bb[:, 0] >= x0) & (bb[:, 2] <= x1) & (bb[:, 1] >= y0) & (bb[:, 3] <= y1)
     ids = np.nonzero(inside & (glyphlike | small))[0]
     if ids.size == 0:
         return []
-    rows = _text_rows(bb, ids, glyphlike, glyph, apart=apart, alone=struck)
+    rows = _text_rows(bb, ids, glyphlike, glyph, apart=apart, alone=struck, settings=settings)
     boxes = [(int(bb[comps, 0].min()), int(bb[comps, 1].min()), int(bb[comps, 2].max()),
               int(bb[comps, 3].max())) for comps in rows]
     # Words: rows of two glyphs or more, and whether their glyphs are alike marks (a sample of
     # two or three scatter markers: no text). A sample takes no ink from any other word.
     big = [[c for c in comps if glyphlike[c]] for comps in rows]
-    marks = [len(g) >= 2 and _marks(bb, g, labels) for g in big]
+    marks = [len(g) >= 2 and _marks(bb, g, labels, settings=settings) for g in big]
     words = np.array([b + (int(m),) for b, g, m in zip(boxes, big, marks) if len(g) >= 2]
                      or [(0, 0, -1, -1, 0)])
     # The dashes of a dashed vertical line (pgfplots' dashed grid) stand one above the other,
@@ -376,7 +391,7 @@ def _entries(page: Page, region, bb, glyphlike, small, labels, glyph, *,
     thin = [len(comps) == 1 and tb[2] - tb[0] <= 1 for comps, tb in zip(rows, boxes)]
     not_text = {k for k, tb in enumerate(boxes) if thin[k] and any(
         thin[j] and j != k and abs(boxes[j][0] - tb[0]) <= 1 for j in range(len(boxes)))}
-    not_text |= _faint(page, region, rows, boxes, labels)
+    not_text |= _faint(page, region, rows, boxes, labels, settings=settings)
     coloured: dict[int, bool] = {}
     found = []
     for side in ("left", "right"):
@@ -385,14 +400,14 @@ def _entries(page: Page, region, bb, glyphlike, small, labels, glyph, *,
             if marks[k] or k in not_text:
                 continue
             own = float(max(lg.own_low * glyph, min(lg.own_high * glyph, lg.own_share * (tb[3] - tb[1] + 1))))
-            handle = _handle(page, tb, own, x0 if side == "left" else x1, side)
+            handle = _handle(page, tb, own, x0 if side == "left" else x1, side, settings=settings)
             if handle is None:
                 continue
             hb, colour, chromatic, style = handle
             if _overlaps(hb, words, tb, chromatic):
                 continue
             if k not in coloured:
-                coloured[k] = _coloured(page, labels, tb, comps)
+                coloured[k] = _coloured(page, labels, tb, comps, settings=settings)
             if coloured[k]:
                 continue
             entries.append(Entry(tb, hb, [int(c) + 1 for c in comps], colour, chromatic,
@@ -408,25 +423,25 @@ def _entries(page: Page, region, bb, glyphlike, small, labels, glyph, *,
         # be the next one's sample: a sample is never another entry's text.
         texts = np.array([e.text_box + (0,) for e in entries]).reshape(-1, BOX_SIDES + 1)
         entries = [e for e in entries if not _overlaps(e.handle_box, texts, e.text_box, False)]
-        entries = _aligned(entries, glyph, side)
+        entries = _aligned(entries, glyph, side, settings=settings)
         # A legend's names are most of the text around them; "entries" read from a paragraph
         # (a figure's caption under the plot, its "(1)" taken for a name beside a "(" sample)
         # are a few words of it. (Inside the plot area, text is a few annotations, and a key
         # of one-letter names among them is still a key.)
         prose = prose_around and _among_prose(entries, rows, boxes, big, not_text | {
-            k for k, m in enumerate(marks) if m})
-        found.append(entries if _distinct(entries) and not prose else [])
+            k for k, m in enumerate(marks) if m}, settings=settings)
+        found.append(entries if _distinct(entries, settings=settings) and not prose else [])
     return found
 
 
 def _among_prose(entries: list[Entry], rows: list[list[int]], boxes, big: list[list[int]],
-                 skip: set[int]) -> bool:
+                 skip: set[int], *, settings: LegendSettings) -> bool:
     """Whether the entries' names are a few words of a paragraph: less than LegendSettings.
     names_share of the glyphs on their own lines and the lines next to them (within one and a
     half names' height: a caption's lines are set close). `rows`/`boxes`/`big`: the region's
     text rows, their boxes and glyph-sized components; `skip`: rows that are no text. Text
     further away (an axis title above a key under the plot, a figure title) does not count."""
-    lg = reader_settings().legend
+    lg = settings
     if not entries:
         return False
     own = {tuple(e.text_box) for e in entries}
@@ -435,15 +450,16 @@ def _among_prose(entries: list[Entry], rows: list[list[int]], boxes, big: list[l
     near = sum(len(g) for k, (tb, g) in enumerate(zip(boxes, big))
                if k not in skip and any(max(tb[1] - e.text_box[3], e.text_box[1] - tb[3])
                                         <= lg.prose_reach * tall for e in entries))
-    return named < reader_settings().legend.names_share * near
+    return named < settings.names_share * near
 
 
-def _faint(page: Page, region, rows: list[list[int]], boxes, labels) -> set[int]:
+def _faint(page: Page, region, rows: list[list[int]], boxes, labels, *,
+           settings: LegendSettings) -> set[int]:
     """The rows (indices into `rows`, lists of component indices, and `boxes`, their boxes)
     drawn much fainter than the region's strongest (LegendSettings.faint_text): each row's
     strength is its strongest pixel's distance in lightness from the region's commonest colour
     (taken on every fourth pixel each way: a hot path)."""
-    lg = reader_settings().legend
+    lg = settings
     if len(rows) < 2:
         return set()
     x0, y0, x1, y1 = (max(0, int(v)) for v in region)
@@ -457,26 +473,26 @@ def _faint(page: Page, region, rows: list[list[int]], boxes, labels) -> set[int]
         strength.append(float(np.abs(lum - face_lum).max()) if lum.size else 0.0)
     strongest = max(strength)
     return {k for k, v in enumerate(strength)
-            if v < reader_settings().legend.faint_text * strongest}
+            if v < settings.faint_text * strongest}
 
 
 def _inside(box, outer) -> bool:
     return outer[0] <= box[0] and box[2] <= outer[2] and outer[1] <= box[1] and box[3] <= outer[3]
 
 
-def _coloured(page: Page, labels, tb, comps) -> bool:
+def _coloured(page: Page, labels, tb, comps, *, settings: LegendSettings) -> bool:
     """Whether a text row is drawn in colour: scatter points beside each other, not a name
     (legend texts are black or grey)."""
-    lg = reader_settings().legend
+    lg = settings
     left, top, right, bottom = tb
     sub = np.isin(labels[top:bottom + 1, left:right + 1], np.asarray(comps) + 1)
     return bool(np.median(page.chroma[top:bottom + 1, left:right + 1][sub]) >= lg.coloured_chroma)
 
 
-def _distinct(entries: list[Entry]) -> bool:
+def _distinct(entries: list[Entry], *, settings: LegendSettings) -> bool:
     """Whether the samples of the entries tell series apart (a legend of samples that all look
     alike names nothing: tick marks beside tick labels, the points of one scatter)."""
-    lg = reader_settings().legend
+    lg = settings
     if len(entries) < 2:
         # One glyph-sized black blob beside a text is as likely a letter (of a rotated axis
         # title, a word cut by the layout) as a sample.
@@ -486,10 +502,10 @@ def _distinct(entries: list[Entry]) -> bool:
                or float(np.abs(e.colour - first.colour).max()) > lg.same_colour for e in entries[1:])
 
 
-def _marks(bb, comps: list[int], labels) -> bool:
+def _marks(bb, comps: list[int], labels, *, settings: LegendSettings) -> bool:
     """Whether the glyphs of a row are alike marks spaced apart: the markers of a sample, of
     one size and shape (letters of a word differ, or stand closer than half their width)."""
-    lg = reader_settings().legend
+    lg = settings
     order = sorted(comps, key=lambda c: bb[c, 0])
     boxes = bb[order]
     w = boxes[:, 2] - boxes[:, 0] + 1
@@ -521,15 +537,15 @@ def _overlaps(hb, words: np.ndarray, own, chromatic: bool) -> bool:
     return bool((meet & ~sample).any())
 
 
-def _struck(bb, ids, glyphlike, labels, glyph) -> frozenset[int]:
+def _struck(bb, ids, glyphlike, labels, glyph, *, settings: LegendSettings) -> frozenset[int]:
     """The components among `ids` that are a line-and-marker sample, not letters: at least
     LegendSettings.struck_width glyphs wide and twice as wide as tall, whose two end quarters
     are each a thin stroke (inked over at most LegendSettings.struck_stroke of its height) on
     the same rows: a line drawn through a marker. (Letters run together at a small scale fill
     their ends from top to bottom.) Taken as a letter, such a sample, taller than the text,
     joined the name beside it into one row, and the entry was lost."""
-    lg = reader_settings().legend
-    cfg = reader_settings().legend
+    lg = settings
+    cfg = settings
     out = set()
     for c in ids.tolist():
         x0, y0, x1, y1 = (int(v) for v in bb[c])
@@ -548,11 +564,11 @@ def _struck(bb, ids, glyphlike, labels, glyph) -> frozenset[int]:
 
 
 def _text_rows(bb, ids, glyphlike, glyph, *, apart: frozenset[tuple[int, int]] = frozenset(),
-               alone: frozenset[int] = frozenset()) -> list[list[int]]:
+               alone: frozenset[int] = frozenset(), settings: LegendSettings) -> list[list[int]]:
     """Group glyphs into text rows (words of one entry): vertical overlap, small gaps; the
     parts of a glyph cut in two by `_unstack` (`apart`, component indices) never join, nor do
     line-and-marker samples (`alone`, see `_struck`) join anything."""
-    lg = reader_settings().legend
+    lg = settings
     order = ids[np.argsort(bb[ids, 0])]
     parent = {int(i): int(i) for i in order}
 
@@ -591,18 +607,19 @@ def _text_rows(bb, ids, glyphlike, glyph, *, apart: frozenset[tuple[int, int]] =
             continue
         height = bb[members, 3].max() - bb[members, 1].min() + 1
         if height > lg.line_high * glyph:
-            out += _lines(bb, members, glyphlike, glyph)
+            out += _lines(bb, members, glyphlike, glyph, settings=settings)
             continue
         out.append(members)
     return out
 
 
-def _lines(bb, members: list[int], glyphlike, glyph) -> list[list[int]]:
+def _lines(bb, members: list[int], glyphlike, glyph, *, settings: LegendSettings
+           ) -> list[list[int]]:
     """A row two text lines tall (a legend set so tightly that a line's descenders come
     within a pixel of the next line's capitals) split at the band no glyph crosses: each line
     kept when it is two glyphs or more and one line tall; anything else (a dashed upright line,
     glyphs stacked at random) is no text row."""
-    lg = reader_settings().legend
+    lg = settings
     top, bottom = int(bb[members, 1].min()), int(bb[members, 3].max())
     crossing = np.zeros(bottom - top + 2, int)
     for m in members:
@@ -620,10 +637,10 @@ def _lines(bb, members: list[int], glyphlike, glyph) -> list[list[int]]:
     return lines if len(lines) >= 2 else []
 
 
-def _handle(page: Page, tb, glyph, bound, side: str = "left"):
+def _handle(page: Page, tb, glyph, bound, side: str = "left", *, settings: LegendSettings):
     """The sample beside a text row, on its `side` and not past `bound` (the region's edge):
     (box, colour, chromatic, style) or None."""
-    lg = reader_settings().legend
+    lg = settings
     left, top, right, bottom = tb
     cy = (top + bottom) / 2
     if side == "left":
@@ -640,13 +657,13 @@ def _handle(page: Page, tb, glyph, bound, side: str = "left"):
     if rgb.size == 0:
         return None
     # The legend's face: the colour of most pixels just around the text.
-    face = _face(page, tb, glyph)
+    face = _face(page, tb, glyph, settings=settings)
     ink = maxabs(rgb, face) > lg.handle_ink
     # Gridlines showing through the legend cross the whole sample region. So does a patch
     # taller than the region (ggplot2's keys are two text lines tall), in many columns side by
     # side, and its colour ends within 2.5 glyphs above and below, unlike a bar beside a bar
     # label.
-    keys = _without_crossings(page, ink, rgb, (hx0, hx1), cy, glyph)
+    keys = _without_crossings(page, ink, rgb, (hx0, hx1), cy, glyph, settings=settings)
     if ink.sum() < lg.handle_pixels:
         return None
     cols = np.nonzero(ink.any(axis=0))[0]
@@ -679,16 +696,17 @@ def _handle(page: Page, tb, glyph, bound, side: str = "left"):
     if width < (lg.marker_min if marker else 0.5) * glyph or width < 2 or height > lg.own_high * glyph + keys:
         return None
     hb = (int(hx0 + cols[0]), int(hy0 + rows_[0]), int(hx0 + cols[-1]), int(hy0 + rows_[-1]))
-    colour, chromatic = _sample_colour(rgb[ink], face)
+    colour, chromatic = _sample_colour(rgb[ink], face, settings=settings)
     style = _sample_style(ink[rows_[0]:rows_[-1] + 1, cols[0]:cols[-1] + 1], glyph, width,
-                          height)
+                          height, settings=settings)
     return hb, colour, chromatic, style
 
 
-def _sample_colour(pix: np.ndarray, face: np.ndarray) -> tuple[np.ndarray, bool]:
+def _sample_colour(pix: np.ndarray, face: np.ndarray, *, settings: LegendSettings
+                   ) -> tuple[np.ndarray, bool]:
     """A legend sample's colour (its most saturated pixels', or its darkest grey on a light
     face) and whether it is chromatic."""
-    lg = reader_settings().legend
+    lg = settings
     chroma = pix.max(axis=1) - pix.min(axis=1)
     chromatic = bool(np.percentile(chroma, lg.chroma_percentile) >= lg.coloured_chroma)
     if chromatic:
@@ -702,10 +720,11 @@ def _sample_colour(pix: np.ndarray, face: np.ndarray) -> tuple[np.ndarray, bool]
     return colour, chromatic
 
 
-def _sample_style(sub: np.ndarray, glyph: float, width: int, height: int) -> str:
+def _sample_style(sub: np.ndarray, glyph: float, width: int, height: int, *,
+                  settings: LegendSettings) -> str:
     """A legend sample's style from its ink (`sub`, cut to its extent): patch, marker, solid,
     dotted or dashed."""
-    lg = reader_settings().legend
+    lg = settings
     lab, n = ndimage.label(sub, structure=EIGHT_CONNECTED)
     fill = sub.mean()
     if height >= lg.patch_high * glyph and fill > lg.patch_fill \
@@ -724,11 +743,11 @@ def _sample_style(sub: np.ndarray, glyph: float, width: int, height: int) -> str
 
 
 def _without_crossings(page: Page, ink: np.ndarray, rgb: np.ndarray, span: tuple[int, int],
-                       cy: float, glyph: float) -> int:
+                       cy: float, glyph: float, *, settings: LegendSettings) -> int:
     """Clear from `ink` the columns that cross the whole sample region (gridlines showing
     through the legend), unless they are a key patch taller than the region; 1 when such a
     patch was found, else 0."""
-    lg = reader_settings().legend
+    lg = settings
     hx0, hx1 = span
     full = ink.mean(axis=0) >= lg.crossing_cover
     keys = 0
@@ -757,20 +776,21 @@ def _wide_runs(flags: np.ndarray, width: int) -> np.ndarray:
     return out
 
 
-def _face(page: Page, tb, glyph) -> np.ndarray:
-    lg = reader_settings().legend
+def _face(page: Page, tb, glyph, *, settings: LegendSettings) -> np.ndarray:
+    lg = settings
     left, top, right, bottom = tb
     pad = int(glyph)
     region = page.rgb[max(0, top - pad):bottom + pad, max(0, left - pad):right + pad]
     return common_colour(region.reshape(-1, region.shape[-1]).astype(np.int32), step=lg.face_step)[0].astype(np.float32)
 
 
-def _aligned(entries: list[Entry], glyph: float, side: str = "left") -> list[Entry]:
+def _aligned(entries: list[Entry], glyph: float, side: str = "left", *,
+             settings: LegendSettings) -> list[Entry]:
     """The largest set of entries laid out as a legend: texts in a column with regular spacing,
     aligned on the side of their samples (left-aligned with samples on the left, right-aligned
     with samples on the right), or in one row; then the other columns or rows of the same grid
     (a legend of several columns, a wrapped row below the plot)."""
-    lg = reader_settings().legend
+    lg = settings
     if len(entries) <= 1:
         return entries
     edge = 0 if side == "left" else 2
@@ -795,7 +815,8 @@ def _aligned(entries: list[Entry], glyph: float, side: str = "left") -> list[Ent
             best, is_row = sorted(row, key=lambda f: f.text_box[0]), True
     if len(best) < 2:
         return best
-    return _grid(best, [e for e in entries if e not in best], glyph, edge, is_row)
+    return _grid(best, [e for e in entries if e not in best], glyph, edge, is_row,
+                 settings=settings)
 
 
 def _middle(e: Entry) -> float:
@@ -803,10 +824,10 @@ def _middle(e: Entry) -> float:
 
 
 def _grid(best: list[Entry], others: list[Entry], glyph: float, edge: int,
-          is_row: bool) -> list[Entry]:
+          is_row: bool, *, settings: LegendSettings) -> list[Entry]:
     """`best` (a column or a row of entries) with the other columns (rows) of its grid: groups
     of entries aligned like it whose every entry sits on one of its rows (columns)."""
-    lg = reader_settings().legend
+    lg = settings
     rows = [_middle(e) for e in best]
     cols = [e.text_box[edge] for e in best]
     span = (min(min(e.text_box[0], e.handle_box[0]) for e in best),
@@ -864,8 +885,8 @@ def _weight(entries: list[Entry]) -> tuple[int, int, int]:
     return len(entries), int(len(kinds) <= 1), sum(len(e.comps) for e in entries)
 
 
-def _crop(page: Page, labels, entry: Entry, glyph: float) -> Crop:
-    lg = reader_settings().legend
+def _crop(page: Page, labels, entry: Entry, glyph: float, *, settings: LegendSettings) -> Crop:
+    lg = settings
     f = page.factor
     left, top, right, bottom = entry.text_box
     sub = np.isin(labels[top:bottom + 1, left:right + 1], entry.comps)

@@ -37,8 +37,9 @@ from judging.signals.chart.ocr import TICK_WHITELIST, OcrUnavailable, read_crops
 from judging.signals.chart.series import RawSeries, extract_series, plot_background
 from judging.signals.chart.settings import (
     DEFAULT_READER,
+    AxisSettings,
+    LegendSettings,
     ReaderSettings,
-    reader_settings,
     reading_with,
 )
 from judging.signals.chart.types import Axis, ChartReading, Panel, Series, Tick
@@ -68,24 +69,26 @@ class _PanelDraft:
 
 def read(image: Image.Image, *, ocr=None, settings: ReaderSettings = DEFAULT_READER
          ) -> ChartReading:
+    # The series extraction still reads its settings from the context (reader_settings); the
+    # other stages are given theirs.
     with reading_with(settings):
-        return _read(image, ocr=ocr)
+        return _read(image, ocr=ocr, settings=settings)
 
 
-def _read(image: Image.Image, *, ocr=None) -> ChartReading:
+def _read(image: Image.Image, *, ocr=None, settings: ReaderSettings) -> ChartReading:
     start = time.perf_counter()
     size = image.size
-    if min(size) < reader_settings().read.min_side:
+    if min(size) < settings.read.min_side:
         return ChartReading([], False, f"image too small to read ({size[0]}x{size[1]})",
                             size=size)
-    page = prepare(image)
-    boxes = find_plot_areas(page)
+    page = prepare(image, settings=settings.geometry)
+    boxes = find_plot_areas(page, settings=settings.geometry)
     if not boxes:
         return ChartReading([], False, "no plot area found (no axes frame, tinted plot "
                             "background or grid)", size=size,
                             seconds=time.perf_counter() - start)
-    mask = text_mask(page)
-    prepared, crops, owners = _drafts(page, boxes, mask)
+    mask = text_mask(page, settings=settings.axes)
+    prepared, crops, owners = _drafts(page, boxes, mask, settings=settings)
     ocr_problem = None
     try:
         texts = read_crops(crops, whitelist=TICK_WHITELIST, ocr=ocr)
@@ -95,8 +98,9 @@ def _read(image: Image.Image, *, ocr=None) -> ChartReading:
     for (_, lab, index, count) in owners:
         assign_text(lab, texts[index:index + count])
     if not ocr_problem:
-        _read_again_as_numbers(page, [(strip, lab) for strip, lab, _, _ in owners], ocr)
-    panels_in = _with_axes(page, boxes, prepared, ocr_problem)
+        _read_again_as_numbers(page, [(strip, lab) for strip, lab, _, _ in owners], ocr,
+                               settings=settings.axes)
+    panels_in = _with_axes(page, boxes, prepared, ocr_problem, settings=settings.axes)
     if not panels_in:
         return ChartReading([], False, "no plot area found", size=size,
                             seconds=time.perf_counter() - start)
@@ -106,11 +110,13 @@ def _read(image: Image.Image, *, ocr=None) -> ChartReading:
     glyph = float(np.median([g for p in panels_in for g in (p.x_labels.glyph, p.y_labels.glyph)
                              if g] or [DEFAULT_GLYPH]))
     try:
-        legends = find_legend(page, boxes_in, mask, glyph, ocr=ocr if not ocr_problem else False)
+        legends = find_legend(page, boxes_in, mask, glyph, ocr=ocr if not ocr_problem else False,
+                              settings=settings.legend, geometry=settings.geometry)
     except OcrUnavailable:
         legends = [None] * len(boxes_in)
-    panels = [_panel(page, draft, legend) for draft, legend in zip(panels_in, legends)]
-    panels = _share_legend_names(panels)
+    panels = [_panel(page, draft, legend, settings=settings.legend)
+              for draft, legend in zip(panels_in, legends)]
+    panels = _share_legend_names(panels, same_colour=settings.read.same_colour)
     readable = any(p.series for p in panels)
     reason = None
     if not readable:
@@ -123,7 +129,7 @@ def _read(image: Image.Image, *, ocr=None) -> ChartReading:
                         seconds=time.perf_counter() - start)
 
 
-def _drafts(page: Page, boxes: list[Box], mask: np.ndarray
+def _drafts(page: Page, boxes: list[Box], mask: np.ndarray, *, settings: ReaderSettings
             ) -> tuple[list[_PanelDraft], list, list]:
     """A draft per plot area (background, gridlines, tick labels found) and the crops of all
     their tick labels, to read in one OCR call, with which label owns which crops."""
@@ -133,19 +139,21 @@ def _drafts(page: Page, boxes: list[Box], mask: np.ndarray
         others = [o for o in boxes if o is not box]
         rgb = page.rgb[box.top:box.bottom + 1, box.left:box.right + 1].astype(np.float32)
         plot_bg = plot_background(rgb)
-        grid = gridlines(page, box, plot_bg)
-        xl, yl, strips = find_tick_labels(page, box, others, mask, grid.xs, grid.ys)
+        grid = gridlines(page, box, plot_bg, settings=settings.geometry)
+        xl, yl, strips = find_tick_labels(page, box, others, mask, grid.xs, grid.ys,
+                                          settings=settings.axes)
         by_orient = {s_.orient: s_ for s_ in strips}
         draft = _PanelDraft(box=box, plot_bg=plot_bg, grid=grid, x_labels=xl, y_labels=yl)
         for axis_labels in (xl, yl):
             strip = by_orient.get(axis_labels.orientation)
             to_read = [(strip, lab) for lab in axis_labels.labels]
-            offset = find_offset_label(page, box, others, mask, axis_labels)
+            offset = find_offset_label(page, box, others, mask, axis_labels,
+                                       settings=settings.axes)
             if offset is not None:
                 draft.offsets[axis_labels.orientation] = offset[1]
                 to_read.append(offset)
             for strip_, lab in to_read:
-                pieces = label_crops(page, strip_, lab)
+                pieces = label_crops(page, strip_, lab, settings=settings.axes)
                 owners.append((strip_, lab, len(crops), len(pieces)))
                 crops += pieces
         prepared.append(draft)
@@ -153,7 +161,7 @@ def _drafts(page: Page, boxes: list[Box], mask: np.ndarray
 
 
 def _with_axes(page: Page, boxes: list[Box], prepared: list[_PanelDraft],
-               ocr_problem: str | None) -> list[_PanelDraft]:
+               ocr_problem: str | None, *, settings: AxisSettings) -> list[_PanelDraft]:
     """The drafts with their axes fitted to the tick labels read, without the plot areas that
     are no panels (a framed legend, an inset box)."""
     panels_in: list[_PanelDraft] = []
@@ -168,7 +176,8 @@ def _with_axes(page: Page, boxes: list[Box], prepared: list[_PanelDraft],
                 axes[o], why = None, f"{o} axis unreadable: " + (
                     axis_labels.problem or "no tick labels found").split(": ")[-1]
             else:
-                axes[o], why = _axis(page, box, axis_labels, draft.offsets.get(o))
+                axes[o], why = _axis(page, box, axis_labels, draft.offsets.get(o),
+                                     settings=settings)
             if why:
                 problems.append(why)
         parsed = sum(lab.value is not None for lab in xl.labels + yl.labels)
@@ -181,14 +190,15 @@ def _with_axes(page: Page, boxes: list[Box], prepared: list[_PanelDraft],
     return panels_in
 
 
-def _panel(page: Page, draft: _PanelDraft, legend) -> Panel:
+def _panel(page: Page, draft: _PanelDraft, legend, *, settings: LegendSettings) -> Panel:
     """One panel read: its series extracted and named after the legend, in data units."""
     box, axes, problems = draft.box, draft.axes, draft.problems
     exclude = legend.covers() if legend is not None else []
     raw, more, ink = extract_series(page, box, exclude, grid=draft.grid,
                                     plot_bg=draft.plot_bg)
     problems = problems + more
-    names = legend.assign_sure(raw) if legend is not None else [(None, True)] * len(raw)
+    names = legend.assign_sure(raw, settings=settings) if legend is not None \
+        else [(None, True)] * len(raw)
     series = [_to_series(page, box, r, name, axes.get("x"), axes.get("y"), name_sure=sure)
               for r, (name, sure) in zip(raw, names)]
     series = [s_ for s_ in series if s_ is not None]
@@ -205,7 +215,7 @@ def _panel(page: Page, draft: _PanelDraft, legend) -> Panel:
                  ink_normalised=ink_normalised)
 
 
-def _share_legend_names(panels: list[Panel]) -> list[Panel]:
+def _share_legend_names(panels: list[Panel], *, same_colour: float) -> list[Panel]:
     """Facets (ggplot2's facet_wrap, subplots with one legend) name their series once: a panel
     without a legend of its own takes the names of the legend-named series of the other panels,
     matched by colour and style, when the match is one to one. Unnamed, a facet's series could
@@ -230,7 +240,7 @@ def _share_legend_names(panels: list[Panel]) -> list[Panel]:
             hits = {name for name, looks in named.items() for c, line, kind in looks
                     if colour is not None and kind == s_.kind and
                     line == s_.style.partition(" ")[2] and
-                    max(abs(a - b) for a, b in zip(c, colour)) <= reader_settings().read.same_colour}
+                    max(abs(a - b) for a, b in zip(c, colour)) <= same_colour}
             guesses.append(next(iter(hits)) if len(hits) == 1 and not s_.name else s_.name)
         given = [g for g in guesses if g]
         if len(given) != len(set(given)):  # two series for one name: not one to one
@@ -251,30 +261,31 @@ def _colour(style: str) -> tuple[int, int, int] | None:
         return None
 
 
-def _read_again_as_numbers(page: Page, labels: list[tuple[object, TickLabel]], ocr) -> None:
+def _read_again_as_numbers(page: Page, labels: list[tuple[object, TickLabel]], ocr, *,
+                           settings: AxisSettings) -> None:
     """A label in e-notation ("7.5e+07") whose sign, set above the baseline, was taken for a
     raised exponent, read again whole: its base then reads as a number with an "e" in it."""
     again = [(strip, lab) for strip, lab in labels
              if lab.power and re.match(r"[+-]?\d+(\.\d*)?[eE]", lab.text)]
     if not again:
         return
-    texts = read_crops([plain_crop(page, strip, lab) for strip, lab in again],
+    texts = read_crops([plain_crop(page, strip, lab, settings=settings) for strip, lab in again],
                        whitelist=TICK_WHITELIST, ocr=ocr)
     for (_, lab), text in zip(again, texts):
         lab.power = False
         assign_text(lab, [text])
 
 
-def _axis(page: Page, box: Box, labels, offset: TickLabel | None = None
-          ) -> tuple[Axis | None, str | None]:
+def _axis(page: Page, box: Box, labels, offset: TickLabel | None = None, *,
+          settings: AxisSettings) -> tuple[Axis | None, str | None]:
     o = labels.orientation
-    positions = snap(labels.labels, o, labels.ticks, labels.glyph)
+    positions = snap(labels.labels, o, labels.ticks, labels.glyph, settings=settings)
     positions = [float(v) for v in page.to_full(positions)]
     if o == "x":
         span = tuple(float(v) for v in page.to_full([box.left - 0.5, box.right + 0.5]))
     else:
         span = tuple(float(v) for v in page.to_full([box.bottom + 0.5, box.top - 0.5]))
-    fit, why = fit_axis(positions, labels.labels, span, o)
+    fit, why = fit_axis(positions, labels.labels, span, o, settings=settings)
     if fit is None:
         return None, why
     if offset is not None and fit.scale == "linear":

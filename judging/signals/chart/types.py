@@ -4,11 +4,14 @@ the `chart.*` signals."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
 from judging.signal_catalogue import signal_names
+
+if TYPE_CHECKING:
+    from judging.signals.chart.evidence import Evidence, PanelEvidence
 
 TEN = 10.0
 """The base of a log axis."""
@@ -109,3 +112,8 @@ class ChartComparison:
     """Why each absent signal is absent."""
     matches: list[tuple[Series, Series, float, float]] = field(default_factory=list)
     """(published series, reproduced series, shape agreement, value agreement)."""
+    evidence: Evidence | None = None
+    """What chart.same_data rests on: what two independent readings confirmed, the doubts
+    (None: a chart was unreadable, nothing was weighed)."""
+    panel_evidence: list[PanelEvidence] = field(default_factory=list)
+    """The readings of each pair of panels that the evidence weighed."""

@@ -56,13 +56,15 @@ def _component(rows: list[str]):
 def test_a_line_through_a_marker_is_struck_and_letters_are_not():
     from judging.signals.chart.legend import _struck
 
+    legend = DEFAULT_READER.legend
+
     sample = ["......####......",
               ".....######.....",
               "################",
               "################",
               ".....######.....",
               "......####......"]
-    assert _struck(*_component(sample), 6.0) == {0}
+    assert _struck(*_component(sample), 6.0, settings=legend) == {0}
     # Letters run together at a small scale ('Ade'): their ends fill the height.
     letters = ["..##.....##......",
                ".#..#....##..##..",
@@ -70,7 +72,7 @@ def test_a_line_through_a_marker_is_struck_and_letters_are_not():
                "#....#.#..#.####.",
                "#....#.####.#....",
                "#....#.####..###."]
-    assert _struck(*_component(letters), 6.0) == frozenset()
+    assert _struck(*_component(letters), 6.0, settings=legend) == frozenset()
     # A line whose one end is a tall stroke (a word's first letter glued to a dash) is not
     # a sample either: both ends must be thin strokes on the same rows.
     glued = ["#...............",
@@ -79,7 +81,7 @@ def test_a_line_through_a_marker_is_struck_and_letters_are_not():
              "#...............",
              "#...............",
              "#..............."]
-    assert _struck(*_component(glued), 6.0) == frozenset()
+    assert _struck(*_component(glued), 6.0, settings=legend) == frozenset()
     # Ends thin but on other rows (a stroke rising across the box) are no line through it.
     rising = ["...........#####",
               "........###.....",
@@ -87,7 +89,7 @@ def test_a_line_through_a_marker_is_struck_and_letters_are_not():
               "..###...........",
               "##..............",
               "................"]
-    assert _struck(*_component(rising[:5]), 5.0) == frozenset()
+    assert _struck(*_component(rising[:5]), 5.0, settings=legend) == frozenset()
 
 
 def test_coloured_keys_read_alike_with_and_without_the_rule():

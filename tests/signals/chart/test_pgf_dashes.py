@@ -28,7 +28,7 @@ from scipy import ndimage  # noqa: E402
 from judging.signals.chart import read_chart  # noqa: E402
 from judging.signals.chart.geometry import prepare  # noqa: E402
 from judging.signals.chart.legend import _faint  # noqa: E402
-from judging.signals.chart.settings import DEFAULT_READER, reading_with  # noqa: E402
+from judging.signals.chart.settings import DEFAULT_READER  # noqa: E402
 from tests.signals.chart.helpers import figure_image  # noqa: E402
 
 
@@ -123,13 +123,13 @@ def test_rows_much_fainter_than_the_names_are_no_text():
     page, labels, rows, boxes = _rows(image)
     pale = {k for k, box in enumerate(boxes) if box[1] > 40}
     assert len(rows) == 3 and len(pale) == 1
-    assert _faint(page, (0, 0, 239, 89), rows, boxes, labels) == pale
+    assert _faint(page, (0, 0, 239, 89), rows, boxes, labels,
+                  settings=DEFAULT_READER.legend) == pale
     # Asked for rows nearly as strong as the strongest, the dark grey name goes too: the rule
     # measures each row's strength against the strongest's.
     strict = replace(DEFAULT_READER, legend=replace(DEFAULT_READER.legend, faint_text=0.9))
-    with reading_with(strict):
-        assert _faint(page, (0, 0, 239, 89), rows, boxes, labels) == pale | {
-            k for k, box in enumerate(boxes) if box[0] > 100}
+    assert _faint(page, (0, 0, 239, 89), rows, boxes, labels, settings=strict.legend) == pale | {
+        k for k, box in enumerate(boxes) if box[0] > 100}
 
 
 def _frameless_legend_under_a_line():

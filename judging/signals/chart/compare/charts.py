@@ -104,9 +104,9 @@ def _compare_readings(published: ChartReading, reproduced: ChartReading, *,
     else:
         signals["chart.legend_agreement"] = agreement
     _coverage_signals(results, max(len(pub_panels), len(rep_panels)), signals, reasons)
-    evidence = weigh([panel_evidence(k, len(results), a, b, r) for k, (a, b, r) in
-                      enumerate(zip(pub_panels, rep_panels, results), 1)],
-                     panel_counts=(len(pub_panels), len(rep_panels)),
+    panels = [panel_evidence(k, len(results), a, b, r) for k, (a, b, r) in
+              enumerate(zip(pub_panels, rep_panels, results), 1)]
+    evidence = weigh(panels, panel_counts=(len(pub_panels), len(rep_panels)),
                      settings=settings.evidence)
     signals["chart.same_data"] = evidence.same_data
     reasons["chart.same_data"] = evidence.reason()
@@ -119,7 +119,8 @@ def _compare_readings(published: ChartReading, reproduced: ChartReading, *,
         signals["chart.max_value_error"] = None
         reasons["chart.max_value_error"] = "the matched series do not share an x range"
     return ChartComparison(signals=signals, reasons=reasons,
-                           matches=[(a, b, p.shape, p.values) for a, b, p in matches])
+                           matches=[(a, b, p.shape, p.values) for a, b, p in matches],
+                           evidence=evidence, panel_evidence=panels)
 
 
 def _match_score(signals: dict, *, extra: float, same_kind: float, reach: float = 1.0) -> float:
