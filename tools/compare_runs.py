@@ -2,13 +2,16 @@
 timestamps, latency, code version, schema-version fields): the check that a refactor left
 `make demo`'s output unchanged.
 
-    python tools/compare_runs.py OLD_RUN NEW_RUN
+    python tools/compare_runs.py OLD_RUN NEW_RUN [--new-field NAME ...]
 
+`--new-field NAME`: a field the new code adds on purpose (e.g. `chart_trace`, issue 41) is left
+out of both sides' JSON, so the rest is still compared; the output names what was left out.
 Exit 1 with the differences listed when the contents differ.
 """
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import json
 import re
@@ -38,9 +41,13 @@ TASK_FOLDER = re.compile(r"/judging-(shard-\d+-of-\d+|rerun)-[A-Za-z0-9_]+")
 CODE = re.compile(r"judging \d+\.\d+\.\d+( git:[0-9a-f]+(\+dirty)?)?")
 
 
+#: Fields the new code adds on purpose (`--new-field`), left out of both sides.
+ADDED: set[str] = set()
+
+
 def normal(value):
     if isinstance(value, dict):
-        return {k: normal(v) for k, v in value.items() if k not in VOLATILE}
+        return {k: normal(v) for k, v in value.items() if k not in VOLATILE | ADDED}
     if isinstance(value, list):
         return [normal(v) for v in value]
     if isinstance(value, str):
@@ -100,9 +107,17 @@ def compare(old: Path, new: Path) -> list[str]:
 
 
 if __name__ == "__main__":
-    found = compare(Path(sys.argv[1]), Path(sys.argv[2]))
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("old", type=Path)
+    parser.add_argument("new", type=Path)
+    parser.add_argument("--new-field", action="append", default=[],
+                        help="a JSON field the new code adds on purpose (repeatable)")
+    options = parser.parse_args()
+    ADDED.update(options.new_field)
+    found = compare(options.old, options.new)
     for line in found:
         print(line)
+    added = f", and the added field(s) {', '.join(sorted(ADDED))}" if ADDED else ""
     print(f"{'same' if not found else f'{len(found)} difference(s)'} apart from run id, "
-          "timestamps, latency, code version and schema versions")
+          f"timestamps, latency, code version and schema versions{added}")
     sys.exit(1 if found else 0)
