@@ -18,8 +18,9 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from judging.engines import BudgetDriver, RemoteJob, RemoteResult, run_on_ray
+from judging.engines import BudgetDriver, EngineError, RemoteJob, RemoteResult, run_on_ray
 from judging.models import RerunLimits, RerunRecord
+from judging.rerun.cgroup import MIB
 from judging.rerun.environment import BUILD_LIMITS, EnvCache
 from judging.rerun.sandbox import Sandbox, SandboxUnavailable
 from judging.rerun.stage import RerunRequest, admitted, fresh_logs, write_result
@@ -27,6 +28,8 @@ from judging.rerun.task import RerunTask, execute, not_run_record
 
 #: Where a task's folder holds the submission and the logs it sends back.
 SUBMISSION, LOGS = "submission", "logs"
+#: Bytes a claim's logs may hold beyond its output limits (error.txt, the route's refusals).
+LOGS_SLACK = MIB
 
 
 def rerun_on_node(scratch: Path, task: RerunTask, *, cache_dir: str, sandboxed: bool,
@@ -53,7 +56,7 @@ def run_ray(request: RerunRequest, tasks: list[RerunTask],
                                                "sandboxed": request.sandbox,
                                                "build_limits": request.build_limits},
                       ship=task.root, ship_as=SUBMISSION, send_back=LOGS, tag=task,
-                      prefix="judging-rerun-")
+                      prefix="judging-rerun-", back_bytes=logs_bytes(task, request))
             for task in admitted(request, tasks, on_result, engine="ray", driver=driver))
 
     def done(result: RemoteResult) -> None:
@@ -65,8 +68,33 @@ def run_ray(request: RerunRequest, tasks: list[RerunTask],
                                     reason=f"the Ray task failed: {type(exc).__name__}: "
                                            f"{str(exc).splitlines()[0] if str(exc) else ''}")
         else:
-            record = result.value
-            result.unpack_into(logs)
+            record = _returned(request.run_dir, task, result, logs)
         on_result(write_result(request.run_dir, record, logs=logs))
 
     run_on_ray(jobs, done, address=request.address)
+
+
+def logs_bytes(task: RerunTask, request: RerunRequest) -> int:
+    """The most a claim's logs can hold: its stdout and stderr at the run's output limit, the
+    install's at the build's."""
+    return int((2 * task.limits.output_mb + request.build_limits.output_mb) * MIB) + LOGS_SLACK
+
+
+def _returned(run_dir: Path, task: RerunTask, result: RemoteResult, logs: Path
+              ) -> RerunRecord:
+    """The node's record, with its logs unpacked into `logs`; a record of another claim or of
+    other inputs, or logs that are not files within their bound, are not taken (not final: a
+    rerun runs the claim again)."""
+    record = result.value
+    if not (isinstance(record, RerunRecord) and record.claim == task.claim.key
+            and record.input_hash == task.input_hash):
+        return not_run_record(task, engine="ray", sandbox=None, final=False,
+                              reason="the node returned a record of another claim or other "
+                                     "inputs: not taken")
+    try:
+        result.unpack_into(logs)
+    except EngineError as exc:
+        fresh_logs(run_dir, task.key)  # what was unpacked before the refusal goes
+        return not_run_record(task, engine="ray", sandbox=None, final=False,
+                              reason=f"the node's logs were refused ({exc}): not taken")
+    return record
