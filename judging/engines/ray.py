@@ -62,17 +62,18 @@ class RemoteResult:
     archive: bytes = b""
 
     def unpack_into(self, target: Path) -> bool:
-        """Unpack the folder the task sent back at `target` (files and folders only, at most
-        the job's `back_bytes`); whether there was one. Raises EngineError for an archive that
-        holds anything else."""
+        """Unpack the folder the task sent back at `target` (files, folders and hard links
+        between its files, at most the job's `back_bytes`); whether there was one. Raises
+        EngineError for an archive that holds anything else."""
         if not self.archive:
             return False
-        unpack_tree(self.archive, target, links=False, max_bytes=self.job.back_bytes)
+        unpack_tree(self.archive, target, symlinks=False, max_bytes=self.job.back_bytes)
         return True
 
 
-#: Members of an archive unpacked at most (a folder of millions of empty files is refused).
-MAX_MEMBERS = 100_000
+#: Members of an archive unpacked at most: more than a sandbox's scratch folder holds (262,144
+#: files at the default --disk), fewer than a flood of empty files that keeps a host busy.
+MAX_MEMBERS = 1_000_000
 
 
 def pack_tree(root: Path) -> bytes:
@@ -84,13 +85,13 @@ def pack_tree(root: Path) -> bytes:
     return buffer.getvalue()
 
 
-def unpack_tree(data: bytes, target: Path, *, links: bool = True,
+def unpack_tree(data: bytes, target: Path, *, symlinks: bool = True,
                 max_bytes: int | None = None) -> None:
-    """Unpack an archive at `target`: only folders, regular files and (with `links`) symbolic
-    links and hard links, kept as they are and never followed: nothing is written outside
-    `target`. Raises EngineError, naming the member, for anything else."""
+    """Unpack an archive at `target`: only folders, regular files, hard links between its files
+    and (with `symlinks`) symbolic links, kept as they are and never followed: nothing is
+    written outside `target`. Raises EngineError, naming the member, for anything else."""
     target.mkdir(parents=True, exist_ok=True)
-    members = _Members(links=links, max_bytes=max_bytes)
+    members = _Members(symlinks=symlinks, max_bytes=max_bytes)
     try:
         with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as archive:
             archive.extractall(target, filter=members)
@@ -107,8 +108,8 @@ class _Members:
     of a link the archive made, a hard link names a file the archive already wrote, and
     nothing else (devices, FIFOs, sparse or unknown kinds) is unpacked."""
 
-    def __init__(self, *, links: bool, max_bytes: int | None):
-        self.links = links
+    def __init__(self, *, symlinks: bool, max_bytes: int | None):
+        self.symlinks = symlinks
         self.max_bytes = max_bytes
         self.seen: set[str] = set()
         self.link_names: set[str] = set()
@@ -131,10 +132,10 @@ class _Members:
             self.files.add(name)
             mode = 0o755 if (member.mode or 0) & 0o100 else 0o644
             return member.replace(name=name, mode=mode, **owner, deep=False)
-        if self.links and member.issym():
+        if self.symlinks and member.issym():
             self.link_names.add(name)
             return member.replace(name=name, mode=None, **owner, deep=False)
-        if self.links and member.islnk():
+        if member.islnk():
             linked = self._name(member, member.linkname, new=False)
             if linked not in self.files:
                 raise tarfile.FilterError(f"{member.name!r} links to no file of the archive")

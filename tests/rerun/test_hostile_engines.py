@@ -63,6 +63,10 @@ HOSTILE_ARCHIVES = {
         (_member("out/pwned.txt"), b"x")),
     "a hard link to a file of the node": lambda: _archive(
         (_member("passwd", tarfile.LNKTYPE, "../../pwned.txt"), None)),
+    "a hard link to a file not in the archive": lambda: _archive(
+        (_member("passwd", tarfile.LNKTYPE, "etc/passwd"), None)),
+    "a symbolic link, even inside": lambda: _archive(
+        (_member("link", tarfile.SYMTYPE, "stdout.txt"), None)),
     "a device": lambda: _archive((_member("null", tarfile.CHRTYPE), None)),
     "an absolute name": lambda: _archive((_member("/tmp/pwned.txt"), b"x")),
     "a sparse file of 1 TiB": lambda: _archive((_sparse(), None)),
@@ -81,7 +85,7 @@ def test_an_archive_from_a_node_writes_nothing_outside_the_logs_folder(tmp_path:
                                                                        attack: str) -> None:
     target = tmp_path / "run" / "reruns" / "claim"
     with pytest.raises(EngineError, match="an archive was refused"):
-        unpack_tree(HOSTILE_ARCHIVES[attack](), target, links=False, max_bytes=1 << 20)
+        unpack_tree(HOSTILE_ARCHIVES[attack](), target, symlinks=False, max_bytes=1 << 20)
     # before: the links past PATH_MAX wrote run/pwned.txt, in the run directory itself
     for outside in (tmp_path / "run" / "pwned.txt", tmp_path / "pwned.txt",
                     Path("/tmp/pwned.txt")):
@@ -106,3 +110,14 @@ def test_a_submissions_links_reach_the_node_as_links_never_followed(tmp_path: Pa
     with pytest.raises(EngineError):
         unpack_tree(_past_path_max(), tmp_path / "node2" / "x" / "submission")
     assert not (tmp_path / "node2" / "pwned.txt").exists()
+
+
+def test_a_folder_sent_back_keeps_its_hard_links(tmp_path: Path) -> None:
+    """A shard's run directory links its images to its measurement cache: they come back."""
+    folder = tmp_path / "shard"
+    (folder / "cache").mkdir(parents=True)
+    (folder / "cache" / "img.png").write_bytes(b"png")
+    (folder / "figures").mkdir()
+    os.link(folder / "cache" / "img.png", folder / "figures" / "img.png")
+    unpack_tree(pack_tree(folder), tmp_path / "back", symlinks=False, max_bytes=1 << 20)
+    assert (tmp_path / "back" / "figures" / "img.png").read_bytes() == b"png"
