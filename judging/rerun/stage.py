@@ -242,7 +242,7 @@ def run_local(request: RerunRequest, tasks: list[RerunTask],
         record = execute(task, cache=cache if left is None else cache.with_build_wall(left),
                          sandbox=sandbox, logs=logs)
         if left is not None:
-            record = _cut_by_budget(record, left)
+            record = cut_by_budget(record, left)
         driver.commit((record.duration_s or 0.0) + ((record.environment.build_s or 0.0)
                                                     if record.environment else 0.0))
         on_result(write_result(request.run_dir, record, logs=logs))
@@ -257,7 +257,7 @@ def install_allowance(driver: BudgetDriver, task: RerunTask, cache: EnvCache) ->
     return max(1.0, left) if left < cache.build_limits.wall_s else None
 
 
-def _cut_by_budget(record: RerunRecord, allowance: float) -> RerunRecord:
+def cut_by_budget(record: RerunRecord, allowance: float) -> RerunRecord:
     """A record whose install the budget's allowance stopped: not run, over budget, not final (a
     rerun with more budget installs it again)."""
     stopped = INSTALL_STOPPED.format(limit="wall time")

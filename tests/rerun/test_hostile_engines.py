@@ -1,6 +1,6 @@
 """Attacks on the engine layer that `judging rerun` runs on (issue 43): the tar helper that ships a
 submission's folder to a Ray node and brings a claim's logs back, and the budget of tasks run at
-once.
+once (its Ray test is in test_engine_rules.py, which shares the Ray cluster).
 
 The archives here are made by hand, as a node that is not ours (or a script that took one over,
 a `--no-sandbox` run on a remote node) would send them back: on the Python this package runs,
