@@ -11,8 +11,10 @@ killed after the install and after the run, and only the job's last marked line,
 that kill, is trusted for the exit code and the results file (base64); any marked line the
 submission printed before it counts for nothing.
 A Dockerfile runs where the Hub builds it: a Space's own image (`hf.co/spaces/<id>`). The
-flavor is the claim's `evidence.rerun.flavor` (cpu-basic by default), the cost its running time
-at the flavor's price (`list_jobs_hardware`). Nothing of ours goes into the job: no token, no
+flavor is the claim's `evidence.rerun.flavor` (cpu-basic by default) when the organizer's
+`--hf-flavors` allows it (a claim chooses no hardware the namespace pays for: another flavor is
+"not run", not final, until the organizer allows it), the cost its running time at the flavor's
+price (`list_jobs_hardware`). Nothing of ours goes into the job: no token, no
 secret, no environment variable; the token only authenticates the API calls.
 
 `run_uv_job` is not used: it ships local files through a bucket and runs a single script from
@@ -24,7 +26,7 @@ from __future__ import annotations
 
 import base64
 import secrets as random_tokens
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from judging.engines import BudgetDriver
@@ -205,8 +207,8 @@ def run_hf_jobs(request: RerunRequest, tasks: list[RerunTask],
         return prices[task.flavor] * (task.limits.wall_s + INSTALL_MARGIN_S) / 60
 
     started: list[tuple[RerunTask, str, str]] = []
-    for task in admitted(request, tasks, on_result, engine="hf-jobs", driver=driver,
-                         need=limit, cannot_run=cannot_run):
+    for task in admitted(request, _allowed_flavors(request, tasks, on_result), on_result,
+                         engine="hf-jobs", driver=driver, need=limit, cannot_run=cannot_run):
         source, image = task.claim.source, _image(task)
         assert source is not None and image is not None
         nonce = random_tokens.token_hex(8)
@@ -231,6 +233,20 @@ def run_hf_jobs(request: RerunRequest, tasks: list[RerunTask],
                 task, engine="hf-jobs", sandbox=None, final=False,
                 reason=f"job {job_id} could not be followed to its end: {exc}"), logs=None)
         on_result(record)
+
+
+def _allowed_flavors(request: RerunRequest, tasks: list[RerunTask],
+                     on_result: Callable[[RerunRecord], None]) -> Iterator[RerunTask]:
+    """The tasks whose flavor the organizer's --hf-flavors allows; the others are recorded "not
+    run", not final (allowed later, the claim runs)."""
+    for task in tasks:
+        if task.not_run is None and task.flavor not in request.hf_flavors:
+            on_result(write_result(request.run_dir, not_run_record(
+                task, engine="hf-jobs", sandbox=None, final=False,
+                reason=f"flavor {task.flavor!r} is not one --hf-flavors allows "
+                       f"({','.join(request.hf_flavors)})"), logs=None))
+            continue
+        yield task
 
 
 def _finish(request: RerunRequest, api, namespace: str, task: RerunTask, job_id: str,

@@ -68,6 +68,9 @@ class RerunRequest:
     """Ray: the cluster's address (None: a Ray started on this machine)."""
     hf_namespace: str | None = None
     hf_token: str | None = None
+    hf_flavors: tuple[str, ...] = ("cpu-basic",)
+    """HF Jobs: the hardware a claim's `evidence.rerun.flavor` may ask for (the organizer's
+    `--hf-flavors`; the namespace pays for it)."""
 
     @property
     def cache(self) -> EnvCache:
@@ -163,7 +166,7 @@ def plan_rerun(request: RerunRequest, *, prices: dict[str, float] | None = None)
             estimate.not_runnable += 1
             continue
         estimate.max_cpu_hours += task.limits.wall_s / 3600
-        if prices is not None:
+        if prices is not None and task.flavor in request.hf_flavors:
             estimate.max_usd = (estimate.max_usd or 0.0) + prices.get(task.flavor, 0.0) * \
                 task.limits.wall_s / 60
         request_env = task.environment
