@@ -138,6 +138,7 @@ def plan_rerun(request: RerunRequest, *, prices: dict[str, float] | None = None)
     if not paths.claims.is_file():
         raise JudgingError(f"{request.run_dir}: no claims.jsonl; run `judging run ... --out "
                            f"{request.run_dir}` first")
+    BudgetDriver(request.budget, usd=request.engine == "hf-jobs")  # refuses a budget's unit
     chosen = select_claims(request.run_dir, claims, request.select, seed=request.seed)
     done = read_reruns(request.run_dir)
     memo: dict[Path, str | None] = {}

@@ -121,3 +121,17 @@ def test_a_folder_sent_back_keeps_its_hard_links(tmp_path: Path) -> None:
     os.link(folder / "cache" / "img.png", folder / "figures" / "img.png")
     unpack_tree(pack_tree(folder), tmp_path / "back", symlinks=False, max_bytes=1 << 20)
     assert (tmp_path / "back" / "figures" / "img.png").read_bytes() == b"png"
+
+
+def test_a_budget_in_the_other_unit_is_refused_not_ignored() -> None:
+    """`--budget '$5'` on the local or Ray engine (run time) and `--budget 2h` on HF Jobs
+    (dollars) capped nothing: every claim started, silently."""
+    from judging.engines import Budget, BudgetDriver
+    from judging.engines.budget import BudgetUnitError
+
+    with pytest.raises(BudgetUnitError, match=r"--budget \$5: this engine spends run time"):
+        BudgetDriver(Budget(usd=5))
+    with pytest.raises(BudgetUnitError, match="this engine spends dollars"):
+        BudgetDriver(Budget(seconds=7200), usd=True)
+    assert BudgetDriver(Budget(seconds=60)).refuses(61) is not None
+    assert BudgetDriver(Budget(usd=5), usd=True).refuses(6) is not None
