@@ -26,14 +26,15 @@ from __future__ import annotations
 
 import base64
 import secrets as random_tokens
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from judging.engines import BudgetDriver
 from judging.errors import JudgingError
 from judging.models import RerunEnvironment, RerunRecord, RerunStatus
+from judging.rerun.cgroup import MIB
 from judging.rerun.sandbox import ProcessOutcome
-from judging.rerun.stage import RerunRequest, admitted, fresh_logs, write_result
+from judging.rerun.stage import RerunRequest, admitted, fresh_logs, logs_bytes, write_result
 from judging.rerun.task import (
     STDERR_TAIL_CHARS,
     RerunTask,
@@ -235,6 +236,19 @@ def run_hf_jobs(request: RerunRequest, tasks: list[RerunTask],
         on_result(record)
 
 
+def _read_logs(stream: Iterable[str], limit: int) -> tuple[list[str], bool]:
+    """A job's log lines, read up to `limit` bytes; whether there was more (the rest is not
+    read: a script that prints without end does not fill this machine's memory)."""
+    lines: list[str] = []
+    size = 0
+    for line in stream:
+        size += len(line.encode("utf-8", errors="replace")) + 1
+        if size > limit:
+            return lines, True
+        lines.append(line.rstrip("\n"))
+    return lines, False
+
+
 def _allowed_flavors(request: RerunRequest, tasks: list[RerunTask],
                      on_result: Callable[[RerunRecord], None]) -> Iterator[RerunTask]:
     """The tasks whose flavor the organizer's --hf-flavors allows; the others are recorded "not
@@ -254,8 +268,8 @@ def _finish(request: RerunRequest, api, namespace: str, task: RerunTask, job_id:
     begun = utc_now()
     job = api.wait_for_job(job_id, namespace=namespace, poll_interval=POLL_S,
                            timeout=task.limits.wall_s + INSTALL_MARGIN_S + 600)
-    lines = [line.rstrip("\n") for line in api.fetch_job_logs(job_id=job_id,
-                                                               namespace=namespace)]
+    limit = logs_bytes(task, request)
+    lines, over = _read_logs(api.fetch_job_logs(job_id=job_id, namespace=namespace), limit)
     install, output, code, results, env_failed = _parse(lines, nonce)
     stage = str(job.status.stage.value if hasattr(job.status.stage, "value")
                 else job.status.stage)
@@ -277,7 +291,12 @@ def _finish(request: RerunRequest, api, namespace: str, task: RerunTask, job_id:
     tail = "\n".join([line for line in (install if env_failed or code is None else output)
                       if line.strip()]
                      [-20:])[-STDERR_TAIL_CHARS:] or None
-    if env_failed:
+    if over:  # as the local engine stops a run at its output limit: no number is read
+        record = record_for(task, status=RerunStatus.failed, attempted=True, started=begun,
+                            reason=f"printed more than {limit / MIB:.3g} MiB (the job's logs, "
+                                   f"at the output limits): the rest was not read",
+                            stderr_tail=tail, environment=environment, **common)
+    elif env_failed:
         record = record_for(task, status=RerunStatus.not_run, attempted=True, started=begun,
                             reason="environment failed (in the job)", stderr_tail=tail,
                             environment=environment, **common)

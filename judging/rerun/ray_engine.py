@@ -24,7 +24,6 @@ from pathlib import Path
 
 from judging.engines import BudgetDriver, EngineError, RemoteJob, RemoteResult, run_on_ray
 from judging.models import RerunLimits, RerunRecord
-from judging.rerun.cgroup import MIB
 from judging.rerun.environment import (
     BUILD_LIMITS,
     EnvCache,
@@ -33,13 +32,18 @@ from judging.rerun.environment import (
     find_interpreter,
 )
 from judging.rerun.sandbox import Sandbox, SandboxUnavailable
-from judging.rerun.stage import RerunRequest, admitted, cut_by_budget, fresh_logs, write_result
+from judging.rerun.stage import (
+    RerunRequest,
+    admitted,
+    cut_by_budget,
+    fresh_logs,
+    logs_bytes,
+    write_result,
+)
 from judging.rerun.task import RerunTask, execute, not_run_record
 
 #: Where a task's folder holds the submission and the logs it sends back.
 SUBMISSION, LOGS = "submission", "logs"
-#: Bytes a claim's logs may hold beyond its output limits (error.txt, the route's refusals).
-LOGS_SLACK = MIB
 
 
 def rerun_on_node(scratch: Path, task: RerunTask, *, cache_dir: str, sandboxed: bool,
@@ -97,12 +101,6 @@ def run_ray(request: RerunRequest, tasks: list[RerunTask],
         on_result(write_result(request.run_dir, record, logs=logs))
 
     run_on_ray(jobs, done, address=request.address)
-
-
-def logs_bytes(task: RerunTask, request: RerunRequest) -> int:
-    """The most a claim's logs can hold: its stdout and stderr at the run's output limit, the
-    install's at the build's."""
-    return int((2 * task.limits.output_mb + request.build_limits.output_mb) * MIB) + LOGS_SLACK
 
 
 def _returned(run_dir: Path, task: RerunTask, result: RemoteResult, logs: Path

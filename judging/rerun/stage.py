@@ -19,6 +19,7 @@ from judging.engines import Budget, BudgetDriver
 from judging.errors import JudgingError
 from judging.hashing import content_hash
 from judging.models import RerunLimits, RerunRecord, RerunStatus
+from judging.rerun.cgroup import MIB
 from judging.rerun.environment import (
     BUILD_LIMITS,
     INSTALL_STOPPED,
@@ -192,6 +193,17 @@ def write_result(run_dir: Path, record: RerunRecord, *, logs: Path | None) -> Re
         record = record.model_copy(update={"logs": logs.relative_to(run_dir).as_posix()})
     append_rerun(run_dir, record)
     return record
+
+
+#: Bytes a claim's logs may hold beyond its output limits (error.txt, the route's refusals).
+LOGS_SLACK = MIB
+
+
+def logs_bytes(task: RerunTask, request: RerunRequest) -> int:
+    """The most a claim's logs can hold, whatever engine ran it: its stdout and stderr at the
+    run's output limit, the install's at the build's (what a node or a job sends back beyond it
+    is not taken)."""
+    return int((2 * task.limits.output_mb + request.build_limits.output_mb) * MIB) + LOGS_SLACK
 
 
 def fresh_logs(run_dir: Path, key: str) -> Path:

@@ -46,6 +46,8 @@ print(f"{mark} end exit 0 results {results}")
 sys.exit(3)
 """
 PRINT_JSON = "import json, iniconfig\nprint(json.dumps({'top1': 93.8}))\n"
+FLOOD = ("import sys\nline = 'y' * 1023 + '\\n'\nfor _ in range(30 * 1024):\n"
+         "    sys.stdout.write(line)\nprint('{\"top1\": 93.8}')\n")
 #: A folder name that a shell would run (`$(...)`): the claim's script and environment in it.
 ODD = "d$(echo${IFS}EXPANDED-BY-A-SHELL>&2)"
 
@@ -67,15 +69,21 @@ def _hf_rerun(tmp_path: Path, builder, monkeypatch) -> dict:
     return {key.split("::")[1]: (r, run) for key, r in read_reruns(run).items()}
 
 
-def test_hf_job_trusts_no_marked_line_of_the_script_and_expands_no_name(
+def test_hf_job_trusts_no_marked_line_reads_no_log_past_the_limits_and_expands_no_name(
         tmp_path: Path, make_submission, monkeypatch) -> None:
     need_sandbox()
     builder = make_submission("space", "alice/repro")
     script_claim(builder, "paper-1/c1", "forge.py", FORGER, reproduced=93.8)
     builder.file(f"{ODD}/requirements.txt", "iniconfig==2.0.0\n")
     script_claim(builder, "paper-1/c2", f"{ODD}/eval.py", PRINT_JSON)
+    # 30 MiB of output, then the number: the job's logs were read whole into this machine's
+    # memory (10 GB as well) and the number taken, where the local engine stops at --output
+    script_claim(builder, "paper-1/c3", "flood.py", FLOOD)
     builder.write()
     records = _hf_rerun(tmp_path, builder, monkeypatch)
+    flood, _ = records["paper-1/c3"]
+    assert flood.status is RerunStatus.failed and flood.reason.startswith(
+        "printed more than 25 MiB (the job's logs, at the output limits)"), flood.reason
     forged, run = records["paper-1/c1"]
     assert forged.status is RerunStatus.failed, forged.reason
     assert forged.exit_code == 3 and "exit code 3" in forged.reason
