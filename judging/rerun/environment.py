@@ -404,16 +404,21 @@ def read_env_file(root: Path, relative: str) -> bytes:
         raise EnvironmentFileError(f"{relative}: {exc}: not read") from None
 
 
-def submission_hash(root: Path, *, limit: int | None = None) -> str | None:
+def submission_hash(root: Path, *, limit: int | None = None,
+                    max_entries: int | None = None) -> str | None:
     """Hash of everything an install or a run in the sandbox can read of a submission (its
     copy): every path, a regular file's bytes, a link's text (never followed), other kinds by
-    kind. None when its regular files add up to more than `limit` bytes (the sandbox's disk,
-    where it is copied): it is not read further, so a huge or sparse file cannot keep this
-    machine hashing before any limit applies."""
+    kind. None when its regular files add up to more than `limit` bytes, or it holds more than
+    `max_entries` files and folders (the sandbox's disk, where it is copied): it is not read
+    further, so a huge or sparse file, or a million empty ones, cannot keep this machine
+    hashing (and a Ray engine packing) before any limit applies."""
     digest = hashlib.sha256()
-    total = 0
+    total = entries = 0
     for folder, dirs, files in os.walk(root):
         dirs.sort()
+        entries += len(dirs) + len(files)
+        if max_entries is not None and entries > max_entries:
+            return None
         for name in sorted([*dirs, *files]):
             path = Path(folder) / name
             digest.update(os.fsencode(path.relative_to(root)) + b"\0")

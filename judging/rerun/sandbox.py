@@ -83,6 +83,12 @@ WORK = "/work"
 SUBMISSION = "/submission"
 
 
+def disk_files(limits: RerunLimits) -> int:
+    """The files (and folders) each tmpfs of the sandbox holds at most, as root (FILE_BYTES); a
+    submission with more is not copied in, as a user too."""
+    return max(MIN_FILES, limits.disk_mb * MIB // FILE_BYTES)
+
+
 class SandboxUnavailable(JudgingError):
     """bubblewrap is missing or cannot make its namespaces here."""
 
@@ -330,7 +336,7 @@ class Sandbox:
                                     **env}.items():
                     options += ["--setenv", name, value]
                 boot = _BOOT_ROOT if self.privileged else _BOOT_USER
-                files = max(MIN_FILES, limits.disk_mb * MIB // FILE_BYTES)
+                files = disk_files(limits)
                 argv = [*self._limits(limits), _bwrap() or "bwrap", *options, "--",
                         "/bin/bash", "-c", boot, str(write_end), str(self.uid), str(files),
                         inner, results or "", *command]
