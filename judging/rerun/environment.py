@@ -13,7 +13,9 @@ run. The submission's files read here are read confined (intake's `read_confined
 
 The install runs in the sandbox too, as contained as a run: its own network namespace whose only
 way out is the route to the package index (index_route.py; never this machine's loopback),
-under the organizer's build limits (`--build-memory/--build-disk/--build-timeout`), with a uv
+under the organizer's build limits (`--build-memory/--build-disk/--build-timeout`; the
+environment itself is written in the sandbox's own disk, `--build-disk` in total, and copied into
+the cache once the install succeeded and every process it started is gone), with a uv
 cache of its own that is removed afterwards (one submission's install cannot change what
 another's copies). Building an sdist runs the package's own code: everything under an
 environment folder is the submission's, and this machine never follows a link in it.
@@ -701,9 +703,9 @@ class EnvCache:
                 return self._run_build(submission, request, interpreter, target, cache,
                                        sandbox=sandbox, log=log, route=None)
             if sandbox.privileged:
-                # the install runs as the sandbox's uid: it owns what it writes
-                for path in (target, cache):
-                    os.chown(path, sandbox.uid, sandbox.uid)
+                # the install runs as the sandbox's uid: it owns what it writes (its uv cache;
+                # the environment is written in the sandbox's own disk and copied out by root)
+                os.chown(cache, sandbox.uid, sandbox.uid)
             with IndexRoute.from_environment() as route:
                 outcome = self._run_build(submission, request, interpreter, target, cache,
                                           sandbox=sandbox, log=log, route=route)
@@ -729,17 +731,18 @@ class EnvCache:
             env = {"UV_CACHE_DIR": UV_CACHE_MOUNT, "UVBIN": UV_MOUNT, "ENVDIR": ENV_MOUNT,
                    **{n: os.environ[n] for n in SANDBOXED_NETWORK_SETTINGS if n in os.environ},
                    **route.env}
-            mounts = [Mount(target, ENV_MOUNT, writable=True),
-                      Mount(cache, UV_CACHE_MOUNT, writable=True), Mount(Path(uv), UV_MOUNT),
+            mounts = [Mount(cache, UV_CACHE_MOUNT, writable=True), Mount(Path(uv), UV_MOUNT),
                       Mount(route.folder, ROUTE_MOUNT), *_interpreter_mounts(interpreter),
                       *_certificate_mounts()]
             script = route.start_relay(interpreter.path) + script
         env.update({"UV_PYTHON_DOWNLOADS": "never", "UV_NO_CONFIG": "1", "UV_LINK_MODE": "copy",
                     "UV_NO_PROGRESS": "1"})
         # uv writes its messages (and the resolver's) to stderr: build.txt
+        # in the sandbox, the environment is written in a tmpfs of --build-disk (this machine's
+        # disk is written no more than that) and copied into `target` once the install succeeded
         return sandbox.run(["/bin/sh", "-c", script], submission=submission,
                            limits=self.build_limits, mounts=mounts, env=env, stdout=None,
-                           stderr=log)
+                           stderr=log, keep=Mount(target, ENV_MOUNT) if route else None)
 
     @staticmethod
     def run_mounts(env: BuiltEnv) -> list[Mount]:
