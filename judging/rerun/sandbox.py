@@ -12,6 +12,10 @@ What the sandbox does (`Sandbox.run`):
 - **the submission copied into a scratch folder** (/work, a tmpfs of `disk_mb`), the working
   directory; its own folder is mounted read-only at /submission only to be copied;
 - **an empty home** (/home/sandbox, a tmpfs) and an empty /tmp (a tmpfs);
+- **what an install keeps** (`keep`: the environment) is written in a tmpfs of its own, and
+  copied into this machine's folder by the sandbox's root once the command exited 0 and every
+  other process of the sandbox was killed: as root, no folder of this machine is writable
+  inside (as a user, that folder is within the command's reach);
 - **a clean environment**: PATH, HOME, TMPDIR, LANG and VIRTUAL_ENV, nothing of ours (no token,
   no JUDGING_* or HF_* variable);
 - **limits**: CPU time (RLIMIT_CPU: SIGXCPU, then SIGKILL), address space (RLIMIT_AS), processes
