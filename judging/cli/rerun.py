@@ -59,8 +59,9 @@ build_options = option_group("build", _build_limits,
                   help="The environment install's address-space limit per process, MiB "
                        "[default 8192]."),
     click.option("--build-disk", "build_disk_mb", type=click.IntRange(min=64), default=None,
-                  help="The environment install's scratch copy, /tmp and home, MiB each, and "
-                       "its largest file [default 4096]."),
+                  help="The environment install's scratch copy, /tmp (uv's cache), home and "
+                       "the environment it writes, MiB each (tmpfs: memory where a cgroup "
+                       "counts it), and its largest file [default 4096]."),
     click.option("--build-timeout", "build_wall_s", type=click.FloatRange(min=1), default=None,
                   help="The environment install's wall-time limit, seconds (its CPU time per "
                        "process: twice that) [default 1800]."),
@@ -107,11 +108,15 @@ build_options = option_group("build", _build_limits,
     click.option("--hf-namespace", default=None,
                   help="--engine hf-jobs: the namespace the jobs run (and are billed) in "
                        "[default: the token's user]."),
+    click.option("--hf-flavors", default="cpu-basic", show_default=True,
+                  help="--engine hf-jobs: the hardware a claim's evidence.rerun.flavor may ask "
+                       "for, comma-separated (the namespace pays for it); a claim asking for "
+                       "another is not run until it is allowed."),
 )
 @friendly_errors
 def rerun(run_dir: Path, selector: str, budget: str | None, no_sandbox: bool, seed: int,
           force: bool, estimate_only: bool, limits: Any, build: Any, env_cache: Path | None,
-          engine: str, address: str | None, hf_namespace: str | None) -> None:
+          engine: str, address: str | None, hf_namespace: str | None, hf_flavors: str) -> None:
     """Re-run the submitted scripts of RUN_DIR's number claims and compare their numbers.
 
     Each selected claim's evidence.script runs in the environment its submission declares
@@ -130,7 +135,8 @@ def rerun(run_dir: Path, selector: str, budget: str | None, no_sandbox: bool, se
                            budget=parse_budget(budget), limits=limits, build_limits=build,
                            sandbox=not no_sandbox,
                            cache_dir=env_cache, seed=seed, force=force, address=address,
-                           hf_namespace=hf_namespace)
+                           hf_namespace=hf_namespace, hf_flavors=tuple(
+                               f.strip() for f in hf_flavors.split(",") if f.strip()))
     prices = None
     memory_note = None
     if engine == "hf-jobs":

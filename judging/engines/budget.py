@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from judging.errors import JudgingError
+
 #: Floating-point slack when a sum of limits is compared with the cap (3 x 1/3 h fits in 1 h).
 EPSILON = 1e-9
 
@@ -28,10 +30,19 @@ class Budget:
         return f"{(self.seconds or 0) / 3600:.3g} CPU-hours"
 
 
+class BudgetUnitError(JudgingError):
+    """A budget in a unit the engine does not spend (dollars for run time, or the reverse)."""
+
+
 class BudgetDriver:
     """What was committed against a budget (None: no budget; every piece may start)."""
 
     def __init__(self, budget: Budget | None, *, usd: bool = False):
+        if budget is not None and (budget.usd is not None) != usd:
+            # a budget in the other unit would cap nothing: every piece would start
+            raise BudgetUnitError(f"--budget {budget.describe()}: this engine spends "
+                                  + ("dollars: give $5 or 5usd" if usd else
+                                     "run time: give 2h, 30m or 90s"))
         self.budget = budget
         self.usd = usd
         self.spent = 0.0

@@ -12,6 +12,7 @@ a job by importing its function's module.
 from __future__ import annotations
 
 import io
+import posixpath
 import tarfile
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
@@ -43,6 +44,8 @@ class RemoteJob:
     ship_as: str = "in"
     send_back: str | None = None
     """A folder of scratch sent back when the task ends (when it holds anything)."""
+    back_bytes: int | None = None
+    """The most the folder sent back may hold (bytes of its files; None: no bound)."""
     cpus: float = 1
     prefix: str = "judging-task-"
     """The name of the task's temporary folder begins with this (a run records its paths)."""
@@ -59,26 +62,98 @@ class RemoteResult:
     archive: bytes = b""
 
     def unpack_into(self, target: Path) -> bool:
-        """Unpack the folder the task sent back at `target`; whether there was one."""
+        """Unpack the folder the task sent back at `target` (files, folders and hard links
+        between its files, at most the job's `back_bytes`); whether there was one. Raises
+        EngineError for an archive that holds anything else."""
         if not self.archive:
             return False
-        unpack_tree(self.archive, target)
+        unpack_tree(self.archive, target, symlinks=False, max_bytes=self.job.back_bytes)
         return True
 
 
+#: Members of an archive unpacked at most: more than a sandbox's scratch folder holds (262,144
+#: files at the default --disk), fewer than a flood of empty files that keeps a host busy.
+MAX_MEMBERS = 1_000_000
+
+
 def pack_tree(root: Path) -> bytes:
-    """A folder as a gzipped tar archive (held in memory: Ray's object store carries bytes)."""
+    """A folder as a gzipped tar archive (held in memory: Ray's object store carries bytes).
+    Links are stored as links, never followed."""
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
         archive.add(root, arcname=".")
     return buffer.getvalue()
 
 
-def unpack_tree(data: bytes, target: Path) -> None:
+def unpack_tree(data: bytes, target: Path, *, symlinks: bool = True,
+                max_bytes: int | None = None) -> None:
+    """Unpack an archive at `target`: only folders, regular files, hard links between its files
+    and (with `symlinks`) symbolic links, kept as they are and never followed: nothing is
+    written outside `target`. Raises EngineError, naming the member, for anything else."""
     target.mkdir(parents=True, exist_ok=True)
-    with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as archive:
-        # The "data" filter refuses absolute names, .. and links that leave the target.
-        archive.extractall(target, filter="data")
+    members = _Members(symlinks=symlinks, max_bytes=max_bytes)
+    try:
+        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as archive:
+            archive.extractall(target, filter=members)
+    except (tarfile.TarError, OSError, EOFError) as exc:
+        raise EngineError(f"an archive was refused: {exc}") from exc
+
+
+class _Members:
+    """The extraction filter of our archives. Hand-written because tarfile's "data" filter
+    checks names with `os.path.realpath`, which gives up on a path longer than PATH_MAX: on the
+    Python this package runs (3.11.7; fixed in 3.11.13, CVE-2025-4517) a chain of links makes
+    it pass a link that leaves the target and then write through it. Here every check is on
+    the names alone: a name is relative with no `..`, no member is written at or under the name
+    of a link the archive made, a hard link names a file the archive already wrote, and
+    nothing else (devices, FIFOs, sparse or unknown kinds) is unpacked."""
+
+    def __init__(self, *, symlinks: bool, max_bytes: int | None):
+        self.symlinks = symlinks
+        self.max_bytes = max_bytes
+        self.seen: set[str] = set()
+        self.link_names: set[str] = set()
+        self.files: set[str] = set()
+        self.total = 0
+
+    def __call__(self, member: tarfile.TarInfo, dest: str) -> tarfile.TarInfo:
+        name = self._name(member, member.name, new=True)
+        if len(self.seen) >= MAX_MEMBERS:
+            raise tarfile.FilterError(f"more than {MAX_MEMBERS:,} members")
+        self.seen.add(name)
+        owner = {"uid": None, "gid": None, "uname": None, "gname": None}
+        if member.isdir():
+            return member.replace(name=name, mode=0o755, **owner, deep=False)
+        if member.type in (tarfile.REGTYPE, tarfile.AREGTYPE):
+            self.total += member.size
+            if self.max_bytes is not None and self.total > self.max_bytes:
+                raise tarfile.FilterError(f"its files add up to more than {self.max_bytes:,} "
+                                          f"bytes")
+            self.files.add(name)
+            mode = 0o755 if (member.mode or 0) & 0o100 else 0o644
+            return member.replace(name=name, mode=mode, **owner, deep=False)
+        if self.symlinks and member.issym():
+            self.link_names.add(name)
+            return member.replace(name=name, mode=None, **owner, deep=False)
+        if member.islnk():
+            linked = self._name(member, member.linkname, new=False)
+            if linked not in self.files:
+                raise tarfile.FilterError(f"{member.name!r} links to no file of the archive")
+            return member.replace(name=name, linkname=linked, mode=None, **owner, deep=False)
+        raise tarfile.FilterError(f"{member.name!r} is not a file or a folder")
+
+    def _name(self, member: tarfile.TarInfo, text: str, *, new: bool) -> str:
+        """`text` (a member's name, `new`, or its hard link's) as a relative name: refused when
+        absolute, holding `..`, at or under a link of the archive, or (`new`) written before."""
+        if text.startswith("/") or ".." in text.split("/") or "\0" in text:
+            raise tarfile.FilterError(f"{member.name!r} leaves the folder")
+        name = posixpath.normpath(text)
+        if new and name in self.seen:
+            raise tarfile.FilterError(f"{member.name!r} is in the archive twice")
+        parts = name.split("/")
+        if any("/".join(parts[:i]) in self.link_names for i in range(1, len(parts) + 1)):
+            raise tarfile.FilterError(f"{member.name!r} is written through a link")
+        return name
 
 
 def on_node(fn: Callable[..., Any], shipped: bytes | None, ship_as: str, send_back: str | None,

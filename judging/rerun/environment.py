@@ -13,8 +13,10 @@ run. The submission's files read here are read confined (intake's `read_confined
 
 The install runs in the sandbox too, as contained as a run: its own network namespace whose only
 way out is the route to the package index (index_route.py; never this machine's loopback),
-under the organizer's build limits (`--build-memory/--build-disk/--build-timeout`), with a uv
-cache of its own that is removed afterwards (one submission's install cannot change what
+under the organizer's build limits (`--build-memory/--build-disk/--build-timeout`; the
+environment itself is written in the sandbox's own disk, `--build-disk` in total, and copied into
+the cache once the install succeeded and every process it started is gone), with a uv
+cache of its own in the sandbox's /tmp, gone with it (one submission's install cannot change what
 another's copies). Building an sdist runs the package's own code: everything under an
 environment folder is the submission's, and this machine never follows a link in it.
 
@@ -66,7 +68,8 @@ ENV_FILES: tuple[EnvKind, ...] = ("uv.lock", "pyproject.toml", "requirements.txt
 #: Where an environment is mounted in the sandbox (the same path when it is built and run).
 ENV_MOUNT = "/env"
 UV_MOUNT = "/opt/judging/uv"
-UV_CACHE_MOUNT = "/uv-cache"
+#: uv's cache in the install's sandbox: in its /tmp (a tmpfs of --build-disk), gone with it.
+UV_CACHE_DIR = "/tmp/uv-cache"
 #: The resolver's last lines kept when an environment does not build.
 RESOLVER_TAIL_LINES = 15
 #: Default limits of an install (`--build-memory`, `--build-disk`, `--build-timeout` change
@@ -404,16 +407,21 @@ def read_env_file(root: Path, relative: str) -> bytes:
         raise EnvironmentFileError(f"{relative}: {exc}: not read") from None
 
 
-def submission_hash(root: Path, *, limit: int | None = None) -> str | None:
+def submission_hash(root: Path, *, limit: int | None = None,
+                    max_entries: int | None = None) -> str | None:
     """Hash of everything an install or a run in the sandbox can read of a submission (its
     copy): every path, a regular file's bytes, a link's text (never followed), other kinds by
-    kind. None when its regular files add up to more than `limit` bytes (the sandbox's disk,
-    where it is copied): it is not read further, so a huge or sparse file cannot keep this
-    machine hashing before any limit applies."""
+    kind. None when its regular files add up to more than `limit` bytes, or it holds more than
+    `max_entries` files and folders (the sandbox's disk, where it is copied): it is not read
+    further, so a huge or sparse file, or a million empty ones, cannot keep this machine
+    hashing (and a Ray engine packing) before any limit applies."""
     digest = hashlib.sha256()
-    total = 0
+    total = entries = 0
     for folder, dirs, files in os.walk(root):
         dirs.sort()
+        entries += len(dirs) + len(files)
+        if max_entries is not None and entries > max_entries:
+            return None
         for name in sorted([*dirs, *files]):
             path = Path(folder) / name
             digest.update(os.fsencode(path.relative_to(root)) + b"\0")
@@ -687,33 +695,35 @@ class EnvCache:
                target: Path, *, sandbox: Sandbox, log: Path | None) -> ProcessOutcome:
         shutil.rmtree(target, ignore_errors=True)
         target.mkdir(parents=True)
-        # uv's cache: one per build, removed afterwards (a build's code can write to it: it
-        # must not reach another submission's install)
-        (self.root / "uv-cache").mkdir(parents=True, exist_ok=True)
-        cache = Path(tempfile.mkdtemp(prefix="build-", dir=self.root / "uv-cache"))
-        try:
-            if not sandbox.enabled:
-                return self._run_build(submission, request, interpreter, target, cache,
-                                       sandbox=sandbox, log=log, route=None)
-            if sandbox.privileged:
-                # the install runs as the sandbox's uid: it owns what it writes
-                for path in (target, cache):
-                    os.chown(path, sandbox.uid, sandbox.uid)
-            with IndexRoute.from_environment() as route:
-                outcome = self._run_build(submission, request, interpreter, target, cache,
-                                          sandbox=sandbox, log=log, route=route)
-            if outcome.exit_code != 0 and route.refusals and log is not None:
-                with log.open("a", encoding="utf-8") as handle:
-                    for refusal in route.refusals:
-                        handle.write(f"judging: the route to the package index refused "
-                                     f"{refusal}\n")
-            return outcome
-        finally:
-            shutil.rmtree(cache, ignore_errors=True)
+        if not sandbox.enabled:
+            # uv's cache: one per build, removed afterwards (a build's code can write to it: it
+            # must not reach another submission's install)
+            (self.root / "uv-cache").mkdir(parents=True, exist_ok=True)
+            cache = Path(tempfile.mkdtemp(prefix="build-", dir=self.root / "uv-cache"))
+            try:
+                return self._run_build(submission, request, interpreter, target, sandbox=sandbox,
+                                       log=log, route=None, cache=cache)
+            finally:
+                shutil.rmtree(cache, ignore_errors=True)
+        with IndexRoute.from_environment() as route:
+            outcome = self._run_build(submission, request, interpreter, target,
+                                      sandbox=sandbox, log=log, route=route)
+        if outcome.exit_code != 0 and route.refusals and log is not None:
+            with log.open("a", encoding="utf-8") as handle:
+                for refusal in route.refusals:
+                    handle.write(f"judging: the route to the package index refused "
+                                 f"{refusal}\n")
+        return outcome
 
     def _run_build(self, submission: Path, request: EnvRequest, interpreter: Interpreter,
-                   target: Path, cache: Path, *, sandbox: Sandbox, log: Path | None,
-                   route: IndexRoute | None) -> ProcessOutcome:
+                   target: Path, *, sandbox: Sandbox, log: Path | None,
+                   route: IndexRoute | None, cache: Path | None = None) -> ProcessOutcome:
+        """The install: without the sandbox, on this machine (uv's cache `cache`); in it, uv's
+        cache in the sandbox's /tmp and the environment in a tmpfs of its own (each
+        --build-disk: this machine's disk is written no more than that), copied into `target`
+        once the install succeeded (`Sandbox.run`'s keep). Each build's cache is its own and
+        gone with it: a build's code can write there, and must not reach another submission's
+        install."""
         uv = uv_binary()
         script = _build_script(request, interpreter)
         if route is None:  # --no-sandbox: on this machine, its network
@@ -721,20 +731,18 @@ class EnvCache:
                    **{n: os.environ[n] for n in NETWORK_SETTINGS if n in os.environ}}
             mounts: list[Mount] = []
         else:
-            env = {"UV_CACHE_DIR": UV_CACHE_MOUNT, "UVBIN": UV_MOUNT, "ENVDIR": ENV_MOUNT,
+            env = {"UV_CACHE_DIR": UV_CACHE_DIR, "UVBIN": UV_MOUNT, "ENVDIR": ENV_MOUNT,
                    **{n: os.environ[n] for n in SANDBOXED_NETWORK_SETTINGS if n in os.environ},
                    **route.env}
-            mounts = [Mount(target, ENV_MOUNT, writable=True),
-                      Mount(cache, UV_CACHE_MOUNT, writable=True), Mount(Path(uv), UV_MOUNT),
-                      Mount(route.folder, ROUTE_MOUNT), *_interpreter_mounts(interpreter),
-                      *_certificate_mounts()]
+            mounts = [Mount(Path(uv), UV_MOUNT), Mount(route.folder, ROUTE_MOUNT),
+                      *_interpreter_mounts(interpreter), *_certificate_mounts()]
             script = route.start_relay(interpreter.path) + script
         env.update({"UV_PYTHON_DOWNLOADS": "never", "UV_NO_CONFIG": "1", "UV_LINK_MODE": "copy",
                     "UV_NO_PROGRESS": "1"})
         # uv writes its messages (and the resolver's) to stderr: build.txt
         return sandbox.run(["/bin/sh", "-c", script], submission=submission,
                            limits=self.build_limits, mounts=mounts, env=env, stdout=None,
-                           stderr=log)
+                           stderr=log, keep=Mount(target, ENV_MOUNT) if route else None)
 
     @staticmethod
     def run_mounts(env: BuiltEnv) -> list[Mount]:

@@ -11,8 +11,10 @@ killed after the install and after the run, and only the job's last marked line,
 that kill, is trusted for the exit code and the results file (base64); any marked line the
 submission printed before it counts for nothing.
 A Dockerfile runs where the Hub builds it: a Space's own image (`hf.co/spaces/<id>`). The
-flavor is the claim's `evidence.rerun.flavor` (cpu-basic by default), the cost its running time
-at the flavor's price (`list_jobs_hardware`). Nothing of ours goes into the job: no token, no
+flavor is the claim's `evidence.rerun.flavor` (cpu-basic by default) when the organizer's
+`--hf-flavors` allows it (a claim chooses no hardware the namespace pays for: another flavor is
+"not run", not final, until the organizer allows it), the cost its running time at the flavor's
+price (`list_jobs_hardware`). Nothing of ours goes into the job: no token, no
 secret, no environment variable; the token only authenticates the API calls.
 
 `run_uv_job` is not used: it ships local files through a bucket and runs a single script from
@@ -24,14 +26,15 @@ from __future__ import annotations
 
 import base64
 import secrets as random_tokens
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from judging.engines import BudgetDriver
 from judging.errors import JudgingError
 from judging.models import RerunEnvironment, RerunRecord, RerunStatus
+from judging.rerun.cgroup import MIB
 from judging.rerun.sandbox import ProcessOutcome
-from judging.rerun.stage import RerunRequest, admitted, fresh_logs, write_result
+from judging.rerun.stage import RerunRequest, admitted, fresh_logs, logs_bytes, write_result
 from judging.rerun.task import (
     STDERR_TAIL_CHARS,
     RerunTask,
@@ -205,8 +208,8 @@ def run_hf_jobs(request: RerunRequest, tasks: list[RerunTask],
         return prices[task.flavor] * (task.limits.wall_s + INSTALL_MARGIN_S) / 60
 
     started: list[tuple[RerunTask, str, str]] = []
-    for task in admitted(request, tasks, on_result, engine="hf-jobs", driver=driver,
-                         need=limit, cannot_run=cannot_run):
+    for task in admitted(request, _allowed_flavors(request, tasks, on_result), on_result,
+                         engine="hf-jobs", driver=driver, need=limit, cannot_run=cannot_run):
         source, image = task.claim.source, _image(task)
         assert source is not None and image is not None
         nonce = random_tokens.token_hex(8)
@@ -233,13 +236,40 @@ def run_hf_jobs(request: RerunRequest, tasks: list[RerunTask],
         on_result(record)
 
 
+def _read_logs(stream: Iterable[str], limit: int) -> tuple[list[str], bool]:
+    """A job's log lines, read up to `limit` bytes; whether there was more (the rest is not
+    read: a script that prints without end does not fill this machine's memory)."""
+    lines: list[str] = []
+    size = 0
+    for line in stream:
+        size += len(line.encode("utf-8", errors="replace")) + 1
+        if size > limit:
+            return lines, True
+        lines.append(line.rstrip("\n"))
+    return lines, False
+
+
+def _allowed_flavors(request: RerunRequest, tasks: list[RerunTask],
+                     on_result: Callable[[RerunRecord], None]) -> Iterator[RerunTask]:
+    """The tasks whose flavor the organizer's --hf-flavors allows; the others are recorded "not
+    run", not final (allowed later, the claim runs)."""
+    for task in tasks:
+        if task.not_run is None and task.flavor not in request.hf_flavors:
+            on_result(write_result(request.run_dir, not_run_record(
+                task, engine="hf-jobs", sandbox=None, final=False,
+                reason=f"flavor {task.flavor!r} is not one --hf-flavors allows "
+                       f"({','.join(request.hf_flavors)})"), logs=None))
+            continue
+        yield task
+
+
 def _finish(request: RerunRequest, api, namespace: str, task: RerunTask, job_id: str,
             nonce: str, prices: dict[str, float]) -> RerunRecord:
     begun = utc_now()
     job = api.wait_for_job(job_id, namespace=namespace, poll_interval=POLL_S,
                            timeout=task.limits.wall_s + INSTALL_MARGIN_S + 600)
-    lines = [line.rstrip("\n") for line in api.fetch_job_logs(job_id=job_id,
-                                                               namespace=namespace)]
+    limit = logs_bytes(task, request)
+    lines, over = _read_logs(api.fetch_job_logs(job_id=job_id, namespace=namespace), limit)
     install, output, code, results, env_failed = _parse(lines, nonce)
     stage = str(job.status.stage.value if hasattr(job.status.stage, "value")
                 else job.status.stage)
@@ -261,7 +291,12 @@ def _finish(request: RerunRequest, api, namespace: str, task: RerunTask, job_id:
     tail = "\n".join([line for line in (install if env_failed or code is None else output)
                       if line.strip()]
                      [-20:])[-STDERR_TAIL_CHARS:] or None
-    if env_failed:
+    if over:  # as the local engine stops a run at its output limit: no number is read
+        record = record_for(task, status=RerunStatus.failed, attempted=True, started=begun,
+                            reason=f"printed more than {limit / MIB:.3g} MiB (the job's logs, "
+                                   f"at the output limits): the rest was not read",
+                            stderr_tail=tail, environment=environment, **common)
+    elif env_failed:
         record = record_for(task, status=RerunStatus.not_run, attempted=True, started=begun,
                             reason="environment failed (in the job)", stderr_tail=tail,
                             environment=environment, **common)

@@ -12,6 +12,10 @@ What the sandbox does (`Sandbox.run`):
 - **the submission copied into a scratch folder** (/work, a tmpfs of `disk_mb`), the working
   directory; its own folder is mounted read-only at /submission only to be copied;
 - **an empty home** (/home/sandbox, a tmpfs) and an empty /tmp (a tmpfs);
+- **what an install keeps** (`keep`: the environment) is written in a tmpfs of its own, and
+  copied into this machine's folder by the sandbox's root once the command exited 0 and every
+  other process of the sandbox was killed: as root, no folder of this machine is writable
+  inside (as a user, that folder is within the command's reach);
 - **a clean environment**: PATH, HOME, TMPDIR, LANG and VIRTUAL_ENV, nothing of ours (no token,
   no JUDGING_* or HF_* variable);
 - **limits**: CPU time (RLIMIT_CPU: SIGXCPU, then SIGKILL), address space (RLIMIT_AS), processes
@@ -81,6 +85,14 @@ MIN_FILES = 4096
 SANDBOX_HOME = "/home/sandbox"
 WORK = "/work"
 SUBMISSION = "/submission"
+#: Where a `keep` folder of this machine is bound (as root, only the sandbox's root enters it).
+KEEP_OUT = "/run/judging-keep"
+
+
+def disk_files(limits: RerunLimits) -> int:
+    """The files (and folders) each tmpfs of the sandbox holds at most, as root (FILE_BYTES); a
+    submission with more is not copied in, as a user too."""
+    return max(MIN_FILES, limits.disk_mb * MIB // FILE_BYTES)
 
 
 class SandboxUnavailable(JudgingError):
@@ -298,12 +310,16 @@ class Sandbox:
     def run(self, command: list[str], *, submission: Path | None, limits: RerunLimits,
             mounts: list[Mount] = (), env: dict[str, str] | None = None,
             stdout: Path | None = None, stderr: Path | None = None,
-            results: str | None = None) -> ProcessOutcome:
+            results: str | None = None, keep: Mount | None = None) -> ProcessOutcome:
         """Run `command` in /work, a copy of `submission` (read-only at /submission), under
         `limits`; stdout and stderr to those files (at most `output_mb` each); `results` (a path
         relative to /work, no `..`) removed from the copy before the command runs and read back
-        after it ends, when the command wrote it as a regular file inside /work. Without the sandbox (`enabled`
-        False), the same in a temporary copy on this machine, with the same limits."""
+        after it ends, when the command wrote it as a regular file inside /work. `keep`: a
+        tmpfs of `disk_mb` at `keep.target`, copied into the folder `keep.source` of this
+        machine when the command exits 0, after every other process of the sandbox is killed
+        (the command writes this machine's disk only as much as its own). Without the sandbox
+        (`enabled` False), the same in a temporary copy on this machine, with the same limits
+        (`keep` is then the caller's to do without)."""
         env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", **(env or {})}
         if results is not None and not _relative_inside(results):
             results = None  # never read: a path that could leave the working folder
@@ -315,7 +331,8 @@ class Sandbox:
                 size = str(limits.disk_mb * 1024 * 1024)
                 options = [*self._namespace_options(),
                            *self._system_options(private),
-                           *_parents([SANDBOX_HOME, *(m.target for m in mounts)]),
+                           *_parents([SANDBOX_HOME, *(m.target for m in mounts),
+                                      *([KEEP_OUT] if keep is not None else [])]),
                            "--perms", "1777", "--size", size, "--tmpfs", "/tmp",
                            "--perms", "0755", "--size", size, "--tmpfs", WORK,
                            "--perms", "0700", "--size", size, "--tmpfs", SANDBOX_HOME,
@@ -325,15 +342,19 @@ class Sandbox:
                 for mount in mounts:
                     options += ["--bind" if mount.writable else "--ro-bind", str(mount.source),
                                 mount.target]
+                if keep is not None:
+                    options += ["--perms", "0755", "--size", size, "--tmpfs", keep.target,
+                                "--bind", str(keep.source), KEEP_OUT]
                 options += ["--chdir", "/", "--clearenv"]
                 for name, value in {"HOME": SANDBOX_HOME, "TMPDIR": "/tmp", "USER": "sandbox",
                                     **env}.items():
                     options += ["--setenv", name, value]
                 boot = _BOOT_ROOT if self.privileged else _BOOT_USER
-                files = max(MIN_FILES, limits.disk_mb * MIB // FILE_BYTES)
+                files = disk_files(limits)
                 argv = [*self._limits(limits), _bwrap() or "bwrap", *options, "--",
                         "/bin/bash", "-c", boot, str(write_end), str(self.uid), str(files),
-                        inner, results or "", *command]
+                        inner, keep.target if keep is not None else "", results or "",
+                        *command]
                 cwd = None
                 process_env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
             else:
@@ -345,7 +366,7 @@ class Sandbox:
                 home = private / "home"
                 home.mkdir()
                 argv = [*self._limits(limits), "/bin/bash", "-c", _BOOT_PLAIN, str(write_end), "",
-                        "", inner, results or "", *command]
+                        "", inner, "", results or "", *command]
                 cwd = work
                 process_env = {"HOME": str(home), "TMPDIR": str(private), **env}
             return self._in_tree(argv, cwd=cwd, env=process_env, limits=limits, stdout=stdout,
@@ -438,31 +459,51 @@ class Sandbox:
 
 
 # Inside the sandbox, as root (judging run as root): copy the submission into /work, hand /work
-# and home to the sandbox's uid, and drop to it with no capabilities before anything of the
-# submission runs; each tmpfs bounded in files as well as bytes (bubblewrap's --size sets only
-# the bytes; as root in the sandbox's mount namespace, a remount sets the inodes). $0: the results
-# pipe's fd (moved to 3), $1: the uid, $2: the files per tmpfs, $3: the inner script.
+# and home (and the `keep` tmpfs) to the sandbox's uid, and run the command as that uid with no
+# capabilities; each tmpfs bounded in files as well as bytes (bubblewrap's --size sets only the
+# bytes; as root in the sandbox's mount namespace, a remount sets the inodes). When the command
+# exits 0 and a `keep` tmpfs was given, every other process of the sandbox is killed (as root:
+# daemons included) and the tmpfs copied into KEEP_OUT, which the uid cannot write (its owner
+# kept, set-uid and set-gid bits dropped: this machine's disk holds no set-uid file). $0: the
+# results pipe's fd (moved to 3), $1: the uid, $2: the files per tmpfs, $3: the inner script,
+# $4: the `keep` tmpfs (or "").
 _BOOT_ROOT = """eval "exec 3>&$0 $0>&-"
-uid=$1; files=$2; inner=$3; shift 3
-for fs in /tmp /work /home/sandbox /dev/shm; do
+uid=$1; files=$2; inner=$3; keep=$4; shift 4
+for fs in /tmp /work /home/sandbox /dev/shm $keep; do
   mount -o remount,nr_inodes="$files" "$fs" || exit 125
 done
 if [ -d /submission ]; then cp -R -P /submission/. /work/ || exit 125; fi
-chown -R "$uid:$uid" /work /home/sandbox || exit 125
+chown -R "$uid:$uid" /work /home/sandbox $keep || exit 125
 cd /work || exit 125
-exec setpriv --reuid="$uid" --regid="$uid" --clear-groups --inh-caps=-all --bounding-set=-all \
+setpriv --reuid="$uid" --regid="$uid" --clear-groups --inh-caps=-all --bounding-set=-all \
   --no-new-privs -- /bin/sh -c "$inner" "$@"
+code=$?
+if [ -n "$keep" ]; then
+  kill -KILL -1 2>/dev/null
+  if [ $code -eq 0 ]; then
+    cp -a "$keep"/. """ + KEEP_OUT + """/ && chmod -R u-s,g-s """ + KEEP_OUT + """ || code=125
+  fi
+fi
+exit $code
 """
-# The same as the user who runs judging (bubblewrap made a user namespace without capabilities).
+# The same as the user who runs judging (bubblewrap made a user namespace without capabilities):
+# the command runs as this same user, so the `keep` folder is within its reach too (bounded in
+# total as root only).
 _BOOT_USER = """eval "exec 3>&$0 $0>&-"
-inner=$3; shift 3
+inner=$3; keep=$4; shift 4
 if [ -d /submission ]; then cp -R -P /submission/. /work/ || exit 125; fi
 cd /work || exit 125
-exec /bin/sh -c "$inner" "$@"
+/bin/sh -c "$inner" "$@"
+code=$?
+if [ -n "$keep" ]; then
+  kill -KILL -1 2>/dev/null
+  if [ $code -eq 0 ]; then cp -a "$keep"/. """ + KEEP_OUT + """/ || code=125; fi
+fi
+exit $code
 """
 # Without the sandbox: the working directory is already the copy.
 _BOOT_PLAIN = """eval "exec 3>&$0 $0>&-"
-inner=$3; shift 3
+inner=$3; shift 4
 exec /bin/sh -c "$inner" "$@"
 """
 # In /work: the declared results file removed from the copy first (a result comes only from

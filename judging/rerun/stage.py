@@ -19,6 +19,7 @@ from judging.engines import Budget, BudgetDriver
 from judging.errors import JudgingError
 from judging.hashing import content_hash
 from judging.models import RerunLimits, RerunRecord, RerunStatus
+from judging.rerun.cgroup import MIB
 from judging.rerun.environment import (
     BUILD_LIMITS,
     INSTALL_STOPPED,
@@ -68,6 +69,9 @@ class RerunRequest:
     """Ray: the cluster's address (None: a Ray started on this machine)."""
     hf_namespace: str | None = None
     hf_token: str | None = None
+    hf_flavors: tuple[str, ...] = ("cpu-basic",)
+    """HF Jobs: the hardware a claim's `evidence.rerun.flavor` may ask for (the organizer's
+    `--hf-flavors`; the namespace pays for it)."""
 
     @property
     def cache(self) -> EnvCache:
@@ -135,6 +139,7 @@ def plan_rerun(request: RerunRequest, *, prices: dict[str, float] | None = None)
     if not paths.claims.is_file():
         raise JudgingError(f"{request.run_dir}: no claims.jsonl; run `judging run ... --out "
                            f"{request.run_dir}` first")
+    BudgetDriver(request.budget, usd=request.engine == "hf-jobs")  # refuses a budget's unit
     chosen = select_claims(request.run_dir, claims, request.select, seed=request.seed)
     done = read_reruns(request.run_dir)
     memo: dict[Path, str | None] = {}
@@ -163,7 +168,7 @@ def plan_rerun(request: RerunRequest, *, prices: dict[str, float] | None = None)
             estimate.not_runnable += 1
             continue
         estimate.max_cpu_hours += task.limits.wall_s / 3600
-        if prices is not None:
+        if prices is not None and task.flavor in request.hf_flavors:
             estimate.max_usd = (estimate.max_usd or 0.0) + prices.get(task.flavor, 0.0) * \
                 task.limits.wall_s / 60
         request_env = task.environment
@@ -188,6 +193,17 @@ def write_result(run_dir: Path, record: RerunRecord, *, logs: Path | None) -> Re
         record = record.model_copy(update={"logs": logs.relative_to(run_dir).as_posix()})
     append_rerun(run_dir, record)
     return record
+
+
+#: Bytes a claim's logs may hold beyond its output limits (error.txt, the route's refusals).
+LOGS_SLACK = MIB
+
+
+def logs_bytes(task: RerunTask, request: RerunRequest) -> int:
+    """The most a claim's logs can hold, whatever engine ran it: its stdout and stderr at the
+    run's output limit, the install's at the build's (what a node or a job sends back beyond it
+    is not taken)."""
+    return int((2 * task.limits.output_mb + request.build_limits.output_mb) * MIB) + LOGS_SLACK
 
 
 def fresh_logs(run_dir: Path, key: str) -> Path:
@@ -242,7 +258,7 @@ def run_local(request: RerunRequest, tasks: list[RerunTask],
         record = execute(task, cache=cache if left is None else cache.with_build_wall(left),
                          sandbox=sandbox, logs=logs)
         if left is not None:
-            record = _cut_by_budget(record, left)
+            record = cut_by_budget(record, left)
         driver.commit((record.duration_s or 0.0) + ((record.environment.build_s or 0.0)
                                                     if record.environment else 0.0))
         on_result(write_result(request.run_dir, record, logs=logs))
@@ -257,7 +273,7 @@ def install_allowance(driver: BudgetDriver, task: RerunTask, cache: EnvCache) ->
     return max(1.0, left) if left < cache.build_limits.wall_s else None
 
 
-def _cut_by_budget(record: RerunRecord, allowance: float) -> RerunRecord:
+def cut_by_budget(record: RerunRecord, allowance: float) -> RerunRecord:
     """A record whose install the budget's allowance stopped: not run, over budget, not final (a
     rerun with more budget installs it again)."""
     stopped = INSTALL_STOPPED.format(limit="wall time")

@@ -32,7 +32,7 @@ from judging.rerun.environment import (
     submission_hash,
 )
 from judging.rerun.number import compare, describe_values, read_values
-from judging.rerun.sandbox import ProcessOutcome, Sandbox, SandboxUnavailable
+from judging.rerun.sandbox import ProcessOutcome, Sandbox, SandboxUnavailable, disk_files
 from judging.rundir import RERUN_LOG_FILES, utc_now
 
 #: Bump when what a re-run does changes (its input hash changes: every claim is re-run again).
@@ -81,11 +81,12 @@ class RerunTask:
         return self.claim.root
 
 
-def _tree_hash(root: Path, memo: dict[Path, str | None], limit: int) -> str | None:
+def _tree_hash(root: Path, memo: dict[Path, str | None], limits: RerunLimits) -> str | None:
     """`submission_hash` of a submission folder, once per folder of a plan (None: its files
-    add up to more than `limit`, the sandbox's disk)."""
+    add up to more than the sandbox's disk, in bytes or in files: `disk_files`)."""
     if root not in memo:
-        memo[root] = submission_hash(root, limit=limit)
+        memo[root] = submission_hash(root, limit=limits.disk_mb * MIB,
+                                     max_entries=disk_files(limits))
     return memo[root]
 
 
@@ -121,11 +122,12 @@ def plan_task(claim: ClaimInput, *, limits: RerunLimits, sandboxed: bool,
         task.script = script.resolve().relative_to(root.resolve()).as_posix()
         task.environment, task.not_run = _environment(claim, script)
         if task.environment is not None:
-            files = _tree_hash(root, memo if memo is not None else {}, limits.disk_mb * MIB)
+            files = _tree_hash(root, memo if memo is not None else {}, limits)
             if files is None:
                 task.environment = None
                 task.not_run = (f"the submission's files add up to more than the sandbox's disk "
-                                f"({limits.disk_mb} MiB, --disk), where it is copied: not run")
+                                f"({limits.disk_mb} MiB, --disk, or {disk_files(limits):,} files "
+                                f"and folders), where it is copied: not run")
             else:
                 relevant["files"] = files
                 relevant["environment"] = [task.environment.kind, task.environment.file,

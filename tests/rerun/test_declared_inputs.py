@@ -271,8 +271,11 @@ def test_on_ray_too_a_claim_alone_over_the_budget_is_skipped_and_the_rest_run(
     script_claim(builder, "paper-1/c2-small", "b.py", PRINT_JSON, rerun={"timeout_s": 20})
     builder.write()
     run = judged_run(builder.root.parent, tmp_path / "run")
+    # the environment built first: one the cache does not hold also reserves its install's time
+    # (test_engine_rules.py), which would leave no room for the second small claim
+    judging("rerun", str(run), "--env-cache", str(env_cache), "--select", "sample:1")
     judging("rerun", str(run), "--engine", "ray", "--address", ray_cluster, "--env-cache",
-            str(env_cache), "--timeout", "300", "--budget", "50s")
+            str(env_cache), "--timeout", "300", "--budget", "50s", "--force")
     records = {key.split("::")[1]: record for key, record in _records(run).items()}
     assert records["paper-1/c0-big"].reason.startswith("over budget: its limit 300 s exceeds")
     # the cluster holds both small limits at once: 40 s of 50

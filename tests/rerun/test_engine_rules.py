@@ -1,7 +1,8 @@
 """Ray and HF Jobs under the local engine's rules (issue 38, part 7): an HF job trusts none of the
 marked lines a submission prints (it can read the job's nonce from the job's command), declared
 names with `$(...)` are names and never commands (HF Jobs and the local install, which Ray's
-nodes run), and a Ray node bounds memory over the whole process tree as the local engine does.
+nodes run), and a Ray node bounds memory over the whole process tree as the local engine does,
+and an install on a node within what the budget leaves (issue 43).
 The fake Hub runs each job's command in bubblewrap; Ray is a real cluster on loopback."""
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from judging.rerun.sandbox import DEFAULT_LIMITS
 from judging.rundir import read_reruns
 from tests.merge.test_shards import hermetic_env, ray_cluster  # noqa: F401 (fixtures)
 from tests.rerun.conftest import judged_run, judging, need_sandbox, script_claim
+from tests.rerun.test_attack_review import SLOW_BACKEND, SLOW_INSTALL_S
 
 #: Reads the job's nonce from the job's own command line, as any process in the job can.
 FIND_MARK = """
@@ -44,6 +46,8 @@ print(f"{mark} end exit 0 results {results}")
 sys.exit(3)
 """
 PRINT_JSON = "import json, iniconfig\nprint(json.dumps({'top1': 93.8}))\n"
+FLOOD = ("import sys\nline = 'y' * 1023 + '\\n'\nfor _ in range(30 * 1024):\n"
+         "    sys.stdout.write(line)\nprint('{\"top1\": 93.8}')\n")
 #: A folder name that a shell would run (`$(...)`): the claim's script and environment in it.
 ODD = "d$(echo${IFS}EXPANDED-BY-A-SHELL>&2)"
 
@@ -65,15 +69,21 @@ def _hf_rerun(tmp_path: Path, builder, monkeypatch) -> dict:
     return {key.split("::")[1]: (r, run) for key, r in read_reruns(run).items()}
 
 
-def test_hf_job_trusts_no_marked_line_of_the_script_and_expands_no_name(
+def test_hf_job_trusts_no_marked_line_reads_no_log_past_the_limits_and_expands_no_name(
         tmp_path: Path, make_submission, monkeypatch) -> None:
     need_sandbox()
     builder = make_submission("space", "alice/repro")
     script_claim(builder, "paper-1/c1", "forge.py", FORGER, reproduced=93.8)
     builder.file(f"{ODD}/requirements.txt", "iniconfig==2.0.0\n")
     script_claim(builder, "paper-1/c2", f"{ODD}/eval.py", PRINT_JSON)
+    # 30 MiB of output, then the number: the job's logs were read whole into this machine's
+    # memory (10 GB as well) and the number taken, where the local engine stops at --output
+    script_claim(builder, "paper-1/c3", "flood.py", FLOOD)
     builder.write()
     records = _hf_rerun(tmp_path, builder, monkeypatch)
+    flood, _ = records["paper-1/c3"]
+    assert flood.status is RerunStatus.failed and flood.reason.startswith(
+        "printed more than 25 MiB (the job's logs, at the output limits)"), flood.reason
     forged, run = records["paper-1/c1"]
     assert forged.status is RerunStatus.failed, forged.reason
     assert forged.exit_code == 3 and "exit code 3" in forged.reason
@@ -123,3 +133,24 @@ print(json.dumps({"top1": 93.8}))
     assert record.status is RerunStatus.failed and "memory limit reached (cgroup)" in \
         record.reason, record.reason
     assert record.memory_peak_mb is not None and record.memory_peak_mb <= 256
+
+
+def test_on_ray_an_install_cannot_spend_past_the_budget(
+        ray_cluster: str, tmp_path: Path, make_submission) -> None:  # noqa: F811
+    """The cluster's budget held only the runs' wall-time limits: a submission whose install
+    sleeps (an in-tree build backend) spent up to --build-timeout per claim past it on Ray,
+    where the local engine cuts an install at what the budget leaves."""
+    need_sandbox()
+    builder = make_submission(requirements="./slow\n")
+    for relative, text in SLOW_BACKEND.items():
+        builder.file(relative, text.replace(f"sleep({SLOW_INSTALL_S})", "sleep(20)"))
+    script_claim(builder, "paper-1/c1", "run.py", "print(94.0)\n")
+    builder.write()
+    run = judged_run(builder.root.parent, tmp_path / "run")
+    judging("rerun", str(run), "--engine", "ray", "--address", ray_cluster, "--env-cache",
+            str(tmp_path / "cache"), "--budget", "12s", "--timeout", "5", "--build-timeout", "60")
+    record = read_reruns(run)["tester/sub-1::paper-1/c1"]
+    # cut at what the budget left beside the claim's run (12 - 5 s), not final
+    assert record.status is RerunStatus.not_run and not record.final, record
+    assert record.reason.startswith("over budget: its install was stopped"), record.reason
+    assert record.environment is not None and record.environment.build_s < 7 + 3

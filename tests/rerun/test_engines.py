@@ -72,6 +72,13 @@ def test_hf_jobs_rerun_the_hub_submission_at_its_revision_without_secrets(
                 "offline")
         output = judging("rerun", str(run), "--engine", "hf-jobs", "--hf-namespace",
                          "organizers", "--timeout", "120")
+        # the hardware a claim asks for is the organizer's to allow: it pays for it
+        asked = {key.split("::")[1]: r for key, r in read_reruns(run).items()}["paper-1/c1"]
+        assert asked.status is RerunStatus.not_run and not asked.final
+        assert asked.reason == "flavor 'cpu-upgrade' is not one --hf-flavors allows (cpu-basic)"
+        assert sorted(s["flavor"] for s in hub.jobs.specs) == ["cpu-basic", "cpu-basic"]
+        judging("rerun", str(run), "--engine", "hf-jobs", "--hf-namespace", "organizers",
+                "--timeout", "120", "--hf-flavors", "cpu-basic,cpu-upgrade")
         specs = list(hub.jobs.specs)
         requests = list(hub.requests)
     assert "at most $" in output.splitlines()[0]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import threading
 import time
@@ -282,8 +283,8 @@ def test_one_install_cannot_change_another_submissions_environment(
     assert int(poisoned.read_text()) >= 1
     assert second.status is RerunStatus.reproduced, second.reason
     assert second.values[0].rerun == 93.8
-    # each build's cache is gone with it
-    assert not any((cache / "uv-cache").iterdir())
+    # each build's cache is gone with it (in the sandbox's /tmp: nothing of it on this machine)
+    assert not (cache / "uv-cache").exists() or not any((cache / "uv-cache").iterdir())
 
 
 # --- row 6: local paths in the key -----------------------------------------------------------
@@ -432,3 +433,47 @@ def test_the_build_limits_are_the_organizers(tmp_path: Path, make_submission) ->
     assert "1 already re-run with the same inputs, 0 to run" in same
     more = judging("rerun", str(run), "--env-cache", cache, "--estimate", "--build-timeout", "900")
     assert "0 already re-run with the same inputs, 1 to run" in more
+
+
+def test_an_install_cannot_fill_this_machines_disk_through_its_environment(
+        tmp_path: Path, make_submission) -> None:
+    """The environment's folder was this machine's folder, written by the install: bounded per
+    file (--build-disk) but not in total, so a build (an in-tree backend, the submission's own
+    code) filled this machine's disk with as many files as it liked; uv's cache, a folder of
+    this machine too, the same. Both are written in the sandbox's own disk, --build-disk each
+    in total; the environment is kept once the install succeeds."""
+    need_sandbox()
+    builder = make_submission(requirements="./fill\n")
+    builder.file("fill/pyproject.toml", '[project]\nname = "fill"\nversion = "1"\n\n'
+                 '[build-system]\nrequires = []\nbuild-backend = "fillbackend"\n'
+                 'backend-path = ["."]\n')
+    builder.file("fill/fillbackend.py", """
+import os, sys
+
+def fill(folder):
+    written = 0
+    try:
+        for i in range(6):
+            with open(f"{folder}/junk{i}", "wb") as handle:
+                for _ in range(30):
+                    handle.write(b"x" * (1 << 20))
+                    handle.flush()
+                    written += 1
+    except OSError:
+        pass
+    return written
+
+sys.stderr.write(f"FILLED {fill('/env')} MiB\\n")
+sys.stderr.write(f"CACHED {fill(os.environ.get('UV_CACHE_DIR', '/uv-cache'))} MiB\\n")
+raise SystemExit(1)
+""")
+    script_claim(builder, "paper-1/c1", "run.py", PRINT)
+    builder.write()
+    run = judged_run(builder.root.parent, tmp_path / "run")
+    judging("rerun", str(run), "--env-cache", str(tmp_path / "cache"), "--build-disk", "64")
+    record = _record(run, "tester/sub-1::paper-1/c1")
+    assert record.status is RerunStatus.not_run, record.reason
+    log = (run / record.logs / "build.txt").read_text()
+    for word in ("FILLED", "CACHED"):  # the environment, then uv's cache
+        found = re.search(rf"{word} (\d+) MiB", log)
+        assert found is not None and int(found[1]) <= 64, (word, log[-2000:])
