@@ -130,10 +130,11 @@ def test_unreachable_hub_is_a_source_error(monkeypatch: pytest.MonkeyPatch,
                                            tmp_path: Path) -> None:
     from tests.fakehub import patch_hub
 
-    patch_hub(monkeypatch, "http://127.0.0.1:1", tmp_path / "hf-home")
+    waits = patch_hub(monkeypatch, "http://127.0.0.1:1", tmp_path / "hf-home")
     with pytest.raises(SourceError, match="cannot reach the Hugging Face Hub") as info:
         discover_spaces([TAG])
     assert "\n" not in str(info.value)
+    assert waits  # retried before giving up (a blip is no failure)
 
 
 # --- the deadline ----------------------------------------------------------------------------

@@ -180,9 +180,10 @@ def test_a_first_poll_that_cannot_list_stops_with_the_reason(monkeypatch: pytest
                                                              tmp_path: Path) -> None:
     from tests.fakehub import patch_hub
 
-    patch_hub(monkeypatch, "http://127.0.0.1:1", tmp_path / "hf-home")
+    waits = patch_hub(monkeypatch, "http://127.0.0.1:1", tmp_path / "hf-home")
     with pytest.raises(JudgingError, match="cannot reach the Hugging Face Hub"):
         watch(options(tmp_path / "run"), every=1, polls=3)
+    assert waits  # the listing was retried before the poll gave up
 
 
 @pytest.mark.parametrize(("text", "seconds"), [("30s", 30), ("5m", 300), ("2h", 7200),
