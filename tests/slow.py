@@ -103,7 +103,7 @@ SLOW_MODULES: dict[str, float] = {
     "run/test_worker_start.py": 0,
     "rundir/test_file_modes.py": 0,
     "rundir/test_old_format.py": 3,
-    "test_benchmarks.py": 200,
+    "test_benchmarks.py": 70,
     "test_ci.py": 0,
     "test_cli_startup.py": 0,
     "test_falsification_audit.py": 0,
