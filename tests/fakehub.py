@@ -68,6 +68,7 @@ import json
 import re
 import socket
 import threading
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -307,10 +308,10 @@ class FakeHub:
         """Environment for a subprocess that talks to this hub and keeps its caches in `home`."""
         return hub_environ(self.url, home, base=base, token=token)
 
-    def patch(self, monkeypatch: Any, home: Path | str, token: str | None = None) -> None:
+    def patch(self, monkeypatch: Any, home: Path | str, token: str | None = None) -> list[float]:
         """Point the already-imported huggingface_hub of this process at this hub (pytest
-        monkeypatch; undone at the end of the test)."""
-        patch_hub(monkeypatch, self.url, home, token=token)
+        monkeypatch; undone at the end of the test); the retries' waits (see patch_hub)."""
+        return patch_hub(monkeypatch, self.url, home, token=token)
 
     # --- log helpers -----------------------------------------------------------------------
 
@@ -380,9 +381,27 @@ def hub_environ(url: str, home: Path | str, base: Mapping[str, str] | None = Non
     return env
 
 
-def patch_hub(monkeypatch: Any, url: str, home: Path | str, token: str | None = None) -> None:
-    """In-process equivalent of `hub_environ` for an already-imported huggingface_hub."""
+class BackoffWaits:
+    """Stands for the `time` module in huggingface_hub's HTTP helpers: the waits of its retries
+    (`http_backoff`: 1, 2, 4, 8, 8 s on a refused connection or a 5xx) are recorded, not slept.
+    An unreachable Hub then fails in milliseconds rather than 23 s, after the same retries."""
+
+    def __init__(self) -> None:
+        self.waits: list[float] = []
+
+    def sleep(self, seconds: float) -> None:
+        self.waits.append(seconds)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(time, name)
+
+
+def patch_hub(monkeypatch: Any, url: str, home: Path | str,
+              token: str | None = None) -> list[float]:
+    """In-process equivalent of `hub_environ` for an already-imported huggingface_hub. Returns
+    the waits of huggingface_hub's retries, recorded rather than slept (BackoffWaits)."""
     from huggingface_hub import constants
+    from huggingface_hub.utils import _http
 
     home = Path(home)
     url = url.rstrip("/")
@@ -408,6 +427,9 @@ def patch_hub(monkeypatch: Any, url: str, home: Path | str, token: str | None = 
     monkeypatch.setattr(constants, "HF_HUB_DISABLE_PROGRESS_BARS", True)
     monkeypatch.setattr(constants, "HF_HUB_ETAG_TIMEOUT", 5)
     monkeypatch.setattr(constants, "HF_HUB_DOWNLOAD_TIMEOUT", 5)
+    waits = BackoffWaits()
+    monkeypatch.setattr(_http, "time", waits)
+    return waits.waits
 
 
 # --- the request handler ---------------------------------------------------------------------

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 import yaml
+from click.testing import CliRunner
 
-from tests.conftest import EXAMPLES, JUDGING_CLI, REGISTRY, SUBMISSIONS
+from judging.cli import main
+from tests.conftest import EXAMPLES, REGISTRY, SUBMISSIONS
 
 #: The claim the browser opens: Alice's figure claim, reproduced also by Bob (a copy of the
 #: published figure) and by Dana's logbook.
@@ -49,10 +50,17 @@ def offline_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     shutil.copytree(SUBMISSIONS, submissions)
     plant(submissions)
     run = base / "run"
-    done = subprocess.run([*JUDGING_CLI, "run", str(submissions), str(EXAMPLES / "logbooks"),
-                           "--claims", str(REGISTRY), "--judge", "offline", "--out", str(run)],
-                          env=cli_env(base), capture_output=True, text=True, timeout=240)
-    assert done.returncode == 0, done.stdout + done.stderr
+    # In this process (issue 43: the tests serve and read this run; none needs the process that
+    # wrote it), in the environment cli_env gives a process.
+    with pytest.MonkeyPatch.context() as mp:
+        for name in ("JUDGING_JUDGE", "OPENAI_BASE_URL", "OPENAI_API_KEY", "JUDGING_RUBRICS_DIR"):
+            mp.delenv(name, raising=False)
+        mp.setenv("JUDGING_CACHE_DIR", str(base / "cache"))
+        mp.setenv("HF_HUB_OFFLINE", "1")
+        done = CliRunner().invoke(main, ["run", str(submissions), str(EXAMPLES / "logbooks"),
+                                         "--claims", str(REGISTRY), "--judge", "offline",
+                                         "--out", str(run)])
+    assert done.exit_code == 0, done.output
     return run
 
 

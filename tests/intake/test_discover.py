@@ -8,12 +8,15 @@ three example submissions published as Spaces with several commits each.
 from __future__ import annotations
 
 import json
+import logging
 import subprocess
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner, Result
 
+from judging.cli import main
 from judging.errors import SourceError
 from judging.intake import (
     HubSource,
@@ -130,10 +133,11 @@ def test_unreachable_hub_is_a_source_error(monkeypatch: pytest.MonkeyPatch,
                                            tmp_path: Path) -> None:
     from tests.fakehub import patch_hub
 
-    patch_hub(monkeypatch, "http://127.0.0.1:1", tmp_path / "hf-home")
+    waits = patch_hub(monkeypatch, "http://127.0.0.1:1", tmp_path / "hf-home")
     with pytest.raises(SourceError, match="cannot reach the Hugging Face Hub") as info:
         discover_spaces([TAG])
     assert "\n" not in str(info.value)
+    assert waits  # retried before giving up (a blip is no failure)
 
 
 # --- the deadline ----------------------------------------------------------------------------
@@ -253,6 +257,17 @@ def _judging(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.Comp
     return judging_cli(args, env, cwd, timeout=180)
 
 
+def _judging_here(args: list[str], monkeypatch: pytest.MonkeyPatch, cwd: Path) -> Result:
+    """`judging ARGS` in this process, in the environment `_judging` gives its process (the
+    Hub, when a test points this process at one, is patched in by the test): for the tests
+    that need no process of their own (the end-to-end test above runs one)."""
+    monkeypatch.setenv("JUDGING_JUDGE", "offline")
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("COLUMNS", "400")
+    monkeypatch.chdir(cwd)
+    return CliRunner().invoke(main, args)
+
+
 def test_cli_discover_as_of_end_to_end(history_hub: FakeHub, tmp_path: Path) -> None:
     history_hub.clear()
     out = tmp_path / "run"
@@ -308,14 +323,15 @@ def test_cli_discover_as_of_end_to_end(history_hub: FakeHub, tmp_path: Path) -> 
     assert history_hub.unexpected == []
 
 
-def test_cli_named_space_as_of(history_hub: FakeHub, tmp_path: Path) -> None:
+def test_cli_named_space_as_of(history_hub: FakeHub, tmp_path: Path,
+                               monkeypatch: pytest.MonkeyPatch) -> None:
     history_hub.clear()
     out = tmp_path / "run"
-    env = hub_environ(history_hub.url, tmp_path / "hf-home", token=GOOD_TOKEN)
-    result = _judging(["run", "hf://spaces/carol/iclr27-0137-repro", "--as-of", "2026-02-01",
-                       "--out", str(out)], env, cwd=tmp_path)
+    history_hub.patch(monkeypatch, tmp_path / "hf-home", token=GOOD_TOKEN)
+    result = _judging_here(["run", "hf://spaces/carol/iclr27-0137-repro", "--as-of",
+                            "2026-02-01", "--out", str(out)], monkeypatch, cwd=tmp_path)
     # nothing judged, the skip said so, and it is not a failure
-    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.exit_code == 0, result.output
     assert "skipped: hf://spaces/carol/iclr27-0137-repro: skipped, no commit at or before" in \
         result.stderr
     info = RunInfo.from_file((out / "run.json").read_text())
@@ -326,10 +342,13 @@ def test_cli_named_space_as_of(history_hub: FakeHub, tmp_path: Path) -> None:
     assert GOOD_TOKEN not in (out / "run.json").read_text()
 
 
-def test_cli_bad_as_of_is_one_line(tmp_path: Path) -> None:
-    result = _judging(["run", "--discover", "x", "--as-of", "next tuesday", "--out",
-                       str(tmp_path / "run")], dict(__import__("os").environ), cwd=tmp_path)
-    assert result.returncode == 1
+def test_cli_bad_as_of_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                   caplog: pytest.LogCaptureFixture) -> None:
+    result = _judging_here(["run", "--discover", "x", "--as-of", "next tuesday", "--out",
+                            str(tmp_path / "run")], monkeypatch, cwd=tmp_path)
+    assert result.exit_code == 1
+    # no warning or error logged beside it (what the process would print on stderr)
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
     assert result.stderr.strip().splitlines() == [
         "error: --as-of 'next tuesday' is not an ISO 8601 date-time: use e.g. "
         "2026-05-01T23:59:59Z, 2026-05-01T23:59:59+02:00 or 2026-05-01 (UTC when no zone is "
@@ -337,16 +356,16 @@ def test_cli_bad_as_of_is_one_line(tmp_path: Path) -> None:
     assert not (tmp_path / "run").exists()
 
 
-def test_cli_needs_a_source_or_discover(tmp_path: Path) -> None:
-    result = _judging(["run", "--out", str(tmp_path / "run")], dict(__import__("os").environ),
-                      cwd=tmp_path)
-    assert result.returncode == 2
+def test_cli_needs_a_source_or_discover(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    result = _judging_here(["run", "--out", str(tmp_path / "run")], monkeypatch, cwd=tmp_path)
+    assert result.exit_code == 2
     assert "give at least one SOURCE or --discover TAG" in result.stderr
 
 
-def test_cli_discovery_without_results_fails(history_hub: FakeHub, tmp_path: Path) -> None:
-    env = hub_environ(history_hub.url, tmp_path / "hf-home")
-    result = _judging(["run", "--discover", "nobody-uses-this", "--out", str(tmp_path / "run")],
-                      env, cwd=tmp_path)
-    assert result.returncode == 1
+def test_cli_discovery_without_results_fails(history_hub: FakeHub, tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    history_hub.patch(monkeypatch, tmp_path / "hf-home")
+    result = _judging_here(["run", "--discover", "nobody-uses-this", "--out",
+                            str(tmp_path / "run")], monkeypatch, cwd=tmp_path)
+    assert result.exit_code == 1
     assert "no Space carries all the tags nobody-uses-this" in result.stderr

@@ -1,21 +1,25 @@
 """Hub sources (hf://spaces/..., hf://datasets/...) against a fake Hub on 127.0.0.1.
 
 In-process tests point the already-imported huggingface_hub at the fake hub with
-`FakeHub.patch(monkeypatch, ...)`; CLI tests run `judging run` in a subprocess with HF_ENDPOINT
-and HF_HOME in its environment, as a user would. Nothing leaves the loopback interface and nothing
-is written outside pytest's temp dirs.
+`FakeHub.patch(monkeypatch, ...)`; the CLI test of a Space runs `judging run` in a subprocess with
+HF_ENDPOINT and HF_HOME in its environment, as a user would, and the CLI's source errors run it in
+this process. Nothing leaves the loopback interface and nothing is written outside pytest's temp
+dirs.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import subprocess
 from pathlib import Path
 
 import pytest
 import yaml
+from click.testing import CliRunner
 from PIL import Image, ImageDraw
 
+from judging.cli import main
 from judging.errors import SourceError
 from judging.intake.manifest import load_submission
 from judging.intake.sources import (
@@ -404,12 +408,22 @@ def test_cli_run_on_a_space(hub: FakeHub, tmp_path: Path) -> None:
     ("hf://spaces/alice/repro", UNREACHABLE, "cannot reach the Hugging Face Hub"),
 ])
 def test_cli_source_errors(hub: FakeHub, tmp_path: Path, spec: str, endpoint: str | None,
-                           needle: str) -> None:
-    env = hub_environ(endpoint or hub.url, tmp_path / "hf-home")
-    result = _judging(["run", spec, "--out", str(tmp_path / "run")], env, cwd=tmp_path)
-    assert result.returncode == 1, (result.stdout, result.stderr)
-    assert "Traceback" not in result.stderr
-    errors = [line for line in result.stderr.splitlines() if "error" in line.lower()]
-    assert len(errors) == 1, result.stderr
+                           needle: str, monkeypatch: pytest.MonkeyPatch,
+                           caplog: pytest.LogCaptureFixture) -> None:
+    # In this process (the Hub patched in; test_cli_run_on_a_space runs the CLI as a process,
+    # with HF_ENDPOINT): what the process would print on stderr is the CLI's own lines and the
+    # warnings and errors it logs (its log handler writes them there).
+    patch_hub(monkeypatch, endpoint or hub.url, tmp_path / "hf-home")
+    monkeypatch.setenv("JUDGING_JUDGE", "offline")
+    monkeypatch.setenv("COLUMNS", "400")
+    monkeypatch.delenv("JUDGING_RUBRICS_DIR", raising=False)
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["run", spec, "--out", str(tmp_path / "run")])
+    assert result.exit_code == 1, result.output
+    assert isinstance(result.exception, SystemExit), result.exception  # handled, no traceback
+    logged = [f"{r.levelname} {r.getMessage()}" for r in caplog.records
+              if r.levelno >= logging.WARNING]
+    errors = [line for line in [*result.stderr.splitlines(), *logged] if "error" in line.lower()]
+    assert len(errors) == 1, (result.stderr, logged)
     assert spec in errors[0] and needle in errors[0], result.stderr
 

@@ -250,12 +250,19 @@ def test_cli_push_pull_and_users(argilla, example_run: Path, workspace: str,
     assert "wrote 0 label(s)" in result.output and out.exists()
 
 
-def test_dead_server_is_one_clear_line(example_run: Path) -> None:
+def test_dead_server_is_one_clear_line(example_run: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The SDK's client retries a refused connection (httpcore: 0, 0.5, 1, 2, 4 s apart): the
+    # waits are recorded, not slept (7.5 s a connection otherwise); the retries are still made.
+    from httpcore._backends.sync import SyncBackend
+
+    waits: list[float] = []
+    monkeypatch.setattr(SyncBackend, "sleep", lambda self, seconds: waits.append(seconds))
     result = CliRunner().invoke(main, ["review", "push", str(example_run), "--api-url",
                                        "http://127.0.0.1:1", "--api-key", "x"])
     assert result.exit_code == 1
     assert "cannot use the Argilla server at http://127.0.0.1:1" in result.output
     assert "Traceback" not in result.output
+    assert waits  # retried before giving up
     with pytest.raises(ReviewError):
         connect("http://127.0.0.1:1", "x")
 

@@ -19,7 +19,9 @@ from pathlib import Path
 
 import pytest
 import yaml
+from click.testing import CliRunner
 
+from judging.cli import main
 from judging.errors import JudgingError
 from judging.run import RunRequest
 from judging.rundir import RunInfo, RunStore, identity
@@ -180,9 +182,10 @@ def test_a_first_poll_that_cannot_list_stops_with_the_reason(monkeypatch: pytest
                                                              tmp_path: Path) -> None:
     from tests.fakehub import patch_hub
 
-    patch_hub(monkeypatch, "http://127.0.0.1:1", tmp_path / "hf-home")
+    waits = patch_hub(monkeypatch, "http://127.0.0.1:1", tmp_path / "hf-home")
     with pytest.raises(JudgingError, match="cannot reach the Hugging Face Hub"):
         watch(options(tmp_path / "run"), every=1, polls=3)
+    assert waits  # the listing was retried before the poll gave up
 
 
 @pytest.mark.parametrize(("text", "seconds"), [("30s", 30), ("5m", 300), ("2h", 7200),
@@ -198,7 +201,8 @@ def test_bad_every_is_one_line(text: str) -> None:
 
 
 @pytest.mark.timeout(600)
-def test_killed_and_restarted_nothing_twice_nothing_lost(tmp_path: Path) -> None:
+def test_killed_and_restarted_nothing_twice_nothing_lost(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """SIGKILL to the watch's process group as soon as its first poll has written a judgment
     line, then the same command again: every line of a reference run is there, once."""
     with FakeHub() as hub:
@@ -232,13 +236,14 @@ def test_killed_and_restarted_nothing_twice_nothing_lost(tmp_path: Path) -> None
         assert "poll 1" in done.stdout and "judged 3" in done.stdout, done.stdout
         assert {s.status for s in read_state(run).spaces.values()} == {"judged"}
 
-        # The reference: the same three Spaces judged in one go.
+        # The reference: the same three Spaces judged in one go (in this process: only the
+        # watch needs processes of its own, to be killed).
         reference = tmp_path / "reference"
         sources = [f"hf://spaces/{key[1]}@{hub.sha(*key)}" for key in (ALICE, BOB, CAROL)]
-        ran = subprocess.run([*JUDGING_CLI, "run", *sources, "--claims", str(REGISTRY),
-                              "--out", str(reference)], env=env, capture_output=True, text=True,
-                             timeout=300)
-        assert ran.returncode == 0, ran.stdout + ran.stderr
+        hub.patch(monkeypatch, tmp_path / "hf-reference")
+        ran = CliRunner().invoke(main, ["run", *sources, "--claims", str(REGISTRY),
+                                        "--out", str(reference)])
+        assert ran.exit_code == 0, ran.output
     watched = [(identity(j), j.input_hash) for j in RunStore.open(run, create=False).judgments()]
     expected = {(identity(j), j.input_hash)
                 for j in RunStore.open(reference, create=False).judgments()}
@@ -248,17 +253,19 @@ def test_killed_and_restarted_nothing_twice_nothing_lost(tmp_path: Path) -> None
 
 
 @pytest.mark.timeout(600)
-def test_the_review_queue_follows_the_polls(argilla, tmp_path: Path) -> None:
+def test_the_review_queue_follows_the_polls(argilla, tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """`--push`: after each poll that judged something, its records are in Argilla (the real
-    local server), the next Space's added by the next poll."""
+    local server), the next Space's added by the next poll. (`judging watch` in this process:
+    nothing here needs a process of its own; the kill test above runs it as one.)"""
     import uuid
 
     workspace = f"watch-{uuid.uuid4().hex[:8]}"
     with FakeHub() as hub:
         hub.commit(ALICE, example("alice-neurips26-4821"), date=JAN)
         hub.tag(ALICE, TAG)
-        env = hub_environ(hub.url, tmp_path / "hf-home", base=cli_env(tmp_path))
-        command = [*JUDGING_CLI, "watch", "--discover", TAG, "--out", str(tmp_path / "run"),
+        hub.patch(monkeypatch, tmp_path / "hf-home")
+        command = ["watch", "--discover", TAG, "--out", str(tmp_path / "run"),
                    "--polls", "1", "--claims", str(REGISTRY), "--push", "--workspace", workspace,
                    "--api-url", argilla.url, "--api-key", argilla.api_key,
                    "--calibration", str(tmp_path / "no-calibration")]
@@ -273,13 +280,13 @@ def test_the_review_queue_follows_the_polls(argilla, tmp_path: Path) -> None:
                     with_suggestions=False, with_responses=False)}
             return found
 
-        done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
-        assert done.returncode == 0, done.stdout + done.stderr
+        done = CliRunner().invoke(main, command)
+        assert done.exit_code == 0, done.output
         assert "pushed" in done.stdout, done.stdout
         first = records()
         assert first and set().union(*first.values()) == {ALICE[1]}
         hub.commit(BOB, example("bob-neurips26-4821"), date=JAN)
         hub.tag(BOB, TAG)
-        done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
-        assert done.returncode == 0, done.stdout + done.stderr
+        done = CliRunner().invoke(main, command)
+        assert done.exit_code == 0, done.output
         assert set().union(*records().values()) == {ALICE[1], BOB[1]}
