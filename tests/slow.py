@@ -128,6 +128,7 @@ SLOW_TESTS = frozenset({
     "signals/chart/test_issue27_kinds.py::test_the_readers_confidence_is_calibrated_on_a_drawn_set",
     "signals/chart/test_real_failure_kinds.py::test_easy_noisy_reruns_pass",
     "test_properties.py::test_manifest_loader_never_crashes_on_data",
+    "test_structure.py::test_an_offline_run_does_not_load_the_llm_sdk",
 })
 #: The start-order weight of a slow module without a measured figure (a middling one).
 SLOW_DEFAULT_S = 20.0

@@ -429,3 +429,17 @@ def test_intake_packages_are_read_through_their_face() -> None:
                 for module in _imported_modules(path.read_text(encoding="utf-8"))
                 if module.startswith(f"judging.intake.{package.name}.")]
     assert not reaching
+
+
+def test_an_offline_run_does_not_load_the_llm_sdk() -> None:
+    """Importing the CLI and the run stage leaves the `openai` SDK unloaded (a second of CPU per
+    process, paid by every `judging` command and every test that starts one): the judges'
+    modules import it where they call it."""
+    import subprocess
+    import sys
+
+    probe = ("import sys, judging.cli, judging.run, judging.judges; "
+             "print('openai' in sys.modules)")
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                            check=True, cwd=ROOT)
+    assert result.stdout.strip() == "False", result.stderr

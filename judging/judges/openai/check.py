@@ -5,7 +5,7 @@ synchronous, and may be made inside the run's loop."""
 
 from __future__ import annotations
 
-import openai
+from typing import TYPE_CHECKING
 
 from judging.judges.openai.endpoint import (
     JudgeConfigError,
@@ -16,6 +16,11 @@ from judging.judges.openai.endpoint import (
     error_message,
 )
 from judging.judges.openai.transport import Portal, post_chat
+
+if TYPE_CHECKING:
+    # Only for annotations: an offline run never imports the SDK (one second of CPU per
+    # process); the functions that call it import it where they need it.
+    import openai
 
 #: The run's check of its endpoint: a short timeout and one retry (a dead endpoint is told at
 #: once, a busy one gets a second chance).
@@ -37,6 +42,7 @@ def check_endpoint(options: LLMOptions, model: str, *, spec: str) -> None:
 
 def _stop(exc: openai.APIError, step: str, *, options: LLMOptions, model: str,
           spec: str) -> JudgeConfigError:
+    import openai  # the SDK costs a second of start-up: loaded when used
     label = endpoint_label(options.base_url)
     if isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError):
         return JudgeConfigError(f"{spec}: the endpoint {label} refused the credentials "
@@ -54,6 +60,7 @@ def _stop(exc: openai.APIError, step: str, *, options: LLMOptions, model: str,
 
 
 async def _check(options: LLMOptions, model: str, spec: str) -> None:
+    import openai  # the SDK costs a second of start-up: loaded when used
     def stop(exc: openai.APIError, step: str) -> JudgeConfigError:
         return _stop(exc, step, options=options, model=model, spec=spec)
 

@@ -23,15 +23,19 @@ import ssl
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
 import httpx2
-import openai
 
 from judging.errors import RunStopped
 from judging.hashing import content_hash
 from judging.judges.prompt import DEFAULT_EVIDENCE_BUDGET
+
+if TYPE_CHECKING:
+    # Only for annotations: an offline run never imports the SDK (one second of CPU per
+    # process); the functions that call it import it where they need it.
+    import openai
 
 log = logging.getLogger(__name__)
 
@@ -158,6 +162,7 @@ def failure_reason(exc: openai.APIError, *, spec: str, options: LLMOptions) -> s
     """The one map from an endpoint error (after the SDK's retries) to its meaning: the reason of
     a passing failure, or `JudgeConfigError` when no call can succeed (credentials refused, the
     model or the endpoint not found)."""
+    import openai  # the SDK costs a second of start-up: loaded when used
     if isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError):
         raise JudgeConfigError(f"{spec}: the endpoint refused the credentials "
                                f"({exc.status_code}): {error_message(exc)}") from exc
@@ -186,6 +191,7 @@ def structured_output_format(model: type) -> dict[str, Any]:
     """The `response_format` that `chat.completions.parse(response_format=model)` sends, built once
     per answer model with the SDK's own strict-schema conversion (re-deriving it per call costs
     3+ ms of CPU)."""
+    import openai  # the SDK costs a second of start-up: loaded when used
     schema = openai.pydantic_function_tool(model)["function"]["parameters"]
     return {"type": "json_schema",
             "json_schema": {"name": model.__name__, "strict": True, "schema": schema}}
@@ -278,6 +284,7 @@ class EndpointClient:
 
     def _make(self, size: int | None, ssl_context: Any = None, *,
               aiohttp: bool = False) -> openai.AsyncOpenAI:
+        import openai  # the SDK costs a second of start-up: loaded when used
         http_client = None
         if size is not None:
             limits = httpx2.Limits(max_connections=size, max_keepalive_connections=size)

@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from typing import Any
-
-import openai
+from typing import TYPE_CHECKING, Any
 
 import judging.judges.prompt as prompt
 from judging.hashing import content_hash
@@ -48,6 +46,11 @@ from judging.judges.openai.endpoint import (
 from judging.judges.openai.transport import ALL_FORMATS_REJECTED, Exchange, Request, Transport
 from judging.models import SettingValue, TokenUsage
 from judging.rubrics import Criterion, Rubric
+
+if TYPE_CHECKING:
+    # Only for annotations: an offline run never imports the SDK (one second of CPU per
+    # process); the functions that call it import it where they need it.
+    import openai
 
 
 @dataclass(frozen=True)

@@ -21,11 +21,10 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import anyio.from_thread
 import httpx2
-import openai
 import pydantic_core
 
 from judging.judges.openai.answers import served, served_by, usage_of
@@ -41,6 +40,11 @@ from judging.judges.openai.endpoint import (
     response_format,
 )
 from judging.models import SettingValue
+
+if TYPE_CHECKING:
+    # Only for annotations: an offline run never imports the SDK (one second of CPU per
+    # process); the functions that call it import it where they need it.
+    import openai
 
 #: The reason of an answer a dry run (`judging run --estimate`) did not ask for.
 NOT_SENT = "estimate: not sent"
@@ -175,6 +179,7 @@ class Transport:
 
     async def _send(self, request: R, rebuild: Callable[[ResponseMode], R]) -> Exchange[R]:
         """One attempt per response format left in the fallback chain (the SDK retries each)."""
+        import openai  # the SDK costs a second of start-up: loaded when used
         sent = 0
         for _ in range(self.formats.left()):
             if request.mode != self.mode:
