@@ -4,8 +4,10 @@ between a small and a larger synthetic run. A pass that kept every judgment of t
 the drift report, the nothing-judged check) grows by about 10 KB a claim and fails here.
 
 The submissions are five of one owner per paper, as the scale benchmark's: the integrity check
-pairs every claim with its namesakes (two duplicate-submission pairs a claim), pairs that a run
-writes as it finds them; holding them in one report grows the run by about 3 KB a claim more.
+pairs every claim with its namesakes (two duplicate-submission pairs a claim or more), so that
+the run's path through the integrity check is measured too. Holding those pairs whole stays under
+HELD_PER_CLAIM at these sizes (measured on the code before issue 43's streaming writer): the
+bound that fails on it is test_the_integrity_check_holds_no_pair's, on the check alone.
 
 Number claims only (no figure to measure, no pool) on one rubric (the falsification audit's second
 pass reads the stored claims in batches of 200: bounded, but larger than the small run), in a
@@ -106,7 +108,7 @@ def test_a_run_keeps_no_state_per_claim(tmp_path: Path) -> None:
     assert lines >= LARGE  # every claim was judged (a run that judged nothing grows by nothing)
     # and the integrity check paired the namesakes (a run without pairs holds none)
     pairs = json.loads((tmp_path / "large" / "integrity.json").read_text())["pairs"]
-    assert len(pairs) == 2 * LARGE
+    assert len(pairs) >= 2 * LARGE
     per_claim = (peak_large - peak_small) / (LARGE - SMALL)
     assert per_claim <= HELD_PER_CLAIM, (
         f"a run grew by {per_claim:.0f} bytes per claim ({peak_small / 2**20:.1f} MB at "
