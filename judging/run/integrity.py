@@ -101,9 +101,12 @@ class IntegritySearch:
         figures', then the justifications', then the duplicate submissions', each kind in order
         of (a, b) as strings. One pass: the indexes are dropped as they are used."""
         keys, (rows, distances) = self._figure_keys, self._close
-        for (i, j), distance in zip(rows.tolist(), distances.tolist(), strict=True):
-            yield IntegrityPair(kind="duplicate_figure", a=_key(keys[i]), b=_key(keys[j]),
-                                score=distance)
+        for start in range(0, len(rows), DISTANCE_BLOCK):  # as Python ints a block at a time
+            block = slice(start, start + DISTANCE_BLOCK)
+            for (i, j), distance in zip(rows[block].tolist(), distances[block].tolist(),
+                                        strict=True):
+                yield IntegrityPair(kind="duplicate_figure", a=_key(keys[i]), b=_key(keys[j]),
+                                    score=distance)
         del keys, rows, distances
         self._figure_keys, self._close = [], _NO_PAIRS
         names, shingle_ids, sizes = self._names, self._shingles, self._sizes
