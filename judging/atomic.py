@@ -70,6 +70,16 @@ def write_text_atomic(path: Path, text: str, *, mode: int | None = None) -> None
     write_bytes_atomic(path, text.encode("utf-8"), mode=mode)
 
 
+def write_chunks_atomic(path: Path, chunks: Iterable[bytes]) -> None:
+    """`chunks` one after the other, written atomically as they come (`chunks` may be a stream:
+    a large file is never whole in memory)."""
+    def write(handle: IO[bytes]) -> None:
+        for chunk in chunks:
+            handle.write(chunk)
+
+    _replace(path, write)
+
+
 def write_jsonl_atomic(path: Path, items: Iterable[BaseModel]) -> None:
     """One model per line, written atomically, one line at a time (`items` may be a stream)."""
     def write(handle: IO[bytes]) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path, PurePosixPath, PureWindowsPath
@@ -1193,22 +1193,28 @@ class IntegrityReport(VersionedModel):
 
     def flags(self) -> dict[str, list[Flag]]:
         """Flags for both claims of every pair, by claim key."""
-        found: dict[str, list[Flag]] = {}
-        for pair in self.pairs:
-            if pair.kind == "duplicate_submission":
-                for this, other in ((pair.a, pair.b), (pair.b, pair.a)):
-                    found.setdefault(str(this), []).append(Flag(
-                        name=pair.kind, detail=f"the same user submitted the same paper twice: "
-                                               f"{other.submission_id} is judged too ({other})"))
-                continue
-            what = ("reproduced figure is (nearly) identical to" if pair.kind == "duplicate_figure"
-                    else "justification is copied from or to")
-            measure = (f"{pair.score:g} of {HASH_SIZE ** 2} hash bits differ"
-                       if pair.kind == "duplicate_figure" else f"{pair.score:.0%} similar")
+        return integrity_flags(self.pairs)
+
+
+def integrity_flags(pairs: Iterable[IntegrityPair]) -> dict[str, list[Flag]]:
+    """Flags for both claims of every pair, by claim key (`pairs` may be a stream: the side
+    file's reader gives them one at a time)."""
+    found: dict[str, list[Flag]] = {}
+    for pair in pairs:
+        if pair.kind == "duplicate_submission":
             for this, other in ((pair.a, pair.b), (pair.b, pair.a)):
                 found.setdefault(str(this), []).append(Flag(
-                    name=pair.kind, detail=f"{what} {other} in another submission ({measure})"))
-        return found
+                    name=pair.kind, detail=f"the same user submitted the same paper twice: "
+                                           f"{other.submission_id} is judged too ({other})"))
+            continue
+        what = ("reproduced figure is (nearly) identical to" if pair.kind == "duplicate_figure"
+                else "justification is copied from or to")
+        measure = (f"{pair.score:g} of {HASH_SIZE ** 2} hash bits differ"
+                   if pair.kind == "duplicate_figure" else f"{pair.score:.0%} similar")
+        for this, other in ((pair.a, pair.b), (pair.b, pair.a)):
+            found.setdefault(str(this), []).append(Flag(
+                name=pair.kind, detail=f"{what} {other} in another submission ({measure})"))
+    return found
 
 
 # --- what the endpoint served (drift) ---------------------------------------------------------

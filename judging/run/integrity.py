@@ -24,6 +24,7 @@ dependency for a 256-bit range search that numpy does in a few lines.
 
 from __future__ import annotations
 
+import heapq
 import math
 import re
 import sys
@@ -75,36 +76,94 @@ def shingles(text: str, *, size: int = SHINGLE_WORDS) -> frozenset[tuple[str, ..
     return frozenset(tuple(words[i:i + size]) for i in range(len(words) - size + 1))
 
 
+class IntegritySearch:
+    """The integrity check of one run, made to be written as it goes (`judging.run.memory`).
+
+    Built in one pass over the fingerprints and one over the claims (`fingerprints` and `claims`
+    may be streams; later entries of one claim replace earlier ones), keeping per claim only its
+    key's strings and its hash or shingle ids, and the figure pairs found as index arrays (16
+    bytes a pair). `figures` and `justifications` are then known (integrity.json writes them
+    before its pairs), and `pairs()` makes the pairs one at a time in the file's order, so that
+    `rundir.write_integrity_pairs` writes each as it is made: a run holds no pair, where a list of
+    them grew by about 3.6 KB a claim on the scale benchmark (two pairs a claim)."""
+
+    def __init__(self, fingerprints: Mapping[str, Fingerprint] | Iterable[Fingerprint],
+                 claims: Mapping[str, ClaimInput] | Iterable[ClaimInput]) -> None:
+        self._figure_keys, self._close = _figure_index(
+            fingerprints.values() if isinstance(fingerprints, Mapping) else fingerprints)
+        self.figures = len(self._figure_keys)
+        self._names, self._shingles, self._sizes, self._papers = _text_index(
+            claims.values() if isinstance(claims, Mapping) else claims)
+        self.justifications = len(self._names)
+
+    def pairs(self) -> Iterator[IntegrityPair]:
+        """Pairs from different submissions, each once (the smaller claim key as `a`): the
+        figures', then the justifications', then the duplicate submissions', each kind in order
+        of (a, b) as strings. One pass: the indexes are dropped as they are used."""
+        keys, (rows, distances) = self._figure_keys, self._close
+        for start in range(0, len(rows), DISTANCE_BLOCK):  # as Python ints a block at a time
+            block = slice(start, start + DISTANCE_BLOCK)
+            for (i, j), distance in zip(rows[block].tolist(), distances[block].tolist(),
+                                        strict=True):
+                yield IntegrityPair(kind="duplicate_figure", a=_key(keys[i]), b=_key(keys[j]),
+                                    score=distance)
+        del keys, rows, distances
+        self._figure_keys, self._close = [], _NO_PAIRS
+        names, shingle_ids, sizes = self._names, self._shingles, self._sizes
+        self._shingles, self._sizes = _NO_IDS, _NO_SIZES
+        # `_similar_sets` gives (i, j) in index order, i < j, and the names are in key order: the
+        # pairs come sorted by (a, b) without being held to be sorted.
+        for i, j, similarity in _similar_sets(shingle_ids, sizes, [n[1] for n in names]):
+            yield IntegrityPair(kind="copied_justification", a=_key(names[i][1:]),
+                                b=_key(names[j][1:]), score=round(similarity, 4))
+        del names, shingle_ids, sizes
+        self._names = []
+        yield from _duplicate_submission_pairs(self._papers)
+
+
 def find_pairs(fingerprints: Mapping[str, Fingerprint] | Iterable[Fingerprint],
                claims: Mapping[str, ClaimInput] | Iterable[ClaimInput]) -> IntegrityReport:
     """Pairs from different submissions (each pair once, the smaller claim key as `a`, sorted),
-    found through indexes (see the module docstring) rather than by comparing every pair.
-    `fingerprints` and `claims` may be streams (one pass over each; only the hashes and the
-    shingles of each claim are kept)."""
-    report = IntegrityReport()
-    # Per claim only its key's strings and its hash or shingle ids are kept, not the claim or
-    # its fingerprint (their models are ten times that); the keys are made again for the pairs.
+    found through indexes (see the module docstring) rather than by comparing every pair, all in
+    one report: for small runs and tests; a run writes `IntegritySearch.pairs()` as they come."""
+    search = IntegritySearch(fingerprints, claims)
+    return IntegrityReport(figures=search.figures, justifications=search.justifications,
+                           pairs=list(search.pairs()))
+
+
+_NO_PAIRS = (np.empty((0, 2), dtype=np.int64), np.empty(0, dtype=np.int64))
+_NO_IDS = np.empty(0, dtype=np.uint64)
+_NO_SIZES = np.empty(0, dtype=np.int64)
+
+
+def _figure_index(fingerprints: Iterable[Fingerprint]
+                  ) -> tuple[list[tuple[str, str]], tuple[np.ndarray, np.ndarray]]:
+    """The figure claims' keys (submission, claim id) in key order, and the close pairs among
+    them as index rows (i < j, in (i, j) order: the pairs' (a, b) order) with their distances.
+    Per claim only its key's strings and its hash are kept while searching, not the fingerprint
+    (its model is ten times that)."""
     figures: dict[str, tuple[str, str, int]] = {}
-    for fp in (fingerprints.values() if isinstance(fingerprints, Mapping) else fingerprints):
+    for fp in fingerprints:
         figures[str(fp.claim)] = (sys.intern(fp.claim.submission_id), fp.claim.claim_id,
                                   int(fp.phash, 16))
-    keys = sorted(figures)
-    report.figures = len(keys)
-    found = []
-    for i, j, distance in _close_hashes([figures[k][2] for k in keys],
-                                        [figures[k][0] for k in keys]):
-        found.append((keys[i], keys[j], IntegrityPair(
-            kind="duplicate_figure", a=_key(figures[keys[i]]), b=_key(figures[keys[j]]),
-            score=distance)))
-    report.pairs = [pair for *_, pair in sorted(found, key=lambda f: (f[0], f[1]))]
-    del figures, keys
+    ordered = [figures[k] for k in sorted(figures)]
+    del figures
+    close = _close_hashes([f[2] for f in ordered], [f[0] for f in ordered])
+    return [f[:2] for f in ordered], close
 
+
+def _text_index(claims: Iterable[ClaimInput]) -> tuple[
+        list[tuple[str, str, str]], np.ndarray, np.ndarray,
+        dict[tuple[str, str], dict[str, list[str]]]]:
+    """The claims with a justification long enough to compare, in key order (key, submission,
+    claim id); their shingle ids one set after the other in that order and each set's size; and
+    the submissions of each (owner, paper) with their claim ids (for `duplicate_submissions`)."""
     # The shingle ids of every claim in one array (8 bytes each), their counts in another.
     names: list[tuple[str, str, str]] = []
     ids = array("Q")
     sizes = array("q")
     papers: dict[tuple[str, str], dict[str, list[str]]] = {}
-    for claim in (claims.values() if isinstance(claims, Mapping) else claims):
+    for claim in claims:
         owner, sep, _ = claim.key.submission_id.partition("/")
         if sep:  # a Hub repo id: its owner's submissions of one paper
             papers.setdefault((owner, claim.submission.paper_id), {}).setdefault(
@@ -115,7 +174,6 @@ def find_pairs(fingerprints: Mapping[str, Fingerprint] | Iterable[Fingerprint],
             names.append((str(key), sys.intern(key.submission_id), key.claim_id))
             ids.frombytes(tokens.tobytes())
             sizes.append(len(tokens))
-    report.justifications = len(names)
     # In claim key order (as `_similar_sets` numbers them).
     order = sorted(range(len(names)), key=lambda i: names[i][0])
     names = [names[i] for i in order]
@@ -123,40 +181,57 @@ def find_pairs(fingerprints: Mapping[str, Fingerprint] | Iterable[Fingerprint],
     count = np.frombuffer(sizes, dtype=np.int64)
     starts = np.r_[0, np.cumsum(count)[:-1]].astype(np.int64)
     ordered = np.concatenate([flat[starts[i]:starts[i] + count[i]] for i in order]) \
-        if order else np.empty(0, dtype=np.uint64)
-    count = count[order] if order else np.empty(0, dtype=np.int64)
-    del flat, ids, sizes, order, starts
-    found = []
-    for i, j, similarity in _similar_sets(ordered, count, [n[1] for n in names]):
-        found.append((names[i][0], names[j][0], IntegrityPair(
-            kind="copied_justification", a=_key(names[i][1:]), b=_key(names[j][1:]),
-            score=round(similarity, 4))))
-    report.pairs += [pair for *_, pair in sorted(found, key=lambda f: (f[0], f[1]))]
-    report.pairs += duplicate_submissions(papers)
-    return report
+        if order else _NO_IDS
+    count = count[order] if order else _NO_SIZES
+    return names, ordered, count, papers
 
 
 def duplicate_submissions(papers: Mapping[tuple[str, str], Mapping[str, list[str]]]
                           ) -> list[IntegrityPair]:
     """Two submissions of one owner for one paper (two Spaces of one user): each claim of one
     paired with the other's claim of the same id, else with its first claim, so that every
-    claim of both carries the flag; both are judged."""
-    pairs: dict[tuple[str, str], IntegrityPair] = {}
-    for submissions in papers.values():
-        if len(submissions) < 2:
-            continue
-        ids = sorted(submissions)
-        for i, first in enumerate(ids):
-            for second in ids[i + 1:]:
-                for this, other in ((first, second), (second, first)):
-                    theirs = sorted(submissions[other])
-                    for claim_id in sorted(submissions[this]):
-                        match = claim_id if claim_id in theirs else theirs[0]
-                        a, b = sorted([(this, claim_id), (other, match)])
-                        key = (f"{a[0]}:{a[1]}", f"{b[0]}:{b[1]}")
-                        pairs.setdefault(key, IntegrityPair(
-                            kind="duplicate_submission", a=_key(a), b=_key(b), score=1.0))
-    return [pairs[k] for k in sorted(pairs)]
+    claim of both carries the flag; both are judged. All in a list (see
+    `_duplicate_submission_pairs`)."""
+    return list(_duplicate_submission_pairs(papers))
+
+
+def _duplicate_submission_pairs(papers: Mapping[tuple[str, str], Mapping[str, list[str]]]
+                                ) -> Iterator[IntegrityPair]:
+    """The pairs of `duplicate_submissions`, in order of (a, b) as strings, made one at a time:
+    each (owner, paper) group makes its pairs in that order (`_group_pairs`) and the groups are
+    merged, so that only one pair per group is held (the scale benchmark's groups make two pairs
+    a claim)."""
+    groups = [_group_pairs(submissions) for submissions in papers.values()
+              if len(submissions) >= 2]
+    for _, _, pair in heapq.merge(*groups, key=lambda made: (made[0], made[1])):
+        yield pair
+
+
+def _group_pairs(submissions: Mapping[str, list[str]]
+                 ) -> Iterator[tuple[str, str, IntegrityPair]]:
+    """One owner's submissions of one paper, paired claim by claim: each claim of a submission
+    with the other's claim of the same id, else with the other's first claim (so a claim that is
+    some other's first is paired with each of its claims that have no match). Made claim by claim
+    in key order, each claim's pairs with the later of the two keys, sorted: (a, b) in order."""
+    held = {sub: set(ids) for sub, ids in submissions.items()}
+    first = {sub: min(ids) for sub, ids in submissions.items()}
+    claims = sorted(((f"{sub}:{claim_id}", sub, claim_id) for sub, ids in submissions.items()
+                     for claim_id in ids), key=lambda c: c[0])
+    for name, this, claim_id in claims:
+        partners: set[tuple[str, str]] = set()
+        for other in held:
+            if other == this:
+                continue
+            partners.add((other, claim_id if claim_id in held[other] else first[other]))
+            if claim_id == first[this]:  # the other's claims without a match here
+                partners.update((other, c) for c in held[other] if c not in held[this])
+        # `a` is the smaller of the two as (submission, claim id), as in the pairs' other kinds.
+        later = sorted(((f"{p[0]}:{p[1]}", p) for p in partners if (this, claim_id) < p),
+                       key=lambda made: made[0])
+        for other_name, partner in later:
+            yield name, other_name, IntegrityPair(kind="duplicate_submission",
+                                                  a=_key((this, claim_id)), b=_key(partner),
+                                                  score=1.0)
 
 
 def _key(held: tuple) -> ClaimKey:
@@ -208,12 +283,12 @@ _POPCOUNT = np.array([bin(value).count("1") for value in range(256)], dtype=np.u
 
 
 def _close_hashes(hashes: list[int], submissions: list[str]
-                  ) -> Iterator[tuple[int, int, int]]:
-    """(i, j, distance) of the hashes from different submissions at most FIGURE_MAX_DISTANCE
-    bits apart (multi-index hashing)."""
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """The hashes from different submissions at most FIGURE_MAX_DISTANCE bits apart
+    (multi-index hashing): their index rows (i < j, sorted) and their distances."""
     n = len(hashes)
     if n < 2:
-        return
+        return _NO_PAIRS
     nbytes = HASH_SIZE ** 2 // 8
     packed = np.frombuffer(b"".join(h.to_bytes(nbytes, "big") for h in hashes),
                            dtype=np.uint8).reshape(n, nbytes)
@@ -231,7 +306,7 @@ def _close_hashes(hashes: list[int], submissions: list[str]
     pairs = _unique_pairs(candidates, n)
     del bits, candidates
     if not len(pairs):
-        return
+        return _NO_PAIRS
     # Similar charts share chunks, so the candidates grow faster than the hashes: their distances
     # are taken from the packed bytes (32 per hash, not 256 bits), a block of pairs at a time,
     # and only the close pairs are kept.
@@ -241,10 +316,12 @@ def _close_hashes(hashes: list[int], submissions: list[str]
         distance = _POPCOUNT[packed[block[:, 0]] ^ packed[block[:, 1]]].sum(axis=1)
         near = distance <= FIGURE_MAX_DISTANCE
         close.append((block[near], distance[near]))
-    for block, distance in close:
-        for (i, j), d in zip(block.tolist(), distance.tolist(), strict=True):
-            if submissions[i] != submissions[j]:
-                yield i, j, int(d)
+    rows = np.concatenate([block for block, _ in close])
+    distances = np.concatenate([distance for _, distance in close]).astype(np.int64)
+    owner = np.unique(np.array(submissions), return_inverse=True)[1].reshape(-1)
+    apart = owner[rows[:, 0]] != owner[rows[:, 1]]
+    # `_unique_pairs` sorts its codes (i * n + j), so the rows are in (i, j) order.
+    return rows[apart], distances[apart]
 
 
 def _similar_sets(flat: np.ndarray, sizes: np.ndarray, submissions: list[str]

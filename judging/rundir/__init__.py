@@ -28,6 +28,7 @@ from judging.rundir.flags import (
                                   write_consensus,
                                   write_drift,
                                   write_integrity,
+                                  write_integrity_pairs,
 )
 from judging.rundir.layout import (
                                   CALIBRATION_DIR,
@@ -88,4 +89,5 @@ __all__ = ["PANEL_PREFIX", "JudgedClaim", "Spoken", "choose_judgment", "is_panel
            "judgments_with_flags", "line_key", "new_run_id", "read_conflicts", "read_consensus",
            "read_drift", "read_integrity", "read_jsonl", "read_judgments", "read_not_addressed",
            "read_reruns", "shard_bucket", "utc_now", "with_flags", "write_conflicts",
-           "write_consensus", "write_drift", "write_integrity", "write_not_addressed"]
+           "write_consensus", "write_drift", "write_integrity", "write_integrity_pairs",
+           "write_not_addressed"]

@@ -8,6 +8,8 @@ A side file of flags is marked `flags_side_file` in `layout.RUN_FILES` and has a
 
 from __future__ import annotations
 
+import textwrap
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from pathlib import Path
@@ -16,7 +18,7 @@ from typing import Any, TypeVar
 import ijson
 from pydantic import BaseModel
 
-from judging.atomic import write_text_atomic
+from judging.atomic import write_chunks_atomic, write_text_atomic
 from judging.models import (
     ConflictReport,
     ConsensusReport,
@@ -26,6 +28,7 @@ from judging.models import (
     IntegrityReport,
     Judgment,
     ServedChange,
+    integrity_flags,
 )
 from judging.rundir.layout import CONFLICTS, CONSENSUS, DRIFT, INTEGRITY, RUN_FILES, RunPaths
 from judging.rundir.store import RunStore, judgment_head
@@ -46,11 +49,44 @@ def _read_side(path: Path, model: type[_Report], missing: _Report | None) -> _Re
 
 def write_integrity(run_root: Path, report: IntegrityReport) -> Path:
     """Write the integrity side file (duplicate figures, copied justifications)."""
-    return _write_side(RunPaths(run_root).integrity, report)
+    write_integrity_pairs(run_root, figures=report.figures,
+                          justifications=report.justifications, pairs=report.pairs)
+    return RunPaths(run_root).integrity
+
+
+#: Where the pairs go in the header `IntegrityReport.model_dump_json(indent=2)` writes for a
+#: report without pairs (its last field).
+_NO_PAIRS = '"pairs": []\n}'
+
+
+def write_integrity_pairs(run_root: Path, *, figures: int, justifications: int,
+                          pairs: Iterable[IntegrityPair]) -> Counter[str]:
+    """Write the integrity side file a pair at a time as `pairs` makes them (a stream: a run
+    never holds its pairs, `judging.run.memory`), atomically; returns the pairs written by
+    kind. The bytes are those of `write_side` of the whole `IntegrityReport` (tested):
+    pydantic writes each part (the header, each pair, indented as a list item), and only the
+    list's brackets and commas are written here, because pydantic and the json module write a
+    value only whole and no maintained streaming writer gives pydantic's layout."""
+    header = IntegrityReport(figures=figures, justifications=justifications).model_dump_json(
+        indent=2)
+    assert header.endswith(_NO_PAIRS), header  # pairs is the report's last field
+    kinds: Counter[str] = Counter()
+
+    def chunks() -> Iterator[bytes]:
+        yield header[:-len(_NO_PAIRS)].encode("utf-8") + b'"pairs": ['
+        for pair in pairs:
+            item = textwrap.indent(pair.model_dump_json(indent=2), "    ")
+            yield (",\n" if kinds else "\n").encode("utf-8") + item.encode("utf-8")
+            kinds[pair.kind] += 1
+        yield b"\n  ]\n}" if kinds else b"]\n}"
+
+    write_chunks_atomic(RunPaths(run_root).integrity, chunks())
+    return kinds
 
 
 def read_integrity(run_root: Path) -> IntegrityReport:
-    """The integrity side file; an empty report when the run has none yet."""
+    """The integrity side file, its pairs all in memory (small runs and tests; a large run's
+    readers take `iter_integrity_pairs`); an empty report when the run has none yet."""
     return _read_side(RunPaths(run_root).integrity, IntegrityReport, IntegrityReport())
 
 
@@ -152,7 +188,8 @@ def read_drift(run_root: Path) -> DriftReport:
 #: How to read the flags of each side file (by its name in `layout`), as claim key -> flags. A new
 #: side file adds its reader here and `flags_side_file=True` in `RUN_FILES`.
 FLAG_READERS: dict[str, Callable[[Path], dict[str, list[Flag]]]] = {
-    INTEGRITY: lambda run_root: read_integrity(run_root).flags(),
+    # The pairs read one at a time: only the flags (the reader's answer) are kept.
+    INTEGRITY: lambda run_root: integrity_flags(iter_integrity_pairs(run_root)),
     CONSENSUS: _consensus_flags,
     CONFLICTS: lambda run_root: read_conflicts(run_root).flags(),
     DRIFT: lambda run_root: read_drift(run_root).flags(),

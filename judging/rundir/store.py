@@ -487,9 +487,14 @@ class RunStore:
         with (self.paths.fingerprints).open("a", encoding="utf-8") as handle:
             handle.write(fingerprint.model_dump_json() + "\n")
 
+    def iter_fingerprints(self) -> Iterator[Fingerprint]:
+        """Every recorded perceptual hash, oldest first, read one line at a time (a claim
+        measured again has several: the last is its newest)."""
+        return iter_jsonl(self.paths.fingerprints, Fingerprint)
+
     def fingerprints(self) -> dict[str, Fingerprint]:
         """The newest perceptual hash of every measured figure claim, by claim key."""
-        return {str(f.claim): f for f in iter_jsonl(self.paths.fingerprints, Fingerprint)}
+        return {str(f.claim): f for f in self.iter_fingerprints()}
 
     # --- judgments ---
 

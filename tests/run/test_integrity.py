@@ -162,3 +162,74 @@ def test_the_indexes_find_exactly_the_pairs_of_an_all_pairs_comparison() -> None
             expected.append((a, b, round(similarity, 4)))
     found = [(str(p.a), str(p.b), p.score) for p in find_pairs({}, claims).pairs]  # type: ignore
     assert len(expected) > 50 and found == expected
+
+
+def _whole_duplicate_submissions(papers: dict) -> list:
+    """The pairs of duplicate submissions as they were made before they streamed (issue 43):
+    every pair in one dict, sorted by its keys as strings at the end."""
+    from judging.models import ClaimKey, IntegrityPair
+
+    pairs = {}
+    for submissions in papers.values():
+        if len(submissions) < 2:
+            continue
+        ids = sorted(submissions)
+        for i, first in enumerate(ids):
+            for second in ids[i + 1:]:
+                for this, other in ((first, second), (second, first)):
+                    theirs = sorted(submissions[other])
+                    for claim_id in sorted(submissions[this]):
+                        match = claim_id if claim_id in theirs else theirs[0]
+                        a, b = sorted([(this, claim_id), (other, match)])
+                        pairs.setdefault((f"{a[0]}:{a[1]}", f"{b[0]}:{b[1]}"), IntegrityPair(
+                            kind="duplicate_submission",
+                            a=ClaimKey(submission_id=a[0], claim_id=a[1]),
+                            b=ClaimKey(submission_id=b[0], claim_id=b[1]), score=1.0))
+    return [pairs[k] for k in sorted(pairs)]
+
+
+def test_duplicate_submissions_stream_the_pairs_of_the_whole_formula() -> None:
+    """Made group by group and merged, the pairs are those of one dict sorted at the end, in
+    the same order: submissions whose ids are prefixes of others ("u/s" sorts before "u/s2" as
+    a tuple, after it as "u/s:..."), claims one submission has and another lacks, groups of
+    several owners and papers interleaved."""
+    import random
+
+    from judging.run.integrity import duplicate_submissions
+
+    rng = random.Random(3)
+    papers = {}
+    for paper in range(40):
+        owner = f"u{paper % 3}"
+        # A submission is of one paper: its id names it.
+        subs = rng.sample([f"{owner}/s{paper}", f"{owner}/s{paper}2", f"{owner}/s{paper}-x",
+                           f"{owner}/t{paper}", f"{owner}/s{paper}:0"], rng.randint(1, 4))
+        papers[(owner, f"p{paper}")] = {
+            sub: rng.sample([f"c{k}" for k in range(8)], rng.randint(1, 6)) for sub in subs}
+    expected = _whole_duplicate_submissions(papers)
+    assert len(expected) > 200
+    assert duplicate_submissions(papers) == expected
+
+
+def test_the_streamed_integrity_file_has_the_whole_reports_bytes(tmp_path: Path) -> None:
+    """integrity.json written a pair at a time is what the whole report's JSON was, byte for
+    byte (pairs of every kind, a non-ASCII key, no pair at all), and reads back the same."""
+    from judging.models import ClaimKey, IntegrityPair, IntegrityReport
+    from judging.rundir.flags import iter_integrity_pairs, write_integrity_pairs
+
+    def key(n: int) -> ClaimKey:
+        return ClaimKey(submission_id=f"ö{n}/sub", claim_id=f"paper/c{n}")
+
+    pairs = [IntegrityPair(kind="duplicate_figure", a=key(1), b=key(2), score=3),
+             IntegrityPair(kind="copied_justification", a=key(1), b=key(3), score=0.6667),
+             IntegrityPair(kind="duplicate_submission", a=key(2), b=key(3), score=1.0)]
+    for report in (IntegrityReport(figures=4, justifications=7, pairs=pairs),
+                   IntegrityReport(figures=2)):
+        written = write_integrity_pairs(tmp_path, figures=report.figures,
+                                        justifications=report.justifications,
+                                        pairs=iter(report.pairs))
+        assert (tmp_path / "integrity.json").read_text(encoding="utf-8") == \
+            report.model_dump_json(indent=2)
+        assert read_integrity(tmp_path) == report
+        assert list(iter_integrity_pairs(tmp_path)) == report.pairs
+        assert sum(written.values()) == len(report.pairs)
