@@ -42,6 +42,19 @@ def cli_env(tmp: Path) -> dict[str, str]:
     return env
 
 
+def invoke_as_a_process_would(arguments: list[str], tmp: Path):
+    """`judging ARGUMENTS` in this process, in the environment `cli_env` gives a process (no
+    judge, endpoint or rubrics from the caller's environment; the cache under `tmp`; the Hub
+    offline): for a run that tests read and that needs no process of its own (issue 43: an
+    interpreter start less). Returns click's result."""
+    with pytest.MonkeyPatch.context() as mp:
+        for name in ("JUDGING_JUDGE", "OPENAI_BASE_URL", "OPENAI_API_KEY", "JUDGING_RUBRICS_DIR"):
+            mp.delenv(name, raising=False)
+        mp.setenv("JUDGING_CACHE_DIR", str(tmp / "cache"))
+        mp.setenv("HF_HUB_OFFLINE", "1")
+        return CliRunner().invoke(main, arguments)
+
+
 @pytest.fixture(scope="session")
 def offline_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """`judging run --judge offline` on a copy of the examples (with the planted markup)."""
@@ -50,16 +63,10 @@ def offline_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     shutil.copytree(SUBMISSIONS, submissions)
     plant(submissions)
     run = base / "run"
-    # In this process (issue 43: the tests serve and read this run; none needs the process that
-    # wrote it), in the environment cli_env gives a process.
-    with pytest.MonkeyPatch.context() as mp:
-        for name in ("JUDGING_JUDGE", "OPENAI_BASE_URL", "OPENAI_API_KEY", "JUDGING_RUBRICS_DIR"):
-            mp.delenv(name, raising=False)
-        mp.setenv("JUDGING_CACHE_DIR", str(base / "cache"))
-        mp.setenv("HF_HUB_OFFLINE", "1")
-        done = CliRunner().invoke(main, ["run", str(submissions), str(EXAMPLES / "logbooks"),
-                                         "--claims", str(REGISTRY), "--judge", "offline",
-                                         "--out", str(run)])
+    # In this process: the tests serve and read this run; none needs the process that wrote it.
+    done = invoke_as_a_process_would(["run", str(submissions), str(EXAMPLES / "logbooks"),
+                                      "--claims", str(REGISTRY), "--judge", "offline",
+                                      "--out", str(run)], base)
     assert done.exit_code == 0, done.output
     return run
 

@@ -46,14 +46,19 @@ def test_a_failed_install_counts_against_the_budget(tmp_path: Path, make_submiss
     assert all("over budget" in r["reason"] for r in records if not r["attempted"])
 
 
-def test_an_install_cannot_spend_past_the_budget(tmp_path: Path, make_submission) -> None:
-    need_sandbox()
+def one_claim_with_a_slow_install(make_submission, run: Path, *, sleep_s: int) -> Path:
+    """A judged run of one script claim whose install sleeps `sleep_s` seconds, then fails."""
     builder = make_submission(requirements="./slow\n")
     for relative, text in SLOW_BACKEND.items():
-        builder.file(relative, text.replace(f"sleep({SLOW_INSTALL_S})", "sleep(20)"))
+        builder.file(relative, text.replace(f"sleep({SLOW_INSTALL_S})", f"sleep({sleep_s})"))
     script_claim(builder, "paper-1/c1", "run.py", "print(94.0)\n")
     builder.write()
-    run = judged_run(builder.root.parent, tmp_path / "run")
+    return judged_run(builder.root.parent, run)
+
+
+def test_an_install_cannot_spend_past_the_budget(tmp_path: Path, make_submission) -> None:
+    need_sandbox()
+    run = one_claim_with_a_slow_install(make_submission, tmp_path / "run", sleep_s=20)
     started = time.monotonic()
     judging("rerun", str(run), "--env-cache", str(tmp_path / "cache"), "--budget", "12s",
             "--timeout", "5", "--build-timeout", "60")

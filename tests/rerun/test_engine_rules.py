@@ -18,7 +18,7 @@ from judging.rerun.sandbox import DEFAULT_LIMITS
 from judging.rundir import read_reruns
 from tests.merge.test_shards import hermetic_env, ray_cluster  # noqa: F401 (fixtures)
 from tests.rerun.conftest import judged_run, judging, need_sandbox, script_claim
-from tests.rerun.test_attack_review import SLOW_BACKEND, SLOW_INSTALL_S
+from tests.rerun.test_attack_review import one_claim_with_a_slow_install
 
 #: Reads the job's nonce from the job's own command line, as any process in the job can.
 FIND_MARK = """
@@ -141,12 +141,7 @@ def test_on_ray_an_install_cannot_spend_past_the_budget(
     sleeps (an in-tree build backend) spent up to --build-timeout per claim past it on Ray,
     where the local engine cuts an install at what the budget leaves."""
     need_sandbox()
-    builder = make_submission(requirements="./slow\n")
-    for relative, text in SLOW_BACKEND.items():
-        builder.file(relative, text.replace(f"sleep({SLOW_INSTALL_S})", "sleep(20)"))
-    script_claim(builder, "paper-1/c1", "run.py", "print(94.0)\n")
-    builder.write()
-    run = judged_run(builder.root.parent, tmp_path / "run")
+    run = one_claim_with_a_slow_install(make_submission, tmp_path / "run", sleep_s=20)
     judging("rerun", str(run), "--engine", "ray", "--address", ray_cluster, "--env-cache",
             str(tmp_path / "cache"), "--budget", "12s", "--timeout", "5", "--build-timeout", "60")
     record = read_reruns(run)["tester/sub-1::paper-1/c1"]

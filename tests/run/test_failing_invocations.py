@@ -23,7 +23,7 @@ from click.testing import CliRunner
 from judging.cli import main
 from judging.models import NotAddressed
 from judging.rundir import RunInfo, read_not_addressed
-from tests.app.conftest import cli_env
+from tests.app.conftest import cli_env, invoke_as_a_process_would
 from tests.conftest import EXAMPLES, JUDGING_CLI, REGISTRY, SUBMISSIONS
 
 
@@ -39,16 +39,10 @@ def judged(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The bundled examples judged by the offline judge, with the registry."""
     base = tmp_path_factory.mktemp("judged")
     run = base / "run"
-    # In this process, in the environment cli_env gives a process (a module fixture comes
-    # before the tests' own _hermetic): the run the invocations below are tried on (they run
-    # as processes).
-    with pytest.MonkeyPatch.context() as mp:
-        for name in ("JUDGING_JUDGE", "OPENAI_BASE_URL", "OPENAI_API_KEY", "JUDGING_RUBRICS_DIR"):
-            mp.delenv(name, raising=False)
-        mp.setenv("JUDGING_CACHE_DIR", str(base / "cache"))
-        mp.setenv("HF_HUB_OFFLINE", "1")
-        done = CliRunner().invoke(main, ["run", str(SUBMISSIONS), str(EXAMPLES / "logbooks"),
-                                         "--claims", str(REGISTRY), "--out", str(run)])
+    # In this process (a module fixture comes before the tests' own _hermetic): the run the
+    # invocations below are tried on (they run as processes).
+    done = invoke_as_a_process_would(["run", str(SUBMISSIONS), str(EXAMPLES / "logbooks"),
+                                      "--claims", str(REGISTRY), "--out", str(run)], base)
     assert done.exit_code == 0, done.output
     assert read_not_addressed(run), "the examples leave registry claims unanswered"
     return run
