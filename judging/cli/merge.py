@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import sys
-from collections import Counter
 from pathlib import Path
 
 import click
 from rich.markup import escape
 
-from judging.cli.options import console, err_console, friendly_errors
+from judging.cli.options import console, err_console, friendly_errors, say_integrity
 
 
 @click.command()
@@ -49,11 +48,7 @@ def print_merge(result) -> None:
                   f"{result.counts.get('fingerprints_added', 0)} fingerprint(s), "
                   f"{result.counts.get('files_copied', 0)} file(s) copied", soft_wrap=True,
                   highlight=False)
-    if result.integrity is not None and result.integrity.pairs:
-        kinds = Counter(p.kind.replace("_", " ") for p in result.integrity.pairs)
-        console.print("[bold yellow]integrity:[/] " + ", ".join(
-            f"{n} {kind} pair(s) across submissions" for kind, n in sorted(kinds.items()))
-            + " (recomputed over the merged run)", soft_wrap=True)
+    say_integrity(result.integrity_pairs, "recomputed over the merged run")
     for warning in result.warnings:
         err_console.print(f"[bold yellow]warning:[/] {escape(warning)}", highlight=False,
                           soft_wrap=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 import logging
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
@@ -109,6 +109,14 @@ def choose_port(host: str, port: int, free_port: bool) -> int:
                               highlight=False, soft_wrap=True)
             return other
     return port
+
+
+def say_integrity(kinds: Mapping[str, int], where: str) -> None:
+    """The integrity pairs a run or a merge wrote, by kind (`where`: what to read next)."""
+    if kinds:
+        console.print("[bold yellow]integrity:[/] " + ", ".join(
+            f"{n} {kind.replace('_', ' ')} pair(s) across submissions"
+            for kind, n in sorted(kinds.items())) + f" ({where})", soft_wrap=True)
 
 
 def _not_running(service: str, home: Path) -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,6 +28,7 @@ from judging.cli.options import (
     option_group,
     option_section,
     rubrics_dir_option,
+    say_integrity,
 )
 from judging.engines import engine_names
 from judging.figures.formats import DEFAULT_MAX_PIXELS, DEFAULT_SIZE
@@ -333,12 +333,8 @@ def run(sources: tuple[str, ...], discover: tuple[str, ...], as_of: str | None,
     if runner.budget is not None:
         console.print(f"spent ${runner.budget.spent:.4f} of the ${runner.budget.limit:.4f} "
                       f"budget", soft_wrap=True)
-    if result.integrity_pairs:
-        kinds = Counter({kind.replace("_", " "): n for kind, n in result.integrity_pairs.items()})
-        console.print("[bold yellow]integrity:[/] " + ", ".join(
-            f"{n} {kind} pair(s) across submissions" for kind, n in sorted(kinds.items()))
-            + f" (flagged on both sides; see {result.root / 'integrity.json'})",
-            soft_wrap=True)
+    say_integrity(result.integrity_pairs,
+                  f"flagged on both sides; see {escape(str(result.root / 'integrity.json'))}")
     if result.drift is not None and result.drift.changes:
         changed = {c.served for c in result.drift.changes}
         console.print(f"[bold yellow]drift:[/] {len(result.drift.changes)} line(s) were served by "

@@ -29,8 +29,10 @@ import math
 import re
 import sys
 from array import array
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import imagehash
 import numpy as np
@@ -44,6 +46,10 @@ from judging.models import (
     IntegrityPair,
     IntegrityReport,
 )
+from judging.rundir import write_integrity_pairs
+
+if TYPE_CHECKING:
+    from judging.rundir import RunStore
 
 #: Of 256 perceptual-hash bits. Distinct charts measured 72 bits apart at the least (two renders
 #: of one chart with a series dropped); re-encoded or resized copies stay within a few bits.
@@ -119,6 +125,16 @@ class IntegritySearch:
         del names, shingle_ids, sizes
         self._names = []
         yield from _duplicate_submission_pairs(self._papers)
+
+
+def write_run_integrity(store: RunStore) -> Counter[str]:
+    """The integrity check over everything a run directory holds (a run's claims, or the union
+    of merged shards), written to integrity.json a pair at a time as `IntegritySearch` makes
+    them; returns the pairs written by kind. Neither the run nor a merge holds its pairs
+    (`judging.run.memory`)."""
+    search = IntegritySearch(store.iter_fingerprints(), store.iter_claims())
+    return write_integrity_pairs(store.root, figures=search.figures,
+                                 justifications=search.justifications, pairs=search.pairs())
 
 
 def find_pairs(fingerprints: Mapping[str, Fingerprint] | Iterable[Fingerprint],

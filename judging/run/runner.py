@@ -26,7 +26,7 @@ from judging.run.call import Calls
 from judging.run.estimate import estimate_items
 from judging.run.feed import Batch, Feed, check_sources, stored_claims
 from judging.run.inflight import InFlight
-from judging.run.integrity import IntegritySearch
+from judging.run.integrity import write_run_integrity
 from judging.run.lines import Panels, WorkItem
 from judging.run.memory import items_in_flight
 from judging.run.plan import Plan
@@ -41,7 +41,6 @@ from judging.rundir import (
     read_not_addressed,
     utc_now,
     write_drift,
-    write_integrity_pairs,
     write_not_addressed,
 )
 
@@ -124,11 +123,7 @@ class Runner:
                                   [r for r in rubrics if r not in later], result)
             # Pairs written as they are found, only their counts kept (`run/memory.py`): the
             # consensus and later stages read integrity.json one pair at a time.
-            search = IntegritySearch(store.iter_fingerprints(), store.iter_claims())
-            result.integrity_pairs.update(write_integrity_pairs(
-                store.root, figures=search.figures, justifications=search.justifications,
-                pairs=search.pairs()))
-            del search
+            result.integrity_pairs.update(write_run_integrity(store))
             if later:
                 self.facts.begin_second_pass()
                 await self._judge_all(stored_claims(store, request), later, result,
