@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from judging.check.logbook import check_logbook
@@ -11,6 +12,7 @@ from judging.check.model import MISSING, WARNING, Checklist
 from judging.check.space import check_space
 from judging.errors import JudgingError
 from judging.intake import (
+    LoadedSubmission,
     expand_source,
     load_folder,
     read_logbook,
@@ -19,6 +21,30 @@ from judging.intake import (
 )
 
 PROFILES = ("icml2026",)
+
+
+def _logbook(checklist: Checklist, loaded: LoadedSubmission, folder: Path,
+             profile: str | None) -> None:
+    check_logbook(checklist, loaded, read_logbook(folder), folder, profile=profile)
+
+
+def _space(checklist: Checklist, loaded: LoadedSubmission, folder: Path,
+           profile: str | None) -> None:
+    check_space(checklist, loaded, read_space(folder), folder)
+
+
+def _manifest(checklist: Checklist, loaded: LoadedSubmission, folder: Path,
+              profile: str | None) -> None:
+    if profile is not None:
+        checklist.add("profile", WARNING, f"the {profile} profile checks logbooks; "
+                                          f"this is a manifest submission")
+    check_manifest(checklist, loaded, folder)
+
+
+#: The checklist of each shape of `intake.SHAPES`, by the shape's name (the shapes' order is
+#: intake's; tests/check holds that every shape has one).
+CHECKLISTS: dict[str, Callable[[Checklist, LoadedSubmission, Path, str | None], None]] = {
+    "manifest": _manifest, "logbook": _logbook, "space": _space}
 
 
 def check_source(source: str, *, profile: str | None = None) -> list[Checklist]:
@@ -42,7 +68,6 @@ def check_folder(folder: Path, *, source: str | None = None, profile: str | None
                  scratch: Path | None = None) -> Checklist:
     folder = Path(folder)
     shape = shape_of(folder) or "manifest"  # a folder of no shape: the manifest loader says why
-    logbook, space = shape == "logbook", shape == "space"
     checklist = Checklist(source=source or str(folder), folder=str(folder), format=shape,
                           profile=profile)
     with tempfile.TemporaryDirectory(prefix="judging-check-", dir=scratch) as out:
@@ -52,13 +77,5 @@ def check_folder(folder: Path, *, source: str | None = None, profile: str | None
             checklist.add("submission", MISSING, f"does not load: {exc}")
             return checklist
         checklist.submission_id = loaded.header.submission_id
-        if logbook:
-            check_logbook(checklist, loaded, read_logbook(folder), folder, profile=profile)
-        elif space:
-            check_space(checklist, loaded, read_space(folder), folder)
-        else:
-            if profile is not None:
-                checklist.add("profile", WARNING, f"the {profile} profile checks logbooks; "
-                                                  f"this is a manifest submission")
-            check_manifest(checklist, loaded, folder)
+        CHECKLISTS[shape](checklist, loaded, folder, profile)
     return checklist

@@ -306,3 +306,12 @@ def test_json_shape_over_several_sources(logbooks, complete_manifest: Path) -> N
         for item in sub["items"]:
             assert set(item) == {"item", "status", "detail", "claim", "file", "line"}
             assert item["status"] in ("ok", "missing", "warning")
+
+
+def test_every_shape_of_the_precedence_list_has_a_checklist():
+    # A new shape in intake.SHAPES without a checklist would fail `judging check` with a KeyError
+    # on its first folder; this says so at once.
+    from judging.check.stage import CHECKLISTS
+    from judging.intake import SHAPES
+
+    assert sorted(CHECKLISTS) == sorted(shape.name for shape in SHAPES)
