@@ -918,6 +918,11 @@ class FigureTrace(StrictModel):
     panels: list[PanelTrace] = Field(default_factory=list, max_length=MAX_TRACE_PANELS)
     panel_count: int = 0
 
+    def items(self) -> list[str]:
+        """What was read, in words (plain text), one item a line: `ChartTrace.sections` and
+        `judging chart` say a figure's reading this way."""
+        return _figure_items(self)
+
 
 class PanelPairTrace(StrictModel):
     """The independent readings of one pair of panels that the evidence weighs (each None when
@@ -986,7 +991,7 @@ class ChartTrace(StrictModel):
         for pair in self.panels:
             out.append((f"Panel pair {pair.index}", _pair_items(pair)))
         for side, figure in (("published", self.published), ("reproduced", self.reproduced)):
-            out.append((f"Read of the {side} figure", _figure_items(figure)))
+            out.append((f"Read of the {side} figure", figure.items()))
         return out
 
     def markdown(self) -> str:

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import click
+from rich.markup import escape
 from rich.table import Table
 
 from judging.cli.options import console, friendly_errors
@@ -68,7 +69,7 @@ def chart(figure: Path, reproduced: Path | None, as_json: bool, overlay_path: Pa
     """Read the plotted data back from a chart; with a second chart, the chart.* signals."""
     from judging.signal_catalogue import CATALOGUE
     from judging.signals import compare_charts, load_image, read_chart, render_overlay
-    from judging.signals.chart import chart_trace
+    from judging.signals.chart import chart_trace, figure_trace
 
     readings = [read_chart(load_image(path, max_pixels=max_pixels))
                 for path in [figure] + ([reproduced] if reproduced is not None else [])]
@@ -83,32 +84,23 @@ def chart(figure: Path, reproduced: Path | None, as_json: bool, overlay_path: Pa
         if image is None:
             raise click.ClickException("neither chart could be read: no overlay written")
         image.save(overlay_path, format="PNG")
-    described = [_describe_reading(r) for r in readings]
+    # One description of a reading, the run's: the trace's figures (`FigureTrace`).
+    figures = [trace.published, trace.reproduced] if trace is not None else \
+        [figure_trace(readings[0], source="image")]
     if as_json:
-        out: dict = {"published" if comparison else "chart": described[0]}
+        out: dict = {"published" if comparison else "chart": figures[0].model_dump(mode="json")}
         if comparison is not None:
-            out["reproduced"] = described[1]
+            out["reproduced"] = figures[1].model_dump(mode="json")
             out["signals"] = comparison.signals
             out["absent"] = comparison.reasons
             out["trace"] = trace.model_dump(mode="json") if trace is not None else None
+        out["points"] = [_points_shown(r) for r in readings]
         click.echo(json.dumps(out, indent=2))
         return
-    for path, reading in zip([figure, reproduced], described):
-        console.print(f"[bold]{path.name}[/]: " + ("readable" if reading["readable"] else
-                                                   f"unreadable ({reading['reason']})"))
-        for n, panel in enumerate(reading["panels"], 1):
-            for name in ("x", "y"):
-                axis = panel[name]
-                console.print(f"  panel {n} {name}: " + (
-                    "unreadable" if axis is None else
-                    f"{axis['scale']} {axis['from']:.4g} .. {axis['to']:.4g} "
-                    f"(ticks {', '.join(axis['ticks'])})"))
-            for series in panel["series"]:
-                console.print(f"  panel {n} series {series['name'] or '(no legend)'}: "
-                              f"{series['kind']} {series['style']}, {series['points']} points, "
-                              f"confidence {series['confidence']:.2f}")
-            for problem in panel["problems"]:
-                console.print(f"  panel {n}: {problem}")
+    for path, described in zip([figure, reproduced], figures):
+        console.print(f"[bold]{escape(path.name)}[/]")
+        for item in described.items():
+            console.print(f"  {item}", markup=False)
     if comparison is not None:
         table = Table(title=f"{figure.name} vs {reproduced.name}")
         for column in ("signal", "value", "meaning"):
@@ -127,17 +119,13 @@ def chart(figure: Path, reproduced: Path | None, as_json: bool, overlay_path: Pa
         console.print(f"overlay image: {overlay_path}")
 
 
-def _describe_reading(reading) -> dict:
-    def axis(a):
-        return None if a is None else {"scale": a.scale, "from": a.data_range[0],
-                                       "to": a.data_range[1], "confidence": a.confidence,
-                                       "ticks": [t.text for t in a.ticks]}
+#: Points of each series given by `judging chart --json` (evenly spaced over the series): what
+#: the reader made of the curve, without printing thousands of pixels.
+POINTS_SHOWN = 50
 
-    return {"readable": reading.readable, "reason": reading.reason, "panels": [
-        {"bbox": list(p.bbox), "x": axis(p.x), "y": axis(p.y), "legend": p.legend,
-         "problems": p.problems,
-         "series": [{"name": s.name, "style": s.style, "kind": s.kind, "points": len(s.points),
-                     "confidence": s.confidence, "x_units": s.x_units, "y_units": s.y_units,
-                     "data": [[round(float(x), 6), round(float(y), 6)]
-                              for x, y in s.points[:: max(1, len(s.points) // 50)]]}
-                    for s in p.series]} for p in reading.panels]}
+
+def _points_shown(reading) -> list[list[list[list[float]]]]:
+    """Per panel, per series (the trace's order), up to POINTS_SHOWN points in data units."""
+    return [[[[round(float(x), 6), round(float(y), 6)]
+              for x, y in s.points[:: max(1, len(s.points) // POINTS_SHOWN)]]
+             for s in p.series] for p in reading.panels]

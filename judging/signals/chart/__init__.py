@@ -28,7 +28,7 @@ from judging.models import Signal, Tolerance
 from judging.signals.chart.compare import compare, overlay
 from judging.signals.chart.data import reading_from_data, without_reference_lines
 from judging.signals.chart.read import read
-from judging.signals.chart.reading_trace import chart_trace
+from judging.signals.chart.reading_trace import chart_trace, figure_trace
 from judging.signals.chart.settings import (
     DEFAULT_COMPARE,
     DEFAULT_READER,
@@ -93,5 +93,5 @@ def comparison_signals(comparison: ChartComparison) -> dict[str, Signal]:
 __all__ = ["CHART_SIGNALS", "CHART_SOURCE_SIGNALS", "DEFAULT_COMPARE", "Axis",
            "ChartComparison", "ChartReading", "CompareSettings", "DEFAULT_READER", "EvidenceSettings",
            "Panel", "ReaderSettings",
-           "Series", "Tick", "chart_trace", "compare_charts", "comparison_signals", "read_chart",
+           "Series", "Tick", "chart_trace", "figure_trace", "compare_charts", "comparison_signals", "read_chart",
            "reading_from_data", "render_overlay", "without_reference_lines"]
