@@ -101,11 +101,16 @@ class IntegritySearch:
         self._names, self._shingles, self._sizes, self._papers = _text_index(
             claims.values() if isinstance(claims, Mapping) else claims)
         self.justifications = len(self._names)
+        self._consumed = False
 
     def pairs(self) -> Iterator[IntegrityPair]:
         """Pairs from different submissions, each once (the smaller claim key as `a`): the
         figures', then the justifications', then the duplicate submissions', each kind in order
-        of (a, b) as strings. One pass: the indexes are dropped as they are used."""
+        of (a, b) as strings. One pass: the indexes are dropped as they are used, so a second
+        call is an error (it would give only the duplicate submissions' pairs)."""
+        if self._consumed:
+            raise RuntimeError("IntegritySearch.pairs() gives the pairs once: build a new search")
+        self._consumed = True
         keys, (rows, distances) = self._figure_keys, self._close
         for start in range(0, len(rows), DISTANCE_BLOCK):  # as Python ints a block at a time
             block = slice(start, start + DISTANCE_BLOCK)

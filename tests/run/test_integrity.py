@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 from click.testing import CliRunner
 from PIL import Image
 
@@ -233,3 +234,14 @@ def test_the_streamed_integrity_file_has_the_whole_reports_bytes(tmp_path: Path)
         assert read_integrity(tmp_path) == report
         assert list(iter_integrity_pairs(tmp_path)) == report.pairs
         assert sum(written.values()) == len(report.pairs)
+
+
+def test_the_pairs_of_a_search_are_given_once():
+    # pairs() drops its indexes as it goes: a second call would quietly give only the duplicate
+    # submissions' pairs, so it is refused.
+    from judging.run.integrity import IntegritySearch
+
+    search = IntegritySearch({}, {})
+    assert list(search.pairs()) == []
+    with pytest.raises(RuntimeError, match="once"):
+        list(search.pairs())
