@@ -87,6 +87,24 @@ class Checklist(StrictModel):
 class CheckOutput(StrictModel):
     """`judging check SOURCE... --json`."""
 
-    ok: bool
     profile: str | None = None
     submissions: list[Checklist]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _derived_from_submissions(cls, data: Any) -> Any:
+        # `ok` is written for readers of the JSON, and derived again on read (never trusted).
+        if isinstance(data, dict):
+            data = {k: v for k, v in data.items() if k != "ok"}
+        return data
+
+    @model_serializer(mode="wrap")
+    def _ok_first(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data = handler(self)
+        return {"ok": data.pop("ok"), **data}  # the answer before the long list
+
+    @computed_field
+    @property
+    def ok(self) -> bool:
+        """No submission misses anything required."""
+        return all(c.ok for c in self.submissions)

@@ -33,10 +33,10 @@ def check(sources: tuple[str, ...], profile: str | None, as_json: bool) -> None:
     from judging.check import CheckOutput, check_source
 
     checklists = [c for source in sources for c in check_source(source, profile=profile)]
-    ok = all(c.ok for c in checklists)
+    output = CheckOutput(profile=profile, submissions=checklists)
+    ok = output.ok
     if as_json:
-        click.echo(CheckOutput(ok=ok, profile=profile, submissions=checklists
-                               ).model_dump_json(indent=2))
+        click.echo(output.model_dump_json(indent=2))
     else:
         for checklist in checklists:
             counts = checklist.counts

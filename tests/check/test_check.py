@@ -315,3 +315,16 @@ def test_every_shape_of_the_precedence_list_has_a_checklist():
     from judging.intake import SHAPES
 
     assert sorted(CHECKLISTS) == sorted(shape.name for shape in SHAPES)
+
+
+def test_the_check_output_derives_its_answer_from_its_checklists():
+    # `ok` is written first for readers of the JSON, but a file that says ok beside a checklist
+    # with something missing is read as what its checklists say (awards read this file back).
+    from judging.check import MISSING, Checklist, CheckOutput
+
+    checklist = Checklist(source="s", folder="s", format="manifest")
+    checklist.add("code", MISSING, "no code")
+    written = CheckOutput(submissions=[checklist]).model_dump_json()
+    assert written.startswith('{"ok":false')
+    forged = written.replace('"ok":false', '"ok":true', 1)
+    assert CheckOutput.model_validate_json(forged).ok is False
