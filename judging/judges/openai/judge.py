@@ -30,7 +30,6 @@ from judging.judges.openai.cost import (
     Budget,
     Price,
     load_prices,
-    model_price,
     prompt_tokens,
     tokens_cost,
     usage_cost,
@@ -82,7 +81,6 @@ class OpenAIJudge:
         """Bounds the calls in flight; a run shares one between its judges (--concurrency)."""
         self.cache = cache
         self.budget = budget
-        self.price = model_price(model, prices, budget=budget)
         fixed = options.response_format
         self.answer_settings: dict[str, SettingValue] = {
             "temperature": options.temperature, "max_tokens": options.max_tokens,
@@ -96,7 +94,8 @@ class OpenAIJudge:
         self._owns_endpoint = endpoint is None
         self.endpoint = endpoint or EndpointClient(options, connections=None)
         self.transport = Transport(self.spec, model, options, endpoint=self.endpoint,
-                                   cache=cache, budget=budget, price=self.price)
+                                   cache=cache, budget=budget, prices=prices)
+        self.price = self.transport.price
 
     @property
     def client(self) -> openai.AsyncOpenAI:

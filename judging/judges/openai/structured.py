@@ -34,7 +34,6 @@ from judging.judges.openai.cost import (
     Budget,
     Price,
     load_prices,
-    model_price,
     prompt_tokens,
     tokens_cost,
 )
@@ -103,13 +102,13 @@ class StructuredCaller:
     def __post_init__(self) -> None:
         if not self.model:
             raise JudgeConfigError("an openai extractor needs a model: openai:MODEL")
-        self.price = model_price(self.model, self.prices, budget=self.budget)
         self.endpoint = EndpointClient(self.options, connections=None)
         """Its own connections, in the portal's event loop (the extractor runs in the loading
         thread, not in the judges' loop)."""
         self.transport = Transport(self.spec, self.model, self.options, endpoint=self.endpoint,
-                                   cache=self.cache, budget=self.budget, price=self.price,
+                                   cache=self.cache, budget=self.budget, prices=self.prices,
                                    purpose="structured")
+        self.price = self.transport.price
         self.portal = Portal()
 
     @property

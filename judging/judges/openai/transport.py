@@ -29,7 +29,7 @@ import pydantic_core
 
 from judging.judges.openai.answers import served, served_by, usage_of
 from judging.judges.openai.cache import AnswerCache
-from judging.judges.openai.cost import Budget, Price, usage_cost
+from judging.judges.openai.cost import Budget, Price, model_price, usage_cost
 from judging.judges.openai.endpoint import (
     EndpointClient,
     FormatChain,
@@ -117,13 +117,15 @@ class Transport:
     the error map and the record of what served each answer."""
 
     def __init__(self, spec: str, model: str, options: LLMOptions, *, endpoint: EndpointClient,
-                 cache: AnswerCache | None, budget: Budget | None, price: Price | None,
+                 cache: AnswerCache | None, budget: Budget | None, prices: dict[str, Price],
                  purpose: str | None = None):
         self.spec, self.model, self.options = spec, model, options
         self.endpoint = endpoint
         self.cache = cache if options.use_cache else None
         self.budget = budget
-        self.price = price
+        self.price = model_price(model, prices, budget=budget)
+        """What the calls are charged at (None: no price known, no cost recorded); a budget
+        without a price is refused here, for every caller."""
         self.purpose = purpose
         """Recorded in the cache entries of answers not a judge's ("structured")."""
         self.formats = FormatChain(options.response_format)
