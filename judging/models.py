@@ -972,7 +972,7 @@ class ChartTrace(StrictModel):
             head.append(f"no evidence: {self.absent}")
         if self.same_data is not None:
             head.append(f"chart.same_data {self.same_data:.2f} (agreement "
-                        f"{self.agreement or 0:.2f}, difference {self.difference or 0:.2f})")
+                        f"{_share(self.agreement)}, difference {_share(self.difference)})")
         if self.reading_confidence is not None:
             head.append(f"reading confidence {self.reading_confidence:.2f}")
         head += [f"confirmed: {c}" for c in self.confirmed]
@@ -1022,9 +1022,10 @@ def _pair_items(pair: PanelPairTrace) -> list[str]:
 def _axis_text(name: str, axis: AxisTrace | None) -> str:
     if axis is None:
         return f"{name} axis: not read"
-    lo, hi = axis.data_range if axis.data_range is not None else (math.nan, math.nan)
+    span = ("data range not finite" if axis.data_range is None
+            else f"{axis.data_range[0]:.4g} to {axis.data_range[1]:.4g}")
     ticks = ", ".join(axis.ticks) + (", ..." if axis.tick_count > len(axis.ticks) else "")
-    return (f"{name} axis: {axis.scale}, {lo:.4g} to {hi:.4g}, confidence {axis.confidence:.2f}"
+    return (f"{name} axis: {axis.scale}, {span}, confidence {axis.confidence:.2f}"
             + (", borrowed from an aligned panel" if axis.borrowed else
                f", {axis.tick_count} tick labels ({ticks})"))
 
