@@ -958,6 +958,7 @@ class ChartTrace(StrictModel):
     agreement: float | None = None
     difference: float | None = None
     confirmed: list[TraceText] = Field(default_factory=list, max_length=MAX_TRACE_NOTES)
+    confirmed_count: int = 0
     doubts: list[TraceText] = Field(default_factory=list, max_length=MAX_TRACE_NOTES)
     doubt_count: int = 0
     reading_confidence: float | None = None
@@ -976,6 +977,8 @@ class ChartTrace(StrictModel):
         if self.reading_confidence is not None:
             head.append(f"reading confidence {self.reading_confidence:.2f}")
         head += [f"confirmed: {c}" for c in self.confirmed]
+        if self.confirmed_count > len(self.confirmed):
+            head.append(f"... {self.confirmed_count - len(self.confirmed)} more confirmed")
         if not self.confirmed and self.same_data is not None:
             head.append("nothing confirmed by two independent readings: the AI abstains "
                         "where its rubric needs a confirmed answer")

@@ -214,3 +214,18 @@ def test_what_was_not_read_is_said_so_not_shown_as_a_number() -> None:
     assert "agreement 0.00" not in text and "difference 0.00" not in text, text
     assert "x axis: log, data range not finite, confidence 0.50" in text, text
     assert "chart.same_data 0.25 (agreement unread, difference unread)" in text, text
+
+
+def test_confirmations_past_the_bound_are_counted() -> None:
+    """The doubts past MAX_TRACE_NOTES were counted, the confirmations cut silently: a
+    reviewer read twelve and could not tell there were more."""
+    from judging.signals.chart.evidence import Evidence
+
+    empty = ChartReading([], True, size=(10, 10))
+    confirmed = [f"panel {n}: series agree" for n in range(MAX_TRACE_NOTES + 5)]
+    comparison = ChartComparison(signals={}, reasons={}, evidence=Evidence(
+        agreement=0.9, difference=0.0, same_data=0.95, confirmed=confirmed))
+    trace = chart_trace(empty, empty, comparison, published_source="image",
+                        reproduced_source="image")
+    assert len(trace.confirmed) == MAX_TRACE_NOTES and trace.confirmed_count == len(confirmed)
+    assert "... 5 more confirmed" in trace.markdown()
