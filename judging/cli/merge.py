@@ -49,8 +49,8 @@ def print_merge(result) -> None:
                   f"{result.counts.get('fingerprints_added', 0)} fingerprint(s), "
                   f"{result.counts.get('files_copied', 0)} file(s) copied", soft_wrap=True,
                   highlight=False)
-    if result.integrity is not None and result.integrity.pairs:
-        kinds = Counter(p.kind.replace("_", " ") for p in result.integrity.pairs)
+    if result.integrity_pairs:
+        kinds = Counter({kind.replace("_", " "): n for kind, n in result.integrity_pairs.items()})
         console.print("[bold yellow]integrity:[/] " + ", ".join(
             f"{n} {kind} pair(s) across submissions" for kind, n in sorted(kinds.items()))
             + " (recomputed over the merged run)", soft_wrap=True)

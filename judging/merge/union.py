@@ -28,6 +28,7 @@ from __future__ import annotations
 import filecmp
 import hashlib
 import shutil
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,13 +41,12 @@ from judging.models import (
     ClaimInput,
     ConflictSide,
     Fingerprint,
-    IntegrityReport,
     Judgment,
     Label,
     MergeConflict,
     NotAddressed,
 )
-from judging.run import find_pairs
+from judging.run import IntegritySearch
 from judging.rundir import (
     Invocation,
     Merge,
@@ -61,7 +61,7 @@ from judging.rundir import (
     read_not_addressed,
     utc_now,
     write_conflicts,
-    write_integrity,
+    write_integrity_pairs,
     write_not_addressed,
 )
 from judging.version import code_version
@@ -119,7 +119,9 @@ class MergeResult:
     """Lines of the inputs already in DIR (a repeated merge)."""
     conflicts: list[MergeConflict] = field(default_factory=list)
     """Conflicts this merge met (including ones an earlier merge recorded, still unresolved)."""
-    integrity: IntegrityReport | None = None
+    integrity_pairs: Counter[str] = field(default_factory=Counter)
+    """The integrity pairs found over the union, by kind (written to integrity.json one at a
+    time, never held)."""
     counts: dict[str, int] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
 
@@ -406,9 +408,13 @@ def merge_runs(inputs: Sequence[Path], out: Path) -> MergeResult:
     result.counts["files_copied"] = copied
 
     # Integrity over the union: copies between submissions judged in different shards.
+    # Written as they are found, as `judging run` writes them (`judging.run.memory`): a merged
+    # run is the largest there is.
     merged = RunStore.open(out, create=False)
-    result.integrity = find_pairs(merged.fingerprints(), merged.claims())
-    write_integrity(out, result.integrity)
+    search = IntegritySearch(merged.iter_fingerprints(), merged.iter_claims())
+    result.integrity_pairs = write_integrity_pairs(
+        out, figures=search.figures, justifications=search.justifications, pairs=search.pairs())
+    del search
     # Consensus over the union too: the reproductions of one registry claim judged in
     # different shards are set side by side only here.
     run_consensus(out)
@@ -427,7 +433,7 @@ def merge_runs(inputs: Sequence[Path], out: Path) -> MergeResult:
                 info.invocations.append(tagged)
     result.counts |= {"added": result.added, "already_present": result.already,
                       "conflicts": len(result.conflicts),
-                      "integrity_pairs": len(result.integrity.pairs)}
+                      "integrity_pairs": sum(result.integrity_pairs.values())}
     info.merges.append(Merge(started_at=started, ended_at=utc_now(), code_version=code_version(),
                              inputs=result.inputs, counts=dict(result.counts),
                              warnings=result.warnings))

@@ -13,10 +13,10 @@ and gives. A rerun on the same directory resumes: finished lines are skipped.
 
 from __future__ import annotations
 
-from judging.run.integrity import find_pairs
+from judging.run.integrity import IntegritySearch, find_pairs
 from judging.run.measure import Measurement, MeasureOptions, measure_claim
 from judging.run.request import Estimate, RunRequest, RunResult, summarize
 from judging.run.runner import Runner, run_judging
 
-__all__ = ["Estimate", "find_pairs", "MeasureOptions", "Measurement", "RunRequest", "RunResult", "Runner",
-           "measure_claim", "run_judging", "summarize"]
+__all__ = ["Estimate", "IntegritySearch", "find_pairs", "MeasureOptions", "Measurement", "RunRequest",
+           "RunResult", "Runner", "measure_claim", "run_judging", "summarize"]
