@@ -1569,7 +1569,8 @@ class RerunLimits(StrictModel):
     output_mb: float
     """Output kept per stream (stdout, stderr); more stops the run."""
     disk_mb: int
-    """Size of the scratch folder (the submission's copy), of /tmp and of home."""
+    """Size of the scratch folder (the submission's copy), of /tmp and of home, and, for an
+    install, of the environment it writes (`Sandbox.run`'s keep)."""
 
 
 class RerunEnvironment(StrictModel):
