@@ -963,6 +963,7 @@ class ChartTrace(StrictModel):
     agreement: float | None = None
     difference: float | None = None
     confirmed: list[TraceText] = Field(default_factory=list, max_length=MAX_TRACE_NOTES)
+    confirmed_count: int = 0
     doubts: list[TraceText] = Field(default_factory=list, max_length=MAX_TRACE_NOTES)
     doubt_count: int = 0
     reading_confidence: float | None = None
@@ -977,10 +978,12 @@ class ChartTrace(StrictModel):
             head.append(f"no evidence: {self.absent}")
         if self.same_data is not None:
             head.append(f"chart.same_data {self.same_data:.2f} (agreement "
-                        f"{self.agreement or 0:.2f}, difference {self.difference or 0:.2f})")
+                        f"{_share(self.agreement)}, difference {_share(self.difference)})")
         if self.reading_confidence is not None:
             head.append(f"reading confidence {self.reading_confidence:.2f}")
         head += [f"confirmed: {c}" for c in self.confirmed]
+        if self.confirmed_count > len(self.confirmed):
+            head.append(f"... {self.confirmed_count - len(self.confirmed)} more confirmed")
         if not self.confirmed and self.same_data is not None:
             head.append("nothing confirmed by two independent readings: the AI abstains "
                         "where its rubric needs a confirmed answer")
@@ -1027,9 +1030,10 @@ def _pair_items(pair: PanelPairTrace) -> list[str]:
 def _axis_text(name: str, axis: AxisTrace | None) -> str:
     if axis is None:
         return f"{name} axis: not read"
-    lo, hi = axis.data_range if axis.data_range is not None else (math.nan, math.nan)
+    span = ("data range not finite" if axis.data_range is None
+            else f"{axis.data_range[0]:.4g} to {axis.data_range[1]:.4g}")
     ticks = ", ".join(axis.ticks) + (", ..." if axis.tick_count > len(axis.ticks) else "")
-    return (f"{name} axis: {axis.scale}, {lo:.4g} to {hi:.4g}, confidence {axis.confidence:.2f}"
+    return (f"{name} axis: {axis.scale}, {span}, confidence {axis.confidence:.2f}"
             + (", borrowed from an aligned panel" if axis.borrowed else
                f", {axis.tick_count} tick labels ({ticks})"))
 
@@ -1570,7 +1574,8 @@ class RerunLimits(StrictModel):
     output_mb: float
     """Output kept per stream (stdout, stderr); more stops the run."""
     disk_mb: int
-    """Size of the scratch folder (the submission's copy), of /tmp and of home."""
+    """Size of the scratch folder (the submission's copy), of /tmp and of home, and, for an
+    install, of the environment it writes (`Sandbox.run`'s keep)."""
 
 
 class RerunEnvironment(StrictModel):

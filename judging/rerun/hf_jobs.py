@@ -34,7 +34,14 @@ from judging.errors import JudgingError
 from judging.models import RerunEnvironment, RerunRecord, RerunStatus
 from judging.rerun.cgroup import MIB
 from judging.rerun.sandbox import ProcessOutcome
-from judging.rerun.stage import RerunRequest, admitted, fresh_logs, logs_bytes, write_result
+from judging.rerun.stage import (
+    RerunRequest,
+    admitted,
+    flavor_refused,
+    fresh_logs,
+    logs_bytes,
+    write_result,
+)
 from judging.rerun.task import (
     STDERR_TAIL_CHARS,
     RerunTask,
@@ -254,11 +261,10 @@ def _allowed_flavors(request: RerunRequest, tasks: list[RerunTask],
     """The tasks whose flavor the organizer's --hf-flavors allows; the others are recorded "not
     run", not final (allowed later, the claim runs)."""
     for task in tasks:
-        if task.not_run is None and task.flavor not in request.hf_flavors:
+        refused = flavor_refused(request, task) if task.not_run is None else None
+        if refused is not None:
             on_result(write_result(request.run_dir, not_run_record(
-                task, engine="hf-jobs", sandbox=None, final=False,
-                reason=f"flavor {task.flavor!r} is not one --hf-flavors allows "
-                       f"({','.join(request.hf_flavors)})"), logs=None))
+                task, engine="hf-jobs", sandbox=None, final=False, reason=refused), logs=None))
             continue
         yield task
 

@@ -350,9 +350,11 @@ class Sandbox:
                                     **env}.items():
                     options += ["--setenv", name, value]
                 boot = _BOOT_ROOT if self.privileged else _BOOT_USER
-                files = disk_files(limits)
+                # A tmpfs's inode bound counts its own root folder: one more than the files
+                # and folders it holds (`disk_files`, what the plan lets in).
+                inodes = disk_files(limits) + 1
                 argv = [*self._limits(limits), _bwrap() or "bwrap", *options, "--",
-                        "/bin/bash", "-c", boot, str(write_end), str(self.uid), str(files),
+                        "/bin/bash", "-c", boot, str(write_end), str(self.uid), str(inodes),
                         inner, keep.target if keep is not None else "", results or "",
                         *command]
                 cwd = None
@@ -465,7 +467,7 @@ class Sandbox:
 # exits 0 and a `keep` tmpfs was given, every other process of the sandbox is killed (as root:
 # daemons included) and the tmpfs copied into KEEP_OUT, which the uid cannot write (its owner
 # kept, set-uid and set-gid bits dropped: this machine's disk holds no set-uid file). $0: the
-# results pipe's fd (moved to 3), $1: the uid, $2: the files per tmpfs, $3: the inner script,
+# results pipe's fd (moved to 3), $1: the uid, $2: the inodes per tmpfs, $3: the inner script,
 # $4: the `keep` tmpfs (or "").
 _BOOT_ROOT = """eval "exec 3>&$0 $0>&-"
 uid=$1; files=$2; inner=$3; keep=$4; shift 4

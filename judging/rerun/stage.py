@@ -164,11 +164,11 @@ def plan_rerun(request: RerunRequest, *, prices: dict[str, float] | None = None)
             estimate.resumed += 1
             continue
         tasks.append(task)
-        if task.not_run is not None:
+        if task.not_run is not None or flavor_refused(request, task) is not None:
             estimate.not_runnable += 1
             continue
         estimate.max_cpu_hours += task.limits.wall_s / 3600
-        if prices is not None and task.flavor in request.hf_flavors:
+        if prices is not None:
             estimate.max_usd = (estimate.max_usd or 0.0) + prices.get(task.flavor, 0.0) * \
                 task.limits.wall_s / 60
         request_env = task.environment
@@ -185,6 +185,16 @@ def plan_rerun(request: RerunRequest, *, prices: dict[str, float] | None = None)
     estimate.to_run = len(tasks)
     estimate.environments = len(keys)
     return RerunPlan(tasks=tasks, estimate=estimate)
+
+
+def flavor_refused(request: RerunRequest, task: RerunTask) -> str | None:
+    """Why HF Jobs does not run `task` on the hardware its claim asks for (None: the organizer's
+    --hf-flavors allows it, or another engine runs it): the plan's estimate and the engine
+    decide with this one rule."""
+    if request.engine != "hf-jobs" or task.flavor in request.hf_flavors:
+        return None
+    return (f"flavor {task.flavor!r} is not one --hf-flavors allows "
+            f"({','.join(request.hf_flavors)})")
 
 
 def write_result(run_dir: Path, record: RerunRecord, *, logs: Path | None) -> RerunRecord:

@@ -86,9 +86,10 @@ class IntegritySearch:
     """The integrity check of one run, made to be written as it goes (`judging.run.memory`).
 
     Built in one pass over the fingerprints and one over the claims (`fingerprints` and `claims`
-    may be streams; later entries of one claim replace earlier ones), keeping per claim only its
-    key's strings and its hash or shingle ids, and the figure pairs found as index arrays (16
-    bytes a pair). `figures` and `justifications` are then known (integrity.json writes them
+    may be streams; a later fingerprint of one claim replaces an earlier one, while each claim
+    is given once, as `RunStore.iter_claims` gives them: one given twice is paired twice),
+    keeping per claim only its key's strings and its hash or shingle ids, and the figure pairs
+    found as index arrays (16 bytes a pair). `figures` and `justifications` are then known (integrity.json writes them
     before its pairs), and `pairs()` makes the pairs one at a time in the file's order, so that
     `rundir.write_integrity_pairs` writes each as it is made: a run holds no pair, where a list of
     them grew by about 3.6 KB a claim on the scale benchmark (two pairs a claim)."""

@@ -4,10 +4,12 @@ bubblewrap and uv, run as the organizer runs them."""
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 
 from judging.models import RerunStatus
+from judging.rerun.sandbox import DEFAULT_LIMITS, disk_files
 from judging.rundir import read_reruns
 from tests.rerun.conftest import judged_run, judging, need_sandbox, script_claim
 
@@ -113,3 +115,24 @@ def test_a_flood_of_empty_files_is_not_walked_past_what_the_sandbox_holds(
     assert record.reason == ("the submission's files add up to more than the sandbox's disk "
                              "(16 MiB, --disk, or 4,096 files and folders), where it is copied: "
                              "not run")
+
+
+def test_a_submission_of_as_many_files_as_the_sandbox_holds_is_run(
+        tmp_path: Path, make_submission) -> None:
+    """The plan lets a submission of exactly the sandbox's files and folders (4,096 at --disk
+    16) run: the sandbox holds that many. Its tmpfs's inode bound counts the folder's own
+    inode too, so the copy into the sandbox ran out one short and the claim failed there."""
+    need_sandbox()
+    builder = make_submission()
+    script_claim(builder, "paper-1/c1", "run.py", "print(93.8)\n")
+    builder.write()
+    flood = builder.root / "data"
+    flood.mkdir()
+    entries = sum(len(dirs) + len(files) for _, dirs, files in os.walk(builder.root))
+    for n in range(disk_files(DEFAULT_LIMITS.model_copy(update={"disk_mb": 16})) - entries):
+        (flood / f"f{n}").touch()
+    assert sum(len(d) + len(f) for _, d, f in os.walk(builder.root)) == 4096
+    run = judged_run(builder.root.parent, tmp_path / "run")
+    judging("rerun", str(run), "--env-cache", str(tmp_path / "cache"), "--disk", "16")
+    record = read_reruns(run)["tester/sub-1::paper-1/c1"]
+    assert record.status is RerunStatus.reproduced, (record.reason, record.stderr_tail)

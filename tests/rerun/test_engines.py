@@ -82,6 +82,10 @@ def test_hf_jobs_rerun_the_hub_submission_at_its_revision_without_secrets(
         specs = list(hub.jobs.specs)
         requests = list(hub.requests)
     assert "at most $" in output.splitlines()[0]
+    # the claim whose flavor is not allowed is not run: the estimate neither runs nor prices it
+    estimate = output.splitlines()[0]
+    assert "3 to run (1 of them cannot run)" in estimate and "at most 0.07 CPU-hours" in estimate, \
+        estimate
     records = {key.split("::")[1]: r for key, r in read_reruns(run).items()}
     assert records["paper-1/c1"].status is RerunStatus.reproduced, records["paper-1/c1"].reason
     assert records["paper-1/c2"].status is RerunStatus.differs

@@ -155,3 +155,17 @@ def test_the_integrity_check_holds_no_pair(tmp_path: Path) -> None:
     assert per_claim <= INTEGRITY_HELD_PER_CLAIM, (
         f"the integrity check grew by {per_claim:.0f} bytes a claim: it holds its pairs "
         f"(see judging/run/memory.py)")
+
+
+def test_no_stage_finds_the_integrity_pairs_in_one_report() -> None:
+    """`judging run` and `judging merge` write their integrity pairs one at a time
+    (`write_run_integrity`); a merge, over the union of sharded runs (the largest of all), found
+    them in one report with every claim in a dict, holding what test_the_integrity_check_holds_no_pair
+    bounds. `find_pairs` (the whole report) is for small runs and tests only."""
+    package = ROOT / "judging"
+    found = [f"{path.relative_to(package)}:{number}"
+             for path in sorted(package.rglob("*.py"))
+             if path.relative_to(package).parts[0] != "run"
+             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if "find_pairs(" in line]
+    assert found == [], found

@@ -115,6 +115,7 @@ def chart_trace(published: ChartReading, reproduced: ChartReading,
         "same_data": evidence.same_data, "agreement": evidence.agreement,
         "difference": evidence.difference,
         "confirmed": [_cut(c) for c in evidence.confirmed[:MAX_TRACE_NOTES]],
+        "confirmed_count": len(evidence.confirmed),
         "doubts": [_cut(d) for d in evidence.doubts[:MAX_TRACE_NOTES]],
         "doubt_count": len(evidence.doubts)}
     absent = None if evidence is not None else _cut(

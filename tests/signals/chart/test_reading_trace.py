@@ -198,3 +198,34 @@ def test_judging_chart_shows_the_evidence_of_two_figures(tmp_path: Path) -> None
     trace = ChartTrace.model_validate(json.loads(as_json.output)["trace"])
     assert trace.published.panels[0].legend == list(NAMES)
     assert any(SWAP_DOUBT in d for d in trace.doubts)
+
+
+def test_what_was_not_read_is_said_so_not_shown_as_a_number() -> None:
+    """An axis whose data range is not finite (recorded as None) read "nan to nan", and a
+    weighing without its agreement or difference (None) read "agreement 0.00": a number
+    nobody measured, beside the ones that were."""
+    axis = AxisTrace(scale="log", data_range=None, ticks=["1", "10"], tick_count=2,
+                     confidence=0.5)
+    figure = FigureTrace(source="image", readable=True, size=(10, 10), panel_count=1,
+                         panels=[PanelTrace(bbox=(0, 0, 10, 10), x=axis, y=axis)])
+    trace = ChartTrace(published=figure, reproduced=figure, same_data=0.25)
+    text = trace.markdown()
+    assert "nan" not in text, text
+    assert "agreement 0.00" not in text and "difference 0.00" not in text, text
+    assert "x axis: log, data range not finite, confidence 0.50" in text, text
+    assert "chart.same_data 0.25 (agreement unread, difference unread)" in text, text
+
+
+def test_confirmations_past_the_bound_are_counted() -> None:
+    """The doubts past MAX_TRACE_NOTES were counted, the confirmations cut silently: a
+    reviewer read twelve and could not tell there were more."""
+    from judging.signals.chart.evidence import Evidence
+
+    empty = ChartReading([], True, size=(10, 10))
+    confirmed = [f"panel {n}: series agree" for n in range(MAX_TRACE_NOTES + 5)]
+    comparison = ChartComparison(signals={}, reasons={}, evidence=Evidence(
+        agreement=0.9, difference=0.0, same_data=0.95, confirmed=confirmed))
+    trace = chart_trace(empty, empty, comparison, published_source="image",
+                        reproduced_source="image")
+    assert len(trace.confirmed) == MAX_TRACE_NOTES and trace.confirmed_count == len(confirmed)
+    assert "... 5 more confirmed" in trace.markdown()
