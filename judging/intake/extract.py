@@ -646,7 +646,7 @@ def sentence_values(text: str) -> list[Value]:
     """Values of sentences that pair both sides explicitly ("the paper reports 1.5; we measured
     0.9"): one number right after a paper marker and one right after a measurement marker."""
     out: list[Value] = []
-    clean = _drop_ignored(text)
+    clean = drop_ignored(text)
     for s in _SENTENCE.finditer(strip_fences(text)):
         sentence = s.group(0).lstrip()
         start = s.start() + len(s.group(0)) - len(sentence)
@@ -717,7 +717,7 @@ _IGNORED = re.compile(
     r"datasets|models|prompts|questions|problems|episodes)\b))")
 
 
-def _drop_ignored(text: str) -> str:
+def drop_ignored(text: str) -> str:
     """`text` with the numbers a reader skips blanked out (same length, so quotes still map)."""
     return _IGNORED.sub(lambda m: " " * len(m.group(0)), text)
 
@@ -728,7 +728,7 @@ _NUMBER_SIGNED = re.compile(_SIGNED)
 
 def _number_in(text: str) -> tuple[float, str] | None:
     """The first number of `text` that is not an ignored one, with its verbatim text."""
-    clean = _drop_ignored(text)
+    clean = drop_ignored(text)
     for m in _NUMBER_SIGNED.finditer(clean):
         value = parse_number(m.group(0).lstrip("+"))
         if value is not None:

@@ -49,6 +49,7 @@ from judging.intake.extract import (
     IN_PROSE,
     NUMBER,
     Extraction,
+    drop_ignored,
     map_verdict,
     parse_number,
     plain_text,
@@ -73,10 +74,14 @@ _ID_CELL = re.compile(r"(?i)^\s*\**(?:claim\s*)?c?(?P<n>\d{1,3})\b")
 _NOTE_HEAD = re.compile(r"(?i)\b(?:notes?|evidence|source|comment|explanation|reason|where)\b|"
                         r"备注|說明|说明|解释|解釋")
 #: A cell that is one number: an optional approximation sign, the number with a unit of a few
-#: letters, a ± spread, a count's denominator and a parenthetical ("54/300（18.00%）").
-_ONE_NUMBER = re.compile(r"^[~≈]?\s*(?P<n>" + NUMBER + r")\s*(?:/\s*[\d,]+)?\s*"
+#: letters, a ± spread, a count's denominator ("54/300", no spaces: "96.5 / 96.3" is a pair) and
+#: a parenthetical ("54/300（18.00%）"); `one_number` checks the count and the parenthetical.
+_ONE_NUMBER = re.compile(r"^[~≈]?\s*(?P<n>" + NUMBER + r")(?:/(?P<of>\d[\d,]*))?\s*"
                          r"(?:[A-Za-z%]{1,4}\.?)?\s*(?:±\s*" + NUMBER + r"\s*[A-Za-z%]{0,4})?\s*"
-                         r"(?:[(（][^)）]*[)）])?\s*$")
+                         r"(?:[(（](?P<aside>[^)）]*)[)）])?\s*$")
+_SPREAD = re.compile(r"±\s*" + NUMBER)
+#: A parenthetical that states a difference ("(+0.11)", "(Δ -0.2)", "(0.3 pp)"), not a second value.
+_ASIDE_DIFFERENCE = re.compile(r"(?i)^\s*\+|Δ|\bpp\b|\bdiff|\bdelta\b")
 #: A cell or heading longer than this is prose, not a label: its verdict words are not read.
 LABEL_CHARS = 120
 #: A heading of at most this many words may be a verdict by its words ("What doesn't match");
@@ -203,10 +208,41 @@ def cell_verdict(cell: str) -> str | None:
 
 
 def one_number(cell: str) -> float | None:
-    """The number of a cell that holds one number, else None."""
+    """The number of a cell that holds one number, else None (`read_number` says why)."""
+    return read_number(cell)[0]
+
+
+def read_number(cell: str) -> tuple[float | None, str | None]:
+    """(the number of a cell that holds one number, else None with the reason when the cell
+    holds numbers). "a/b" is a count of a total only when a and b are whole and a <= b
+    ("256/128" is two sizes, "4046/68" a split); a parenthetical holding another number is a
+    second value ("2.39 s (paper: 2.02 s)", "90.64 (90.63 on the other pack)") unless it
+    restates this one (the count's percentage, the same number) or states a difference: which
+    of two numbers is the claim's is not declared."""
     clean = plain_text(cell).replace("**", "").strip()
     m = _ONE_NUMBER.match(clean)
-    return parse_number(m.group("n")) if m else None
+    value = parse_number(m.group("n")) if m else None
+    if m is None or value is None:
+        return None, None
+    restated = [value]
+    if m.group("of"):
+        total = parse_number(m.group("of"))
+        if total is None or not value.is_integer() or not 0 <= value <= total or not total:
+            return None, f"{clean[:40]!r} is two numbers, not a count of a total"
+        restated.append(100 * value / total)
+    aside = m.group("aside") or ""
+    if aside and not _ASIDE_DIFFERENCE.search(aside):
+        for hit in re.finditer(NUMBER, drop_ignored(_SPREAD.sub(" ", aside))):
+            said = parse_number(hit.group(0))
+            if said is None or not any(_rounds_to(r, hit.group(0), said) for r in restated):
+                return None, f"{clean[:40]!r} holds a second number in its parenthesis"
+    return value, None
+
+
+def _rounds_to(exact: float, text: str, said: float) -> bool:
+    """`said`, written as `text`, is `exact` rounded to the digits it is written with."""
+    digits = len(text.rstrip("%").split(".")[1]) if "." in text else 0
+    return abs(exact - said) <= 0.5 * 10 ** -digits + 1e-9
 
 
 # --- tables ---------------------------------------------------------------------------------
@@ -230,11 +266,21 @@ def columns(header: list[str], body: list[list[str]]) -> Columns | None:
     """What each column of a table holds, or None when the table is not a claims table."""
     paper, ours, pair = [], [], []
     verdict = claim = ident = None
+    against: list[int] = []
     for j, name in enumerate(header):
         text = plain_text(name)
         is_paper, is_ours = bool(_PAPER_HEAD.search(text)), bool(_OURS_HEAD.search(text))
-        if j and _VERDICT_HEAD.search(text) and verdict is None and not (is_paper or is_ours):
-            verdict = j
+        if is_paper and _AGAINST_SIDE.search(text):
+            against.append(j)
+        if (is_paper or is_ours) and (_AGAINST_SIDE.search(text) or _TEXT_HEAD.search(text)):
+            # "Δ vs paper", "Gap to paper", "Paper section", "Reproduced?": a difference, a
+            # text or a yes/no about a side, not the side's value
+            is_paper = is_ours = False
+        if _VERDICT_HEAD.search(text) and verdict is None and not is_paper:
+            # "Status", "Reproduction status" ("Paper conclusion" is the paper's text); a
+            # first column only names a verdict when another column states the claim
+            if j or any(_CLAIM_HEAD.search(plain_text(h)) for h in header[1:]):
+                verdict = j
         elif _ID_HEAD.match(text):
             ident = j
         elif _CLAIM_HEAD.search(text) and claim is None and not is_ours:
@@ -253,15 +299,31 @@ def columns(header: list[str], body: list[list[str]]) -> Columns | None:
             ours.append(j)
     if verdict is None:
         verdict = _marked_column(header, body)
-    if not ((paper and ours) or pair or verdict is not None):
-        return None
+        # a column of verdict marks holds verdicts, whatever its header names ("Reproduced?")
+        paper, ours = [j for j in paper if j != verdict], [j for j in ours if j != verdict]
+    if not ((paper or against) and ours or pair or verdict is not None):
+        return None  # ours against the paper ("Ours | Δ vs paper") compares with the paper too
     used = {*paper, *ours, *(j for j, _ in pair), verdict, ident}
     numeric = {j for j in range(len(header)) if j not in used and j != claim
                and _mostly_numbers([r[j] for r in body if j < len(r) and r[j].strip()])}
     labels = [j for j, name in enumerate(header) if j not in used and j != claim
               and j not in numeric and not _NOTE_HEAD.search(plain_text(name))]
-    other = [j for j in sorted(numeric) if not _DERIVED_HEAD.search(plain_text(header[j]))]
+    other = [j for j in sorted(numeric) if not _DERIVED_HEAD.search(plain_text(header[j]))
+             and j not in against]
     return Columns(paper, ours, pair, verdict, claim, ident, labels, other)
+
+
+#: A header naming a side it is measured against ("Δ vs paper", "Gap to paper", "% of paper",
+#: "與論文差距"): a difference or a ratio, not that side's value.
+_AGAINST_SIDE = re.compile(
+    r"(?i)(?:\b(?:vs\.?|versus|to|from|against|relative\s+to|compared\s+(?:to|with)|of)|[%Δ]"
+    r"|与|與|和|相对|相對|对比|對比)\s*(?:the\s+)?(?:" + _PAPER_HEAD.pattern.replace("(?i)", "")
+    + r")|(?:" + _PAPER_HEAD.pattern.replace("(?i)", "") + r")\S*\s*(?:差距|差值|之差)")
+#: A header naming a side's text, not its number ("Paper section", "Reproduction notes",
+#: "Original setting"), or asking a yes/no question about it ("Reproduced?").
+_TEXT_HEAD = re.compile(r"(?i)\b(?:statement|description|source|reference|section|setting|"
+                        r"config(?:uration)?|notes?|comments?|link|command|script|file|path|"
+                        r"setup|details?)\b|\?\s*$|[？]\s*$")
 
 
 #: A column derived from the two sides (a difference, a ratio) or naming a setting or a count.
@@ -349,25 +411,39 @@ def _row_statement(cells: list[str], cols: Columns) -> str:
 def _row_values(ex: Extraction, header: list[str], cells: list[str], cols: Columns,
                 raw: str) -> None:
     got: dict[str, list[float]] = {"reported": [], "reproduced": []}
-    for j in cols.paper:
-        if (v := one_number(cells[j])) is not None:
-            got["reported"].append(v)
-    for j in cols.ours:
-        if (v := one_number(cells[j])) is not None:
-            got["reproduced"].append(v)
+    percent: dict[str, list[bool]] = {"reported": [], "reproduced": []}
+    why = {side: f"no column of the table holds the {side} value"
+           for side, where in (("reported", cols.paper), ("reproduced", cols.ours))
+           if not where and not cols.pair}
+    for side, where in (("reported", cols.paper), ("reproduced", cols.ours)):
+        for j in where:
+            v, reason = read_number(cells[j])
+            if v is not None:
+                got[side].append(v)
+                percent[side].append("%" in cells[j] + header[j])
+            elif reason is not None:
+                why.setdefault(side, reason)
     for j, ours_first in cols.pair:
         halves = re.split(r"\s+/\s+", plain_text(cells[j]))
         if len(halves) == 2:
             a, b = one_number(halves[0]), one_number(halves[1])
             if a is not None and b is not None:
-                got["reproduced" if ours_first else "reported"].append(a)
-                got["reported" if ours_first else "reproduced"].append(b)
+                first, second = ("reproduced", "reported") if ours_first else \
+                    ("reported", "reproduced")
+                got[first].append(a)
+                got[second].append(b)
+                percent[first].append("%" in halves[0] + header[j])
+                percent[second].append("%" in halves[1] + header[j])
     others = [j for j in cols.other if _NUMBER_OPENING.match(plain_text(cells[j]).strip())]
     if others and got["reproduced"]:
         got["reproduced"] = []
         ex.absent["reproduced_value"] = (
             f"another column ({plain_text(header[others[0]])[:60]}) holds a number too: which "
             f"one is ours is not declared")
+    if _scales_differ(got, percent):
+        got["reproduced"] = []
+        ex.absent["reproduced_value"] = ("a percent against a fraction: the two sides are on "
+                                         "different scales, not one measure read twice")
     for side, values in got.items():
         name = f"{side}_value"
         if name in ex.absent:
@@ -380,7 +456,17 @@ def _row_values(ex: Extraction, header: list[str], cells: list[str], cols: Colum
             ex.absent[name] = f"several {side} columns hold numbers: which one is the claim's " \
                               f"is not declared"
         else:
-            ex.absent[name] = "no cell of this side holds one number"
+            ex.absent[name] = why.get(side, "no cell of this side holds one number")
+
+
+def _scales_differ(got: dict[str, list[float]], percent: dict[str, list[bool]]) -> bool:
+    """One side a percent above 1 ("91.2%") and the other a bare fraction ("0.3001"): the two
+    sides are not on one scale (the paper's 91.2% against 0.30 of another measure)."""
+    if len(got["reported"]) != 1 or len(got["reproduced"]) != 1:
+        return False
+    (rep,), (ours,) = got["reported"], got["reproduced"]
+    (rep_pct,), (ours_pct,) = percent["reported"], percent["reproduced"]
+    return rep_pct != ours_pct and (rep > 1 >= abs(ours) if rep_pct else ours > 1 >= abs(rep))
 
 
 def _declared(page: Page, row: int, prose: str, statement: str, ex: Extraction, *, place: str,

@@ -387,3 +387,84 @@ def test_items_listed_as_not_covered_are_claims_with_no_verdict() -> None:
                                          "VAE 单格（Table 2）：需改写网络。"]
     assert all(c.extraction.verdict is None for c in claims)
     assert "not run" in claims[0].extraction.absent["verdict"]
+
+
+# --- values a reader would not stake a claim on (issue 40, the lockbox's wrong values) -------
+
+def _values(report: str) -> dict[str, tuple[float | None, float | None, dict[str, str]]]:
+    return {c.title: (c.extraction.reported, c.extraction.reproduced, c.extraction.absent)
+            for c in read_report("REPORT.md", report)}
+
+
+def test_a_slash_is_a_count_only_of_a_whole_total() -> None:
+    report = ("| Aspect | Paper | Ours | Verdict |\n|---|---|---|---|\n"
+              "| Resolved issues | 54/300 | 54/300（18.00%） | ✅ |\n"
+              "| Hidden layer sizes | 4000/1000 | 256/128 | ⚠️ |\n"
+              "| Train and test split | 4046/68 | 4046/68 | ✅ |\n"
+              "| Two scores in one cell | 0.91 | 96.53 / 96.27 | ✅ |\n")
+    values = _values(report)
+    assert values["Resolved issues"][:2] == (54, 54)
+    for row in ("Hidden layer sizes", "Train and test split"):
+        reported, reproduced, absent = values[row]
+        assert reported is reproduced is None
+        assert "not a count of a total" in absent["reproduced_value"]
+    assert values["Two scores in one cell"][1] is None
+
+
+def test_a_parenthesis_holding_another_number_leaves_the_value_absent() -> None:
+    report = ("| Claim | Paper | Ours | Verdict |\n|---|---|---|---|\n"
+              "| Latency per episode | 2.0 s | 2.4 s (seed 2: 2.5 s) | ✅ |\n"
+              "| Accuracy on the test split | 91.0 | 90.5 (90.1 on the other split) | ✅ |\n"
+              "| Accuracy with three seeds | 91.0 | 90.5 (3 seeds) | ✅ |\n"
+              "| Accuracy against the paper | 91.0 | 90.5 (+0.4 pp) | ✅ |\n"
+              "| Accuracy restated | 91.0% | 90.5% (90.5) | ✅ |\n")
+    values = _values(report)
+    for row in ("Latency per episode", "Accuracy on the test split"):
+        assert values[row][1] is None
+        assert "second number" in values[row][2]["reproduced_value"]
+    # a setting, a difference or the same number in the parenthesis is no second value
+    for row in ("Accuracy with three seeds", "Accuracy against the paper", "Accuracy restated"):
+        assert values[row][:2] == (91.0, 90.5)
+
+
+def test_a_column_measured_against_the_paper_is_not_the_papers_value() -> None:
+    report = ("| Metric | Ours | Δ vs paper | Gap to paper | 與論文差距 |\n|---|---|---|---|---|\n"
+              "| Top-1 accuracy | 76.1 | -0.3 | 0.3 | 0.3 |\n")
+    (claim,) = read_report("REPORT.md", report)
+    # still a claims table (ours against the paper): ours read, the paper's value absent
+    assert (claim.extraction.reported, claim.extraction.reproduced) == (None, 76.1)
+    assert "no column of the table holds the reported value" in \
+        claim.extraction.absent["reported_value"]
+
+
+def test_a_column_of_a_sides_text_or_question_holds_no_value() -> None:
+    report = ("| Claim | Paper section | Paper | Ours | Reproduced? |\n|---|---|---|---|---|\n"
+              "| The loss falls below a fifth | 4.2 | 0.2 | 0.19 | ✅ yes |\n\n"
+              "| Claim | Paper | Reproduction status |\n|---|---|---|\n"
+              "| The large model wins | 3.0 | 3/3 seeds |\n")
+    first, second = read_report("REPORT.md", report)
+    assert first.extraction.reported == 0.2 and first.extraction.verdict == Verdict.verified
+    # a status column is the verdict's, not ours: "3/3 seeds" is no reproduced value
+    assert second.extraction.reproduced is None and second.extraction.verdict is None
+
+
+def test_a_verdict_column_may_come_first() -> None:
+    report = ("| Verdict | Claim | Paper | Ours |\n|---|---|---|---|\n"
+              "| ✅ | The loss falls below a fifth | 0.2 | 0.19 |\n"
+              "| ❌ | The large model wins | 3.0 | 1.0 |\n\n"
+              "| Verdict | Meaning |\n|---|---|\n| ✅ | within tolerance |\n")
+    claims = read_report("REPORT.md", report)
+    assert [(c.title, c.extraction.verdict) for c in claims] == [
+        ("The loss falls below a fifth", Verdict.verified),
+        ("The large model wins", Verdict.falsified)]  # a legend states no claim
+
+
+def test_a_percent_against_a_fraction_is_not_compared() -> None:
+    report = ("| Claim | Paper | Ours | Verdict |\n|---|---|---|---|\n"
+              "| Accuracy on the test set | 91.2% | 0.3001 | ❌ |\n"
+              "| Accuracy on the dev set | 91.2% | 90.1% | ✅ |\n")
+    values = _values(report)
+    reported, reproduced, absent = values["Accuracy on the test set"]
+    assert (reported, reproduced) == (91.2, None)
+    assert "different scales" in absent["reproduced_value"]
+    assert values["Accuracy on the dev set"][:2] == (91.2, 90.1)
