@@ -175,7 +175,11 @@ def test_two_reports_stating_one_claim_are_merged_and_their_disagreement_flagged
     assert "needs --extract" in prose.provenance["statement"].place + str(
         loaded.claims[2].model_dump())
     tool = claims["Tool-use accuracy after training"]
-    assert tool.reproduced_value == 63.2 and tool.verdict == Verdict.falsified
+    # the fuller report's verdict is read; a value the two give differently is absent
+    assert tool.verdict == Verdict.falsified and tool.reported_value == 70.6
+    assert tool.reproduced_value is None
+    assert tool.absent["reproduced_value"] == \
+        "the reports disagree: 63.2 in REPORT.md, 64.7 in README.md"
     flag = next(f for f in loaded.claims[0].flags + loaded.claims[1].flags
                 if f.name == "reports_disagree")
     assert "REPORT.md and README.md disagree" in flag.detail and "64.7" in flag.detail
@@ -221,6 +225,19 @@ def test_a_row_the_paper_states_nothing_for_gets_no_verdict() -> None:
     assert first.extraction.verdict == Verdict.verified
     assert second.extraction.verdict is None and "no claim of the paper" in \
         second.extraction.absent["verdict"]
+
+
+def test_rows_whose_names_differ_by_a_number_or_a_model_are_two_claims() -> None:
+    readme = ("| Claim | Paper | Ours | Verdict |\n|---|---|---|---|\n"
+              "| Test 2019 accuracy of the tree model | 73.1 | 68.3 | ⚠️ |\n"
+              "| Restored load of the GCN agent | 100 | 99.7 | ✅ |\n")
+    report = ("| Claim | Paper | Ours | Verdict |\n|---|---|---|---|\n"
+              "| Test 2020 accuracy of the tree model | 73.3 | 69.3 | ⚠️ |\n"
+              "| Restored load of the MLP agent | 73.5 | 55.2 | ✅ |\n"
+              "| Wall time of training | 6.4 | 0.7 | ⚠️ |\n")
+    reading = read_reports([("README.md", readme), ("REPORT.md", report)])
+    assert len(reading.claims) == 5 and reading.warnings == []
+    assert all(c.extraction.reproduced is not None for c in reading.claims)
 
 
 def test_one_claim_number_in_two_reports_is_one_claim_read_from_the_fuller() -> None:
