@@ -523,10 +523,18 @@ _SETTING_KEY = re.compile(r"(?i)(?:^|[_\W])(?:id|ids|seed|seeds|batch|size|steps
                           r"(?:[_\W]|$)")
 
 
+#: A key naming a spread, a bound or a comparison of a side, not its value ("paper_std",
+#: "ours_ci_low", "diff_vs_paper", "tolerance_paper"); a ratio or a gap may be the measure
+#: itself ("observed_final_mae_ratio").
+_SPREAD_KEY = re.compile(r"(?i)(?:^|[_\W])(?:std|stdev|sd|sem|se|stderr|ci|ci95|lower|upper|low|"
+                         r"high|min|max|tol|tolerance|threshold|margin|diff|difference|delta|vs|"
+                         r"versus|minus)(?:[_\W]|$)")
+
+
 def key_side(key: str) -> str | None:
     """"reported" when a key names the paper, "reproduced" when it names the measurement (not a
-    setting or an identifier of either)."""
-    if _SETTING_KEY.search(key):
+    setting or an identifier of either, nor a spread, bound or comparison of it)."""
+    if _SETTING_KEY.search(key) or _SPREAD_KEY.search(key):
         return None
     rep, ours = _KEY_REPORTED.search(key), _KEY_REPRODUCED.search(key)
     if bool(rep) == bool(ours):

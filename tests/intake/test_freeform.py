@@ -485,3 +485,36 @@ def test_a_percent_against_a_fraction_is_not_compared() -> None:
     assert (reported, reproduced) == (91.2, None)
     assert "different scales" in absent["reproduced_value"]
     assert values["Accuracy on the dev set"][:2] == (91.2, 90.1)
+
+
+def test_a_results_key_naming_a_spread_or_a_comparison_is_no_sides_value(tmp_path: Path
+                                                                          ) -> None:
+    import json
+
+    from judging.intake.extract import key_side
+
+    assert [key_side(k) for k in ("paper_acc", "ours_acc", "paper_std", "ours_ci_low",
+                                  "diff_vs_paper", "tolerance_paper", "delta_reproduced",
+                                  "observed_final_mae_ratio")] == \
+        ["reported", "reproduced", None, None, None, None, None, "reproduced"]
+    report = "# Repro\n\n### Claim 1: The loss falls below a fifth ✅\n\nIt does.\n"
+    folder = space(tmp_path, {"README.md": FRONT + report, "results/summary.json": json.dumps(
+        {"ours_loss": 0.19, "ours_loss_std": 0.01, "diff_vs_paper": -0.01})})
+    (claim,) = load_folder(folder, logbooks_dir=tmp_path / "out").claims
+    assert (claim.claim.reported_value, claim.claim.reproduced_value) == (None, 0.19)
+
+
+def test_two_results_files_giving_one_side_differently_leave_it_absent(tmp_path: Path
+                                                                       ) -> None:
+    import json
+
+    report = "# Repro\n\n### Claim 1: The loss falls below a fifth ✅\n\nIt does.\n"
+    folder = space(tmp_path, {"README.md": FRONT + report,
+                              "results/first.json": json.dumps({"reproduced": 0.19}),
+                              "results/second.json": json.dumps({"reproduced": 0.25,
+                                                                 "paper": 0.2})})
+    (claim,) = load_folder(folder, logbooks_dir=tmp_path / "out").claims
+    assert claim.claim.reported_value == 0.2 and claim.claim.reproduced_value is None
+    reason = claim.claim.absent["reproduced_value"]
+    assert reason.startswith("the Space's files disagree: ") and "0.19" in reason \
+        and "0.25" in reason
