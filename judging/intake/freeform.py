@@ -38,6 +38,7 @@ verbatim quote.
 
 from __future__ import annotations
 
+import html
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -70,7 +71,9 @@ _VERDICT_HEAD = re.compile(r"(?i)\b(?:verdict|status|assessment|outcome|conclusi
 _CLAIM_HEAD = re.compile(r"(?i)\b(?:claim|statement|finding|what it establishes|hypothesis)\b"
                          r"|主张|主張")
 _ID_HEAD = re.compile(r"(?i)^\s*(?:#|id|no\.?|claim ?id|ref)\s*$")
-_ID_CELL = re.compile(r"(?i)^\s*\**(?:claim\s*)?c?(?P<n>\d{1,3})\b")
+#: A claim's number ("C2", "Claim 2", "2"); "C2.1" and "C2a" are parts of claim 2, each a claim
+#: of its own, not a second claim 2.
+_ID_CELL = re.compile(r"(?i)^\s*\**(?:claim\s*)?c?(?P<n>\d{1,3})\b(?![.,]\d|[a-z])")
 _NOTE_HEAD = re.compile(r"(?i)\b(?:notes?|evidence|source|comment|explanation|reason|where)\b|"
                         r"备注|說明|说明|解释|解釋")
 #: A cell that is one number: an optional approximation sign, the number with a unit of a few
@@ -385,7 +388,8 @@ def table_claims(page: Page, block: Block) -> list[FoundClaim]:
     return out
 
 
-_NAMED_ID = re.compile(r"(?i)^\s*\**(?:claim\s*c?|c)(?P<n>\d{1,3})\b\**[:.\s—–-]*")
+_NAMED_ID = re.compile(r"(?i)^\s*\**(?:claim\s*c?|c)(?P<n>\d{1,3})\b(?![.,]\d|[a-z])\**"
+                       r"[:.\s—–-]*")
 
 
 def _row_number(cells: list[str], cols: Columns) -> tuple[int | None, int | None]:
@@ -400,12 +404,20 @@ def _row_number(cells: list[str], cols: Columns) -> tuple[int | None, int | None
 
 
 def _row_statement(cells: list[str], cols: Columns) -> str:
-    if cols.claim is not None and plain_text(cells[cols.claim]).strip():
-        return plain_text(cells[cols.claim]).strip()
-    parts = [plain_text(cells[j]).strip() for j in cols.labels if j < len(cells)]
+    if cols.claim is not None and _cell_text(cells[cols.claim]):
+        return _cell_text(cells[cols.claim])
+    parts = [_cell_text(cells[j]) for j in cols.labels if j < len(cells)]
     parts = [p for p in parts if p and p not in ("-", "—")]
     text = " · ".join(parts)
     return text if re.search(r"[^\W\d_]", text) else ""
+
+
+def _cell_text(cell: str) -> str:
+    """A cell as a statement: its HTML entities read ("&nbsp;"), a sub-row's mark dropped ("↳")."""
+    return _SUB_ROW.sub("", html.unescape(plain_text(cell))).strip()
+
+
+_SUB_ROW = re.compile(r"^[\s\u00a0↳└├→⤷]+")
 
 
 def _row_values(ex: Extraction, header: list[str], cells: list[str], cols: Columns,

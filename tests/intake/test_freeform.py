@@ -518,3 +518,21 @@ def test_two_results_files_giving_one_side_differently_leave_it_absent(tmp_path:
     reason = claim.claim.absent["reproduced_value"]
     assert reason.startswith("the Space's files disagree: ") and "0.19" in reason \
         and "0.25" in reason
+
+
+def test_a_claims_parts_are_claims_of_their_own_not_a_second_claim(tmp_path: Path) -> None:
+    report = ("| ID | Claim | Paper | Ours | Verdict |\n|---|---|---|---|---|\n"
+              "| C2 | Accuracy holds on both sets | 91.0 | 90.0 | ✅ |\n"
+              "| C2.1 | on the dev set | 92.0 | 85.0 | ❌ |\n"
+              "| C2a | on the test set | 90.0 | 89.0 | ✅ |\n\n"
+              "| Claim | Paper | Ours | Verdict |\n|---|---|---|---|\n"
+              "| ↳&nbsp;the held-out split | 90.5 | 88.0 | ⚠️ |\n")
+    loaded = load_folder(space(tmp_path, {"README.md": FRONT + report}),
+                         logbooks_dir=tmp_path / "out")
+    assert loaded.problems == []
+    claims = by_statement(loaded.claims)
+    assert set(claims) == {"Accuracy holds on both sets", "on the dev set", "on the test set",
+                           "the held-out split"}
+    assert claims["Accuracy holds on both sets"].claim_id.endswith("/c2")
+    assert claims["on the dev set"].verdict == Verdict.falsified
+    assert claims["on the dev set"].reproduced_value == 85.0
