@@ -54,6 +54,7 @@ from judging.intake.extract import (
     map_verdict,
     parse_number,
     plain_text,
+    text_labels,
 )
 from judging.intake.logbook import Cell, FoundClaim, Page
 from judging.intake.manifest import MAX_CLAIMS_PER_SUBMISSION
@@ -525,14 +526,19 @@ _CHECKLIST = re.compile(r"(?m)^\s*[-*+]\s+\[[ xX]\]\s")
 _PLAN_FILE = re.compile(r"(?i)(?:^|[/_-])(?:plan|todo|roadmap|checklist)s?\.md$")
 
 
-def _strip_title(title: str) -> str:
+def _strip_title(title: str, *, tail: bool = True) -> str:
+    """A heading's statement: its marks, its number and (`tail`) a verdict label after it
+    dropped."""
     title = _MARKS.sub("", plain_text(title)).replace("\ufe0f", "").strip(" :—–-")
     m = _NUMBERED_TITLE.match(title)
-    return title[m.end():].strip() if m else title
+    title = title[m.end():].strip() if m else title
+    label = _title_label(title) if tail else None
+    return label[0].strip() if label else title
 
 
 def section_claims(page: Page, heading: Heading) -> list[FoundClaim]:
-    """Claims under a verdict heading (its children) or a marked heading that is one claim."""
+    """Claims under a verdict heading (its children), numbered sections that declare their
+    verdicts, or a heading that is one claim with its verdict."""
     out: list[FoundClaim] = []
     verdict = _heading_verdict(heading.title)
     group = verdict is not None and bool(_GROUP_WORDS.search(plain_text(heading.title))
@@ -541,33 +547,98 @@ def section_claims(page: Page, heading: Heading) -> list[FoundClaim]:
     if group or (_GROUP_WORDS.search(heading.title) and numbered):
         kids = heading.children if group else numbered
         for r, child in enumerate(kids, start=1):
-            own = _heading_verdict(child.title)
-            claim = _heading_claim(page, child, r, own or verdict,
-                                   child.raw if own else heading.raw)
+            own = claim_verdict(child)
+            claim = _heading_claim(page, child, r, own or (
+                None if verdict is None else (verdict, heading.raw, "verdict heading")))
             if claim is not None:
                 out.append(claim)
         if not kids and verdict is not None:
             out += _item_claims(page, heading, verdict)
         if out or not group:
             return out
-    if verdict is not None and (_MARKS.search(heading.title) or
-                                _NUMBERED_TITLE.match(_MARKS.sub("", heading.title))) \
-            and len(_strip_title(heading.title).split()) >= 3:
-        claim = _heading_claim(page, heading, 1, verdict, heading.raw)
+    judged = [(h, claim_verdict(h)) for h in numbered]
+    if judged and sum(v is not None for _, v in judged) * 2 >= len(judged):
+        # numbered sections most of which declare a verdict, under any heading ("## Results"):
+        # those that do, and those named as claims ("### Claim 3"), not "### 4. Method"
+        return [c for r, (child, own) in enumerate(judged, start=1)
+                if (own is not None or _named_claim(child))
+                and (c := _heading_claim(page, child, r, own)) is not None]
+    if len(_strip_title(heading.title).split()) < 3:
+        return out
+    if verdict is not None and _MARKS.search(heading.title):
+        claim = _heading_claim(page, heading, 1, (verdict, heading.raw, "verdict heading"))
+        return [claim] if claim is not None else []
+    own = claim_verdict(heading)  # a numbered title's words are its statement, not a label
+    if own is not None and (_title_label(heading.title) or
+                            _NUMBERED_TITLE.match(_MARKS.sub("", heading.title))):
+        # "## 1. The loss falls — reproduced", "## Claim 2: ..." over "**Status:** ..."
+        claim = _heading_claim(page, heading, 1, own)
         return [claim] if claim is not None else []
     return out
 
 
-def _heading_claim(page: Page, heading: Heading, row: int, verdict: str | None,
-                   quote: str) -> FoundClaim | None:
+def _named_claim(heading: Heading) -> bool:
+    """A heading named as a claim ("### Claim 3: ..."), not only numbered ("### 4. Method")."""
+    m = _NUMBERED_TITLE.match(_MARKS.sub("", heading.title))
+    return bool(m and m.group("c"))
+
+
+#: A claim heading's label after its statement ("1. The loss falls — reproduced", "The large
+#: model wins: not reproduced"): a short verdict after a dash, a colon or a bar.
+_TAIL_LABEL = re.compile(r"^(?P<s>.*?\S)\s*(?:[—–|:：]|\s-\s)\s*(?P<l>[^—–|:：]{2,40}?)\s*[.!]?$")
+#: A heading's tail is a verdict label in at most this many words.
+TAIL_LABEL_WORDS = 4
+
+
+def _title_label(title: str) -> tuple[str, str] | None:
+    """(statement, label) of a claim heading whose title ends with a short verdict label; the
+    statement has two words or more (a "Method: consistent hashing" heading is no claim)."""
+    m = _TAIL_LABEL.match(_strip_title(title, tail=False))
+    if m is None or len(m.group("l").split()) > TAIL_LABEL_WORDS \
+            or len(m.group("s").split()) < 2 or cell_verdict(m.group("l")) is None:
+        return None
+    return m.group("s"), m.group("l")
+
+
+#: A label line naming its verdict by a mark only ("**Status:** ✅").
+_MARK_LINE = re.compile(r"(?im)^[\s>*_-]*(?:\*\*|__)?(?:verdict|status|result|outcome|assessment)"
+                        r"(?:\*\*|__)?\s*[:：]\s*(?:\*\*|__)?\s*(?P<m>" + _MARKS.pattern + r")")
+
+
+def claim_verdict(heading: Heading) -> tuple[str, str, str] | None:
+    """(verdict, quote, place) a claim's heading declares: one kind of mark or a label after
+    its statement in its title, else the label lines of its own section ("**Status:**
+    Reproduced", "Verdict: ❌") when they agree. A short title's words are its statement, not
+    a verdict ("Claim 3: Scaling holds")."""
+    marks = {cell_verdict(m.group(0)) for m in _MARKS.finditer(heading.title)}
+    if marks:
+        return (marks.pop(), heading.raw, "verdict heading") if len(marks) == 1 \
+            and None not in marks else None
+    tail = _title_label(heading.title)
+    if tail is not None:
+        return cell_verdict(tail[1]), heading.raw, "verdict heading"  # type: ignore[return-value]
+    text = "\n\n".join(b.text for b in heading.blocks if b.kind != "table")
+    labels = [(lb.mapped.verdict.value, lb.quote, lb.place) for lb in text_labels(text)
+              if lb.mapped.verdict is not None and lb.place in ("Verdict line", "bold label")]
+    if not labels:
+        labels = [(v, m.group(0).strip(), "Verdict line") for m in _MARK_LINE.finditer(text)
+                  if (v := cell_verdict(m.group("m"))) is not None]
+    if not labels or len({v for v, _, _ in labels}) > 1:
+        return None  # none, or labels that disagree: absent, for the judge
+    return labels[0]
+
+
+def _heading_claim(page: Page, heading: Heading, row: int,
+                   declared: tuple[str, str, str] | None) -> FoundClaim | None:
     statement = _strip_title(heading.title)
     if not re.search(r"[^\W\d_]", statement):
         return None
     if any(_CHECKLIST.search(b.text) for b in heading.blocks):
         return None  # a checklist's section: its marks say "done"
     ex = Extraction()
-    if verdict is not None:
-        _set_verdict(ex, verdict, quote, quote, "verdict heading")
+    if declared is not None:
+        verdict, quote, place = declared
+        _set_verdict(ex, verdict, quote, quote, place)
     else:
         ex.absent["verdict"] = "the heading and its section declare no verdict"
     m = re.match(r"(?i)^\s*#*\s*claim\s+(\d{1,3})\b", heading.raw)

@@ -536,3 +536,32 @@ def test_a_claims_parts_are_claims_of_their_own_not_a_second_claim(tmp_path: Pat
     assert claims["Accuracy holds on both sets"].claim_id.endswith("/c2")
     assert claims["on the dev set"].verdict == Verdict.falsified
     assert claims["on the dev set"].reproduced_value == 85.0
+
+
+def test_claim_sections_declare_their_verdict_in_the_title_or_a_label_line() -> None:
+    report = ("# Report\n\n## Summary\n\n| Claim | Paper | Ours |\n|---|---|---|\n"
+              "| Loss | 0.2 | 0.19 |\n\n## Results\n\n"
+              "### 1. The loss falls below a fifth — reproduced\n\nIt does.\n\n"
+              "### 2. The large model wins\n\n**Status:** ❌\n\n"
+              "### 3. Scaling holds\n\nVerdict: partially reproduced\n\n"
+              "### 4. Method\n\nA ResNet.\n\n"
+              "### Claim 5: Robustness to noise\n\nStatus: reproduced\n\nVerdict: not reproduced\n")
+    claims = {c.title: c.extraction for c in read_report("REPORT.md", report)}
+    assert claims["The loss falls below a fifth"].verdict == Verdict.verified
+    assert claims["The large model wins"].verdict == Verdict.falsified
+    assert claims["The large model wins"].provenance["verdict"].quote == "**Status:** ❌"
+    # a short title's words are its statement, not its verdict ("holds")
+    assert claims["Scaling holds"].verdict == Verdict.inconclusive
+    # labels that disagree leave the verdict absent; a numbered method section is no claim
+    assert claims["Robustness to noise"].verdict is None
+    assert "Method" not in claims
+
+
+def test_a_numbered_heading_with_its_verdict_after_a_dash_is_one_claim() -> None:
+    report = ("## 1. The loss falls below a fifth — reproduced\n\ntext\n\n"
+              "## 2. The large model wins: not reproduced\n\ntext\n\n"
+              "## 3. Method: consistent hashing\n\ntext\n")
+    claims = read_report("REPORT.md", report)
+    assert [(c.title, c.extraction.verdict) for c in claims] == [
+        ("The loss falls below a fifth", Verdict.verified),
+        ("The large model wins", Verdict.inconclusive)]
