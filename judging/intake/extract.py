@@ -414,7 +414,7 @@ def printout_labels(output: str, *, cell: int | None = None, time: str | None = 
 VERDICT_PLACES = frozenset({
     "Verdict line", "verdict heading", "heading", "cell title", "page title",
     "page title in logbook.json", "claims table cell", "bold label", "claims table",
-    "run printout", "run output JSON", "short_description"})
+    "run printout", "run output JSON", "short_description", "list item mark"})
 #: The kinds of declared place a value is read from (`Value.place`).
 VALUE_PLACES = frozenset({"table cell", "results table", "run output key=value",
                           "run output JSON", "results file", "log key=value",

@@ -700,9 +700,11 @@ def read_report(rel: str, text: str, *, verdict_places: frozenset[str] | None = 
                 out.extend(table_claims(page, block))
         out.extend(bold_claims(page, heading))
         if not claims:
-            out.extend(not_covered_items(page, heading))
-            out.extend(lead_list_claims(page, heading))
-            out.extend(bold_verdict_items(page, heading))
+            listed = not_covered_items(page, heading) + lead_list_claims(page, heading) + \
+                bold_verdict_items(page, heading)
+            out.extend(listed)
+            seen = {c.prose for c in listed}
+            out.extend(c for c in marked_items(page, heading) if c.prose not in seen)
         for child in heading.children:
             if id(child) not in taken:
                 walk(child)
@@ -789,6 +791,48 @@ def bold_verdict_items(page: Page, heading: Heading) -> list[FoundClaim]:
             _set_verdict(ex, verdict, m.group("lead"), line.strip(), "bold label")
             out.append(_declared(page, 1, line, rest, ex, place="list item", quote=line.strip(),
                                  quoted_at="list item", values=IN_PROSE))
+    return out
+
+
+#: A heading over the report's results ("## Results", "## Key findings", "## Summary", "结论"):
+#: a mark opening or closing an item there is a verdict, not a feature's tick.
+_RESULT_HEAD = re.compile(r"(?i)\b(?:claims?|results?|findings?|verdicts?|conclusions?|summary|"
+                          r"outcomes?|tl;?dr)\b|结论|結論|结果|結果|总结|總結")
+_OPENING_MARK = re.compile(r"^\s*(?P<m>" + _MARKS.pattern + r")\ufe0f?\s*(?P<rest>\S.*)$")
+_CLOSING_MARK = re.compile(r"^(?P<rest>.*?\S)\s*(?:[(:—–]|\s-)?\s*(?P<m>" + _MARKS.pattern +
+                           r")\ufe0f?\s*\)?\s*\.?$")
+_CLOSING_BOLD = re.compile(r"^(?P<rest>.*?\S)\s*(?:[—–:|]|\s-)\s*\(?\*\*(?P<l>[^*\n]{2,40})\*\*"
+                           r"\)?\.?\s*$")
+
+
+def marked_items(page: Page, heading: Heading) -> list[FoundClaim]:
+    """List items carrying their verdict: a bold label closing the item ("- X — **reproduced**")
+    anywhere, a mark opening or closing it ("- ✅ X", "- X (❌)") under a heading over the
+    results (under "## Features" a tick is no verdict). Items of a checklist are tasks."""
+    results = bool(_RESULT_HEAD.search(plain_text(heading.title)))
+    out = []
+    for block in heading.blocks:
+        if block.kind != "list" or _CHECKLIST.search(block.text):
+            continue
+        for (text, *_), line in block.rows:
+            first = text.split("\n", 1)[0].strip()
+            found = None
+            if (m := _CLOSING_BOLD.match(first)) and len(m.group("l").split()) <= \
+                    TAIL_LABEL_WORDS and (v := cell_verdict(m.group("l"))):
+                found = (m.group("rest"), v, "bold label")
+            elif results and ((m := _OPENING_MARK.match(first)) or
+                              (m := _CLOSING_MARK.match(first))) and \
+                    (v := cell_verdict(m.group("m"))):
+                found = (m.group("rest"), v, "list item mark")
+            if found is None:
+                continue
+            statement = plain_text(found[0]).strip(" :—–-")
+            if len(statement.split()) < 3:
+                continue
+            ex = Extraction()
+            _set_verdict(ex, found[1], line.strip(), line.strip(), found[2])
+            out.append(_declared(page, len(out) + 1, line, statement, ex, place="list item",
+                                 quote=line.strip(), quoted_at="list item", values=IN_PROSE))
     return out
 
 

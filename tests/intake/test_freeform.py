@@ -565,3 +565,26 @@ def test_a_numbered_heading_with_its_verdict_after_a_dash_is_one_claim() -> None
     assert [(c.title, c.extraction.verdict) for c in claims] == [
         ("The loss falls below a fifth", Verdict.verified),
         ("The large model wins", Verdict.inconclusive)]
+
+
+def test_list_items_carrying_their_verdict_are_claims(tmp_path: Path) -> None:
+    report = ("# Report\n\n## Key results\n\n"
+              "- ✅ The loss falls below a fifth after ten thousand steps\n"
+              "- The large model beats every baseline (❌)\n"
+              "- ⚠️ Scaling to a billion parameters holds\n\n"
+              "## Claims\n\n1. Recall rises with the memory size — **reproduced**\n"
+              "2. Training converges within fifty episodes: **not reproduced**\n\n"
+              "## Features\n\n- ✅ Runs on a laptop without a GPU\n\n"
+              "## Progress\n\n- [x] ✅ Download the released data set\n")
+    loaded = load_folder(space(tmp_path, {"README.md": FRONT + report}),
+                         logbooks_dir=tmp_path / "out")
+    verdicts = {c.claim.statement: c.claim.verdict for c in loaded.claims}
+    assert verdicts == {
+        "The loss falls below a fifth after ten thousand steps": Verdict.verified,
+        "The large model beats every baseline": Verdict.falsified,
+        "Scaling to a billion parameters holds": Verdict.inconclusive,
+        "Recall rises with the memory size": Verdict.verified,
+        "Training converges within fifty episodes": Verdict.inconclusive}
+    first = next(c.claim for c in loaded.claims if c.claim.verdict == Verdict.verified)
+    assert first.provenance["verdict"].quote == \
+        "- ✅ The loss falls below a fifth after ten thousand steps"
