@@ -343,11 +343,22 @@ def _mostly_numbers(cells: list[str]) -> bool:
 
 
 def _marked_column(header: list[str], body: list[list[str]]) -> int | None:
-    """A column (not the first) whose cells mostly open with a verdict mark."""
+    """A column (not the first) whose cells mostly open with a verdict mark, else one (not
+    naming a side, a claim or notes) whose cells are mostly short verdict labels: "| Claim |
+    Result |" over "Reproduced" / "Not reproduced" / "Partially"."""
     for j in range(1, len(header)):
         cells = [r[j] for r in body if j < len(r) and r[j].strip()]
         marked = [c for c in cells if _MARKS.match(c.strip())]
         if cells and len(marked) * 2 >= len(cells) and len(marked) >= 1:
+            return j
+    for j in range(1, len(header)):
+        name = plain_text(header[j])
+        if _PAPER_HEAD.search(name) or _OURS_HEAD.search(name) and not _TEXT_HEAD.search(name) \
+                or _CLAIM_HEAD.search(name) or _NOTE_HEAD.search(name):
+            continue
+        cells = [plain_text(r[j]).strip() for r in body if j < len(r) and r[j].strip()]
+        labels = [c for c in cells if len(c.split()) <= TAIL_LABEL_WORDS and cell_verdict(c)]
+        if len(labels) >= 2 and len(labels) * 2 > len(cells):
             return j
     return None
 

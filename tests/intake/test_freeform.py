@@ -588,3 +588,19 @@ def test_list_items_carrying_their_verdict_are_claims(tmp_path: Path) -> None:
     first = next(c.claim for c in loaded.claims if c.claim.verdict == Verdict.verified)
     assert first.provenance["verdict"].quote == \
         "- ✅ The loss falls below a fifth after ten thousand steps"
+
+
+def test_a_column_of_verdict_words_is_the_verdict_column_a_value_column_is_not() -> None:
+    report = ("| Claim | Result |\n|---|---|\n| The loss falls below a fifth | Reproduced |\n"
+              "| The large model beats every baseline | Refuted |\n"
+              "| Scaling holds at a billion parameters | Partially |\n\n"
+              "| Method | Paper WER | Reproduced WER |\n|---|---|---|\n"
+              "| Dense half precision | 3.9 | N/A |\n| Four-bit weights | 3.6 | 2.88 |\n"
+              "| Eight-bit weights | 3.7 | N/A |\n")
+    claims = {c.title: c.extraction for c in read_report("REPORT.md", report)}
+    assert [claims[t].verdict for t in ("The loss falls below a fifth",
+                                        "The large model beats every baseline",
+                                        "Scaling holds at a billion parameters")] == [
+        Verdict.verified, Verdict.falsified, Verdict.inconclusive]
+    # "N/A" in a column of our values is no verdict: the column stays ours
+    assert claims["Four-bit weights"].reproduced == 2.88
