@@ -574,7 +574,7 @@ def section_claims(page: Page, heading: Heading) -> list[FoundClaim]:
         return [c for r, (child, own) in enumerate(judged, start=1)
                 if (own is not None or _named_claim(child))
                 and (c := _heading_claim(page, child, r, own)) is not None]
-    if len(_strip_title(heading.title).split()) < 3:
+    if len(_section_statement(heading)[0].split()) < 3:
         return out
     if verdict is not None and _MARKS.search(heading.title):
         claim = _heading_claim(page, heading, 1, (verdict, heading.raw, "verdict heading"))
@@ -639,9 +639,23 @@ def claim_verdict(heading: Heading) -> tuple[str, str, str] | None:
     return labels[0]
 
 
+def _section_statement(heading: Heading) -> tuple[str, str]:
+    """(statement, its verbatim line) of a claim's section: its title's statement, else, for a
+    heading that only names the claim ("### Claim 2"), the first sentence of its first paragraph
+    that is not a label line."""
+    statement = _strip_title(heading.title)
+    if re.search(r"[^\W\d_]", statement) or not _named_claim(heading):
+        return statement, heading.raw
+    for block in heading.blocks:
+        text = plain_text(block.text).replace("\n", " ").strip()
+        if block.kind == "paragraph" and text and not text_labels(block.text):
+            return _SENTENCE_END.split(text, maxsplit=1)[0].strip(), block.raw
+    return "", heading.raw
+
+
 def _heading_claim(page: Page, heading: Heading, row: int,
                    declared: tuple[str, str, str] | None) -> FoundClaim | None:
-    statement = _strip_title(heading.title)
+    statement, line = _section_statement(heading)
     if not re.search(r"[^\W\d_]", statement):
         return None
     if any(_CHECKLIST.search(b.text) for b in heading.blocks):
@@ -655,7 +669,8 @@ def _heading_claim(page: Page, heading: Heading, row: int,
     m = re.match(r"(?i)^\s*#*\s*claim\s+(\d{1,3})\b", heading.raw)
     body = "\n\n".join(b.text for b in heading.blocks)
     return _declared(page, row, f"{heading.raw}\n{body}", statement, ex, place="section",
-                     quote=heading.raw, quoted_at="heading", values=IN_PROSE,
+                     quote=line, quoted_at="heading" if line == heading.raw else "paragraph",
+                     values=IN_PROSE,
                      number=int(m.group(1)) if m else None,
                      number_quote=heading.raw if m else None)
 

@@ -604,3 +604,16 @@ def test_a_column_of_verdict_words_is_the_verdict_column_a_value_column_is_not()
         Verdict.verified, Verdict.falsified, Verdict.inconclusive]
     # "N/A" in a column of our values is no verdict: the column stays ours
     assert claims["Four-bit weights"].reproduced == 2.88
+
+
+def test_a_claim_heading_without_a_title_states_its_claim_in_its_first_paragraph() -> None:
+    report = ("# Repro\n\n## Summary\n\n| Metric | Paper | Ours |\n|---|---|---|\n"
+              "| AUC | 0.95 | 0.93 |\n\n## Claim 1\n\n**Verdict:** reproduced\n\n"
+              "The AUC on the test split stays above nine tenths. More text here.\n\n"
+              "## Claim 2\n\nThe loss falls below a fifth.\n\nVerdict: not reproduced\n")
+    claims = {c.title: c for c in read_report("REPORT.md", report)}
+    one = claims["The AUC on the test split stays above nine tenths."]
+    assert one.number == 1 and one.extraction.verdict == Verdict.verified
+    assert one.extraction.provenance["statement"].quote == \
+        "The AUC on the test split stays above nine tenths. More text here."
+    assert claims["The loss falls below a fifth."].extraction.verdict == Verdict.inconclusive
