@@ -663,12 +663,34 @@ def sentence_values(text: str) -> list[Value]:
         if len(reps) != 1 or len(ours) != 1:
             continue
         rep, our = parse_number(reps[0].group("num")), parse_number(ours[0].group("num"))
-        if rep is None or our is None or reps[0].start() == ours[0].start():
+        if rep is None or our is None or reps[0].start() == ours[0].start() \
+                or not _one_measure(sentence, reps[0], ours[0]):
             continue
         quote = sentence.strip()
         out += [Value("reported", rep, quote, "sentence pairing both"),
                 Value("reproduced", our, quote, "sentence pairing both")]
     return out
+
+
+_UNIT_AFTER = re.compile(r"\s*(?P<u>[A-Za-z]{2,15})\b")
+
+
+def _one_measure(sentence: str, rep: re.Match[str], ours: re.Match[str]) -> bool:
+    """The two numbers of a pairing sentence measure one thing: not a percent against a bare
+    number, nor two different words after them ("the paper reports 12 layers; we measured 0.93
+    accuracy")."""
+    a, b = rep.group("num"), ours.group("num")
+    if a.endswith("%") != b.endswith("%"):
+        return False
+    units = [m.group("u").lower().rstrip("s") if (m := _UNIT_AFTER.match(sentence, x.end("num")))
+             and m.group("u").lower() not in _JOINERS else None for x in (rep, ours)]
+    return None in units or units[0] == units[1]
+
+
+#: Words that may follow a number without naming its unit ("0.2 and we measured 0.19").
+_JOINERS = frozenset({"and", "but", "while", "whereas", "vs", "versus", "against", "with", "in",
+                      "on", "at", "for", "from", "to", "of", "or", "than", "the", "we", "our",
+                      "here", "there", "which", "this", "that", "after", "before", "when"})
 
 
 def _kept(m: re.Match[str], clean: str, offset: int) -> bool:

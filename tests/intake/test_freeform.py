@@ -617,3 +617,16 @@ def test_a_claim_heading_without_a_title_states_its_claim_in_its_first_paragraph
     assert one.extraction.provenance["statement"].quote == \
         "The AUC on the test split stays above nine tenths. More text here."
     assert claims["The loss falls below a fifth."].extraction.verdict == Verdict.inconclusive
+
+
+@pytest.mark.parametrize(("sentence", "pair"), [
+    ("The paper reports 94.1% and we measured 93.8%.", (94.1, 93.8)),
+    ("The paper reports 0.2 loss and we measured 0.19 loss.", (0.2, 0.19)),
+    ("The paper reports 12 layers; we measured 0.93 accuracy.", None),
+    ("The paper reports 91.2% while we measured 0.30.", None),
+])
+def test_a_sentence_pairs_two_numbers_only_of_one_measure(sentence: str, pair) -> None:
+    from judging.intake.extract import sentence_values
+
+    values = {v.side: v.value for v in sentence_values(sentence)}
+    assert (values["reported"], values["reproduced"]) == pair if pair else values == {}
