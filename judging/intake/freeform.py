@@ -377,6 +377,11 @@ def table_claims(page: Page, block: Block) -> list[FoundClaim]:
             continue
         ex = Extraction()
         _row_values(ex, header, cells, cols, raw.strip())
+        if _NOT_COMPARABLE.search(plain_text(raw)):
+            for name in ("reported_value", "reproduced_value"):
+                if ex.provenance.pop(name, None) is not None:
+                    setattr(ex, name.split("_")[0], None)
+                ex.absent[name] = "the row says its numbers are not comparable with the paper's"
         no_paper = bool(cols.paper) and all(_BLANK.match(plain_text(cells[j]))
                                             for j in cols.paper)
         if no_paper:
@@ -402,6 +407,13 @@ def table_claims(page: Page, block: Block) -> list[FoundClaim]:
 
 _NAMED_ID = re.compile(r"(?i)^\s*\**(?:claim\s*c?|c)(?P<n>\d{1,3})\b(?![.,]\d|[a-z])\**"
                        r"[:.\s—–-]*")
+
+
+#: A row saying its numbers are not to be compared with the paper's ("not directly comparable",
+#: "不可比", "不能直接比较"): the author's numbers, not a pair.
+_NOT_COMPARABLE = re.compile(r"(?i)\bnot\s+(?:directly\s+)?comparable\b|\bcannot\s+be\s+"
+                             r"(?:directly\s+)?compared\b|\bincomparable\b|不可比|无法直接比|"
+                             r"無法直接比|不能直接(?:比|对比|對比)")
 
 
 def _row_number(cells: list[str], cols: Columns) -> tuple[int | None, int | None]:
@@ -435,7 +447,7 @@ _SUB_ROW = re.compile(r"^[\s\u00a0↳└├→⤷]+")
 def _row_values(ex: Extraction, header: list[str], cells: list[str], cols: Columns,
                 raw: str) -> None:
     got: dict[str, list[float]] = {"reported": [], "reproduced": []}
-    percent: dict[str, list[bool]] = {"reported": [], "reproduced": []}
+    percent: dict[str, list[str]] = {"reported": [], "reproduced": []}
     why = {side: f"no column of the table holds the {side} value"
            for side, where in (("reported", cols.paper), ("reproduced", cols.ours))
            if not where and not cols.pair}
@@ -444,7 +456,7 @@ def _row_values(ex: Extraction, header: list[str], cells: list[str], cols: Colum
             v, reason = read_number(cells[j])
             if v is not None:
                 got[side].append(v)
-                percent[side].append("%" in cells[j] + header[j])
+                percent[side].append(_form(cells[j], header[j]))
             elif reason is not None:
                 why.setdefault(side, reason)
     for j, ours_first in cols.pair:
@@ -456,8 +468,8 @@ def _row_values(ex: Extraction, header: list[str], cells: list[str], cols: Colum
                     ("reported", "reproduced")
                 got[first].append(a)
                 got[second].append(b)
-                percent[first].append("%" in halves[0] + header[j])
-                percent[second].append("%" in halves[1] + header[j])
+                percent[first].append(_form(halves[0], header[j]))
+                percent[second].append(_form(halves[1], header[j]))
     others = [j for j in cols.other if _NUMBER_OPENING.match(plain_text(cells[j]).strip())]
     if others and got["reproduced"]:
         got["reproduced"] = []
@@ -466,8 +478,8 @@ def _row_values(ex: Extraction, header: list[str], cells: list[str], cols: Colum
             f"one is ours is not declared")
     if _scales_differ(got, percent):
         got["reproduced"] = []
-        ex.absent["reproduced_value"] = ("a percent against a fraction: the two sides are on "
-                                         "different scales, not one measure read twice")
+        ex.absent["reproduced_value"] = ("a count against a percent or a percent against a "
+                                         "fraction: the two sides are on different scales")
     for side, values in got.items():
         name = f"{side}_value"
         if name in ex.absent:
@@ -483,14 +495,26 @@ def _row_values(ex: Extraction, header: list[str], cells: list[str], cols: Colum
             ex.absent[name] = why.get(side, "no cell of this side holds one number")
 
 
-def _scales_differ(got: dict[str, list[float]], percent: dict[str, list[bool]]) -> bool:
-    """One side a percent above 1 ("91.2%") and the other a bare fraction ("0.3001"): the two
-    sides are not on one scale (the paper's 91.2% against 0.30 of another measure)."""
+def _form(cell: str, header: str) -> str:
+    """How a cell writes its number: "count" (of a total, "54/300"), "percent", or "plain"."""
+    m = _ONE_NUMBER.match(plain_text(cell).replace("**", "").strip())
+    if m is not None and m.group("of"):
+        return "count"
+    return "percent" if "%" in cell + header else "plain"
+
+
+def _scales_differ(got: dict[str, list[float]], forms: dict[str, list[str]]) -> bool:
+    """The two sides are not on one scale: a count against a percent ("54/300" against "18%"),
+    or a percent above 1 against a bare fraction (the paper's 91.2% against 0.30)."""
     if len(got["reported"]) != 1 or len(got["reproduced"]) != 1:
         return False
     (rep,), (ours,) = got["reported"], got["reproduced"]
-    (rep_pct,), (ours_pct,) = percent["reported"], percent["reproduced"]
-    return rep_pct != ours_pct and (rep > 1 >= abs(ours) if rep_pct else ours > 1 >= abs(rep))
+    pair = {forms["reported"][0], forms["reproduced"][0]}
+    if pair == {"count", "percent"}:
+        return True
+    if pair != {"percent", "plain"}:
+        return False
+    return rep > 1 >= abs(ours) if forms["reported"][0] == "percent" else ours > 1 >= abs(rep)
 
 
 def _declared(page: Page, row: int, prose: str, statement: str, ex: Extraction, *, place: str,

@@ -630,3 +630,15 @@ def test_a_sentence_pairs_two_numbers_only_of_one_measure(sentence: str, pair) -
 
     values = {v.side: v.value for v in sentence_values(sentence)}
     assert (values["reported"], values["reproduced"]) == pair if pair else values == {}
+
+
+def test_a_count_against_a_percent_or_a_row_saying_not_comparable_gives_no_pair() -> None:
+    report = ("| Claim | Paper | Ours | Notes |\n|---|---|---|---|\n"
+              "| Issues resolved on the test split | 54/300 | 18.0% | |\n"
+              "| Issues resolved on the dev split | 18.0% | 20.0% | not directly comparable |\n"
+              "| Issues resolved on the full split | 54/300 | 55/300 | |\n")
+    values = _values(report)
+    assert values["Issues resolved on the test split"][:2] == (54, None)
+    reported, reproduced, absent = values["Issues resolved on the dev split"]
+    assert reported is reproduced is None and "not comparable" in absent["reported_value"]
+    assert values["Issues resolved on the full split"][:2] == (54, 55)
