@@ -642,3 +642,19 @@ def test_a_count_against_a_percent_or_a_row_saying_not_comparable_gives_no_pair(
     reported, reproduced, absent = values["Issues resolved on the dev split"]
     assert reported is reproduced is None and "not comparable" in absent["reported_value"]
     assert values["Issues resolved on the full split"][:2] == (54, 55)
+
+
+def test_a_results_rows_own_index_is_not_a_claims_number(tmp_path: Path) -> None:
+    import json
+
+    report = ("| ID | Claim | Verdict |\n|---|---|---|\n| C1 | The loss falls below a fifth | ✅ |\n"
+              "| C2 | The large model wins | ❌ |\n")
+    rows = [{"id": i, "reproduced_loss": 0.1 * i} for i in range(1, 4)]
+    folder = space(tmp_path, {"README.md": FRONT + report,
+                              "results/per_seed.json": json.dumps(rows),
+                              "results/claims.csv": "claim_id,paper,ours\nC2,3.0,1.0\n",
+                              "results/items.csv": "id,reproduced\n1,0.5\n2,0.6\n"})
+    claims = by_statement(load_folder(folder, logbooks_dir=tmp_path / "out").claims)
+    assert claims["The loss falls below a fifth"].reproduced_value is None
+    two = claims["The large model wins"]
+    assert (two.reported_value, two.reproduced_value) == (3.0, 1.0)
