@@ -357,7 +357,8 @@ def leave_one_owner_out(subs: list[Submission], tmp: Path, main: dict[str, Count
 #: The reader's rules that can be switched off one at a time (`--ablate`): the structure reader's
 #: kinds of place, and the merge of one claim stated in several reports.
 RULES = ("table_claims", "section_claims", "bold_claims", "lead_list_claims",
-         "bold_verdict_items", "prose_statements", "paper_claims", "paper_rows", "not_covered_items", "_same")
+         "bold_verdict_items", "marked_items", "bold_statement_items", "claim_list_items",
+         "prose_statements", "paper_claims", "paper_rows", "not_covered_items", "_same")
 
 
 def ablate(subs: list[Submission], tmp: Path) -> list[str]:

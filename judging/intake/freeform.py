@@ -307,13 +307,12 @@ def columns(header: list[str], body: list[list[str]]) -> Columns | None:
         paper, ours = [j for j in paper if j != verdict], [j for j in ours if j != verdict]
     if not ((paper or against) and ours or pair or verdict is not None):
         return None  # ours against the paper ("Ours | Δ vs paper") compares with the paper too
-    used = {*paper, *ours, *(j for j, _ in pair), verdict, ident}
+    used = {*paper, *ours, *(j for j, _ in pair), *against, verdict, ident}
     numeric = {j for j in range(len(header)) if j not in used and j != claim
                and _mostly_numbers([r[j] for r in body if j < len(r) and r[j].strip()])}
     labels = [j for j, name in enumerate(header) if j not in used and j != claim
               and j not in numeric and not _NOTE_HEAD.search(plain_text(name))]
-    other = [j for j in sorted(numeric) if not _DERIVED_HEAD.search(plain_text(header[j]))
-             and j not in against]
+    other = [j for j in sorted(numeric) if not _DERIVED_HEAD.search(plain_text(header[j]))]
     return Columns(paper, ours, pair, verdict, claim, ident, labels, other)
 
 
@@ -754,7 +753,10 @@ def read_report(rel: str, text: str, *, verdict_places: frozenset[str] | None = 
                 bold_verdict_items(page, heading)
             out.extend(listed)
             seen = {c.prose for c in listed}
-            out.extend(c for c in marked_items(page, heading) if c.prose not in seen)
+            for claim in marked_items(page, heading) + bold_statement_items(page, heading):
+                if claim.prose not in seen:
+                    seen.add(claim.prose)
+                    out.append(claim)
         for child in heading.children:
             if id(child) not in taken:
                 walk(child)
@@ -851,6 +853,8 @@ _RESULT_HEAD = re.compile(r"(?i)\b(?:claims?|results?|findings?|verdicts?|conclu
 _OPENING_MARK = re.compile(r"^\s*(?P<m>" + _MARKS.pattern + r")\ufe0f?\s*(?P<rest>\S.*)$")
 _CLOSING_MARK = re.compile(r"^(?P<rest>.*?\S)\s*(?:[(:—–]|\s-)?\s*(?P<m>" + _MARKS.pattern +
                            r")\ufe0f?\s*\)?\s*\.?$")
+#: A label closing an item after a dash ("X —— 已复现", "X — reproduced").
+_CLOSING_DASH = re.compile(r"^(?P<rest>.*?\S)\s*(?:—+|–+|\s-{1,2})\s*(?P<l>[^—–\n]{1,30}?)\s*[.。]?$")
 _CLOSING_BOLD = re.compile(r"^(?P<rest>.*?\S)\s*(?:[—–:|]|\s-)\s*\(?\*\*(?P<l>[^*\n]{2,40})\*\*"
                            r"\)?\.?\s*$")
 
@@ -874,13 +878,78 @@ def marked_items(page: Page, heading: Heading) -> list[FoundClaim]:
                               (m := _CLOSING_MARK.match(first))) and \
                     (v := cell_verdict(m.group("m"))):
                 found = (m.group("rest"), v, "list item mark")
+            elif results and (m := _CLOSING_DASH.match(plain_text(first))) and \
+                    len(m.group("l").split()) <= TAIL_LABEL_WORDS and \
+                    (v := cell_verdict(m.group("l"))):
+                found = (m.group("rest"), v, "bold label")
             if found is None:
                 continue
             statement = plain_text(found[0]).strip(" :—–-")
-            if len(statement.split()) < 3:
+            if len(statement.split()) < 3 and len(statement) < 8:
                 continue
             ex = Extraction()
             _set_verdict(ex, found[1], line.strip(), line.strip(), found[2])
+            out.append(_declared(page, len(out) + 1, line, statement, ex, place="list item",
+                                 quote=line.strip(), quoted_at="list item", values=IN_PROSE))
+    return out
+
+
+#: A bold lead stating a claim, and the label opening the text after it ("- **Loss falls below
+#: a fifth:** reproduced; we measured 0.19", "**Large model wins.** Not reproduced.").
+_BOLD_STATEMENT = re.compile(r"^\s*\*\*(?P<s>[^*\n]{8,200}?)[:.：]?\*\*[:.：]?\s*(?P<l>[^.,;:!—–(\n]{2,40})")
+
+
+def bold_statement_items(page: Page, heading: Heading) -> list[FoundClaim]:
+    """List items and paragraphs opening with a claim in bold and then its verdict: the bold
+    lead the statement (three words or more, not itself a verdict nor "Claim N"), the label
+    after it (at most `TAIL_LABEL_WORDS` words) the verdict."""
+    out = []
+    units = [(t, line) for b in heading.blocks if b.kind == "list" for (t, *_), line in b.rows]
+    units += [(b.rows[0][0][0], b.raw) for b in heading.blocks if b.kind == "paragraph"]
+    for text, line in units:
+        m = _BOLD_STATEMENT.match(text)
+        if m is None or _BOLD_CLAIM.match(text) or cell_verdict(m.group("s")) is not None:
+            continue
+        label, statement = m.group("l").strip(), plain_text(m.group("s")).strip()
+        verdict = cell_verdict(label) if len(label.split()) <= TAIL_LABEL_WORDS else None
+        if verdict is None or len(statement.split()) < 3:
+            continue
+        ex = Extraction()
+        _set_verdict(ex, verdict, label, line.strip(), "bold label")
+        out.append(_declared(page, len(out) + 1, line, statement, ex, place="list item",
+                             quote=line.strip(), quoted_at="list item", values=IN_PROSE))
+    return out
+
+
+#: A heading or lead line naming the claims listed below it ("## Claims tested", "We test three
+#: claims of the paper:"), with no verdict: each item a claim.
+_CLAIM_LIST = re.compile(r"(?i)\bclaims\b|\bhypothes[ie]s\b|主张|主張")
+
+
+def claim_list_items(page: Page, heading: Heading) -> list[FoundClaim]:
+    """The items of a list under a heading or a lead line naming claims: each a claim, with no
+    verdict (the heading declares none; an item carrying its own is read by `marked_items`)."""
+    lists: list[Block] = []
+    title = plain_text(_strip_title(heading.title))
+    if heading.level and len(title.split()) <= LEAD_WORDS and _CLAIM_LIST.search(title) \
+            and cell_verdict(title) is None:
+        lists += [b for b in heading.blocks[:1] if b.kind == "list"]
+    for lead, block in zip(heading.blocks, heading.blocks[1:], strict=False):
+        text = plain_text(lead.text).strip()
+        if lead.kind == "paragraph" and block.kind == "list" and "\n" not in text \
+                and text.endswith((":", "：")) and len(text.split()) <= LEAD_WORDS \
+                and _CLAIM_LIST.search(text) and cell_verdict(text.rstrip(":：")) is None:
+            lists.append(block)
+    out = []
+    for block in lists:
+        if _CHECKLIST.search(block.text):
+            continue
+        for (item, *_), line in block.rows:
+            statement = plain_text(item.split("\n", 1)[0]).strip()
+            if len(statement.split()) < 3 and len(statement) < 8:
+                continue
+            ex = Extraction()
+            ex.absent["verdict"] = "listed as a claim: the list declares no verdict on it"
             out.append(_declared(page, len(out) + 1, line, statement, ex, place="list item",
                                  quote=line.strip(), quoted_at="list item", values=IN_PROSE))
     return out
@@ -1105,6 +1174,9 @@ def read_reports(texts: list[tuple[str, str]], *,
         papers = [c for h in _descendants(root) for c in paper_claims(page, h)]
         papers += [c for h in (root, *_descendants(root)) for c in paper_rows(page, h)
                    if not any(c.prose == k.prose for k in papers)]
+        # a list naming claims: each item read unless the reports assess it (as the paper's)
+        papers += [c for h in (root, *_descendants(root)) for c in claim_list_items(page, h)
+                   if not any(c.prose.strip() == k.prose.strip() for k in papers + per[rel])]
         these = papers + (prose_statements(rel, text, per[rel] + papers) if prose.get(rel)
                           else [])
         for n, claim in enumerate(these, start=len(per[rel]) + 1):

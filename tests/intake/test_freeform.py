@@ -658,3 +658,36 @@ def test_a_results_rows_own_index_is_not_a_claims_number(tmp_path: Path) -> None
     assert claims["The loss falls below a fifth"].reproduced_value is None
     two = claims["The large model wins"]
     assert (two.reported_value, two.reproduced_value) == (3.0, 1.0)
+
+
+def test_a_bold_claim_and_the_verdict_after_it_are_one_claim() -> None:
+    report = ("## Results\n\n- **Loss falls below a fifth:** reproduced; we measured 0.19.\n"
+              "- **Large model beats the baselines:** not reproduced, ours loses by 3 points.\n"
+              "- **Dataset:** CIFAR-10, from scratch.\n\n"
+              "**Recall rises with memory size.** Refuted: it falls.\n")
+    claims = read_report("README.md", report)
+    assert [(c.title, c.extraction.verdict) for c in claims] == [
+        ("Loss falls below a fifth", Verdict.verified),
+        ("Large model beats the baselines", Verdict.inconclusive),
+        ("Recall rises with memory size", Verdict.falsified)]
+
+
+def test_items_under_a_heading_or_lead_naming_claims_are_claims_with_no_verdict() -> None:
+    report = ("# Report\n\n## Claims tested\n\n1. The loss falls below a fifth.\n"
+              "2. The large model beats every baseline.\n\n## Setup\n\n"
+              "We test two claims of the paper:\n\n- Recall rises with the memory size.\n"
+              "- Training converges within fifty episodes.\n\n## 结论\n\n"
+              "- 论文主张二：大模型胜出 —— 未复现\n\n## Progress\n\n- [x] The claims were listed\n\n"
+              "## Results\n\n| Claim | Paper | Ours | Verdict |\n|---|---|---|---|\n"
+              "| The loss falls below a fifth | 0.2 | 0.19 | ✅ |\n")
+    reading = read_reports([("README.md", report)])
+    assessed = {c.title: c.extraction.verdict for c in reading.claims}
+    assert assessed == {"论文主张二：大模型胜出": Verdict.falsified,
+                        "The loss falls below a fifth": Verdict.verified}
+    # the listed claims with no verdict, but the one the table assesses, read there only
+    stated = {c.title: c.extraction for c in reading.stated}
+    assert set(stated) == {"The large model beats every baseline.",
+                           "Recall rises with the memory size.",
+                           "Training converges within fifty episodes."}
+    assert all(ex.verdict is None and "declares no verdict" in ex.absent["verdict"]
+               for ex in stated.values())
