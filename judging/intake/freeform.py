@@ -53,6 +53,7 @@ from judging.intake.extract import (
     drop_ignored,
     map_verdict,
     parse_number,
+    place_kind,
     plain_text,
     text_labels,
 )
@@ -385,8 +386,12 @@ def table_claims(page: Page, block: Block) -> list[FoundClaim]:
                                             for j in cols.paper)
         if no_paper:
             # a row the paper states nothing for is the reproducer's own finding: no verdict
-            # on the paper's claim
+            # on the paper's claim, and its number reproduces none of the paper's
             ex.absent["verdict"] = "the paper's cell of the row is empty: no claim of the paper"
+            if ex.provenance.pop("reproduced_value", None) is not None:
+                ex.reproduced = None
+            ex.absent["reproduced_value"] = "the paper's cell of the row is empty: the " \
+                                            "reproducer's own number, not a reproduction"
         elif cols.verdict is not None:
             found = cell_verdict(cells[cols.verdict])
             if found is not None:
@@ -500,6 +505,24 @@ def _form(cell: str, header: str) -> str:
     if m is not None and m.group("of"):
         return "count"
     return "percent" if "%" in cell + header else "plain"
+
+
+def keep_single_numbers(ex: Extraction) -> None:
+    """A value read from a table row by a looser reader (the logbook rules over a report: the
+    first number of a cell) is kept only when one cell of its row holds that one number (this
+    reader's rule, `read_number`); else it is absent with the reason."""
+    for side in ("reported", "reproduced"):
+        name, value = f"{side}_value", getattr(ex, side)
+        held = ex.provenance.get(name)
+        if value is None or held is None or not (held.quote or "").lstrip().startswith("|") \
+                or place_kind(held.place or "") not in ("table cell", "results table"):
+            continue
+        cells = [c.strip() for c in held.quote.strip().strip("|").split("|")]
+        if not any(read_number(c)[0] == value for c in cells):
+            setattr(ex, side, None)
+            ex.provenance.pop(name)
+            ex.absent[name] = "the cell holding it holds more than one number: which is the " \
+                              "claim's is not declared"
 
 
 def _scales_differ(got: dict[str, list[float]], forms: dict[str, list[str]]) -> bool:

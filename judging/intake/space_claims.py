@@ -25,7 +25,7 @@ from judging.intake.extract import (
     text_labels,
     toy_scale,
 )
-from judging.intake.freeform import Reading, read_already, report_page
+from judging.intake.freeform import Reading, keep_single_numbers, read_already, report_page
 from judging.intake.logbook import (
     Cell,
     FoundClaim,
@@ -137,6 +137,7 @@ def apply_space_facts(found: list[FoundClaim], whole: FoundClaim | None, files: 
         if claim is whole:
             extract_page(claim, verdict_places=verdict_places, value_places=value_places)
         ex = claim.extraction
+        keep_single_numbers(ex)
         labels = space_labels(files) if (claim is whole or single) else []
         labels = [lb for lb in labels if place_kind(lb.place) in verdict_places]
         short = [lb for lb in labels if lb.place == "short_description"]

@@ -691,3 +691,26 @@ def test_items_under_a_heading_or_lead_naming_claims_are_claims_with_no_verdict(
                            "Training converges within fifty episodes."}
     assert all(ex.verdict is None and "declares no verdict" in ex.absent["verdict"]
                for ex in stated.values())
+
+
+def test_a_value_a_looser_reader_took_from_a_cell_of_several_numbers_is_dropped() -> None:
+    from judging.intake.extract import Extraction
+    from judging.intake.freeform import keep_single_numbers
+    from judging.models import FieldProvenance
+
+    row = "| C2 | Efficiency plateaus | 4.45 bpt @200k, flat after ~50k | 5.80 |"
+    ex = Extraction(reported=4.45, reproduced=5.8)
+    for name in ("reported_value", "reproduced_value"):
+        ex.provenance[name] = FieldProvenance(how="declared", quote=row, place="table cell")
+    keep_single_numbers(ex)
+    assert (ex.reported, ex.reproduced) == (None, 5.8)
+    assert "more than one number" in ex.absent["reported_value"]
+
+
+def test_a_row_the_paper_states_nothing_for_gives_no_reproduced_value() -> None:
+    report = ("| Dataset | Paper | Ours | Status |\n|---|---|---|---|\n"
+              "| In domain | 39.0 | 38.9 | ✅ |\n| Out of domain | — | 4.27 | ❌ failure |\n")
+    first, second = read_report("README.md", report)
+    assert first.extraction.reproduced == 38.9
+    assert second.extraction.reproduced is None
+    assert "reproducer's own number" in second.extraction.absent["reproduced_value"]
