@@ -9,9 +9,13 @@ their source lines, so every quote is a verbatim line of the file) and reads:
   or a verdict column (named so, or whose cells open with verdict marks), is a claims table; each
   body row is one claim. The statement is the claim / statement column, else the row's label
   cells (never an id or a number); the paper and ours cells give the values only when a cell is
-  one number (a range, a list or prose is absent with its reason); "ours / paper" in one column
-  is split in the header's order; several paper (or ours) columns, or another column of numbers
-  in the row, leave the value absent; a row whose paper cell is empty gets no verdict;
+  one number (`read_number`: a range, a list, two sizes "256/128", a parenthesis holding another
+  number or prose is absent with its reason); "ours / paper" in one column is split in the
+  header's order; a column measured against the paper ("Δ vs paper"), a side's text ("Paper
+  section") or question ("Reproduced?") is no side's value; several paper (or ours) columns,
+  another column of numbers in the row, two sides on different scales (a count against a
+  percent, a percent against a fraction) or a row saying its numbers are not comparable leave
+  the value absent; a row whose paper cell is empty gets no verdict and no reproduced value;
 - **verdict headings**: a heading that carries a verdict ("### Claim 1: ... ✅", "## What
   matches", "### Agreements ✅") over numbered sub-headings, list items or bold-lead paragraphs:
   each child is a claim with the heading's verdict unless it carries its own; a marked heading
@@ -19,12 +23,15 @@ their source lines, so every quote is a verbatim line of the file) and reads:
   plan files state no verdict;
 - **bold claims and lists**: `**Claim N: ...**` paragraphs (the verdict the next paragraph opens
   with), a list under a lead line naming claims and a verdict, list items opening with a bold
-  verdict.
+  verdict, items carrying a mark or a closing label (`marked_items`), a bold claim followed by
+  its verdict (`bold_statement_items`); a claim heading's verdict is a mark or a label after its
+  statement, else its section's label lines (`claim_verdict`).
 
 - **the paper's own claims** (`Reading.stated`, read only where no report assesses the same
   claim): paragraphs, items and rows under a heading naming them ("The original finding"), a
-  results table's row labelled as the paper's; no verdict, no value. Items listed as not
-  covered ("Not yet covered:", 未复现项) are claims of the report with no verdict.
+  results table's row labelled as the paper's, the items of a list under a heading or lead
+  line naming claims (`claim_list_items`); no verdict, no value. Items listed as not covered
+  ("Not yet covered:", 未复现项) are claims of the report with no verdict.
 
 `read_reports` reads every report of a submission: one claim stated in several reports is read
 once, from the report stating more claims, and their disagreements are noted on it; paragraphs
