@@ -1041,7 +1041,7 @@ def paper_claims(page: Page, heading: Heading) -> list[FoundClaim]:
                      for (t, *_), line in block.rows]
         else:
             units = [(plain_text(block.text).replace("\n", " ").strip(), block.raw,
-                      "paragraph")]
+                      "paragraph")] + _paper_sentences(block)
         for statement, line, place in units:
             if len(statement.split()) < 2 and len(statement) < 8:
                 continue
@@ -1053,6 +1053,22 @@ def paper_claims(page: Page, heading: Heading) -> list[FoundClaim]:
                                  quote=line.strip(),
                                  quoted_at="claims table row" if in_table else "paper's claims",
                                  values="not declared as this claim's value"))
+    return out
+
+
+def _paper_sentences(block: Block) -> list[tuple[str, str, str]]:
+    """The sentences after the first of a paragraph of the paper's claims that name the paper
+    ("In the paper's sharpest result, ..."): a finding of their own, each with the verbatim line
+    it opens on."""
+    text = plain_text(block.text).replace("\n", " ")
+    out = []
+    for sentence in _SENTENCE_END.split(text)[1:]:
+        sentence = sentence.strip()
+        head = sentence[:30]
+        line = next((ln for ln in block.text.splitlines() if plain_text(ln).find(head) >= 0),
+                    None)
+        if line is not None and _PAPER_SIDE.search(sentence):
+            out.append((sentence, line, "paragraph"))
     return out
 
 

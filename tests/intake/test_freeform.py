@@ -714,3 +714,18 @@ def test_a_row_the_paper_states_nothing_for_gives_no_reproduced_value() -> None:
     assert first.extraction.reproduced == 38.9
     assert second.extraction.reproduced is None
     assert "reproducer's own number" in second.extraction.absent["reproduced_value"]
+
+
+def test_a_later_sentence_naming_the_paper_under_its_findings_is_a_finding_of_its_own() -> None:
+    report = ("## The original finding\n\nRecall is U-shaped over the position of the answer.\n"
+              "In the paper's sharpest result, recall in the middle falls below the\n"
+              "closed-book baseline. We used one GPU.\n")
+    stated = read_reports([("README.md", report)]).stated
+    assert [c.title for c in stated] == [
+        "Recall is U-shaped over the position of the answer. In the paper's sharpest result, "
+        "recall in the middle falls below the closed-book baseline. We used one GPU.",
+        "In the paper's sharpest result, recall in the middle falls below the closed-book "
+        "baseline."]
+    assert stated[1].extraction.provenance["statement"].quote == \
+        "In the paper's sharpest result, recall in the middle falls below the"
+    assert all(c.extraction.verdict is None for c in stated)
