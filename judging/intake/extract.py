@@ -414,7 +414,7 @@ def printout_labels(output: str, *, cell: int | None = None, time: str | None = 
 VERDICT_PLACES = frozenset({
     "Verdict line", "verdict heading", "heading", "cell title", "page title",
     "page title in logbook.json", "claims table cell", "bold label", "claims table",
-    "run printout", "run output JSON", "short_description"})
+    "run printout", "run output JSON", "short_description", "list item mark"})
 #: The kinds of declared place a value is read from (`Value.place`).
 VALUE_PLACES = frozenset({"table cell", "results table", "run output key=value",
                           "run output JSON", "results file", "log key=value",
@@ -523,10 +523,18 @@ _SETTING_KEY = re.compile(r"(?i)(?:^|[_\W])(?:id|ids|seed|seeds|batch|size|steps
                           r"(?:[_\W]|$)")
 
 
+#: A key naming a spread, a bound or a comparison of a side, not its value ("paper_std",
+#: "ours_ci_low", "diff_vs_paper", "tolerance_paper"); a ratio or a gap may be the measure
+#: itself ("observed_final_mae_ratio").
+_SPREAD_KEY = re.compile(r"(?i)(?:^|[_\W])(?:std|stdev|sd|sem|se|stderr|ci|ci95|lower|upper|low|"
+                         r"high|min|max|tol|tolerance|threshold|margin|diff|difference|delta|vs|"
+                         r"versus|minus)(?:[_\W]|$)")
+
+
 def key_side(key: str) -> str | None:
     """"reported" when a key names the paper, "reproduced" when it names the measurement (not a
-    setting or an identifier of either)."""
-    if _SETTING_KEY.search(key):
+    setting or an identifier of either, nor a spread, bound or comparison of it)."""
+    if _SETTING_KEY.search(key) or _SPREAD_KEY.search(key):
         return None
     rep, ours = _KEY_REPORTED.search(key), _KEY_REPRODUCED.search(key)
     if bool(rep) == bool(ours):
@@ -646,7 +654,7 @@ def sentence_values(text: str) -> list[Value]:
     """Values of sentences that pair both sides explicitly ("the paper reports 1.5; we measured
     0.9"): one number right after a paper marker and one right after a measurement marker."""
     out: list[Value] = []
-    clean = _drop_ignored(text)
+    clean = drop_ignored(text)
     for s in _SENTENCE.finditer(strip_fences(text)):
         sentence = s.group(0).lstrip()
         start = s.start() + len(s.group(0)) - len(sentence)
@@ -655,12 +663,34 @@ def sentence_values(text: str) -> list[Value]:
         if len(reps) != 1 or len(ours) != 1:
             continue
         rep, our = parse_number(reps[0].group("num")), parse_number(ours[0].group("num"))
-        if rep is None or our is None or reps[0].start() == ours[0].start():
+        if rep is None or our is None or reps[0].start() == ours[0].start() \
+                or not _one_measure(sentence, reps[0], ours[0]):
             continue
         quote = sentence.strip()
         out += [Value("reported", rep, quote, "sentence pairing both"),
                 Value("reproduced", our, quote, "sentence pairing both")]
     return out
+
+
+_UNIT_AFTER = re.compile(r"\s*(?P<u>[A-Za-z]{2,15})\b")
+
+
+def _one_measure(sentence: str, rep: re.Match[str], ours: re.Match[str]) -> bool:
+    """The two numbers of a pairing sentence measure one thing: not a percent against a bare
+    number, nor two different words after them ("the paper reports 12 layers; we measured 0.93
+    accuracy")."""
+    a, b = rep.group("num"), ours.group("num")
+    if a.endswith("%") != b.endswith("%"):
+        return False
+    units = [m.group("u").lower().rstrip("s") if (m := _UNIT_AFTER.match(sentence, x.end("num")))
+             and m.group("u").lower() not in _JOINERS else None for x in (rep, ours)]
+    return None in units or units[0] == units[1]
+
+
+#: Words that may follow a number without naming its unit ("0.2 and we measured 0.19").
+_JOINERS = frozenset({"and", "but", "while", "whereas", "vs", "versus", "against", "with", "in",
+                      "on", "at", "for", "from", "to", "of", "or", "than", "the", "we", "our",
+                      "here", "there", "which", "this", "that", "after", "before", "when"})
 
 
 def _kept(m: re.Match[str], clean: str, offset: int) -> bool:
@@ -717,7 +747,7 @@ _IGNORED = re.compile(
     r"datasets|models|prompts|questions|problems|episodes)\b))")
 
 
-def _drop_ignored(text: str) -> str:
+def drop_ignored(text: str) -> str:
     """`text` with the numbers a reader skips blanked out (same length, so quotes still map)."""
     return _IGNORED.sub(lambda m: " " * len(m.group(0)), text)
 
@@ -728,7 +758,7 @@ _NUMBER_SIGNED = re.compile(_SIGNED)
 
 def _number_in(text: str) -> tuple[float, str] | None:
     """The first number of `text` that is not an ignored one, with its verbatim text."""
-    clean = _drop_ignored(text)
+    clean = drop_ignored(text)
     for m in _NUMBER_SIGNED.finditer(clean):
         value = parse_number(m.group(0).lstrip("+"))
         if value is not None:

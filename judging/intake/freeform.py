@@ -9,9 +9,13 @@ their source lines, so every quote is a verbatim line of the file) and reads:
   or a verdict column (named so, or whose cells open with verdict marks), is a claims table; each
   body row is one claim. The statement is the claim / statement column, else the row's label
   cells (never an id or a number); the paper and ours cells give the values only when a cell is
-  one number (a range, a list or prose is absent with its reason); "ours / paper" in one column
-  is split in the header's order; several paper (or ours) columns, or another column of numbers
-  in the row, leave the value absent; a row whose paper cell is empty gets no verdict;
+  one number (`read_number`: a range, a list, two sizes "256/128", a parenthesis holding another
+  number or prose is absent with its reason); "ours / paper" in one column is split in the
+  header's order; a column measured against the paper ("Δ vs paper"), a side's text ("Paper
+  section") or question ("Reproduced?") is no side's value; several paper (or ours) columns,
+  another column of numbers in the row, two sides on different scales (a count against a
+  percent, a percent against a fraction) or a row saying its numbers are not comparable leave
+  the value absent; a row whose paper cell is empty gets no verdict and no reproduced value;
 - **verdict headings**: a heading that carries a verdict ("### Claim 1: ... ✅", "## What
   matches", "### Agreements ✅") over numbered sub-headings, list items or bold-lead paragraphs:
   each child is a claim with the heading's verdict unless it carries its own; a marked heading
@@ -19,12 +23,15 @@ their source lines, so every quote is a verbatim line of the file) and reads:
   plan files state no verdict;
 - **bold claims and lists**: `**Claim N: ...**` paragraphs (the verdict the next paragraph opens
   with), a list under a lead line naming claims and a verdict, list items opening with a bold
-  verdict.
+  verdict, items carrying a mark or a closing label (`marked_items`), a bold claim followed by
+  its verdict (`bold_statement_items`); a claim heading's verdict is a mark or a label after its
+  statement, else its section's label lines (`claim_verdict`).
 
 - **the paper's own claims** (`Reading.stated`, read only where no report assesses the same
   claim): paragraphs, items and rows under a heading naming them ("The original finding"), a
-  results table's row labelled as the paper's; no verdict, no value. Items listed as not
-  covered ("Not yet covered:", 未复现项) are claims of the report with no verdict.
+  results table's row labelled as the paper's, the items of a list under a heading or lead
+  line naming claims (`claim_list_items`); no verdict, no value. Items listed as not covered
+  ("Not yet covered:", 未复现项) are claims of the report with no verdict.
 
 `read_reports` reads every report of a submission: one claim stated in several reports is read
 once, from the report stating more claims, and their disagreements are noted on it; paragraphs
@@ -38,6 +45,7 @@ verbatim quote.
 
 from __future__ import annotations
 
+import html
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -49,9 +57,12 @@ from judging.intake.extract import (
     IN_PROSE,
     NUMBER,
     Extraction,
+    drop_ignored,
     map_verdict,
     parse_number,
+    place_kind,
     plain_text,
+    text_labels,
 )
 from judging.intake.logbook import Cell, FoundClaim, Page
 from judging.intake.manifest import MAX_CLAIMS_PER_SUBMISSION
@@ -69,14 +80,20 @@ _VERDICT_HEAD = re.compile(r"(?i)\b(?:verdict|status|assessment|outcome|conclusi
 _CLAIM_HEAD = re.compile(r"(?i)\b(?:claim|statement|finding|what it establishes|hypothesis)\b"
                          r"|主张|主張")
 _ID_HEAD = re.compile(r"(?i)^\s*(?:#|id|no\.?|claim ?id|ref)\s*$")
-_ID_CELL = re.compile(r"(?i)^\s*\**(?:claim\s*)?c?(?P<n>\d{1,3})\b")
+#: A claim's number ("C2", "Claim 2", "2"); "C2.1" and "C2a" are parts of claim 2, each a claim
+#: of its own, not a second claim 2.
+_ID_CELL = re.compile(r"(?i)^\s*\**(?:claim\s*)?c?(?P<n>\d{1,3})\b(?![.,]\d|[a-z])")
 _NOTE_HEAD = re.compile(r"(?i)\b(?:notes?|evidence|source|comment|explanation|reason|where)\b|"
                         r"备注|說明|说明|解释|解釋")
 #: A cell that is one number: an optional approximation sign, the number with a unit of a few
-#: letters, a ± spread, a count's denominator and a parenthetical ("54/300（18.00%）").
-_ONE_NUMBER = re.compile(r"^[~≈]?\s*(?P<n>" + NUMBER + r")\s*(?:/\s*[\d,]+)?\s*"
+#: letters, a ± spread, a count's denominator ("54/300", no spaces: "96.5 / 96.3" is a pair) and
+#: a parenthetical ("54/300（18.00%）"); `one_number` checks the count and the parenthetical.
+_ONE_NUMBER = re.compile(r"^[~≈]?\s*(?P<n>" + NUMBER + r")(?:/(?P<of>\d[\d,]*))?\s*"
                          r"(?:[A-Za-z%]{1,4}\.?)?\s*(?:±\s*" + NUMBER + r"\s*[A-Za-z%]{0,4})?\s*"
-                         r"(?:[(（][^)）]*[)）])?\s*$")
+                         r"(?:[(（](?P<aside>[^)）]*)[)）])?\s*$")
+_SPREAD = re.compile(r"±\s*" + NUMBER)
+#: A parenthetical that states a difference ("(+0.11)", "(Δ -0.2)", "(0.3 pp)"), not a second value.
+_ASIDE_DIFFERENCE = re.compile(r"(?i)^\s*\+|Δ|\bpp\b|\bdiff|\bdelta\b")
 #: A cell or heading longer than this is prose, not a label: its verdict words are not read.
 LABEL_CHARS = 120
 #: A heading of at most this many words may be a verdict by its words ("What doesn't match");
@@ -203,10 +220,41 @@ def cell_verdict(cell: str) -> str | None:
 
 
 def one_number(cell: str) -> float | None:
-    """The number of a cell that holds one number, else None."""
+    """The number of a cell that holds one number, else None (`read_number` says why)."""
+    return read_number(cell)[0]
+
+
+def read_number(cell: str) -> tuple[float | None, str | None]:
+    """(the number of a cell that holds one number, else None with the reason when the cell
+    holds numbers). "a/b" is a count of a total only when a and b are whole and a <= b
+    ("256/128" is two sizes, "4046/68" a split); a parenthetical holding another number is a
+    second value ("2.39 s (paper: 2.02 s)", "90.64 (90.63 on the other pack)") unless it
+    restates this one (the count's percentage, the same number) or states a difference: which
+    of two numbers is the claim's is not declared."""
     clean = plain_text(cell).replace("**", "").strip()
     m = _ONE_NUMBER.match(clean)
-    return parse_number(m.group("n")) if m else None
+    value = parse_number(m.group("n")) if m else None
+    if m is None or value is None:
+        return None, None
+    restated = [value]
+    if m.group("of"):
+        total = parse_number(m.group("of"))
+        if total is None or not value.is_integer() or not 0 <= value <= total or not total:
+            return None, f"{clean[:40]!r} is two numbers, not a count of a total"
+        restated.append(100 * value / total)
+    aside = m.group("aside") or ""
+    if aside and not _ASIDE_DIFFERENCE.search(aside):
+        for hit in re.finditer(NUMBER, drop_ignored(_SPREAD.sub(" ", aside))):
+            said = parse_number(hit.group(0))
+            if said is None or not any(_rounds_to(r, hit.group(0), said) for r in restated):
+                return None, f"{clean[:40]!r} holds a second number in its parenthesis"
+    return value, None
+
+
+def _rounds_to(exact: float, text: str, said: float) -> bool:
+    """`said`, written as `text`, is `exact` rounded to the digits it is written with."""
+    digits = len(text.rstrip("%").split(".")[1]) if "." in text else 0
+    return abs(exact - said) <= 0.5 * 10 ** -digits + 1e-9
 
 
 # --- tables ---------------------------------------------------------------------------------
@@ -230,11 +278,21 @@ def columns(header: list[str], body: list[list[str]]) -> Columns | None:
     """What each column of a table holds, or None when the table is not a claims table."""
     paper, ours, pair = [], [], []
     verdict = claim = ident = None
+    against: list[int] = []
     for j, name in enumerate(header):
         text = plain_text(name)
         is_paper, is_ours = bool(_PAPER_HEAD.search(text)), bool(_OURS_HEAD.search(text))
-        if j and _VERDICT_HEAD.search(text) and verdict is None and not (is_paper or is_ours):
-            verdict = j
+        if is_paper and _AGAINST_SIDE.search(text):
+            against.append(j)
+        if (is_paper or is_ours) and (_AGAINST_SIDE.search(text) or _TEXT_HEAD.search(text)):
+            # "Δ vs paper", "Gap to paper", "Paper section", "Reproduced?": a difference, a
+            # text or a yes/no about a side, not the side's value
+            is_paper = is_ours = False
+        if _VERDICT_HEAD.search(text) and verdict is None and not is_paper:
+            # "Status", "Reproduction status" ("Paper conclusion" is the paper's text); a
+            # first column only names a verdict when another column states the claim
+            if j or any(_CLAIM_HEAD.search(plain_text(h)) for h in header[1:]):
+                verdict = j
         elif _ID_HEAD.match(text):
             ident = j
         elif _CLAIM_HEAD.search(text) and claim is None and not is_ours:
@@ -253,15 +311,30 @@ def columns(header: list[str], body: list[list[str]]) -> Columns | None:
             ours.append(j)
     if verdict is None:
         verdict = _marked_column(header, body)
-    if not ((paper and ours) or pair or verdict is not None):
-        return None
-    used = {*paper, *ours, *(j for j, _ in pair), verdict, ident}
+        # a column of verdict marks holds verdicts, whatever its header names ("Reproduced?")
+        paper, ours = [j for j in paper if j != verdict], [j for j in ours if j != verdict]
+    if not ((paper or against) and ours or pair or verdict is not None):
+        return None  # ours against the paper ("Ours | Δ vs paper") compares with the paper too
+    used = {*paper, *ours, *(j for j, _ in pair), *against, verdict, ident}
     numeric = {j for j in range(len(header)) if j not in used and j != claim
                and _mostly_numbers([r[j] for r in body if j < len(r) and r[j].strip()])}
     labels = [j for j, name in enumerate(header) if j not in used and j != claim
               and j not in numeric and not _NOTE_HEAD.search(plain_text(name))]
     other = [j for j in sorted(numeric) if not _DERIVED_HEAD.search(plain_text(header[j]))]
     return Columns(paper, ours, pair, verdict, claim, ident, labels, other)
+
+
+#: A header naming a side it is measured against ("Δ vs paper", "Gap to paper", "% of paper",
+#: "與論文差距"): a difference or a ratio, not that side's value.
+_AGAINST_SIDE = re.compile(
+    r"(?i)(?:\b(?:vs\.?|versus|to|from|against|relative\s+to|compared\s+(?:to|with)|of)|[%Δ]"
+    r"|与|與|和|相对|相對|对比|對比)\s*(?:the\s+)?(?:" + _PAPER_HEAD.pattern.replace("(?i)", "")
+    + r")|(?:" + _PAPER_HEAD.pattern.replace("(?i)", "") + r")\S*\s*(?:差距|差值|之差)")
+#: A header naming a side's text, not its number ("Paper section", "Reproduction notes",
+#: "Original setting"), or asking a yes/no question about it ("Reproduced?").
+_TEXT_HEAD = re.compile(r"(?i)\b(?:statement|description|source|reference|section|setting|"
+                        r"config(?:uration)?|notes?|comments?|link|command|script|file|path|"
+                        r"setup|details?)\b|\?\s*$|[？]\s*$")
 
 
 #: A column derived from the two sides (a difference, a ratio) or naming a setting or a count.
@@ -277,11 +350,22 @@ def _mostly_numbers(cells: list[str]) -> bool:
 
 
 def _marked_column(header: list[str], body: list[list[str]]) -> int | None:
-    """A column (not the first) whose cells mostly open with a verdict mark."""
+    """A column (not the first) whose cells mostly open with a verdict mark, else one (not
+    naming a side, a claim or notes) whose cells are mostly short verdict labels: "| Claim |
+    Result |" over "Reproduced" / "Not reproduced" / "Partially"."""
     for j in range(1, len(header)):
         cells = [r[j] for r in body if j < len(r) and r[j].strip()]
         marked = [c for c in cells if _MARKS.match(c.strip())]
         if cells and len(marked) * 2 >= len(cells) and len(marked) >= 1:
+            return j
+    for j in range(1, len(header)):
+        name = plain_text(header[j])
+        if _PAPER_HEAD.search(name) or _OURS_HEAD.search(name) and not _TEXT_HEAD.search(name) \
+                or _CLAIM_HEAD.search(name) or _NOTE_HEAD.search(name):
+            continue
+        cells = [plain_text(r[j]).strip() for r in body if j < len(r) and r[j].strip()]
+        labels = [c for c in cells if len(c.split()) <= TAIL_LABEL_WORDS and cell_verdict(c)]
+        if len(labels) >= 2 and len(labels) * 2 > len(cells):
             return j
     return None
 
@@ -300,12 +384,21 @@ def table_claims(page: Page, block: Block) -> list[FoundClaim]:
             continue
         ex = Extraction()
         _row_values(ex, header, cells, cols, raw.strip())
+        if _NOT_COMPARABLE.search(plain_text(raw)):
+            for name in ("reported_value", "reproduced_value"):
+                if ex.provenance.pop(name, None) is not None:
+                    setattr(ex, name.split("_")[0], None)
+                ex.absent[name] = "the row says its numbers are not comparable with the paper's"
         no_paper = bool(cols.paper) and all(_BLANK.match(plain_text(cells[j]))
                                             for j in cols.paper)
         if no_paper:
             # a row the paper states nothing for is the reproducer's own finding: no verdict
-            # on the paper's claim
+            # on the paper's claim, and its number reproduces none of the paper's
             ex.absent["verdict"] = "the paper's cell of the row is empty: no claim of the paper"
+            if ex.provenance.pop("reproduced_value", None) is not None:
+                ex.reproduced = None
+            ex.absent["reproduced_value"] = "the paper's cell of the row is empty: the " \
+                                            "reproducer's own number, not a reproduction"
         elif cols.verdict is not None:
             found = cell_verdict(cells[cols.verdict])
             if found is not None:
@@ -323,7 +416,15 @@ def table_claims(page: Page, block: Block) -> list[FoundClaim]:
     return out
 
 
-_NAMED_ID = re.compile(r"(?i)^\s*\**(?:claim\s*c?|c)(?P<n>\d{1,3})\b\**[:.\s—–-]*")
+_NAMED_ID = re.compile(r"(?i)^\s*\**(?:claim\s*c?|c)(?P<n>\d{1,3})\b(?![.,]\d|[a-z])\**"
+                       r"[:.\s—–-]*")
+
+
+#: A row saying its numbers are not to be compared with the paper's ("not directly comparable",
+#: "不可比", "不能直接比较"): the author's numbers, not a pair.
+_NOT_COMPARABLE = re.compile(r"(?i)\bnot\s+(?:directly\s+)?comparable\b|\bcannot\s+be\s+"
+                             r"(?:directly\s+)?compared\b|\bincomparable\b|不可比|无法直接比|"
+                             r"無法直接比|不能直接(?:比|对比|對比)")
 
 
 def _row_number(cells: list[str], cols: Columns) -> tuple[int | None, int | None]:
@@ -338,36 +439,58 @@ def _row_number(cells: list[str], cols: Columns) -> tuple[int | None, int | None
 
 
 def _row_statement(cells: list[str], cols: Columns) -> str:
-    if cols.claim is not None and plain_text(cells[cols.claim]).strip():
-        return plain_text(cells[cols.claim]).strip()
-    parts = [plain_text(cells[j]).strip() for j in cols.labels if j < len(cells)]
+    if cols.claim is not None and _cell_text(cells[cols.claim]):
+        return _cell_text(cells[cols.claim])
+    parts = [_cell_text(cells[j]) for j in cols.labels if j < len(cells)]
     parts = [p for p in parts if p and p not in ("-", "—")]
     text = " · ".join(parts)
     return text if re.search(r"[^\W\d_]", text) else ""
 
 
+def _cell_text(cell: str) -> str:
+    """A cell as a statement: its HTML entities read ("&nbsp;"), a sub-row's mark dropped ("↳")."""
+    return _SUB_ROW.sub("", html.unescape(plain_text(cell))).strip()
+
+
+_SUB_ROW = re.compile(r"^[\s\u00a0↳└├→⤷]+")
+
+
 def _row_values(ex: Extraction, header: list[str], cells: list[str], cols: Columns,
                 raw: str) -> None:
     got: dict[str, list[float]] = {"reported": [], "reproduced": []}
-    for j in cols.paper:
-        if (v := one_number(cells[j])) is not None:
-            got["reported"].append(v)
-    for j in cols.ours:
-        if (v := one_number(cells[j])) is not None:
-            got["reproduced"].append(v)
+    percent: dict[str, list[str]] = {"reported": [], "reproduced": []}
+    why = {side: f"no column of the table holds the {side} value"
+           for side, where in (("reported", cols.paper), ("reproduced", cols.ours))
+           if not where and not cols.pair}
+    for side, where in (("reported", cols.paper), ("reproduced", cols.ours)):
+        for j in where:
+            v, reason = read_number(cells[j])
+            if v is not None:
+                got[side].append(v)
+                percent[side].append(_form(cells[j], header[j]))
+            elif reason is not None:
+                why.setdefault(side, reason)
     for j, ours_first in cols.pair:
         halves = re.split(r"\s+/\s+", plain_text(cells[j]))
         if len(halves) == 2:
             a, b = one_number(halves[0]), one_number(halves[1])
             if a is not None and b is not None:
-                got["reproduced" if ours_first else "reported"].append(a)
-                got["reported" if ours_first else "reproduced"].append(b)
+                first, second = ("reproduced", "reported") if ours_first else \
+                    ("reported", "reproduced")
+                got[first].append(a)
+                got[second].append(b)
+                percent[first].append(_form(halves[0], header[j]))
+                percent[second].append(_form(halves[1], header[j]))
     others = [j for j in cols.other if _NUMBER_OPENING.match(plain_text(cells[j]).strip())]
     if others and got["reproduced"]:
         got["reproduced"] = []
         ex.absent["reproduced_value"] = (
             f"another column ({plain_text(header[others[0]])[:60]}) holds a number too: which "
             f"one is ours is not declared")
+    if _scales_differ(got, percent):
+        got["reproduced"] = []
+        ex.absent["reproduced_value"] = ("a count against a percent or a percent against a "
+                                         "fraction: the two sides are on different scales")
     for side, values in got.items():
         name = f"{side}_value"
         if name in ex.absent:
@@ -380,7 +503,47 @@ def _row_values(ex: Extraction, header: list[str], cells: list[str], cols: Colum
             ex.absent[name] = f"several {side} columns hold numbers: which one is the claim's " \
                               f"is not declared"
         else:
-            ex.absent[name] = "no cell of this side holds one number"
+            ex.absent[name] = why.get(side, "no cell of this side holds one number")
+
+
+def _form(cell: str, header: str) -> str:
+    """How a cell writes its number: "count" (of a total, "54/300"), "percent", or "plain"."""
+    m = _ONE_NUMBER.match(plain_text(cell).replace("**", "").strip())
+    if m is not None and m.group("of"):
+        return "count"
+    return "percent" if "%" in cell + header else "plain"
+
+
+def keep_single_numbers(ex: Extraction) -> None:
+    """A value read from a table row by a looser reader (the logbook rules over a report: the
+    first number of a cell) is kept only when one cell of its row holds that one number (this
+    reader's rule, `read_number`); else it is absent with the reason."""
+    for side in ("reported", "reproduced"):
+        name, value = f"{side}_value", getattr(ex, side)
+        held = ex.provenance.get(name)
+        if value is None or held is None or not (held.quote or "").lstrip().startswith("|") \
+                or place_kind(held.place or "") not in ("table cell", "results table"):
+            continue
+        cells = [c.strip() for c in held.quote.strip().strip("|").split("|")]
+        if not any(read_number(c)[0] == value for c in cells):
+            setattr(ex, side, None)
+            ex.provenance.pop(name)
+            ex.absent[name] = "the cell holding it holds more than one number: which is the " \
+                              "claim's is not declared"
+
+
+def _scales_differ(got: dict[str, list[float]], forms: dict[str, list[str]]) -> bool:
+    """The two sides are not on one scale: a count against a percent ("54/300" against "18%"),
+    or a percent above 1 against a bare fraction (the paper's 91.2% against 0.30)."""
+    if len(got["reported"]) != 1 or len(got["reproduced"]) != 1:
+        return False
+    (rep,), (ours,) = got["reported"], got["reproduced"]
+    pair = {forms["reported"][0], forms["reproduced"][0]}
+    if pair == {"count", "percent"}:
+        return True
+    if pair != {"percent", "plain"}:
+        return False
+    return rep > 1 >= abs(ours) if forms["reported"][0] == "percent" else ours > 1 >= abs(rep)
 
 
 def _declared(page: Page, row: int, prose: str, statement: str, ex: Extraction, *, place: str,
@@ -427,14 +590,19 @@ _CHECKLIST = re.compile(r"(?m)^\s*[-*+]\s+\[[ xX]\]\s")
 _PLAN_FILE = re.compile(r"(?i)(?:^|[/_-])(?:plan|todo|roadmap|checklist)s?\.md$")
 
 
-def _strip_title(title: str) -> str:
+def _strip_title(title: str, *, tail: bool = True) -> str:
+    """A heading's statement: its marks, its number and (`tail`) a verdict label after it
+    dropped."""
     title = _MARKS.sub("", plain_text(title)).replace("\ufe0f", "").strip(" :—–-")
     m = _NUMBERED_TITLE.match(title)
-    return title[m.end():].strip() if m else title
+    title = title[m.end():].strip() if m else title
+    label = _title_label(title) if tail else None
+    return label[0].strip() if label else title
 
 
 def section_claims(page: Page, heading: Heading) -> list[FoundClaim]:
-    """Claims under a verdict heading (its children) or a marked heading that is one claim."""
+    """Claims under a verdict heading (its children), numbered sections that declare their
+    verdicts, or a heading that is one claim with its verdict."""
     out: list[FoundClaim] = []
     verdict = _heading_verdict(heading.title)
     group = verdict is not None and bool(_GROUP_WORDS.search(plain_text(heading.title))
@@ -443,39 +611,119 @@ def section_claims(page: Page, heading: Heading) -> list[FoundClaim]:
     if group or (_GROUP_WORDS.search(heading.title) and numbered):
         kids = heading.children if group else numbered
         for r, child in enumerate(kids, start=1):
-            own = _heading_verdict(child.title)
-            claim = _heading_claim(page, child, r, own or verdict,
-                                   child.raw if own else heading.raw)
+            own = claim_verdict(child)
+            claim = _heading_claim(page, child, r, own or (
+                None if verdict is None else (verdict, heading.raw, "verdict heading")))
             if claim is not None:
                 out.append(claim)
         if not kids and verdict is not None:
             out += _item_claims(page, heading, verdict)
         if out or not group:
             return out
-    if verdict is not None and (_MARKS.search(heading.title) or
-                                _NUMBERED_TITLE.match(_MARKS.sub("", heading.title))) \
-            and len(_strip_title(heading.title).split()) >= 3:
-        claim = _heading_claim(page, heading, 1, verdict, heading.raw)
+    judged = [(h, claim_verdict(h)) for h in numbered]
+    if judged and sum(v is not None for _, v in judged) * 2 >= len(judged):
+        # numbered sections most of which declare a verdict, under any heading ("## Results"):
+        # those that do, and those named as claims ("### Claim 3"), not "### 4. Method"
+        return [c for r, (child, own) in enumerate(judged, start=1)
+                if (own is not None or _named_claim(child))
+                and (c := _heading_claim(page, child, r, own)) is not None]
+    if len(_section_statement(heading)[0].split()) < 3:
+        return out
+    if verdict is not None and _MARKS.search(heading.title):
+        claim = _heading_claim(page, heading, 1, (verdict, heading.raw, "verdict heading"))
+        return [claim] if claim is not None else []
+    own = claim_verdict(heading)  # a numbered title's words are its statement, not a label
+    if own is not None and (_title_label(heading.title) or
+                            _NUMBERED_TITLE.match(_MARKS.sub("", heading.title))):
+        # "## 1. The loss falls — reproduced", "## Claim 2: ..." over "**Status:** ..."
+        claim = _heading_claim(page, heading, 1, own)
         return [claim] if claim is not None else []
     return out
 
 
-def _heading_claim(page: Page, heading: Heading, row: int, verdict: str | None,
-                   quote: str) -> FoundClaim | None:
+def _named_claim(heading: Heading) -> bool:
+    """A heading named as a claim ("### Claim 3: ..."), not only numbered ("### 4. Method")."""
+    m = _NUMBERED_TITLE.match(_MARKS.sub("", heading.title))
+    return bool(m and m.group("c"))
+
+
+#: A claim heading's label after its statement ("1. The loss falls — reproduced", "The large
+#: model wins: not reproduced"): a short verdict after a dash, a colon or a bar.
+_TAIL_LABEL = re.compile(r"^(?P<s>.*?\S)\s*(?:[—–|:：]|\s-\s)\s*(?P<l>[^—–|:：]{2,40}?)\s*[.!]?$")
+#: A heading's tail is a verdict label in at most this many words.
+TAIL_LABEL_WORDS = 4
+
+
+def _title_label(title: str) -> tuple[str, str] | None:
+    """(statement, label) of a claim heading whose title ends with a short verdict label; the
+    statement has two words or more (a "Method: consistent hashing" heading is no claim)."""
+    m = _TAIL_LABEL.match(_strip_title(title, tail=False))
+    if m is None or len(m.group("l").split()) > TAIL_LABEL_WORDS \
+            or len(m.group("s").split()) < 2 or cell_verdict(m.group("l")) is None:
+        return None
+    return m.group("s"), m.group("l")
+
+
+#: A label line naming its verdict by a mark only ("**Status:** ✅").
+_MARK_LINE = re.compile(r"(?im)^[\s>*_-]*(?:\*\*|__)?(?:verdict|status|result|outcome|assessment)"
+                        r"(?:\*\*|__)?\s*[:：]\s*(?:\*\*|__)?\s*(?P<m>" + _MARKS.pattern + r")")
+
+
+def claim_verdict(heading: Heading) -> tuple[str, str, str] | None:
+    """(verdict, quote, place) a claim's heading declares: one kind of mark or a label after
+    its statement in its title, else the label lines of its own section ("**Status:**
+    Reproduced", "Verdict: ❌") when they agree. A short title's words are its statement, not
+    a verdict ("Claim 3: Scaling holds")."""
+    marks = {cell_verdict(m.group(0)) for m in _MARKS.finditer(heading.title)}
+    if marks:
+        return (marks.pop(), heading.raw, "verdict heading") if len(marks) == 1 \
+            and None not in marks else None
+    tail = _title_label(heading.title)
+    if tail is not None:
+        return cell_verdict(tail[1]), heading.raw, "verdict heading"  # type: ignore[return-value]
+    text = "\n\n".join(b.text for b in heading.blocks if b.kind != "table")
+    labels = [(lb.mapped.verdict.value, lb.quote, lb.place) for lb in text_labels(text)
+              if lb.mapped.verdict is not None and lb.place in ("Verdict line", "bold label")]
+    if not labels:
+        labels = [(v, m.group(0).strip(), "Verdict line") for m in _MARK_LINE.finditer(text)
+                  if (v := cell_verdict(m.group("m"))) is not None]
+    if not labels or len({v for v, _, _ in labels}) > 1:
+        return None  # none, or labels that disagree: absent, for the judge
+    return labels[0]
+
+
+def _section_statement(heading: Heading) -> tuple[str, str]:
+    """(statement, its verbatim line) of a claim's section: its title's statement, else, for a
+    heading that only names the claim ("### Claim 2"), the first sentence of its first paragraph
+    that is not a label line."""
     statement = _strip_title(heading.title)
+    if re.search(r"[^\W\d_]", statement) or not _named_claim(heading):
+        return statement, heading.raw
+    for block in heading.blocks:
+        text = plain_text(block.text).replace("\n", " ").strip()
+        if block.kind == "paragraph" and text and not text_labels(block.text):
+            return _SENTENCE_END.split(text, maxsplit=1)[0].strip(), block.raw
+    return "", heading.raw
+
+
+def _heading_claim(page: Page, heading: Heading, row: int,
+                   declared: tuple[str, str, str] | None) -> FoundClaim | None:
+    statement, line = _section_statement(heading)
     if not re.search(r"[^\W\d_]", statement):
         return None
     if any(_CHECKLIST.search(b.text) for b in heading.blocks):
         return None  # a checklist's section: its marks say "done"
     ex = Extraction()
-    if verdict is not None:
-        _set_verdict(ex, verdict, quote, quote, "verdict heading")
+    if declared is not None:
+        verdict, quote, place = declared
+        _set_verdict(ex, verdict, quote, quote, place)
     else:
         ex.absent["verdict"] = "the heading and its section declare no verdict"
     m = re.match(r"(?i)^\s*#*\s*claim\s+(\d{1,3})\b", heading.raw)
     body = "\n\n".join(b.text for b in heading.blocks)
     return _declared(page, row, f"{heading.raw}\n{body}", statement, ex, place="section",
-                     quote=heading.raw, quoted_at="heading", values=IN_PROSE,
+                     quote=line, quoted_at="heading" if line == heading.raw else "paragraph",
+                     values=IN_PROSE,
                      number=int(m.group(1)) if m else None,
                      number_quote=heading.raw if m else None)
 
@@ -531,9 +779,14 @@ def read_report(rel: str, text: str, *, verdict_places: frozenset[str] | None = 
                 out.extend(table_claims(page, block))
         out.extend(bold_claims(page, heading))
         if not claims:
-            out.extend(not_covered_items(page, heading))
-            out.extend(lead_list_claims(page, heading))
-            out.extend(bold_verdict_items(page, heading))
+            listed = not_covered_items(page, heading) + lead_list_claims(page, heading) + \
+                bold_verdict_items(page, heading)
+            out.extend(listed)
+            seen = {c.prose for c in listed}
+            for claim in marked_items(page, heading) + bold_statement_items(page, heading):
+                if claim.prose not in seen:
+                    seen.add(claim.prose)
+                    out.append(claim)
         for child in heading.children:
             if id(child) not in taken:
                 walk(child)
@@ -623,6 +876,115 @@ def bold_verdict_items(page: Page, heading: Heading) -> list[FoundClaim]:
     return out
 
 
+#: A heading over the report's results ("## Results", "## Key findings", "## Summary", "结论"):
+#: a mark opening or closing an item there is a verdict, not a feature's tick.
+_RESULT_HEAD = re.compile(r"(?i)\b(?:claims?|results?|findings?|verdicts?|conclusions?|summary|"
+                          r"outcomes?|tl;?dr)\b|结论|結論|结果|結果|总结|總結")
+_OPENING_MARK = re.compile(r"^\s*(?P<m>" + _MARKS.pattern + r")\ufe0f?\s*(?P<rest>\S.*)$")
+_CLOSING_MARK = re.compile(r"^(?P<rest>.*?\S)\s*(?:[(:—–]|\s-)?\s*(?P<m>" + _MARKS.pattern +
+                           r")\ufe0f?\s*\)?\s*\.?$")
+#: A label closing an item after a dash ("X —— 已复现", "X — reproduced").
+_CLOSING_DASH = re.compile(r"^(?P<rest>.*?\S)\s*(?:—+|–+|\s-{1,2})\s*(?P<l>[^—–\n]{1,30}?)\s*[.。]?$")
+_CLOSING_BOLD = re.compile(r"^(?P<rest>.*?\S)\s*(?:[—–:|]|\s-)\s*\(?\*\*(?P<l>[^*\n]{2,40})\*\*"
+                           r"\)?\.?\s*$")
+
+
+def marked_items(page: Page, heading: Heading) -> list[FoundClaim]:
+    """List items carrying their verdict: a bold label closing the item ("- X — **reproduced**")
+    anywhere, a mark opening or closing it ("- ✅ X", "- X (❌)") under a heading over the
+    results (under "## Features" a tick is no verdict). Items of a checklist are tasks."""
+    results = bool(_RESULT_HEAD.search(plain_text(heading.title)))
+    out = []
+    for block in heading.blocks:
+        if block.kind != "list" or _CHECKLIST.search(block.text):
+            continue
+        for (text, *_), line in block.rows:
+            first = text.split("\n", 1)[0].strip()
+            found = None
+            if (m := _CLOSING_BOLD.match(first)) and len(m.group("l").split()) <= \
+                    TAIL_LABEL_WORDS and (v := cell_verdict(m.group("l"))):
+                found = (m.group("rest"), v, "bold label")
+            elif results and ((m := _OPENING_MARK.match(first)) or
+                              (m := _CLOSING_MARK.match(first))) and \
+                    (v := cell_verdict(m.group("m"))):
+                found = (m.group("rest"), v, "list item mark")
+            elif results and (m := _CLOSING_DASH.match(plain_text(first))) and \
+                    len(m.group("l").split()) <= TAIL_LABEL_WORDS and \
+                    (v := cell_verdict(m.group("l"))):
+                found = (m.group("rest"), v, "bold label")
+            if found is None:
+                continue
+            statement = plain_text(found[0]).strip(" :—–-")
+            if len(statement.split()) < 3 and len(statement) < 8:
+                continue
+            ex = Extraction()
+            _set_verdict(ex, found[1], line.strip(), line.strip(), found[2])
+            out.append(_declared(page, len(out) + 1, line, statement, ex, place="list item",
+                                 quote=line.strip(), quoted_at="list item", values=IN_PROSE))
+    return out
+
+
+#: A bold lead stating a claim, and the label opening the text after it ("- **Loss falls below
+#: a fifth:** reproduced; we measured 0.19", "**Large model wins.** Not reproduced.").
+_BOLD_STATEMENT = re.compile(r"^\s*\*\*(?P<s>[^*\n]{8,200}?)[:.：]?\*\*[:.：]?\s*(?P<l>[^.,;:!—–(\n]{2,40})")
+
+
+def bold_statement_items(page: Page, heading: Heading) -> list[FoundClaim]:
+    """List items and paragraphs opening with a claim in bold and then its verdict: the bold
+    lead the statement (three words or more, not itself a verdict nor "Claim N"), the label
+    after it (at most `TAIL_LABEL_WORDS` words) the verdict."""
+    out = []
+    units = [(t, line) for b in heading.blocks if b.kind == "list" for (t, *_), line in b.rows]
+    units += [(b.rows[0][0][0], b.raw) for b in heading.blocks if b.kind == "paragraph"]
+    for text, line in units:
+        m = _BOLD_STATEMENT.match(text)
+        if m is None or _BOLD_CLAIM.match(text) or cell_verdict(m.group("s")) is not None:
+            continue
+        label, statement = m.group("l").strip(), plain_text(m.group("s")).strip()
+        verdict = cell_verdict(label) if len(label.split()) <= TAIL_LABEL_WORDS else None
+        if verdict is None or len(statement.split()) < 3:
+            continue
+        ex = Extraction()
+        _set_verdict(ex, verdict, label, line.strip(), "bold label")
+        out.append(_declared(page, len(out) + 1, line, statement, ex, place="list item",
+                             quote=line.strip(), quoted_at="list item", values=IN_PROSE))
+    return out
+
+
+#: A heading or lead line naming the claims listed below it ("## Claims tested", "We test three
+#: claims of the paper:"), with no verdict: each item a claim.
+_CLAIM_LIST = re.compile(r"(?i)\bclaims\b|\bhypothes[ie]s\b|主张|主張")
+
+
+def claim_list_items(page: Page, heading: Heading) -> list[FoundClaim]:
+    """The items of a list under a heading or a lead line naming claims: each a claim, with no
+    verdict (the heading declares none; an item carrying its own is read by `marked_items`)."""
+    lists: list[Block] = []
+    title = plain_text(_strip_title(heading.title))
+    if heading.level and len(title.split()) <= LEAD_WORDS and _CLAIM_LIST.search(title) \
+            and cell_verdict(title) is None:
+        lists += [b for b in heading.blocks[:1] if b.kind == "list"]
+    for lead, block in zip(heading.blocks, heading.blocks[1:], strict=False):
+        text = plain_text(lead.text).strip()
+        if lead.kind == "paragraph" and block.kind == "list" and "\n" not in text \
+                and text.endswith((":", "：")) and len(text.split()) <= LEAD_WORDS \
+                and _CLAIM_LIST.search(text) and cell_verdict(text.rstrip(":：")) is None:
+            lists.append(block)
+    out = []
+    for block in lists:
+        if _CHECKLIST.search(block.text):
+            continue
+        for (item, *_), line in block.rows:
+            statement = plain_text(item.split("\n", 1)[0]).strip()
+            if len(statement.split()) < 3 and len(statement) < 8:
+                continue
+            ex = Extraction()
+            ex.absent["verdict"] = "listed as a claim: the list declares no verdict on it"
+            out.append(_declared(page, len(out) + 1, line, statement, ex, place="list item",
+                                 quote=line.strip(), quoted_at="list item", values=IN_PROSE))
+    return out
+
+
 _LEAD_NOUNS = re.compile(r"(?i)\b(?:claims?|results?|findings?)\b|结论|結論|主张|主張")
 
 
@@ -679,7 +1041,7 @@ def paper_claims(page: Page, heading: Heading) -> list[FoundClaim]:
                      for (t, *_), line in block.rows]
         else:
             units = [(plain_text(block.text).replace("\n", " ").strip(), block.raw,
-                      "paragraph")]
+                      "paragraph")] + _paper_sentences(block)
         for statement, line, place in units:
             if len(statement.split()) < 2 and len(statement) < 8:
                 continue
@@ -691,6 +1053,22 @@ def paper_claims(page: Page, heading: Heading) -> list[FoundClaim]:
                                  quote=line.strip(),
                                  quoted_at="claims table row" if in_table else "paper's claims",
                                  values="not declared as this claim's value"))
+    return out
+
+
+def _paper_sentences(block: Block) -> list[tuple[str, str, str]]:
+    """The sentences after the first of a paragraph of the paper's claims that name the paper
+    ("In the paper's sharpest result, ..."): a finding of their own, each with the verbatim line
+    it opens on."""
+    text = plain_text(block.text).replace("\n", " ")
+    out = []
+    for sentence in _SENTENCE_END.split(text)[1:]:
+        sentence = sentence.strip()
+        head = sentence[:30]
+        line = next((ln for ln in block.text.splitlines() if plain_text(ln).find(head) >= 0),
+                    None)
+        if line is not None and _PAPER_SIDE.search(sentence):
+            out.append((sentence, line, "paragraph"))
     return out
 
 
@@ -779,7 +1157,7 @@ def _descendants(heading: Heading) -> list[Heading]:
 _PAPER_SIDE = re.compile(r"(?i)\b(?:paper(?:'s)?|original|authors?'?|published|reported)\b|论文|"
                          r"論文|原文")
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])")
-#: Two claims of two reports are one claim when this share of the words of each is the other's.
+#: Two claims of two reports are one claim when this share of the words of both is common.
 SAME_CLAIM_AT = 0.8
 
 
@@ -831,6 +1209,7 @@ def read_reports(texts: list[tuple[str, str]], *,
                         f"({differ}): {twin.page.origin}, the fuller report, is read")
                 twin.warnings.append(note)
                 warnings.append(note)
+                _withhold_disputed(twin, claim, rel)
     order = {id(c): i for i, c in enumerate(c for rel, _ in texts for c in per[rel])}
     kept.sort(key=lambda c: order[id(c)])
     prose = {rel: n for rel, text in texts if (n := prose_count(text, per[rel]))}
@@ -841,6 +1220,9 @@ def read_reports(texts: list[tuple[str, str]], *,
         papers = [c for h in _descendants(root) for c in paper_claims(page, h)]
         papers += [c for h in (root, *_descendants(root)) for c in paper_rows(page, h)
                    if not any(c.prose == k.prose for k in papers)]
+        # a list naming claims: each item read unless the reports assess it (as the paper's)
+        papers += [c for h in (root, *_descendants(root)) for c in claim_list_items(page, h)
+                   if not any(c.prose.strip() == k.prose.strip() for k in papers + per[rel])]
         these = papers + (prose_statements(rel, text, per[rel] + papers) if prose.get(rel)
                           else [])
         for n, claim in enumerate(these, start=len(per[rel]) + 1):
@@ -857,14 +1239,30 @@ def _same(a: FoundClaim, b: FoundClaim) -> bool:
     if a.number is not None and b.number is not None:
         return a.number == b.number
     wa, wb = set(_words(a.title)), set(_words(b.title))
-    if not wa or not wb:
-        return False
-    common = len(wa & wb)
-    return common / len(wa) >= SAME_CLAIM_AT and common / len(wb) >= SAME_CLAIM_AT
+    if not wa or not wb or {w for w in wa ^ wb if w.isdigit()}:
+        return False  # "TREC DL 2019" and "TREC DL 2020" are two claims
+    # the words either has that the other lacks: at most one, or the share the threshold
+    # leaves ("GCN-DQN restored load" and "MLP-DQN restored load" are two claims)
+    return len(wa ^ wb) <= max(1.0, (1 - SAME_CLAIM_AT) * len(wa | wb))
 
 
 def _words(text: str) -> list[str]:
     return re.findall(r"[^\W_]+", plain_text(text).lower())
+
+
+def _withhold_disputed(kept: FoundClaim, other: FoundClaim, rel: str) -> None:
+    """A value two reports give differently for one claim is absent, both quoted in its reason:
+    which report is the later one is not declared (the fuller one's verdict is read, flagged)."""
+    ex, ox = kept.extraction, other.extraction
+    for side in ("reported", "reproduced"):
+        mine, theirs = getattr(ex, side), getattr(ox, side)
+        if mine is None or theirs is None or mine == theirs:
+            continue
+        name = f"{side}_value"
+        setattr(ex, side, None)
+        ex.provenance.pop(name, None)
+        ex.absent[name] = (f"the reports disagree: {mine:g} in {kept.page.origin}, {theirs:g} "
+                           f"in {rel}")[:MAX_NOTE_CHARS]
 
 
 def _differences(a: FoundClaim, b: FoundClaim) -> str:

@@ -58,11 +58,21 @@ def claim_keyed(data: object) -> dict[int, object]:
     elif isinstance(data, list):
         for row in data[:500]:
             if isinstance(row, dict):
-                claim = row.get("claim") or row.get("claim_id") or row.get("id")
-                m = re.search(r"(?i)(?:^|[/_ -])(?:claim[ _-]?|c)?(\d{1,3})$", str(claim or ""))
-                if m:
-                    out[int(m.group(1))] = row
+                number = claim_number(row.get("claim") or row.get("claim_id"), named=False) \
+                    or claim_number(row.get("id"), named=True)
+                if number is not None:
+                    out[number] = row
     return out
+
+
+def claim_number(value: object, *, named: bool) -> int | None:
+    """The claim number of a results row's claim field ("C2", "claim-2", "paper/c2", or a bare 2
+    in a field named "claim"); an "id" field (`named`) names a claim only as "C2" or "claim 2":
+    a bare number there is the row's own index, not a claim's."""
+    pattern = r"(?i)(?:^|[/_ -])(?:claim[ _-]?|c)(\d{1,3})$" if named else \
+        r"(?i)(?:^|[/_ -])(?:claim[ _-]?|c)?(\d{1,3})$"
+    m = re.search(pattern, str(value if value is not None else ""))
+    return int(m.group(1)) if m else None
 
 
 def quote_key(text: str, key: str) -> str:
@@ -79,6 +89,7 @@ def csv_values(text: str, place: str, whole: list[Value], by_claim: dict[int, li
         return
     header, lines = rows[0], text.splitlines()
     claim_col = next((j for j, h in enumerate(header) if re.search(r"(?i)claim|^id$", h)), None)
+    named = claim_col is not None and not re.search(r"(?i)claim", header[claim_col])
     sides = {j: key_side(h) for j, h in enumerate(header)}
     for i, row in enumerate(rows[1:], start=1):
         quote = lines[i].strip() if i < len(lines) else ",".join(row)
@@ -92,9 +103,9 @@ def csv_values(text: str, place: str, whole: list[Value], by_claim: dict[int, li
             except ValueError:
                 continue
         if claim_col is not None and claim_col < len(row):
-            m = re.search(r"(\d{1,3})\s*$", row[claim_col])
-            if m:
-                by_claim.setdefault(int(m.group(1)), []).extend(values)
+            number = claim_number(row[claim_col].strip(), named=named)
+            if number is not None:
+                by_claim.setdefault(number, []).extend(values)
                 continue
         if len(rows) == 2:
             whole += values

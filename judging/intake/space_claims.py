@@ -25,7 +25,7 @@ from judging.intake.extract import (
     text_labels,
     toy_scale,
 )
-from judging.intake.freeform import Reading, read_already, report_page
+from judging.intake.freeform import Reading, keep_single_numbers, read_already, report_page
 from judging.intake.logbook import (
     Cell,
     FoundClaim,
@@ -137,6 +137,7 @@ def apply_space_facts(found: list[FoundClaim], whole: FoundClaim | None, files: 
         if claim is whole:
             extract_page(claim, verdict_places=verdict_places, value_places=value_places)
         ex = claim.extraction
+        keep_single_numbers(ex)
         labels = space_labels(files) if (claim is whole or single) else []
         labels = [lb for lb in labels if place_kind(lb.place) in verdict_places]
         short = [lb for lb in labels if lb.place == "short_description"]
@@ -157,8 +158,30 @@ def apply_space_facts(found: list[FoundClaim], whole: FoundClaim | None, files: 
             for name in ("reported_value", "reproduced_value"):
                 if getattr(ex, name.split("_")[0]) is None:
                     ex.absent.pop(name, None)
-            choose_values(ex, extra, None, claim.prose)
+            agreed, disputed = _undisputed(ex, extra)
+            choose_values(ex, agreed, None, claim.prose)
+            ex.absent.update(disputed)
         toy_scale(ex, claim.prose + "\n" + (files.short_description or ""))
+
+
+def _undisputed(ex: Extraction, values: list[Value]) -> tuple[list[Value], dict[str, str]]:
+    """(the values of the sides the Space's files agree on, the reason each other side is
+    absent): a side the claim has no value for, given differently by two of its results files
+    or logs, is absent with both quoted (which file is the later one is not declared)."""
+    out: list[Value] = []
+    disputed: dict[str, str] = {}
+    for side in ("reported", "reproduced"):
+        these = [v for v in values if v.side == side]
+        by_value = {v.value: v for v in these}
+        if len(by_value) > 1 and getattr(ex, side) is None \
+                and len({v.place for v in these}) > 1:
+            a, b = list(by_value.values())[:2]
+            disputed[f"{side}_value"] = (
+                f"the Space's files disagree: {a.value:g} ({a.place}), {b.value:g} "
+                f"({b.place})")[:MAX_NOTE_CHARS]
+            continue
+        out += these
+    return out, disputed
 
 
 #: A dataset named as one submission's trace (`<user>/pythia-agent-trace`, `<user>/x-trace`):

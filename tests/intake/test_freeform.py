@@ -175,7 +175,11 @@ def test_two_reports_stating_one_claim_are_merged_and_their_disagreement_flagged
     assert "needs --extract" in prose.provenance["statement"].place + str(
         loaded.claims[2].model_dump())
     tool = claims["Tool-use accuracy after training"]
-    assert tool.reproduced_value == 63.2 and tool.verdict == Verdict.falsified
+    # the fuller report's verdict is read; a value the two give differently is absent
+    assert tool.verdict == Verdict.falsified and tool.reported_value == 70.6
+    assert tool.reproduced_value is None
+    assert tool.absent["reproduced_value"] == \
+        "the reports disagree: 63.2 in REPORT.md, 64.7 in README.md"
     flag = next(f for f in loaded.claims[0].flags + loaded.claims[1].flags
                 if f.name == "reports_disagree")
     assert "REPORT.md and README.md disagree" in flag.detail and "64.7" in flag.detail
@@ -221,6 +225,19 @@ def test_a_row_the_paper_states_nothing_for_gets_no_verdict() -> None:
     assert first.extraction.verdict == Verdict.verified
     assert second.extraction.verdict is None and "no claim of the paper" in \
         second.extraction.absent["verdict"]
+
+
+def test_rows_whose_names_differ_by_a_number_or_a_model_are_two_claims() -> None:
+    readme = ("| Claim | Paper | Ours | Verdict |\n|---|---|---|---|\n"
+              "| Test 2019 accuracy of the tree model | 73.1 | 68.3 | ⚠️ |\n"
+              "| Restored load of the GCN agent | 100 | 99.7 | ✅ |\n")
+    report = ("| Claim | Paper | Ours | Verdict |\n|---|---|---|---|\n"
+              "| Test 2020 accuracy of the tree model | 73.3 | 69.3 | ⚠️ |\n"
+              "| Restored load of the MLP agent | 73.5 | 55.2 | ✅ |\n"
+              "| Wall time of training | 6.4 | 0.7 | ⚠️ |\n")
+    reading = read_reports([("README.md", readme), ("REPORT.md", report)])
+    assert len(reading.claims) == 5 and reading.warnings == []
+    assert all(c.extraction.reproduced is not None for c in reading.claims)
 
 
 def test_one_claim_number_in_two_reports_is_one_claim_read_from_the_fuller() -> None:
@@ -387,3 +404,328 @@ def test_items_listed_as_not_covered_are_claims_with_no_verdict() -> None:
                                          "VAE 单格（Table 2）：需改写网络。"]
     assert all(c.extraction.verdict is None for c in claims)
     assert "not run" in claims[0].extraction.absent["verdict"]
+
+
+# --- values a reader would not stake a claim on (issue 40, the lockbox's wrong values) -------
+
+def _values(report: str) -> dict[str, tuple[float | None, float | None, dict[str, str]]]:
+    return {c.title: (c.extraction.reported, c.extraction.reproduced, c.extraction.absent)
+            for c in read_report("REPORT.md", report)}
+
+
+def test_a_slash_is_a_count_only_of_a_whole_total() -> None:
+    report = ("| Aspect | Paper | Ours | Verdict |\n|---|---|---|---|\n"
+              "| Resolved issues | 54/300 | 54/300（18.00%） | ✅ |\n"
+              "| Hidden layer sizes | 4000/1000 | 256/128 | ⚠️ |\n"
+              "| Train and test split | 4046/68 | 4046/68 | ✅ |\n"
+              "| Two scores in one cell | 0.91 | 96.53 / 96.27 | ✅ |\n")
+    values = _values(report)
+    assert values["Resolved issues"][:2] == (54, 54)
+    for row in ("Hidden layer sizes", "Train and test split"):
+        reported, reproduced, absent = values[row]
+        assert reported is reproduced is None
+        assert "not a count of a total" in absent["reproduced_value"]
+    assert values["Two scores in one cell"][1] is None
+
+
+def test_a_parenthesis_holding_another_number_leaves_the_value_absent() -> None:
+    report = ("| Claim | Paper | Ours | Verdict |\n|---|---|---|---|\n"
+              "| Latency per episode | 2.0 s | 2.4 s (seed 2: 2.5 s) | ✅ |\n"
+              "| Accuracy on the test split | 91.0 | 90.5 (90.1 on the other split) | ✅ |\n"
+              "| Accuracy with three seeds | 91.0 | 90.5 (3 seeds) | ✅ |\n"
+              "| Accuracy against the paper | 91.0 | 90.5 (+0.4 pp) | ✅ |\n"
+              "| Accuracy restated | 91.0% | 90.5% (90.5) | ✅ |\n")
+    values = _values(report)
+    for row in ("Latency per episode", "Accuracy on the test split"):
+        assert values[row][1] is None
+        assert "second number" in values[row][2]["reproduced_value"]
+    # a setting, a difference or the same number in the parenthesis is no second value
+    for row in ("Accuracy with three seeds", "Accuracy against the paper", "Accuracy restated"):
+        assert values[row][:2] == (91.0, 90.5)
+
+
+def test_a_column_measured_against_the_paper_is_not_the_papers_value() -> None:
+    report = ("| Metric | Ours | Δ vs paper | Gap to paper | 與論文差距 |\n|---|---|---|---|---|\n"
+              "| Top-1 accuracy | 76.1 | -0.3 | 0.3 | 0.3 |\n")
+    (claim,) = read_report("REPORT.md", report)
+    # still a claims table (ours against the paper): ours read, the paper's value absent
+    assert (claim.extraction.reported, claim.extraction.reproduced) == (None, 76.1)
+    assert "no column of the table holds the reported value" in \
+        claim.extraction.absent["reported_value"]
+
+
+def test_a_column_of_a_sides_text_or_question_holds_no_value() -> None:
+    report = ("| Claim | Paper section | Paper | Ours | Reproduced? |\n|---|---|---|---|---|\n"
+              "| The loss falls below a fifth | 4.2 | 0.2 | 0.19 | ✅ yes |\n\n"
+              "| Claim | Paper | Reproduction status |\n|---|---|---|\n"
+              "| The large model wins | 3.0 | 3/3 seeds |\n")
+    first, second = read_report("REPORT.md", report)
+    assert first.extraction.reported == 0.2 and first.extraction.verdict == Verdict.verified
+    # a status column is the verdict's, not ours: "3/3 seeds" is no reproduced value
+    assert second.extraction.reproduced is None and second.extraction.verdict is None
+
+
+def test_a_verdict_column_may_come_first() -> None:
+    report = ("| Verdict | Claim | Paper | Ours |\n|---|---|---|---|\n"
+              "| ✅ | The loss falls below a fifth | 0.2 | 0.19 |\n"
+              "| ❌ | The large model wins | 3.0 | 1.0 |\n\n"
+              "| Verdict | Meaning |\n|---|---|\n| ✅ | within tolerance |\n")
+    claims = read_report("REPORT.md", report)
+    assert [(c.title, c.extraction.verdict) for c in claims] == [
+        ("The loss falls below a fifth", Verdict.verified),
+        ("The large model wins", Verdict.falsified)]  # a legend states no claim
+
+
+def test_a_percent_against_a_fraction_is_not_compared() -> None:
+    report = ("| Claim | Paper | Ours | Verdict |\n|---|---|---|---|\n"
+              "| Accuracy on the test set | 91.2% | 0.3001 | ❌ |\n"
+              "| Accuracy on the dev set | 91.2% | 90.1% | ✅ |\n")
+    values = _values(report)
+    reported, reproduced, absent = values["Accuracy on the test set"]
+    assert (reported, reproduced) == (91.2, None)
+    assert "different scales" in absent["reproduced_value"]
+    assert values["Accuracy on the dev set"][:2] == (91.2, 90.1)
+
+
+def test_a_results_key_naming_a_spread_or_a_comparison_is_no_sides_value(tmp_path: Path
+                                                                          ) -> None:
+    import json
+
+    from judging.intake.extract import key_side
+
+    assert [key_side(k) for k in ("paper_acc", "ours_acc", "paper_std", "ours_ci_low",
+                                  "diff_vs_paper", "tolerance_paper", "delta_reproduced",
+                                  "observed_final_mae_ratio")] == \
+        ["reported", "reproduced", None, None, None, None, None, "reproduced"]
+    report = "# Repro\n\n### Claim 1: The loss falls below a fifth ✅\n\nIt does.\n"
+    folder = space(tmp_path, {"README.md": FRONT + report, "results/summary.json": json.dumps(
+        {"ours_loss": 0.19, "ours_loss_std": 0.01, "diff_vs_paper": -0.01})})
+    (claim,) = load_folder(folder, logbooks_dir=tmp_path / "out").claims
+    assert (claim.claim.reported_value, claim.claim.reproduced_value) == (None, 0.19)
+
+
+def test_two_results_files_giving_one_side_differently_leave_it_absent(tmp_path: Path
+                                                                       ) -> None:
+    import json
+
+    report = "# Repro\n\n### Claim 1: The loss falls below a fifth ✅\n\nIt does.\n"
+    folder = space(tmp_path, {"README.md": FRONT + report,
+                              "results/first.json": json.dumps({"reproduced": 0.19}),
+                              "results/second.json": json.dumps({"reproduced": 0.25,
+                                                                 "paper": 0.2})})
+    (claim,) = load_folder(folder, logbooks_dir=tmp_path / "out").claims
+    assert claim.claim.reported_value == 0.2 and claim.claim.reproduced_value is None
+    reason = claim.claim.absent["reproduced_value"]
+    assert reason.startswith("the Space's files disagree: ") and "0.19" in reason \
+        and "0.25" in reason
+
+
+def test_a_claims_parts_are_claims_of_their_own_not_a_second_claim(tmp_path: Path) -> None:
+    report = ("| ID | Claim | Paper | Ours | Verdict |\n|---|---|---|---|---|\n"
+              "| C2 | Accuracy holds on both sets | 91.0 | 90.0 | ✅ |\n"
+              "| C2.1 | on the dev set | 92.0 | 85.0 | ❌ |\n"
+              "| C2a | on the test set | 90.0 | 89.0 | ✅ |\n\n"
+              "| Claim | Paper | Ours | Verdict |\n|---|---|---|---|\n"
+              "| ↳&nbsp;the held-out split | 90.5 | 88.0 | ⚠️ |\n")
+    loaded = load_folder(space(tmp_path, {"README.md": FRONT + report}),
+                         logbooks_dir=tmp_path / "out")
+    assert loaded.problems == []
+    claims = by_statement(loaded.claims)
+    assert set(claims) == {"Accuracy holds on both sets", "on the dev set", "on the test set",
+                           "the held-out split"}
+    assert claims["Accuracy holds on both sets"].claim_id.endswith("/c2")
+    assert claims["on the dev set"].verdict == Verdict.falsified
+    assert claims["on the dev set"].reproduced_value == 85.0
+
+
+def test_claim_sections_declare_their_verdict_in_the_title_or_a_label_line() -> None:
+    report = ("# Report\n\n## Summary\n\n| Claim | Paper | Ours |\n|---|---|---|\n"
+              "| Loss | 0.2 | 0.19 |\n\n## Results\n\n"
+              "### 1. The loss falls below a fifth — reproduced\n\nIt does.\n\n"
+              "### 2. The large model wins\n\n**Status:** ❌\n\n"
+              "### 3. Scaling holds\n\nVerdict: partially reproduced\n\n"
+              "### 4. Method\n\nA ResNet.\n\n"
+              "### Claim 5: Robustness to noise\n\nStatus: reproduced\n\nVerdict: not reproduced\n")
+    claims = {c.title: c.extraction for c in read_report("REPORT.md", report)}
+    assert claims["The loss falls below a fifth"].verdict == Verdict.verified
+    assert claims["The large model wins"].verdict == Verdict.falsified
+    assert claims["The large model wins"].provenance["verdict"].quote == "**Status:** ❌"
+    # a short title's words are its statement, not its verdict ("holds")
+    assert claims["Scaling holds"].verdict == Verdict.inconclusive
+    # labels that disagree leave the verdict absent; a numbered method section is no claim
+    assert claims["Robustness to noise"].verdict is None
+    assert "Method" not in claims
+
+
+def test_a_numbered_heading_with_its_verdict_after_a_dash_is_one_claim() -> None:
+    report = ("## 1. The loss falls below a fifth — reproduced\n\ntext\n\n"
+              "## 2. The large model wins: not reproduced\n\ntext\n\n"
+              "## 3. Method: consistent hashing\n\ntext\n")
+    claims = read_report("REPORT.md", report)
+    assert [(c.title, c.extraction.verdict) for c in claims] == [
+        ("The loss falls below a fifth", Verdict.verified),
+        ("The large model wins", Verdict.inconclusive)]
+
+
+def test_list_items_carrying_their_verdict_are_claims(tmp_path: Path) -> None:
+    report = ("# Report\n\n## Key results\n\n"
+              "- ✅ The loss falls below a fifth after ten thousand steps\n"
+              "- The large model beats every baseline (❌)\n"
+              "- ⚠️ Scaling to a billion parameters holds\n\n"
+              "## Claims\n\n1. Recall rises with the memory size — **reproduced**\n"
+              "2. Training converges within fifty episodes: **not reproduced**\n\n"
+              "## Features\n\n- ✅ Runs on a laptop without a GPU\n\n"
+              "## Progress\n\n- [x] ✅ Download the released data set\n")
+    loaded = load_folder(space(tmp_path, {"README.md": FRONT + report}),
+                         logbooks_dir=tmp_path / "out")
+    verdicts = {c.claim.statement: c.claim.verdict for c in loaded.claims}
+    assert verdicts == {
+        "The loss falls below a fifth after ten thousand steps": Verdict.verified,
+        "The large model beats every baseline": Verdict.falsified,
+        "Scaling to a billion parameters holds": Verdict.inconclusive,
+        "Recall rises with the memory size": Verdict.verified,
+        "Training converges within fifty episodes": Verdict.inconclusive}
+    first = next(c.claim for c in loaded.claims if c.claim.verdict == Verdict.verified)
+    assert first.provenance["verdict"].quote == \
+        "- ✅ The loss falls below a fifth after ten thousand steps"
+
+
+def test_a_column_of_verdict_words_is_the_verdict_column_a_value_column_is_not() -> None:
+    report = ("| Claim | Result |\n|---|---|\n| The loss falls below a fifth | Reproduced |\n"
+              "| The large model beats every baseline | Refuted |\n"
+              "| Scaling holds at a billion parameters | Partially |\n\n"
+              "| Method | Paper WER | Reproduced WER |\n|---|---|---|\n"
+              "| Dense half precision | 3.9 | N/A |\n| Four-bit weights | 3.6 | 2.88 |\n"
+              "| Eight-bit weights | 3.7 | N/A |\n")
+    claims = {c.title: c.extraction for c in read_report("REPORT.md", report)}
+    assert [claims[t].verdict for t in ("The loss falls below a fifth",
+                                        "The large model beats every baseline",
+                                        "Scaling holds at a billion parameters")] == [
+        Verdict.verified, Verdict.falsified, Verdict.inconclusive]
+    # "N/A" in a column of our values is no verdict: the column stays ours
+    assert claims["Four-bit weights"].reproduced == 2.88
+
+
+def test_a_claim_heading_without_a_title_states_its_claim_in_its_first_paragraph() -> None:
+    report = ("# Repro\n\n## Summary\n\n| Metric | Paper | Ours |\n|---|---|---|\n"
+              "| AUC | 0.95 | 0.93 |\n\n## Claim 1\n\n**Verdict:** reproduced\n\n"
+              "The AUC on the test split stays above nine tenths. More text here.\n\n"
+              "## Claim 2\n\nThe loss falls below a fifth.\n\nVerdict: not reproduced\n")
+    claims = {c.title: c for c in read_report("REPORT.md", report)}
+    one = claims["The AUC on the test split stays above nine tenths."]
+    assert one.number == 1 and one.extraction.verdict == Verdict.verified
+    assert one.extraction.provenance["statement"].quote == \
+        "The AUC on the test split stays above nine tenths. More text here."
+    assert claims["The loss falls below a fifth."].extraction.verdict == Verdict.inconclusive
+
+
+@pytest.mark.parametrize(("sentence", "pair"), [
+    ("The paper reports 94.1% and we measured 93.8%.", (94.1, 93.8)),
+    ("The paper reports 0.2 loss and we measured 0.19 loss.", (0.2, 0.19)),
+    ("The paper reports 12 layers; we measured 0.93 accuracy.", None),
+    ("The paper reports 91.2% while we measured 0.30.", None),
+])
+def test_a_sentence_pairs_two_numbers_only_of_one_measure(sentence: str, pair) -> None:
+    from judging.intake.extract import sentence_values
+
+    values = {v.side: v.value for v in sentence_values(sentence)}
+    assert (values["reported"], values["reproduced"]) == pair if pair else values == {}
+
+
+def test_a_count_against_a_percent_or_a_row_saying_not_comparable_gives_no_pair() -> None:
+    report = ("| Claim | Paper | Ours | Notes |\n|---|---|---|---|\n"
+              "| Issues resolved on the test split | 54/300 | 18.0% | |\n"
+              "| Issues resolved on the dev split | 18.0% | 20.0% | not directly comparable |\n"
+              "| Issues resolved on the full split | 54/300 | 55/300 | |\n")
+    values = _values(report)
+    assert values["Issues resolved on the test split"][:2] == (54, None)
+    reported, reproduced, absent = values["Issues resolved on the dev split"]
+    assert reported is reproduced is None and "not comparable" in absent["reported_value"]
+    assert values["Issues resolved on the full split"][:2] == (54, 55)
+
+
+def test_a_results_rows_own_index_is_not_a_claims_number(tmp_path: Path) -> None:
+    import json
+
+    report = ("| ID | Claim | Verdict |\n|---|---|---|\n| C1 | The loss falls below a fifth | ✅ |\n"
+              "| C2 | The large model wins | ❌ |\n")
+    rows = [{"id": i, "reproduced_loss": 0.1 * i} for i in range(1, 4)]
+    folder = space(tmp_path, {"README.md": FRONT + report,
+                              "results/per_seed.json": json.dumps(rows),
+                              "results/claims.csv": "claim_id,paper,ours\nC2,3.0,1.0\n",
+                              "results/items.csv": "id,reproduced\n1,0.5\n2,0.6\n"})
+    claims = by_statement(load_folder(folder, logbooks_dir=tmp_path / "out").claims)
+    assert claims["The loss falls below a fifth"].reproduced_value is None
+    two = claims["The large model wins"]
+    assert (two.reported_value, two.reproduced_value) == (3.0, 1.0)
+
+
+def test_a_bold_claim_and_the_verdict_after_it_are_one_claim() -> None:
+    report = ("## Results\n\n- **Loss falls below a fifth:** reproduced; we measured 0.19.\n"
+              "- **Large model beats the baselines:** not reproduced, ours loses by 3 points.\n"
+              "- **Dataset:** CIFAR-10, from scratch.\n\n"
+              "**Recall rises with memory size.** Refuted: it falls.\n")
+    claims = read_report("README.md", report)
+    assert [(c.title, c.extraction.verdict) for c in claims] == [
+        ("Loss falls below a fifth", Verdict.verified),
+        ("Large model beats the baselines", Verdict.inconclusive),
+        ("Recall rises with memory size", Verdict.falsified)]
+
+
+def test_items_under_a_heading_or_lead_naming_claims_are_claims_with_no_verdict() -> None:
+    report = ("# Report\n\n## Claims tested\n\n1. The loss falls below a fifth.\n"
+              "2. The large model beats every baseline.\n\n## Setup\n\n"
+              "We test two claims of the paper:\n\n- Recall rises with the memory size.\n"
+              "- Training converges within fifty episodes.\n\n## 结论\n\n"
+              "- 论文主张二：大模型胜出 —— 未复现\n\n## Progress\n\n- [x] The claims were listed\n\n"
+              "## Results\n\n| Claim | Paper | Ours | Verdict |\n|---|---|---|---|\n"
+              "| The loss falls below a fifth | 0.2 | 0.19 | ✅ |\n")
+    reading = read_reports([("README.md", report)])
+    assessed = {c.title: c.extraction.verdict for c in reading.claims}
+    assert assessed == {"论文主张二：大模型胜出": Verdict.falsified,
+                        "The loss falls below a fifth": Verdict.verified}
+    # the listed claims with no verdict, but the one the table assesses, read there only
+    stated = {c.title: c.extraction for c in reading.stated}
+    assert set(stated) == {"The large model beats every baseline.",
+                           "Recall rises with the memory size.",
+                           "Training converges within fifty episodes."}
+    assert all(ex.verdict is None and "declares no verdict" in ex.absent["verdict"]
+               for ex in stated.values())
+
+
+def test_a_value_a_looser_reader_took_from_a_cell_of_several_numbers_is_dropped() -> None:
+    from judging.intake.extract import Extraction
+    from judging.intake.freeform import keep_single_numbers
+    from judging.models import FieldProvenance
+
+    row = "| C2 | Efficiency plateaus | 4.45 bpt @200k, flat after ~50k | 5.80 |"
+    ex = Extraction(reported=4.45, reproduced=5.8)
+    for name in ("reported_value", "reproduced_value"):
+        ex.provenance[name] = FieldProvenance(how="declared", quote=row, place="table cell")
+    keep_single_numbers(ex)
+    assert (ex.reported, ex.reproduced) == (None, 5.8)
+    assert "more than one number" in ex.absent["reported_value"]
+
+
+def test_a_row_the_paper_states_nothing_for_gives_no_reproduced_value() -> None:
+    report = ("| Dataset | Paper | Ours | Status |\n|---|---|---|---|\n"
+              "| In domain | 39.0 | 38.9 | ✅ |\n| Out of domain | — | 4.27 | ❌ failure |\n")
+    first, second = read_report("README.md", report)
+    assert first.extraction.reproduced == 38.9
+    assert second.extraction.reproduced is None
+    assert "reproducer's own number" in second.extraction.absent["reproduced_value"]
+
+
+def test_a_later_sentence_naming_the_paper_under_its_findings_is_a_finding_of_its_own() -> None:
+    report = ("## The original finding\n\nRecall is U-shaped over the position of the answer.\n"
+              "In the paper's sharpest result, recall in the middle falls below the\n"
+              "closed-book baseline. We used one GPU.\n")
+    stated = read_reports([("README.md", report)]).stated
+    assert [c.title for c in stated] == [
+        "Recall is U-shaped over the position of the answer. In the paper's sharpest result, "
+        "recall in the middle falls below the closed-book baseline. We used one GPU.",
+        "In the paper's sharpest result, recall in the middle falls below the closed-book "
+        "baseline."]
+    assert stated[1].extraction.provenance["statement"].quote == \
+        "In the paper's sharpest result, recall in the middle falls below the"
+    assert all(c.extraction.verdict is None for c in stated)
