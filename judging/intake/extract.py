@@ -512,9 +512,13 @@ _KEY_REPORTED = re.compile(r"(?i)(?:^|[_\W])(?:paper|reported|claimed|published|
                            r"(?:[_\W]|$)")
 _KEY_REPRODUCED = re.compile(r"(?i)(?:^|[_\W])(?:observed|measured|reproduced|ours|obtained|"
                              r"reproduction)(?:[_\W]|$)")
-_REPORTED_COLUMN = re.compile(r"(?i)\b(?:paper|reported|claimed|published|authors?|original)\b")
-_REPRODUCED_COLUMN = re.compile(r"(?i)\b(?:ours|our|reproduced|measured|observed|obtained|"
-                                r"reproduction)\b")
+#: Words of a column header (any reader's tables: a logbook's, a report's) that name the paper's
+#: side of a comparison, and those that name ours (English, and the Chinese of real reports).
+PAPER_COLUMN = re.compile(r"(?i)\b(?:paper|reported|published|original|claimed|target|authors?)\b"
+                          r"|论文|論文|原文")
+OURS_COLUMN = re.compile(r"(?i)\b(?:ours|our|reproduced|reproduction|measured|observed|obtained|"
+                         r"this (?:run|repo(?:sitory)?|work)|replicated|replication)\b|本次|本复现|"
+                         r"复现|復現|我们|我們")
 
 
 #: A key naming a setting or an identifier, not a result ("paper_batch_size", "paper_id").
@@ -546,7 +550,7 @@ def column_side(header: str) -> str | None:
     """The side a table column holds values of (a "Paper statement" column holds text)."""
     if re.search(r"(?i)statement|claim|description|source|reference|section|setting|note", header):
         return None
-    rep, ours = _REPORTED_COLUMN.search(header), _REPRODUCED_COLUMN.search(header)
+    rep, ours = PAPER_COLUMN.search(header), OURS_COLUMN.search(header)
     if bool(rep) == bool(ours):
         return None
     return "reported" if rep else "reproduced"

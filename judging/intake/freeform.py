@@ -56,6 +56,8 @@ from markdown_it import MarkdownIt
 from judging.intake.extract import (
     IN_PROSE,
     NUMBER,
+    OURS_COLUMN,
+    PAPER_COLUMN,
     Extraction,
     drop_ignored,
     map_verdict,
@@ -70,11 +72,6 @@ from judging.models import MAX_NOTE_CHARS, MAX_STATEMENT_CHARS, FieldProvenance,
 
 _MD = MarkdownIt("commonmark").enable("table")
 
-_PAPER_HEAD = re.compile(r"(?i)\b(?:paper|reported|published|original|claimed|target)\b|论文|論文"
-                         r"|原文")
-_OURS_HEAD = re.compile(r"(?i)\b(?:ours|our|reproduced|reproduction|measured|observed|obtained|"
-                        r"this (?:run|repo(?:sitory)?|work)|replicated|replication)\b|本次|本复现|"
-                        r"复现|復現|我们|我們")
 _VERDICT_HEAD = re.compile(r"(?i)\b(?:verdict|status|assessment|outcome|conclusion|agreement|"
                            r"match(?:es)?|flag|judg(?:e)?ment)\b|结论|結論|判定|状态|狀態")
 _CLAIM_HEAD = re.compile(r"(?i)\b(?:claim|statement|finding|what it establishes|hypothesis)\b"
@@ -108,7 +105,7 @@ _PAIR_HEAD = re.compile(r"(?P<a>[^\s/（(，,]{1,12})\s*/\s*(?P<b>[^\s/）)，,]
 def _pair_head(text: str) -> re.Match[str] | None:
     """The "a / b" of a header where exactly one side names the paper."""
     return next((m for m in _PAIR_HEAD.finditer(text)
-                 if bool(_PAPER_HEAD.search(m.group("a"))) != bool(_PAPER_HEAD.search(
+                 if bool(PAPER_COLUMN.search(m.group("a"))) != bool(PAPER_COLUMN.search(
                      m.group("b")))), None)
 
 
@@ -281,7 +278,7 @@ def columns(header: list[str], body: list[list[str]]) -> Columns | None:
     against: list[int] = []
     for j, name in enumerate(header):
         text = plain_text(name)
-        is_paper, is_ours = bool(_PAPER_HEAD.search(text)), bool(_OURS_HEAD.search(text))
+        is_paper, is_ours = bool(PAPER_COLUMN.search(text)), bool(OURS_COLUMN.search(text))
         if is_paper and _AGAINST_SIDE.search(text):
             against.append(j)
         if (is_paper or is_ours) and (_AGAINST_SIDE.search(text) or _TEXT_HEAD.search(text)):
@@ -299,12 +296,12 @@ def columns(header: list[str], body: list[list[str]]) -> Columns | None:
             # "Claim (paper)" holds the paper's claim: text, not the paper's number
             claim = j
         elif is_paper and is_ours:
-            p, o = _PAPER_HEAD.search(text), _OURS_HEAD.search(text)
+            p, o = PAPER_COLUMN.search(text), OURS_COLUMN.search(text)
             if p and o and "/" in text:
                 pair.append((j, o.start() < p.start()))
         elif is_paper and (m := _pair_head(text)) is not None:
             # "本/论文", "repro / paper": the side that is not the paper's is ours
-            pair.append((j, not _PAPER_HEAD.search(m.group("a"))))
+            pair.append((j, not PAPER_COLUMN.search(m.group("a"))))
         elif is_paper:
             paper.append(j)
         elif is_ours:
@@ -328,8 +325,8 @@ def columns(header: list[str], body: list[list[str]]) -> Columns | None:
 #: "與論文差距"): a difference or a ratio, not that side's value.
 _AGAINST_SIDE = re.compile(
     r"(?i)(?:\b(?:vs\.?|versus|to|from|against|relative\s+to|compared\s+(?:to|with)|of)|[%Δ]"
-    r"|与|與|和|相对|相對|对比|對比)\s*(?:the\s+)?(?:" + _PAPER_HEAD.pattern.replace("(?i)", "")
-    + r")|(?:" + _PAPER_HEAD.pattern.replace("(?i)", "") + r")\S*\s*(?:差距|差值|之差)")
+    r"|与|與|和|相对|相對|对比|對比)\s*(?:the\s+)?(?:" + PAPER_COLUMN.pattern.replace("(?i)", "")
+    + r")|(?:" + PAPER_COLUMN.pattern.replace("(?i)", "") + r")\S*\s*(?:差距|差值|之差)")
 #: A header naming a side's text, not its number ("Paper section", "Reproduction notes",
 #: "Original setting"), or asking a yes/no question about it ("Reproduced?").
 _TEXT_HEAD = re.compile(r"(?i)\b(?:statement|description|source|reference|section|setting|"
@@ -360,7 +357,7 @@ def _marked_column(header: list[str], body: list[list[str]]) -> int | None:
             return j
     for j in range(1, len(header)):
         name = plain_text(header[j])
-        if _PAPER_HEAD.search(name) or _OURS_HEAD.search(name) and not _TEXT_HEAD.search(name) \
+        if PAPER_COLUMN.search(name) or OURS_COLUMN.search(name) and not _TEXT_HEAD.search(name) \
                 or _CLAIM_HEAD.search(name) or _NOTE_HEAD.search(name):
             continue
         cells = [plain_text(r[j]).strip() for r in body if j < len(r) and r[j].strip()]
