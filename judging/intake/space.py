@@ -224,6 +224,17 @@ def _front_matter(files: SpaceFiles, text: str) -> None:
                                           "tags and description are not read"))
 
 
+def _file_problems(loaded: LoadedSubmission, errors: list[tuple[str, str]], pid: str,
+                   folder: Path) -> None:
+    """One problem line per (file, what is wrong) of the Space in `folder`."""
+    sid = loaded.header.submission_id
+    for where, what in errors:
+        loaded.problems.append(ClaimProblem(
+            submission_id=sid, claim_id=f"{pid}/file/{re.sub(r'[^A-Za-z0-9._/+@-]', '-', where)}"
+            [:200], index=len(loaded.problems), manifest=str(folder / where), line=None,
+            reason=f"{where}: {what}"))
+
+
 # --- paper identity -------------------------------------------------------------------------
 
 def paper_of(files: SpaceFiles, repo_id: str | None) -> tuple[str | None, str]:
@@ -261,11 +272,7 @@ def load_space(folder: Path | str, *, registry: Registry | None = None,
                                warnings=[w[:MAX_NOTE_CHARS] for w in warnings][:200])
     loaded = LoadedSubmission(header=header, folder=folder.resolve(),
                               manifest=folder / "README.md")
-    for index, (where, what) in enumerate(files.errors):
-        loaded.problems.append(ClaimProblem(
-            submission_id=sid, claim_id=f"{pid}/file/{re.sub(r'[^A-Za-z0-9._/+@-]', '-', where)}"
-            [:200], index=index, manifest=str(folder / where), line=None,
-            reason=f"{where}: {what}"))
+    _file_problems(loaded, files.errors, pid, folder)
     found, whole = find_space_claims(files, title, reading, verdict_places=verdict_places,
                                      value_places=value_places, offline=extractor is None)
     if not found:
@@ -276,7 +283,11 @@ def load_space(folder: Path | str, *, registry: Registry | None = None,
                                f"page, claims table, numbered claims list or '## Claim N' "
                                f"section, and no verdict declared for the report as a whole")))
         return loaded
+    read_before = len(files.errors)
     facts = space_facts(files, [named or "", pid, sid.split("/")[-1]])
+    # its results files and logs are read now: each that cannot be is one line too, never
+    # dropped (they were, when only the files read above were turned into lines)
+    _file_problems(loaded, files.errors[read_before:], pid, folder)
     apply_space_facts(found, whole, files, facts, verdict_places=verdict_places,
                       value_places=value_places)
     if extractor is not None:

@@ -1,0 +1,39 @@
+"""What a free-form Space declares beside its reports, handed in by a hostile participant
+(issue 40's hostile review): results files and logs that cannot be read, are built to take the
+loader's time, or sink the Space. Each is one error line in our words, in bounded time, and the
+Space's claim is still judged."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from judging.intake import load_folder
+
+README = ("---\ntitle: t\ntags: [arxiv:2508.18741]\n---\n# Repro\n\n## Claim 1: slope\n\n"
+          "The slope matches. **Verdict: VERIFIED**\n")
+LEAKS = ("Traceback", "pydantic", "validation error for", "_csv.Error")
+
+
+def space(tmp_path: Path, files: dict[str, str | bytes], readme: str = README) -> Path:
+    folder = tmp_path / "space"
+    folder.mkdir()
+    (folder / "README.md").write_text(readme)
+    for rel, content in files.items():
+        path = folder / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content)
+    return folder
+
+
+def test_a_results_file_or_log_that_cannot_be_read_is_one_error_line(tmp_path: Path) -> None:
+    folder = space(tmp_path, {"results.json": '{"paper_value": ',
+                              "logs/run.log": b"\xff\xfe paper_value=1\n"})
+    loaded = load_folder(folder, logbooks_dir=tmp_path / "out")
+    assert [c.claim.claim_id for c in loaded.claims] == ["2508.18741/c1"]
+    reasons = sorted(p.reason for p in loaded.problems)
+    assert reasons == ["logs/run.log: not UTF-8 text (byte 0): not read",
+                       "results.json: not valid JSON: not read"], reasons
+
