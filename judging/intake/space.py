@@ -32,6 +32,7 @@ from judging.intake.logbook import VALUE_PLACES, VERDICT_PLACES, StructuredAsk, 
 from judging.intake.manifest import LoadedSubmission
 from judging.intake.paths import (
     confine,
+    confine_file,
     links_leaving,
     list_files,
     open_confined,
@@ -156,6 +157,17 @@ def read_space(folder: Path) -> SpaceFiles:
     for rel in paths:
         name = rel.rsplit("/", 1)[-1]
         linked = rel.startswith(LINKED + "/")
+        try:  # a link out (or to a FIFO or device) is not followed, whatever its role: it
+            # is one error, not a log or script every claim carries (that sank each claim)
+            confine(folder, rel)
+        except UnsafePathError:
+            files.errors.append((rel, "a link leaving the Space: not followed"))
+            continue
+        try:
+            confine_file(folder, rel)
+        except UnsafePathError:
+            files.errors.append((rel, "not a regular file (a FIFO, socket or device): not read"))
+            continue
         if rel == f"{LINKED}/errors.txt":
             raw = _read(folder, rel, MAX_LOG_BYTES, files)
             files.errors += [("linked datasets", line.strip())

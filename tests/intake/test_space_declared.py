@@ -7,6 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from click.testing import CliRunner
+
+from judging.cli import main
 from judging.intake import load_folder
 
 README = ("---\ntitle: t\ntags: [arxiv:2508.18741]\n---\n# Repro\n\n## Claim 1: slope\n\n"
@@ -37,3 +40,24 @@ def test_a_results_file_or_log_that_cannot_be_read_is_one_error_line(tmp_path: P
     assert reasons == ["logs/run.log: not UTF-8 text (byte 0): not read",
                        "results.json: not valid JSON: not read"], reasons
 
+
+def test_files_linked_out_of_the_space_are_one_error_each_and_never_read(tmp_path: Path
+                                                                         ) -> None:
+    # a log, a script, an environment file and an image that are links to a host file: none
+    # is read (not by `check`'s personal-data scan either), none sinks the Space's claim
+    host = tmp_path / "host.txt"
+    host.write_text("contact: root-7734@example.org\n/home/alice/secret\n")
+    folder = space(tmp_path, {})
+    links = ["logs/run.log", "reproduce.py", "requirements.txt", "figure.png"]
+    for rel in links:
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (folder / rel).symlink_to(host)
+    loaded = load_folder(folder, logbooks_dir=tmp_path / "out")
+    [claim] = loaded.claims
+    assert claim.claim.claim_id == "2508.18741/c1"
+    assert not claim.claim.evidence.logs and claim.claim.evidence.script is None
+    assert sorted(p.reason for p in loaded.problems) == sorted(
+        f"{rel}: a link leaving the Space: not followed" for rel in links)
+    result = CliRunner().invoke(main, ["check", str(folder)])
+    assert "example.org" not in result.output and "/home/a" not in result.output, result.output
+    assert str(tmp_path) not in result.output.replace(str(folder), "")
