@@ -24,7 +24,10 @@ def file_values(rel: str, text: str) -> tuple[list[Value], dict[int, list[Value]
     by_claim: dict[int, list[Value]] = {}
     place = f"results file on {rel}"
     if not rel.lower().endswith(".json"):
-        csv_values(text, place, whole, by_claim)
+        try:
+            csv_values(text, place, whole, by_claim)
+        except csv.Error as exc:  # a field over the csv module's limit, a NUL: the file only
+            return [], {}, f"not a readable CSV table ({exc}): not read"
         return whole, by_claim, None
     try:
         data = json.loads(text)

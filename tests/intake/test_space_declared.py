@@ -41,6 +41,21 @@ def test_a_results_file_or_log_that_cannot_be_read_is_one_error_line(tmp_path: P
                        "results.json: not valid JSON: not read"], reasons
 
 
+def test_a_csv_field_over_the_csv_limit_is_one_error_and_the_claim_is_judged(tmp_path: Path
+                                                                           ) -> None:
+    folder = space(tmp_path, {"results.csv": 'claim,paper,ours\n1,"' + "x" * 200_000 + '",2\n'})
+    loaded = load_folder(folder, logbooks_dir=tmp_path / "out")
+    assert [c.claim.claim_id for c in loaded.claims] == ["2508.18741/c1"]
+    [problem] = loaded.problems
+    assert problem.reason.startswith("results.csv: not a readable CSV table"), problem.reason
+    for command in (["check", str(folder)],
+                    ["run", str(folder), "--out", str(tmp_path / "run"), "--judge", "offline"]):
+        result = CliRunner().invoke(main, command)
+        assert not any(leak in result.output for leak in LEAKS), result.output
+        assert result.exception is None or isinstance(result.exception, SystemExit), \
+            result.exception
+
+
 def test_files_linked_out_of_the_space_are_one_error_each_and_never_read(tmp_path: Path
                                                                          ) -> None:
     # a log, a script, an environment file and an image that are links to a host file: none
