@@ -5,12 +5,14 @@ Space's claim is still judged."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from click.testing import CliRunner
 
 from judging.cli import main
 from judging.intake import load_folder
+from judging.intake.results import file_values
 
 README = ("---\ntitle: t\ntags: [arxiv:2508.18741]\n---\n# Repro\n\n## Claim 1: slope\n\n"
           "The slope matches. **Verdict: VERIFIED**\n")
@@ -54,6 +56,21 @@ def test_a_csv_field_over_the_csv_limit_is_one_error_and_the_claim_is_judged(tmp
         assert not any(leak in result.output for leak in LEAKS), result.output
         assert result.exception is None or isinstance(result.exception, SystemExit), \
             result.exception
+
+
+def test_a_results_json_of_many_keys_is_read_in_linear_time(tmp_path: Path) -> None:
+    # each value's quote was looked for line by line from the top: 60,000 keys on 60,000
+    # lines took minutes (quadratic); read once, it is well under a second
+    keys = ",\n".join(f'  "paper_{i}": {i}.5' for i in range(60_000))
+    folder = space(tmp_path, {"results.json": "{\n" + keys + "\n}\n"})
+    start = time.monotonic()
+    loaded = load_folder(folder, logbooks_dir=tmp_path / "out")
+    assert time.monotonic() - start < 20
+    [claim] = loaded.claims
+    assert claim.claim.absent["reported_value"].startswith(
+        "results file on results.json gives 60000 different values"), claim.claim.absent
+    whole, _, _ = file_values("results.json", "{\n" + keys + "\n}\n")
+    assert [v.quote for v in whole[:2]] == ['"paper_0": 0.5,', '"paper_1": 1.5,']
 
 
 def test_files_linked_out_of_the_space_are_one_error_each_and_never_read(tmp_path: Path
