@@ -710,8 +710,8 @@ _IGNORED = re.compile(
     r"definition|assumption|appendix|algorithm|step|line|page|claim|row|case)s?|sec\.|§|fig\.|"
     r"tab\.|eq\.|eqn\.|thm\.|prop\.|app\.|alg\.|v|version|python|cuda|torch)\s*"
     r"\(?[A-Z]?\d+(?:\.\d+)*\)?(?:\s*(?:[-\u2013,]|and|or)\s*[A-Z]?\d+(?:\.\d+)*)*)|"
-    r"\bv?\d+\.\d+\.\d+\b|\b[0-9a-f]{7,40}\b|\]\([^)\n]*\)|https?://\S+|"
-    r"(?<![\d.])[A-Za-z_][\w-]*\d[\w.-]*|"
+    r"\bv?\d+\.\d+\.\d+\b|\b[0-9a-f]{7,40}\b|\]\([^)\]\n]*\)|https?://\S+|"
+    r"(?<![\w.-])[A-Za-z_][\w-]*\d[\w.-]*|"
     r"(?i:\b\d[\d,]*\s+(?:[a-z-]+\s+)?(?:replicates|samples|seeds|runs|trials|draws|"
     r"trajectories|items|examples|configurations|plans|cases|"
     r"datasets|models|prompts|questions|problems|episodes)\b))")
@@ -745,7 +745,10 @@ def output_fences(text: str) -> list[str]:
     return [m.group("body") for m in _OUTPUT_FENCE.finditer(text)]
 
 
-_TOY_SCALE = re.compile(r"[^\n.]*\btoy(?:[\s-](?:scale|run|setting|scope|task|model|version|"
+#: The sentence (between newlines and full stops) of the first toy phrase: it starts only where a
+#: sentence does and reaches the phrase lazily, so a long line without one is read once (a
+#: leading greedy `[^\n.]*` retried from every character took minutes on 200 KB).
+_TOY_SCALE = re.compile(r"(?<![^\n.])[^\n.]*?\btoy(?:[\s-](?:scale|run|setting|scope|task|model|version|"
                         r"experiment|verified|synthetic|audits?|support)|_train)\b[^\n.]*",
                         re.IGNORECASE)
 

@@ -198,7 +198,8 @@ def list_files(root: Path, *, max_depth: int, max_files: int, ours: str) -> list
     return sorted(out)
 
 
-_MD_LINK = re.compile(r"\]\((?P<target>[^)\s]+)(?:\s+\"[^\"]*\")?\)")
+#: A link's target stops at a `]`: a line of `](` read each target to its end (quadratic).
+_MD_LINK = re.compile(r"\]\((?P<target>[^)\s\]]+)(?:\s+\"[^\"]*\")?\)")
 
 
 def links_leaving(root: Path, texts: list[tuple[str, str]]) -> list[tuple[str, str]]:

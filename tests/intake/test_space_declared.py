@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from judging.cli import main
@@ -93,3 +94,21 @@ def test_files_linked_out_of_the_space_are_one_error_each_and_never_read(tmp_pat
     result = CliRunner().invoke(main, ["check", str(folder)])
     assert "example.org" not in result.output and "/home/a" not in result.output, result.output
     assert str(tmp_path) not in result.output.replace(str(folder), "")
+
+
+#: Lines built to make a pattern retry from every character: each was minutes of the loader's
+#: time at this size (a toy-scale sentence, a number in a word, a link or image target, a
+#: claims heading, a command line), and is read once now.
+CRAFTED_LINES = ["a" * 100_000, "](" * 50_000, "![" * 2_000 + "x" * 50_000,
+                 "# " + "\t" * 100_000 + "x", "_" * 100_000, "-" * 100_000, " " * 100_000 + "x",
+                 "\n" * 50_000 + "python run.py"]
+
+
+@pytest.mark.timeout(120)
+def test_lines_crafted_to_backtrack_are_read_in_bounded_time(tmp_path: Path) -> None:
+    folder = space(tmp_path, {}, README + "\n".join(CRAFTED_LINES) + "\n")
+    start = time.monotonic()
+    loaded = load_folder(folder, logbooks_dir=tmp_path / "out")
+    elapsed = time.monotonic() - start
+    assert [c.claim.claim_id for c in loaded.claims] == ["2508.18741/c1"]
+    assert elapsed < 30, f"{elapsed:.1f} s"
