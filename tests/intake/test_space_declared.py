@@ -17,6 +17,8 @@ from judging.intake.results import file_values
 
 README = ("---\ntitle: t\ntags: [arxiv:2508.18741]\n---\n# Repro\n\n## Claim 1: slope\n\n"
           "The slope matches. **Verdict: VERIFIED**\n")
+#: End to end (the CLI in process) and timed against crafted input of hundreds of KB.
+pytestmark = pytest.mark.slow
 LEAKS = ("Traceback", "pydantic", "validation error for", "_csv.Error")
 
 
@@ -112,3 +114,17 @@ def test_lines_crafted_to_backtrack_are_read_in_bounded_time(tmp_path: Path) -> 
     elapsed = time.monotonic() - start
     assert [c.claim.claim_id for c in loaded.claims] == ["2508.18741/c1"]
     assert elapsed < 30, f"{elapsed:.1f} s"
+
+
+def test_a_report_of_thousands_of_numbered_items_is_judged_up_to_the_claim_limit(
+        tmp_path: Path) -> None:
+    # 1,200 numbered items: 1,200 claims and second-claim 'second claim numbered 1' lines, each a line
+    # of the run; the manifest's limit holds for pages too
+    from judging.intake.manifest import MAX_CLAIMS_PER_SUBMISSION
+
+    items = "".join(f"\n{i % 999 + 1}. item {i} verified\n" for i in range(1_200))
+    folder = space(tmp_path, {}, README + "\n## Claims\n" + items)
+    loaded = load_folder(folder, logbooks_dir=tmp_path / "out")
+    assert len(loaded.claims) + len(loaded.problems) <= MAX_CLAIMS_PER_SUBMISSION + 1
+    assert any(p.reason.startswith("1,") and "over the limit of 500 per submission" in p.reason
+               for p in loaded.problems), [p.reason for p in loaded.problems][:3]
