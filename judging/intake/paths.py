@@ -33,8 +33,10 @@ def confine(root: Path, relative: str) -> Path:
         raise UnsafePathError(f"{relative!r} is a symlink loop (a link that points back to "
                               f"itself)")
     if not resolved.is_relative_to(root_resolved):
+        # the message names no resolved path: a link through /proc/self/cwd resolves to this
+        # machine's own folders, which the line (and a published run) would then show
         raise UnsafePathError(f"{relative!r} resolves outside the submission folder "
-                              f"(a symlink to {resolved})")
+                              f"(a symlink leaving it)")
     return resolved
 
 

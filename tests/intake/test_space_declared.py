@@ -128,3 +128,20 @@ def test_a_report_of_thousands_of_numbered_items_is_judged_up_to_the_claim_limit
     assert len(loaded.claims) + len(loaded.problems) <= MAX_CLAIMS_PER_SUBMISSION + 1
     assert any(p.reason.startswith("1,") and "over the limit of 500 per submission" in p.reason
                for p in loaded.problems), [p.reason for p in loaded.problems][:3]
+
+
+def test_a_link_out_is_refused_without_naming_where_it_leads_on_this_machine(tmp_path: Path
+                                                                            ) -> None:
+    # through /proc/self/cwd a link resolves to the judging process's own folder
+    import os
+
+    from judging.errors import UnsafePathError
+    from judging.intake import confine
+
+    folder = tmp_path / "sub"
+    folder.mkdir()
+    (folder / "fig.png").symlink_to("/proc/self/cwd/README.md")
+    with pytest.raises(UnsafePathError) as info:
+        confine(folder, "fig.png")
+    assert "resolves outside the submission folder" in str(info.value)
+    assert os.getcwd() not in str(info.value), str(info.value)
