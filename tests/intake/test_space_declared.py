@@ -145,3 +145,39 @@ def test_a_link_out_is_refused_without_naming_where_it_leads_on_this_machine(tmp
         confine(folder, "fig.png")
     assert "resolves outside the submission folder" in str(info.value)
     assert os.getcwd() not in str(info.value), str(info.value)
+
+
+def test_a_trace_line_of_hundreds_of_mb_is_skipped_within_the_line_limit(tmp_path: Path
+                                                                        ) -> None:
+    # a Space's trace: three events, then one line of 300 MB without a newline (sparse: it
+    # costs the participant nothing); reading it whole took the memory of the line
+    import json
+    import tracemalloc
+
+    from judging.traces import MAX_LINE_BYTES, tool_calls
+
+    def event(kind: str, content: list[dict], n: int) -> str:
+        return json.dumps({"type": kind, "message": {"role": kind, "content": content},
+                           "uuid": f"u{n}", "sessionId": "s"})
+
+    trace = tmp_path / "trace.jsonl"
+    trace.write_text("\n".join([
+        event("assistant", [{"type": "tool_use", "id": "t1", "name": "Bash",
+                             "input": {"command": "python r.py"}}], 1),
+        event("user", [{"type": "tool_result", "tool_use_id": "t1",
+                        "content": "measured=-0.998"}], 2)]) + "\n")
+    with trace.open("ab") as handle:
+        handle.write(b"x")
+        handle.truncate(300 * 1024 * 1024)
+    with trace.open("ab") as handle:
+        handle.write(b"\n" + event("assistant", [{"type": "tool_use", "id": "t2",
+                                                  "name": "Bash", "input": {"command": "ls"}}],
+                                   3).encode() + b"\n")
+    tracemalloc.start()
+    try:
+        calls = tool_calls(trace)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert [(c.id, c.output) for c in calls] == [("t1", "measured=-0.998")]
+    assert peak < 4 * MAX_LINE_BYTES, f"{peak:,} bytes"
