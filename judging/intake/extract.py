@@ -544,7 +544,6 @@ def column_side(header: str) -> str | None:
     return "reported" if rep else "reproduced"
 
 
-_OUTPUT_FENCE = re.compile(r"(?ms)^(`{3,}|~{3,})output[^\n]*\n(?P<body>.*?)^\1[ \t]*$")
 _KV_LINE = re.compile(r"(?m)^[ \t]*(?P<key>[A-Za-z][\w.\- ]{0,80}?)[ \t]*[=:][ \t]*"
                       r"(?P<num>" + NUMBER + r")[ \t]*$")
 
@@ -736,13 +735,51 @@ def _number_in(text: str) -> tuple[float, str] | None:
     return None
 
 
+_FENCE_OPEN = re.compile(r"(?m)^(`{3,}+|~{3,}+)")
+_FENCE_CLOSE = re.compile(r"(?m)^(`{3,}+|~{3,}+)[ \t]*$")
+
+
+def fenced(text: str, info: str = "") -> list[tuple[int, int, int, int]]:
+    """(start, body start, body end, end) of each fenced block of `text` whose info string opens
+    with `info`: a fence line, then up to the first later line that is the same fence alone.
+
+    Hand-written, one pass: the pattern `^(```+).*?^\1$` looked from every unclosed fence to the
+    end of the text, so a report of 40,000 lines of "```a" took minutes. Each fence's closing
+    lines are listed once and each opening takes the first one after it (openings come in order,
+    so the place in each list only moves on)."""
+    closings: dict[str, list[re.Match[str]]] = {}
+    for m in _FENCE_CLOSE.finditer(text):
+        closings.setdefault(m.group(1), []).append(m)
+    next_closing: dict[str, int] = {}
+    out: list[tuple[int, int, int, int]] = []
+    end = 0
+    for m in _FENCE_OPEN.finditer(text):
+        line_end = text.find("\n", m.end())
+        if m.start() < end or line_end < 0 or not text.startswith(info, m.end()):
+            continue
+        fence = m.group(1)
+        candidates = closings.get(fence, [])
+        i = next_closing.get(fence, 0)
+        while i < len(candidates) and candidates[i].start() <= line_end:
+            i += 1
+        next_closing[fence] = i
+        if i < len(candidates):
+            out.append((m.start(), line_end + 1, candidates[i].start(), candidates[i].end()))
+            end = candidates[i].end()
+    return out
+
+
 def strip_fences(text: str) -> str:
-    return re.sub(r"(?ms)^(`{3,}|~{3,}).*?^\1[ \t]*$", "", text)
+    kept, at = [], 0
+    for start, _, _, end in fenced(text):
+        kept.append(text[at:start])
+        at = end
+    return "".join(kept) + text[at:]
 
 
 def output_fences(text: str) -> list[str]:
     """The bodies of the `output` fences of a run cell."""
-    return [m.group("body") for m in _OUTPUT_FENCE.finditer(text)]
+    return [text[body:body_end] for _, body, body_end, _ in fenced(text, "output")]
 
 
 #: The sentence (between newlines and full stops) of the first toy phrase: it starts only where a

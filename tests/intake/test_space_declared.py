@@ -181,3 +181,19 @@ def test_a_trace_line_of_hundreds_of_mb_is_skipped_within_the_line_limit(tmp_pat
         tracemalloc.stop()
     assert [(c.id, c.output) for c in calls] == [("t1", "measured=-0.998")]
     assert peak < 4 * MAX_LINE_BYTES, f"{peak:,} bytes"
+
+
+@pytest.mark.timeout(120)
+def test_a_report_of_unclosed_code_fences_is_read_in_bounded_time(tmp_path: Path) -> None:
+    # each unclosed fence looked for its closing line to the end of the text: 30,000 lines of
+    # "```a" were minutes; the blocks of a report are still found as before
+    from judging.intake.extract import output_fences, strip_fences
+
+    folder = space(tmp_path, {}, README + "```a\n" * 30_000)
+    start = time.monotonic()
+    loaded = load_folder(folder, logbooks_dir=tmp_path / "out")
+    assert time.monotonic() - start < 30
+    assert [c.claim.claim_id for c in loaded.claims] == ["2508.18741/c1"]
+    text = "a\n```python\nx = 1\n```\nb\n```output\nloss=0.5\n```  \n~~~\nc\n"
+    assert strip_fences(text) == "a\n\nb\n\n~~~\nc\n"
+    assert output_fences(text) == ["loss=0.5\n"]
