@@ -70,6 +70,8 @@ _SCRIPT = re.compile(r"(?i)\.(?:py|sh|r|jl|ipynb)$")
 _IMAGE = re.compile(r"(?i)\.(?:png|jpe?g|webp)$")
 _RESULTS_NAME = re.compile(r"(?i)result|metric|score|eval|summary|numbers|values|output")
 _FRONT = re.compile(r"\A---[ \t]*\r?\n(?P<yaml>.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
+#: A Hub dataset id as the Hub accepts one: an owner and a name of letters, digits and ._-.
+_DATASET_ID = re.compile(r"[A-Za-z0-9][\w.-]{0,95}/[A-Za-z0-9][\w.-]{0,95}")
 _HUB_LINK = re.compile(r"(?:https?://huggingface\.co/|hf://)datasets/(?P<id>[A-Za-z0-9][\w.-]*/"
                        r"[\w.-]+)")
 
@@ -199,7 +201,12 @@ def read_space(folder: Path) -> SpaceFiles:
     datasets = files.front.get("datasets")
     if isinstance(datasets, list):
         files.linked += [d for d in datasets if isinstance(d, str) and "/" in d]
-    files.linked = list(dict.fromkeys(files.linked))
+    # an id is a folder of the download (`.judging/linked/datasets/OWNER/NAME`) and a Hub
+    # call: `chans/../../x` sank the whole run with the Hub client's own exception
+    bad = [d for d in files.linked if not _DATASET_ID.fullmatch(d) or ".." in d]
+    files.errors += [("README.md", f"links the dataset {d[:200]!r}, which is not a dataset id "
+                                   f"(owner/name): not fetched") for d in dict.fromkeys(bad)]
+    files.linked = list(dict.fromkeys(d for d in files.linked if d not in bad))
     files.errors += [(where, f"links {target!r}, outside the Space: not followed")
                      for where, target in links_leaving(folder, files.texts())]
     return files
