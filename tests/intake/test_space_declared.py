@@ -197,3 +197,16 @@ def test_a_report_of_unclosed_code_fences_is_read_in_bounded_time(tmp_path: Path
     text = "a\n```python\nx = 1\n```\nb\n```output\nloss=0.5\n```  \n~~~\nc\n"
     assert strip_fences(text) == "a\n\nb\n\n~~~\nc\n"
     assert output_fences(text) == ["loss=0.5\n"]
+
+
+@pytest.mark.timeout(120)
+def test_a_line_of_image_brackets_and_a_long_list_are_parsed_in_bounded_time(tmp_path: Path
+                                                                             ) -> None:
+    # markdown-it's inline pass read a line of "![" to its end from every bracket, and each
+    # item of a long list copied the rest of the tokens: minutes each at this size
+    items = "".join(f"\n{i % 900 + 1}. item\n" for i in range(12_000))
+    folder = space(tmp_path, {}, README + "![" * 50_000 + "\n" + items)
+    start = time.monotonic()
+    loaded = load_folder(folder, logbooks_dir=tmp_path / "out")
+    assert time.monotonic() - start < 60
+    assert "2508.18741/c1" in {c.claim.claim_id for c in loaded.claims}
