@@ -197,8 +197,9 @@ class Extraction:
 
 
 #: Markdown emphasis and code spans around text (`**x**`, `__x__`, `*x*`, `` `x` ``). A single
-#: underscore is left alone: it is more often part of a name (snake_case) than emphasis.
-_EMPHASIS = re.compile(r"(\*\*|__|\*|`)(?=\S)(.+?)(?<=\S)\1")
+#: underscore is left alone: it is more often part of a name (snake_case) than emphasis. A span
+#: holds no marker of its own kind: a line of "**a " read to its end from every marker (minutes).
+_EMPHASIS = re.compile(r"(\*\*|__|\*|`)(?=\S)((?:(?!\1).)+?)(?<=\S)\1")
 
 
 def plain_text(text: str) -> str:

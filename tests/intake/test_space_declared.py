@@ -210,3 +210,17 @@ def test_a_line_of_image_brackets_and_a_long_list_are_parsed_in_bounded_time(tmp
     loaded = load_folder(folder, logbooks_dir=tmp_path / "out")
     assert time.monotonic() - start < 60
     assert "2508.18741/c1" in {c.claim.claim_id for c in loaded.claims}
+
+
+@pytest.mark.timeout(120)
+def test_a_line_of_unclosed_emphasis_markers_is_read_in_bounded_time(tmp_path: Path) -> None:
+    # plain_text looked for each marker's closing one to the end of the line: minutes
+    from judging.intake.extract import plain_text
+
+    folder = space(tmp_path, {}, README + "**a " * 25_000 + "\n" + "`a " * 30_000 + "\n")
+    start = time.monotonic()
+    loaded = load_folder(folder, logbooks_dir=tmp_path / "out")
+    assert time.monotonic() - start < 30
+    assert "2508.18741/c1" in {c.claim.claim_id for c in loaded.claims}
+    assert plain_text("Verdict: **TOY-VERIFIED** (`n=64`), a*b **x**") == \
+        "Verdict: TOY-VERIFIED (n=64), a*b x"
