@@ -21,7 +21,11 @@ from pydantic import ValidationError
 
 from judging.errors import ManifestError, UnsafePathError
 from judging.intake.extract import Extraction
-from judging.intake.manifest import LoadedSubmission, make_claim_input
+from judging.intake.manifest import (
+    MAX_CLAIMS_PER_SUBMISSION,
+    LoadedSubmission,
+    make_claim_input,
+)
 from judging.intake.registry import Registry
 from judging.models import (
     FIGURE_MATCH_NOT_APPLICABLE,
@@ -121,6 +125,16 @@ def add_claims(loaded: LoadedSubmission, found: list[FoundClaim], *, pid: str,
     header = loaded.header
     seen: set[str] = set()
     made: list[tuple[FoundClaim, ClaimInput]] = []
+    if len(found) > MAX_CLAIMS_PER_SUBMISSION:
+        # a page of 10,000 numbered items is no report of claims (and was 10,000 lines of the
+        # run): the manifest's limit, the first ones judged, the rest one line
+        loaded.problems.append(ClaimProblem(
+            submission_id=header.submission_id, claim_id=None, index=len(loaded.problems),
+            manifest=str(manifest(found[MAX_CLAIMS_PER_SUBMISSION])), line=None,
+            reason=f"{len(found):,} claims found, over the limit of {MAX_CLAIMS_PER_SUBMISSION} "
+                   f"per submission: the first {MAX_CLAIMS_PER_SUBMISSION} are read, the rest "
+                   f"are not judged"))
+        found = found[:MAX_CLAIMS_PER_SUBMISSION]
     first = len(loaded.problems)  # a shape's problems with its files come first
     for index, claim in enumerate(found, start=first):
         claim_id = f"{pid}/{local_id(claim) if local_id is not None else claim.local_id}"

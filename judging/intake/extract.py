@@ -197,8 +197,9 @@ class Extraction:
 
 
 #: Markdown emphasis and code spans around text (`**x**`, `__x__`, `*x*`, `` `x` ``). A single
-#: underscore is left alone: it is more often part of a name (snake_case) than emphasis.
-_EMPHASIS = re.compile(r"(\*\*|__|\*|`)(?=\S)(.+?)(?<=\S)\1")
+#: underscore is left alone: it is more often part of a name (snake_case) than emphasis. A span
+#: holds no marker of its own kind: a line of "**a " read to its end from every marker (minutes).
+_EMPHASIS = re.compile(r"(\*\*|__|\*|`)(?=\S)((?:(?!\1).)+?)(?<=\S)\1")
 
 
 def plain_text(text: str) -> str:
@@ -556,7 +557,6 @@ def column_side(header: str) -> str | None:
     return "reported" if rep else "reproduced"
 
 
-_OUTPUT_FENCE = re.compile(r"(?ms)^(`{3,}|~{3,})output[^\n]*\n(?P<body>.*?)^\1[ \t]*$")
 _KV_LINE = re.compile(r"(?m)^[ \t]*(?P<key>[A-Za-z][\w.\- ]{0,80}?)[ \t]*[=:][ \t]*"
                       r"(?P<num>" + NUMBER + r")[ \t]*$")
 
@@ -744,8 +744,8 @@ _IGNORED = re.compile(
     r"definition|assumption|appendix|algorithm|step|line|page|claim|row|case)s?|sec\.|§|fig\.|"
     r"tab\.|eq\.|eqn\.|thm\.|prop\.|app\.|alg\.|v|version|python|cuda|torch)\s*"
     r"\(?[A-Z]?\d+(?:\.\d+)*\)?(?:\s*(?:[-\u2013,]|and|or)\s*[A-Z]?\d+(?:\.\d+)*)*)|"
-    r"\bv?\d+\.\d+\.\d+\b|\b[0-9a-f]{7,40}\b|\]\([^)\n]*\)|https?://\S+|"
-    r"(?<![\d.])[A-Za-z_][\w-]*\d[\w.-]*|"
+    r"\bv?\d+\.\d+\.\d+\b|\b[0-9a-f]{7,40}\b|\]\([^)\]\n]*\)|https?://\S+|"
+    r"(?<![\w.-])[A-Za-z_][\w-]*\d[\w.-]*|"
     r"(?i:\b\d[\d,]*\s+(?:[a-z-]+\s+)?(?:replicates|samples|seeds|runs|trials|draws|"
     r"trajectories|items|examples|configurations|plans|cases|"
     r"datasets|models|prompts|questions|problems|episodes)\b))")
@@ -770,16 +770,57 @@ def _number_in(text: str) -> tuple[float, str] | None:
     return None
 
 
+_FENCE_OPEN = re.compile(r"(?m)^(`{3,}+|~{3,}+)")
+_FENCE_CLOSE = re.compile(r"(?m)^(`{3,}+|~{3,}+)[ \t]*$")
+
+
+def fenced(text: str, info: str = "") -> list[tuple[int, int, int, int]]:
+    """(start, body start, body end, end) of each fenced block of `text` whose info string opens
+    with `info`: a fence line, then up to the first later line that is the same fence alone.
+
+    Hand-written, one pass: the pattern `^(```+).*?^\1$` looked from every unclosed fence to the
+    end of the text, so a report of 40,000 lines of "```a" took minutes. Each fence's closing
+    lines are listed once and each opening takes the first one after it (openings come in order,
+    so the place in each list only moves on)."""
+    closings: dict[str, list[re.Match[str]]] = {}
+    for m in _FENCE_CLOSE.finditer(text):
+        closings.setdefault(m.group(1), []).append(m)
+    next_closing: dict[str, int] = {}
+    out: list[tuple[int, int, int, int]] = []
+    end = 0
+    for m in _FENCE_OPEN.finditer(text):
+        line_end = text.find("\n", m.end())
+        if m.start() < end or line_end < 0 or not text.startswith(info, m.end()):
+            continue
+        fence = m.group(1)
+        candidates = closings.get(fence, [])
+        i = next_closing.get(fence, 0)
+        while i < len(candidates) and candidates[i].start() <= line_end:
+            i += 1
+        next_closing[fence] = i
+        if i < len(candidates):
+            out.append((m.start(), line_end + 1, candidates[i].start(), candidates[i].end()))
+            end = candidates[i].end()
+    return out
+
+
 def strip_fences(text: str) -> str:
-    return re.sub(r"(?ms)^(`{3,}|~{3,}).*?^\1[ \t]*$", "", text)
+    kept, at = [], 0
+    for start, _, _, end in fenced(text):
+        kept.append(text[at:start])
+        at = end
+    return "".join(kept) + text[at:]
 
 
 def output_fences(text: str) -> list[str]:
     """The bodies of the `output` fences of a run cell."""
-    return [m.group("body") for m in _OUTPUT_FENCE.finditer(text)]
+    return [text[body:body_end] for _, body, body_end, _ in fenced(text, "output")]
 
 
-_TOY_SCALE = re.compile(r"[^\n.]*\btoy(?:[\s-](?:scale|run|setting|scope|task|model|version|"
+#: The sentence (between newlines and full stops) of the first toy phrase: it starts only where a
+#: sentence does and reaches the phrase lazily, so a long line without one is read once (a
+#: leading greedy `[^\n.]*` retried from every character took minutes on 200 KB).
+_TOY_SCALE = re.compile(r"(?<![^\n.])[^\n.]*?\btoy(?:[\s-](?:scale|run|setting|scope|task|model|version|"
                         r"experiment|verified|synthetic|audits?|support)|_train)\b[^\n.]*",
                         re.IGNORECASE)
 

@@ -33,8 +33,10 @@ def confine(root: Path, relative: str) -> Path:
         raise UnsafePathError(f"{relative!r} is a symlink loop (a link that points back to "
                               f"itself)")
     if not resolved.is_relative_to(root_resolved):
+        # the message names no resolved path: a link through /proc/self/cwd resolves to this
+        # machine's own folders, which the line (and a published run) would then show
         raise UnsafePathError(f"{relative!r} resolves outside the submission folder "
-                              f"(a symlink to {resolved})")
+                              f"(a symlink leaving it)")
     return resolved
 
 
@@ -198,7 +200,8 @@ def list_files(root: Path, *, max_depth: int, max_files: int, ours: str) -> list
     return sorted(out)
 
 
-_MD_LINK = re.compile(r"\]\((?P<target>[^)\s]+)(?:\s+\"[^\"]*\")?\)")
+#: A link's target stops at a `]`: a line of `](` read each target to its end (quadratic).
+_MD_LINK = re.compile(r"\]\((?P<target>[^)\s\]]+)(?:\s+\"[^\"]*\")?\)")
 
 
 def links_leaving(root: Path, texts: list[tuple[str, str]]) -> list[tuple[str, str]]:

@@ -24,20 +24,24 @@ def file_values(rel: str, text: str) -> tuple[list[Value], dict[int, list[Value]
     by_claim: dict[int, list[Value]] = {}
     place = f"results file on {rel}"
     if not rel.lower().endswith(".json"):
-        csv_values(text, place, whole, by_claim)
+        try:
+            csv_values(text, place, whole, by_claim)
+        except csv.Error as exc:  # a field over the csv module's limit, a NUL: the file only
+            return [], {}, f"not a readable CSV table ({exc}): not read"
         return whole, by_claim, None
     try:
         data = json.loads(text)
     except (ValueError, RecursionError):
         return whole, by_claim, "not valid JSON: not read"
     claims = claim_keyed(data)
+    lines = quoted_lines(text)
     if claims:
         for number, item in claims.items():
             by_claim.setdefault(number, []).extend(
-                Value(side, value, quote_key(text, key), place)
+                Value(side, value, quote_key(lines, key), place)
                 for side, key, value in json_values(item))
     else:
-        whole += [Value(side, value, quote_key(text, key), place)
+        whole += [Value(side, value, quote_key(lines, key), place)
                   for side, key, value in json_values(data)]
     return whole, by_claim, None
 
@@ -75,11 +79,25 @@ def claim_number(value: object, *, named: bool) -> int | None:
     return int(m.group(1)) if m else None
 
 
-def quote_key(text: str, key: str) -> str:
+#: A JSON string on one line, its closing quote optional: possessive, so that a line of
+#: unterminated strings is still read once (a string that fails to close is not retried).
+_QUOTED = re.compile(r'"(?:[^"\\\n]|\\.)*+"?')
+
+
+def quoted_lines(text: str) -> dict[str, str]:
+    """Each quoted string of a JSON text (`"key"`) with the first line it stands on, found in
+    one pass: a file of many keys looked up line by line from the top took minutes."""
+    first: dict[str, str] = {}
     for line in text.splitlines():
-        if f'"{key}"' in line:
-            return line.strip()[:MAX_NOTE_CHARS]
-    return f'"{key}"'
+        for m in _QUOTED.finditer(line):
+            first.setdefault(m.group(0), line)
+    return first
+
+
+def quote_key(lines: dict[str, str], key: str) -> str:
+    """The line of a JSON text (`quoted_lines`) where `key` is written."""
+    line = lines.get(f'"{key}"')
+    return line.strip()[:MAX_NOTE_CHARS] if line is not None else f'"{key}"'
 
 
 def csv_values(text: str, place: str, whole: list[Value], by_claim: dict[int, list[Value]]

@@ -60,8 +60,10 @@ class SpaceFiles(Protocol):
 
     def texts(self) -> list[tuple[str, str]]: ...
 
-_MD_IMAGE = re.compile(r"!\[[^\]]*\]\((?P<target>[^)\s]+)(?:\s+\"[^\"]*\")?\)")
-_COMMAND = re.compile(r"(?m)^\s*(?:\$\s*)?(?:uv run |python3? |bash |sh )(?:-m\s+)?"
+#: Bounded like `logbook.figures._MD_IMAGE`; a command starts on its own line (`^\s*` read every
+#: following blank line again from each one: quadratic).
+_MD_IMAGE = re.compile(r"!\[(?:[^\]!]|!(?!\[))*\]\((?P<target>[^)\s\]]+)(?:\s+\"[^\"]*\")?\)")
+_COMMAND = re.compile(r"(?m)^[ \t]*(?:\$[ \t]*)?(?:uv run |python3? |bash |sh )(?:-m\s+)?"
                       r"(?P<script>[\w./-]+\.(?:py|sh))\b")
 
 

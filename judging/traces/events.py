@@ -17,9 +17,10 @@ reading is bounded (`MAX_TRACE_BYTES`, `MAX_LINE_BYTES`) since a trace is partic
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 #: A trace is read up to this size (a long session is a few MB; beyond, the rest is not read).
 MAX_TRACE_BYTES = 50 * 1024 * 1024
@@ -91,18 +92,28 @@ def _command(tool_input: Any) -> str:
     return str(tool_input)[:500]
 
 
+def _lines(handle: BinaryIO) -> Iterator[bytes]:
+    """The lines of a trace up to `MAX_TRACE_BYTES` in all, each read at most `MAX_LINE_BYTES`
+    at a time: a longer line is skipped piece by piece (iterating the file read a line whole, so
+    one line of 800 MB without a newline took 1.8 GB)."""
+    read, skipping = 0, False
+    for piece in iter(lambda: handle.readline(MAX_LINE_BYTES + 1), b""):
+        read += len(piece)
+        if read > MAX_TRACE_BYTES:
+            return
+        if not skipping and len(piece) <= MAX_LINE_BYTES:
+            yield piece
+        skipping = not piece.endswith(b"\n") and (skipping or len(piece) > MAX_LINE_BYTES)
+
+
 def tool_calls(path: Path) -> list[ToolCall]:
     """The tool calls of a trace with their outputs, in order (calls without a result have an
     empty output). Unreadable lines are skipped."""
     uses: dict[str, tuple[str, str, str | None]] = {}
     order: list[str] = []
     outputs: dict[str, tuple[list[str], bool]] = {}
-    read = 0
     with Path(path).open("rb") as handle:
-        for line in handle:
-            read += len(line)
-            if read > MAX_TRACE_BYTES:
-                break
+        for line in _lines(handle):
             event = _event(line)
             if event is None or not is_event(event):
                 continue

@@ -373,3 +373,29 @@ def test_a_folder_of_spaces_with_a_dataset_card_stands_for_its_spaces(tmp_path: 
         ["alice--repro-2508.18741", "bob--repro-2601.22449"]
     assert expand_source(str(root / "alice--repro-2508.18741"),
                          download_root=tmp_path / "dl") == [root / "alice--repro-2508.18741"]
+
+
+def test_a_linked_dataset_that_is_no_dataset_id_is_one_error_and_the_space_is_judged(
+        monkeypatch, tmp_path: Path) -> None:
+    # a `datasets:` entry is a folder of the download and a Hub call: one with '..' sank the
+    # whole run with the Hub client's exception (HFValidationError), no line written
+    bad = "chans/../../../../../../tmp/planted"
+    readme = neurips_space()["README.md"].replace(
+        "sdk: static\n", f"sdk: static\ndatasets:\n  - {bad}\n  - 'chans/x y'\n")
+    with FakeHub({("space", SPACE): neurips_space(**{"README.md": readme}),
+                  ("dataset", TRACES): {"t.jsonl": trace_lines()}}) as hub:
+        hub.patch(monkeypatch, tmp_path / "hf-home")
+        out = tmp_path / "run"
+        result = CliRunner().invoke(main, ["run", f"hf://spaces/{SPACE}", "--out", str(out),
+                                           "--judge", "offline"])
+        assert result.exception is None or isinstance(result.exception, SystemExit), \
+            repr(result.exception)
+        assert not any("planted" in path or "x y" in path for _, path in hub.requests)
+    lines = [json.loads(x) for x in (out / "judgments.jsonl").read_text().splitlines()]
+    errors = sorted(line["reason"] for line in lines if line["status"] == "error")
+    assert errors == [f"claim could not be loaded: README.md: links the dataset {bad!r}, "
+                      f"which is not a dataset id (owner/name): not fetched",
+                      "claim could not be loaded: README.md: links the dataset 'chans/x y', "
+                      "which is not a dataset id (owner/name): not fetched"], errors
+    judged = {line["claim"]["claim_id"] for line in lines if line["status"] != "error"}
+    assert judged == {"2508.18741/c1", "2508.18741/c2"}, judged

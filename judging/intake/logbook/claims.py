@@ -69,7 +69,8 @@ _SECTION = re.compile(r"(?im)^#{2,4}[ \t]+(?:claim[ \t]+C?(?P<n>\d+)|C(?P<c>\d+)
 #: A claim's section opened by a bold lead instead of a heading ("**Claim 2 (Theorem 1).** ...").
 _BOLD_SECTION = re.compile(r"(?im)^(?:\*\*|__)(?:claim[ \t]+C?(?P<n>\d+)|C(?P<c>\d+))\b"
                            r"[^\n]*$")
-_CLAIMS_HEADING = re.compile(r"(?im)^#{1,4}[ \t]+[^\n]*\bclaims?\b[^\n]*$")
+#: Possessive: a heading of 100 KB of tabs was split between the two runs every way (quadratic).
+_CLAIMS_HEADING = re.compile(r"(?im)^#{1,4}[ \t]++[^\n]*\bclaims?\b[^\n]*$")
 _LIST_ITEM = re.compile(r"(?m)^[ \t]{0,3}(?P<n>\d{1,3})[.)][ \t]+(?P<first>\S[^\n]*)$")
 _THEOREM = re.compile(r"\b(?:theorem|proposition|lemma|corollary|conjecture|bound)\b",
                       re.IGNORECASE)

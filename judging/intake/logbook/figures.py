@@ -55,7 +55,10 @@ _DATA_URI = re.compile(r"data:image/(?P<type>png|jpe?g|webp|gif|svg\+xml)(?P<b64
 #: HTML that draws a chart with script (Plotly, Vega, a canvas): drawn from its raw data instead.
 _CHART_HTML = re.compile(r"plotly|vega|<canvas\b|<script\b|chart", re.IGNORECASE)
 _IMG_SRC = re.compile(r"<img\b[^>]*?\bsrc\s*=\s*[\"'](?P<src>[^\"']+)[\"']", re.IGNORECASE)
-_MD_IMAGE = re.compile(r"!\[(?P<alt>[^\]]*)\]\((?P<src>[^)\s]+)(?:\s+\"[^\"]*\")?\)")
+#: An image's alt text stops at the next `![` and its source at a `]`: a line of `![` read each
+#: alt text to the line's end (quadratic).
+_MD_IMAGE = re.compile(r"!\[(?P<alt>(?:[^\]!]|!(?!\[))*)\]\((?P<src>[^)\s\]]+)"
+                       r"(?:\s+\"[^\"]*\")?\)")
 
 
 @dataclass
