@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from judging.app.queue import review_queue
 from judging.cli import main
 from judging.resolve import PlannedClaim, read_plan, resolve_run, run_claim_rows
 from judging.review.dataset import record_id
@@ -220,6 +221,19 @@ def test_a_planned_push_after_a_full_push_leads_the_queue(argilla, tmp_path: Pat
         else:
             assert (priority, reasons[0]) == (DROPPED_PRIORITY, NOT_IN_PLAN), \
                 (name, key, priority, reasons, entry and entry.part)
+    # The dashboard's review queue shows what Argilla holds: each planned claim's record in the
+    # dataset the plan sent it to, with its priority, the plan's claims first; and it does not
+    # ask for a push that would put the earlier priorities back.
+    rows, note = review_queue(run, argilla_url=argilla.url, argilla_api_key=argilla.api_key,
+                              workspace=workspace)
+    assert rows is not None
+    for row in rows:
+        assert queue[(row.dataset, row.claim_key)][0] == row.priority, row
+    planned_rows = [row for row in rows if row.claim_key in plan]
+    assert {(r.claim_key, r.blind) for r in planned_rows} == \
+        {(k, p.part == "random") for k, p in plan.items()}
+    assert rows[:len(planned_rows)] == planned_rows
+    assert "older priority" not in note, note
     # After a pull (nothing answered yet) the queue still follows the plan.
     result = runner.invoke(main, ["review", "pull", str(run), *server])
     assert result.exit_code == 0, result.output
