@@ -144,7 +144,6 @@ def review_queue(run_dir: Path, *, rubrics_dir: Path | None = None,
     """The queue, highest priority first, and a note on its links and priorities (or why there
     is none). `conflicts`: (claim key, rubric `id@version`) -> the reviewer conflict resolve
     found there; such a record stays in the queue, first."""
-    from judging.review.dataset import CALIBRATION_SUFFIX
     from judging.review.push import DEFAULT_WORKSPACE, PushOptions
 
     workspace = workspace or DEFAULT_WORKSPACE
@@ -179,7 +178,8 @@ def review_queue(run_dir: Path, *, rubrics_dir: Path | None = None,
         rubric = f"{item.rubric.id}@{item.rubric.version}"
         conflict = conflicts.get((item.claim_key, rubric))
         dataset, held = _held(pushed, item, planned=item.claim_key in in_plan)
-        blind = dataset.endswith(CALIBRATION_SUFFIX)
+        # Each (claim, rubric) has two datasets, blind or beside the AI's answers.
+        blind = item.blind == (dataset == item.dataset)
         needed = BLIND_REVIEWERS_NEEDED if blind else REVIEWERS_NEEDED
         if reviewed.get((dataset, item.record_id), 0) >= needed and conflict is None:
             done += 1
