@@ -57,28 +57,69 @@ REVIEWER_CONFLICT = "reviewer_conflict"
 REVIEWERS_NEEDED, BLIND_REVIEWERS_NEEDED = 1, 2
 
 
-def _pushed(run_dir: Path, workspace: str) -> dict[str, tuple[float, list[str]]]:
-    """Record id -> (priority, reasons) as the newest push to `workspace` sent it."""
+def _pushed(run_dir: Path, workspace: str) -> dict[str, dict[str, tuple[float, list[str]]]]:
+    """Record id -> dataset -> (priority, reasons) as the newest push to `workspace` sent it,
+    the dataset pushed last last (a claim's record has the same id in the blind dataset and
+    beside the AI's answers, and a run can be pushed to both)."""
     from judging.review.push import PushedRecord
     from judging.rundir import RunPaths, iter_jsonl
 
-    found: dict[str, tuple[float, list[str]]] = {}
+    found: dict[str, dict[str, tuple[float, list[str]]]] = {}
     for line in iter_jsonl(RunPaths(run_dir).pushed, PushedRecord):
         if line.workspace == workspace and line.priority is not None:
-            found[line.record_id] = (line.priority, list(line.reasons))
+            datasets = found.setdefault(line.record_id, {})
+            datasets.pop(line.dataset, None)
+            datasets[line.dataset] = (line.priority, list(line.reasons))
     return found
 
 
-def _reviewers(run_dir: Path) -> dict[str, int]:
-    """Record id -> how many reviewers submitted an answer to it (labels.jsonl)."""
+def _held(pushed: Mapping[str, Mapping[str, tuple[float, list[str]]]], item, *,
+          planned: bool) -> tuple[str, tuple[float, list[str]] | None]:
+    """(dataset, what Argilla holds there) for a record to queue: its own dataset's, else (no
+    plan chose the dataset) the one it was pushed to last, with another blind share."""
+    datasets = pushed.get(item.record_id, {})
+    if item.dataset in datasets or planned or not datasets:
+        return item.dataset, datasets.get(item.dataset)
+    last = list(datasets)[-1]
+    return last, datasets[last]
+
+
+def _reviewers(run_dir: Path) -> dict[tuple[str, str], int]:
+    """(dataset, record id) -> how many reviewers submitted an answer to it (labels.jsonl)."""
     from judging.models import Label
     from judging.rundir import RunPaths, iter_jsonl
 
-    who: dict[str, set[str]] = {}
+    who: dict[tuple[str, str], set[str]] = {}
     for label in iter_jsonl(RunPaths(run_dir).labels, Label):
         if label.record_id:
-            who.setdefault(label.record_id, set()).add(label.annotator_id)
+            who.setdefault((label.dataset, label.record_id), set()).add(label.annotator_id)
     return {record: len(people) for record, people in who.items()}
+
+
+def _reviews(run_dir: Path, options, rubrics_dir: Path | None,
+             pushed: Mapping[str, Mapping[str, object]]) -> tuple[list, set[str], int]:
+    """The records to queue, as `judging review push` would send them: with a review plan
+    (`review push --plan`), its claims in the datasets and with the priorities the plan gives
+    them, then the other records Argilla holds (the plan moved them last); without one, every
+    claim. Also the claim keys of the plan, and how many records outside it are not queued."""
+    from dataclasses import replace
+
+    from judging.resolve import read_plan
+    from judging.review.push import plan_reviews
+    from judging.rubrics import RubricLibrary
+    from judging.rundir import RunStore
+
+    library = RubricLibrary(rubrics_dir)
+    every, _ = plan_reviews(RunStore.open(run_dir, create=False), library, options)
+    plan = read_plan(run_dir)
+    if not plan:
+        return every, set(), 0
+    keys = {p.claim_key for p in plan}
+    planned, _ = plan_reviews(RunStore.open(run_dir, create=False), library,
+                              replace(options, plan=plan))
+    others = [i for i in every if i.claim_key not in keys]
+    held = [i for i in others if i.record_id in pushed]
+    return planned + held, keys, len(others) - len(held)
 
 
 def _dataset_ids(url: str, api_key: str, workspace: str, names: set[str]) -> dict[str, str]:
@@ -103,25 +144,24 @@ def review_queue(run_dir: Path, *, rubrics_dir: Path | None = None,
     """The queue, highest priority first, and a note on its links and priorities (or why there
     is none). `conflicts`: (claim key, rubric `id@version`) -> the reviewer conflict resolve
     found there; such a record stays in the queue, first."""
-    from judging.review.push import DEFAULT_WORKSPACE, PushOptions, plan_reviews
-    from judging.rubrics import RubricLibrary
-    from judging.rundir import RunStore
+    from judging.review.push import DEFAULT_WORKSPACE, PushOptions
 
     workspace = workspace or DEFAULT_WORKSPACE
     options = PushOptions(workspace=workspace, calibration_dir=calibration_dir)
+    pushed = _pushed(run_dir, workspace)
     try:
-        planned, _ = plan_reviews(RunStore.open(run_dir, create=False),
-                                  RubricLibrary(rubrics_dir), options)
+        planned, in_plan, left_out = _reviews(run_dir, options, rubrics_dir, pushed)
     except JudgingError as exc:
         return None, f"No review queue: {exc}"
+    push = f"judging review push {run_dir}" + (" --plan" if in_plan else "")
     ids: dict[str, str] = {}
     if argilla_url and argilla_api_key:
         try:
             ids = _dataset_ids(argilla_url, argilla_api_key, workspace,
-                               {p.dataset for p in planned})
+                               {p.dataset for p in planned}
+                               | {d for datasets in pushed.values() for d in datasets})
             note = (f"Links open the records in Argilla at {argilla_url} (workspace "
-                    f"{workspace}); a dataset not pushed yet has no link: `judging review push "
-                    f"{run_dir}`.")
+                    f"{workspace}); a dataset not pushed yet has no link: `{push}`.")
         except JudgingError as exc:
             note = f"No links: {exc}"
     elif argilla_url:
@@ -130,7 +170,6 @@ def review_queue(run_dir: Path, *, rubrics_dir: Path | None = None,
     else:
         note = ("No Argilla server given (--api-url, ARGILLA_API_URL, or a local server of "
                 "--home): records are named by dataset and id.")
-    pushed = _pushed(run_dir, workspace)
     reviewed = _reviewers(run_dir)
     conflicts = conflicts or {}
     rows, changed, done = [], 0, 0
@@ -138,34 +177,41 @@ def review_queue(run_dir: Path, *, rubrics_dir: Path | None = None,
         claim = item.judgment.claim
         rubric = f"{item.rubric.id}@{item.rubric.version}"
         conflict = conflicts.get((item.claim_key, rubric))
-        needed = BLIND_REVIEWERS_NEEDED if item.blind else REVIEWERS_NEEDED
-        if reviewed.get(item.record_id, 0) >= needed and conflict is None:
+        dataset, held = _held(pushed, item, planned=item.claim_key in in_plan)
+        # Each (claim, rubric) has two datasets, blind or beside the AI's answers.
+        blind = item.blind == (dataset == item.dataset)
+        needed = BLIND_REVIEWERS_NEEDED if blind else REVIEWERS_NEEDED
+        if reviewed.get((dataset, item.record_id), 0) >= needed and conflict is None:
             done += 1
             continue
-        priority, reasons = pushed.get(item.record_id, (None, []))
+        priority, reasons = held or (None, [])
         live = (item.priority.value, list(item.priority.reasons))
-        changed += priority is not None and (priority, reasons) != live
+        # A record outside the plan holds the priority the plan gave it (last), not its own.
+        changed += priority is not None and (priority, reasons) != live and \
+            (not in_plan or item.claim_key in in_plan)
         if priority is None:
             priority, reasons = live
         if conflict is not None:
             priority, reasons = 1.0, [REVIEWER_CONFLICT, *reasons]
-        dataset_id = ids.get(item.dataset)
+        dataset_id = ids.get(dataset)
         rows.append(QueueRow(
             priority=priority, reasons=reasons, claim_key=item.claim_key, rubric=rubric,
-            dataset=item.dataset, record_id=item.record_id, blind=item.blind,
+            dataset=dataset, record_id=item.record_id, blind=blind,
             url=record_url(argilla_url, dataset_id, submission_id=claim.submission_id,
                            claim_id=claim.claim_id) if argilla_url and dataset_id else None,
-            pushed=item.record_id in pushed))
+            pushed=held is not None))
     rows.sort(key=lambda r: (-r.priority, *(natural_key(p) for p in r.claim_key.split("::", 1)),
                              r.rubric))
     notes = [note]
     if done:
         notes.append(f"{done} record(s) reviewed (labels.jsonl) left the queue.")
     if not pushed:
-        notes.append(f"Not pushed yet: priorities computed here, as `judging review push "
-                     f"{run_dir}` will send them.")
+        notes.append(f"Not pushed yet: priorities computed here, as `{push}` will send them.")
+    if in_plan:
+        notes.append(f"The review plan's claims first (review_plan.jsonl); "
+                     f"{left_out} record(s) outside it are not in Argilla and not queued.")
     if changed:
         notes.append(f"{changed} record(s) hold an older priority in Argilla than the run's "
-                     f"calibration and flags give now: `judging review push {run_dir}` "
+                     f"calibration and flags give now: `{push}` "
                      f"(with the same --calibration) updates them.")
     return rows, " ".join(notes)

@@ -180,6 +180,14 @@ def push(run_dir: Path, workspace: str, blind_share: float, overlap: int, seed: 
                f"again)" if result.resumed else "")
     console.print(f"pushed {result.total} record(s) to workspace {workspace!r} at "
                   f"{client.api_url}{resumed}", highlight=False, soft_wrap=True)
+    if plan:
+        from judging.review.pull import sync_plan_priorities
+
+        # Records an earlier push sent (the whole run, an older plan) keep their priorities:
+        # the plan's records must lead each queue, the others go last.
+        moved = sync_plan_priorities(run_dir, client=client, previous=plan, workspace=workspace)
+        if moved.text():
+            console.print(moved.text(), soft_wrap=True, highlight=False)
 
 
 @review.command()
@@ -220,11 +228,8 @@ def pull(run_dir: Path, out: Path | None, workspace: str, refresh: bool,
             # The re-plan moved claims: Argilla's queue follows it now, not at the next push.
             moved = sync_plan_priorities(run_dir, client=client, previous=previous,
                                          workspace=workspace)
-            if moved.planned or moved.dropped:
-                console.print(f"review priorities updated in Argilla: {moved.planned} planned "
-                              f"record(s), {moved.dropped} record(s) of claims dropped from the "
-                              f"plan (priority 0, last in the queue)", soft_wrap=True,
-                              highlight=False)
+            if moved.text():
+                console.print(moved.text(), soft_wrap=True, highlight=False)
     else:
         console.print(f"not refreshed (--no-refresh): the leaderboard and the report say they "
                       f"are stale until `judging resolve {run_dir}`, and a review plan is not "

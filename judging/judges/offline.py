@@ -90,6 +90,13 @@ def answer_with_rule(criterion: Criterion, rule: OfflineRule, task: JudgeTask) -
         confidence_source=ConfidenceSource.rule, evidence=[rule.rule])
 
 
+def _answer_text(value: bool | int | str | None) -> str:
+    """An answer as the reviewer's question offers it: yes / no, a level, a category."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return f"level {value}" if isinstance(value, int) else repr(value)
+
+
 def _format(value: float | bool | None) -> str:
     return "absent" if value is None else f"{float(value):.2f}"
 
@@ -120,7 +127,8 @@ def trusted(answer: CriterionAnswer, rule: OfflineRule, task: JudgeTask) -> Crit
     direction = "pass" if answer.passed else "fail"
     return CriterionAnswer(
         criterion_id=answer.criterion_id, status=AnswerStatus.unscored,
-        reason=(f"would answer {answer.value!r} ({answer.rationale}), but the reading is not sure "
+        reason=(f"would answer {_answer_text(answer.value)} ({answer.rationale}), but the reading "
+                f"is not sure "
                 f"enough to {direction} on: {condition.signal} = {_format(value)} "
                 f"{condition.unmet()} ({doubts}); needs an LLM or a human"),
         evidence=[*answer.evidence, condition.signal])

@@ -232,8 +232,10 @@ def dataset_card(*, run_id: str, repo_id: str | None, license: str,
         "(`rows`, JSON).",
         f"- `leaderboard` ({len(tables.get('leaderboard', []))} rows, "
         "`data/leaderboard.parquet`): the intervals as numbers: one row for the event "
-        "(`scope` event) and one per submission best first: `rank`, the pass rate "
-        "(`pass_rate`) with its 95% prediction-powered interval (`pass_rate_low`, "
+        "(`scope` event) and one per submission best first: `rank`, the leaderboard's pass "
+        "rate (`pass_rate`: passed / (passed + failed + not addressed); none for the event), "
+        "the estimated pass rate (`pass_rate_estimate`, where there is an interval) with its "
+        "95% prediction-powered interval (`pass_rate_low`, "
         "`pass_rate_high`) and the human-only one (`human_only_low`, `human_only_high`), the "
         "random human labels they rest on, `interval_note` where there is no interval (AI-only, "
         "too few labels), and the rank's simulated 95% interval (`rank_low`, `rank_high`, "

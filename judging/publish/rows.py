@@ -67,7 +67,8 @@ def table_schemas() -> dict[str, Any]:
             ("not_independent", strings), ("spread", s), ("rows", s), ("counted_from", s)]),
         "leaderboard": pa.schema([
             ("scope", s), ("submission_id", s), ("paper_id", s), ("rank", i), ("claims", i),
-            ("random_labels", i), ("pass_rate", f), ("pass_rate_low", f), ("pass_rate_high", f),
+            ("random_labels", i), ("pass_rate", f), ("pass_rate_estimate", f),
+            ("pass_rate_low", f), ("pass_rate_high", f),
             ("human_only_low", f), ("human_only_high", f), ("interval_note", s),
             ("rank_low", i), ("rank_high", i), ("rank_settled", b)]),
     }
@@ -259,24 +260,29 @@ def leaderboard_rows(board: Leaderboard, scrubber: Scrubber) -> list[dict[str, A
     rank's simulated 95% interval (null while no random sample calibrates it)."""
 
     def numbers(estimate: Estimate | None) -> dict[str, Any]:
+        # `pass_rate` is the leaderboard's own (passed / decided, put in by the caller); the
+        # estimate is given where the leaderboard shows it, with its interval: without one,
+        # no second point under another figure's name.
         if estimate is None:
-            return {"claims": None, "random_labels": None, "pass_rate": None,
+            return {"claims": None, "random_labels": None, "pass_rate_estimate": None,
                     "pass_rate_low": None, "pass_rate_high": None, "human_only_low": None,
                     "human_only_high": None, "interval_note": None}
         low, high = estimate.interval or (None, None)
         c_low, c_high = estimate.classical or (None, None)
         return {"claims": estimate.claims, "random_labels": estimate.random_labels,
-                "pass_rate": estimate.estimate, "pass_rate_low": low, "pass_rate_high": high,
+                "pass_rate_estimate": estimate.estimate if estimate.interval else None,
+                "pass_rate_low": low, "pass_rate_high": high,
                 "human_only_low": c_low, "human_only_high": c_high,
                 "interval_note": scrubber.text(estimate.note or None)}
 
     rows = [{"scope": "event", "submission_id": None, "paper_id": None, "rank": None,
-             **numbers(board.event), "rank_low": None, "rank_high": None,
+             "pass_rate": None, **numbers(board.event), "rank_low": None, "rank_high": None,
              "rank_settled": None}]
     for row in board.submissions:
         interval = board.rank_intervals.get(row["submission"])
         rows.append({"scope": "submission", "submission_id": scrubber.text(row["submission"]),
                      "paper_id": scrubber.text(row.get("paper")), "rank": row.get("rank"),
+                     "pass_rate": row.get("pass_rate"),
                      **numbers(board.estimates.get(row["submission"])),
                      "rank_low": interval.low if interval else None,
                      "rank_high": interval.high if interval else None,

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
@@ -152,9 +153,28 @@ class ClaimDecision(VersionedModel):
         return data
 
 
+def latest_responses(labels: list[Label]) -> list[Label]:
+    """Each reviewer's latest response per (claim, rubric version): a claim can have a record
+    in two datasets of a workspace (the whole run beside the AI's answers, a plan's random
+    sample blind), and a reviewer who answered both changed their answer. The labels of their
+    other responses go, whichever dataset came first in the file."""
+    latest: dict[tuple[str, str, str], tuple[datetime, str, str]] = {}
+    for label in labels:
+        group = (str(label.claim), str(label.rubric), label.annotator)
+        # Argilla's times carry no zone, construction labels' do: both are UTC.
+        when = label.updated_at if label.updated_at.tzinfo else \
+            label.updated_at.replace(tzinfo=UTC)
+        response = (when, label.dataset, label.record_id)
+        if group not in latest or response[0] > latest[group][0]:
+            latest[group] = response
+    return [label for label in labels
+            if latest[(str(label.claim), str(label.rubric), label.annotator)][1:]
+            == (label.dataset, label.record_id)]
+
+
 def _label_index(labels: list[Label]) -> dict[tuple[str, str, str], dict[str, bool | int | str]]:
     index: dict[tuple[str, str, str], dict[str, bool | int | str]] = defaultdict(dict)
-    for label in labels:
+    for label in latest_responses(labels):
         key = (str(label.claim), str(label.rubric), label.criterion)
         index[key][label.annotator] = label.value
     return index

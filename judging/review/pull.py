@@ -19,7 +19,13 @@ from judging.atomic import write_jsonl_atomic
 from judging.errors import ReviewError
 from judging.models import ClaimKey, Label, RubricRef
 from judging.resolve import PlannedClaim, Reason, read_plan, run_claim_rows
-from judging.review.dataset import NOTE_QUESTION, OVERALL_QUESTION, YES, dataset_name
+from judging.review.dataset import (
+    CALIBRATION_SUFFIX,
+    NOTE_QUESTION,
+    OVERALL_QUESTION,
+    YES,
+    dataset_name,
+)
 from judging.review.push import DEFAULT_WORKSPACE, PushedRecord, plan_priority, quiet_lookups
 from judging.rubrics import RubricLibrary, Scale
 from judging.rundir import RunPaths, RunStore, cut_torn_tail, iter_jsonl, utc_now
@@ -137,6 +143,9 @@ def _labels_of(record: dict[str, Any], *, ref: RubricRef, blind: bool, dataset: 
 #: sample's is 0.5), so Argilla's queue, sorted by priority, shows it last.
 DROPPED_PRIORITY = 0.0
 DROPPED_FROM_PLAN = "dropped_from_plan"
+#: The reason a record the plan does not ask for carries at DROPPED_PRIORITY: its claim is not
+#: planned, or planned in the other dataset (the random sample is answered blind).
+NOT_IN_PLAN = "not_in_plan"
 #: The digest a pushed.jsonl line gets when only the record's priority changed in place: no
 #: built record hashes to it, so the next push sends that record whole again.
 REPRIORITIZED = "reprioritized"
@@ -148,37 +157,64 @@ class Reprioritized:
 
     planned: int = 0
     dropped: int = 0
+    not_in_plan: int = 0
+
+    def text(self) -> str:
+        """One line for the console ("" when nothing moved)."""
+        if not (self.planned or self.dropped or self.not_in_plan):
+            return ""
+        return (f"review priorities updated in Argilla: {self.planned} planned record(s), "
+                f"{self.dropped} record(s) of claims dropped from the plan, {self.not_in_plan} "
+                f"record(s) the plan does not ask for (priority 0, last in the queue)")
+
+
+def _plan_target(line: PushedRecord, *, entries: dict[str, PlannedClaim], planned: int,
+                 dropped: set[str], decided: set[str]) -> tuple[float, list[str], str] | None:
+    """(priority, reasons, what) a pushed record carries under the plan, None to leave it."""
+    key = str(line.claim_key)
+    others = [r for r in line.reasons
+              if r not in {*get_args(Reason), DROPPED_FROM_PLAN, NOT_IN_PLAN}]
+    entry = entries.get(key)
+    # The plan asks for one record per (claim, rubric): the blind one for its random sample
+    # (a random label must not lean on the AI), the one beside the AI's answers otherwise.
+    if entry is not None and \
+            line.dataset.endswith(CALIBRATION_SUFFIX) == (entry.part == "random"):
+        return plan_priority(entry, planned), [*entry.reasons, *others], "planned"
+    if key in decided:
+        return None  # answered: it leaves the reviewers' queue by itself
+    if key in dropped:
+        return DROPPED_PRIORITY, [DROPPED_FROM_PLAN, *others], "dropped"
+    return DROPPED_PRIORITY, [NOT_IN_PLAN, *others], "not_in_plan"
 
 
 def sync_plan_priorities(run_dir: Path, *, client: rg.Argilla, previous: list[PlannedClaim],
                          workspace: str = DEFAULT_WORKSPACE) -> Reprioritized:
-    """After a re-plan (`review pull`): every record pushed to `workspace` for a claim of the
-    new plan gets the priority that plan gives it (as `review push --plan` would), and every
-    record of a claim the re-plan dropped (in `previous`, undecided, no longer planned) gets
-    DROPPED_PRIORITY and the reason, so that Argilla's queue follows the plan before the next
-    push. Each record changed gets a pushed.jsonl line (the dashboard's queue reads it)."""
+    """Argilla's queue follows the run's plan (after `review push --plan`, and after the
+    re-plan of `review pull`): every record pushed to `workspace` that the plan asks for gets
+    the priority the plan gives it; every other record of an undecided claim gets
+    DROPPED_PRIORITY, with DROPPED_FROM_PLAN when the claim was in `previous` and the re-plan
+    dropped it, else NOT_IN_PLAN (a record from an earlier push of the whole run, or a
+    random-sample claim's record beside the AI's answers). Each record changed gets a
+    pushed.jsonl line (the dashboard's queue reads it)."""
     plan = read_plan(run_dir)
     entries = {p.claim_key: p for p in plan}
     decided = {r.key for r in run_claim_rows(run_dir) if r.human in ("pass", "fail")}
     dropped = {p.claim_key for p in previous} - set(entries) - decided
     api_url, state = str(client.api_url), RunPaths(Path(run_dir)).pushed
-    latest: dict[tuple[str, str], PushedRecord] = {}
+    latest: dict[str, dict[str, PushedRecord]] = {}
     for line in iter_jsonl(state, PushedRecord):
-        if line.api_url == api_url and line.workspace == workspace and \
-                (line.claim_key in entries or line.claim_key in dropped):
-            latest[(line.dataset_id, line.record_id)] = line
-    plan_reasons = {*get_args(Reason), DROPPED_FROM_PLAN}
+        if line.api_url == api_url and line.workspace == workspace and line.claim_key:
+            latest.setdefault(line.dataset_id, {})[line.record_id] = line
     done, lines = Reprioritized(), []
-    for dataset_id in sorted({d for d, _ in latest}):
+    for dataset_id, pushed in sorted(latest.items()):
         on_server = {str(r.get("external_id")): r for r in _records(client, dataset_id)}
-        for (_, record_id), line in sorted(latest.items()):
-            record = on_server.get(record_id) if line.dataset_id == dataset_id else None
-            if record is None:  # not this dataset's, or deleted: the next push sends it
+        for record_id, line in sorted(pushed.items()):
+            record = on_server.get(record_id)
+            target = _plan_target(line, entries=entries, planned=len(plan), dropped=dropped,
+                                  decided=decided)
+            if record is None or target is None:  # deleted (the next push sends it), or decided
                 continue
-            entry = entries.get(str(line.claim_key))
-            others = [r for r in line.reasons if r not in plan_reasons]
-            value, reasons = (DROPPED_PRIORITY, [DROPPED_FROM_PLAN, *others]) if entry is None \
-                else (plan_priority(entry, len(plan)), [*entry.reasons, *others])
+            value, reasons, what = target
             metadata = dict(record.get("metadata") or {})
             if metadata.get("priority") == value and metadata.get("priority_reasons") == reasons:
                 continue
@@ -192,8 +228,7 @@ def sync_plan_priorities(run_dir: Path, *, client: rg.Argilla, previous: list[Pl
             lines.append(line.model_copy(update={"priority": value, "reasons": reasons,
                                                  "digest": REPRIORITIZED,
                                                  "pushed_at": utc_now()}))
-            done.planned += entry is not None
-            done.dropped += entry is None
+            setattr(done, what, getattr(done, what) + 1)
     if lines:
         cut_torn_tail(state)  # a push killed mid-write: append on a fresh line
         with state.open("a", encoding="utf-8") as out:

@@ -97,10 +97,15 @@ def test_leaderboard_shows_intervals_and_ranks(tmp_path: Path, verdict_rubric) -
     assert event["scope"] == "event" and event["random_labels"] == 30
     assert (event["pass_rate_low"], event["pass_rate_high"]) == board.event.interval
     assert (event["human_only_low"], event["human_only_high"]) == board.event.classical
-    assert event["pass_rate_low"] < event["pass_rate"] < event["pass_rate_high"]
+    assert event["pass_rate_low"] < event["pass_rate_estimate"] < event["pass_rate_high"]
+    assert board.event.text().startswith(f"{event['pass_rate_estimate']:.3f} [")
     for row, shown in zip(published[1:], table, strict=True):
         assert row["submission_id"] == shown["submission"] and row["rank"] == int(shown["rank"])
         assert row["pass_rate_low"] is None and "fewer than 10" in row["interval_note"]
+        # The leaderboard's own pass rate under its own name; no estimated point where the
+        # leaderboard shows none (no interval): one figure per name on every surface.
+        assert row["pass_rate"] == (float(shown["pass_rate"]) if shown["pass_rate"] else None)
+        assert row["pass_rate_estimate"] is None
         span = f"{row['rank_low']}–{row['rank_high']}" if row["rank_low"] != row["rank_high"] \
             else str(row["rank_low"])
         assert span == shown["rank_95"]

@@ -180,3 +180,33 @@ def test_the_cli_says_how_many_conflicts(argilla, judged: Path, tmp_path: Path) 
     lines = [json.loads(line) for line in (run / "decisions.jsonl").read_text().splitlines()]
     (conflict,) = [line for line in lines if line.get("conflict")]
     assert conflict["claim"]["claim_id"] == "iclr27-0137/c5" and conflict["outcome"] == "fail"
+
+
+def test_a_reviewer_s_latest_answer_decides_across_datasets(argilla, judged: Path,
+                                                          tmp_path: Path) -> None:
+    """A claim can have two records in a workspace (the whole run pushed beside the AI's
+    answers, then a plan's random sample pushed blind). A reviewer who answered both, the
+    blind one first (pass) and then the one beside the AI's answers (fail), has changed
+    their answer: the latest decides, whichever dataset it came from, and their fail is never
+    turned into a pass by the earlier answer."""
+    workspace = f"ws-{uuid.uuid4().hex[:8]}"
+    client = connect(argilla.url, argilla.api_key)
+    push_run(judged, client=client, options=PushOptions(workspace=workspace, blind_share=0.0))
+    push_run(judged, client=client, options=PushOptions(workspace=workspace, blind_share=1.0))
+    key = (ALICE, "neurips26-4821/c1")
+    blind = client.datasets(name=f"{FIG}-calibration", workspace=workspace)
+    blind_ids = {(r.metadata["submission_id"], r.metadata["claim_id"]): str(r._server_id)
+                 for r in blind.records(with_suggestions=False)}
+    ann = argilla.create_user(workspaces=[workspace])
+    assert _respond(argilla, ann, blind_ids[key], {"overall_verdict": "pass"}
+                    ).status_code in (200, 201)
+    assert _respond(argilla, ann, _records(argilla, workspace)[key], {"overall_verdict": "fail"}
+                    ).status_code in (200, 201)
+    labels = tmp_path / "labels.jsonl"
+    pull_run(judged, client=client, workspace=workspace, out=labels)
+    decisions, finals = resolve_run(judged, labels_path=labels,
+                                    calibration_dir=tmp_path / "no-calibration")
+    decision = _decision(decisions, *key)
+    assert (decision.outcome, decision.human_overall, decision.reviewers) == ("fail", "fail", 1)
+    final = next(f for f in finals if (f.claim.submission_id, f.claim.claim_id) == key)
+    assert final.outcome == "fail" and "humans" in final.decided_by

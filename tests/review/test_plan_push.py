@@ -9,11 +9,18 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from judging.app.queue import review_queue
 from judging.cli import main
 from judging.resolve import PlannedClaim, read_plan, resolve_run, run_claim_rows
 from judging.review.dataset import record_id
 from judging.review.plan import write_plan
-from judging.review.pull import DROPPED_FROM_PLAN, DROPPED_PRIORITY, pull_run, read_labels
+from judging.review.pull import (
+    DROPPED_FROM_PLAN,
+    DROPPED_PRIORITY,
+    NOT_IN_PLAN,
+    pull_run,
+    read_labels,
+)
 from judging.review.push import PushOptions, connect, plan_priority, push_run
 from judging.run.runner import RunRequest, run_judging
 from judging.rundir.store import RunStore
@@ -175,3 +182,59 @@ def _priorities(argilla, workspace: str) -> dict[str, tuple[float, list[str]]]:
                 key = f"{record.metadata['submission_id']}::{record.metadata['claim_id']}"
                 found[key] = (record.metadata["priority"], list(record.metadata["priority_reasons"]))
     return found
+
+
+def _queue(argilla, workspace: str) -> dict[tuple[str, str], tuple[float, list[str]]]:
+    """(dataset, claim key) -> (priority, reasons) of every record in `workspace`, as Argilla's
+    annotation page sorts them."""
+    client = connect(argilla.url, argilla.api_key)
+    return {(dataset.name, f"{r.metadata['submission_id']}::{r.metadata['claim_id']}"):
+            (r.metadata["priority"], list(r.metadata["priority_reasons"]))
+            for dataset in client.datasets.list() if dataset.workspace.name == workspace
+            for r in dataset.records}
+
+
+def test_a_planned_push_after_a_full_push_leads_the_queue(argilla, tmp_path: Path) -> None:
+    """The organizer pushed the whole run (as `make demo` and the reviewer's tutorial do), then
+    plans a budget and pushes the plan: Argilla's queues must follow the plan. Every record the
+    plan does not ask for (a claim it did not choose, or a random-sample claim's record beside
+    the AI's answers) goes last with the reason, so that the plan's claims lead each queue and
+    the random sample is answered blind, never from the record that shows the AI's answers."""
+    run = tmp_path / "run"
+    run_judging(RunRequest(sources=[str(SUBMISSIONS)], out=run, registry=REGISTRY))
+    workspace = f"ws-{uuid.uuid4().hex[:8]}"
+    server = ["--api-url", argilla.url, "--api-key", argilla.api_key, "--workspace", workspace]
+    runner = CliRunner()
+    result = runner.invoke(main, ["review", "push", str(run), *server])
+    assert result.exit_code == 0, result.output
+    result = runner.invoke(main, ["review", "plan", str(run), "--budget", "6", "--top", "2"])
+    assert result.exit_code == 0, result.output
+    result = runner.invoke(main, ["review", "push", str(run), "--plan", *server])
+    assert result.exit_code == 0, result.output
+    plan = {p.claim_key: p for p in read_plan(run)}
+    queue = _queue(argilla, workspace)
+    assert {k for _, k in queue} > set(plan), "the full push sent more claims than the plan"
+    for (name, key), (priority, reasons) in sorted(queue.items()):
+        entry = plan.get(key)
+        if entry is not None and name.endswith("-calibration") == (entry.part == "random"):
+            assert priority == plan_priority(entry, len(plan)), (name, key, priority)
+        else:
+            assert (priority, reasons[0]) == (DROPPED_PRIORITY, NOT_IN_PLAN), \
+                (name, key, priority, reasons, entry and entry.part)
+    # The dashboard's review queue shows what Argilla holds: each planned claim's record in the
+    # dataset the plan sent it to, with its priority, the plan's claims first; and it does not
+    # ask for a push that would put the earlier priorities back.
+    rows, note = review_queue(run, argilla_url=argilla.url, argilla_api_key=argilla.api_key,
+                              workspace=workspace)
+    assert rows is not None
+    for row in rows:
+        assert queue[(row.dataset, row.claim_key)][0] == row.priority, row
+    planned_rows = [row for row in rows if row.claim_key in plan]
+    assert {(r.claim_key, r.blind) for r in planned_rows} == \
+        {(k, p.part == "random") for k, p in plan.items()}
+    assert rows[:len(planned_rows)] == planned_rows
+    assert "older priority" not in note, note
+    # After a pull (nothing answered yet) the queue still follows the plan.
+    result = runner.invoke(main, ["review", "pull", str(run), *server])
+    assert result.exit_code == 0, result.output
+    assert _queue(argilla, workspace) == queue

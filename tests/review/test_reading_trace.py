@@ -42,6 +42,10 @@ def test_a_pushed_record_shows_why_the_ai_did_not_answer(argilla, tmp_path: Path
     assert "legend (2): train loss, val loss" in reading
     assert "**Read of the reproduced figure**" in reading and "no legend read" in reading
     assert "x axis: linear" in reading
+    # What the AI would have answered reads as the question's own answers (yes / no, a level),
+    # not as Python's True / False.
+    assert "would answer yes" in text or "would answer no" in text
+    assert "would answer True" not in text and "would answer False" not in text
     # No chart criterion was suggested: the AI abstained, and the record says why.
     suggested = {s.question_name for s in record.suggestions}
     unscored = {a.criterion_id for a in line.answers if a.status.value == "unscored"}
