@@ -149,3 +149,30 @@ def test_on_ray_an_install_cannot_spend_past_the_budget(
     assert record.status is RerunStatus.not_run and not record.final, record
     assert record.reason.startswith("over budget: its install was stopped"), record.reason
     assert record.environment is not None and record.environment.build_s < 7 + 3
+
+
+def test_on_ray_the_budget_admits_the_claims_the_local_engine_admits(
+        ray_cluster: str, tmp_path: Path, make_submission) -> None:  # noqa: F811
+    """Ray held a whole install allowance for each claim whose environment was not built yet,
+    claims sharing one included, and never gave back what an install did not use: at --budget
+    70s (runs of 5 s, installs of 60), two claims sharing an environment took it all and the
+    third, with an environment of its own, was "over budget", where the local engine runs all
+    three. One rule now: an environment's install is held once, and what it did not use comes
+    back."""
+    need_sandbox()
+    builder = make_submission("shared", "team-b/sub")
+    script_claim(builder, "paper-1/c1", "eval.py", PRINT_JSON)
+    script_claim(builder, "paper-1/c2", "eval.py", PRINT_JSON)
+    builder.file("other/requirements.txt", "iniconfig==1.1.1\n")
+    script_claim(builder, "paper-1/c3", "other/eval.py", PRINT_JSON)
+    builder.write()
+    run = judged_run(builder.root.parent, tmp_path / "run")
+    limits = ("--budget", "70s", "--timeout", "5", "--build-timeout", "60")
+    judging("rerun", str(run), "--engine", "ray", "--address", ray_cluster, "--env-cache",
+            str(tmp_path / "ray-cache"), *limits)
+    on_ray = {key: (r.status, r.reason) for key, r in read_reruns(run).items()}
+    judging("rerun", str(run), "--env-cache", str(tmp_path / "local-cache"), "--force", *limits)
+    local = {key: (r.status, r.reason) for key, r in read_reruns(run).items()}
+    assert {key: status for key, (status, _) in local.items()} == {
+        f"team-b/sub::paper-1/c{n}": RerunStatus.reproduced for n in (1, 2, 3)}, local
+    assert on_ray == local
