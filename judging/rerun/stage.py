@@ -26,6 +26,7 @@ from judging.rerun.environment import (
     INSTALL_STOPPED,
     EnvCache,
     EnvironmentError_,
+    EnvRequest,
     describe_build_limits,
     environment_key,
     find_interpreter,
@@ -148,6 +149,7 @@ def plan_rerun(request: RerunRequest, *, prices: dict[str, float] | None = None)
                         build_limits=None if request.engine == "hf-jobs" else request.build_limits)
     tasks = []
     keys: set[str] = set()
+    env_keys: dict[tuple[Path, EnvRequest], str] = {}
     for claim in chosen:
         try:
             task = plan_task(claim, limits=request.limits, sandboxed=request.sandbox, memo=memo)
@@ -176,7 +178,10 @@ def plan_rerun(request: RerunRequest, *, prices: dict[str, float] | None = None)
         if request_env is None or request_env.kind == "Dockerfile" or request.engine == "hf-jobs":
             continue
         try:
-            key = environment_key(task.root, request_env, find_interpreter(request_env.python))
+            if (task.root, request_env) not in env_keys:  # claims of one environment: one hash
+                env_keys[task.root, request_env] = environment_key(
+                    task.root, request_env, find_interpreter(request_env.python))
+            key = env_keys[task.root, request_env]
         except (EnvironmentError_, OSError) as exc:  # recorded per claim; the estimate notes it
             estimate.problems.append(f"{task.key}: {exc}")
             continue

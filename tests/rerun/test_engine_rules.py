@@ -8,6 +8,7 @@ The fake Hub runs each job's command in bubblewrap; Ray is a real cluster on loo
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -176,3 +177,18 @@ def test_on_ray_the_budget_admits_the_claims_the_local_engine_admits(
     assert {key: status for key, (status, _) in local.items()} == {
         f"team-b/sub::paper-1/c{n}": RerunStatus.reproduced for n in (1, 2, 3)}, local
     assert on_ray == local
+
+
+def test_one_budget_rule_and_one_hash_of_an_environment_per_plan() -> None:
+    """The Ray engine restated the local engine's install allowance and hashed each claim's
+    environment again on the driver (the whole submission, for a local environment), after the
+    plan had. The rule is `stage.RunTimeBudget`'s alone and the key the plan's: no other module
+    of the re-run stage computes either."""
+    import judging.rerun
+
+    package = Path(judging.rerun.__file__).parent
+    users = {name: sorted(path.name for path in package.glob("*.py")
+                          if re.search(rf"\b{name}\(", path.read_text(encoding="utf-8")))
+             for name in ("left_beside", "environment_key")}
+    assert users == {"left_beside": ["stage.py"],
+                     "environment_key": ["environment.py", "stage.py"]}, users
