@@ -684,7 +684,7 @@ class EnvCache:
                                   log=log)
             if outcome.exit_code != 0:
                 shutil.rmtree(target, ignore_errors=True)
-                raise EnvironmentError_(_resolver_tail(log, outcome),
+                raise EnvironmentError_(_resolver_tail(log, outcome, self.build_limits),
                                         build_s=round(time.monotonic() - started, 2))
             record = record.model_copy(update={"built": True,
                                                "build_s": round(time.monotonic() - started, 2)})
@@ -758,14 +758,35 @@ def _interpreter_mounts(interpreter: Interpreter) -> list[Mount]:
     return [Mount(Path(interpreter.prefix), interpreter.prefix)]
 
 
-def _resolver_tail(log: Path | None, outcome: ProcessOutcome) -> str:
+#: What an install says when a disk of its sandbox is full (uv's words, Python's, a shell's).
+OUT_OF_SPACE = re.compile(r"No space left on device|Disk quota exceeded|os error 28\b|"
+                          r"Errno 28\b")
+
+
+def _resolver_tail(log: Path | None, outcome: ProcessOutcome, limits: RerunLimits) -> str:
+    """Why an install failed, then the resolver's last lines. A limit of the organizer's that
+    the install met is named with its option (the environment may build under a larger one):
+    the disk when the install said its disk is full or wrote a file over it, the memory when
+    the kernel killed it there; an install's own words are said to be its own."""
     lines: list[str] = []
     if log is not None and log.is_file():
         lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
     lines = [line for line in lines if line.strip()][-RESOLVER_TAIL_LINES:]
-    why = (INSTALL_STOPPED.format(limit=outcome.stopped) if outcome.stopped
-           else f"exit code {outcome.exit_code}")
-    return f"environment failed ({why}): " + ("\n".join(lines) or "the resolver said nothing")
+    disk = (f"--build-disk {limits.disk_mb} MiB, where the environment and uv's cache are "
+            f"written; a larger --build-disk may build it")
+    tail = "\n".join(lines) or "the resolver said nothing"
+    if outcome.stopped:
+        return f"environment failed ({INSTALL_STOPPED.format(limit=outcome.stopped)}): {tail}"
+    if outcome.oom_kills:
+        why = (f"memory limit reached: the kernel killed it at --build-memory "
+               f"{limits.memory_mb} MiB, which the files it writes count in too")
+    elif outcome.signal_name == "SIGXFSZ":
+        why = f"wrote a file over the file-size limit, {disk}"
+    elif any(OUT_OF_SPACE.search(line) for line in lines):
+        why = f"out of space: the install said its disk is full, {disk}"
+    else:
+        return f"environment failed (exit code {outcome.exit_code}): {tail}"
+    return f"environment failed ({why})\n{tail}"  # the limit alone is the reason's line
 
 
 def _certificate_mounts() -> list[Mount]:

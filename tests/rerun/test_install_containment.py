@@ -477,3 +477,21 @@ raise SystemExit(1)
     for word in ("FILLED", "CACHED"):  # the environment, then uv's cache
         found = re.search(rf"{word} (\d+) MiB", log)
         assert found is not None and int(found[1]) <= 64, (word, log[-2000:])
+
+
+def test_an_install_out_of_space_names_build_disk(tmp_path: Path, make_submission) -> None:
+    """An install that fills the sandbox's disk (`--build-disk`: the environment and uv's cache
+    are written there) was recorded "environment failed (exit code 1): Using Python ...
+    environment at: /env", final, with "No space left on device" only in its tail: the
+    organizer's limit looked like the submission's fault. The reason names the limit now."""
+    need_sandbox()
+    builder = make_submission(requirements="scipy==1.14.1\n")  # about 120 MB installed
+    script_claim(builder, "paper-1/c1", "eval.py", PRINT)
+    builder.write()
+    run = judged_run(builder.root.parent, tmp_path / "run")
+    judging("rerun", str(run), "--env-cache", str(tmp_path / "cache"), "--build-disk", "64")
+    record = read_reruns(run)["tester/sub-1::paper-1/c1"]
+    assert record.status is RerunStatus.not_run and record.attempted, record
+    assert record.reason.startswith(
+        "environment failed (out of space: the install said its disk is full, --build-disk "
+        "64 MiB"), record.reason
