@@ -761,6 +761,9 @@ def _interpreter_mounts(interpreter: Interpreter) -> list[Mount]:
 #: What an install says when a disk of its sandbox is full (uv's words, Python's, a shell's).
 OUT_OF_SPACE = re.compile(r"No space left on device|Disk quota exceeded|os error 28\b|"
                           r"Errno 28\b")
+#: What an install says when a process of it met the memory limit (uv's words, Python's, C++'s).
+OUT_OF_MEMORY = re.compile(r"memory allocation of \d+ bytes failed|MemoryError|"
+                           r"Cannot allocate memory|std::bad_alloc")
 
 
 def _resolver_tail(log: Path | None, outcome: ProcessOutcome, limits: RerunLimits) -> str:
@@ -780,6 +783,9 @@ def _resolver_tail(log: Path | None, outcome: ProcessOutcome, limits: RerunLimit
     if outcome.oom_kills:
         why = (f"memory limit reached: the kernel killed it at --build-memory "
                f"{limits.memory_mb} MiB, which the files it writes count in too")
+    elif any(OUT_OF_MEMORY.search(line) for line in lines):
+        why = (f"memory limit reached: the install said it could not allocate, --build-memory "
+               f"{limits.memory_mb} MiB per process; a larger --build-memory may build it")
     elif outcome.signal_name == "SIGXFSZ":
         why = f"wrote a file over the file-size limit, {disk}"
     elif any(OUT_OF_SPACE.search(line) for line in lines):

@@ -495,3 +495,20 @@ def test_an_install_out_of_space_names_build_disk(tmp_path: Path, make_submissio
     assert record.reason.startswith(
         "environment failed (out of space: the install said its disk is full, --build-disk "
         "64 MiB"), record.reason
+
+
+def test_an_install_out_of_memory_names_build_memory(tmp_path: Path, make_submission) -> None:
+    """uv stopped at the install's address-space limit (`--build-memory`) aborts ("memory
+    allocation of N bytes failed"): recorded "exit code 134", final, as if the submission's
+    environment were broken. The reason names the limit now."""
+    need_sandbox()
+    builder = make_submission()
+    script_claim(builder, "paper-1/c1", "eval.py", PRINT)
+    builder.write()
+    run = judged_run(builder.root.parent, tmp_path / "run")
+    judging("rerun", str(run), "--env-cache", str(tmp_path / "cache"), "--build-memory", "300")
+    record = read_reruns(run)["tester/sub-1::paper-1/c1"]
+    assert record.status is RerunStatus.not_run and record.attempted, record
+    assert record.reason.startswith(
+        "environment failed (memory limit reached: the install said it could not allocate, "
+        "--build-memory 300 MiB"), (record.reason, record.stderr_tail)
