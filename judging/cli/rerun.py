@@ -59,9 +59,9 @@ build_options = option_group("build", _build_limits,
                   help="The environment install's address-space limit per process, MiB "
                        "[default 8192]."),
     click.option("--build-disk", "build_disk_mb", type=click.IntRange(min=64), default=None,
-                  help="The environment install's scratch copy, /tmp (uv's cache), home and "
-                       "the environment it writes, MiB each (tmpfs: memory where a cgroup "
-                       "counts it), and its largest file [default 4096]."),
+                  help="The environment install's scratch copy, /tmp, home and the "
+                       "environment it writes (with uv's cache), MiB each (tmpfs: memory where "
+                       "a cgroup counts it), and its largest file [default 8192]."),
     click.option("--build-timeout", "build_wall_s", type=click.FloatRange(min=1), default=None,
                   help="The environment install's wall-time limit, seconds (its CPU time per "
                        "process: twice that) [default 1800]."),

@@ -2,9 +2,11 @@
 (HF Jobs), what was committed against it, and whether the next piece of work may start.
 
 A piece of work that alone exceeds the budget is refused on its own; the pieces after it still
-start while the budget allows (a smaller one may fit). An engine commits either what a piece may
-cost when it starts (Ray and HF Jobs run pieces at once: their limits are in flight together) or
-what it did cost once it ends (the local engine runs one at a time)."""
+start while the budget allows (a smaller one may fit). A piece either commits what it may cost
+when it starts (`admit`: HF Jobs, whose dollars are not told back), or holds it while it runs
+and, once it ends, gives back what it did not spend (`hold`, then `settle`: the local and Ray
+engines, whose pieces report their run time). Held amounts count as spent until settled, so
+pieces in flight together never add up past the cap."""
 
 from __future__ import annotations
 
@@ -46,6 +48,9 @@ class BudgetDriver:
         self.budget = budget
         self.usd = usd
         self.spent = 0.0
+        """Committed: what settled pieces spent (or started pieces may spend, `admit`)."""
+        self.held = 0.0
+        """What the pieces in flight hold (`hold`) until they settle."""
 
     @property
     def cap(self) -> float | None:
@@ -64,7 +69,7 @@ class BudgetDriver:
             what = f"${need:.2f}" if self.usd else f"{need:g} s"
             return (f"over budget: its limit {what} exceeds the budget (--budget "
                     f"{self.budget.describe()})")
-        if self.spent + need > cap + EPSILON:
+        if self.spent + self.held + need > cap + EPSILON:
             return (f"over budget: --budget {self.budget.describe()} was spent before it could "
                     f"start")
         return None
@@ -80,7 +85,20 @@ class BudgetDriver:
     def commit(self, amount: float) -> None:
         self.spent += amount
 
+    def hold(self, amount: float) -> None:
+        """Set `amount` aside for a piece that starts (what it may spend at most)."""
+        self.held += amount
+
+    def settle(self, held: float, spent: float) -> None:
+        """A piece that held `held` ended having spent `spent`: the rest is back in the budget."""
+        self.held = max(0.0, self.held - held)
+        self.spent += spent
+
+    def fits_alone(self, need: float) -> bool:
+        cap = self.cap
+        return cap is None or need <= cap + EPSILON
+
     def left_beside(self, need: float) -> float | None:
         """What the budget has left once a piece's own `need` is set aside (None: no cap)."""
         cap = self.cap
-        return None if cap is None else cap - self.spent - need
+        return None if cap is None else cap - self.spent - self.held - need

@@ -199,16 +199,33 @@ def ray_session(address: str | None) -> Iterator[Any]:
             ray.shutdown()
 
 
-def run_on_ray(jobs: Iterable[RemoteJob], on_done: Callable[[RemoteResult], None], *,
+def run_on_ray(jobs: Iterable[RemoteJob | None], on_done: Callable[[RemoteResult], None], *,
                address: str | None) -> None:
     """Run the jobs as Ray tasks; `on_done` is told each result as its task ends (in the order
     they end). `jobs` is read as the tasks are submitted: a caller may refuse one (a budget)
-    before it is made."""
+    before it is made, or give None to wait for a task in flight to end (told to `on_done`)
+    before it is asked for the next (a budget that gets back what that task did not spend)."""
     with ray_session(address) as ray:
         task = ray.remote(max_retries=MAX_RETRIES)(on_node)
         archives: dict[Path, Any] = {}
         pending: dict[Any, RemoteJob] = {}
+
+        def collect_one() -> None:
+            ready, _ = ray.wait(list(pending), num_returns=1)
+            job = pending.pop(ready[0])
+            try:
+                value, archive = ray.get(ready[0])
+            except Exception as exc:  # the task failed after Ray's retries: the caller records it
+                on_done(RemoteResult(job, failure=exc))
+            else:
+                on_done(RemoteResult(job, value=value, archive=archive))
+
         for job in jobs:
+            if job is None:
+                if not pending:  # nothing can end: a caller's bug, not a wait without end
+                    raise EngineError("asked to wait with no task in flight")
+                collect_one()
+                continue
             shipped = None
             if job.ship is not None:
                 if job.ship not in archives:
@@ -219,11 +236,4 @@ def run_on_ray(jobs: Iterable[RemoteJob], on_done: Callable[[RemoteResult], None
                                                          job.kwargs)
             pending[ref] = job
         while pending:
-            ready, _ = ray.wait(list(pending), num_returns=1)
-            job = pending.pop(ready[0])
-            try:
-                value, archive = ray.get(ready[0])
-            except Exception as exc:  # the task failed after Ray's retries: the caller records it
-                on_done(RemoteResult(job, failure=exc))
-            else:
-                on_done(RemoteResult(job, value=value, archive=archive))
+            collect_one()

@@ -21,6 +21,8 @@ source error) is reported; the others are merged, and a rerun picks up the rest.
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -135,8 +137,7 @@ def run_sharded(request: RunRequest, *, shards: int, address: str | None = None,
         else:
             outcome = result.value
             if output == "driver":
-                result.unpack_into(shard.out)
-                outcome.out = str(shard.out)
+                _take_back(result, shard, outcome)
         outcomes[outcome.shard] = outcome
         if on_shard is not None:
             on_shard(outcome)
@@ -149,6 +150,23 @@ def run_sharded(request: RunRequest, *, shards: int, address: str | None = None,
         raise EngineError("no shard wrote a run directory: " + "; ".join(
             f"{o.shard}: {', '.join(o.errors)}" for o in ordered))
     return EngineResult(shards=ordered, merge=merge_runs(finished, request.out))
+
+
+def _take_back(result: RemoteResult, shard: RunRequest, outcome: ShardOutcome) -> None:
+    """The shard's directory sent back, unpacked at its place under OUT/shards/ (through a
+    fresh folder beside it, moved there once whole); an archive the driver refuses is that
+    shard's error, as a failed task is, and the shard's previous directory stays as it was."""
+    outcome.out = str(shard.out)
+    shard.out.parent.mkdir(parents=True, exist_ok=True)
+    incoming = Path(tempfile.mkdtemp(prefix=f".{shard.out.name}-", dir=shard.out.parent))
+    try:
+        if result.unpack_into(incoming / RETURNED):
+            shutil.rmtree(shard.out, ignore_errors=True)
+            (incoming / RETURNED).rename(shard.out)
+    except EngineError as exc:
+        outcome.errors.append(f"its directory sent back was refused: {exc}")
+    finally:
+        shutil.rmtree(incoming, ignore_errors=True)
 
 
 def _job(request: RunRequest, *, output: ShardOutput, cpus: float) -> RemoteJob:

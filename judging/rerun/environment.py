@@ -16,7 +16,8 @@ way out is the route to the package index (index_route.py; never this machine's 
 under the organizer's build limits (`--build-memory/--build-disk/--build-timeout`; the
 environment itself is written in the sandbox's own disk, `--build-disk` in total, and copied into
 the cache once the install succeeded and every process it started is gone), with a uv
-cache of its own in the sandbox's /tmp, gone with it (one submission's install cannot change what
+cache of its own in that disk (the environment's files are hard links to it: the packages take
+their size once), removed before it is kept (one submission's install cannot change what
 another's copies). Building an sdist runs the package's own code: everything under an
 environment folder is the submission's, and this machine never follows a link in it.
 
@@ -68,14 +69,22 @@ ENV_FILES: tuple[EnvKind, ...] = ("uv.lock", "pyproject.toml", "requirements.txt
 #: Where an environment is mounted in the sandbox (the same path when it is built and run).
 ENV_MOUNT = "/env"
 UV_MOUNT = "/opt/judging/uv"
-#: uv's cache in the install's sandbox: in its /tmp (a tmpfs of --build-disk), gone with it.
+#: uv's cache in the install's sandbox while the environment is made: in its /tmp (a tmpfs of
+#: --build-disk), gone with it.
 UV_CACHE_DIR = "/tmp/uv-cache"
+#: uv's cache while the packages are installed (in the sandbox): a folder of the environment's
+#: own tmpfs, so that the environment's files are hard links to the cache's, not copies (a
+#: torch environment from the registry is 5.4 GB, and its cache as much: in /tmp the build held
+#: both in memory); removed before the environment is kept.
+INSTALL_CACHE = ".judging-uv-cache"
 #: The resolver's last lines kept when an environment does not build.
 RESOLVER_TAIL_LINES = 15
 #: Default limits of an install (`--build-memory`, `--build-disk`, `--build-timeout` change
-#: them): more time and memory than a run (large wheels), the same sandbox.
+#: them): more time and memory than a run (large wheels), the same sandbox. The disk fits a
+#: torch environment from the registry (torch, its CUDA libraries, numpy, scipy: 5.4 GB, 2026-12)
+#: with room; its packages held once in memory (`INSTALL_CACHE`), it fits the memory too.
 BUILD_LIMITS = RerunLimits(wall_s=1800, cpu_s=3600, memory_mb=8192, processes=256,
-                           output_mb=8, disk_mb=4096)
+                           output_mb=8, disk_mb=8192)
 #: An install's CPU time per process, as a multiple of its wall time (a compiler may use more
 #: than one core's worth in threads).
 BUILD_CPU_PER_WALL = 2
@@ -603,9 +612,13 @@ def environment_key(root: Path, request: EnvRequest, interpreter: Interpreter | 
     return digest.hexdigest()[:24]
 
 
-def _build_script(request: EnvRequest, interpreter: Interpreter) -> str:
+def _build_script(request: EnvRequest, interpreter: Interpreter, *,
+                  cache_in_env: bool = False) -> str:
     """The install, as the sandbox's shell runs it in the submission's copy ($ENVDIR: where the
-    environment goes, $UVBIN: uv)."""
+    environment goes, $UVBIN: uv). `cache_in_env` (in the sandbox): uv's cache for the install
+    is a folder of the environment's own disk, whose files the environment's are hard links
+    to, removed once the install succeeded (before the environment is kept): the packages take
+    their size once in that disk (and in memory: a tmpfs), not twice (`INSTALL_CACHE`)."""
     python = shlex.quote(interpreter.path)  # ours (found by judging), quoted all the same
     venv = f'"$UVBIN" venv --relocatable --quiet --python {python} "$ENVDIR"'
     if request.kind == "uv.lock":
@@ -615,7 +628,11 @@ def _build_script(request: EnvRequest, interpreter: Interpreter) -> str:
     else:  # declared names quoted whole: a folder named `$(...)` is a name, not a command
         install = (f'"$UVBIN" pip install --python "$ENVDIR/bin/python" -r '
                    f'{shlex.quote("./" + request.file)}')
-    return f"set -e\n{venv}\n{install}\n"
+    if not cache_in_env:
+        return f"set -e\n{venv}\n{install}\n"
+    cache = f'"$ENVDIR/{INSTALL_CACHE}"'
+    return (f"set -e\n{venv}\nexport UV_CACHE_DIR={cache} UV_LINK_MODE=hardlink\n{install}\n"
+            f"rm -rf {cache}\n")
 
 
 class EnvCache:
@@ -684,7 +701,7 @@ class EnvCache:
                                   log=log)
             if outcome.exit_code != 0:
                 shutil.rmtree(target, ignore_errors=True)
-                raise EnvironmentError_(_resolver_tail(log, outcome),
+                raise EnvironmentError_(_resolver_tail(log, outcome, self.build_limits),
                                         build_s=round(time.monotonic() - started, 2))
             record = record.model_copy(update={"built": True,
                                                "build_s": round(time.monotonic() - started, 2)})
@@ -718,14 +735,14 @@ class EnvCache:
     def _run_build(self, submission: Path, request: EnvRequest, interpreter: Interpreter,
                    target: Path, *, sandbox: Sandbox, log: Path | None,
                    route: IndexRoute | None, cache: Path | None = None) -> ProcessOutcome:
-        """The install: without the sandbox, on this machine (uv's cache `cache`); in it, uv's
-        cache in the sandbox's /tmp and the environment in a tmpfs of its own (each
-        --build-disk: this machine's disk is written no more than that), copied into `target`
-        once the install succeeded (`Sandbox.run`'s keep). Each build's cache is its own and
+        """The install: without the sandbox, on this machine (uv's cache `cache`); in it, the
+        environment in a tmpfs of its own (--build-disk: this machine's disk is written no
+        more than that) with uv's cache in it (`INSTALL_CACHE`: the packages once), copied
+        into `target` once the install succeeded (`Sandbox.run`'s keep). Each build's cache is its own and
         gone with it: a build's code can write there, and must not reach another submission's
         install."""
         uv = uv_binary()
-        script = _build_script(request, interpreter)
+        script = _build_script(request, interpreter, cache_in_env=route is not None)
         if route is None:  # --no-sandbox: on this machine, its network
             env = {"UV_CACHE_DIR": str(cache), "UVBIN": uv, "ENVDIR": str(target),
                    **{n: os.environ[n] for n in NETWORK_SETTINGS if n in os.environ}}
@@ -758,14 +775,41 @@ def _interpreter_mounts(interpreter: Interpreter) -> list[Mount]:
     return [Mount(Path(interpreter.prefix), interpreter.prefix)]
 
 
-def _resolver_tail(log: Path | None, outcome: ProcessOutcome) -> str:
+#: What an install says when a disk of its sandbox is full (uv's words, Python's, a shell's).
+OUT_OF_SPACE = re.compile(r"No space left on device|Disk quota exceeded|os error 28\b|"
+                          r"Errno 28\b")
+#: What an install says when a process of it met the memory limit (uv's words, Python's, C++'s).
+OUT_OF_MEMORY = re.compile(r"memory allocation of \d+ bytes failed|MemoryError|"
+                           r"Cannot allocate memory|std::bad_alloc")
+
+
+def _resolver_tail(log: Path | None, outcome: ProcessOutcome, limits: RerunLimits) -> str:
+    """Why an install failed, then the resolver's last lines. A limit of the organizer's that
+    the install met is named with its option (the environment may build under a larger one):
+    the disk when the install said its disk is full or wrote a file over it, the memory when
+    the kernel killed it there; an install's own words are said to be its own."""
     lines: list[str] = []
     if log is not None and log.is_file():
         lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
     lines = [line for line in lines if line.strip()][-RESOLVER_TAIL_LINES:]
-    why = (INSTALL_STOPPED.format(limit=outcome.stopped) if outcome.stopped
-           else f"exit code {outcome.exit_code}")
-    return f"environment failed ({why}): " + ("\n".join(lines) or "the resolver said nothing")
+    disk = (f"--build-disk {limits.disk_mb} MiB, where the environment and uv's cache are "
+            f"written; a larger --build-disk may build it")
+    tail = "\n".join(lines) or "the resolver said nothing"
+    if outcome.stopped:
+        return f"environment failed ({INSTALL_STOPPED.format(limit=outcome.stopped)}): {tail}"
+    if outcome.oom_kills:
+        why = (f"memory limit reached: the kernel killed it at --build-memory "
+               f"{limits.memory_mb} MiB, which the files it writes count in too")
+    elif any(OUT_OF_MEMORY.search(line) for line in lines):
+        why = (f"memory limit reached: the install said it could not allocate, --build-memory "
+               f"{limits.memory_mb} MiB per process; a larger --build-memory may build it")
+    elif outcome.signal_name == "SIGXFSZ":
+        why = f"wrote a file over the file-size limit, {disk}"
+    elif any(OUT_OF_SPACE.search(line) for line in lines):
+        why = f"out of space: the install said its disk is full, {disk}"
+    else:
+        return f"environment failed (exit code {outcome.exit_code}): {tail}"
+    return f"environment failed ({why})\n{tail}"  # the limit alone is the reason's line
 
 
 def _certificate_mounts() -> list[Mount]:

@@ -216,7 +216,8 @@ def run_hf_jobs(request: RerunRequest, tasks: list[RerunTask],
 
     started: list[tuple[RerunTask, str, str]] = []
     for task in admitted(request, _allowed_flavors(request, tasks, on_result), on_result,
-                         engine="hf-jobs", driver=driver, need=limit, cannot_run=cannot_run):
+                         engine="hf-jobs", start=lambda task: driver.admit(limit(task)),
+                         cannot_run=cannot_run):
         source, image = task.claim.source, _image(task)
         assert source is not None and image is not None
         nonce = random_tokens.token_hex(8)

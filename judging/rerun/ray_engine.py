@@ -7,12 +7,13 @@ writes them into the run directory.
 Every node builds environments in its own cache (`--env-cache`, the same path on each node) once
 per lock hash. Every node needs this package, bubblewrap and uv (the same image or venv). A task
 whose worker or node dies is retried by Ray; a node whose sandbox cannot start records the claim
-"not run" (not final: a rerun retries it). The budget holds the limits of the tasks in flight
-(the cluster runs them at once) and, for an environment the cache does not hold yet, the
-install's time: each install is cut at what the budget left for it when its task started (a
-hostile build that sleeps cannot spend past it); an environment the cache holds reserves none,
-and a node that has to build it anyway (a cache of its own) stops its install at once: "over
-budget", not final.
+"not run" (not final: a rerun retries it). `--budget` is accounted by the local engine's rule
+(`stage.RunTimeBudget`): the tasks in flight hold their runs' limits and, for an environment not
+built yet, its install's time once per environment (each install is cut at what it held: a
+hostile build that sleeps cannot spend past it); what a task did not spend comes back when it
+ends, and a task that does not fit yet waits for one to end. An environment the cache holds
+holds no install, and a node that has to build it anyway (a cache of its own) stops its install
+at once: "over budget", not final.
 """
 
 from __future__ import annotations
@@ -22,20 +23,14 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from judging.engines import BudgetDriver, EngineError, RemoteJob, RemoteResult, run_on_ray
+from judging.engines import EngineError, RemoteJob, RemoteResult, run_on_ray
 from judging.models import RerunLimits, RerunRecord
-from judging.rerun.environment import (
-    BUILD_LIMITS,
-    EnvCache,
-    EnvironmentError_,
-    environment_key,
-    find_interpreter,
-)
+from judging.rerun.environment import BUILD_LIMITS, EnvCache
 from judging.rerun.sandbox import Sandbox, SandboxUnavailable
 from judging.rerun.stage import (
     RerunRequest,
+    RunTimeBudget,
     admitted,
-    cut_by_budget,
     fresh_logs,
     logs_bytes,
     write_result,
@@ -64,18 +59,16 @@ def rerun_on_node(scratch: Path, task: RerunTask, *, cache_dir: str, sandboxed: 
 
 def run_ray(request: RerunRequest, tasks: list[RerunTask],
             on_result: Callable[[RerunRecord], None]) -> None:
+    """The tasks on the cluster, within the budget by the local engine's rule (`RunTimeBudget`:
+    what a claim may spend is held while it runs and what it did not spend comes back when it
+    ends; a claim that does not fit yet waits for one in flight to end)."""
     cache_dir = str(request.cache.root.resolve())
-    driver = BudgetDriver(request.budget)
-    cuts: dict[str, float | None] = {}  # by claim: the install's wall time left by the budget
+    budget = RunTimeBudget(request)
 
-    def need(task: RerunTask) -> float:
-        reserve = _install_reserve(request, driver, task)
-        cuts[task.key] = (None if reserve is None or reserve >= request.build_limits.wall_s
-                          else max(1.0, reserve))
-        return task.limits.wall_s + (reserve or 0.0)
-
-    def job(task: RerunTask) -> RemoteJob:
-        cut = cuts.get(task.key)
+    def job(task: RerunTask | None) -> RemoteJob | None:
+        if task is None:
+            return None  # wait for a task in flight to end, then ask again
+        cut = budget.cut(task)
         build = request.cache if cut is None else request.cache.with_build_wall(cut)
         return RemoteJob(rerun_on_node, (task,), {"cache_dir": cache_dir,
                                                   "sandboxed": request.sandbox,
@@ -84,20 +77,20 @@ def run_ray(request: RerunRequest, tasks: list[RerunTask],
                          prefix="judging-rerun-", back_bytes=logs_bytes(task, request))
 
     jobs = (job(task) for task in admitted(request, tasks, on_result, engine="ray",
-                                           driver=driver, need=need))
+                                           start=budget.start))
 
     def done(result: RemoteResult) -> None:
         task: RerunTask = result.job.tag
         logs = fresh_logs(request.run_dir, task.key)
         if result.failure is not None:  # the task failed after Ray's retries: not final
+            budget.end(task, None)  # what it spent is unknown: all it held counts
             exc = result.failure
             record = not_run_record(task, engine="ray", sandbox=None, final=False,
                                     reason=f"the Ray task failed: {type(exc).__name__}: "
                                            f"{str(exc).splitlines()[0] if str(exc) else ''}")
         else:
-            record = _returned(request.run_dir, task, result, logs)
-            cut = cuts.get(task.key)
-            record = record if cut is None else cut_by_budget(record, cut)
+            record = budget.end(task, _returned(request.run_dir, task, result, logs))
+            assert record is not None
         on_result(write_result(request.run_dir, record, logs=logs))
 
     run_on_ray(jobs, done, address=request.address)
@@ -121,22 +114,3 @@ def _returned(run_dir: Path, task: RerunTask, result: RemoteResult, logs: Path
         return not_run_record(task, engine="ray", sandbox=None, final=False,
                               reason=f"the node's logs were refused ({exc}): not taken")
     return record
-
-
-def _install_reserve(request: RerunRequest, driver: BudgetDriver, task: RerunTask
-                     ) -> float | None:
-    """Seconds of install a task reserves beside its run (None: no budget, the install's own
-    limit binds): what the budget leaves, up to the install's limit, for an environment the
-    cache does not hold; none for one it holds (or a claim with nothing to install)."""
-    left = driver.left_beside(task.limits.wall_s)
-    if left is None:
-        return None
-    env = task.environment
-    if env is None or env.kind == "Dockerfile":
-        return 0.0
-    try:
-        built = request.cache.is_built(environment_key(task.root, env,
-                                                       find_interpreter(env.python)))
-    except (EnvironmentError_, OSError):  # the node meets it again and records it
-        built = False
-    return 0.0 if built else max(0.0, min(request.build_limits.wall_s, left))

@@ -10,6 +10,7 @@ over budget" (not final: a later rerun with more budget runs it) and the next cl
 from __future__ import annotations
 
 import shutil
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +26,7 @@ from judging.rerun.environment import (
     INSTALL_STOPPED,
     EnvCache,
     EnvironmentError_,
+    EnvRequest,
     describe_build_limits,
     environment_key,
     find_interpreter,
@@ -147,6 +149,7 @@ def plan_rerun(request: RerunRequest, *, prices: dict[str, float] | None = None)
                         build_limits=None if request.engine == "hf-jobs" else request.build_limits)
     tasks = []
     keys: set[str] = set()
+    env_keys: dict[tuple[Path, EnvRequest], str] = {}
     for claim in chosen:
         try:
             task = plan_task(claim, limits=request.limits, sandboxed=request.sandbox, memo=memo)
@@ -175,10 +178,14 @@ def plan_rerun(request: RerunRequest, *, prices: dict[str, float] | None = None)
         if request_env is None or request_env.kind == "Dockerfile" or request.engine == "hf-jobs":
             continue
         try:
-            key = environment_key(task.root, request_env, find_interpreter(request_env.python))
+            if (task.root, request_env) not in env_keys:  # claims of one environment: one hash
+                env_keys[task.root, request_env] = environment_key(
+                    task.root, request_env, find_interpreter(request_env.python))
+            key = env_keys[task.root, request_env]
         except (EnvironmentError_, OSError) as exc:  # recorded per claim; the estimate notes it
             estimate.problems.append(f"{task.key}: {exc}")
             continue
+        task.env_key = key  # the budget's rule reads it (`RunTimeBudget`): hashed once
         if key not in keys:
             keys.add(key)
             estimate.to_build += not request.cache.is_built(key)
@@ -223,64 +230,149 @@ def fresh_logs(run_dir: Path, key: str) -> Path:
     return logs
 
 
+class Wait:
+    """What `admitted` yields when the next task must wait for one in flight to end (what it did
+    not spend comes back to the budget; the environment it was building is then built)."""
+
+
+WAIT = Wait()
+
+
+class RunTimeBudget:
+    """`--budget` of run time, the one rule of the local and Ray engines. A claim starts when its
+    run's wall-time limit fits beside what ended claims spent and what claims in flight hold; it
+    holds that limit and, for an environment not built yet, its install's time: what the budget
+    leaves, up to the install's limit (`cut`: the install is stopped there, so a hostile build
+    that sleeps cannot spend past it). When it ends, what it spent (its run and its install)
+    replaces what it held: the rest is back in the budget. Claims sharing an environment hold
+    its install once: the next waits for the claim building it to end, then reuses it (or, if
+    that install failed, installs again and holds for it, as the local engine does).
+
+    With nothing in flight (the local engine, one claim at a time) a claim never waits: it
+    starts with what is left for its install, or is "over budget" when its run alone does not
+    fit. With claims in flight (Ray) a claim that does not fit yet, or whose install would get
+    less than its limit, waits for one to end; it is "over budget" only when nothing in flight
+    could give anything back. An environment the cache holds holds no install (a node that has
+    to build it anyway, a cache of its own, stops its install at once: "over budget", not
+    final). Without a budget nothing is held and nothing waits."""
+
+    def __init__(self, request: RerunRequest):
+        self.driver = BudgetDriver(request.budget)
+        self.cache = request.cache
+        self.build_wall = request.build_limits.wall_s
+        self.holds: dict[str, float] = {}
+        """What each claim in flight holds, by claim key."""
+        self.cuts: dict[str, float] = {}
+        """The install's wall time of a claim the budget cuts, by claim key."""
+        self.building: dict[str, str] = {}
+        """The claim in flight building each environment, by the plan's environment key."""
+
+    def _to_build(self, task: RerunTask) -> str | None:
+        """The key of the environment the task's install builds (None: none to build, or one
+        the plan could not hash: the node meets that again and records it)."""
+        env = task.environment
+        if env is None or env.kind == "Dockerfile" or task.env_key is None:
+            return None
+        return None if self.cache.is_built(task.env_key) else task.env_key
+
+    def start(self, task: RerunTask) -> str | None | Wait:
+        """None: the task starts (what it may spend is held); WAIT: it waits for a claim in
+        flight to end; else why it is over budget."""
+        if self.driver.cap is None:
+            return None
+        run = task.limits.wall_s
+        key = self._to_build(task)
+        if key is not None and key in self.building:
+            return WAIT
+        refused = self.driver.refuses(run)
+        if refused is not None:
+            return WAIT if self.holds and self.driver.fits_alone(run) else refused
+        left = self.driver.left_beside(run) or 0.0
+        install = 0.0 if key is None else min(self.build_wall, max(0.0, left))
+        if key is not None and install < self.build_wall and self.holds:
+            return WAIT  # what the claims in flight give back may let it install in full
+        if install < self.build_wall:
+            self.cuts[task.key] = max(1.0, install)
+        if key is not None:
+            self.building[key] = task.key
+        self.holds[task.key] = run + install
+        self.driver.hold(run + install)
+        return None
+
+    def cut(self, task: RerunTask) -> float | None:
+        """The wall time the budget left the task's install (None: its own limit binds)."""
+        return self.cuts.get(task.key)
+
+    def end(self, task: RerunTask, record: RerunRecord | None) -> RerunRecord | None:
+        """The task ended: what it spent (its record's run and install; all it held when there
+        is no record) replaces what it held. Returns the record, "over budget" when the budget
+        stopped its install (`cut_by_budget`)."""
+        held = self.holds.pop(task.key, 0.0)
+        if task.env_key is not None and self.building.get(task.env_key) == task.key:
+            del self.building[task.env_key]
+        if record is None:
+            self.driver.settle(held, held)
+            return None
+        self.driver.settle(held, (record.duration_s or 0.0) + (
+            (record.environment.build_s or 0.0) if record.environment else 0.0))
+        cut = self.cuts.pop(task.key, None)
+        return record if cut is None else cut_by_budget(record, cut)
+
+
 def admitted(request: RerunRequest, tasks: Iterable[RerunTask],
-             on_result: Callable[[RerunRecord], None], *, engine: str, driver: BudgetDriver,
-             need: Callable[[RerunTask], float] = lambda task: task.limits.wall_s,
+             on_result: Callable[[RerunRecord], None], *, engine: str,
+             start: Callable[[RerunTask], str | None | Wait],
              cannot_run: Callable[[RerunTask], str | None] = lambda task: task.not_run,
-             commit: bool = True, sandbox: str | None = None) -> Iterator[RerunTask]:
-    """The tasks an engine may start, every engine's budget loop: a task that `cannot_run` says
-    cannot run is recorded "not run" (final); one the budget refuses (alone over it, or no
-    longer fitting what is left) is recorded "over budget" (not final: a rerun with more budget
-    runs it) and the next one is tried. With `commit`, a started task's `need` is committed at
-    once (engines whose tasks run together); else the engine commits what it spent."""
-    for task in tasks:
+             sandbox: str | None = None) -> Iterator[RerunTask | None]:
+    """The tasks an engine may start, in order, every engine's budget loop: a task that
+    `cannot_run` says cannot run is recorded "not run" (final); one the budget refuses
+    (`start`: alone over it, or no longer fitting what is left) is recorded "over budget" (not
+    final: a rerun with more budget runs it) and the next one is tried; None (`start` said
+    WAIT) while it waits for a task in flight to end (the engine collects one, then asks
+    again)."""
+    queue = deque(tasks)
+    while queue:
+        task = queue[0]
         reason = cannot_run(task)
         if reason is not None:
+            queue.popleft()
             on_result(write_result(request.run_dir, not_run_record(
                 task, engine=engine, sandbox=sandbox, reason=reason), logs=None))
             continue
         if task.not_run is not None:  # planned "not run" (`execute` records it): costs nothing
-            yield task
+            yield queue.popleft()
             continue
-        refused = driver.admit(need(task)) if commit else driver.refuses(need(task))
-        if refused is not None:
+        verdict = start(task)
+        if isinstance(verdict, Wait):
+            yield None
+            continue
+        queue.popleft()
+        if verdict is not None:
             on_result(write_result(request.run_dir, not_run_record(
-                task, engine=engine, sandbox=sandbox, final=False, reason=refused), logs=None))
+                task, engine=engine, sandbox=sandbox, final=False, reason=verdict), logs=None))
             continue
         yield task
 
 
 def run_local(request: RerunRequest, tasks: list[RerunTask],
               on_result: Callable[[RerunRecord], None]) -> None:
-    """Each task in turn, within the budget (`admitted`: what it spent is committed as each
-    ends). An install is cut at what the budget has left beside the claim's own run (a hostile
-    build that sleeps cannot spend past it), and a claim whose install was cut so is "over
-    budget", not final."""
+    """Each task in turn, within the budget (`RunTimeBudget`: what each spent is counted as it
+    ends, and its install is cut at what the budget has left beside its run)."""
     sandbox = Sandbox(enabled=request.sandbox)
     description = sandbox.check() or None
     cache = request.cache
-    driver = BudgetDriver(request.budget)
+    budget = RunTimeBudget(request)
     # a task planned "not run" is recorded by `execute`, with this machine's sandbox
-    for task in admitted(request, tasks, on_result, engine="local", driver=driver,
-                         cannot_run=lambda task: None, commit=False, sandbox=description):
+    for task in admitted(request, tasks, on_result, engine="local", start=budget.start,
+                         cannot_run=lambda task: None, sandbox=description):
+        assert task is not None  # one task at a time: nothing is in flight to wait for
         logs = fresh_logs(request.run_dir, task.key)
-        left = install_allowance(driver, task, cache)
-        record = execute(task, cache=cache if left is None else cache.with_build_wall(left),
+        cut = budget.cut(task)
+        record = execute(task, cache=cache if cut is None else cache.with_build_wall(cut),
                          sandbox=sandbox, logs=logs)
-        if left is not None:
-            record = cut_by_budget(record, left)
-        driver.commit((record.duration_s or 0.0) + ((record.environment.build_s or 0.0)
-                                                    if record.environment else 0.0))
+        record = budget.end(task, record)
+        assert record is not None
         on_result(write_result(request.run_dir, record, logs=logs))
-
-
-def install_allowance(driver: BudgetDriver, task: RerunTask, cache: EnvCache) -> float | None:
-    """Seconds an install may take so that it and the claim's run stay within the budget, when
-    that is less than the install's own limit (None: the install's limit binds)."""
-    left = driver.left_beside(task.limits.wall_s)
-    if left is None:
-        return None
-    return max(1.0, left) if left < cache.build_limits.wall_s else None
 
 
 def cut_by_budget(record: RerunRecord, allowance: float) -> RerunRecord:

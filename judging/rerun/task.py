@@ -71,6 +71,9 @@ class RerunTask:
     """Why it is not run, decided before anything runs (no script, no environment...)."""
     results_file: str | None = None
     flavor: str = "cpu-basic"
+    env_key: str | None = None
+    """The environment's key, hashed once by the plan (None: nothing to build here, or a key
+    the plan could not compute: the install meets that again and records it)."""
 
     @property
     def key(self) -> str:

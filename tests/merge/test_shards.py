@@ -476,3 +476,29 @@ def test_ray_shards_without_a_shared_filesystem_come_back_to_the_driver(
                  ray_cluster, "--shards", "2", "--shard-output", "driver")
     assert again.count(" 0 new line(s)") == 2 and "0 judgment line(s) added" in again
     assert_same_run(out, alone)
+
+
+def test_a_refused_shard_archive_is_that_shards_error_and_the_rest_are_merged(
+        ray_cluster: str, hermetic_env, tmp_path: Path) -> None:
+    """A shard's archive the driver refuses (here a link planted in its directory, which the
+    task sends back with the shard) raised out of the engine and stopped the whole run, where a
+    failed task is that shard's error and the other shards are still merged."""
+    base = ["--judge", "offline", "--claims", str(REGISTRY), "--shards", "2",
+            "--shard-output", "driver", "--engine", "ray", "--address", ray_cluster]
+    out = tmp_path / "returned"
+    _run(str(LOGBOOKS), *base, "--out", str(out))
+    first = out / "shards" / "1-of-2"
+    (first / "zz-planted").symlink_to("/etc/hostname")  # the archive's last member
+
+    def snapshot() -> dict[str, bytes]:
+        return {str(p.relative_to(first)): p.read_bytes() for p in sorted(first.rglob("*"))
+                if p.is_file() and not p.is_symlink()}
+
+    before = snapshot()
+    result = CliRunner().invoke(main, ["run", str(LOGBOOKS), *base, "--out", str(out)])
+    assert result.exit_code == 1, result.output
+    assert isinstance(result.exception, SystemExit), result.exception
+    assert "shard 1/2 failed" in result.output and "refused" in result.output, result.output
+    assert "shard 2/2 on " in result.output and "merged 2 run directories" in result.output
+    # the refused shard's directory is as it was (nothing of the refused archive in it)
+    assert snapshot() == before and (first / "zz-planted").is_symlink()

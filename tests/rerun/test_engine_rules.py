@@ -8,6 +8,7 @@ The fake Hub runs each job's command in bubblewrap; Ray is a real cluster on loo
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -149,3 +150,45 @@ def test_on_ray_an_install_cannot_spend_past_the_budget(
     assert record.status is RerunStatus.not_run and not record.final, record
     assert record.reason.startswith("over budget: its install was stopped"), record.reason
     assert record.environment is not None and record.environment.build_s < 7 + 3
+
+
+def test_on_ray_the_budget_admits_the_claims_the_local_engine_admits(
+        ray_cluster: str, tmp_path: Path, make_submission) -> None:  # noqa: F811
+    """Ray held a whole install allowance for each claim whose environment was not built yet,
+    claims sharing one included, and never gave back what an install did not use: at --budget
+    70s (runs of 5 s, installs of 60), two claims sharing an environment took it all and the
+    third, with an environment of its own, was "over budget", where the local engine runs all
+    three. One rule now: an environment's install is held once, and what it did not use comes
+    back."""
+    need_sandbox()
+    builder = make_submission("shared", "team-b/sub")
+    script_claim(builder, "paper-1/c1", "eval.py", PRINT_JSON)
+    script_claim(builder, "paper-1/c2", "eval.py", PRINT_JSON)
+    builder.file("other/requirements.txt", "iniconfig==1.1.1\n")
+    script_claim(builder, "paper-1/c3", "other/eval.py", PRINT_JSON)
+    builder.write()
+    run = judged_run(builder.root.parent, tmp_path / "run")
+    limits = ("--budget", "70s", "--timeout", "5", "--build-timeout", "60")
+    judging("rerun", str(run), "--engine", "ray", "--address", ray_cluster, "--env-cache",
+            str(tmp_path / "ray-cache"), *limits)
+    on_ray = {key: (r.status, r.reason) for key, r in read_reruns(run).items()}
+    judging("rerun", str(run), "--env-cache", str(tmp_path / "local-cache"), "--force", *limits)
+    local = {key: (r.status, r.reason) for key, r in read_reruns(run).items()}
+    assert {key: status for key, (status, _) in local.items()} == {
+        f"team-b/sub::paper-1/c{n}": RerunStatus.reproduced for n in (1, 2, 3)}, local
+    assert on_ray == local
+
+
+def test_one_budget_rule_and_one_hash_of_an_environment_per_plan() -> None:
+    """The Ray engine restated the local engine's install allowance and hashed each claim's
+    environment again on the driver (the whole submission, for a local environment), after the
+    plan had. The rule is `stage.RunTimeBudget`'s alone and the key the plan's: no other module
+    of the re-run stage computes either."""
+    import judging.rerun
+
+    package = Path(judging.rerun.__file__).parent
+    users = {name: sorted(path.name for path in package.glob("*.py")
+                          if re.search(rf"\b{name}\(", path.read_text(encoding="utf-8")))
+             for name in ("left_beside", "environment_key")}
+    assert users == {"left_beside": ["stage.py"],
+                     "environment_key": ["environment.py", "stage.py"]}, users

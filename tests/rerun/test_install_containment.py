@@ -25,7 +25,9 @@ from pathlib import Path
 import pytest
 
 from judging.models import RerunStatus
+from judging.rerun.cgroup import probe
 from judging.rerun.environment import (
+    BUILD_LIMITS,
     EnvironmentFileError,
     EnvRequest,
     environment_key,
@@ -477,3 +479,76 @@ raise SystemExit(1)
     for word in ("FILLED", "CACHED"):  # the environment, then uv's cache
         found = re.search(rf"{word} (\d+) MiB", log)
         assert found is not None and int(found[1]) <= 64, (word, log[-2000:])
+
+
+def test_an_install_out_of_space_names_build_disk(tmp_path: Path, make_submission) -> None:
+    """An install that fills the sandbox's disk (`--build-disk`: the environment and uv's cache
+    are written there) was recorded "environment failed (exit code 1): Using Python ...
+    environment at: /env", final, with "No space left on device" only in its tail: the
+    organizer's limit looked like the submission's fault. The reason names the limit now."""
+    need_sandbox()
+    builder = make_submission(requirements="scipy==1.14.1\n")  # about 120 MB installed
+    script_claim(builder, "paper-1/c1", "eval.py", PRINT)
+    builder.write()
+    run = judged_run(builder.root.parent, tmp_path / "run")
+    judging("rerun", str(run), "--env-cache", str(tmp_path / "cache"), "--build-disk", "64")
+    record = read_reruns(run)["tester/sub-1::paper-1/c1"]
+    assert record.status is RerunStatus.not_run and record.attempted, record
+    assert record.reason.startswith(
+        "environment failed (out of space: the install said its disk is full, --build-disk "
+        "64 MiB"), record.reason
+
+
+def test_an_install_out_of_memory_names_build_memory(tmp_path: Path, make_submission) -> None:
+    """uv stopped at the install's address-space limit (`--build-memory`) aborts ("memory
+    allocation of N bytes failed"): recorded "exit code 134", final, as if the submission's
+    environment were broken. The reason names the limit now."""
+    need_sandbox()
+    builder = make_submission(requirements="scipy==1.14.1\n")  # a wheel of 39 MiB
+    script_claim(builder, "paper-1/c1", "eval.py", PRINT)
+    builder.write()
+    run = judged_run(builder.root.parent, tmp_path / "run")
+    judging("rerun", str(run), "--env-cache", str(tmp_path / "cache"), "--build-memory", "256")
+    record = read_reruns(run)["tester/sub-1::paper-1/c1"]
+    assert record.status is RerunStatus.not_run and record.attempted, record
+    assert record.reason.startswith(
+        "environment failed (memory limit reached: the install said it could not allocate, "
+        "--build-memory 256 MiB"), (record.reason, record.stderr_tail)
+
+
+def _big_wheel(path: Path, megabytes: int) -> None:
+    """A wheel of one package holding `megabytes` of random bytes (stored: as large unpacked)."""
+    import zipfile
+
+    files = {"bigpkg/__init__.py": b"", "bigpkg/blob.bin": os.urandom(megabytes << 20),
+             "bigpkg-1.0.dist-info/METADATA": b"Metadata-Version: 2.1\nName: bigpkg\n"
+                                              b"Version: 1.0\n",
+             "bigpkg-1.0.dist-info/WHEEL": b"Wheel-Version: 1.0\nGenerator: test\n"
+                                           b"Root-Is-Purelib: true\nTag: py3-none-any\n"}
+    record = "".join(f"{name},,\n" for name in files) + "bigpkg-1.0.dist-info/RECORD,,\n"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as archive:
+        for name, data in {**files, "bigpkg-1.0.dist-info/RECORD": record.encode()}.items():
+            archive.writestr(name, data)
+
+
+def test_an_install_holds_its_packages_once_in_memory(tmp_path: Path, make_submission) -> None:
+    """uv's cache was in the install's /tmp and the environment a copy of it in another tmpfs:
+    every package was held twice in memory (both charged to the install's memory limit), so a
+    torch environment from the registry (5.4 GB, its cache as much) needed 11 GB. The
+    environment's files are hard links to a cache in its own disk now: once."""
+    need_sandbox()
+    if probe(BUILD_LIMITS) is not None:
+        pytest.skip("no cgroup here: tmpfs files are not charged to the install's memory")
+    builder = make_submission(requirements="./bigpkg-1.0-py3-none-any.whl\n")
+    _big_wheel(builder.root / "bigpkg-1.0-py3-none-any.whl", 200)
+    script_claim(builder, "paper-1/c1", "eval.py", PRINT)
+    builder.write()
+    run = judged_run(builder.root.parent, tmp_path / "run")
+    # the submission's copy (200 MiB) and the cache (200), with the environment as links (none
+    # more), fit 520 MiB with uv itself; as a copy (200 more) they did not
+    judging("rerun", str(run), "--env-cache", str(tmp_path / "cache"), "--build-memory", "520")
+    record = read_reruns(run)["tester/sub-1::paper-1/c1"]
+    assert record.status is RerunStatus.reproduced, (record.reason, record.stderr_tail)
+    built = tmp_path / "cache" / "envs" / record.environment.key
+    assert not (built / ".judging-uv-cache").exists()
+    assert sum(p.stat().st_size for p in built.rglob("blob.bin")) == 200 << 20
