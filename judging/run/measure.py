@@ -134,7 +134,12 @@ def measure_figures(claim: ClaimInput, *, options: MeasureOptions, out_dir: Path
         rerun=lambda: _rerun(claim))
     result = Measurement(signals=pair.signals, flags=list(pair.flags),
                          chart_trace=pair.chart_trace)
-    result.fingerprint = figure_phash(trim_border(reduce_towards(reproduced, options.image_size)))
+    # The reproduced figure as the pixel comparison trimmed it (after a conversion to RGB, which
+    # changes no pixel of an RGB figure): one trim less per claim.
+    trimmed = pair.comparison.trimmed_reproduced
+    result.fingerprint = figure_phash(
+        trimmed if trimmed is not None and reproduced.mode == "RGB" else
+        trim_border(reduce_towards(reproduced, options.image_size)))
     if claim.participant_reference_path is not None:
         result.flags.extend(check_participant_reference(claim, published, options=options))
     result.flags += [f for f in (published_flag, reproduced_flag) if f is not None]

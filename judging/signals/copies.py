@@ -57,6 +57,7 @@ constants.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -140,7 +141,24 @@ def content_box(image: Image.Image, *, tolerance: int = BORDER_TOLERANCE,
     more than `tolerance` gray levels; None for an image that is all border."""
     colour = image.getpixel((0, 0)) if background is None else background
     difference = ImageChops.difference(image, Image.new(image.mode, image.size, colour))
-    return difference.convert("L").point(lambda v: 255 if v > tolerance else 0).getbbox()
+    return difference.convert("L").point(_above(tolerance)).getbbox()
+
+
+@functools.cache
+def _above(tolerance: int) -> list[int]:
+    """The table `Image.point` makes of `lambda v: 255 if v > tolerance else 0`, made once
+    (Pillow calls a function 256 times per image)."""
+    return [255 if v > tolerance else 0 for v in range(256)]
+
+
+@functools.cache
+def _hann(shape: tuple[int, int]) -> np.ndarray:
+    """scikit-image's Hann window of `shape` in float32, made once per shape (it costs a few
+    milliseconds, and the alignment asks for the same tile shapes again and again); read-only,
+    as it is shared."""
+    taper = window("hann", shape).astype(np.float32)
+    taper.flags.writeable = False
+    return taper
 
 
 def _uniform_edge(image: Image.Image, *, tolerance: int) -> bool:
@@ -187,7 +205,7 @@ def near_identical(a: Image.Image, b: Image.Image,
     if (a2 - a0, a3 - a1) != (b2 - b0, b3 - b1):
         return None
     difference = np.asarray(ImageChops.difference(a.crop(boxes[0]), b.crop(boxes[1])))
-    differs = difference.max(axis=2) > IDENTICAL_MAX_LEVELS
+    differs = _any_channel(difference > IDENTICAL_MAX_LEVELS)
     count = int(differs.sum())
     if count == 0 or count > NEAR_IDENTICAL_SHARE * differs.size:
         return None
@@ -309,9 +327,15 @@ def _ink(gray: np.ndarray, background: float | None = None) -> np.ndarray:
 
 
 def _correlation_surface(reference: np.ndarray, moving: np.ndarray) -> np.ndarray:
-    cross = np.fft.rfft2(reference) * np.conj(np.fft.rfft2(moving))
+    return _surface(np.fft.rfft2(reference), moving, reference.shape)
+
+
+def _surface(spectrum: np.ndarray, moving: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """The phase-correlation surface of a reference given by its spectrum (`rfft2`: a tile
+    refined against several alignments is transformed once) and `moving`."""
+    cross = spectrum * np.conj(np.fft.rfft2(moving))
     cross /= np.maximum(np.abs(cross), 1e-12)
-    return np.fft.irfft2(cross, s=reference.shape)
+    return np.fft.irfft2(cross, s=shape)
 
 
 def _peak(surface: np.ndarray, iy: int, ix: int) -> tuple[float, float, float, bool, bool]:
@@ -341,7 +365,10 @@ def phase_shift(reference: np.ndarray, moving: np.ndarray
     2002, doi:10.1109/83.988953), which is unbiased where a parabola fit is pulled to whole
     pixels. An axis is not located when the peak is a ridge along it (an edge seen along its
     length)."""
-    surface = _correlation_surface(reference, moving)
+    return _surface_shift(_correlation_surface(reference, moving))
+
+
+def _surface_shift(surface: np.ndarray) -> tuple[float, float, float, bool, bool]:
     iy, ix = np.unravel_index(int(np.argmax(surface)), surface.shape)
     return _peak(surface, int(iy), int(ix))
 
@@ -383,26 +410,49 @@ MIN_PEAK = 0.05
 MAX_TILE_SHIFT = 6.0
 
 
-def _tile_shifts(reference: np.ndarray, moving: Callable[[int, int, int, int], np.ndarray],
-                 tile: tuple[int, int]) -> list[tuple[float, float, float, float, bool, bool]]:
-    """(centre x, centre y, dx, dy, y located, x located) of a 3x3 set of tiles of the ink image
-    `reference`; `moving(x0, y0, width, height)` gives the other figure's ink at a tile."""
+@dataclass(frozen=True)
+class _Tile:
+    """One of the 3x3 tiles of the reference ink image, with the spectrum of its tapered ink
+    (the same in every refinement pass: transformed once)."""
+
+    x0: int
+    y0: int
+    width: int
+    height: int
+    spectrum: np.ndarray
+
+
+def _reference_tiles(reference: np.ndarray, tile: tuple[int, int]
+                     ) -> tuple[list[_Tile], np.ndarray]:
+    """The 3x3 tiles of the ink image `reference` that hold ink, and their taper."""
     h, w = reference.shape
     th, tw = min(tile[1], h), min(tile[0], w)
-    taper = window("hann", (th, tw)).astype(np.float32)
-    found = []
+    taper = _hann((th, tw))
+    tiles = []
     for y0 in sorted({round(i * (h - th) / 2) for i in range(3)}):
         for x0 in sorted({round(j * (w - tw) / 2) for j in range(3)}):
             a = reference[y0:y0 + th, x0:x0 + tw]
             if a.max() < 0.1:
                 continue
-            b = moving(x0, y0, tw, th)
-            if b.max() < 0.1:
-                continue
-            dy, dx, peak, y_ok, x_ok = phase_shift(a * taper, b * taper)
-            if peak >= MIN_PEAK:
-                found.append((x0 + tw / 2, y0 + th / 2, dx, dy, y_ok and abs(dy) < MAX_TILE_SHIFT,
-                              x_ok and abs(dx) < MAX_TILE_SHIFT))
+            tiles.append(_Tile(x0, y0, tw, th, np.fft.rfft2(a * taper)))
+    return tiles, taper
+
+
+def _tile_shifts(tiles: list[_Tile], taper: np.ndarray,
+                 moving: Callable[[int, int, int, int], np.ndarray]
+                 ) -> list[tuple[float, float, float, float, bool, bool]]:
+    """(centre x, centre y, dx, dy, y located, x located) of the reference's tiles
+    (`_reference_tiles`); `moving(x0, y0, width, height)` gives the other figure's ink at a
+    tile."""
+    found = []
+    for t in tiles:
+        b = moving(t.x0, t.y0, t.width, t.height)
+        if b.max() < 0.1:
+            continue
+        dy, dx, peak, y_ok, x_ok = _surface_shift(_surface(t.spectrum, b * taper, taper.shape))
+        if peak >= MIN_PEAK:
+            found.append((t.x0 + t.width / 2, t.y0 + t.height / 2, dx, dy,
+                          y_ok and abs(dy) < MAX_TILE_SHIFT, x_ok and abs(dx) < MAX_TILE_SHIFT))
     return found
 
 
@@ -432,7 +482,7 @@ def _refine(alignment: Alignment, published: Image.Image, reference: np.ndarray,
     (gray, the box resampled at its shape); the published figure is resampled tile by tile.
     `backgrounds`: the two figures' background levels (`_background`)."""
     grid = (reference.shape[1], reference.shape[0])
-    reference = _ink(reference, backgrounds[1])
+    tiles, taper = _reference_tiles(_ink(reference, backgrounds[1]), tile)
     for _ in range(iterations):
         step, origin = alignment.grid_map(box, grid)
 
@@ -443,9 +493,9 @@ def _refine(alignment: Alignment, published: Image.Image, reference: np.ndarray,
             return _ink(_gray(resample(published, step, corner, (width, height), fill=fill)),
                         backgrounds[0])
 
-        tiles = _tile_shifts(reference, moving, tile)
-        along_x = [t for t in tiles if t[5]]
-        along_y = [t for t in tiles if t[4]]
+        shifts = _tile_shifts(tiles, taper, moving)
+        along_x = [t for t in shifts if t[5]]
+        along_y = [t for t in shifts if t[4]]
         if not along_x and not along_y:
             break
         px, qx = _line_fit([t[0] for t in along_x], [t[2] for t in along_x])
@@ -564,7 +614,7 @@ def align(published: Image.Image, reproduced: Image.Image, *, native: float = 1.
     k = min(1.0, SEARCH_SIZE / max(width, height))
     small = (max(16, round(width * k)), max(16, round(height * k)))
     ink = _ink(_gray(reproduced.resize(small, Image.Resampling.BOX, box=rbox)), backgrounds[1])
-    taper = window("hann", ink.shape).astype(np.float32)
+    taper = _hann(ink.shape)
     smooth = ndimage.gaussian_filter(ink, 1.0)
     smooth = (smooth - smooth.mean()) / (smooth.std() or 1.0)
 
@@ -602,7 +652,9 @@ def align(published: Image.Image, reproduced: Image.Image, *, native: float = 1.
 def _is_gray(image: Image.Image) -> bool:
     """Whether an RGB figure has (almost) no colour: at most 0.1% of its pixels, at 256 px."""
     small = np.asarray(image.reduce(max(1, max(image.size) // 256)).convert("RGB"), np.int16)
-    return bool((small.max(axis=2) - small.min(axis=2) <= 12).mean() > 0.999)
+    r, g, b = small[..., 0], small[..., 1], small[..., 2]
+    spread = np.maximum(np.maximum(r, g), b) - np.minimum(np.minimum(r, g), b)
+    return bool((spread <= 12).mean() > 0.999)
 
 
 def _work_size(image: Image.Image) -> tuple[Image.Image, int]:
@@ -616,25 +668,37 @@ def _ranges(versions: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     alignment error below half a pixel can give."""
     low = high = None
     for v in versions:
-        padded = np.pad(v, ((1, 1), (1, 1), (0, 0)), mode="edge")
-        h, w = v.shape[:2]
         if low is None or high is None:
             low, high = v.copy(), v.copy()
         else:
             np.minimum(low, v, out=low)
             np.maximum(high, v, out=high)
-        for dy, dx in ((-1, 0), (1, 0), (0, -1), (0, 1)):
-            half = (v + padded[1 + dy:1 + dy + h, 1 + dx:1 + dx + w]) // 2
-            np.minimum(low, half, out=low)
-            np.maximum(high, half, out=high)
+        # The halfway value between two neighbours counts for both of them; past the edge the
+        # neighbour is the pixel itself, whose halfway value is its own (already in the range).
+        for axis in (0, 1):
+            first = (slice(None),) * axis + (slice(None, -1),)
+            rest = (slice(None),) * axis + (slice(1, None),)
+            half = (v[rest] + v[first]) // 2
+            for part in (rest, first):
+                np.minimum(low[part], half, out=low[part])
+                np.maximum(high[part], half, out=high[part])
     assert low is not None and high is not None
     return low, high
+
+
+def _any_channel(flags: np.ndarray) -> np.ndarray:
+    """`flags.any(axis=-1)` of an (H, W, C) boolean array, a channel at a time: numpy reduces
+    over a last axis of three several times slower than it ORs three planes."""
+    out = flags[..., 0].copy()
+    for k in range(1, flags.shape[-1]):
+        out |= flags[..., k]
+    return out
 
 
 def _outside(values: np.ndarray, low: np.ndarray, high: np.ndarray, tolerance: int
              ) -> np.ndarray:
     """Where some channel of `values` leaves [low - tolerance, high + tolerance]."""
-    return ((values < low - tolerance) | (values > high + tolerance)).any(axis=-1)
+    return _any_channel((values < low - tolerance) | (values > high + tolerance))
 
 
 def _chroma_subsampled(rgb: np.ndarray) -> np.ndarray:

@@ -73,10 +73,21 @@ def normalize_pair(published: Image.Image, reproduced: Image.Image, *, size: int
     The canvas takes the trimmed published figure's aspect ratio with `size` pixels on its long
     side; the reproduced figure is fitted inside it (aspect kept, white padding).
     """
+    return _fit_pair(*_trimmed_pair(published, reproduced, size=size), size=size)
+
+
+def _trimmed_pair(published: Image.Image, reproduced: Image.Image, *, size: int
+                  ) -> tuple[Image.Image, Image.Image]:
+    """Both figures reduced towards `size` and trimmed (the first step of `normalize_pair`)."""
     if size < 32:
         raise ValueError(f"size must be at least 32 pixels, got {size}")
-    published = trim_border(reduce_towards(published.convert("RGB"), size))
-    reproduced = trim_border(reduce_towards(reproduced.convert("RGB"), size))
+    return (trim_border(reduce_towards(published.convert("RGB"), size)),
+            trim_border(reduce_towards(reproduced.convert("RGB"), size)))
+
+
+def _fit_pair(published: Image.Image, reproduced: Image.Image, *, size: int
+              ) -> tuple[Image.Image, Image.Image]:
+    """Trimmed figures brought to one common size (the second step of `normalize_pair`)."""
     width, height = published.size
     scale = size / max(width, height)
     box = (max(1, round(width * scale)), max(1, round(height * scale)))
@@ -314,6 +325,9 @@ class PairComparison:
     reproduced: Image.Image
     diff: Image.Image
     copy_check: CopyCheck
+    trimmed_reproduced: Image.Image | None = None
+    """The reproduced figure reduced towards the size and trimmed, before fitting (what the
+    integrity fingerprint hashes: made once here)."""
 
 
 #: A pair goes through the aligned copy check (signals/copies.py) when its normalised images are
@@ -336,7 +350,8 @@ def _peeled_phash(published: Image.Image, reproduced: Image.Image) -> float:
 def compare_figures(published: Image.Image, reproduced: Image.Image, *,
                     size: int = DEFAULT_SIZE, same_bytes: bool = False) -> PairComparison:
     """All pixel signals for one figure pair, plus the normalised images and the diff image."""
-    norm_published, norm_reproduced = normalize_pair(published, reproduced, size=size)
+    trimmed = _trimmed_pair(published, reproduced, size=size)
+    norm_published, norm_reproduced = _fit_pair(*trimmed, size=size)
     gray_published, gray_reproduced = to_gray(norm_published), to_gray(norm_reproduced)
     ssim_score = ssim(blurred_gray(norm_published), blurred_gray(norm_reproduced))
     mad = mean_abs_difference(gray_published, gray_reproduced)
@@ -361,4 +376,5 @@ def compare_figures(published: Image.Image, reproduced: Image.Image, *,
         redrawn_share=copy.redrawn_share,
     )
     return PairComparison(signals=signals, published=norm_published, reproduced=norm_reproduced,
+                          trimmed_reproduced=trimmed[1],
                           diff=diff_image(gray_published, gray_reproduced), copy_check=copy)

@@ -13,7 +13,7 @@ import numpy as np
 from PIL import Image, ImageFilter
 from scipy import ndimage
 
-from judging.signals.chart.colour import channel_distance, common_colour, luma, maxabs
+from judging.signals.chart.colour import beyond, common_colour, luma, maxabs
 from judging.signals.chart.settings import GeometrySettings, reader_settings
 
 
@@ -210,8 +210,9 @@ def _page_border(page: Page, *, settings: GeometrySettings
     bg_lum = luma(page.bg)
     mask = (np.abs(page.lum - bg_lum) > settings.spine_contrast) & \
         (page.chroma < settings.grey_chroma)
-    rows = np.flatnonzero((maxabs(page.rgb, page.bg) > settings.ink_diff).any(axis=1))
-    cols = np.flatnonzero((maxabs(page.rgb, page.bg) > settings.ink_diff).any(axis=0))
+    inked = beyond(page.rgb, page.bg, settings.ink_diff)
+    rows = np.flatnonzero(inked.any(axis=1))
+    cols = np.flatnonzero(inked.any(axis=0))
     if rows.size < 2 * PAGE_EDGE or cols.size < 2 * PAGE_EDGE:
         return None
     top, bottom, left, right = int(rows[0]), int(rows[-1]), int(cols[0]), int(cols[-1])
@@ -463,7 +464,7 @@ def _tinted_areas(page: Page, bg_diff: np.ndarray, *, settings: GeometrySettings
     if n == 0:
         return []
     areas = np.bincount(labels.ravel())
-    fine = maxabs(page.rgb, tint) <= near
+    fine = ~beyond(page.rgb, tint, near)
     rgb = page.rgb
     boxes = []
     for index, sl in enumerate(ndimage.find_objects(labels), start=1):
@@ -684,7 +685,7 @@ def gridlines(page: Page, box: Box, plot_bg: np.ndarray, *,
     settings = settings or reader_settings().geometry
     rgb = page.rgb[box.top:box.bottom + 1, box.left:box.right + 1]
     chroma = page.chroma[box.top:box.bottom + 1, box.left:box.right + 1]
-    differs = (channel_distance(rgb, plot_bg) > settings.ink_diff) & \
+    differs = beyond(rgb, plot_bg, settings.ink_diff, precise=True) & \
         (chroma < settings.grid_chroma)
     hh, ww = differs.shape
     mask = np.zeros_like(differs)
@@ -706,7 +707,7 @@ def gridlines(page: Page, box: Box, plot_bg: np.ndarray, *,
     if len(found["x"]) + len(found["y"]) < 2:
         return Grid([], [], mask)
     colour = np.median(np.array(colours), axis=0)
-    near = channel_distance(rgb, colour) <= settings.grid_colour
+    near = ~beyond(rgb, colour, settings.grid_colour, precise=True)
     half = settings.grid_halfwidth
     for y in found["y"]:
         lo, hi = max(0, int(y) - half), min(hh, int(y) + half + 1)

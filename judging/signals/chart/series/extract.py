@@ -20,9 +20,9 @@ from __future__ import annotations
 import numpy as np
 
 from judging.signals.chart.colour import (
+    beyond,
     hue_gap,
     luma,
-    maxabs,
     rgb_tuple,
 )
 from judging.signals.chart.geometry import Box, Page, gridlines
@@ -90,7 +90,7 @@ def extract_series(page: Page, box: Box, exclude: list[tuple[int, int, int, int]
         plot_bg = plot_background(rgb)
     if grid is None:
         grid = gridlines(page, box, plot_bg)
-    ink = maxabs(rgb, plot_bg) > INK_LEVELS
+    ink = beyond(rgb, plot_bg, INK_LEVELS)
     ink &= ~grid.mask
     m = 2
     ink[:m] = ink[-m:] = False
