@@ -162,6 +162,17 @@ def add_claims(loaded: LoadedSubmission, found: list[FoundClaim], *, pid: str,
     return made
 
 
+def file_problems(loaded: LoadedSubmission, errors: list[tuple[str, str]], pid: str,
+                   folder: Path) -> None:
+    """One problem line per (file, what is wrong) of a submission in `folder`."""
+    sid = loaded.header.submission_id
+    for where, what in errors:
+        loaded.problems.append(ClaimProblem(
+            submission_id=sid, claim_id=f"{pid}/file/{re.sub(r'[^A-Za-z0-9._/+@-]', '-', where)}"
+            [:200], index=len(loaded.problems), manifest=str(folder / where), line=None,
+            reason=f"{where}: {what}"))
+
+
 def claim_input_of(found: FoundClaim, claim_id: str, origin: str, header: SubmissionHeader,
                    base: Path, registry: Registry | None, material: Material) -> ClaimInput:
     """One claim found, with what its shape holds for it, as a claim input."""

@@ -98,3 +98,16 @@ def submission_paper(found: tuple[str | None, str], sid: str, registry: Registry
             warnings.append(f"paper id: {pid} ({pid_from}) is {canonical} in the registry")
             pid = canonical
     return pid, named, warnings
+
+
+#: A Hub dataset id as the Hub accepts one: an owner and a name of letters, digits and ._-.
+_DATASET_ID = re.compile(r"[A-Za-z0-9][\w.-]{0,95}/[A-Za-z0-9][\w.-]{0,95}")
+
+
+def dataset_ids(ids: list[str]) -> tuple[list[str], list[str]]:
+    """(the dataset ids a submission links that are Hub ids, those that are not), each once. An
+    id is a folder of the download (`.judging/linked/datasets/OWNER/NAME`) and a Hub call:
+    `chans/../../x` sank the whole run with the Hub client's own exception."""
+    ids = list(dict.fromkeys(ids))
+    bad = [d for d in ids if not _DATASET_ID.fullmatch(d) or ".." in d]
+    return [d for d in ids if d not in bad], bad

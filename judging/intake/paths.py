@@ -53,6 +53,21 @@ def confine_file(root: Path, relative: str) -> Path:
     return path
 
 
+def refusal(root: Path, relative: str) -> str | None:
+    """Why a listed file of a submission is not read, in our words, else None: a link leaving
+    `root` (followed, a host file was a Space's log every claim carried, and `check` scanned
+    it) or a special file (a FIFO would block)."""
+    try:
+        confine(root, relative)
+    except UnsafePathError:
+        return "a link leaving the Space: not followed"
+    try:
+        confine_file(root, relative)
+    except UnsafePathError:
+        return "not a regular file (a FIFO, socket or device): not read"
+    return None
+
+
 #: Size limits of the files read from a submission on this machine (bytes), by kind. A small
 #: control file (`.python-version`) holds one line; an environment file (pyproject.toml, uv.lock,
 #: requirements) is text a resolver reads; a logbook's index, manifest and a Space's README are

@@ -25,18 +25,23 @@ from typing import Any
 
 from judging._yaml import parse_document
 from judging.errors import InputFileError, ManifestError, UnsafePathError
-from judging.intake.engine import add_claims, submission_header
+from judging.intake.engine import add_claims, file_problems, submission_header
 from judging.intake.freeform import read_reports
-from judging.intake.identity import paper_identity, space_repo_id, submission_paper
+from judging.intake.identity import (
+    dataset_ids,
+    paper_identity,
+    space_repo_id,
+    submission_paper,
+)
 from judging.intake.logbook import VALUE_PLACES, VERDICT_PLACES, StructuredAsk, fill_with_llm
 from judging.intake.manifest import LoadedSubmission
 from judging.intake.paths import (
     confine,
-    confine_file,
     links_leaving,
     list_files,
     open_confined,
     read_text_confined,
+    refusal,
 )
 from judging.intake.prose import read_prose
 from judging.intake.registry import Registry
@@ -70,8 +75,6 @@ _SCRIPT = re.compile(r"(?i)\.(?:py|sh|r|jl|ipynb)$")
 _IMAGE = re.compile(r"(?i)\.(?:png|jpe?g|webp)$")
 _RESULTS_NAME = re.compile(r"(?i)result|metric|score|eval|summary|numbers|values|output")
 _FRONT = re.compile(r"\A---[ \t]*\r?\n(?P<yaml>.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
-#: A Hub dataset id as the Hub accepts one: an owner and a name of letters, digits and ._-.
-_DATASET_ID = re.compile(r"[A-Za-z0-9][\w.-]{0,95}/[A-Za-z0-9][\w.-]{0,95}")
 _HUB_LINK = re.compile(r"(?:https?://huggingface\.co/|hf://)datasets/(?P<id>[A-Za-z0-9][\w.-]*/"
                        r"[\w.-]+)")
 
@@ -159,16 +162,8 @@ def read_space(folder: Path) -> SpaceFiles:
     for rel in paths:
         name = rel.rsplit("/", 1)[-1]
         linked = rel.startswith(LINKED + "/")
-        try:  # a link out (or to a FIFO or device) is not followed, whatever its role: it
-            # is one error, not a log or script every claim carries (that sank each claim)
-            confine(folder, rel)
-        except UnsafePathError:
-            files.errors.append((rel, "a link leaving the Space: not followed"))
-            continue
-        try:
-            confine_file(folder, rel)
-        except UnsafePathError:
-            files.errors.append((rel, "not a regular file (a FIFO, socket or device): not read"))
+        if (refused := refusal(folder, rel)) is not None:  # whatever its role: one error
+            files.errors.append((rel, refused))
             continue
         if rel == f"{LINKED}/errors.txt":
             raw = _read(folder, rel, MAX_LOG_BYTES, files)
@@ -201,12 +196,9 @@ def read_space(folder: Path) -> SpaceFiles:
     datasets = files.front.get("datasets")
     if isinstance(datasets, list):
         files.linked += [d for d in datasets if isinstance(d, str) and "/" in d]
-    # an id is a folder of the download (`.judging/linked/datasets/OWNER/NAME`) and a Hub
-    # call: `chans/../../x` sank the whole run with the Hub client's own exception
-    bad = [d for d in files.linked if not _DATASET_ID.fullmatch(d) or ".." in d]
+    files.linked, bad = dataset_ids(files.linked)
     files.errors += [("README.md", f"links the dataset {d[:200]!r}, which is not a dataset id "
-                                   f"(owner/name): not fetched") for d in dict.fromkeys(bad)]
-    files.linked = list(dict.fromkeys(d for d in files.linked if d not in bad))
+                                   f"(owner/name): not fetched") for d in bad]
     files.errors += [(where, f"links {target!r}, outside the Space: not followed")
                      for where, target in links_leaving(folder, files.texts())]
     return files
@@ -241,17 +233,6 @@ def _front_matter(files: SpaceFiles, text: str) -> None:
     else:
         files.errors.append(("README.md", "the front matter is not a mapping of keys; its "
                                           "tags and description are not read"))
-
-
-def _file_problems(loaded: LoadedSubmission, errors: list[tuple[str, str]], pid: str,
-                   folder: Path) -> None:
-    """One problem line per (file, what is wrong) of the Space in `folder`."""
-    sid = loaded.header.submission_id
-    for where, what in errors:
-        loaded.problems.append(ClaimProblem(
-            submission_id=sid, claim_id=f"{pid}/file/{re.sub(r'[^A-Za-z0-9._/+@-]', '-', where)}"
-            [:200], index=len(loaded.problems), manifest=str(folder / where), line=None,
-            reason=f"{where}: {what}"))
 
 
 # --- paper identity -------------------------------------------------------------------------
@@ -291,7 +272,7 @@ def load_space(folder: Path | str, *, registry: Registry | None = None,
                                warnings=[w[:MAX_NOTE_CHARS] for w in warnings][:200])
     loaded = LoadedSubmission(header=header, folder=folder.resolve(),
                               manifest=folder / "README.md")
-    _file_problems(loaded, files.errors, pid, folder)
+    file_problems(loaded, files.errors, pid, folder)
     found, whole = find_space_claims(files, title, reading, verdict_places=verdict_places,
                                      value_places=value_places, offline=extractor is None)
     if not found:
@@ -302,11 +283,9 @@ def load_space(folder: Path | str, *, registry: Registry | None = None,
                                f"page, claims table, numbered claims list or '## Claim N' "
                                f"section, and no verdict declared for the report as a whole")))
         return loaded
-    read_before = len(files.errors)
+    read_before = len(files.errors)  # the results files and logs are read now: their lines
     facts = space_facts(files, [named or "", pid, sid.split("/")[-1]])
-    # its results files and logs are read now: each that cannot be is one line too, never
-    # dropped (they were, when only the files read above were turned into lines)
-    _file_problems(loaded, files.errors[read_before:], pid, folder)
+    file_problems(loaded, files.errors[read_before:], pid, folder)
     apply_space_facts(found, whole, files, facts, verdict_places=verdict_places,
                       value_places=value_places)
     if extractor is not None:
