@@ -43,11 +43,30 @@ JUDGING_CLI = ([str(JUDGING_SCRIPT)] if JUDGING_SCRIPT.is_file()
 def _hermetic(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
     # No test may reach the network, a user's judge settings or a user's answer cache.
     for name in ("JUDGING_JUDGE", "JUDGING_RUBRICS_DIR", "JUDGING_PRICES", "OPENAI_BASE_URL",
-                 "OPENAI_API_KEY", "HF_TOKEN"):
+                 "OPENAI_API_KEY", "HF_TOKEN", "JUDGING_MEASURE_CACHE"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("JUDGING_CACHE_DIR", str(tmp_path_factory.mktemp("answer-cache")))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("HF_HUB_DISABLE_TELEMETRY", "1")
+
+
+@pytest.fixture(scope="session")
+def _measurements(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("shared-measurements")
+
+
+@pytest.fixture
+def shared_measurements(_measurements: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """One measurement cache for the session's runs (JUDGING_MEASURE_CACHE, the CLI's
+    `--measure-cache`, set for the test and the processes it starts; a `RunRequest` is given it
+    as `measure_cache`), for modules that test something other than measuring figures (the LLM
+    judges, the review, the dashboard): an entry's key is the figure files' contents, the
+    measured fields, the options and the measuring code, so a hit gives the signals a fresh
+    measurement gives, and the examples' figures are measured once a session rather than once a
+    run (issue 43: about 20 s a run of the examples on a busy 2-core machine). A module that
+    tests measuring (tests/run/test_pool.py) never uses it: it counts what is measured."""
+    monkeypatch.setenv("JUDGING_MEASURE_CACHE", str(_measurements))
+    return _measurements
 
 
 @pytest.fixture(scope="module")

@@ -8,6 +8,7 @@ the order swap, budgets and estimates.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import time
 from pathlib import Path
@@ -47,6 +48,8 @@ from tests.conftest import (
 )
 
 MODEL = "fake-judge"
+# These tests count what the endpoint is sent; the figures' measurements come from one cache.
+pytestmark = pytest.mark.usefixtures("shared_measurements")
 
 
 @pytest.fixture
@@ -61,6 +64,7 @@ def _request(out: Path, fake: FakeOpenAI, *, sources: list[str] | None = None, *
     extra = {k: options.pop(k) for k in ("samples", "swap", "judges", "concurrency", "registry")
              if k in options}
     return RunRequest(sources=sources or [str(SUBMISSIONS)], out=out,
+                      measure_cache=Path(os.environ["JUDGING_MEASURE_CACHE"]),
                       registry=extra.pop("registry", REGISTRY),
                       judges=extra.pop("judges", [f"openai:{MODEL}"]),
                       llm=LLMOptions(**options), **extra)
