@@ -43,30 +43,51 @@ JUDGING_CLI = ([str(JUDGING_SCRIPT)] if JUDGING_SCRIPT.is_file()
 def _hermetic(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
     # No test may reach the network, a user's judge settings or a user's answer cache.
     for name in ("JUDGING_JUDGE", "JUDGING_RUBRICS_DIR", "JUDGING_PRICES", "OPENAI_BASE_URL",
-                 "OPENAI_API_KEY", "HF_TOKEN", "JUDGING_MEASURE_CACHE"):
+                 "OPENAI_API_KEY", "HF_TOKEN"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("JUDGING_CACHE_DIR", str(tmp_path_factory.mktemp("answer-cache")))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("HF_HUB_DISABLE_TELEMETRY", "1")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    # A measurement cache of the user's (the CLI's `--measure-cache`) never reaches a test:
+    # modules choose the shared one below.
+    os.environ.pop("JUDGING_MEASURE_CACHE", None)
+
+
 @pytest.fixture(scope="session")
-def _measurements(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("shared-measurements")
+def measurement_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One measurement cache for the whole test run, every xdist worker's (they share the parent
+    of their temporary folders), for the runs of modules that test something other than
+    measuring figures (the LLM judges, the review, the dashboard, the reports): an entry's key
+    is the figure files' contents, the measured fields, the options and the measuring code, so a
+    hit gives the signals a fresh measurement gives, and the examples' figures are measured once
+    a test run rather than once a run (issue 43: about 20 s a run of the examples on a busy
+    2-core machine). Entries are written whole (a file renamed into place), so workers may share
+    it. A module that tests measuring (tests/run/test_pool.py, the reading trace, the kills and
+    interrupts) never uses it: it counts what is measured, or needs measuring to take time."""
+    base = tmp_path_factory.getbasetemp()
+    shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "measurements"
+    shared.mkdir(exist_ok=True)
+    return shared
 
 
-@pytest.fixture
-def shared_measurements(_measurements: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """One measurement cache for the session's runs (JUDGING_MEASURE_CACHE, the CLI's
-    `--measure-cache`, set for the test and the processes it starts; a `RunRequest` is given it
-    as `measure_cache`), for modules that test something other than measuring figures (the LLM
-    judges, the review, the dashboard): an entry's key is the figure files' contents, the
-    measured fields, the options and the measuring code, so a hit gives the signals a fresh
-    measurement gives, and the examples' figures are measured once a session rather than once a
-    run (issue 43: about 20 s a run of the examples on a busy 2-core machine). A module that
-    tests measuring (tests/run/test_pool.py) never uses it: it counts what is measured."""
-    monkeypatch.setenv("JUDGING_MEASURE_CACHE", str(_measurements))
-    return _measurements
+def module_measure_cache() -> Path | None:
+    """The measurement cache the module's tests share (`shared_measurements`), for the
+    `RunRequest`s it builds (the CLI reads JUDGING_MEASURE_CACHE itself); None elsewhere."""
+    found = os.environ.get("JUDGING_MEASURE_CACHE")
+    return Path(found) if found else None
+
+
+@pytest.fixture(scope="module")
+def shared_measurements(measurement_cache: Path) -> Iterator[Path]:
+    """`measurement_cache` as JUDGING_MEASURE_CACHE (the CLI's `--measure-cache`) for the
+    module's tests and the processes they start (`pytestmark = pytest.mark.usefixtures(...)`);
+    a `RunRequest` the module builds is given it as `measure_cache`."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("JUDGING_MEASURE_CACHE", str(measurement_cache))
+        yield measurement_cache
 
 
 @pytest.fixture(scope="module")

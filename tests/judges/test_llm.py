@@ -8,7 +8,6 @@ the order swap, budgets and estimates.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import time
 from pathlib import Path
@@ -44,6 +43,7 @@ from tests.conftest import (
     RUBRICS,
     SUBMISSIONS,
     SubmissionBuilder,
+    module_measure_cache,
     render_chart,
 )
 
@@ -64,7 +64,7 @@ def _request(out: Path, fake: FakeOpenAI, *, sources: list[str] | None = None, *
     extra = {k: options.pop(k) for k in ("samples", "swap", "judges", "concurrency", "registry")
              if k in options}
     return RunRequest(sources=sources or [str(SUBMISSIONS)], out=out,
-                      measure_cache=Path(os.environ["JUDGING_MEASURE_CACHE"]),
+                      measure_cache=module_measure_cache(),
                       registry=extra.pop("registry", REGISTRY),
                       judges=extra.pop("judges", [f"openai:{MODEL}"]),
                       llm=LLMOptions(**options), **extra)
