@@ -50,6 +50,46 @@ def _hermetic(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPath
     monkeypatch.setenv("HF_HUB_DISABLE_TELEMETRY", "1")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    # A measurement cache of the user's (the CLI's `--measure-cache`) never reaches a test:
+    # modules choose the shared one below.
+    os.environ.pop("JUDGING_MEASURE_CACHE", None)
+
+
+@pytest.fixture(scope="session")
+def measurement_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One measurement cache for the whole test run, every xdist worker's (they share the parent
+    of their temporary folders), for the runs of modules that test something other than
+    measuring figures (the LLM judges, the review, the dashboard, the reports): an entry's key
+    is the figure files' contents, the measured fields, the options and the measuring code, so a
+    hit gives the signals a fresh measurement gives, and the examples' figures are measured once
+    a test run rather than once a run (issue 43: about 20 s a run of the examples on a busy
+    2-core machine). Entries are written whole (a file renamed into place), so workers may share
+    it. A module that tests measuring (tests/run/test_pool.py, the reading trace, the kills and
+    interrupts) never uses it: it counts what is measured, or needs measuring to take time."""
+    base = tmp_path_factory.getbasetemp()
+    shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "measurements"
+    shared.mkdir(exist_ok=True)
+    return shared
+
+
+def module_measure_cache() -> Path | None:
+    """The measurement cache the module's tests share (`shared_measurements`), for the
+    `RunRequest`s it builds (the CLI reads JUDGING_MEASURE_CACHE itself); None elsewhere."""
+    found = os.environ.get("JUDGING_MEASURE_CACHE")
+    return Path(found) if found else None
+
+
+@pytest.fixture(scope="module")
+def shared_measurements(measurement_cache: Path) -> Iterator[Path]:
+    """`measurement_cache` as JUDGING_MEASURE_CACHE (the CLI's `--measure-cache`) for the
+    module's tests and the processes they start (`pytestmark = pytest.mark.usefixtures(...)`);
+    a `RunRequest` the module builds is given it as `measure_cache`."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("JUDGING_MEASURE_CACHE", str(measurement_cache))
+        yield measurement_cache
+
+
 @pytest.fixture(scope="module")
 def verdict_rubric():
     """The shipped verdict-justification@1.0.0 rubric (calibration and resolve tests)."""

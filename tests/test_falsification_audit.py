@@ -22,7 +22,9 @@ from judging.rubrics import RubricLibrary
 from judging.run.runner import RunRequest, run_judging
 from judging.rundir.store import RunStore
 from judging.testing.fake_openai import FakeOpenAI, answer_json, default_policy
-from tests.conftest import EXAMPLES, REGISTRY, RUBRICS, SUBMISSIONS
+from tests.conftest import EXAMPLES, REGISTRY, RUBRICS, SUBMISSIONS, module_measure_cache
+
+pytestmark = pytest.mark.usefixtures("shared_measurements")
 
 AUDIT = "falsification-audit"
 BOB_C3 = "bob/neurips26-4821-check::neurips26-4821/c3"
@@ -172,7 +174,7 @@ def test_llm_audit_answers_are_stored_pushed_reviewed_and_calibrated(argilla, tm
     with FakeOpenAI(_policy) as fake:
         result = run_judging(RunRequest(
             sources=[str(SUBMISSIONS)], out=out, registry=REGISTRY,
-            judges=["openai:fake-judge"],
+            judges=["openai:fake-judge"], measure_cache=module_measure_cache(),
             llm=LLMOptions(base_url=fake.url, api_key="sk-test-not-a-secret", max_retries=0,
                            timeout=10.0)))
         requests = [r for r in fake.requests if "proof_shows_problem" in json.dumps(r)]

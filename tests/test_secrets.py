@@ -14,6 +14,8 @@ from judging.testing.fake_openai import FakeOpenAI
 
 from .conftest import REGISTRY, SUBMISSIONS
 
+pytestmark = pytest.mark.usefixtures("shared_measurements")
+
 OPENAI_KEY = "sk-proj-SECRETopenaiKEY" + uuid.uuid4().hex
 HF_TOKEN = "hf_SECRETtoken" + uuid.uuid4().hex
 

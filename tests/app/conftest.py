@@ -56,8 +56,9 @@ def invoke_as_a_process_would(arguments: list[str], tmp: Path):
 
 
 @pytest.fixture(scope="session")
-def offline_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """`judging run --judge offline` on a copy of the examples (with the planted markup)."""
+def offline_run(tmp_path_factory: pytest.TempPathFactory, measurement_cache: Path) -> Path:
+    """`judging run --judge offline` on a copy of the examples (with the planted markup; the
+    figures measured once a test run: tests/conftest.py `measurement_cache`)."""
     base = tmp_path_factory.mktemp("app-run")
     submissions = base / "submissions"
     shutil.copytree(SUBMISSIONS, submissions)
@@ -66,13 +67,14 @@ def offline_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # In this process: the tests serve and read this run; none needs the process that wrote it.
     done = invoke_as_a_process_would(["run", str(submissions), str(EXAMPLES / "logbooks"),
                                       "--claims", str(REGISTRY), "--judge", "offline",
-                                      "--out", str(run)], base)
+                                      "--out", str(run), "--measure-cache",
+                                      str(measurement_cache)], base)
     assert done.exit_code == 0, done.output
     return run
 
 
 @pytest.fixture(scope="session")
-def consensus_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def consensus_run(tmp_path_factory: pytest.TempPathFactory, measurement_cache: Path) -> Path:
     """The consensus event judged offline (`judging run` writes consensus.json at its end)."""
     from judging.run.runner import RunRequest, run_judging
     from tests.consensus.event import write_event
@@ -84,5 +86,6 @@ def consensus_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
         mp.setenv("JUDGING_CACHE_DIR", str(base / "cache"))
         for name in ("JUDGING_JUDGE", "OPENAI_BASE_URL", "OPENAI_API_KEY", "JUDGING_RUBRICS_DIR"):
             mp.delenv(name, raising=False)
-        run_judging(RunRequest(sources=[str(f) for f in folders], out=run, registry=registry))
+        run_judging(RunRequest(sources=[str(f) for f in folders], out=run, registry=registry,
+                               measure_cache=measurement_cache))
     return run

@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from judging.app.data import load_dataset_folder, load_run
 from judging.judges.openai import LLMOptions
 from judging.resolve import resolve_run
@@ -19,7 +21,9 @@ from judging.resolve.intervals import run_claim_rows
 from judging.run.runner import RunRequest, run_judging
 from judging.rundir import RunStore
 from judging.testing.fake_openai import FakeOpenAI, default_policy
-from tests.conftest import REGISTRY, SUBMISSIONS
+from tests.conftest import REGISTRY, SUBMISSIONS, module_measure_cache
+
+pytestmark = pytest.mark.usefixtures("shared_measurements")
 
 #: Judged first: its panel is first in file order and speaks. Named so that it sorts last.
 PASSING = "fake-zeta"
@@ -42,6 +46,7 @@ def _judge_twice(out: Path, url: str) -> None:
         run_judging(RunRequest(
             sources=[str(SUBMISSIONS / "alice-neurips26-4821")], out=out, registry=REGISTRY,
             rubrics=["figure-match"], judges=["offline", f"openai:{model}"],
+            measure_cache=module_measure_cache(),
             llm=LLMOptions(base_url=url, api_key="sk-test-not-a-secret", max_retries=0,
                            timeout=10.0)))
 

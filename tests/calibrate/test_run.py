@@ -28,8 +28,10 @@ from judging.models import (
     CriterionAnswer,
 )
 from judging.resolve.decide import resolve_run
-from tests.conftest import DATA, ROOT, RUBRICS
+from tests.conftest import DATA, ROOT, RUBRICS, module_measure_cache
 from tests.constructed import JUDGE, TEMPLATE, _claims, _judgment, _label, _run
+
+pytestmark = pytest.mark.usefixtures("shared_measurements")
 
 PANDALM = DATA / "pandalm-agreement" / "labels.csv"
 
@@ -286,7 +288,8 @@ def test_cli_calibrate_resolve_on_examples(tmp_path: Path) -> None:
     from tests.conftest import REGISTRY, SUBMISSIONS
 
     run = tmp_path / "run"
-    run_judging(RunRequest(sources=[str(SUBMISSIONS)], out=run, registry=REGISTRY))
+    run_judging(RunRequest(sources=[str(SUBMISSIONS)], out=run, registry=REGISTRY,
+                           measure_cache=module_measure_cache()))
     labels = ROOT / "calibration" / "sets" / "examples" / "labels.jsonl"
     result = CliRunner().invoke(main, ["calibrate", str(run), "--labels", str(labels),
                                        "--out", str(tmp_path / "calibration")])

@@ -20,6 +20,8 @@ from judging.calibrate.metrics import (
 from judging.cli import main
 from tests.conftest import EXAMPLES, REGISTRY, ROOT
 
+pytestmark = pytest.mark.usefixtures("shared_measurements")
+
 LABELS = ROOT / "calibration" / "sets" / "examples" / "labels.jsonl"
 
 

@@ -30,6 +30,10 @@ import pytest
 
 from tests.conftest import EXAMPLES, JUDGING_CLI, ROOT
 
+# The pages' runs measure the examples' figures once (JUDGING_MEASURE_CACHE, in the reader's
+# environment): what a page shows and promises does not depend on where measurements are kept.
+pytestmark = pytest.mark.usefixtures("shared_measurements")
+
 TUTORIALS = ROOT / "docs" / "tutorials"
 FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```$", re.MULTILINE | re.DOTALL)
 EXPECT_EXIT = re.compile(r"<!-- expect-exit: (\d+) -->\s*$")

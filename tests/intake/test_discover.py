@@ -31,6 +31,8 @@ from tests.conftest import SUBMISSIONS
 from tests.fakehub import GOOD_TOKEN, FakeHub, hub_environ
 from tests.intake.test_sources import _judging as judging_cli
 
+pytestmark = pytest.mark.usefixtures("shared_measurements")
+
 TAG = "icml2026-repro"
 JAN = datetime(2026, 1, 10, 12, 0, tzinfo=UTC)
 FEB = datetime(2026, 2, 10, 12, 0, tzinfo=UTC)

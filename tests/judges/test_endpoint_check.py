@@ -29,7 +29,9 @@ from judging.models import LineStatus
 from judging.run import Runner, RunRequest
 from judging.rundir import RunInfo, RunStore
 from judging.testing.fake_openai import FakeOpenAI
-from tests.conftest import REGISTRY, SUBMISSIONS
+from tests.conftest import REGISTRY, SUBMISSIONS, module_measure_cache
+
+pytestmark = pytest.mark.usefixtures("shared_measurements")
 
 CAROL = [str(SUBMISSIONS / "carol-iclr27-0137")]
 
@@ -130,6 +132,7 @@ def test_the_cli_stops_before_judging_with_the_cause(tmp_path: Path) -> None:
 def _request(out: Path, url: str, **llm) -> RunRequest:
     return RunRequest(sources=[str(SUBMISSIONS)], out=out, registry=REGISTRY,
                       judges=["openai:fake-judge"], concurrency=2,
+                      measure_cache=module_measure_cache(),
                       llm=LLMOptions(base_url=url, api_key="sk-test", max_retries=0, timeout=5,
                                      **llm))
 

@@ -43,10 +43,13 @@ from tests.conftest import (
     RUBRICS,
     SUBMISSIONS,
     SubmissionBuilder,
+    module_measure_cache,
     render_chart,
 )
 
 MODEL = "fake-judge"
+# These tests count what the endpoint is sent; the figures' measurements come from one cache.
+pytestmark = pytest.mark.usefixtures("shared_measurements")
 
 
 @pytest.fixture
@@ -61,6 +64,7 @@ def _request(out: Path, fake: FakeOpenAI, *, sources: list[str] | None = None, *
     extra = {k: options.pop(k) for k in ("samples", "swap", "judges", "concurrency", "registry")
              if k in options}
     return RunRequest(sources=sources or [str(SUBMISSIONS)], out=out,
+                      measure_cache=module_measure_cache(),
                       registry=extra.pop("registry", REGISTRY),
                       judges=extra.pop("judges", [f"openai:{MODEL}"]),
                       llm=LLMOptions(**options), **extra)

@@ -9,7 +9,9 @@ import pytest
 from judging.models import AnswerStatus, ConfidenceSource, Judgment, LineStatus, Outcome
 from judging.rules import number_in_text
 from judging.run.runner import RunRequest, run_judging
-from tests.conftest import REGISTRY, SUBMISSIONS, SubmissionBuilder
+from tests.conftest import REGISTRY, SUBMISSIONS, SubmissionBuilder, module_measure_cache
+
+pytestmark = pytest.mark.usefixtures("shared_measurements")
 
 FIG = "figure-match@1.0.0"
 FIG11 = "figure-match@1.1.0"
@@ -22,7 +24,8 @@ def example_run(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str
     # 1.0.0 (pixel signals) and 1.1.0 (chart signals) side by side on the same claims.
     result = run_judging(RunRequest(sources=[str(SUBMISSIONS)], out=out, registry=REGISTRY,
                                     rubrics=["figure-match@1.0.0", FIG11,
-                                             "verdict-justification@1.0.0"]))
+                                             "verdict-justification@1.0.0"],
+                                    measure_cache=module_measure_cache()))
     assert not result.failed
     from judging.rundir.store import RunStore
     lines = RunStore.open(out, create=False).latest()

@@ -30,8 +30,10 @@ from judging.resolve import run_leaderboard
 from judging.resolve.decide import RubricDecision
 from judging.resolve.leaderboard import INTERVAL_COLUMNS, rank_text
 from judging.rundir.store import RunStore, read_jsonl
-from tests.conftest import REGISTRY, ROOT, SUBMISSIONS
+from tests.conftest import REGISTRY, ROOT, SUBMISSIONS, module_measure_cache
 from tests.fakehub import patch_hub
+
+pytestmark = pytest.mark.usefixtures("shared_measurements")
 
 CONSTRUCTION_LABELS = ROOT / "calibration" / "sets" / "examples" / "labels.jsonl"
 EMAIL = "alice.liddell@wonder.example.org"
@@ -93,7 +95,8 @@ def resolved(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         mp.setenv("HF_HUB_OFFLINE", "1")
         for name in ("JUDGING_JUDGE", "OPENAI_BASE_URL", "OPENAI_API_KEY", "JUDGING_RUBRICS_DIR"):
             mp.delenv(name, raising=False)
-        run_judging(RunRequest(sources=[str(submissions)], out=run, registry=REGISTRY))
+        run_judging(RunRequest(sources=[str(submissions)], out=run, registry=REGISTRY,
+                               measure_cache=module_measure_cache()))
         calibration = base / "calibration"
         # min_support 3 and low floors so that the card has trusted criteria to show (the
         # defaults need 50 labels; the Wilson lower bound of 1 of 1 is 0.21, and perfect

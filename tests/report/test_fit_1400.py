@@ -13,6 +13,8 @@ from judging.cli import main
 from tests.browser import Browser, chromium
 from tests.conftest import EXAMPLES, REGISTRY, ROOT
 
+pytestmark = pytest.mark.usefixtures("shared_measurements")
+
 WIDTH = 1400
 LABELS = ROOT / "calibration" / "sets" / "examples" / "labels.jsonl"
 #: How far the page and its tables reach, and where the last leaderboard header ends.

@@ -8,12 +8,15 @@ import subprocess
 from pathlib import Path
 
 import numpy as np
+import pytest
 from PIL import Image
 
 from judging.report.html import write_html_report
 from judging.run.runner import RunRequest, run_judging
 from tests.browser import CHROMIUM_FLAGS, chromium
-from tests.conftest import REGISTRY, SUBMISSIONS, SubmissionBuilder
+from tests.conftest import REGISTRY, SUBMISSIONS, SubmissionBuilder, module_measure_cache
+
+pytestmark = pytest.mark.usefixtures("shared_measurements")
 
 
 def _chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
@@ -25,7 +28,8 @@ def _chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
 
 def test_report_renders_the_figures(tmp_path: Path) -> None:
     out = tmp_path / "run"
-    run_judging(RunRequest(sources=[str(SUBMISSIONS)], out=out, registry=REGISTRY))
+    run_judging(RunRequest(sources=[str(SUBMISSIONS)], out=out, registry=REGISTRY,
+                           measure_cache=module_measure_cache()))
     report = write_html_report(out)
     screenshot = tmp_path / "report.png"
     completed = _chromium(tmp_path, "--window-size=1400,12000", f"--screenshot={screenshot}",

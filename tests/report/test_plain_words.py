@@ -12,6 +12,8 @@ from click.testing import CliRunner
 from judging.cli import main
 from tests.conftest import EXAMPLES, REGISTRY
 
+pytestmark = pytest.mark.usefixtures("shared_measurements")
+
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory) -> tuple[Path, str]:

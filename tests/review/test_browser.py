@@ -30,7 +30,9 @@ from PIL import Image
 from judging.review.push import PushOptions, connect, push_run
 from judging.run.runner import RunRequest, run_judging
 from tests.browser import Browser, PageError, chromium, normalize
-from tests.conftest import REGISTRY, SUBMISSIONS
+from tests.conftest import REGISTRY, SUBMISSIONS, module_measure_cache
+
+pytestmark = pytest.mark.usefixtures("shared_measurements")
 
 FIG = "figure-match-1.0.0"
 # The record opened: Bob's figure claim, a copy of the published figure, so the AI suggests
@@ -139,7 +141,8 @@ def test_annotator_sees_claim_figures_and_suggestions(argilla, browser: Browser,
     # The page layout under test is the 1.0.0 dataset's (the overlay field is covered in
     # test_review_push_pull).
     run_judging(RunRequest(sources=[str(SUBMISSIONS)], out=run, registry=REGISTRY,
-                           rubrics=["figure-match@1.0.0", "verdict-justification@1.0.0"]))
+                           rubrics=["figure-match@1.0.0", "verdict-justification@1.0.0"],
+                           measure_cache=module_measure_cache()))
     workspace = f"ws-{uuid.uuid4().hex[:8]}"
     client = connect(argilla.url, argilla.api_key)
     push_run(run, client=client, options=PushOptions(workspace=workspace, blind_share=0.0))

@@ -20,7 +20,9 @@ from judging.review.dataset import record_id
 from judging.review.pull import pull_run
 from judging.review.push import PushOptions, connect, push_run
 from judging.run.runner import RunRequest, run_judging
-from tests.conftest import REGISTRY, SUBMISSIONS
+from tests.conftest import REGISTRY, SUBMISSIONS, module_measure_cache
+
+pytestmark = pytest.mark.usefixtures("shared_measurements")
 
 FIG = "figure-match-1.4.0"
 FM = "figure-match@1.4.0"
@@ -35,7 +37,8 @@ TOP = {"same_trend": "yes", "axes_and_scales": 5, "same_series": "yes",
 @pytest.fixture(scope="module")
 def judged(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("decides") / "run"
-    run_judging(RunRequest(sources=[str(SUBMISSIONS)], out=out, registry=REGISTRY))
+    run_judging(RunRequest(sources=[str(SUBMISSIONS)], out=out, registry=REGISTRY,
+                           measure_cache=module_measure_cache()))
     return out
 
 

@@ -24,14 +24,17 @@ from judging.review.pull import (
 from judging.review.push import PushOptions, connect, plan_priority, push_run
 from judging.run.runner import RunRequest, run_judging
 from judging.rundir.store import RunStore
-from tests.conftest import REGISTRY, SUBMISSIONS
+from tests.conftest import REGISTRY, SUBMISSIONS, module_measure_cache
 from tests.review.test_push_pull import _answer
+
+pytestmark = pytest.mark.usefixtures("shared_measurements")
 
 
 @pytest.fixture(scope="module")
 def planned_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("plan") / "run"
-    run_judging(RunRequest(sources=[str(SUBMISSIONS)], out=out, registry=REGISTRY))
+    run_judging(RunRequest(sources=[str(SUBMISSIONS)], out=out, registry=REGISTRY,
+                           measure_cache=module_measure_cache()))
     result = CliRunner().invoke(main, ["review", "plan", str(out), "--budget", "6",
                                        "--top", "2"])
     assert result.exit_code == 0, result.output
@@ -96,7 +99,8 @@ def test_planned_push_in_order_and_pull(argilla, planned_run: Path, tmp_path: Pa
 
 def test_pull_replans_as_answers_come_back(argilla, tmp_path: Path) -> None:
     run = tmp_path / "run"
-    run_judging(RunRequest(sources=[str(SUBMISSIONS)], out=run, registry=REGISTRY))
+    run_judging(RunRequest(sources=[str(SUBMISSIONS)], out=run, registry=REGISTRY,
+                           measure_cache=module_measure_cache()))
     runner = CliRunner()
     result = runner.invoke(main, ["review", "plan", str(run), "--budget", "6", "--top", "2"])
     assert result.exit_code == 0, result.output

@@ -20,7 +20,9 @@ from judging.review.pull import pull_run, read_labels
 from judging.review.push import PushOptions, connect, push_run
 from judging.run.runner import RunRequest, run_judging
 from judging.rundir.store import RunStore
-from tests.conftest import REGISTRY, SUBMISSIONS
+from tests.conftest import REGISTRY, SUBMISSIONS, module_measure_cache
+
+pytestmark = pytest.mark.usefixtures("shared_measurements")
 
 FIG, VER = "figure-match-1.4.0", "verdict-justification-1.2.0"
 AUD = "falsification-audit-1.0.0"
@@ -29,7 +31,8 @@ AUD = "falsification-audit-1.0.0"
 @pytest.fixture(scope="module")
 def example_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("review") / "run"
-    run_judging(RunRequest(sources=[str(SUBMISSIONS)], out=out, registry=REGISTRY))
+    run_judging(RunRequest(sources=[str(SUBMISSIONS)], out=out, registry=REGISTRY,
+                           measure_cache=module_measure_cache()))
     return out
 
 

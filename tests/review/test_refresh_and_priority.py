@@ -24,7 +24,9 @@ from judging.cli import main
 from judging.review.push import PushOptions, connect, push_run, review_url
 from judging.run.runner import RunRequest, run_judging
 from tests.browser import Browser, PageError, chromium, normalize
-from tests.conftest import REGISTRY, ROOT, SUBMISSIONS
+from tests.conftest import REGISTRY, ROOT, SUBMISSIONS, module_measure_cache
+
+pytestmark = pytest.mark.usefixtures("shared_measurements")
 
 FIG = "figure-match-1.4.0"
 CONSTRUCTION = ROOT / "calibration" / "sets" / "examples" / "labels.jsonl"
@@ -37,7 +39,8 @@ def calibrated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     demo` does): the run and its calibration folder."""
     root = tmp_path_factory.mktemp("refresh")
     run = root / "run"
-    run_judging(RunRequest(sources=[str(SUBMISSIONS)], out=run, registry=REGISTRY))
+    run_judging(RunRequest(sources=[str(SUBMISSIONS)], out=run, registry=REGISTRY,
+                           measure_cache=module_measure_cache()))
     calibrate_run(run, labels_path=CONSTRUCTION, out=root / "calibration",
                   options=TrustOptions(bootstrap=100))
     return run, root / "calibration"

@@ -12,10 +12,14 @@ import asyncio
 import json
 from pathlib import Path
 
+import pytest
+
 from judging.judges import LLMOptions
 from judging.run.runner import Runner, RunRequest, run_judging
 from judging.testing.fake_openai import FakeOpenAI
-from tests.conftest import REGISTRY, SUBMISSIONS
+from tests.conftest import REGISTRY, SUBMISSIONS, module_measure_cache
+
+pytestmark = pytest.mark.usefixtures("shared_measurements")
 
 JUDGE = "openai:fake-judge"
 VERDICT, AUDIT = "verdict-justification", "falsification-audit"
@@ -23,7 +27,7 @@ VERDICT, AUDIT = "verdict-justification", "falsification-audit"
 
 def _request(out: Path, fake: FakeOpenAI, cache: Path, rubrics: list[str]) -> RunRequest:
     return RunRequest(sources=[str(SUBMISSIONS)], out=out, registry=REGISTRY, rubrics=rubrics,
-                      judges=[JUDGE],
+                      judges=[JUDGE], measure_cache=module_measure_cache(),
                       llm=LLMOptions(base_url=fake.url, api_key="sk-test-not-a-secret",
                                      max_retries=0, timeout=10.0, cache_dir=cache))
 

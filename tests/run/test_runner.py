@@ -24,6 +24,8 @@ from tests.conftest import (
     write_icml_registry,
 )
 
+pytestmark = pytest.mark.usefixtures("shared_measurements")
+
 
 def _run(*args: str) -> tuple[int, str]:
     result = CliRunner().invoke(main, ["run", *args])
