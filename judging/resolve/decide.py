@@ -157,19 +157,18 @@ def latest_responses(labels: list[Label]) -> list[Label]:
     """Each reviewer's latest response per (claim, rubric version): a claim can have a record
     in two datasets of a workspace (the whole run beside the AI's answers, a plan's random
     sample blind), and a reviewer who answered both changed their answer. The labels of their
-    other responses go, whichever dataset came first in the file."""
-    latest: dict[tuple[str, str, str], tuple[datetime, str, str]] = {}
+    response in the other dataset go, whichever dataset came first in the file; within one
+    dataset every label counts (a criterion's answer is its own label)."""
+    latest: dict[tuple[str, str, str], tuple[datetime, str]] = {}
     for label in labels:
         group = (str(label.claim), str(label.rubric), label.annotator)
         # Argilla's times carry no zone, construction labels' do: both are UTC.
         when = label.updated_at if label.updated_at.tzinfo else \
             label.updated_at.replace(tzinfo=UTC)
-        response = (when, label.dataset, label.record_id)
-        if group not in latest or response[0] > latest[group][0]:
-            latest[group] = response
+        if group not in latest or when > latest[group][0]:
+            latest[group] = (when, label.dataset)
     return [label for label in labels
-            if latest[(str(label.claim), str(label.rubric), label.annotator)][1:]
-            == (label.dataset, label.record_id)]
+            if latest[(str(label.claim), str(label.rubric), label.annotator)][1] == label.dataset]
 
 
 def _label_index(labels: list[Label]) -> dict[tuple[str, str, str], dict[str, bool | int | str]]:

@@ -31,6 +31,8 @@ FAR = 1e9
 
 CHANNEL_MAX = 255
 """The largest value of an 8-bit channel."""
+#: Channels of an RGB pixel (the last axis of `Page.rgb`).
+RGB_CHANNELS = 3
 
 HUE_SECTOR = 60.0
 """Degrees of one of the six sectors of the HSV hue circle."""
@@ -79,12 +81,12 @@ def _level_distances(dtype: np.dtype, colour, *, precise: bool) -> np.ndarray:
     levels = np.arange(CHANNEL_MAX + 1).astype(dtype)
     if precise:
         colour = np.asarray(colour)
-        return np.stack([np.abs(levels - colour[k]) for k in range(3)])
+        return np.stack([np.abs(levels - colour[k]) for k in range(RGB_CHANNELS)])
     c = np.asarray(colour, dtype=np.float32)
     if levels.dtype == np.int16 and np.all(c == np.round(c)) and np.all(np.abs(c) < INT16_EXACT):
         ci = c.astype(np.int16)
-        return np.stack([np.abs(levels - ci[k]) for k in range(3)])
-    return np.stack([np.abs(levels - c[k]) for k in range(3)])
+        return np.stack([np.abs(levels - ci[k]) for k in range(RGB_CHANNELS)])
+    return np.stack([np.abs(levels - c[k]) for k in range(RGB_CHANNELS)])
 
 
 def beyond(rgb: np.ndarray, colour, threshold: float, *, precise: bool = False) -> np.ndarray:
@@ -96,7 +98,7 @@ def beyond(rgb: np.ndarray, colour, threshold: float, *, precise: bool = False) 
     (float64 ones for a precise colour: a tenth of a chart reading on the scale benchmark)."""
     far = _level_distances(rgb.dtype, colour, precise=precise) > threshold
     out = np.zeros(rgb.shape[:-1], bool)
-    for k in range(3):
+    for k in range(RGB_CHANNELS):
         near = np.flatnonzero(~far[k])
         channel = rgb[..., k]
         if near.size == 0:
