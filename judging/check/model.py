@@ -6,7 +6,7 @@ reads that output back with the same models."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import (
     Field,
@@ -42,7 +42,30 @@ class Item(StrictModel):
         return f"{self.file}:{self.line}" if self.line is not None else self.file
 
 
-class Checklist(StrictModel):
+class DerivedOnRead(StrictModel):
+    """A model whose summary fields (`computed_field`s) are written for the JSON's reader and
+    derived again on read, never trusted from the file; in the JSON the summary comes first
+    and the long list (`LONG`) last, so a reader sees the answer first."""
+
+    DERIVED: ClassVar[tuple[str, ...]] = ()
+    LONG: ClassVar[str] = ""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_derived(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            data = {k: v for k, v in data.items() if k not in cls.DERIVED}
+        return data
+
+    @model_serializer(mode="wrap")
+    def _summary_first(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data = handler(self)
+        summary = {name: data.pop(name) for name in self.DERIVED}
+        long_list = data.pop(self.LONG)
+        return {**summary, **data, self.LONG: long_list}
+
+
+class Checklist(DerivedOnRead):
     """One submission's checklist. `ok` and `counts` follow from the items: the JSON shows them
     for its reader, and reading it back derives them from the items again."""
 
@@ -54,18 +77,8 @@ class Checklist(StrictModel):
     profile: str | None = None
     items: list[Item] = Field(default_factory=list)
 
-    @model_validator(mode="before")
-    @classmethod
-    def _derived_from_items(cls, data: Any) -> Any:
-        if isinstance(data, dict):
-            data = {k: v for k, v in data.items() if k not in ("ok", "counts")}
-        return data
-
-    @model_serializer(mode="wrap")
-    def _items_last(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        data = handler(self)
-        data["items"] = data.pop("items")  # the summary (ok, counts) before the long list
-        return data
+    DERIVED: ClassVar[tuple[str, ...]] = ("ok", "counts")
+    LONG: ClassVar[str] = "items"
 
     def add(self, item: str, status: Status, detail: str, **where: Any) -> Item:
         row = Item(item=item, status=status, detail=detail, **where)
@@ -84,24 +97,14 @@ class Checklist(StrictModel):
         return {s: sum(1 for i in self.items if i.status == s) for s in STATUSES}
 
 
-class CheckOutput(StrictModel):
+class CheckOutput(DerivedOnRead):
     """`judging check SOURCE... --json`."""
 
     profile: str | None = None
     submissions: list[Checklist]
 
-    @model_validator(mode="before")
-    @classmethod
-    def _derived_from_submissions(cls, data: Any) -> Any:
-        # `ok` is written for readers of the JSON, and derived again on read (never trusted).
-        if isinstance(data, dict):
-            data = {k: v for k, v in data.items() if k != "ok"}
-        return data
-
-    @model_serializer(mode="wrap")
-    def _ok_first(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        data = handler(self)
-        return {"ok": data.pop("ok"), **data}  # the answer before the long list
+    DERIVED: ClassVar[tuple[str, ...]] = ("ok",)
+    LONG: ClassVar[str] = "submissions"
 
     @computed_field
     @property
