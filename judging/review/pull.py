@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, get_args
 
 import argilla as rg
+import httpx
 
 from judging.atomic import write_jsonl_atomic
 from judging.errors import ReviewError
@@ -187,6 +188,20 @@ def _plan_target(line: PushedRecord, *, entries: dict[str, PlannedClaim], planne
     return DROPPED_PRIORITY, [NOT_IN_PLAN, *others], "not_in_plan"
 
 
+def _patch_priority(client: rg.Argilla, record: str, claim_key: str,
+                    metadata: dict[str, Any]) -> None:
+    """PATCH replaces a record's metadata whole: `metadata` is all of it, two values changed."""
+    try:
+        response = client.api.http_client.patch(f"/api/v1/records/{record}",
+                                                 json={"metadata": metadata})
+    except httpx.HTTPError as error:
+        raise ReviewError(f"updating the review priority of {claim_key} failed: "
+                          f"the Argilla server did not answer ({type(error).__name__})") from error
+    if response.status_code >= 400:
+        raise ReviewError(f"updating the review priority of {claim_key} failed "
+                          f"({response.status_code}): {response.text[:200]}")
+
+
 def sync_plan_priorities(run_dir: Path, *, client: rg.Argilla, previous: list[PlannedClaim],
                          workspace: str = DEFAULT_WORKSPACE) -> Reprioritized:
     """Argilla's queue follows the run's plan (after `review push --plan`, and after the
@@ -206,35 +221,34 @@ def sync_plan_priorities(run_dir: Path, *, client: rg.Argilla, previous: list[Pl
         if line.api_url == api_url and line.workspace == workspace and line.claim_key:
             latest.setdefault(line.dataset_id, {})[line.record_id] = line
     done, lines = Reprioritized(), []
-    for dataset_id, pushed in sorted(latest.items()):
-        on_server = {str(r.get("external_id")): r for r in _records(client, dataset_id)}
-        for record_id, line in sorted(pushed.items()):
-            record = on_server.get(record_id)
-            target = _plan_target(line, entries=entries, planned=len(plan), dropped=dropped,
-                                  decided=decided)
-            if record is None or target is None:  # deleted (the next push sends it), or decided
-                continue
-            value, reasons, what = target
-            metadata = dict(record.get("metadata") or {})
-            if metadata.get("priority") == value and metadata.get("priority_reasons") == reasons:
-                continue
-            # PATCH replaces the record's metadata whole: send all of it, two values changed.
-            response = client.api.http_client.patch(
-                f"/api/v1/records/{record['id']}",
-                json={"metadata": {**metadata, "priority": value, "priority_reasons": reasons}})
-            if response.status_code >= 400:
-                raise ReviewError(f"updating the review priority of {line.claim_key} failed "
-                                  f"({response.status_code}): {response.text[:200]}")
-            lines.append(line.model_copy(update={"priority": value, "reasons": reasons,
-                                                 "digest": REPRIORITIZED,
-                                                 "pushed_at": utc_now()}))
-            setattr(done, what, getattr(done, what) + 1)
-    if lines:
-        cut_torn_tail(state)  # a push killed mid-write: append on a fresh line
-        with state.open("a", encoding="utf-8") as out:
-            out.write("".join(line.model_dump_json(by_alias=True) + "\n" for line in lines))
-            out.flush()
-            os.fsync(out.fileno())
+    try:
+        for dataset_id, pushed in sorted(latest.items()):
+            on_server = {str(r.get("external_id")): r for r in _records(client, dataset_id)}
+            for record_id, line in sorted(pushed.items()):
+                record = on_server.get(record_id)
+                target = _plan_target(line, entries=entries, planned=len(plan),
+                                      dropped=dropped, decided=decided)
+                if record is None or target is None:  # deleted (the next push sends it), or decided
+                    continue
+                value, reasons, what = target
+                metadata = dict(record.get("metadata") or {})
+                if metadata.get("priority") == value and metadata.get("priority_reasons") == reasons:
+                    continue
+                _patch_priority(client, record["id"], line.claim_key,
+                                {**metadata, "priority": value, "priority_reasons": reasons})
+                lines.append(line.model_copy(update={"priority": value, "reasons": reasons,
+                                                     "digest": REPRIORITIZED,
+                                                     "pushed_at": utc_now()}))
+                setattr(done, what, getattr(done, what) + 1)
+    finally:
+        # Also when a later update failed: the records already changed in Argilla are recorded
+        # (the dashboard's queue reads them), and the next push or pull changes only the rest.
+        if lines:
+            cut_torn_tail(state)  # a push killed mid-write: append on a fresh line
+            with state.open("a", encoding="utf-8") as out:
+                out.write("".join(line.model_dump_json(by_alias=True) + "\n" for line in lines))
+                out.flush()
+                os.fsync(out.fileno())
     return done
 
 

@@ -6,11 +6,13 @@ from __future__ import annotations
 import uuid
 from pathlib import Path
 
+import httpx
 import pytest
 from click.testing import CliRunner
 
 from judging.app.queue import review_queue
 from judging.cli import main
+from judging.errors import ReviewError
 from judging.resolve import PlannedClaim, read_plan, resolve_run, run_claim_rows
 from judging.review.dataset import record_id
 from judging.review.plan import write_plan
@@ -18,11 +20,14 @@ from judging.review.pull import (
     DROPPED_FROM_PLAN,
     DROPPED_PRIORITY,
     NOT_IN_PLAN,
+    REPRIORITIZED,
     pull_run,
     read_labels,
+    sync_plan_priorities,
 )
-from judging.review.push import PushOptions, connect, plan_priority, push_run
+from judging.review.push import PushedRecord, PushOptions, connect, plan_priority, push_run
 from judging.run.runner import RunRequest, run_judging
+from judging.rundir import RunPaths, iter_jsonl
 from judging.rundir.store import RunStore
 from tests.conftest import REGISTRY, SUBMISSIONS, module_measure_cache
 from tests.review.test_push_pull import _answer
@@ -242,3 +247,44 @@ def test_a_planned_push_after_a_full_push_leads_the_queue(argilla, tmp_path: Pat
     result = runner.invoke(main, ["review", "pull", str(run), *server])
     assert result.exit_code == 0, result.output
     assert _queue(argilla, workspace) == queue
+
+
+def test_a_priority_update_that_fails_midway_keeps_what_it_changed(argilla, tmp_path: Path) -> None:
+    """The server stops answering after two priority updates: the command fails in our words,
+    the two records Argilla already changed are recorded (the dashboard's queue reads that
+    file), and the next sync changes only the rest, ending where an unbroken one would."""
+    run = tmp_path / "run"
+    run_judging(RunRequest(sources=[str(SUBMISSIONS)], out=run, registry=REGISTRY))
+    workspace = f"ws-{uuid.uuid4().hex[:8]}"
+    server = ["--api-url", argilla.url, "--api-key", argilla.api_key, "--workspace", workspace]
+    runner = CliRunner()
+    assert runner.invoke(main, ["review", "push", str(run), *server]).exit_code == 0
+    result = runner.invoke(main, ["review", "plan", str(run), "--budget", "6", "--top", "2"])
+    assert result.exit_code == 0, result.output
+    client = connect(argilla.url, argilla.api_key)
+    patches: list[str] = []
+
+    def drop_the_third_patch(request: httpx.Request) -> None:
+        if request.method == "PATCH":
+            patches.append(str(request.url))
+            if len(patches) == 3:
+                raise httpx.ConnectError("injected: the server went away", request=request)
+
+    client.api.http_client.event_hooks["request"].append(drop_the_third_patch)
+    with pytest.raises(ReviewError, match="did not answer"):
+        sync_plan_priorities(run, client=client, previous=[], workspace=workspace)
+    pushed = RunPaths(run).pushed
+    recorded = [line for line in iter_jsonl(pushed, PushedRecord) if line.digest == REPRIORITIZED]
+    assert len(recorded) == 2
+    queue = _queue(argilla, workspace)
+    names = {str(d.id): d.name for d in client.datasets.list() if d.workspace.name == workspace}
+    for line in recorded:
+        assert queue[(names[line.dataset_id], line.claim_key)] == (line.priority, line.reasons)
+    client.api.http_client.event_hooks["request"].clear()
+    moved = sync_plan_priorities(run, client=client, previous=[], workspace=workspace)
+    changed = moved.planned + moved.dropped + moved.not_in_plan
+    assert changed >= 1
+    again = [line for line in iter_jsonl(pushed, PushedRecord) if line.digest == REPRIORITIZED]
+    assert len(again) == 2 + changed
+    # Nothing left to change: a third sync changes nothing.
+    assert not sync_plan_priorities(run, client=client, previous=[], workspace=workspace).text()
