@@ -698,6 +698,13 @@ def _timed(func, *args, **kwargs) -> tuple[float, BaseException | None]:
     return time.perf_counter() - start, None
 
 
+#: A refusal takes milliseconds; what it prevents takes minutes (387,420,489 strings expanded,
+#: a 64 GiB file read, a quadratic pass over 5,000,000 characters). The bound sits between the
+#: two with room for a machine loaded many times over (the suite's workers share two cores): it
+#: tells a refusal from the work it refuses, and is not a speed target (benchmarks measure speed).
+REFUSED_WITHIN_S = 5.0
+
+
 def test_bombs_are_refused_fast(tmp_path: Path) -> None:
     """The loader checks the size and refuses anchors/aliases before constructing anything."""
     laughs = tmp_path / "laughs"
@@ -707,13 +714,13 @@ def test_bombs_are_refused_fast(tmp_path: Path) -> None:
     seconds, error = _timed(load_submission, laughs)
     timings.append(("manifest alias bomb (load_submission)", seconds))
     assert isinstance(error, ManifestError) and "anchors and aliases" in str(error)
-    assert seconds < 0.25, seconds
+    assert seconds < REFUSED_WITHIN_S, seconds
 
     seconds, error = _timed(load_rubric_file, HOSTILE / "rubric-billion-laughs.yaml")
     timings.append(("rubric alias bomb (load_rubric_file)", seconds))
     assert isinstance(error, RubricError) and "anchors and aliases" in str(error)
     assert str(error).startswith(str(HOSTILE / "rubric-billion-laughs.yaml") + ":2:")
-    assert seconds < 0.25, seconds
+    assert seconds < REFUSED_WITHIN_S, seconds
 
     # just over the byte limit: refused from its size alone (stat), not read
     big = tmp_path / "big"
@@ -722,7 +729,14 @@ def test_bombs_are_refused_fast(tmp_path: Path) -> None:
     seconds, error = _timed(read_document, big / "submission.yaml", error_class=ManifestError)
     timings.append(("manifest of 5 MiB + 14 bytes (size check)", seconds))
     assert isinstance(error, ManifestError) and "over the" in str(error)
-    assert seconds < 0.05, seconds
+    # Refused from its size, never read: a sparse 64 GiB manifest (reading it would take
+    # minutes and more memory than the machine has) is refused as fast.
+    with (big / "submission.yaml").open("r+b") as huge:
+        huge.truncate(64 << 30)
+    seconds, error = _timed(read_document, big / "submission.yaml", error_class=ManifestError)
+    timings.append(("sparse manifest of 64 GiB (size check)", seconds))
+    assert isinstance(error, ManifestError) and "over the" in str(error)
+    assert seconds < REFUSED_WITHIN_S, seconds
 
     # a 5,000,000-character justification, under the byte limit: parsed, the claim refused
     builder = SubmissionBuilder(tmp_path / "five-mb")
@@ -737,4 +751,4 @@ def test_bombs_are_refused_fast(tmp_path: Path) -> None:
     loaded = load_submission(folder)
     assert [c.claim.claim_id for c in loaded.claims] == ["paper-1/c2"]
     assert "at most 20000 characters" in loaded.problems[0].reason
-    assert seconds < 0.5, seconds
+    assert seconds < REFUSED_WITHIN_S, seconds
