@@ -158,8 +158,10 @@ def _read(folder: Path, rel: str, limit: int, files: SpaceFiles) -> str | None:
 def read_space(folder: Path) -> SpaceFiles:
     folder = Path(folder)
     files = SpaceFiles(folder=folder)
-    paths = list_files(folder, max_depth=MAX_DEPTH, max_files=MAX_FILES, ours=LINKED)
-    for rel in paths:
+    listing = list_files(folder, max_depth=MAX_DEPTH, max_files=MAX_FILES, ours=LINKED)
+    if listing.unread:
+        files.errors.append(("files", _unread(listing.unread)))
+    for rel in listing.files:
         name = rel.rsplit("/", 1)[-1]
         linked = rel.startswith(LINKED + "/")
         if (refused := refusal(folder, rel)) is not None:  # whatever its role: one error
@@ -202,6 +204,14 @@ def read_space(folder: Path) -> SpaceFiles:
     files.errors += [(where, f"links {target!r}, outside the Space: not followed")
                      for where, target in links_leaving(folder, files.texts())]
     return files
+
+
+def _unread(folders: list[str]) -> str:
+    """The Space's files past `MAX_FILES`, in one line: which folders were not read."""
+    named = ", ".join("the top folder" if f == "." else f"{f}/" for f in folders[:5])
+    more = f" and {len(folders) - 5} more" if len(folders) > 5 else ""
+    return (f"the Space holds more than {MAX_FILES:,} files: only the first {MAX_FILES:,} "
+            f"(shallowest first) were read; not read to their end: {named}{more}")
 
 
 def _is_trace(files: SpaceFiles, rel: str) -> bool:

@@ -1,0 +1,90 @@
+"""What an organizer of the NeurIPS 2026 hackathon gets in a Space beside its report: a folder of
+thousands of data files, a results file that is not JSON or is hundreds of megabytes. Each is one
+line in our words (in `judging check` as in `judging run`), never a silent miss, and the report's
+claims are judged."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from judging.cli import main
+from judging.intake import load_folder, read_space
+from judging.intake import space as space_shape
+from judging.intake.results import MAX_RESULTS_BYTES
+
+#: The Space reader's file limit (2,000), smaller here: the same walk on 2,000 files made on
+#: disk takes seconds on a busy machine, a unit test's budget.
+LIMIT = 40
+
+README = ("---\ntitle: repro-2508.18741\nsdk: static\n---\n# Report\n\n"
+          "| Claim | Paper | Ours | Verdict |\n|---|---|---|---|\n"
+          "| C1 top-1 on CIFAR-10 | 94.1 | 93.8 | ✅ |\n")
+
+
+def space(tmp_path: Path, data_files: int, files: dict[str, str] | None = None,
+          data: str = "data") -> Path:
+    folder = tmp_path / "alice--neurips26-repro-2508.18741"
+    (folder / data).mkdir(parents=True)
+    (folder / "README.md").write_text(README, encoding="utf-8")
+    for i in range(data_files):
+        (folder / data / f"{i:05}.txt").write_text("x")
+    for rel, text in (files or {}).items():
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (folder / rel).write_text(text, encoding="utf-8")
+    return folder
+
+
+def test_a_space_of_more_files_than_read_says_so_and_what_was_not_read(tmp_path: Path,
+                                                                       monkeypatch) -> None:
+    monkeypatch.setattr(space_shape, "MAX_FILES", LIMIT)
+    folder = space(tmp_path, LIMIT + 5, {"results/metrics.json": '{"paper": 1, "ours": 2}'})
+    files = read_space(folder)
+    [(where, what)] = files.errors
+    assert where == "files"
+    assert what == (f"the Space holds more than {LIMIT} files: only the first "
+                    f"{LIMIT} (shallowest first) were read; not read to their end: "
+                    f"data/, results/")
+    loaded = load_folder(folder, logbooks_dir=tmp_path / "out")
+    assert [c.claim.claim_id for c in loaded.claims] == ["2508.18741/c1"]
+    assert any(what in p.reason for p in loaded.problems)
+
+
+def test_the_reports_above_a_folder_of_many_files_are_read(tmp_path: Path, monkeypatch
+                                                           ) -> None:
+    # depth first, the data folder's files took the whole limit before the notes were reached
+    monkeypatch.setattr(space_shape, "MAX_FILES", LIMIT)
+    folder = space(tmp_path, LIMIT + 5, {"notes/report.md": "# Notes\n"}, data="data/raw")
+    files = read_space(folder)
+    assert [rel for rel, _ in files.reports] == ["notes/report.md"]
+    assert files.errors[0][1].endswith("not read to their end: data/raw/")
+
+
+def test_a_space_of_exactly_the_limit_reads_everything_and_says_nothing(tmp_path: Path,
+                                                                        monkeypatch) -> None:
+    monkeypatch.setattr(space_shape, "MAX_FILES", LIMIT)
+    folder = space(tmp_path, LIMIT - 1)  # and the README
+    files = read_space(folder)
+    assert files.errors == [] and len(files.results) + len(files.reports) == 0
+    assert space_shape.MAX_FILES == LIMIT
+
+
+def checklist(folder: Path) -> str:
+    result = CliRunner().invoke(main, ["check", str(folder)], env={"COLUMNS": "300"})
+    assert "Traceback" not in result.output
+    return result.output
+
+
+def test_check_says_a_results_file_that_run_cannot_read(tmp_path: Path) -> None:
+    bad = space(tmp_path / "bad", 0, {"results.json": '{"paper": 94.1, "ours": '})
+    output = checklist(bad)
+    assert "results.json: not valid JSON: not read" in output
+    assert "results files: results.json" not in output  # not called read
+    huge = space(tmp_path / "huge", 0, {
+        "results.json": json.dumps({"paper": 94.1, "pad": "x" * MAX_RESULTS_BYTES})})
+    output = checklist(huge)
+    assert f"over the limit of {MAX_RESULTS_BYTES:,}" in output
+    good = space(tmp_path / "good", 0, {"results.json": '{"paper": 94.1, "ours": 93.8}'})
+    assert "results files: results.json" in checklist(good)
