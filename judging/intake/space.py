@@ -284,7 +284,7 @@ def load_space(folder: Path | str, *, registry: Registry | None = None,
                               manifest=folder / "README.md")
     file_problems(loaded, files.errors, pid, folder)
     found, whole = find_space_claims(files, title, reading, verdict_places=verdict_places,
-                                     value_places=value_places, offline=extractor is None)
+                                     value_places=value_places)
     if not found:
         shown = ", ".join([p for p, _ in files.texts()][:20]) or "none"
         loaded.problems.append(ClaimProblem(

@@ -88,3 +88,66 @@ def test_check_says_a_results_file_that_run_cannot_read(tmp_path: Path) -> None:
     assert f"over the limit of {MAX_RESULTS_BYTES:,}" in output
     good = space(tmp_path / "good", 0, {"results.json": '{"paper": 94.1, "ours": 93.8}'})
     assert "results files: results.json" in checklist(good)
+
+
+PROSE = ("---\ntitle: Reproducing sparse warmup (arXiv 2508.18741)\nsdk: static\n---\n"
+         "# Reproduction report\n\nWe re-trained ViT-S/4 with sparse warmup on CIFAR-10.\n"
+         "The paper reports 94.1% top-1 accuracy and we measured 93.8% on the test set, "
+         "which is within the authors' tolerance.\n\n"
+         "Overall our runs agree with the paper's main findings.\n")
+
+
+def prose_listing(claims: list[dict]):
+    def policy(request: dict) -> dict:
+        system = next(m["content"] for m in request["messages"] if m["role"] == "system")
+        if system.startswith("You list the claims"):
+            return {"claims": claims}
+        return {"reported_value": None, "reproduced_value": None, "verdict": None,
+                "toy": None, "scale_note": None}
+    return policy
+
+
+def load_with_llm(tmp_path: Path, folder: Path, claims: list[dict], fault: str | None = None):
+    """The Space loaded with the LLM extractor, through the real client to the fake server."""
+    from judging.judges import LLMOptions, StructuredCaller
+    from judging.judges.openai import AnswerCache
+    from judging.testing.fake_openai import FakeOpenAI
+
+    with FakeOpenAI(prose_listing(claims)) as fake:
+        if fault:
+            for _ in range(4):
+                fake.add_fault(fault)
+        options = LLMOptions(base_url=fake.url, api_key="sk-test-not-a-secret", max_retries=0,
+                             timeout=10.0, cache_dir=tmp_path / "cache")
+        caller = StructuredCaller("fake-extractor", options,
+                                  cache=AnswerCache(tmp_path / "cache"))
+        return load_folder(folder, logbooks_dir=tmp_path / "out", extractor=caller)
+
+
+def test_a_prose_report_keeps_its_claims_when_the_llm_lists_none(tmp_path: Path) -> None:
+    # offline the report is read as claims stated in prose; with an LLM that listed none (or
+    # failed) it was "no claim found ... no claims table", as if the Space said nothing
+    folder = space(tmp_path, 0)
+    (folder / "README.md").write_text(PROSE, encoding="utf-8")
+    offline = load_folder(folder, logbooks_dir=tmp_path / "offline")
+    statements = sorted(c.claim.statement for c in offline.claims)
+    assert statements and not offline.problems
+    for fault, name in ((None, "none"), ("500", "error")):
+        loaded = load_with_llm(tmp_path / name, folder, [], fault)
+        assert not loaded.problems, [p.reason for p in loaded.problems]
+        assert sorted(c.claim.statement for c in loaded.claims) == statements
+        assert all(c.claim.verdict is None and c.claim.reproduced_value is None
+                   for c in loaded.claims)
+
+
+def test_a_prose_claim_the_llm_read_is_not_stated_twice(tmp_path: Path) -> None:
+    folder = space(tmp_path, 0)
+    (folder / "README.md").write_text(PROSE, encoding="utf-8")
+    sentence = "The paper reports 94.1% top-1 accuracy and we measured 93.8% on the test set"
+    loaded = load_with_llm(tmp_path, folder, [{
+        "quote": sentence, "verdict": None,
+        "reported_value": {"value": 94.1, "quote": "The paper reports 94.1%"},
+        "reproduced_value": {"value": 93.8, "quote": "we measured 93.8%"}}])
+    read = [c.claim for c in loaded.claims if "94.1" in c.claim.statement
+            or "94.1" in (c.claim.justification or "")]
+    assert len(read) == 1 and (read[0].reported_value, read[0].reproduced_value) == (94.1, 93.8)
