@@ -190,6 +190,10 @@ def _organizer(folder: Path, printed: str) -> None:
         order = [row["submission"].split("/")[0] for row in csv.DictReader(handle)]
     assert order == ["alice", "dana", "carol", "bob"]
     assert "91.2" in printed and "93.8" in printed  # the consensus's outlier, as the page says
+    # step 1: "no agent trace (its environment file, eval/requirements.txt, is found)"
+    check = " ".join(printed.split())
+    assert "│ trace │ │ missing │" in check and "│ environment │ │ ok │ eval/requirements.txt" \
+        in check, check[:3000]
     for name in ("judgments.jsonl", "claims.jsonl", "not_addressed.jsonl", "consensus.json",
                  "decisions.jsonl", "final.jsonl", "leaderboard.html", "report.html"):
         assert (run / name).is_file(), name
