@@ -63,8 +63,9 @@ class InertFormatter(logging.Formatter):
         return super().formatMessage(record)
 
 
-console = PipeWideConsole()
-err_console = PipeWideConsole(stderr=True)
+# No emoji codes: a judge named `openai:m` or a claim's ":smile:" is printed as written.
+console = PipeWideConsole(emoji=False)
+err_console = PipeWideConsole(stderr=True, emoji=False)
 F = TypeVar("F", bound=Callable[..., Any])
 DEFAULT_REVIEW_HOME = Path(".judging") / "argilla"
 
