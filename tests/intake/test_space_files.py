@@ -151,3 +151,12 @@ def test_a_prose_claim_the_llm_read_is_not_stated_twice(tmp_path: Path) -> None:
     read = [c.claim for c in loaded.claims if "94.1" in c.claim.statement
             or "94.1" in (c.claim.justification or "")]
     assert len(read) == 1 and (read[0].reported_value, read[0].reproduced_value) == (94.1, 93.8)
+
+
+def test_check_says_the_numbers_of_a_prose_claim_were_not_read(tmp_path: Path) -> None:
+    # it said "results ok: theorem: no number needed" of "the paper reports 94.1% ... 93.8%"
+    folder = space(tmp_path, 0)
+    (folder / "README.md").write_text(PROSE, encoding="utf-8")
+    output = " ".join(checklist(folder).split())
+    assert "no number read: stated in prose: needs --extract" in output
+    assert "no number needed" not in output
