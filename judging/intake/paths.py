@@ -197,6 +197,18 @@ class Listing:
 
     files: list[str]
     unread: list[str]
+    limit: int
+
+    def problems(self, what: str) -> list[tuple[str, str]]:
+        """("files", one line) when the limit cut the listing: which folders were not read to
+        their end; else none."""
+        if not self.unread:
+            return []
+        named = ", ".join("the top folder" if f == "." else f"{f}/" for f in self.unread[:5])
+        more = f" and {len(self.unread) - 5} more" if len(self.unread) > 5 else ""
+        return [("files", f"{what} holds more than {self.limit:,} files: only the first "
+                          f"{self.limit:,} (shallowest first) were read; not read to their "
+                          f"end: {named}{more}")]
 
 
 def list_files(root: Path, *, max_depth: int, max_files: int, ours: str) -> Listing:
@@ -223,7 +235,7 @@ def list_files(root: Path, *, max_depth: int, max_files: int, ours: str) -> List
                 if len(out) == max_files:
                     unread = [here.relative_to(root).as_posix()] + [
                         f.relative_to(root).as_posix() for f, _ in queue]
-                    return Listing(sorted(out), unread)
+                    return Listing(sorted(out), unread, max_files)
                 out.append(rel)
             elif child.is_dir():
                 mine = rel == ours or ours.startswith(rel + "/")
@@ -233,7 +245,7 @@ def list_files(root: Path, *, max_depth: int, max_files: int, ours: str) -> List
         # judging's own folder first: what it holds is bounded by our own fetch
         queue.extendleft((f, d) for f, d, mine in folders if mine)
         queue.extend((f, d) for f, d, mine in folders if not mine)
-    return Listing(sorted(out), [])
+    return Listing(sorted(out), [], max_files)
 
 
 #: A link's target stops at a `]`: a line of `](` read each target to its end (quadratic).

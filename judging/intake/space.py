@@ -159,8 +159,7 @@ def read_space(folder: Path) -> SpaceFiles:
     folder = Path(folder)
     files = SpaceFiles(folder=folder)
     listing = list_files(folder, max_depth=MAX_DEPTH, max_files=MAX_FILES, ours=LINKED)
-    if listing.unread:
-        files.errors.append(("files", _unread(listing.unread)))
+    files.errors += listing.problems("the Space")
     for rel in listing.files:
         name = rel.rsplit("/", 1)[-1]
         linked = rel.startswith(LINKED + "/")
@@ -204,14 +203,6 @@ def read_space(folder: Path) -> SpaceFiles:
     files.errors += [(where, f"links {target!r}, outside the Space: not followed")
                      for where, target in links_leaving(folder, files.texts())]
     return files
-
-
-def _unread(folders: list[str]) -> str:
-    """The Space's files past `MAX_FILES`, in one line: which folders were not read."""
-    named = ", ".join("the top folder" if f == "." else f"{f}/" for f in folders[:5])
-    more = f" and {len(folders) - 5} more" if len(folders) > 5 else ""
-    return (f"the Space holds more than {MAX_FILES:,} files: only the first {MAX_FILES:,} "
-            f"(shallowest first) were read; not read to their end: {named}{more}")
 
 
 def _is_trace(files: SpaceFiles, rel: str) -> bool:
@@ -275,8 +266,7 @@ def load_space(folder: Path | str, *, registry: Registry | None = None,
     title = files.front.get("title") if isinstance(files.front.get("title"), str) else None
     h1 = re.search(r"(?m)^#[ \t]+(.+)$", files.body)
     title = (title or (h1.group(1).strip() if h1 else "") or sid)[:500]
-    reading = read_reports(files.texts(), verdict_places=verdict_places,
-                           value_places=value_places)
+    reading = read_reports(files.texts(), verdict_places=verdict_places, value_places=value_places)
     warnings += reading.warnings + read_prose(files.texts(), reading, extractor, pid)
     header = submission_header(folder, submission_id=sid, paper_id=pid, paper_title=title,
                                warnings=[w[:MAX_NOTE_CHARS] for w in warnings][:200])
