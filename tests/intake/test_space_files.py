@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from judging.cli import main
@@ -160,3 +161,22 @@ def test_check_says_the_numbers_of_a_prose_claim_were_not_read(tmp_path: Path) -
     output = " ".join(checklist(folder).split())
     assert "no number read: stated in prose: needs --extract" in output
     assert "no number needed" not in output
+
+
+@pytest.mark.slow  # the fake Hub and a Space's download
+def test_a_linked_dataset_fetched_in_part_says_so(tmp_path: Path, monkeypatch) -> None:
+    # the first MAX_LINKED_FILES text files were fetched and the rest dropped without a word
+    from judging.intake.sources import MAX_LINKED_FILES, expand_source
+    from tests.fakehub import FakeHub
+
+    readme = README.replace("sdk: static\n", "sdk: static\ndatasets: [alice/runs]\n")
+    runs = {f"logs/{i:04}.txt": "loss=0.5\n" for i in range(MAX_LINKED_FILES + 3)}
+    with FakeHub({("space", "alice/neurips26-repro-2508.18741"): {"README.md": readme},
+                  ("dataset", "alice/runs"): runs}) as hub:
+        hub.patch(monkeypatch, tmp_path / "hf-home")
+        [folder] = expand_source("hf://spaces/alice/neurips26-repro-2508.18741",
+                                 download_root=tmp_path / "dl")
+    errors = [what for where, what in read_space(folder).errors if where == "linked datasets"]
+    assert errors == [f"linked dataset alice/runs: {MAX_LINKED_FILES + 3} text files, only the "
+                      f"first {MAX_LINKED_FILES} fetched (at most {MAX_LINKED_FILES} files, 200 "
+                      f"MiB): from logs/{MAX_LINKED_FILES:04}.txt on, not read"]
