@@ -180,3 +180,16 @@ def test_a_linked_dataset_fetched_in_part_says_so(tmp_path: Path, monkeypatch) -
     assert errors == [f"linked dataset alice/runs: {MAX_LINKED_FILES + 3} text files, only the "
                       f"first {MAX_LINKED_FILES} fetched (at most {MAX_LINKED_FILES} files, 200 "
                       f"MiB): from logs/{MAX_LINKED_FILES:04}.txt on, not read"]
+
+
+def test_json_nested_past_the_parsers_depth_is_one_line_and_the_space_is_judged(
+        tmp_path: Path) -> None:
+    # every .json of a Space is sniffed as an agent trace first: a results file nested 5,000
+    # deep raised RecursionError there and the whole Space was "internal error while loading"
+    deep = '{"a":' * 5000 + "1" + "}" * 5000
+    folder = space(tmp_path, 0, {"results.json": deep, "traces/run.jsonl": deep + "\n",
+                                 "chat-export.json": '{"messages": [{"role": "user", "a": '
+                                 + deep + "}]}"})
+    loaded = load_folder(folder, logbooks_dir=tmp_path / "out")
+    assert [c.claim.claim_id for c in loaded.claims] == ["2508.18741/c1"]
+    assert [p.reason for p in loaded.problems] == ["results.json: not valid JSON: not read"]
