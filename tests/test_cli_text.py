@@ -32,3 +32,22 @@ def test_an_error_naming_a_judge_keeps_its_name(tmp_path: Path) -> None:
     assert "openai:m: cannot reach the endpoint" in result.output, result.output
     checked = CliRunner().invoke(main, ["check", str(space)], env={"COLUMNS": "300"})
     assert "Loss :smile: halves" in checked.output, checked.output
+
+
+@pytest.mark.slow  # a run and a resolve through the CLI
+def test_a_calibration_folder_that_is_not_there_is_said(tmp_path: Path) -> None:
+    # a typo'd --calibration was read as "no calibration": every claim pending, without a word
+    space = tmp_path / "alice--repro-2508.18741"
+    space.mkdir()
+    (space / "README.md").write_text("---\nsdk: static\n---\n# R\n\n| Claim | Verdict |\n"
+                                     "|---|---|\n| Loss halves | ✅ |\n")
+    run = tmp_path / "run"
+    assert CliRunner().invoke(main, ["run", str(space), "--out", str(run)]).exit_code == 0
+    typo = tmp_path / "calibraton"
+    result = CliRunner().invoke(main, ["resolve", str(run), "--calibration", str(typo)],
+                                env={"COLUMNS": "300"})
+    assert result.exit_code == 0, result.output
+    assert (f"warning: --calibration {typo}: no such folder: no judge is trusted"
+            in " ".join(result.output.split()))
+    calibrated = CliRunner().invoke(main, ["resolve", str(run), "--calibration", str(tmp_path)])
+    assert "warning" not in calibrated.output
