@@ -89,6 +89,13 @@ def check_results(checklist: Checklist, claim: ClaimInput, cid: str) -> None:
         return
     if c.kind is ClaimKind.theorem:
         numbers = [n for n in (c.reported_value, c.reproduced_value) if n is not None]
+        # numbers the reader saw in prose and left to the LLM: not a claim without numbers
+        unread = sorted({why for k, why in c.absent.items()
+                         if k.endswith("_value") and "needs --extract" in why})
+        if not numbers and unread:
+            checklist.add("results", WARNING, "no number read: " + "; ".join(unread)
+                          + " (judged as a claim without numbers)", claim=cid)
+            return
         checklist.add("results", OK, "theorem: " + (
             f"numerical audit {c.reported_value} / {c.reproduced_value}" if numbers
             else "no number needed"), claim=cid)

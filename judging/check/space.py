@@ -22,9 +22,16 @@ def check_space(checklist: Checklist, loaded: LoadedSubmission, files: SpaceFile
                 folder: Path) -> None:
     for where, what in files.errors:
         checklist.add("files", WARNING, what, file=where)
+    listed = {f"{where}: {what}" for where, what in files.errors}
+    unread = set()  # the results files and logs the load could not read (as `run` says)
     for problem in loaded.problems:
         if "/file/" not in (problem.claim_id or ""):
             checklist.add("claims", MISSING, problem.reason, claim=problem.claim_id)
+        elif problem.reason not in listed:
+            where = problem.reason.split(": ", 1)[0]
+            unread.add(where)
+            checklist.add("results" if where in files.results else "files", WARNING,
+                          problem.reason)
     if loaded.claims:
         checklist.add("claims", OK, f"{len(loaded.claims)} claim(s) from "
                                     f"{', '.join(sorted({c.origin or '' for c in loaded.claims}))}")
@@ -52,8 +59,8 @@ def check_space(checklist: Checklist, loaded: LoadedSubmission, files: SpaceFile
         checklist.add("logs", OK, ", ".join(files.logs[:20]))
     else:
         checklist.add("logs", MISSING, "no log file (*.log, logs/*.txt) in the Space")
-    if files.results:
-        checklist.add("results", OK, "results files: " + ", ".join(files.results[:20]))
+    if read := [rel for rel in files.results if rel not in unread]:
+        checklist.add("results", OK, "results files: " + ", ".join(read[:20]))
     for claim in loaded.claims:
         cid = claim.claim.claim_id
         check_results(checklist, claim, cid)

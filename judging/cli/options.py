@@ -63,8 +63,9 @@ class InertFormatter(logging.Formatter):
         return super().formatMessage(record)
 
 
-console = PipeWideConsole()
-err_console = PipeWideConsole(stderr=True)
+# No emoji codes: a judge named `openai:m` or a claim's ":smile:" is printed as written.
+console = PipeWideConsole(emoji=False)
+err_console = PipeWideConsole(stderr=True, emoji=False)
 F = TypeVar("F", bound=Callable[..., Any])
 DEFAULT_REVIEW_HOME = Path(".judging") / "argilla"
 
@@ -143,11 +144,23 @@ def rubrics_dir_option(func: F) -> F:
                              "checkout's rubrics/].")(func)
 
 
+def _calibration_given(ctx: click.Context, param: click.Parameter, value: Path | None
+                       ) -> Path | None:
+    """A calibration folder that is not there is said (a typo read as "no calibration" trusted
+    no judge without a word); not refused: a watch or the dashboard may start before it is."""
+    if value is not None and not value.exists():
+        err_console.print(f"[bold yellow]warning:[/] --calibration {escape(str(value))}: no such "
+                          f"folder: no judge is trusted (every AI answer waits for people)",
+                          highlight=False, soft_wrap=True)
+    return value
+
+
 def calibration_dir_option(func: F) -> F:
     """`--calibration`: the folder of calibration artifacts (resolve, publish)."""
     return click.option("--calibration", "calibration_dir",
                         type=click.Path(path_type=Path, file_okay=False),
                         envvar="JUDGING_CALIBRATION_DIR", default=None,
+                        callback=_calibration_given,
                         help="Folder of calibration artifacts [env JUDGING_CALIBRATION_DIR; "
                              "default calibration/].")(func)
 

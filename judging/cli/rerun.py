@@ -170,6 +170,13 @@ def rerun(run_dir: Path, selector: str, budget: str | None, no_sandbox: bool, se
                       soft_wrap=True, highlight=False)
 
     summary = run_rerun(request, plan, on_result=show)
+    if not summary.records:  # nothing ran: no file was written, nothing is to be judged again
+        already = plan.estimate.resumed
+        console.print("nothing re-run: " + (
+            f"the {already} claim(s) selected were re-run already with the same inputs "
+            f"(--force re-runs them)" if already else "no claim selected")
+            + "; no run file changed.", soft_wrap=True, highlight=False)
+        return
     console.print(f"{escape(summary.describe())}; wrote "
                   f"{escape(str(run_dir / 'reruns.jsonl'))}. Judge with the results: run "
                   f"`judging run` on {escape(str(run_dir))} again (only changed claims are "

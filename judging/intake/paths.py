@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 import re
 import stat
+from collections import deque
+from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
@@ -188,31 +190,62 @@ SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", "
                        "site-packages"})
 
 
-def list_files(root: Path, *, max_depth: int, max_files: int, ours: str) -> list[str]:
+@dataclass
+class Listing:
+    """The files `list_files` found, and the folders it did not finish when it stopped at its
+    limit (empty when it listed everything)."""
+
+    files: list[str]
+    unread: list[str]
+    limit: int
+
+    def problems(self, what: str) -> list[tuple[str, str]]:
+        """("files", one line) when the limit cut the listing: which folders were not read to
+        their end; else none."""
+        if not self.unread:
+            return []
+        named = ", ".join("the top folder" if f == "." else f"{f}/" for f in self.unread[:5])
+        more = f" and {len(self.unread) - 5} more" if len(self.unread) > 5 else ""
+        return [("files", f"{what} holds more than {self.limit:,} files: only the first "
+                          f"{self.limit:,} (shallowest first) were read; not read to their "
+                          f"end: {named}{more}")]
+
+
+def list_files(root: Path, *, max_depth: int, max_files: int, ours: str) -> Listing:
     """Relative paths of the regular files and symlinks under `root` (symlinks are listed for
     the reader to refuse when they leave `root`; special files are not listed), up to
     `max_depth` folders down and `max_files` files. Hidden and tool folders are skipped, except
-    judging's own folder `ours` (relative to `root`), which is walked at any depth."""
+    judging's own folder `ours` (relative to `root`), which is walked at any depth.
+
+    Shallowest first (judging's own folder, then the root, then each level), so that a folder of
+    thousands of data files does not hide the reports and results beside it; the folders not
+    listed to their end when the limit is reached are `unread`, for the reader to say so."""
     out: list[str] = []
-    stack = [(root, 0)]
-    while stack and len(out) < max_files:
-        here, depth = stack.pop()
+    queue: deque[tuple[Path, int]] = deque([(root, 0)])
+    while queue:
+        here, depth = queue.popleft()
         try:
-            children = sorted(here.iterdir(), reverse=True)
+            children = sorted(here.iterdir())
         except OSError:
             continue
+        folders = []
         for child in children:
             rel = child.relative_to(root).as_posix()
-            if child.is_symlink():
+            if child.is_symlink() or child.is_file():
+                if len(out) == max_files:
+                    unread = [here.relative_to(root).as_posix()] + [
+                        f.relative_to(root).as_posix() for f, _ in queue]
+                    return Listing(sorted(out), unread, max_files)
                 out.append(rel)
             elif child.is_dir():
                 mine = rel == ours or ours.startswith(rel + "/")
                 if mine or (child.name not in SKIP_DIRS and not child.name.startswith(".")):
                     if depth < max_depth or rel.startswith(ours):
-                        stack.append((child, depth + 1))
-            elif child.is_file():
-                out.append(rel)
-    return sorted(out)
+                        folders.append((child, depth + 1, mine))
+        # judging's own folder first: what it holds is bounded by our own fetch
+        queue.extendleft((f, d) for f, d, mine in folders if mine)
+        queue.extend((f, d) for f, d, mine in folders if not mine)
+    return Listing(sorted(out), [], max_files)
 
 
 #: A link's target stops at a `]`: a line of `](` read each target to its end (quadratic).

@@ -166,6 +166,12 @@ def fetch_linked(folder: Path, source: HubSource, *, token: str | None = None) -
                         break
                     chosen.append(entry.path)
                     total += entry.size
+                if len(chosen) < len(entries):  # said, never a silent part of the dataset
+                    first = sorted(e.path for e in entries)[len(chosen)][:200]
+                    errors.append(f"linked dataset {dataset}: {len(entries)} text files, only "
+                                  f"the first {len(chosen)} fetched (at most "
+                                  f"{MAX_LINKED_FILES} files, {MAX_LINKED_BYTES // 2**20} "
+                                  f"MiB): from {first} on, not read")
                 if chosen:
                     snapshot_download(dataset, repo_type="dataset", local_dir=target,
                                       token=token, allow_patterns=chosen)

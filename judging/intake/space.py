@@ -158,8 +158,9 @@ def _read(folder: Path, rel: str, limit: int, files: SpaceFiles) -> str | None:
 def read_space(folder: Path) -> SpaceFiles:
     folder = Path(folder)
     files = SpaceFiles(folder=folder)
-    paths = list_files(folder, max_depth=MAX_DEPTH, max_files=MAX_FILES, ours=LINKED)
-    for rel in paths:
+    listing = list_files(folder, max_depth=MAX_DEPTH, max_files=MAX_FILES, ours=LINKED)
+    files.errors += listing.problems("the Space")
+    for rel in listing.files:
         name = rel.rsplit("/", 1)[-1]
         linked = rel.startswith(LINKED + "/")
         if (refused := refusal(folder, rel)) is not None:  # whatever its role: one error
@@ -265,8 +266,7 @@ def load_space(folder: Path | str, *, registry: Registry | None = None,
     title = files.front.get("title") if isinstance(files.front.get("title"), str) else None
     h1 = re.search(r"(?m)^#[ \t]+(.+)$", files.body)
     title = (title or (h1.group(1).strip() if h1 else "") or sid)[:500]
-    reading = read_reports(files.texts(), verdict_places=verdict_places,
-                           value_places=value_places)
+    reading = read_reports(files.texts(), verdict_places=verdict_places, value_places=value_places)
     warnings += reading.warnings + read_prose(files.texts(), reading, extractor, pid)
     header = submission_header(folder, submission_id=sid, paper_id=pid, paper_title=title,
                                warnings=[w[:MAX_NOTE_CHARS] for w in warnings][:200])
@@ -274,7 +274,7 @@ def load_space(folder: Path | str, *, registry: Registry | None = None,
                               manifest=folder / "README.md")
     file_problems(loaded, files.errors, pid, folder)
     found, whole = find_space_claims(files, title, reading, verdict_places=verdict_places,
-                                     value_places=value_places, offline=extractor is None)
+                                     value_places=value_places)
     if not found:
         shown = ", ".join([p for p, _ in files.texts()][:20]) or "none"
         loaded.problems.append(ClaimProblem(

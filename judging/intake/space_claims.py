@@ -88,10 +88,11 @@ def space_facts(files: SpaceFiles, names: list[str]) -> SpaceFacts:
 
 def find_space_claims(files: SpaceFiles, title: str, reading: Reading, *,
                       verdict_places: frozenset[str], value_places: frozenset[str],
-                      offline: bool) -> tuple[list[FoundClaim], FoundClaim | None]:
+                      ) -> tuple[list[FoundClaim], FoundClaim | None]:
     """(the claims, the whole-report claim when the report is one claim); the paper's own
-    claims the reports state (`Reading.stated`) and, `offline`, those stated in prose follow
-    the claims read by structure."""
+    claims the reports state (`Reading.stated`) and those stated in prose follow the claims
+    read by structure, unless the LLM read them: a claim stated in prose stays a statement
+    when the LLM lists none of its sentences (it failed, or missed it), never dropped."""
     found = list(reading.claims)
     if not found:  # the logbook's rules over the reports as pages
         logbook = Logbook(root=files.folder, folder=files.folder, manifest={}, metadata={},
@@ -103,7 +104,15 @@ def find_space_claims(files: SpaceFiles, title: str, reading: Reading, *,
     if whole is not None:  # else the report as one claim, when it declares a verdict
         return [whole], whole
     return found + [c for c in reading.stated if not read_already(c, found)
-                    and (offline or c.place != "prose")], None
+                    and not _read_by_llm(c, found)], None
+
+
+def _read_by_llm(stated: FoundClaim, found: list[FoundClaim]) -> bool:
+    """Whether the LLM listed a sentence of this paragraph stated in prose (`prose.py` keeps the
+    line of its quote)."""
+    return stated.place == "prose" and any(
+        k.place == "prose" and k.prose.strip() and k.prose.strip() in stated.prose
+        for k in found)
 
 
 def whole_report(files: SpaceFiles, title: str) -> FoundClaim | None:

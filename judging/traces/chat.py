@@ -73,7 +73,7 @@ def _command(parameters: Any) -> str:
     if isinstance(parameters, str):
         try:
             parameters = json.loads(parameters)
-        except ValueError:
+        except (ValueError, RecursionError):
             return parameters[:500]
     if isinstance(parameters, dict):
         for key in ("command", "cmd", "script", "code", "file_path", "path", "query"):
@@ -137,7 +137,7 @@ def tool_calls(path: Path) -> list[ToolCall]:
         if path.stat().st_size > MAX_TRACE_BYTES:
             return []
         data = json.loads(path.read_bytes())
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # nested past the parser's depth: not read
         return []
     calls = _Calls()
     for conversation in conversations(data):

@@ -49,7 +49,7 @@ def _event(line: bytes) -> dict[str, Any] | None:
         return None
     try:
         data = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):  # nested past the parser's depth: no event either
         return None
     return data if isinstance(data, dict) else None
 

@@ -190,6 +190,10 @@ def _organizer(folder: Path, printed: str) -> None:
         order = [row["submission"].split("/")[0] for row in csv.DictReader(handle)]
     assert order == ["alice", "dana", "carol", "bob"]
     assert "91.2" in printed and "93.8" in printed  # the consensus's outlier, as the page says
+    # step 1: "no agent trace (its environment file, eval/requirements.txt, is found)"
+    check = " ".join(printed.split())
+    assert "│ trace │ │ missing │" in check and "│ environment │ │ ok │ eval/requirements.txt" \
+        in check, check[:3000]
     for name in ("judgments.jsonl", "claims.jsonl", "not_addressed.jsonl", "consensus.json",
                  "decisions.jsonl", "final.jsonl", "leaderboard.html", "report.html"):
         assert (run / name).is_file(), name
@@ -200,6 +204,18 @@ def _organizer(folder: Path, printed: str) -> None:
     # the second `judging run` resumed: it judged nothing again
     assert "in runs/event: 0 new judgment line(s)" in printed
     assert re.search(r"estimate: \d+ claim\(s\) selected", printed)
+    # step 3: the Space's row answers the registry's c3 through the paper's arXiv alias; the
+    # sentence is a claim stated in prose; the registry's c2 is not addressed
+    spaces = folder / "runs" / "spaces"
+    claims = {json.loads(line)["key"]["claim_id"]: json.loads(line)["claim"]
+              for line in (spaces / "claims.jsonl").read_text().splitlines()}
+    assert len(claims) == 2, sorted(claims)
+    c3 = claims["neurips26-4821/c3"]
+    assert (c3["reported_value"], c3["reproduced_value"], c3["verdict"]) == (94.1, 93.8,
+                                                                            "verified")
+    flat = " ".join(printed.split())
+    assert "1 claims stated in prose" in flat and "is neurips26-4821 in the registry" in flat
+    assert "neurips26-4821/c2" in (spaces / "not_addressed.jsonl").read_text()
 
 
 def _answer_as_reviewer(folder: Path) -> None:

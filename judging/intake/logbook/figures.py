@@ -38,6 +38,7 @@ from judging.figures.formats import (
     open_checked,
 )
 from judging.figures.formats import rasterize_svg as _rasterize_svg
+from judging.intake.extract import fenced
 from judging.intake.logbook.reader import Cell, Page
 
 #: Decoded images larger than this are refused from their header, before their pixels are read
@@ -48,8 +49,9 @@ MAX_DATA_URI_BYTES = 30 * 1024 * 1024
 DECODED, DATA_ONLY, NOT_FETCHED, NOT_DRAWN, ERROR = (
     "decoded", "data-only", "not fetched", "not drawn", "error")
 
-_FENCE = re.compile(r"^(?P<f>`{3,}|~{3,})[ \t]*(?P<lang>[\w.+-]*)[^\n]*\n(?P<body>.*?)^(?P=f)[ \t]*$",
-                    re.MULTILINE | re.DOTALL)
+#: A fence's opening line: its language; and that of a script trackio recorded (`title=`).
+_FENCE_LINE = re.compile(r"(?:`{3,}|~{3,})[ \t]*(?P<lang>[\w.+-]*)")
+_SCRIPT_LINE = re.compile(r"(?:`{3,}|~{3,})[ \t]*[\w.+-]*[ \t]+title=(?P<name>[^\s`]+)")
 _DATA_URI = re.compile(r"data:image/(?P<type>png|jpe?g|webp|gif|svg\+xml)(?P<b64>;base64)?,"
                        r"(?P<data>[A-Za-z0-9+/=%\s._~-]+)", re.IGNORECASE)
 #: HTML that draws a chart with script (Plotly, Vega, a canvas): drawn from its raw data instead.
@@ -109,8 +111,6 @@ class RunLog:
 SCRIPT_SUFFIXES = (".py", ".sh", ".bash", ".r", ".jl", ".js", ".ts", ".pl", ".rb", ".m", ".lua")
 #: The largest script copied from the workspace.
 MAX_SCRIPT_BYTES = 1024 * 1024
-_SCRIPT_FENCE = re.compile(r"^(?P<f>`{3,}|~{3,})[ \t]*[\w.+-]*[ \t]+title=(?P<name>[^\s`]+)"
-                           r"[^\n]*\n(?P<body>.*?)^(?P=f)[ \t]*$", re.MULTILINE | re.DOTALL)
 
 
 def script_arguments(argv: list[str]) -> list[str]:
@@ -126,8 +126,26 @@ def _safe_name(name: str) -> str:
     return "/".join(p for p in parts if p.strip("._")) or "script"
 
 
+def _blocks(body: str, opening: re.Pattern[str], group: str) -> list[tuple[str, str]]:
+    """(the opening line's `group`, body) of each closed fence of a cell whose opening line
+    matches `opening`, by `extract.fenced`'s one pass (a pattern looking from each unclosed
+    fence to the cell's end took minutes on a cell of 40,000 of them)."""
+    out = []
+    for start, body_start, body_end, _ in fenced(body):
+        line = opening.match(body, start, body_start)
+        if line is not None:
+            out.append((line.group(group), body[body_start:body_end]))
+    return out
+
+
 def fences(body: str) -> list[tuple[str, str]]:
-    return [(m.group("lang").lower(), m.group("body")) for m in _FENCE.finditer(body)]
+    """(language, body) of each closed fence of a cell, in order."""
+    return [(lang.lower(), text) for lang, text in _blocks(body, _FENCE_LINE, "lang")]
+
+
+def script_bodies(body: str) -> dict[str, str]:
+    """The scripts trackio recorded in a cell: fences titled with the script's name."""
+    return dict(_blocks(body, _SCRIPT_LINE, "name"))
 
 
 def _is_poster(cell: Cell) -> bool:
@@ -449,7 +467,7 @@ class PageMaterializer:
 
     def _scripts(self, page: Page, cell: Cell, run: RunLog) -> None:
         """Write the scripts the run names under scripts/<page>/run-<n>/ (never run them)."""
-        bodies = {m.group("name"): m.group("body") for m in _SCRIPT_FENCE.finditer(cell.body)}
+        bodies = script_bodies(cell.body)
         names = list(dict.fromkeys(script_arguments(run.command) + list(bodies)))
         for name in names[:20]:
             body: str | bytes | None = bodies.get(name)
