@@ -166,13 +166,26 @@ SHARED_PROCESS = {"ray_cluster": ("merge/test_shards.py", "rerun/test_declared_i
                                   "rerun/test_engine_rules.py", "rerun/test_engines.py")}
 
 
+#: Modules whose tests are units of their own (each may run in any process): a module far longer
+#: than the others, whose tests share no module fixture that costs, would otherwise set the
+#: suite's floor by itself (the tutorials: three pages of a few minutes each, one process).
+SPLIT_BY_TEST = frozenset({"docs/test_tutorials.py"})
+
+
 def _group(module: str) -> str:
     return next((name for name, modules in SHARED_PROCESS.items() if module in modules), module)
 
 
+def _unit(nodeid: str) -> str:
+    """The unit of work of a test: its module's group, or the test itself (SPLIT_BY_TEST)."""
+    module = nodeid.split("::", 1)[0].removeprefix("tests/")
+    return nodeid if module in SPLIT_BY_TEST else _group(module)
+
+
 def pytest_xdist_make_scheduler(config: pytest.Config, log):
-    """`--dist loadfile`, with the SHARED_PROCESS modules in one unit of work, and the units
-    started in this plugin's order (the longest first) rather than by their number of tests.
+    """`--dist loadfile`, with the SHARED_PROCESS modules in one unit of work, the tests of
+    SPLIT_BY_TEST units of their own, and the units started in this plugin's order (the
+    longest first) rather than by their number of tests.
     (`--dist loadgroup` would do the grouping, but it stopped grouping on pytest 9.2:
     pytest-dev/pytest-xdist#1386.)"""
     if config.getoption("dist") != "loadfile":
@@ -181,7 +194,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log):
 
     class ModuleGroups(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            return _group(nodeid.split("::", 1)[0].removeprefix("tests/"))
+            return _unit(nodeid)
 
     config.option.loadscopereorder = False
     return ModuleGroups(config, log)
