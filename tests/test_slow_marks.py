@@ -7,12 +7,21 @@ from __future__ import annotations
 import re
 
 from tests.conftest import TESTS
-from tests.slow import SHARED_PROCESS, SLOW_MODULES, SLOW_TESTS, SPLIT_BY_TEST, _unit
+from tests.slow import (
+    ORDER_SECONDS,
+    SHARED_PROCESS,
+    SLOW_MODULES,
+    SLOW_TESTS,
+    SPLIT_BY_TEST,
+    _unit,
+)
 
 
 def test_every_named_module_exists() -> None:
-    named = set(SLOW_MODULES) | set(SPLIT_BY_TEST) | {m for modules in SHARED_PROCESS.values()
-                                                      for m in modules}
+    named = set(SLOW_MODULES) | set(ORDER_SECONDS) | set(SPLIT_BY_TEST) | {
+        m for modules in SHARED_PROCESS.values() for m in modules}
+    # a module is slow or quick: ORDER_SECONDS orders quick ones only
+    assert not set(ORDER_SECONDS) & set(SLOW_MODULES), set(ORDER_SECONDS) & set(SLOW_MODULES)
     missing = sorted(m for m in named if not (TESTS / m).is_file())
     assert missing == [], missing
 
