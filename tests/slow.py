@@ -35,86 +35,108 @@ SLOW_FIXTURES = frozenset({"argilla", "ray_cluster", "offline_run", "consensus_r
                            "browser", "dashboard"})
 
 #: The modules (paths under tests/) that drive the product end to end, with the seconds each took
-#: on this 2-core machine in one run of 2026-12-07 under a load of 15 to 20 (the modules this
-#: branch made quicker at their figures after; only their order matters, the order they start
-#: in: the tutorials, the longest, first; 0, not measured, counts as SLOW_DEFAULT_S).
+#: in the whole suite (`--durations`, call, set-up and tear-down) on this 2-core machine, in one
+#: run of 2026-12-07 under a load of 10 to 18 (about 3.8 times a quiet run's): only their order
+#: matters, the order they start in (the longest first).
 SLOW_MODULES: dict[str, float] = {
-    "app/test_app.py": 288,
-    "app/test_browser.py": 135,
-    "app/test_browser_decisions.py": 61,
-    "app/test_live.py": 70,
-    "calibrate/test_own_verdict_logbooks.py": 11,
-    "calibrate/test_retest_run.py": 47,
-    "calibrate/test_run.py": 186,
-    "calibrate/test_small_numbers.py": 47,
-    "check/test_check.py": 82,
-    "consensus/test_event.py": 35,
+    "app/test_app.py": 203,
+    "app/test_browser.py": 84,
+    "app/test_browser_decisions.py": 101,
+    "app/test_live.py": 88,
+    "calibrate/test_own_verdict_logbooks.py": 25,
+    "calibrate/test_retest_run.py": 52,
+    "calibrate/test_run.py": 145,
+    "calibrate/test_small_numbers.py": 67,
+    "check/test_check.py": 110,
+    "consensus/test_event.py": 42,
     "consensus/test_rules.py": 2,
-    "docs/test_tutorials.py": 665,
-    "intake/test_attack_review.py": 32,
-    "intake/test_benchmark_freeform.py": 2,
-    "intake/test_benchmark_logbooks.py": 3,
-    "intake/test_chat_traces.py": 1,
-    "intake/test_discover.py": 95,
-    "intake/test_hostile_files.py": 16,
-    "intake/test_logbook.py": 35,
-    "intake/test_logbook_hostile.py": 7,
-    "intake/test_logbook_llm.py": 5,
-    "intake/test_logbook_problems.py": 0,
-    "intake/test_logbook_scale_scripts.py": 51,
-    "intake/test_sources.py": 75,
-    "intake/test_spaces.py": 7,
-    "judges/test_endpoint_check.py": 29,
-    "judges/test_llm.py": 375,
-    "merge/test_shards.py": 126,
-    "publish/test_publish.py": 66,
-    "report/test_fit_1400.py": 40,
-    "report/test_html.py": 41,
-    "report/test_paged.py": 24,
-    "report/test_plain_words.py": 22,
-    "rerun/test_attack_review.py": 18,
-    "rerun/test_declared_inputs.py": 36,
-    "rerun/test_engine_rules.py": 25,
-    "rerun/test_engines.py": 23,
-    "rerun/test_hostile.py": 22,
-    "rerun/test_inert_text.py": 7,
-    "rerun/test_install_containment.py": 41,
-    "rerun/test_kernel_limits.py": 9,
-    "rerun/test_non_root.py": 41,
-    "rerun/test_rerun.py": 21,
-    "review/test_browser.py": 36,
-    "review/test_demo_ports.py": 28,
-    "review/test_human_decides.py": 52,
-    "review/test_plan_push.py": 89,
-    "review/test_push_pull.py": 301,
-    "review/test_reading_trace.py": 75,
-    "review/test_refresh_and_priority.py": 74,
-    "review/test_server.py": 103,
-    "review/test_server_env.py": 22,
-    "run/test_crash_safety.py": 87,
-    "run/test_estimate.py": 8,
-    "run/test_demo_logbook.py": 19,
-    "run/test_failing_invocations.py": 55,
-    "run/test_integrity.py": 15,
-    "run/test_interrupt.py": 0,
-    "run/test_measure.py": 0,
-    "run/test_memory.py": 5,
-    "run/test_pool.py": 0,
-    "run/test_quietly_wrong_inputs.py": 0,
-    "run/test_runner.py": 46,
-    "run/test_worker_start.py": 0,
-    "signals/chart/test_reading_trace.py": 30,
-    "rundir/test_file_modes.py": 0,
-    "rundir/test_old_format.py": 3,
-    "test_benchmarks.py": 70,
-    "test_ci.py": 0,
-    "test_cli_startup.py": 0,
-    "test_falsification_audit.py": 0,
-    "test_hostile_inputs.py": 0,
-    "test_secrets.py": 0,
-    "testing/test_fake_openai.py": 0,
-    "watch/test_no_network.py": 0,
-    "watch/test_watch.py": 225,
+    "docs/test_tutorials.py": 628,
+    "intake/test_attack_review.py": 38,
+    "intake/test_benchmark_freeform.py": 5,
+    "intake/test_benchmark_logbooks.py": 5,
+    "intake/test_chat_traces.py": 0,
+    "intake/test_discover.py": 39,
+    "intake/test_hostile_files.py": 32,
+    "intake/test_logbook.py": 59,
+    "intake/test_logbook_hostile.py": 3,
+    "intake/test_logbook_llm.py": 6,
+    "intake/test_logbook_problems.py": 1,
+    "intake/test_logbook_scale_scripts.py": 71,
+    "intake/test_sources.py": 44,
+    "intake/test_spaces.py": 3,
+    "judges/test_endpoint_check.py": 6,
+    "judges/test_llm.py": 81,
+    "merge/test_shards.py": 233,
+    "publish/test_publish.py": 57,
+    "report/test_fit_1400.py": 32,
+    "report/test_html.py": 61,
+    "report/test_paged.py": 30,
+    "report/test_plain_words.py": 2,
+    "rerun/test_attack_review.py": 23,
+    "rerun/test_declared_inputs.py": 39,
+    "rerun/test_engine_rules.py": 57,
+    "rerun/test_engines.py": 36,
+    "rerun/test_hostile.py": 21,
+    "rerun/test_inert_text.py": 4,
+    "rerun/test_install_containment.py": 85,
+    "rerun/test_kernel_limits.py": 12,
+    "rerun/test_non_root.py": 42,
+    "rerun/test_rerun.py": 27,
+    "review/test_browser.py": 20,
+    "review/test_demo_ports.py": 33,
+    "review/test_human_decides.py": 80,
+    "review/test_plan_push.py": 146,
+    "review/test_push_pull.py": 229,
+    "review/test_reading_trace.py": 15,
+    "review/test_refresh_and_priority.py": 99,
+    "review/test_server.py": 90,
+    "review/test_server_env.py": 28,
+    "run/test_crash_safety.py": 154,
+    "run/test_estimate.py": 2,
+    "run/test_demo_logbook.py": 31,
+    "run/test_failing_invocations.py": 260,
+    "run/test_integrity.py": 40,
+    "run/test_interrupt.py": 101,
+    "run/test_measure.py": 40,
+    "run/test_memory.py": 34,
+    "run/test_pool.py": 107,
+    "run/test_quietly_wrong_inputs.py": 437,
+    "run/test_runner.py": 58,
+    "run/test_worker_start.py": 38,
+    "signals/chart/test_reading_trace.py": 7,
+    "rundir/test_file_modes.py": 164,
+    "rundir/test_old_format.py": 2,
+    "test_benchmarks.py": 51,
+    "test_ci.py": 1,
+    "test_cli_startup.py": 7,
+    "test_falsification_audit.py": 36,
+    "test_hostile_inputs.py": 264,
+    "test_secrets.py": 105,
+    "testing/test_fake_openai.py": 15,
+    "watch/test_no_network.py": 57,
+    "watch/test_watch.py": 197,
+}
+#: The quick modules that take long enough in the whole suite to matter to its order (the same run;
+#: a slow test of theirs in SLOW_TESTS): started by these figures too, not last.
+ORDER_SECONDS: dict[str, float] = {
+    "test_structure.py": 190,
+    "signals/chart/test_real_failure_kinds.py": 172,
+    "app/test_browser_intervals.py": 117,
+    "calibrate/test_retest.py": 109,
+    "test_properties.py": 87,
+    "signals/chart/test_issue27_kinds.py": 71,
+    "intake/test_logbook_shapes.py": 71,
+    "signals/chart/test_trust.py": 50,
+    "signals/test_copies.py": 47,
+    "signals/test_signals.py": 46,
+    "intake/test_space_declared.py": 41,
+    "signals/test_chart.py": 35,
+    "intake/test_logbook_figure_data.py": 33,
+    "resolve/test_ranking.py": 28,
+    "rundir/test_store.py": 28,
+    "intake/test_registry.py": 22,
+    "signals/chart/test_axis_offsets.py": 18,
+    "calibrate/test_metrics.py": 16,
 }
 #: Single slow tests of quick modules (module path :: test function, any parameters): each took
 #: over 2 s of CPU (a logbook made with the trackio CLI, a bootstrap, a drawn set of charts).
@@ -166,13 +188,26 @@ SHARED_PROCESS = {"ray_cluster": ("merge/test_shards.py", "rerun/test_declared_i
                                   "rerun/test_engine_rules.py", "rerun/test_engines.py")}
 
 
+#: Modules whose tests are units of their own (each may run in any process): a module far longer
+#: than the others, whose tests share no module fixture that costs, would otherwise set the
+#: suite's floor by itself (the tutorials: three pages of a few minutes each, one process).
+SPLIT_BY_TEST = frozenset({"docs/test_tutorials.py"})
+
+
 def _group(module: str) -> str:
     return next((name for name, modules in SHARED_PROCESS.items() if module in modules), module)
 
 
+def _unit(nodeid: str) -> str:
+    """The unit of work of a test: its module's group, or the test itself (SPLIT_BY_TEST)."""
+    module = nodeid.split("::", 1)[0].removeprefix("tests/")
+    return nodeid if module in SPLIT_BY_TEST else _group(module)
+
+
 def pytest_xdist_make_scheduler(config: pytest.Config, log):
-    """`--dist loadfile`, with the SHARED_PROCESS modules in one unit of work, and the units
-    started in this plugin's order (the longest first) rather than by their number of tests.
+    """`--dist loadfile`, with the SHARED_PROCESS modules in one unit of work, the tests of
+    SPLIT_BY_TEST units of their own, and the units started in this plugin's order (the
+    longest first) rather than by their number of tests.
     (`--dist loadgroup` would do the grouping, but it stopped grouping on pytest 9.2:
     pytest-dev/pytest-xdist#1386.)"""
     if config.getoption("dist") != "loadfile":
@@ -181,7 +216,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log):
 
     class ModuleGroups(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            return _group(nodeid.split("::", 1)[0].removeprefix("tests/"))
+            return _unit(nodeid)
 
     config.option.loadscopereorder = False
     return ModuleGroups(config, log)
@@ -200,7 +235,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if slow and item.get_closest_marker("slow") is None:
             item.add_marker(pytest.mark.slow)
         module = _module(item)
-        figure = SLOW_MODULES.get(module) or (SLOW_DEFAULT_S if slow else 0.0)
+        figure = (SLOW_MODULES.get(module) or ORDER_SECONDS.get(module)
+                  or (SLOW_DEFAULT_S if slow else 0.0))
         weight[module] = max(weight.get(module, 0.0), figure)
     # Stable: a module's tests keep their order; heavier modules start first (a group starts
     # where its first test is).

@@ -6,8 +6,12 @@ next review."""
 from __future__ import annotations
 
 import ast
+import functools
 import re
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 from tests.conftest import ROOT
 
@@ -19,8 +23,28 @@ MAX_RUN_FUNCTION_LINES = 60
 MAX_TOP_LEVEL_FILES = 10
 
 
+# A source's syntax tree and its nodes, made once per text: the tests below walk every module of
+# the package, a dozen times over without this (issue 43: a minute of the suite on this machine).
+# The trees are only read.
+@functools.cache
+def _parsed(source: str) -> ast.Module:
+    return ast.parse(source)
+
+
+@functools.cache
+def _walked(source: str) -> tuple[ast.AST, ...]:
+    return tuple(ast.walk(_parsed(source)))
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _trees_for_this_module_only() -> Iterator[None]:
+    yield  # the package's trees are held while this module runs, not for the rest of the suite
+    _walked.cache_clear()
+    _parsed.cache_clear()
+
+
 def _runner_class() -> ast.ClassDef:
-    tree = ast.parse((PACKAGE / "run" / "runner.py").read_text(encoding="utf-8"))
+    tree = _parsed((PACKAGE / "run" / "runner.py").read_text(encoding="utf-8"))
     (runner,) = [node for node in tree.body if isinstance(node, ast.ClassDef)
                  and node.name == "Runner"]
     return runner
@@ -50,7 +74,7 @@ def test_the_runner_only_wires() -> None:
 def test_run_functions_are_short() -> None:
     long = []
     for path in sorted((PACKAGE / "run").glob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in _walked(path.read_text(encoding="utf-8")):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 assert node.end_lineno is not None
                 if node.end_lineno - node.lineno + 1 > MAX_RUN_FUNCTION_LINES:
@@ -91,7 +115,7 @@ def llm_send_sites(root=PACKAGE) -> list[str]:
     `x.responses.create(...)` and the like, and the raw `x.post(..., cast_to=...)`."""
     sites = []
     for path in sorted(root.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in _walked(path.read_text(encoding="utf-8")):
             if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
                 continue
             chain = _attribute_chain(node.func)
@@ -153,7 +177,7 @@ def test_text_limits_are_named() -> None:
     assert limits  # the check reads the constants it guards
     spelled = []
     for path in sorted(PACKAGE.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in _walked(path.read_text(encoding="utf-8")):
             number = None
             if isinstance(node, ast.Slice) and node.lower is None and node.step is None:
                 number = node.upper
@@ -172,7 +196,7 @@ def _face_imports(package: Path) -> list[str]:
     for path in sorted(package.rglob("*.py")):
         if path == package / "__init__.py":
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in _walked(path.read_text(encoding="utf-8")):
             if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module == face or \
                     isinstance(node, ast.Import) and any(a.name == face for a in node.names):
                 found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
@@ -201,7 +225,7 @@ def test_run_directory_files_are_named_by_the_layout() -> None:
     spelled = [f"{path.relative_to(PACKAGE)}:{node.lineno}"
                for path in sorted(PACKAGE.rglob("*.py"))
                if path != PACKAGE / "rundir" / "layout.py" and "cli" not in path.parts
-               for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+               for node in _walked(path.read_text(encoding="utf-8"))
                if isinstance(node, ast.Constant) and node.value in names]
     assert not spelled
 
@@ -285,17 +309,17 @@ def test_one_chooser_of_the_line_that_speaks() -> None:
         relative = str(path.relative_to(PACKAGE))
         if relative == SPEAKING_OWNER:
             continue
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = _parsed(path.read_text(encoding="utf-8"))
         rankings += [f"{relative}:{line}" for line in _judge_rankings(tree)]
         defined += [f"{relative}:{node.lineno} {node.name}" for node in ast.walk(tree)
                     if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
                     and node.name in SPEAKING_NAMES]
     assert not rankings, f"a second chooser of the AI's line: {rankings}"
     assert not defined, f"a second chooser of the AI's line: {defined}"
-    owner = ast.parse((PACKAGE / SPEAKING_OWNER).read_text(encoding="utf-8"))
+    owner = _parsed((PACKAGE / SPEAKING_OWNER).read_text(encoding="utf-8"))
     assert _judge_rankings(owner), "the owner's rule is no longer what this test looks for"
     for reader in SPEAKING_READERS:
-        tree = ast.parse((PACKAGE / reader).read_text(encoding="utf-8"))
+        tree = _parsed((PACKAGE / reader).read_text(encoding="utf-8"))
         imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
                     and node.module in ("judging.rundir", "judging.rundir.speaking")
                     for alias in node.names}
@@ -305,8 +329,8 @@ def test_one_chooser_of_the_line_that_speaks() -> None:
 def _modules_that(found) -> list[str]:
     """The package's modules (relative paths) whose syntax tree has a node `found` accepts."""
     return sorted(str(path.relative_to(PACKAGE)) for path in PACKAGE.rglob("*.py")
-                  if any(found(node) for node in ast.walk(ast.parse(
-                      path.read_text(encoding="utf-8")))))
+                  if any(found(node) for node in _walked(
+                      path.read_text(encoding="utf-8"))))
 
 
 def _imports(node: ast.AST, name: str) -> bool:
@@ -368,7 +392,7 @@ SHAPE_DETECTORS = {"manifest": {"find_manifest", "MANIFEST"},
 def _shapes_asked(source: str) -> set[str]:
     """The shapes whose detectors a module's code asks (imports and definitions aside)."""
     used = {node.id if isinstance(node, ast.Name) else node.attr
-            for node in ast.walk(ast.parse(source))
+            for node in _walked(source)
             if isinstance(node, ast.Name | ast.Attribute) and isinstance(node.ctx, ast.Load)}
     return {shape for shape, names in SHAPE_DETECTORS.items() if used & names}
 
@@ -401,14 +425,14 @@ def test_the_space_shape_only_conducts() -> None:
     claim input is built in it (issue 40)."""
     source = (PACKAGE / "intake" / "space.py").read_text(encoding="utf-8")
     assert len(source.splitlines()) < MAX_SPACE_LINES
-    built = {node.func.id for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Call)
+    built = {node.func.id for node in _walked(source) if isinstance(node, ast.Call)
              and isinstance(node.func, ast.Name)}
     assert "add_claims" in built and not built & {"make_claim_input", "Claim", "ClaimInput"}
 
 
 def _imported_modules(source: str) -> set[str]:
     names = set()
-    for node in ast.walk(ast.parse(source)):
+    for node in _walked(source):
         if isinstance(node, ast.ImportFrom) and node.module:
             names.add(node.module)
         elif isinstance(node, ast.Import):

@@ -31,14 +31,26 @@ class PipeWideConsole(Console):
     script's stderr line carries no escape sequence or control character to the organizer's
     terminal, wherever a command prints it (lines, table cells, errors)."""
 
+    def __init__(self, *, width: int | None = None, height: int | None = None,
+                 **options: Any) -> None:
+        super().__init__(width=width, height=height, **options)
+        # rich reads COLUMNS and LINES here, once: for the console of this module, when the CLI
+        # is first imported. The environment's width is read when printing instead (`size`
+        # reads them then), so that a command prints to the width of the environment it runs
+        # in, not of the one its module was imported in (a test process imported it under an
+        # xdist worker's COLUMNS=80 and printed every later command's tables at 80 columns).
+        self._width, self._height = width, height
+
     def render_str(self, text: str, **options: Any) -> Text:
         return super().render_str(for_terminal(text), **options)
 
     @property
     def size(self) -> ConsoleDimensions:
-        if self._width is None and not self.is_terminal:
-            return ConsoleDimensions(PIPE_WIDTH, self._height or 25)
-        return super().size
+        size = super().size
+        if (self._width is None and not self.is_terminal
+                and not self._environ.get("COLUMNS", "").isdigit()):
+            return ConsoleDimensions(PIPE_WIDTH, size.height)
+        return size
 
     @size.setter
     def size(self, new_size: tuple[int, int]) -> None:

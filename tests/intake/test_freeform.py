@@ -29,6 +29,11 @@ def by_statement(claims) -> dict[str, object]:
     return {c.claim.statement: c.claim for c in claims}
 
 
+def _titled_verdicts(name: str, report: str) -> list[tuple[str, Verdict | None]]:
+    """The claims `read_report` finds in a report, as (title, verdict), in report order."""
+    return [(c.title, c.extraction.verdict) for c in read_report(name, report)]
+
+
 def test_a_claims_table_is_read_by_what_its_headers_mean(tmp_path: Path) -> None:
     """Ours before paper, the claim text in the second column, an id first, emoji verdicts."""
     report = ("# Report\n\n| ID | Claim | Ours | Paper | Verdict |\n|---|---|---|---|---|\n"
@@ -212,8 +217,7 @@ def test_list_items_opening_with_a_bold_verdict_are_claims() -> None:
     report = ("## 結論\n\n- **核心主旨有重現：** 六組配對全部是 RE 優於 baseline。\n"
               "- **Refuted:** the Fashion-MNIST error stays above the paper's.\n"
               "- **Setup:** eight GPUs and five seeds per run.\n")
-    claims = read_report("README.md", report)
-    assert [(c.title, c.extraction.verdict) for c in claims] == [
+    assert _titled_verdicts("README.md", report) == [
         ("六組配對全部是 RE 優於 baseline。", Verdict.verified),
         ("the Fashion-MNIST error stays above the paper's.", Verdict.falsified)]
 
@@ -470,8 +474,7 @@ def test_a_verdict_column_may_come_first() -> None:
               "| ✅ | The loss falls below a fifth | 0.2 | 0.19 |\n"
               "| ❌ | The large model wins | 3.0 | 1.0 |\n\n"
               "| Verdict | Meaning |\n|---|---|\n| ✅ | within tolerance |\n")
-    claims = read_report("REPORT.md", report)
-    assert [(c.title, c.extraction.verdict) for c in claims] == [
+    assert _titled_verdicts("REPORT.md", report) == [
         ("The loss falls below a fifth", Verdict.verified),
         ("The large model wins", Verdict.falsified)]  # a legend states no claim
 
@@ -561,8 +564,7 @@ def test_a_numbered_heading_with_its_verdict_after_a_dash_is_one_claim() -> None
     report = ("## 1. The loss falls below a fifth — reproduced\n\ntext\n\n"
               "## 2. The large model wins: not reproduced\n\ntext\n\n"
               "## 3. Method: consistent hashing\n\ntext\n")
-    claims = read_report("REPORT.md", report)
-    assert [(c.title, c.extraction.verdict) for c in claims] == [
+    assert _titled_verdicts("REPORT.md", report) == [
         ("The loss falls below a fifth", Verdict.verified),
         ("The large model wins", Verdict.inconclusive)]
 
@@ -665,8 +667,7 @@ def test_a_bold_claim_and_the_verdict_after_it_are_one_claim() -> None:
               "- **Large model beats the baselines:** not reproduced, ours loses by 3 points.\n"
               "- **Dataset:** CIFAR-10, from scratch.\n\n"
               "**Recall rises with memory size.** Refuted: it falls.\n")
-    claims = read_report("README.md", report)
-    assert [(c.title, c.extraction.verdict) for c in claims] == [
+    assert _titled_verdicts("README.md", report) == [
         ("Loss falls below a fifth", Verdict.verified),
         ("Large model beats the baselines", Verdict.inconclusive),
         ("Recall rises with memory size", Verdict.falsified)]

@@ -505,16 +505,22 @@ def test_an_install_out_of_memory_names_build_memory(tmp_path: Path, make_submis
     environment were broken. The reason names the limit now. A package the test builds (no
     network) larger than the limit: what a registry package needs varies with uv's cache."""
     need_sandbox()
-    builder = make_submission(requirements="./bigpkg-1.0-py3-none-any.whl\n")
-    _big_wheel(builder.root / "bigpkg-1.0-py3-none-any.whl", 300)
-    script_claim(builder, "paper-1/c1", "eval.py", PRINT)
-    builder.write()
-    run = judged_run(builder.root.parent, tmp_path / "run")
+    run = _judged_with_a_big_wheel(make_submission, tmp_path / "run", megabytes=300)
     judging("rerun", str(run), "--env-cache", str(tmp_path / "cache"), "--build-memory", "256")
     record = read_reruns(run)["tester/sub-1::paper-1/c1"]
     assert record.status is RerunStatus.not_run and record.attempted, record
     assert record.reason.startswith("environment failed (") \
         and "--build-memory 256 MiB" in record.reason, (record.reason, record.stderr_tail)
+
+
+def _judged_with_a_big_wheel(make_submission, out: Path, *, megabytes: int) -> Path:
+    """A judged run of one submission whose requirements are a wheel of `megabytes` it carries
+    (`_big_wheel`), and one script claim printing its figure."""
+    builder = make_submission(requirements="./bigpkg-1.0-py3-none-any.whl\n")
+    _big_wheel(builder.root / "bigpkg-1.0-py3-none-any.whl", megabytes)
+    script_claim(builder, "paper-1/c1", "eval.py", PRINT)
+    builder.write()
+    return judged_run(builder.root.parent, out)
 
 
 def _big_wheel(path: Path, megabytes: int) -> None:
@@ -540,11 +546,7 @@ def test_an_install_holds_its_packages_once_in_memory(tmp_path: Path, make_submi
     need_sandbox()
     if probe(BUILD_LIMITS) is not None:
         pytest.skip("no cgroup here: tmpfs files are not charged to the install's memory")
-    builder = make_submission(requirements="./bigpkg-1.0-py3-none-any.whl\n")
-    _big_wheel(builder.root / "bigpkg-1.0-py3-none-any.whl", 200)
-    script_claim(builder, "paper-1/c1", "eval.py", PRINT)
-    builder.write()
-    run = judged_run(builder.root.parent, tmp_path / "run")
+    run = _judged_with_a_big_wheel(make_submission, tmp_path / "run", megabytes=200)
     # the submission's copy (200 MiB) and the cache (200), with the environment as links (none
     # more), fit 520 MiB with uv itself; as a copy (200 more) they did not
     judging("rerun", str(run), "--env-cache", str(tmp_path / "cache"), "--build-memory", "520")

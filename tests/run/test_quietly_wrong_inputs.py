@@ -11,11 +11,22 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pytest
 from PIL import Image
 
 from tests.conftest import EXAMPLES, JUDGING_CLI, REGISTRY, SubmissionBuilder
 
 DANA = EXAMPLES / "logbooks" / "dana-neurips26-4821"
+
+
+@pytest.fixture
+def measured_once(measurement_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The suite's measurement cache for this test's processes (JUDGING_MEASURE_CACHE, read
+    through `_env`), for a test that judges the example logbook for what a run says of its files
+    (the index, the front matter), not for its figures' measurements. For this test alone (not
+    the module's `shared_measurements`): the copied run keeps its own cache in its directory,
+    since what a copy of a run directory holds is what that test is about."""
+    monkeypatch.setenv("JUDGING_MEASURE_CACHE", str(measurement_cache))
 
 
 def _judging(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess:
@@ -51,6 +62,7 @@ def test_check_decodes_a_figure_as_run_does(tmp_path: Path) -> None:
         "corrupt" in (tmp_path / "run" / "judgments.jsonl").read_text()
 
 
+@pytest.mark.usefixtures("measured_once")
 def test_a_logbook_without_its_index_is_said(tmp_path: Path) -> None:
     book = tmp_path / "book"
     shutil.copytree(DANA, book)
@@ -73,6 +85,7 @@ def test_a_logbook_with_no_pages_fails(tmp_path: Path) -> None:
     assert "nothing judged" in judged.stderr and "no claim found" in judged.stderr
 
 
+@pytest.mark.usefixtures("measured_once")
 def test_the_example_logbooks_front_matter_is_yaml_and_bad_yaml_is_said(tmp_path: Path
                                                                         ) -> None:
     import yaml
