@@ -45,6 +45,7 @@ verbatim quote.
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 from collections import Counter
@@ -593,6 +594,7 @@ _CHECKLIST = re.compile(r"(?m)^\s*[-*+]\s+\[[ xX]\]\s")
 _PLAN_FILE = re.compile(r"(?i)(?:^|[/_-])(?:plan|todo|roadmap|checklist)s?\.md$")
 
 
+@functools.lru_cache(maxsize=4096)
 def _strip_title(title: str, *, tail: bool = True) -> str:
     """A heading's statement: its marks, its number and (`tail`) a verdict label after it
     dropped."""
@@ -763,7 +765,8 @@ def report_page(rel: str, text: str) -> Page:
 
 
 def read_report(rel: str, text: str, *, verdict_places: frozenset[str] | None = None,
-                value_places: frozenset[str] | None = None) -> list[FoundClaim]:
+                value_places: frozenset[str] | None = None,
+                root: Heading | None = None) -> list[FoundClaim]:
     """Every claim one report states by its structure, in the report's order; `verdict_places`
     and `value_places` (kinds of place, `extract.VERDICT_PLACES`) narrow what is read."""
     page = report_page(rel, text)
@@ -781,7 +784,9 @@ def read_report(rel: str, text: str, *, verdict_places: frozenset[str] | None = 
             if block.kind == "table":
                 out.extend(table_claims(page, block))
         out.extend(bold_claims(page, heading))
-        if not claims:
+        # a heading without blocks (a run of "#" lines) states claims only by its title, read
+        # above: the item rules are not asked (a 200 KB heading run read in seconds)
+        if heading.blocks and not claims:
             listed = not_covered_items(page, heading) + lead_list_claims(page, heading) + \
                 bold_verdict_items(page, heading)
             out.extend(listed)
@@ -798,7 +803,7 @@ def read_report(rel: str, text: str, *, verdict_places: frozenset[str] | None = 
                     if block.kind == "table":
                         out.extend(table_claims(page, block))
 
-    walk(parse(text))
+    walk(parse(text) if root is None else root)
     for n, claim in enumerate(out, start=1):
         claim.row = n if claim.number is None else claim.row
         _narrow(claim.extraction, verdict_places, value_places)
@@ -1182,8 +1187,11 @@ def read_reports(texts: list[tuple[str, str]], *,
                  value_places: frozenset[str] | None = None) -> Reading:
     """Every report's claims, one claim stated in several reports read once (from the report
     that states more claims: the fuller one) and their disagreements flagged on it."""
-    per = {rel: read_report(rel, text, verdict_places=verdict_places, value_places=value_places)
-           for rel, text in texts}
+    # each report parsed once (markdown-it is most of the time a long report takes): every
+    # rule below reads the same tree
+    trees = {rel: parse(text) for rel, text in texts}
+    per = {rel: read_report(rel, text, verdict_places=verdict_places, value_places=value_places,
+                            root=trees[rel]) for rel, text in texts}
     warnings: list[str] = []
     total = sum(len(claims) for claims in per.values())
     if total > MAX_CLAIMS_PER_SUBMISSION:
@@ -1215,26 +1223,42 @@ def read_reports(texts: list[tuple[str, str]], *,
                 _withhold_disputed(twin, claim, rel)
     order = {id(c): i for i, c in enumerate(c for rel, _ in texts for c in per[rel])}
     kept.sort(key=lambda c: order[id(c)])
-    prose = {rel: n for rel, text in texts if (n := prose_count(text, per[rel]))}
+    units = {rel: prose_units(text, per[rel], trees[rel]) for rel, text in texts}
+    prose = {rel: len(units[rel]) for rel, _ in texts if units[rel]}
     stated: list[FoundClaim] = []
     for rel, text in texts:
         page = report_page(rel, text)
-        root = parse(text)
-        papers = [c for h in _descendants(root) for c in paper_claims(page, h)]
-        papers += [c for h in (root, *_descendants(root)) for c in paper_rows(page, h)
-                   if not any(c.prose == k.prose for k in papers)]
+        root = trees[rel]
+        headings = [root, *_descendants(root)]
+        with_blocks = [h for h in headings if h.blocks]  # the rows and items are in blocks
+        papers = [c for h in headings[1:] for c in paper_claims(page, h)]
+        # by sets of their texts, not a scan of the list per claim (a 200 KB list: minutes)
+        known = {k.prose for k in papers}
+        papers += [c for h in with_blocks for c in paper_rows(page, h) if c.prose not in known]
         # a list naming claims: each item read unless the reports assess it (as the paper's)
-        papers += [c for h in (root, *_descendants(root)) for c in claim_list_items(page, h)
-                   if not any(c.prose.strip() == k.prose.strip() for k in papers + per[rel])]
-        these = papers + (prose_statements(rel, text, per[rel] + papers) if prose.get(rel)
-                          else [])
+        known = {k.prose.strip() for k in papers + per[rel]}
+        papers += [c for h in with_blocks for c in claim_list_items(page, h)
+                   if c.prose.strip() not in known]
+        these = papers + (prose_statements(rel, text, per[rel] + papers, trees[rel])
+                          if prose.get(rel) else [])
         for n, claim in enumerate(these, start=len(per[rel]) + 1):
             claim.row = n  # after the report's other claims: ids stay unique in the report
         stated += these
-    # a claim the reports assess (in a table, a heading, a list) is read there, with its
-    # verdict: the paper's statement of it or a sentence about it is not read again
-    stated = [c for c in stated if not any(_same(k, c) for k in kept)]
-    return Reading(kept, prose, warnings, stated)
+    return Reading(kept, prose, warnings, _not_assessed(stated, kept))
+
+
+def _not_assessed(stated: list[FoundClaim], kept: list[FoundClaim]) -> list[FoundClaim]:
+    """The paper's claims and prose claims (`Reading.stated`) that no claim of the reports
+    assesses: a claim the reports assess (in a table, a heading, a list) is read there, with its
+    verdict, and the paper's statement of it or a sentence about it is not read again. Each is
+    compared with every assessed claim only up to the claim limit: past it none is judged (the
+    engine counts them in its one line), and comparing a 200 KB list of them took minutes."""
+    room = max(0, MAX_CLAIMS_PER_SUBMISSION - len(kept))
+    out: list[FoundClaim] = []
+    for claim in stated:
+        if len(out) >= room or not any(_same(k, claim) for k in kept):
+            out.append(claim)
+    return out
 
 
 def _same(a: FoundClaim, b: FoundClaim) -> bool:
@@ -1249,8 +1273,9 @@ def _same(a: FoundClaim, b: FoundClaim) -> bool:
     return len(wa ^ wb) <= max(1.0, (1 - SAME_CLAIM_AT) * len(wa | wb))
 
 
-def _words(text: str) -> list[str]:
-    return re.findall(r"[^\W_]+", plain_text(text).lower())
+@functools.lru_cache(maxsize=4096)  # each claim's title is compared with every other's
+def _words(text: str) -> tuple[str, ...]:
+    return tuple(re.findall(r"[^\W_]+", plain_text(text).lower()))
 
 
 def _withhold_disputed(kept: FoundClaim, other: FoundClaim, rel: str) -> None:
@@ -1298,7 +1323,8 @@ _PAPER_REPORTS = re.compile(r"(?i)\b(?:paper|authors?)(?:'s?)?\s+(?:reports?|rep
 _NUMBER_IN = re.compile(r"\d")
 
 
-def prose_units(text: str, claims: list[FoundClaim]) -> list[tuple[str, str, str]]:
+def prose_units(text: str, claims: list[FoundClaim],
+                root: Heading | None = None) -> list[tuple[str, str, str]]:
     """Paragraphs and list items outside the claims read by structure with a sentence that
     names the paper and a verdict: claims stated in prose. Each as (its text, its first line
     verbatim, that sentence)."""
@@ -1319,7 +1345,7 @@ def prose_units(text: str, claims: list[FoundClaim]) -> list[tuple[str, str, str
         for child in heading.children:
             visit(child)
 
-    visit(parse(text))
+    visit(parse(text) if root is None else root)
     return out
 
 
@@ -1329,14 +1355,15 @@ def prose_count(text: str, claims: list[FoundClaim]) -> int:
     return len(prose_units(text, claims))
 
 
-def prose_statements(rel: str, text: str, claims: list[FoundClaim]) -> list[FoundClaim]:
+def prose_statements(rel: str, text: str, claims: list[FoundClaim],
+                     root: Heading | None = None) -> list[FoundClaim]:
     """Offline, each claim stated in prose (`prose_units`) as a claim of its own: its statement
     the sentence naming the paper and a verdict, verbatim, and no verdict or value (a sentence's
     verdict words may be about something else: which claim a word judges is the LLM's to read,
     with `--extract`). Counted, never dropped: the judge sees the claim and its paragraph."""
     page = report_page(rel, text)
     out = []
-    for r, (unit, line, said) in enumerate(prose_units(text, claims), start=1):
+    for r, (unit, line, said) in enumerate(prose_units(text, claims, root), start=1):
         ex = Extraction()
         ex.absent["verdict"] = IN_PROSE
         out.append(_declared(page, r, unit, said, ex, place="prose", quote=line.strip(),
