@@ -118,9 +118,10 @@ _MARKS = re.compile(r"[✅✔✓☑🟢⚠🟡⬜🟠❌✗✘🔴]")
 #: A heading that groups claims under one verdict, or claims as such (numbered children).
 _GROUP_WORDS = re.compile(r"(?i)\b(?:claims?|matches|match|agreements?|confirmed|reproduced|"
                           r"replicated|validated|divergences?|discrepanc(?:y|ies)|mismatch(?:es)?|"
-                          r"gaps?|findings)\b")
-_NUMBERED_TITLE = re.compile(r"(?i)^\s*(?:claim\s+(?P<c>\d{1,3})\b[:.\s—–-]*|(?P<d>[A-Z]?\d{1,3})"
-                             r"[.)]\s+)")
+                          r"gaps?|findings|doesn't|didn't|does\s+not|did\s+not|replicates?|"
+                          r"reproduces?|holds?|fails?|failed)\b")
+_NUMBERED_TITLE = re.compile(r"(?i)^\s*(?:(?:claim\s+|(?:主张|主張)\s*)(?P<c>\d{1,3})\b[:：.\s—–-]*|"
+                             r"(?P<d>[A-Z]?\d{1,3})[.)]\s+)")
 _BOLD_LEAD = re.compile(r"^\s*\*\*(?P<lead>[^*\n]{3,200}?)\*\*")
 
 
@@ -215,12 +216,24 @@ def parse(text: str) -> Heading:
 # --- verdicts and numbers -------------------------------------------------------------------
 
 def cell_verdict(cell: str) -> str | None:
-    """The verdict a short cell or heading declares (the one mapping table), else None."""
+    """The verdict a short cell or heading declares (the one mapping table), else None. A
+    report's own "Not reproduced" label is a failed reproduction (the free-form reports' data
+    card maps it so), unless the rest of the label is inconclusive ("⚠️ not reproduced", "not
+    reproduced yet"); a logbook's "NOT REPRODUCED" stays inconclusive (`map_verdict`)."""
     clean = plain_text(cell).strip()
     if not clean or len(clean) > LABEL_CHARS:
         return None
     mapped = map_verdict(clean)
+    if mapped.verdict == Verdict.inconclusive and _NOT_REPRODUCED.search(clean):
+        rest = _NOT_REPRODUCED.sub(" ", clean)
+        if not _NOT_YET.search(rest) and map_verdict(rest).verdict in (None, Verdict.falsified):
+            return Verdict.falsified.value
     return mapped.verdict.value if mapped.verdict is not None else None
+
+
+_NOT_REPRODUCED = re.compile(r"(?i)\bnot[\s_-]+(?:reproduced|replicated)\b")
+#: Words saying the check is still to come: not reproduced *yet* is no failure.
+_NOT_YET = re.compile(r"(?i)\byet\b|\bpending\b|\btodo\b|\bplanned\b|尚|待")
 
 
 def one_number(cell: str) -> float | None:
@@ -314,6 +327,8 @@ def columns(header: list[str], body: list[list[str]]) -> Columns | None:
         elif is_ours:
             ours.append(j)
     if verdict is None:
+        verdict = _question_column(header, body)
+    if verdict is None:
         verdict = _marked_column(header, body)
         # a column of verdict marks holds verdicts, whatever its header names ("Reproduced?")
         paper, ours = [j for j in paper if j != verdict], [j for j in ours if j != verdict]
@@ -353,6 +368,35 @@ def _mostly_numbers(cells: list[str]) -> bool:
     return bool(cells) and len(numbers) * 2 > len(cells)
 
 
+#: A header asking whether the claim was reproduced ("Reproduced?", "Match?", "Holds?", "是否复现"):
+#: its yes / no cells are verdicts.
+_VERDICT_QUESTION = re.compile(r"(?i)\b(?:reproduc\w*|replicat\w*|match\w*|holds?|confirmed|"
+                               r"verified|consistent)\s*[?？]\s*$|^\s*是否")
+_ANSWERS = {"yes": Verdict.verified.value, "是": Verdict.verified.value,
+            "no": Verdict.falsified.value, "否": Verdict.falsified.value,
+            "partial": Verdict.inconclusive.value, "partially": Verdict.inconclusive.value}
+
+
+def answer_verdict(cell: str) -> str | None:
+    """The verdict of a cell answering a "Reproduced?" column: its label when it has one ("No
+    (not run)" is not run), else its opening yes / no / partially ("Yes, within 0.1", "No — 3
+    points lower"; "N/A" and "Not run" are no answer)."""
+    m = re.match(r"^\W*(?P<a>[a-z]+|[是否])(?![a-z/])", plain_text(cell), re.IGNORECASE)
+    return cell_verdict(cell) or (_ANSWERS.get(m.group("a").lower()) if m else None)
+
+
+def _question_column(header: list[str], body: list[list[str]]) -> int | None:
+    """A column (not the first) whose header asks whether the claim was reproduced and whose
+    cells mostly answer it."""
+    for j in range(1, len(header)):
+        if not _VERDICT_QUESTION.search(plain_text(header[j])):
+            continue
+        cells = [r[j] for r in body if j < len(r) and r[j].strip()]
+        if cells and sum(answer_verdict(c) is not None for c in cells) * 2 > len(cells):
+            return j
+    return None
+
+
 def _marked_column(header: list[str], body: list[list[str]]) -> int | None:
     """A column (not the first) whose cells mostly open with a verdict mark, else one (not
     naming a side, a claim or notes) whose cells are mostly short verdict labels: "| Claim |
@@ -369,7 +413,7 @@ def _marked_column(header: list[str], body: list[list[str]]) -> int | None:
             continue
         cells = [plain_text(r[j]).strip() for r in body if j < len(r) and r[j].strip()]
         labels = [c for c in cells if len(c.split()) <= TAIL_LABEL_WORDS and cell_verdict(c)]
-        if len(labels) >= 2 and len(labels) * 2 > len(cells):
+        if cells and len(labels) >= min(2, len(cells)) and len(labels) * 2 > len(cells):
             return j
     return None
 
@@ -393,8 +437,11 @@ def table_claims(page: Page, block: Block) -> list[FoundClaim]:
                 if ex.provenance.pop(name, None) is not None:
                     setattr(ex, name.split("_")[0], None)
                 ex.absent[name] = "the row says its numbers are not comparable with the paper's"
+        # a row the paper's cells leave empty while ours hold something (a row with neither
+        # side's number states no number: its values may be in a results file)
         no_paper = bool(cols.paper) and all(_BLANK.match(plain_text(cells[j]))
-                                            for j in cols.paper)
+                                            for j in cols.paper) \
+            and not (cols.ours and all(_BLANK.match(plain_text(cells[j])) for j in cols.ours))
         if no_paper:
             # a row the paper states nothing for is the reproducer's own finding: no verdict
             # on the paper's claim, and its number reproduces none of the paper's
@@ -404,7 +451,9 @@ def table_claims(page: Page, block: Block) -> list[FoundClaim]:
             ex.absent["reproduced_value"] = "the paper's cell of the row is empty: the " \
                                             "reproducer's own number, not a reproduction"
         elif cols.verdict is not None:
-            found = cell_verdict(cells[cols.verdict])
+            found = answer_verdict(cells[cols.verdict]) \
+                if _VERDICT_QUESTION.search(plain_text(header[cols.verdict])) \
+                else cell_verdict(cells[cols.verdict])
             if found is not None:
                 _set_verdict(ex, found, cells[cols.verdict], raw.strip(), "claims table cell")
             else:
@@ -669,9 +718,14 @@ def _title_label(title: str) -> tuple[str, str] | None:
     return m.group("s"), m.group("l")
 
 
+_LINE_KEY = r"(?:verdict|status|result|outcome|assessment|结论|結論|判定|状态|狀態|结果|結果)"
 #: A label line naming its verdict by a mark only ("**Status:** ✅").
-_MARK_LINE = re.compile(r"(?im)^[\s>*_-]*(?:\*\*|__)?(?:verdict|status|result|outcome|assessment)"
-                        r"(?:\*\*|__)?\s*[:：]\s*(?:\*\*|__)?\s*(?P<m>" + _MARKS.pattern + r")")
+_MARK_LINE = re.compile(r"(?im)^[\s>*_-]*(?:\*\*|__)?" + _LINE_KEY + r"(?:\*\*|__)?\s*[:：]\s*"
+                        r"(?:\*\*|__)?\s*(?P<m>" + _MARKS.pattern + r")")
+#: A label line whose whole label is a short verdict in the mapping table's words, codes or
+#: phrases ("Status: OUT_OF_TOL", "结论：复现成功"), which the logbook's label lines do not read.
+_SHORT_LABEL_LINE = re.compile(r"(?im)^[\s>*_-]*(?:\*\*|__)?" + _LINE_KEY + r"(?:\*\*|__)?\s*"
+                               r"[:：]\s*(?:\*\*|__)?\s*(?P<l>[^\n]{1,40}?)\s*(?:\*\*|__)?[.。]?\s*$")
 
 
 def claim_verdict(heading: Heading) -> tuple[str, str, str] | None:
@@ -687,11 +741,16 @@ def claim_verdict(heading: Heading) -> tuple[str, str, str] | None:
     if tail is not None:
         return cell_verdict(tail[1]), heading.raw, "verdict heading"  # type: ignore[return-value]
     text = "\n\n".join(b.text for b in heading.blocks if b.kind != "table")
-    labels = [(lb.mapped.verdict.value, lb.quote, lb.place) for lb in text_labels(text)
+    labels = [(cell_verdict(lb.text) or lb.mapped.verdict.value, lb.quote, lb.place)
+              for lb in text_labels(text)
               if lb.mapped.verdict is not None and lb.place in ("Verdict line", "bold label")]
     if not labels:
         labels = [(v, m.group(0).strip(), "Verdict line") for m in _MARK_LINE.finditer(text)
                   if (v := cell_verdict(m.group("m"))) is not None]
+    if not labels:
+        labels = [(v, m.group(0).strip(), "Verdict line") for m in _SHORT_LABEL_LINE.finditer(text)
+                  if len(m.group("l").split()) <= TAIL_LABEL_WORDS
+                  and (v := cell_verdict(m.group("l"))) is not None]
     if not labels or len({v for v, _, _ in labels}) > 1:
         return None  # none, or labels that disagree: absent, for the judge
     return labels[0]
@@ -724,12 +783,13 @@ def _heading_claim(page: Page, heading: Heading, row: int,
         _set_verdict(ex, verdict, quote, quote, place)
     else:
         ex.absent["verdict"] = "the heading and its section declare no verdict"
-    m = re.match(r"(?i)^\s*#*\s*claim\s+(\d{1,3})\b", heading.raw)
+    m = _NUMBERED_TITLE.match(_MARKS.sub("", plain_text(heading.title)))
+    m = m if m is not None and m.group("c") else None
     body = "\n\n".join(b.text for b in heading.blocks)
     return _declared(page, row, f"{heading.raw}\n{body}", statement, ex, place="section",
                      quote=line, quoted_at="heading" if line == heading.raw else "paragraph",
                      values=IN_PROSE,
-                     number=int(m.group(1)) if m else None,
+                     number=int(m.group("c")) if m else None,
                      number_quote=heading.raw if m else None)
 
 
@@ -893,6 +953,8 @@ _CLOSING_MARK = re.compile(r"^(?P<rest>.*?\S)\s*(?:[(:—–]|\s-)?\s*(?P<m>" + 
                            r")\ufe0f?\s*\)?\s*\.?$")
 #: A label closing an item after a dash ("X —— 已复现", "X — reproduced").
 _CLOSING_DASH = re.compile(r"^(?P<rest>.*?\S)\s*(?:—+|–+|\s-{1,2})\s*(?P<l>[^—–\n]{1,30}?)\s*[.。]?$")
+#: A label closing an item after its last colon ("X: reproduced", "X：复现成功").
+_CLOSING_COLON = re.compile(r"^(?P<rest>.*?\S)\s*[:：]\s*(?P<l>[^:：\n]{1,30}?)\s*[.。]?$")
 _CLOSING_BOLD = re.compile(r"^(?P<rest>.*?\S)\s*(?:[—–:|]|\s-)\s*\(?\*\*(?P<l>[^*\n]{2,40})\*\*"
                            r"\)?\.?\s*$")
 
@@ -916,7 +978,8 @@ def marked_items(page: Page, heading: Heading) -> list[FoundClaim]:
                               (m := _CLOSING_MARK.match(first))) and \
                     (v := cell_verdict(m.group("m"))):
                 found = (m.group("rest"), v, "list item mark")
-            elif results and (m := _CLOSING_DASH.match(plain_text(first))) and \
+            elif results and ((m := _CLOSING_DASH.match(plain_text(first))) or
+                              (m := _CLOSING_COLON.match(plain_text(first)))) and \
                     len(m.group("l").split()) <= TAIL_LABEL_WORDS and \
                     (v := cell_verdict(m.group("l"))):
                 found = (m.group("rest"), v, "bold label")
