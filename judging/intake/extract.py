@@ -511,7 +511,8 @@ class Value:
     place: str
 
 
-_KEY_REPORTED = re.compile(r"(?i)(?:^|[_\W])(?:paper|reported|claimed|published|authors?)"
+_KEY_REPORTED = re.compile(r"(?i)(?:^|[_\W])(?:paper|reported|claimed|published|authors?|ref|"
+                           r"reference|expected)"
                            r"(?:[_\W]|$)")
 _KEY_REPRODUCED = re.compile(r"(?i)(?:^|[_\W])(?:observed|measured|reproduced|ours|obtained|"
                              r"reproduction)(?:[_\W]|$)")

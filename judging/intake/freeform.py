@@ -77,7 +77,8 @@ from judging.models import MAX_NOTE_CHARS, MAX_STATEMENT_CHARS, FieldProvenance,
 _MD = MarkdownIt("commonmark").enable("table").disable("inline")
 
 _VERDICT_HEAD = re.compile(r"(?i)\b(?:verdict|status|assessment|outcome|conclusion|agreement|"
-                           r"match(?:es)?|flag|judg(?:e)?ment)\b|结论|結論|判定|状态|狀態")
+                           r"match(?:es)?|flag|judg(?:e)?ment|progress)\b|结论|結論|判定|状态|狀態|"
+                           r"(?:复现|復現|重现|重現|完成)(?:情况|情況|程度|度)|进度|進度")
 _CLAIM_HEAD = re.compile(r"(?i)\b(?:claim|statement|finding|what it establishes|hypothesis)\b"
                          r"|主张|主張")
 _ID_HEAD = re.compile(r"(?i)^\s*(?:#|id|no\.?|claim ?id|ref)\s*$")
@@ -220,9 +221,11 @@ def cell_verdict(cell: str) -> str | None:
     report's own "Not reproduced" label is a failed reproduction (the free-form reports' data
     card maps it so), unless the rest of the label is inconclusive ("⚠️ not reproduced", "not
     reproduced yet"); a logbook's "NOT REPRODUCED" stays inconclusive (`map_verdict`)."""
-    clean = plain_text(cell).strip()
+    clean = plain_text(cell).strip().strip("`")
     if not clean or len(clean) > LABEL_CHARS:
         return None
+    if _STATUS_CODE.match(clean) and not _TOLERANCE_CODE.search(clean):
+        clean = clean.replace("_", " ")  # "BLOCKED_EXACT_RERUN": its words, each a word
     mapped = map_verdict(clean)
     if mapped.verdict == Verdict.inconclusive and _NOT_REPRODUCED.search(clean):
         rest = _NOT_REPRODUCED.sub(" ", clean)
@@ -231,6 +234,10 @@ def cell_verdict(cell: str) -> str | None:
     return mapped.verdict.value if mapped.verdict is not None else None
 
 
+#: A status code in capitals joined by underscores ("NOT_REPRODUCED", "BLOCKED_EXACT_RERUN"),
+#: read by its words; the tolerance codes are words of the mapping table as they are.
+_STATUS_CODE = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
+_TOLERANCE_CODE = re.compile(r"(?:OUT_OF|WITHIN|IN)_TOL")
 _NOT_REPRODUCED = re.compile(r"(?i)\bnot[\s_-]+(?:reproduced|replicated)\b")
 #: Words saying the check is still to come: not reproduced *yet* is no failure.
 _NOT_YET = re.compile(r"(?i)\byet\b|\bpending\b|\btodo\b|\bplanned\b|尚|待")

@@ -180,3 +180,34 @@ def test_a_report_with_only_an_overall_verdict_is_one_claim(tmp_path: Path) -> N
         "**Overall verdict:** ⚠️ Partially reproduced\n", encoding="utf-8")
     [claim] = load_folder(folder, logbooks_dir=tmp_path / "out").claims
     assert claim.claim.claim_id.endswith("/report") and claim.claim.verdict == I
+
+
+@pytest.mark.parametrize(("code", "verdict"), [
+    ("`BLOCKED_EXACT_MODEL_RERUN`", I), ("NOT_REPRODUCED", F), ("FAILED_CHECK", F),
+    ("COMPLETE_PUBLIC_ARTIFACT_RUN", None), ("OUT_OF_TOL", F),
+])
+def test_a_status_code_is_read_by_its_words(code, verdict) -> None:
+    got = read(table(["Claim", "Status"], [["The loss falls below a fifth", code],
+                                           ["The large model beats every baseline", "✅"]]))
+    assert got["The loss falls below a fifth"][0] == verdict
+
+
+def test_a_status_table_headed_in_chinese_is_a_claims_table() -> None:
+    got = read(table(["实验", "完成情况"], [["主表的基线模型", "代理完成"],
+                                         ["消融实验中的三个变体", "完成"]]))
+    # the rows are claims; "完成" (done) is no verdict on the paper's claim
+    assert got == {"主表的基线模型": (I, None, None), "消融实验中的三个变体": (None, None, None)}
+
+
+def test_a_results_file_naming_the_reference_side_pairs_with_ours(tmp_path: Path) -> None:
+    import json
+
+    folder = tmp_path / "alice--repro-2601.00001"
+    folder.mkdir()
+    (folder / "README.md").write_text(FRONT + "# Report\n\n" + table(
+        ["ID", "Claim", "Verdict"], [["C1", "Top-1 accuracy on the test split", "✅"]]),
+        encoding="utf-8")
+    (folder / "results.json").write_text(json.dumps({"C1": {"ref_acc": 76.1,
+                                                            "measured_acc": 75.8}}))
+    [claim] = load_folder(folder, logbooks_dir=tmp_path / "out").claims
+    assert (claim.claim.reported_value, claim.claim.reproduced_value) == (76.1, 75.8)
