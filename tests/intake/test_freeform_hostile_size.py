@@ -8,7 +8,10 @@ from __future__ import annotations
 import pytest
 
 import judging.intake.freeform as reader
-from judging.intake.freeform import read_reports
+from judging.intake.freeform import lists, read_reports, sections, tables, tree, vocabulary
+
+#: The reader's rooms: each reads lines through its own `plain_text`.
+ROOMS = (reader, lists, sections, tables, tree, vocabulary)
 
 SIZE = 200_000
 #: Reads of a line's text (`plain_text`) the rules may spend per line of the report: about two
@@ -39,7 +42,7 @@ def test_a_long_run_of_one_shape_is_parsed_once_and_read_in_linear_work(
         shape: str, monkeypatch: pytest.MonkeyPatch) -> None:
     text = _text(shape)
     counts = {"parse": 0, "reads": 0}
-    parse, plain_text = reader._MD.parse, reader.plain_text
+    parse, plain_text = tree.MARKDOWN.parse, vocabulary.plain_text
 
     def counted_parse(*args, **kwargs):
         counts["parse"] += 1
@@ -49,9 +52,11 @@ def test_a_long_run_of_one_shape_is_parsed_once_and_read_in_linear_work(
         counts["reads"] += 1
         return plain_text(*args, **kwargs)
 
-    monkeypatch.setattr(reader._MD, "parse", counted_parse)
-    monkeypatch.setattr(reader, "plain_text", counted_plain_text)
-    reader._strip_title.cache_clear()  # every title read afresh: no help from earlier tests
+    monkeypatch.setattr(tree.MARKDOWN, "parse", counted_parse)
+    for room in ROOMS:
+        if hasattr(room, "plain_text"):
+            monkeypatch.setattr(room, "plain_text", counted_plain_text)
+    sections.strip_title.cache_clear()  # every title read afresh: no help from earlier tests
     reading = read_reports([("README.md", text)])
     assert counts["parse"] == 1  # one report, one parse: every rule reads the same tree
     lines = text.count("\n")
