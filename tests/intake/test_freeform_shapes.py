@@ -211,3 +211,25 @@ def test_a_results_file_naming_the_reference_side_pairs_with_ours(tmp_path: Path
                                                             "measured_acc": 75.8}}))
     [claim] = load_folder(folder, logbooks_dir=tmp_path / "out").claims
     assert (claim.claim.reported_value, claim.claim.reproduced_value) == (76.1, 75.8)
+
+
+def test_a_results_yaml_with_paper_and_ours_keys_gives_the_claims_values(tmp_path: Path) -> None:
+    folder = tmp_path / "alice--repro-2601.00001"
+    (folder / "results").mkdir(parents=True)
+    (folder / "README.md").write_text(FRONT + "# Report\n\n" + table(
+        ["ID", "Claim", "Verdict"], [["C1", "Top-1 accuracy on the test split", "✅"],
+                                     ["C2", "Throughput of the large model", "❌"]]),
+        encoding="utf-8")
+    (folder / "results" / "summary.yaml").write_text(
+        "C1:\n  paper: 76.1\n  ours: 75.8\nC2:\n  paper_tokens_per_s: 2000\n", encoding="utf-8")
+    # aliases are refused unread: one alias per level expands without bound when walked
+    (folder / "results" / "bomb.yml").write_text(
+        "a: &a [1, 1, 1]\nb: &b [*a, *a, *a]\nC2: {ours: *b}\n", encoding="utf-8")
+    loaded = load_folder(folder, logbooks_dir=tmp_path / "out")
+    claims = {c.claim.statement: c.claim for c in loaded.claims}
+    one = claims["Top-1 accuracy on the test split"]
+    assert (one.reported_value, one.reproduced_value) == (76.1, 75.8)
+    assert one.provenance["reproduced_value"].quote == "ours: 75.8"
+    assert claims["Throughput of the large model"].reproduced_value is None
+    assert any("aliases" in p.reason and "bomb.yml" in (p.manifest or "")
+               for p in loaded.problems) or any("aliases" in w for w in loaded.header.warnings)
