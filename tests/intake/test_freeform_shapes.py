@@ -233,3 +233,14 @@ def test_a_results_yaml_with_paper_and_ours_keys_gives_the_claims_values(tmp_pat
     assert claims["Throughput of the large model"].reproduced_value is None
     assert any("aliases" in p.reason and "bomb.yml" in (p.manifest or "")
                for p in loaded.problems) or any("aliases" in w for w in loaded.header.warnings)
+
+
+def test_a_numbered_heading_may_close_with_its_verdict_in_brackets() -> None:
+    report = ("# Report\n\n## 1. The loss falls below a fifth (reproduced)\n\ntext\n\n"
+              "## 2. The large model beats the baselines [❌]\n\ntext\n\n"
+              "## 3. 基础模型的准确率更高（部分复现）\n\ntext\n\n"
+              "## 4. Training (partial)\n\ntext\n\n## 5. Results on the test split (see Table 2)\n\n"
+              "text\n\n## 6. 方法：一致性哈希\n\ntext\n")
+    assert {t: v for t, (v, *_) in read(report).items()} == {
+        "The loss falls below a fifth": V, "The large model beats the baselines": F,
+        "基础模型的准确率更高": I}

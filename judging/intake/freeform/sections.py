@@ -72,7 +72,8 @@ PLAN_FILE = re.compile(r"(?i)(?:^|[/_-])(?:plan|todo|roadmap|checklist)s?\.md$")
 def strip_title(title: str, *, tail: bool = True) -> str:
     """A heading's statement: its marks, its number and (`tail`) a verdict label after it
     dropped."""
-    title = MARKS.sub("", plain_text(title)).replace("\ufe0f", "").strip(" :—–-")
+    title = MARKS.sub("", plain_text(title)).replace("\ufe0f", "")
+    title = _EMPTY_BRACKETS.sub("", title).strip(" :—–-")  # "[✅]" without its mark
     m = _NUMBERED_TITLE.match(title)
     title = title[m.end():].strip() if m else title
     label = _title_label(title) if tail else None
@@ -129,16 +130,27 @@ def _named_claim(heading: Heading) -> bool:
 #: A claim heading's label after its statement ("1. The loss falls — reproduced", "The large
 #: model wins: not reproduced"): a short verdict after a dash, a colon or a bar.
 _TAIL_LABEL = re.compile(r"^(?P<s>.*?\S)\s*(?:[—–|:：]|\s-\s)\s*(?P<l>[^—–|:：]{2,40}?)\s*[.!]?$")
+#: ... or in brackets closing the title ("The loss falls (reproduced)", "准确率更高（复现成功）").
+_TAIL_BRACKETS = re.compile(r"^(?P<s>.*?\S)\s*[(（\[](?P<l>[^()（）\[\]]{2,40})[)）\]]\s*[.!]?$")
+_EMPTY_BRACKETS = re.compile(r"[(（\[]\s*[)）\]]")
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+def _words_in(text: str) -> int:
+    """The words of a statement; Chinese, written without spaces, as one word per two characters."""
+    return max(len(text.split()), len(_CJK.findall(text)) // 2)
 
 
 def _title_label(title: str) -> tuple[str, str] | None:
     """(statement, label) of a claim heading whose title ends with a short verdict label; the
     statement has two words or more (a "Method: consistent hashing" heading is no claim)."""
-    m = _TAIL_LABEL.match(strip_title(title, tail=False))
-    if m is None or len(m.group("l").split()) > TAIL_LABEL_WORDS \
-            or len(m.group("s").split()) < 2 or cell_verdict(m.group("l")) is None:
-        return None
-    return m.group("s"), m.group("l")
+    title = strip_title(title, tail=False)
+    for pattern in (_TAIL_LABEL, _TAIL_BRACKETS):
+        m = pattern.match(title)
+        if m is not None and len(m.group("l").split()) <= TAIL_LABEL_WORDS \
+                and _words_in(m.group("s")) >= 2 and cell_verdict(m.group("l")) is not None:
+            return m.group("s"), m.group("l")
+    return None
 
 
 _LINE_KEY = r"(?:verdict|status|result|outcome|assessment|结论|結論|判定|状态|狀態|结果|結果)"
