@@ -100,8 +100,10 @@ class MappedVerdict:
 MARK_TABLE: list[tuple[re.Pattern[str], str]] = [
     (re.compile(p, re.IGNORECASE), v) for p, v in (
         (r"\bnot[\s_-]+(?:run|implemented|done|evaluated)\b|\bn/a\b|\bgaps?\b|⬜|🟡|🟠|⚠|"
-         r"沒有完全重現|没有完全复现|未完全|代理完成|未完成|未做", Verdict.inconclusive.value),
-        (r"\bOUT_OF_TOL\b|\b(?:doesn't|does\s+not|don't|do\s+not|not)\s+(?:match|replicate|see)|"
+         r"沒有完全重現|没有完全复现|未完全|代理完成|未完成|未做|部分(?:复现|重现|重現|復現|一致|成功)",
+         Verdict.inconclusive.value),
+        (r"\bOUT_OF_TOL\b|\b(?:doesn't|does\s+not|don't|do\s+not|didn't|did\s+not|not)\s+"
+         r"(?:match|replicate|reproduce|see)|^\W*what\s+(?:doesn't|does\s+not|didn't|did\s+not)\W*$|"
          r"\bmismatch|不一致|[未没沒]有?(?:复现|重现|重現|復現)|尚未重現|❌|✗|✘|🔴",
          Verdict.falsified.value),
         (r"\b(?:WITHIN|IN)_TOL\b|\bmatch(?:es|ed)?\b|\bagree(?:s|ment|ments)?\b|\bvalidated\b|"
@@ -509,15 +511,18 @@ class Value:
     place: str
 
 
-_KEY_REPORTED = re.compile(r"(?i)(?:^|[_\W])(?:paper|reported|claimed|published|authors?)"
+_KEY_REPORTED = re.compile(r"(?i)(?:^|[_\W])(?:paper|reported|claimed|published|authors?|ref|"
+                           r"reference|expected)"
                            r"(?:[_\W]|$)")
 _KEY_REPRODUCED = re.compile(r"(?i)(?:^|[_\W])(?:observed|measured|reproduced|ours|obtained|"
                              r"reproduction)(?:[_\W]|$)")
 #: Words of a column header (any reader's tables: a logbook's, a report's) that name the paper's
 #: side of a comparison, and those that name ours (English, and the Chinese of real reports).
-PAPER_COLUMN = re.compile(r"(?i)\b(?:paper|reported|published|original|claimed|target|authors?)\b"
+PAPER_COLUMN = re.compile(r"(?i)\b(?:paper|reported|published|original|claimed|target|expected|"
+                          r"authors?)\b"
                           r"|论文|論文|原文")
 OURS_COLUMN = re.compile(r"(?i)\b(?:ours|our|reproduced|reproduction|measured|observed|obtained|"
+                         r"achieved|actual|"
                          r"this (?:run|repo(?:sitory)?|work)|replicated|replication)\b|本次|本复现|"
                          r"复现|復現|我们|我們")
 

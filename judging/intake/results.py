@@ -1,5 +1,5 @@
 """Values a submission's results files and logs declare (issue 26, moved out of space.py for
-issue 40): a results JSON or CSV whose keys or columns name the paper's side or the measured side
+issue 40): a results JSON, YAML or CSV whose keys or columns name the paper's side or the measured side
 (`extract.key_side`), per claim when the file is keyed by claim (`{"C1": {...}}`, rows naming
 their claim), else for the submission as a whole; `key=value` lines of a log. Each value keeps
 the verbatim line it came from.
@@ -13,6 +13,8 @@ import json
 import re
 from pathlib import Path
 
+import yaml
+
 from judging.intake.extract import Value, json_values, key_side, output_values
 from judging.intake.paths import read_text_confined
 from judging.models import MAX_NOTE_CHARS
@@ -23,6 +25,11 @@ def file_values(rel: str, text: str) -> tuple[list[Value], dict[int, list[Value]
     whole: list[Value] = []
     by_claim: dict[int, list[Value]] = {}
     place = f"results file on {rel}"
+    if rel.lower().endswith((".yaml", ".yml")):
+        data, error = yaml_data(text)
+        if error:
+            return whole, by_claim, error
+        return _data_values(data, yaml_lines(text), place)
     if not rel.lower().endswith(".json"):
         try:
             csv_values(text, place, whole, by_claim)
@@ -33,8 +40,15 @@ def file_values(rel: str, text: str) -> tuple[list[Value], dict[int, list[Value]
         data = json.loads(text)
     except (ValueError, RecursionError):
         return whole, by_claim, "not valid JSON: not read"
+    return _data_values(data, quoted_lines(text), place)
+
+
+def _data_values(data: object, lines: dict[str, str], place: str
+                 ) -> tuple[list[Value], dict[int, list[Value]], str | None]:
+    """The values of a parsed results file (JSON or YAML), each quoted by the line of its key."""
+    whole: list[Value] = []
+    by_claim: dict[int, list[Value]] = {}
     claims = claim_keyed(data)
-    lines = quoted_lines(text)
     if claims:
         for number, item in claims.items():
             by_claim.setdefault(number, []).extend(
@@ -44,6 +58,32 @@ def file_values(rel: str, text: str) -> tuple[list[Value], dict[int, list[Value]
         whole += [Value(side, value, quote_key(lines, key), place)
                   for side, key, value in json_values(data)]
     return whole, by_claim, None
+
+
+def yaml_data(text: str) -> tuple[object, str | None]:
+    """A results YAML's data, or why it is not read. A document with aliases is refused before
+    it is built: one alias repeated at each level is a small file that expands without bound
+    when walked (PyYAML's safe loader builds it; it does not bound it)."""
+    try:
+        if any(isinstance(event, yaml.AliasEvent) for event in yaml.parse(text)):
+            return None, "a YAML document with aliases (&anchor / *alias): not read"
+        return yaml.safe_load(text), None
+    except (yaml.YAMLError, RecursionError):
+        return None, "not valid YAML: not read"
+
+
+#: A YAML key at the start of its line ("  paper: 76.1", "- ours: 75.8").
+_YAML_KEY = re.compile(r"^[ \t]*(?:-[ \t]+)?[\"']?(?P<key>[^\"':#\n]+?)[\"']?[ \t]*:(?:[ \t]|$)")
+
+
+def yaml_lines(text: str) -> dict[str, str]:
+    """Each key of a YAML text (as `quote_key` looks it up, `"key"`) with the first line it
+    stands on, in one pass."""
+    first: dict[str, str] = {}
+    for line in text.splitlines():
+        if (m := _YAML_KEY.match(line)) is not None:
+            first.setdefault(f'"{m.group("key").strip()}"', line)
+    return first
 
 
 def log_values(rel: str, text: str) -> list[Value]:

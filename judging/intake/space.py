@@ -181,7 +181,7 @@ def read_space(folder: Path) -> SpaceFiles:
                 files.reports.append((rel, str(raw)))
         elif rel.lower().endswith((".jsonl", ".json")) and _is_trace(files, rel):
             files.traces.append(rel)  # Claude-Code events, or a HuggingChat export
-        elif rel.lower().endswith((".json", ".csv")) and (
+        elif rel.lower().endswith((".json", ".csv", ".yaml", ".yml")) and (
                 _RESULTS_NAME.search(name) or linked or rel.startswith("results/")):
             files.results.append(rel)
         elif _LOG.search(rel):

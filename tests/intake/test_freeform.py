@@ -566,7 +566,7 @@ def test_a_numbered_heading_with_its_verdict_after_a_dash_is_one_claim() -> None
               "## 3. Method: consistent hashing\n\ntext\n")
     assert _titled_verdicts("REPORT.md", report) == [
         ("The loss falls below a fifth", Verdict.verified),
-        ("The large model wins", Verdict.inconclusive)]
+        ("The large model wins", Verdict.falsified)]  # a report's "not reproduced": failed
 
 
 def test_list_items_carrying_their_verdict_are_claims(tmp_path: Path) -> None:
@@ -586,7 +586,7 @@ def test_list_items_carrying_their_verdict_are_claims(tmp_path: Path) -> None:
         "The large model beats every baseline": Verdict.falsified,
         "Scaling to a billion parameters holds": Verdict.inconclusive,
         "Recall rises with the memory size": Verdict.verified,
-        "Training converges within fifty episodes": Verdict.inconclusive}
+        "Training converges within fifty episodes": Verdict.falsified}
     first = next(c.claim for c in loaded.claims if c.claim.verdict == Verdict.verified)
     assert first.provenance["verdict"].quote == \
         "- ✅ The loss falls below a fifth after ten thousand steps"
@@ -618,7 +618,7 @@ def test_a_claim_heading_without_a_title_states_its_claim_in_its_first_paragraph
     assert one.number == 1 and one.extraction.verdict == Verdict.verified
     assert one.extraction.provenance["statement"].quote == \
         "The AUC on the test split stays above nine tenths. More text here."
-    assert claims["The loss falls below a fifth."].extraction.verdict == Verdict.inconclusive
+    assert claims["The loss falls below a fifth."].extraction.verdict == Verdict.falsified
 
 
 @pytest.mark.parametrize(("sentence", "pair"), [
@@ -669,7 +669,7 @@ def test_a_bold_claim_and_the_verdict_after_it_are_one_claim() -> None:
               "**Recall rises with memory size.** Refuted: it falls.\n")
     assert _titled_verdicts("README.md", report) == [
         ("Loss falls below a fifth", Verdict.verified),
-        ("Large model beats the baselines", Verdict.inconclusive),
+        ("Large model beats the baselines", Verdict.falsified),
         ("Recall rises with memory size", Verdict.falsified)]
 
 
