@@ -186,7 +186,10 @@ def _context() -> multiprocessing.context.BaseContext:
     if "forkserver" in multiprocessing.get_all_start_methods():
         context = multiprocessing.get_context("forkserver")
         # worker_start: a worker that fails before running our code says so in one line.
-        context.set_forkserver_preload(["judging.run.worker_start", "judging.run.pool"])
+        # scipy.signal: the copy check's Hann window imports it on first use (the scheduling
+        # process never does), so it is imported once here, not once per worker.
+        context.set_forkserver_preload(["judging.run.worker_start", "judging.run.pool",
+                                        "scipy.signal"])
         return context
     return multiprocessing.get_context("spawn")
 

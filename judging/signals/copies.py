@@ -65,7 +65,6 @@ from dataclasses import dataclass
 import numpy as np
 from PIL import Image, ImageChops
 from scipy import ndimage
-from skimage.filters import window
 
 #: Channel difference above which a pixel counts as content rather than border: high enough that
 #: JPEG ringing around the outermost text does not move the crop.
@@ -156,6 +155,11 @@ def _hann(shape: tuple[int, int]) -> np.ndarray:
     """scikit-image's Hann window of `shape` in float32, made once per shape (it costs a few
     milliseconds, and the alignment asks for the same tile shapes again and again); read-only,
     as it is shared."""
+    # Imported here: skimage.filters.window imports scipy.signal (about 1.3 s of CPU), which
+    # the process that schedules a run never needs; the measuring workers import it once, in
+    # their forkserver (`judging.run.worker_start`).
+    from skimage.filters import window
+
     taper = window("hann", shape).astype(np.float32)
     taper.flags.writeable = False
     return taper
@@ -835,10 +839,13 @@ def _native_scale(alignment: Alignment, pub_factor: int, rep_factor: int
             alignment.scale[1] * pub_factor / rep_factor)
 
 
-def check_copy(published: Image.Image, reproduced: Image.Image, *, same_bytes: bool = False
-               ) -> CopyCheck:
+def check_copy(published: Image.Image, reproduced: Image.Image, *, same_bytes: bool = False,
+               explain: bool = True) -> CopyCheck:
     """Whether `reproduced` is a copy of `published` (see the module docstring for what a copy
-    is and how it is told from a re-render)."""
+    is and how it is told from a re-render). `explain=False`: a pair whose marks correlate too
+    little for a copy is answered without measuring its redrawn share at ALIGN_SIZE, which only
+    its `how` would show (a caller that shows `how` of copies alone, like the pixel signals,
+    saves that comparison on most re-renders); the verdict is the same."""
     if same_bytes:
         return CopyCheck(copy=True, identical=True, redrawn_share=0.0, scale=(1.0, 1.0),
                          how="byte-identical files")
@@ -879,9 +886,12 @@ def check_copy(published: Image.Image, reproduced: Image.Image, *, same_bytes: b
     width, height = rbox[2] - rbox[0], rbox[3] - rbox[1]
     k = min(1.0, ALIGN_SIZE / max(width, height))
     coarse_grid = (max(16, round(width * k)), max(16, round(height * k)))
-    coarse, _ = _redrawn(pub, rep, alignment, rbox, coarse_grid, gray=gray, footprint=False)
     correlation = _ink_correlation(pub_gray, rep_gray, alignment, rbox, coarse_grid, level)
     scale = _native_scale(alignment, pub_factor, rep_factor)
+    if correlation < COPY_MIN_CORRELATION and not explain:
+        return CopyCheck(copy=False, identical=False, scale=scale, correlation=correlation,
+                         how=f"the marks correlate {correlation:.2f} at {ALIGN_SIZE} px")
+    coarse, _ = _redrawn(pub, rep, alignment, rbox, coarse_grid, gray=gray, footprint=False)
     if coarse > COARSE_MAX_REDRAWN_SHARE or correlation < COPY_MIN_CORRELATION:
         return CopyCheck(copy=False, identical=False, scale=scale, correlation=correlation,
                          how=f"{coarse:.1%} of the pixels redrawn at {ALIGN_SIZE} px, the marks "

@@ -48,6 +48,9 @@ log = logging.getLogger(__name__)
 FIGURE_SIGNALS = (*signal_names("pixel"), *CHART_SIGNALS, *CHART_SOURCE_SIGNALS)
 
 
+#: The flag of a figure pair whose chart reading trace failed to build (its detail says why).
+TRACE_FAILED = "chart_trace_failed"
+
 #: Chart readings of this process by pixel content (oldest dropped first past READINGS_KEPT).
 _READINGS: dict[str, ChartReading] = {}
 READINGS_KEPT = 128
@@ -76,7 +79,10 @@ class ChartPair:
     reference_lines: int = 0
     """Unnamed flat lines of an image side left out because the data side has no such series."""
     trace: ChartTrace | None = None
-    """What was read of each figure and what the evidence confirmed (None: no comparison)."""
+    """What was read of each figure and what the evidence confirmed (None: no comparison, or
+    no trace could be built: then `flags` says why)."""
+    flags: list[Flag] = field(default_factory=list)
+    """Why the comparison has no trace (`TRACE_FAILED`), when building it failed."""
 
 
 def chart_readings(published: Image.Image, reproduced: Image.Image, *,
@@ -126,9 +132,15 @@ def compare_pair(published: Image.Image, reproduced: Image.Image, *,
         trace = chart_trace(published_reading, reproduced_reading, comparison,
                             published_source="image" if published_data is None else "data",
                             reproduced_source="image" if reproduced_data is None else "data")
-    except Exception:  # the trace explains the signals: without it they still stand
+    except Exception as exc:  # the trace explains the signals: without it they still stand
         log.exception("tracing the chart reading failed")
-        trace = None
+        # The line says why it has no trace (it said nothing: an absent trace looked like a
+        # pair never compared).
+        return ChartPair(signals=comparison_signals(comparison), overlay=overlay,
+                         reference_lines=left_out, flags=[Flag(name=TRACE_FAILED, detail=(
+                             f"the chart reading trace could not be built "
+                             f"({type(exc).__name__}: {str(exc)[:120]}); the chart signals "
+                             f"stand without it")[:MAX_NOTE_CHARS])])
     return ChartPair(signals=comparison_signals(comparison), overlay=overlay,
                      reference_lines=left_out, trace=trace)
 
@@ -213,6 +225,7 @@ def measure_pair(published: Image.Image, reproduced: Image.Image, *, size: int =
         signals["chart.reproduced_from_data"] = Signal(value=reproduced_data is not None)
         result.overlay, result.reference_lines = pair.overlay, pair.reference_lines
         result.chart_trace = pair.trace
+        result.flags.extend(pair.flags)
     return result
 
 

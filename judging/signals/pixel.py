@@ -358,7 +358,8 @@ def compare_figures(published: Image.Image, reproduced: Image.Image, *,
     phash = phash_distance(norm_published, norm_reproduced)
     if same_bytes or phash <= COPY_GATE_PHASH or ssim_score >= COPY_GATE_SSIM or \
             _peeled_phash(norm_published, norm_reproduced) <= COPY_GATE_PHASH:
-        copy = check_copy(published, reproduced, same_bytes=same_bytes)
+        # explain=False: the copy flag shows `how` of copies only (signals/measure.py).
+        copy = check_copy(published, reproduced, same_bytes=same_bytes, explain=False)
     else:
         # The aligned copy check costs 0.2-0.3 s a pair; a pair this far apart at the normalised
         # size is no copy (re-encoded, padded, cropped or resized copies stay within the gate).

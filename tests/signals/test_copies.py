@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
-from PIL import Image
+from PIL import Image, ImageDraw
 from skimage.filters import window
 
 from judging.signals import check_copy, compare_figures, pixel_identical
@@ -182,6 +182,35 @@ def test_a_sparse_figure_drawn_again_elsewhere_is_not_a_copy() -> None:
     check = check_copy(published, _gray(_sparse_log_scatter("bmh", 4, (7.2, 4.05))))
     assert check.copy is False, check.how
     assert check.correlation is not None and check.correlation < COPY_MIN_CORRELATION
+
+
+def _noisy_curve(*, seed: int, jitter: float) -> Image.Image:
+    """A decaying curve with noise of `jitter` (axis heights), drawn with Pillow: two seeds are
+    the same plot run twice, which aligns well and correlates little (the scale benchmark's
+    figure pairs)."""
+    rng = np.random.default_rng(seed)
+    image = Image.new("RGB", (400, 300), "white")
+    draw = ImageDraw.Draw(image)
+    draw.line([(30, 10), (30, 270), (390, 270)], fill="black", width=2)
+    x = np.linspace(0, 1, 120)
+    y = 0.8 * np.exp(-3 * x) + 0.1 + rng.normal(0, jitter, x.size)
+    draw.line(list(zip((30 + x * 350).tolist(), (270 - y * 240).tolist())), fill="#1f77b4",
+              width=2)
+    return image
+
+
+def test_a_copy_check_that_need_not_explain_gives_the_same_verdict() -> None:
+    """explain=False (the pixel signals, which show `how` of copies only) answers a pair whose
+    marks correlate too little for a copy without its redrawn share at 256 px: the same verdict
+    and correlation; the explained check still says how much was redrawn (a reference_mismatch
+    flag shows it)."""
+    published, reproduced = _noisy_curve(seed=0, jitter=0.005), _noisy_curve(seed=1, jitter=0.02)
+    explained = check_copy(published, reproduced)
+    quick = check_copy(published, reproduced, explain=False)
+    assert (quick.copy, quick.identical, quick.near_identical) == (False, False, False)
+    assert quick.correlation == explained.correlation < COPY_MIN_CORRELATION
+    assert quick.scale == explained.scale
+    assert "redrawn at 256 px" in explained.how and "redrawn" not in quick.how
 
 
 def _gray(image: Image.Image) -> Image.Image:

@@ -229,3 +229,29 @@ def test_confirmations_past_the_bound_are_counted() -> None:
                         reproduced_source="image")
     assert len(trace.confirmed) == MAX_TRACE_NOTES and trace.confirmed_count == len(confirmed)
     assert "... 5 more confirmed" in trace.markdown()
+
+
+def test_a_trace_that_fails_to_build_says_why(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A trace that cannot be built leaves the chart signals standing and a flag with the reason
+    (it left nothing: the line looked like a pair never compared). Injected: no real figure pair
+    is known to break the trace builder."""
+    import io
+
+    from PIL import Image
+
+    import judging.signals.measure as measure
+
+    published, reproduced = (Image.open(io.BytesIO(two_losses(legend=legend))).convert("RGB")
+                             for legend in (True, False))
+    fine = measure.compare_pair(published, reproduced, tolerance=None)
+    assert fine.trace is not None and fine.flags == []
+
+    def broken(*_args: object, **_kwargs: object) -> None:
+        raise ValueError("a panel with no axes")
+
+    monkeypatch.setattr(measure, "chart_trace", broken)
+    pair = measure.compare_pair(published, reproduced, tolerance=None)
+    assert pair.trace is None
+    assert pair.signals == fine.signals  # the signals stand
+    assert [f.name for f in pair.flags] == [measure.TRACE_FAILED]
+    assert "ValueError: a panel with no axes" in pair.flags[0].detail

@@ -151,41 +151,49 @@ def _follow_many(ys: np.ndarray, runs: tuple[np.ndarray, ...], best_mid: int,
                  lens0: np.ndarray, shape: tuple[int, int]) -> None:
     """Follow the K tracks started at column `best_mid` both ways, column by column, each to
     the nearest run its slope predicts (into `ys`). `runs`: (centres, lengths, first run of each
-    column, runs per column)."""
-    centres, lengths, starts, counts = runs
+    column, runs per column). The nearest pairs are taken in numpy's order of the distances
+    (`argsort`, which decides between equally near runs); the rest is the same arithmetic in
+    Python floats, as in `_follow_one`: numpy's per-call cost on K x (a few runs) arrays was
+    most of this function's time (issue 43)."""
+    centre, length = runs[0].tolist(), runs[1].tolist()
+    first, count = runs[2].tolist(), runs[3].tolist()
     hh, ww = shape
     K = len(ys)
+    lost_after, drift = LOST_AFTER * ww, DRIFT * hh
+    lost_reach, steepest = LOST_REACH * hh, STEEPEST * hh
     for step in (1, -1):
-        last = ys[:, best_mid].copy()
-        last_x = np.full(K, best_mid)
-        last_len = lens0.copy()
-        slope = np.zeros(K)
+        last = ys[:, best_mid].tolist()
+        last_x = [best_mid] * K
+        last_len = lens0.tolist()
+        slope = [0.0] * K
         x = best_mid + step
         while 0 <= x < ww:
-            n = counts[x]
+            n = count[x]
             if n:
-                cs = centres[starts[x]:starts[x + 1]]
-                ls = lengths[starts[x]:starts[x + 1]]
-                gap = np.abs(x - last_x)
-                pred = last + slope * (x - last_x)
-                allowed = REACH + REACH_STROKE * (last_len[:, None] + ls[None, :]) + \
-                    DRIFT * hh * (gap[:, None] - 1)
-                lost = gap > LOST_AFTER * ww
-                allowed[lost] = np.maximum(allowed[lost], LOST_REACH * hh)
-                dist = np.abs(pred[:, None] - cs[None, :])
-                used_t, used_r = set(), set()
-                for flat in np.argsort(dist, axis=None):
-                    t, r = divmod(int(flat), n)
+                cs = centre[first[x]:first[x] + n]
+                ls = length[first[x]:first[x] + n]
+                pred = [last[t] + slope[t] * (x - last_x[t]) for t in range(K)]
+                dist = np.abs(np.array(pred)[:, None] - np.array(cs)[None, :])
+                near = dist.ravel().tolist()
+                used_t: set[int] = set()
+                used_r: set[int] = set()
+                for flat in np.argsort(dist, axis=None).tolist():
+                    t, r = divmod(flat, n)
                     if t in used_t or (r in used_r and n >= K):
                         continue
-                    if dist[t, r] > allowed[t, r]:
+                    gap = abs(x - last_x[t])
+                    lost = gap > lost_after
+                    allowed = REACH + REACH_STROKE * (last_len[t] + ls[r]) + drift * (gap - 1)
+                    if lost:
+                        allowed = max(allowed, lost_reach)
+                    if near[flat] > allowed:
                         continue
                     used_t.add(t)
                     used_r.add(r)
                     y = cs[r]
-                    if not lost[t] and gap[t] <= STEADY_GAP:
-                        slope[t] = SLOPE_KEPT * slope[t] + SLOPE_NEW * np.clip(
-                            (y - last[t]) / (x - last_x[t]), -STEEPEST * hh, STEEPEST * hh)
+                    if not lost and gap <= STEADY_GAP:
+                        slope[t] = SLOPE_KEPT * slope[t] + SLOPE_NEW * min(
+                            max((y - last[t]) / (x - last_x[t]), -steepest), steepest)
                     else:
                         slope[t] = 0.0
                     ys[t, x] = y
