@@ -49,6 +49,22 @@ def test_one_interval_by_hand() -> None:
     width = estimate.interval[1] - estimate.interval[0]
     assert width <= 2 * 2.262157 * se + 1e-4
     assert width <= 2 * half + 1e-4
+    # The published interval itself, by hand (PPI++, Angelopoulos, Duchi & Zrnic 2023, eq. for
+    # the mean): lam = cov(y, yhat) / ((1 + n/N) var(all 20 yhat)). Here cov = 1.4 / 10 = 0.14
+    # (5 pass/pass at 0.4 * 0.4, 3 fail/fail at 0.6 * 0.6, two disagreements at -0.24) and
+    # var = 20 * 0.65 * 0.35 / 19 = 0.239474 (13 AI passes of 20), so lam = 0.14 / (2 *
+    # 0.239474) = 0.292308. Point: mean(y - lam yhat) + lam mean(rest) = 0.6 + 0.1 lam =
+    # 0.629231. Rectifier y - lam yhat: 0.707692 (x5), 0 (x3), 1, -0.292308: variance 0.178660;
+    # the AI's share: lam^2 * 0.21 = 0.017943; se = sqrt((0.178660 + 0.017943) / 10) = 0.140215;
+    # half-width 2.262157 * se = 0.317190.
+    lam = 0.14 / (2 * 20 * 0.65 * 0.35 / 19)
+    assert math.isclose(lam, 0.292308, abs_tol=1e-6)
+    rectifier = y - lam * yhat
+    assert math.isclose(rectifier.var(), 0.178660, abs_tol=1e-6)
+    se_pp = math.sqrt((rectifier.var() + lam**2 * rest.var()) / 10)
+    assert math.isclose(se_pp, 0.140215, abs_tol=1e-6)
+    assert estimate.estimate == 0.6292
+    assert estimate.interval == (0.312, 0.9464)  # 0.629231 -+ 0.317190, rounded to 4 places
 
 
 def test_no_random_sample_is_ai_only() -> None:
