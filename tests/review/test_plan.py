@@ -186,21 +186,28 @@ def test_every_addressed_claim_is_equally_likely_in_the_random_sample() -> None:
         assert abs(float(np.mean(shares)) - 0.1) < 0.02, by_stratum
 
 
-def test_unanimous_random_labels_give_no_interval() -> None:
+def test_unanimous_random_labels_give_the_exact_binomial_interval() -> None:
     # 12 random labels all "fail" on a submission whose AI passes half its claims: a normal
     # interval would have no width (Wald's collapse) and miss any rate above 0.
     rows = [ClaimRow(key=f"c{i}", submission="s", stratum="r", ai=("pass", "fail")[i % 2],
                      human="fail" if i < 12 else None, random=i < 12) for i in range(50)]
     estimate = pass_rate(rows)
-    assert estimate.interval is None and estimate.classical is None
-    assert estimate.note == "all 12 random human labels say fail: too few to bound the rate, " \
-        "no interval"
-    assert estimate.text() == estimate.note
-    # One label the other way and the interval is back, with width.
-    rows[0] = ClaimRow(key="c0", submission="s", stratum="r", ai="pass", human="pass",
+    # Clopper-Pearson for 0 of 12 by hand: the upper bound p solves (1 - p)^12 = 0.025, so
+    # p = 1 - 0.025^(1/12) = 1 - exp(ln 0.025 / 12) = 1 - exp(-0.307410) = 0.264648.
+    assert math.isclose(1 - 0.025 ** (1 / 12), 0.264648, abs_tol=1e-6)
+    assert estimate.interval == estimate.classical == (0.0, 0.2646)
+    assert estimate.estimate == 0.0 and estimate.text() == "0.000 [0.000, 0.265]"
+    assert estimate.note == "all 12 random human labels say fail: exact binomial interval " \
+        "(Clopper-Pearson) from them alone"
+    # 12 of 12 pass: the mirror image, (0.025^(1/12), 1).
+    rows = [replace(r, human="pass") if r.random else r for r in rows]
+    assert pass_rate(rows).interval == (0.7354, 1.0)
+    # One label the other way and the prediction-powered interval is back.
+    rows[0] = ClaimRow(key="c0", submission="s", stratum="r", ai="pass", human="fail",
                        random=True)
     estimate = pass_rate(rows)
     assert estimate.interval is not None and estimate.interval[1] > estimate.interval[0]
+    assert estimate.note == ""
 
 
 def test_replan_keeps_the_random_sample_and_moves_the_rest() -> None:
