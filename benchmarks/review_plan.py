@@ -43,10 +43,11 @@ are never unanimous).
       seed 6   0.966 (0.963)   0.972 / 0.951 / 0.944
       seed 7   0.962 (0.962)   0.960 / 0.956 / 0.946
       seed 8   0.980 (0.963)   0.966 / 0.952 / 0.944
-    (session 1: seeds 3-5 0.964/0.956/0.954). Good judge, seed 5: event 0.976 (0.984), width
-    0.536, per submission / participant / paper 0.989 / 0.977 / 0.981 (session 1: seeds 2-3
-    0.992/0.976). The poor judge's observed event coverage ranges 0.932-0.980
-    at a Monte Carlo se of 0.009 while the expected one stays at 0.962-0.963.
+    (session 1: seeds 3-5 0.964/0.956/0.954). Good judge, seeds 5 and 6: event 0.976 / 0.994
+    (expected 0.984 both), width 0.536 / 0.537, per submission 0.989 / 0.991, participant
+    0.977 / 0.977, paper 0.981 / 0.981 (session 1: seeds 2-3 0.992/0.976). The poor judge's
+    observed event coverage ranges 0.932-0.980 at a Monte Carlo se of 0.009 while the expected
+    one stays at 0.962-0.963.
 
 Why the poor judge's event coverage reads 0.932 on the default seed (checked again, ppi42):
   - the estimator is right on these very events: the expected coverage over all samples is
