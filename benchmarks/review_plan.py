@@ -14,7 +14,68 @@ at different known rates, and abstentions (no AI outcome). People's answers are 
     uniform random review, adding 250 labels at a time; <= 0.5x is the target.
 
     .venv/bin/python benchmarks/review_plan.py [--reps 500] [--settle-reps 12] [--quick]
-        [--sample-offset K]
+        [--sample-offset K] [--event-seed-offset K] [--judge good|poor|both]
+
+Coverage is printed per level: the event, each rubric, and each submission, participant (two
+submissions, s // 2) and paper (four submissions, s % 25) with >= 10 random labels, each against
+its own claims' true rate. Beside the event's observed coverage, its expected coverage on the
+same events over every sample the plan could draw (`_design_sd`: the exact design variance is
+known here because the truth is), so a Monte Carlo draw is told from the estimator.
+
+Figures (2026-12-07, 500 reps, 500 random labels). The acceptance line reads the event coverage
+of the default seeds (good judge 1, poor judge 2).
+
+Session 2 (ppi42): before = 7203e5b, after = unanimous random labels get the Clopper-Pearson
+interval instead of none (the event, rubric and width figures cannot change: 500 and ~167 labels
+are never unanimous).
+  default seeds        good (seed 1)                      poor (seed 2)
+  event coverage       0.990 (expected 0.984)             0.932 (expected 0.963), human-only 0.940
+  per rubric           0.998/0.978/0.982                  0.960/0.956/0.940
+  width PPI/human      0.539                              0.967
+  per submission       before 0.989 given, 73 withheld    before 0.960 given, 84 withheld
+                       (0.930 counting them as misses)    (0.895 counting them)
+                       after 0.988 of 1225, none withheld after 0.960 of 1235
+  per participant      before 0.976, 613 withheld (0.933) before 0.956, 677 withheld (0.909)
+                       after 0.976 of 13828               after 0.956 of 13708
+  per paper            0.981 (4 withheld before)          0.947 (12451 intervals)
+  other event seeds, poor judge (--event-seed-offset K; after): event coverage observed
+    (expected over all samples), per submission / participant / paper
+      seed 6   0.966 (0.963)   0.972 / 0.951 / 0.944
+      seed 7   0.962 (0.962)   0.960 / 0.956 / 0.946
+      seed 8   0.980 (0.963)   0.966 / 0.952 / 0.944
+    (session 1: seeds 3-5 0.964/0.956/0.954). Good judge, seeds 5 and 6: event 0.976 / 0.994
+    (expected 0.984 both), width 0.536 / 0.537, per submission 0.989 / 0.991, participant
+    0.977 / 0.977, paper 0.981 / 0.981 (session 1: seeds 2-3 0.992/0.976). The poor judge's
+    observed event coverage ranges 0.932-0.980 at a Monte Carlo se of 0.009 while the expected
+    one stays at 0.962-0.963.
+
+Why the poor judge's event coverage reads 0.932 on the default seed (checked again, ppi42):
+  - the estimator is right on these very events: the expected coverage over all samples is
+    0.963 (the interval's se is 1.06x the exact design sd of the estimate, conservative: PPI++
+    credits neither the stratification nor the finite population); the benchmark's own sampler
+    (random_sample's sha256 order) reproduces the exact design sd (0.0204 vs 0.0204 and 0.0205 vs
+    0.0202 over 1,500 draws of two events); the estimate is unbiased (mean error -0.0001).
+  - the default draw is an unlucky one: its 500 errors spread 1.071x the exact design sd (a
+    chi-square of 573 on 500 df); the misses sit just outside (|z| 1.98-3.0, 13 low, 21 high)
+    and |z| > 1.5 occurs at 0.136, the normal's 0.134; P(coverage <= 0.932 | 0.963) = 0.002.
+  - none of the suspected causes moves it, on the same draws: lambda fitted on the population
+    (not the labels): 0.932; lambda cross-fitted over two halves of the labels: 0.932; lambda
+    ranges 0.16-0.37 (never clipped); lambda = 1 (plain PPI): 0.986 but 1.19x the human-only
+    width (fails "not wider"); lambda = 0 (human-only): 0.940; the stratified design interval
+    with the finite-population factor (Cochran 5.3): 0.918 at 0.91x (correct, and narrower).
+    No claim is unaddressed in the simulation (no scaling), the event never has unanimous or
+    too few labels, and the abstention prediction 0.5 enters both sides of the rectifier alike.
+  So the estimator is kept and the acceptance line fails on this draw by chance; the seed, the
+  repetitions and the truth are not changed to pass; `make bench` exits 1.
+  - a real small-sample effect, within the acceptance: at about 20 labels (papers, poor judge)
+    the lambda fitted on the same labels costs coverage (PPI++'s plug-in optimism): 0.9466
+    against 0.9529 for the human-only t interval and 0.9564 for a two-fold cross-fitted lambda,
+    which is 1.01x the human-only width (12,451 intervals, Monte Carlo se 0.002); seeds 6-8 read
+    0.944/0.946/0.944 for papers, 0.951-0.956 for participants (about 10 labels); for the good
+    judge the paper coverage is 0.981. Not changed here: ppi_py has no cross-fitted lambda for
+    the mean, and a hand-written one was wider than human-only for the poor judge.
+
+Earlier figures (session 1):
 
 Figures (2026-12-07, 500 reps, 500 random labels; "per submission" = the submissions with
 >= 10 random labels, about 2.4 an event, each against its own 50 claims' true rate).
@@ -67,6 +128,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from scipy.stats import norm
 
 _HERE = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
@@ -112,14 +174,55 @@ def labelled(rows: list[ClaimRow], truth: np.ndarray, keys: set[str], *,
                      else None, random=r.key in random) for r in rows]
 
 
+#: The smaller groups a pass rate is published for, built on the simulated submissions: a
+#: participant entered two submissions (s // 2), a paper was reproduced by four (s % 25).
+LEVELS = {"submission": lambda s: s, "participant": lambda s: s // 2,
+          "paper": lambda s: s % (SUBMISSIONS // 4)}
+
+
+def _level_coverage(rows: list[ClaimRow], truth: np.ndarray, level: str) -> list[bool | None]:
+    """Per group of a level with >= MIN_RANDOM_LABELS random labels: whether its interval covers
+    its own claims' true rate, None when the estimator withheld it (unanimous random labels)."""
+    groups: dict[int, list[int]] = {}
+    for i, row in enumerate(rows):
+        groups.setdefault(LEVELS[level](int(row.submission[1:])), []).append(i)
+    found = []
+    for members in groups.values():
+        estimate = pass_rate([rows[i] for i in members])
+        true = float(np.mean(truth[members]))
+        if estimate.interval is not None:
+            found.append(estimate.interval[0] <= true <= estimate.interval[1])
+        elif "random human labels say" in estimate.note:
+            found.append(None)
+    return found
+
+
+def _design_sd(rows: list[ClaimRow], truth: np.ndarray, sample: set[str]) -> float:
+    """The exact sampling sd of the event's estimate over the random samples the plan could have
+    drawn (known here because the truth is): with proportional allocation the PPI++ point is the
+    stratified mean of the human labels (to 1e-4), whose variance is the textbook stratified
+    one with the finite-population factor (Cochran, Sampling Techniques, 1977, eq. 5.3)."""
+    strata: dict[tuple[str, str | None], list[int]] = {}
+    for i, row in enumerate(rows):
+        strata.setdefault((row.stratum, row.ai), []).append(i)
+    variance = 0.0
+    for members in strata.values():
+        n = sum(rows[i].key in sample for i in members)
+        if n:
+            share = len(members) / len(rows)
+            variance += share ** 2 * (1 - n / len(members)) * \
+                float(np.var(truth[members], ddof=1)) / n
+    return float(np.sqrt(variance))
+
+
 def coverage_and_width(reps: int, judge, seed: int, *, offset: int = 0) -> dict[str, float]:
     """`offset` shifts only the random samples' seeds: the same events, other draws."""
     rng = np.random.default_rng(seed)
-    covered, widths, agree, human_only = [], [], [], []
-    # Per submission (the leaderboard's pass_rate_95): only those with an interval, i.e. at
-    # least MIN_RANDOM_LABELS random labels that are not unanimous; `withheld` counts the
-    # unanimous ones the estimator declines.
-    per_submission, withheld = [], 0
+    covered, widths, agree, human_only, expected = [], [], [], [], []
+    # Per submission, participant and paper (the leaderboard's pass_rate_95): only those with
+    # an interval, i.e. at least MIN_RANDOM_LABELS random labels that are not unanimous; None
+    # marks the unanimous ones the estimator declines (withheld).
+    levels: dict[str, list[bool | None]] = {level: [] for level in LEVELS}
     for rep in range(reps):
         rows, truth = event(rng, judge)
         sample = {r.key for r in random_sample(rows, LABELS, seed=seed * 100_000 + rep + offset)}
@@ -137,19 +240,29 @@ def coverage_and_width(reps: int, judge, seed: int, *, offset: int = 0) -> dict[
                 c_low, c_high = estimate.classical
                 human_only.append(c_low <= true <= c_high)
                 widths.append((high - low) / (c_high - c_low))
-        truths = truth.reshape(SUBMISSIONS, PER_SUBMISSION).mean(1)
-        for s in range(SUBMISSIONS):
-            estimate = pass_rate(rows[s * PER_SUBMISSION:(s + 1) * PER_SUBMISSION])
-            if estimate.interval is not None:
-                per_submission.append(estimate.interval[0] <= truths[s] <= estimate.interval[1])
-            withheld += "random human labels say" in estimate.note
-    event_cover = np.mean([c for n, c in covered if n == "event"])
-    return {"agreement": float(np.mean(agree)), "coverage_event": float(event_cover),
-            "coverage_all": float(np.mean([c for _, c in covered])),
-            "coverage_human_only": float(np.mean(human_only)),
-            "width_ratio": float(np.mean(widths)),
-            "coverage_submission": float(np.mean(per_submission)) if per_submission else 1.0,
-            "submission_intervals": len(per_submission), "withheld": withheld}
+                # This interval's chance to cover over the samples the plan could draw (the
+                # point is unbiased and normal): what the observed coverage estimates.
+                expected.append(2 * norm.cdf((high - low) / 2 / _design_sd(rows, truth, sample))
+                                - 1)
+        for level, found in levels.items():
+            found += _level_coverage(rows, truth, level)
+    figures = {"agreement": float(np.mean(agree)),
+               "coverage_all": float(np.mean([c for _, c in covered])),
+               "coverage_human_only": float(np.mean(human_only)),
+               "coverage_expected": float(np.mean(expected)),
+               "width_ratio": float(np.mean(widths))}
+    for name in ("event", *RUBRICS):
+        figures[f"coverage_{name}"] = float(np.mean([c for n, c in covered if n == name]))
+    for level, found in levels.items():
+        given = [c for c in found if c is not None]
+        figures[f"coverage_{level}"] = float(np.mean(given)) if given else 1.0
+        figures[f"{level}_intervals"] = len(given)
+        figures[f"{level}_withheld"] = len(found) - len(given)
+        # A withheld interval counted as a miss: the figure if "no interval" were scored
+        # against the estimator (it is an honest abstention, said with its reason).
+        figures[f"coverage_{level}_strict"] = float(np.mean([bool(c) for c in found])) \
+            if found else 1.0
+    return figures
 
 
 def labels_to_settle(rows, truth, *, plan: bool, seed: int, draws: int) -> int:
@@ -185,23 +298,34 @@ def main() -> None:
     parser.add_argument("--sample-offset", type=int, default=0,
                         help="shift the random samples' seeds (same events, other draws: "
                              "how much of a coverage figure is the draw)")
+    parser.add_argument("--event-seed-offset", type=int, default=0,
+                        help="other simulated events: the good judge's seed 1 + K, the poor "
+                             "judge's 2 + K (the acceptance figures are K = 0)")
+    parser.add_argument("--judge", choices=("good", "poor", "both"), default="both")
     args = parser.parse_args()
     reps, settle = (50, 3) if args.quick else (args.reps, args.settle_reps)
     start = time.monotonic()
     ok = True
     for name, judge, seed in (("good judge", GOOD, 1), ("poor judge", POOR, 2)):
+        if args.judge not in ("both", name.split()[0]):
+            continue
+        seed += args.event_seed_offset
         f = coverage_and_width(reps, judge, seed, offset=args.sample_offset)
         print(f"{name}: agreement {f['agreement']:.3f}; 95% PPI coverage of the event pass rate "
               f"{f['coverage_event']:.3f} (Monte Carlo se "
               f"{np.sqrt(f['coverage_event'] * (1 - f['coverage_event']) / reps):.3f}; "
+              f"expected on these events over all samples {f['coverage_expected']:.3f}; "
               f"human-only on the same draws "
               f"{f['coverage_human_only']:.3f}), of event + per-rubric rates "
               f"{f['coverage_all']:.3f} "
               f"({reps} reps, {LABELS} random labels); PPI/human-only width "
               f"{f['width_ratio']:.3f}")
-        print(f"  per submission (>= 10 random labels): coverage {f['coverage_submission']:.3f} "
-              f"of {f['submission_intervals']} intervals; {f['withheld']} withheld "
-              f"(unanimous random labels)")
+        print("  per rubric: " + ", ".join(f"{r} {f['coverage_' + r]:.3f}" for r in RUBRICS))
+        for level in LEVELS:
+            print(f"  per {level} (>= 10 random labels): coverage {f['coverage_' + level]:.3f} "
+                  f"of {f[level + '_intervals']} intervals; {f[level + '_withheld']} withheld "
+                  f"(unanimous random labels; counted as misses: "
+                  f"{f['coverage_' + level + '_strict']:.3f})")
         target = 0.7 if name == "good judge" else 1.0
         ok &= f["coverage_event"] >= 0.94 and f["width_ratio"] <= target \
             and f["coverage_submission"] >= 0.94
@@ -214,9 +338,10 @@ def main() -> None:
         ratios.append(planned / uniform)
         print(f"  event {rep}: top {TOP} settled after {planned} planned labels, "
               f"{uniform} uniform")
-    print(f"labels to settle the top {TOP}: planned/uniform median {np.median(ratios):.3f} "
-          f"(max {max(ratios):.3f}, {settle} events)")
-    ok &= float(np.median(ratios)) <= 0.5
+    if ratios:  # --settle-reps 0: coverage and width only
+        print(f"labels to settle the top {TOP}: planned/uniform median {np.median(ratios):.3f} "
+              f"(max {max(ratios):.3f}, {settle} events)")
+        ok &= float(np.median(ratios)) <= 0.5
     print(f"{'PASS' if ok else 'FAIL'} in {time.monotonic() - start:.0f} s")
     sys.exit(0 if ok else 1)
 

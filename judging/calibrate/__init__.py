@@ -21,6 +21,7 @@ from judging.calibrate.artifacts import (
                                          TrustOptions,
                                          calibration_root,
                                          check_label_hashes,
+                                         latest_responses,
                                          load_artifact,
                                          read_labels,
                                          staleness,
@@ -43,5 +44,5 @@ __all__ = ["NOT_CALIBRATED", "CalibrationArtifact", "CalibrationResult", "Correc
            "CriterionCalibration", "corrected_rates",
            "TableReport", "TrustOptions", "calibrate_criterion", "calibrate_run",
            "calibrate_table", "calibration_root", "check_label_hashes", "compare_run",
-           "join", "load_artifact", "majority", "metrics", "read_labels", "staleness",
+           "join", "latest_responses", "load_artifact", "majority", "metrics", "read_labels", "staleness",
            "trusted_criteria", "write_table_report"]

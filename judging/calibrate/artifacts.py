@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
@@ -203,6 +203,24 @@ def read_labels(path: Path) -> list[Label]:
         raise CalibrationError(f"{path}: no labels file (run `judging review pull RUN_DIR` or "
                                f"give --labels)")
     return read_jsonl(path, Label)
+
+
+def latest_responses(labels: Sequence[Label]) -> list[Label]:
+    """Each reviewer's latest response per (claim, rubric version): a claim can have a record
+    in two datasets of a workspace (the whole run beside the AI's answers, a plan's random
+    sample blind), and a reviewer who answered both changed their answer. The labels of their
+    response in the other dataset go, whichever dataset came first in the file; within one
+    dataset every label counts (a criterion's answer is its own label)."""
+    latest: dict[tuple[str, str, str], tuple[datetime, str]] = {}
+    for label in labels:
+        group = (str(label.claim), str(label.rubric), label.annotator)
+        # Argilla's times carry no zone, construction labels' do: both are UTC.
+        when = label.updated_at if label.updated_at.tzinfo else \
+            label.updated_at.replace(tzinfo=UTC)
+        if group not in latest or when > latest[group][0]:
+            latest[group] = (when, label.dataset)
+    return [label for label in labels
+            if latest[(str(label.claim), str(label.rubric), label.annotator)][1] == label.dataset]
 
 
 def check_label_hashes(labels: Sequence[Label], refs: dict[str, RubricRef]) -> None:

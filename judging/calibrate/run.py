@@ -23,6 +23,7 @@ from judging.calibrate.artifacts import (
     TrustOptions,
     artifact_path,
     check_label_hashes,
+    latest_responses,
     load_artifact,
     read_labels,
     report_dir,
@@ -388,7 +389,10 @@ def calibrate_run(run_dir: Path, *, labels_path: Path | None = None, out: Path =
     judgments = [j for j in store.latest() if j.rubric is not None]
     refs = {str(j.rubric): j.rubric for j in judgments}  # type: ignore
     check_label_hashes(all_labels, refs)
-    used_labels = [label for label in all_labels
+    # The one rule of resolve (each reviewer's latest dataset decides), before the blind filter:
+    # a blind answer its reviewer later changed in the anchored dataset is not their answer any
+    # more (it leaves the blind set), and with --include-anchored the later answer counts.
+    used_labels = [label for label in latest_responses(all_labels)
                    if options.include_anchored or label.blind]
     if not used_labels:
         raise CalibrationError(

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
@@ -21,6 +20,7 @@ from judging.atomic import atomic_lines
 from judging.calibrate import (
     calibration_root,
     check_label_hashes,
+    latest_responses,
     majority,
     read_labels,
     trusted_criteria,
@@ -151,24 +151,6 @@ class ClaimDecision(VersionedModel):
         # judging.final/1 is the first version; lines written before versions were recorded
         # carry no "schema" and are read as /1 (same shape).
         return data
-
-
-def latest_responses(labels: list[Label]) -> list[Label]:
-    """Each reviewer's latest response per (claim, rubric version): a claim can have a record
-    in two datasets of a workspace (the whole run beside the AI's answers, a plan's random
-    sample blind), and a reviewer who answered both changed their answer. The labels of their
-    response in the other dataset go, whichever dataset came first in the file; within one
-    dataset every label counts (a criterion's answer is its own label)."""
-    latest: dict[tuple[str, str, str], tuple[datetime, str]] = {}
-    for label in labels:
-        group = (str(label.claim), str(label.rubric), label.annotator)
-        # Argilla's times carry no zone, construction labels' do: both are UTC.
-        when = label.updated_at if label.updated_at.tzinfo else \
-            label.updated_at.replace(tzinfo=UTC)
-        if group not in latest or when > latest[group][0]:
-            latest[group] = (when, label.dataset)
-    return [label for label in labels
-            if latest[(str(label.claim), str(label.rubric), label.annotator)][1] == label.dataset]
 
 
 def _label_index(labels: list[Label]) -> dict[tuple[str, str, str], dict[str, bool | int | str]]:

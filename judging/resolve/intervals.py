@@ -29,7 +29,7 @@ from typing import Literal
 import numpy as np
 from ppi_py import classical_mean_ci, ppi_mean_ci, ppi_mean_pointestimate
 from pydantic import Field
-from scipy.stats import norm
+from scipy.stats import binomtest, norm
 from scipy.stats import t as student_t
 
 from judging.models import CONSENSUS_FLAGS, StrictModel, VersionedModel
@@ -172,13 +172,7 @@ def _addressed_rate(rows: Sequence[ClaimRow]) -> Estimate:
                         note=why)
     y = np.array([1.0 if r.human == "pass" else 0.0 for r in labelled])
     if np.ptp(y) == 0:
-        # Every random label says the same: the normal interval's variance estimate is zero
-        # (Wald's collapse, Brown, Cai & DasGupta 2001), a zero-width human-only interval that
-        # misses any rate short of 0 or 1. benchmarks/review_plan.py: 10-14 labels of a
-        # submission were unanimous one time in 18 and those intervals missed; the rest cover.
-        return Estimate(claims=len(rows), random_labels=n, estimate=ai_rate,
-                        note=f"all {n} random human labels say {labelled[0].human}: "
-                             f"too few to bound the rate, no interval")
+        return _unanimous(rows, labelled)
     yhat = np.array([r.prediction for r in labelled])
     unlabelled = np.array([r.prediction for r in rest])
     # The AI said the same of every claim (a submission it passed whole): its outcomes carry no
@@ -192,6 +186,24 @@ def _addressed_rate(rows: Sequence[ClaimRow]) -> Estimate:
                     estimate=round(min(1.0, max(0.0, float(np.ravel(point)[0]))), 4),
                     interval=_clip(np.ravel(low)[0], np.ravel(high)[0]),
                     classical=_clip(np.ravel(c_low)[0], np.ravel(c_high)[0]))
+
+
+def _unanimous(rows: Sequence[ClaimRow], labelled: Sequence[ClaimRow]) -> Estimate:
+    """Every random label says the same. A normal interval's variance estimate is then zero
+    (Wald's collapse, Brown, Cai & DasGupta 2001): a zero-width interval that misses any rate
+    short of 0 or 1, and PPI++'s tuning gives lam = 0 (the labels do not vary with the AI), so
+    the AI cannot help either. The exact binomial interval of the labels alone (Clopper &
+    Pearson 1934, scipy's `binomtest(...).proportion_ci(method="exact")`) holds its 95% at any
+    n, conservatively; its point is the labels' share. Withholding instead left the top and the
+    bottom of the leaderboard without an interval (benchmarks/review_plan.py: 10 of 10 labels
+    pass one time in three at a rate of 0.9; 6% of submissions with >= 10 labels)."""
+    n, passes = len(labelled), sum(r.human == "pass" for r in labelled)
+    found = binomtest(passes, n).proportion_ci(confidence_level=1 - ALPHA, method="exact")
+    interval = _clip(found.low, found.high)
+    return Estimate(claims=len(rows), random_labels=n, estimate=round(passes / n, 4),
+                    interval=interval, classical=interval,
+                    note=f"all {n} random human labels say {labelled[0].human}: exact binomial "
+                         f"interval (Clopper-Pearson) from them alone")
 
 
 def grouped(rows: Iterable[ClaimRow], key) -> dict[str, Estimate]:

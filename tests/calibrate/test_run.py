@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -150,6 +151,32 @@ def test_blind_labels_only_unless_asked(tmp_path: Path, verdict_rubric) -> None:
     only_anchored = _run(tmp_path / "x", judgments, anchored)
     with pytest.raises(CalibrationError, match="no blind labels"):
         calibrate_run(only_anchored, out=tmp_path / "c3", rubrics_dir=RUBRICS)
+
+
+def test_a_reviewers_latest_dataset_decides(tmp_path: Path, verdict_rubric) -> None:
+    """A reviewer answered one claim blind (the plan's sample), then changed the answer in the
+    anchored dataset: the later answer is theirs (resolve's rule), whatever the file order."""
+    judgments, labels = _perfect(verdict_rubric, 11)
+    claim, agreeing = labels[-1].claim, labels[-1].value
+    early = datetime(2026, 12, 1, 10, tzinfo=UTC)
+    blind = _label(verdict_rubric, claim, "verdict_consistent", agreeing, annotator="rev")
+    anchored = _label(verdict_rubric, claim, "verdict_consistent", not agreeing,
+                      annotator="rev", blind=False)
+    blind = blind.model_copy(update={"dataset": "sample", "updated_at": early})
+    anchored = anchored.model_copy(update={"dataset": "run",
+                                           "updated_at": early + timedelta(hours=1)})
+    # The later (anchored) answer first in the file: file order would keep the blind one.
+    run = _run(tmp_path, judgments, labels[:-1] + [anchored, blind])
+    (both,) = calibrate_run(run, out=tmp_path / "c1", rubrics_dir=RUBRICS,
+                            options=TrustOptions(include_anchored=True))
+    found = next(c for c in both.artifact.criteria if c.criterion == "verdict_consistent")
+    assert both.artifact.labels.used == 11
+    assert (found.support, found.accuracy) == (11, pytest.approx(10 / 11))
+    # Blind only: the superseded blind answer is not the reviewer's any more.
+    (blind_only,) = calibrate_run(run, out=tmp_path / "c2", rubrics_dir=RUBRICS)
+    found = next(c for c in blind_only.artifact.criteria if c.criterion == "verdict_consistent")
+    assert blind_only.artifact.labels.used == 10
+    assert (found.support, found.accuracy) == (10, 1.0)
 
 
 def test_labels_for_another_rubric_hash_are_refused(tmp_path: Path, verdict_rubric) -> None:

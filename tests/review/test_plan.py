@@ -49,6 +49,22 @@ def test_one_interval_by_hand() -> None:
     width = estimate.interval[1] - estimate.interval[0]
     assert width <= 2 * 2.262157 * se + 1e-4
     assert width <= 2 * half + 1e-4
+    # The published interval itself, by hand (PPI++, Angelopoulos, Duchi & Zrnic 2023, eq. for
+    # the mean): lam = cov(y, yhat) / ((1 + n/N) var(all 20 yhat)). Here cov = 1.4 / 10 = 0.14
+    # (5 pass/pass at 0.4 * 0.4, 3 fail/fail at 0.6 * 0.6, two disagreements at -0.24) and
+    # var = 20 * 0.65 * 0.35 / 19 = 0.239474 (13 AI passes of 20), so lam = 0.14 / (2 *
+    # 0.239474) = 0.292308. Point: mean(y - lam yhat) + lam mean(rest) = 0.6 + 0.1 lam =
+    # 0.629231. Rectifier y - lam yhat: 0.707692 (x5), 0 (x3), 1, -0.292308: variance 0.178660;
+    # the AI's share: lam^2 * 0.21 = 0.017943; se = sqrt((0.178660 + 0.017943) / 10) = 0.140215;
+    # half-width 2.262157 * se = 0.317190.
+    lam = 0.14 / (2 * 20 * 0.65 * 0.35 / 19)
+    assert math.isclose(lam, 0.292308, abs_tol=1e-6)
+    rectifier = y - lam * yhat
+    assert math.isclose(rectifier.var(), 0.178660, abs_tol=1e-6)
+    se_pp = math.sqrt((rectifier.var() + lam**2 * rest.var()) / 10)
+    assert math.isclose(se_pp, 0.140215, abs_tol=1e-6)
+    assert estimate.estimate == 0.6292
+    assert estimate.interval == (0.312, 0.9464)  # 0.629231 -+ 0.317190, rounded to 4 places
 
 
 def test_no_random_sample_is_ai_only() -> None:
@@ -170,21 +186,28 @@ def test_every_addressed_claim_is_equally_likely_in_the_random_sample() -> None:
         assert abs(float(np.mean(shares)) - 0.1) < 0.02, by_stratum
 
 
-def test_unanimous_random_labels_give_no_interval() -> None:
+def test_unanimous_random_labels_give_the_exact_binomial_interval() -> None:
     # 12 random labels all "fail" on a submission whose AI passes half its claims: a normal
     # interval would have no width (Wald's collapse) and miss any rate above 0.
     rows = [ClaimRow(key=f"c{i}", submission="s", stratum="r", ai=("pass", "fail")[i % 2],
                      human="fail" if i < 12 else None, random=i < 12) for i in range(50)]
     estimate = pass_rate(rows)
-    assert estimate.interval is None and estimate.classical is None
-    assert estimate.note == "all 12 random human labels say fail: too few to bound the rate, " \
-        "no interval"
-    assert estimate.text() == estimate.note
-    # One label the other way and the interval is back, with width.
-    rows[0] = ClaimRow(key="c0", submission="s", stratum="r", ai="pass", human="pass",
+    # Clopper-Pearson for 0 of 12 by hand: the upper bound p solves (1 - p)^12 = 0.025, so
+    # p = 1 - 0.025^(1/12) = 1 - exp(ln 0.025 / 12) = 1 - exp(-0.307410) = 0.264648.
+    assert math.isclose(1 - 0.025 ** (1 / 12), 0.264648, abs_tol=1e-6)
+    assert estimate.interval == estimate.classical == (0.0, 0.2646)
+    assert estimate.estimate == 0.0 and estimate.text() == "0.000 [0.000, 0.265]"
+    assert estimate.note == "all 12 random human labels say fail: exact binomial interval " \
+        "(Clopper-Pearson) from them alone"
+    # 12 of 12 pass: the mirror image, (0.025^(1/12), 1).
+    rows = [replace(r, human="pass") if r.random else r for r in rows]
+    assert pass_rate(rows).interval == (0.7354, 1.0)
+    # One label the other way and the prediction-powered interval is back.
+    rows[0] = ClaimRow(key="c0", submission="s", stratum="r", ai="pass", human="fail",
                        random=True)
     estimate = pass_rate(rows)
     assert estimate.interval is not None and estimate.interval[1] > estimate.interval[0]
+    assert estimate.note == ""
 
 
 def test_replan_keeps_the_random_sample_and_moves_the_rest() -> None:
