@@ -169,8 +169,10 @@ demo: install argilla-env sysdeps-demo
 # The suite runs in TEST_WORKERS processes (pytest-xdist); `--dist loadfile` keeps a module's
 # tests in one process, so that its module-scoped fixtures (a judged run, a server) are built
 # once; tests/slow.py keeps the Ray modules in one process too, marks the end-to-end tests slow
-# and starts the longest modules first.
-TEST_WORKERS ?= 2
+# and starts the longest modules first. Three processes on this 2-core machine: the suite's
+# workers used 815 s of CPU in a 942 s run with two (tests43c), the rest of the time waiting on
+# servers, browsers, sandboxes and subprocesses, so a third keeps the cores busy.
+TEST_WORKERS ?= 3
 PYTEST_PARALLEL := -n $(TEST_WORKERS) --dist loadfile
 
 # What the suite needs is made side by side (after .venv, which has uv): the other two
