@@ -480,6 +480,19 @@ CHANGES: tuple[tuple[str, str], ...] = (
      "realfig-dev, -dev2 and -dev3 identical pair for pair (296 development pairs: every chart "
      "signal with its reason, every flag; the lockbox's 41 pairs identical, compared as hashes)",
      "no pair: a comparison of the measured signals before and after"),
+    ("issue 41: a y tick label's unit set apart by a space ('200 k', '1 M': matplotlib's "
+     "EngFormatter) joins the number on its baseline within AxisSettings.unit_gap (1.0) glyph "
+     "heights to its left; before, the right-aligned labels kept the suffix alone (the axis "
+     "read as words) or, where some spaces were narrower, '800k', '600k' beside '400', '200', "
+     "'0' (an axis fitted a thousand times short). Left out, pooled: faithful answered 44.7% "
+     "-> 49.6%, wrong fails 2.8% and wrong passes 0% unchanged, unfaithful answered 4.4% "
+     "unchanged, AUC 0.815 -> 0.814 (envpool 0.840 -> 0.833, python-ecology 0.734 -> 0.766), "
+     "worst but one 0.469 unchanged; realfig-dev3: faithful answered 17.5% -> 35.0% (envpool "
+     "8.3% -> 66.7%); lockbox line unchanged (wrong fails 0%, wrong passes 5.0%, answered "
+     "50.0% / 5.0%, AUC 0.600)",
+     "envpool-atari-dgx__unfaithful2 (its published y axis '0', '200 k' .. '1 M' read as "
+     "words), the five envpool single plots' and envpool-throughput's published y labels (one "
+     "panel read '800k', '600k', '400', '200', '0')"),
 )
 
 
