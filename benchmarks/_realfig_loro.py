@@ -493,6 +493,29 @@ CHANGES: tuple[tuple[str, str], ...] = (
      "envpool-atari-dgx__unfaithful2 (its published y axis '0', '200 k' .. '1 M' read as "
      "words), the five envpool single plots' and envpool-throughput's published y labels (one "
      "panel read '800k', '600k', '400', '200', '0')"),
+    ("issue 41: two differences a careful reader does not count as proof: (1) a swapped legend "
+     "from NEAR names: the names that pair the series otherwise than their data confirm a swap "
+     "only when read alike letter for letter (OCR slips folded), since a near name ('EnvPool "
+     "(sync)' for 'EnvPool (async)') may be another entry of the same legend whose series went "
+     "unnamed in a facet; (2) a crop on a panel whose y axis is unread: the panels' pairing "
+     "then rests on their order alone (stacked panels of their own scales, facets in another "
+     "order), so differing x ranges may be two panels', a doubt, no crop. Left out, pooled: "
+     "wrong fails 2.8% -> 1.4%, wrong passes 0% unchanged, unfaithful answered 4.4% -> 48.1%, "
+     "faithful answered 49.6% -> 47.5% (goofys 50% -> 0%: one right pass and its two wrong "
+     "fails gone; cascade 36.4% -> 27.3%; envpool 66.7% -> 58.3%), AUC 0.814 unchanged, worst "
+     "but one 0.469 unchanged; realfig-dev: unfaithful answered 0% -> 53.8%; realfig-dev2: 0% "
+     "-> 55.8%; realfig-dev3: wrong fails 7.5% -> 2.5% (a new one: plb2-2panel__faithful2, "
+     "evidence -0.18 at confirm_at 0.1), unfaithful answered 15.0% -> 32.5%. With the two "
+     "false differences gone, the negative evidence holds one faithful pair in 56 and the "
+     "choice moves to confirm_at 0.1, fail at 0.2 (was 0.3 / 0.01). Reader ECE 0.026 -> 0.013, "
+     "judge ECE 0.024 -> 0.021. Lockbox: wrong fails 0%, wrong passes 5.0% unchanged, "
+     "answered 50.0% / 5.0% -> 50.0% / 40.0%, AUC 0.600",
+     "envpool-throughput__faithful2 (evidence -1.00: 'EnvPool (sync)' paired by name with the "
+     "published 'EnvPool (async)', the published legend read in part above the facets), "
+     "goofys-azure__faithful1 (evidence -0.94: a crop confirmed on gnuplot's stacked "
+     "horizontal-bar panels, three read as two, y axes unread); the x-cut pairs of the three "
+     "sets (x tick and data overlaps 0.5-0.6 on panels read in data units, but for "
+     "cascade-fig4__unfaithful2 and pp-facet-sex__unfaithful1's panels 2 and 3)"),
 )
 
 
