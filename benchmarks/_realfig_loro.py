@@ -516,21 +516,6 @@ CHANGES: tuple[tuple[str, str], ...] = (
      "horizontal-bar panels, three read as two, y axes unread); the x-cut pairs of the three "
      "sets (x tick and data overlaps 0.5-0.6 on panels read in data units, but for "
      "cascade-fig4__unfaithful2 and pp-facet-sex__unfaithful1's panels 2 and 3)"),
-    ("issue 41, signals/10: chart.match_score orders on the evidence the verdict uses: half of "
-     "it the series' likeness as before, half the evidence mapped to [0, 1] ((1 + agreement - "
-     "difference) / 2; compare.charts.EVIDENCE_WEIGHT, a half, not tuned). Left out, pooled: "
-     "AUC 0.814 -> 0.870, answers and wrong answers unchanged line for line (the verdict is "
-     "gated by chart.same_data; overall_match's levels moved with the score on no pair's "
-     "outcome); per repository: LaTeX-examples 0.765 -> 0.850, falx 0.902 -> 0.949, plb2 0.625 "
-     "-> 0.812, cascade 0.669 -> 0.802, envpool 0.833 -> 0.882, jove-performance 0.875 -> "
-     "0.938, SciencePlots 0.972 -> 1.000; down: python-ecology 0.766 -> 0.688, cockpit 1.000 "
-     "-> 0.750; worst but one 0.469 unchanged (seq_io; goofys 0.250: both mostly unread); "
-     "realfig-dev 0.940 -> 0.954, realfig-dev2 0.842 -> 0.894, realfig-dev3 0.646 -> 0.752. "
-     "Synthetic dev set (with the three changes above): AUC 0.970, figure-match 1.4.0 F1 0.908 "
-     "(faithful pass 74 / fail 1, unfaithful pass 1 / fail 50). Lockbox unchanged (AUC 0.600, "
-     "20 of its 40 pairs not compared)",
-     "no pair: the AUC of blends of match_score and the evidence computed from the previous "
-     "run's per-pair file (match_score alone 0.815; half and half 0.868)"),
 )
 
 

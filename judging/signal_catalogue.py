@@ -64,8 +64,7 @@ CATALOGUE: dict[str, SignalSpec] = {spec.name: spec for spec in [
                "table claims: share of cells within tolerance"),
     SignalSpec("chart.match_score", "score", "higher",
                "data-aware agreement of the two charts in [0, 1]: series matched, "
-               "shapes, values in data units, axis scales and ranges, half of it what two "
-               "readings confirm (chart.same_data's evidence)"),
+               "shapes, values in data units, axis scales and ranges"),
     SignalSpec("chart.series_published", "number", None,
                "series read from the published chart, and reproduced series that lie on its "
                "data ink (drawn on both: a faint reference line its reader did not take)"),

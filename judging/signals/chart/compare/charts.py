@@ -36,10 +36,6 @@ FULL_OVERLAP = 0.9
 """A range overlap from this on counts in full: libraries pad an axis by a few percent."""
 KIND_FLOOR, KIND_WEIGHT = 0.4, 0.6
 """Pairs of another mark kind (bars against lines) weigh 60% of the match score."""
-EVIDENCE_WEIGHT = 0.5
-"""The share of chart.match_score that the evidence (agreement minus difference, mapped to
-[0, 1]) holds: the ordering rests on what two readings confirm, as the verdict does, and the
-readings' likeness orders the pairs where nothing is confirmed (no level is tuned: halves)."""
 
 
 def _reading_order(panels: list[Panel]) -> list[Panel]:
@@ -113,7 +109,6 @@ def _compare_readings(published: ChartReading, reproduced: ChartReading, *,
     evidence = weigh(panels, panel_counts=(len(pub_panels), len(rep_panels)),
                      settings=settings.evidence)
     signals["chart.same_data"] = evidence.same_data
-    signals["chart.match_score"] = _with_evidence(signals["chart.match_score"], evidence.value)
     reasons["chart.same_data"] = evidence.reason()
     confidence, doubts = reading_confidence(pub_panels, rep_panels, results, signals)
     signals["chart.reading_confidence"] = confidence
@@ -148,13 +143,6 @@ def _match_score(signals: dict, *, extra: float, same_kind: float, reach: float 
         (VALUES_FLOOR + VALUES_WEIGHT * values) * (0.5 + 0.5 * trend) * scale * overlap * \
         (KIND_FLOOR + KIND_WEIGHT * same_kind) * (0.5 + 0.5 * reach)
     return float(np.clip(score, 0.0, 1.0))
-
-
-def _with_evidence(score: float, evidence: float) -> float:
-    """The match score with the evidence's confirmed agreement or difference weighed in: a
-    difference two readings confirm pulls a pair down, however alike its series look."""
-    return float(np.clip((1.0 - EVIDENCE_WEIGHT) * score +
-                         EVIDENCE_WEIGHT * 0.5 * (1.0 + evidence), 0.0, 1.0))
 
 
 def _agreement_signals(results: list[PanelResult], matches: list, signals: dict,
