@@ -516,6 +516,18 @@ CHANGES: tuple[tuple[str, str], ...] = (
      "horizontal-bar panels, three read as two, y axes unread); the x-cut pairs of the three "
      "sets (x tick and data overlaps 0.5-0.6 on panels read in data units, but for "
      "cascade-fig4__unfaithful2 and pp-facet-sex__unfaithful1's panels 2 and 3)"),
+    ("issue 41, TRIED AND DROPPED: chart.match_score as half the series' likeness, half the "
+     "evidence ((1 + agreement - difference) / 2). Left out, pooled: AUC 0.814 -> 0.870 "
+     "(realfig-dev 0.940 -> 0.954, -dev2 0.842 -> 0.894, -dev3 0.646 -> 0.752; python-ecology "
+     "0.766 -> 0.688, cockpit 1.000 -> 0.750), every answer unchanged, worst but one 0.469 "
+     "unchanged, lockbox unchanged; synthetic AUC 0.956 -> 0.970 (seed 7: 0.958 -> 0.977), "
+     "figure-match 1.4.0 the same on the default seed, but the published figure-match 1.1.0, "
+     "whose levels on chart.match_score no chart.same_data gates, passed more unfaithful "
+     "pairs: default seed 17 -> 26 (F1 0.877 -> 0.837, below its 0.85), seed 7 17 -> 24: a "
+     "score lifted towards one half where nothing is confirmed is a pass there. An ordering "
+     "signal of its own (not a published rubric's input) would carry it",
+     "no pair: blends of match_score and the evidence computed from the previous run's "
+     "per-pair file (match_score alone 0.815; half and half 0.868)"),
 )
 
 
