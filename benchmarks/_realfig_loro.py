@@ -509,7 +509,10 @@ CHANGES: tuple[tuple[str, str], ...] = (
      "false differences gone, the negative evidence holds one faithful pair in 56 and the "
      "choice moves to confirm_at 0.1, fail at 0.2 (was 0.3 / 0.01). Reader ECE 0.026 -> 0.013, "
      "judge ECE 0.024 -> 0.021. Lockbox: wrong fails 0%, wrong passes 5.0% unchanged, "
-     "answered 50.0% / 5.0% -> 50.0% / 40.0%, AUC 0.600",
+     "answered 50.0% / 5.0% -> 50.0% / 40.0%, AUC 0.600. Synthetic dev set (with the "
+     "change above): unchanged (AUC 0.956, figure-match 1.4.0 F1 0.908, 1.1.0 F1 0.877); "
+     "--seed 7: AUC 0.958 and 1.1.0 unchanged, 1.4.0 F1 0.893 -> 0.886 (faithful pass 71 -> "
+     "70, unfaithful fail 51 -> 50; not looked at)",
      "envpool-throughput__faithful2 (evidence -1.00: 'EnvPool (sync)' paired by name with the "
      "published 'EnvPool (async)', the published legend read in part above the facets), "
      "goofys-azure__faithful1 (evidence -0.94: a crop confirmed on gnuplot's stacked "
