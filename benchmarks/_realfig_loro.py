@@ -480,6 +480,57 @@ CHANGES: tuple[tuple[str, str], ...] = (
      "realfig-dev, -dev2 and -dev3 identical pair for pair (296 development pairs: every chart "
      "signal with its reason, every flag; the lockbox's 41 pairs identical, compared as hashes)",
      "no pair: a comparison of the measured signals before and after"),
+    ("issue 41: a y tick label's unit set apart by a space ('200 k', '1 M': matplotlib's "
+     "EngFormatter) joins the number on its baseline within AxisSettings.unit_gap (1.0) glyph "
+     "heights to its left; before, the right-aligned labels kept the suffix alone (the axis "
+     "read as words) or, where some spaces were narrower, '800k', '600k' beside '400', '200', "
+     "'0' (an axis fitted a thousand times short). Left out, pooled: faithful answered 44.7% "
+     "-> 49.6%, wrong fails 2.8% and wrong passes 0% unchanged, unfaithful answered 4.4% "
+     "unchanged, AUC 0.815 -> 0.814 (envpool 0.840 -> 0.833, python-ecology 0.734 -> 0.766), "
+     "worst but one 0.469 unchanged; realfig-dev3: faithful answered 17.5% -> 35.0% (envpool "
+     "8.3% -> 66.7%); lockbox line unchanged (wrong fails 0%, wrong passes 5.0%, answered "
+     "50.0% / 5.0%, AUC 0.600)",
+     "envpool-atari-dgx__unfaithful2 (its published y axis '0', '200 k' .. '1 M' read as "
+     "words), the five envpool single plots' and envpool-throughput's published y labels (one "
+     "panel read '800k', '600k', '400', '200', '0')"),
+    ("issue 41: two differences a careful reader does not count as proof: (1) a swapped legend "
+     "from NEAR names: the names that pair the series otherwise than their data confirm a swap "
+     "only when read alike letter for letter (OCR slips folded), since a near name ('EnvPool "
+     "(sync)' for 'EnvPool (async)') may be another entry of the same legend whose series went "
+     "unnamed in a facet; (2) a crop on a panel whose y axis is unread: the panels' pairing "
+     "then rests on their order alone (stacked panels of their own scales, facets in another "
+     "order), so differing x ranges may be two panels', a doubt, no crop. Left out, pooled: "
+     "wrong fails 2.8% -> 1.4%, wrong passes 0% unchanged, unfaithful answered 4.4% -> 48.1%, "
+     "faithful answered 49.6% -> 47.5% (goofys 50% -> 0%: one right pass and its two wrong "
+     "fails gone; cascade 36.4% -> 27.3%; envpool 66.7% -> 58.3%), AUC 0.814 unchanged, worst "
+     "but one 0.469 unchanged; realfig-dev: unfaithful answered 0% -> 53.8%; realfig-dev2: 0% "
+     "-> 55.8%; realfig-dev3: wrong fails 7.5% -> 2.5% (a new one: plb2-2panel__faithful2, "
+     "evidence -0.18 at confirm_at 0.1), unfaithful answered 15.0% -> 32.5%. With the two "
+     "false differences gone, the negative evidence holds one faithful pair in 56 and the "
+     "choice moves to confirm_at 0.1, fail at 0.2 (was 0.3 / 0.01). Reader ECE 0.026 -> 0.013, "
+     "judge ECE 0.024 -> 0.021. Lockbox: wrong fails 0%, wrong passes 5.0% unchanged, "
+     "answered 50.0% / 5.0% -> 50.0% / 40.0%, AUC 0.600. Synthetic dev set (with the "
+     "change above): unchanged (AUC 0.956, figure-match 1.4.0 F1 0.908, 1.1.0 F1 0.877); "
+     "--seed 7: AUC 0.958 and 1.1.0 unchanged, 1.4.0 F1 0.893 -> 0.886 (faithful pass 71 -> "
+     "70, unfaithful fail 51 -> 50; not looked at)",
+     "envpool-throughput__faithful2 (evidence -1.00: 'EnvPool (sync)' paired by name with the "
+     "published 'EnvPool (async)', the published legend read in part above the facets), "
+     "goofys-azure__faithful1 (evidence -0.94: a crop confirmed on gnuplot's stacked "
+     "horizontal-bar panels, three read as two, y axes unread); the x-cut pairs of the three "
+     "sets (x tick and data overlaps 0.5-0.6 on panels read in data units, but for "
+     "cascade-fig4__unfaithful2 and pp-facet-sex__unfaithful1's panels 2 and 3)"),
+    ("issue 41, TRIED AND DROPPED: chart.match_score as half the series' likeness, half the "
+     "evidence ((1 + agreement - difference) / 2). Left out, pooled: AUC 0.814 -> 0.870 "
+     "(realfig-dev 0.940 -> 0.954, -dev2 0.842 -> 0.894, -dev3 0.646 -> 0.752; python-ecology "
+     "0.766 -> 0.688, cockpit 1.000 -> 0.750), every answer unchanged, worst but one 0.469 "
+     "unchanged, lockbox unchanged; synthetic AUC 0.956 -> 0.970 (seed 7: 0.958 -> 0.977), "
+     "figure-match 1.4.0 the same on the default seed, but the published figure-match 1.1.0, "
+     "whose levels on chart.match_score no chart.same_data gates, passed more unfaithful "
+     "pairs: default seed 17 -> 26 (F1 0.877 -> 0.837, below its 0.85), seed 7 17 -> 24: a "
+     "score lifted towards one half where nothing is confirmed is a pass there. An ordering "
+     "signal of its own (not a published rubric's input) would carry it",
+     "no pair: blends of match_score and the evidence computed from the previous run's "
+     "per-pair file (match_score alone 0.815; half and half 0.868)"),
 )
 
 

@@ -348,6 +348,7 @@ def _y_labels(page: Page, strip: Strip, box: Box, *, settings: AxisSettings) -> 
     right = max(lab.right for lab in labels)
     kept = [lab for lab in labels if lab.right >= right - st.right_align * glyph
             and box.top - glyph <= lab.cy <= box.bottom + glyph]
+    kept = _join_units(strip, kept, groups, glyph, settings=settings)
     # A mantissa ("2 ×" of "2×10⁻¹", a minor tick's label) set apart by the spaced-out times
     # sign: the times sign (small, centred on the label's height) just left of a kept label
     # joins it, then the digits on its baseline just left of that.
@@ -385,6 +386,32 @@ def _y_labels(page: Page, strip: Strip, box: Box, *, settings: AxisSettings) -> 
                         max(piece.height, lab.height), lab.sup)
             kept[k] = lab
     return AxisLabels("y", sorted(kept, key=lambda lab: lab.cy), ticks, glyph)
+
+
+def _join_units(strip: Strip, kept: list[TickLabel], groups: list[TickLabel], glyph: float, *,
+                settings: AxisSettings) -> list[TickLabel]:
+    """A one-glyph label ("k", "M") with a number a space to its left on the same baseline is
+    that number's unit ("200 k"): the two are one label. Right-aligned labels keep the suffix
+    alone otherwise (the axis then reads as words), or keep both apart where some spaces are
+    narrower than others, and "800", "400", "200" read alone fit an axis a thousand times too
+    short."""
+    st = settings
+    out = list(kept)
+    for lab in kept:
+        if len(lab.comps) != 1 or lab.sup or lab not in out:
+            continue
+        near = [piece for piece in groups if piece is not lab and not piece.sup
+                and 0 <= lab.left - piece.right - 1 <= st.unit_gap * glyph
+                and abs(piece.bottom - lab.bottom) <= st.baseline_slack * glyph
+                and st.full_height * lab.height <= piece.height <= st.mantissa_tall * lab.height]
+        if not near:
+            continue
+        piece = max(near, key=lambda q: q.right)
+        joined = TickLabel(piece.left, min(piece.top, lab.top), lab.right,
+                           max(piece.bottom, lab.bottom), piece.comps + lab.comps,
+                           max(piece.height, lab.height), [])
+        out = [joined if q is lab else q for q in out if q is not piece]
+    return out
 
 
 def find_offset_label(page: Page, box: Box, others: list[Box], mask: np.ndarray,

@@ -245,7 +245,14 @@ def _crop(p: PanelEvidence, settings: EvidenceSettings, so_far: tuple[float, flo
                 doubts.append(f"the x ranges do not overlap (tick labels {p.x_ticks:.2f}, data "
                               f"{p.x_data:.2f}): an x axis misread rather than a crop{where}")
         elif crop > 0:
-            if p.x_axes_confirmed:
+            if p.x_axes_confirmed and not p.y_in_data:
+                # With a y axis unread the panels' pairing rests on their order alone (stacked
+                # panels of their own scales, facets): ranges that differ may be two panels'.
+                agreement = 0.0
+                doubts.append(f"the x ranges differ (tick labels {p.x_ticks:.2f}, data "
+                              f"{p.x_data:.2f}) but a y axis is unread{where}: the panels may "
+                              f"be mispaired, no crop is confirmed")
+            elif p.x_axes_confirmed:
                 difference = max(difference, crop)
                 confirmed.append(f"the x ranges differ on both the tick labels (overlap "
                                  f"{p.x_ticks:.2f}) and the data (overlap {p.x_data:.2f}){where}")

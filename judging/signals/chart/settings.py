@@ -390,6 +390,10 @@ class AxisSettings:
     """... at most this many times as wide as tall ..."""
     times_centre: float = 0.2
     """... and centred within this share of the label's height on its middle."""
+    unit_gap: float = 1.0
+    """A unit suffix set apart by a space ("200 k", "1 M": matplotlib's EngFormatter) joins the
+    number on its baseline at most this many glyph heights to its left (a space is about half
+    a glyph height; the gap that joins glyphs, half a glyph, lets wider spaces through)."""
     mantissa_width: float = 3.0
     """A mantissa set apart from its power of ten is at most this many glyph heights wide ..."""
     mantissa_tall: float = 1.2

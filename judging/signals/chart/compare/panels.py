@@ -35,7 +35,11 @@ from judging.signals.chart.compare.frame import (
     y_span,
 )
 from judging.signals.chart.compare.ink import InkIndex, data_coverage, drawn_over
-from judging.signals.chart.compare.names import linear_sum_assignment, name_pairs
+from judging.signals.chart.compare.names import (
+    linear_sum_assignment,
+    name_pairs,
+    name_similarity,
+)
 from judging.signals.chart.settings import compare_settings as _s
 from judging.signals.chart.types import (
     Panel,
@@ -302,7 +306,12 @@ def _assign(sides: _Sides, pairs: dict) -> tuple[dict[int, int], float | None]:
     by_name = name_pairs(pub_series, rep_series)
     by_data = data_pairs(data) if by_name else {}
     crossed = None
-    if any(by_data.get(i) not in (None, j) for i, j in by_name.items()):
+    crossing = [(i, j) for i, j in by_name.items() if by_data.get(i) not in (None, j)]
+    # A swap is proof only from names read alike, letter for letter (OCR slips folded): a near
+    # name ("EnvPool (sync)" for "EnvPool (async)") may be another entry of the same legend
+    # whose own series went unnamed.
+    if crossing and all(name_similarity(pub_series[i].name, rep_series[j].name) == 1.0
+                        for i, j in crossing):
         # The legends pair some series otherwise than their data do: how well the data agree
         # paired the data's way (a swapped legend: the data match the other way round).
         crossed = _series_agreement([(pub_series[i], rep_series[j], pairs[i, j])
