@@ -548,8 +548,10 @@ def test_an_install_holds_its_packages_once_in_memory(tmp_path: Path, make_submi
         pytest.skip("no cgroup here: tmpfs files are not charged to the install's memory")
     run = _judged_with_a_big_wheel(make_submission, tmp_path / "run", megabytes=200)
     # the submission's copy (200 MiB) and the cache (200), with the environment as links (none
-    # more), fit 520 MiB with uv itself; as a copy (200 more) they did not
-    judging("rerun", str(run), "--env-cache", str(tmp_path / "cache"), "--build-memory", "520")
+    # more), fit 580 MiB with uv itself; as a copy (200 more: 600 before uv) they cannot. uv's
+    # own share varies with the machine's load: 120 MiB of room (520) ran out once in a full
+    # suite of three test processes, never alone.
+    judging("rerun", str(run), "--env-cache", str(tmp_path / "cache"), "--build-memory", "580")
     record = read_reruns(run)["tester/sub-1::paper-1/c1"]
     assert record.status is RerunStatus.reproduced, (record.reason, record.stderr_tail)
     built = tmp_path / "cache" / "envs" / record.environment.key
