@@ -23,6 +23,8 @@ class InputFileError(JudgingError):
         self.path = path
         self.line = line
         self.field = field
+        self.message = message
+        """What is wrong, without where (for a caller that names the file itself)."""
         where = path or ""
         if line is not None:
             where += f":{line}"

@@ -13,8 +13,8 @@ import json
 import re
 from pathlib import Path
 
-import yaml
-
+from judging._yaml import parse_document
+from judging.errors import InputFileError
 from judging.intake.extract import Value, json_values, key_side, output_values
 from judging.intake.paths import read_text_confined
 from judging.models import MAX_NOTE_CHARS
@@ -61,15 +61,16 @@ def _data_values(data: object, lines: dict[str, str], place: str
 
 
 def yaml_data(text: str) -> tuple[object, str | None]:
-    """A results YAML's data, or why it is not read. A document with aliases is refused before
-    it is built: one alias repeated at each level is a small file that expands without bound
-    when walked (PyYAML's safe loader builds it; it does not bound it)."""
+    """A results YAML's data, or why it is not read: the one YAML reader of submission files
+    (`parse_document`: anchors and aliases refused before anything is built, duplicate keys
+    refused, unreadable values located)."""
     try:
-        if any(isinstance(event, yaml.AliasEvent) for event in yaml.parse(text)):
-            return None, "a YAML document with aliases (&anchor / *alias): not read"
-        return yaml.safe_load(text), None
-    except (yaml.YAMLError, RecursionError):
-        return None, "not valid YAML: not read"
+        return parse_document(text, path="").data, None
+    except InputFileError as error:
+        where = f" (line {error.line})" if error.line is not None else ""
+        return None, f"{error.message}{where}: not read"
+    except RecursionError:  # nesting deeper than the parser's stack
+        return None, "not valid YAML: nested too deep: not read"
 
 
 #: A YAML key at the start of its line ("  paper: 76.1", "- ours: 75.8").
