@@ -78,6 +78,7 @@ SLOW_MODULES: dict[str, float] = {
     "rerun/test_engines.py": 36,
     "rerun/test_hostile.py": 21,
     "rerun/test_inert_text.py": 4,
+    "resolve/test_unjudged.py": 30,
     "rerun/test_install_containment.py": 85,
     "rerun/test_kernel_limits.py": 12,
     "rerun/test_non_root.py": 42,

@@ -329,6 +329,7 @@ def load_run(run_dir: Path, *, calibration_dir: Path | None = None,
         decide_run,
         run_claim_rows,
         submission_times,
+        unjudged_submissions,
     )
     from judging.rundir import RunStore, judgments_with_flags, read_not_addressed, speaking_lines
 
@@ -369,8 +370,10 @@ def load_run(run_dir: Path, *, calibration_dir: Path | None = None,
         record.figures = _run_figures(store.root, lines, content)
         record.judgments = [judgment_view(j, speaks=id(j) in speaking) for j in lines]
         claims[key] = record
+    unjudged, load_problems = unjudged_submissions(store.root)
     board = build_leaderboard(finals, read_not_addressed(store.root), rules=rules,
-                              submitted=submission_times(store.root))
+                              submitted=submission_times(store.root), unjudged=unjudged,
+                              load_problems=load_problems)
     # The intervals of the decisions made live, as `judging leaderboard` shows them.
     rows = run_claim_rows(store.root, finals=finals)
     board = add_intervals(board, rows)

@@ -49,7 +49,9 @@ from judging.intake.sources import (
     HubSource,
     expand_source,
     fetch_hub_source,
+    label_name,
     parse_hub_source,
+    source_label,
 )
 from judging.intake.space import SpaceFiles, is_space, load_space, read_space
 
@@ -61,6 +63,7 @@ __all__ = ["HUB_PREFIX", "MANIFEST_NAMES", "MAX_CONTROL_FILE_BYTES", "MAX_ENV_FI
            "commit_as_of", "confine", "confine_file", "discover_spaces", "expand_source",
            "fetch_hub_source", "find_manifest", "is_logbook", "load_folder", "load_logbook",
            "load_registry", "load_submission", "manifest_json_schema", "open_confined",
-           "parse_as_of", "parse_hub_source", "plan_sources", "read_confined", "read_logbook",
+           "parse_as_of", "parse_hub_source",
+           "label_name", "source_label", "plan_sources", "read_confined", "read_logbook",
            "shape_for", "shape_of"]
 

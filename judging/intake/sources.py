@@ -105,15 +105,50 @@ def hub_errors(what: str, *, revision: str | None = None,
         raise SourceError(f"{what}: {failed} ({type(exc).__name__}: {one_line(exc)})") from exc
 
 
+def hub_download_dir(source: HubSource, download_root: Path) -> Path:
+    """Where a Hub source is downloaded: one folder per revision, so that revisions do not
+    overwrite each other's files ("@" keeps a revision such as ".." from being read as a path
+    step)."""
+    return (download_root / f"{source.repo_type}s" / source.repo_id
+            / f"@{source.revision or 'main'}")
+
+
+def source_label(spec: str, folder: Path | None = None, *, download_root: Path) -> str:
+    """How a submission folder is named from one run to the next, whether or not it could be
+    read: a Hub source by its repo and the folder within it, without the revision (a Space fixed
+    by a new commit is the same submission); a local folder by its path. `folder` None: the
+    source as a whole (it could not be downloaded or listed)."""
+    if not spec.startswith(HUB_PREFIX):
+        return str(folder if folder is not None else spec)
+    try:
+        hub = parse_hub_source(spec)
+    except SourceError:
+        return spec
+    label = f"{HUB_PREFIX}{hub.repo_type}s/{hub.repo_id}"
+    if folder is None:
+        return f"{label}/{hub.subdir}" if hub.subdir else label
+    try:
+        inside = folder.relative_to(hub_download_dir(hub, download_root)).as_posix()
+    except ValueError:  # not under its download folder: name it by the folder itself
+        return str(folder)
+    return label if inside == "." else f"{label}/{inside}"
+
+
+def label_name(label: str) -> str:
+    """What a person calls the submission of a `source_label`: a Hub repo's id and the folder
+    within it (its owner is the participant, as for a Space's submission id), else the
+    folder's name."""
+    if label.startswith(HUB_PREFIX):
+        return label.removeprefix(HUB_PREFIX).split("/", 1)[-1]
+    return Path(label).name or label
+
+
 def fetch_hub_source(source: HubSource, *, download_root: Path, token: str | None = None
                      ) -> Path:
     """Download a Space or dataset repo into a folder of real files; return the submission folder."""
     from huggingface_hub import snapshot_download
 
-    # one folder per revision: revisions must not overwrite each other's files ("@" keeps a
-    # revision such as ".." from being read as a path step)
-    local_dir = (download_root / f"{source.repo_type}s" / source.repo_id
-                 / f"@{source.revision or 'main'}")
+    local_dir = hub_download_dir(source, download_root)
     token = token or os.environ.get("HF_TOKEN") or None
     allow = [f"{source.subdir}/**"] if source.subdir else None
     with hub_errors(source.spec, revision=source.revision, failed="download failed"):

@@ -55,10 +55,12 @@ from judging.resolve.leaderboard import (
     rule_lines,
     run_leaderboard,
     submission_times,
+    unjudged_submissions,
     write_leaderboard,
 )
 
-__all__ = ["AI_ONLY", "ClaimRow", "Estimate", "PlannedClaim", "RankSimulation", "Reason", "pass_rate",
+__all__ = ["unjudged_submissions",
+           "AI_ONLY", "ClaimRow", "Estimate", "PlannedClaim", "RankSimulation", "Reason", "pass_rate",
            "read_plan", "run_claim_rows", "run_shortlists", "simulate_ranks", "stratum_posteriors", "add_intervals",
            "CONSENSUS_COLUMNS", "INTERVAL_COLUMNS", "NO_PASS_TEXT", "PAPER_COLUMNS", "PARTICIPANT_COLUMNS",
            "RULE_TEXT", "SETTLE_TOP", "SUBMISSION_COLUMNS", "ClaimDecision", "ClaimResult", "EventRules",

@@ -22,6 +22,10 @@ Per participant (`EventRules`): the totals of their submissions, at most one per
 and at most `max_papers_per_participant` papers (the earliest submitted); a submission beyond the
 limit is listed, flagged and unranked, never silently counted.
 
+A submission nothing of which could be judged (a folder that could not be read at its latest
+attempt; one whose every claim failed to load) is listed unranked with its reason, never left
+out (`unjudged_submissions`).
+
 When the run reproduces registry claims, a further table lists each registry claim's consensus
 (`judging consensus`; computed afresh when its side file is missing or stale): its verdict,
 support, agreement and the spread of reproduced values. It ranks nobody.
@@ -56,7 +60,7 @@ from judging.resolve.intervals import (
     run_claim_rows,
     simulate_ranks,
 )
-from judging.rundir import RunPaths, RunStore, read_jsonl, read_not_addressed
+from judging.rundir import Identity, RunPaths, RunStore, read_jsonl, read_not_addressed
 
 Standing = Literal["pass", "fail", "undecided", "not_addressed"]
 
@@ -290,6 +294,8 @@ def add_intervals(board: Leaderboard, rows: Sequence[ClaimRow], *, k: int = SETT
     simulation = simulate_ranks([r for r in rows if r.submission in ranked_ids], seed=seed)
     board.estimates = by_submission
     for row in board.submissions:
+        if row["claims"] == 0 and not row.get("ranked", True):
+            continue  # unjudged: nothing to estimate (its note says why)
         _fill(row, by_submission.get(row["submission"]))
         interval = simulation.intervals.get(row["submission"])
         if interval is not None and simulation.calibrated:
@@ -321,13 +327,63 @@ def _fill(row: dict[str, Any], estimate: Estimate | None) -> None:
         row["human_only_95"] = _interval(estimate.classical)
 
 
+@dataclass(frozen=True)
+class Unjudged:
+    """A submission listed without a rank: nothing of it could be judged (its folder could not
+    be read at the latest attempt, or not one of its claims could be loaded). Never silently
+    missing from the leaderboard, never counted as if it had been judged."""
+
+    submission: str
+    """Its submission id, or what the folder that could not be read is called (a Hub repo's
+    id, else the folder's name)."""
+    reason: str
+
+
+#: How much of an unjudged submission's reason a leaderboard row shows (the run's report and
+#: `judging run`'s output have it whole).
+UNJUDGED_REASON_CHARS = 300
+
+
+def unjudged_submissions(run_dir: Path) -> tuple[list[Unjudged], dict[str, int]]:
+    """What of a run could not be judged: the submissions of which nothing could (the folders
+    whose latest read failed, run.json; the submissions whose every line is a loader's error
+    line) and, per other submission, how many of its claims or files failed to load."""
+    store = RunStore.open(run_dir, create=False)
+    try:
+        unjudged = [Unjudged(failure.name, failure.reason)
+                    for failure in store.info.unreadable_sources()]
+        judged: set[str] = set()
+        failed: dict[str, set[str]] = defaultdict(set)
+        first_failure: dict[str, Identity] = {}
+        for ident in store.identities():
+            submission = ident[0].split("::")[0]
+            if ident[1] is not None:
+                judged.add(submission)
+            else:
+                failed[submission].add(ident[0])
+                first_failure.setdefault(submission, ident)
+        for submission in sorted(set(failed) - judged, key=natural_key):
+            line = store.latest_line(first_failure[submission])
+            reason = (line.reason if line is not None and line.reason else "its claims could "
+                      "not be loaded")
+            unjudged.append(Unjudged(submission, reason.removeprefix("claim could not be "
+                                                                     "loaded: ")))
+        return unjudged, {s: len(keys) for s, keys in failed.items() if s in judged}
+    finally:
+        store.close()
+
+
 def build_leaderboard(finals: Iterable[ClaimDecision],
                       not_addressed: Iterable[NotAddressed] = (), *,
                       rules: EventRules | None = None,
-                      submitted: Mapping[str, datetime | None] | None = None) -> Leaderboard:
+                      submitted: Mapping[str, datetime | None] | None = None,
+                      unjudged: Iterable[Unjudged] = (),
+                      load_problems: Mapping[str, int] | None = None) -> Leaderboard:
     """Rank the submissions, papers and participants of these final decisions. `submitted`:
     when each submission was submitted (its commit), to count a participant's earliest papers
-    first; unknown ones after, in natural order of paper id."""
+    first; unknown ones after, in natural order of paper id. `unjudged` submissions are listed
+    unranked with their reason; `load_problems`: per ranked submission, its claims or files
+    that could not be loaded (said in its note)."""
     rules = rules or EventRules()
     submitted = submitted or {}
     results = claim_results(finals, not_addressed)
@@ -345,6 +401,11 @@ def build_leaderboard(finals: Iterable[ClaimDecision],
     papers = [{"paper": p, "submissions": len({r.submission for r in group}), **tally(group),
                **final_verdict_counts(group, asks)}
               for p, group in by_paper.items()]
+    for row in submissions:
+        if problems := (load_problems or {}).get(row["submission"]):
+            row["note"] = "; ".join(filter(None, [row["note"], (
+                f"{problems} of its claims or files could not be loaded (see the report)")]))
+    _add_unjudged(submissions, participants, unjudged, rules)
     return Leaderboard(submissions=ranked(submissions, "submission"),
                        papers=ranked(papers, "paper"),
                        participants=ranked(participants, "participant"), rules=rules)
@@ -392,6 +453,34 @@ def _participants(submissions: list[dict[str, Any]], rules: EventRules,
                      "note": f"{len(order)} papers: {over} beyond the limit of {limit}, "
                              f"flagged and not counted" if over else ""})
     return rows
+
+
+def _add_unjudged(submissions: list[dict[str, Any]], participants: list[dict[str, Any]],
+                  unjudged: Iterable[Unjudged], rules: EventRules) -> None:
+    """The unjudged submissions as unranked rows (zero counts, the reason in the note), and
+    their participants: one with nothing judged is listed unranked, one with judged
+    submissions keeps its rank and its note says what could not be judged."""
+    unjudged_of: Counter[str] = Counter()
+    for item in unjudged:
+        participant = rules.participant(item.submission)
+        reason = item.reason if len(item.reason) <= UNJUDGED_REASON_CHARS else \
+            item.reason[:UNJUDGED_REASON_CHARS - 1] + "…"
+        submissions.append({"submission": item.submission, "paper": None,
+                            "participant": participant, **tally([]), "ranked": False,
+                            "note": f"not ranked: nothing could be judged: {reason}"})
+        unjudged_of[participant] += 1
+    by_participant = {row["participant"]: row for row in participants}
+    for participant, count in unjudged_of.items():
+        row = by_participant.get(participant)
+        if row is None:
+            participants.append({"participant": participant, "papers": 0, "submissions": count,
+                                 "counted": 0, **tally([]), "ranked": False,
+                                 "note": f"not ranked: nothing could be judged of its {count} "
+                                         f"submission(s)"})
+            continue
+        row["submissions"] += count
+        row["note"] = "; ".join(filter(None, [row["note"], f"nothing could be judged of {count} "
+                                                           f"more submission(s)"]))
 
 
 def leaderboard_rows(finals: Iterable[ClaimDecision],
@@ -445,9 +534,11 @@ def run_leaderboard(run_dir: Path, *, rules: EventRules | None = None) -> Leader
     if not path.is_file():
         raise JudgingError(f"{path}: no final decisions yet; run `judging resolve {run_dir}` "
                            f"first")
+    unjudged, load_problems = unjudged_submissions(Path(run_dir))
     board = build_leaderboard(read_jsonl(path, ClaimDecision),
                               read_not_addressed(Path(run_dir)), rules=rules,
-                              submitted=submission_times(Path(run_dir)))
+                              submitted=submission_times(Path(run_dir)), unjudged=unjudged,
+                              load_problems=load_problems)
     return add_intervals(board, run_claim_rows(run_dir))
 
 

@@ -16,15 +16,17 @@ from judging.intake import (
     Registry,
     expand_source,
     find_manifest,
+    label_name,
     load_folder,
     load_submission,
     parse_hub_source,
     plan_sources,
+    source_label,
 )
 from judging.models import ClaimInput, Judgment, NotAddressed, SubmissionSource
 from judging.run.lines import problem_judgment
 from judging.run.request import RunRequest, RunResult
-from judging.rundir import RunPaths, RunStore
+from judging.rundir import RunPaths, RunStore, UnreadableSource
 
 log = logging.getLogger(__name__)
 
@@ -77,41 +79,44 @@ class Feed:
         result.source_errors += plan.errors
         result.skipped_sources += plan.skipped
         result.notes += plan.notes
+        root = self.store.paths.sources
         for planned in plan.sources:
             try:
-                folders = expand_source(planned.spec, download_root=self.store.paths.sources,
+                folders = expand_source(planned.spec, download_root=root,
                                         token=request.hf_token)
             except JudgingError as exc:
-                result.source_errors.append(str(exc))
+                _unreadable(result, source_label(planned.spec, download_root=root), str(exc))
                 continue
             for folder in folders:
-                loaded = self._load(folder, registry, result)
-                if loaded is None or not self._first(loaded, folder, seen, result):
+                label = source_label(planned.spec, folder, download_root=root)
+                loaded = self._load(folder, registry, result, label)
+                if loaded is None or not self._first(loaded, folder, seen, result, label):
                     continue
+                result.read_sources.append(label)
                 yield self._batch(loaded, registry, planned.provenance, result)
 
-    def _load(self, folder: Path, registry: Registry | None, result: RunResult
+    def _load(self, folder: Path, registry: Registry | None, result: RunResult, label: str
               ) -> LoadedSubmission | None:
         try:
             return load_folder(folder, registry=registry, logbooks_dir=self.store.paths.logbooks,
                                extractor=self.extractor)
         except JudgingError as exc:
-            result.source_errors.append(str(exc))
+            _unreadable(result, label, str(exc))
         except Exception as exc:  # a loader bug must not end the batch: report it
             log.debug("loading %s failed", folder, exc_info=True)
-            result.source_errors.append(f"{folder}: internal error while loading: "
-                                        f"{type(exc).__name__}: {exc}")
+            _unreadable(result, label, f"{folder}: internal error while loading: "
+                                       f"{type(exc).__name__}: {exc}")
         return None
 
     @staticmethod
     def _first(loaded: LoadedSubmission, folder: Path, seen: dict[str, Path],
-               result: RunResult) -> bool:
+               result: RunResult, label: str) -> bool:
         """Whether this is the first time the submission is met (a submission id used by two
         folders is an error; the same folder twice is judged once)."""
         sid = loaded.header.submission_id
         if sid in seen and seen[sid] != loaded.folder:
-            result.source_errors.append(f"{folder}: submission_id {sid!r} is also used by "
-                                        f"{seen[sid]}; skipped")
+            _unreadable(result, label, f"{folder}: submission_id {sid!r} is also used by "
+                                       f"{seen[sid]}; skipped")
             return False
         if sid in seen:
             return False
@@ -133,6 +138,13 @@ class Feed:
             claims = [claim.model_copy(update={"source": source}) for claim in claims]
         return claims, [problem_judgment(p, run_id=self.store.info.run_id,
                                          paper_id=loaded.header.paper_id) for p in problems]
+
+
+def _unreadable(result: RunResult, label: str, reason: str) -> None:
+    """A submission folder (or a whole source) that could not be read: a source error of the
+    run, and recorded by its label for the leaderboard."""
+    result.source_errors.append(reason)
+    result.unreadable[label] = UnreadableSource(name=label_name(label), reason=reason)
 
 
 def check_sources(request: RunRequest, registry: Registry | None) -> None:

@@ -20,7 +20,7 @@ from judging.models import (
 from judging.rubrics import Rubric
 from judging.run.measure import MeasureOptions
 from judging.run.pool import DEFAULT_MEASURE_TIMEOUT, MeasureStats
-from judging.rundir import Invocation, LineHead, Shard, utc_now
+from judging.rundir import Invocation, LineHead, Shard, UnreadableSource, utc_now
 from judging.version import code_version
 
 
@@ -81,6 +81,11 @@ class RunResult:
     """What source planning did (Spaces discovered...)."""
     submissions: dict[str, SubmissionSource] = field(default_factory=dict)
     """Submission id -> the Hub revision judged."""
+    unreadable: dict[str, UnreadableSource] = field(default_factory=dict)
+    """Submission folders (and Hub sources) that could not be read, by `source_label`, with why
+    (run.json keeps them: the leaderboard lists them unranked)."""
+    read_sources: list[str] = field(default_factory=list)
+    """The submission folders read, by `source_label`."""
     loaded: set[str] = field(default_factory=set)
     """The submissions this invocation loaded (their not-addressed records are its own)."""
     measure: MeasureStats = field(default_factory=MeasureStats)
@@ -156,6 +161,8 @@ def record_end(invocation: Invocation, result: RunResult, heads: Iterable[LineHe
     invocation.ended_at = utc_now()
     invocation.errors = result.source_errors
     invocation.skipped = result.skipped_sources
+    invocation.unreadable = dict(result.unreadable)
+    invocation.read = list(result.read_sources)
     invocation.submissions = dict(result.submissions)
     result.counts = summarize(heads)
     result.measure = stats

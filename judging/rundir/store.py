@@ -60,6 +60,15 @@ def new_run_id() -> str:
     return utc_now().strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(3)
 
 
+class UnreadableSource(StrictModel):
+    """A submission folder (or a whole Hub source) that an invocation could not read."""
+
+    name: str
+    """What the leaderboard calls it: a Hub repo's id (its owner is the participant), else the
+    folder's name."""
+    reason: str
+
+
 class Invocation(StrictModel):
     """One `judging run` over this directory (a resumed run adds one)."""
 
@@ -79,6 +88,13 @@ class Invocation(StrictModel):
     """Run-level problems (a source that could not be loaded)."""
     skipped: list[str] = Field(default_factory=list)
     """Sources left out on purpose, each with its reason (e.g. no commit before `--as-of`)."""
+    unreadable: dict[str, UnreadableSource] = Field(default_factory=dict)
+    """The submission folders (and Hub sources) it could not read, by
+    `judging.intake.source_label`: the leaderboard lists them, unranked, until a later
+    invocation reads them."""
+    read: list[str] = Field(default_factory=list)
+    """The submission folders it read, named the same way (a read supersedes an earlier
+    failure: a Space fixed by a new commit is no longer listed as unreadable)."""
     submissions: dict[str, SubmissionSource] = Field(default_factory=dict)
     """Per submission id read from the Hub: the revision judged."""
     run_id: str | None = None
@@ -128,9 +144,22 @@ class RunInfo(VersionedModel):
 
     @classmethod
     def migrate(cls, data: dict[str, Any]) -> dict[str, Any]:
-        # judging.run/1 is the first version: every run.json has always carried it (`shard`
-        # and `merges` are optional fields added later, not a shape change).
+        # judging.run/1 is the first version: every run.json has always carried it (`shard`,
+        # `merges` and an invocation's `unreadable` and `read` are optional fields added
+        # later, not a shape change).
         return data
+
+    def unreadable_sources(self) -> list[UnreadableSource]:
+        """The submission folders whose latest attempt to read them failed, in the order they
+        failed (an invocation that read one since supersedes its failures)."""
+        latest: dict[str, UnreadableSource | None] = {}
+        for invocation in self.invocations:
+            for label, failure in invocation.unreadable.items():
+                latest.pop(label, None)
+                latest[label] = failure
+            for label in invocation.read:
+                latest[label] = None
+        return [failure for failure in latest.values() if failure is not None]
 
 
 #: The path fields of a claim (besides its evidence files, by role).
