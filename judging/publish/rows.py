@@ -70,7 +70,7 @@ def table_schemas() -> dict[str, Any]:
             ("random_labels", i), ("pass_rate", f), ("pass_rate_estimate", f),
             ("pass_rate_low", f), ("pass_rate_high", f),
             ("human_only_low", f), ("human_only_high", f), ("interval_note", s),
-            ("rank_low", i), ("rank_high", i), ("rank_settled", b)]),
+            ("rank_low", i), ("rank_high", i), ("rank_settled", b), ("note", s)]),
     }
 
 
@@ -277,7 +277,7 @@ def leaderboard_rows(board: Leaderboard, scrubber: Scrubber) -> list[dict[str, A
 
     rows = [{"scope": "event", "submission_id": None, "paper_id": None, "rank": None,
              "pass_rate": None, **numbers(board.event), "rank_low": None, "rank_high": None,
-             "rank_settled": None}]
+             "rank_settled": None, "note": None}]
     for row in board.submissions:
         interval = board.rank_intervals.get(row["submission"])
         rows.append({"scope": "submission", "submission_id": scrubber.text(row["submission"]),
@@ -286,5 +286,8 @@ def leaderboard_rows(board: Leaderboard, scrubber: Scrubber) -> list[dict[str, A
                      **numbers(board.estimates.get(row["submission"])),
                      "rank_low": interval.low if interval else None,
                      "rank_high": interval.high if interval else None,
-                     "rank_settled": interval.low == interval.high if interval else None})
+                     "rank_settled": interval.low == interval.high if interval else None,
+                     # why a row is unranked (nothing of it could be judged; beyond a
+                     # participant's paper limit) or what of it could not be loaded
+                     "note": scrubber.text(row.get("note") or None)})
     return rows

@@ -14,7 +14,8 @@ Stages a folder (default `RUN_DIR/publish/`, rebuilt each time):
     data/consensus.parquet  one row per registry claim: the consensus of its reproductions
     data/consensus.jsonl    (`judging consensus`: verdict, support, spread, flagged claims)
     data/leaderboard.*      one row for the event and one per submission: the pass rate with its
-                            95% interval, the human-only one, the rank's 95% interval
+                            95% interval, the human-only one, the rank's 95% interval, and a
+                            note (why a row is unranked: nothing of it could be judged)
     figures/<claim>/*.png   the normalised published and reproduced figures, the diff and the
                             chart overlay of each figure claim (named in the claims' `figures`)
 

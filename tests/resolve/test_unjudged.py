@@ -5,13 +5,18 @@
 from __future__ import annotations
 
 import csv
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
+from types import MappingProxyType
 
+import pyarrow.parquet as pq
 from click.testing import CliRunner
 
+from judging.app import load_run
 from judging.cli import main
 from judging.intake import label_name, source_label
+from judging.publish import stage
 from judging.rundir import Invocation, RunInfo, UnreadableSource
 from tests.conftest import SubmissionBuilder
 
@@ -65,6 +70,15 @@ def test_unreadable_and_claimless_submissions_are_listed_unranked(tmp_path: Path
     assert people["bob-broken"]["rank"] == ""
     assert people["bob-broken"]["note"].startswith("not ranked")
     assert "bob-broken" in (run / "leaderboard.html").read_text(encoding="utf-8")
+    # the dashboard ranks with the same rows
+    shown = {r["submission"]: r for r in load_run(run).by_submission}
+    assert shown["bob-broken"]["rank"] is None and "not valid YAML" in shown["bob-broken"]["note"]
+    # the published dataset's leaderboard table carries the rows and why they are unranked
+    staged = stage(run, out=tmp_path / "publish", calibration_dir=tmp_path / "none")
+    published = {r["submission_id"]: r for r in pq.read_table(
+        staged.folder / "data" / "leaderboard.parquet").to_pylist()}
+    assert published["bob-broken"]["rank"] is None
+    assert "not valid YAML" in published["bob-broken"]["note"]
 
 
 def test_a_folder_read_by_a_later_run_leaves_the_list(tmp_path: Path) -> None:
@@ -92,7 +106,8 @@ def test_a_submission_with_some_claims_unloaded_keeps_its_rank_and_says_so(
     assert row["note"] == "1 of its claims or files could not be loaded (see the report)"
 
 
-def _invocation(unreadable: dict[str, str] = {}, read: tuple[str, ...] = ()) -> Invocation:
+def _invocation(unreadable: Mapping[str, str] = MappingProxyType({}),
+                read: tuple[str, ...] = ()) -> Invocation:
     return Invocation(started_at=datetime(2026, 12, 1, tzinfo=UTC), code_version="test",
                       sources=["x"], read=list(read),
                       unreadable={k: UnreadableSource(name=k, reason=v)
