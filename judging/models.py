@@ -836,8 +836,8 @@ class Signal(StrictModel):
         return cls(status=SignalStatus.absent, reason=reason)
 
 
-#: Bounds of a chart reading trace (`ChartTrace`, one per figure claim on each of its judgment
-#: lines): room for what a reviewer reads (a 2x4 facet grid, a dozen series, a dozen ticks per
+#: Bounds of a chart reading trace (`ChartTrace`, one per figure claim on each judgment line of
+#: its figure rubric): room for what a reviewer reads (a 2x4 facet grid, a dozen series, a dozen ticks per
 #: axis), so that one hostile figure with hundreds of marks or OCR fragments cannot swell the
 #: judgments file. What is cut is counted (`*_count`), never silently lost.
 MAX_TRACE_PANELS = 8
@@ -1112,7 +1112,9 @@ class Judgment(VersionedModel):
     artifacts: Artifacts = Field(default_factory=Artifacts)
     chart_trace: ChartTrace | None = None
     """What the chart reader read of the figure pair and why chart.same_data is what it is (a
-    figure claim measured with the chart signals)."""
+    figure claim measured with the chart signals), on the lines of its figure rubric only
+    (`Rubric.reads_chart`; every line of the claim in runs written before issue 43): readers
+    take it from there (`rundir.claim_chart_trace`)."""
     provenance: Provenance
 
     @classmethod

@@ -372,6 +372,12 @@ class Rubric(StrictModel):
                 return criterion
         raise KeyError(f"{self.ref_name} has no criterion {criterion_id!r}")
 
+    @property
+    def reads_chart(self) -> bool:
+        """A figure rubric: it judges the figure pair, whose chart signals its criteria read. Its
+        judgment lines alone carry the claim's chart reading trace (`Judgment.chart_trace`)."""
+        return self.applies_to == "figure"
+
     def applies_to_kind(self, kind: ClaimKind) -> bool:
         return self.applies_to == "verdict" or kind is ClaimKind.figure
 

@@ -13,9 +13,10 @@ from judging.consensus.build import (
                                      compute_consensus,
                                      is_current,
                                      load_consensus,
+                                     note_reproduction,
                                      run_consensus,
 )
 from judging.consensus.rules import consensus_verdict, modified_z, value_scale
 
 __all__ = ["compute_consensus", "consensus_verdict", "is_current", "load_consensus",
-           "modified_z", "run_consensus", "value_scale"]
+           "modified_z", "note_reproduction", "run_consensus", "value_scale"]

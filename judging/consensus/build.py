@@ -305,24 +305,34 @@ def inputs_hash(store: RunStore) -> str:
     return "sha256:" + digest.hexdigest()
 
 
+def note_reproduction(reproductions: dict[str, list[str]], claim: ClaimInput) -> None:
+    """Add a claim read from the run to `reproductions` (registry claim id -> the keys of the
+    run's claims that reproduce it, in the order read) when it reproduces a registry claim."""
+    if claim.reference is ReferenceOrigin.registry:
+        reproductions.setdefault(claim.claim.claim_id, []).append(str(claim.key))
+
+
 def compute_consensus(run_dir: Path, *, rules: ConsensusRules | None = None,
-                      store: RunStore | None = None) -> ConsensusReport:
+                      store: RunStore | None = None,
+                      reproductions: dict[str, list[str]] | None = None) -> ConsensusReport:
     """The consensus of every registry claim that the run's submissions reproduce (nothing is
     written).
 
-    Streams the run: the claims are read one at a time and only the registry ones' keys kept,
-    the chosen lines are read per claim and kept as their outcomes, and each registry claim's
-    reproductions are read back by key when its consensus is made; what grows with the run is
-    the report itself (a row per reproduction)."""
+    Streams the run: the claims are read one at a time and only the registry ones' keys kept
+    (`note_reproduction`; `judging run` gives them from its own one read of the claims as
+    `reproductions`), the chosen lines are read per claim and kept as their outcomes, and each
+    registry claim's reproductions are read back by key when its consensus is made; what grows
+    with the run is the report itself (a row per reproduction)."""
     rules = rules or ConsensusRules()
     # `judging run` gives its own store, which knows its lines (no second read of the file); it
     # stays open for the caller.
     opened = store is None
     store = store or RunStore.open(Path(run_dir), create=False)
-    by_claim: dict[str, list[str]] = defaultdict(list)
-    for claim in store.iter_claims():
-        if claim.reference is ReferenceOrigin.registry:
-            by_claim[claim.claim.claim_id].append(str(claim.key))
+    by_claim = reproductions
+    if by_claim is None:
+        by_claim = {}
+        for claim in store.iter_claims():
+            note_reproduction(by_claim, claim)
     registry_keys = {key for keys in by_claim.values() for key in keys}
     chosen = {key: _chosen(speaking) for key, _, speaking in judged_claims(store, registry_keys)}
     copies = _copies(store.root, registry_keys)
@@ -341,9 +351,10 @@ def compute_consensus(run_dir: Path, *, rules: ConsensusRules | None = None,
 
 
 def run_consensus(run_dir: Path, *, rules: ConsensusRules | None = None,
-                  store: RunStore | None = None) -> ConsensusReport:
+                  store: RunStore | None = None,
+                  reproductions: dict[str, list[str]] | None = None) -> ConsensusReport:
     """`judging consensus RUN_DIR`: compute the consensus and write RUN_DIR/consensus.json."""
-    report = compute_consensus(run_dir, rules=rules, store=store)
+    report = compute_consensus(run_dir, rules=rules, store=store, reproductions=reproductions)
     write_consensus(Path(run_dir), report)
     return report
 

@@ -33,6 +33,7 @@ from judging.models import (
 from judging.rubrics import Rubric, RubricLibrary
 from judging.rundir import (
     RunStore,
+    claim_chart_trace,
     flags_by_claim,
     judgments_with_flags,
     read_not_addressed,
@@ -180,7 +181,7 @@ def _section(key: str, lines: list[Judgment], claim: ClaimInput | None, *, root:
     """What the template shows of one claim (see `_claim.html.j2`)."""
     figures = next((j.artifacts for j in lines if j.artifacts.diff), None)
     signals = next((j.signals for j in lines if j.signals), {})
-    trace = next((j.chart_trace for j in lines if j.chart_trace is not None), None)
+    trace = claim_chart_trace(lines)
     flags = {(f.name, f.detail) for j in lines for f in j.flags}
 
     def own_figure() -> str | None:

@@ -57,6 +57,7 @@ from judging.review.dataset import (
 from judging.rubrics import FALSIFICATION_AUDIT, Rubric, RubricLibrary
 from judging.rundir import (
     RunStore,
+    claim_chart_trace,
     cut_torn_tail,
     flags_by_claim,
     iter_jsonl,
@@ -206,7 +207,8 @@ class PlannedReview:
     claim_key: str
     rubric: Rubric
     judgment: Judgment
-    """The chosen AI line with the side-file flags merged in."""
+    """The chosen AI line with the side-file flags merged in, and the claim's chart reading trace
+    (its figure rubric's line holds it: a verdict rubric's record shows it too)."""
     claim: ClaimInput | None
     dataset: str
     blind: bool
@@ -263,6 +265,7 @@ def _iter_planned(store: RunStore, library: RubricLibrary, options: PushOptions,
     for claim_key, claim_lines, speaking in judged_claims(store, keys):
         skipped += [f"{j.claim}: {j.reason}" for j in claim_lines if j.rubric is None]
         claim_input = store.claim(claim_key) if speaking else None
+        trace = claim_chart_trace(claim_lines)
         # A falsified claim's audit (falsification-audit) decides whether it waits for people.
         audit = next((chosen for chosen, _ in speaking
                       if chosen.rubric is not None and chosen.rubric.id == FALSIFICATION_AUDIT),
@@ -278,6 +281,8 @@ def _iter_planned(store: RunStore, library: RubricLibrary, options: PushOptions,
             untrusted = untrusted_criteria(chosen, root=options.calibration_dir,
                                            artifacts=artifacts)
             chosen = with_flags(chosen, side_flags)
+            if chosen.chart_trace is None and trace is not None:
+                chosen = chosen.model_copy(update={"chart_trace": trace})
             priority = review_priority([*lines, chosen], untrusted=untrusted,
                                        claim_flags=[f.name for f in claim_input.flags]
                                        if claim_input is not None else (),

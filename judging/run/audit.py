@@ -28,9 +28,12 @@ class ConsensusFacts:
         self.report: ConsensusReport | None = None
         self.due = False
         """The second pass has begun and the consensus is not computed yet."""
+        self.reproductions: dict[str, list[str]] | None = None
+        """The registry claims' reproductions, from the run's one read of its claims."""
 
-    def begin_second_pass(self) -> None:
+    def begin_second_pass(self, reproductions: dict[str, list[str]] | None = None) -> None:
         self.due = True
+        self.reproductions = reproductions
 
     def read_judged(self) -> None:
         """The consensus of the lines already judged (`--estimate`: as a run would see it
@@ -43,7 +46,8 @@ class ConsensusFacts:
         if self.due:
             # No line is written between the first pass and this: the same consensus as one
             # computed when the second pass began.
-            self.report = compute_consensus(self.store.root, store=self.store)
+            self.report = compute_consensus(self.store.root, store=self.store,
+                                            reproductions=self.reproductions)
             self.due = False
         report = self.report
         found = report.of(claim.key) if report is not None else None

@@ -1,14 +1,16 @@
 """What a run judges, submission by submission: the sources given and the Spaces discovered
 (pinned to --as-of), each loaded into claims and the error lines of claims that could not be
 loaded, the registry claims a submission leaves unanswered, only the claims of this run's shard;
-or, for the second pass, the claims this run recorded."""
+and, after the first pass, the claims this run recorded, read once (`StoredClaims`)."""
 
 from __future__ import annotations
 
 import logging
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+from judging.consensus import note_reproduction
 from judging.errors import JudgingError, SourceError
 from judging.intake import (
     HUB_PREFIX,
@@ -24,6 +26,7 @@ from judging.intake import (
     source_label,
 )
 from judging.models import ClaimInput, Judgment, NotAddressed, SubmissionSource
+from judging.rubrics import Rubric
 from judging.run.lines import problem_judgment
 from judging.run.request import RunRequest, RunResult
 from judging.rundir import RunPaths, RunStore, UnreadableSource
@@ -47,17 +50,41 @@ def not_addressed(loaded: LoadedSubmission, registry: Registry | None) -> list[N
             for entry in registry.not_addressed(header.paper_id, answered)]
 
 
-def stored_claims(store: RunStore, request: RunRequest, batch: int = 200) -> Iterator[Batch]:
-    """The claims this run recorded (of its shard), in batches (a second pass over the run)."""
-    claims: list[ClaimInput] = []
-    for claim in store.iter_claims():
-        if request.shard is None or request.shard.holds(claim.key):
-            claims.append(claim)
-        if len(claims) >= batch:
-            yield claims, []
-            claims = []
-    if claims:
-        yield claims, []
+class StoredClaims:
+    """The one read of claims.jsonl a run makes after its first pass: `claims()` streams the
+    claims to the integrity check (`write_run_integrity`) and notes on the way, keeping keys
+    only, the registry claims' reproductions (`reproductions`, for the consensus) and the claims
+    of this run's shard a second-pass rubric applies to (`batches()`, read back by key). The
+    claims file does not change after the first pass (the second records no claim)."""
+
+    def __init__(self, store: RunStore, request: RunRequest, later: list[Rubric]):
+        self.store = store
+        self.request = request
+        self.later = later
+        self.reproductions: dict[str, list[str]] = {}
+        """Registry claim id -> keys of the claims that reproduce it (`note_reproduction`)."""
+        self._second: list[str] = []
+        self.read = False
+
+    def claims(self) -> Iterator[ClaimInput]:
+        """Every stored claim, as `RunStore.iter_claims` gives them, one at a time."""
+        shard = self.request.shard
+        for claim in self.store.iter_claims():
+            note_reproduction(self.reproductions, claim)
+            if (shard is None or shard.holds(claim.key)) and any(
+                    rubric.applies_to_input(claim) for rubric in self.later):
+                self._second.append(sys.intern(str(claim.key)))
+            yield claim
+        self.read = True
+
+    def batches(self, batch: int = 200) -> Iterator[Batch]:
+        """The second pass's claims in batches, in the file's order (after `claims()`)."""
+        assert self.read, "StoredClaims.claims() is read first"
+        for start in range(0, len(self._second), batch):
+            claims = [claim for claim in map(self.store.claim, self._second[start:start + batch])
+                      if claim is not None]
+            if claims:
+                yield claims, []
 
 
 class Feed:

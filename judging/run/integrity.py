@@ -133,12 +133,15 @@ class IntegritySearch:
         yield from _duplicate_submission_pairs(self._papers)
 
 
-def write_run_integrity(store: RunStore) -> Counter[str]:
+def write_run_integrity(store: RunStore, claims: Iterable[ClaimInput] | None = None
+                        ) -> Counter[str]:
     """The integrity check over everything a run directory holds (a run's claims, or the union
     of merged shards), written to integrity.json a pair at a time as `IntegritySearch` makes
     them; returns the pairs written by kind. Neither the run nor a merge holds its pairs
-    (`judging.run.memory`)."""
-    search = IntegritySearch(store.iter_fingerprints(), store.iter_claims())
+    (`judging.run.memory`). `claims`: the store's claims as `RunStore.iter_claims` gives them,
+    from a read the caller shares with other uses (`judging run`'s `StoredClaims`)."""
+    search = IntegritySearch(store.iter_fingerprints(),
+                             store.iter_claims() if claims is None else claims)
     return write_integrity_pairs(store.root, figures=search.figures,
                                  justifications=search.justifications, pairs=search.pairs())
 

@@ -170,7 +170,10 @@ def _line(claim: ClaimInput, rubric: Rubric, *, run_id: str, judge: str, sample:
         judge=judge, sample=sample, swapped=swapped, input_hash=input_hash, final=final,
         status=status, reason=reason, answers=answers, aggregate=agg,
         signals=measurement.signals, flags=[*claim.flags, *measurement.flags, *flags],
-        artifacts=measurement.artifacts, chart_trace=measurement.chart_trace,
+        artifacts=measurement.artifacts,
+        # The trace explains the chart signals: on the figure rubric's lines only, not copied
+        # onto every line of the claim (readers take it from there: `claim_chart_trace`).
+        chart_trace=measurement.chart_trace if rubric.reads_chart else None,
         provenance=provenance)
 
 

@@ -24,7 +24,7 @@ from judging.rubrics import Rubric, RubricLibrary, resolve_rubric
 from judging.run.audit import ConsensusFacts, reads_consensus
 from judging.run.call import Calls
 from judging.run.estimate import estimate_items
-from judging.run.feed import Batch, Feed, check_sources, stored_claims
+from judging.run.feed import Batch, Feed, StoredClaims, check_sources
 from judging.run.inflight import InFlight
 from judging.run.integrity import write_run_integrity
 from judging.run.lines import Panels, WorkItem
@@ -115,19 +115,20 @@ class Runner:
         record = invocation(request, rubrics, calls.judges)
         store.info.invocations.append(record)
         store.write_info()
+        # Rubrics that read the consensus of a registry claim's reproductions (the
+        # falsification audit) are judged after every other line, on that consensus.
+        later = [r for r in rubrics if reads_consensus(r)]
+        stored = StoredClaims(store, request, later)
         try:
-            # Rubrics that read the consensus of a registry claim's reproductions (the
-            # falsification audit) are judged after every other line, on that consensus.
-            later = [r for r in rubrics if reads_consensus(r)]
             await self._judge_all(self.feed.submissions(registry, result),
                                   [r for r in rubrics if r not in later], result)
             # Pairs written as they are found, only their counts kept (`run/memory.py`): the
-            # consensus and later stages read integrity.json one pair at a time.
-            result.integrity_pairs.update(write_run_integrity(store))
+            # consensus and later stages read integrity.json one pair at a time. The claims
+            # are read once for the check, the consensus and the second pass (`StoredClaims`).
+            result.integrity_pairs.update(write_run_integrity(store, stored.claims()))
             if later:
-                self.facts.begin_second_pass()
-                await self._judge_all(stored_claims(store, request), later, result,
-                                      stored=True)
+                self.facts.begin_second_pass(stored.reproductions)
+                await self._judge_all(stored.batches(), later, result, stored=True)
             if registry is not None:  # without a registry, what is not addressed is unknown
                 write_not_addressed(store.root, merged_not_addressed(
                     read_not_addressed(store.root), result))
@@ -148,7 +149,8 @@ class Runner:
             store.write_info()
         # The consensus side file follows the judgments it is computed from: review push and the
         # report read it as written, so a run that adds claims must not leave it stale.
-        run_consensus(store.root, store=store)
+        run_consensus(store.root, store=store,
+                      reproductions=stored.reproductions if stored.read else None)
         # What the endpoints said served the calls: a model or build that changed mid-run is
         # flagged on the lines it served, which calibrations made on the first do not trust.
         result.drift = drift_report(store)

@@ -52,6 +52,7 @@ from judging.rundir.speaking import (
                                   JudgedClaim,
                                   Spoken,
                                   choose_judgment,
+                                  claim_chart_trace,
                                   is_panel,
                                   judged_claims,
                                   speaking_lines,
@@ -77,7 +78,8 @@ from judging.rundir.store import (
                                   utc_now,
 )
 
-__all__ = ["PANEL_PREFIX", "JudgedClaim", "Spoken", "choose_judgment", "is_panel",
+__all__ = ["PANEL_PREFIX", "JudgedClaim", "Spoken", "choose_judgment", "claim_chart_trace",
+           "is_panel",
            "judged_claims", "speaking_lines",
            "CALIBRATION_DIR", "CALIBRATION_PLOTS", "CALIBRATION_REPORT_JSON",
            "CALIBRATION_REPORT_MD", "CALIBRATION_RETEST_JSON", "CALIBRATION_RETEST_MD",

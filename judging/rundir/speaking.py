@@ -20,7 +20,7 @@ from collections import defaultdict
 from collections.abc import Collection, Iterable, Iterator
 from typing import NamedTuple
 
-from judging.models import Judgment, LineStatus
+from judging.models import ChartTrace, Judgment, LineStatus
 from judging.rundir.store import RunStore
 
 #: A panel's judge name starts with it (`panel(offline×1, openai:gpt-4.1×2)`, see
@@ -44,6 +44,14 @@ def choose_judgment(lines: Iterable[Judgment]) -> Judgment | None:
     rubric."""
     usable = [line for line in lines if line.rubric is not None]
     return max(usable, key=_rank) if usable else None
+
+
+def claim_chart_trace(lines: Iterable[Judgment]) -> ChartTrace | None:
+    """One claim's chart reading trace, from its lines: the figure rubric's lines carry it
+    (`Rubric.reads_chart`), every line in runs written before issue 43; all are of the claim's
+    one measurement, so the first found. None for a claim without one (not a figure claim, or
+    measured without the chart reader)."""
+    return next((line.chart_trace for line in lines if line.chart_trace is not None), None)
 
 
 class Spoken(NamedTuple):

@@ -30,17 +30,25 @@ from judging.run.measure import MeasureOptions, measure_claim
 Figure = bytes | Path
 
 
-def figure_image(fig, *, format: str = "png", **savefig) -> Image.Image:
+def figure_png(fig, *, format: str = "png", **savefig) -> bytes:
     """A matplotlib figure saved (`format`, savefig's options: dpi, pil_kwargs for a JPEG's
-    quality) and decoded as an RGB image, the way a submission's file would be read; the
-    figure is closed."""
+    quality) as the bytes a submission's file would hold; the figure is closed."""
     import matplotlib.pyplot as plt
 
     buffer = io.BytesIO()
     fig.savefig(buffer, format=format, **savefig)
     plt.close(fig)
-    buffer.seek(0)
-    return Image.open(buffer).convert("RGB")
+    return buffer.getvalue()
+
+
+def png_image(data: bytes) -> Image.Image:
+    """Saved figure bytes decoded as an RGB image, the way a submission's file would be read."""
+    return Image.open(io.BytesIO(data)).convert("RGB")
+
+
+def figure_image(fig, *, format: str = "png", **savefig) -> Image.Image:
+    """`figure_png` decoded as an RGB image (`png_image`); the figure is closed."""
+    return png_image(figure_png(fig, format=format, **savefig))
 
 
 def load_rubric(rubric_ref: str = "figure-match") -> Rubric:

@@ -14,8 +14,6 @@ Every figure is drawn here with matplotlib."""
 
 from __future__ import annotations
 
-import io
-
 import matplotlib
 
 matplotlib.use("Agg")
@@ -24,11 +22,10 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from matplotlib.ticker import FormatStrFormatter  # noqa: E402
-from PIL import Image  # noqa: E402
 
 from judging.signals.chart import compare_charts, read_chart  # noqa: E402
 from judging.signals.chart.axes import parse_offset  # noqa: E402
-from tests.signals.chart.helpers import judge_figure_pair  # noqa: E402
+from tests.signals.chart.helpers import figure_png, judge_figure_pair, png_image  # noqa: E402
 
 YEARS = np.arange(1950, 1956)
 CATCH = {"cod": np.array([0.3, 0.4, 0.45, 0.4, 0.45, 0.5]) * 1e7,
@@ -40,14 +37,7 @@ def _png(draw, *, size=(6, 4.5), dpi=110, style="default") -> bytes:
     with plt.style.context(style):
         fig, ax = plt.subplots(figsize=size, dpi=dpi)
         draw(ax)
-        buffer = io.BytesIO()
-        fig.savefig(buffer, format="png")
-        plt.close(fig)
-    return buffer.getvalue()
-
-
-def _image(png: bytes) -> Image.Image:
-    return Image.open(io.BytesIO(png)).convert("RGB")
+        return figure_png(fig)
 
 
 def _lines(data, *, ax, shift: str | None = None):
@@ -76,7 +66,7 @@ def e_notation(shift: str | None = None, *, small: bool = False) -> bytes:
 
 
 def _panel(png: bytes):
-    reading = read_chart(_image(png))
+    reading = read_chart(png_image(png))
     assert reading.readable, reading.reason
     assert len(reading.panels) == 1
     return reading.panels[0]
@@ -143,8 +133,8 @@ def test_a_title_at_the_top_left_is_no_offset():
 
 
 def test_an_offset_and_e_notation_of_the_same_data_agree_in_data_units():
-    comparison = compare_charts(read_chart(_image(offset_text())),
-                                read_chart(_image(e_notation())))
+    comparison = compare_charts(read_chart(png_image(offset_text())),
+                                read_chart(png_image(e_notation())))
     assert comparison.signals["chart.same_data"] >= 0.9, comparison.reasons["chart.same_data"]
 
 

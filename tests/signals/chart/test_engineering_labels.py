@@ -12,8 +12,6 @@ Every figure is drawn here with matplotlib."""
 
 from __future__ import annotations
 
-import io
-
 import matplotlib
 
 matplotlib.use("Agg")
@@ -22,9 +20,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from matplotlib.ticker import EngFormatter  # noqa: E402
-from PIL import Image  # noqa: E402
 
 from judging.signals.chart import compare_charts, read_chart  # noqa: E402
+from tests.signals.chart.helpers import figure_png, png_image  # noqa: E402
 
 WORKERS = np.array([1, 8, 16, 32, 64, 96, 128, 160, 192, 224, 256])
 FPS = {"For-loop": np.full(11, 5e3),
@@ -47,21 +45,14 @@ def _png(*, engineering: bool, shift: str | None = None, style: str = "default",
             ax.tick_params(labelsize=11)
         else:
             ax.ticklabel_format(axis="y", style="plain")
-        buffer = io.BytesIO()
-        fig.savefig(buffer, format="png")
-        plt.close(fig)
-    return buffer.getvalue()
-
-
-def _image(png: bytes) -> Image.Image:
-    return Image.open(io.BytesIO(png)).convert("RGB")
+        return figure_png(fig)
 
 
 @pytest.mark.parametrize("dpi", [100, 80])
 def test_a_y_axis_in_engineering_notation_reads_in_data_units(dpi):
     """At 80 dpi some labels keep their suffix and some lose it: '800', '400' and '200' read
     alone fit an axis a thousand times too short unless each joins its 'k'."""
-    reading = read_chart(_image(_png(engineering=True, dpi=dpi)))
+    reading = read_chart(png_image(_png(engineering=True, dpi=dpi)))
     assert reading.readable, reading.reason
     y = reading.panels[0].y
     assert y is not None, reading.panels[0].problems
@@ -71,9 +62,9 @@ def test_a_y_axis_in_engineering_notation_reads_in_data_units(dpi):
 
 
 def test_engineering_labels_against_plain_ones_compare_in_data_units():
-    published = read_chart(_image(_png(engineering=True)))
-    same = compare_charts(published, read_chart(_image(_png(engineering=False, style="ggplot"))))
-    shifted = compare_charts(published, read_chart(_image(_png(engineering=False, style="ggplot",
+    published = read_chart(png_image(_png(engineering=True)))
+    same = compare_charts(published, read_chart(png_image(_png(engineering=False, style="ggplot"))))
+    shifted = compare_charts(published, read_chart(png_image(_png(engineering=False, style="ggplot",
                                                                shift="For-loop"))))
     assert same.signals["chart.same_data"] > 0.5, same.reasons["chart.same_data"]
     assert shifted.signals["chart.same_data"] < 0.5, shifted.reasons["chart.same_data"]
