@@ -211,11 +211,19 @@ CASES = [
     # -- claim headings carrying both numbers
     Case("claim heading (paper X, ours Y)", "# Reproduction\n\n### Claim 2: Top-1 accuracy "
          "on the test split (paper 0.82, ours 0.79) ✅\n\nWe reran the released code.\n",
-         0.82, 0.79),
+         0.82, 0.79, "po"),
     Case("numbered heading — paper X, ours Y", "# Reproduction\n\n### 2. Top-1 accuracy on "
-         "the test split — paper 0.82, ours 0.79 — ✅\n\nWe reran it.\n", 0.82, 0.79),
+         "the test split — paper 0.82, ours 0.79 — ✅\n\nWe reran it.\n", 0.82, 0.79, "po"),
     Case("claim heading (ours X vs paper Y)", "# Reproduction\n\n### Claim 1: Top-1 accuracy "
-         "on the test split ✅ (ours 0.79 vs paper 0.82)\n\nWe reran it.\n", 0.82, 0.79),
+         "on the test split ✅ (ours 0.79 vs paper 0.82)\n\nWe reran it.\n", 0.82, 0.79, "po"),
+    Case("claim heading with a third number", "# Reproduction\n\n### Claim 2: Top-1 accuracy "
+         "on the test split: paper 0.82, ours 0.79, baseline 0.70 ✅\n\nWe reran it.\n",
+         0.82, 0.79),
+    Case("claim heading naming the paper's baseline", "# Reproduction\n\n### Claim 2: Top-1 "
+         "accuracy on the test split: ours (0.79) beats the paper's baseline 0.70 ✅\n", None,
+         0.79),
+    Case("claim heading, a percent against a fraction", "# Reproduction\n\n### Claim 2: Top-1 "
+         "accuracy on the test split (paper 82%, ours 0.79) ✅\n", 82.0, None),
     # -- values stated only in prose: absent offline
     Case("a claim section's prose", "# Reproduction\n\n## Claim 1: Top-1 accuracy on the test "
          "split ✅\n\nWe measured 93.1% against the paper's 94.0%.\n", None, None),

@@ -220,6 +220,34 @@ def _rounds_to(exact: float, text: str, said: float) -> bool:
     return abs(exact - said) <= 0.5 * 10 ** -digits + 1e-9
 
 
+#: A side's word right before its number ("paper 0.82", "ours: 0.79", "reported = 94.1%").
+_SIDE_NUMBER = re.compile(r"(?P<w>\b[^\W\d_]+(?:'s)?)\s*[:=]?\s*(?P<n>" + NUMBER + ")")
+
+
+def title_pair(title: str) -> tuple[float, float] | None:
+    """(paper, ours) of a claim's title that states both sides' numbers and no other ("Top-1
+    holds (paper 0.82, ours 0.79)", "— ours 0.79 vs paper 0.82 —"): each number right after
+    its side's word, both percents or neither; else None. Stricter than a sentence pairing
+    both (`extract.sentence_values`, up to six words between a side and its number): a title
+    is a label, and one with a third number ("the paper's baseline 0.70") says more than a
+    pair."""
+    text = drop_ignored(plain_text(title))
+    if len(re.findall(NUMBER, text)) != 2:
+        return None
+    said: dict[str, list[str]] = {"reported": [], "reproduced": []}
+    for m in _SIDE_NUMBER.finditer(text):
+        paper, ours = PAPER_COLUMN.search(m.group("w")), OURS_COLUMN.search(m.group("w"))
+        if bool(paper) != bool(ours):
+            said["reported" if paper else "reproduced"].append(m.group("n"))
+    if len(said["reported"]) != 1 or len(said["reproduced"]) != 1:
+        return None
+    (rep,), (our,) = said["reported"], said["reproduced"]
+    a, b = parse_number(rep), parse_number(our)
+    if a is None or b is None or rep.endswith("%") != our.endswith("%"):
+        return None
+    return a, b
+
+
 def read_number(cell: str) -> tuple[float | None, str | None]:
     """(the number of a cell that holds one number, else None with the reason when the cell
     holds numbers): `cell_number` with no side or header known."""
