@@ -135,6 +135,17 @@ CASES = [
     Case("two metrics in one cell, spaced", cols(
         ["Claim", "Paper (Acc / F1)", "Ours (Acc / F1)", "Verdict"],
         ["94.0 / 88.0", "93.1 / 87.2", "✅"]), None, None),
+    Case("a header spanning two metrics", "# Reproduction\n\n" + table(
+        ["Claim", "Paper", "", "Ours", "", "Verdict"],
+        [["", "Acc", "F1", "Acc", "F1", ""], [KEY, "94.0", "88.0", "93.1", "87.2", "✅"]]),
+        None, None),
+    Case("a side's spread column only", cols(["Claim", "Paper", "Ours (std)", "Verdict"],
+                                             ["94.0", "0.3", "✅"]), 94.0, None, "p"),
+    Case("a side's difference column only", cols(["Claim", "Paper", "Reproduced (Δ)",
+                                                  "Verdict"], ["94.0", "-0.9", "✅"]),
+         94.0, None, "p"),
+    Case("a side's gain columns", cols(["Claim", "Paper gain", "Our gain", "Verdict"],
+                                       ["+1.2", "+0.9", "✅"]), 1.2, 0.9, "po"),
     Case("seed columns and no ours", cols(["Claim", "Paper", "Seed 0", "Seed 1", "Seed 2",
                                            "Verdict"], ["94.0", "93.1", "92.8", "93.4", "✅"]),
          94.0, None, "p"),

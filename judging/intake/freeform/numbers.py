@@ -28,10 +28,11 @@ from judging.intake.extract import (
 )
 from judging.intake.freeform.vocabulary import MARKS
 
-#: A cell that is one number: an optional approximation sign, the number with a unit of a few
-#: letters, a ± spread, a count's denominator ("54/300", no spaces: "96.5 / 96.3" is a pair) and
-#: a parenthetical ("54/300（18.00%）"); `cell_number` checks the count and the parenthetical.
-ONE_NUMBER = re.compile(r"^[~≈]?\s*(?P<n>" + NUMBER + r")(?:/(?P<of>\d[\d,]*))?\s*"
+#: A cell that is one number: an optional approximation sign, a plus ("+1.2": a gain), the
+#: number with a unit of a few letters, a ± spread, a count's denominator ("54/300", no spaces:
+#: "96.5 / 96.3" is a pair) and a parenthetical ("54/300（18.00%）"); `cell_number` checks the
+#: count and the parenthetical.
+ONE_NUMBER = re.compile(r"^[~≈]?\s*\+?(?P<n>" + NUMBER + r")(?:/(?P<of>\d[\d,]*))?\s*"
                          r"(?P<unit>[A-Za-z%]{1,4}\.?)?\s*(?:±\s*" + NUMBER +
                          r"\s*[A-Za-z%]{0,4})?\s*(?:[(（](?P<aside>[^)）]*)[)）])?\s*$")
 

@@ -153,13 +153,37 @@ def columns(header: list[str], body: list[list[str]]) -> Columns | None:
         paper, ours = [j for j in paper if j != verdict], [j for j in ours if j != verdict]
     if not ((paper or against) and ours or pair or verdict is not None):
         return None  # ours against the paper ("Ours | Δ vs paper") compares with the paper too
-    used = {*paper, *ours, *(j for j, _ in pair), *against, verdict, ident}
+    # a side's spread or difference ("Ours (std)", "Δ ours") names the side, not its value
+    spread = [j for j in paper + ours if _SIDE_SPREAD.search(plain_text(header[j]))]
+    paper = _spanned([j for j in paper if j not in spread], header, body)
+    ours = _spanned([j for j in ours if j not in spread], header, body)
+    used = {*paper, *ours, *(j for j, _ in pair), *against, *spread, verdict, ident}
     numeric = {j for j in range(len(header)) if j not in used and j != claim
                and _mostly_numbers([r[j] for r in body if j < len(r) and r[j].strip()])}
     labels = [j for j, name in enumerate(header) if j not in used and j != claim
               and j not in numeric and not _NOTE_HEAD.search(plain_text(name))]
     other = [j for j in sorted(numeric) if not _DERIVED_HEAD.search(plain_text(header[j]))]
     return Columns(paper, ours, pair, verdict, claim, ident, labels, other)
+
+
+#: A side's header naming its spread or a difference, not its value ("Ours (std)", "Δ ours",
+#: "Reproduced (diff)", "Paper ± CI"); a gain or a drop may be the claim's own quantity.
+_SIDE_SPREAD = re.compile(r"(?i)Δ|±|\b(?:diff(?:erence)?|delta|gap|ratio|std|stdev|sd|σ|stderr|"
+                          r"sem|ci|variance|relative|rel)\b|error\s*%|%\s*error|误差|誤差")
+
+
+def _spanned(side: list[int], header: list[str], body: list[list[str]]) -> list[int]:
+    """A side's columns with the columns of numbers its header spans: those with an empty header
+    right after it ("| Paper | | Ours | |" over "Acc | F1 | Acc | F1"): each one more number of
+    the side, so which one is the claim's is not declared."""
+    out = list(side)
+    for j in side:
+        k = j + 1
+        while k < len(header) and not plain_text(header[k]).strip() and any(
+                NUMBER_OPENING.match(plain_text(r[k]).strip()) for r in body if k < len(r)):
+            out.append(k)
+            k += 1
+    return out
 
 
 #: A header naming a side it is measured against ("Δ vs paper", "Gap to paper", "% of paper",
