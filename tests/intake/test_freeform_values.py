@@ -180,6 +180,10 @@ CASES = [
                                       [[KEY, "1,024", "1,019", "✅"],
                                        ["Loss on the dev split", "0,93", "0,95", "✅"]]),
          None, None),
+    Case("a comma in a claim's words beside decimal points", "# Reproduction\n\n" + table(
+        ["Claim", "Paper", "Ours", "Verdict"],
+        [[KEY, "1,024", "1,019", "✅"], ["Loss with layers 1,2 frozen", "0.93", "0.95", "✅"]]),
+        1024.0, 1019.0, "po"),
     # -- footnote marks and emphasis
     *[Case(f"footnote {cell!r}", row("94.0", cell), 94.0, 93.1, "po")
       for cell in ("93.1*", "93.1†", "93.1‡", "93.1^a", "93.1<sup>a</sup>", "93.1 [1]",
@@ -250,12 +254,15 @@ CASES = [
 ]
 
 
-def values(case: Case, root: Path) -> tuple[float | None, float | None, dict[str, str]]:
-    """(paper, ours, reasons) the Space loader gives the case's claim; None, None when no claim
-    states the case's words."""
+def values(case: Case, root: Path, extra: Path | None = None
+           ) -> tuple[float | None, float | None, dict[str, str]]:
+    """(paper, ours, reasons) the Space loader gives the case's claim (with the files of
+    `extra` beside its README); None, None when no claim states the case's words."""
     folder = root / f"alice--repro-{len(list(root.glob('alice--repro-*')))}"
     folder.mkdir(parents=True)
     (folder / "README.md").write_text(FRONT + case.report, encoding="utf-8")
+    for path in extra.iterdir() if extra is not None else []:
+        (folder / path.name).write_bytes(path.read_bytes())
     loaded = load_folder(folder, logbooks_dir=root / "out")
     found = [c.claim for c in loaded.claims if case.key.lower() in c.claim.statement.lower()]
     if not found:
@@ -325,3 +332,27 @@ def test_the_stress_set_is_read_with_every_value_right() -> None:
     got = measure()
     assert got["wrong"] == []
     assert got["right"] >= 0.85 * got["wanted"]
+
+
+# -- shapes read outside this reader (space_claims: the whole-report fallback and the results
+# files), left as they are here: each fails today, and the day it passes it leaves this list
+
+@pytest.mark.xfail(strict=True, reason="the whole-report fallback reads a sentence pairing both "
+                                       "sides offline (space_claims.apply_space_facts)")
+def test_a_whole_reports_prose_gives_no_value_offline(tmp_path: Path) -> None:
+    case = Case("whole", "# Top-1 accuracy on the test split\n\n**Verdict:** ✅ Reproduced\n\n"
+                         "The paper reports 94.0% top-1; we measured 93.1%.\n", None, None,
+                key="")
+    assert values(case, tmp_path)[:2] == (None, None)
+
+
+@pytest.mark.xfail(strict=True, reason="a results file's two sides are not checked for one "
+                                       "scale (space_claims / results)")
+def test_a_results_files_percent_against_a_fraction_gives_no_pair(tmp_path: Path) -> None:
+    case = Case("results", "# Reproduction\n\n" + table(["Claim", "Verdict"], [[KEY, "✅"]]),
+                94.0, None)
+    folder = tmp_path / "files"
+    folder.mkdir()
+    (folder / "results.json").write_text('{"paper_acc": 94.0, "ours_acc": 0.931}')
+    paper, ours, _ = values(case, tmp_path, extra=folder)
+    assert paper == 94.0 and ours is None

@@ -111,8 +111,9 @@ def bare_cell(cell: str) -> str:
 def comma_style(cells: list[str]) -> str:
     """How a table's numbers use commas: "decimal" (commas only as decimal points: "93,1",
     "0,941"), "thousands" (else), or "unsure" (decimal commas and decimal points both: which a
-    comma between digits is, is not declared)."""
-    text = " ".join(cells)
+    comma between digits is, is not declared). Only cells opening with a number count: a
+    claim's words ("layers 1,2 and 3") are not the table's numbers."""
+    text = " ".join(c for cell in cells if NUMBER_OPENING.match(c := bare_cell(cell)))
     decimal = any(_decimal_comma(tok) for tok in re.findall(r"\d[\d,]*\d", text))
     if not decimal:
         return "thousands"
