@@ -239,6 +239,15 @@ CASES = [
          0.79),
     Case("claim heading, a percent against a fraction", "# Reproduction\n\n### Claim 2: Top-1 "
          "accuracy on the test split (paper 82%, ours 0.79) ✅\n", 82.0, None),
+    Case("claim heading, hours against minutes", "# Reproduction\n\n### Claim 2: Top-1 "
+         "accuracy on the test split trains in time (paper 1.5 h, ours 95 min) ✅\n", 1.5, None),
+    Case("claim heading, one unit", "# Reproduction\n\n### Claim 2: Top-1 accuracy on the "
+         "test split at speed (paper 12 ms, ours 13 ms) ✅\n", 12.0, 13.0, "po"),
+    # -- a row with a cell missing or split: which number is under which header is not declared
+    Case("a row with a cell missing", "# Reproduction\n\n| Claim | Paper | Ours | Verdict |\n"
+         "|---|---|---|---|\n| " + KEY + " | 93.1 | ✅ |\n", None, None),
+    Case("a row with a cell too many", "# Reproduction\n\n| Claim | Paper | Ours | Verdict |\n"
+         "|---|---|---|---|\n| " + KEY + " | 10 | 94.0 | 93.1 | ✅ |\n", None, None),
     # -- values stated only in prose: absent offline
     Case("a claim section's prose", "# Reproduction\n\n## Claim 1: Top-1 accuracy on the test "
          "split ✅\n\nWe measured 93.1% against the paper's 94.0%.\n", None, None),

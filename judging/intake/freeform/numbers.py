@@ -236,18 +236,27 @@ def title_pair(title: str) -> tuple[float, float] | None:
     text = drop_ignored(plain_text(title))
     if len(re.findall(NUMBER, text)) != 2:
         return None
-    said: dict[str, list[str]] = {"reported": [], "reproduced": []}
+    said: dict[str, list[tuple[str, str]]] = {"reported": [], "reproduced": []}
     for m in _SIDE_NUMBER.finditer(text):
         paper, ours = PAPER_COLUMN.search(m.group("w")), OURS_COLUMN.search(m.group("w"))
         if bool(paper) != bool(ours):
-            said["reported" if paper else "reproduced"].append(m.group("n"))
+            unit = _UNIT_AFTER.match(text, m.end())
+            said["reported" if paper else "reproduced"].append(
+                (m.group("n"), unit.group("u") if unit and unit.group("u").lower() not in
+                 _NOT_UNITS else ""))
     if len(said["reported"]) != 1 or len(said["reproduced"]) != 1:
         return None
-    (rep,), (our,) = said["reported"], said["reproduced"]
+    ((rep, rep_unit),), ((our, our_unit),) = said["reported"], said["reproduced"]
     a, b = parse_number(rep), parse_number(our)
-    if a is None or b is None or rep.endswith("%") != our.endswith("%"):
-        return None
+    if a is None or b is None or rep.endswith("%") != our.endswith("%") or rep_unit != our_unit:
+        return None  # "paper 82%, ours 0.79", "paper 1.5 h, ours 95 min": two scales
     return a, b
+
+
+#: The letters right after a number, its unit ("95 min", "15k"), unless a joining word.
+_UNIT_AFTER = re.compile(r" ?(?P<u>[A-Za-z]{1,4})\b")
+_NOT_UNITS = frozenset({"on", "in", "at", "vs", "and", "or", "for", "with", "of", "to", "the",
+                        "from", "over", "by", "a", "an", "is", "are", "was", "but", "when"})
 
 
 def read_number(cell: str) -> tuple[float | None, str | None]:

@@ -263,11 +263,11 @@ def table_claims(page: Page, block: Block) -> list[FoundClaim]:
             continue
         ex = Extraction()
         _row_values(ex, header, cells, cols, raw.strip(), commas)
-        if _NOT_COMPARABLE.search(plain_text(raw)):
+        if (doubt := _row_doubt(raw, len(header))) is not None:
             for name in ("reported_value", "reproduced_value"):
                 if ex.provenance.pop(name, None) is not None:
                     setattr(ex, name.split("_")[0], None)
-                ex.absent[name] = "the row says its numbers are not comparable with the paper's"
+                ex.absent[name] = doubt
         # a row the paper's cells leave empty while ours hold something (a row with neither
         # side's number states no number: its values may be in a results file)
         no_paper = bool(cols.paper) and all(BLANK.match(plain_text(cells[j]))
@@ -309,6 +309,19 @@ _NAMED_ID = re.compile(r"(?i)^\s*\**(?:claim\s*c?|c)(?P<n>\d{1,3})\b(?![.,]\d|[a
 _NOT_COMPARABLE = re.compile(r"(?i)\bnot\s+(?:directly\s+)?comparable\b|\bcannot\s+be\s+"
                              r"(?:directly\s+)?compared\b|\bincomparable\b|不可比|无法直接比|"
                              r"無法直接比|不能直接(?:比|对比|對比)")
+
+
+def _row_doubt(raw: str, width: int) -> str | None:
+    """Why neither of a row's numbers is staked: the row says they are not comparable with the
+    paper's, or it has more or fewer cells than its header (a cell missing or split: which
+    number stands under which header is not declared; the parser pads or cuts it silently)."""
+    if _NOT_COMPARABLE.search(plain_text(raw)):
+        return "the row says its numbers are not comparable with the paper's"
+    cells = len(re.split(r"(?<!\\)\|", raw.strip().removeprefix("|").removesuffix("|")))
+    if cells != width:
+        return f"the row has {cells} cells under a header of {width}: which number stands " \
+               f"under which header is not declared"
+    return None
 
 
 def _row_number(cells: list[str], cols: Columns) -> tuple[int | None, int | None]:
