@@ -79,6 +79,8 @@ CASES = [
          94.0, 93.1, "o"),
     Case("ours (paper: X) beside a paper column", row("94.0", "93.1 (paper: 94.0)"),
          94.0, 93.1, "p"),
+    Case("ours (paper X) against a paper column saying another", row("94.0", "93.1 (paper: 94.5)"),
+         None, 93.1, "o"),
     Case("result (paper X), sides unnamed", cols(["Claim", "Result", "Verdict"],
                                                  ["93.1 (paper 94.0)", "✅"]), 94.0, 93.1),
     Case("paper → ours header", cols(["Claim", "Paper → Ours", "Verdict"],
@@ -193,7 +195,8 @@ CASES = [
     Case("an exponent '10²'", row("100", "10²"), 100.0, None, "p"),
     *[Case(f"emphasis {cell!r}", row("94.0", cell), 94.0, 93.1, "po")
       for cell in ("**93.1**", "*93.1*", "_93.1_", "__93.1__", "`93.1`", "***93.1***",
-                   "<b>93.1</b>", "**93.1** ✅", "93.1 ✅")],
+                   "<b>93.1</b>", "**93.1** ✅", "93.1 ✅", "93.1&nbsp;", "93.1<br>(std 0.3)")],
+    Case("two lines of numbers in a cell", row("94.0", "93.1<br>92.8"), 94.0, None, "p"),
     # -- numbers in the claim's own words
     Case("the paper's number in the claim, ours elsewhere", "# Reproduction\n\n" + table(
         ["Claim", "Ours", "Verdict"], [["Top-1 accuracy on the test split is 94.1%", "93.8%",

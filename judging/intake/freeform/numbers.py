@@ -15,6 +15,7 @@ a footnote: not declared), or a comma the table does not declare as thousands or
 
 from __future__ import annotations
 
+import html
 import re
 from dataclasses import dataclass
 
@@ -72,6 +73,7 @@ _RANGE = re.compile(NUMBER + r"\s*(?:[-–—~]|to)\s*" + NUMBER)
 
 #: Markup around a number that is not part of it: HTML emphasis tags, a footnote in `<sup>`
 #: without a digit (a digit there may be an exponent).
+_BREAK = re.compile(r"(?i)<br\s*/?>")
 _TAGS = re.compile(r"(?i)</?(?:b|strong|em|i|u|mark|span|code)\b[^>]*>|<sup>[^<\d]{1,3}</sup>")
 #: A footnote mark closing the cell ("*", "†", "^a", "[1]", "[a]").
 _FOOTNOTE = re.compile(r"\s*(?:[*†‡§¶]+|\^[A-Za-z*†]{1,2}|\[(?:\d{1,2}|[a-z])\])\s*$")
@@ -100,7 +102,7 @@ class CellNumber:
 
 def bare_cell(cell: str) -> str:
     """A cell without what is not its number's: emphasis, tags, verdict marks, footnotes."""
-    clean = _TAGS.sub("", cell)
+    clean = _TAGS.sub("", _BREAK.sub(" ", html.unescape(cell)))
     clean = plain_text(clean).replace("**", "").replace("__", "")
     clean = MARKS.sub("", clean).replace("\ufe0f", "").strip()
     for _ in range(3):  # "93.1*†": a mark after a mark

@@ -433,8 +433,8 @@ def _side_reads(header: list[str], cells: list[str], cols: Columns, commas: str
             reads += [_Read(side, g.value, "percent" if percent and g.form == "plain" else
                             g.form, g.unit) for side, g in zip(sides, got, strict=True)
                       if g.value is not None]
-    for extra in beside:  # "93.1 (paper 94.0)": the paper's number, unless a cell says another
-        if not any(r.side == extra.side for r in reads):
+    for extra in beside:  # "93.1 (paper 94.0)": the paper's number (another one: two numbers)
+        if not any(r.side == extra.side and r.value == extra.value for r in reads):
             reads.append(extra)
     return reads, why
 
