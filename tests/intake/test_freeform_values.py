@@ -81,6 +81,11 @@ CASES = [
          94.0, 93.1, "p"),
     Case("ours (paper X) against a paper column saying another", row("94.0", "93.1 (paper: 94.5)"),
          None, 93.1, "o"),
+    Case("ours (original code X)", cols(["Claim", "Ours", "Verdict"],
+                                        ["93.1 (original code 93.6)", "✅"]), None, 93.1),
+    Case("ours (reported by the authors: X)", cols(
+        ["Claim", "Ours", "Verdict"], ["93.1 (reported by the authors: 94.0)", "✅"]),
+        94.0, 93.1, "po"),
     Case("result (paper X), sides unnamed", cols(["Claim", "Result", "Verdict"],
                                                  ["93.1 (paper 94.0)", "✅"]), 94.0, 93.1),
     Case("paper → ours header", cols(["Claim", "Paper → Ours", "Verdict"],

@@ -62,6 +62,16 @@ _ASIDE_SIDE = re.compile(r"(?i)^\s*(?P<side>[^\W\d_][^\d:=]{0,30}?)\s*[:=]?\s*(?
                          r")\s*[A-Za-z%]{0,4}\s*$")
 
 
+#: The words of a parenthesis naming the paper's number: the paper itself ("(paper 94.0)",
+#: "(reported by the authors: 94.0)"), not a header's looser "original" or "target" ("(original
+#: code 93.6)" is the released code's number, "(target 90)" a bar).
+_ASIDE_PAPER = re.compile(r"(?i)\b(?:paper(?:'s)?|published|reported|authors?'?)(?!\w)|论文|論文|原文")
+
+
+#: A parenthesis names a side's number in at most this many words ("reported by the authors").
+ASIDE_SIDE_WORDS = 4
+
+
 #: A bound, not a value ("> 90", "≥ 90%", "at least 90", "up to 2x").
 _BOUND = re.compile(r"(?i)^\s*(?:[<>≤≥⩽⩾]|at\s+(?:least|most)\b|above\b|below\b|over\b|"
                     r"under\b|up\s+to\b|more\s+than\b|less\s+than\b|fewer\s+than\b)")
@@ -201,7 +211,9 @@ def _beside(aside: str, side: str | None) -> tuple[str, float, str] | None:
     if m is None or side is None:
         return None
     words = m.group("side")
-    named = "reported" if PAPER_COLUMN.search(words) and not OURS_COLUMN.search(words) else \
+    if len(words.split()) > ASIDE_SIDE_WORDS:
+        return None
+    named = "reported" if _ASIDE_PAPER.search(words) and not OURS_COLUMN.search(words) else \
         "reproduced" if OURS_COLUMN.search(words) and not PAPER_COLUMN.search(words) else None
     value = parse_number(m.group("n"))
     if named is None or named == side or value is None:
@@ -231,16 +243,16 @@ _SIDE_NUMBER = re.compile(r"(?P<w>\b[^\W\d_]+(?:'s)?)\s*[:=]?\s*(?P<n>" + NUMBER
 def title_pair(title: str) -> tuple[float, float] | None:
     """(paper, ours) of a claim's title that states both sides' numbers and no other ("Top-1
     holds (paper 0.82, ours 0.79)", "— ours 0.79 vs paper 0.82 —"): each number right after
-    its side's word, both percents or neither; else None. Stricter than a sentence pairing
-    both (`extract.sentence_values`, up to six words between a side and its number): a title
-    is a label, and one with a third number ("the paper's baseline 0.70") says more than a
-    pair."""
+    its side's word (the paper named as in a parenthesis, `_ASIDE_PAPER`), one unit; else None.
+    Stricter than a sentence pairing both (`extract.sentence_values`, up to six words between a
+    side and its number): a title is a label, and one with a third number ("the paper's
+    baseline 0.70") says more than a pair."""
     text = drop_ignored(plain_text(title))
     if len(re.findall(NUMBER, text)) != 2:
         return None
     said: dict[str, list[tuple[str, str]]] = {"reported": [], "reproduced": []}
     for m in _SIDE_NUMBER.finditer(text):
-        paper, ours = PAPER_COLUMN.search(m.group("w")), OURS_COLUMN.search(m.group("w"))
+        paper, ours = _ASIDE_PAPER.search(m.group("w")), OURS_COLUMN.search(m.group("w"))
         if bool(paper) != bool(ours):
             unit = _UNIT_AFTER.match(text, m.end())
             said["reported" if paper else "reproduced"].append(
