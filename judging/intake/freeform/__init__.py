@@ -9,13 +9,18 @@ their source lines, so every quote is a verbatim line of the file) and reads:
   or a verdict column (named so, or whose cells open with verdict marks), is a claims table; each
   body row is one claim. The statement is the claim / statement column, else the row's label
   cells (never an id or a number); the paper and ours cells give the values only when a cell is
-  one number (`read_number`: a range, a list, two sizes "256/128", a parenthesis holding another
-  number or prose is absent with its reason); "ours / paper" in one column is split in the
-  header's order; a column measured against the paper ("Δ vs paper"), a side's text ("Paper
-  section") or question ("Reproduced?") is no side's value; several paper (or ours) columns,
-  another column of numbers in the row, two sides on different scales (a count against a
-  percent, a percent against a fraction) or a row saying its numbers are not comparable leave
-  the value absent; a row whose paper cell is empty gets no verdict and no reproduced value;
+  one number (`numbers.cell_number`: emphasis, marks, footnotes, a spread or a difference around
+  it are read past; a bound, a range, a list, two sizes "256/128", a parenthesis holding another
+  number, a comma the table does not declare is absent with its reason; "93.1 (paper 94.0)"
+  gives the other side too); "ours / paper" (or "paper → ours", "ours vs paper") in one column
+  is split in the header's order; a column measured against the paper ("Δ vs paper"), a side's
+  spread or difference ("Ours (std)"), text ("Paper section") or question ("Reproduced?") is no
+  side's value; several paper (or ours) columns, another column of numbers in the row, two sides
+  on different scales (a count against a percent, a percent against a fraction, two units, a
+  hundredfold apart), a row with more or fewer cells than its header or a row saying its
+  numbers are not comparable leave the value absent; a row whose paper cell is empty gets no
+  verdict and no reproduced value; a claim heading stating both sides' numbers and no other
+  ("### Claim 2: ... (paper 0.82, ours 0.79)") gives the pair;
 - **verdict headings**: a heading that carries a verdict ("### Claim 1: ... ✅", "## What
   matches", "### Agreements ✅") over numbered sub-headings, list items or bold-lead paragraphs:
   each child is a claim with the heading's verdict unless it carries its own; a marked heading
@@ -43,10 +48,10 @@ number the reader is unsure of is absent with its reason; each value and verdict
 verbatim quote.
 
 The rooms, one job each: `tree` (a report parsed once into headings and blocks), `vocabulary`
-(the verdict of a label, the one number of a cell, how a claim is declared), `tables`, `sections`
-(headings), `lists` (items and bold leads). This module conducts: `read_report` asks each rule
-over the tree, `read_reports` merges the reports and adds the paper's own claims and the claims
-stated in prose.
+(the verdict of a label, how a claim is declared), `numbers` (the one number of a cell or a
+claim's title), `tables`, `sections` (headings), `lists` (items and bold leads). This module
+conducts: `read_report` asks each rule over the tree, `read_reports` merges the reports and adds
+the paper's own claims and the claims stated in prose.
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ from judging.intake.extract import (
     Extraction,
     plain_text,
 )
+from judging.intake.freeform.numbers import NUMBER_OPENING
 from judging.intake.freeform.sections import (
     BOLD_CLAIM,
     CHECKLIST,
@@ -29,7 +30,6 @@ from judging.intake.freeform.tree import (
 from judging.intake.freeform.vocabulary import (
     LABEL_CHARS,
     MARKS,
-    NUMBER_OPENING,
     PAPER_SIDE,
     SENTENCE_END,
     TAIL_LABEL_WORDS,

@@ -13,6 +13,7 @@ from judging.intake.extract import (
     plain_text,
     text_labels,
 )
+from judging.intake.freeform.numbers import title_pair
 from judging.intake.freeform.tree import (
     Heading,
 )
@@ -25,6 +26,7 @@ from judging.intake.freeform.vocabulary import (
     set_verdict,
 )
 from judging.intake.logbook import FoundClaim, Page
+from judging.models import MAX_NOTE_CHARS, FieldProvenance
 
 #: A heading of at most this many words may be a verdict by its words ("What doesn't match");
 #: a longer one is a statement that happens to hold a verdict word.
@@ -225,11 +227,21 @@ def _heading_claim(page: Page, heading: Heading, row: int,
     m = _NUMBERED_TITLE.match(MARKS.sub("", plain_text(heading.title)))
     m = m if m is not None and m.group("c") else None
     body = "\n\n".join(b.text for b in heading.blocks)
-    return declared_claim(page, row, f"{heading.raw}\n{body}", statement, ex, place="section",
-                     quote=line, quoted_at="heading" if line == heading.raw else "paragraph",
-                     values=IN_PROSE,
-                     number=int(m.group("c")) if m else None,
-                     number_quote=heading.raw if m else None)
+    claim = declared_claim(page, row, f"{heading.raw}\n{body}", statement, ex, place="section",
+                           quote=line, quoted_at="heading" if line == heading.raw else "paragraph",
+                           values=IN_PROSE,
+                           number=int(m.group("c")) if m else None,
+                           number_quote=heading.raw if m else None)
+    pair = title_pair(strip_title(heading.title, tail=False))
+    if pair is not None:  # "### Claim 2: ... (paper 0.82, ours 0.79)": the title's own pair
+        for side, value in zip(("reported", "reproduced"), pair, strict=True):
+            setattr(ex, side, value)
+            ex.absent.pop(f"{side}_value", None)
+            # a title pairing both sides is read as a sentence pairing both is (the kind of
+            # place the benchmarks weigh), with the stricter rule of `title_pair`
+            ex.provenance[f"{side}_value"] = FieldProvenance(
+                how="declared", quote=heading.raw[:MAX_NOTE_CHARS], place="sentence pairing both")
+    return claim
 
 
 def item_claims(page: Page, heading: Heading, verdict: str) -> list[FoundClaim]:

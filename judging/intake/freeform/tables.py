@@ -16,6 +16,13 @@ from judging.intake.extract import (
     place_kind,
     plain_text,
 )
+from judging.intake.freeform.numbers import (
+    MAGNITUDES,
+    NUMBER_OPENING,
+    cell_number,
+    comma_style,
+    read_number,
+)
 from judging.intake.freeform.tree import (
     Block,
     Heading,
@@ -23,15 +30,11 @@ from judging.intake.freeform.tree import (
 from judging.intake.freeform.vocabulary import (
     BLANK,
     MARKS,
-    NUMBER_OPENING,
-    ONE_NUMBER,
     TAIL_LABEL_WORDS,
     VERDICT_QUESTION,
     answer_verdict,
     cell_verdict,
     declared_claim,
-    one_number,
-    read_number,
     set_verdict,
 )
 from judging.intake.logbook import FoundClaim, Page
@@ -69,12 +72,32 @@ def _pair_head(text: str) -> re.Match[str] | None:
                      m.group("b")))), None)
 
 
+#: A header naming both sides around an arrow or "vs" ("Paper → Ours", "Ours vs paper").
+_TWO_SIDED = re.compile(r"(?i)^(?P<a>.*?\S)\s*(?:→|->|⟶|=>|\s(?:vs\.?|versus)\s)\s*(?P<b>\S.*)$")
+
+
+def _two_sided(text: str) -> bool | None:
+    """Whether ours comes first in a header naming each side on one side of an arrow or "vs",
+    else None."""
+    m = _TWO_SIDED.match(text)
+    if m is None:
+        return None
+    a, b = m.group("a"), m.group("b")
+    if PAPER_COLUMN.search(a) and OURS_COLUMN.search(b) and not OURS_COLUMN.search(a) \
+            and not PAPER_COLUMN.search(b):
+        return False
+    if OURS_COLUMN.search(a) and PAPER_COLUMN.search(b) and not PAPER_COLUMN.search(a) \
+            and not OURS_COLUMN.search(b):
+        return True
+    return None
+
+
 @dataclass
 class Columns:
     paper: list[int]
     ours: list[int]
     pair: list[tuple[int, bool]]
-    """Columns holding "a / b": (column, ours first)."""
+    """Columns holding "a / b" ("a → b", "a vs b"): (column, ours first)."""
     verdict: int | None
     claim: int | None
     ident: int | None
@@ -92,6 +115,9 @@ def columns(header: list[str], body: list[list[str]]) -> Columns | None:
     for j, name in enumerate(header):
         text = plain_text(name)
         is_paper, is_ours = bool(PAPER_COLUMN.search(text)), bool(OURS_COLUMN.search(text))
+        if (ours_first := _two_sided(text)) is not None:
+            pair.append((j, ours_first))  # "Paper → Ours", "Ours vs paper": both in a cell
+            continue
         if is_paper and _AGAINST_SIDE.search(text):
             against.append(j)
         if (is_paper or is_ours) and (_AGAINST_SIDE.search(text) or _TEXT_HEAD.search(text)):
@@ -127,13 +153,37 @@ def columns(header: list[str], body: list[list[str]]) -> Columns | None:
         paper, ours = [j for j in paper if j != verdict], [j for j in ours if j != verdict]
     if not ((paper or against) and ours or pair or verdict is not None):
         return None  # ours against the paper ("Ours | Δ vs paper") compares with the paper too
-    used = {*paper, *ours, *(j for j, _ in pair), *against, verdict, ident}
+    # a side's spread or difference ("Ours (std)", "Δ ours") names the side, not its value
+    spread = [j for j in paper + ours if _SIDE_SPREAD.search(plain_text(header[j]))]
+    paper = _spanned([j for j in paper if j not in spread], header, body)
+    ours = _spanned([j for j in ours if j not in spread], header, body)
+    used = {*paper, *ours, *(j for j, _ in pair), *against, *spread, verdict, ident}
     numeric = {j for j in range(len(header)) if j not in used and j != claim
                and _mostly_numbers([r[j] for r in body if j < len(r) and r[j].strip()])}
     labels = [j for j, name in enumerate(header) if j not in used and j != claim
               and j not in numeric and not _NOTE_HEAD.search(plain_text(name))]
     other = [j for j in sorted(numeric) if not _DERIVED_HEAD.search(plain_text(header[j]))]
     return Columns(paper, ours, pair, verdict, claim, ident, labels, other)
+
+
+#: A side's header naming its spread or a difference, not its value ("Ours (std)", "Δ ours",
+#: "Reproduced (diff)", "Paper ± CI"); a gain or a drop may be the claim's own quantity.
+_SIDE_SPREAD = re.compile(r"(?i)Δ|±|\b(?:diff(?:erence)?|delta|gap|ratio|std|stdev|sd|σ|stderr|"
+                          r"sem|ci|variance|relative|rel)\b|error\s*%|%\s*error|误差|誤差")
+
+
+def _spanned(side: list[int], header: list[str], body: list[list[str]]) -> list[int]:
+    """A side's columns with the columns of numbers its header spans: those with an empty header
+    right after it ("| Paper | | Ours | |" over "Acc | F1 | Acc | F1"): each one more number of
+    the side, so which one is the claim's is not declared."""
+    out = list(side)
+    for j in side:
+        k = j + 1
+        while k < len(header) and not plain_text(header[k]).strip() and any(
+                NUMBER_OPENING.match(plain_text(r[k]).strip()) for r in body if k < len(r)):
+            out.append(k)
+            k += 1
+    return out
 
 
 #: A header naming a side it is measured against ("Δ vs paper", "Gap to paper", "% of paper",
@@ -151,10 +201,13 @@ _TEXT_HEAD = re.compile(r"(?i)\b(?:statement|description|source|reference|sectio
                         r"setup|details?)\b|\?\s*$|[？]\s*$")
 
 
-#: A column derived from the two sides (a difference, a ratio) or naming a setting or a count.
+#: A column derived from the two sides (a difference, a ratio, an error, a speed-up), a spread
+#: of one side, or naming a setting or a count.
 _DERIVED_HEAD = re.compile(r"(?i)Δ|\b(?:diff(?:erence)?|delta|gap|change|ratio|improvement|gain|"
                            r"drop|vs\.?|steps?|epochs?|seeds?|samples?|params?|n|size|time|"
-                           r"hours?|count|runs?)\b|差|提升|改善|增益")
+                           r"hours?|count|runs?|errors?|err|rel|relative|speed-?ups?|faster|"
+                           r"slower|pp|std|stdev|sd|σ|variance|var|ci|sem?|stderr)\b|差|提升|改善|"
+                           r"增益|误差|誤差")
 
 
 def _mostly_numbers(cells: list[str]) -> bool:
@@ -201,6 +254,7 @@ def table_claims(page: Page, block: Block) -> list[FoundClaim]:
     cols = columns(header, body)
     if cols is None:
         return []
+    commas = comma_style([c for cells in body for c in cells])
     out = []
     for r, (cells, raw) in enumerate(block.rows[1:], start=1):
         cells = cells + [""] * (len(header) - len(cells))
@@ -208,12 +262,12 @@ def table_claims(page: Page, block: Block) -> list[FoundClaim]:
         if not statement:
             continue
         ex = Extraction()
-        _row_values(ex, header, cells, cols, raw.strip())
-        if _NOT_COMPARABLE.search(plain_text(raw)):
+        _row_values(ex, header, cells, cols, raw.strip(), commas)
+        if (doubt := _row_doubt(raw, len(header))) is not None:
             for name in ("reported_value", "reproduced_value"):
                 if ex.provenance.pop(name, None) is not None:
                     setattr(ex, name.split("_")[0], None)
-                ex.absent[name] = "the row says its numbers are not comparable with the paper's"
+                ex.absent[name] = doubt
         # a row the paper's cells leave empty while ours hold something (a row with neither
         # side's number states no number: its values may be in a results file)
         no_paper = bool(cols.paper) and all(BLANK.match(plain_text(cells[j]))
@@ -257,6 +311,19 @@ _NOT_COMPARABLE = re.compile(r"(?i)\bnot\s+(?:directly\s+)?comparable\b|\bcannot
                              r"無法直接比|不能直接(?:比|对比|對比)")
 
 
+def _row_doubt(raw: str, width: int) -> str | None:
+    """Why neither of a row's numbers is staked: the row says they are not comparable with the
+    paper's, or it has more or fewer cells than its header (a cell missing or split: which
+    number stands under which header is not declared; the parser pads or cuts it silently)."""
+    if _NOT_COMPARABLE.search(plain_text(raw)):
+        return "the row says its numbers are not comparable with the paper's"
+    cells = len(re.split(r"(?<!\\)\|", raw.strip().removeprefix("|").removesuffix("|")))
+    if cells != width:
+        return f"the row has {cells} cells under a header of {width}: which number stands " \
+               f"under which header is not declared"
+    return None
+
+
 def _row_number(cells: list[str], cols: Columns) -> tuple[int | None, int | None]:
     """The claim number of a row: its id column, else a "C2" / "Claim 2" opening the claim
     column or the first column (a bare number there is a count, not an id)."""
@@ -285,69 +352,101 @@ def _cell_text(cell: str) -> str:
 _SUB_ROW = re.compile(r"^[\s\u00a0↳└├→⤷]+")
 
 
+#: Both sides in one cell of a column naming both ("93.1 / 94.0", "94.1 → 93.8", "93.1 vs
+#: 94.0"); a slash only between spaces ("54/300" is a count of a total).
+_PAIR_SPLIT = re.compile(r"(?i)\s+/\s+|\s*(?:→|->|⟶|=>)\s*|\s+(?:vs\.?|versus)\s+")
+
+
+#: Two plain numbers, one at most 1 and the other this close to a hundredfold of it (as a
+#: ratio of the hundredfold), are a fraction against a percent ("0.938" against "94.1"), not
+#: one scale: a reproduction a hundredfold off would be stated so, not left for us to guess.
+HUNDREDFOLD_BAND = (0.5, 2.0)
+
+
+@dataclass(frozen=True)
+class _Read:
+    """One side's number as a cell writes it."""
+
+    side: str
+    value: float
+    form: str
+    unit: str
+
+
 def _row_values(ex: Extraction, header: list[str], cells: list[str], cols: Columns,
-                raw: str) -> None:
-    got: dict[str, list[float]] = {"reported": [], "reproduced": []}
-    percent: dict[str, list[str]] = {"reported": [], "reproduced": []}
-    why = {side: f"no column of the table holds the {side} value"
-           for side, where in (("reported", cols.paper), ("reproduced", cols.ours))
-           if not where and not cols.pair}
-    for side, where in (("reported", cols.paper), ("reproduced", cols.ours)):
-        for j in where:
-            v, reason = read_number(cells[j])
-            if v is not None:
-                got[side].append(v)
-                percent[side].append(_form(cells[j], header[j]))
-            elif reason is not None:
-                why.setdefault(side, reason)
-    for j, ours_first in cols.pair:
-        halves = re.split(r"\s+/\s+", plain_text(cells[j]))
-        if len(halves) == 2:
-            a, b = one_number(halves[0]), one_number(halves[1])
-            if a is not None and b is not None:
-                first, second = ("reproduced", "reported") if ours_first else \
-                    ("reported", "reproduced")
-                got[first].append(a)
-                got[second].append(b)
-                percent[first].append(_form(halves[0], header[j]))
-                percent[second].append(_form(halves[1], header[j]))
+                raw: str, commas: str = "thousands") -> None:
+    """The paper's and our number of a row (`table_claims`): each side's when exactly one cell
+    (or one half of a two-sided cell, or one parenthesis naming the side) gives it, on the
+    other side's scale; else absent with the reason."""
+    reads, why = _side_reads(header, cells, cols, commas)
     others = [j for j in cols.other if NUMBER_OPENING.match(plain_text(cells[j]).strip())]
-    if others and got["reproduced"]:
-        got["reproduced"] = []
+    if others and any(r.side == "reproduced" for r in reads):
+        reads = [r for r in reads if r.side != "reproduced"]
         ex.absent["reproduced_value"] = (
             f"another column ({plain_text(header[others[0]])[:60]}) holds a number too: which "
             f"one is ours is not declared")
-    if _scales_differ(got, percent):
-        got["reproduced"] = []
-        ex.absent["reproduced_value"] = ("a count against a percent or a percent against a "
-                                         "fraction: the two sides are on different scales")
-    for side, values in got.items():
+    if (differ := _scales_differ(reads)) is not None:
+        reads = [r for r in reads if r.side != "reproduced"]
+        ex.absent["reproduced_value"] = differ
+    for side in ("reported", "reproduced"):
         name = f"{side}_value"
         if name in ex.absent:
             continue
+        values = {r.value for r in reads if r.side == side}
         if len(values) == 1:
-            setattr(ex, side, values[0])
+            setattr(ex, side, values.pop())
             ex.provenance[name] = FieldProvenance(how="declared", quote=raw[:MAX_NOTE_CHARS],
                                                   place="table cell")
         elif len(values) > 1:
-            ex.absent[name] = f"several {side} columns hold numbers: which one is the claim's " \
+            ex.absent[name] = f"several {side} cells hold numbers: which one is the claim's " \
                               f"is not declared"
         else:
             ex.absent[name] = why.get(side, "no cell of this side holds one number")
 
 
-def _form(cell: str, header: str) -> str:
-    """How a cell writes its number: "count" (of a total, "54/300"), "percent", or "plain"."""
-    m = ONE_NUMBER.match(plain_text(cell).replace("**", "").strip())
-    if m is not None and m.group("of"):
-        return "count"
-    return "percent" if "%" in cell + header else "plain"
+def _side_reads(header: list[str], cells: list[str], cols: Columns, commas: str
+                ) -> tuple[list[_Read], dict[str, str]]:
+    """(each number a side's cells give, the reason a side's cell gave none)."""
+    reads: list[_Read] = []
+    beside: list[_Read] = []
+    why = {side: f"no column of the table holds the {side} value"
+           for side, where in (("reported", cols.paper), ("reproduced", cols.ours))
+           if not where and not cols.pair}
+    for side, where in (("reported", cols.paper), ("reproduced", cols.ours)):
+        for j in where:
+            got = cell_number(cells[j], side=side, header=header[j], commas=commas)
+            if got.value is not None:
+                reads.append(_Read(side, got.value, got.form, got.unit))
+                if got.beside is not None:
+                    beside.append(_Read(got.beside[0], got.beside[1], got.beside[2], ""))
+            elif got.reason is not None:
+                why.setdefault(side, got.reason)
+    for j, ours_first in cols.pair:
+        halves = _PAIR_SPLIT.split(plain_text(cells[j]).strip())
+        if len(halves) != 2:
+            continue
+        sides = ("reproduced", "reported") if ours_first else ("reported", "reproduced")
+        got = [cell_number(h, side=side, commas=commas) for h, side in zip(halves, sides,
+                                                                             strict=True)]
+        if all(g.value is not None and g.beside is None for g in got):
+            percent = "%" in plain_text(header[j])
+            reads += [_Read(side, g.value, "percent" if percent and g.form == "plain" else
+                            g.form, g.unit) for side, g in zip(sides, got, strict=True)
+                      if g.value is not None]
+    for extra in beside:  # "93.1 (paper 94.0)": the paper's number (another one: two numbers)
+        if not any(r.side == extra.side and r.value == extra.value for r in reads):
+            reads.append(extra)
+    return reads, why
 
 
 def keep_single_numbers(ex: Extraction) -> None:
     """A value read from a table row by a looser reader (the logbook rules over a report: the
     first number of a cell) is kept only when one cell of its row holds that one number (this
-    reader's rule, `read_number`); else it is absent with the reason."""
+    reader's rule, `read_number`); else it is absent with the reason. This reader's own rows
+    (their statement read from a claims table row) were read by its rule already."""
+    said = ex.provenance.get("statement")
+    if said is not None and said.place == "claims table row":
+        return
     for side in ("reported", "reproduced"):
         name, value = f"{side}_value", getattr(ex, side)
         held = ex.provenance.get(name)
@@ -362,18 +461,32 @@ def keep_single_numbers(ex: Extraction) -> None:
                               "claim's is not declared"
 
 
-def _scales_differ(got: dict[str, list[float]], forms: dict[str, list[str]]) -> bool:
-    """The two sides are not on one scale: a count against a percent ("54/300" against "18%"),
-    or a percent above 1 against a bare fraction (the paper's 91.2% against 0.30)."""
-    if len(got["reported"]) != 1 or len(got["reproduced"]) != 1:
-        return False
-    (rep,), (ours,) = got["reported"], got["reproduced"]
-    pair = {forms["reported"][0], forms["reproduced"][0]}
-    if pair == {"count", "percent"}:
-        return True
-    if pair != {"percent", "plain"}:
-        return False
-    return rep > 1 >= abs(ours) if forms["reported"][0] == "percent" else ours > 1 >= abs(rep)
+def _scales_differ(reads: list[_Read]) -> str | None:
+    """Why the two sides are not on one scale, else None: a count against a percent ("54/300"
+    against "18%"), a percent above 1 against a bare fraction (the paper's 91.2% against 0.30),
+    two plain numbers a hundredfold apart (`HUNDREDFOLD_BAND`), two units ("1.5 h" against
+    "95 min"), or a magnitude against none ("15k" against "14,800")."""
+    reps = [r for r in reads if r.side == "reported"]
+    ours = [r for r in reads if r.side == "reproduced"]
+    if len({r.value for r in reps}) != 1 or len({r.value for r in ours}) != 1:
+        return None
+    rep, our = reps[0], ours[0]
+    if rep.unit != our.unit and ((rep.unit and our.unit) or
+                                 (rep.unit or our.unit) in MAGNITUDES):
+        return f"{rep.unit or 'no unit'} against {our.unit or 'no unit'}: the two sides are " \
+               f"in different units"
+    forms = {rep.form, our.form}
+    if forms == {"count", "percent"} or forms == {"percent", "plain"} and (
+            rep.value > 1 >= abs(our.value) if rep.form == "percent"
+            else our.value > 1 >= abs(rep.value)):
+        return "a count against a percent or a percent against a fraction: the two sides " \
+               "are on different scales"
+    small, big = sorted((abs(rep.value), abs(our.value)))
+    if forms == {"plain"} and small <= 1 < big and \
+            HUNDREDFOLD_BAND[0] <= 100 * small / big <= HUNDREDFOLD_BAND[1]:
+        return "two plain numbers a hundredfold apart, one at most 1: a fraction against a " \
+               "percent, not declared"
+    return None
 
 
 #: A table row labelled as the paper's ("*Paper: NukeLM, 13K steps*", "Paper SFT", "论文").

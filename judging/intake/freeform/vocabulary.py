@@ -1,37 +1,19 @@
 """The free-form reader's vocabulary (issue 40): the verdict a short cell, heading or label
 declares (through `extract.map_verdict`, the one table of words, marks and phrases, with the
-reports' own "Not reproduced", status codes and yes / no answers), the one number a cell holds
-(else none, with the reason), and how a claim read by structure is declared with its quote."""
+reports' own "Not reproduced", status codes and yes / no answers) and how a claim read by
+structure is declared with its quote; the one number a cell holds is `numbers`'."""
 
 from __future__ import annotations
 
 import re
 
 from judging.intake.extract import (
-    NUMBER,
     Extraction,
-    drop_ignored,
     map_verdict,
-    parse_number,
     plain_text,
 )
 from judging.intake.logbook import FoundClaim, Page
 from judging.models import MAX_NOTE_CHARS, MAX_STATEMENT_CHARS, FieldProvenance, Verdict
-
-#: A cell that is one number: an optional approximation sign, the number with a unit of a few
-#: letters, a ± spread, a count's denominator ("54/300", no spaces: "96.5 / 96.3" is a pair) and
-#: a parenthetical ("54/300（18.00%）"); `one_number` checks the count and the parenthetical.
-ONE_NUMBER = re.compile(r"^[~≈]?\s*(?P<n>" + NUMBER + r")(?:/(?P<of>\d[\d,]*))?\s*"
-                         r"(?:[A-Za-z%]{1,4}\.?)?\s*(?:±\s*" + NUMBER + r"\s*[A-Za-z%]{0,4})?\s*"
-                         r"(?:[(（](?P<aside>[^)）]*)[)）])?\s*$")
-
-
-_SPREAD = re.compile(r"±\s*" + NUMBER)
-
-
-#: A parenthetical that states a difference ("(+0.11)", "(Δ -0.2)", "(0.3 pp)"), not a second value.
-_ASIDE_DIFFERENCE = re.compile(r"(?i)^\s*\+|Δ|\bpp\b|\bdiff|\bdelta\b")
-
 
 #: A cell or heading longer than this is prose, not a label: its verdict words are not read.
 LABEL_CHARS = 120
@@ -74,47 +56,6 @@ _NOT_REPRODUCED = re.compile(r"(?i)\bnot[\s_-]+(?:reproduced|replicated)\b")
 
 #: Words saying the check is still to come: not reproduced *yet* is no failure.
 _NOT_YET = re.compile(r"(?i)\byet\b|\bpending\b|\btodo\b|\bplanned\b|尚|待")
-
-
-def one_number(cell: str) -> float | None:
-    """The number of a cell that holds one number, else None (`read_number` says why)."""
-    return read_number(cell)[0]
-
-
-def read_number(cell: str) -> tuple[float | None, str | None]:
-    """(the number of a cell that holds one number, else None with the reason when the cell
-    holds numbers). "a/b" is a count of a total only when a and b are whole and a <= b
-    ("256/128" is two sizes, "4046/68" a split); a parenthetical holding another number is a
-    second value ("2.39 s (paper: 2.02 s)", "90.64 (90.63 on the other pack)") unless it
-    restates this one (the count's percentage, the same number) or states a difference: which
-    of two numbers is the claim's is not declared."""
-    clean = plain_text(cell).replace("**", "").strip()
-    m = ONE_NUMBER.match(clean)
-    value = parse_number(m.group("n")) if m else None
-    if m is None or value is None:
-        return None, None
-    restated = [value]
-    if m.group("of"):
-        total = parse_number(m.group("of"))
-        if total is None or not value.is_integer() or not 0 <= value <= total or not total:
-            return None, f"{clean[:40]!r} is two numbers, not a count of a total"
-        restated.append(100 * value / total)
-    aside = m.group("aside") or ""
-    if aside and not _ASIDE_DIFFERENCE.search(aside):
-        for hit in re.finditer(NUMBER, drop_ignored(_SPREAD.sub(" ", aside))):
-            said = parse_number(hit.group(0))
-            if said is None or not any(_rounds_to(r, hit.group(0), said) for r in restated):
-                return None, f"{clean[:40]!r} holds a second number in its parenthesis"
-    return value, None
-
-
-def _rounds_to(exact: float, text: str, said: float) -> bool:
-    """`said`, written as `text`, is `exact` rounded to the digits it is written with."""
-    digits = len(text.rstrip("%").split(".")[1]) if "." in text else 0
-    return abs(exact - said) <= 0.5 * 10 ** -digits + 1e-9
-
-
-NUMBER_OPENING = re.compile(r"^\W{0,3}[~≈]?\s*" + NUMBER)
 
 
 #: A header asking whether the claim was reproduced ("Reproduced?", "Match?", "Holds?", "是否复现"):
