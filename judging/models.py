@@ -1114,6 +1114,11 @@ class Judgment(VersionedModel):
     """What the chart reader read of the figure pair and why chart.same_data is what it is (a
     figure claim measured with the chart signals)."""
     provenance: Provenance
+    withdrawn: str | None = Field(default=None, max_length=MAX_NOTE_CHARS)
+    """Set on a line that withdraws its identity (an optional field, no shape change): why the
+    line before it no longer holds for its submission's latest load (a load error since fixed, a
+    claim the submission no longer has). The run's reader (`RunStore`) drops the identity; the
+    earlier lines stay in the append-only file, and a later line of the identity counts again."""
 
     @classmethod
     def migrate(cls, data: dict[str, Any]) -> dict[str, Any]:
