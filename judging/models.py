@@ -124,6 +124,14 @@ MAX_JUSTIFICATION_CHARS = 20_000
 #: A note about a claim: a quote on the page, a scale note, the verdict as written, a flag's
 #: detail, a reason, a script's stderr tail.
 MAX_NOTE_CHARS = 4_000
+#: A Hub submission's files, at most, by default (the organizer's `--max-download-files`): a
+#: reproduction is a report, results, logs, figures and scripts (a Space is read to 2,000
+#: files); tens of thousands is a dump that would fill the disk with inodes before it is read.
+MAX_SOURCE_FILES = 5_000
+#: A Hub submission's bytes, at most, by default (`--max-download-mb`): reports, logs and figures
+#: are megabytes; this leaves room for a small checkpoint while a few hundred submissions still
+#: fit one judging machine's disk.
+MAX_SOURCE_BYTES = 2 * 1024**3
 #: What a reviewer reads beside an answer or a signal: a rationale a panel composes from its
 #: members, a signal's reason listing what it found. A paragraph, cut where it grows with its input.
 MAX_RATIONALE_CHARS = 2_000

@@ -83,7 +83,8 @@ class Feed:
         for planned in plan.sources:
             try:
                 folders = expand_source(planned.spec, download_root=self.store.paths.sources,
-                                        token=request.hf_token)
+                                        token=request.hf_token,
+                                        limits=request.download_limits)
             except JudgingError as exc:
                 result.source_errors.append(str(exc))
                 continue
