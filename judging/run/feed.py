@@ -150,7 +150,7 @@ class Feed:
         sid = loaded.header.submission_id
         claims = {str(c.key) for c in loaded.claims}
         problems = {str(p.key) for p in loaded.problems}
-        out = []
+        wanted: list[tuple[Identity, str]] = []
         for ident in self._before.get(sid, []):
             claim, _, judge = ident[:3]
             if shard is not None and not shard.holds(ClaimKey(
@@ -164,10 +164,10 @@ class Feed:
                 why = f"{sid} no longer has this claim (its latest load does not)"
             else:
                 continue
-            line = self.store.latest_line(ident)
-            if line is not None:
-                out.append(withdrawal(line, why, run_id=self.store.info.run_id))
-        return out
+            wanted.append((ident, why))
+        lines = self.store.newest_lines(ident for ident, _ in wanted)
+        return [withdrawal(line, why, run_id=self.store.info.run_id)
+                for line, (_, why) in zip(lines, wanted, strict=True) if line is not None]
 
 
 def check_sources(request: RunRequest, registry: Registry | None) -> None:
