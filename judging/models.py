@@ -124,6 +124,14 @@ MAX_JUSTIFICATION_CHARS = 20_000
 #: A note about a claim: a quote on the page, a scale note, the verdict as written, a flag's
 #: detail, a reason, a script's stderr tail.
 MAX_NOTE_CHARS = 4_000
+#: A Hub submission's files, at most, by default (the organizer's `--max-download-files`): a
+#: reproduction is a report, results, logs, figures and scripts (a Space is read to 2,000
+#: files); tens of thousands is a dump that would fill the disk with inodes before it is read.
+MAX_SOURCE_FILES = 5_000
+#: A Hub submission's bytes, at most, by default (`--max-download-mb`): reports, logs and figures
+#: are megabytes; this leaves room for a small checkpoint while a few hundred submissions still
+#: fit one judging machine's disk.
+MAX_SOURCE_BYTES = 2 * 1024**3
 #: What a reviewer reads beside an answer or a signal: a rationale a panel composes from its
 #: members, a signal's reason listing what it found. A paragraph, cut where it grows with its input.
 MAX_RATIONALE_CHARS = 2_000
@@ -1116,6 +1124,11 @@ class Judgment(VersionedModel):
     (`Rubric.reads_chart`; every line of the claim in runs written before issue 43): readers
     take it from there (`rundir.claim_chart_trace`)."""
     provenance: Provenance
+    withdrawn: str | None = Field(default=None, max_length=MAX_NOTE_CHARS)
+    """Set on a line that withdraws its identity (an optional field, no shape change): why the
+    line before it no longer holds for its submission's latest load (a load error since fixed, a
+    claim the submission no longer has). The run's reader (`RunStore`) drops the identity; the
+    earlier lines stay in the append-only file, and a later line of the identity counts again."""
 
     @classmethod
     def migrate(cls, data: dict[str, Any]) -> dict[str, Any]:

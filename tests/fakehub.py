@@ -198,6 +198,9 @@ class FakeHub:
         self.private = {self._check_key(k) for k in private}
         self.gated = {self._check_key(k) for k in gated}
         self.tokens = set(tokens)
+        self.listed_sizes: dict[tuple[str, str, str], int] = {}
+        """(repo type, repo id, path) -> the size the tree listing says, instead of the file's
+        own: a listing that disagrees with the bytes served."""
         self.requests: list[tuple[str, str]] = []
         """(method, decoded path without the query), in arrival order."""
         self.details: list[LoggedRequest] = []
@@ -680,7 +683,8 @@ class _Handler(BaseHTTPRequestHandler):
                                 "size": 0, "path": name})
         for name, data in sorted(snap.files.items()):
             if name.startswith(prefix) and (recursive or "/" not in name[len(prefix):]):
-                entries.append({"type": "file", "oid": _git_blob_oid(data), "size": len(data),
+                size = self.hub.listed_sizes.get((repo_type, repo_id, name), len(data))
+                entries.append({"type": "file", "oid": _git_blob_oid(data), "size": size,
                                 "path": name})
         self._json(entries)
         return True

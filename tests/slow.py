@@ -56,6 +56,7 @@ SLOW_MODULES: dict[str, float] = {
     "intake/test_benchmark_logbooks.py": 5,
     "intake/test_chat_traces.py": 0,
     "intake/test_discover.py": 39,
+    "intake/test_hub_download_limits.py": 20,
     "intake/test_hostile_files.py": 32,
     "intake/test_logbook.py": 59,
     "intake/test_logbook_hostile.py": 3,
@@ -107,6 +108,7 @@ SLOW_MODULES: dict[str, float] = {
     "signals/chart/test_reading_trace.py": 7,
     "rundir/test_file_modes.py": 164,
     "rundir/test_old_format.py": 2,
+    "rundir/test_withdrawn_lines.py": 11,
     "test_benchmarks.py": 51,
     "test_ci.py": 1,
     "test_cli_startup.py": 7,
@@ -116,6 +118,7 @@ SLOW_MODULES: dict[str, float] = {
     "testing/test_fake_openai.py": 15,
     "watch/test_no_network.py": 57,
     "watch/test_watch.py": 197,
+    "watch/test_watch_fixed_space.py": 6,
 }
 #: The quick modules that take long enough in the whole suite to matter to its order (the same run;
 #: a slow test of theirs in SLOW_TESTS): started by these figures too, not last.

@@ -17,7 +17,7 @@ from rich.markup import escape
 from rich.text import Text
 
 from judging.errors import JudgingError
-from judging.models import for_terminal
+from judging.models import MAX_SOURCE_BYTES, MAX_SOURCE_FILES, for_terminal
 
 #: The width of console output that goes to a file or a pipe (no terminal to fit): tables keep
 #: their natural width up to this, instead of rich's 80 columns, which cut every cell into slivers.
@@ -274,3 +274,25 @@ def event_option(func: F) -> F:
                         help="The event's rules (YAML: name, max_papers_per_participant, "
                              "participants) [env JUDGING_EVENT; default: no limit, a "
                              "submission's participant is its Hub namespace].")(func)
+
+
+def _download_limits(max_download_files: int, max_download_mb: int) -> Any:
+    from judging.intake import DownloadLimits  # (imported when the command runs)
+
+    return DownloadLimits(files=max_download_files, bytes=max_download_mb * 2**20)
+
+
+#: What one Hub submission may hold to be downloaded (`judging run`, `judging watch`): the
+#: organizer's, from the command line or the environment, never from the submission.
+download_limit_options = option_group(
+    "download_limits", _download_limits,
+    click.option("--max-download-files", type=click.IntRange(1), default=MAX_SOURCE_FILES,
+                 envvar="JUDGING_MAX_DOWNLOAD_FILES", show_default=True, show_envvar=True,
+                 help="A Hub submission listing more files is refused before anything of it "
+                      "is downloaded."),
+    click.option("--max-download-mb", type=click.IntRange(1),
+                 default=MAX_SOURCE_BYTES // 2**20, envvar="JUDGING_MAX_DOWNLOAD_MB",
+                 show_default=True, show_envvar=True,
+                 help="A Hub submission listing more MiB is refused before anything of it is "
+                      "downloaded (and one whose downloaded files hold more is removed)."),
+    title="Hub downloads")

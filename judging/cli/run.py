@@ -22,6 +22,7 @@ from rich.table import Table
 from judging.cli.options import (
     SectionedCommand,
     console,
+    download_limit_options,
     endpoint_options,
     err_console,
     friendly_errors,
@@ -245,6 +246,7 @@ def extract_spec(extract: str | None, judges: list[str]) -> str | None:
               help="Judge calls in flight at once.")
 @click.option("--estimate", is_flag=True,
               help="Print the calls, tokens and cost the run would need, send nothing, exit.")
+@download_limit_options
 @llm_options
 @measuring_options
 @engine_options
@@ -253,7 +255,8 @@ def extract_spec(extract: str | None, judges: list[str]) -> str | None:
 def run(sources: tuple[str, ...], discover: tuple[str, ...], as_of: str | None,
         out: Path | None, registry: Path | None, rubrics: tuple[str, ...],
         judges: tuple[str, ...], samples: int, swap: bool, concurrency: int, estimate: bool,
-        llm: LLMChoice, measuring: Measuring, engine: Engine, rubrics_dir: Path | None) -> None:
+        download_limits: Any, llm: LLMChoice, measuring: Measuring, engine: Engine,
+        rubrics_dir: Path | None) -> None:
     """Judge the claims of one or more submissions.
 
     SOURCE is a submission folder (submission.yaml, a Trackio logbook, or a free-form Space: a
@@ -291,7 +294,7 @@ def run(sources: tuple[str, ...], discover: tuple[str, ...], as_of: str | None,
                                                 max_pixels=measuring.max_pixels),
                          rubrics_dir=rubrics_dir, llm=llm.options, discover=list(discover),
                          as_of=deadline, hf_token=os.environ.get("HF_TOKEN") or None,
-                         extract=extract, shard=engine.shard,
+                         download_limits=download_limits, extract=extract, shard=engine.shard,
                          measure_cache=measuring.measure_cache,
                          measure_workers=measuring.measure_workers,
                          measure_timeout=measuring.measure_timeout)

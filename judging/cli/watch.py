@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.markup import escape
@@ -12,6 +13,7 @@ from judging.cli.options import (
     SectionedCommand,
     calibration_dir_option,
     console,
+    download_limit_options,
     err_console,
     event_option,
     friendly_errors,
@@ -50,6 +52,7 @@ from judging.cli.options import (
                        "JUDGING_JUDGE; default offline]. The endpoint: OPENAI_BASE_URL, "
                        "OPENAI_API_KEY."),
 )
+@download_limit_options
 @option_section("Review queue (--push)",
     click.option("--push", is_flag=True,
                   help="After each poll that judged something, push the new records to "
@@ -63,7 +66,7 @@ from judging.cli.options import (
 def watch(tags: tuple[str, ...], out: Path, every: str, as_of: str | None, polls: int | None,
           registry: Path | None, rubrics: tuple[str, ...], judges: tuple[str, ...], push: bool,
           workspace: str, calibration_dir: Path | None, event_path: Path | None, rubrics_dir: Path | None,
-          api_url: str | None, api_key: str | None, home: Path) -> None:
+          api_url: str | None, api_key: str | None, home: Path, download_limits: Any) -> None:
     """Keep an event live: judge new Spaces and new revisions as they appear.
 
     Each poll lists the tagged Spaces, judges those with a revision not judged yet (a Space
@@ -85,7 +88,8 @@ def watch(tags: tuple[str, ...], out: Path, every: str, as_of: str | None, polls
                          swap=True, rubrics_dir=rubrics_dir,
                          llm=LLMOptions(base_url=os.environ.get("OPENAI_BASE_URL") or None,
                                         api_key=os.environ.get("OPENAI_API_KEY") or None),
-                         hf_token=os.environ.get("HF_TOKEN") or None)
+                         hf_token=os.environ.get("HF_TOKEN") or None,
+                         download_limits=download_limits)
     pusher = None
     if push:
         from judging.cli.review import argilla_client

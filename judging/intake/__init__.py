@@ -46,6 +46,7 @@ from judging.intake.registry import (
 from judging.intake.shapes import SHAPES, Shape, load_folder, shape_for, shape_of
 from judging.intake.sources import (
     HUB_PREFIX,
+    DownloadLimits,
     HubSource,
     expand_source,
     fetch_hub_source,
@@ -56,7 +57,8 @@ from judging.intake.sources import (
 from judging.intake.space import SpaceFiles, is_space, load_space, read_space
 
 __all__ = ["HUB_PREFIX", "MANIFEST_NAMES", "MAX_CONTROL_FILE_BYTES", "MAX_ENV_FILE_BYTES",
-           "MAX_TEXT_FILE_BYTES", "SHAPES", "Shape", "DiscoveredSpace", "HubSource", "LoadedSubmission",
+           "MAX_TEXT_FILE_BYTES", "SHAPES", "Shape", "DiscoveredSpace", "DownloadLimits", "HubSource",
+           "LoadedSubmission",
            "Logbook", "PinnedCommit", "PlannedSource", "Registry", "RegistryClaim", "SourcePlan",
            "SpaceFiles", "StructuredAsk", "apply_registry", "is_space", "load_space",
            "read_space",

@@ -61,6 +61,7 @@ class FoundClaim(Protocol):
     number: int | None
     row: int | None
     place: str
+    prose: str
     extraction: Extraction
 
     @property
@@ -136,8 +137,11 @@ def add_claims(loaded: LoadedSubmission, found: list[FoundClaim], *, pid: str,
                    f"are not judged"))
         found = found[:MAX_CLAIMS_PER_SUBMISSION]
     first = len(loaded.problems)  # a shape's problems with its files come first
-    for index, claim in enumerate(found, start=first):
-        claim_id = f"{pid}/{local_id(claim) if local_id is not None else claim.local_id}"
+    ids = [f"{pid}/{local_id(claim) if local_id is not None else claim.local_id}"
+           for claim in found]
+    named = registry_named(found, ids, pid, registry)
+    ids = [named[i].claim_id or own if i in named else own for i, own in enumerate(ids)]
+    for index, (claim, claim_id) in enumerate(zip(found, ids, strict=True), start=first):
         origin = claim_origin(claim, default_origin)
         if claim.page.error is not None or claim_id in seen:
             reason = (f"{origin}: {claim.page.error}" if claim.page.error
@@ -148,9 +152,13 @@ def add_claims(loaded: LoadedSubmission, found: list[FoundClaim], *, pid: str,
                 manifest=str(manifest(claim)), line=None, reason=reason))
             continue
         seen.add(claim_id)
+        held = material(claim)
+        if (match := named.get(index - first)) is not None:
+            held.flags += match.flags
+            if match.provenance is not None:
+                held.provenance["claim_id"] = match.provenance
         try:
-            claim_input = claim_input_of(claim, claim_id, origin, header, base, registry,
-                                         material(claim))
+            claim_input = claim_input_of(claim, claim_id, origin, header, base, registry, held)
         except (ValidationError, UnsafePathError, ValueError) as exc:
             loaded.problems.append(ClaimProblem(
                 submission_id=header.submission_id, claim_id=claim_id, index=index,
@@ -160,6 +168,56 @@ def add_claims(loaded: LoadedSubmission, found: list[FoundClaim], *, pid: str,
         loaded.claims.append(claim_input)
         made.append((claim, claim_input))
     return made
+
+
+@dataclass
+class RegistryMatch:
+    """What a claim without a number of its own gets from the registry claim its row names."""
+
+    claim_id: str | None = None
+    """The registry's claim id it is matched to (None: it keeps its own, see `flags`)."""
+    provenance: FieldProvenance | None = None
+    flags: list[Flag] = field(default_factory=list)
+
+
+def registry_named(found: list[FoundClaim], ids: list[str], pid: str,
+                   registry: Registry | None) -> dict[int, RegistryMatch]:
+    """By position in `found`: the table rows with no claim number of their own (`ids` holds
+    each claim's own id) that name a registry claim of the paper in a cell ("c1", "claim 1",
+    the full id). Matched only when the row names exactly one, and no other claim of the
+    submission is, or names, that one; else the row keeps its own id and a flag says why
+    (precision first: an unmatched claim is judged on its own, a wrong match would take the
+    registry's reference)."""
+    if registry is None or registry.canonical(pid) is None:
+        return {}
+    out: dict[int, RegistryMatch] = {}
+    wanted: dict[int, tuple[str, str]] = {}
+    for i, claim in enumerate(found):
+        if claim.number is not None or claim.place != "table row":
+            continue
+        cells = [c for c in re.split(r"(?<!\\)\|", claim.prose.strip().strip("|"))
+                 if c.strip()]
+        names = registry.named_in(pid, cells)
+        if len(names) == 1:
+            wanted[i] = next(iter(names.items()))
+        elif names:
+            out[i] = RegistryMatch(flags=[Flag(
+                name="registry_claim_unmatched",
+                detail=f"the row names several registry claims ({', '.join(names)[:300]}): "
+                       f"matched to none")])
+    for i, (target, cell) in wanted.items():
+        others = [j for j, (t, _) in wanted.items() if t == target and j != i]
+        if target in ids or others:
+            why = "another claim of the submission is that claim" if target in ids \
+                else "another row names it too"
+            out[i] = RegistryMatch(flags=[Flag(
+                name="registry_claim_unmatched",
+                detail=f"the row names registry claim {target}, but {why}: matched to none")])
+            continue
+        out[i] = RegistryMatch(claim_id=target, provenance=FieldProvenance(
+            how="declared", quote=cell[:MAX_NOTE_CHARS],
+            place="registry claim named in the table row"))
+    return out
 
 
 def file_problems(loaded: LoadedSubmission, errors: list[tuple[str, str]], pid: str,

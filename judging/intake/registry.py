@@ -149,6 +149,20 @@ class Registry:
         paper_id = self.canonical(paper_id) or paper_id
         return [entry for entry in self.claims.values() if entry.paper_id == paper_id]
 
+    def named_in(self, paper_id: str, cells: list[str]) -> dict[str, str]:
+        """The claims of `paper_id` that a table row of cells names, by claim id -> the cell
+        naming it: a cell that is the claim's id or the part after the paper's ("c2", "Claim 2",
+        "neurips26-4821/c2"), or, within a cell's text, its whole id or "claim 2". A bare "C4"
+        within text is not read as naming claim 4: it is as often a name (the C4 corpus)."""
+        named: dict[str, str] = {}
+        for entry in self.for_paper(paper_id):
+            whole, within = _naming_patterns(entry.claim_id, entry.paper_id)
+            for cell in cells:
+                if any(whole.fullmatch(part) for part in _id_parts(cell)) \
+                        or within.search(cell):
+                    named.setdefault(entry.claim_id, cell.strip())
+        return named
+
     def not_addressed(self, paper_id: str, claim_ids: set[str]) -> list[RegistryClaim]:
         """The claims of `paper_id` that a submission with claims `claim_ids` has no claim for."""
         return [entry for entry in self.for_paper(paper_id) if entry.claim_id not in claim_ids]
@@ -167,6 +181,40 @@ class Registry:
             return confine(self.path.parent, relative)
         except UnsafePathError as exc:
             raise RegistryError(f"claim {entry.claim_id}: {exc}", path=str(self.path)) from exc
+
+
+def _bare(text: str) -> str:
+    return text.strip().strip("*`_[]() \t").strip()
+
+
+#: One claim's name in a cell listing claims ("c1, c2", "Claim 1 & Claim 3", "p/c1; p/c2").
+_ID_LIKE = re.compile(r"(?i)(?:claim\s*#?\s*c?\s*|c)\d+|\S+/\S+")
+
+
+def _id_parts(cell: str) -> list[str]:
+    """The cell as one name, and, when it is a list of names and nothing else, each of them."""
+    bare = _bare(cell)
+    parts = [_bare(p) for p in re.split(r"\s*(?:[,;&+]|\band\b|\s/\s)\s*", bare)]
+    parts = [p for p in parts if p]
+    listed = len(parts) > 1 and all(_ID_LIKE.fullmatch(p) for p in parts)
+    return [bare, *parts] if listed else [bare]
+
+
+def _naming_patterns(claim_id: str, paper_id: str | None) -> tuple[re.Pattern[str],
+                                                                    re.Pattern[str]]:
+    """(what a whole cell naming the claim is, what names it within a cell's text). "C2.1" and
+    "claim 2a" are parts of claim 2, each a claim of its own: they do not name claim 2."""
+    local = claim_id[len(paper_id) + 1:] if paper_id and claim_id.startswith(paper_id + "/") \
+        else claim_id.rsplit("/", 1)[-1]
+    full = re.escape(claim_id)
+    after = r"(?![\w-]|[.,]\d)"
+    numbered = re.fullmatch(r"(?i)c(\d+)", local)
+    if numbered is None:
+        return (re.compile(f"(?i)(?:{full}|{re.escape(local)})"),
+                re.compile(rf"(?i)(?<![\w/.-]){full}{after}"))
+    n = int(numbered.group(1))
+    return (re.compile(rf"(?i){full}|(?:claim\s*#?\s*c?\s*|c)0*{n}"),
+            re.compile(rf"(?i)(?<![\w/.-]){full}{after}|\bclaim\s*#?\s*c?\s*0*{n}{after}"))
 
 
 #: ICML shape: the keys of a claim taken onto `RegistryClaim` (besides `text`, the statement).

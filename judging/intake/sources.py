@@ -7,9 +7,11 @@ import contextlib
 import logging
 import os
 import re
+import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from judging._yaml import (
     one_line,
@@ -19,6 +21,10 @@ from judging.intake.manifest import MANIFEST_NAMES
 from judging.intake.paths import confine
 from judging.intake.shapes import one_submission, shape_of
 from judging.intake.space import read_space
+from judging.models import MAX_SOURCE_BYTES, MAX_SOURCE_FILES
+
+if TYPE_CHECKING:
+    from huggingface_hub import HfApi
 
 log = logging.getLogger(__name__)
 
@@ -143,26 +149,118 @@ def label_name(label: str) -> str:
     return Path(label).name or label
 
 
-def fetch_hub_source(source: HubSource, *, download_root: Path, token: str | None = None
-                     ) -> Path:
-    """Download a Space or dataset repo into a folder of real files; return the submission folder."""
+@dataclass(frozen=True)
+class DownloadLimits:
+    """What one Hub submission may hold to be downloaded: set by the organizer (`judging run
+    --max-download-files / --max-download-mb`), never by anything the submission declares."""
+
+    files: int = MAX_SOURCE_FILES
+    bytes: int = MAX_SOURCE_BYTES
+
+    def over(self, count: int, size: int) -> str | None:
+        """Why `count` files of `size` bytes are over the limits, or None."""
+        if count > self.files:
+            return (f"more than {self.files:,} files, the most a submission may hold (the "
+                    f"organizer's --max-download-files)")
+        if size > self.bytes:
+            return (f"more than {_mib(self.bytes)} in {count:,} files, the most a submission "
+                    f"may hold (the organizer's --max-download-mb)")
+        return None
+
+
+def _mib(size: int) -> str:
+    return f"{size / 2**20:,.1f} MiB"
+
+
+def fetch_hub_source(source: HubSource, *, download_root: Path, token: str | None = None,
+                     limits: DownloadLimits | None = None) -> Path:
+    """Download a Space or dataset repo into a folder of real files; return the submission
+    folder. The files to download are counted and sized from the Hub's listing of one commit
+    first, and that commit is downloaded: a repo over the host's `limits` is refused before a
+    byte of it is fetched, and one whose downloaded files exceed them is removed and refused."""
     from huggingface_hub import snapshot_download
 
+    limits = limits or DownloadLimits()
     local_dir = hub_download_dir(source, download_root)
     token = token or os.environ.get("HF_TOKEN") or None
     allow = [f"{source.subdir}/**"] if source.subdir else None
+    # `.judging/` in a download is judging's own (the datasets a Space links): never the repo's
+    # copy of it, so a participant cannot plant a trace there
+    ignore = [".judging/**"]
     with hub_errors(source.spec, revision=source.revision, failed="download failed"):
-        # `.judging/` in a download is judging's own (the datasets a Space links): never the
-        # repo's copy of it, so a participant cannot plant a trace there
-        snapshot_download(source.repo_id, repo_type=source.repo_type, revision=source.revision,
-                          local_dir=local_dir, token=token, allow_patterns=allow,
-                          ignore_patterns=[".judging/**"])
+        listed, sha = _listing(source, token, allow, ignore, limits)
+        # the commit listed, with the listing's own patterns: the files checked, no others
+        snapshot_download(source.repo_id, repo_type=source.repo_type,
+                          revision=sha or source.revision, local_dir=local_dir, token=token,
+                          allow_patterns=allow, ignore_patterns=ignore)
+    if listed is None:  # no Hub, and a copy downloaded earlier: measured whole
+        listed = [p.relative_to(local_dir).as_posix() for p in local_dir.rglob("*")
+                  if p.is_file() and p.relative_to(local_dir).parts[0] != ".cache"]
+    held = sum(_size_on_disk(local_dir, path) for path in listed)
+    if (why := limits.over(len(listed), held)) is not None:  # the download itself, measured
+        shutil.rmtree(local_dir, ignore_errors=True)
+        raise SourceError(f"{source.spec}: its downloaded files hold {why}: removed, not "
+                          f"judged")
     folder = confine(local_dir, source.subdir) if source.subdir else local_dir
     if not folder.is_dir():
         raise SourceError(f"{source.spec}: the subfolder {source.subdir!r} is not in the repo")
     if source.repo_type == "space" and shape_of(folder) == "space":
         fetch_linked(folder, source, token=token)
     return folder
+
+
+def _listing(source: HubSource, token: str | None, allow: list[str] | None, ignore: list[str],
+             limits: DownloadLimits) -> tuple[list[str] | None, str | None]:
+    """(the files the download will fetch, the commit listed), checked against `limits`; (None,
+    None) when the Hub cannot be reached or HF_HUB_OFFLINE is set: `snapshot_download` then
+    serves a copy downloaded earlier, or says why it cannot, as it does without a listing."""
+    import httpx2
+    from huggingface_hub import HfApi, constants
+    from huggingface_hub.errors import OfflineModeIsEnabled
+    from huggingface_hub.file_download import REGEX_COMMIT_HASH
+
+    api = HfApi(token=token)
+    revision = source.revision or constants.DEFAULT_REVISION
+    try:
+        sha = revision if REGEX_COMMIT_HASH.fullmatch(revision) else api.repo_info(
+            source.repo_id, repo_type=source.repo_type, revision=revision).sha
+        return _listed_within(api, source, sha, allow, ignore, limits), sha
+    except (httpx2.ConnectError, httpx2.TimeoutException, OfflineModeIsEnabled):
+        return None, None
+
+
+def _listed_within(api: HfApi, source: HubSource, sha: str | None, allow: list[str] | None,
+                   ignore: list[str], limits: DownloadLimits) -> list[str]:
+    """The files of one commit that the download will fetch (huggingface_hub's own pattern
+    filter, as `snapshot_download` applies it), read from the Hub's listing as it pages in, or
+    a SourceError at the first file over the limits: a repo of a million files is refused
+    after a few pages, not listed whole."""
+    from huggingface_hub import RepoFile
+    from huggingface_hub.utils import filter_repo_objects
+
+    entries = (e for e in api.list_repo_tree(source.repo_id, repo_type=source.repo_type,
+                                             revision=sha, recursive=True)
+               if isinstance(e, RepoFile))
+    paths: list[str] = []
+    total = 0
+    for entry in filter_repo_objects(entries, allow_patterns=allow, ignore_patterns=ignore,
+                                     key=lambda e: e.path):
+        if entry.size is None:  # never downloaded blind
+            raise SourceError(f"{source.spec}: the Hub's listing gives no size for "
+                              f"{entry.path[:200]!r}, so the download cannot be bounded: not "
+                              f"downloaded")
+        paths.append(entry.path)
+        total += entry.size
+        if (why := limits.over(len(paths), total)) is not None:
+            raise SourceError(f"{source.spec}: {why}: not downloaded")
+    return paths
+
+
+def _size_on_disk(local_dir: Path, path: str) -> int:
+    try:  # lstat: a link is its own few bytes, never its target's
+        return (local_dir / path).lstat().st_size
+    except OSError:
+        return 0
 
 
 #: A linked dataset is fetched only in part: its text files (traces, results, logs) up to these.
@@ -220,7 +318,8 @@ def fetch_linked(folder: Path, source: HubSource, *, token: str | None = None) -
 
 
 def expand_source(source: str, *, download_root: Path, token: str | None = None,
-                  warn_skipped: bool = True) -> list[Path]:
+                  warn_skipped: bool = True, limits: DownloadLimits | None = None
+                  ) -> list[Path]:
     """Submission folders named by a SOURCE argument.
 
     A folder that a shape (`shapes.SHAPES`) calls one submission is one; a folder that is
@@ -230,7 +329,7 @@ def expand_source(source: str, *, download_root: Path, token: str | None = None,
     """
     if source.startswith(HUB_PREFIX):
         folder = fetch_hub_source(parse_hub_source(source), download_root=download_root,
-                                  token=token)
+                                  token=token, limits=limits)
     else:
         folder = Path(source)
         if not folder.exists():

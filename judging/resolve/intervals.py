@@ -368,6 +368,8 @@ def simulate_ranks(rows: Sequence[ClaimRow], *, draws: int = RANK_DRAWS,
     calibration = stratum_posteriors(rows)
     calibrated = bool(calibration)
     submissions = sorted({r.submission for r in rows})
+    if not submissions:  # nothing ranked (every claim failed to load): no interval to draw
+        return RankSimulation(intervals={}, calibrated=calibrated)
     index = {s: i for i, s in enumerate(submissions)}
     fixed_pass = np.zeros(len(submissions))
     fixed_fail = np.zeros(len(submissions))

@@ -25,16 +25,17 @@ from judging.intake import (
     plan_sources,
     source_label,
 )
-from judging.models import ClaimInput, Judgment, NotAddressed, SubmissionSource
+from judging.models import ClaimInput, ClaimKey, Judgment, NotAddressed, SubmissionSource
 from judging.rubrics import Rubric
-from judging.run.lines import problem_judgment
+from judging.run.lines import LOADER, problem_judgment, withdrawal
 from judging.run.request import RunRequest, RunResult
-from judging.rundir import RunPaths, RunStore, UnreadableSource
+from judging.rundir import Identity, RunPaths, RunStore, UnreadableSource
 
 log = logging.getLogger(__name__)
 
 Batch = tuple[list[ClaimInput], list[Judgment]]
-"""One submission's claims to judge and the error lines of its claims that failed to load."""
+"""One submission's claims to judge, and the lines to write as they are: the error lines of its
+claims that failed to load, and the withdrawals of what its latest load no longer holds."""
 
 
 def not_addressed(loaded: LoadedSubmission, registry: Registry | None) -> list[NotAddressed]:
@@ -96,6 +97,8 @@ class Feed:
         self.store = store
         self.extractor = extractor
         """The LLM extractor injected into the logbook importer (`--extract`), or None."""
+        self._before: dict[str, list[Identity]] | None = None
+        """The identities with a line when the run began, by submission (`_withdrawn`)."""
 
     def submissions(self, registry: Registry | None, result: RunResult) -> Iterator[Batch]:
         """(claims, error lines) per submission, in source order."""
@@ -110,7 +113,8 @@ class Feed:
         for planned in plan.sources:
             try:
                 folders = expand_source(planned.spec, download_root=root,
-                                        token=request.hf_token)
+                                        token=request.hf_token,
+                                        limits=request.download_limits)
             except JudgingError as exc:
                 _unreadable(result, source_label(planned.spec, download_root=root), str(exc))
                 continue
@@ -163,8 +167,39 @@ class Feed:
         if source is not None:  # a Hub source: the revision judged
             result.submissions[sid] = source
             claims = [claim.model_copy(update={"source": source}) for claim in claims]
-        return claims, [problem_judgment(p, run_id=self.store.info.run_id,
-                                         paper_id=loaded.header.paper_id) for p in problems]
+        return claims, [*self._withdrawn(loaded), *(
+            problem_judgment(p, run_id=self.store.info.run_id, paper_id=loaded.header.paper_id)
+            for p in problems)]
+
+    def _withdrawn(self, loaded: LoadedSubmission) -> list[Judgment]:
+        """Lines withdrawing what the submission's latest load (this one) no longer holds: a
+        claim it no longer has, the error line of a claim that now loads (a Space fixed since
+        it could not be loaded), the judged lines of a claim that now fails to load. The
+        append-only file keeps the earlier lines; the run's reader honours the withdrawal."""
+        if self._before is None:
+            self._before = self.store.identities_by_submission()
+        shard = self.request.shard
+        sid = loaded.header.submission_id
+        claims = {str(c.key) for c in loaded.claims}
+        problems = {str(p.key) for p in loaded.problems}
+        wanted: list[tuple[Identity, str]] = []
+        for ident in self._before.get(sid, []):
+            claim, _, judge = ident[:3]
+            if shard is not None and not shard.holds(ClaimKey(
+                    submission_id=sid, claim_id=claim.split("::", 1)[1])):
+                continue
+            if judge == LOADER and claim not in problems:
+                why = f"{sid} loads now without this problem: the error no longer holds"
+            elif judge != LOADER and claim in problems:
+                why = "the claim no longer loads: see its error line"
+            elif judge != LOADER and claim not in claims:
+                why = f"{sid} no longer has this claim (its latest load does not)"
+            else:
+                continue
+            wanted.append((ident, why))
+        lines = self.store.newest_lines(ident for ident, _ in wanted)
+        return [withdrawal(line, why, run_id=self.store.info.run_id)
+                for line, (_, why) in zip(lines, wanted, strict=True) if line is not None]
 
 
 def _unreadable(result: RunResult, label: str, reason: str) -> None:

@@ -13,6 +13,7 @@ from judging.models import (
     Agent,
     Aggregate,
     AnswerStatus,
+    Artifacts,
     Claim,
     ClaimInput,
     ClaimProblem,
@@ -121,6 +122,17 @@ def problem_judgment(problem: ClaimProblem, *, run_id: str, paper_id: str | None
         reason=f"claim could not be loaded: {problem.reason}"
                + (f" ({problem.manifest}:{problem.line})" if problem.line else ""),
         provenance=line_provenance(None, None))
+
+
+def withdrawal(line: Judgment, reason: str, *, run_id: str) -> Judgment:
+    """A line that withdraws `line`'s identity (`Judgment.withdrawn`): the run's reader drops
+    it; `line` stays in the file."""
+    return line.model_copy(update={
+        "run_id": run_id, "input_hash": content_hash({"withdrawn": line.input_hash,
+                                                      "reason": reason}),
+        "final": True, "status": LineStatus.unscored, "reason": reason, "withdrawn": reason,
+        "answers": [], "aggregate": None, "signals": {}, "flags": [], "chart_trace": None,
+        "artifacts": Artifacts(), "provenance": line_provenance(None, None)})
 
 
 def unscored_all(rubric: Rubric, reason: str) -> list[CriterionAnswer]:

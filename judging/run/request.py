@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from judging.intake import DownloadLimits
 from judging.judges import CallEstimate, Judge, LLMOptions
 from judging.models import (
     DriftReport,
@@ -48,6 +49,8 @@ class RunRequest:
     """Judge each Hub source at its last commit at or before this (aware) deadline."""
     hf_token: str | None = None
     """Hugging Face token for listings, histories and downloads (never recorded)."""
+    download_limits: DownloadLimits = field(default_factory=DownloadLimits)
+    """What one Hub submission may hold to be downloaded (`--max-download-files/-mb`)."""
     extract: str | None = None
     """`openai:MODEL`: an LLM fills the logbook fields the deterministic extractor missed
     (through `llm`'s endpoint, cache and the run's budget)."""

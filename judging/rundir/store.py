@@ -319,6 +319,8 @@ class RunStore:
         # The file is read once: the offset of the newest line per identity is kept, and lines
         # that are not final (budget, transport failures) do not count as done.
         self._latest: dict[Identity, int] = {}
+        self._withdrawn: set[Identity] = set()
+        """Identities whose newest line withdraws them (`Judgment.withdrawn`): no line counts."""
         self.keys: set[LineKey] = set()
         self._size = 0
         for offset, judgment in iter_jsonl_offsets(self.paths.judgments, Judgment):
@@ -387,7 +389,13 @@ class RunStore:
         write_text_atomic(self.paths.run_json, self.info.model_dump_json(indent=2, by_alias=True))
 
     def has(self, key: LineKey) -> bool:
-        return key in self.keys
+        """Whether a final line of this key was written and its identity is not withdrawn since
+        (a withdrawn line that holds again is written again)."""
+        if key not in self.keys:
+            return False
+        return not self._withdrawn or (key.claim, key.rubric.rsplit("#", 1)[0] if key.rubric
+                                       else None, key.judge, key.sample, key.swapped
+                                       ) not in self._withdrawn
 
     def append(self, judgment: Judgment) -> None:
         """Write one line. It is flushed at once (a killed process loses nothing written) and
@@ -413,6 +421,10 @@ class RunStore:
         ident = (sys.intern(claim), sys.intern(rubric) if rubric else None, sys.intern(judge),
                  sample, swapped)
         self._latest.pop(ident, None)  # keep dict order = order of the newest lines
+        if judgment.withdrawn is not None:
+            self._withdrawn.add(ident)
+            return
+        self._withdrawn.discard(ident)
         self._latest[ident] = offset
         if judgment.final:
             key = line_key(judgment)
@@ -494,13 +506,23 @@ class RunStore:
         return self._read_claim(ClaimInput.model_validate_json(self._claim_lines.read(held[0]),
                                                                context=FROM_FILE))
 
+    def _gone(self) -> set[str]:
+        """The claims withdrawn from their submission: a line of theirs was withdrawn and no line
+        judged under a rubric holds (a claim that now fails to load keeps only its error)."""
+        if not self._withdrawn:
+            return set()
+        judged = {ident[0] for ident in self._latest if ident[1] is not None}
+        return {ident[0] for ident in self._withdrawn} - judged
+
     def claim_keys(self) -> list[str]:
-        return list(self._claim_index())
+        gone = self._gone()
+        return [key for key in self._claim_index() if key not in gone]
 
     def iter_claims(self) -> Iterator[ClaimInput]:
-        """The newest stored content of every claim, in the order of their newest lines, read
-        one line at a time."""
-        newest = {offset for offset, _ in self._claim_index().values()}
+        """The newest stored content of every claim its submission still has (not `_gone`), in
+        the order of their newest lines, read one line at a time."""
+        gone = self._gone()
+        newest = {offset for key, (offset, _) in self._claim_index().items() if key not in gone}
         for offset, claim in iter_jsonl_offsets(self.paths.claims, ClaimInput):
             if offset in newest:
                 yield self._read_claim(claim)
@@ -574,6 +596,14 @@ class RunStore:
 
     def identities(self) -> list[Identity]:
         return list(self._latest)
+
+    def identities_by_submission(self) -> dict[str, list[Identity]]:
+        """The identities that have a line, by submission id (a claim key is
+        `submission::claim`, and a submission id holds no colon)."""
+        out: dict[str, list[Identity]] = {}
+        for ident in self._latest:
+            out.setdefault(ident[0].split("::", 1)[0], []).append(ident)
+        return out
 
     def claim_count(self) -> int:
         """How many claims have a line."""

@@ -213,8 +213,9 @@ def test_space_downloads_to_real_files_and_loads(fake: FakeHub, tmp_path: Path,
         assert ("HEAD", f"/spaces/alice/repro/resolve/{sha}/{name}") in fake.requests
     assert fake.unexpected == []
     assert all(r.authorization is None for r in fake.details), "no token may be sent"
-    # huggingface_hub's own cache went to the test's HF home, not the user's
-    assert (tmp_path / "hf-home" / "hub").is_dir()
+    # the download is pinned to the commit listed (its limits checked on that listing): no
+    # branch ref is kept in huggingface_hub's own cache (the test's HF home, never the user's)
+    assert not list((tmp_path / "hf-home").rglob("refs/*"))
 
 
 def test_second_fetch_only_checks_the_revision(fake: FakeHub, tmp_path: Path) -> None:
@@ -223,7 +224,10 @@ def test_second_fetch_only_checks_the_revision(fake: FakeHub, tmp_path: Path) ->
     first = fetch_hub_source(source, download_root=root)
     fake.clear()
     assert fetch_hub_source(source, download_root=root) == first
-    assert fake.requests == [("GET", "/api/spaces/alice/repro/revision/main")]
+    # the revision, and its listing (the host's download limits are checked on it): no file
+    sha = fake.sha("space", "alice/repro")
+    assert fake.requests == [("GET", "/api/spaces/alice/repro/revision/main"),
+                             ("GET", f"/api/spaces/alice/repro/tree/{sha}")]
 
 
 def test_dataset_subfolder_downloads_only_that_subfolder(fake: FakeHub, tmp_path: Path) -> None:
