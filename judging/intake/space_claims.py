@@ -26,6 +26,7 @@ from judging.intake.extract import (
     toy_scale,
 )
 from judging.intake.freeform import Reading, keep_single_numbers, read_already, report_page
+from judging.intake.freeform.tables import HUNDREDFOLD_BAND
 from judging.intake.logbook import (
     Cell,
     FoundClaim,
@@ -146,7 +147,11 @@ def apply_space_facts(found: list[FoundClaim], whole: FoundClaim | None, files: 
     single = len(found) == 1
     for claim in found:
         if claim is whole:
-            extract_page(claim, verdict_places=verdict_places, value_places=value_places)
+            # the report read as one claim is prose: a sentence pairing both sides anywhere in
+            # it may be about another result, and values stated in prose are the LLM's
+            # (`--extract`), never guessed offline
+            extract_page(claim, verdict_places=verdict_places,
+                         value_places=value_places - PROSE_VALUE_PLACES)
         ex = claim.extraction
         keep_single_numbers(ex)
         labels = space_labels(files) if (claim is whole or single) else []
@@ -170,9 +175,37 @@ def apply_space_facts(found: list[FoundClaim], whole: FoundClaim | None, files: 
                 if getattr(ex, name.split("_")[0]) is None:
                     ex.absent.pop(name, None)
             agreed, disputed = _undisputed(ex, extra)
+            had = {side: getattr(ex, side) for side in ("reported", "reproduced")}
             choose_values(ex, agreed, None, claim.prose)
             ex.absent.update(disputed)
+            _one_scale(ex, had)
         toy_scale(ex, claim.prose + "\n" + (files.short_description or ""))
+
+
+#: The places of a value that are prose, whatever page they are on: read from a page of
+#: structure (a claim's section), not from a whole report read as one claim.
+PROSE_VALUE_PLACES = frozenset({"sentence pairing both"})
+
+
+def _one_scale(ex: Extraction, had: dict[str, float | None]) -> None:
+    """The side the Space's results files or logs gave is absent when the two sides are a
+    fraction against a percent (`HUNDREDFOLD_BAND`: "0.931" against "94.0"): on which scale
+    the number is is not declared. The claim's number is the paper's, so when the files gave
+    both, ours goes. `had`: each side's value before the files were read (a side the report
+    itself gave stays)."""
+    rep, our = ex.reported, ex.reproduced
+    if rep is None or our is None:
+        return
+    small, big = sorted((abs(rep), abs(our)))
+    if not (small <= 1 < big and HUNDREDFOLD_BAND[0] <= 100 * small / big <= HUNDREDFOLD_BAND[1]):
+        return
+    side = "reproduced" if had["reproduced"] is None else "reported"
+    if had[side] is None:
+        setattr(ex, side, None)
+        ex.provenance.pop(f"{side}_value", None)
+        ex.absent[f"{side}_value"] = (
+            f"{rep:g} against {our:g}: a fraction against a percent, the scale of this side's "
+            f"number is not declared")
 
 
 def _undisputed(ex: Extraction, values: list[Value]) -> tuple[list[Value], dict[str, str]]:

@@ -354,8 +354,6 @@ def test_the_stress_set_is_read_with_every_value_right() -> None:
 # -- shapes read outside this reader (space_claims: the whole-report fallback and the results
 # files), left as they are here: each fails today, and the day it passes it leaves this list
 
-@pytest.mark.xfail(strict=True, reason="the whole-report fallback reads a sentence pairing both "
-                                       "sides offline (space_claims.apply_space_facts)")
 def test_a_whole_reports_prose_gives_no_value_offline(tmp_path: Path) -> None:
     case = Case("whole", "# Top-1 accuracy on the test split\n\n**Verdict:** ✅ Reproduced\n\n"
                          "The paper reports 94.0% top-1; we measured 93.1%.\n", None, None,
@@ -363,8 +361,6 @@ def test_a_whole_reports_prose_gives_no_value_offline(tmp_path: Path) -> None:
     assert values(case, tmp_path)[:2] == (None, None)
 
 
-@pytest.mark.xfail(strict=True, reason="a results file's two sides are not checked for one "
-                                       "scale (space_claims / results)")
 def test_a_results_files_percent_against_a_fraction_gives_no_pair(tmp_path: Path) -> None:
     case = Case("results", "# Reproduction\n\n" + table(["Claim", "Verdict"], [[KEY, "✅"]]),
                 94.0, None)
