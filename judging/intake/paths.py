@@ -55,10 +55,26 @@ def confine_file(root: Path, relative: str) -> Path:
     return path
 
 
+#: What a file name must not carry to be read: C0 and C1 control characters (a newline forged a
+#: line of our console, an escape sequence cleared the terminal, and as a value's place one sank
+#: the Space with a validation message), DEL, and the bidirectional overrides that reorder a line.
+_NAME_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e"
+                            "\u2066-\u2069]")
+
+
+def shown_name(relative: str) -> str:
+    """A submission's file name as our lines show it: each control character as its escape
+    (`\\x1b`), the rest as written."""
+    return _NAME_CONTROLS.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 256
+                              else f"\\u{ord(m.group()):04x}", relative)
+
+
 def refusal(root: Path, relative: str) -> str | None:
-    """Why a listed file of a submission is not read, in our words, else None: a link leaving
-    `root` (followed, a host file was a Space's log every claim carried, and `check` scanned
-    it) or a special file (a FIFO would block)."""
+    """Why a listed file of a submission is not read, in our words, else None: a name with
+    control characters, a link leaving `root` (followed, a host file was a Space's log every
+    claim carried, and `check` scanned it) or a special file (a FIFO would block)."""
+    if _NAME_CONTROLS.search(relative):
+        return "a file name with control characters (a newline, an escape sequence): not read"
     try:
         confine(root, relative)
     except UnsafePathError:
@@ -204,7 +220,8 @@ class Listing:
         their end; else none."""
         if not self.unread:
             return []
-        named = ", ".join("the top folder" if f == "." else f"{f}/" for f in self.unread[:5])
+        named = ", ".join("the top folder" if f == "." else f"{shown_name(f)}/"
+                          for f in self.unread[:5])
         more = f" and {len(self.unread) - 5} more" if len(self.unread) > 5 else ""
         return [("files", f"{what} holds more than {self.limit:,} files: only the first "
                           f"{self.limit:,} (shallowest first) were read; not read to their "

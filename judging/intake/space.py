@@ -42,6 +42,7 @@ from judging.intake.paths import (
     open_confined,
     read_text_confined,
     refusal,
+    shown_name,
 )
 from judging.intake.prose import read_prose
 from judging.intake.registry import Registry
@@ -164,7 +165,7 @@ def read_space(folder: Path) -> SpaceFiles:
         name = rel.rsplit("/", 1)[-1]
         linked = rel.startswith(LINKED + "/")
         if (refused := refusal(folder, rel)) is not None:  # whatever its role: one error
-            files.errors.append((rel, refused))
+            files.errors.append((shown_name(rel), refused))
             continue
         if rel == f"{LINKED}/errors.txt":
             raw = _read(folder, rel, MAX_LOG_BYTES, files)

@@ -1,0 +1,44 @@
+"""A hostile participant's free-form Space (issue 40's reader, attacked): every file here is
+built by the test. Each case is what a participant can put in a Space, and what must happen:
+one line in our own words, the rest of the Space judged, nothing on our console or in our
+files that the participant wrote as ours."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from judging.intake import load_folder
+
+FRONT = "---\ntitle: Reproduction of arXiv 2401.00001\nsdk: static\n---\n"
+TABLE = ("| Claim | Paper | Ours | Verdict |\n|---|---|---|---|\n"
+         "| Top-1 accuracy on the clean split | 76.1 | | ✅ |\n")
+
+
+def space(tmp_path: Path, files: dict[str, str], readme: str = FRONT + TABLE) -> Path:
+    folder = tmp_path / "alice--repro-2401.00001"
+    folder.mkdir()
+    (folder / "README.md").write_text(readme, encoding="utf-8")
+    for rel, text in files.items():
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (folder / rel).write_text(text, encoding="utf-8")
+    return folder
+
+
+def test_a_file_named_with_control_characters_is_one_line_and_the_space_is_judged(
+        tmp_path: Path) -> None:
+    # the only claim took its value from the results file, whose name (an escape sequence that
+    # clears the terminal) became the value's place: a pydantic message, the Space lost
+    folder = space(tmp_path, {"metrics_\x1b[2J\x1b[31mevil.json": '{"ours": 75.9}',
+                              "results\nWARNING forged line.csv": "paper,ours\n1,2\n"})
+    loaded = load_folder(folder, logbooks_dir=tmp_path / "out")
+    [claim] = loaded.claims
+    assert claim.claim.reproduced_value is None
+    reasons = [p.reason for p in loaded.problems]
+    assert reasons == [
+        "metrics_\\x1b[2J\\x1b[31mevil.json: a file name with control characters (a newline, "
+        "an escape sequence): not read",
+        "results\\x0aWARNING forged line.csv: a file name with control characters (a "
+        "newline, an escape sequence): not read"]
+    for text in reasons + [p.claim_id or "" for p in loaded.problems] + \
+            loaded.header.warnings:
+        assert "\x1b" not in text and "\n" not in text
