@@ -7,7 +7,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from judging.intake import load_folder
+from judging.intake.extract import map_verdict
+from judging.intake.freeform import read_report
+from judging.models import Verdict
 
 FRONT = "---\ntitle: Reproduction of arXiv 2401.00001\nsdk: static\n---\n"
 TABLE = ("| Claim | Paper | Ours | Verdict |\n|---|---|---|---|\n"
@@ -42,3 +47,37 @@ def test_a_file_named_with_control_characters_is_one_line_and_the_space_is_judge
     for text in reasons + [p.claim_id or "" for p in loaded.problems] + \
             loaded.header.warnings:
         assert "\x1b" not in text and "\n" not in text
+
+
+def _cell_verdict(cell: str) -> Verdict | None:
+    [claim] = read_report("REPORT.md", "| Claim | Paper | Ours | Verdict |\n|---|---|---|---|\n"
+                                       f"| Accuracy on the clean test split | 91 | 90 | {cell} |\n")
+    return claim.extraction.verdict
+
+
+@pytest.mark.parametrize("cell", [
+    # a verdict word turned around or held back: the participant did not declare it
+    "could not be verified", "cannot be verified", "never verified", "not yet verified",
+    "no longer reproduces", "Verified? No.", "Reproduced: no", "would be verified if",
+    "not falsified", "never failed", "did not fail",
+    # a verdict word and the opposite mark, or both marks
+    "❌ verified", "verified ❌", "✅ falsified", "✅❌", "✅ (after fixing a bug, ❌ before)",
+    # a mark negated
+    "NOT ✅", "no ✅",
+])
+def test_a_verdict_cell_that_negates_or_contradicts_its_verdict_word_declares_none(cell):
+    # each was read as the opposite of what it says, or as one side of a contradiction
+    assert map_verdict(cell).verdict is None
+    assert _cell_verdict(cell) is None
+
+
+@pytest.mark.parametrize(("cell", "verdict"), [
+    ("✅ Verified", Verdict.verified), ("Falsified ❌", Verdict.falsified),
+    ("PASS (0 failures)", Verdict.verified), ("Falsified: does not match", Verdict.falsified),
+    ("Verified: matches the paper", Verdict.verified), ("FAIL", Verdict.falsified),
+    ("not verified", Verdict.inconclusive), ("does not reproduce", Verdict.falsified),
+    ("❌", Verdict.falsified), ("✅", Verdict.verified), ("failed to reproduce",
+                                                          Verdict.falsified),
+])
+def test_a_plain_verdict_cell_keeps_its_verdict(cell, verdict):
+    assert _cell_verdict(cell) == verdict
