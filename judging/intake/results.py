@@ -174,6 +174,10 @@ def csv_values(text: str, place: str, whole: list[Value], by_claim: dict[int, li
 MAX_RESULTS_BYTES = 5 * 1024 * 1024
 #: A log is read up to this size for its values.
 MAX_LOG_BYTES = 5 * 1024 * 1024
+#: A submission's results files and logs are read up to this many characters in all (four of
+#: the largest one read): a 4 MB YAML file takes about 10 s to read, and a Space may hold 2,000
+#: of them; the files past it are one line.
+MAX_DECLARED_CHARS = 20 * 1024 * 1024
 
 
 def declared_values(folder: Path, results: list[str], logs: list[str],
@@ -184,11 +188,16 @@ def declared_values(folder: Path, results: list[str], logs: list[str],
     (file, reason) in `errors`."""
     whole: list[Value] = []
     by_claim: dict[int, list[Value]] = {}
+    read, unread = 0, []
     for rel in results:
+        if read >= MAX_DECLARED_CHARS:
+            unread.append(rel)
+            continue
         text, error = read_text_confined(folder, rel, limit=MAX_RESULTS_BYTES)
         if text is None:
             errors.append((rel, str(error)))
             continue
+        read += len(text)
         these, keyed, error = file_values(rel, text)
         if error:
             errors.append((rel, error))
@@ -197,9 +206,18 @@ def declared_values(folder: Path, results: list[str], logs: list[str],
             by_claim.setdefault(number, []).extend(values)
     from_logs: list[Value] = []
     for rel in logs:
+        if read >= MAX_DECLARED_CHARS:
+            unread.append(rel)
+            continue
         text, error = read_text_confined(folder, rel, limit=MAX_LOG_BYTES)
         if text is None:
             errors.append((rel, str(error)))
         else:
+            read += len(text)
             from_logs += log_values(rel, text)
+    if unread:
+        more = f" and {len(unread) - 5} more" if len(unread) > 5 else ""
+        errors.append(("results files and logs", f"read up to {MAX_DECLARED_CHARS:,} "
+                                                 f"characters in all: {len(unread)} not read "
+                                                 f"({', '.join(unread[:5])}{more})"))
     return whole, by_claim, from_logs

@@ -61,6 +61,10 @@ log = logging.getLogger(__name__)
 
 #: A Markdown report larger than this is not read (one error): a real report is tens of KB.
 MAX_REPORT_BYTES = 2 * 1024 * 1024
+#: The Space's Markdown reports are read up to this many characters in all (four of the largest
+#: one read): each costs the reader about 10 s a megabyte, and 2,000 reports of 2 MB held one
+#: Space's intake for hours; the reports past it are one line.
+MAX_REPORTS_CHARS = 8 * 1024 * 1024
 #: At most this many files of a Space are looked at (a Space is a small repository).
 MAX_FILES = 2000
 #: How deep below the Space's root files are looked for.
@@ -161,6 +165,7 @@ def read_space(folder: Path) -> SpaceFiles:
     files = SpaceFiles(folder=folder)
     listing = list_files(folder, max_depth=MAX_DEPTH, max_files=MAX_FILES, ours=LINKED)
     files.errors += listing.problems("the Space")
+    unread: list[str] = []
     for rel in listing.files:
         name = rel.rsplit("/", 1)[-1]
         linked = rel.startswith(LINKED + "/")
@@ -177,6 +182,9 @@ def read_space(folder: Path) -> SpaceFiles:
                 files.readme = str(raw)
                 _front_matter(files, str(raw))
         elif rel.lower().endswith(".md") and not _NOT_REPORTS.match(name) and not linked:
+            if sum(len(t) for _, t in files.texts()) >= MAX_REPORTS_CHARS:
+                unread.append(rel)
+                continue
             raw = _read(folder, rel, MAX_REPORT_BYTES, files)
             if raw is not None:
                 files.reports.append((rel, str(raw)))
@@ -193,6 +201,11 @@ def read_space(folder: Path) -> SpaceFiles:
             files.scripts.append(rel)
         elif _IMAGE.search(name) and not linked:
             files.images.append(rel)
+    if unread:
+        more = f" and {len(unread) - 5} more" if len(unread) > 5 else ""
+        files.errors.append(("reports", f"the Space's reports are read up to "
+                                        f"{MAX_REPORTS_CHARS:,} characters in all: "
+                                        f"{len(unread)} not read ({', '.join(unread[:5])}{more})"))
     for _, text in files.texts():
         files.linked += [m.group("id") for m in _HUB_LINK.finditer(text)]
     datasets = files.front.get("datasets")

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from judging.intake import load_folder
+from judging.intake import load_folder, results
+from judging.intake import space as space_shape
 from judging.intake.extract import map_verdict
 from judging.intake.freeform import read_report
 from judging.models import Verdict
@@ -81,3 +82,23 @@ def test_a_verdict_cell_that_negates_or_contradicts_its_verdict_word_declares_no
 ])
 def test_a_plain_verdict_cell_keeps_its_verdict(cell, verdict):
     assert _cell_verdict(cell) == verdict
+
+
+def test_a_space_of_many_large_reports_and_results_files_is_read_to_a_bound_and_says_so(
+        tmp_path: Path, monkeypatch) -> None:
+    # each file was within its own limit, and nothing bounded their sum: 2,000 reports of 2 MB
+    # (about 10 s each to read) held one Space's intake for hours
+    monkeypatch.setattr(space_shape, "MAX_REPORTS_CHARS", 3_000)
+    monkeypatch.setattr(results, "MAX_DECLARED_CHARS", 3_000)
+    pad = "Notes on the run.\n" * 100  # 1,800 characters
+    folder = space(tmp_path, {**{f"notes{i}.md": f"# Notes {i}\n{pad}" for i in range(4)},
+                              **{f"results/metrics{i}.yaml": f"other: {i}\n" + pad.replace("Notes", "# Notes")
+                                 for i in range(4)}})
+    loaded = load_folder(folder, logbooks_dir=tmp_path / "out")
+    assert [c.claim.statement for c in loaded.claims] == ["Top-1 accuracy on the clean split"]
+    reasons = [p.reason for p in loaded.problems]
+    assert reasons == [
+        "reports: the Space's reports are read up to 3,000 characters in all: 2 not read "
+        "(notes2.md, notes3.md)",
+        "results files and logs: read up to 3,000 characters in all: 2 not read "
+        "(results/metrics2.yaml, results/metrics3.yaml)"]
