@@ -118,10 +118,11 @@ def fetch_hub_source(source: HubSource, *, download_root: Path, token: str | Non
     allow = [f"{source.subdir}/**"] if source.subdir else None
     with hub_errors(source.spec, revision=source.revision, failed="download failed"):
         # `.judging/` in a download is judging's own (the datasets a Space links): never the
-        # repo's copy of it, so a participant cannot plant a trace there
+        # repo's copy of it, at any depth (a Space judged from its subfolder, a dataset of
+        # Spaces), so a participant cannot plant a trace there (the Hub's `*` spans folders)
         snapshot_download(source.repo_id, repo_type=source.repo_type, revision=source.revision,
                           local_dir=local_dir, token=token, allow_patterns=allow,
-                          ignore_patterns=[".judging/**"])
+                          ignore_patterns=[".judging/*", "*/.judging/*"])
     folder = confine(local_dir, source.subdir) if source.subdir else local_dir
     if not folder.is_dir():
         raise SourceError(f"{source.spec}: the subfolder {source.subdir!r} is not in the repo")

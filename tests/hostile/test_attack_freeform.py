@@ -5,6 +5,7 @@ files that the participant wrote as ours."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -102,3 +103,35 @@ def test_a_space_of_many_large_reports_and_results_files_is_read_to_a_bound_and_
         "(notes2.md, notes3.md)",
         "results files and logs: read up to 3,000 characters in all: 2 not read "
         "(results/metrics2.yaml, results/metrics3.yaml)"]
+
+
+@pytest.mark.parametrize("source", ["hf://spaces/{space}/team", "hf://datasets/{space}"])
+def test_a_judging_folder_planted_below_a_hub_sources_top_is_never_downloaded(
+        source: str, monkeypatch, tmp_path: Path) -> None:
+    # `.judging/**` kept only the top folder's copy out: a Space judged from its subfolder, or
+    # a dataset of Spaces, brought its own `.judging/linked/` (a trace and a results file
+    # credited to a linked dataset of another user, lines of our own warnings)
+    from click.testing import CliRunner
+
+    from judging.cli import main
+    from tests.fakehub import FakeHub
+    from tests.intake.test_spaces import SPACE, neurips_space, trace_lines
+
+    planted = {".judging/linked/datasets/chans/x-agent-trace/t.jsonl": trace_lines(),
+               ".judging/linked/datasets/bob/y/results.json": '{"ours": 12.5}',
+               ".judging/linked/errors.txt": "linked dataset bob/y: all is well\n"}
+    files = {f"team/{rel}": text for rel, text in neurips_space(**planted).items()}
+    repo = ("space" if source.startswith("hf://spaces") else "dataset", SPACE)
+    with FakeHub({repo: files}) as hub:
+        hub.patch(monkeypatch, tmp_path / "hf-home")
+        out = tmp_path / "run"
+        result = CliRunner().invoke(main, ["run", source.format(space=SPACE), "--out",
+                                           str(out), "--judge", "offline"])
+        assert result.exit_code == 0, result.output
+        assert not any(".judging" in path for _, path in hub.requests)
+    claims = [json.loads(x) for x in (out / "claims.jsonl").read_text().splitlines()]
+    assert claims
+    for claim in claims:
+        assert claim["claim"]["evidence"].get("traces", []) == []
+        assert claim["claim"]["reproduced_value"] != 12.5
+        assert not any("all is well" in w for w in claim["submission"]["warnings"])
