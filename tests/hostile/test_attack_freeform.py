@@ -135,3 +135,28 @@ def test_a_judging_folder_planted_below_a_hub_sources_top_is_never_downloaded(
         assert claim["claim"]["evidence"].get("traces", []) == []
         assert claim["claim"]["reproduced_value"] != 12.5
         assert not any("all is well" in w for w in claim["submission"]["warnings"])
+
+
+def _values(header: list[str], row: list[str]) -> tuple[float | None, float | None]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header),
+             "| " + " | ".join(row) + " |"]
+    [claim] = read_report("REPORT.md", "\n".join(lines) + "\n")
+    return claim.extraction.reported, claim.extraction.reproduced
+
+
+@pytest.mark.parametrize(("header", "row", "want"), [
+    # a side's spread, seed or what is not that side was read as the side's value
+    (["Claim", "Paper std", "Ours std", "Verdict"], ["Accuracy on the clean split", "0.3", "0.4",
+                                                     "✅"], (None, None)),
+    (["Claim", "Paper (seed)", "Ours (seed)", "Verdict"], ["Accuracy on the clean split", "42",
+                                                           "7", "✅"], (None, None)),
+    (["Claim", "Not in paper", "Not ours", "Verdict"], ["Accuracy on the clean split", "3", "4",
+                                                        "✅"], (None, None)),
+    # beside the sides' own columns they are no second value of them
+    (["Claim", "Paper", "Ours", "Paper std", "Ours std", "Verdict"],
+     ["Accuracy on the clean split", "91.0", "90.0", "0.3", "0.4", "✅"], (91.0, 90.0)),
+    (["Claim", "Paper (mean ± std)", "Ours (mean ± std)", "Verdict"],
+     ["Accuracy on the clean split", "91.0 ± 0.3", "90.0 ± 0.4", "✅"], (91.0, 90.0)),
+])
+def test_a_column_of_a_sides_spread_seed_or_negation_is_not_that_sides_value(header, row, want):
+    assert _values(header, row) == want
