@@ -137,6 +137,15 @@ def _doubted(label: str, pattern: re.Pattern[str], verdict: str) -> bool:
     return bool(other and _SIDE_MARKS[other].search(label))
 
 
+def negated_in(label: str, text: str) -> bool:
+    """Whether every place `label` stands in `text` (case-insensitively) is negated or doubted
+    beside it ("could not be verified", "Verified? No."): a label an LLM quoted from such a
+    sentence is the opposite of what the sentence says."""
+    found = list(re.finditer(re.escape(label.strip()), text, re.IGNORECASE))
+    return bool(found) and all(_NEGATED_BEFORE.search(text[:m.start()])
+                               or _NEGATED_AFTER.match(text[m.end():]) for m in found)
+
+
 def map_verdict(label: str, *, doubt: bool = True) -> MappedVerdict:
     """The participant's label mapped by `VERDICT_TABLE`, then by `MARK_TABLE`; a label
     declaring no verdict maps to none, and so does one whose verdict is negated, doubted or
