@@ -16,6 +16,7 @@ from pathlib import Path
 from judging._yaml import parse_document
 from judging.errors import InputFileError
 from judging.intake.extract import Value, json_values, key_side, output_values
+from judging.intake.llm import number_in
 from judging.intake.paths import read_text_confined
 from judging.models import MAX_NOTE_CHARS
 
@@ -45,19 +46,22 @@ def file_values(rel: str, text: str) -> tuple[list[Value], dict[int, list[Value]
 
 def _data_values(data: object, lines: dict[str, str], place: str
                  ) -> tuple[list[Value], dict[int, list[Value]], str | None]:
-    """The values of a parsed results file (JSON or YAML), each quoted by the line of its key."""
-    whole: list[Value] = []
+    """The values of a parsed results file (JSON or YAML), each quoted by the line of its key;
+    a value its line does not show as written (YAML 1.1's `1:30` read as 90, `0x1F` as 31, a
+    key whose line was not found) is not taken: the quote must hold the number."""
+    def quoted(item: object) -> list[Value]:
+        out = []
+        for side, key, value in json_values(item):
+            quote = quote_key(lines, key)
+            if number_in(quote, value):
+                out.append(Value(side, value, quote, place))
+        return out
+
     by_claim: dict[int, list[Value]] = {}
     claims = claim_keyed(data)
-    if claims:
-        for number, item in claims.items():
-            by_claim.setdefault(number, []).extend(
-                Value(side, value, quote_key(lines, key), place)
-                for side, key, value in json_values(item))
-    else:
-        whole += [Value(side, value, quote_key(lines, key), place)
-                  for side, key, value in json_values(data)]
-    return whole, by_claim, None
+    for number, item in claims.items():
+        by_claim.setdefault(number, []).extend(quoted(item))
+    return ([] if claims else quoted(data)), by_claim, None
 
 
 def yaml_data(text: str) -> tuple[object, str | None]:

@@ -201,3 +201,18 @@ def test_an_llm_verdict_label_taken_out_of_a_sentence_that_negates_it_is_rejecte
     assert claim.claim.verdict is None
     assert claim.claim.absent["verdict"].startswith(REJECTED)
     assert "negated" in claim.claim.absent["verdict"]
+
+
+@pytest.mark.parametrize(("text", "want"), [
+    # YAML 1.1 reads "1:30" as 90 and 0x1F as 31: the quoted line does not hold the number
+    ("paper: 1:30\nours: 88.5\n", [("reproduced", 88.5, "ours: 88.5")]),
+    ("paper: 0x1F\nours: 30.5\n", [("reproduced", 30.5, "ours: 30.5")]),
+    # a key whose line is not found had its name for a quote
+    ("{paper: 91.0, ours: 90.5}\n", []),
+    ("paper: 91.0\nours: 90.5\n", [("reported", 91.0, "paper: 91.0"),
+                                   ("reproduced", 90.5, "ours: 90.5")]),
+])
+def test_a_results_yaml_value_is_taken_only_where_its_quoted_line_shows_it(text, want):
+    whole, by_claim, error = results.file_values("results/metrics.yaml", text)
+    assert error is None and by_claim == {}
+    assert [(v.side, v.value, v.quote) for v in whole] == want
