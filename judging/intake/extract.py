@@ -129,12 +129,17 @@ _SIDE_MARKS = {Verdict.verified.value: re.compile("[✅✔✓☑🟢]"),
 def _doubted(label: str, pattern: re.Pattern[str], verdict: str) -> bool:
     """Whether a label's verdict (`pattern`'s matches, read as `verdict`) is negated or doubted
     beside it, or the label carries the other side's mark."""
-    if any(_NEGATED_BEFORE.search(label[:m.start()]) or _NEGATED_AFTER.match(label[m.end():])
-           for m in pattern.finditer(label)):
+    if any(negated_at(label, m.start(), m.end()) for m in pattern.finditer(label)):
         return True
     other = {Verdict.verified.value: Verdict.falsified.value,
              Verdict.falsified.value: Verdict.verified.value}.get(verdict)
     return bool(other and _SIDE_MARKS[other].search(label))
+
+
+def negated_at(text: str, start: int, end: int) -> bool:
+    """Whether the verdict word or mark at `text[start:end]` is negated or doubted beside it
+    ("(not ✅)", "could not be verified", "Verified? No.")."""
+    return bool(_NEGATED_BEFORE.search(text[:start]) or _NEGATED_AFTER.match(text[end:]))
 
 
 def negated_in(label: str, text: str) -> bool:
@@ -142,8 +147,7 @@ def negated_in(label: str, text: str) -> bool:
     beside it ("could not be verified", "Verified? No."): a label an LLM quoted from such a
     sentence is the opposite of what the sentence says."""
     found = list(re.finditer(re.escape(label.strip()), text, re.IGNORECASE))
-    return bool(found) and all(_NEGATED_BEFORE.search(text[:m.start()])
-                               or _NEGATED_AFTER.match(text[m.end():]) for m in found)
+    return bool(found) and all(negated_at(text, m.start(), m.end()) for m in found)
 
 
 def map_verdict(label: str, *, doubt: bool = True) -> MappedVerdict:

@@ -216,3 +216,19 @@ def test_a_results_yaml_value_is_taken_only_where_its_quoted_line_shows_it(text,
     whole, by_claim, error = results.file_values("results/metrics.yaml", text)
     assert error is None and by_claim == {}
     assert [(v.side, v.value, v.quote) for v in whole] == want
+
+
+@pytest.mark.parametrize("text", [
+    "## Claim 1: accuracy on the clean split is 91% (not ✅)\n\nWe got 90.\n\n"
+    "## Claim 2: robust accuracy on the noisy split is 70% ✅\n\nWe got 70.\n",
+    "## Claim 1: accuracy on the clean split is 91% (could not be verified)\n\nWe got 90.\n\n"
+    "## Claim 2: robust accuracy on the noisy split is 70% ✅\n\nWe got 70.\n",
+    "## Results\n\n- Accuracy on the clean split is 91% (not ✅)\n"
+    "- Robust accuracy on the noisy split is 70% ✅\n",
+])
+def test_a_heading_or_item_whose_mark_is_negated_declares_no_verdict(text):
+    # the mark was read alone: "(not ✅)" was a verified claim
+    verdicts = {c.title.lower()[:8]: c.extraction.verdict
+                for c in read_report("REPORT.md", text)}
+    assert verdicts.get("accuracy") is None
+    assert verdicts["robust a"] == Verdict.verified
