@@ -232,3 +232,27 @@ def test_a_heading_or_item_whose_mark_is_negated_declares_no_verdict(text):
                 for c in read_report("REPORT.md", text)}
     assert verdicts.get("accuracy") is None
     assert verdicts["robust a"] == Verdict.verified
+
+
+@pytest.mark.slow
+def test_the_report_shows_a_statement_without_its_escapes_and_bidirectional_overrides(
+        tmp_path: Path) -> None:
+    # U+202E showed "‮0.19" as "91.0" to the report's reader; the console already dropped both
+    from click.testing import CliRunner
+
+    from judging.cli import main
+
+    table = ("| Claim | Paper | Ours | Verdict |\n|---|---|---|---|\n"
+             "| Top-1 accuracy \x1b]0;retitled\x07on the clean split, ours \u202e0.19 | 91.0 "
+             "| 90.5 | ✅ |\n")
+    folder = space(tmp_path, {}, readme=FRONT + "# Repro \x1b[2J\n\n" + table)
+    out = tmp_path / "run"
+    runner = CliRunner()
+    result = runner.invoke(main, ["run", str(folder), "--out", str(out), "--judge", "offline"])
+    assert result.exit_code == 0, result.output
+    assert "\u202e" in (out / "claims.jsonl").read_text(encoding="utf-8")  # kept verbatim
+    result = runner.invoke(main, ["report", str(out)])
+    assert result.exit_code == 0, result.output
+    html = (out / "report.html").read_text(encoding="utf-8")
+    assert "Top-1 accuracy on the clean split, ours 0.19" in html
+    assert not any(c in html for c in ("\u202e", "\x1b", "\x07"))
