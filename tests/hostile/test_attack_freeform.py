@@ -256,3 +256,17 @@ def test_the_report_shows_a_statement_without_its_escapes_and_bidirectional_over
     html = (out / "report.html").read_text(encoding="utf-8")
     assert "Top-1 accuracy on the clean split, ours 0.19" in html
     assert not any(c in html for c in ("\u202e", "\x1b", "\x07"))
+
+
+def test_files_whose_names_differ_only_in_unsafe_characters_keep_apart_claim_ids(
+        tmp_path: Path) -> None:
+    # "a b.json", "a#b.json", "a?b.json" were three error lines of one claim key
+    folder = space(tmp_path, {})
+    for name in ("a b.json", "a#b.json", "a?b.json"):
+        (folder / name).symlink_to("/etc/passwd")
+    loaded = load_folder(folder, logbooks_dir=tmp_path / "out")
+    ids = [p.claim_id for p in loaded.problems]
+    assert len(ids) == 3 and len(set(ids)) == 3
+    assert ids[0].endswith("/file/a-b.json")
+    assert sorted(p.reason.split(":")[0] for p in loaded.problems) == \
+        ["a b.json", "a#b.json", "a?b.json"]
