@@ -86,7 +86,8 @@ class Feed:
                 continue
             for folder in folders:
                 loaded = self._load(folder, registry, result)
-                if loaded is None or not self._first(loaded, folder, seen, result):
+                if loaded is None or not self._owned(loaded, planned.provenance, result) \
+                        or not self._first(loaded, folder, seen, result):
                     continue
                 yield self._batch(loaded, registry, planned.provenance, result)
 
@@ -102,6 +103,22 @@ class Feed:
             result.source_errors.append(f"{folder}: internal error while loading: "
                                         f"{type(exc).__name__}: {exc}")
         return None
+
+    @staticmethod
+    def _owned(loaded: LoadedSubmission, source: SubmissionSource | None, result: RunResult
+               ) -> bool:
+        """Whether a Space from the Hub names itself as a Space of its owner: its manifest's
+        `submission_id` or its logbook's `space_id` is the participant's to write, and one
+        naming another user's Space took that submission's place (the first loaded is judged,
+        the other skipped) with its own claims under the other's name."""
+        if source is None or source.repo_type != "space":
+            return True
+        sid, owner = loaded.header.submission_id, source.repo_id.split("/")[0]
+        if "/" not in sid or sid.split("/")[0] == owner:  # no owner named (a subfolder's name)
+            return True
+        result.source_errors.append(f"{source.source}: names itself {sid!r}, not a Space of "
+                                    f"its owner {owner!r}: skipped")
+        return False
 
     @staticmethod
     def _first(loaded: LoadedSubmission, folder: Path, seen: dict[str, Path],

@@ -270,3 +270,30 @@ def test_files_whose_names_differ_only_in_unsafe_characters_keep_apart_claim_ids
     assert ids[0].endswith("/file/a-b.json")
     assert sorted(p.reason.split(":")[0] for p in loaded.problems) == \
         ["a b.json", "a#b.json", "a?b.json"]
+
+
+@pytest.mark.slow
+def test_a_hub_space_whose_manifest_names_another_users_space_is_skipped(
+        monkeypatch, tmp_path: Path) -> None:
+    # mallory's manifest declared bob's Space as its submission_id: loaded first, it was
+    # judged as bob's (its failing claims on bob's row) and bob's own Space was skipped
+    from click.testing import CliRunner
+
+    from judging.cli import main
+    from tests.fakehub import FakeHub
+    from tests.intake.test_sources import make_submission
+
+    impostor = make_submission(tmp_path / "mallory", submission_id="bob/repro-2401.00001")
+    bob = {"README.md": FRONT + "# Bob's reproduction\n\n" + TABLE.replace("| |", "| 75.8 |")}
+    with FakeHub({("space", "aaa-mallory/repro"): impostor,
+                  ("space", "bob/repro-2401.00001"): bob}) as hub:
+        hub.patch(monkeypatch, tmp_path / "hf-home")
+        out = tmp_path / "run"
+        result = CliRunner().invoke(main, ["run", "hf://spaces/aaa-mallory/repro",
+                                           "hf://spaces/bob/repro-2401.00001", "--out",
+                                           str(out), "--judge", "offline"])
+    assert "names itself 'bob/repro-2401.00001', not a Space of its owner 'aaa-mallory'" \
+        in result.output
+    claims = [json.loads(x) for x in (out / "claims.jsonl").read_text().splitlines()]
+    assert {c["key"]["submission_id"] for c in claims} == {"bob/repro-2401.00001"}
+    assert [c["claim"]["statement"] for c in claims] == ["Top-1 accuracy on the clean split"]
