@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import re
 from pathlib import Path
 
@@ -147,24 +148,29 @@ def quote_key(lines: dict[str, str], key: str) -> str:
 
 def csv_values(text: str, place: str, whole: list[Value], by_claim: dict[int, list[Value]]
                ) -> None:
-    rows = list(csv.reader(io.StringIO(text)))
+    reader, lines = csv.reader(io.StringIO(text)), text.splitlines()
+    rows: list[tuple[list[str], str]] = []
+    end = 0
+    for row in reader:  # each row quoted by its own lines (a quoted cell may span several)
+        start, end = end, reader.line_num
+        rows.append((row, "\n".join(lines[start:end]).strip()))
     if len(rows) < 2:
         return
-    header, lines = rows[0], text.splitlines()
+    header = rows[0][0]
     claim_col = next((j for j, h in enumerate(header) if re.search(r"(?i)claim|^id$", h)), None)
     named = claim_col is not None and not re.search(r"(?i)claim", header[claim_col])
     sides = {j: key_side(h) for j, h in enumerate(header)}
-    for i, row in enumerate(rows[1:], start=1):
-        quote = lines[i].strip() if i < len(lines) else ",".join(row)
+    for row, quote in rows[1:]:
         values = []
         for j, cell in enumerate(row):
             side = sides.get(j)
-            if side is None:
-                continue
             try:
-                values.append(Value(side, float(cell), quote, place))
+                value = float(cell) if side is not None else math.nan
             except ValueError:
                 continue
+            # finite, and written in the row as read ("nan", "1_000" are no value of ours)
+            if math.isfinite(value) and number_in(quote, value):
+                values.append(Value(side, value, quote[:MAX_NOTE_CHARS], place))
         if claim_col is not None and claim_col < len(row):
             number = claim_number(row[claim_col].strip(), named=named)
             if number is not None:

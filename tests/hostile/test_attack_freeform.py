@@ -297,3 +297,19 @@ def test_a_hub_space_whose_manifest_names_another_users_space_is_skipped(
     claims = [json.loads(x) for x in (out / "claims.jsonl").read_text().splitlines()]
     assert {c["key"]["submission_id"] for c in claims} == {"bob/repro-2401.00001"}
     assert [c["claim"]["statement"] for c in claims] == ["Top-1 accuracy on the clean split"]
+
+
+def test_a_results_csv_row_is_quoted_by_its_own_lines_and_a_nan_is_no_value(
+        tmp_path: Path) -> None:
+    # a quoted cell over two lines shifted every later row's quote onto another row's line
+    # (claim 2's 70.0 quoted by a line showing 91.0); "nan" as ours sank the only claim
+    text = ('claim,note,paper,ours\nC1,"a note\nover two lines",91.0,90.5\n'
+            'C2,plain,70.0,60.0\nC3,plain,50.0,nan\n')
+    _, by_claim, error = results.file_values("results.csv", text)
+    assert error is None
+    assert [(v.side, v.value, v.quote) for v in by_claim[2]] == [
+        ("reported", 70.0, "C2,plain,70.0,60.0"), ("reproduced", 60.0, "C2,plain,70.0,60.0")]
+    assert [(v.side, v.value) for v in by_claim[3]] == [("reported", 50.0)]
+    folder = space(tmp_path, {"results.csv": "paper,ours\n76.1,nan\n"})
+    [claim] = load_folder(folder, logbooks_dir=tmp_path / "out").claims
+    assert claim.claim.reported_value == 76.1 and claim.claim.reproduced_value is None
