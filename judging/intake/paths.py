@@ -7,7 +7,7 @@ import os
 import re
 import stat
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
@@ -69,21 +69,64 @@ def shown_name(relative: str) -> str:
                               else f"\\u{ord(m.group()):04x}", relative)
 
 
-def refusal(root: Path, relative: str) -> str | None:
-    """Why a listed file of a submission is not read, in our words, else None: a name with
-    control characters, a link leaving `root` (followed, a host file was a Space's log every
-    claim carried, and `check` scanned it) or a special file (a FIFO would block)."""
+def refusal(root: Path, relative: str) -> tuple[str, str] | None:
+    """(the file as our lines name it, why it is not read) for a listed file of a submission
+    that is not read, else None: a name with control characters, a link leaving `root`
+    (followed, a host file was a Space's log every claim carried, and `check` scanned it) or a
+    special file (a FIFO would block)."""
     if _NAME_CONTROLS.search(relative):
-        return "a file name with control characters (a newline, an escape sequence): not read"
+        return shown_name(relative), ("a file name with control characters (a newline, an "
+                                      "escape sequence): not read")
     try:
         confine(root, relative)
     except UnsafePathError:
-        return "a link leaving the Space: not followed"
+        return relative, "a link leaving the Space: not followed"
     try:
         confine_file(root, relative)
     except UnsafePathError:
-        return "not a regular file (a FIFO, socket or device): not read"
+        return relative, "not a regular file (a FIFO, socket or device): not read"
     return None
+
+
+#: A Space's Markdown reports are read up to this many characters in all (four of the largest
+#: one read): each costs the reader about 10 s a megabyte, and 2,000 reports of 2 MB held one
+#: Space's intake for hours.
+MAX_REPORTS_CHARS = 8 * 1024 * 1024
+
+
+@dataclass
+class TextBudget:
+    """Files of one kind read up to `limit` characters in all, each also within its own limit:
+    nothing bounded their sum. The files past it are named in one line (`problems`)."""
+
+    what: str
+    limit: int
+    read: int = 0
+    unread: list[str] = field(default_factory=list)
+
+    @classmethod
+    def reports(cls) -> TextBudget:
+        return cls("the Space's reports", MAX_REPORTS_CHARS)
+
+    def text(self, root: Path, relative: str, limit: int, errors: list[tuple[str, str]]
+             ) -> str | None:
+        """`read_text_confined` while the budget lasts (what is wrong one (file, reason) in
+        `errors`); past it None, the file counted among those not read."""
+        if self.read >= self.limit:
+            self.unread.append(relative)
+            return None
+        text, error = read_text_confined(root, relative, limit=limit)
+        if text is None:
+            errors.append((relative, str(error)))
+        self.read += len(text or "")
+        return text
+
+    def problems(self) -> list[tuple[str, str]]:
+        if not self.unread:
+            return []
+        more = f" and {len(self.unread) - 5} more" if len(self.unread) > 5 else ""
+        return [(self.what, f"read up to {self.limit:,} characters in all: "
+                            f"{len(self.unread)} not read ({', '.join(self.unread[:5])}{more})")]
 
 
 #: Size limits of the files read from a submission on this machine (bytes), by kind. A small

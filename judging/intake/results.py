@@ -18,7 +18,7 @@ from judging._yaml import parse_document
 from judging.errors import InputFileError
 from judging.intake.extract import Value, json_values, key_side, output_values
 from judging.intake.llm import number_in
-from judging.intake.paths import read_text_confined
+from judging.intake.paths import TextBudget
 from judging.models import MAX_NOTE_CHARS
 
 
@@ -198,16 +198,11 @@ def declared_values(folder: Path, results: list[str], logs: list[str],
     (file, reason) in `errors`."""
     whole: list[Value] = []
     by_claim: dict[int, list[Value]] = {}
-    read, unread = 0, []
+    budget = TextBudget("results files and logs", MAX_DECLARED_CHARS)
     for rel in results:
-        if read >= MAX_DECLARED_CHARS:
-            unread.append(rel)
-            continue
-        text, error = read_text_confined(folder, rel, limit=MAX_RESULTS_BYTES)
+        text = budget.text(folder, rel, MAX_RESULTS_BYTES, errors)
         if text is None:
-            errors.append((rel, str(error)))
             continue
-        read += len(text)
         these, keyed, error = file_values(rel, text)
         if error:
             errors.append((rel, error))
@@ -216,18 +211,7 @@ def declared_values(folder: Path, results: list[str], logs: list[str],
             by_claim.setdefault(number, []).extend(values)
     from_logs: list[Value] = []
     for rel in logs:
-        if read >= MAX_DECLARED_CHARS:
-            unread.append(rel)
-            continue
-        text, error = read_text_confined(folder, rel, limit=MAX_LOG_BYTES)
-        if text is None:
-            errors.append((rel, str(error)))
-        else:
-            read += len(text)
+        if (text := budget.text(folder, rel, MAX_LOG_BYTES, errors)) is not None:
             from_logs += log_values(rel, text)
-    if unread:
-        more = f" and {len(unread) - 5} more" if len(unread) > 5 else ""
-        errors.append(("results files and logs", f"read up to {MAX_DECLARED_CHARS:,} "
-                                                 f"characters in all: {len(unread)} not read "
-                                                 f"({', '.join(unread[:5])}{more})"))
+    errors += budget.problems()
     return whole, by_claim, from_logs
