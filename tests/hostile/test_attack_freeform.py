@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from judging.intake import load_folder, results
-from judging.intake import space as space_shape
+from judging.intake import load_folder, paths, results
 from judging.intake.extract import map_verdict
 from judging.intake.freeform import read_report
 from judging.models import Verdict
@@ -89,7 +88,7 @@ def test_a_space_of_many_large_reports_and_results_files_is_read_to_a_bound_and_
         tmp_path: Path, monkeypatch) -> None:
     # each file was within its own limit, and nothing bounded their sum: 2,000 reports of 2 MB
     # (about 10 s each to read) held one Space's intake for hours
-    monkeypatch.setattr(space_shape, "MAX_REPORTS_CHARS", 3_000)
+    monkeypatch.setattr(paths, "MAX_REPORTS_CHARS", 3_000)
     monkeypatch.setattr(results, "MAX_DECLARED_CHARS", 3_000)
     pad = "Notes on the run.\n" * 100  # 1,800 characters
     folder = space(tmp_path, {**{f"notes{i}.md": f"# Notes {i}\n{pad}" for i in range(4)},
@@ -99,7 +98,7 @@ def test_a_space_of_many_large_reports_and_results_files_is_read_to_a_bound_and_
     assert [c.claim.statement for c in loaded.claims] == ["Top-1 accuracy on the clean split"]
     reasons = [p.reason for p in loaded.problems]
     assert reasons == [
-        "reports: the Space's reports are read up to 3,000 characters in all: 2 not read "
+        "the Space's reports: read up to 3,000 characters in all: 2 not read "
         "(notes2.md, notes3.md)",
         "results files and logs: read up to 3,000 characters in all: 2 not read "
         "(results/metrics2.yaml, results/metrics3.yaml)"]
@@ -313,3 +312,22 @@ def test_a_results_csv_row_is_quoted_by_its_own_lines_and_a_nan_is_no_value(
     folder = space(tmp_path, {"results.csv": "paper,ours\n76.1,nan\n"})
     [claim] = load_folder(folder, logbooks_dir=tmp_path / "out").claims
     assert claim.claim.reported_value == 76.1 and claim.claim.reproduced_value is None
+
+
+def test_a_trace_every_claim_of_a_space_carries_is_read_once_by_a_process(tmp_path: Path
+                                                                          ) -> None:
+    # each claim's measurement read each of the Space's traces again: 3.6 s for a 45 MB trace,
+    # times the claims, times the traces
+    from judging.traces import _tool_calls, tool_calls
+    from tests.intake.test_spaces import trace_lines
+
+    trace = tmp_path / "trace.jsonl"
+    trace.write_text(trace_lines(), encoding="utf-8")
+    first = tool_calls(trace)
+    before = _tool_calls.cache_info()
+    assert [tool_calls(trace) for _ in range(20)] == [first] * 20
+    after = _tool_calls.cache_info()
+    assert (after.hits - before.hits, after.misses - before.misses) == (20, 0)
+    assert first and "measured_slope=-0.998" in first[0].output
+    trace.write_text(trace_lines().replace("-0.998", "-0.9975"), encoding="utf-8")
+    assert "measured_slope=-0.9975" in tool_calls(trace)[0].output  # changed: read again
