@@ -224,11 +224,17 @@ def file_problems(loaded: LoadedSubmission, errors: list[tuple[str, str]], pid: 
                    folder: Path) -> None:
     """One problem line per (file, what is wrong) of a submission in `folder`."""
     sid = loaded.header.submission_id
+    taken = {p.claim_id for p in loaded.problems}
     for where, what in errors:
+        # a file's id keeps the characters an id may hold; names that differ only in the others
+        # ("a b.json", "a#b.json") are numbered apart (one claim key, one error line each)
+        base = f"{pid}/file/{re.sub(r'[^A-Za-z0-9._/+@-]', '-', where)}"[:190]
+        claim_id = next(c for n in range(len(taken) + 2)
+                        if (c := base if n == 0 else f"{base}-{n + 1}") not in taken)
+        taken.add(claim_id)
         loaded.problems.append(ClaimProblem(
-            submission_id=sid, claim_id=f"{pid}/file/{re.sub(r'[^A-Za-z0-9._/+@-]', '-', where)}"
-            [:200], index=len(loaded.problems), manifest=str(folder / where), line=None,
-            reason=f"{where}: {what}"))
+            submission_id=sid, claim_id=claim_id, index=len(loaded.problems),
+            manifest=str(folder / where), line=None, reason=f"{where}: {what}"))
 
 
 def claim_input_of(found: FoundClaim, claim_id: str, origin: str, header: SubmissionHeader,

@@ -112,15 +112,57 @@ MARK_TABLE: list[tuple[re.Pattern[str], str]] = [
          Verdict.verified.value))]
 
 
-def map_verdict(label: str) -> MappedVerdict:
+#: A verdict word or mark turned around or held back by the words just before it ("could not
+#: be verified", "never failed", "not yet verified", "no longer reproduces", "would be verified",
+#: "NOT ✅") or just after it ("Verified? No.", "Reproduced: no"): the label declares no verdict
+#: a reader would stake. Only beside the word: a note further on ("SUPPORTED (no standalone
+#: dataset found)") is no negation of it.
+_NEGATED_BEFORE = re.compile(r"(?i)(?:\b(?:no|not|never|cannot|hardly|unable|without|yet|"
+                             r"longer|if|unless|would)\b|n't)(?:\s+\w+){0,2}\W*$")
+_NEGATED_AFTER = re.compile(r"(?i)^\s*(?:\?|[:=\u2014\u2013-]\s*(?:no|not|never|false)\b)")
+#: The marks of each side: a label carrying the other side's mark too ("❌ verified", "✅❌")
+#: declares both.
+_SIDE_MARKS = {Verdict.verified.value: re.compile("[✅✔✓☑🟢]"),
+               Verdict.falsified.value: re.compile("[❌✗✘🔴]")}
+
+
+def _doubted(label: str, pattern: re.Pattern[str], verdict: str) -> bool:
+    """Whether a label's verdict (`pattern`'s matches, read as `verdict`) is negated or doubted
+    beside it, or the label carries the other side's mark."""
+    if any(negated_at(label, m.start(), m.end()) for m in pattern.finditer(label)):
+        return True
+    other = {Verdict.verified.value: Verdict.falsified.value,
+             Verdict.falsified.value: Verdict.verified.value}.get(verdict)
+    return bool(other and _SIDE_MARKS[other].search(label))
+
+
+def negated_at(text: str, start: int, end: int) -> bool:
+    """Whether the verdict word or mark at `text[start:end]` is negated or doubted beside it
+    ("(not ✅)", "could not be verified", "Verified? No.")."""
+    return bool(_NEGATED_BEFORE.search(text[:start]) or _NEGATED_AFTER.match(text[end:]))
+
+
+def negated_in(label: str, text: str) -> bool:
+    """Whether every place `label` stands in `text` (case-insensitively) is negated or doubted
+    beside it ("could not be verified", "Verified? No."): a label an LLM quoted from such a
+    sentence is the opposite of what the sentence says."""
+    found = list(re.finditer(re.escape(label.strip()), text, re.IGNORECASE))
+    return bool(found) and all(negated_at(text, m.start(), m.end()) for m in found)
+
+
+def map_verdict(label: str, *, doubt: bool = True) -> MappedVerdict:
     """The participant's label mapped by `VERDICT_TABLE`, then by `MARK_TABLE`; a label
-    declaring no verdict maps to none."""
+    declaring no verdict maps to none, and so does one whose verdict is negated, doubted or
+    contradicted beside it (`_doubted`: precision first, a reader would not stake it), unless
+    `doubt` is off (a sentence asked only whether it speaks of a verdict at all)."""
     toy = bool(_TOY.search(label))
     if _NO_VERDICT.search(label):
         return MappedVerdict(None, False, False)
     if not is_verdict_label(label):
         for pattern, verdict in MARK_TABLE:
             if pattern.search(label):
+                if doubt and _doubted(label, pattern, verdict):
+                    return MappedVerdict(None, False, False)
                 return MappedVerdict(Verdict(verdict), False, False)
         return MappedVerdict(None, False, False)
     if _INCONCLUSIVE.search(label):
@@ -129,10 +171,12 @@ def map_verdict(label: str) -> MappedVerdict:
     split = bool(fals and ver)
     if split:
         return MappedVerdict(None, toy, True)
-    if fals:
-        return MappedVerdict(Verdict.falsified, toy, False)
-    if ver:
-        return MappedVerdict(Verdict.verified, toy, False)
+    if fals or ver:
+        verdict = Verdict.falsified if fals else Verdict.verified
+        words = _FALSIFIED if fals else _VERIFIED
+        if doubt and _doubted(label, words, verdict.value):
+            return MappedVerdict(None, toy, False)
+        return MappedVerdict(verdict, toy, False)
     if toy:
         return MappedVerdict(Verdict.inconclusive, True, False)
     return MappedVerdict(None, False, False)

@@ -26,7 +26,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from judging.intake.extract import NUMBER, Extraction, map_verdict, parse_number
+from judging.intake.extract import NUMBER, Extraction, map_verdict, negated_in, parse_number
 from judging.models import MAX_NOTE_CHARS, FieldProvenance, Verdict
 
 REJECTED = "llm quote not found on the page"
@@ -277,6 +277,9 @@ def _fill_from(ex: Extraction, ask: StructuredAsk, outcome: LLMOutcome, *, page_
             mapped = map_verdict(label)
             if not label or label.lower() not in quote.lower():
                 reject(name, f"{REJECTED} (the label {label!r} is not in its quote)")
+                continue
+            if negated_in(label, quote):  # "verified" out of "could not be verified"
+                reject(name, f"{REJECTED} (the label {label!r} is negated in its quote)")
                 continue
             if mapped.verdict is None and not mapped.toy:
                 reject(name, f"the llm's label {label!r} maps to no verdict")

@@ -7,7 +7,7 @@ import os
 import re
 import stat
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
@@ -55,19 +55,78 @@ def confine_file(root: Path, relative: str) -> Path:
     return path
 
 
-def refusal(root: Path, relative: str) -> str | None:
-    """Why a listed file of a submission is not read, in our words, else None: a link leaving
-    `root` (followed, a host file was a Space's log every claim carried, and `check` scanned
-    it) or a special file (a FIFO would block)."""
+#: What a file name must not carry to be read: C0 and C1 control characters (a newline forged a
+#: line of our console, an escape sequence cleared the terminal, and as a value's place one sank
+#: the Space with a validation message), DEL, and the bidirectional overrides that reorder a line.
+_NAME_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e"
+                            "\u2066-\u2069]")
+
+
+def shown_name(relative: str) -> str:
+    """A submission's file name as our lines show it: each control character as its escape
+    (`\\x1b`), the rest as written."""
+    return _NAME_CONTROLS.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 256
+                              else f"\\u{ord(m.group()):04x}", relative)
+
+
+def refusal(root: Path, relative: str) -> tuple[str, str] | None:
+    """(the file as our lines name it, why it is not read) for a listed file of a submission
+    that is not read, else None: a name with control characters, a link leaving `root`
+    (followed, a host file was a Space's log every claim carried, and `check` scanned it) or a
+    special file (a FIFO would block)."""
+    if _NAME_CONTROLS.search(relative):
+        return shown_name(relative), ("a file name with control characters (a newline, an "
+                                      "escape sequence): not read")
     try:
         confine(root, relative)
     except UnsafePathError:
-        return "a link leaving the Space: not followed"
+        return relative, "a link leaving the Space: not followed"
     try:
         confine_file(root, relative)
     except UnsafePathError:
-        return "not a regular file (a FIFO, socket or device): not read"
+        return relative, "not a regular file (a FIFO, socket or device): not read"
     return None
+
+
+#: A Space's Markdown reports are read up to this many characters in all (four of the largest
+#: one read): each costs the reader about 10 s a megabyte, and 2,000 reports of 2 MB held one
+#: Space's intake for hours.
+MAX_REPORTS_CHARS = 8 * 1024 * 1024
+
+
+@dataclass
+class TextBudget:
+    """Files of one kind read up to `limit` characters in all, each also within its own limit:
+    nothing bounded their sum. The files past it are named in one line (`problems`)."""
+
+    what: str
+    limit: int
+    read: int = 0
+    unread: list[str] = field(default_factory=list)
+
+    @classmethod
+    def reports(cls) -> TextBudget:
+        return cls("the Space's reports", MAX_REPORTS_CHARS)
+
+    def text(self, root: Path, relative: str, limit: int, errors: list[tuple[str, str]]
+             ) -> str | None:
+        """`read_text_confined` while the budget lasts (what is wrong one (file, reason) in
+        `errors`); past it None, the file counted among those not read."""
+        if self.read >= self.limit:
+            self.unread.append(relative)
+            return None
+        text, error = read_text_confined(root, relative, limit=limit)
+        if text is None:
+            errors.append((relative, str(error)))
+        self.read += len(text or "")
+        return text
+
+    def problems(self) -> list[tuple[str, str]]:
+        if not self.unread:
+            return []
+        more = f" and {len(self.unread) - 5} more" if len(self.unread) > 5 else ""
+        return [(self.what, f"read up to {self.limit:,} characters in all: "
+                            f"{len(self.unread)} not read ({', '.join(self.unread[:5])}{more})")]
 
 
 #: Size limits of the files read from a submission on this machine (bytes), by kind. A small
@@ -204,7 +263,8 @@ class Listing:
         their end; else none."""
         if not self.unread:
             return []
-        named = ", ".join("the top folder" if f == "." else f"{f}/" for f in self.unread[:5])
+        named = ", ".join("the top folder" if f == "." else f"{shown_name(f)}/"
+                          for f in self.unread[:5])
         more = f" and {len(self.unread) - 5} more" if len(self.unread) > 5 else ""
         return [("files", f"{what} holds more than {self.limit:,} files: only the first "
                           f"{self.limit:,} (shallowest first) were read; not read to their "

@@ -10,13 +10,15 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import re
 from pathlib import Path
 
 from judging._yaml import parse_document
 from judging.errors import InputFileError
 from judging.intake.extract import Value, json_values, key_side, output_values
-from judging.intake.paths import read_text_confined
+from judging.intake.llm import number_in
+from judging.intake.paths import TextBudget
 from judging.models import MAX_NOTE_CHARS
 
 
@@ -45,19 +47,22 @@ def file_values(rel: str, text: str) -> tuple[list[Value], dict[int, list[Value]
 
 def _data_values(data: object, lines: dict[str, str], place: str
                  ) -> tuple[list[Value], dict[int, list[Value]], str | None]:
-    """The values of a parsed results file (JSON or YAML), each quoted by the line of its key."""
-    whole: list[Value] = []
+    """The values of a parsed results file (JSON or YAML), each quoted by the line of its key;
+    a value its line does not show as written (YAML 1.1's `1:30` read as 90, `0x1F` as 31, a
+    key whose line was not found) is not taken: the quote must hold the number."""
+    def quoted(item: object) -> list[Value]:
+        out = []
+        for side, key, value in json_values(item):
+            quote = quote_key(lines, key)
+            if number_in(quote, value):
+                out.append(Value(side, value, quote, place))
+        return out
+
     by_claim: dict[int, list[Value]] = {}
     claims = claim_keyed(data)
-    if claims:
-        for number, item in claims.items():
-            by_claim.setdefault(number, []).extend(
-                Value(side, value, quote_key(lines, key), place)
-                for side, key, value in json_values(item))
-    else:
-        whole += [Value(side, value, quote_key(lines, key), place)
-                  for side, key, value in json_values(data)]
-    return whole, by_claim, None
+    for number, item in claims.items():
+        by_claim.setdefault(number, []).extend(quoted(item))
+    return ([] if claims else quoted(data)), by_claim, None
 
 
 def yaml_data(text: str) -> tuple[object, str | None]:
@@ -143,24 +148,29 @@ def quote_key(lines: dict[str, str], key: str) -> str:
 
 def csv_values(text: str, place: str, whole: list[Value], by_claim: dict[int, list[Value]]
                ) -> None:
-    rows = list(csv.reader(io.StringIO(text)))
+    reader, lines = csv.reader(io.StringIO(text)), text.splitlines()
+    rows: list[tuple[list[str], str]] = []
+    end = 0
+    for row in reader:  # each row quoted by its own lines (a quoted cell may span several)
+        start, end = end, reader.line_num
+        rows.append((row, "\n".join(lines[start:end]).strip()))
     if len(rows) < 2:
         return
-    header, lines = rows[0], text.splitlines()
+    header = rows[0][0]
     claim_col = next((j for j, h in enumerate(header) if re.search(r"(?i)claim|^id$", h)), None)
     named = claim_col is not None and not re.search(r"(?i)claim", header[claim_col])
     sides = {j: key_side(h) for j, h in enumerate(header)}
-    for i, row in enumerate(rows[1:], start=1):
-        quote = lines[i].strip() if i < len(lines) else ",".join(row)
+    for row, quote in rows[1:]:
         values = []
         for j, cell in enumerate(row):
             side = sides.get(j)
-            if side is None:
-                continue
             try:
-                values.append(Value(side, float(cell), quote, place))
+                value = float(cell) if side is not None else math.nan
             except ValueError:
                 continue
+            # finite, and written in the row as read ("nan", "1_000" are no value of ours)
+            if math.isfinite(value) and number_in(quote, value):
+                values.append(Value(side, value, quote[:MAX_NOTE_CHARS], place))
         if claim_col is not None and claim_col < len(row):
             number = claim_number(row[claim_col].strip(), named=named)
             if number is not None:
@@ -174,6 +184,10 @@ def csv_values(text: str, place: str, whole: list[Value], by_claim: dict[int, li
 MAX_RESULTS_BYTES = 5 * 1024 * 1024
 #: A log is read up to this size for its values.
 MAX_LOG_BYTES = 5 * 1024 * 1024
+#: A submission's results files and logs are read up to this many characters in all (four of
+#: the largest one read): a 4 MB YAML file takes about 10 s to read, and a Space may hold 2,000
+#: of them; the files past it are one line.
+MAX_DECLARED_CHARS = 20 * 1024 * 1024
 
 
 def declared_values(folder: Path, results: list[str], logs: list[str],
@@ -184,10 +198,10 @@ def declared_values(folder: Path, results: list[str], logs: list[str],
     (file, reason) in `errors`."""
     whole: list[Value] = []
     by_claim: dict[int, list[Value]] = {}
+    budget = TextBudget("results files and logs", MAX_DECLARED_CHARS)
     for rel in results:
-        text, error = read_text_confined(folder, rel, limit=MAX_RESULTS_BYTES)
+        text = budget.text(folder, rel, MAX_RESULTS_BYTES, errors)
         if text is None:
-            errors.append((rel, str(error)))
             continue
         these, keyed, error = file_values(rel, text)
         if error:
@@ -197,9 +211,7 @@ def declared_values(folder: Path, results: list[str], logs: list[str],
             by_claim.setdefault(number, []).extend(values)
     from_logs: list[Value] = []
     for rel in logs:
-        text, error = read_text_confined(folder, rel, limit=MAX_LOG_BYTES)
-        if text is None:
-            errors.append((rel, str(error)))
-        else:
+        if (text := budget.text(folder, rel, MAX_LOG_BYTES, errors)) is not None:
             from_logs += log_values(rel, text)
+    errors += budget.problems()
     return whole, by_claim, from_logs

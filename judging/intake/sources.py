@@ -185,8 +185,9 @@ def fetch_hub_source(source: HubSource, *, download_root: Path, token: str | Non
     token = token or os.environ.get("HF_TOKEN") or None
     allow = [f"{source.subdir}/**"] if source.subdir else None
     # `.judging/` in a download is judging's own (the datasets a Space links): never the repo's
-    # copy of it, so a participant cannot plant a trace there
-    ignore = [".judging/**"]
+    # copy of it, at any depth (a Space judged from its subfolder, a dataset of Spaces), so a
+    # participant cannot plant a trace there (the Hub's `*` spans folders)
+    ignore = [".judging/*", "*/.judging/*"]
     with hub_errors(source.spec, revision=source.revision, failed="download failed"):
         listed, sha = _listing(source, token, allow, ignore, limits)
         # the commit listed, with the listing's own patterns: the files checked, no others

@@ -1,17 +1,15 @@
 """Free-form Hugging Face Spaces as submissions, as the NeurIPS 2026 hackathon's participants
-publish them: one Space per paper, named after the paper's arXiv id, holding a README with front
-matter (title, tags, `short_description`), Markdown report(s), a results table or file, logs,
-an environment file and the scripts; results and agent traces often in datasets the README links
-(fetched beside the Space by `sources.fetch_linked`, under `.judging/linked/`).
+publish them: one Space per paper named after its arXiv id, a README with front matter (title,
+tags, `short_description`), Markdown reports, results, logs, environment and scripts; results
+and agent traces often in linked datasets (fetched under `.judging/linked/`, `sources`).
 
-This module is the Space's shape: `read_space` turns the folder into what it holds, by role (each
-bad file is one error in our own words and the rest is read: a huge README, a binary file named
-.md, front matter that is not YAML, a link leaving the Space), and `load_space` conducts the
-rooms that own each step: the paper (`identity`), the reports' claims (`freeform`, `prose`, else
-the logbook rules, else the whole report as one claim: `space_claims`), what it declares beside
-them (its results files and logs, `results`; its traces and script: `space_claims.space_facts`),
-then hands the claims to the page engine (`engine.add_claims`) with what the Space holds for
-each (`space_claims.material`). Confined reads and the file walk are `paths`'.
+This module is the Space's shape: `read_space` turns the folder into what it holds, by role
+(each bad file one error in our words, the rest read), and `load_space` conducts the rooms that
+own each step: the paper (`identity`), the reports' claims (`freeform`, `prose`, else the
+logbook rules, else the report as one claim: `space_claims`), what it declares beside them
+(`results`; traces and script: `space_claims.space_facts`), then hands the claims to the page
+engine (`engine.add_claims`) with what the Space holds for each (`space_claims.material`).
+Confined reads, the file walk and the reading budgets are `paths`'.
 """
 
 from __future__ import annotations
@@ -36,6 +34,7 @@ from judging.intake.identity import (
 from judging.intake.logbook import VALUE_PLACES, VERDICT_PLACES, StructuredAsk, fill_with_llm
 from judging.intake.manifest import LoadedSubmission
 from judging.intake.paths import (
+    TextBudget,
     confine,
     links_leaving,
     list_files,
@@ -157,14 +156,14 @@ def _read(folder: Path, rel: str, limit: int, files: SpaceFiles) -> str | None:
 
 def read_space(folder: Path) -> SpaceFiles:
     folder = Path(folder)
-    files = SpaceFiles(folder=folder)
+    files, reports = SpaceFiles(folder=folder), TextBudget.reports()
     listing = list_files(folder, max_depth=MAX_DEPTH, max_files=MAX_FILES, ours=LINKED)
     files.errors += listing.problems("the Space")
     for rel in listing.files:
         name = rel.rsplit("/", 1)[-1]
         linked = rel.startswith(LINKED + "/")
         if (refused := refusal(folder, rel)) is not None:  # whatever its role: one error
-            files.errors.append((rel, refused))
+            files.errors.append(refused)
             continue
         if rel == f"{LINKED}/errors.txt":
             raw = _read(folder, rel, MAX_LOG_BYTES, files)
@@ -176,7 +175,7 @@ def read_space(folder: Path) -> SpaceFiles:
                 files.readme = str(raw)
                 _front_matter(files, str(raw))
         elif rel.lower().endswith(".md") and not _NOT_REPORTS.match(name) and not linked:
-            raw = _read(folder, rel, MAX_REPORT_BYTES, files)
+            raw = reports.text(folder, rel, MAX_REPORT_BYTES, files.errors)
             if raw is not None:
                 files.reports.append((rel, str(raw)))
         elif rel.lower().endswith((".jsonl", ".json")) and _is_trace(files, rel):
@@ -200,6 +199,7 @@ def read_space(folder: Path) -> SpaceFiles:
     files.linked, bad = dataset_ids(files.linked)
     files.errors += [("README.md", f"links the dataset {d[:200]!r}, which is not a dataset id "
                                    f"(owner/name): not fetched") for d in bad]
+    files.errors += reports.problems()
     files.errors += [(where, f"links {target!r}, outside the Space: not followed")
                      for where, target in links_leaving(folder, files.texts())]
     return files

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import Markup
 
 from judging.atomic import write_text_atomic
 from judging.consensus import load_consensus
@@ -27,6 +28,7 @@ from judging.models import (
     Outcome,
     ReferenceOrigin,
     answer_texts,
+    for_terminal,
     natural_key,
     rerun_text,
 )
@@ -259,10 +261,20 @@ def decisions_view(run_dir: Path, *, with_finals: bool) -> DecisionsView:
                          finals=finals)
 
 
+def _inert(value: object) -> object:
+    """Every text the templates print, without escape sequences, control characters or the
+    bidirectional overrides (`for_terminal`): a participant's statement carrying U+202E showed
+    "‮0.19" as "91.0" to the reader of the report. Autoescaping still follows; HTML we built
+    (Markup) stays HTML."""
+    if isinstance(value, Markup):
+        return Markup(for_terminal(str(value)))
+    return for_terminal(value) if isinstance(value, str) else value
+
+
 def _environment() -> Environment:
     return Environment(loader=PackageLoader("judging.report", "templates"),
                        autoescape=select_autoescape(["html", "j2"]), trim_blocks=True,
-                       lstrip_blocks=True)
+                       lstrip_blocks=True, finalize=_inert)
 
 
 def _relative_url(target: Path, page_dir: Path) -> str:

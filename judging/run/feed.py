@@ -121,7 +121,8 @@ class Feed:
             for folder in folders:
                 label = source_label(planned.spec, folder, download_root=root)
                 loaded = self._load(folder, registry, result, label)
-                if loaded is None or not self._first(loaded, folder, seen, result, label):
+                if loaded is None or not self._owned(loaded, planned.provenance, result, label) \
+                        or not self._first(loaded, folder, seen, result, label):
                     continue
                 result.read_sources.append(label)
                 yield self._batch(loaded, registry, planned.provenance, result)
@@ -138,6 +139,22 @@ class Feed:
             _unreadable(result, label, f"{folder}: internal error while loading: "
                                        f"{type(exc).__name__}: {exc}")
         return None
+
+    @staticmethod
+    def _owned(loaded: LoadedSubmission, source: SubmissionSource | None, result: RunResult,
+               label: str) -> bool:
+        """Whether a Space from the Hub names itself as a Space of its owner: its manifest's
+        `submission_id` or its logbook's `space_id` is the participant's to write, and one
+        naming another user's Space took that submission's place (the first loaded is judged,
+        the other skipped) with its own claims under the other's name."""
+        if source is None or source.repo_type != "space":
+            return True
+        sid, owner = loaded.header.submission_id, source.repo_id.split("/")[0]
+        if "/" not in sid or sid.split("/")[0] == owner:  # no owner named (a subfolder's name)
+            return True
+        _unreadable(result, label, f"{source.source}: names itself {sid!r}, not a Space of "
+                                   f"its owner {owner!r}: skipped")
+        return False
 
     @staticmethod
     def _first(loaded: LoadedSubmission, folder: Path, seen: dict[str, Path],

@@ -301,7 +301,7 @@ def states_on_paper(sentence: str) -> bool:
     replicates, the procedure does not")."""
     if not PAPER_SIDE.search(sentence):
         return False
-    mapped = map_verdict(sentence)
+    mapped = map_verdict(sentence, doubt=False)  # whether it speaks of one, not which
     return mapped.verdict is not None or mapped.split or bool(
         _PAPER_REPORTS.search(sentence) and _NUMBER_IN.search(sentence))
 

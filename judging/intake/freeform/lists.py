@@ -10,6 +10,7 @@ import re
 from judging.intake.extract import (
     IN_PROSE,
     Extraction,
+    negated_at,
     plain_text,
 )
 from judging.intake.freeform.numbers import NUMBER_OPENING
@@ -109,6 +110,7 @@ def marked_items(page: Page, heading: Heading) -> list[FoundClaim]:
                 found = (m.group("rest"), v, "bold label")
             elif results and ((m := _OPENING_MARK.match(first)) or
                               (m := _CLOSING_MARK.match(first))) and \
+                    not negated_at(first, m.start("m"), m.end("m")) and \
                     (v := cell_verdict(m.group("m"))):
                 found = (m.group("rest"), v, "list item mark")
             elif results and ((m := _CLOSING_DASH.match(plain_text(first))) or

@@ -10,6 +10,7 @@ import re
 from judging.intake.extract import (
     IN_PROSE,
     Extraction,
+    negated_at,
     plain_text,
     text_labels,
 )
@@ -51,7 +52,8 @@ def _heading_verdict(title: str) -> str | None:
     """A heading's verdict: a mark, or a short heading naming one ("What doesn't match")."""
     if MARKS.search(title):
         return cell_verdict(MARKS.search(title).group(0)) if \
-            len({cell_verdict(m.group(0)) for m in MARKS.finditer(title)}) == 1 else None
+            len({cell_verdict(m.group(0)) for m in MARKS.finditer(title)}) == 1 \
+            and not _negated_mark(title) else None
     words = re.sub(r"^\s*\d+(?:\.\d+)*[.)]?\s*", "", plain_text(title))
     if len(words.split()) <= HEADING_LABEL_WORDS and not _SCOPE.search(words):
         return cell_verdict(words)
@@ -169,6 +171,11 @@ _SHORT_LABEL_LINE = re.compile(r"(?im)^[\s>*_-]*(?:\*\*|__)?" + _LINE_KEY + r"(?
                                r"[:：]\s*(?:\*\*|__)?\s*(?P<l>[^\n]{1,40}?)\s*(?:\*\*|__)?[.。]?\s*$")
 
 
+def _negated_mark(title: str) -> bool:
+    """A mark of the title negated or doubted beside it ("(not ✅)", "✅?")."""
+    return any(negated_at(title, m.start(), m.end()) for m in MARKS.finditer(title))
+
+
 def claim_verdict(heading: Heading) -> tuple[str, str, str] | None:
     """(verdict, quote, place) a claim's heading declares: one kind of mark or a label after
     its statement in its title, else the label lines of its own section ("**Status:**
@@ -177,7 +184,7 @@ def claim_verdict(heading: Heading) -> tuple[str, str, str] | None:
     marks = {cell_verdict(m.group(0)) for m in MARKS.finditer(heading.title)}
     if marks:
         return (marks.pop(), heading.raw, "verdict heading") if len(marks) == 1 \
-            and None not in marks else None
+            and None not in marks and not _negated_mark(heading.title) else None
     tail = _title_label(heading.title)
     if tail is not None:
         return cell_verdict(tail[1]), heading.raw, "verdict heading"  # type: ignore[return-value]

@@ -120,9 +120,11 @@ def columns(header: list[str], body: list[list[str]]) -> Columns | None:
             continue
         if is_paper and _AGAINST_SIDE.search(text):
             against.append(j)
-        if (is_paper or is_ours) and (_AGAINST_SIDE.search(text) or _TEXT_HEAD.search(text)):
-            # "Δ vs paper", "Gap to paper", "Paper section", "Reproduced?": a difference, a
-            # text or a yes/no about a side, not the side's value
+        if (is_paper or is_ours) and (_AGAINST_SIDE.search(text) or _TEXT_HEAD.search(text)
+                                      or _SPREAD_HEAD.search(text)):
+            # "Δ vs paper", "Gap to paper", "Paper section", "Reproduced?", "Paper std",
+            # "Ours (seed)", "Not ours": a difference, a text, a yes/no, a spread or a setting
+            # about a side, or another side, not the side's value
             is_paper = is_ours = False
         if _VERDICT_HEAD.search(text) and verdict is None and not is_paper:
             # "Status", "Reproduction status" ("Paper conclusion" is the paper's text); a
@@ -199,6 +201,13 @@ _AGAINST_SIDE = re.compile(
 _TEXT_HEAD = re.compile(r"(?i)\b(?:statement|description|source|reference|section|setting|"
                         r"config(?:uration)?|notes?|comments?|link|command|script|file|path|"
                         r"setup|details?)\b|\?\s*$|[？]\s*$")
+
+
+#: A header naming a side's spread, its seed, or what is not that side ("Paper std", "Ours
+#: (seed)", "Ours SEM", "Not in paper"): read as the side, a spread or a seed was the paper's or
+#: our value. A mean beside its spread ("Ours (mean ± std)") is still the side's value.
+_SPREAD_HEAD = re.compile(r"(?i)^(?!.*\b(?:mean|avg|average|median)\b).*(?:\b(?:std|stdev|sd|"
+                          r"sem|stderr|variance|seeds?|not|non)\b)")
 
 
 #: A column derived from the two sides (a difference, a ratio, an error, a speed-up), a spread
