@@ -25,8 +25,13 @@ from judging.intake.extract import (
     text_labels,
     toy_scale,
 )
-from judging.intake.freeform import Reading, keep_single_numbers, read_already, report_page
-from judging.intake.freeform.tables import HUNDREDFOLD_BAND
+from judging.intake.freeform import (
+    HUNDREDFOLD_BAND,
+    Reading,
+    keep_single_numbers,
+    read_already,
+    report_page,
+)
 from judging.intake.logbook import (
     Cell,
     FoundClaim,

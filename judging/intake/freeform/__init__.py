@@ -72,7 +72,12 @@ from judging.intake.freeform.lists import (
     paper_claims,
 )
 from judging.intake.freeform.sections import PLAN_FILE, bold_claims, section_claims
-from judging.intake.freeform.tables import keep_single_numbers, paper_rows, table_claims
+from judging.intake.freeform.tables import (
+    HUNDREDFOLD_BAND,
+    keep_single_numbers,
+    paper_rows,
+    table_claims,
+)
 from judging.intake.freeform.tree import Heading, descendants, parse, report_page
 from judging.intake.freeform.vocabulary import PAPER_SIDE, SENTENCE_END, declared_claim
 from judging.intake.logbook import FoundClaim
@@ -80,7 +85,7 @@ from judging.intake.manifest import MAX_CLAIMS_PER_SUBMISSION
 from judging.models import MAX_NOTE_CHARS, FieldProvenance
 
 #: What the rest of intake reads of the reader (the rooms' names the conductor does not call).
-__all__ = ["Reading", "keep_single_numbers", "prose_statements", "read_already", "read_report",
+__all__ = ["HUNDREDFOLD_BAND", "Reading", "keep_single_numbers", "prose_statements", "read_already", "read_report",
            "read_reports", "report_page"]
 
 

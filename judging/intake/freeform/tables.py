@@ -156,7 +156,8 @@ def columns(header: list[str], body: list[list[str]]) -> Columns | None:
     if not ((paper or against) and ours or pair or verdict is not None):
         return None  # ours against the paper ("Ours | Δ vs paper") compares with the paper too
     # a side's spread or difference ("Ours (std)", "Δ ours") names the side, not its value
-    spread = [j for j in paper + ours if _SIDE_SPREAD.search(plain_text(header[j]))]
+    spread = [j for j in paper + ours if _SIDE_SPREAD.search(plain_text(header[j]))
+              and not _MEAN_HEAD.search(plain_text(header[j]))]
     paper = _spanned([j for j in paper if j not in spread], header, body)
     ours = _spanned([j for j in ours if j not in spread], header, body)
     used = {*paper, *ours, *(j for j, _ in pair), *against, *spread, verdict, ident}
@@ -167,6 +168,10 @@ def columns(header: list[str], body: list[list[str]]) -> Columns | None:
     other = [j for j in sorted(numeric) if not _DERIVED_HEAD.search(plain_text(header[j]))]
     return Columns(paper, ours, pair, verdict, claim, ident, labels, other)
 
+
+#: A side's header naming its mean beside the spread ("Ours (mean ± std)"): the cell's first
+#: number is the side's value (the numbers room reads the spread past it).
+_MEAN_HEAD = re.compile(r"(?i)\b(?:mean|avg|average|median)\b")
 
 #: A side's header naming its spread or a difference, not its value ("Ours (std)", "Δ ours",
 #: "Reproduced (diff)", "Paper ± CI"); a gain or a drop may be the claim's own quantity.
