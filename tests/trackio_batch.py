@@ -13,9 +13,14 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+
+import pytest
+from filelock import FileLock
 
 from tests.conftest import trackio_cli
 
@@ -68,3 +73,24 @@ def tk_batch(workspace: Path, *commands: list[str]) -> list[TrackioResult]:
     results = [TrackioResult(**r) for r in json.loads(done.stdout.splitlines()[-1])]
     assert len(results) == len(commands)
     return results
+
+
+def built_once(tmp_path_factory: pytest.TempPathFactory, key: str,
+               build: Callable[[Path], None], name: str = "workspace") -> Path:
+    """A workspace `build` makes, made once a test run for every module that asks for `key`
+    (modules that read the same logbook; under xdist `--dist loadfile` they run in different
+    processes, which share the parent of their temporary folders, as the measurement cache
+    does): the first to ask builds it under a file lock, the others wait and read it. Readers
+    must not change it (copy it to change it)."""
+    base = tmp_path_factory.getbasetemp()
+    shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "logbooks"
+    shared.mkdir(exist_ok=True)
+    workspace = shared / key / name
+    done = shared / f"{key}.built"
+    with FileLock(shared / f"{key}.lock"):
+        if not done.is_file():
+            shutil.rmtree(shared / key, ignore_errors=True)  # a build that failed half-way
+            workspace.mkdir(parents=True)
+            build(workspace)
+            done.touch()
+    return workspace

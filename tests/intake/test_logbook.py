@@ -19,7 +19,7 @@ from judging.intake import expand_source, load_folder
 from judging.intake.logbook import load_logbook, map_verdict, read_logbook
 from judging.models import Verdict
 from tests.conftest import needs_trackio, trackio_cli  # noqa: F401
-from tests.trackio_batch import tk_batch
+from tests.trackio_batch import built_once, tk_batch
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -42,9 +42,13 @@ def trackio_or_skip() -> None:
 @pytest.fixture(scope="module")
 def made(tmp_path_factory) -> Path:
     """A workspace built with trackio: a claim page with a failing run and a PNG figure, a
-    TOY-VERIFIED page with a Plotly-like figure (raw data) and a CSV-only figure, a trace."""
+    TOY-VERIFIED page with a Plotly-like figure (raw data) and a CSV-only figure, a trace.
+    Built once a test run for this module and test_logbook_scale_scripts.py, which read it."""
     trackio_or_skip()
-    ws = tmp_path_factory.mktemp("workspace")
+    return built_once(tmp_path_factory, "made", _make)
+
+
+def _make(ws: Path) -> None:
     (ws / "run.py").write_text("import sys\nprint('loss=0.51')\nsys.exit(3)\n")
     (ws / "killed.py").write_text("import os, signal\nos.kill(os.getpid(), signal.SIGTERM)\n")
     (ws / "fig.png").write_bytes(png_bytes())
@@ -74,7 +78,6 @@ def made(tmp_path_factory) -> Path:
     data = json.loads(meta.read_text())
     data["tags"] = ["icml2026-repro", "paper-AbCd1234"]
     meta.write_text(json.dumps(data))
-    return ws
 
 
 @needs_trackio
