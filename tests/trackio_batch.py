@@ -55,9 +55,13 @@ class TrackioResult:
 
 
 def _interpreter(cli: str) -> str:
-    """The interpreter of the trackio console script: its `#!` line (a venv's own python)."""
+    """The interpreter of the trackio console script: the `python` of its environment beside it
+    (a venv's bin/), else its `#!` line."""
+    beside = Path(cli).with_name("python")
+    if beside.is_file():
+        return str(beside)
     first = Path(cli).read_text(encoding="utf-8").splitlines()[0]
-    assert first.startswith("#!"), f"{cli} is not a console script"
+    assert first.startswith("#!") and "python" in first, f"{cli}: no Python interpreter found"
     return first[2:].strip()
 
 
