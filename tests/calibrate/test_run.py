@@ -243,13 +243,23 @@ def test_staleness(tmp_path: Path, verdict_rubric) -> None:
     assert result.stale and "template" in result.stale
 
 
-def test_table_mode_reproduces_pandalm(tmp_path: Path) -> None:
-    # --out under tmp_path: the default (./calibration) is the checkout's, whose tracked report
-    # (calibration/reports/table/gpt35/) a test must never rewrite.
+@pytest.fixture(scope="module")
+def pandalm_table(tmp_path_factory: pytest.TempPathFactory):
+    """`judging calibrate --table` on PandaLM's agreement table, run once for the two tests that
+    read what it printed and wrote (issue 43: the same command twice before): click's result
+    and the --out folder."""
+    # --out under a temporary folder: the default (./calibration) is the checkout's, whose
+    # tracked report (calibration/reports/table/gpt35/) a test must never rewrite.
+    out = tmp_path_factory.mktemp("pandalm") / "cal"
     result = CliRunner().invoke(main, [
         "calibrate", "--table", str(PANDALM), "--judge-column", "gpt35",
         "--human-columns", "annotator1,annotator2,annotator3", "--compare", "pandalm7b",
-        "--out", str(tmp_path / "calibration")])
+        "--out", str(out)])
+    return result, out
+
+
+def test_table_mode_reproduces_pandalm(pandalm_table) -> None:
+    result, _ = pandalm_table
     assert result.exit_code == 0, result.output
     flat = " ".join(result.output.split())
     for figure in ("0.7107", "0.5879", "0.5736", "0.5755"):
@@ -260,14 +270,10 @@ def test_table_mode_reproduces_pandalm(tmp_path: Path) -> None:
     assert "between the two judges" in flat
 
 
-def test_table_mode_writes_the_figures_it_prints(tmp_path: Path) -> None:
+def test_table_mode_writes_the_figures_it_prints(pandalm_table) -> None:
     """--table --out DIR writes reports/table/<judge column>/ (report.json, report.md, plots),
     and report.json holds the very figures printed (parsed from both, compared)."""
-    out = tmp_path / "cal"
-    result = CliRunner().invoke(main, [
-        "calibrate", "--table", str(PANDALM), "--judge-column", "gpt35",
-        "--human-columns", "annotator1,annotator2,annotator3", "--compare", "pandalm7b",
-        "--out", str(out)])
+    result, out = pandalm_table
     assert result.exit_code == 0, result.output
     folder = out / "reports" / "table" / "gpt35"
     assert {p.name for p in folder.iterdir()} == {"report.json", "report.md", "f1.png",

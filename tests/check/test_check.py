@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -16,20 +15,11 @@ from click.testing import CliRunner
 from judging.check import check_folder
 from judging.cli import main
 from tests.conftest import needs_trackio, trackio_cli  # noqa: F401
+from tests.trackio_batch import tk_batch
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "submissions" / "alice-neurips26-4821"
 HF_TOKEN = "hf_" + "PlantedToken" + "0123456789abcdefXYZ"
-
-
-
-def tk(workspace: Path, *args: str, ok: bool = True) -> subprocess.CompletedProcess:
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRACKIO_NO_TELEMETRY": "1"}
-    done = subprocess.run([trackio_cli(), "logbook", *args], cwd=workspace, env=env,
-                          capture_output=True, text=True, timeout=120)
-    if ok:
-        assert done.returncode == 0, (args, done.stdout, done.stderr)
-    return done
 
 
 def run_check(*args: str) -> tuple[int, dict]:
@@ -197,36 +187,43 @@ def test_check_writes_nothing_into_the_submission(complete_manifest: Path) -> No
 def make_logbook(ws: Path, *, canonical: bool) -> Path:
     ws.mkdir(parents=True)
     title = "Reproduction: Sparse warmup" if canonical else "My notes on sparse warmup"
-    tk(ws, "open", "--no-serve", "--title", title)
+    page = "claim-1-loss-halves"
+    commands = [["open", "--no-serve", "--title", title]]
     if canonical:
-        tk(ws, "page", "Executive summary")
-        tk(ws, "cell", "markdown", "--page", "executive-summary", "--title", "Executive summary",
-           "One claim, verified at reduced scale.\\n\\n## Scope & cost\\n| scale | toy |")
-        tk(ws, "pin", "--page", "executive-summary")
         shutil.copy(EXAMPLE / "figures" / "repro_fig3.png", ws / "poster.png")
-        tk(ws, "cell", "figure", "--page", "executive-summary", "--title", "Poster",
-           "--image", "poster.png")
-        tk(ws, "pin", "--page", "executive-summary")
-    tk(ws, "page", "Claim 1: loss halves")
-    if canonical:
         (ws / "run.py").write_text("print('loss=0.51')\n")
-        tk(ws, "run", "--page", "claim-1-loss-halves", "--", "python3", "run.py")
         (ws / "fail.py").write_text("import sys\nprint('diverged')\nsys.exit(3)\n")
-        tk(ws, "run", "--page", "claim-1-loss-halves", "--", "python3", "fail.py", ok=False)
-        tk(ws, "cell", "markdown", "--page", "claim-1-loss-halves", "--title",
-           "Verdict: VERIFIED", "The paper reports 0.50 and we measured **0.51**.")
-        tk(ws, "page", "Conclusion")
-        tk(ws, "cell", "markdown", "--page", "conclusion", "Reproduced.")
         (ws / "session.jsonl").write_text(json.dumps({"type": "session", "model": "m"}) + "\n")
-        tk(ws, "attach", "trace", "session.jsonl")
+        commands += [
+            ["page", "Executive summary"],
+            ["cell", "markdown", "--page", "executive-summary", "--title", "Executive summary",
+             "One claim, verified at reduced scale.\\n\\n## Scope & cost\\n| scale | toy |"],
+            ["pin", "--page", "executive-summary"],
+            ["cell", "figure", "--page", "executive-summary", "--title", "Poster",
+             "--image", "poster.png"],
+            ["pin", "--page", "executive-summary"],
+            ["page", "Claim 1: loss halves"],
+            ["run", "--page", page, "--", "python3", "run.py"],
+            ["run", "--page", page, "--", "python3", "fail.py"],
+            ["cell", "markdown", "--page", page, "--title", "Verdict: VERIFIED",
+             "The paper reports 0.50 and we measured **0.51**."],
+            ["page", "Conclusion"],
+            ["cell", "markdown", "--page", "conclusion", "Reproduced."],
+            ["attach", "trace", "session.jsonl"]]
+    else:
+        commands += [["page", "Claim 1: loss halves"],
+                     ["cell", "markdown", "--page", page,
+                      "We looked at the loss; results in /home/bob/runs/out.txt."]]
+    # One trackio interpreter for the commands (tests/trackio_batch.py); only fail.py's run fails.
+    for args, done in zip(commands, tk_batch(ws, *commands), strict=True):
+        expected = 3 if args[-1] == "fail.py" else 0
+        assert done.returncode == expected, (args, done.stdout, done.stderr)
+    if canonical:
         (ws / "requirements.txt").write_text("numpy\n")
         meta = ws / ".trackio" / "metadata.json"
         data = json.loads(meta.read_text())
         data["tags"] = ["icml2026-repro", "paper-AbCd1234"]
         meta.write_text(json.dumps(data))
-    else:
-        tk(ws, "cell", "markdown", "--page", "claim-1-loss-halves",
-           "We looked at the loss; results in /home/bob/runs/out.txt.")
     return ws
 
 

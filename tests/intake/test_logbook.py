@@ -8,7 +8,6 @@ import io
 import json
 import os
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -20,6 +19,7 @@ from judging.intake import expand_source, load_folder
 from judging.intake.logbook import load_logbook, map_verdict, read_logbook
 from judging.models import Verdict
 from tests.conftest import needs_trackio, trackio_cli  # noqa: F401
+from tests.trackio_batch import built_once, tk_batch
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -29,12 +29,6 @@ def png_bytes(color=(200, 20, 20)) -> bytes:
     out = io.BytesIO()
     Image.new("RGB", (40, 30), color).save(out, format="PNG")
     return out.getvalue()
-
-
-def tk(workspace: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRACKIO_NO_TELEMETRY": "1"}
-    return subprocess.run([trackio_cli(), "logbook", *args], cwd=workspace, env=env,
-                          capture_output=True, text=True, timeout=120)
 
 
 def trackio_or_skip() -> None:
@@ -48,37 +42,42 @@ def trackio_or_skip() -> None:
 @pytest.fixture(scope="module")
 def made(tmp_path_factory) -> Path:
     """A workspace built with trackio: a claim page with a failing run and a PNG figure, a
-    TOY-VERIFIED page with a Plotly-like figure (raw data) and a CSV-only figure, a trace."""
+    TOY-VERIFIED page with a Plotly-like figure (raw data) and a CSV-only figure, a trace.
+    Built once a test run for this module and test_logbook_scale_scripts.py, which read it."""
     trackio_or_skip()
-    ws = tmp_path_factory.mktemp("workspace")
-    assert tk(ws, "open", "--no-serve", "--title", "Reproduction: Test paper").returncode == 0
-    assert tk(ws, "page", "Claim 1: loss halves").returncode == 0
+    return built_once(tmp_path_factory, "made", _make)
+
+
+def _make(ws: Path) -> None:
     (ws / "run.py").write_text("import sys\nprint('loss=0.51')\nsys.exit(3)\n")
-    assert tk(ws, "run", "--page", "claim-1-loss-halves", "--", "python3", "run.py"
-              ).returncode == 3
     (ws / "killed.py").write_text("import os, signal\nos.kill(os.getpid(), signal.SIGTERM)\n")
-    tk(ws, "run", "--page", "claim-1-loss-halves", "--", "python3", "killed.py")
     (ws / "fig.png").write_bytes(png_bytes())
-    assert tk(ws, "cell", "figure", "--page", "claim-1-loss-halves", "--title", "Loss curve",
-              "--image", "fig.png").returncode == 0
-    assert tk(ws, "cell", "markdown", "--page", "claim-1-loss-halves", "--title",
-              "Verdict: VERIFIED", "The paper reports 0.50 and we measured **0.51**."
-              ).returncode == 0
-    assert tk(ws, "page", "Claim 2: scaling").returncode == 0
-    assert tk(ws, "cell", "figure", "--page", "claim-2-scaling", "--title", "Scaling (plotly)",
-              "--html-text", "<div id='p'></div><script>Plotly.newPlot('p', [])</script>",
-              "--raw-text", "step,loss\n1,2.0\n2,1.0\n3,0.5").returncode == 0
-    assert tk(ws, "cell", "figure", "--page", "claim-2-scaling", "--title", "Table only",
-              "--html-text", "<p>the numbers</p>", "--raw-text", "a,b\n1,2").returncode == 0
-    assert tk(ws, "cell", "markdown", "--page", "claim-2-scaling",
-              "**TOY-VERIFIED.** Within this toy scope the slope is reproduced.").returncode == 0
     (ws / "session.jsonl").write_text(json.dumps({"type": "session", "model": "m"}) + "\n")
-    assert tk(ws, "attach", "trace", "session.jsonl").returncode == 0
+    # One trackio interpreter for the dozen commands (tests/trackio_batch.py).
+    codes = [done.returncode for done in tk_batch(
+        ws, ["open", "--no-serve", "--title", "Reproduction: Test paper"],
+        ["page", "Claim 1: loss halves"],
+        ["run", "--page", "claim-1-loss-halves", "--", "python3", "run.py"],
+        ["run", "--page", "claim-1-loss-halves", "--", "python3", "killed.py"],
+        ["cell", "figure", "--page", "claim-1-loss-halves", "--title", "Loss curve",
+         "--image", "fig.png"],
+        ["cell", "markdown", "--page", "claim-1-loss-halves", "--title",
+         "Verdict: VERIFIED", "The paper reports 0.50 and we measured **0.51**."],
+        ["page", "Claim 2: scaling"],
+        ["cell", "figure", "--page", "claim-2-scaling", "--title", "Scaling (plotly)",
+         "--html-text", "<div id='p'></div><script>Plotly.newPlot('p', [])</script>",
+         "--raw-text", "step,loss\n1,2.0\n2,1.0\n3,0.5"],
+        ["cell", "figure", "--page", "claim-2-scaling", "--title", "Table only",
+         "--html-text", "<p>the numbers</p>", "--raw-text", "a,b\n1,2"],
+        ["cell", "markdown", "--page", "claim-2-scaling",
+         "**TOY-VERIFIED.** Within this toy scope the slope is reproduced."],
+        ["attach", "trace", "session.jsonl"])]
+    # the failing run exits 3; the killed one exits with its signal (not checked)
+    assert codes[:2] == [0, 0] and codes[2] == 3 and codes[4:] == [0] * 7, codes
     meta = ws / ".trackio" / "metadata.json"
     data = json.loads(meta.read_text())
     data["tags"] = ["icml2026-repro", "paper-AbCd1234"]
     meta.write_text(json.dumps(data))
-    return ws
 
 
 @needs_trackio

@@ -16,7 +16,8 @@ from judging.intake import load_logbook, load_registry
 from judging.intake.logbook.figures import figure_data_of_raw
 from judging.run.measure import MeasureOptions, measure_claim
 from tests.conftest import needs_trackio, render_chart
-from tests.intake.test_logbook import cell, tk, write_page
+from tests.intake.test_logbook import cell, write_page
+from tests.trackio_batch import tk_batch
 
 X = np.linspace(1, 20, 40)
 LOSS = {"train": 2.0 / X + 0.1, "val": 2.5 / X + 0.2}
@@ -48,14 +49,15 @@ def registry_for(folder: Path, claim_id: str) -> Path:
 def test_a_trackio_figure_with_raw_data_is_compared_data_to_data(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()
-    assert tk(ws, "open", "--no-serve", "--title", "Reproduction: loss").returncode == 0
-    assert tk(ws, "page", "Claim 1: loss falls").returncode == 0
     (ws / "loss.png").write_bytes(loss_png(style="ggplot", size=(9, 6)))
-    done = tk(ws, "cell", "figure", "--page", "claim-1-loss-falls", "--title", "Loss",
-              "--image", "loss.png", "--raw-text", loss_csv())
-    assert done.returncode == 0, done.stderr
-    assert tk(ws, "cell", "markdown", "--page", "claim-1-loss-falls", "--title",
-              "Verdict: VERIFIED", "The loss falls as in Figure 2.").returncode == 0
+    # One trackio interpreter for the four commands (tests/trackio_batch.py).
+    made = tk_batch(ws, ["open", "--no-serve", "--title", "Reproduction: loss"],
+                    ["page", "Claim 1: loss falls"],
+                    ["cell", "figure", "--page", "claim-1-loss-falls", "--title", "Loss",
+                     "--image", "loss.png", "--raw-text", loss_csv()],
+                    ["cell", "markdown", "--page", "claim-1-loss-falls", "--title",
+                     "Verdict: VERIFIED", "The loss falls as in Figure 2."])
+    assert [done.returncode for done in made] == [0] * 4, [done.stderr for done in made]
     meta = ws / ".trackio" / "metadata.json"
     meta.write_text(json.dumps({**json.loads(meta.read_text()), "tags": ["paper-Loss0001"]}))
 

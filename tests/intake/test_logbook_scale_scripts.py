@@ -16,7 +16,7 @@ from judging.models import Evidence, SubmissionHeader
 from judging.report import write_html_report
 from judging.run.lines import HASHED_ALWAYS
 from judging.rundir import RunStore
-from tests.intake.test_logbook import cell, made, needs_trackio, tk, write_page  # noqa: F401
+from tests.intake.test_logbook import cell, made, needs_trackio, write_page  # noqa: F401
 
 SCOPE = ("# Executive summary" + cell("markdown", "Executive summary", pinned=True)
          + "Two claims.\n\n## Scope & cost\n\n"

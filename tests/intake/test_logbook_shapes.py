@@ -16,7 +16,8 @@ import pytest
 from judging.intake import load_folder
 from judging.intake.logbook import read_logbook
 from judging.models import Verdict
-from tests.intake.test_logbook import cell, png_bytes, tk, trackio_or_skip, write_page
+from tests.intake.test_logbook import cell, png_bytes, trackio_or_skip, write_page
+from tests.trackio_batch import tk_batch
 
 
 @pytest.fixture(scope="module")
@@ -27,23 +28,25 @@ def built(tmp_path_factory) -> Path:
     logbook.json)."""
     trackio_or_skip()
     ws = tmp_path_factory.mktemp("shapes")
-    assert tk(ws, "open", "--no-serve", "--title", "Reproduction: Shapes").returncode == 0
-    for title in ("Claim 1: bound holds", "Claim 2: rate", "Claim 3: scaling",
-                  "Claim 4 and Claim 5: shared setup"):
-        assert tk(ws, "page", title).returncode == 0
-    assert tk(ws, "cell", "markdown", "--page", "claim-1-bound-holds", "--title", "Falsified",
-              "The bound fails at n=3: the ratio is 1.4.").returncode == 0
-    assert tk(ws, "cell", "markdown", "--page", "claim-2-rate", "--title", "First run",
-              "**Verdict: FAILED** on the small grid.").returncode == 0
+    # Two trackio interpreters (tests/trackio_batch.py): the second a second after the first.
+    first = tk_batch(
+        ws, ["open", "--no-serve", "--title", "Reproduction: Shapes"],
+        *(["page", title] for title in ("Claim 1: bound holds", "Claim 2: rate",
+                                         "Claim 3: scaling", "Claim 4 and Claim 5: shared setup")),
+        ["cell", "markdown", "--page", "claim-1-bound-holds", "--title", "Falsified",
+         "The bound fails at n=3: the ratio is 1.4."],
+        ["cell", "markdown", "--page", "claim-2-rate", "--title", "First run",
+         "**Verdict: FAILED** on the small grid."])
     time.sleep(1.1)  # the next cell is written a second later: a later verdict, not a conflict
-    assert tk(ws, "cell", "markdown", "--page", "claim-2-rate", "--title", "Full grid",
-              "**Verdict: VERIFIED** on the full grid.").returncode == 0
-    assert tk(ws, "cell", "markdown", "--page", "claim-3-scaling", "--title", "Run",
-              "We ran the scaling sweep.").returncode == 0
-    assert tk(ws, "cell", "markdown", "--page", "claim-4-and-claim-5-shared-setup",
-              "--title", "Two claims",
-              "## Claim 4: first\n\n**Verdict: VERIFIED**\n\n## Claim 5: second\n\n"
-              "**Verdict: INCONCLUSIVE**\n").returncode == 0
+    second = tk_batch(
+        ws, ["cell", "markdown", "--page", "claim-2-rate", "--title", "Full grid",
+             "**Verdict: VERIFIED** on the full grid."],
+        ["cell", "markdown", "--page", "claim-3-scaling", "--title", "Run",
+         "We ran the scaling sweep."],
+        ["cell", "markdown", "--page", "claim-4-and-claim-5-shared-setup", "--title", "Two claims",
+         "## Claim 4: first\n\n**Verdict: VERIFIED**\n\n## Claim 5: second\n\n"
+         "**Verdict: INCONCLUSIVE**\n"])
+    assert [done.returncode for done in first + second] == [0] * 10
     book = ws / ".trackio" / "logbook"
     manifest = json.loads((book / "logbook.json").read_text())
     manifest["tags"] = ["icml2026-repro", "paper-Shape0001"]

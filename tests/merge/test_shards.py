@@ -51,6 +51,12 @@ COPIED = ("We re-ran the released training script for twenty thousand steps on a
           "the validation loss falls below the reported threshold after about ten thousand "
           "steps, exactly as in the published figure; see the logs.")
 CLAIM = "paper-9/f1"
+#: The runs read the figures' measurements from the test run's shared cache (tests/conftest.py
+#: `measurement_cache`: each figure measured once a test run, issue 43), but for the logbooks'
+#: unsharded run, measured afresh: the Ray shards equal to it say a cached measurement is the
+#: one measuring gives.
+pytestmark = pytest.mark.usefixtures("shared_measurements")
+FRESH = {"JUDGING_MEASURE_CACHE": None}
 
 
 def _jpeg(png: bytes) -> bytes:
@@ -86,8 +92,10 @@ def _copy_submissions(root: Path) -> Path:
     return root
 
 
-def _run(*args: str) -> str:
-    result = CliRunner().invoke(main, ["run", *args])
+def _run(*args: str, fresh: bool = False) -> str:
+    """`judging run ARGS` in this process; `fresh`: measuring the figures again (no shared
+    cache: the run directory's own)."""
+    result = CliRunner().invoke(main, ["run", *args], env=FRESH if fresh else None)
     assert result.exit_code == 0, result.output
     return result.output
 
@@ -457,36 +465,50 @@ def test_the_same_shards_on_a_ray_cluster_merge_to_the_same_run(
     assert sorted(inv.shard for inv in info.invocations) == [f"{i}/{N}" for i in range(1, N + 1)]
 
 
+#: A run of the logbooks as two Ray shards whose directories come back to the driver.
+RETURNED = ["--judge", "offline", "--claims", str(REGISTRY), "--shards", "2",
+            "--shard-output", "driver"]
+
+
+@pytest.fixture(scope="module")
+def returned(ray_cluster: str, hermetic_env, tmp_path_factory: pytest.TempPathFactory
+             ) -> dict:
+    """The logbooks judged in one process (measured afresh) and as two Ray shards sent back to
+    the driver, once for the module (issue 43: a Ray run less): the test of the refused archive
+    starts from this run as its own first run did, and puts it back as it found it."""
+    base = tmp_path_factory.mktemp("returned")
+    alone = base / "alone"
+    _run(str(LOGBOOKS), "--judge", "offline", "--claims", str(REGISTRY), "--out", str(alone),
+         fresh=True)
+    out = base / "returned"
+    output = _run(str(LOGBOOKS), *RETURNED, "--out", str(out), "--engine", "ray", "--address",
+                  ray_cluster)
+    return {"alone": alone, "out": out, "output": output}
+
+
 def test_ray_shards_without_a_shared_filesystem_come_back_to_the_driver(
-        ray_cluster: str, hermetic_env, tmp_path: Path) -> None:
+        ray_cluster: str, returned: dict) -> None:
     # The logbook writes its figures under the run directory: on the node, a temporary one; the
     # driver unpacks each shard's archive and the merge rebases the claims' paths onto OUT.
-    base = ["--judge", "offline", "--claims", str(REGISTRY)]
-    alone = tmp_path / "alone"
-    _run(str(LOGBOOKS), *base, "--out", str(alone))
-    out = tmp_path / "returned"
-    output = _run(str(LOGBOOKS), *base, "--out", str(out), "--engine", "ray", "--address",
-                  ray_cluster, "--shards", "2", "--shard-output", "driver")
-    assert "merged 2 run directories" in output
+    alone, out = returned["alone"], returned["out"]
+    assert "merged 2 run directories" in returned["output"]
     assert_same_run(out, alone)
     roots = RunInfo.from_file((out / "shards" / "1-of-2" / "run.json").read_bytes()).roots
     assert any("judging-shard-1-of-2-" in root for root in roots)
     # A rerun sends each shard's directory back to its task: everything resumes.
-    again = _run(str(LOGBOOKS), *base, "--out", str(out), "--engine", "ray", "--address",
-                 ray_cluster, "--shards", "2", "--shard-output", "driver")
+    again = _run(str(LOGBOOKS), *RETURNED, "--out", str(out), "--engine", "ray", "--address",
+                 ray_cluster)
     assert again.count(" 0 new line(s)") == 2 and "0 judgment line(s) added" in again
     assert_same_run(out, alone)
 
 
 def test_a_refused_shard_archive_is_that_shards_error_and_the_rest_are_merged(
-        ray_cluster: str, hermetic_env, tmp_path: Path) -> None:
+        ray_cluster: str, returned: dict) -> None:
     """A shard's archive the driver refuses (here a link planted in its directory, which the
     task sends back with the shard) raised out of the engine and stopped the whole run, where a
     failed task is that shard's error and the other shards are still merged."""
-    base = ["--judge", "offline", "--claims", str(REGISTRY), "--shards", "2",
-            "--shard-output", "driver", "--engine", "ray", "--address", ray_cluster]
-    out = tmp_path / "returned"
-    _run(str(LOGBOOKS), *base, "--out", str(out))
+    base = [*RETURNED, "--engine", "ray", "--address", ray_cluster]
+    out = returned["out"]
     first = out / "shards" / "1-of-2"
     (first / "zz-planted").symlink_to("/etc/hostname")  # the archive's last member
 
@@ -494,11 +516,15 @@ def test_a_refused_shard_archive_is_that_shards_error_and_the_rest_are_merged(
         return {str(p.relative_to(first)): p.read_bytes() for p in sorted(first.rglob("*"))
                 if p.is_file() and not p.is_symlink()}
 
-    before = snapshot()
-    result = CliRunner().invoke(main, ["run", str(LOGBOOKS), *base, "--out", str(out)])
-    assert result.exit_code == 1, result.output
-    assert isinstance(result.exception, SystemExit), result.exception
-    assert "shard 1/2 failed" in result.output and "refused" in result.output, result.output
-    assert "shard 2/2 on " in result.output and "merged 2 run directories" in result.output
-    # the refused shard's directory is as it was (nothing of the refused archive in it)
-    assert snapshot() == before and (first / "zz-planted").is_symlink()
+    try:
+        before = snapshot()
+        result = CliRunner().invoke(main, ["run", str(LOGBOOKS), *base, "--out", str(out)])
+        assert result.exit_code == 1, result.output
+        assert isinstance(result.exception, SystemExit), result.exception
+        assert "shard 1/2 failed" in result.output and "refused" in result.output, result.output
+        assert "shard 2/2 on " in result.output and "merged 2 run directories" in result.output
+        # the refused shard's directory is as it was (nothing of the refused archive in it)
+        assert snapshot() == before and (first / "zz-planted").is_symlink()
+    finally:
+        (first / "zz-planted").unlink(missing_ok=True)  # the module's run as the fixture made it
+    assert_same_run(out, returned["alone"])

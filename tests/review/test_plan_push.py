@@ -3,6 +3,7 @@ read back as the random sample (issue 42)."""
 
 from __future__ import annotations
 
+import shutil
 import uuid
 from pathlib import Path
 
@@ -36,10 +37,23 @@ pytestmark = pytest.mark.usefixtures("shared_measurements")
 
 
 @pytest.fixture(scope="module")
-def planned_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("plan") / "run"
+def judged_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The examples judged once for the module (issue 43: one run, not four); a test that plans,
+    pushes or pulls works on its own copy (`_copy`)."""
+    out = tmp_path_factory.mktemp("judged") / "run"
     run_judging(RunRequest(sources=[str(SUBMISSIONS)], out=out, registry=REGISTRY,
                            measure_cache=module_measure_cache()))
+    return out
+
+
+def _copy(run: Path, target: Path) -> Path:
+    shutil.copytree(run, target)
+    return target
+
+
+@pytest.fixture(scope="module")
+def planned_run(judged_run: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = _copy(judged_run, tmp_path_factory.mktemp("plan") / "run")
     result = CliRunner().invoke(main, ["review", "plan", str(out), "--budget", "6",
                                        "--top", "2"])
     assert result.exit_code == 0, result.output
@@ -102,10 +116,8 @@ def test_planned_push_in_order_and_pull(argilla, planned_run: Path, tmp_path: Pa
                    if k in {p.claim_key for p in plan if p.part == "targeted"})
 
 
-def test_pull_replans_as_answers_come_back(argilla, tmp_path: Path) -> None:
-    run = tmp_path / "run"
-    run_judging(RunRequest(sources=[str(SUBMISSIONS)], out=run, registry=REGISTRY,
-                           measure_cache=module_measure_cache()))
+def test_pull_replans_as_answers_come_back(argilla, judged_run: Path, tmp_path: Path) -> None:
+    run = _copy(judged_run, tmp_path / "run")
     runner = CliRunner()
     result = runner.invoke(main, ["review", "plan", str(run), "--budget", "6", "--top", "2"])
     assert result.exit_code == 0, result.output
@@ -203,14 +215,14 @@ def _queue(argilla, workspace: str) -> dict[tuple[str, str], tuple[float, list[s
             for r in dataset.records}
 
 
-def test_a_planned_push_after_a_full_push_leads_the_queue(argilla, tmp_path: Path) -> None:
+def test_a_planned_push_after_a_full_push_leads_the_queue(argilla, judged_run: Path,
+                                                          tmp_path: Path) -> None:
     """The organizer pushed the whole run (as `make demo` and the reviewer's tutorial do), then
     plans a budget and pushes the plan: Argilla's queues must follow the plan. Every record the
     plan does not ask for (a claim it did not choose, or a random-sample claim's record beside
     the AI's answers) goes last with the reason, so that the plan's claims lead each queue and
     the random sample is answered blind, never from the record that shows the AI's answers."""
-    run = tmp_path / "run"
-    run_judging(RunRequest(sources=[str(SUBMISSIONS)], out=run, registry=REGISTRY))
+    run = _copy(judged_run, tmp_path / "run")
     workspace = f"ws-{uuid.uuid4().hex[:8]}"
     server = ["--api-url", argilla.url, "--api-key", argilla.api_key, "--workspace", workspace]
     runner = CliRunner()
@@ -249,12 +261,12 @@ def test_a_planned_push_after_a_full_push_leads_the_queue(argilla, tmp_path: Pat
     assert _queue(argilla, workspace) == queue
 
 
-def test_a_priority_update_that_fails_midway_keeps_what_it_changed(argilla, tmp_path: Path) -> None:
+def test_a_priority_update_that_fails_midway_keeps_what_it_changed(argilla, judged_run: Path,
+                                                                   tmp_path: Path) -> None:
     """The server stops answering after two priority updates: the command fails in our words,
     the two records Argilla already changed are recorded (the dashboard's queue reads that
     file), and the next sync changes only the rest, ending where an unbroken one would."""
-    run = tmp_path / "run"
-    run_judging(RunRequest(sources=[str(SUBMISSIONS)], out=run, registry=REGISTRY))
+    run = _copy(judged_run, tmp_path / "run")
     workspace = f"ws-{uuid.uuid4().hex[:8]}"
     server = ["--api-url", argilla.url, "--api-key", argilla.api_key, "--workspace", workspace]
     runner = CliRunner()

@@ -41,6 +41,16 @@ def workspace() -> str:
     return f"ws-{uuid.uuid4().hex[:8]}"
 
 
+@pytest.fixture(scope="module")
+def unblind_pushed(argilla, example_run: Path) -> str:
+    """A workspace the example run was pushed to with no blind share, once for the tests that
+    only read it (queries, a pull with nothing answered; issue 43: a push less)."""
+    workspace = f"ws-{uuid.uuid4().hex[:8]}"
+    push_run(example_run, client=_client(argilla), options=PushOptions(workspace=workspace,
+                                                                       blind_share=0.0))
+    return workspace
+
+
 def _client(argilla) -> rg.Argilla:
     return connect(argilla.url, argilla.api_key)
 
@@ -188,10 +198,8 @@ def test_responses_are_pulled_label_by_label_and_survive_repushes(argilla, examp
                   read_labels(tmp_path / "again.jsonl")) == [g[:4] for g in got]
 
 
-def test_filter_queries_through_the_sdk(argilla, example_run: Path, workspace: str) -> None:
-    client = _client(argilla)
-    push_run(example_run, client=client, options=PushOptions(workspace=workspace,
-                                                             blind_share=0.0))
+def test_filter_queries_through_the_sdk(argilla, unblind_pushed: str) -> None:
+    client, workspace = _client(argilla), unblind_pushed
     dataset = client.datasets(name=VER, workspace=workspace)
     # verdict-justification 1.2.0 asks reviewers for their own verdict, as a label question.
     own = next(q for q in dataset.settings.questions if q.name == "own_verdict")
@@ -270,12 +278,8 @@ def test_dead_server_is_one_clear_line(example_run: Path, monkeypatch: pytest.Mo
         connect("http://127.0.0.1:1", "x")
 
 
-def test_labels_file_is_json_lines(argilla, example_run: Path, workspace: str,
-                                   tmp_path: Path) -> None:
-    client = _client(argilla)
-    push_run(example_run, client=client, options=PushOptions(workspace=workspace,
-                                                             blind_share=0.0))
-    result = pull_run(example_run, client=client, workspace=workspace)
+def test_labels_file_is_json_lines(argilla, example_run: Path, unblind_pushed: str) -> None:
+    result = pull_run(example_run, client=_client(argilla), workspace=unblind_pushed)
     assert result.path == example_run / "labels.jsonl"
     for line in result.path.read_text().splitlines():
         json.loads(line)

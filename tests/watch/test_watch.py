@@ -27,7 +27,7 @@ from judging.run import RunRequest
 from judging.rundir import RunInfo, RunStore, identity
 from judging.watch import WatchOptions, parse_every, read_state, watch
 from tests.app.conftest import cli_env
-from tests.conftest import JUDGING_CLI, REGISTRY, SUBMISSIONS
+from tests.conftest import JUDGING_CLI, REGISTRY, SUBMISSIONS, module_measure_cache
 from tests.fakehub import FakeHub, hub_environ
 
 TAG = "neurips26-hack"
@@ -52,10 +52,17 @@ def example(name: str, *, prefix: str = "") -> dict[str, bytes]:
     return files
 
 
+#: The in-process watches and the reference run read the figures' measurements from the test
+#: run's shared cache (tests/conftest.py `measurement_cache`, issue 43): they test what is
+#: judged when, not measuring. The watch killed mid-poll measures in its own processes, afresh.
+pytestmark = pytest.mark.usefixtures("shared_measurements")
+
+
 def options(run: Path, *, as_of: datetime | None = None) -> WatchOptions:
     return WatchOptions(tags=[TAG], as_of=as_of, calibration_dir=run.parent / "no-calibration",
                         request=RunRequest(sources=[], out=run, registry=REGISTRY,
-                                           measure_workers=0))
+                                           measure_workers=0,
+                                           measure_cache=module_measure_cache()))
 
 
 def lines_by_submission(run: Path) -> Counter[str]:
@@ -211,6 +218,7 @@ def test_killed_and_restarted_nothing_twice_nothing_lost(tmp_path: Path,
             hub.commit(key, example(name), date=JAN)
             hub.tag(key, TAG)
         env = hub_environ(hub.url, tmp_path / "hf-home", base=cli_env(tmp_path))
+        env.pop("JUDGING_MEASURE_CACHE", None)  # the watch measures afresh: it must be killable
         run = tmp_path / "run"
         command = [*JUDGING_CLI, "watch", "--discover", TAG, "--out", str(run), "--every", "1s",
                    "--claims", str(REGISTRY), "--calibration", str(tmp_path / "no-calibration")]
@@ -237,7 +245,7 @@ def test_killed_and_restarted_nothing_twice_nothing_lost(tmp_path: Path,
         assert {s.status for s in read_state(run).spaces.values()} == {"judged"}
 
         # The reference: the same three Spaces judged in one go (in this process: only the
-        # watch needs processes of its own, to be killed).
+        # watch needs processes of its own, to be killed; its figures measured once a test run).
         reference = tmp_path / "reference"
         sources = [f"hf://spaces/{key[1]}@{hub.sha(*key)}" for key in (ALICE, BOB, CAROL)]
         hub.patch(monkeypatch, tmp_path / "hf-reference")
