@@ -215,18 +215,42 @@ def _design_sd(rows: list[ClaimRow], truth: np.ndarray, sample: set[str]) -> flo
     return float(np.sqrt(variance))
 
 
-def coverage_and_width(reps: int, judge, seed: int, *, offset: int = 0) -> dict[str, float]:
-    """`offset` shifts only the random samples' seeds: the same events, other draws."""
+def _redrawn(missed: list[tuple[int, list[ClaimRow], np.ndarray]], draws: int,
+             seed: int) -> float:
+    """The event coverage on the events the draw missed, over `draws` fresh samples of each:
+    near the estimator's coverage when the misses belong to the draw, far below it when they
+    belong to the events (or to the estimator on them)."""
+    found = []
+    for rep, rows, truth in missed:
+        for j in range(draws):
+            sample = {r.key for r in random_sample(rows, LABELS,
+                                                   seed=REDRAW_SEED + seed * 100_000 * draws
+                                                   + rep * draws + j)}
+            low, high = pass_rate(labelled(rows, truth, sample, random=sample)).interval
+            found.append(low <= float(np.mean(truth)) <= high)
+    return float(np.mean(found)) if found else float("nan")
+
+
+#: Seeds of `--redraw-missed` samples: far from every seed the repetitions use.
+REDRAW_SEED = 10 ** 12
+
+
+def coverage_and_width(reps: int, judge, seed: int, *, offset: int = 0,
+                       redraw: int = 0) -> dict[str, float]:
+    """`offset` shifts only the random samples' seeds: the same events, other draws; `redraw`
+    re-samples each event the draw missed that many times (`_redrawn`)."""
     rng = np.random.default_rng(seed)
     covered, widths, agree, human_only, expected = [], [], [], [], []
+    missed: list[tuple[int, list[ClaimRow], np.ndarray]] = []
     # Per submission, participant and paper (the leaderboard's pass_rate_95): only those with
     # an interval, i.e. at least MIN_RANDOM_LABELS random labels that are not unanimous; None
     # marks the unanimous ones the estimator declines (withheld).
     levels: dict[str, list[bool | None]] = {level: [] for level in LEVELS}
     for rep in range(reps):
-        rows, truth = event(rng, judge)
-        sample = {r.key for r in random_sample(rows, LABELS, seed=seed * 100_000 + rep + offset)}
-        rows = labelled(rows, truth, sample, random=sample)
+        unlabelled, truth = event(rng, judge)
+        sample = {r.key for r in random_sample(unlabelled, LABELS,
+                                               seed=seed * 100_000 + rep + offset)}
+        rows = labelled(unlabelled, truth, sample, random=sample)
         agree.append(np.mean([r.ai == ("pass" if t else "fail") for r, t in zip(rows, truth)]))
         groups = [("event", lambda r: True)] + [(s, lambda r, s=s: r.stratum == s)
                                                 for s in RUBRICS]
@@ -237,6 +261,8 @@ def coverage_and_width(reps: int, judge, seed: int, *, offset: int = 0) -> dict[
             low, high = estimate.interval
             covered.append((name, low <= true <= high))
             if name == "event":
+                if not low <= true <= high:
+                    missed.append((rep, unlabelled, truth))
                 c_low, c_high = estimate.classical
                 human_only.append(c_low <= true <= c_high)
                 widths.append((high - low) / (c_high - c_low))
@@ -250,7 +276,9 @@ def coverage_and_width(reps: int, judge, seed: int, *, offset: int = 0) -> dict[
                "coverage_all": float(np.mean([c for _, c in covered])),
                "coverage_human_only": float(np.mean(human_only)),
                "coverage_expected": float(np.mean(expected)),
-               "width_ratio": float(np.mean(widths))}
+               "width_ratio": float(np.mean(widths)),
+               "missed": len(missed),
+               "coverage_redrawn": _redrawn(missed, redraw, seed) if redraw else float("nan")}
     for name in ("event", *RUBRICS):
         figures[f"coverage_{name}"] = float(np.mean([c for n, c in covered if n == name]))
     for level, found in levels.items():
@@ -302,6 +330,9 @@ def main() -> None:
                         help="other simulated events: the good judge's seed 1 + K, the poor "
                              "judge's 2 + K (the acceptance figures are K = 0)")
     parser.add_argument("--judge", choices=("good", "poor", "both"), default="both")
+    parser.add_argument("--redraw-missed", type=int, default=0, metavar="K",
+                        help="re-sample each event the draw missed K times: whether the misses "
+                             "belong to the draw or to the events")
     args = parser.parse_args()
     reps, settle = (50, 3) if args.quick else (args.reps, args.settle_reps)
     start = time.monotonic()
@@ -310,7 +341,8 @@ def main() -> None:
         if args.judge not in ("both", name.split()[0]):
             continue
         seed += args.event_seed_offset
-        f = coverage_and_width(reps, judge, seed, offset=args.sample_offset)
+        f = coverage_and_width(reps, judge, seed, offset=args.sample_offset,
+                               redraw=args.redraw_missed)
         print(f"{name}: agreement {f['agreement']:.3f}; 95% PPI coverage of the event pass rate "
               f"{f['coverage_event']:.3f} (Monte Carlo se "
               f"{np.sqrt(f['coverage_event'] * (1 - f['coverage_event']) / reps):.3f}; "
@@ -320,6 +352,9 @@ def main() -> None:
               f"{f['coverage_all']:.3f} "
               f"({reps} reps, {LABELS} random labels); PPI/human-only width "
               f"{f['width_ratio']:.3f}")
+        if args.redraw_missed:
+            print(f"  the {f['missed']} events this draw missed, re-sampled "
+                  f"{args.redraw_missed} times each: coverage {f['coverage_redrawn']:.3f}")
         print("  per rubric: " + ", ".join(f"{r} {f['coverage_' + r]:.3f}" for r in RUBRICS))
         for level in LEVELS:
             print(f"  per {level} (>= 10 random labels): coverage {f['coverage_' + level]:.3f} "
