@@ -65,7 +65,12 @@ def test_leaderboard_shows_intervals_and_ranks(tmp_path: Path, verdict_rubric) -
     # The paper's 70 claims hold the 30 random labels: an interval, and the human-only one.
     low, high = (float(x) for x in paper["pass_rate_95"].split("[")[1].rstrip("]").split(","))
     c_low, c_high = (float(x) for x in paper["human_only_95"].strip("[]").split(","))
-    assert 0 <= low <= high <= 1 and high - low <= c_high - c_low
+    # Never wider than the human-only interval but for the degree of freedom PPI++'s lambda,
+    # fitted on these same 30 labels, costs: t(28) * sqrt(30 / 28) = 2.120303 against t(29) *
+    # sqrt(30 / 29) = 2.080193 (1.019282x; the AI says little of people's answers here, so its
+    # lambda is near 0 and buys nothing back), plus the 3-decimal rounding of the bounds.
+    assert 0 <= low <= high <= 1
+    assert high - low <= (c_high - c_low) * 1.019282 + 0.002
     for row in table:
         # About 4 random labels per submission: no interval, and it says why.
         assert "random human labels, fewer than 10: no interval" in row["pass_rate_95"], row

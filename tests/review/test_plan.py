@@ -38,33 +38,41 @@ def test_one_interval_by_hand() -> None:
     rows += [ClaimRow(key=f"u{i}", submission="s", stratum="r", ai="pass" if a else "fail")
              for i, a in enumerate(rest)]
     estimate = pass_rate(rows)
-    # Both intervals use Student's t with n - 1 = 9 degrees of freedom (2.262157), not the
-    # normal 1.96: the human-only one by hand is mean +- t * sd / sqrt(n).
-    half = 2.262157 * y.std() / math.sqrt(10)
-    assert estimate.classical == (round(y.mean() - half, 4), round(y.mean() + half, 4))
+    # Both intervals are small-sample ones: Student's t times the unbiased standard error, not
+    # ppi_py's normal 1.96 times a sum of squares over n. The human-only one by hand is the
+    # textbook t interval, mean +- t(9) * s / sqrt(n) with s over n - 1: 6 of 10 pass, s^2 =
+    # 10 * 0.24 / 9 = 0.266667, half-width 2.262157 * 0.163299 = 0.369409.
+    s_unbiased = y.std(ddof=1)
+    assert math.isclose(s_unbiased**2, 0.266667, abs_tol=1e-6)
+    half = 2.262157 * s_unbiased / math.sqrt(10)
+    assert math.isclose(half, 0.369409, abs_tol=1e-6)
+    assert estimate.classical == (0.2306, 0.9694)  # 0.6 -+ 0.369409
     c_low, c_high = classical_mean_ci(y, alpha=0.05)
     assert float(c_high - c_low) < 2 * half - 0.05  # wider than ppi_py's normal interval
-    # PPI++ at the same quantile: never wider than PPI (lam = 1, point +- t * se) or than
-    # the human-only interval.
-    width = estimate.interval[1] - estimate.interval[0]
-    assert width <= 2 * 2.262157 * se + 1e-4
-    assert width <= 2 * half + 1e-4
     # The published interval itself, by hand (PPI++, Angelopoulos, Duchi & Zrnic 2023, eq. for
     # the mean): lam = cov(y, yhat) / ((1 + n/N) var(all 20 yhat)). Here cov = 1.4 / 10 = 0.14
     # (5 pass/pass at 0.4 * 0.4, 3 fail/fail at 0.6 * 0.6, two disagreements at -0.24) and
     # var = 20 * 0.65 * 0.35 / 19 = 0.239474 (13 AI passes of 20), so lam = 0.14 / (2 *
     # 0.239474) = 0.292308. Point: mean(y - lam yhat) + lam mean(rest) = 0.6 + 0.1 lam =
     # 0.629231. Rectifier y - lam yhat: 0.707692 (x5), 0 (x3), 1, -0.292308: variance 0.178660;
-    # the AI's share: lam^2 * 0.21 = 0.017943; se = sqrt((0.178660 + 0.017943) / 10) = 0.140215;
-    # half-width 2.262157 * se = 0.317190.
+    # the AI's share: lam^2 * 0.21 = 0.017943; se = sqrt((0.178660 + 0.017943) / 10) = 0.140215
+    # (ppi_py's, sums of squares over n). lam was fitted on these 10 labels: one more degree of
+    # freedom spent (the regression estimator's n - 2), so the se is scaled by sqrt(10 / 8) =
+    # 1.118034 to 0.156766 and the quantile is t(8) = 2.306004: half-width 0.361502.
     lam = 0.14 / (2 * 20 * 0.65 * 0.35 / 19)
     assert math.isclose(lam, 0.292308, abs_tol=1e-6)
     rectifier = y - lam * yhat
     assert math.isclose(rectifier.var(), 0.178660, abs_tol=1e-6)
     se_pp = math.sqrt((rectifier.var() + lam**2 * rest.var()) / 10)
     assert math.isclose(se_pp, 0.140215, abs_tol=1e-6)
+    assert math.isclose(2.306004 * se_pp * math.sqrt(10 / 8), 0.361502, abs_tol=1e-6)
     assert estimate.estimate == 0.6292
-    assert estimate.interval == (0.312, 0.9464)  # 0.629231 -+ 0.317190, rounded to 4 places
+    assert estimate.interval == (0.2677, 0.9907)  # 0.629231 -+ 0.361502, rounded to 4 places
+    # PPI++ at the same small-sample rules: never wider than PPI (lam = 1: point +- t(9) * se
+    # over n - 1) or than the human-only interval, though its lambda cost a degree of freedom.
+    width = estimate.interval[1] - estimate.interval[0]
+    assert width <= 2 * 2.262157 * se * math.sqrt(10 / 9) + 1e-4
+    assert width <= 2 * half + 1e-4
 
 
 def test_no_random_sample_is_ai_only() -> None:
