@@ -532,8 +532,9 @@ CHANGES: tuple[tuple[str, str], ...] = (
      "no pair: blends of match_score and the evidence computed from the previous run's "
      "per-pair file (match_score alone 0.815; half and half 0.868)"),
     ("issue 41: tick labels garbled on the chart's shared OCR sheet read again one by one: an "
-     "axis refused with three or more labels has each read alone (its own tesseract call), and "
-     "the new texts are kept only when they fit an axis on all the labels but one "
+     "axis refused with three or more labels read with digits has each read alone (its own "
+     "tesseract call; words and rotated text read as letters are not read again), and the new "
+     "texts are kept only when they fit an axis on all the labels but one "
      "(AxisSettings.reread_labels, reread_slack); else the first reading and its reason stand. "
      "Rotated category labels and an axis name taken for a label change how tesseract lays the "
      "one-block sheet out, and small labels beside them came back garbled. Left out, pooled: "

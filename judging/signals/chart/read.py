@@ -293,13 +293,16 @@ def _axis_read_alone(page: Page, draft: _PanelDraft, labels: AxisLabels, ocr,
     labels but `reread_slack` and on at least `reread_labels`; else the first reading and its
     reason stand."""
     strip = draft.strips.get(labels.orientation)
-    if strip is None or len(labels.labels) < settings.reread_labels:
+    # Only labels the first reading saw digits in: words (categories) and rotated text read as
+    # letters read no better alone, and each label read alone costs a tesseract call.
+    numeric = sum(bool(re.search(r"\d", lab.text)) for lab in labels.labels)
+    if strip is None or numeric < settings.reread_labels:
         return None, why
     before = [(lab.text, lab.value, lab.conf, lab.power) for lab in labels.labels]
     for lab in labels.labels:
         assign_text(lab, read_crops(label_crops(page, strip, lab, settings=settings),
                                     whitelist=TICK_WHITELIST, ocr=ocr))
-    axis, why_again = _axis(page, draft.box, labels, draft.offsets.get(labels.orientation),
+    axis, _ = _axis(page, draft.box, labels, draft.offsets.get(labels.orientation),
                             settings=settings)
     enough = max(settings.reread_labels, len(labels.labels) - settings.reread_slack)
     if axis is not None and len(axis.ticks) >= enough:
