@@ -545,7 +545,10 @@ CHANGES: tuple[tuple[str, str], ...] = (
      "unfaithful 0.01 / 0.02 -> 0.05 / 0.03; its pairs still unanswered: its x axis of "
      "rotated years under an axis line is unread, its one-row legend read in pieces); reader "
      "ECE 0.013 and judge ECE 0.021 unchanged; lockbox line unchanged (wrong fails 0%, wrong "
-     "passes 5.0%, answered 50.0% / 40.0%, AUC 0.600). Tried first: the refit kept whenever it "
+     "passes 5.0%, answered 50.0% / 40.0%, AUC 0.600). Synthetic dev set: the same outcomes "
+     "(AUC 0.956, figure-match 1.1.0 F1 0.877, 1.4.0 F1 0.908; chart.reading_confidence AUC "
+     "0.504 -> 0.511); --seed 7: the same outcomes (AUC 0.958, 1.1.0 F1 0.865, 1.4.0 F1 0.886; "
+     "chart.reading_confidence 0.520 -> 0.514). Tried first: the refit kept whenever it "
      "succeeded: a drawn 5.5-point chart's illegible labels, read twice, lined up by luck "
      "('18000', '10009', '2999': an axis from -4407 to 35680 for 0 .. 27000)",
      "the abstentions grouped by reason (lockbox out): 'only 2 of its 5 tick labels agree' on "
