@@ -64,6 +64,8 @@ class _PanelDraft:
     """"x" and "y": the fitted axes (None: unreadable)."""
     offsets: dict[str, TickLabel] = field(default_factory=dict)
     """"x" and "y": the text that scales or shifts the axis's tick labels ("1e7"), if any."""
+    strips: dict[str, object] = field(default_factory=dict)
+    """"x" and "y": the strip the axis's tick labels were found in."""
     problems: list[str] = field(default_factory=list)
 
 
@@ -100,7 +102,7 @@ def _read(image: Image.Image, *, ocr=None, settings: ReaderSettings) -> ChartRea
     if not ocr_problem:
         _read_again_as_numbers(page, [(strip, lab) for strip, lab, _, _ in owners], ocr,
                                settings=settings.axes)
-    panels_in = _with_axes(page, boxes, prepared, ocr_problem, settings=settings.axes)
+    panels_in = _with_axes(page, boxes, prepared, ocr_problem, ocr, settings=settings.axes)
     if not panels_in:
         return ChartReading([], False, "no plot area found", size=size,
                             seconds=time.perf_counter() - start)
@@ -146,6 +148,7 @@ def _drafts(page: Page, boxes: list[Box], mask: np.ndarray, *, settings: ReaderS
         draft = _PanelDraft(box=box, plot_bg=plot_bg, grid=grid, x_labels=xl, y_labels=yl)
         for axis_labels in (xl, yl):
             strip = by_orient.get(axis_labels.orientation)
+            draft.strips[axis_labels.orientation] = strip
             to_read = [(strip, lab) for lab in axis_labels.labels]
             offset = find_offset_label(page, box, others, mask, axis_labels,
                                        settings=settings.axes)
@@ -161,7 +164,7 @@ def _drafts(page: Page, boxes: list[Box], mask: np.ndarray, *, settings: ReaderS
 
 
 def _with_axes(page: Page, boxes: list[Box], prepared: list[_PanelDraft],
-               ocr_problem: str | None, *, settings: AxisSettings) -> list[_PanelDraft]:
+               ocr_problem: str | None, ocr, *, settings: AxisSettings) -> list[_PanelDraft]:
     """The drafts with their axes fitted to the tick labels read, without the plot areas that
     are no panels (a framed legend, an inset box)."""
     panels_in: list[_PanelDraft] = []
@@ -178,6 +181,9 @@ def _with_axes(page: Page, boxes: list[Box], prepared: list[_PanelDraft],
             else:
                 axes[o], why = _axis(page, box, axis_labels, draft.offsets.get(o),
                                      settings=settings)
+                if axes[o] is None:
+                    axes[o], why = _axis_read_alone(page, draft, axis_labels, ocr, why,
+                                                    settings=settings)
             if why:
                 problems.append(why)
         parsed = sum(lab.value is not None for lab in xl.labels + yl.labels)
@@ -274,6 +280,36 @@ def _read_again_as_numbers(page: Page, labels: list[tuple[object, TickLabel]], o
     for (_, lab), text in zip(again, texts):
         lab.power = False
         assign_text(lab, [text])
+
+
+def _axis_read_alone(page: Page, draft: _PanelDraft, labels: AxisLabels, ocr,
+                     why: str | None, *, settings: AxisSettings) -> tuple[Axis | None, str | None]:
+    """An axis whose tick labels, read on one sheet with every other label of the chart, do
+    not fit, read again label by label. Tesseract lays a sheet out as one block: a wide or taller
+    crop beside small labels (an axis name taken for a label, a 512-px figure's 6-px digits)
+    changes how it segments the others ("25 000" read "250G", "15 000" "145000"), which a label
+    read alone escapes. A second reading is a second chance for misread digits to line up by
+    luck, so it must do better than a first: its fit is kept only when it rests on all the
+    labels but `reread_slack` and on at least `reread_labels`; else the first reading and its
+    reason stand."""
+    strip = draft.strips.get(labels.orientation)
+    # Only labels the first reading saw digits in: words (categories) and rotated text read as
+    # letters read no better alone, and each label read alone costs a tesseract call.
+    numeric = sum(bool(re.search(r"\d", lab.text)) for lab in labels.labels)
+    if strip is None or numeric < settings.reread_labels:
+        return None, why
+    before = [(lab.text, lab.value, lab.conf, lab.power) for lab in labels.labels]
+    for lab in labels.labels:
+        assign_text(lab, read_crops(label_crops(page, strip, lab, settings=settings),
+                                    whitelist=TICK_WHITELIST, ocr=ocr))
+    axis, _ = _axis(page, draft.box, labels, draft.offsets.get(labels.orientation),
+                            settings=settings)
+    enough = max(settings.reread_labels, len(labels.labels) - settings.reread_slack)
+    if axis is not None and len(axis.ticks) >= enough:
+        return axis, None
+    for lab, (text, value, conf, power) in zip(labels.labels, before):
+        lab.text, lab.value, lab.conf, lab.power = text, value, conf, power
+    return None, why
 
 
 def _axis(page: Page, box: Box, labels, offset: TickLabel | None = None, *,

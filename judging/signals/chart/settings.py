@@ -390,6 +390,13 @@ class AxisSettings:
     """... at most this many times as wide as tall ..."""
     times_centre: float = 0.2
     """... and centred within this share of the label's height on its middle."""
+    reread_labels: int = 3
+    """An axis refused with at least this many tick labels read with digits in them has its
+    labels read again one by one (two labels fit any line: a second reading of fewer proves
+    nothing)."""
+    reread_slack: int = 1
+    """... and the second reading's fit may leave out at most this many of them (the axis name
+    a strip can hold beside its labels): illegible digits read twice line up by luck."""
     unit_gap: float = 1.0
     """A unit suffix set apart by a space ("200 k", "1 M": matplotlib's EngFormatter) joins the
     number on its baseline at most this many glyph heights to its left (a space is about half
