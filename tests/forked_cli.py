@@ -182,12 +182,13 @@ class ForkedCli:
 
     @classmethod
     def start(cls, folder: Path, *, env: dict[str, str] | None = None,
-              argv0: str = "judging") -> ForkedCli:
+              argv0: str = "judging", umask: int = -1) -> ForkedCli:
         """A server importing the package under `env` (the environment the invocations will
-        mostly have: what a module reads when imported is read from it)."""
+        mostly have: what a module reads when imported is read from it) and `umask` (-1: this
+        process's)."""
         path = str(folder / "judging.sock")
         process = subprocess.Popen([sys.executable, __file__, "serve", path],
-                                   stdout=subprocess.PIPE, text=True,
+                                   stdout=subprocess.PIPE, text=True, umask=umask,
                                    env=env if env is not None else dict(os.environ))
         import selectors
 
