@@ -89,10 +89,10 @@ def _supervise(connection: socket.socket, request: dict, fds: list[int]) -> None
     os._exit(0)
 
 
-def serve(path: str) -> None:
+def serve(path: str, preload: list[str]) -> None:
     """Accept invocations for ever (the caller stops the server); returns only in an invocation's
     process, set up to run the CLI."""
-    for name in PRELOAD:
+    for name in preload:
         __import__(name)
     # What was imported is shared with every child until written: kept out of the collector's
     # reach, a child's collections do not copy its pages (the pre-fork servers' practice).
@@ -182,12 +182,13 @@ class ForkedCli:
 
     @classmethod
     def start(cls, folder: Path, *, env: dict[str, str] | None = None,
-              argv0: str = "judging", umask: int = -1) -> ForkedCli:
-        """A server importing the package under `env` (the environment the invocations will
+              argv0: str = "judging", umask: int = -1, preload: tuple[str, ...] = PRELOAD
+              ) -> ForkedCli:
+        """A server importing `preload` under `env` (the environment the invocations will
         mostly have: what a module reads when imported is read from it) and `umask` (-1: this
         process's)."""
         path = str(folder / "judging.sock")
-        process = subprocess.Popen([sys.executable, __file__, "serve", path],
+        process = subprocess.Popen([sys.executable, __file__, "serve", path, ",".join(preload)],
                                    stdout=subprocess.PIPE, text=True, umask=umask,
                                    env=env if env is not None else dict(os.environ))
         import selectors
@@ -245,7 +246,7 @@ if __name__ == "__main__":
     sys.path.pop(0)
     if sys.argv[1] == "call":
         sys.exit(call(sys.argv[2], sys.argv[3:]))
-    serve(sys.argv[2])
+    serve(sys.argv[2], sys.argv[3].split(","))
     # Here only in an invocation's process: the CLI at the top of the interpreter, as the
     # console script runs it.
     from judging.cli import main
