@@ -52,7 +52,7 @@ SLOW_MODULES: dict[str, float] = {
     "check/test_check.py": 110,
     "consensus/test_event.py": 42,
     "consensus/test_rules.py": 2,
-    "docs/test_tutorials.py": 466,
+    "docs/test_tutorials.py": 386,
     "intake/test_attack_review.py": 38,
     "intake/test_benchmark_freeform.py": 5,
     "intake/test_benchmark_logbooks.py": 5,
