@@ -1,4 +1,5 @@
-"""Hostile inputs end to end, through the real CLI as a user runs it.
+"""Hostile inputs end to end, through the real CLI as a user runs it (each command a process of
+its own, forked from a server that imported the package once: tests/forked_cli.py).
 
 A folder of submissions is built at test time: each hostile input sits in its own claim next to a
 good claim, or (for what spoils a whole manifest or source) in its own submission next to a good
@@ -17,9 +18,9 @@ import os
 import re
 import shutil
 import struct
-import subprocess
 import time
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,6 +35,7 @@ from judging.intake.manifest import load_submission
 from judging.rubrics import load_rubric_file
 
 from .conftest import JUDGING_SCRIPT, SubmissionBuilder, render_chart
+from .forked_cli import ForkedCli
 
 HOSTILE = Path(__file__).resolve().parent / "hostile"
 JUDGING = JUDGING_SCRIPT
@@ -404,15 +406,16 @@ def build_source_level(corpus: Corpus) -> tuple[Path, list[str]]:
     return folder, [str(folder), str(no_manifest), str(a_file), str(missing)]
 
 
-def refused_sources(corpus: Corpus, good: str) -> dict[str, tuple[Invocation, Path]]:
+def refused_sources(cli: ForkedCli, corpus: Corpus, good: str
+                    ) -> dict[str, tuple[Invocation, Path]]:
     """Each unusable command-line source beside a good one: one invocation each, with the run
     folder it named (which must not be made)."""
     refusals = {}
     for number, case in enumerate(c for c in corpus.cases if c.expect == "refused run"):
         assert case.source is not None
         out = corpus.root / f"run-refused-{number}"
-        refusals[case.source] = (_cli("run", good, case.source, "--out", str(out), "--judge",
-                                      "offline", cwd=corpus.root), out)
+        refusals[case.source] = (_cli(cli, "run", good, case.source, "--out", str(out),
+                                      "--judge", "offline", cwd=corpus.root), out)
     return refusals
 
 
@@ -432,14 +435,19 @@ class Invocation:
         return self.stdout + self.stderr
 
 
-def _cli(*args: str, cwd: Path) -> Invocation:
+def _env(cwd: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("OPENAI_", "JUDGING_", "ARGILLA_")) and k != "HF_TOKEN"}
     env.update(JUDGING_CACHE_DIR=str(cwd / "answer-cache"), HF_HUB_OFFLINE="1",
                HF_HUB_DISABLE_TELEMETRY="1", COLUMNS="200", NO_COLOR="1")
+    return env
+
+
+def _cli(cli: ForkedCli, *args: str, cwd: Path) -> Invocation:
+    """`judging ARGS` as a process of its own (forked from a server that imported the package
+    once: tests/forked_cli.py), as a user runs it: its exit code, its stdout and stderr."""
     start = time.perf_counter()
-    done = subprocess.run([str(JUDGING), *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=240)
+    done = cli.run(list(args), cwd=cwd, env=_env(cwd), timeout=240)
     return Invocation(list(args), done.returncode, done.stdout, done.stderr,
                       time.perf_counter() - start)
 
@@ -469,9 +477,17 @@ class Runs:
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> Runs:
+def cli(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ForkedCli]:
     if not JUDGING.exists():
         pytest.skip(f"console script not installed: {JUDGING}")
+    base = tmp_path_factory.mktemp("cli")
+    server = ForkedCli.start(base, env=_env(base), argv0=str(JUDGING))
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory, cli: ForkedCli) -> Runs:
     root = tmp_path_factory.mktemp("hostile")
     outside = tmp_path_factory.mktemp("outside")
     corpus = Corpus(root=root)
@@ -479,15 +495,15 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Runs:
     sources_folder, sources = build_source_level(corpus)
 
     out_claims, out_sources = root / "run-claims", root / "run-sources"
-    first = _cli("run", str(claims_folder), "--out", str(out_claims), "--judge", "offline",
+    first = _cli(cli, "run", str(claims_folder), "--out", str(out_claims), "--judge", "offline",
                  cwd=root)
     claims_lines = _lines(out_claims)
-    again = _cli("run", str(claims_folder), "--out", str(out_claims), "--judge", "offline",
+    again = _cli(cli, "run", str(claims_folder), "--out", str(out_claims), "--judge", "offline",
                  cwd=root)
-    refusals = refused_sources(corpus, sources[0])
-    src = _cli("run", sources[0], "--out", str(out_sources), "--judge", "offline", cwd=root)
+    refusals = refused_sources(cli, corpus, sources[0])
+    src = _cli(cli, "run", sources[0], "--out", str(out_sources), "--judge", "offline", cwd=root)
     sources_lines = _lines(out_sources)
-    src_again = _cli("run", sources[0], "--out", str(out_sources), "--judge", "offline",
+    src_again = _cli(cli, "run", sources[0], "--out", str(out_sources), "--judge", "offline",
                      cwd=root)
 
     # --max-pixels lowers the limit: a normal 800x600 chart is refused, naming the limit
@@ -501,11 +517,12 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Runs:
                               "--max-pixels"), "hostile/max-pixels", "paper-1/800x600"))
     _write(limited)
     out_limited = root / "run-max-pixels"
-    limited_run = _cli("run", str(limited.root), "--out", str(out_limited), "--judge", "offline",
-                       "--max-pixels", "400000", cwd=root)
+    limited_run = _cli(cli, "run", str(limited.root), "--out", str(out_limited), "--judge",
+                       "offline", "--max-pixels", "400000", cwd=root)
 
-    report = _cli("report", str(out_claims), cwd=root)
-    rubric = _cli("rubric", "validate", str(HOSTILE / "rubric-billion-laughs.yaml"), cwd=root)
+    report = _cli(cli, "report", str(out_claims), cwd=root)
+    rubric = _cli(cli, "rubric", "validate", str(HOSTILE / "rubric-billion-laughs.yaml"),
+                  cwd=root)
     corpus.cases.append(Case("rubrics", "rubric file that is a YAML alias bomb "
                              "(judging rubric validate)", "refused", ("anchors and aliases",)))
     return Runs(corpus, first, again, claims_lines, _lines(out_claims), src, src_again,

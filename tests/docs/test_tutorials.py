@@ -11,6 +11,9 @@ ranking it names, the files it says are written). A tutorial without checks here
 page cannot go untested.
 
 The tutorials drive the real CLI, a real Argilla server and the fake OpenAI server over HTTP.
+Each `judging` a page runs is a process of its own, with the page's folder, environment and
+streams, forked from a server that imported the package once (tests/forked_cli.py): a page's
+commands cost their work, not an interpreter start and the package's import each (issue 43).
 """
 
 from __future__ import annotations
@@ -22,13 +25,14 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import EXAMPLES, JUDGING_CLI, ROOT
+from tests.forked_cli import PRELOAD, ForkedCli
 
 # The pages' runs measure the examples' figures once (JUDGING_MEASURE_CACHE, in the reader's
 # environment): what a page shows and promises does not depend on where measurements are kept.
@@ -89,18 +93,9 @@ def script(blocks: list[Block]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def reader_path(folder: Path) -> dict[str, str]:
-    """The environment of the page's reader: `judging` and `python` as the checkout's
-    environment gives them (with `source .venv/bin/activate`)."""
-    bin_dir = folder / ".bin"
-    bin_dir.mkdir(exist_ok=True)
-    cli = " ".join(f"'{part}'" for part in JUDGING_CLI)
-    (bin_dir / "judging").write_text(f'#!/bin/sh\nexec {cli} "$@"\n')
-    (bin_dir / "python").write_text(f'#!/bin/sh\nexec \'{sys.executable}\' "$@"\n')
-    for name in ("judging", "python"):
-        (bin_dir / name).chmod(0o755)
+def reader_environment() -> dict[str, str]:
+    """What the page's reader has set, wherever the page runs."""
     env = dict(os.environ)
-    env["PATH"] = f"{bin_dir}{os.pathsep}{env.get('PATH', '')}"
     # The checkout's package, wherever the page runs (an editable install needs nothing more).
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
     env["NO_COLOR"] = "1"
@@ -108,10 +103,41 @@ def reader_path(folder: Path) -> dict[str, str]:
     return env
 
 
-def run_page(page: str, folder: Path, actions: dict[str, Callable[[Path], None]]) -> str:
+#: What the pages' commands import beyond `judging run`'s (the ranking's stage alone costs a
+#: second of CPU each time a command imports it).
+PAGE_PRELOAD = (*PRELOAD, "judging.resolve", "judging.review.push", "judging.calibrate",
+                "judging.check", "judging.consensus", "judging.publish", "judging.rerun")
+
+
+@pytest.fixture(scope="module")
+def cli(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ForkedCli]:
+    """The pages' `judging`: a server importing the package in the reader's environment."""
+    base = tmp_path_factory.mktemp("cli")
+    # the pages' other stages too (resolve, review, calibrate): each command imports them
+    server = ForkedCli.start(base, env=reader_environment(), preload=PAGE_PRELOAD)
+    yield server
+    server.stop()
+
+
+def reader_path(folder: Path, cli: ForkedCli) -> dict[str, str]:
+    """The environment of the page's reader: `judging` and `python` as the checkout's
+    environment gives them (with `source .venv/bin/activate`); `judging` forked from `cli`."""
+    bin_dir = folder / ".bin"
+    bin_dir.mkdir(exist_ok=True)
+    (bin_dir / "judging").write_text(f'#!/bin/sh\nexec {cli.shell_command()} "$@"\n')
+    (bin_dir / "python").write_text(f'#!/bin/sh\nexec \'{sys.executable}\' "$@"\n')
+    for name in ("judging", "python"):
+        (bin_dir / name).chmod(0o755)
+    env = reader_environment()
+    env["PATH"] = f"{bin_dir}{os.pathsep}{env.get('PATH', '')}"
+    return env
+
+
+def run_page(page: str, folder: Path, actions: dict[str, Callable[[Path], None]],
+             cli: ForkedCli) -> str:
     """Run the page's steps in `folder`; return everything the blocks printed. A block that
     fails (or exits otherwise than the page says) fails the test with its output."""
-    env = reader_path(folder)
+    env = reader_path(folder, cli)
     printed = []
     pending: list[Block] = []
 
@@ -152,17 +178,18 @@ def reader_folder(tmp_path: Path) -> Path:
 
 # --- the runner itself can fail -----------------------------------------------------------------
 
-def test_the_runner_fails_on_a_failing_block_and_on_a_wrong_exit_code(tmp_path: Path) -> None:
+def test_the_runner_fails_on_a_failing_block_and_on_a_wrong_exit_code(tmp_path: Path,
+                                                                      cli: ForkedCli) -> None:
     page = "# p\n\n```bash\necho one\n```\n\n```bash\nfalse\necho never\n```\n"
     with pytest.raises(pytest.fail.Exception, match="a tutorial block failed"):
-        run_page(page, reader_folder(tmp_path), {})
+        run_page(page, reader_folder(tmp_path), {}, cli)
     said_one = "<!-- expect-exit: 1 -->\n```bash\ntrue\n```\n"
     with pytest.raises(pytest.fail.Exception, match="the page says 1"):
-        run_page(said_one, tmp_path / "checkout", {})
+        run_page(said_one, tmp_path / "checkout", {}, cli)
     # the page's exit code, when it is the one said, is no failure; variables carry over
     fine = ("<!-- expect-exit: 3 -->\n```bash\nexit 3\n```\n```bash\nX=1\n```\n"
             "```bash\n[ \"$X\" = 1 ] && judging --version\n```\n")
-    assert "judging" in run_page(fine, tmp_path / "checkout", {}).lower()
+    assert "judging" in run_page(fine, tmp_path / "checkout", {}, cli).lower()
 
 
 def test_steps_read_every_bash_block_and_refuse_other_shell_fences() -> None:
@@ -290,11 +317,11 @@ ACTIONS: dict[str, Callable[[Path], None]] = {"the reviewer answers": _answer_as
 
 @pytest.mark.timeout(PAGE_TIMEOUT_S + 120)  # a page, not one call: over the suite's 300 s
 @pytest.mark.parametrize("name", sorted(CHECKS))
-def test_a_tutorial_runs_as_written(name: str, tmp_path: Path) -> None:
+def test_a_tutorial_runs_as_written(name: str, tmp_path: Path, cli: ForkedCli) -> None:
     folder = reader_folder(tmp_path)
     page = (TUTORIALS / f"{name}.md").read_text()
     try:
-        printed = run_page(page, folder, ACTIONS)
+        printed = run_page(page, folder, ACTIONS, cli)
     finally:
         home = folder / ".judging" / "argilla"
         if home.exists():  # a page that failed before its own `review stop`

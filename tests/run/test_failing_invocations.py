@@ -7,6 +7,9 @@ reason). On a new --out the same invocations make no folder at all.
 Also what a run writes from incomplete inputs: not_addressed.jsonl keeps the records of the
 submissions a later invocation did not load (a source that failed) and is left alone by an
 invocation without a registry.
+
+Each invocation is a process of its own (its exit code and what it prints are the point), forked
+from a server that imported the package once (tests/forked_cli.py: issue 43).
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from __future__ import annotations
 import json
 import shutil
 import socket
-import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,7 +27,8 @@ from judging.cli import main
 from judging.models import NotAddressed
 from judging.rundir import RunInfo, read_not_addressed
 from tests.app.conftest import cli_env, invoke_as_a_process_would
-from tests.conftest import EXAMPLES, JUDGING_CLI, REGISTRY, SUBMISSIONS
+from tests.conftest import EXAMPLES, JUDGING_SCRIPT, REGISTRY, SUBMISSIONS
+from tests.forked_cli import ForkedCli
 
 
 def closed_port() -> int:
@@ -35,14 +39,24 @@ def closed_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def judged(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The bundled examples judged by the offline judge, with the registry."""
+def cli(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ForkedCli]:
+    base = tmp_path_factory.mktemp("cli")
+    server = ForkedCli.start(base, env=cli_env(base), argv0=str(JUDGING_SCRIPT))
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def judged(tmp_path_factory: pytest.TempPathFactory, measurement_cache: Path) -> Path:
+    """The bundled examples judged by the offline judge, with the registry (their figures
+    measured once a test run: what is tried here is the invocations, not measuring)."""
     base = tmp_path_factory.mktemp("judged")
     run = base / "run"
     # In this process (a module fixture comes before the tests' own _hermetic): the run the
     # invocations below are tried on (they run as processes).
     done = invoke_as_a_process_would(["run", str(SUBMISSIONS), str(EXAMPLES / "logbooks"),
-                                      "--claims", str(REGISTRY), "--out", str(run)], base)
+                                      "--claims", str(REGISTRY), "--out", str(run),
+                                      "--measure-cache", str(measurement_cache)], base)
     assert done.exit_code == 0, done.output
     assert read_not_addressed(run), "the examples leave registry claims unanswered"
     return run
@@ -77,14 +91,14 @@ CASES = {
 
 
 @pytest.mark.parametrize("kind", list(CASES))
-def test_a_failing_invocation_changes_nothing(judged: Path, tmp_path: Path, kind: str) -> None:
+def test_a_failing_invocation_changes_nothing(judged: Path, tmp_path: Path, kind: str,
+                                              cli: ForkedCli) -> None:
     run = tmp_path / "run"
     shutil.copytree(judged, run)
     before, info = snapshot(run), RunInfo.from_file((run / "run.json").read_bytes())
     args, env, cause = CASES[kind]
-    done = subprocess.run([*JUDGING_CLI, *args(tmp_path), "--out", str(run)],
-                          env={**cli_env(tmp_path), **env}, capture_output=True, text=True,
-                          timeout=120)
+    done = cli.run([*args(tmp_path), "--out", str(run)], env={**cli_env(tmp_path), **env},
+                   timeout=120)
     output = done.stdout + done.stderr
     assert done.returncode == 1, output
     assert cause in output, output
@@ -102,9 +116,8 @@ def test_a_failing_invocation_changes_nothing(judged: Path, tmp_path: Path, kind
 
     # On a folder that does not exist yet: nothing is made.
     fresh = tmp_path / "fresh"
-    done = subprocess.run([*JUDGING_CLI, *args(tmp_path), "--out", str(fresh)],
-                          env={**cli_env(tmp_path), **env}, capture_output=True, text=True,
-                          timeout=120)
+    done = cli.run([*args(tmp_path), "--out", str(fresh)], env={**cli_env(tmp_path), **env},
+                   timeout=120)
     assert done.returncode == 1 and cause in done.stdout + done.stderr
     assert not fresh.exists(), f"{kind} left {sorted(p.name for p in fresh.iterdir())}"
 
@@ -132,15 +145,16 @@ def test_not_addressed_is_rewritten_only_from_what_was_loaded(judged: Path,
     assert all(isinstance(r, NotAddressed) for r in read_not_addressed(run))
 
 
-def test_a_fresh_run_does_not_say_resumed(tmp_path: Path) -> None:
-    done = subprocess.run([*JUDGING_CLI, "run", str(SUBMISSIONS / "carol-iclr27-0137"),
-                           "--out", str(tmp_path / "run")], env=cli_env(tmp_path),
-                          capture_output=True, text=True, timeout=300)
+def test_a_fresh_run_does_not_say_resumed(tmp_path: Path, cli: ForkedCli,
+                                          measurement_cache: Path) -> None:
+    # the figures measured once a test run: what a run says of resuming is the point here
+    env = {**cli_env(tmp_path), "JUDGING_MEASURE_CACHE": str(measurement_cache)}
+    done = cli.run(["run", str(SUBMISSIONS / "carol-iclr27-0137"), "--out",
+                    str(tmp_path / "run")], env=env)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "new judgment line(s)" in done.stdout and "resumed" not in done.stdout
-    again = subprocess.run([*JUDGING_CLI, "run", str(SUBMISSIONS / "carol-iclr27-0137"),
-                            "--out", str(tmp_path / "run")], env=cli_env(tmp_path),
-                           capture_output=True, text=True, timeout=300)
+    again = cli.run(["run", str(SUBMISSIONS / "carol-iclr27-0137"), "--out",
+                     str(tmp_path / "run")], env=env)
     assert "0 new judgment line(s)" in again.stdout and "already done (resumed)" in again.stdout
     info = json.loads((tmp_path / "run" / "run.json").read_text())
     assert [i["status"] for i in info["invocations"]] == ["finished", "finished"]

@@ -3,14 +3,15 @@ read a run), 0640 under 027, never the 0600 of a bare temporary file.
 
 Once through the atomic writers (judging/atomic.py) under both masks, and once end to end: the
 command line (`judging run`, `consensus`, `report`, `resolve`, `leaderboard`) in a process started
-with umask 022, then every file of the run directory is checked.
+with umask 022 (each command a process of its own, forked from a server that imported the package
+once: tests/forked_cli.py), then every file of the run directory is checked.
 """
 
 from __future__ import annotations
 
 import os
 import stat
-import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -27,7 +28,8 @@ from judging.atomic import (
 )
 from judging.models import ClaimKey
 from tests.app.conftest import cli_env
-from tests.conftest import EXAMPLES, JUDGING_CLI, REGISTRY, SUBMISSIONS
+from tests.conftest import EXAMPLES, JUDGING_SCRIPT, REGISTRY, SUBMISSIONS
+from tests.forked_cli import ForkedCli
 
 
 def mode(path: Path) -> int:
@@ -58,14 +60,23 @@ def test_atomic_writes_follow_the_umask(tmp_path: Path, umask: int, expected: in
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
 
 
+@pytest.fixture(scope="module")
+def forked(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ForkedCli]:
+    base = tmp_path_factory.mktemp("cli")
+    # Imported under another mask than the commands run under: a mode read when a module is
+    # imported (rather than when a file is written) would show here as 0600.
+    server = ForkedCli.start(base, env=cli_env(base), argv0=str(JUDGING_SCRIPT), umask=0o077)
+    yield server
+    server.stop()
+
+
 @pytest.mark.timeout(600)
-def test_a_run_directory_is_readable_under_umask_022(tmp_path: Path) -> None:
+def test_a_run_directory_is_readable_under_umask_022(tmp_path: Path, forked: ForkedCli) -> None:
     run = tmp_path / "run"
     env = cli_env(tmp_path)
 
     def cli(*args: str) -> None:
-        done = subprocess.run([*JUDGING_CLI, *args], env=env, capture_output=True, text=True,
-                              timeout=300, preexec_fn=lambda: os.umask(0o022))
+        done = forked.run(list(args), env=env, timeout=300, umask=0o022)
         assert done.returncode == 0, done.stdout + done.stderr
 
     cli("run", str(SUBMISSIONS / "alice-neurips26-4821"), str(EXAMPLES / "logbooks"),
