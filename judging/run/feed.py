@@ -207,7 +207,8 @@ class Feed:
                 continue
             if judge == LOADER and claim not in problems:
                 why = f"{sid} loads now without this problem: the error no longer holds"
-            elif judge != LOADER and claim in problems:
+            elif judge != LOADER and claim in problems and claim not in claims:
+                # (a key both loaded and refused is a duplicate id: the first is judged)
                 why = "the claim no longer loads: see its error line"
             elif judge != LOADER and claim not in claims:
                 why = f"{sid} no longer has this claim (its latest load does not)"
